@@ -1,0 +1,5 @@
+pub mod bench;
+pub mod check;
+pub mod generate;
+pub mod synth;
+pub mod trace;

@@ -1,0 +1,1 @@
+//! Testbenches shared by the integration tests under `testbench/tests/`.
