@@ -1,1 +1,3 @@
 //! sim crate
+pub mod scenario;
+pub mod trace;

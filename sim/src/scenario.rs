@@ -1,0 +1,1 @@
+//! Scenarios (spec section 10): parser and runner. Work in progress.

@@ -1,0 +1,423 @@
+//! Streaming reader for `gpuarmor-trace` version 1 (see
+//! `../shared/traces/README.md`): gzip'd JSON lines, a header object first,
+//! then one event per line in program order.
+//!
+//! The reader decodes and validates one line at a time (the files are never
+//! loaded whole) and yields typed [`Event`]s. Every error names the file and
+//! the 1-based line number and says what is wrong, and the iterator stops
+//! after the first error. Besides the per-line format it checks the block
+//! lifetimes it can see: an `alloc` of an id that is already live, a `free` of
+//! an id that is not live, and a kernel access to an id that is not live are
+//! errors (the trace would be inconsistent; a consumer would otherwise invent
+//! metadata for it).
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The only format name and version this reader accepts.
+pub const FORMAT: &str = "gpuarmor-trace";
+pub const VERSION: u64 = 1;
+
+/// Direction of an operator's access to a byte range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Rw {
+    R,
+    W,
+    RW,
+}
+
+/// One `[id, offset, length, rw]` element of a kernel's `acc` list: the byte
+/// range `[offset, offset + length)` of block `id`. `id == None` is an access
+/// that no live block holds (the format allows it; the four published traces
+/// have none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub id: Option<u64>,
+    pub offset: u64,
+    pub length: u64,
+    pub rw: Rw,
+}
+
+/// One trace event (every line after the header).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A tensor block allocated by the caching allocator.
+    Alloc { id: u64, base: u64, size: u64 },
+    /// That block freed by the program.
+    Free { id: u64 },
+    /// The caching allocator took a segment from cudaMalloc.
+    SegAlloc { base: u64, size: u64 },
+    /// A segment went back to the driver.
+    SegFree { base: u64, size: u64 },
+    /// One operator and the byte ranges it touches.
+    Kernel { op: String, acc: Vec<Access> },
+}
+
+/// The header line. `format` and `version` are validated; the descriptive
+/// fields are kept when present (strings) and not required.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Header {
+    pub workload: Option<String>,
+    pub device: Option<String>,
+    pub torch: Option<String>,
+    pub granularity: Option<String>,
+    pub source: Option<String>,
+}
+
+/// A trace that cannot be read: file, line (0 = not tied to a line, e.g. the
+/// file cannot be opened) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    pub file: String,
+    pub line: u64,
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Streaming reader: an iterator of events. Construct with [`TraceReader::open`]
+/// (a `.jsonl.gz` file) or [`TraceReader::new`] (any decoded `BufRead`).
+pub struct TraceReader<R: BufRead> {
+    input: R,
+    file: String,
+    line: u64,
+    header: Header,
+    /// Live block id -> size (for the lifetime checks).
+    live: HashMap<u64, u64>,
+    done: bool,
+    buf: String,
+}
+
+impl TraceReader<BufReader<MultiGzDecoder<File>>> {
+    /// Opens a gzip'd trace and reads and validates its header.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, TraceError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let f = File::open(path).map_err(|e| TraceError {
+            file: name.clone(),
+            line: 0,
+            message: format!("cannot open: {e}"),
+        })?;
+        TraceReader::new(BufReader::new(MultiGzDecoder::new(f)), name)
+    }
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Wraps already decompressed JSON lines; `file` is the name used in errors.
+    pub fn new(input: R, file: impl Into<String>) -> Result<Self, TraceError> {
+        let mut r = TraceReader {
+            input,
+            file: file.into(),
+            line: 0,
+            header: Header::default(),
+            live: HashMap::new(),
+            done: false,
+            buf: String::new(),
+        };
+        let v = match r.next_value()? {
+            Some(v) => v,
+            None => return Err(r.err_at(0, "empty file: no header line".into())),
+        };
+        r.header = r.parse_header(&v)?;
+        Ok(r)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Number of blocks allocated and not yet freed after the events read so far.
+    pub fn live_blocks(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The size of a live block, if `id` is live.
+    pub fn live_size(&self, id: u64) -> Option<u64> {
+        self.live.get(&id).copied()
+    }
+
+    fn err_at(&self, line: u64, message: String) -> TraceError {
+        TraceError { file: self.file.clone(), line, message }
+    }
+
+    fn err(&self, message: String) -> TraceError {
+        self.err_at(self.line, message)
+    }
+
+    /// Reads the next line as JSON; `Ok(None)` at a clean end of file.
+    fn next_value(&mut self) -> Result<Option<Value>, TraceError> {
+        self.buf.clear();
+        let n = match self.input.read_line(&mut self.buf) {
+            Ok(n) => n,
+            Err(e) => {
+                let what = match e.kind() {
+                    std::io::ErrorKind::UnexpectedEof => {
+                        "truncated gzip stream (unexpected end of file)".to_string()
+                    }
+                    std::io::ErrorKind::InvalidData => format!("not valid UTF-8 text or gzip data: {e}"),
+                    _ => format!("read error: {e}"),
+                };
+                // The failing line is the one after the last complete line.
+                return Err(self.err_at(self.line + 1, what));
+            }
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let text = self.buf.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            return Err(self.err("empty line (every line must be one JSON object)".into()));
+        }
+        serde_json::from_str::<Value>(text)
+            .map(Some)
+            .map_err(|e| self.err(format!("bad JSON: {e}")))
+    }
+
+    fn parse_header(&self, v: &Value) -> Result<Header, TraceError> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| self.err("header: expected a JSON object".into()))?;
+        match obj.get("format") {
+            Some(Value::String(s)) if s == FORMAT => {}
+            Some(other) => {
+                return Err(self.err(format!("header: field \"format\" must be \"{FORMAT}\", got {other}")))
+            }
+            None => return Err(self.err("header: missing field \"format\"".into())),
+        }
+        match obj.get("version") {
+            Some(x) if x.as_u64() == Some(VERSION) => {}
+            Some(other) => {
+                return Err(self.err(format!(
+                    "header: unsupported version {other} (this reader reads version {VERSION})"
+                )))
+            }
+            None => return Err(self.err("header: missing field \"version\"".into())),
+        }
+        let text = |k: &str| -> Result<Option<String>, TraceError> {
+            match obj.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(self.err(format!("header: field \"{k}\" must be a string, got {other}"))),
+            }
+        };
+        Ok(Header {
+            workload: text("workload")?,
+            device: text("device")?,
+            torch: text("torch")?,
+            granularity: text("granularity")?,
+            source: text("source")?,
+        })
+    }
+
+    fn u64_field(&self, obj: &serde_json::Map<String, Value>, t: &str, k: &str) -> Result<u64, TraceError> {
+        match obj.get(k) {
+            None => Err(self.err(format!("{t}: missing field \"{k}\""))),
+            Some(x) => x.as_u64().ok_or_else(|| {
+                self.err(format!("{t}: field \"{k}\" must be a non-negative integer, got {x}"))
+            }),
+        }
+    }
+
+    fn parse_event(&mut self, v: &Value) -> Result<Event, TraceError> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| self.err(format!("expected a JSON object, got {v}")))?;
+        let t = match obj.get("t") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(other) => return Err(self.err(format!("field \"t\" must be a string, got {other}"))),
+            None => return Err(self.err("missing field \"t\"".into())),
+        };
+        match t {
+            "alloc" => {
+                let id = self.u64_field(obj, t, "id")?;
+                let base = self.u64_field(obj, t, "base")?;
+                let size = self.u64_field(obj, t, "size")?;
+                if self.live.insert(id, size).is_some() {
+                    return Err(self.err(format!("alloc: id {id} is already live (allocated and not freed)")));
+                }
+                Ok(Event::Alloc { id, base, size })
+            }
+            "free" => {
+                let id = self.u64_field(obj, t, "id")?;
+                if self.live.remove(&id).is_none() {
+                    return Err(self.err(format!("free: unknown id {id} (not a live block)")));
+                }
+                Ok(Event::Free { id })
+            }
+            "seg_alloc" | "seg_free" => {
+                let base = self.u64_field(obj, t, "base")?;
+                let size = self.u64_field(obj, t, "size")?;
+                Ok(if t == "seg_alloc" {
+                    Event::SegAlloc { base, size }
+                } else {
+                    Event::SegFree { base, size }
+                })
+            }
+            "kernel" => {
+                let op = match obj.get("op") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => return Err(self.err(format!("kernel: field \"op\" must be a string, got {other}"))),
+                    None => return Err(self.err("kernel: missing field \"op\"".into())),
+                };
+                let list = match obj.get("acc") {
+                    Some(Value::Array(a)) => a,
+                    Some(other) => return Err(self.err(format!("kernel: field \"acc\" must be an array, got {other}"))),
+                    None => return Err(self.err("kernel: missing field \"acc\"".into())),
+                };
+                let mut acc = Vec::with_capacity(list.len());
+                for (i, a) in list.iter().enumerate() {
+                    acc.push(self.parse_access(i, a)?);
+                }
+                Ok(Event::Kernel { op, acc })
+            }
+            other => Err(self.err(format!(
+                "unknown event type \"t\": \"{other}\" (expected alloc, free, seg_alloc, seg_free or kernel)"
+            ))),
+        }
+    }
+
+    fn parse_access(&self, i: usize, a: &Value) -> Result<Access, TraceError> {
+        let what = || format!("kernel: acc[{i}]");
+        let arr = match a.as_array() {
+            Some(arr) if arr.len() == 4 => arr,
+            _ => return Err(self.err(format!("{}: expected [id, offset, length, rw], got {a}", what()))),
+        };
+        let id = match &arr[0] {
+            Value::Null => None,
+            x => Some(x.as_u64().ok_or_else(|| {
+                self.err(format!("{}: id must be a non-negative integer or null, got {x}", what()))
+            })?),
+        };
+        let num = |j: usize, name: &str| {
+            arr[j].as_u64().ok_or_else(|| {
+                self.err(format!("{}: {name} must be a non-negative integer, got {}", what(), arr[j]))
+            })
+        };
+        let offset = num(1, "offset")?;
+        let length = num(2, "length")?;
+        let rw = match &arr[3] {
+            Value::String(s) if s == "r" => Rw::R,
+            Value::String(s) if s == "w" => Rw::W,
+            Value::String(s) if s == "rw" => Rw::RW,
+            x => return Err(self.err(format!("{}: rw must be \"r\", \"w\" or \"rw\", got {x}", what()))),
+        };
+        if let Some(id) = id {
+            if !self.live.contains_key(&id) {
+                return Err(self.err(format!("{}: unknown id {id} (not a live block)", what())));
+            }
+        }
+        Ok(Access { id, offset, length, rw })
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<Event, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = match self.next_value() {
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
+            Ok(Some(v)) => self.parse_event(&v),
+            Err(e) => Err(e),
+        };
+        if r.is_err() {
+            self.done = true;
+        }
+        Some(r)
+    }
+}
+
+/// What `mlugen trace` prints for one file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TraceSummary {
+    pub file: String,
+    pub workload: Option<String>,
+    /// Lines after the header.
+    pub events: u64,
+    pub kernels: u64,
+    pub allocations: u64,
+    pub frees: u64,
+    pub seg_allocs: u64,
+    pub seg_frees: u64,
+    /// Access ranges over all kernels.
+    pub accesses: u64,
+    pub max_live_allocations: u64,
+    pub live_at_end: u64,
+    /// Largest number of distinct blocks one operator touches (its
+    /// allocation working set; `null` ids are not blocks and not counted).
+    pub max_blocks_per_kernel: u64,
+    /// Per-operator working set -> number of operators with it.
+    pub working_set_histogram: BTreeMap<u64, u64>,
+}
+
+/// Reads a whole trace once, streaming, and summarises it.
+pub fn summarize(path: impl AsRef<Path>) -> Result<TraceSummary, TraceError> {
+    let path = path.as_ref();
+    let reader = TraceReader::open(path)?;
+    summarize_reader(reader, path.display().to_string())
+}
+
+/// [`summarize`] over any reader (the tests feed it in-memory traces).
+pub fn summarize_reader<R: BufRead>(mut reader: TraceReader<R>, file: String) -> Result<TraceSummary, TraceError> {
+    let mut s = TraceSummary {
+        file,
+        workload: reader.header().workload.clone(),
+        events: 0,
+        kernels: 0,
+        allocations: 0,
+        frees: 0,
+        seg_allocs: 0,
+        seg_frees: 0,
+        accesses: 0,
+        max_live_allocations: 0,
+        live_at_end: 0,
+        max_blocks_per_kernel: 0,
+        working_set_histogram: BTreeMap::new(),
+    };
+    let mut blocks = HashSet::new();
+    while let Some(ev) = reader.next() {
+        s.events += 1;
+        match ev? {
+            Event::Alloc { .. } => {
+                s.allocations += 1;
+                s.max_live_allocations = s.max_live_allocations.max(reader.live_blocks() as u64);
+            }
+            Event::Free { .. } => s.frees += 1,
+            Event::SegAlloc { .. } => s.seg_allocs += 1,
+            Event::SegFree { .. } => s.seg_frees += 1,
+            Event::Kernel { acc, .. } => {
+                s.kernels += 1;
+                s.accesses += acc.len() as u64;
+                blocks.clear();
+                blocks.extend(acc.iter().filter_map(|a| a.id));
+                let ws = blocks.len() as u64;
+                s.max_blocks_per_kernel = s.max_blocks_per_kernel.max(ws);
+                *s.working_set_histogram.entry(ws).or_insert(0) += 1;
+            }
+        }
+    }
+    s.live_at_end = reader.live_blocks() as u64;
+    Ok(s)
+}
