@@ -1,0 +1,220 @@
+//! The trace reader against the four published traces (their README's table)
+//! and against small broken traces written at test time.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use sim::trace::{self, Access, Event, Rw, TraceReader};
+
+/// `../shared/traces` next to the repository (override: `MLUGEN_TRACES`).
+fn traces_dir() -> PathBuf {
+    match std::env::var_os("MLUGEN_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+    }
+}
+
+#[test]
+fn summaries_reproduce_the_readme_table() {
+    // (file, kernels, allocations, max live allocations) from traces/README.md.
+    let table = [
+        ("resnet50_infer.jsonl.gz", 669, 631, 328),
+        ("resnet50_train.jsonl.gz", 1303, 1864, 703),
+        ("gpt2_train.jsonl.gz", 917, 1366, 384),
+        ("bert_infer.jsonl.gz", 508, 612, 213),
+    ];
+    for (file, kernels, allocs, max_live) in table {
+        let s = trace::summarize(traces_dir().join(file)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.kernels, kernels, "{file} kernels");
+        assert_eq!(s.allocations, allocs, "{file} allocations");
+        assert_eq!(s.max_live_allocations, max_live, "{file} max live");
+        assert_eq!(s.working_set_histogram.values().sum::<u64>(), kernels, "{file} histogram total");
+        assert!(s.frees <= s.allocations);
+        assert_eq!(s.live_at_end, s.allocations - s.frees);
+        assert_eq!(s.workload.as_deref(), Some(file.trim_end_matches(".jsonl.gz")));
+    }
+}
+
+#[test]
+fn per_operator_working_sets_match_the_readme() {
+    // README: inference operators touch at most 6 blocks; the largest
+    // training `_foreach_*` operator touches 322.
+    for f in ["resnet50_infer.jsonl.gz", "bert_infer.jsonl.gz"] {
+        let s = trace::summarize(traces_dir().join(f)).unwrap();
+        assert_eq!(s.max_blocks_per_kernel, 6, "{f}");
+    }
+    let s = trace::summarize(traces_dir().join("resnet50_train.jsonl.gz")).unwrap();
+    assert_eq!(s.max_blocks_per_kernel, 322);
+    // Training has operators touching 76+ blocks (optimizer `_foreach_*`).
+    let g = trace::summarize(traces_dir().join("gpt2_train.jsonl.gz")).unwrap();
+    assert!(g.working_set_histogram.range(76..).next().is_some());
+    assert!(g.max_blocks_per_kernel <= 322);
+}
+
+/// A unique scratch file under the system temp dir, removed on drop.
+struct Scratch(PathBuf);
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let p = std::env::temp_dir().join(format!("mlugen-trace-test-{}-{tag}.jsonl.gz", std::process::id()));
+        Scratch(p)
+    }
+    fn gz(tag: &str, text: &str) -> Scratch {
+        let s = Scratch::new(tag);
+        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        e.write_all(text.as_bytes()).unwrap();
+        std::fs::write(&s.0, e.finish().unwrap()).unwrap();
+        s
+    }
+}
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}"#;
+
+/// Reads a trace written from `lines` to the end; the first error, as text.
+fn first_error(tag: &str, lines: &[&str]) -> String {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let s = Scratch::gz(tag, &text);
+    match TraceReader::open(&s.0) {
+        Err(e) => e.to_string(),
+        Ok(r) => {
+            for ev in r {
+                if let Err(e) = ev {
+                    return e.to_string();
+                }
+            }
+            panic!("trace {tag} read without error")
+        }
+    }
+}
+
+#[test]
+fn events_are_typed() {
+    let text = [
+        HEADER,
+        r#"{"t": "seg_alloc", "base": 4096, "size": 8192}"#,
+        r#"{"t": "alloc", "id": 0, "base": 4096, "size": 512}"#,
+        r#"{"t": "kernel", "op": "add", "acc": [[0, 16, 32, "rw"], [null, 0, 4, "r"]]}"#,
+        r#"{"t": "free", "id": 0}"#,
+        r#"{"t": "seg_free", "base": 4096, "size": 8192}"#,
+    ]
+    .join("\n");
+    let s = Scratch::gz("typed", &text);
+    let r = TraceReader::open(&s.0).unwrap();
+    assert_eq!(r.header().workload.as_deref(), Some("t"));
+    let evs: Vec<Event> = r.map(|e| e.unwrap()).collect();
+    assert_eq!(
+        evs,
+        vec![
+            Event::SegAlloc { base: 4096, size: 8192 },
+            Event::Alloc { id: 0, base: 4096, size: 512 },
+            Event::Kernel {
+                op: "add".into(),
+                acc: vec![
+                    Access { id: Some(0), offset: 16, length: 32, rw: Rw::RW },
+                    Access { id: None, offset: 0, length: 4, rw: Rw::R },
+                ]
+            },
+            Event::Free { id: 0 },
+            Event::SegFree { base: 4096, size: 8192 },
+        ]
+    );
+}
+
+#[test]
+fn truncated_gzip_is_an_error_with_file_and_line() {
+    let src = std::fs::read(traces_dir().join("bert_infer.jsonl.gz")).unwrap();
+    let s = Scratch::new("truncated");
+    std::fs::write(&s.0, &src[..src.len() / 2]).unwrap();
+    let r = TraceReader::open(&s.0).unwrap();
+    let mut last = None;
+    let mut n = 0;
+    for ev in r {
+        match ev {
+            Ok(_) => n += 1,
+            Err(e) => {
+                last = Some(e);
+                break;
+            }
+        }
+    }
+    let e = last.expect("a truncated file must not read cleanly");
+    assert!(n > 10, "the intact first half is read ({n} events)");
+    let msg = e.to_string();
+    assert!(msg.contains("truncated gzip"), "{msg}");
+    assert!(msg.starts_with(&s.0.display().to_string()), "{msg}");
+    assert!(e.line >= n as u64 + 1, "{msg}");
+}
+
+#[test]
+fn corrupt_line_names_file_and_line() {
+    let msg = first_error(
+        "corrupt",
+        &[HEADER, r#"{"t": "alloc", "id": 0, "base": 4096, "size": 512}"#, r#"{"t": "free", "id": 0"#],
+    );
+    assert!(msg.contains(":3: bad JSON"), "{msg}");
+    assert!(msg.contains("mlugen-trace-test-"), "{msg}");
+}
+
+#[test]
+fn malformed_events_say_what_is_wrong() {
+    let alloc = r#"{"t": "alloc", "id": 0, "base": 4096, "size": 512}"#;
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("unknown-t", &[HEADER, r#"{"t": "malloc", "id": 0}"#], r#":2: unknown event type "t": "malloc""#),
+        ("no-t", &[HEADER, r#"{"id": 0}"#], r#":2: missing field "t""#),
+        ("missing", &[HEADER, r#"{"t": "alloc", "id": 0, "base": 4096}"#], r#":2: alloc: missing field "size""#),
+        (
+            "type",
+            &[HEADER, r#"{"t": "alloc", "id": 0, "base": "0x1000", "size": 5}"#],
+            r#":2: alloc: field "base" must be a non-negative integer"#,
+        ),
+        ("unknown-free", &[HEADER, alloc, r#"{"t": "free", "id": 7}"#], ":3: free: unknown id 7"),
+        (
+            "double-free",
+            &[HEADER, alloc, r#"{"t": "free", "id": 0}"#, r#"{"t": "free", "id": 0}"#],
+            ":4: free: unknown id 0",
+        ),
+        ("double-alloc", &[HEADER, alloc, alloc], ":3: alloc: id 0 is already live"),
+        (
+            "acc-dead",
+            &[HEADER, alloc, r#"{"t": "kernel", "op": "x", "acc": [[1, 0, 4, "r"]]}"#],
+            ":3: kernel: acc[0]: unknown id 1",
+        ),
+        (
+            "acc-rw",
+            &[HEADER, alloc, r#"{"t": "kernel", "op": "x", "acc": [[0, 0, 4, "x"]]}"#],
+            r#":3: kernel: acc[0]: rw must be "r", "w" or "rw""#,
+        ),
+        (
+            "acc-shape",
+            &[HEADER, alloc, r#"{"t": "kernel", "op": "x", "acc": [[0, 0, 4]]}"#],
+            ":3: kernel: acc[0]: expected [id, offset, length, rw]",
+        ),
+        ("empty-line", &[HEADER, "", alloc], ":2: empty line"),
+        ("version", &[r#"{"format": "gpuarmor-trace", "version": 2}"#], ":1: header: unsupported version 2"),
+        ("format", &[r#"{"format": "other", "version": 1}"#], r#":1: header: field "format" must be"#),
+        ("no-version", &[r#"{"format": "gpuarmor-trace"}"#], r#":1: header: missing field "version""#),
+    ];
+    for (tag, lines, want) in cases {
+        let msg = first_error(tag, lines);
+        assert!(msg.contains(want), "{tag}: got {msg:?}, want {want:?}");
+    }
+}
+
+#[test]
+fn not_gzip_and_missing_files_are_errors() {
+    let s = Scratch::new("plain");
+    std::fs::write(&s.0, format!("{HEADER}\n")).unwrap();
+    let e = TraceReader::open(&s.0).err().expect("plain text is not gzip");
+    assert_eq!(e.line, 1, "{e}");
+    let e = TraceReader::open("/nonexistent/x.jsonl.gz").err().expect("missing file");
+    assert!(e.to_string().contains("cannot open"), "{e}");
+    let empty = Scratch::gz("empty", "");
+    let e = TraceReader::open(&empty.0).err().expect("empty trace");
+    assert!(e.to_string().contains("no header"), "{e}");
+}
