@@ -1,1 +1,6 @@
-//! synth crate
+//! mlugen synthesis flow: Yosys + ABC technology mapping of the emitted
+//! Verilog, OpenSTA timing and power, report parsing, and the MLB sweep
+//! report. See docs/synth.md for every choice the flow makes.
+pub mod flow;
+pub mod liberty;
+pub mod tools;

@@ -1,0 +1,236 @@
+//! One synthesis run: Yosys + ABC mapping of a Verilog design to a Liberty
+//! library, then OpenSTA timing and power of the mapped netlist.
+//!
+//! Headline numbers (area, cells, flip-flops, timing, power) come from a
+//! flattened run, so ABC optimises across rust-hdl's one-module-per-register
+//! hierarchy. The per-block area split comes from a second, hierarchical run
+//! (`stat` per module), see `blocks`.
+use crate::liberty::Library;
+use crate::tools::{self, ModuleStat, Power, Timing};
+use anyhow::{bail, Context, Result};
+use askama::Template;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What to synthesize.
+#[derive(Clone, Debug)]
+pub struct Design {
+    pub verilog: Vec<PathBuf>,
+    pub top: String,
+    /// The clock input port (rust-hdl names it `clock`).
+    pub clock: String,
+}
+
+/// Switching activity of one pin or port, for OpenSTA's
+/// `sta::set_power_pin_activity`: `activity` is transitions per clock
+/// period, `duty` the fraction of time at 1.
+#[derive(Clone, Debug, Serialize)]
+pub struct PinActivity {
+    pub pin: String,
+    pub activity: f64,
+    pub duty: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    /// Flip-flop output pins (`cell/Q`) of the mapped netlist.
+    pub pins: Vec<PinActivity>,
+    /// Top-level input ports.
+    pub inputs: Vec<PinActivity>,
+}
+
+#[derive(Template)]
+#[template(path = "synth.ys", escape = "none")]
+struct YosysScript<'a> {
+    what: &'a str,
+    verilog: Vec<String>,
+    top: &'a str,
+    flatten: bool,
+    dff_lib: String,
+    lib: String,
+    clock_ps: String,
+    constr: String,
+    tie_hi: &'a str,
+    tie_lo: &'a str,
+    buf: &'a str,
+    stat: String,
+    netlist: String,
+}
+
+#[derive(Template)]
+#[template(path = "sta.tcl", escape = "none")]
+struct StaScript<'a> {
+    what: &'a str,
+    time_unit: String,
+    lib: String,
+    netlist: String,
+    top: &'a str,
+    clock: &'a str,
+    period: String,
+    drive_cell: &'a str,
+    drive_pin: &'a str,
+    load: String,
+    activity: &'a [PinActivity],
+    input_activity: &'a [PinActivity],
+}
+
+/// The result of mapping (Yosys) a design.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mapped {
+    pub area_um2: f64,
+    pub cells: u64,
+    pub flip_flops: u64,
+    pub ff_area_um2: f64,
+    pub netlist: PathBuf,
+    pub dir: PathBuf,
+}
+
+fn abs(p: &Path) -> Result<String> {
+    let a = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir()?.join(p) };
+    Ok(a.to_string_lossy().into_owned())
+}
+
+/// Map `design` to `lib` in `dir` (flattened or hierarchical). Returns the
+/// per-module statistics too.
+pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: bool) -> Result<(Mapped, Vec<ModuleStat>)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for v in &design.verilog {
+        if !v.is_file() {
+            bail!("Verilog file {} does not exist", v.display());
+        }
+    }
+    if !lib.path.is_file() {
+        bail!("Liberty file {} is missing", lib.path.display());
+    }
+    let what = format!("{} mapped to {} at {} ps ({})", design.top, lib.name, clock_ps, if flatten { "flattened" } else { "hierarchical" });
+    let stat = dir.join(if flatten { "stat.txt" } else { "stat_hier.txt" });
+    let netlist = dir.join("netlist.v");
+    let mut constr = String::new();
+    let (mut tie_hi, mut tie_lo, mut buf) = ("", "", "");
+    if let Some(t) = &lib.tech {
+        let c = dir.join("abc.constr");
+        std::fs::write(&c, format!("set_driving_cell {}\nset_load {}\n", t.drive_cell, t.load_ff))?;
+        constr = abs(&c)?;
+        (tie_hi, tie_lo, buf) = (t.tie_hi, t.tie_lo, t.buf);
+    }
+    let script = YosysScript {
+        what: &what,
+        verilog: design.verilog.iter().map(|v| abs(v)).collect::<Result<_>>()?,
+        top: &design.top,
+        flatten,
+        dff_lib: abs(&lib.dff_path)?,
+        lib: abs(&lib.path)?,
+        clock_ps: format!("{}", clock_ps.round() as u64),
+        constr,
+        tie_hi,
+        tie_lo,
+        buf,
+        stat: abs(&stat)?,
+        netlist: abs(&netlist)?,
+    }
+    .render()?;
+    let ys = dir.join(if flatten { "synth.ys" } else { "synth_hier.ys" });
+    std::fs::write(&ys, script)?;
+    let log = dir.join(if flatten { "yosys.log" } else { "yosys_hier.log" });
+    tools::run("yosys", &["-s", &abs(&ys)?], dir, &log, &format!("{} (script {})", design.verilog.iter().map(|v| v.display().to_string()).collect::<Vec<_>>().join(", "), ys.display()))?;
+    let text = std::fs::read_to_string(&stat).with_context(|| format!("Yosys wrote no statistics to {}", stat.display()))?;
+    let mods = tools::parse_stat(&text)?;
+    let mut area = 0.0;
+    let mut cells = 0;
+    let mut ffs = 0;
+    let mut ff_area = 0.0;
+    for m in &mods {
+        area += m.area;
+        for (c, n) in &m.cells {
+            if let Some(a) = lib.cell_area.get(c) {
+                cells += n;
+                if lib.is_ff(c) {
+                    ffs += n;
+                    ff_area += a * *n as f64;
+                }
+            }
+        }
+    }
+    // Every leaf cell must be a library cell: an unmapped `$_AND_` or a
+    // missing module means the netlist is not a real mapping.
+    let names: Vec<&str> = mods.iter().map(|m| m.name.as_str()).collect();
+    for m in &mods {
+        for c in m.cells.keys() {
+            if !lib.cell_area.contains_key(c) && !names.contains(&c.as_str()) {
+                bail!("Yosys left cell {c} in module {} unmapped to {} (see {})", m.name, lib.path.display(), log.display());
+            }
+        }
+    }
+    if area <= 0.0 || cells == 0 {
+        bail!("Yosys mapped {} to an empty netlist (see {})", design.top, log.display());
+    }
+    Ok((Mapped { area_um2: area, cells, flip_flops: ffs, ff_area_um2: ff_area, netlist, dir: dir.to_path_buf() }, mods))
+}
+
+/// Time and power a flattened mapped netlist.
+pub fn sta(design: &Design, lib: &Library, mapped: &Mapped, clock_ps: f64, activity: &Activity, tag: &str) -> Result<(Timing, Power)> {
+    let period = clock_ps / lib.time_unit_ps;
+    let what = format!("{} on {} at {} ps", design.top, lib.name, clock_ps);
+    let (drive_cell, drive_pin, load) = match &lib.tech {
+        Some(t) => (t.drive_cell, t.drive_pin, format!("{}", t.load_ff)),
+        None => ("", "", String::new()),
+    };
+    let script = StaScript {
+        what: &what,
+        time_unit: format!("{} ps", lib.time_unit_ps),
+        lib: abs(&lib.path)?,
+        netlist: abs(&mapped.netlist)?,
+        top: &design.top,
+        clock: &design.clock,
+        period: format!("{period}"),
+        drive_cell,
+        drive_pin,
+        load,
+        activity: &activity.pins,
+        input_activity: &activity.inputs,
+    }
+    .render()?;
+    let tcl = mapped.dir.join(format!("sta{tag}.tcl"));
+    std::fs::write(&tcl, script)?;
+    let log = mapped.dir.join(format!("sta{tag}.log"));
+    let text = tools::run("sta", &["-no_init", "-no_splash", "-exit", &abs(&tcl)?], &mapped.dir, &log, &format!("{} (script {})", mapped.netlist.display(), tcl.display()))?;
+    tools::parse_sta(&text, lib.time_unit_ps, clock_ps).with_context(|| format!("reading OpenSTA output {}", log.display()))
+}
+
+/// Area of one block of the design (from the hierarchical run).
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockArea {
+    pub block: String,
+    pub area_um2: f64,
+    pub cells: u64,
+    pub flip_flops: u64,
+}
+
+/// Group per-module statistics into blocks: `classify(module)` names the
+/// block of each module (first the module's own cells; sub-module instances
+/// carry no area).
+pub fn blocks(mods: &[ModuleStat], lib: &Library, classify: &dyn Fn(&str) -> String) -> Vec<BlockArea> {
+    let mut out: Vec<BlockArea> = Vec::new();
+    for m in mods {
+        let b = classify(&m.name);
+        let (mut cells, mut ffs) = (0, 0);
+        for (c, n) in &m.cells {
+            if lib.cell_area.contains_key(c) {
+                cells += n;
+                if lib.is_ff(c) {
+                    ffs += n;
+                }
+            }
+        }
+        match out.iter_mut().find(|x| x.block == b) {
+            Some(x) => {
+                x.area_um2 += m.area;
+                x.cells += cells;
+                x.flip_flops += ffs;
+            }
+            None => out.push(BlockArea { block: b, area_um2: m.area, cells, flip_flops: ffs }),
+        }
+    }
+    out.sort_by(|a, b| b.area_um2.partial_cmp(&a.area_um2).unwrap());
+    out
+}

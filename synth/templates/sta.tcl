@@ -1,0 +1,24 @@
+# OpenSTA script rendered by `mlugen synth` from synth/templates/sta.tcl.
+# {{ what }}
+# Times are in the library's time unit ({{ time_unit }}).
+read_liberty {{ lib }}
+read_verilog {{ netlist }}
+link_design {{ top }}
+create_clock -name clk -period {{ period }} [get_ports {{ clock }}]
+# Inputs come from flip-flops of the surrounding pipeline clocked by the same
+# ideal clock and outputs go to flip-flops there: zero external delay, so
+# every path (in->reg, reg->reg, reg->out, in->out) gets the whole period.
+set data_inputs [delete_from_list [all_inputs] [get_ports {{ clock }}]]
+set_input_delay 0 -clock clk $data_inputs
+set_output_delay 0 -clock clk [all_outputs]
+{% if !drive_cell.is_empty() %}# Each input is driven by an x1 buffer; each output drives a fanout of four.
+set_driving_cell -lib_cell {{ drive_cell }} -pin {{ drive_pin }} $data_inputs
+set_load {{ load }} [all_outputs]
+{% endif %}{% for a in activity %}sta::set_power_pin_activity [get_pins {{ a.pin }}] {{ a.activity }} {{ a.duty }}
+{% endfor %}{% for a in input_activity %}sta::set_power_pin_activity [get_ports {{ a.pin }}] {{ a.activity }} {{ a.duty }}
+{% endfor %}puts "MLUGEN-BEGIN-CHECKS"
+report_checks -path_delay max -format full -digits 4
+puts "MLUGEN-END-CHECKS"
+puts "MLUGEN-BEGIN-POWER"
+report_power -digits 6
+puts "MLUGEN-END-POWER"
