@@ -1,3 +1,31 @@
-//! sim crate
+//! mlugen's golden model: the executable form of the spec
+//! (../shared/spec/MLU-SPEC.md) and docs/design.md that the RTL, the
+//! cosimulation and the CLI are checked against. No rust-hdl dependency.
+//!
+//! Modules and the hardware blocks they mirror:
+//! - [`pointer`], [`node`]: tagged pointers and the 32-byte metadata node.
+//! - [`memory`]: the metadata memory port's view ([`memory::MetaMemory`]).
+//! - [`config`]: generator parameters / CSR reset values.
+//! - [`fault`]: fault codes, op codes, fault reports.
+//! - [`plru`]: replacement policies (RTL `plru`).
+//! - [`mlb`]: the Metadata Lookaside Buffer (RTL `mlb`).
+//! - [`traverser`]: the structure-walking FSM (RTL `traverser`).
+//! - [`memcheck`]: the MEMCHECK.G/S decisions (RTL `memcheck`).
+//! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
+//! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
+//! - [`oracle`]: a brute-force reference used by the property tests.
+pub mod config;
+pub mod fault;
+pub mod memcheck;
+pub mod memory;
+pub mod mlb;
+pub mod mlu;
+pub mod node;
+pub mod oracle;
+pub mod plru;
+pub mod pointer;
+pub mod runtime;
+pub mod traverser;
+
 pub mod scenario;
 pub mod trace;

@@ -1,0 +1,242 @@
+//! MLU configuration: the generator parameters and CSR reset values shared by
+//! the golden model and the RTL (docs/design.md "Encodings", "MLB",
+//! "Traverser").
+//!
+//! JSON form (every field optional, unknown fields rejected):
+//! `{"entries": 8, "structure": "bst", "replacement": "plru", "mode": "compiler", "step_limit": 4096}`.
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// The metadata structure the traverser walks (CSR `structure`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Structure {
+    /// Singly linked list, new nodes at the head.
+    List,
+    /// Balanced binary search tree ordered by base.
+    #[default]
+    Bst,
+    /// Speed-of-light table: one step, one read per miss (models only).
+    Sol,
+}
+
+impl Structure {
+    /// CSR encoding: LIST=0, BST=1; sol has none (it is not built in hardware).
+    pub fn bits(self) -> Option<u8> {
+        match self {
+            Structure::List => Some(0),
+            Structure::Bst => Some(1),
+            Structure::Sol => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Structure::List => "list",
+            Structure::Bst => "bst",
+            Structure::Sol => "sol",
+        }
+    }
+    /// Parse "list" | "bst" | "sol".
+    pub fn from_name(s: &str) -> Option<Structure> {
+        match s {
+            "list" => Some(Structure::List),
+            "bst" => Some(Structure::Bst),
+            "sol" => Some(Structure::Sol),
+            _ => None,
+        }
+    }
+}
+
+/// MLB replacement policy among valid entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Replacement {
+    /// Tree pseudo-LRU, N-1 bits.
+    #[default]
+    #[serde(rename = "plru")]
+    Plru,
+    /// A log2(N)-bit pointer advanced on fills that replace a valid entry.
+    #[serde(rename = "round_robin", alias = "round-robin", alias = "roundrobin")]
+    RoundRobin,
+}
+
+impl Replacement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Replacement::Plru => "plru",
+            Replacement::RoundRobin => "round_robin",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Replacement> {
+        match s {
+            "plru" => Some(Replacement::Plru),
+            "round_robin" | "round-robin" | "roundrobin" => Some(Replacement::RoundRobin),
+            _ => None,
+        }
+    }
+}
+
+/// Checking mode (CSR `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The compiler pass issues LOADMETA per root pointer and passes the
+    /// location to MEMCHECK.G.
+    #[default]
+    Compiler,
+    /// Code built without the pass: MEMCHECK.G ignores its location operand and
+    /// looks the metadata up by the pointer's own address.
+    Hwonly,
+}
+
+impl Mode {
+    /// CSR encoding: COMPILER=0, HWONLY=1.
+    pub fn bits(self) -> u8 {
+        match self {
+            Mode::Compiler => 0,
+            Mode::Hwonly => 1,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Compiler => "compiler",
+            Mode::Hwonly => "hwonly",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Mode> {
+        match s {
+            "compiler" => Some(Mode::Compiler),
+            "hwonly" => Some(Mode::Hwonly),
+            _ => None,
+        }
+    }
+}
+
+/// Who the configuration is for: the golden model accepts a superset of what
+/// the hardware generator can build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Model,
+    Hardware,
+}
+
+/// MLB sizes the golden model accepts (0 = no MLB, the sweeps' reference point).
+pub const MODEL_ENTRIES: [usize; 7] = [0, 1, 2, 4, 8, 16, 32];
+/// MLB sizes the hardware generator builds.
+pub const HARDWARE_ENTRIES: [usize; 6] = [1, 2, 4, 8, 16, 32];
+/// The step-limit CSR is 16 bits wide.
+pub const STEP_LIMIT_MAX: u32 = 0xFFFF;
+
+/// Generator parameters and CSR reset values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MluConfig {
+    /// MLB entries.
+    pub entries: usize,
+    pub structure: Structure,
+    pub replacement: Replacement,
+    pub mode: Mode,
+    /// Traversal step limit (nodes visited), 16-bit CSR.
+    pub step_limit: u32,
+}
+
+impl Default for MluConfig {
+    fn default() -> Self {
+        MluConfig {
+            entries: 8,
+            structure: Structure::Bst,
+            replacement: Replacement::Plru,
+            mode: Mode::Compiler,
+            step_limit: 4096,
+        }
+    }
+}
+
+/// A configuration problem: which file (if any), which field, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: Option<String>,
+    /// The offending field, e.g. "entries".
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        ConfigError { file: None, field: Some(field.to_string()), message: message.into() }
+    }
+    /// The same error, attributed to `file`.
+    pub fn in_file(mut self, file: impl Into<String>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "field `{field}`: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn list(v: &[usize]) -> String {
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+impl MluConfig {
+    /// Check the parameters for `target`; the error names the field and the
+    /// allowed values.
+    pub fn validate(&self, target: Target) -> Result<(), ConfigError> {
+        let allowed: &[usize] = match target {
+            Target::Model => &MODEL_ENTRIES,
+            Target::Hardware => &HARDWARE_ENTRIES,
+        };
+        if !allowed.contains(&self.entries) {
+            return Err(ConfigError::field(
+                "entries",
+                format!("{} MLB entries is not supported; allowed: {}", self.entries, list(allowed)),
+            ));
+        }
+        if target == Target::Hardware && self.structure == Structure::Sol {
+            return Err(ConfigError::field(
+                "structure",
+                "sol is a model-only reference point and cannot be built; allowed for hardware: list, bst",
+            ));
+        }
+        if self.step_limit > STEP_LIMIT_MAX {
+            return Err(ConfigError::field(
+                "step_limit",
+                format!("{} does not fit the 16-bit step-limit CSR; allowed: 0..=65535", self.step_limit),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Parse a JSON configuration (not yet validated: call [`MluConfig::validate`]).
+    pub fn from_json_str(s: &str) -> Result<MluConfig, ConfigError> {
+        serde_json::from_str(s).map_err(|e| ConfigError {
+            file: None,
+            field: None,
+            message: format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit)"),
+        })
+    }
+
+    /// Read and parse a JSON configuration file; errors name the file.
+    pub fn from_json_file(path: impl AsRef<Path>) -> Result<MluConfig, ConfigError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: Some(name.clone()),
+            field: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::from_json_str(&text).map_err(|e| e.in_file(name))
+    }
+}
