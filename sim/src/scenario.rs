@@ -1,1 +1,791 @@
-//! Scenarios (spec section 10): parser and runner. Work in progress.
+//! Scenarios: the command-line contract for checking programs (spec section
+//! 10), parsed and run on the golden model.
+//!
+//! A scenario is a JSON object: MLU parameters and a list of host/kernel
+//! events. It is parsed by hand from `serde_json::Value` so that every error
+//! names the file, the event index and op, and the field
+//! (`bad.json: event 3 (access): missing field "width"`); unknown fields are
+//! errors too (a typo must not silently fall back to a default).
+//!
+//! Top level: `name` (string, default: empty), `description` (string,
+//! optional), `mode` (`compiler` | `hwonly`, required), `structure` (`list` |
+//! `bst` | `sol`, required), `mlb_entries` (0, 1, 2, 4, 8, 16, 32; default 8,
+//! the spec's default), `seed` (default 1), and the extensions `step_limit`
+//! (default 4096) and `replacement` (`plru` | `round_robin`, default `plru`),
+//! `events` (array, required).
+//!
+//! Events (`op`), each may also carry a free-text `note`:
+//! - `malloc`: `name`, `size` (> 0), optional `base` (used as is);
+//! - `free`: `name` (that allocation's tagged pointer), or `ptr` + `offset`,
+//!   or `addr` (raw pointer, for INVALID_FREE); optional `expect`;
+//! - `access`: `ptr` + `offset` (tagged pointer of that allocation plus a
+//!   signed offset, valid after a free: a dangling pointer) or `addr` (raw
+//!   pointer, tag in its top byte); `width` (1, 2, 4, 8, 16), `kind` (`load` |
+//!   `store`), optional `expect`;
+//! - `shared_access`: `offset` (signed), `width`, `size` (the shared window's
+//!   size, > 0), optional `base` (the window's base, default 0), `kind`,
+//!   optional `expect`; the address is `base + offset` and must not be
+//!   negative;
+//! - `corrupt_link` (extension): `name`, `link` (0 or 1), `to` (an allocation
+//!   name: its node's location; or an address): overwrites that link word of
+//!   the allocation's node, e.g. to make a cycle;
+//! - `poison` (extension): `name`: every read of that allocation's node
+//!   answers with a memory error from now on;
+//! - `flush` (extension): FLUSH the MLB.
+//!
+//! Addresses, sizes and offsets are JSON integers or `"0x..."` strings
+//! (offsets may be negative: `-4` or `"-0x4"`). `expect` is a fault code of
+//! spec section 4 (`NONE`, `OUT_OF_BOUNDS`, ...) or, on a free, `DOUBLE_FREE` /
+//! `INVALID_FREE`; the runner ignores it (it is for the corpus's tests).
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::config::{Mode, MluConfig, Replacement, Structure, MODEL_ENTRIES, STEP_LIMIT_MAX};
+
+/// A parsed, statically checked scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: Option<String>,
+    pub seed: u64,
+    /// MLB entries, structure, replacement, mode and step limit.
+    pub config: MluConfig,
+    pub events: Vec<ScenarioEvent>,
+}
+
+/// Access direction; it does not change the check, it is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Load,
+    Store,
+}
+
+/// Which pointer an access or a free uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtrSpec {
+    /// The tagged pointer of allocation `name` plus `offset` (64-bit wrapping
+    /// add, docs/design.md "Pointers").
+    Alloc { name: String, offset: i64 },
+    /// A raw 64-bit pointer, tag in the top byte.
+    Raw(u64),
+}
+
+/// Where a corrupted link points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// The node of that allocation.
+    Node(String),
+    /// Any word value (e.g. an unmapped address).
+    Addr(u64),
+}
+
+/// A verdict written into the corpus by hand: an MLU fault code or a runtime
+/// finding on free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Fault(crate::fault::FaultCode),
+    DoubleFree,
+    InvalidFree,
+}
+
+impl Expect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Expect::Fault(c) => c.name(),
+            Expect::DoubleFree => "DOUBLE_FREE",
+            Expect::InvalidFree => "INVALID_FREE",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScenarioEvent {
+    Malloc { name: String, size: u64, base: Option<u64> },
+    Free { ptr: PtrSpec, expect: Option<Expect> },
+    Access { ptr: PtrSpec, width: u8, kind: Kind, expect: Option<Expect> },
+    SharedAccess { addr: u64, width: u8, base: u64, size: u64, kind: Kind, expect: Option<Expect> },
+    CorruptLink { name: String, link: u8, to: LinkTarget },
+    Poison { name: String },
+    Flush,
+}
+
+impl ScenarioEvent {
+    /// The `op` string of the event.
+    pub fn op(&self) -> &'static str {
+        match self {
+            ScenarioEvent::Malloc { .. } => "malloc",
+            ScenarioEvent::Free { .. } => "free",
+            ScenarioEvent::Access { .. } => "access",
+            ScenarioEvent::SharedAccess { .. } => "shared_access",
+            ScenarioEvent::CorruptLink { .. } => "corrupt_link",
+            ScenarioEvent::Poison { .. } => "poison",
+            ScenarioEvent::Flush => "flush",
+        }
+    }
+
+    /// The hand-written verdict, if any.
+    pub fn expect(&self) -> Option<Expect> {
+        match self {
+            ScenarioEvent::Free { expect, .. }
+            | ScenarioEvent::Access { expect, .. }
+            | ScenarioEvent::SharedAccess { expect, .. } => *expect,
+            _ => None,
+        }
+    }
+}
+
+/// A malformed scenario: file (when read from one), event index and op (when
+/// the problem is in an event), field, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: Option<String>,
+    /// `(index, op)`; op is `"?"` when the event has no valid op.
+    pub event: Option<(usize, String)>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn top(field: &str, message: impl Into<String>) -> Self {
+        ScenarioError { file: None, event: None, field: Some(field.into()), message: message.into() }
+    }
+    /// The same error, attributed to `file`.
+    pub fn with_file(self, file: &str) -> Self {
+        self.in_file(file)
+    }
+    fn in_file(mut self, file: &str) -> Self {
+        self.file = Some(file.to_string());
+        self
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some((i, op)) = &self.event {
+            write!(f, "event {i} ({op}): ")?;
+        }
+        match &self.field {
+            // Top-level field errors read `mlb_entries: 12 is not one of ...`.
+            Some(field) if self.event.is_none() => write!(f, "{field}: {}", self.message),
+            _ => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+const FAULT_CODES_HELP: &str =
+    "NONE, OUT_OF_BOUNDS, USE_AFTER_FREE, TAG_MISMATCH, NO_META, SHARED_OOB, TRAVERSAL_LIMIT, MEM_ERROR";
+const OPS_HELP: &str = "malloc, free, access, shared_access, corrupt_link, poison, flush";
+
+/// An unsigned integer: JSON number or "0x" string.
+fn parse_u64(v: &Value) -> Result<u64, String> {
+    match v {
+        Value::Number(n) => n.as_u64().ok_or_else(|| format!("must be a non-negative integer, got {n}")),
+        Value::String(s) => match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(h) if !h.is_empty() => u64::from_str_radix(&h.replace('_', ""), 16)
+                .map_err(|_| format!("\"{s}\" is not a 64-bit hexadecimal number")),
+            _ => Err(format!("must be an integer or a \"0x\" string, got \"{s}\"")),
+        },
+        other => Err(format!("must be an integer or a \"0x\" string, got {other}")),
+    }
+}
+
+/// A signed integer: JSON number or "0x"/"-0x" string.
+fn parse_i64(v: &Value) -> Result<i64, String> {
+    match v {
+        Value::Number(n) => n.as_i64().ok_or_else(|| format!("must be an integer in the 64-bit signed range, got {n}")),
+        Value::String(s) => {
+            let (neg, rest) = match s.strip_prefix('-') {
+                Some(r) => (true, r),
+                None => (false, s.as_str()),
+            };
+            let mag = parse_u64(&Value::String(rest.to_string())).map_err(|_| {
+                format!("must be an integer or a \"0x\"/\"-0x\" string, got \"{s}\"")
+            })? as i128;
+            let val = if neg { -mag } else { mag };
+            i64::try_from(val).map_err(|_| format!("\"{s}\" is outside the 64-bit signed range"))
+        }
+        other => Err(format!("must be an integer or a \"0x\" string, got {other}")),
+    }
+}
+
+/// Field access for one object, producing errors in the right context.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    /// `(index, op)` for events, None at top level.
+    event: Option<(usize, String)>,
+}
+
+impl<'a> Obj<'a> {
+    fn err(&self, field: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { file: None, event: self.event.clone(), field: Some(field.into()), message: message.into() }
+    }
+    fn field_err(&self, field: &str, message: impl fmt::Display) -> ScenarioError {
+        match self.event {
+            Some(_) => self.err(field, format!("field \"{field}\" {message}")),
+            None => self.err(field, message.to_string()),
+        }
+    }
+    fn get(&self, k: &str) -> Option<&'a Value> {
+        self.map.get(k)
+    }
+    fn require(&self, k: &str) -> Result<&'a Value, ScenarioError> {
+        self.get(k).ok_or_else(|| self.err(k, format!("missing field \"{k}\"")))
+    }
+    /// Rejects fields outside `allowed`.
+    fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
+        for k in self.map.keys() {
+            if !allowed.contains(&k.as_str()) {
+                return Err(self.err(k, format!("unknown field \"{k}\" (allowed: {})", allowed.join(", "))));
+            }
+        }
+        Ok(())
+    }
+    fn string(&self, k: &str) -> Result<Option<&'a str>, ScenarioError> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(self.field_err(k, format!("must be a string, got {other}"))),
+        }
+    }
+    fn req_string(&self, k: &str) -> Result<&'a str, ScenarioError> {
+        self.require(k)?;
+        Ok(self.string(k)?.expect("present"))
+    }
+    fn u64(&self, k: &str) -> Result<Option<u64>, ScenarioError> {
+        self.get(k).map(|v| parse_u64(v).map_err(|m| self.field_err(k, m))).transpose()
+    }
+    fn req_u64(&self, k: &str) -> Result<u64, ScenarioError> {
+        self.require(k)?;
+        Ok(self.u64(k)?.expect("present"))
+    }
+    fn i64(&self, k: &str) -> Result<Option<i64>, ScenarioError> {
+        self.get(k).map(|v| parse_i64(v).map_err(|m| self.field_err(k, m))).transpose()
+    }
+    fn req_i64(&self, k: &str) -> Result<i64, ScenarioError> {
+        self.require(k)?;
+        Ok(self.i64(k)?.expect("present"))
+    }
+}
+
+impl Scenario {
+    /// Reads and parses a scenario file; every error names the file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: Some(name.clone()),
+            event: None,
+            field: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Scenario::from_json_str(&text).map_err(|e| e.in_file(&name))
+    }
+
+    /// Parses scenario JSON text.
+    pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+            file: None,
+            event: None,
+            field: None,
+            message: format!("invalid JSON: {e}"),
+        })?;
+        Scenario::from_value(&v)
+    }
+
+    /// Parses and statically checks an already decoded scenario.
+    pub fn from_value(v: &Value) -> Result<Scenario, ScenarioError> {
+        let map = v.as_object().ok_or_else(|| ScenarioError {
+            file: None,
+            event: None,
+            field: None,
+            message: format!("a scenario must be a JSON object, got {}", short(v)),
+        })?;
+        let top = Obj { map, event: None };
+        top.only(&[
+            "name", "description", "mode", "structure", "mlb_entries", "seed", "step_limit", "replacement", "events",
+        ])?;
+        let name = top.string("name")?.unwrap_or("").to_string();
+        let description = top.string("description")?.map(str::to_string);
+        let mode_s = top.req_string("mode")?;
+        let mode = Mode::from_name(mode_s)
+            .ok_or_else(|| ScenarioError::top("mode", format!("\"{mode_s}\" is not one of compiler, hwonly")))?;
+        let st_s = top.req_string("structure")?;
+        let structure = Structure::from_name(st_s)
+            .ok_or_else(|| ScenarioError::top("structure", format!("\"{st_s}\" is not one of list, bst, sol")))?;
+        let entries = match top.u64("mlb_entries")? {
+            None => 8,
+            Some(n) if MODEL_ENTRIES.iter().any(|&e| e as u64 == n) => n as usize,
+            Some(n) => {
+                return Err(ScenarioError::top("mlb_entries", format!("{n} is not one of 0, 1, 2, 4, 8, 16, 32")));
+            }
+        };
+        let seed = top.u64("seed")?.unwrap_or(1);
+        let step_limit = match top.u64("step_limit")? {
+            None => MluConfig::default().step_limit,
+            Some(n) if n <= STEP_LIMIT_MAX as u64 => n as u32,
+            Some(n) => {
+                return Err(ScenarioError::top(
+                    "step_limit",
+                    format!("{n} does not fit the 16-bit step-limit CSR (0..=65535)"),
+                ))
+            }
+        };
+        let replacement = match top.string("replacement")? {
+            None => Replacement::Plru,
+            Some(s) => Replacement::from_name(s).ok_or_else(|| {
+                ScenarioError::top("replacement", format!("\"{s}\" is not one of plru, round_robin"))
+            })?,
+        };
+        let evs = match top.require("events")? {
+            Value::Array(a) => a,
+            other => return Err(ScenarioError::top("events", format!("must be an array, got {}", short(other)))),
+        };
+        // Allocation names seen so far -> defining event index.
+        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut events = Vec::with_capacity(evs.len());
+        for (i, ev) in evs.iter().enumerate() {
+            events.push(parse_event(i, ev, &mut names)?);
+        }
+        Ok(Scenario {
+            name,
+            description,
+            seed,
+            config: MluConfig { entries, structure, replacement, mode, step_limit },
+            events,
+        })
+    }
+}
+
+/// A value, abbreviated for an error message.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 60 {
+        format!("{}...", &s[..s.char_indices().nth(57).map(|(i, _)| i).unwrap_or(s.len())])
+    } else {
+        s
+    }
+}
+
+fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Result<ScenarioEvent, ScenarioError> {
+    let noctx = |msg: String| ScenarioError { file: None, event: Some((i, "?".into())), field: None, message: msg };
+    let map = ev.as_object().ok_or_else(|| noctx(format!("an event must be a JSON object, got {}", short(ev))))?;
+    let op = match map.get("op") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => return Err(noctx(format!("field \"op\" must be a string, got {}", short(other)))),
+        None => return Err(noctx("missing field \"op\"".into())),
+    };
+    let o = Obj { map, event: Some((i, op.to_string())) };
+    // A name referenced by this event must come from an earlier malloc.
+    let known = |field: &str, n: &str| -> Result<String, ScenarioError> {
+        if names.contains_key(n) {
+            Ok(n.to_string())
+        } else {
+            Err(o.err(field, format!("unknown allocation \"{n}\" (no earlier malloc names it)")))
+        }
+    };
+    let width = |o: &Obj| -> Result<u8, ScenarioError> {
+        let w = o.req_u64("width")?;
+        match w {
+            1 | 2 | 4 | 8 | 16 => Ok(w as u8),
+            _ => Err(o.err("width", format!("width must be one of 1, 2, 4, 8, 16 bytes, got {w}"))),
+        }
+    };
+    let kind = |o: &Obj| -> Result<Kind, ScenarioError> {
+        match o.req_string("kind")? {
+            "load" => Ok(Kind::Load),
+            "store" => Ok(Kind::Store),
+            k => Err(o.err("kind", format!("kind must be \"load\" or \"store\", got \"{k}\""))),
+        }
+    };
+    let expect = |o: &Obj, on_free: bool| -> Result<Option<Expect>, ScenarioError> {
+        let Some(s) = o.string("expect")? else { return Ok(None) };
+        if let Some(c) = crate::fault::FaultCode::from_name(s) {
+            return Ok(Some(Expect::Fault(c)));
+        }
+        match s {
+            "DOUBLE_FREE" if on_free => Ok(Some(Expect::DoubleFree)),
+            "INVALID_FREE" if on_free => Ok(Some(Expect::InvalidFree)),
+            _ => Err(o.err(
+                "expect",
+                format!(
+                    "expect \"{s}\" is not one of {FAULT_CODES_HELP}{}",
+                    if on_free { ", DOUBLE_FREE, INVALID_FREE" } else { "" }
+                ),
+            )),
+        }
+    };
+    // `ptr` (+ `offset`) or `addr`, exactly one.
+    let ptr_spec = |o: &Obj| -> Result<PtrSpec, ScenarioError> {
+        match (o.get("ptr"), o.get("addr")) {
+            (Some(_), Some(_)) => Err(o.err("addr", "give either \"ptr\" (with \"offset\") or \"addr\", not both")),
+            (Some(_), None) => {
+                let n = o.req_string("ptr")?;
+                let name = known("ptr", n)?;
+                Ok(PtrSpec::Alloc { name, offset: o.req_i64("offset")? })
+            }
+            (None, Some(_)) => {
+                if o.get("offset").is_some() {
+                    return Err(o.err("offset", "\"offset\" goes with \"ptr\"; with \"addr\" write the full address"));
+                }
+                Ok(PtrSpec::Raw(o.req_u64("addr")?))
+            }
+            (None, None) => Err(o.err("ptr", "missing field \"ptr\" (with \"offset\") or \"addr\"")),
+        }
+    };
+    let ev = match op {
+        "malloc" => {
+            o.only(&["op", "note", "name", "size", "base"])?;
+            let name = o.req_string("name")?;
+            if let Some(prev) = names.get(name) {
+                return Err(o.err("name", format!("allocation name \"{name}\" is already used by event {prev}")));
+            }
+            let size = o.req_u64("size")?;
+            if size == 0 {
+                return Err(o.err("size", "size must be > 0"));
+            }
+            if size >= 1u64 << crate::pointer::ADDR_BITS {
+                return Err(o.err("size", format!("size {size} does not fit the 56-bit size field")));
+            }
+            let base = o.u64("base")?;
+            if let Some(b) = base {
+                if b >> crate::pointer::ADDR_BITS != 0 || b.checked_add(size).map_or(true, |e| e > 1u64 << 56) {
+                    return Err(o.err("base", format!("base {b:#x} + size {size} is outside the 56-bit address space")));
+                }
+            }
+            names.insert(name.to_string(), i);
+            ScenarioEvent::Malloc { name: name.to_string(), size, base }
+        }
+        "free" => {
+            o.only(&["op", "note", "name", "ptr", "offset", "addr", "expect"])?;
+            let ptr = if o.get("name").is_some() {
+                if o.get("ptr").is_some() || o.get("addr").is_some() || o.get("offset").is_some() {
+                    return Err(o.err("name", "give \"name\", or \"ptr\" + \"offset\", or \"addr\"; not several"));
+                }
+                let name = known("name", o.req_string("name")?)?;
+                PtrSpec::Alloc { name, offset: 0 }
+            } else {
+                ptr_spec(&o).map_err(|mut e| {
+                    if e.message.starts_with("missing field \"ptr\"") {
+                        e.message = "missing field \"name\" (or \"ptr\" + \"offset\", or \"addr\")".into();
+                        e.field = Some("name".into());
+                    }
+                    e
+                })?
+            };
+            ScenarioEvent::Free { ptr, expect: expect(&o, true)? }
+        }
+        "access" => {
+            o.only(&["op", "note", "ptr", "offset", "addr", "width", "kind", "expect"])?;
+            let ptr = ptr_spec(&o)?;
+            ScenarioEvent::Access { ptr, width: width(&o)?, kind: kind(&o)?, expect: expect(&o, false)? }
+        }
+        "shared_access" => {
+            o.only(&["op", "note", "offset", "width", "size", "base", "kind", "expect"])?;
+            let offset = o.req_i64("offset")?;
+            let width = width(&o)?;
+            let size = o.req_u64("size")?;
+            if size == 0 {
+                return Err(o.err("size", "size must be > 0"));
+            }
+            let base = o.u64("base")?.unwrap_or(0);
+            let a = base as i128 + offset as i128;
+            if a < 0 || a > u64::MAX as i128 {
+                return Err(o.err(
+                    "offset",
+                    format!("base {base:#x} + offset {offset} is outside the address space (give a larger \"base\" for a negative offset)"),
+                ));
+            }
+            ScenarioEvent::SharedAccess { addr: a as u64, width, base, size, kind: kind(&o)?, expect: expect(&o, false)? }
+        }
+        "corrupt_link" => {
+            o.only(&["op", "note", "name", "link", "to"])?;
+            let name = known("name", o.req_string("name")?)?;
+            let link = match o.req_u64("link")? {
+                l @ (0 | 1) => l as u8,
+                l => return Err(o.err("link", format!("link must be 0 (next/left) or 1 (right), got {l}"))),
+            };
+            let to = match o.require("to")? {
+                Value::String(s) if !s.starts_with("0x") && !s.starts_with("0X") => LinkTarget::Node(known("to", s)?),
+                _ => LinkTarget::Addr(o.req_u64("to")?),
+            };
+            ScenarioEvent::CorruptLink { name, link, to }
+        }
+        "poison" => {
+            o.only(&["op", "note", "name"])?;
+            ScenarioEvent::Poison { name: known("name", o.req_string("name")?)? }
+        }
+        "flush" => {
+            o.only(&["op", "note"])?;
+            ScenarioEvent::Flush
+        }
+        other => return Err(o.err("op", format!("unknown op \"{other}\" (expected one of {OPS_HELP})"))),
+    };
+    if let Some(n) = o.get("note") {
+        if !n.is_string() {
+            return Err(o.field_err("note", format!("must be a string, got {}", short(n))));
+        }
+    }
+    Ok(ev)
+}
+
+// ---------------------------------------------------------------------------
+// Runner
+
+use crate::fault::FaultCode;
+use crate::mlu::Counters;
+use crate::pointer::untag;
+use crate::runtime::{AllocState, Runtime, RuntimeConfig};
+use serde::Serialize;
+
+/// One line of the output (spec section 10): an access event's verdict, or a
+/// free the runtime rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioResult {
+    /// Index of the event in `events`.
+    pub event: usize,
+    /// A fault code of spec section 4 (`NONE` for a pass), or `DOUBLE_FREE` /
+    /// `INVALID_FREE`.
+    pub fault: &'static str,
+    /// The untagged address checked (the shared address for shared_access).
+    pub addr: u64,
+    /// The allocation's (or shared window's) base and size, where known.
+    pub alloc: Option<(u64, u64)>,
+    /// `"N bytes after"` / `"N bytes before"` for OUT_OF_BOUNDS and SHARED_OOB.
+    pub distance: Option<String>,
+    /// The MLU op that decided (`LOADMETA`, `MEMCHECK.G`, `MEMCHECK.S`), or
+    /// `free` for the runtime's findings.
+    pub op: &'static str,
+    /// The pointer as the program used it (tag included).
+    pub ptr: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub results: Vec<ScenarioResult>,
+    pub counters: Counters,
+}
+
+fn hex(x: u64) -> String {
+    format!("{x:#x}")
+}
+
+#[derive(Serialize)]
+struct JsonAlloc {
+    base: String,
+    size: u64,
+}
+
+/// Field order follows the spec's example, then the additions.
+#[derive(Serialize)]
+struct JsonResult {
+    event: usize,
+    fault: &'static str,
+    addr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alloc: Option<JsonAlloc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distance: Option<String>,
+    op: &'static str,
+    ptr: String,
+}
+
+#[derive(Serialize)]
+struct JsonOutcome<'a> {
+    results: Vec<JsonResult>,
+    counters: &'a Counters,
+}
+
+impl Outcome {
+    fn json_outcome(&self) -> JsonOutcome<'_> {
+        let results = self
+            .results
+            .iter()
+            .map(|r| JsonResult {
+                event: r.event,
+                fault: r.fault,
+                addr: hex(r.addr),
+                alloc: r.alloc.map(|(base, size)| JsonAlloc { base: hex(base), size }),
+                distance: r.distance.clone(),
+                op: r.op,
+                ptr: hex(r.ptr),
+            })
+            .collect();
+        JsonOutcome { results, counters: &self.counters }
+    }
+
+    /// The output object `{"results": [...], "counters": {...}}`; addresses
+    /// as "0x" strings, sizes as numbers.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.json_outcome()).expect("plain data serialises")
+    }
+
+    /// [`Outcome::to_json`] as pretty-printed text with the fields in the
+    /// spec's order (event, fault, addr, alloc, distance, then op, ptr).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(&self.json_outcome()).expect("plain data serialises")
+    }
+
+    /// The verdict of event `i`: its result's fault, or `NONE` for a free the
+    /// runtime accepted (frees have a result only when rejected). `None` for
+    /// events that produce no verdict (malloc, poison, ...).
+    pub fn verdict(&self, sc: &Scenario, i: usize) -> Option<&'static str> {
+        let r = self.results.iter().find(|r| r.event == i);
+        match sc.events.get(i)? {
+            ScenarioEvent::Access { .. } | ScenarioEvent::SharedAccess { .. } => r.map(|r| r.fault),
+            ScenarioEvent::Free { .. } => Some(r.map_or("NONE", |r| r.fault)),
+            _ => None,
+        }
+    }
+
+    /// Events whose verdict differs from their `expect`, one line each.
+    pub fn mismatches(&self, sc: &Scenario) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, ev) in sc.events.iter().enumerate() {
+            if let Some(want) = ev.expect() {
+                let got = self.verdict(sc, i).unwrap_or("no result");
+                if got != want.name() {
+                    out.push(format!("event {i} ({}): expected {}, got {got}", ev.op(), want.name()));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Scenario {
+    /// Runs the scenario on the golden model (A's [`Runtime`]): every access
+    /// is LOADMETA on its root pointer (the allocation's tagged base, or the
+    /// raw pointer itself) then MEMCHECK.G in compiler mode, MEMCHECK.G alone
+    /// in HWONLY mode. Errors (a malloc the runtime refuses, a corrupt/poison
+    /// of a retired node) name the event and field.
+    pub fn run(&self) -> Result<Outcome, ScenarioError> {
+        let cfg = RuntimeConfig { mlu: self.config.clone(), seed: self.seed, ..RuntimeConfig::default() };
+        let mut rt = Runtime::new(cfg).map_err(|e| ScenarioError {
+            file: None,
+            event: None,
+            field: e.field.clone(),
+            message: e.message.clone(),
+        })?;
+        // Allocation name -> runtime allocation id.
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut results = Vec::new();
+        let ev_err = |i: usize, ev: &ScenarioEvent, field: &str, msg: String| ScenarioError {
+            file: None,
+            event: Some((i, ev.op().to_string())),
+            field: Some(field.to_string()),
+            message: msg,
+        };
+        // Location of a named allocation's node, if it still has one.
+        fn node_loc(rt: &Runtime, ids: &HashMap<&str, usize>, name: &str) -> Result<u64, String> {
+            let a = &rt.allocations()[ids[name]];
+            if a.state == AllocState::Retired {
+                Err(format!("allocation \"{name}\" has no node any more (freed, then retired by an overlapping malloc)"))
+            } else {
+                Ok(a.location)
+            }
+        }
+        for (i, ev) in self.events.iter().enumerate() {
+            // The allocation's tagged pointer plus offset (wrapping, as the SM's adder).
+            let resolve = |ids: &HashMap<&str, usize>, rt: &Runtime, p: &PtrSpec| -> (u64, Option<u64>) {
+                match p {
+                    PtrSpec::Alloc { name, offset } => {
+                        let base_ptr = rt.allocations()[ids[name.as_str()]].ptr;
+                        (base_ptr.wrapping_add(*offset as u64), Some(base_ptr))
+                    }
+                    PtrSpec::Raw(p) => (*p, None),
+                }
+            };
+            match ev {
+                ScenarioEvent::Malloc { name, size, base } => {
+                    rt.malloc(*size, *base).map_err(|e| {
+                        ev_err(i, ev, if base.is_some() { "base" } else { "size" }, format!("malloc refused: {e}"))
+                    })?;
+                    ids.insert(name.as_str(), rt.allocations().len() - 1);
+                }
+                ScenarioEvent::Free { ptr, .. } => {
+                    let (p, _) = resolve(&ids, &rt, ptr);
+                    if let Err(finding) = rt.free(p) {
+                        // Where the allocation is known, report it as a fault would.
+                        let alloc = match ptr {
+                            PtrSpec::Alloc { name, .. } => {
+                                let a = &rt.allocations()[ids[name.as_str()]];
+                                Some((a.base, a.size))
+                            }
+                            PtrSpec::Raw(_) => rt.live_allocation_at(p).map(|a| (a.base, a.size)),
+                        };
+                        results.push(ScenarioResult {
+                            event: i,
+                            fault: finding.name(),
+                            addr: untag(p),
+                            alloc,
+                            distance: None,
+                            op: "free",
+                            ptr: p,
+                        });
+                    }
+                }
+                ScenarioEvent::Access { ptr, width, .. } => {
+                    let (p, root) = resolve(&ids, &rt, ptr);
+                    let r = rt.access(p, *width as u32, root);
+                    results.push(result_of(i, p, untag(p), crate::fault::Op::MemcheckG, r));
+                }
+                ScenarioEvent::SharedAccess { addr, width, base, size, .. } => {
+                    let r = rt.memcheck_s(*addr, *width as u32, *base, *size);
+                    results.push(result_of(i, *addr, *addr, crate::fault::Op::MemcheckS, r));
+                }
+                ScenarioEvent::CorruptLink { name, link, to } => {
+                    let loc = node_loc(&rt, &ids, name).map_err(|m| ev_err(i, ev, "name", m))?;
+                    let value = match to {
+                        LinkTarget::Node(n) => node_loc(&rt, &ids, n).map_err(|m| ev_err(i, ev, "to", m))?,
+                        LinkTarget::Addr(v) => *v,
+                    };
+                    rt.corrupt_link(loc, *link as usize, value);
+                }
+                ScenarioEvent::Poison { name } => {
+                    let loc = node_loc(&rt, &ids, name).map_err(|m| ev_err(i, ev, "name", m))?;
+                    rt.poison_node(loc);
+                }
+                ScenarioEvent::Flush => rt.flush_mlb(),
+            }
+        }
+        Ok(Outcome { results, counters: *rt.counters() })
+    }
+}
+
+fn result_of(
+    event: usize,
+    ptr: u64,
+    addr: u64,
+    pass_op: crate::fault::Op,
+    r: Result<u64, crate::fault::Fault>,
+) -> ScenarioResult {
+    match r {
+        Ok(a) => ScenarioResult {
+            event,
+            fault: FaultCode::None.name(),
+            addr: a,
+            alloc: None,
+            distance: None,
+            op: pass_op.name(),
+            ptr,
+        },
+        Err(f) => ScenarioResult {
+            event,
+            fault: f.code.name(),
+            addr,
+            alloc: f.alloc.map(|m| (m.base, m.size)),
+            distance: f.distance.clone(),
+            op: f.op.name(),
+            ptr,
+        },
+    }
+}
