@@ -1,0 +1,174 @@
+//! The built `mlugen` binary on good and bad input: bad input must exit
+//! non-zero with a message naming the file and the event and field (or the
+//! line), and never panic.
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn mlugen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mlugen")).args(args).output().expect("run mlugen")
+}
+
+/// A scratch file under the system temp dir, removed on drop.
+struct Scratch(PathBuf);
+impl Scratch {
+    fn new(tag: &str, bytes: &[u8]) -> Scratch {
+        let p = std::env::temp_dir().join(format!("mlugen-cli-test-{}-{tag}", std::process::id()));
+        std::fs::write(&p, bytes).unwrap();
+        Scratch(p)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs `mlugen ARGS` expecting failure; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = mlugen(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "mlugen {args:?} succeeded; stdout: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(1), "mlugen {args:?}: {err}");
+    assert!(!err.contains("panicked"), "mlugen {args:?} panicked: {err}");
+    assert!(out.stdout.is_empty(), "mlugen {args:?} printed to stdout on error");
+    err
+}
+
+fn scenario(events: &str, top: &str) -> String {
+    format!(r#"{{"name": "t", "mode": "compiler", "structure": "bst"{top}, "events": [{events}]}}"#)
+}
+
+const MALLOC_A: &str = r#"{"op": "malloc", "name": "a", "size": 64}"#;
+
+#[test]
+fn bad_scenarios_exit_nonzero_naming_event_and_field() {
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "missing-field",
+            scenario(&format!(r#"{MALLOC_A}, {{"op": "access", "ptr": "a", "offset": 0, "kind": "load"}}"#), ""),
+            r#"event 1 (access): missing field "width""#,
+        ),
+        ("unknown-op", scenario(r#"{"op": "mallco", "name": "a", "size": 64}"#, ""), r#"event 0 (mallco): unknown op "mallco""#),
+        (
+            "unknown-alloc",
+            scenario(&format!(r#"{MALLOC_A}, {{"op": "access", "ptr": "c", "offset": 0, "width": 4, "kind": "load"}}"#), ""),
+            r#"event 1 (access): unknown allocation "c""#,
+        ),
+        ("size-0", scenario(r#"{"op": "malloc", "name": "a", "size": 0}"#, ""), "event 0 (malloc): size must be > 0"),
+        ("mlb-12", scenario("", r#", "mlb_entries": 12"#), "mlb_entries: 12 is not one of 0, 1, 2, 4, 8, 16, 32"),
+        ("invalid-json", r#"{"mode": "compiler", "events": [ {"op": "#.to_string(), "invalid JSON: EOF while parsing"),
+        (
+            "overlap",
+            scenario(
+                r#"{"op": "malloc", "name": "a", "size": 4096, "base": "0x7f0000000000"},
+                   {"op": "malloc", "name": "b", "size": 64, "base": "0x7f0000000100"}"#,
+                "",
+            ),
+            r#"event 1 (malloc): malloc refused"#,
+        ),
+    ];
+    for (tag, text, want) in &cases {
+        let f = Scratch::new(&format!("{tag}.json"), text.as_bytes());
+        let err = fails(&["check", "--scenario", f.path()]);
+        assert!(err.contains(f.path()), "{tag}: error does not name the file: {err}");
+        assert!(err.contains(want), "{tag}: got {err:?}, want {want:?}");
+    }
+    let err = fails(&["check", "--scenario", "/nonexistent/s.json"]);
+    assert!(err.contains("/nonexistent/s.json: cannot read"), "{err}");
+}
+
+#[test]
+fn check_prints_the_results_json() {
+    let text = scenario(
+        &format!(r#"{MALLOC_A}, {{"op": "access", "ptr": "a", "offset": 64, "width": 4, "kind": "load", "expect": "OUT_OF_BOUNDS"}}"#),
+        "",
+    );
+    let f = Scratch::new("ok.json", text.as_bytes());
+    let out = mlugen(&["check", "--scenario", f.path(), "--verify"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    let r = &v["results"][0];
+    assert_eq!(r["event"], 1);
+    assert_eq!(r["fault"], "OUT_OF_BOUNDS");
+    assert_eq!(r["addr"], "0x7f0000000040");
+    assert_eq!(r["alloc"]["size"], 64);
+    assert_eq!(r["distance"], "1 bytes after");
+    assert_eq!(v["counters"]["faults"], 1);
+
+    // --verify fails when a verdict differs from `expect`, and says which.
+    let wrong = text.replace("\"OUT_OF_BOUNDS\"", "\"NONE\"");
+    let g = Scratch::new("wrong.json", wrong.as_bytes());
+    let out = mlugen(&["check", "--scenario", g.path(), "--verify"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("event 1 (access): expected NONE, got OUT_OF_BOUNDS"), "{err}");
+    assert!(!out.stdout.is_empty(), "the results are still printed");
+}
+
+#[test]
+fn other_engines_say_they_do_not_exist_yet() {
+    let f = Scratch::new("engine.json", scenario(MALLOC_A, "").as_bytes());
+    for e in ["rtl", "verilator"] {
+        let err = fails(&["check", "--scenario", f.path(), "--engine", e]);
+        assert!(err.contains("does not exist yet"), "{err}");
+    }
+    let out = mlugen(&["check", "--scenario", f.path(), "--engine", "fpga"]);
+    assert_eq!(out.status.code(), Some(2), "clap rejects an unknown engine");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+fn gz(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    e.finish().unwrap()
+}
+
+const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}"#;
+
+#[test]
+fn bad_traces_exit_nonzero_naming_file_and_line() {
+    let corrupt = Scratch::new(
+        "corrupt.jsonl.gz",
+        &gz(&format!("{HEADER}\n{{\"t\": \"alloc\", \"id\": 0, \"base\": 4096, \"size\": 64}}\n{{\"t\": \"free\", \"id\"\n")),
+    );
+    let err = fails(&["trace", corrupt.path()]);
+    assert!(err.contains(&format!("{}:3: bad JSON", corrupt.path())), "{err}");
+
+    let full = gz(&format!(
+        "{HEADER}\n{}",
+        (0..2000).map(|i| format!("{{\"t\": \"alloc\", \"id\": {i}, \"base\": {}, \"size\": 512}}\n", 4096 + 512 * i)).collect::<String>()
+    ));
+    let truncated = Scratch::new("truncated.jsonl.gz", &full[..full.len() / 2]);
+    let err = fails(&["trace", truncated.path()]);
+    assert!(err.contains(truncated.path()) && err.contains("truncated gzip"), "{err}");
+
+    let unknown = Scratch::new("unknown.jsonl.gz", &gz(&format!("{HEADER}\n{{\"t\": \"free\", \"id\": 3}}\n")));
+    let err = fails(&["trace", unknown.path()]);
+    assert!(err.contains(&format!("{}:2: free: unknown id 3", unknown.path())), "{err}");
+}
+
+#[test]
+fn trace_prints_summaries() {
+    let t = Scratch::new(
+        "ok.jsonl.gz",
+        &gz(&format!(
+            "{HEADER}\n{{\"t\": \"alloc\", \"id\": 0, \"base\": 4096, \"size\": 64}}\n\
+             {{\"t\": \"alloc\", \"id\": 1, \"base\": 8192, \"size\": 64}}\n\
+             {{\"t\": \"kernel\", \"op\": \"add\", \"acc\": [[0, 0, 64, \"r\"], [1, 0, 64, \"w\"], [0, 0, 8, \"r\"]]}}\n\
+             {{\"t\": \"free\", \"id\": 0}}\n"
+        )),
+    );
+    let out = mlugen(&["trace", t.path(), t.path()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["traces"].as_array().unwrap().len(), 2);
+    let s = &v["traces"][0];
+    assert_eq!((s["kernels"].as_u64(), s["allocations"].as_u64(), s["frees"].as_u64()), (Some(1), Some(2), Some(1)));
+    assert_eq!(s["max_live_allocations"], 2);
+    assert_eq!(s["max_blocks_per_kernel"], 2);
+    assert_eq!(s["working_set_histogram"]["2"], 1);
+    assert_eq!(s["workload"], "t");
+}
