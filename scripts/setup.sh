@@ -54,6 +54,14 @@ _mlugen_setup() {
         fi
         $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q || return 1
         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" || return 1
+        local still=()
+        for item in "${need[@]}"; do
+            command -v "${item%%:*}" >/dev/null 2>&1 || still+=("${item%%:*}")
+        done
+        if [ "${#still[@]}" -gt 0 ]; then
+            echo "setup: error: still missing after apt-get install: ${still[*]}" >&2
+            return 1
+        fi
     fi
 
     if ! command -v cargo >/dev/null 2>&1; then
