@@ -456,7 +456,7 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
             }
             let base = o.u64("base")?;
             if let Some(b) = base {
-                if b >> crate::pointer::ADDR_BITS != 0 || b.checked_add(size).map_or(true, |e| e > 1u64 << 56) {
+                if b >> crate::pointer::ADDR_BITS != 0 || b.checked_add(size).is_none_or(|e| e > 1u64 << 56) {
                     return Err(o.err("base", format!("base {b:#x} + size {size} is outside the 56-bit address space")));
                 }
             }
