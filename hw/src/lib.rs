@@ -1,1 +1,14 @@
-//! hw crate
+//! mlugen RTL in rust-hdl. One block per file; the golden model (`sim`) uses
+//! the same names. Conventions every block follows (see docs/design.md,
+//! "RTL conventions"): registers have no reset of their own, so state that
+//! must reset (valid bits, replacement state) has an explicit synchronous
+//! reset/flush input; every combinational signal gets a default first (no
+//! latches); literals that reach the Verilog are sized constants.
+pub mod prio_enc;
+pub mod plru;
+pub mod mlb;
+pub mod memcheck;
+pub mod manifest;
+pub mod generate;
+pub mod traverser;
+pub mod mlu;

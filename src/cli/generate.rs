@@ -1,6 +1,76 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `mlugen generate`: emit Verilog + JSON manifests (hw::generate).
+//!
+//! `--all` regenerates every top kept under verilog_out/; otherwise the tops
+//! of one configuration: defaults, then `--config FILE`, then the flags.
+use anyhow::{anyhow, bail, Result};
+use hw::generate::{committed_tops, tops_for_config, TopSpec, VERILOG_OUT};
+use sim::config::{MluConfig, Replacement, Structure, Target};
+use std::path::PathBuf;
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// JSON configuration file (sim::config::MluConfig: entries, structure,
+    /// replacement, mode, step_limit); flags below override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// MLB entries: 1, 2, 4, 8, 16 or 32.
+    #[arg(long)]
+    pub entries: Option<usize>,
+    /// Metadata structure: list or bst.
+    #[arg(long)]
+    pub structure: Option<String>,
+    /// MLB replacement policy: plru or rr (round robin).
+    #[arg(long)]
+    pub replacement: Option<String>,
+    /// Output directory.
+    #[arg(long, default_value = VERILOG_OUT)]
+    pub out: PathBuf,
+    /// Regenerate every committed top (verilog_out/); no other option may be given.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// The configuration the arguments describe (validated for hardware).
+pub fn config_from_args(args: &Args) -> Result<MluConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => MluConfig::from_json_file(path).map_err(|e| anyhow!("{e}"))?,
+        None => MluConfig::default(),
+    };
+    if let Some(n) = args.entries {
+        cfg.entries = n;
+    }
+    if let Some(s) = &args.structure {
+        cfg.structure = Structure::from_name(s)
+            .ok_or_else(|| anyhow!("--structure {s}: unknown structure; allowed: list, bst"))?;
+    }
+    if let Some(r) = &args.replacement {
+        cfg.replacement = match r.as_str() {
+            "rr" => Replacement::RoundRobin,
+            other => Replacement::from_name(other)
+                .ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
+        };
+    }
+    let source = match &args.config {
+        Some(p) => format!("{} and the command line", p.display()),
+        None => "the command line".to_string(),
+    };
+    cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration (from {source}): {e}"))?;
+    Ok(cfg)
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let tops: Vec<TopSpec> = if args.all {
+        if args.config.is_some() || args.entries.is_some() || args.structure.is_some() || args.replacement.is_some() {
+            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement");
+        }
+        committed_tops()
+    } else {
+        tops_for_config(&config_from_args(&args)?)?
+    };
+    for top in tops {
+        let g = top.build()?;
+        let (v, j) = g.write(&args.out)?;
+        println!("{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display());
+    }
+    Ok(())
 }

@@ -1,1 +1,2 @@
 //! Testbenches shared by the integration tests under `testbench/tests/`.
+pub mod lint;

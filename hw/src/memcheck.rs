@@ -1,0 +1,177 @@
+//! `Memcheck`: the combinational MEMCHECK.G and MEMCHECK.S decisions (spec
+//! section 4, docs/design.md "MEMCHECK.G"). The golden model is
+//! `sim::memcheck` (`memcheck_g_decide`, `check_meta`, `memcheck_s`).
+//! MEM_ERROR and the traversal faults are the MLU top's business.
+//!
+//! The whole-access bounds test `base <= a && a + w <= base + size` is done
+//! without any widening, in the operands' own width, as
+//! `a >= base && d <= size && w <= size - d` with `d = a - base`: exact for
+//! every operand value (no term can wrap), so `base + size` may exceed 2^56.
+//!
+//! Ports (all combinational):
+//! MEMCHECK.G
+//! - `g_ptr` (64): the tagged pointer p; `g_width` (5): access bytes, 1, 2, 4,
+//!   8 or 16 (any value is computed exactly, as in the model);
+//!   `g_loc` (64): the location operand.
+//! - `g_meta_valid`, `g_meta_base`, `g_meta_size` (56), `g_meta_tag` (8): the
+//!   metadata of `g_loc` (from an MLB location hit or the memory fetch).
+//! - `g_need_meta`: tag(p) != 0 and the location is neither 0 nor NO_META, so
+//!   the decision needs the metadata (the MLU looks it up only then).
+//! - `g_done`: the decision is final (`!g_need_meta || g_meta_valid`).
+//! - `g_fault` (3): the fault code (docs/design.md encoding) in the design's
+//!   order: tag 0 passes; location 0/NO_META: NO_META; metadata tag FREED:
+//!   USE_AFTER_FREE; tag mismatch: TAG_MISMATCH; bounds: OUT_OF_BOUNDS. It is
+//!   NONE while `g_done` is 0.
+//! - `g_addr` (56): untag(p), the address passed on when there is no fault.
+//!
+//! MEMCHECK.S (shared memory): 32-bit addresses, as shared-memory windows are
+//! (docs/design.md "RTL conventions").
+//! - `s_addr`, `s_base`, `s_size` (32), `s_width` (5).
+//! - `s_ok`: in bounds; `s_fault` (3): NONE or SHARED_OOB.
+use rust_hdl::prelude::*;
+use sim::fault::FaultCode;
+
+#[derive(LogicBlock)]
+pub struct Memcheck {
+    pub g_ptr: Signal<In, Bits<64>>,
+    pub g_width: Signal<In, Bits<5>>,
+    pub g_loc: Signal<In, Bits<64>>,
+    pub g_meta_valid: Signal<In, Bit>,
+    pub g_meta_base: Signal<In, Bits<56>>,
+    pub g_meta_size: Signal<In, Bits<56>>,
+    pub g_meta_tag: Signal<In, Bits<8>>,
+    pub g_need_meta: Signal<Out, Bit>,
+    pub g_done: Signal<Out, Bit>,
+    pub g_fault: Signal<Out, Bits<3>>,
+    pub g_addr: Signal<Out, Bits<56>>,
+    pub s_addr: Signal<In, Bits<32>>,
+    pub s_width: Signal<In, Bits<5>>,
+    pub s_base: Signal<In, Bits<32>>,
+    pub s_size: Signal<In, Bits<32>>,
+    pub s_ok: Signal<Out, Bit>,
+    pub s_fault: Signal<Out, Bits<3>>,
+    // Fault codes.
+    f_none: Constant<Bits<3>>,
+    f_oob: Constant<Bits<3>>,
+    f_uaf: Constant<Bits<3>>,
+    f_tag: Constant<Bits<3>>,
+    f_nometa: Constant<Bits<3>>,
+    f_shared: Constant<Bits<3>>,
+    tag_zero: Constant<Bits<8>>,
+    tag_freed: Constant<Bits<8>>,
+    loc_zero: Constant<Bits<64>>,
+    loc_no_meta: Constant<Bits<64>>,
+    // Width zero-extension by decode: `w5[k]` = k, `w56[k]`/`w32[k]` = k.
+    w5: [Constant<Bits<5>>; 32],
+    w56: [Constant<Bits<56>>; 32],
+    w32: [Constant<Bits<32>>; 32],
+    zero_56: Constant<Bits<56>>,
+    zero_32: Constant<Bits<32>>,
+    g_a: Signal<Local, Bits<56>>,
+    g_tag: Signal<Local, Bits<8>>,
+    g_w: Signal<Local, Bits<56>>,
+    g_d: Signal<Local, Bits<56>>,
+    g_in_bounds: Signal<Local, Bit>,
+    s_w: Signal<Local, Bits<32>>,
+    s_d: Signal<Local, Bits<32>>,
+}
+
+impl Default for Memcheck {
+    fn default() -> Self {
+        let code = |f: FaultCode| Constant::new(bits::<3>(f.bits() as u64));
+        Self {
+            g_ptr: Default::default(),
+            g_width: Default::default(),
+            g_loc: Default::default(),
+            g_meta_valid: Default::default(),
+            g_meta_base: Default::default(),
+            g_meta_size: Default::default(),
+            g_meta_tag: Default::default(),
+            g_need_meta: Default::default(),
+            g_done: Default::default(),
+            g_fault: Default::default(),
+            g_addr: Default::default(),
+            s_addr: Default::default(),
+            s_width: Default::default(),
+            s_base: Default::default(),
+            s_size: Default::default(),
+            s_ok: Default::default(),
+            s_fault: Default::default(),
+            f_none: code(FaultCode::None),
+            f_oob: code(FaultCode::OutOfBounds),
+            f_uaf: code(FaultCode::UseAfterFree),
+            f_tag: code(FaultCode::TagMismatch),
+            f_nometa: code(FaultCode::NoMeta),
+            f_shared: code(FaultCode::SharedOob),
+            tag_zero: Constant::new(bits::<8>(sim::pointer::TAG_UNCHECKED as u64)),
+            tag_freed: Constant::new(bits::<8>(sim::pointer::TAG_FREED as u64)),
+            loc_zero: Constant::new(Bits::default()),
+            loc_no_meta: Constant::new(bits::<64>(sim::pointer::NO_META)),
+            w5: std::array::from_fn(|k| Constant::new(bits::<5>(k as u64))),
+            w56: std::array::from_fn(|k| Constant::new(bits::<56>(k as u64))),
+            w32: std::array::from_fn(|k| Constant::new(bits::<32>(k as u64))),
+            zero_56: Constant::new(Bits::default()),
+            zero_32: Constant::new(Bits::default()),
+            g_a: Default::default(),
+            g_tag: Default::default(),
+            g_w: Default::default(),
+            g_d: Default::default(),
+            g_in_bounds: Default::default(),
+            s_w: Default::default(),
+            s_d: Default::default(),
+        }
+    }
+}
+
+impl Logic for Memcheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // MEMCHECK.G
+        self.g_a.next = self.g_ptr.val().get_bits::<56>(0);
+        self.g_tag.next = self.g_ptr.val().get_bits::<8>(56);
+        self.g_w.next = self.zero_56.val();
+        self.s_w.next = self.zero_32.val();
+        for k in 0..32 {
+            if self.g_width.val() == self.w5[k].val() {
+                self.g_w.next = self.w56[k].val();
+            }
+            if self.s_width.val() == self.w5[k].val() {
+                self.s_w.next = self.w32[k].val();
+            }
+        }
+        self.g_d.next = self.g_a.val() - self.g_meta_base.val();
+        self.g_in_bounds.next = (self.g_a.val() >= self.g_meta_base.val())
+            && (self.g_d.val() <= self.g_meta_size.val())
+            && (self.g_w.val() <= (self.g_meta_size.val() - self.g_d.val()));
+        self.g_addr.next = self.g_a.val();
+        self.g_need_meta.next = false;
+        self.g_done.next = true;
+        self.g_fault.next = self.f_none.val();
+        if self.g_tag.val() != self.tag_zero.val() {
+            if (self.g_loc.val() == self.loc_zero.val()) || (self.g_loc.val() == self.loc_no_meta.val()) {
+                self.g_fault.next = self.f_nometa.val();
+            } else {
+                self.g_need_meta.next = true;
+                self.g_done.next = self.g_meta_valid.val();
+                if self.g_meta_valid.val() {
+                    if self.g_meta_tag.val() == self.tag_freed.val() {
+                        self.g_fault.next = self.f_uaf.val();
+                    } else if self.g_meta_tag.val() != self.g_tag.val() {
+                        self.g_fault.next = self.f_tag.val();
+                    } else if !self.g_in_bounds.val() {
+                        self.g_fault.next = self.f_oob.val();
+                    }
+                }
+            }
+        }
+        // MEMCHECK.S
+        self.s_d.next = self.s_addr.val() - self.s_base.val();
+        self.s_ok.next = (self.s_addr.val() >= self.s_base.val())
+            && (self.s_d.val() <= self.s_size.val())
+            && (self.s_w.val() <= (self.s_size.val() - self.s_d.val()));
+        self.s_fault.next = self.f_none.val();
+        if !self.s_ok.val() {
+            self.s_fault.next = self.f_shared.val();
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! `Mlb<N, IW>`: the Metadata Lookaside Buffer, N fully associative entries
+//! {valid, location, base, size, tag} (spec section 5, docs/design.md "MLB").
+//! The golden model is `sim::mlb::Mlb`; `Mlb::cycle` there is this block's
+//! cycle-by-cycle reference.
+//!
+//! Storage: one register array per field (rust-hdl cannot cast fields of an
+//! array of structs): valid 1 bit, location bits 55..5 (51 bits), base 56,
+//! size 56, tag 8. Every storage flip-flop holds its value unless its entry is
+//! written (`d = we ? new : q`), so synthesis can map enable flops or gate the
+//! clock per entry.
+//!
+//! Ports (one clock, rising edge; all inputs sampled at the edge):
+//! - `reset`: synchronous reset. Clears every valid bit, the replacement state
+//!   and the hit outputs; drops the cycle's fill. Registers have no reset of
+//!   their own in rust-hdl, so this input must be held for one cycle after
+//!   power-up.
+//! - Range search: `rs_valid`, `rs_addr` (56-bit untagged address). Matches
+//!   `valid && base <= a && a - base < size` (no overflow).
+//! - Location search: `ls_valid`, `ls_loc`. Every location port of the MLB
+//!   carries location bits 55..5 only (51 bits, `location >> 5`): that is all
+//!   an entry stores and compares (the caller slices, which is free).
+//! - Search results, registered, one cycle after the request (one-cycle hit,
+//!   pipelined: a new request every cycle on each port):
+//!   `*_hit`, `*_way`, and the entry's `rs_loc` (range port only: the
+//!   location port already knows it), `*_base`, `*_size`, `*_tag`; these data outputs are meaningful
+//!   only while `*_hit` is 1 (they load on every request and hold otherwise).
+//!   `*_multi` (registered like `*_hit`) is the one-hot assertion: more than one
+//!   entry matched; it must stay 0 (a testbench checks it every cycle). If it
+//!   were violated the lowest index wins.
+//! - Fill: `fill_valid`, `fill_loc` (51), `fill_base`, `fill_size` (56),
+//!   `fill_tag` (8). Writes the victim: the lowest invalid entry, else the
+//!   policy's (tree PLRU or round-robin). The MLU fills only after a miss, so
+//!   the MLB never checks for duplicates.
+//! - `inv_valid`, `inv_loc`: invalidate every entry whose location matches.
+//! - `flush`: clear every valid bit and the replacement state.
+//! - `victim` (comb.): the way a fill in this cycle writes; `fill_ok` (comb.):
+//!   the fill in this cycle is taken. `repl_state` (registered): the PLRU bits
+//!   (bit N-1 = 0) or the round-robin pointer, for comparison with the model.
+//!
+//! Same-cycle rules (docs/design.md), identical to `sim::mlb::Mlb::cycle`:
+//! both searches and the victim see the state before the cycle's writes; at
+//! the edge flush > invalidate > fill; the fill is dropped when the invalidate
+//! names the filled location or clears the victim way; a flush (or reset)
+//! drops the fill and the cycle's touches; the replacement state is touched by
+//! the range hit, then the location hit, then the fill.
+use crate::plru::{RoundRobin, TreePlru};
+use crate::prio_enc::{array_init, index_width, PrioEnc};
+use rust_hdl::prelude::*;
+use sim::config::Replacement;
+
+#[derive(LogicBlock)]
+pub struct Mlb<const N: usize, const IW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub rs_valid: Signal<In, Bit>,
+    pub rs_addr: Signal<In, Bits<56>>,
+    pub ls_valid: Signal<In, Bit>,
+    pub ls_loc: Signal<In, Bits<51>>,
+    pub fill_valid: Signal<In, Bit>,
+    pub fill_loc: Signal<In, Bits<51>>,
+    pub fill_base: Signal<In, Bits<56>>,
+    pub fill_size: Signal<In, Bits<56>>,
+    pub fill_tag: Signal<In, Bits<8>>,
+    pub inv_valid: Signal<In, Bit>,
+    pub inv_loc: Signal<In, Bits<51>>,
+    pub flush: Signal<In, Bit>,
+    pub rs_hit: Signal<Out, Bit>,
+    pub rs_way: Signal<Out, Bits<IW>>,
+    pub rs_loc: Signal<Out, Bits<51>>,
+    pub rs_base: Signal<Out, Bits<56>>,
+    pub rs_size: Signal<Out, Bits<56>>,
+    pub rs_tag: Signal<Out, Bits<8>>,
+    pub rs_multi: Signal<Out, Bit>,
+    pub ls_hit: Signal<Out, Bit>,
+    pub ls_way: Signal<Out, Bits<IW>>,
+    pub ls_base: Signal<Out, Bits<56>>,
+    pub ls_size: Signal<Out, Bits<56>>,
+    pub ls_tag: Signal<Out, Bits<8>>,
+    pub ls_multi: Signal<Out, Bit>,
+    pub victim: Signal<Out, Bits<IW>>,
+    pub fill_ok: Signal<Out, Bit>,
+    pub repl_state: Signal<Out, Bits<N>>,
+    // Entry storage, one array per field (index = way).
+    pub valid: [DFF<Bit>; N],
+    pub loc: [DFF<Bits<51>>; N],
+    pub base: [DFF<Bits<56>>; N],
+    pub size: [DFF<Bits<56>>; N],
+    pub tag: [DFF<Bits<8>>; N],
+    // Priority encoders: range matches, location matches, free entries.
+    rs_pe: PrioEnc<N, IW>,
+    ls_pe: PrioEnc<N, IW>,
+    free_pe: PrioEnc<N, IW>,
+    // Exactly one of these holds one block (the configured policy); the other
+    // is empty and emits no Verilog.
+    plru: Vec<TreePlru<N, IW>>,
+    rr: Vec<RoundRobin<N, IW>>,
+    // Output registers.
+    rs_hit_r: DFF<Bit>,
+    rs_multi_r: DFF<Bit>,
+    rs_way_r: DFF<Bits<IW>>,
+    rs_loc_r: DFF<Bits<51>>,
+    rs_base_r: DFF<Bits<56>>,
+    rs_size_r: DFF<Bits<56>>,
+    rs_tag_r: DFF<Bits<8>>,
+    ls_hit_r: DFF<Bit>,
+    ls_multi_r: DFF<Bit>,
+    ls_way_r: DFF<Bits<IW>>,
+    ls_base_r: DFF<Bits<56>>,
+    ls_size_r: DFF<Bits<56>>,
+    ls_tag_r: DFF<Bits<8>>,
+    // Constants.
+    way: [Constant<Bits<IW>>; N],
+    zero_iw: Constant<Bits<IW>>,
+    zero_51: Constant<Bits<51>>,
+    zero_56: Constant<Bits<56>>,
+    zero_8: Constant<Bits<8>>,
+    zero_n: Constant<Bits<N>>,
+    // Combinational per-entry and global terms.
+    inv_match: [Signal<Local, Bit>; N],
+    write_en: [Signal<Local, Bit>; N],
+    victim_l: Signal<Local, Bits<IW>>,
+    inv_victim: Signal<Local, Bit>,
+    fill_ok_l: Signal<Local, Bit>,
+    clear: Signal<Local, Bit>,
+}
+
+/// The MLB sizes the generator builds (index width = max(1, clog2(N))).
+pub type Mlb1 = Mlb<1, 1>;
+pub type Mlb2 = Mlb<2, 1>;
+pub type Mlb4 = Mlb<4, 2>;
+pub type Mlb8 = Mlb<8, 3>;
+pub type Mlb16 = Mlb<16, 4>;
+pub type Mlb32 = Mlb<32, 5>;
+
+impl<const N: usize, const IW: usize> Mlb<N, IW> {
+    /// An N-entry MLB with the given replacement policy.
+    pub fn new(replacement: Replacement) -> Self {
+        assert!(
+            N.is_power_of_two() && N <= 32 && IW == index_width(N),
+            "Mlb<{N}, {IW}>: N must be 1, 2, 4, 8, 16 or 32 and IW = max(1, clog2(N))"
+        );
+        let (plru, rr) = match replacement {
+            Replacement::Plru => (vec![TreePlru::default()], vec![]),
+            Replacement::RoundRobin => (vec![], vec![RoundRobin::default()]),
+        };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rs_valid: Default::default(),
+            rs_addr: Default::default(),
+            ls_valid: Default::default(),
+            ls_loc: Default::default(),
+            fill_valid: Default::default(),
+            fill_loc: Default::default(),
+            fill_base: Default::default(),
+            fill_size: Default::default(),
+            fill_tag: Default::default(),
+            inv_valid: Default::default(),
+            inv_loc: Default::default(),
+            flush: Default::default(),
+            rs_hit: Default::default(),
+            rs_way: Default::default(),
+            rs_loc: Default::default(),
+            rs_base: Default::default(),
+            rs_size: Default::default(),
+            rs_tag: Default::default(),
+            rs_multi: Default::default(),
+            ls_hit: Default::default(),
+            ls_way: Default::default(),
+            ls_base: Default::default(),
+            ls_size: Default::default(),
+            ls_tag: Default::default(),
+            ls_multi: Default::default(),
+            victim: Default::default(),
+            fill_ok: Default::default(),
+            repl_state: Default::default(),
+            valid: array_init(Default::default),
+            loc: array_init(Default::default),
+            base: array_init(Default::default),
+            size: array_init(Default::default),
+            tag: array_init(Default::default),
+            rs_pe: Default::default(),
+            ls_pe: Default::default(),
+            free_pe: Default::default(),
+            plru,
+            rr,
+            rs_hit_r: Default::default(),
+            rs_multi_r: Default::default(),
+            rs_way_r: Default::default(),
+            rs_loc_r: Default::default(),
+            rs_base_r: Default::default(),
+            rs_size_r: Default::default(),
+            rs_tag_r: Default::default(),
+            ls_hit_r: Default::default(),
+            ls_multi_r: Default::default(),
+            ls_way_r: Default::default(),
+            ls_base_r: Default::default(),
+            ls_size_r: Default::default(),
+            ls_tag_r: Default::default(),
+            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            zero_iw: Constant::new(Bits::default()),
+            zero_51: Constant::new(Bits::default()),
+            zero_56: Constant::new(Bits::default()),
+            zero_8: Constant::new(Bits::default()),
+            zero_n: Constant::new(Bits::default()),
+            inv_match: array_init(Default::default),
+            write_en: array_init(Default::default),
+            victim_l: Default::default(),
+            inv_victim: Default::default(),
+            fill_ok_l: Default::default(),
+            clear: Default::default(),
+        }
+    }
+
+    /// The configured replacement policy.
+    pub fn replacement(&self) -> Replacement {
+        if self.plru.is_empty() {
+            Replacement::RoundRobin
+        } else {
+            Replacement::Plru
+        }
+    }
+}
+
+impl<const N: usize, const IW: usize> Default for Mlb<N, IW> {
+    fn default() -> Self {
+        Self::new(Replacement::Plru)
+    }
+}
+
+impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rs_hit_r, rs_multi_r, rs_way_r, rs_loc_r, rs_base_r, rs_size_r, rs_tag_r, ls_hit_r,
+            ls_multi_r, ls_way_r, ls_base_r, ls_size_r, ls_tag_r
+        );
+        self.clear.next = self.flush.val() || self.reset.val();
+        // Searches, invalidate matches and free entries, all on the state at
+        // the start of the cycle.
+        for i in 0..N {
+            self.valid[i].clock.next = self.clock.val();
+            self.loc[i].clock.next = self.clock.val();
+            self.base[i].clock.next = self.clock.val();
+            self.size[i].clock.next = self.clock.val();
+            self.tag[i].clock.next = self.clock.val();
+            self.rs_pe.req[i].next = self.rs_valid.val()
+                && self.valid[i].q.val()
+                && (self.base[i].q.val() <= self.rs_addr.val())
+                && ((self.rs_addr.val() - self.base[i].q.val()) < self.size[i].q.val());
+            self.ls_pe.req[i].next = self.ls_valid.val()
+                && self.valid[i].q.val()
+                && (self.loc[i].q.val() == self.ls_loc.val());
+            self.inv_match[i].next = self.inv_valid.val()
+                && self.valid[i].q.val()
+                && (self.loc[i].q.val() == self.inv_loc.val());
+            self.free_pe.req[i].next = !self.valid[i].q.val();
+        }
+        // Victim: the lowest invalid entry, else the policy's choice.
+        self.victim_l.next = self.zero_iw.val();
+        self.repl_state.next = self.zero_n.val();
+        for k in 0..self.plru.len() {
+            self.victim_l.next = self.plru[k].victim.val();
+            self.repl_state.next = self.plru[k].state.val();
+        }
+        for k in 0..self.rr.len() {
+            self.victim_l.next = self.rr[k].victim.val();
+            self.repl_state.next = self.rr[k].state.val();
+        }
+        if self.free_pe.any.val() {
+            self.victim_l.next = self.free_pe.index.val();
+        }
+        // The fill is dropped by a flush/reset, by an invalidate of the same
+        // location, and by an invalidate that clears the victim way.
+        self.inv_victim.next = false;
+        for i in 0..N {
+            if self.inv_match[i].val() && (self.victim_l.val() == self.way[i].val()) {
+                self.inv_victim.next = true;
+            }
+        }
+        self.fill_ok_l.next = self.fill_valid.val()
+            && !self.clear.val()
+            && !self.inv_victim.val()
+            && !(self.inv_valid.val() && (self.inv_loc.val() == self.fill_loc.val()));
+        self.victim.next = self.victim_l.val();
+        self.fill_ok.next = self.fill_ok_l.val();
+        // Replacement updates: range hit, location hit, fill (a clear wins).
+        for k in 0..self.plru.len() {
+            self.plru[k].clock.next = self.clock.val();
+            self.plru[k].clear.next = self.clear.val();
+            self.plru[k].touch_a_valid.next = self.rs_pe.any.val();
+            self.plru[k].touch_a_way.next = self.rs_pe.index.val();
+            self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
+            self.plru[k].touch_b_way.next = self.ls_pe.index.val();
+            self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
+            self.plru[k].touch_c_way.next = self.victim_l.val();
+        }
+        for k in 0..self.rr.len() {
+            self.rr[k].clock.next = self.clock.val();
+            self.rr[k].clear.next = self.clear.val();
+            // Only a fill that replaces a valid entry advances the pointer.
+            self.rr[k].advance.next = self.fill_ok_l.val() && !self.free_pe.any.val();
+        }
+        // Entry writes: flush > invalidate > fill. Storage holds unless written.
+        for i in 0..N {
+            self.write_en[i].next = self.fill_ok_l.val() && (self.victim_l.val() == self.way[i].val());
+            self.valid[i].d.next = self.valid[i].q.val();
+            self.loc[i].d.next = self.loc[i].q.val();
+            self.base[i].d.next = self.base[i].q.val();
+            self.size[i].d.next = self.size[i].q.val();
+            self.tag[i].d.next = self.tag[i].q.val();
+            if self.write_en[i].val() {
+                self.valid[i].d.next = true;
+                self.loc[i].d.next = self.fill_loc.val();
+                self.base[i].d.next = self.fill_base.val();
+                self.size[i].d.next = self.fill_size.val();
+                self.tag[i].d.next = self.fill_tag.val();
+            }
+            if self.inv_match[i].val() || self.clear.val() {
+                self.valid[i].d.next = false;
+            }
+        }
+        // Registered search results. Data registers load only on a request.
+        self.rs_hit_r.d.next = self.rs_pe.any.val() && !self.reset.val();
+        self.rs_multi_r.d.next = self.rs_pe.multi.val() && !self.reset.val();
+        self.ls_hit_r.d.next = self.ls_pe.any.val() && !self.reset.val();
+        self.ls_multi_r.d.next = self.ls_pe.multi.val() && !self.reset.val();
+        if self.rs_valid.val() {
+            self.rs_way_r.d.next = self.rs_pe.index.val();
+            self.rs_loc_r.d.next = self.zero_51.val();
+            self.rs_base_r.d.next = self.zero_56.val();
+            self.rs_size_r.d.next = self.zero_56.val();
+            self.rs_tag_r.d.next = self.zero_8.val();
+            for i in 0..N {
+                if self.rs_pe.onehot[i].val() {
+                    self.rs_loc_r.d.next = self.loc[i].q.val();
+                    self.rs_base_r.d.next = self.base[i].q.val();
+                    self.rs_size_r.d.next = self.size[i].q.val();
+                    self.rs_tag_r.d.next = self.tag[i].q.val();
+                }
+            }
+        }
+        if self.ls_valid.val() {
+            self.ls_way_r.d.next = self.ls_pe.index.val();
+            self.ls_base_r.d.next = self.zero_56.val();
+            self.ls_size_r.d.next = self.zero_56.val();
+            self.ls_tag_r.d.next = self.zero_8.val();
+            for i in 0..N {
+                if self.ls_pe.onehot[i].val() {
+                    self.ls_base_r.d.next = self.base[i].q.val();
+                    self.ls_size_r.d.next = self.size[i].q.val();
+                    self.ls_tag_r.d.next = self.tag[i].q.val();
+                }
+            }
+        }
+        self.rs_hit.next = self.rs_hit_r.q.val();
+        self.rs_multi.next = self.rs_multi_r.q.val();
+        self.rs_way.next = self.rs_way_r.q.val();
+        self.rs_loc.next = self.rs_loc_r.q.val();
+        self.rs_base.next = self.rs_base_r.q.val();
+        self.rs_size.next = self.rs_size_r.q.val();
+        self.rs_tag.next = self.rs_tag_r.q.val();
+        self.ls_hit.next = self.ls_hit_r.q.val();
+        self.ls_multi.next = self.ls_multi_r.q.val();
+        self.ls_way.next = self.ls_way_r.q.val();
+        self.ls_base.next = self.ls_base_r.q.val();
+        self.ls_size.next = self.ls_size_r.q.val();
+        self.ls_tag.next = self.ls_tag_r.q.val();
+    }
+}

@@ -1,0 +1,232 @@
+//! Replacement state for the MLB: `TreePlru<N, IW>` (tree pseudo-LRU, the
+//! default) and `RoundRobin<N, IW>`. Conventions exactly as docs/design.md
+//! ("MLB"); the golden model is `sim::plru`.
+//!
+//! Tree PLRU: N-1 bits in heap order (node 0 = root, children of node i are
+//! 2i+1 = left and 2i+2 = right, leaves are ways 0..N-1 left to right). The
+//! victim walk goes left on 0, right on 1; touch(w) sets every node on w's
+//! path to point away from w. All reset to 0.
+//!
+//! The per-way paths are constants computed when the block is built (a mask
+//! of the nodes on the path and the bit values that point *to* the way), so
+//! the Verilog is word-level: `victim = w` iff `((s ^ to[w]) & mask[w]) == 0`,
+//! `touch(w): s = (s & ~mask[w]) | (~to[w] & mask[w])`.
+use crate::prio_enc::index_width;
+use rust_hdl::prelude::*;
+
+/// Per-way path constants of an N-way tree: (mask, bits pointing to the way).
+/// Bit k of each word is heap node k; bit N-1 is never part of a path.
+pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
+    (0..n)
+        .map(|w| {
+            let (mut mask, mut to) = (0u64, 0u64);
+            let mut node = (n - 1) + w; // the leaf's heap index
+            while node > 0 {
+                let parent = (node - 1) / 2;
+                mask |= 1 << parent;
+                if node == 2 * parent + 2 {
+                    to |= 1 << parent; // way is right of `parent`: victim goes right on 1
+                }
+                node = parent;
+            }
+            (mask, to)
+        })
+        .collect()
+}
+
+/// Tree pseudo-LRU state for N ways (N a power of two, 1..=32).
+///
+/// Ports (one clock domain, `clock` rising edge):
+/// - `clear`: synchronous reset/flush: state := 0 at the edge (wins over touches).
+/// - `touch_a_valid/way`, `touch_b_valid/way`, `touch_c_valid/way`: touches,
+///   applied in that order within the cycle (the MLB wires range hit, then
+///   location hit, then fill), taking effect at the edge.
+/// - `victim` (comb. from the state register): the victim of the state at the
+///   start of the cycle, i.e. what a fill in this cycle replaces (the fill's
+///   victim sees the state before the cycle's touches, as in `sim::mlb::Mlb::cycle`).
+/// - `state` (registered): the N-1 tree bits in bits 0..N-2; bit N-1 is always 0
+///   (it exists so that N = 1, which has no tree bits, needs no 0-bit signal).
+#[derive(LogicBlock)]
+pub struct TreePlru<const N: usize, const IW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub clear: Signal<In, Bit>,
+    pub touch_a_valid: Signal<In, Bit>,
+    pub touch_a_way: Signal<In, Bits<IW>>,
+    pub touch_b_valid: Signal<In, Bit>,
+    pub touch_b_way: Signal<In, Bits<IW>>,
+    pub touch_c_valid: Signal<In, Bit>,
+    pub touch_c_way: Signal<In, Bits<IW>>,
+    pub victim: Signal<Out, Bits<IW>>,
+    pub state: Signal<Out, Bits<N>>,
+    /// The state register (public so that tests can preset it).
+    pub bits: DFF<Bits<N>>,
+    way: [Constant<Bits<IW>>; N],
+    path_mask: [Constant<Bits<N>>; N],
+    path_to: [Constant<Bits<N>>; N],
+    path_away: [Constant<Bits<N>>; N],
+    zero: Constant<Bits<N>>,
+    // Touch mask/value selected for each port, and the state after each touch.
+    mask_a: Signal<Local, Bits<N>>,
+    set_a: Signal<Local, Bits<N>>,
+    mask_b: Signal<Local, Bits<N>>,
+    set_b: Signal<Local, Bits<N>>,
+    mask_c: Signal<Local, Bits<N>>,
+    set_c: Signal<Local, Bits<N>>,
+    after_a: Signal<Local, Bits<N>>,
+    after_b: Signal<Local, Bits<N>>,
+    after_c: Signal<Local, Bits<N>>,
+}
+
+impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
+    fn default() -> Self {
+        assert!(
+            N.is_power_of_two() && N <= 32 && IW == index_width(N),
+            "TreePlru<{N}, {IW}>: N must be a power of two <= 32 and IW = max(1, clog2(N))"
+        );
+        let paths = tree_paths(N);
+        Self {
+            clock: Signal::default(),
+            clear: Signal::default(),
+            touch_a_valid: Signal::default(),
+            touch_a_way: Signal::default(),
+            touch_b_valid: Signal::default(),
+            touch_b_way: Signal::default(),
+            touch_c_valid: Signal::default(),
+            touch_c_way: Signal::default(),
+            victim: Signal::default(),
+            state: Signal::default(),
+            bits: DFF::default(),
+            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
+            path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
+            path_away: std::array::from_fn(|i| Constant::new(bits::<N>(!paths[i].1 & paths[i].0))),
+            zero: Constant::new(Bits::default()),
+            mask_a: Signal::default(),
+            set_a: Signal::default(),
+            mask_b: Signal::default(),
+            set_b: Signal::default(),
+            mask_c: Signal::default(),
+            set_c: Signal::default(),
+            after_a: Signal::default(),
+            after_b: Signal::default(),
+            after_c: Signal::default(),
+        }
+    }
+}
+
+impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.bits.clock.next = self.clock.val();
+        self.mask_a.next = self.zero.val();
+        self.set_a.next = self.zero.val();
+        self.mask_b.next = self.zero.val();
+        self.set_b.next = self.zero.val();
+        self.mask_c.next = self.zero.val();
+        self.set_c.next = self.zero.val();
+        for w in 0..N {
+            if self.touch_a_valid.val() && (self.touch_a_way.val() == self.way[w].val()) {
+                self.mask_a.next = self.path_mask[w].val();
+                self.set_a.next = self.path_away[w].val();
+            }
+            if self.touch_b_valid.val() && (self.touch_b_way.val() == self.way[w].val()) {
+                self.mask_b.next = self.path_mask[w].val();
+                self.set_b.next = self.path_away[w].val();
+            }
+            if self.touch_c_valid.val() && (self.touch_c_way.val() == self.way[w].val()) {
+                self.mask_c.next = self.path_mask[w].val();
+                self.set_c.next = self.path_away[w].val();
+            }
+        }
+        self.after_a.next = (self.bits.q.val() & !self.mask_a.val()) | self.set_a.val();
+        self.after_b.next = (self.after_a.val() & !self.mask_b.val()) | self.set_b.val();
+        self.after_c.next = (self.after_b.val() & !self.mask_c.val()) | self.set_c.val();
+        // Exactly one way's path matches any state.
+        self.victim.next = self.way[0].val();
+        for w in 0..N {
+            if ((self.bits.q.val() ^ self.path_to[w].val()) & self.path_mask[w].val()) == self.zero.val() {
+                self.victim.next = self.way[w].val();
+            }
+        }
+        self.bits.d.next = self.after_c.val();
+        if self.clear.val() {
+            self.bits.d.next = self.zero.val();
+        }
+        self.state.next = self.bits.q.val();
+    }
+}
+
+/// Round-robin replacement for N ways (N a power of two, 1..=32).
+///
+/// Ports (`clock` rising edge):
+/// - `clear`: synchronous reset/flush: pointer := 0 (wins over `advance`).
+/// - `advance`: a fill replaced the valid entry at `victim`: pointer += 1 mod N.
+/// - `victim` (registered): the pointer, the way the next replacing fill takes.
+/// - `state` (registered): the pointer zero-extended to N bits (the MLB's
+///   `repl_state` port is N bits wide for either policy).
+#[derive(LogicBlock)]
+pub struct RoundRobin<const N: usize, const IW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub clear: Signal<In, Bit>,
+    pub advance: Signal<In, Bit>,
+    pub victim: Signal<Out, Bits<IW>>,
+    pub state: Signal<Out, Bits<N>>,
+    /// The pointer register (public so that tests can preset it).
+    pub ptr: DFF<Bits<IW>>,
+    last: Constant<Bits<IW>>,
+    one: Constant<Bits<IW>>,
+    zero: Constant<Bits<IW>>,
+    way: [Constant<Bits<IW>>; N],
+    way_n: [Constant<Bits<N>>; N],
+    zero_n: Constant<Bits<N>>,
+}
+
+impl<const N: usize, const IW: usize> Default for RoundRobin<N, IW> {
+    fn default() -> Self {
+        assert!(
+            N.is_power_of_two() && N <= 32 && IW == index_width(N),
+            "RoundRobin<{N}, {IW}>: N must be a power of two <= 32 and IW = max(1, clog2(N))"
+        );
+        Self {
+            clock: Signal::default(),
+            clear: Signal::default(),
+            advance: Signal::default(),
+            victim: Signal::default(),
+            state: Signal::default(),
+            ptr: DFF::default(),
+            last: Constant::new(bits::<IW>(N as u64 - 1)),
+            one: Constant::new(bits::<IW>(1)),
+            zero: Constant::new(Bits::default()),
+            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            way_n: std::array::from_fn(|i| Constant::new(bits::<N>(i as u64))),
+            zero_n: Constant::new(Bits::default()),
+        }
+    }
+}
+
+impl<const N: usize, const IW: usize> Logic for RoundRobin<N, IW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ptr.clock.next = self.clock.val();
+        self.ptr.d.next = self.ptr.q.val();
+        if self.advance.val() {
+            // Explicit wrap: N = 1 has a 1-bit pointer that must stay 0.
+            if self.ptr.q.val() == self.last.val() {
+                self.ptr.d.next = self.zero.val();
+            } else {
+                self.ptr.d.next = self.ptr.q.val() + self.one.val();
+            }
+        }
+        if self.clear.val() {
+            self.ptr.d.next = self.zero.val();
+        }
+        self.victim.next = self.ptr.q.val();
+        // Zero-extend by decoding (a widening cast would emit a width mismatch).
+        self.state.next = self.zero_n.val();
+        for w in 0..N {
+            if self.ptr.q.val() == self.way[w].val() {
+                self.state.next = self.way_n[w].val();
+            }
+        }
+    }
+}
