@@ -63,6 +63,12 @@ impl Oracle {
         Ok(())
     }
 
+    /// Whether `[base, base + size)` overlaps a live allocation (such a malloc
+    /// must be refused).
+    pub fn overlaps_live(&self, base: u64, size: u64) -> bool {
+        self.allocs.iter().any(|a| !a.freed && a.overlaps(base, size))
+    }
+
     /// What a free of `ptr` must do.
     pub fn free(&mut self, ptr: u64) -> Result<(), FreeFinding> {
         if let Some(a) = self.allocs.iter_mut().find(|a| a.ptr == ptr && !a.freed) {
