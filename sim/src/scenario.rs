@@ -34,9 +34,10 @@
 //! - `flush` (extension): FLUSH the MLB.
 //!
 //! Addresses, sizes and offsets are JSON integers or `"0x..."` strings
-//! (offsets may be negative: `-4` or `"-0x4"`). `expect` is a fault code of
-//! spec section 4 (`NONE`, `OUT_OF_BOUNDS`, ...) or, on a free, `DOUBLE_FREE` /
-//! `INVALID_FREE`; the runner ignores it (it is for the corpus's tests).
+//! (offsets may be negative: `-4` or `"-0x4"`). `expect` is, on an access, a
+//! fault code of spec section 4 (`NONE`, `OUT_OF_BOUNDS`, ...) and, on a free,
+//! `NONE`, `DOUBLE_FREE` or `INVALID_FREE`; the runner ignores it (it is for
+//! `mlugen check --verify` and the corpus's tests).
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -405,20 +406,22 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
             k => Err(o.err("kind", format!("kind must be \"load\" or \"store\", got \"{k}\""))),
         }
     };
+    // A free's verdict is the runtime's (NONE, DOUBLE_FREE, INVALID_FREE);
+    // an access's is an MLU fault code.
     let expect = |o: &Obj, on_free: bool| -> Result<Option<Expect>, ScenarioError> {
         let Some(s) = o.string("expect")? else { return Ok(None) };
-        if let Some(c) = crate::fault::FaultCode::from_name(s) {
-            return Ok(Some(Expect::Fault(c)));
-        }
-        match s {
-            "DOUBLE_FREE" if on_free => Ok(Some(Expect::DoubleFree)),
-            "INVALID_FREE" if on_free => Ok(Some(Expect::InvalidFree)),
+        match (s, crate::fault::FaultCode::from_name(s)) {
+            ("NONE", _) => Ok(Some(Expect::Fault(crate::fault::FaultCode::None))),
+            ("DOUBLE_FREE", _) if on_free => Ok(Some(Expect::DoubleFree)),
+            ("INVALID_FREE", _) if on_free => Ok(Some(Expect::InvalidFree)),
+            (_, Some(c)) if !on_free => Ok(Some(Expect::Fault(c))),
             _ => Err(o.err(
                 "expect",
-                format!(
-                    "expect \"{s}\" is not one of {FAULT_CODES_HELP}{}",
-                    if on_free { ", DOUBLE_FREE, INVALID_FREE" } else { "" }
-                ),
+                if on_free {
+                    format!("expect \"{s}\" is not one of NONE, DOUBLE_FREE, INVALID_FREE (a free's verdict is the runtime's)")
+                } else {
+                    format!("expect \"{s}\" is not one of {FAULT_CODES_HELP}")
+                },
             )),
         }
     };

@@ -232,6 +232,8 @@ fn malformed_scenarios_name_event_and_field() {
         (with_events(r#"{"op": "access", "addr": "0xZZ", "width": 4, "kind": "load"}"#), r#"event 0 (access): field "addr" "0xZZ" is not a 64-bit hexadecimal number"#),
         (with_events(r#"{"op": "access", "width": 4, "kind": "load"}"#), r#"event 0 (access): missing field "ptr" (with "offset") or "addr""#),
         (with_events(&format!(r#"{m}, {{"op": "access", "ptr": "a", "offset": 0, "width": 4, "kind": "load", "expect": "OOB"}}"#)), r#"event 1 (access): expect "OOB" is not one of"#),
+        (with_events(&format!(r#"{m}, {{"op": "free", "name": "a", "expect": "OUT_OF_BOUNDS"}}"#)), r#"event 1 (free): expect "OUT_OF_BOUNDS" is not one of NONE, DOUBLE_FREE, INVALID_FREE"#),
+        (with_events(&format!(r#"{m}, {{"op": "access", "ptr": "a", "offset": 0, "width": 1, "kind": "load", "expect": "DOUBLE_FREE"}}"#)), r#"event 1 (access): expect "DOUBLE_FREE" is not one of NONE,"#),
         (with_events(&format!(r#"{m}, {m}"#)), r#"event 1 (malloc): allocation name "a" is already used by event 0"#),
         (with_events(&format!(r#"{m}, {{"op": "corrupt_link", "name": "a", "link": 2, "to": "a"}}"#)), "event 1 (corrupt_link): link must be 0 (next/left) or 1 (right), got 2"),
         (with_events(r#"{"op": "shared_access", "offset": -4, "width": 4, "size": 64, "kind": "load"}"#), "event 0 (shared_access): base 0x0 + offset -4 is outside the address space"),
