@@ -24,8 +24,8 @@
 //!   `store`), optional `expect`;
 //! - `shared_access`: `offset` (signed), `width`, `size` (the shared window's
 //!   size, > 0), optional `base` (the window's base, default 0), `kind`,
-//!   optional `expect`; the address is `base + offset` and must not be
-//!   negative;
+//!   optional `expect`; the address is `base + offset`, in the 32-bit
+//!   shared-memory space (0 <= address, base + size <= 2^32);
 //! - `corrupt_link` (extension): `name`, `link` (0 or 1), `to` (an allocation
 //!   name: its node's location; or an address): overwrites that link word of
 //!   the allocation's node, e.g. to make a cycle;
@@ -504,6 +504,14 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
                 return Err(o.err(
                     "offset",
                     format!("base {base:#x} + offset {offset} is outside the address space (give a larger \"base\" for a negative offset)"),
+                ));
+            }
+            // Shared memory is a 32-bit space (MEMCHECK.S works on 32-bit
+            // addresses in hardware, docs/design.md "RTL conventions").
+            if a >= 1 << 32 || base as u128 + size as u128 > 1 << 32 {
+                return Err(o.err(
+                    "offset",
+                    format!("shared-memory addresses are 32-bit: base {base:#x} + offset {offset} and base + size {size} must stay below 2^32"),
                 ));
             }
             ScenarioEvent::SharedAccess { addr: a as u64, width, base, size, kind: kind(&o)?, expect: expect(&o, false)? }

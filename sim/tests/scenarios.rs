@@ -237,6 +237,7 @@ fn malformed_scenarios_name_event_and_field() {
         (with_events(&format!(r#"{m}, {m}"#)), r#"event 1 (malloc): allocation name "a" is already used by event 0"#),
         (with_events(&format!(r#"{m}, {{"op": "corrupt_link", "name": "a", "link": 2, "to": "a"}}"#)), "event 1 (corrupt_link): link must be 0 (next/left) or 1 (right), got 2"),
         (with_events(r#"{"op": "shared_access", "offset": -4, "width": 4, "size": 64, "kind": "load"}"#), "event 0 (shared_access): base 0x0 + offset -4 is outside the address space"),
+        (with_events(r#"{"op": "shared_access", "offset": 0, "width": 4, "base": "0x100000000", "size": 64, "kind": "load"}"#), "event 0 (shared_access): shared-memory addresses are 32-bit"),
         (with_events(r#"{"size": 4}"#), r#"event 0 (?): missing field "op""#),
         (with_events("17"), "event 0 (?): an event must be a JSON object"),
         ("{\"mode\": \"compiler\", ".into(), "invalid JSON"),
