@@ -14,6 +14,8 @@
 //! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
 //! - [`oracle`]: a brute-force reference used by the property tests.
+//! - [`bench`]: the model's own throughput (`mlugen bench`).
+pub mod bench;
 pub mod config;
 pub mod fault;
 pub mod memcheck;

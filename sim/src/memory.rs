@@ -7,6 +7,31 @@
 //! and the MLU model run over other memories (a testbench's, a trace's).
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A cheap hasher for word addresses (the default SipHash dominated
+/// traversal time). Keys are addresses, not attacker-chosen.
+#[derive(Clone, Copy, Default)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x ^ (x >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // Fold the well-mixed high half down: the table indexes by low bits.
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+type WordBuild = BuildHasherDefault<WordHasher>;
 
 /// Why a metadata word read failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,8 +82,8 @@ pub trait MetaMemory {
 /// Sparse word-addressed memory image.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemoryImage {
-    words: HashMap<u64, u64>,
-    poisoned: HashSet<u64>,
+    words: HashMap<u64, u64, WordBuild>,
+    poisoned: HashSet<u64, WordBuild>,
 }
 
 impl MemoryImage {

@@ -163,7 +163,7 @@ fn run(c: &Case, tally: &mut Tally) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, max_shrink_iters: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1500, max_shrink_iters: 2000, failure_persistence: None, ..ProptestConfig::default() })]
     #[test]
     fn model_matches_oracle(c in case(400)) {
         let mut t = Tally::default();

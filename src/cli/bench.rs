@@ -1,6 +1,46 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `mlugen bench`: the golden model's throughput on one core (the model is
+//! single-threaded). Prints MEMCHECK.G checks per second with a warm MLB and
+//! LOADMETA hit and miss throughput for list and bst.
+use anyhow::{bail, Result};
+use sim::bench;
+use sim::config::{MluConfig, Structure, Target};
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// MLB entries of the MEMCHECK.G measurement (1, 2, 4, 8, 16, 32).
+    #[arg(long, default_value_t = 8)]
+    entries: usize,
+    /// Number of MEMCHECK.G checks to time.
+    #[arg(long, default_value_t = 200_000_000)]
+    checks: u64,
+    /// Number of LOADMETA operations per LOADMETA measurement.
+    #[arg(long, default_value_t = 2_000_000)]
+    loadmetas: u64,
+    /// Allocations in the structure for the LOADMETA measurements.
+    #[arg(long, default_value_t = 64)]
+    allocs: usize,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let cfg = MluConfig { entries: a.entries, ..MluConfig::default() };
+    if let Err(e) = cfg.validate(Target::Hardware) {
+        bail!("--entries: {}", e.message);
+    }
+    if a.checks == 0 || a.loadmetas == 0 {
+        bail!("--checks and --loadmetas must be at least 1");
+    }
+    if a.allocs == 0 {
+        bail!("--allocs must be at least 1");
+    }
+    let print = |r: &bench::Rate| {
+        let extra = if r.steps_per_op > 0.0 { format!(", {:.2} steps/op", r.steps_per_op) } else { String::new() };
+        println!("{:<58} {:>10.2} M ops/s  ({} ops in {:.3} s{extra})", r.what, r.per_second() / 1e6, r.ops, r.seconds);
+    };
+    println!("mlugen golden model, one core, release build expected");
+    print(&bench::memcheck_g_warm(a.entries, a.checks));
+    for s in [Structure::List, Structure::Bst] {
+        print(&bench::loadmeta(s, a.allocs, a.entries, true, a.loadmetas));
+        print(&bench::loadmeta(s, a.allocs, a.entries, false, a.loadmetas));
+    }
+    Ok(())
 }
