@@ -1,6 +1,133 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `mlugen synth`: synthesize the generated MLB/MLU Verilog with Yosys/ABC,
+//! time and power it with OpenSTA, and (with --report) write the MLB sweep
+//! report. The flow itself is the `synth` crate (docs/synth.md).
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+use synth::liberty::LibSpec;
+use synth::sweep::{self, JobOptions, TopKind};
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// MLU configuration JSON (its `entries` is used unless --entries is given).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Comma-separated MLB sizes (1,2,4,8,16,32).
+    #[arg(long, value_delimiter = ',')]
+    entries: Vec<usize>,
+    /// Which generated top: mlb or mlu.
+    #[arg(long, default_value = "mlb")]
+    top: String,
+    /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
+    #[arg(long, value_delimiter = ',', default_value = "nangate45")]
+    lib: Vec<String>,
+    /// Clock period in ps (default: 1000 for nangate45 and user libraries, 500 for asap7).
+    #[arg(long)]
+    clock_ps: Option<f64>,
+    /// Print the results as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Working directory for scripts, logs and netlists.
+    #[arg(long, default_value = "build/synth")]
+    out: PathBuf,
+    /// Write mlb_sweep.md and mlb_sweep.json into this directory.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Directory holding the generated Verilog and manifests.
+    #[arg(long, default_value = "verilog_out")]
+    verilog_out: PathBuf,
+    /// Synthesize this Verilog file instead of the generated one (needs --top-module).
+    #[arg(long)]
+    verilog: Option<PathBuf>,
+    /// Top module name for --verilog.
+    #[arg(long)]
+    top_module: Option<String>,
+    /// Skip the workload energy simulations (faster; power at default activity only).
+    #[arg(long)]
+    no_energy: bool,
+    /// Skip the hierarchical run that splits the area by block.
+    #[arg(long)]
+    no_blocks: bool,
+    /// Measured cycles per energy workload.
+    #[arg(long, default_value_t = 200)]
+    energy_cycles: usize,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let kind = match a.top.as_str() {
+        "mlb" => TopKind::Mlb,
+        "mlu" => TopKind::Mlu,
+        other => bail!("--top {other:?}: expected mlb or mlu"),
+    };
+    let cfg = match &a.config {
+        Some(p) => {
+            let c = sim::config::MluConfig::from_json_file(p)?;
+            c.validate(sim::config::Target::Hardware).map_err(|e| e.in_file(p.display().to_string()))?;
+            c
+        }
+        None => sim::config::MluConfig::default(),
+    };
+    let mut entries = a.entries.clone();
+    if entries.is_empty() {
+        entries.push(cfg.entries);
+    }
+    for &n in &entries {
+        if !sim::config::HARDWARE_ENTRIES.contains(&n) {
+            bail!("--entries: {n} MLB entries is not supported; allowed: 1, 2, 4, 8, 16, 32");
+        }
+    }
+    if let Some(c) = a.clock_ps {
+        if !(c.is_finite() && c > 0.0) {
+            bail!("--clock-ps {c}: must be a positive number of picoseconds");
+        }
+    }
+    if a.energy_cycles < 2 {
+        bail!("--energy-cycles {}: need at least 2", a.energy_cycles);
+    }
+    if a.verilog.is_some() != a.top_module.is_some() {
+        bail!("--verilog and --top-module go together");
+    }
+    if a.verilog.is_some() && entries.len() > 1 {
+        bail!("--verilog names one design: give at most one --entries value");
+    }
+    let specs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
+    let mut reports = Vec::new();
+    for spec in &specs {
+        let lib = sweep::library(spec)?;
+        let clock_ps = a.clock_ps.unwrap_or_else(|| sweep::default_clock_ps(spec));
+        for &n in &entries {
+            let design = match (&a.verilog, &a.top_module) {
+                (Some(v), Some(t)) => synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() },
+                _ => sweep::resolve(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name())?.design,
+            };
+            eprintln!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps);
+            let o = JobOptions { out: a.out.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles };
+            let r = sweep::run(&design, kind, n, &lib, &o).with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
+            if !a.json {
+                print_summary(&r);
+            }
+            reports.push(r);
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    if let Some(dir) = &a.report {
+        let cmd = format!("mlugen {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+        synth::report::write(dir, &reports, &cmd)?;
+        eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json", dir.display());
+    }
+    Ok(())
+}
+
+fn print_summary(r: &synth::sweep::SynthReport) {
+    println!(
+        "{} {}: {:.1} um2, {} cells, {} flip-flops; min period {:.1} ps, slack {:.1} ps at {} ps; leakage {:.3} uW",
+        r.top, r.library, r.area_um2, r.cells, r.flip_flops, r.timing.min_period_ps, r.timing.slack_ps, r.clock_ps, r.leakage_w * 1e6
+    );
+    for b in &r.blocks {
+        println!("  block {:<55} {:>10.1} um2", b.block, b.area_um2);
+    }
+    for e in &r.energy {
+        println!("  energy {:<10} {:>8.3} pJ per {}", e.workload, e.dynamic_pj_per_op, e.op);
+    }
 }

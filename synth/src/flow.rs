@@ -37,6 +37,9 @@ pub struct Activity {
     pub pins: Vec<PinActivity>,
     /// Top-level input ports.
     pub inputs: Vec<PinActivity>,
+    /// Top-level output ports (not given to OpenSTA: a check that the
+    /// workload did what it says, e.g. `rs_hit` high on every hit cycle).
+    pub outputs: Vec<PinActivity>,
 }
 
 #[derive(Template)]
@@ -46,6 +49,7 @@ struct YosysScript<'a> {
     verilog: Vec<String>,
     top: &'a str,
     flatten: bool,
+    lcu_map: String,
     dff_lib: String,
     lib: String,
     clock_ps: String,
@@ -85,6 +89,10 @@ pub struct Mapped {
     pub dir: PathBuf,
 }
 
+/// The Kogge-Stone `$lcu` techmap (synth/templates/lcu_kogge_stone.v),
+/// built into the binary so the flow runs from any directory.
+pub const LCU_KOGGE_STONE: &str = include_str!("../templates/lcu_kogge_stone.v");
+
 fn abs(p: &Path) -> Result<String> {
     let a = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir()?.join(p) };
     Ok(a.to_string_lossy().into_owned())
@@ -113,8 +121,11 @@ pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: b
         constr = abs(&c)?;
         (tie_hi, tie_lo, buf) = (t.tie_hi, t.tie_lo, t.buf);
     }
+    let lcu = dir.join("lcu_kogge_stone.v");
+    std::fs::write(&lcu, LCU_KOGGE_STONE)?;
     let script = YosysScript {
         what: &what,
+        lcu_map: abs(&lcu)?,
         verilog: design.verilog.iter().map(|v| abs(v)).collect::<Result<_>>()?,
         top: &design.top,
         flatten,

@@ -167,6 +167,11 @@ pub fn fetch_nangate45() -> Result<PathBuf> {
 /// Resolve a `--lib` choice to a ready library, writing merged/derived files
 /// under `work` (a cache directory).
 pub fn prepare(spec: &LibSpec, work: &Path) -> Result<Library> {
+    prepare_with(spec, work, &asap7_dir())
+}
+
+/// `prepare`, with the ASAP7 files taken from `asap7`.
+pub fn prepare_with(spec: &LibSpec, work: &Path, asap7: &Path) -> Result<Library> {
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     match spec {
         LibSpec::Nangate45 => {
@@ -175,7 +180,7 @@ pub fn prepare(spec: &LibSpec, work: &Path) -> Result<Library> {
             finish("nangate45", &src, &text, work, &["DFF_X1"], "Nangate45: one supply, every internal_power/leakage_power group counted", Some(NANGATE45_TECH))
         }
         LibSpec::Asap7 => {
-            let dir = asap7_dir();
+            let dir = asap7.to_path_buf();
             let merged = work.join("asap7_rvt_tt_merged.lib");
             let text = if merged.is_file() {
                 read_text(&merged)?
@@ -392,17 +397,9 @@ fn scan(text: &str) -> Result<Facts> {
                 voltage = v.parse::<f64>().ok();
             }
         } else if it.kind == "cell" {
-            let area = it
-                .text
-                .lines()
-                .find_map(|l| attr(l.trim(), "area"))
-                .and_then(|v| v.parse::<f64>().ok())
-                .with_context(|| format!("cell {} has no area", it.arg))?;
+            let area = cell_area_attr(it.text).with_context(|| format!("cell {} has no area", it.arg))?;
             cell_area.insert(it.arg.clone(), area);
-            if it.text.lines().any(|l| {
-                let l = l.trim_start();
-                l.starts_with("ff (") || l.starts_with("ff(")
-            }) {
+            if has_group(it.text, "ff") {
                 flip_flops.push(it.arg.clone());
             }
         }
@@ -413,6 +410,35 @@ fn scan(text: &str) -> Result<Facts> {
         cell_area,
         flip_flops,
     })
+}
+
+/// Whether `text` opens a group `kind (` (word boundary before `kind`).
+fn has_group(text: &str, kind: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(kind).any(|(at, _)| {
+        let before_ok = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        before_ok && text[at + kind.len()..].trim_start().starts_with('(')
+    })
+}
+
+/// The first `area : <number>` of a cell group (the `;` may be missing).
+fn cell_area_attr(cell: &str) -> Option<f64> {
+    let mut from = 0;
+    while let Some(rel) = cell[from..].find("area") {
+        let at = from + rel;
+        let before_ok = at == 0 || !cell.as_bytes()[at - 1].is_ascii_alphanumeric() && cell.as_bytes()[at - 1] != b'_';
+        let rest = cell[at + 4..].trim_start();
+        if before_ok {
+            if let Some(v) = rest.strip_prefix(':') {
+                let num: String = v.trim_start().chars().take_while(|c| c.is_ascii_digit() || ".eE+-".contains(*c)).collect();
+                if let Ok(a) = num.parse() {
+                    return Some(a);
+                }
+            }
+        }
+        from = at + 4;
+    }
+    None
 }
 
 /// `name : value ;` (the `;` optional: ASAP7's INVx1 area lacks it).
@@ -430,12 +456,8 @@ pub fn merge(files: &[(PathBuf, String)]) -> Result<String> {
     let mut header = String::new();
     let mut cells = String::new();
     let mut seen = std::collections::BTreeSet::new();
-    let mut first_open = String::new();
     for (n, (path, text)) in files.iter().enumerate() {
-        let (body_start, its, _) = items(text).with_context(|| format!("parsing {}", path.display()))?;
-        if n == 0 {
-            first_open = text[find_library(text)?..body_start].to_string();
-        }
+        let (_, its, _) = items(text).with_context(|| format!("parsing {}", path.display()))?;
         for it in its {
             if it.kind == "cell" {
                 cells.push_str(&drop_vss_power(&fix_area(it.text)));
@@ -448,11 +470,7 @@ pub fn merge(files: &[(PathBuf, String)]) -> Result<String> {
             }
         }
     }
-    let open = first_open.replacen(
-        first_open.split('(').nth(1).and_then(|s| s.split(')').next()).unwrap_or(""),
-        "asap7sc7p5t_RVT_TT_merged",
-        1,
-    );
+    let open = "library (asap7sc7p5t_RVT_TT_merged) {\n";
     Ok(format!(
         "/* Merged by mlugen synth from the ASAP7 RVT TT files (BSD 3-Clause, ASU). VSS-rail power groups dropped. */\n{open}{header}{cells}\n}}\n"
     ))
@@ -579,7 +597,7 @@ mod tests {
         assert_eq!(f.flip_flops, vec!["DFF".to_string()]);
         assert_eq!(m.matches("lu_table_template (t1)").count(), 1);
         assert_eq!(m.matches("lu_table_template (t2)").count(), 1);
-        assert!(!m.contains("VSS"), "{m}");
+        assert!(!m.contains("related_pg_pin : VSS"), "{m}");
         assert!(m.contains("value : 3"));
         assert!(m.contains("area : 0.04374;"));
     }

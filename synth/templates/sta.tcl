@@ -14,8 +14,12 @@ set_output_delay 0 -clock clk [all_outputs]
 {% if !drive_cell.is_empty() %}# Each input is driven by an x1 buffer; each output drives a fanout of four.
 set_driving_cell -lib_cell {{ drive_cell }} -pin {{ drive_pin }} $data_inputs
 set_load {{ load }} [all_outputs]
-{% endif %}{% for a in activity %}sta::set_power_pin_activity [get_pins {{ a.pin }}] {{ a.activity }} {{ a.duty }}
-{% endfor %}{% for a in input_activity %}sta::set_power_pin_activity [get_ports {{ a.pin }}] {{ a.activity }} {{ a.duty }}
+{% endif %}{% if !activity.is_empty() %}# Workload activity (toggles per clock period, duty) of every input bit and
+# flip-flop output pin, measured by gate-level simulation of this netlist.
+# (`set_power_activity -pins` is broken in 2.0.17; the sta:: call works.)
+set top [sta::top_instance]
+{% endif %}{% for a in input_activity %}sta::set_power_pin_activity [$top find_pin {{ "{" }}{{ a.pin }}{{ "}" }}] {{ a.activity }} {{ a.duty }}
+{% endfor %}{% for a in activity %}sta::set_power_pin_activity [sta::find_pin {{ "{" }}{{ a.pin }}{{ "}" }}] {{ a.activity }} {{ a.duty }}
 {% endfor %}puts "MLUGEN-BEGIN-CHECKS"
 report_checks -path_delay max -format full -digits 4
 puts "MLUGEN-END-CHECKS"

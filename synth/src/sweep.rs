@@ -1,0 +1,274 @@
+//! A complete synthesis job (map, per-block split, timing, workload energy)
+//! for one design and library, and the MLB sweep report.
+use crate::activity::{self, Stimulus};
+use crate::flow::{self, Activity, BlockArea, Design};
+use crate::liberty::{self, LibSpec, Library};
+use crate::tools::{Power, Timing};
+use crate::workload;
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Which generated top to synthesize.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum TopKind {
+    #[serde(rename = "mlb")]
+    Mlb,
+    #[serde(rename = "mlu")]
+    Mlu,
+}
+
+impl TopKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TopKind::Mlb => "mlb",
+            TopKind::Mlu => "mlu",
+        }
+    }
+}
+
+/// A resolved generated top: the design plus what its manifest says.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub design: Design,
+    /// Input port widths from the manifest (or the netlist later).
+    pub port_widths: Vec<(String, usize)>,
+    pub manifest: Option<PathBuf>,
+}
+
+/// Find a generated top in `verilog_out`: every `*.json` manifest (written by
+/// `mlugen generate`, fields `top`, `parameters`, `ports`) whose top starts
+/// with `mlb`/`mlu` and whose `parameters` match `entries` and, where given,
+/// `replacement` / `structure`. The Verilog is `<top>.v` beside it and its
+/// clock port is `clock` (rust-hdl's name; checked against the manifest).
+pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &str, structure: &str) -> Result<Generated> {
+    let rd = std::fs::read_dir(verilog_out).with_context(|| {
+        format!("no generated Verilog directory {} (run `mlugen generate`, or pass --verilog FILE --top-module NAME)", verilog_out.display())
+    })?;
+    let mut paths: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map_or(false, |x| x == "json")).collect();
+    paths.sort();
+    let mut found = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not a JSON manifest", p.display()))?;
+        let Some(top) = v.get("top").and_then(|t| t.as_str()) else { continue };
+        if !top.starts_with(kind.name()) {
+            continue;
+        }
+        let par = v.get("parameters").cloned().unwrap_or_default();
+        if par.get("entries").and_then(|x| x.as_u64()) != Some(entries as u64) {
+            continue;
+        }
+        let m = |k: &str, want: &str| par.get(k).and_then(|x| x.as_str()).map_or(true, |x| x == want);
+        if !m("replacement", replacement) || !m("structure", structure) {
+            continue;
+        }
+        found.push((p, top.to_string(), v));
+    }
+    let Some((manifest, top, v)) = found.into_iter().next() else {
+        bail!(
+            "no manifest in {} for a {entries}-entry {} (replacement {replacement}, structure {structure}); run `mlugen generate` or pass --verilog FILE --top-module NAME",
+            verilog_out.display(),
+            kind.name().to_uppercase()
+        );
+    };
+    let verilog = verilog_out.join(format!("{top}.v"));
+    if !verilog.is_file() {
+        bail!("{} names top {top} but {} does not exist", manifest.display(), verilog.display());
+    }
+    let mut port_widths = Vec::new();
+    let mut has_clock = false;
+    for p in v.get("ports").and_then(|x| x.as_array()).into_iter().flatten() {
+        let name = p.get("name").and_then(|x| x.as_str()).unwrap_or_default().to_string();
+        let w = p.get("width").and_then(|x| x.as_u64()).unwrap_or(0) as usize;
+        if p.get("direction").and_then(|x| x.as_str()) == Some("input") {
+            has_clock |= name == "clock";
+            port_widths.push((name, w));
+        }
+    }
+    if !has_clock {
+        bail!("{}: top {top} has no input port `clock`", manifest.display());
+    }
+    Ok(Generated { design: Design { verilog: vec![verilog], top, clock: "clock".into() }, port_widths, manifest: Some(manifest) })
+}
+
+/// Energy of one operation under a measured workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpEnergy {
+    pub workload: String,
+    pub op: String,
+    /// Dynamic energy (internal + switching) per operation, pJ.
+    pub dynamic_pj_per_op: f64,
+    /// Total power under the workload, W (leakage included).
+    pub power: Power,
+    pub measured_cycles: usize,
+    pub mean_input_activity: f64,
+    pub mean_ff_output_activity: f64,
+    /// Fraction of the measured time each 1-bit output was high (e.g.
+    /// `rs_hit` is 1.0 under `range_hit`): evidence the workload did what
+    /// it says.
+    pub output_duty: std::collections::BTreeMap<String, f64>,
+}
+
+/// Everything one job produces (printed by `--json`, collected by the sweep).
+#[derive(Clone, Debug, Serialize)]
+pub struct SynthReport {
+    pub top: String,
+    pub kind: TopKind,
+    pub entries: usize,
+    pub library: String,
+    pub liberty: String,
+    pub voltage_v: f64,
+    pub clock_ps: f64,
+    pub area_um2: f64,
+    pub cells: u64,
+    pub flip_flops: u64,
+    pub ff_area_um2: f64,
+    pub smallest_ff: String,
+    pub smallest_ff_area_um2: f64,
+    /// Area split by block, from the hierarchical run (its total differs
+    /// from `area_um2`: no optimisation across module boundaries).
+    pub blocks: Vec<BlockArea>,
+    pub blocks_total_um2: f64,
+    pub timing: Timing,
+    /// Power at OpenSTA's default activity (0.1 transitions/cycle on inputs),
+    /// not workload-derived; kept for comparison.
+    pub power_default_activity: Power,
+    pub leakage_w: f64,
+    pub energy: Vec<OpEnergy>,
+    pub netlist: String,
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct JobOptions {
+    pub out: PathBuf,
+    pub clock_ps: f64,
+    pub blocks: bool,
+    pub energy: bool,
+    pub energy_cycles: usize,
+}
+
+/// Default clock per library: 1 GHz for Nangate45, 2 GHz for ASAP7 (the
+/// paper's GPU clock), 1 GHz otherwise.
+pub fn default_clock_ps(spec: &LibSpec) -> f64 {
+    match spec {
+        LibSpec::Asap7 => 500.0,
+        _ => 1000.0,
+    }
+}
+
+/// Prepare a library in the shared cache (`<repo>/build/pdk/<name>`).
+pub fn library(spec: &LibSpec) -> Result<Library> {
+    let dir = match spec {
+        LibSpec::Nangate45 => liberty::repo_root().join("build/pdk/nangate45"),
+        LibSpec::Asap7 => liberty::repo_root().join("build/pdk/asap7"),
+        LibSpec::Path(_) => liberty::repo_root().join("build/pdk/custom"),
+    };
+    liberty::prepare(spec, &dir)
+}
+
+/// Block of an MLB/MLU module from its rust-hdl instance path
+/// (`mlb8$base$3`, `mlb8$rs_pe`, `mlu$traverser$...`).
+pub fn classify(top: &str, module: &str) -> String {
+    if module == top {
+        return match top.starts_with("mlb") {
+            true => "MLB comparators, write-enable/read muxes and control".into(),
+            false => "top-level glue".into(),
+        };
+    }
+    let path: Vec<&str> = module.split('$').collect();
+    let has = |s: &str| path.iter().any(|p| *p == s);
+    let any_starts = |s: &str| path.iter().any(|p| p.starts_with(s));
+    if any_starts("traverser") || any_starts("trav") {
+        "traverser".into()
+    } else if any_starts("memcheck") {
+        "memcheck".into()
+    } else if has("valid") || has("loc") || has("base") || has("size") || has("tag") {
+        "MLB storage flip-flops".into()
+    } else if path.iter().any(|p| p.ends_with("_pe")) {
+        "priority encoders".into()
+    } else if has("plru") || has("rr") {
+        "replacement (PLRU / round-robin)".into()
+    } else if path.iter().any(|p| p.ends_with("_r")) {
+        "MLB output registers".into()
+    } else if any_starts("mlb") {
+        "MLB comparators, write-enable/read muxes and control".into()
+    } else {
+        "other".into()
+    }
+}
+
+/// Run one job: map (flattened), split by block (hierarchical), time, and
+/// measure workload energy.
+pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions) -> Result<SynthReport> {
+    let dir = o.out.join(format!("{}_{}", design.top, lib.name));
+    let (m, _) = flow::map(design, lib, o.clock_ps, &dir.join("flat"), true)?;
+    let (blocks, blocks_total) = if o.blocks {
+        let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
+        (flow::blocks(&mods, lib, &|name| classify(&design.top, name)), hm.area_um2)
+    } else {
+        (vec![], 0.0)
+    };
+    let (timing, pdef) = flow::sta(design, lib, &m, o.clock_ps, &Activity::default(), "")?;
+    let mut notes = vec![lib.rails_note.clone()];
+    let mut energy = Vec::new();
+    if o.energy && kind == TopKind::Mlb {
+        // The location ports carry bits 55..5 (51 bits) or a whole 64-bit
+        // location: take the width from the netlist.
+        let text = std::fs::read_to_string(&m.netlist)?;
+        let (ports, _) = activity::parse_netlist(&text)?;
+        let loc_width = ports
+            .iter()
+            .find(|p| p.name == "fill_loc" && p.input)
+            .map(|p| p.width)
+            .with_context(|| format!("{} has no fill_loc input: not an MLB", design.top))?;
+        for w in workload::WORKLOADS {
+            let st: Stimulus = workload::mlb(w, entries, o.energy_cycles, loc_width);
+            let (act, n) = activity::measure(lib, &m.netlist, &design.top, &design.clock, o.clock_ps, &st, &m.dir, &dir, &format!("_{w}"))?;
+            let (_, p) = flow::sta(design, lib, &m, o.clock_ps, &act, &format!("_{w}"))?;
+            let dynamic = p.internal_w + p.switching_w;
+            energy.push(OpEnergy {
+                workload: w.into(),
+                op: st.op.clone(),
+                dynamic_pj_per_op: dynamic * o.clock_ps * 1e-12 / st.ops_per_cycle * 1e12,
+                power: p,
+                measured_cycles: n,
+                mean_input_activity: activity::mean(&act.inputs),
+                mean_ff_output_activity: activity::mean(&act.pins),
+                output_duty: act
+                    .outputs
+                    .iter()
+                    .filter(|x| ["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"].contains(&x.pin.as_str()))
+                    .map(|x| (x.pin.clone(), (x.duty * 1000.0).round() / 1000.0))
+                    .collect(),
+            });
+        }
+    } else if o.energy {
+        notes.push(format!("no workload stimulus for the {} top yet: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
+    }
+    let (sff, sffa) = lib.smallest_ff().unwrap_or_default();
+    Ok(SynthReport {
+        top: design.top.clone(),
+        kind,
+        entries,
+        library: lib.name.clone(),
+        liberty: lib.path.display().to_string(),
+        voltage_v: lib.voltage,
+        clock_ps: o.clock_ps,
+        area_um2: m.area_um2,
+        cells: m.cells,
+        flip_flops: m.flip_flops,
+        ff_area_um2: m.ff_area_um2,
+        smallest_ff: sff,
+        smallest_ff_area_um2: sffa,
+        blocks,
+        blocks_total_um2: blocks_total,
+        timing,
+        leakage_w: pdef.leakage_w,
+        power_default_activity: pdef,
+        energy,
+        netlist: m.netlist.display().to_string(),
+        notes,
+    })
+}
