@@ -69,6 +69,21 @@ impl Oracle {
         self.allocs.iter().any(|a| !a.freed && a.overlaps(base, size))
     }
 
+    /// The base a first-fit allocator must choose: the lowest candidate among
+    /// `align(heap_base)` and `align(end)` of every live allocation (512-byte
+    /// granularity) whose range overlaps no live allocation. (The node pool
+    /// is below the heap in the default layout, so it is not considered.)
+    pub fn first_fit(&self, heap_base: u64, size: u64) -> Option<u64> {
+        let align = |x: u128| x.div_ceil(512) * 512;
+        let live = || self.allocs.iter().filter(|a| !a.freed);
+        std::iter::once(align(heap_base as u128))
+            .chain(live().map(|a| align(a.base as u128 + a.size as u128)))
+            .filter(|&c| c >= heap_base as u128 && c + size as u128 <= 1u128 << 56)
+            .filter(|&c| !live().any(|a| a.overlaps(c as u64, size)))
+            .min()
+            .map(|c| c as u64)
+    }
+
     /// What a free of `ptr` must do.
     pub fn free(&mut self, ptr: u64) -> Result<(), FreeFinding> {
         if let Some(a) = self.allocs.iter_mut().find(|a| a.ptr == ptr && !a.freed) {

@@ -323,20 +323,33 @@ impl Runtime {
         (base as u128) < p + NODE_POOL_BYTES as u128 && end > p
     }
 
+    /// First fit: the lowest 512-aligned base at or above `heap_base` whose
+    /// range overlaps no live allocation and not the node pool. One sweep
+    /// over the live allocations in address order (restarted only when the
+    /// candidate has to jump over the pool).
     fn pick_base(&self, size: u64) -> Result<u64, RuntimeError> {
+        let pool_end = self.cfg.node_pool_base as u128 + NODE_POOL_BYTES as u128;
         let mut cand = align_up(self.cfg.heap_base as u128);
         loop {
-            let end = cand + size as u128;
-            if end > ADDR_END {
+            let first = self.live.range(..=cand.min(u64::MAX as u128) as u64).next_back().map_or(0, |(&b, _)| b);
+            for (_, &id) in self.live.range(first..) {
+                let a = &self.allocs[id];
+                if a.end() <= cand {
+                    continue;
+                }
+                if a.base as u128 >= cand + size as u128 {
+                    break;
+                }
+                cand = align_up(a.end());
+            }
+            if cand + size as u128 > ADDR_END {
                 return Err(RuntimeError::OutOfMemory { size });
             }
-            if let Some(a) = self.live_overlap(cand as u64, end) {
-                cand = align_up(a.end());
-            } else if self.overlaps_pool(cand as u64, end) {
-                cand = align_up(self.cfg.node_pool_base as u128 + NODE_POOL_BYTES as u128);
-            } else {
-                return Ok(cand as u64);
+            if self.overlaps_pool(cand as u64, cand + size as u128) {
+                cand = align_up(pool_end);
+                continue;
             }
+            return Ok(cand as u64);
         }
     }
 
@@ -446,8 +459,11 @@ impl Runtime {
             }
         }
         self.mlu.invalidate(n.loc);
+        // The slot is recycled as fresh memory: its words (and any test
+        // poison) are gone.
         for off in [BASE, SIZE_TAG, LINK0, LINK1] {
             self.mem.remove_word(n.loc + off);
+            self.mem.unpoison(n.loc + off);
         }
         self.free_slots.push(n.loc);
         self.allocs[n.id].state = AllocState::Retired;

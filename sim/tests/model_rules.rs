@@ -786,3 +786,25 @@ fn check_invariants_detects_corruption() {
     r3.poison_node(r.allocations()[0].location);
     assert!(r3.check_invariants().is_err());
 }
+
+#[test]
+fn base_allocator_skips_the_node_pool() {
+    let mut r = Runtime::new(RuntimeConfig { heap_base: POOL - 1024, ..RuntimeConfig::default() }).unwrap();
+    assert_eq!(untag(r.malloc(512, None).unwrap()), POOL - 1024);
+    assert_eq!(untag(r.malloc(1024, None).unwrap()), POOL + sim::runtime::NODE_POOL_BYTES);
+    assert_eq!(untag(r.malloc(512, None).unwrap()), POOL - 512);
+    r.check_invariants().unwrap();
+}
+
+#[test]
+fn a_retired_poisoned_slot_is_fresh_when_reused() {
+    let mut r = rt(Structure::Bst, Mode::Compiler);
+    let a = r.malloc(64, None).unwrap();
+    let loc = r.allocations()[0].location;
+    r.free(a).unwrap();
+    r.poison_node(loc);
+    let b = r.malloc(64, None).unwrap(); // retires a, reuses its slot
+    assert_eq!(r.allocations()[1].location, loc);
+    assert_eq!(r.access(b, 8, None), Ok(untag(b)));
+    r.check_invariants().unwrap();
+}

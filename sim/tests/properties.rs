@@ -69,6 +69,9 @@ fn run(c: &Case, tally: &mut Tally) -> Result<(), String> {
                     _ => 1 + y % 3000,
                 };
                 let p = rt.malloc(size, None).map_err(|e| ctx(&format!("malloc: {e}")))?;
+                if Some(untag(p)) != or.first_fit(DEFAULT_HEAP_BASE, size) {
+                    return Err(ctx(&format!("malloc({size}) at {:#x}, first fit is {:x?}", untag(p), or.first_fit(DEFAULT_HEAP_BASE, size))));
+                }
                 or.malloc(p, size).map_err(|e| ctx(&e))?;
                 made.push((p, size));
             }
