@@ -10,5 +10,6 @@ pub mod mlb;
 pub mod memcheck;
 pub mod manifest;
 pub mod generate;
+pub mod state_reg;
 pub mod traverser;
 pub mod mlu;

@@ -1,2 +1,3 @@
 //! Testbenches shared by the integration tests under `testbench/tests/`.
 pub mod lint;
+pub mod memport;
