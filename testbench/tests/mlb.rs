@@ -1,0 +1,365 @@
+//! hw::mlb::Mlb against the golden model sim::mlb::Mlb::cycle, cycle by
+//! cycle: random fill/lookup/invalidate/flush/reset sequences for every size
+//! and both policies (hits, ways, entry outputs, one-hot assertion, victim,
+//! fill acceptance, replacement state, every entry's storage), and the
+//! explicit same-cycle cases of docs/design.md.
+use hw::mlb::{Mlb, Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
+use rust_hdl::prelude::*;
+use sim::config::Replacement;
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, LOC_MASK};
+use sim::node::Meta;
+use sim::pointer::{ADDR_MASK, NO_META};
+
+fn splitmix(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The 51 location bits an MLB port carries.
+fn loc51(loc: u64) -> Bits<51> {
+    bits((loc & LOC_MASK) >> 5)
+}
+
+/// The RTL MLB and the model side by side.
+struct Rig<const N: usize, const IW: usize> {
+    uut: Box<Mlb<N, IW>>,
+    model: Model,
+    cycle: usize,
+    label: String,
+}
+
+impl<const N: usize, const IW: usize> Rig<N, IW> {
+    fn new(replacement: Replacement) -> Self {
+        let mut uut = Box::new(Mlb::<N, IW>::new(replacement));
+        uut.connect_all();
+        let mut rig = Rig { uut, model: Model::new(N, replacement), cycle: 0, label: format!("N={N} {replacement:?}") };
+        // Power-up: registers start at their initial values; reset once.
+        rig.step(MlbCycleInputs::default(), true);
+        rig
+    }
+
+    fn tick(&mut self) {
+        self.uut.clock.next = true.into();
+        assert!(simulate(&mut *self.uut, 100), "did not settle");
+        self.uut.clock.next = false.into();
+        assert!(simulate(&mut *self.uut, 100), "did not settle");
+    }
+
+    /// One clock cycle with these inputs (and `reset`); checks everything the
+    /// RTL shows against the model. Returns the model's outputs.
+    fn step(&mut self, inp: MlbCycleInputs, reset: bool) -> Option<MlbCycleOutputs> {
+        let u = &mut *self.uut;
+        u.reset.next = reset;
+        u.rs_valid.next = inp.range_lookup.is_some();
+        u.rs_addr.next = bits(inp.range_lookup.unwrap_or(0) & ADDR_MASK);
+        u.ls_valid.next = inp.loc_lookup.is_some();
+        u.ls_loc.next = loc51(inp.loc_lookup.unwrap_or(0));
+        u.inv_valid.next = inp.invalidate.is_some();
+        u.inv_loc.next = loc51(inp.invalidate.unwrap_or(0));
+        u.flush.next = inp.flush;
+        let (floc, fmeta) = inp.fill.unwrap_or((0, Meta { base: 0, size: 0, tag: 0 }));
+        u.fill_valid.next = inp.fill.is_some();
+        u.fill_loc.next = loc51(floc);
+        u.fill_base.next = bits(fmeta.base);
+        u.fill_size.next = bits(fmeta.size);
+        u.fill_tag.next = bits(fmeta.tag as u64);
+        assert!(simulate(u, 100), "did not settle");
+        let ctx = format!("{} cycle {} inputs {inp:?} reset {reset}", self.label, self.cycle);
+        self.cycle += 1;
+        let rs_multi = inp.range_lookup.map_or(false, |a| self.model.range_matches(a & ADDR_MASK).count_ones() > 1);
+        let ls_multi = inp.loc_lookup.map_or(false, |l| self.model.location_matches(l).count_ones() > 1);
+        // Combinational: the victim and whether the fill is taken.
+        let victim = self.model.victim().expect("N >= 1");
+        let out = if reset {
+            self.model.reset();
+            None
+        } else {
+            assert_eq!(self.uut.victim.val().index(), victim, "{ctx}: victim");
+            let out = self.model.cycle(MlbCycleInputs {
+                range_lookup: inp.range_lookup.map(|a| a & ADDR_MASK),
+                ..inp
+            });
+            assert_eq!(self.uut.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
+            if let Some(w) = out.fill_way {
+                assert_eq!(w, victim, "{ctx}: the model filled its victim");
+            }
+            Some(out)
+        };
+        self.tick();
+        let u = &*self.uut;
+        // Registered search results of this cycle's requests.
+        let rh = out.and_then(|o| o.range_hit);
+        assert_eq!(u.rs_hit.val(), rh.is_some(), "{ctx}: rs_hit");
+        assert_eq!(u.rs_multi.val(), rs_multi && !reset, "{ctx}: rs_multi");
+        if let Some((w, e)) = rh {
+            assert_eq!(u.rs_way.val().index(), w, "{ctx}: rs_way");
+            assert_eq!(u.rs_loc.val().to_u64() << 5, e.location, "{ctx}: rs_loc");
+            assert_eq!(u.rs_base.val().to_u64(), e.base, "{ctx}: rs_base");
+            assert_eq!(u.rs_size.val().to_u64(), e.size, "{ctx}: rs_size");
+            assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{ctx}: rs_tag");
+        }
+        let lh = out.and_then(|o| o.loc_hit);
+        assert_eq!(u.ls_hit.val(), lh.is_some(), "{ctx}: ls_hit");
+        assert_eq!(u.ls_multi.val(), ls_multi && !reset, "{ctx}: ls_multi");
+        if let Some((w, e)) = lh {
+            assert_eq!(u.ls_way.val().index(), w, "{ctx}: ls_way");
+            assert_eq!(u.ls_base.val().to_u64(), e.base, "{ctx}: ls_base");
+            assert_eq!(u.ls_size.val().to_u64(), e.size, "{ctx}: ls_size");
+            assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{ctx}: ls_tag");
+        }
+        // State after the edge: replacement state and every entry.
+        assert_eq!(u.repl_state.val().to_u64(), self.model.policy_bits(), "{ctx}: replacement state");
+        for (i, e) in self.model.entries().iter().enumerate() {
+            assert_eq!(u.valid[i].q.val(), e.valid, "{ctx}: entry {i} valid");
+            if e.valid {
+                assert_eq!(u.loc[i].q.val().to_u64() << 5, e.location, "{ctx}: entry {i} location");
+                assert_eq!(u.base[i].q.val().to_u64(), e.base, "{ctx}: entry {i} base");
+                assert_eq!(u.size[i].q.val().to_u64(), e.size, "{ctx}: entry {i} size");
+                assert_eq!(u.tag[i].q.val().to_u64(), e.tag as u64, "{ctx}: entry {i} tag");
+            }
+        }
+        out
+    }
+}
+
+/// Disjoint allocations (location, metadata) to fill from, including ranges
+/// at address 0, ending at 2^56 - 1, and one whose base + size exceeds 2^56.
+fn pool(n: usize, seed: u64) -> Vec<(u64, Meta)> {
+    let mut s = seed;
+    let mut v = vec![];
+    let mut base = splitmix(&mut s) % 4096;
+    let count = (3 * n / 2).max(4) + 2;
+    for k in 0..count - 2 {
+        let r = splitmix(&mut s);
+        let size = match r % 8 {
+            0 => 1,
+            1 => 16,
+            2 => 1 + (r >> 8) % 64,
+            3 => 1 + (r >> 8) % (1 << 20),
+            4 => 1 << (20 + (r >> 8) % 20),
+            5 => 0, // never matches a range search
+            _ => 512 * (1 + (r >> 8) % 64),
+        };
+        let loc = (0x0000_1000_0000_0000 + 32 * (k as u64) * 7919 + 32 * (r >> 50)) & LOC_MASK;
+        v.push((loc, Meta { base, size, tag: (r >> 32) as u8 }));
+        base += size + (r >> 16) % 3 * 512;
+    }
+    v.push((0x00FF_FFFF_FFFF_FFE0, Meta { base: ADDR_MASK - 4095, size: 4096, tag: 0xFF }));
+    v.push((0x0000_0FFF_FFFF_FFE0, Meta { base: ADDR_MASK - 1_000_000, size: 1 << 40, tag: 7 }));
+    v[0].1.base = 0;
+    v
+}
+
+/// A random legal sequence: fills only of allocations the MLB does not hold.
+fn random_run<const N: usize, const IW: usize>(replacement: Replacement, seed: u64, cycles: usize) {
+    let mut rig = Rig::<N, IW>::new(replacement);
+    let allocs = pool(N, seed);
+    let mut s = seed ^ 0xABCD;
+    let (mut hits, mut fills) = (0, 0);
+    for _ in 0..cycles {
+        let mut r = || splitmix(&mut s);
+        let pick = |x: u64| allocs[(x % allocs.len() as u64) as usize];
+        let mut inp = MlbCycleInputs::default();
+        if r() % 10 < 6 {
+            let (_, m) = pick(r());
+            let x = r();
+            let a = match x % 7 {
+                0 => m.base,
+                1 => m.base.wrapping_add(m.size).wrapping_sub(1),
+                2 => m.base.wrapping_add(m.size),
+                3 => m.base.wrapping_sub(1),
+                4 => m.base.wrapping_add((x >> 8) % m.size.max(1)),
+                5 => x >> 3,
+                _ => m.base.wrapping_add((x >> 8) % 64),
+            };
+            inp.range_lookup = Some(a & ADDR_MASK);
+        }
+        if r() % 2 == 0 {
+            let x = r();
+            inp.loc_lookup = Some(match x % 5 {
+                0 => x,                       // junk bits outside 55..5 are ignored
+                1 => NO_META,
+                _ => pick(x >> 8).0 | (x >> 61), // low bits are not compared either
+            });
+        }
+        if r() % 8 == 0 {
+            let x = r();
+            inp.invalidate = Some(if x % 4 == 0 { x & LOC_MASK } else { pick(x >> 8).0 });
+        }
+        if r() % 3 == 0 {
+            let (loc, m) = pick(r());
+            if rig.model.search_location(loc).is_none() {
+                inp.fill = Some((loc, m));
+                // Sometimes invalidate the location being filled (fill dropped).
+                if r() % 16 == 0 {
+                    inp.invalidate = Some(loc);
+                }
+            }
+        }
+        inp.flush = r() % 60 == 0;
+        let reset = r() % 150 == 0;
+        if let Some(out) = rig.step(inp, reset) {
+            hits += out.range_hit.is_some() as usize + out.loc_hit.is_some() as usize;
+            fills += out.fill_way.is_some() as usize;
+        }
+    }
+    // The sequence must have exercised the block.
+    assert!(hits > cycles / 10 && fills > N, "N={N}: only {hits} hits and {fills} fills in {cycles} cycles");
+}
+
+#[test]
+fn random_small_plru_and_rr() {
+    for (r, seed) in [(Replacement::Plru, 1), (Replacement::RoundRobin, 2)] {
+        random_run::<1, 1>(r, seed, 5000);
+        random_run::<2, 1>(r, seed + 10, 5000);
+        random_run::<4, 2>(r, seed + 20, 8000);
+    }
+}
+
+#[test]
+fn random_8_plru_and_rr() {
+    random_run::<8, 3>(Replacement::Plru, 3, 12000);
+    random_run::<8, 3>(Replacement::RoundRobin, 4, 12000);
+}
+
+#[test]
+fn random_16_plru_and_rr() {
+    random_run::<16, 4>(Replacement::Plru, 5, 10000);
+    random_run::<16, 4>(Replacement::RoundRobin, 6, 10000);
+}
+
+#[test]
+fn random_32_plru_and_rr() {
+    random_run::<32, 5>(Replacement::Plru, 7, 8000);
+    random_run::<32, 5>(Replacement::RoundRobin, 8, 8000);
+}
+
+fn meta(base: u64, size: u64, tag: u8) -> Meta {
+    Meta { base, size, tag }
+}
+
+const A: (u64, u64, u64, u8) = (0x1000_0000_0000, 0x7f00_0000_0000, 2400, 5);
+const B: (u64, u64, u64, u8) = (0x1000_0000_0020, 0x7f00_0000_0a00, 24, 9);
+
+fn fill_of(x: (u64, u64, u64, u8)) -> Option<(u64, Meta)> {
+    Some((x.0, meta(x.1, x.2, x.3)))
+}
+
+#[test]
+fn fill_and_lookup_same_range_same_cycle() {
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    let inp = MlbCycleInputs { range_lookup: Some(A.1 + 100), fill: fill_of(A), ..Default::default() };
+    let out = rig.step(inp, false).unwrap();
+    assert!(out.range_hit.is_none() && out.fill_way == Some(0));
+    assert!(!rig.uut.rs_hit.val(), "the lookup sees the state before the fill");
+    let out = rig.step(MlbCycleInputs { range_lookup: Some(A.1 + 100), ..Default::default() }, false).unwrap();
+    assert_eq!(out.range_hit.map(|h| h.0), Some(0));
+    assert!(rig.uut.rs_hit.val() && rig.uut.rs_way.val().index() == 0);
+    assert_eq!(rig.uut.rs_size.val().to_u64(), 2400);
+    assert_eq!(rig.uut.rs_loc.val().to_u64() << 5, A.0);
+}
+
+#[test]
+fn invalidate_and_fill_same_location_drops_fill() {
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    let inp = MlbCycleInputs { invalidate: Some(A.0), fill: fill_of(A), ..Default::default() };
+    rig.step(inp, false);
+    assert!(!rig.uut.valid.iter().any(|v| v.q.val()), "the fill was dropped");
+    rig.step(MlbCycleInputs { loc_lookup: Some(A.0), range_lookup: Some(A.1), ..Default::default() }, false);
+    assert!(!rig.uut.ls_hit.val() && !rig.uut.rs_hit.val());
+    // An invalidate of another location does not drop the fill.
+    rig.step(MlbCycleInputs { invalidate: Some(B.0), fill: fill_of(A), ..Default::default() }, false);
+    assert!(rig.uut.valid[0].q.val());
+}
+
+#[test]
+fn invalidate_of_the_victim_drops_fill() {
+    // N = 1: the only entry is the victim; invalidating it drops a fill of
+    // another location in the same cycle.
+    let mut rig = Rig::<1, 1>::new(Replacement::Plru);
+    rig.step(MlbCycleInputs { fill: fill_of(A), ..Default::default() }, false);
+    let out = rig.step(MlbCycleInputs { invalidate: Some(A.0), fill: fill_of(B), ..Default::default() }, false);
+    assert_eq!(out.unwrap().fill_way, None);
+    assert!(!rig.uut.valid[0].q.val());
+}
+
+#[test]
+fn flush_with_fill() {
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    rig.step(MlbCycleInputs { fill: fill_of(A), ..Default::default() }, false);
+    rig.step(
+        MlbCycleInputs { flush: true, fill: fill_of(B), range_lookup: Some(A.1), ..Default::default() },
+        false,
+    );
+    assert!(rig.uut.rs_hit.val(), "the lookup in the flush cycle sees the state before it");
+    assert!(!rig.uut.valid.iter().any(|v| v.q.val()), "flush clears everything and drops the fill");
+    assert_eq!(rig.uut.repl_state.val().to_u64(), 0);
+}
+
+#[test]
+fn both_ports_hit_same_cycle() {
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    let allocs: Vec<_> = (0..4u64).map(|k| (0x1000_0000_0000 + 32 * k, meta(0x7f00_0000_0000 + 0x1000 * k, 0x100, k as u8 + 1))).collect();
+    for &(l, m) in &allocs {
+        rig.step(MlbCycleInputs { fill: Some((l, m)), ..Default::default() }, false);
+    }
+    // Range hit on way 1 and location hit on way 2 in one cycle.
+    let out = rig
+        .step(
+            MlbCycleInputs { range_lookup: Some(allocs[1].1.base + 5), loc_lookup: Some(allocs[2].0), ..Default::default() },
+            false,
+        )
+        .unwrap();
+    assert_eq!((out.range_hit.unwrap().0, out.loc_hit.unwrap().0), (1, 2));
+    assert!(rig.uut.rs_hit.val() && rig.uut.ls_hit.val());
+    assert_eq!((rig.uut.rs_way.val().index(), rig.uut.ls_way.val().index()), (1, 2));
+    assert_eq!(rig.uut.ls_tag.val().to_u64(), 3);
+    // By hand (nodes: 0 root, 1 over ways 0-1, 2 over ways 2-3): fills touch
+    // 0, 1, 2, 3, then the range hit touches 1 (root=1, node1=0) and the
+    // location hit touches 2 (root=0, node2=1): bits 0b100, victim way 0.
+    // The opposite order (2 then 1) would give 0b001 and victim 2.
+    assert_eq!(rig.uut.victim.val().index(), 0);
+    assert_eq!(rig.uut.repl_state.val().to_u64(), 0b100);
+}
+
+#[test]
+fn multi_match_is_flagged_and_lowest_wins() {
+    // Illegal on purpose (the MLU never fills a duplicate): two overlapping
+    // ranges and the same location in two ways.
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    rig.step(MlbCycleInputs { fill: Some((A.0, meta(0x1000, 0x100, 1))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { fill: Some((A.0, meta(0x1080, 0x100, 2))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { range_lookup: Some(0x10a0), loc_lookup: Some(A.0), ..Default::default() }, false);
+    assert!(rig.uut.rs_multi.val() && rig.uut.ls_multi.val());
+    assert_eq!((rig.uut.rs_way.val().index(), rig.uut.rs_tag.val().to_u64()), (0, 1));
+    assert_eq!(rig.uut.ls_way.val().index(), 0);
+    rig.step(MlbCycleInputs { range_lookup: Some(0x1150), ..Default::default() }, false);
+    assert!(!rig.uut.rs_multi.val() && rig.uut.rs_way.val().index() == 1);
+}
+
+#[test]
+fn reset_clears_entries_state_and_outputs() {
+    let mut rig = Rig::<8, 3>::new(Replacement::RoundRobin);
+    for k in 0..10u64 {
+        rig.step(MlbCycleInputs { fill: Some((0x1000_0000_0000 + 32 * k, meta(0x1000 * (k + 1), 0x100, 1))), ..Default::default() }, false);
+    }
+    assert_eq!(rig.uut.repl_state.val().to_u64(), 2, "two fills replaced valid entries");
+    rig.step(MlbCycleInputs { range_lookup: Some(0x3000), ..Default::default() }, true);
+    assert!(!rig.uut.rs_hit.val());
+    assert!(!rig.uut.valid.iter().any(|v| v.q.val()));
+    assert_eq!(rig.uut.repl_state.val().to_u64(), 0);
+}
+
+/// The aliases build with their documented sizes.
+#[test]
+fn aliases() {
+    assert_eq!(Mlb1::new(Replacement::Plru).valid.len(), 1);
+    assert_eq!(Mlb2::new(Replacement::Plru).valid.len(), 2);
+    assert_eq!(Mlb4::new(Replacement::Plru).valid.len(), 4);
+    assert_eq!(Mlb8::new(Replacement::Plru).valid.len(), 8);
+    assert_eq!(Mlb16::new(Replacement::RoundRobin).replacement(), Replacement::RoundRobin);
+    assert_eq!(Mlb32::default().valid.len(), 32);
+}
