@@ -75,11 +75,12 @@ check_corpus
 if compgen -G "$repo/../shared/traces/*.jsonl.gz" >/dev/null; then
     stage traces -- trace "$repo"/../shared/traces/*.jsonl.gz
     if [ "${report[-1]:10:2}" = "ok" ]; then
-        report[-1]="$(printf '%-9s %-8s %s' traces ok "$(python3 -c '
+        summary="$(python3 -c '
 import json, sys
 t = json.load(sys.stdin)["traces"]
-print(", ".join("%s: %d kernels, max live %d" % (x["workload"], x["kernels"], x["max_live_allocations"]) for x in t))
-' <"$logdir/traces.log" | cut -c1-150)")"
+print("; ".join("%s %d kernels, max live %d, max %d blocks/op" % (x["workload"], x["kernels"], x["max_live_allocations"], x["max_blocks_per_kernel"]) for x in t))
+' <"$logdir/traces.log")"
+        report[-1]="$(printf '%-9s %-8s %s' traces ok "$summary")"
     fi
 else
     record traces SKIPPED "no ../shared/traces/*.jsonl.gz next to the repository"

@@ -275,3 +275,44 @@ fn addresses_accept_numbers_and_hex_strings() {
     assert_eq!(out.results[0].distance.as_deref(), Some("1 bytes before"));
     assert_eq!(out.results[0].addr, 0x7eff_ffff_ffff);
 }
+
+/// Mutated corpus files (a character deleted, duplicated or replaced, a
+/// number changed) must parse and run to Ok or to an error, never panic.
+#[test]
+fn mutated_scenarios_never_panic() {
+    let texts: Vec<String> = corpus().iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let bytes = b"0123456789-x\"{}[],: fa";
+    let (mut ok, mut err) = (0, 0);
+    for i in 0..3000 {
+        let t = &texts[i % texts.len()];
+        let mut b = t.clone().into_bytes();
+        for _ in 0..1 + rnd(3) {
+            let p = rnd(b.len());
+            match rnd(3) {
+                0 => {
+                    b.remove(p);
+                }
+                1 => b.insert(p, b[p]),
+                _ => b[p] = bytes[rnd(bytes.len())],
+            }
+        }
+        let Ok(s) = String::from_utf8(b) else { continue };
+        let r = std::panic::catch_unwind(|| Scenario::from_json_str(&s).and_then(|sc| sc.run().map(|o| o.to_json())));
+        match r {
+            Ok(Ok(_)) => ok += 1,
+            Ok(Err(e)) => {
+                assert!(!e.to_string().is_empty());
+                err += 1
+            }
+            Err(_) => panic!("panicked on:\n{s}"),
+        }
+    }
+    assert!(ok > 100 && err > 100, "{ok} ran, {err} rejected");
+}
