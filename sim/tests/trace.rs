@@ -218,3 +218,50 @@ fn not_gzip_and_missing_files_are_errors() {
     let e = TraceReader::open(&empty.0).err().expect("empty trace");
     assert!(e.to_string().contains("no header"), "{e}");
 }
+
+/// Mutated trace text (characters deleted, duplicated or replaced) is read
+/// to the end or to an error naming a line, never a panic.
+#[test]
+fn mutated_traces_never_panic() {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(traces_dir().join("bert_infer.jsonl.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let head: String = text.lines().take(120).map(|l| format!("{l}\n")).collect();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let bytes = b"0123456789-\"{}[],: tnul";
+    let (mut clean, mut errors) = (0, 0);
+    for _ in 0..1500 {
+        let mut b = head.clone().into_bytes();
+        for _ in 0..1 + rnd(3) {
+            let p = rnd(b.len());
+            match rnd(3) {
+                0 => {
+                    b.remove(p);
+                }
+                1 => b.insert(p, b[p]),
+                _ => b[p] = bytes[rnd(bytes.len())],
+            }
+        }
+        let r = std::panic::catch_unwind(|| match TraceReader::new(std::io::Cursor::new(b.clone()), "m") {
+            Err(e) => Err(e),
+            Ok(r) => r.collect::<Result<Vec<_>, _>>().map(|_| ()),
+        });
+        match r {
+            Ok(Ok(())) => clean += 1,
+            Ok(Err(e)) => {
+                assert!(e.line >= 1 && e.to_string().starts_with("m:"), "{e}");
+                errors += 1;
+            }
+            Err(_) => panic!("panicked on:\n{}", String::from_utf8_lossy(&b)),
+        }
+    }
+    assert!(clean > 50 && errors > 500, "{clean} clean, {errors} errors");
+}
