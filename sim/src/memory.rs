@@ -94,7 +94,7 @@ impl MemoryImage {
     /// Write the word at `addr`. Panics if `addr` is unaligned (a model bug,
     /// never user input: the runtime only writes node words).
     pub fn write_word(&mut self, addr: u64, value: u64) {
-        assert!(addr % 8 == 0, "unaligned metadata write at {addr:#x}");
+        assert!(addr.is_multiple_of(8), "unaligned metadata write at {addr:#x}");
         self.words.insert(addr, value);
     }
 
@@ -129,7 +129,7 @@ impl MemoryImage {
 
     /// The word at `addr`.
     pub fn read_word(&self, addr: u64) -> Result<u64, MemError> {
-        if addr % 8 != 0 {
+        if !addr.is_multiple_of(8) {
             return Err(MemError::Unaligned { addr });
         }
         if !self.poisoned.is_empty() && self.poisoned.contains(&addr) {

@@ -244,9 +244,11 @@ impl Mlb {
     /// checked (the RTL does not check it either); searches then return the
     /// lowest way.
     pub fn cycle(&mut self, inp: MlbCycleInputs) -> MlbCycleOutputs {
-        let mut out = MlbCycleOutputs::default();
-        out.range_hit = inp.range_lookup.and_then(|a| self.search_range(a)).map(|w| (w, self.entries[w]));
-        out.loc_hit = inp.loc_lookup.and_then(|l| self.search_location(l)).map(|w| (w, self.entries[w]));
+        let mut out = MlbCycleOutputs {
+            range_hit: inp.range_lookup.and_then(|a| self.search_range(a)).map(|w| (w, self.entries[w])),
+            loc_hit: inp.loc_lookup.and_then(|l| self.search_location(l)).map(|w| (w, self.entries[w])),
+            ..MlbCycleOutputs::default()
+        };
         if self.policy.is_none() {
             return out;
         }

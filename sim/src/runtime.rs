@@ -240,7 +240,7 @@ impl Runtime {
             return Err(ConfigError::field("heap_base", format!("{:#x} is not a 56-bit address", cfg.heap_base)));
         }
         if cfg.node_pool_base == 0
-            || cfg.node_pool_base % NODE_BYTES != 0
+            || !cfg.node_pool_base.is_multiple_of(NODE_BYTES)
             || cfg.node_pool_base as u128 + NODE_POOL_BYTES as u128 > ADDR_END
         {
             return Err(ConfigError::field(
