@@ -199,10 +199,21 @@ pub fn classify(top: &str, module: &str) -> String {
     }
 }
 
+/// A path relative to the repository when inside it (reports stay
+/// machine-independent).
+fn rel(p: &Path) -> String {
+    let root = liberty::repo_root();
+    let root = root.canonicalize().unwrap_or(root);
+    let q = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    q.strip_prefix(&root).map(|r| r.display().to_string()).unwrap_or_else(|_| p.display().to_string())
+}
+
 /// Run one job: map (flattened), split by block (hierarchical), time, and
 /// measure workload energy.
 pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions) -> Result<SynthReport> {
-    let dir = o.out.join(format!("{}_{}", design.top, lib.name));
+    // Tools run inside their work directories: every path must be absolute.
+    let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
+    let dir = out.join(format!("{}_{}", design.top, lib.name));
     let (m, _) = flow::map(design, lib, o.clock_ps, &dir.join("flat"), true)?;
     let (blocks, blocks_total) = if o.blocks {
         let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
@@ -253,7 +264,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         kind,
         entries,
         library: lib.name.clone(),
-        liberty: lib.path.display().to_string(),
+        liberty: rel(&lib.path),
         voltage_v: lib.voltage,
         clock_ps: o.clock_ps,
         area_um2: m.area_um2,
@@ -268,7 +279,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         leakage_w: pdef.leakage_w,
         power_default_activity: pdef,
         energy,
-        netlist: m.netlist.display().to_string(),
+        netlist: rel(&m.netlist),
         notes,
     })
 }
