@@ -25,15 +25,20 @@ failed=0
 # record NAME STATUS TEXT
 record() { report+=("$(printf '%-9s %-8s %s' "$1" "$2" "$3")"); }
 
-# stage NAME -- ARGS...: one mlugen run; the log's last line is the summary.
+# stage NAME [PATTERN] -- ARGS...: one mlugen run. The summary is the first
+# log line matching PATTERN (an extended regex), else the last line.
 stage() {
-    local name="$1"
-    shift 2
-    local log="$logdir/$name.log" rc=0
+    local name="$1" pattern=""
+    shift
+    if [ "$1" != "--" ]; then pattern="$1"; shift; fi
+    shift
+    local log="$logdir/$name.log" rc=0 line=""
     echo "run: [$name] mlugen $*" >&2
     "$mlugen" "$@" >"$log" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ]; then
-        record "$name" ok "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1 | cut -c1-100)"
+        [ -n "$pattern" ] && line="$(grep -E -m1 "$pattern" "$log" || true)"
+        [ -n "$line" ] || line="$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+        record "$name" ok "$(echo "$line" | sed 's/^[[:space:]]*//' | cut -c1-160)"
     elif grep -q "not implemented yet" "$log"; then
         record "$name" SKIPPED "mlugen $1: not implemented yet"
     else
@@ -85,7 +90,7 @@ print("; ".join("%s %d kernels, max live %d, max %d blocks/op" % (x["workload"],
 else
     record traces SKIPPED "no ../shared/traces/*.jsonl.gz next to the repository"
 fi
-stage synth -- synth
+stage synth "min period|slack" -- synth
 
 echo
 echo "mlugen run report ($(date -u '+%Y-%m-%d %H:%M UTC'), logs in build/run/)"
