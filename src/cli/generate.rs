@@ -5,6 +5,7 @@
 use anyhow::{anyhow, bail, Result};
 use hw::generate::{committed_tops, tops_for_config, TopSpec, VERILOG_OUT};
 use sim::config::{MluConfig, Replacement, Structure, Target};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -50,11 +51,20 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
                 .ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
         };
     }
-    let source = match &args.config {
-        Some(p) => format!("{} and the command line", p.display()),
-        None => "the command line".to_string(),
-    };
-    cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration (from {source}): {e}"))?;
+    cfg.validate(Target::Hardware).map_err(|e| {
+        // Name where the bad value came from: the flag that set it, else the file.
+        let flag = match e.field.as_deref() {
+            Some("entries") if args.entries.is_some() => Some("--entries"),
+            Some("structure") if args.structure.is_some() => Some("--structure"),
+            Some("replacement") if args.replacement.is_some() => Some("--replacement"),
+            _ => None,
+        };
+        match (flag, &args.config) {
+            (Some(f), _) => anyhow!("invalid configuration: {f}: {e}"),
+            (None, Some(p)) => anyhow!("invalid configuration: {}", e.clone().in_file(p.display().to_string())),
+            (None, None) => anyhow!("invalid configuration: {e}"),
+        }
+    })?;
     Ok(cfg)
 }
 
@@ -67,10 +77,12 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         tops_for_config(&config_from_args(&args)?)?
     };
+    // writeln! rather than println!: a closed stdout (`| head`) is an error, not a panic.
+    let mut stdout = std::io::stdout().lock();
     for top in tops {
         let g = top.build()?;
         let (v, j) = g.write(&args.out)?;
-        println!("{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display());
+        writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
     Ok(())
 }

@@ -81,3 +81,24 @@ fn mlb_manifest_ports() {
     assert_eq!(g.manifest.parameters["replacement"], "plru");
     assert!(g.manifest.modules.iter().all(|m| m == "mlb16_plru" || m.starts_with("mlb16_plru$")));
 }
+
+/// An impossible configuration is an error naming the field, not a panic.
+#[test]
+fn impossible_configurations_are_errors() {
+    use sim::config::{MluConfig, Structure};
+    let cfg = MluConfig { entries: 12, ..MluConfig::default() };
+    let e = hw::generate::tops_for_config(&cfg).unwrap_err().to_string();
+    assert!(e.contains("`entries`") && e.contains("12"), "{e}");
+    let cfg = MluConfig { structure: Structure::Sol, ..MluConfig::default() };
+    let e = hw::generate::tops_for_config(&cfg).unwrap_err().to_string();
+    assert!(e.contains("`structure`"), "{e}");
+    let e = hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries: 12, replacement: sim::config::Replacement::Plru })
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("12 entries"), "{e}");
+    // A valid configuration generates its MLB.
+    let cfg = MluConfig { entries: 2, ..MluConfig::default() };
+    let names: Vec<String> = hw::generate::tops_for_config(&cfg).unwrap().iter().map(|t| t.name()).collect();
+    assert!(names.contains(&"mlb2_plru".to_string()), "{names:?}");
+}
