@@ -3,7 +3,7 @@
 //! (hw/src/memcheck.rs), which is combinational.
 //!
 //! Bounds are whole-access: `base <= a && a + w <= base + size`, computed in
-//! u128 so `base + size` may exceed 2^56 (and a + w never wraps).
+//! u64 on the offset `a - base`, so `base + size` may exceed 2^56 and `a + w` never wraps.
 use crate::fault::FaultCode;
 use crate::node::Meta;
 use crate::pointer::{tag, untag, NO_META, TAG_FREED};
@@ -20,7 +20,13 @@ pub fn valid_width(w: u32) -> bool {
 /// The whole-access bounds test without overflow.
 #[inline]
 pub fn in_bounds(a: u64, w: u32, base: u64, size: u64) -> bool {
-    a >= base && (a as u128) + (w as u128) <= (base as u128) + (size as u128)
+    // Same as `a + w <= base + size` in u128, rewritten on the offset
+    // `a - base` (no overflow once `a >= base`): fewer instructions on the
+    // model's hot path.
+    a >= base && {
+        let off = a - base;
+        off <= size && w as u64 <= size - off
+    }
 }
 
 /// Steps 4-7 of MEMCHECK.G for a tagged pointer whose metadata is `meta`:

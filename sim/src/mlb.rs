@@ -25,6 +25,8 @@ use crate::pointer::ADDR_MASK;
 
 /// The location bits an MLB entry stores and compares: 55..5.
 pub const LOC_MASK: u64 = ADDR_MASK & !31;
+/// The search key of an invalid way: bit 0 set, so no masked location equals it.
+const NO_KEY: u64 = 1;
 
 /// One MLB entry (172 bits of state in hardware).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -86,6 +88,9 @@ pub struct MlbCycleOutputs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mlb {
     entries: Vec<MlbEntry>,
+    /// Search key per way: the stored location if valid, else [`NO_KEY`]. A
+    /// shadow of `entries` kept so the location search is one tight scan.
+    keys: Vec<u64>,
     /// None for N = 0.
     policy: Option<Policy>,
     replacement: Replacement,
@@ -101,6 +106,7 @@ impl Mlb {
         );
         Mlb {
             entries: vec![MlbEntry::default(); entries],
+            keys: vec![NO_KEY; entries],
             policy: if entries == 0 { None } else { Some(Policy::new(replacement, entries)) },
             replacement,
         }
@@ -144,7 +150,14 @@ impl Mlb {
     /// Location search (pure): the lowest way holding `loc` (bits 55..5).
     #[inline]
     pub fn search_location(&self, loc: u64) -> Option<usize> {
-        self.entries.iter().position(|e| e.loc_match(loc))
+        let k = loc & LOC_MASK;
+        self.keys.iter().position(|&x| x == k)
+    }
+
+    fn sync_keys(&mut self) {
+        for (k, e) in self.keys.iter_mut().zip(&self.entries) {
+            *k = if e.valid { e.location } else { NO_KEY };
+        }
     }
 
     /// Range match vector (bit i = way i matches); one-hot or zero in a
@@ -191,6 +204,7 @@ impl Mlb {
         );
         let replaced_valid = self.entries[way].valid;
         self.entries[way] = MlbEntry { valid: true, location: location & LOC_MASK, base: meta.base, size: meta.size, tag: meta.tag };
+        self.keys[way] = location & LOC_MASK;
         if let Some(p) = &mut self.policy {
             p.on_fill(way, replaced_valid);
         }
@@ -204,6 +218,7 @@ impl Mlb {
         for (i, e) in self.entries.iter_mut().enumerate() {
             if e.loc_match(location) {
                 e.valid = false;
+                self.keys[i] = NO_KEY;
                 first.get_or_insert(i);
             }
         }
@@ -215,6 +230,7 @@ impl Mlb {
         for e in &mut self.entries {
             e.valid = false;
         }
+        self.sync_keys();
         if let Some(p) = &mut self.policy {
             p.reset();
         }
@@ -225,6 +241,7 @@ impl Mlb {
         for e in &mut self.entries {
             *e = MlbEntry::default();
         }
+        self.sync_keys();
         if let Some(p) = &mut self.policy {
             p.reset();
         }
@@ -282,6 +299,7 @@ impl Mlb {
             policy.on_fill(victim, replaced_valid);
             out.fill_way = Some(victim);
         }
+        self.sync_keys();
         out
     }
 }

@@ -151,6 +151,7 @@ impl Mlu {
     }
 
     #[cold]
+    #[inline(never)]
     fn fault(&mut self, code: FaultCode, op: Op, p: u64, meta: Option<Meta>) -> Fault {
         self.counters.faults += 1;
         let alloc = if code.has_alloc() { meta } else { None };
@@ -223,6 +224,7 @@ impl Mlu {
     /// The location-miss fetch: base at `loc+0`, size|tag at `loc+8`, with
     /// the location taken by bits 55..5 as the MLB stores it (so a misaligned
     /// location aliases the node holding it, and the fill stays coherent).
+    #[inline(never)]
     fn fetch(&mut self, mem: &(impl MetaMemory + ?Sized), loc: u64) -> Result<Meta, FaultCode> {
         let loc = loc & LOC_MASK;
         self.counters.meta_reads += 1;

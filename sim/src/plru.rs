@@ -35,6 +35,11 @@ pub trait ReplacementPolicy {
 pub struct TreePlru {
     ways: usize,
     bits: u64,
+    /// Per way: the nodes on its path (`path[w]`) and the values a touch
+    /// writes into them (`away[w]`), precomputed so a touch is one
+    /// mask-and-or (the hot path of every MLB hit).
+    path: [u32; 32],
+    away: [u32; 32],
 }
 
 impl TreePlru {
@@ -42,7 +47,20 @@ impl TreePlru {
     /// configuration is validated before any MLB is built).
     pub fn new(ways: usize) -> Self {
         assert!(ways.is_power_of_two() && ways <= 32, "tree PLRU needs a power-of-two way count <= 32, got {ways}");
-        TreePlru { ways, bits: 0 }
+        let (mut path, mut away) = ([0u32; 32], [0u32; 32]);
+        for way in 0..ways {
+            let mut node = way + ways - 1;
+            while node > 0 {
+                let parent = (node - 1) / 2;
+                path[way] |= 1 << parent;
+                if node == 2 * parent + 1 {
+                    // `way` is in the left subtree: point right, away from it.
+                    away[way] |= 1 << parent;
+                }
+                node = parent;
+            }
+        }
+        TreePlru { ways, bits: 0, path, away }
     }
 
     /// A PLRU in a given state (bit i = node i), for exhaustive tests.
@@ -80,17 +98,7 @@ impl ReplacementPolicy for TreePlru {
     #[inline]
     fn touch(&mut self, way: usize) {
         debug_assert!(way < self.ways);
-        let mut node = way + self.ways - 1;
-        while node > 0 {
-            let parent = (node - 1) / 2;
-            if node == 2 * parent + 1 {
-                // `way` is in the left subtree: point right, away from it.
-                self.bits |= 1 << parent;
-            } else {
-                self.bits &= !(1 << parent);
-            }
-            node = parent;
-        }
+        self.bits = (self.bits & !(self.path[way] as u64)) | self.away[way] as u64;
     }
 
     #[inline]
