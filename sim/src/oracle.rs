@@ -5,7 +5,6 @@
 //! checks the rules those choices must obey.
 use crate::config::Mode;
 use crate::fault::FaultCode;
-use crate::memcheck::in_bounds;
 use crate::pointer::{tag, untag, TAG_FREED};
 use crate::runtime::FreeFinding;
 
@@ -127,7 +126,12 @@ impl Oracle {
             Err(FaultCode::UseAfterFree)
         } else if m.tag != tag(ptr) {
             Err(FaultCode::TagMismatch)
-        } else if !in_bounds(untag(ptr), w, m.base, m.size) {
+        } else if !{
+            // The spec's formula in wide arithmetic, independent of
+            // memcheck::in_bounds (which the model uses).
+            let a = untag(ptr) as u128;
+            a >= m.base as u128 && a + w as u128 <= m.base as u128 + m.size as u128
+        } {
             Err(FaultCode::OutOfBounds)
         } else {
             Ok(untag(ptr))
