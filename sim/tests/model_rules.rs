@@ -809,3 +809,21 @@ fn a_retired_poisoned_slot_is_fresh_when_reused() {
     assert_eq!(r.access(b, 8, None), Ok(untag(b)));
     r.check_invariants().unwrap();
 }
+
+#[test]
+fn in_bounds_equals_the_wide_formula_on_edge_values() {
+    let edges: Vec<u64> = [0u64, 1, 2, 15, 16, 17, 1 << 55, ADDR_MASK - 16, ADDR_MASK, 1 << 56, u64::MAX - 16, u64::MAX - 1, u64::MAX]
+        .iter()
+        .flat_map(|&v| [v, v.wrapping_add(1), v.wrapping_sub(1)])
+        .collect();
+    for &a in &edges {
+        for &base in &edges {
+            for &size in &edges {
+                for w in [0u32, 1, 2, 4, 8, 16] {
+                    let wide = a as u128 >= base as u128 && a as u128 + w as u128 <= base as u128 + size as u128;
+                    assert_eq!(in_bounds(a, w, base, size), wide, "a={a:#x} w={w} base={base:#x} size={size:#x}");
+                }
+            }
+        }
+    }
+}
