@@ -77,8 +77,9 @@ check_corpus() {
 stage generate -- generate
 check_corpus
 # The published workload traces (spec section 9), validated and summarised.
-if compgen -G "$repo/../shared/traces/*.jsonl.gz" >/dev/null; then
-    stage traces -- trace "$repo"/../shared/traces/*.jsonl.gz
+traces="${MLUGEN_TRACES:-$repo/traces}"
+if compgen -G "$traces/*.jsonl.gz" >/dev/null; then
+    stage traces -- trace "$traces"/*.jsonl.gz
     if [ "${report[-1]:10:2}" = "ok" ]; then
         summary="$(python3 -c '
 import json, sys
@@ -88,7 +89,7 @@ print("; ".join("%s %d kernels, max live %d, max %d blocks/op" % (x["workload"],
         report[-1]="$(printf '%-9s %-8s %s' traces ok "$summary")"
     fi
 else
-    record traces SKIPPED "no ../shared/traces/*.jsonl.gz next to the repository"
+    record traces SKIPPED "no *.jsonl.gz in $traces"
 fi
 stage synth "min period|slack" -- synth
 

@@ -7,11 +7,11 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use sim::trace::{self, Access, Event, Rw, TraceReader};
 
-/// `../shared/traces` next to the repository (override: `MLUGEN_TRACES`).
+/// The project's copy of the traces, `traces/` (override: `MLUGEN_TRACES`).
 fn traces_dir() -> PathBuf {
     match std::env::var_os("MLUGEN_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces"),
     }
 }
 
