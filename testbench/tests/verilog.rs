@@ -102,3 +102,51 @@ fn impossible_configurations_are_errors() {
     let names: Vec<String> = hw::generate::tops_for_config(&cfg).unwrap().iter().map(|t| t.name()).collect();
     assert!(names.contains(&"mlb2_plru".to_string()), "{names:?}");
 }
+
+/// Yosys (proc; flatten; opt) maps every MLB storage and output-data flip-flop
+/// to an enable flop ($dffe / $sdffe): they load only when written, so a
+/// flow can use enable flops or clock gating. Only the hit/multi flags (4
+/// bits) and the PLRU bits (updated by every hit) are plain flops.
+#[test]
+fn mlb_storage_flops_have_enables() {
+    let dir = verilog_out();
+    for top in committed_tops() {
+        let hw::generate::TopKind::Mlb { entries: n, replacement } = top.kind else { continue };
+        let name = top.name();
+        let iw = hw::prio_enc::index_width(n);
+        let out = std::process::Command::new("yosys")
+            .arg("-p")
+            .arg(format!(
+                "read_verilog {}; hierarchy -top {name}; proc; flatten; opt; stat -width",
+                dir.join(format!("{name}.v")).display()
+            ))
+            .output()
+            .expect("run yosys");
+        assert!(out.status.success(), "yosys failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let stats = &text[text.rfind("Printing statistics").expect("yosys printed statistics")..];
+        let (mut enable_bits, mut plain_bits) = (0, 0);
+        for line in stats.lines() {
+            let mut w = line.split_whitespace();
+            let (Some(cell), Some(count)) = (w.next(), w.next()) else { continue };
+            let Some((kind, width)) = cell.strip_prefix('$').and_then(|c| c.rsplit_once('_')) else { continue };
+            let (Ok(width), Ok(count)) = (width.parse::<usize>(), count.parse::<usize>()) else { continue };
+            match kind {
+                "dffe" | "sdffe" | "sdffce" => enable_bits += width * count,
+                "dff" | "sdff" => plain_bits += width * count,
+                k if k.contains("dff") || k.contains("latch") => panic!("{name}: unexpected register cell ${kind}"),
+                _ => {}
+            }
+        }
+        // Entries (valid + 51 + 56 + 56 + 8), range result data + way, location result data + way,
+        // and the round-robin pointer.
+        let rr_bits = if replacement == sim::config::Replacement::RoundRobin { iw } else { 0 };
+        // (With one entry the way registers are constant 0 and optimized away.)
+        let way = if n == 1 { 0 } else { iw };
+        let expected_enable = n * 172 + (51 + 56 + 56 + 8 + way) + (56 + 56 + 8 + way) + rr_bits;
+        assert_eq!(enable_bits, expected_enable, "{name}: enable flop bits");
+        // The two hit flags, the multi flags (constant 0, removed, when N = 1) and the PLRU bits.
+        let max_plain = 4 + if rr_bits == 0 { n } else { 0 };
+        assert!((2..=max_plain).contains(&plain_bits), "{name}: {plain_bits} plain flop bits (at most {max_plain})");
+    }
+}
