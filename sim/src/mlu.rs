@@ -69,6 +69,9 @@ pub struct Mlu {
     mlb: Mlb,
     csrs: Csrs,
     counters: Counters,
+    /// When enabled, every metadata word address requested, in order (for
+    /// read-by-read comparison with the RTL's memory port).
+    read_log: Option<Vec<u64>>,
 }
 
 impl Mlu {
@@ -81,6 +84,7 @@ impl Mlu {
             mlb: Mlb::new(cfg.entries, cfg.replacement),
             csrs: Csrs { mode: cfg.mode, structure: cfg.structure, root: 0, step_limit: cfg.step_limit },
             counters: Counters::default(),
+            read_log: None,
         })
     }
 
@@ -98,6 +102,17 @@ impl Mlu {
     }
     pub fn reset_counters(&mut self) {
         self.counters = Counters::default();
+    }
+
+    /// Start (or stop, clearing it) recording the metadata read addresses.
+    pub fn set_read_log(&mut self, on: bool) {
+        self.read_log = on.then(Vec::new);
+    }
+
+    /// The metadata word addresses requested since the last call (traversal
+    /// and location-miss fetches, in order); empty when logging is off.
+    pub fn take_reads(&mut self) -> Vec<u64> {
+        self.read_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// CSR writes.
@@ -135,8 +150,13 @@ impl Mlu {
         }
         self.counters.range_misses += 1;
         let mut reads = 0u64;
-        let (outcome, steps) =
-            walk_with(mem, self.csrs.root, self.csrs.structure, a, self.csrs.step_limit, |_| reads += 1);
+        let log = &mut self.read_log;
+        let (outcome, steps) = walk_with(mem, self.csrs.root, self.csrs.structure, a, self.csrs.step_limit, |addr| {
+            reads += 1;
+            if let Some(l) = log {
+                l.push(addr);
+            }
+        });
         self.counters.steps += steps as u64;
         self.counters.meta_reads += reads;
         match outcome {
@@ -227,10 +247,15 @@ impl Mlu {
     #[inline(never)]
     fn fetch(&mut self, mem: &(impl MetaMemory + ?Sized), loc: u64) -> Result<Meta, FaultCode> {
         let loc = loc & LOC_MASK;
-        self.counters.meta_reads += 1;
-        let base = mem.read_word(loc.wrapping_add(BASE)).map_err(|_| FaultCode::MemError)?;
-        self.counters.meta_reads += 1;
-        let size_tag = mem.read_word(loc.wrapping_add(SIZE_TAG)).map_err(|_| FaultCode::MemError)?;
+        let mut read = |addr: u64| {
+            self.counters.meta_reads += 1;
+            if let Some(l) = &mut self.read_log {
+                l.push(addr);
+            }
+            mem.read_word(addr).map_err(|_| FaultCode::MemError)
+        };
+        let base = read(loc + BASE)?;
+        let size_tag = read(loc + SIZE_TAG)?;
         Ok(Meta::from_words(base, size_tag))
     }
 

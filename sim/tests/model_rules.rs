@@ -827,3 +827,27 @@ fn in_bounds_equals_the_wide_formula_on_edge_values() {
         }
     }
 }
+
+#[test]
+fn mlu_read_log_lists_every_metadata_read_in_order() {
+    let mut r = rt(Structure::Bst, Mode::Compiler);
+    let a = r.malloc(512, None).unwrap();
+    let _b = r.malloc(512, None).unwrap();
+    let la = r.allocations()[0].location;
+    let lb = r.allocations()[1].location;
+    // Two nodes sorted [a, b]: root is b, a its left child.
+    assert_eq!(r.root(), lb);
+    r.mlu_mut().set_read_log(true);
+    r.access(a, 4, None).unwrap();
+    assert_eq!(r.mlu_mut().take_reads(), vec![lb, lb + 8, lb + 16, la, la + 8]);
+    r.access(a, 4, None).unwrap(); // all hits
+    assert_eq!(r.mlu_mut().take_reads(), Vec::<u64>::new());
+    r.flush_mlb();
+    r.memcheck_g(a, 4, la).unwrap(); // location-miss fetch
+    assert_eq!(r.mlu_mut().take_reads(), vec![la, la + 8]);
+    assert_eq!(r.counters().meta_reads, 7);
+    r.mlu_mut().set_read_log(false);
+    r.flush_mlb();
+    r.access(a, 4, None).unwrap();
+    assert!(r.mlu_mut().take_reads().is_empty());
+}
