@@ -452,6 +452,223 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [50:0] rs_or_loc$0;
+    reg  [50:0] rs_or_loc$1;
+    reg  [50:0] rs_or_loc$2;
+    reg  [50:0] rs_or_loc$3;
+    reg  [50:0] rs_or_loc$4;
+    reg  [50:0] rs_or_loc$5;
+    reg  [50:0] rs_or_loc$6;
+    reg  [50:0] rs_or_loc$7;
+    reg  [50:0] rs_or_loc$8;
+    reg  [50:0] rs_or_loc$9;
+    reg  [50:0] rs_or_loc$10;
+    reg  [50:0] rs_or_loc$11;
+    reg  [50:0] rs_or_loc$12;
+    reg  [50:0] rs_or_loc$13;
+    reg  [50:0] rs_or_loc$14;
+    reg  [50:0] rs_or_loc$15;
+    reg  [50:0] rs_or_loc$16;
+    reg  [50:0] rs_or_loc$17;
+    reg  [50:0] rs_or_loc$18;
+    reg  [50:0] rs_or_loc$19;
+    reg  [50:0] rs_or_loc$20;
+    reg  [50:0] rs_or_loc$21;
+    reg  [50:0] rs_or_loc$22;
+    reg  [50:0] rs_or_loc$23;
+    reg  [50:0] rs_or_loc$24;
+    reg  [50:0] rs_or_loc$25;
+    reg  [50:0] rs_or_loc$26;
+    reg  [50:0] rs_or_loc$27;
+    reg  [50:0] rs_or_loc$28;
+    reg  [50:0] rs_or_loc$29;
+    reg  [50:0] rs_or_loc$30;
+    reg  [55:0] rs_or_base$0;
+    reg  [55:0] rs_or_base$1;
+    reg  [55:0] rs_or_base$2;
+    reg  [55:0] rs_or_base$3;
+    reg  [55:0] rs_or_base$4;
+    reg  [55:0] rs_or_base$5;
+    reg  [55:0] rs_or_base$6;
+    reg  [55:0] rs_or_base$7;
+    reg  [55:0] rs_or_base$8;
+    reg  [55:0] rs_or_base$9;
+    reg  [55:0] rs_or_base$10;
+    reg  [55:0] rs_or_base$11;
+    reg  [55:0] rs_or_base$12;
+    reg  [55:0] rs_or_base$13;
+    reg  [55:0] rs_or_base$14;
+    reg  [55:0] rs_or_base$15;
+    reg  [55:0] rs_or_base$16;
+    reg  [55:0] rs_or_base$17;
+    reg  [55:0] rs_or_base$18;
+    reg  [55:0] rs_or_base$19;
+    reg  [55:0] rs_or_base$20;
+    reg  [55:0] rs_or_base$21;
+    reg  [55:0] rs_or_base$22;
+    reg  [55:0] rs_or_base$23;
+    reg  [55:0] rs_or_base$24;
+    reg  [55:0] rs_or_base$25;
+    reg  [55:0] rs_or_base$26;
+    reg  [55:0] rs_or_base$27;
+    reg  [55:0] rs_or_base$28;
+    reg  [55:0] rs_or_base$29;
+    reg  [55:0] rs_or_base$30;
+    reg  [55:0] rs_or_size$0;
+    reg  [55:0] rs_or_size$1;
+    reg  [55:0] rs_or_size$2;
+    reg  [55:0] rs_or_size$3;
+    reg  [55:0] rs_or_size$4;
+    reg  [55:0] rs_or_size$5;
+    reg  [55:0] rs_or_size$6;
+    reg  [55:0] rs_or_size$7;
+    reg  [55:0] rs_or_size$8;
+    reg  [55:0] rs_or_size$9;
+    reg  [55:0] rs_or_size$10;
+    reg  [55:0] rs_or_size$11;
+    reg  [55:0] rs_or_size$12;
+    reg  [55:0] rs_or_size$13;
+    reg  [55:0] rs_or_size$14;
+    reg  [55:0] rs_or_size$15;
+    reg  [55:0] rs_or_size$16;
+    reg  [55:0] rs_or_size$17;
+    reg  [55:0] rs_or_size$18;
+    reg  [55:0] rs_or_size$19;
+    reg  [55:0] rs_or_size$20;
+    reg  [55:0] rs_or_size$21;
+    reg  [55:0] rs_or_size$22;
+    reg  [55:0] rs_or_size$23;
+    reg  [55:0] rs_or_size$24;
+    reg  [55:0] rs_or_size$25;
+    reg  [55:0] rs_or_size$26;
+    reg  [55:0] rs_or_size$27;
+    reg  [55:0] rs_or_size$28;
+    reg  [55:0] rs_or_size$29;
+    reg  [55:0] rs_or_size$30;
+    reg  [7:0] rs_or_tag$0;
+    reg  [7:0] rs_or_tag$1;
+    reg  [7:0] rs_or_tag$2;
+    reg  [7:0] rs_or_tag$3;
+    reg  [7:0] rs_or_tag$4;
+    reg  [7:0] rs_or_tag$5;
+    reg  [7:0] rs_or_tag$6;
+    reg  [7:0] rs_or_tag$7;
+    reg  [7:0] rs_or_tag$8;
+    reg  [7:0] rs_or_tag$9;
+    reg  [7:0] rs_or_tag$10;
+    reg  [7:0] rs_or_tag$11;
+    reg  [7:0] rs_or_tag$12;
+    reg  [7:0] rs_or_tag$13;
+    reg  [7:0] rs_or_tag$14;
+    reg  [7:0] rs_or_tag$15;
+    reg  [7:0] rs_or_tag$16;
+    reg  [7:0] rs_or_tag$17;
+    reg  [7:0] rs_or_tag$18;
+    reg  [7:0] rs_or_tag$19;
+    reg  [7:0] rs_or_tag$20;
+    reg  [7:0] rs_or_tag$21;
+    reg  [7:0] rs_or_tag$22;
+    reg  [7:0] rs_or_tag$23;
+    reg  [7:0] rs_or_tag$24;
+    reg  [7:0] rs_or_tag$25;
+    reg  [7:0] rs_or_tag$26;
+    reg  [7:0] rs_or_tag$27;
+    reg  [7:0] rs_or_tag$28;
+    reg  [7:0] rs_or_tag$29;
+    reg  [7:0] rs_or_tag$30;
+    reg  [55:0] ls_or_base$0;
+    reg  [55:0] ls_or_base$1;
+    reg  [55:0] ls_or_base$2;
+    reg  [55:0] ls_or_base$3;
+    reg  [55:0] ls_or_base$4;
+    reg  [55:0] ls_or_base$5;
+    reg  [55:0] ls_or_base$6;
+    reg  [55:0] ls_or_base$7;
+    reg  [55:0] ls_or_base$8;
+    reg  [55:0] ls_or_base$9;
+    reg  [55:0] ls_or_base$10;
+    reg  [55:0] ls_or_base$11;
+    reg  [55:0] ls_or_base$12;
+    reg  [55:0] ls_or_base$13;
+    reg  [55:0] ls_or_base$14;
+    reg  [55:0] ls_or_base$15;
+    reg  [55:0] ls_or_base$16;
+    reg  [55:0] ls_or_base$17;
+    reg  [55:0] ls_or_base$18;
+    reg  [55:0] ls_or_base$19;
+    reg  [55:0] ls_or_base$20;
+    reg  [55:0] ls_or_base$21;
+    reg  [55:0] ls_or_base$22;
+    reg  [55:0] ls_or_base$23;
+    reg  [55:0] ls_or_base$24;
+    reg  [55:0] ls_or_base$25;
+    reg  [55:0] ls_or_base$26;
+    reg  [55:0] ls_or_base$27;
+    reg  [55:0] ls_or_base$28;
+    reg  [55:0] ls_or_base$29;
+    reg  [55:0] ls_or_base$30;
+    reg  [55:0] ls_or_size$0;
+    reg  [55:0] ls_or_size$1;
+    reg  [55:0] ls_or_size$2;
+    reg  [55:0] ls_or_size$3;
+    reg  [55:0] ls_or_size$4;
+    reg  [55:0] ls_or_size$5;
+    reg  [55:0] ls_or_size$6;
+    reg  [55:0] ls_or_size$7;
+    reg  [55:0] ls_or_size$8;
+    reg  [55:0] ls_or_size$9;
+    reg  [55:0] ls_or_size$10;
+    reg  [55:0] ls_or_size$11;
+    reg  [55:0] ls_or_size$12;
+    reg  [55:0] ls_or_size$13;
+    reg  [55:0] ls_or_size$14;
+    reg  [55:0] ls_or_size$15;
+    reg  [55:0] ls_or_size$16;
+    reg  [55:0] ls_or_size$17;
+    reg  [55:0] ls_or_size$18;
+    reg  [55:0] ls_or_size$19;
+    reg  [55:0] ls_or_size$20;
+    reg  [55:0] ls_or_size$21;
+    reg  [55:0] ls_or_size$22;
+    reg  [55:0] ls_or_size$23;
+    reg  [55:0] ls_or_size$24;
+    reg  [55:0] ls_or_size$25;
+    reg  [55:0] ls_or_size$26;
+    reg  [55:0] ls_or_size$27;
+    reg  [55:0] ls_or_size$28;
+    reg  [55:0] ls_or_size$29;
+    reg  [55:0] ls_or_size$30;
+    reg  [7:0] ls_or_tag$0;
+    reg  [7:0] ls_or_tag$1;
+    reg  [7:0] ls_or_tag$2;
+    reg  [7:0] ls_or_tag$3;
+    reg  [7:0] ls_or_tag$4;
+    reg  [7:0] ls_or_tag$5;
+    reg  [7:0] ls_or_tag$6;
+    reg  [7:0] ls_or_tag$7;
+    reg  [7:0] ls_or_tag$8;
+    reg  [7:0] ls_or_tag$9;
+    reg  [7:0] ls_or_tag$10;
+    reg  [7:0] ls_or_tag$11;
+    reg  [7:0] ls_or_tag$12;
+    reg  [7:0] ls_or_tag$13;
+    reg  [7:0] ls_or_tag$14;
+    reg  [7:0] ls_or_tag$15;
+    reg  [7:0] ls_or_tag$16;
+    reg  [7:0] ls_or_tag$17;
+    reg  [7:0] ls_or_tag$18;
+    reg  [7:0] ls_or_tag$19;
+    reg  [7:0] ls_or_tag$20;
+    reg  [7:0] ls_or_tag$21;
+    reg  [7:0] ls_or_tag$22;
+    reg  [7:0] ls_or_tag$23;
+    reg  [7:0] ls_or_tag$24;
+    reg  [7:0] ls_or_tag$25;
+    reg  [7:0] ls_or_tag$26;
+    reg  [7:0] ls_or_tag$27;
+    reg  [7:0] ls_or_tag$28;
+    reg  [7:0] ls_or_tag$29;
+    reg  [7:0] ls_or_tag$30;
     reg  inv_match$0;
     reg  inv_match$1;
     reg  inv_match$2;
@@ -1569,194 +1786,411 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_multi_r$d = rs_pe$multi && ~reset;
         ls_hit_r$d = ls_pe$any && ~reset;
         ls_multi_r$d = ls_pe$multi && ~reset;
+        rs_or_loc$15 = zero_51;
+        rs_or_base$15 = zero_56;
+        rs_or_size$15 = zero_56;
+        rs_or_tag$15 = zero_8;
+        if (rs_pe$onehot$0) begin
+            rs_or_loc$15 = loc$0$q;
+            rs_or_base$15 = base$0$q;
+            rs_or_size$15 = size$0$q;
+            rs_or_tag$15 = tag$0$q;
+        end
+        ls_or_base$15 = zero_56;
+        ls_or_size$15 = zero_56;
+        ls_or_tag$15 = zero_8;
+        if (ls_pe$onehot$0) begin
+            ls_or_base$15 = base$0$q;
+            ls_or_size$15 = size$0$q;
+            ls_or_tag$15 = tag$0$q;
+        end
+        rs_or_loc$16 = zero_51;
+        rs_or_base$16 = zero_56;
+        rs_or_size$16 = zero_56;
+        rs_or_tag$16 = zero_8;
+        if (rs_pe$onehot$1) begin
+            rs_or_loc$16 = loc$1$q;
+            rs_or_base$16 = base$1$q;
+            rs_or_size$16 = size$1$q;
+            rs_or_tag$16 = tag$1$q;
+        end
+        ls_or_base$16 = zero_56;
+        ls_or_size$16 = zero_56;
+        ls_or_tag$16 = zero_8;
+        if (ls_pe$onehot$1) begin
+            ls_or_base$16 = base$1$q;
+            ls_or_size$16 = size$1$q;
+            ls_or_tag$16 = tag$1$q;
+        end
+        rs_or_loc$17 = zero_51;
+        rs_or_base$17 = zero_56;
+        rs_or_size$17 = zero_56;
+        rs_or_tag$17 = zero_8;
+        if (rs_pe$onehot$2) begin
+            rs_or_loc$17 = loc$2$q;
+            rs_or_base$17 = base$2$q;
+            rs_or_size$17 = size$2$q;
+            rs_or_tag$17 = tag$2$q;
+        end
+        ls_or_base$17 = zero_56;
+        ls_or_size$17 = zero_56;
+        ls_or_tag$17 = zero_8;
+        if (ls_pe$onehot$2) begin
+            ls_or_base$17 = base$2$q;
+            ls_or_size$17 = size$2$q;
+            ls_or_tag$17 = tag$2$q;
+        end
+        rs_or_loc$18 = zero_51;
+        rs_or_base$18 = zero_56;
+        rs_or_size$18 = zero_56;
+        rs_or_tag$18 = zero_8;
+        if (rs_pe$onehot$3) begin
+            rs_or_loc$18 = loc$3$q;
+            rs_or_base$18 = base$3$q;
+            rs_or_size$18 = size$3$q;
+            rs_or_tag$18 = tag$3$q;
+        end
+        ls_or_base$18 = zero_56;
+        ls_or_size$18 = zero_56;
+        ls_or_tag$18 = zero_8;
+        if (ls_pe$onehot$3) begin
+            ls_or_base$18 = base$3$q;
+            ls_or_size$18 = size$3$q;
+            ls_or_tag$18 = tag$3$q;
+        end
+        rs_or_loc$19 = zero_51;
+        rs_or_base$19 = zero_56;
+        rs_or_size$19 = zero_56;
+        rs_or_tag$19 = zero_8;
+        if (rs_pe$onehot$4) begin
+            rs_or_loc$19 = loc$4$q;
+            rs_or_base$19 = base$4$q;
+            rs_or_size$19 = size$4$q;
+            rs_or_tag$19 = tag$4$q;
+        end
+        ls_or_base$19 = zero_56;
+        ls_or_size$19 = zero_56;
+        ls_or_tag$19 = zero_8;
+        if (ls_pe$onehot$4) begin
+            ls_or_base$19 = base$4$q;
+            ls_or_size$19 = size$4$q;
+            ls_or_tag$19 = tag$4$q;
+        end
+        rs_or_loc$20 = zero_51;
+        rs_or_base$20 = zero_56;
+        rs_or_size$20 = zero_56;
+        rs_or_tag$20 = zero_8;
+        if (rs_pe$onehot$5) begin
+            rs_or_loc$20 = loc$5$q;
+            rs_or_base$20 = base$5$q;
+            rs_or_size$20 = size$5$q;
+            rs_or_tag$20 = tag$5$q;
+        end
+        ls_or_base$20 = zero_56;
+        ls_or_size$20 = zero_56;
+        ls_or_tag$20 = zero_8;
+        if (ls_pe$onehot$5) begin
+            ls_or_base$20 = base$5$q;
+            ls_or_size$20 = size$5$q;
+            ls_or_tag$20 = tag$5$q;
+        end
+        rs_or_loc$21 = zero_51;
+        rs_or_base$21 = zero_56;
+        rs_or_size$21 = zero_56;
+        rs_or_tag$21 = zero_8;
+        if (rs_pe$onehot$6) begin
+            rs_or_loc$21 = loc$6$q;
+            rs_or_base$21 = base$6$q;
+            rs_or_size$21 = size$6$q;
+            rs_or_tag$21 = tag$6$q;
+        end
+        ls_or_base$21 = zero_56;
+        ls_or_size$21 = zero_56;
+        ls_or_tag$21 = zero_8;
+        if (ls_pe$onehot$6) begin
+            ls_or_base$21 = base$6$q;
+            ls_or_size$21 = size$6$q;
+            ls_or_tag$21 = tag$6$q;
+        end
+        rs_or_loc$22 = zero_51;
+        rs_or_base$22 = zero_56;
+        rs_or_size$22 = zero_56;
+        rs_or_tag$22 = zero_8;
+        if (rs_pe$onehot$7) begin
+            rs_or_loc$22 = loc$7$q;
+            rs_or_base$22 = base$7$q;
+            rs_or_size$22 = size$7$q;
+            rs_or_tag$22 = tag$7$q;
+        end
+        ls_or_base$22 = zero_56;
+        ls_or_size$22 = zero_56;
+        ls_or_tag$22 = zero_8;
+        if (ls_pe$onehot$7) begin
+            ls_or_base$22 = base$7$q;
+            ls_or_size$22 = size$7$q;
+            ls_or_tag$22 = tag$7$q;
+        end
+        rs_or_loc$23 = zero_51;
+        rs_or_base$23 = zero_56;
+        rs_or_size$23 = zero_56;
+        rs_or_tag$23 = zero_8;
+        if (rs_pe$onehot$8) begin
+            rs_or_loc$23 = loc$8$q;
+            rs_or_base$23 = base$8$q;
+            rs_or_size$23 = size$8$q;
+            rs_or_tag$23 = tag$8$q;
+        end
+        ls_or_base$23 = zero_56;
+        ls_or_size$23 = zero_56;
+        ls_or_tag$23 = zero_8;
+        if (ls_pe$onehot$8) begin
+            ls_or_base$23 = base$8$q;
+            ls_or_size$23 = size$8$q;
+            ls_or_tag$23 = tag$8$q;
+        end
+        rs_or_loc$24 = zero_51;
+        rs_or_base$24 = zero_56;
+        rs_or_size$24 = zero_56;
+        rs_or_tag$24 = zero_8;
+        if (rs_pe$onehot$9) begin
+            rs_or_loc$24 = loc$9$q;
+            rs_or_base$24 = base$9$q;
+            rs_or_size$24 = size$9$q;
+            rs_or_tag$24 = tag$9$q;
+        end
+        ls_or_base$24 = zero_56;
+        ls_or_size$24 = zero_56;
+        ls_or_tag$24 = zero_8;
+        if (ls_pe$onehot$9) begin
+            ls_or_base$24 = base$9$q;
+            ls_or_size$24 = size$9$q;
+            ls_or_tag$24 = tag$9$q;
+        end
+        rs_or_loc$25 = zero_51;
+        rs_or_base$25 = zero_56;
+        rs_or_size$25 = zero_56;
+        rs_or_tag$25 = zero_8;
+        if (rs_pe$onehot$10) begin
+            rs_or_loc$25 = loc$10$q;
+            rs_or_base$25 = base$10$q;
+            rs_or_size$25 = size$10$q;
+            rs_or_tag$25 = tag$10$q;
+        end
+        ls_or_base$25 = zero_56;
+        ls_or_size$25 = zero_56;
+        ls_or_tag$25 = zero_8;
+        if (ls_pe$onehot$10) begin
+            ls_or_base$25 = base$10$q;
+            ls_or_size$25 = size$10$q;
+            ls_or_tag$25 = tag$10$q;
+        end
+        rs_or_loc$26 = zero_51;
+        rs_or_base$26 = zero_56;
+        rs_or_size$26 = zero_56;
+        rs_or_tag$26 = zero_8;
+        if (rs_pe$onehot$11) begin
+            rs_or_loc$26 = loc$11$q;
+            rs_or_base$26 = base$11$q;
+            rs_or_size$26 = size$11$q;
+            rs_or_tag$26 = tag$11$q;
+        end
+        ls_or_base$26 = zero_56;
+        ls_or_size$26 = zero_56;
+        ls_or_tag$26 = zero_8;
+        if (ls_pe$onehot$11) begin
+            ls_or_base$26 = base$11$q;
+            ls_or_size$26 = size$11$q;
+            ls_or_tag$26 = tag$11$q;
+        end
+        rs_or_loc$27 = zero_51;
+        rs_or_base$27 = zero_56;
+        rs_or_size$27 = zero_56;
+        rs_or_tag$27 = zero_8;
+        if (rs_pe$onehot$12) begin
+            rs_or_loc$27 = loc$12$q;
+            rs_or_base$27 = base$12$q;
+            rs_or_size$27 = size$12$q;
+            rs_or_tag$27 = tag$12$q;
+        end
+        ls_or_base$27 = zero_56;
+        ls_or_size$27 = zero_56;
+        ls_or_tag$27 = zero_8;
+        if (ls_pe$onehot$12) begin
+            ls_or_base$27 = base$12$q;
+            ls_or_size$27 = size$12$q;
+            ls_or_tag$27 = tag$12$q;
+        end
+        rs_or_loc$28 = zero_51;
+        rs_or_base$28 = zero_56;
+        rs_or_size$28 = zero_56;
+        rs_or_tag$28 = zero_8;
+        if (rs_pe$onehot$13) begin
+            rs_or_loc$28 = loc$13$q;
+            rs_or_base$28 = base$13$q;
+            rs_or_size$28 = size$13$q;
+            rs_or_tag$28 = tag$13$q;
+        end
+        ls_or_base$28 = zero_56;
+        ls_or_size$28 = zero_56;
+        ls_or_tag$28 = zero_8;
+        if (ls_pe$onehot$13) begin
+            ls_or_base$28 = base$13$q;
+            ls_or_size$28 = size$13$q;
+            ls_or_tag$28 = tag$13$q;
+        end
+        rs_or_loc$29 = zero_51;
+        rs_or_base$29 = zero_56;
+        rs_or_size$29 = zero_56;
+        rs_or_tag$29 = zero_8;
+        if (rs_pe$onehot$14) begin
+            rs_or_loc$29 = loc$14$q;
+            rs_or_base$29 = base$14$q;
+            rs_or_size$29 = size$14$q;
+            rs_or_tag$29 = tag$14$q;
+        end
+        ls_or_base$29 = zero_56;
+        ls_or_size$29 = zero_56;
+        ls_or_tag$29 = zero_8;
+        if (ls_pe$onehot$14) begin
+            ls_or_base$29 = base$14$q;
+            ls_or_size$29 = size$14$q;
+            ls_or_tag$29 = tag$14$q;
+        end
+        rs_or_loc$30 = zero_51;
+        rs_or_base$30 = zero_56;
+        rs_or_size$30 = zero_56;
+        rs_or_tag$30 = zero_8;
+        if (rs_pe$onehot$15) begin
+            rs_or_loc$30 = loc$15$q;
+            rs_or_base$30 = base$15$q;
+            rs_or_size$30 = size$15$q;
+            rs_or_tag$30 = tag$15$q;
+        end
+        ls_or_base$30 = zero_56;
+        ls_or_size$30 = zero_56;
+        ls_or_tag$30 = zero_8;
+        if (ls_pe$onehot$15) begin
+            ls_or_base$30 = base$15$q;
+            ls_or_size$30 = size$15$q;
+            ls_or_tag$30 = tag$15$q;
+        end
+        rs_or_loc$14 = rs_or_loc$29 | rs_or_loc$30;
+        rs_or_base$14 = rs_or_base$29 | rs_or_base$30;
+        rs_or_size$14 = rs_or_size$29 | rs_or_size$30;
+        rs_or_tag$14 = rs_or_tag$29 | rs_or_tag$30;
+        ls_or_base$14 = ls_or_base$29 | ls_or_base$30;
+        ls_or_size$14 = ls_or_size$29 | ls_or_size$30;
+        ls_or_tag$14 = ls_or_tag$29 | ls_or_tag$30;
+        rs_or_loc$13 = rs_or_loc$27 | rs_or_loc$28;
+        rs_or_base$13 = rs_or_base$27 | rs_or_base$28;
+        rs_or_size$13 = rs_or_size$27 | rs_or_size$28;
+        rs_or_tag$13 = rs_or_tag$27 | rs_or_tag$28;
+        ls_or_base$13 = ls_or_base$27 | ls_or_base$28;
+        ls_or_size$13 = ls_or_size$27 | ls_or_size$28;
+        ls_or_tag$13 = ls_or_tag$27 | ls_or_tag$28;
+        rs_or_loc$12 = rs_or_loc$25 | rs_or_loc$26;
+        rs_or_base$12 = rs_or_base$25 | rs_or_base$26;
+        rs_or_size$12 = rs_or_size$25 | rs_or_size$26;
+        rs_or_tag$12 = rs_or_tag$25 | rs_or_tag$26;
+        ls_or_base$12 = ls_or_base$25 | ls_or_base$26;
+        ls_or_size$12 = ls_or_size$25 | ls_or_size$26;
+        ls_or_tag$12 = ls_or_tag$25 | ls_or_tag$26;
+        rs_or_loc$11 = rs_or_loc$23 | rs_or_loc$24;
+        rs_or_base$11 = rs_or_base$23 | rs_or_base$24;
+        rs_or_size$11 = rs_or_size$23 | rs_or_size$24;
+        rs_or_tag$11 = rs_or_tag$23 | rs_or_tag$24;
+        ls_or_base$11 = ls_or_base$23 | ls_or_base$24;
+        ls_or_size$11 = ls_or_size$23 | ls_or_size$24;
+        ls_or_tag$11 = ls_or_tag$23 | ls_or_tag$24;
+        rs_or_loc$10 = rs_or_loc$21 | rs_or_loc$22;
+        rs_or_base$10 = rs_or_base$21 | rs_or_base$22;
+        rs_or_size$10 = rs_or_size$21 | rs_or_size$22;
+        rs_or_tag$10 = rs_or_tag$21 | rs_or_tag$22;
+        ls_or_base$10 = ls_or_base$21 | ls_or_base$22;
+        ls_or_size$10 = ls_or_size$21 | ls_or_size$22;
+        ls_or_tag$10 = ls_or_tag$21 | ls_or_tag$22;
+        rs_or_loc$9 = rs_or_loc$19 | rs_or_loc$20;
+        rs_or_base$9 = rs_or_base$19 | rs_or_base$20;
+        rs_or_size$9 = rs_or_size$19 | rs_or_size$20;
+        rs_or_tag$9 = rs_or_tag$19 | rs_or_tag$20;
+        ls_or_base$9 = ls_or_base$19 | ls_or_base$20;
+        ls_or_size$9 = ls_or_size$19 | ls_or_size$20;
+        ls_or_tag$9 = ls_or_tag$19 | ls_or_tag$20;
+        rs_or_loc$8 = rs_or_loc$17 | rs_or_loc$18;
+        rs_or_base$8 = rs_or_base$17 | rs_or_base$18;
+        rs_or_size$8 = rs_or_size$17 | rs_or_size$18;
+        rs_or_tag$8 = rs_or_tag$17 | rs_or_tag$18;
+        ls_or_base$8 = ls_or_base$17 | ls_or_base$18;
+        ls_or_size$8 = ls_or_size$17 | ls_or_size$18;
+        ls_or_tag$8 = ls_or_tag$17 | ls_or_tag$18;
+        rs_or_loc$7 = rs_or_loc$15 | rs_or_loc$16;
+        rs_or_base$7 = rs_or_base$15 | rs_or_base$16;
+        rs_or_size$7 = rs_or_size$15 | rs_or_size$16;
+        rs_or_tag$7 = rs_or_tag$15 | rs_or_tag$16;
+        ls_or_base$7 = ls_or_base$15 | ls_or_base$16;
+        ls_or_size$7 = ls_or_size$15 | ls_or_size$16;
+        ls_or_tag$7 = ls_or_tag$15 | ls_or_tag$16;
+        rs_or_loc$6 = rs_or_loc$13 | rs_or_loc$14;
+        rs_or_base$6 = rs_or_base$13 | rs_or_base$14;
+        rs_or_size$6 = rs_or_size$13 | rs_or_size$14;
+        rs_or_tag$6 = rs_or_tag$13 | rs_or_tag$14;
+        ls_or_base$6 = ls_or_base$13 | ls_or_base$14;
+        ls_or_size$6 = ls_or_size$13 | ls_or_size$14;
+        ls_or_tag$6 = ls_or_tag$13 | ls_or_tag$14;
+        rs_or_loc$5 = rs_or_loc$11 | rs_or_loc$12;
+        rs_or_base$5 = rs_or_base$11 | rs_or_base$12;
+        rs_or_size$5 = rs_or_size$11 | rs_or_size$12;
+        rs_or_tag$5 = rs_or_tag$11 | rs_or_tag$12;
+        ls_or_base$5 = ls_or_base$11 | ls_or_base$12;
+        ls_or_size$5 = ls_or_size$11 | ls_or_size$12;
+        ls_or_tag$5 = ls_or_tag$11 | ls_or_tag$12;
+        rs_or_loc$4 = rs_or_loc$9 | rs_or_loc$10;
+        rs_or_base$4 = rs_or_base$9 | rs_or_base$10;
+        rs_or_size$4 = rs_or_size$9 | rs_or_size$10;
+        rs_or_tag$4 = rs_or_tag$9 | rs_or_tag$10;
+        ls_or_base$4 = ls_or_base$9 | ls_or_base$10;
+        ls_or_size$4 = ls_or_size$9 | ls_or_size$10;
+        ls_or_tag$4 = ls_or_tag$9 | ls_or_tag$10;
+        rs_or_loc$3 = rs_or_loc$7 | rs_or_loc$8;
+        rs_or_base$3 = rs_or_base$7 | rs_or_base$8;
+        rs_or_size$3 = rs_or_size$7 | rs_or_size$8;
+        rs_or_tag$3 = rs_or_tag$7 | rs_or_tag$8;
+        ls_or_base$3 = ls_or_base$7 | ls_or_base$8;
+        ls_or_size$3 = ls_or_size$7 | ls_or_size$8;
+        ls_or_tag$3 = ls_or_tag$7 | ls_or_tag$8;
+        rs_or_loc$2 = rs_or_loc$5 | rs_or_loc$6;
+        rs_or_base$2 = rs_or_base$5 | rs_or_base$6;
+        rs_or_size$2 = rs_or_size$5 | rs_or_size$6;
+        rs_or_tag$2 = rs_or_tag$5 | rs_or_tag$6;
+        ls_or_base$2 = ls_or_base$5 | ls_or_base$6;
+        ls_or_size$2 = ls_or_size$5 | ls_or_size$6;
+        ls_or_tag$2 = ls_or_tag$5 | ls_or_tag$6;
+        rs_or_loc$1 = rs_or_loc$3 | rs_or_loc$4;
+        rs_or_base$1 = rs_or_base$3 | rs_or_base$4;
+        rs_or_size$1 = rs_or_size$3 | rs_or_size$4;
+        rs_or_tag$1 = rs_or_tag$3 | rs_or_tag$4;
+        ls_or_base$1 = ls_or_base$3 | ls_or_base$4;
+        ls_or_size$1 = ls_or_size$3 | ls_or_size$4;
+        ls_or_tag$1 = ls_or_tag$3 | ls_or_tag$4;
+        rs_or_loc$0 = rs_or_loc$1 | rs_or_loc$2;
+        rs_or_base$0 = rs_or_base$1 | rs_or_base$2;
+        rs_or_size$0 = rs_or_size$1 | rs_or_size$2;
+        rs_or_tag$0 = rs_or_tag$1 | rs_or_tag$2;
+        ls_or_base$0 = ls_or_base$1 | ls_or_base$2;
+        ls_or_size$0 = ls_or_size$1 | ls_or_size$2;
+        ls_or_tag$0 = ls_or_tag$1 | ls_or_tag$2;
         if (rs_valid) begin
             rs_way_r$d = rs_pe$index;
-            rs_loc_r$d = zero_51;
-            rs_base_r$d = zero_56;
-            rs_size_r$d = zero_56;
-            rs_tag_r$d = zero_8;
-            if (rs_pe$onehot$0) begin
-                rs_loc_r$d = loc$0$q;
-                rs_base_r$d = base$0$q;
-                rs_size_r$d = size$0$q;
-                rs_tag_r$d = tag$0$q;
-            end
-            if (rs_pe$onehot$1) begin
-                rs_loc_r$d = loc$1$q;
-                rs_base_r$d = base$1$q;
-                rs_size_r$d = size$1$q;
-                rs_tag_r$d = tag$1$q;
-            end
-            if (rs_pe$onehot$2) begin
-                rs_loc_r$d = loc$2$q;
-                rs_base_r$d = base$2$q;
-                rs_size_r$d = size$2$q;
-                rs_tag_r$d = tag$2$q;
-            end
-            if (rs_pe$onehot$3) begin
-                rs_loc_r$d = loc$3$q;
-                rs_base_r$d = base$3$q;
-                rs_size_r$d = size$3$q;
-                rs_tag_r$d = tag$3$q;
-            end
-            if (rs_pe$onehot$4) begin
-                rs_loc_r$d = loc$4$q;
-                rs_base_r$d = base$4$q;
-                rs_size_r$d = size$4$q;
-                rs_tag_r$d = tag$4$q;
-            end
-            if (rs_pe$onehot$5) begin
-                rs_loc_r$d = loc$5$q;
-                rs_base_r$d = base$5$q;
-                rs_size_r$d = size$5$q;
-                rs_tag_r$d = tag$5$q;
-            end
-            if (rs_pe$onehot$6) begin
-                rs_loc_r$d = loc$6$q;
-                rs_base_r$d = base$6$q;
-                rs_size_r$d = size$6$q;
-                rs_tag_r$d = tag$6$q;
-            end
-            if (rs_pe$onehot$7) begin
-                rs_loc_r$d = loc$7$q;
-                rs_base_r$d = base$7$q;
-                rs_size_r$d = size$7$q;
-                rs_tag_r$d = tag$7$q;
-            end
-            if (rs_pe$onehot$8) begin
-                rs_loc_r$d = loc$8$q;
-                rs_base_r$d = base$8$q;
-                rs_size_r$d = size$8$q;
-                rs_tag_r$d = tag$8$q;
-            end
-            if (rs_pe$onehot$9) begin
-                rs_loc_r$d = loc$9$q;
-                rs_base_r$d = base$9$q;
-                rs_size_r$d = size$9$q;
-                rs_tag_r$d = tag$9$q;
-            end
-            if (rs_pe$onehot$10) begin
-                rs_loc_r$d = loc$10$q;
-                rs_base_r$d = base$10$q;
-                rs_size_r$d = size$10$q;
-                rs_tag_r$d = tag$10$q;
-            end
-            if (rs_pe$onehot$11) begin
-                rs_loc_r$d = loc$11$q;
-                rs_base_r$d = base$11$q;
-                rs_size_r$d = size$11$q;
-                rs_tag_r$d = tag$11$q;
-            end
-            if (rs_pe$onehot$12) begin
-                rs_loc_r$d = loc$12$q;
-                rs_base_r$d = base$12$q;
-                rs_size_r$d = size$12$q;
-                rs_tag_r$d = tag$12$q;
-            end
-            if (rs_pe$onehot$13) begin
-                rs_loc_r$d = loc$13$q;
-                rs_base_r$d = base$13$q;
-                rs_size_r$d = size$13$q;
-                rs_tag_r$d = tag$13$q;
-            end
-            if (rs_pe$onehot$14) begin
-                rs_loc_r$d = loc$14$q;
-                rs_base_r$d = base$14$q;
-                rs_size_r$d = size$14$q;
-                rs_tag_r$d = tag$14$q;
-            end
-            if (rs_pe$onehot$15) begin
-                rs_loc_r$d = loc$15$q;
-                rs_base_r$d = base$15$q;
-                rs_size_r$d = size$15$q;
-                rs_tag_r$d = tag$15$q;
-            end
+            rs_loc_r$d = rs_or_loc$0;
+            rs_base_r$d = rs_or_base$0;
+            rs_size_r$d = rs_or_size$0;
+            rs_tag_r$d = rs_or_tag$0;
         end
         if (ls_valid) begin
             ls_way_r$d = ls_pe$index;
-            ls_base_r$d = zero_56;
-            ls_size_r$d = zero_56;
-            ls_tag_r$d = zero_8;
-            if (ls_pe$onehot$0) begin
-                ls_base_r$d = base$0$q;
-                ls_size_r$d = size$0$q;
-                ls_tag_r$d = tag$0$q;
-            end
-            if (ls_pe$onehot$1) begin
-                ls_base_r$d = base$1$q;
-                ls_size_r$d = size$1$q;
-                ls_tag_r$d = tag$1$q;
-            end
-            if (ls_pe$onehot$2) begin
-                ls_base_r$d = base$2$q;
-                ls_size_r$d = size$2$q;
-                ls_tag_r$d = tag$2$q;
-            end
-            if (ls_pe$onehot$3) begin
-                ls_base_r$d = base$3$q;
-                ls_size_r$d = size$3$q;
-                ls_tag_r$d = tag$3$q;
-            end
-            if (ls_pe$onehot$4) begin
-                ls_base_r$d = base$4$q;
-                ls_size_r$d = size$4$q;
-                ls_tag_r$d = tag$4$q;
-            end
-            if (ls_pe$onehot$5) begin
-                ls_base_r$d = base$5$q;
-                ls_size_r$d = size$5$q;
-                ls_tag_r$d = tag$5$q;
-            end
-            if (ls_pe$onehot$6) begin
-                ls_base_r$d = base$6$q;
-                ls_size_r$d = size$6$q;
-                ls_tag_r$d = tag$6$q;
-            end
-            if (ls_pe$onehot$7) begin
-                ls_base_r$d = base$7$q;
-                ls_size_r$d = size$7$q;
-                ls_tag_r$d = tag$7$q;
-            end
-            if (ls_pe$onehot$8) begin
-                ls_base_r$d = base$8$q;
-                ls_size_r$d = size$8$q;
-                ls_tag_r$d = tag$8$q;
-            end
-            if (ls_pe$onehot$9) begin
-                ls_base_r$d = base$9$q;
-                ls_size_r$d = size$9$q;
-                ls_tag_r$d = tag$9$q;
-            end
-            if (ls_pe$onehot$10) begin
-                ls_base_r$d = base$10$q;
-                ls_size_r$d = size$10$q;
-                ls_tag_r$d = tag$10$q;
-            end
-            if (ls_pe$onehot$11) begin
-                ls_base_r$d = base$11$q;
-                ls_size_r$d = size$11$q;
-                ls_tag_r$d = tag$11$q;
-            end
-            if (ls_pe$onehot$12) begin
-                ls_base_r$d = base$12$q;
-                ls_size_r$d = size$12$q;
-                ls_tag_r$d = tag$12$q;
-            end
-            if (ls_pe$onehot$13) begin
-                ls_base_r$d = base$13$q;
-                ls_size_r$d = size$13$q;
-                ls_tag_r$d = tag$13$q;
-            end
-            if (ls_pe$onehot$14) begin
-                ls_base_r$d = base$14$q;
-                ls_size_r$d = size$14$q;
-                ls_tag_r$d = tag$14$q;
-            end
-            if (ls_pe$onehot$15) begin
-                ls_base_r$d = base$15$q;
-                ls_size_r$d = size$15$q;
-                ls_tag_r$d = tag$15$q;
-            end
+            ls_base_r$d = ls_or_base$0;
+            ls_size_r$d = ls_or_size$0;
+            ls_tag_r$d = ls_or_tag$0;
         end
         rs_hit = rs_hit_r$q;
         rs_multi = rs_multi_r$q;

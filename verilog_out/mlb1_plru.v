@@ -127,6 +127,13 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [50:0] rs_or_loc$0;
+    reg  [55:0] rs_or_base$0;
+    reg  [55:0] rs_or_size$0;
+    reg  [7:0] rs_or_tag$0;
+    reg  [55:0] ls_or_base$0;
+    reg  [55:0] ls_or_size$0;
+    reg  [7:0] ls_or_tag$0;
     reg  inv_match$0;
     reg  write_en$0;
     reg  victim_l;
@@ -339,29 +346,36 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_multi_r$d = rs_pe$multi && ~reset;
         ls_hit_r$d = ls_pe$any && ~reset;
         ls_multi_r$d = ls_pe$multi && ~reset;
+        rs_or_loc$0 = zero_51;
+        rs_or_base$0 = zero_56;
+        rs_or_size$0 = zero_56;
+        rs_or_tag$0 = zero_8;
+        if (rs_pe$onehot$0) begin
+            rs_or_loc$0 = loc$0$q;
+            rs_or_base$0 = base$0$q;
+            rs_or_size$0 = size$0$q;
+            rs_or_tag$0 = tag$0$q;
+        end
+        ls_or_base$0 = zero_56;
+        ls_or_size$0 = zero_56;
+        ls_or_tag$0 = zero_8;
+        if (ls_pe$onehot$0) begin
+            ls_or_base$0 = base$0$q;
+            ls_or_size$0 = size$0$q;
+            ls_or_tag$0 = tag$0$q;
+        end
         if (rs_valid) begin
             rs_way_r$d = rs_pe$index;
-            rs_loc_r$d = zero_51;
-            rs_base_r$d = zero_56;
-            rs_size_r$d = zero_56;
-            rs_tag_r$d = zero_8;
-            if (rs_pe$onehot$0) begin
-                rs_loc_r$d = loc$0$q;
-                rs_base_r$d = base$0$q;
-                rs_size_r$d = size$0$q;
-                rs_tag_r$d = tag$0$q;
-            end
+            rs_loc_r$d = rs_or_loc$0;
+            rs_base_r$d = rs_or_base$0;
+            rs_size_r$d = rs_or_size$0;
+            rs_tag_r$d = rs_or_tag$0;
         end
         if (ls_valid) begin
             ls_way_r$d = ls_pe$index;
-            ls_base_r$d = zero_56;
-            ls_size_r$d = zero_56;
-            ls_tag_r$d = zero_8;
-            if (ls_pe$onehot$0) begin
-                ls_base_r$d = base$0$q;
-                ls_size_r$d = size$0$q;
-                ls_tag_r$d = tag$0$q;
-            end
+            ls_base_r$d = ls_or_base$0;
+            ls_size_r$d = ls_or_size$0;
+            ls_tag_r$d = ls_or_tag$0;
         end
         rs_hit = rs_hit_r$q;
         rs_multi = rs_multi_r$q;

@@ -149,6 +149,27 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [50:0] rs_or_loc$0;
+    reg  [50:0] rs_or_loc$1;
+    reg  [50:0] rs_or_loc$2;
+    reg  [55:0] rs_or_base$0;
+    reg  [55:0] rs_or_base$1;
+    reg  [55:0] rs_or_base$2;
+    reg  [55:0] rs_or_size$0;
+    reg  [55:0] rs_or_size$1;
+    reg  [55:0] rs_or_size$2;
+    reg  [7:0] rs_or_tag$0;
+    reg  [7:0] rs_or_tag$1;
+    reg  [7:0] rs_or_tag$2;
+    reg  [55:0] ls_or_base$0;
+    reg  [55:0] ls_or_base$1;
+    reg  [55:0] ls_or_base$2;
+    reg  [55:0] ls_or_size$0;
+    reg  [55:0] ls_or_size$1;
+    reg  [55:0] ls_or_size$2;
+    reg  [7:0] ls_or_tag$0;
+    reg  [7:0] ls_or_tag$1;
+    reg  [7:0] ls_or_tag$2;
     reg  inv_match$0;
     reg  inv_match$1;
     reg  write_en$0;
@@ -422,40 +443,61 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_multi_r$d = rs_pe$multi && ~reset;
         ls_hit_r$d = ls_pe$any && ~reset;
         ls_multi_r$d = ls_pe$multi && ~reset;
+        rs_or_loc$1 = zero_51;
+        rs_or_base$1 = zero_56;
+        rs_or_size$1 = zero_56;
+        rs_or_tag$1 = zero_8;
+        if (rs_pe$onehot$0) begin
+            rs_or_loc$1 = loc$0$q;
+            rs_or_base$1 = base$0$q;
+            rs_or_size$1 = size$0$q;
+            rs_or_tag$1 = tag$0$q;
+        end
+        ls_or_base$1 = zero_56;
+        ls_or_size$1 = zero_56;
+        ls_or_tag$1 = zero_8;
+        if (ls_pe$onehot$0) begin
+            ls_or_base$1 = base$0$q;
+            ls_or_size$1 = size$0$q;
+            ls_or_tag$1 = tag$0$q;
+        end
+        rs_or_loc$2 = zero_51;
+        rs_or_base$2 = zero_56;
+        rs_or_size$2 = zero_56;
+        rs_or_tag$2 = zero_8;
+        if (rs_pe$onehot$1) begin
+            rs_or_loc$2 = loc$1$q;
+            rs_or_base$2 = base$1$q;
+            rs_or_size$2 = size$1$q;
+            rs_or_tag$2 = tag$1$q;
+        end
+        ls_or_base$2 = zero_56;
+        ls_or_size$2 = zero_56;
+        ls_or_tag$2 = zero_8;
+        if (ls_pe$onehot$1) begin
+            ls_or_base$2 = base$1$q;
+            ls_or_size$2 = size$1$q;
+            ls_or_tag$2 = tag$1$q;
+        end
+        rs_or_loc$0 = rs_or_loc$1 | rs_or_loc$2;
+        rs_or_base$0 = rs_or_base$1 | rs_or_base$2;
+        rs_or_size$0 = rs_or_size$1 | rs_or_size$2;
+        rs_or_tag$0 = rs_or_tag$1 | rs_or_tag$2;
+        ls_or_base$0 = ls_or_base$1 | ls_or_base$2;
+        ls_or_size$0 = ls_or_size$1 | ls_or_size$2;
+        ls_or_tag$0 = ls_or_tag$1 | ls_or_tag$2;
         if (rs_valid) begin
             rs_way_r$d = rs_pe$index;
-            rs_loc_r$d = zero_51;
-            rs_base_r$d = zero_56;
-            rs_size_r$d = zero_56;
-            rs_tag_r$d = zero_8;
-            if (rs_pe$onehot$0) begin
-                rs_loc_r$d = loc$0$q;
-                rs_base_r$d = base$0$q;
-                rs_size_r$d = size$0$q;
-                rs_tag_r$d = tag$0$q;
-            end
-            if (rs_pe$onehot$1) begin
-                rs_loc_r$d = loc$1$q;
-                rs_base_r$d = base$1$q;
-                rs_size_r$d = size$1$q;
-                rs_tag_r$d = tag$1$q;
-            end
+            rs_loc_r$d = rs_or_loc$0;
+            rs_base_r$d = rs_or_base$0;
+            rs_size_r$d = rs_or_size$0;
+            rs_tag_r$d = rs_or_tag$0;
         end
         if (ls_valid) begin
             ls_way_r$d = ls_pe$index;
-            ls_base_r$d = zero_56;
-            ls_size_r$d = zero_56;
-            ls_tag_r$d = zero_8;
-            if (ls_pe$onehot$0) begin
-                ls_base_r$d = base$0$q;
-                ls_size_r$d = size$0$q;
-                ls_tag_r$d = tag$0$q;
-            end
-            if (ls_pe$onehot$1) begin
-                ls_base_r$d = base$1$q;
-                ls_size_r$d = size$1$q;
-                ls_tag_r$d = tag$1$q;
-            end
+            ls_base_r$d = ls_or_base$0;
+            ls_size_r$d = ls_or_size$0;
+            ls_tag_r$d = ls_or_tag$0;
         end
         rs_hit = rs_hit_r$q;
         rs_multi = rs_multi_r$q;

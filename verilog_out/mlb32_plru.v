@@ -809,6 +809,447 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [50:0] rs_or_loc$0;
+    reg  [50:0] rs_or_loc$1;
+    reg  [50:0] rs_or_loc$2;
+    reg  [50:0] rs_or_loc$3;
+    reg  [50:0] rs_or_loc$4;
+    reg  [50:0] rs_or_loc$5;
+    reg  [50:0] rs_or_loc$6;
+    reg  [50:0] rs_or_loc$7;
+    reg  [50:0] rs_or_loc$8;
+    reg  [50:0] rs_or_loc$9;
+    reg  [50:0] rs_or_loc$10;
+    reg  [50:0] rs_or_loc$11;
+    reg  [50:0] rs_or_loc$12;
+    reg  [50:0] rs_or_loc$13;
+    reg  [50:0] rs_or_loc$14;
+    reg  [50:0] rs_or_loc$15;
+    reg  [50:0] rs_or_loc$16;
+    reg  [50:0] rs_or_loc$17;
+    reg  [50:0] rs_or_loc$18;
+    reg  [50:0] rs_or_loc$19;
+    reg  [50:0] rs_or_loc$20;
+    reg  [50:0] rs_or_loc$21;
+    reg  [50:0] rs_or_loc$22;
+    reg  [50:0] rs_or_loc$23;
+    reg  [50:0] rs_or_loc$24;
+    reg  [50:0] rs_or_loc$25;
+    reg  [50:0] rs_or_loc$26;
+    reg  [50:0] rs_or_loc$27;
+    reg  [50:0] rs_or_loc$28;
+    reg  [50:0] rs_or_loc$29;
+    reg  [50:0] rs_or_loc$30;
+    reg  [50:0] rs_or_loc$31;
+    reg  [50:0] rs_or_loc$32;
+    reg  [50:0] rs_or_loc$33;
+    reg  [50:0] rs_or_loc$34;
+    reg  [50:0] rs_or_loc$35;
+    reg  [50:0] rs_or_loc$36;
+    reg  [50:0] rs_or_loc$37;
+    reg  [50:0] rs_or_loc$38;
+    reg  [50:0] rs_or_loc$39;
+    reg  [50:0] rs_or_loc$40;
+    reg  [50:0] rs_or_loc$41;
+    reg  [50:0] rs_or_loc$42;
+    reg  [50:0] rs_or_loc$43;
+    reg  [50:0] rs_or_loc$44;
+    reg  [50:0] rs_or_loc$45;
+    reg  [50:0] rs_or_loc$46;
+    reg  [50:0] rs_or_loc$47;
+    reg  [50:0] rs_or_loc$48;
+    reg  [50:0] rs_or_loc$49;
+    reg  [50:0] rs_or_loc$50;
+    reg  [50:0] rs_or_loc$51;
+    reg  [50:0] rs_or_loc$52;
+    reg  [50:0] rs_or_loc$53;
+    reg  [50:0] rs_or_loc$54;
+    reg  [50:0] rs_or_loc$55;
+    reg  [50:0] rs_or_loc$56;
+    reg  [50:0] rs_or_loc$57;
+    reg  [50:0] rs_or_loc$58;
+    reg  [50:0] rs_or_loc$59;
+    reg  [50:0] rs_or_loc$60;
+    reg  [50:0] rs_or_loc$61;
+    reg  [50:0] rs_or_loc$62;
+    reg  [55:0] rs_or_base$0;
+    reg  [55:0] rs_or_base$1;
+    reg  [55:0] rs_or_base$2;
+    reg  [55:0] rs_or_base$3;
+    reg  [55:0] rs_or_base$4;
+    reg  [55:0] rs_or_base$5;
+    reg  [55:0] rs_or_base$6;
+    reg  [55:0] rs_or_base$7;
+    reg  [55:0] rs_or_base$8;
+    reg  [55:0] rs_or_base$9;
+    reg  [55:0] rs_or_base$10;
+    reg  [55:0] rs_or_base$11;
+    reg  [55:0] rs_or_base$12;
+    reg  [55:0] rs_or_base$13;
+    reg  [55:0] rs_or_base$14;
+    reg  [55:0] rs_or_base$15;
+    reg  [55:0] rs_or_base$16;
+    reg  [55:0] rs_or_base$17;
+    reg  [55:0] rs_or_base$18;
+    reg  [55:0] rs_or_base$19;
+    reg  [55:0] rs_or_base$20;
+    reg  [55:0] rs_or_base$21;
+    reg  [55:0] rs_or_base$22;
+    reg  [55:0] rs_or_base$23;
+    reg  [55:0] rs_or_base$24;
+    reg  [55:0] rs_or_base$25;
+    reg  [55:0] rs_or_base$26;
+    reg  [55:0] rs_or_base$27;
+    reg  [55:0] rs_or_base$28;
+    reg  [55:0] rs_or_base$29;
+    reg  [55:0] rs_or_base$30;
+    reg  [55:0] rs_or_base$31;
+    reg  [55:0] rs_or_base$32;
+    reg  [55:0] rs_or_base$33;
+    reg  [55:0] rs_or_base$34;
+    reg  [55:0] rs_or_base$35;
+    reg  [55:0] rs_or_base$36;
+    reg  [55:0] rs_or_base$37;
+    reg  [55:0] rs_or_base$38;
+    reg  [55:0] rs_or_base$39;
+    reg  [55:0] rs_or_base$40;
+    reg  [55:0] rs_or_base$41;
+    reg  [55:0] rs_or_base$42;
+    reg  [55:0] rs_or_base$43;
+    reg  [55:0] rs_or_base$44;
+    reg  [55:0] rs_or_base$45;
+    reg  [55:0] rs_or_base$46;
+    reg  [55:0] rs_or_base$47;
+    reg  [55:0] rs_or_base$48;
+    reg  [55:0] rs_or_base$49;
+    reg  [55:0] rs_or_base$50;
+    reg  [55:0] rs_or_base$51;
+    reg  [55:0] rs_or_base$52;
+    reg  [55:0] rs_or_base$53;
+    reg  [55:0] rs_or_base$54;
+    reg  [55:0] rs_or_base$55;
+    reg  [55:0] rs_or_base$56;
+    reg  [55:0] rs_or_base$57;
+    reg  [55:0] rs_or_base$58;
+    reg  [55:0] rs_or_base$59;
+    reg  [55:0] rs_or_base$60;
+    reg  [55:0] rs_or_base$61;
+    reg  [55:0] rs_or_base$62;
+    reg  [55:0] rs_or_size$0;
+    reg  [55:0] rs_or_size$1;
+    reg  [55:0] rs_or_size$2;
+    reg  [55:0] rs_or_size$3;
+    reg  [55:0] rs_or_size$4;
+    reg  [55:0] rs_or_size$5;
+    reg  [55:0] rs_or_size$6;
+    reg  [55:0] rs_or_size$7;
+    reg  [55:0] rs_or_size$8;
+    reg  [55:0] rs_or_size$9;
+    reg  [55:0] rs_or_size$10;
+    reg  [55:0] rs_or_size$11;
+    reg  [55:0] rs_or_size$12;
+    reg  [55:0] rs_or_size$13;
+    reg  [55:0] rs_or_size$14;
+    reg  [55:0] rs_or_size$15;
+    reg  [55:0] rs_or_size$16;
+    reg  [55:0] rs_or_size$17;
+    reg  [55:0] rs_or_size$18;
+    reg  [55:0] rs_or_size$19;
+    reg  [55:0] rs_or_size$20;
+    reg  [55:0] rs_or_size$21;
+    reg  [55:0] rs_or_size$22;
+    reg  [55:0] rs_or_size$23;
+    reg  [55:0] rs_or_size$24;
+    reg  [55:0] rs_or_size$25;
+    reg  [55:0] rs_or_size$26;
+    reg  [55:0] rs_or_size$27;
+    reg  [55:0] rs_or_size$28;
+    reg  [55:0] rs_or_size$29;
+    reg  [55:0] rs_or_size$30;
+    reg  [55:0] rs_or_size$31;
+    reg  [55:0] rs_or_size$32;
+    reg  [55:0] rs_or_size$33;
+    reg  [55:0] rs_or_size$34;
+    reg  [55:0] rs_or_size$35;
+    reg  [55:0] rs_or_size$36;
+    reg  [55:0] rs_or_size$37;
+    reg  [55:0] rs_or_size$38;
+    reg  [55:0] rs_or_size$39;
+    reg  [55:0] rs_or_size$40;
+    reg  [55:0] rs_or_size$41;
+    reg  [55:0] rs_or_size$42;
+    reg  [55:0] rs_or_size$43;
+    reg  [55:0] rs_or_size$44;
+    reg  [55:0] rs_or_size$45;
+    reg  [55:0] rs_or_size$46;
+    reg  [55:0] rs_or_size$47;
+    reg  [55:0] rs_or_size$48;
+    reg  [55:0] rs_or_size$49;
+    reg  [55:0] rs_or_size$50;
+    reg  [55:0] rs_or_size$51;
+    reg  [55:0] rs_or_size$52;
+    reg  [55:0] rs_or_size$53;
+    reg  [55:0] rs_or_size$54;
+    reg  [55:0] rs_or_size$55;
+    reg  [55:0] rs_or_size$56;
+    reg  [55:0] rs_or_size$57;
+    reg  [55:0] rs_or_size$58;
+    reg  [55:0] rs_or_size$59;
+    reg  [55:0] rs_or_size$60;
+    reg  [55:0] rs_or_size$61;
+    reg  [55:0] rs_or_size$62;
+    reg  [7:0] rs_or_tag$0;
+    reg  [7:0] rs_or_tag$1;
+    reg  [7:0] rs_or_tag$2;
+    reg  [7:0] rs_or_tag$3;
+    reg  [7:0] rs_or_tag$4;
+    reg  [7:0] rs_or_tag$5;
+    reg  [7:0] rs_or_tag$6;
+    reg  [7:0] rs_or_tag$7;
+    reg  [7:0] rs_or_tag$8;
+    reg  [7:0] rs_or_tag$9;
+    reg  [7:0] rs_or_tag$10;
+    reg  [7:0] rs_or_tag$11;
+    reg  [7:0] rs_or_tag$12;
+    reg  [7:0] rs_or_tag$13;
+    reg  [7:0] rs_or_tag$14;
+    reg  [7:0] rs_or_tag$15;
+    reg  [7:0] rs_or_tag$16;
+    reg  [7:0] rs_or_tag$17;
+    reg  [7:0] rs_or_tag$18;
+    reg  [7:0] rs_or_tag$19;
+    reg  [7:0] rs_or_tag$20;
+    reg  [7:0] rs_or_tag$21;
+    reg  [7:0] rs_or_tag$22;
+    reg  [7:0] rs_or_tag$23;
+    reg  [7:0] rs_or_tag$24;
+    reg  [7:0] rs_or_tag$25;
+    reg  [7:0] rs_or_tag$26;
+    reg  [7:0] rs_or_tag$27;
+    reg  [7:0] rs_or_tag$28;
+    reg  [7:0] rs_or_tag$29;
+    reg  [7:0] rs_or_tag$30;
+    reg  [7:0] rs_or_tag$31;
+    reg  [7:0] rs_or_tag$32;
+    reg  [7:0] rs_or_tag$33;
+    reg  [7:0] rs_or_tag$34;
+    reg  [7:0] rs_or_tag$35;
+    reg  [7:0] rs_or_tag$36;
+    reg  [7:0] rs_or_tag$37;
+    reg  [7:0] rs_or_tag$38;
+    reg  [7:0] rs_or_tag$39;
+    reg  [7:0] rs_or_tag$40;
+    reg  [7:0] rs_or_tag$41;
+    reg  [7:0] rs_or_tag$42;
+    reg  [7:0] rs_or_tag$43;
+    reg  [7:0] rs_or_tag$44;
+    reg  [7:0] rs_or_tag$45;
+    reg  [7:0] rs_or_tag$46;
+    reg  [7:0] rs_or_tag$47;
+    reg  [7:0] rs_or_tag$48;
+    reg  [7:0] rs_or_tag$49;
+    reg  [7:0] rs_or_tag$50;
+    reg  [7:0] rs_or_tag$51;
+    reg  [7:0] rs_or_tag$52;
+    reg  [7:0] rs_or_tag$53;
+    reg  [7:0] rs_or_tag$54;
+    reg  [7:0] rs_or_tag$55;
+    reg  [7:0] rs_or_tag$56;
+    reg  [7:0] rs_or_tag$57;
+    reg  [7:0] rs_or_tag$58;
+    reg  [7:0] rs_or_tag$59;
+    reg  [7:0] rs_or_tag$60;
+    reg  [7:0] rs_or_tag$61;
+    reg  [7:0] rs_or_tag$62;
+    reg  [55:0] ls_or_base$0;
+    reg  [55:0] ls_or_base$1;
+    reg  [55:0] ls_or_base$2;
+    reg  [55:0] ls_or_base$3;
+    reg  [55:0] ls_or_base$4;
+    reg  [55:0] ls_or_base$5;
+    reg  [55:0] ls_or_base$6;
+    reg  [55:0] ls_or_base$7;
+    reg  [55:0] ls_or_base$8;
+    reg  [55:0] ls_or_base$9;
+    reg  [55:0] ls_or_base$10;
+    reg  [55:0] ls_or_base$11;
+    reg  [55:0] ls_or_base$12;
+    reg  [55:0] ls_or_base$13;
+    reg  [55:0] ls_or_base$14;
+    reg  [55:0] ls_or_base$15;
+    reg  [55:0] ls_or_base$16;
+    reg  [55:0] ls_or_base$17;
+    reg  [55:0] ls_or_base$18;
+    reg  [55:0] ls_or_base$19;
+    reg  [55:0] ls_or_base$20;
+    reg  [55:0] ls_or_base$21;
+    reg  [55:0] ls_or_base$22;
+    reg  [55:0] ls_or_base$23;
+    reg  [55:0] ls_or_base$24;
+    reg  [55:0] ls_or_base$25;
+    reg  [55:0] ls_or_base$26;
+    reg  [55:0] ls_or_base$27;
+    reg  [55:0] ls_or_base$28;
+    reg  [55:0] ls_or_base$29;
+    reg  [55:0] ls_or_base$30;
+    reg  [55:0] ls_or_base$31;
+    reg  [55:0] ls_or_base$32;
+    reg  [55:0] ls_or_base$33;
+    reg  [55:0] ls_or_base$34;
+    reg  [55:0] ls_or_base$35;
+    reg  [55:0] ls_or_base$36;
+    reg  [55:0] ls_or_base$37;
+    reg  [55:0] ls_or_base$38;
+    reg  [55:0] ls_or_base$39;
+    reg  [55:0] ls_or_base$40;
+    reg  [55:0] ls_or_base$41;
+    reg  [55:0] ls_or_base$42;
+    reg  [55:0] ls_or_base$43;
+    reg  [55:0] ls_or_base$44;
+    reg  [55:0] ls_or_base$45;
+    reg  [55:0] ls_or_base$46;
+    reg  [55:0] ls_or_base$47;
+    reg  [55:0] ls_or_base$48;
+    reg  [55:0] ls_or_base$49;
+    reg  [55:0] ls_or_base$50;
+    reg  [55:0] ls_or_base$51;
+    reg  [55:0] ls_or_base$52;
+    reg  [55:0] ls_or_base$53;
+    reg  [55:0] ls_or_base$54;
+    reg  [55:0] ls_or_base$55;
+    reg  [55:0] ls_or_base$56;
+    reg  [55:0] ls_or_base$57;
+    reg  [55:0] ls_or_base$58;
+    reg  [55:0] ls_or_base$59;
+    reg  [55:0] ls_or_base$60;
+    reg  [55:0] ls_or_base$61;
+    reg  [55:0] ls_or_base$62;
+    reg  [55:0] ls_or_size$0;
+    reg  [55:0] ls_or_size$1;
+    reg  [55:0] ls_or_size$2;
+    reg  [55:0] ls_or_size$3;
+    reg  [55:0] ls_or_size$4;
+    reg  [55:0] ls_or_size$5;
+    reg  [55:0] ls_or_size$6;
+    reg  [55:0] ls_or_size$7;
+    reg  [55:0] ls_or_size$8;
+    reg  [55:0] ls_or_size$9;
+    reg  [55:0] ls_or_size$10;
+    reg  [55:0] ls_or_size$11;
+    reg  [55:0] ls_or_size$12;
+    reg  [55:0] ls_or_size$13;
+    reg  [55:0] ls_or_size$14;
+    reg  [55:0] ls_or_size$15;
+    reg  [55:0] ls_or_size$16;
+    reg  [55:0] ls_or_size$17;
+    reg  [55:0] ls_or_size$18;
+    reg  [55:0] ls_or_size$19;
+    reg  [55:0] ls_or_size$20;
+    reg  [55:0] ls_or_size$21;
+    reg  [55:0] ls_or_size$22;
+    reg  [55:0] ls_or_size$23;
+    reg  [55:0] ls_or_size$24;
+    reg  [55:0] ls_or_size$25;
+    reg  [55:0] ls_or_size$26;
+    reg  [55:0] ls_or_size$27;
+    reg  [55:0] ls_or_size$28;
+    reg  [55:0] ls_or_size$29;
+    reg  [55:0] ls_or_size$30;
+    reg  [55:0] ls_or_size$31;
+    reg  [55:0] ls_or_size$32;
+    reg  [55:0] ls_or_size$33;
+    reg  [55:0] ls_or_size$34;
+    reg  [55:0] ls_or_size$35;
+    reg  [55:0] ls_or_size$36;
+    reg  [55:0] ls_or_size$37;
+    reg  [55:0] ls_or_size$38;
+    reg  [55:0] ls_or_size$39;
+    reg  [55:0] ls_or_size$40;
+    reg  [55:0] ls_or_size$41;
+    reg  [55:0] ls_or_size$42;
+    reg  [55:0] ls_or_size$43;
+    reg  [55:0] ls_or_size$44;
+    reg  [55:0] ls_or_size$45;
+    reg  [55:0] ls_or_size$46;
+    reg  [55:0] ls_or_size$47;
+    reg  [55:0] ls_or_size$48;
+    reg  [55:0] ls_or_size$49;
+    reg  [55:0] ls_or_size$50;
+    reg  [55:0] ls_or_size$51;
+    reg  [55:0] ls_or_size$52;
+    reg  [55:0] ls_or_size$53;
+    reg  [55:0] ls_or_size$54;
+    reg  [55:0] ls_or_size$55;
+    reg  [55:0] ls_or_size$56;
+    reg  [55:0] ls_or_size$57;
+    reg  [55:0] ls_or_size$58;
+    reg  [55:0] ls_or_size$59;
+    reg  [55:0] ls_or_size$60;
+    reg  [55:0] ls_or_size$61;
+    reg  [55:0] ls_or_size$62;
+    reg  [7:0] ls_or_tag$0;
+    reg  [7:0] ls_or_tag$1;
+    reg  [7:0] ls_or_tag$2;
+    reg  [7:0] ls_or_tag$3;
+    reg  [7:0] ls_or_tag$4;
+    reg  [7:0] ls_or_tag$5;
+    reg  [7:0] ls_or_tag$6;
+    reg  [7:0] ls_or_tag$7;
+    reg  [7:0] ls_or_tag$8;
+    reg  [7:0] ls_or_tag$9;
+    reg  [7:0] ls_or_tag$10;
+    reg  [7:0] ls_or_tag$11;
+    reg  [7:0] ls_or_tag$12;
+    reg  [7:0] ls_or_tag$13;
+    reg  [7:0] ls_or_tag$14;
+    reg  [7:0] ls_or_tag$15;
+    reg  [7:0] ls_or_tag$16;
+    reg  [7:0] ls_or_tag$17;
+    reg  [7:0] ls_or_tag$18;
+    reg  [7:0] ls_or_tag$19;
+    reg  [7:0] ls_or_tag$20;
+    reg  [7:0] ls_or_tag$21;
+    reg  [7:0] ls_or_tag$22;
+    reg  [7:0] ls_or_tag$23;
+    reg  [7:0] ls_or_tag$24;
+    reg  [7:0] ls_or_tag$25;
+    reg  [7:0] ls_or_tag$26;
+    reg  [7:0] ls_or_tag$27;
+    reg  [7:0] ls_or_tag$28;
+    reg  [7:0] ls_or_tag$29;
+    reg  [7:0] ls_or_tag$30;
+    reg  [7:0] ls_or_tag$31;
+    reg  [7:0] ls_or_tag$32;
+    reg  [7:0] ls_or_tag$33;
+    reg  [7:0] ls_or_tag$34;
+    reg  [7:0] ls_or_tag$35;
+    reg  [7:0] ls_or_tag$36;
+    reg  [7:0] ls_or_tag$37;
+    reg  [7:0] ls_or_tag$38;
+    reg  [7:0] ls_or_tag$39;
+    reg  [7:0] ls_or_tag$40;
+    reg  [7:0] ls_or_tag$41;
+    reg  [7:0] ls_or_tag$42;
+    reg  [7:0] ls_or_tag$43;
+    reg  [7:0] ls_or_tag$44;
+    reg  [7:0] ls_or_tag$45;
+    reg  [7:0] ls_or_tag$46;
+    reg  [7:0] ls_or_tag$47;
+    reg  [7:0] ls_or_tag$48;
+    reg  [7:0] ls_or_tag$49;
+    reg  [7:0] ls_or_tag$50;
+    reg  [7:0] ls_or_tag$51;
+    reg  [7:0] ls_or_tag$52;
+    reg  [7:0] ls_or_tag$53;
+    reg  [7:0] ls_or_tag$54;
+    reg  [7:0] ls_or_tag$55;
+    reg  [7:0] ls_or_tag$56;
+    reg  [7:0] ls_or_tag$57;
+    reg  [7:0] ls_or_tag$58;
+    reg  [7:0] ls_or_tag$59;
+    reg  [7:0] ls_or_tag$60;
+    reg  [7:0] ls_or_tag$61;
+    reg  [7:0] ls_or_tag$62;
     reg  inv_match$0;
     reg  inv_match$1;
     reg  inv_match$2;
@@ -2912,370 +3353,811 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_multi_r$d = rs_pe$multi && ~reset;
         ls_hit_r$d = ls_pe$any && ~reset;
         ls_multi_r$d = ls_pe$multi && ~reset;
+        rs_or_loc$31 = zero_51;
+        rs_or_base$31 = zero_56;
+        rs_or_size$31 = zero_56;
+        rs_or_tag$31 = zero_8;
+        if (rs_pe$onehot$0) begin
+            rs_or_loc$31 = loc$0$q;
+            rs_or_base$31 = base$0$q;
+            rs_or_size$31 = size$0$q;
+            rs_or_tag$31 = tag$0$q;
+        end
+        ls_or_base$31 = zero_56;
+        ls_or_size$31 = zero_56;
+        ls_or_tag$31 = zero_8;
+        if (ls_pe$onehot$0) begin
+            ls_or_base$31 = base$0$q;
+            ls_or_size$31 = size$0$q;
+            ls_or_tag$31 = tag$0$q;
+        end
+        rs_or_loc$32 = zero_51;
+        rs_or_base$32 = zero_56;
+        rs_or_size$32 = zero_56;
+        rs_or_tag$32 = zero_8;
+        if (rs_pe$onehot$1) begin
+            rs_or_loc$32 = loc$1$q;
+            rs_or_base$32 = base$1$q;
+            rs_or_size$32 = size$1$q;
+            rs_or_tag$32 = tag$1$q;
+        end
+        ls_or_base$32 = zero_56;
+        ls_or_size$32 = zero_56;
+        ls_or_tag$32 = zero_8;
+        if (ls_pe$onehot$1) begin
+            ls_or_base$32 = base$1$q;
+            ls_or_size$32 = size$1$q;
+            ls_or_tag$32 = tag$1$q;
+        end
+        rs_or_loc$33 = zero_51;
+        rs_or_base$33 = zero_56;
+        rs_or_size$33 = zero_56;
+        rs_or_tag$33 = zero_8;
+        if (rs_pe$onehot$2) begin
+            rs_or_loc$33 = loc$2$q;
+            rs_or_base$33 = base$2$q;
+            rs_or_size$33 = size$2$q;
+            rs_or_tag$33 = tag$2$q;
+        end
+        ls_or_base$33 = zero_56;
+        ls_or_size$33 = zero_56;
+        ls_or_tag$33 = zero_8;
+        if (ls_pe$onehot$2) begin
+            ls_or_base$33 = base$2$q;
+            ls_or_size$33 = size$2$q;
+            ls_or_tag$33 = tag$2$q;
+        end
+        rs_or_loc$34 = zero_51;
+        rs_or_base$34 = zero_56;
+        rs_or_size$34 = zero_56;
+        rs_or_tag$34 = zero_8;
+        if (rs_pe$onehot$3) begin
+            rs_or_loc$34 = loc$3$q;
+            rs_or_base$34 = base$3$q;
+            rs_or_size$34 = size$3$q;
+            rs_or_tag$34 = tag$3$q;
+        end
+        ls_or_base$34 = zero_56;
+        ls_or_size$34 = zero_56;
+        ls_or_tag$34 = zero_8;
+        if (ls_pe$onehot$3) begin
+            ls_or_base$34 = base$3$q;
+            ls_or_size$34 = size$3$q;
+            ls_or_tag$34 = tag$3$q;
+        end
+        rs_or_loc$35 = zero_51;
+        rs_or_base$35 = zero_56;
+        rs_or_size$35 = zero_56;
+        rs_or_tag$35 = zero_8;
+        if (rs_pe$onehot$4) begin
+            rs_or_loc$35 = loc$4$q;
+            rs_or_base$35 = base$4$q;
+            rs_or_size$35 = size$4$q;
+            rs_or_tag$35 = tag$4$q;
+        end
+        ls_or_base$35 = zero_56;
+        ls_or_size$35 = zero_56;
+        ls_or_tag$35 = zero_8;
+        if (ls_pe$onehot$4) begin
+            ls_or_base$35 = base$4$q;
+            ls_or_size$35 = size$4$q;
+            ls_or_tag$35 = tag$4$q;
+        end
+        rs_or_loc$36 = zero_51;
+        rs_or_base$36 = zero_56;
+        rs_or_size$36 = zero_56;
+        rs_or_tag$36 = zero_8;
+        if (rs_pe$onehot$5) begin
+            rs_or_loc$36 = loc$5$q;
+            rs_or_base$36 = base$5$q;
+            rs_or_size$36 = size$5$q;
+            rs_or_tag$36 = tag$5$q;
+        end
+        ls_or_base$36 = zero_56;
+        ls_or_size$36 = zero_56;
+        ls_or_tag$36 = zero_8;
+        if (ls_pe$onehot$5) begin
+            ls_or_base$36 = base$5$q;
+            ls_or_size$36 = size$5$q;
+            ls_or_tag$36 = tag$5$q;
+        end
+        rs_or_loc$37 = zero_51;
+        rs_or_base$37 = zero_56;
+        rs_or_size$37 = zero_56;
+        rs_or_tag$37 = zero_8;
+        if (rs_pe$onehot$6) begin
+            rs_or_loc$37 = loc$6$q;
+            rs_or_base$37 = base$6$q;
+            rs_or_size$37 = size$6$q;
+            rs_or_tag$37 = tag$6$q;
+        end
+        ls_or_base$37 = zero_56;
+        ls_or_size$37 = zero_56;
+        ls_or_tag$37 = zero_8;
+        if (ls_pe$onehot$6) begin
+            ls_or_base$37 = base$6$q;
+            ls_or_size$37 = size$6$q;
+            ls_or_tag$37 = tag$6$q;
+        end
+        rs_or_loc$38 = zero_51;
+        rs_or_base$38 = zero_56;
+        rs_or_size$38 = zero_56;
+        rs_or_tag$38 = zero_8;
+        if (rs_pe$onehot$7) begin
+            rs_or_loc$38 = loc$7$q;
+            rs_or_base$38 = base$7$q;
+            rs_or_size$38 = size$7$q;
+            rs_or_tag$38 = tag$7$q;
+        end
+        ls_or_base$38 = zero_56;
+        ls_or_size$38 = zero_56;
+        ls_or_tag$38 = zero_8;
+        if (ls_pe$onehot$7) begin
+            ls_or_base$38 = base$7$q;
+            ls_or_size$38 = size$7$q;
+            ls_or_tag$38 = tag$7$q;
+        end
+        rs_or_loc$39 = zero_51;
+        rs_or_base$39 = zero_56;
+        rs_or_size$39 = zero_56;
+        rs_or_tag$39 = zero_8;
+        if (rs_pe$onehot$8) begin
+            rs_or_loc$39 = loc$8$q;
+            rs_or_base$39 = base$8$q;
+            rs_or_size$39 = size$8$q;
+            rs_or_tag$39 = tag$8$q;
+        end
+        ls_or_base$39 = zero_56;
+        ls_or_size$39 = zero_56;
+        ls_or_tag$39 = zero_8;
+        if (ls_pe$onehot$8) begin
+            ls_or_base$39 = base$8$q;
+            ls_or_size$39 = size$8$q;
+            ls_or_tag$39 = tag$8$q;
+        end
+        rs_or_loc$40 = zero_51;
+        rs_or_base$40 = zero_56;
+        rs_or_size$40 = zero_56;
+        rs_or_tag$40 = zero_8;
+        if (rs_pe$onehot$9) begin
+            rs_or_loc$40 = loc$9$q;
+            rs_or_base$40 = base$9$q;
+            rs_or_size$40 = size$9$q;
+            rs_or_tag$40 = tag$9$q;
+        end
+        ls_or_base$40 = zero_56;
+        ls_or_size$40 = zero_56;
+        ls_or_tag$40 = zero_8;
+        if (ls_pe$onehot$9) begin
+            ls_or_base$40 = base$9$q;
+            ls_or_size$40 = size$9$q;
+            ls_or_tag$40 = tag$9$q;
+        end
+        rs_or_loc$41 = zero_51;
+        rs_or_base$41 = zero_56;
+        rs_or_size$41 = zero_56;
+        rs_or_tag$41 = zero_8;
+        if (rs_pe$onehot$10) begin
+            rs_or_loc$41 = loc$10$q;
+            rs_or_base$41 = base$10$q;
+            rs_or_size$41 = size$10$q;
+            rs_or_tag$41 = tag$10$q;
+        end
+        ls_or_base$41 = zero_56;
+        ls_or_size$41 = zero_56;
+        ls_or_tag$41 = zero_8;
+        if (ls_pe$onehot$10) begin
+            ls_or_base$41 = base$10$q;
+            ls_or_size$41 = size$10$q;
+            ls_or_tag$41 = tag$10$q;
+        end
+        rs_or_loc$42 = zero_51;
+        rs_or_base$42 = zero_56;
+        rs_or_size$42 = zero_56;
+        rs_or_tag$42 = zero_8;
+        if (rs_pe$onehot$11) begin
+            rs_or_loc$42 = loc$11$q;
+            rs_or_base$42 = base$11$q;
+            rs_or_size$42 = size$11$q;
+            rs_or_tag$42 = tag$11$q;
+        end
+        ls_or_base$42 = zero_56;
+        ls_or_size$42 = zero_56;
+        ls_or_tag$42 = zero_8;
+        if (ls_pe$onehot$11) begin
+            ls_or_base$42 = base$11$q;
+            ls_or_size$42 = size$11$q;
+            ls_or_tag$42 = tag$11$q;
+        end
+        rs_or_loc$43 = zero_51;
+        rs_or_base$43 = zero_56;
+        rs_or_size$43 = zero_56;
+        rs_or_tag$43 = zero_8;
+        if (rs_pe$onehot$12) begin
+            rs_or_loc$43 = loc$12$q;
+            rs_or_base$43 = base$12$q;
+            rs_or_size$43 = size$12$q;
+            rs_or_tag$43 = tag$12$q;
+        end
+        ls_or_base$43 = zero_56;
+        ls_or_size$43 = zero_56;
+        ls_or_tag$43 = zero_8;
+        if (ls_pe$onehot$12) begin
+            ls_or_base$43 = base$12$q;
+            ls_or_size$43 = size$12$q;
+            ls_or_tag$43 = tag$12$q;
+        end
+        rs_or_loc$44 = zero_51;
+        rs_or_base$44 = zero_56;
+        rs_or_size$44 = zero_56;
+        rs_or_tag$44 = zero_8;
+        if (rs_pe$onehot$13) begin
+            rs_or_loc$44 = loc$13$q;
+            rs_or_base$44 = base$13$q;
+            rs_or_size$44 = size$13$q;
+            rs_or_tag$44 = tag$13$q;
+        end
+        ls_or_base$44 = zero_56;
+        ls_or_size$44 = zero_56;
+        ls_or_tag$44 = zero_8;
+        if (ls_pe$onehot$13) begin
+            ls_or_base$44 = base$13$q;
+            ls_or_size$44 = size$13$q;
+            ls_or_tag$44 = tag$13$q;
+        end
+        rs_or_loc$45 = zero_51;
+        rs_or_base$45 = zero_56;
+        rs_or_size$45 = zero_56;
+        rs_or_tag$45 = zero_8;
+        if (rs_pe$onehot$14) begin
+            rs_or_loc$45 = loc$14$q;
+            rs_or_base$45 = base$14$q;
+            rs_or_size$45 = size$14$q;
+            rs_or_tag$45 = tag$14$q;
+        end
+        ls_or_base$45 = zero_56;
+        ls_or_size$45 = zero_56;
+        ls_or_tag$45 = zero_8;
+        if (ls_pe$onehot$14) begin
+            ls_or_base$45 = base$14$q;
+            ls_or_size$45 = size$14$q;
+            ls_or_tag$45 = tag$14$q;
+        end
+        rs_or_loc$46 = zero_51;
+        rs_or_base$46 = zero_56;
+        rs_or_size$46 = zero_56;
+        rs_or_tag$46 = zero_8;
+        if (rs_pe$onehot$15) begin
+            rs_or_loc$46 = loc$15$q;
+            rs_or_base$46 = base$15$q;
+            rs_or_size$46 = size$15$q;
+            rs_or_tag$46 = tag$15$q;
+        end
+        ls_or_base$46 = zero_56;
+        ls_or_size$46 = zero_56;
+        ls_or_tag$46 = zero_8;
+        if (ls_pe$onehot$15) begin
+            ls_or_base$46 = base$15$q;
+            ls_or_size$46 = size$15$q;
+            ls_or_tag$46 = tag$15$q;
+        end
+        rs_or_loc$47 = zero_51;
+        rs_or_base$47 = zero_56;
+        rs_or_size$47 = zero_56;
+        rs_or_tag$47 = zero_8;
+        if (rs_pe$onehot$16) begin
+            rs_or_loc$47 = loc$16$q;
+            rs_or_base$47 = base$16$q;
+            rs_or_size$47 = size$16$q;
+            rs_or_tag$47 = tag$16$q;
+        end
+        ls_or_base$47 = zero_56;
+        ls_or_size$47 = zero_56;
+        ls_or_tag$47 = zero_8;
+        if (ls_pe$onehot$16) begin
+            ls_or_base$47 = base$16$q;
+            ls_or_size$47 = size$16$q;
+            ls_or_tag$47 = tag$16$q;
+        end
+        rs_or_loc$48 = zero_51;
+        rs_or_base$48 = zero_56;
+        rs_or_size$48 = zero_56;
+        rs_or_tag$48 = zero_8;
+        if (rs_pe$onehot$17) begin
+            rs_or_loc$48 = loc$17$q;
+            rs_or_base$48 = base$17$q;
+            rs_or_size$48 = size$17$q;
+            rs_or_tag$48 = tag$17$q;
+        end
+        ls_or_base$48 = zero_56;
+        ls_or_size$48 = zero_56;
+        ls_or_tag$48 = zero_8;
+        if (ls_pe$onehot$17) begin
+            ls_or_base$48 = base$17$q;
+            ls_or_size$48 = size$17$q;
+            ls_or_tag$48 = tag$17$q;
+        end
+        rs_or_loc$49 = zero_51;
+        rs_or_base$49 = zero_56;
+        rs_or_size$49 = zero_56;
+        rs_or_tag$49 = zero_8;
+        if (rs_pe$onehot$18) begin
+            rs_or_loc$49 = loc$18$q;
+            rs_or_base$49 = base$18$q;
+            rs_or_size$49 = size$18$q;
+            rs_or_tag$49 = tag$18$q;
+        end
+        ls_or_base$49 = zero_56;
+        ls_or_size$49 = zero_56;
+        ls_or_tag$49 = zero_8;
+        if (ls_pe$onehot$18) begin
+            ls_or_base$49 = base$18$q;
+            ls_or_size$49 = size$18$q;
+            ls_or_tag$49 = tag$18$q;
+        end
+        rs_or_loc$50 = zero_51;
+        rs_or_base$50 = zero_56;
+        rs_or_size$50 = zero_56;
+        rs_or_tag$50 = zero_8;
+        if (rs_pe$onehot$19) begin
+            rs_or_loc$50 = loc$19$q;
+            rs_or_base$50 = base$19$q;
+            rs_or_size$50 = size$19$q;
+            rs_or_tag$50 = tag$19$q;
+        end
+        ls_or_base$50 = zero_56;
+        ls_or_size$50 = zero_56;
+        ls_or_tag$50 = zero_8;
+        if (ls_pe$onehot$19) begin
+            ls_or_base$50 = base$19$q;
+            ls_or_size$50 = size$19$q;
+            ls_or_tag$50 = tag$19$q;
+        end
+        rs_or_loc$51 = zero_51;
+        rs_or_base$51 = zero_56;
+        rs_or_size$51 = zero_56;
+        rs_or_tag$51 = zero_8;
+        if (rs_pe$onehot$20) begin
+            rs_or_loc$51 = loc$20$q;
+            rs_or_base$51 = base$20$q;
+            rs_or_size$51 = size$20$q;
+            rs_or_tag$51 = tag$20$q;
+        end
+        ls_or_base$51 = zero_56;
+        ls_or_size$51 = zero_56;
+        ls_or_tag$51 = zero_8;
+        if (ls_pe$onehot$20) begin
+            ls_or_base$51 = base$20$q;
+            ls_or_size$51 = size$20$q;
+            ls_or_tag$51 = tag$20$q;
+        end
+        rs_or_loc$52 = zero_51;
+        rs_or_base$52 = zero_56;
+        rs_or_size$52 = zero_56;
+        rs_or_tag$52 = zero_8;
+        if (rs_pe$onehot$21) begin
+            rs_or_loc$52 = loc$21$q;
+            rs_or_base$52 = base$21$q;
+            rs_or_size$52 = size$21$q;
+            rs_or_tag$52 = tag$21$q;
+        end
+        ls_or_base$52 = zero_56;
+        ls_or_size$52 = zero_56;
+        ls_or_tag$52 = zero_8;
+        if (ls_pe$onehot$21) begin
+            ls_or_base$52 = base$21$q;
+            ls_or_size$52 = size$21$q;
+            ls_or_tag$52 = tag$21$q;
+        end
+        rs_or_loc$53 = zero_51;
+        rs_or_base$53 = zero_56;
+        rs_or_size$53 = zero_56;
+        rs_or_tag$53 = zero_8;
+        if (rs_pe$onehot$22) begin
+            rs_or_loc$53 = loc$22$q;
+            rs_or_base$53 = base$22$q;
+            rs_or_size$53 = size$22$q;
+            rs_or_tag$53 = tag$22$q;
+        end
+        ls_or_base$53 = zero_56;
+        ls_or_size$53 = zero_56;
+        ls_or_tag$53 = zero_8;
+        if (ls_pe$onehot$22) begin
+            ls_or_base$53 = base$22$q;
+            ls_or_size$53 = size$22$q;
+            ls_or_tag$53 = tag$22$q;
+        end
+        rs_or_loc$54 = zero_51;
+        rs_or_base$54 = zero_56;
+        rs_or_size$54 = zero_56;
+        rs_or_tag$54 = zero_8;
+        if (rs_pe$onehot$23) begin
+            rs_or_loc$54 = loc$23$q;
+            rs_or_base$54 = base$23$q;
+            rs_or_size$54 = size$23$q;
+            rs_or_tag$54 = tag$23$q;
+        end
+        ls_or_base$54 = zero_56;
+        ls_or_size$54 = zero_56;
+        ls_or_tag$54 = zero_8;
+        if (ls_pe$onehot$23) begin
+            ls_or_base$54 = base$23$q;
+            ls_or_size$54 = size$23$q;
+            ls_or_tag$54 = tag$23$q;
+        end
+        rs_or_loc$55 = zero_51;
+        rs_or_base$55 = zero_56;
+        rs_or_size$55 = zero_56;
+        rs_or_tag$55 = zero_8;
+        if (rs_pe$onehot$24) begin
+            rs_or_loc$55 = loc$24$q;
+            rs_or_base$55 = base$24$q;
+            rs_or_size$55 = size$24$q;
+            rs_or_tag$55 = tag$24$q;
+        end
+        ls_or_base$55 = zero_56;
+        ls_or_size$55 = zero_56;
+        ls_or_tag$55 = zero_8;
+        if (ls_pe$onehot$24) begin
+            ls_or_base$55 = base$24$q;
+            ls_or_size$55 = size$24$q;
+            ls_or_tag$55 = tag$24$q;
+        end
+        rs_or_loc$56 = zero_51;
+        rs_or_base$56 = zero_56;
+        rs_or_size$56 = zero_56;
+        rs_or_tag$56 = zero_8;
+        if (rs_pe$onehot$25) begin
+            rs_or_loc$56 = loc$25$q;
+            rs_or_base$56 = base$25$q;
+            rs_or_size$56 = size$25$q;
+            rs_or_tag$56 = tag$25$q;
+        end
+        ls_or_base$56 = zero_56;
+        ls_or_size$56 = zero_56;
+        ls_or_tag$56 = zero_8;
+        if (ls_pe$onehot$25) begin
+            ls_or_base$56 = base$25$q;
+            ls_or_size$56 = size$25$q;
+            ls_or_tag$56 = tag$25$q;
+        end
+        rs_or_loc$57 = zero_51;
+        rs_or_base$57 = zero_56;
+        rs_or_size$57 = zero_56;
+        rs_or_tag$57 = zero_8;
+        if (rs_pe$onehot$26) begin
+            rs_or_loc$57 = loc$26$q;
+            rs_or_base$57 = base$26$q;
+            rs_or_size$57 = size$26$q;
+            rs_or_tag$57 = tag$26$q;
+        end
+        ls_or_base$57 = zero_56;
+        ls_or_size$57 = zero_56;
+        ls_or_tag$57 = zero_8;
+        if (ls_pe$onehot$26) begin
+            ls_or_base$57 = base$26$q;
+            ls_or_size$57 = size$26$q;
+            ls_or_tag$57 = tag$26$q;
+        end
+        rs_or_loc$58 = zero_51;
+        rs_or_base$58 = zero_56;
+        rs_or_size$58 = zero_56;
+        rs_or_tag$58 = zero_8;
+        if (rs_pe$onehot$27) begin
+            rs_or_loc$58 = loc$27$q;
+            rs_or_base$58 = base$27$q;
+            rs_or_size$58 = size$27$q;
+            rs_or_tag$58 = tag$27$q;
+        end
+        ls_or_base$58 = zero_56;
+        ls_or_size$58 = zero_56;
+        ls_or_tag$58 = zero_8;
+        if (ls_pe$onehot$27) begin
+            ls_or_base$58 = base$27$q;
+            ls_or_size$58 = size$27$q;
+            ls_or_tag$58 = tag$27$q;
+        end
+        rs_or_loc$59 = zero_51;
+        rs_or_base$59 = zero_56;
+        rs_or_size$59 = zero_56;
+        rs_or_tag$59 = zero_8;
+        if (rs_pe$onehot$28) begin
+            rs_or_loc$59 = loc$28$q;
+            rs_or_base$59 = base$28$q;
+            rs_or_size$59 = size$28$q;
+            rs_or_tag$59 = tag$28$q;
+        end
+        ls_or_base$59 = zero_56;
+        ls_or_size$59 = zero_56;
+        ls_or_tag$59 = zero_8;
+        if (ls_pe$onehot$28) begin
+            ls_or_base$59 = base$28$q;
+            ls_or_size$59 = size$28$q;
+            ls_or_tag$59 = tag$28$q;
+        end
+        rs_or_loc$60 = zero_51;
+        rs_or_base$60 = zero_56;
+        rs_or_size$60 = zero_56;
+        rs_or_tag$60 = zero_8;
+        if (rs_pe$onehot$29) begin
+            rs_or_loc$60 = loc$29$q;
+            rs_or_base$60 = base$29$q;
+            rs_or_size$60 = size$29$q;
+            rs_or_tag$60 = tag$29$q;
+        end
+        ls_or_base$60 = zero_56;
+        ls_or_size$60 = zero_56;
+        ls_or_tag$60 = zero_8;
+        if (ls_pe$onehot$29) begin
+            ls_or_base$60 = base$29$q;
+            ls_or_size$60 = size$29$q;
+            ls_or_tag$60 = tag$29$q;
+        end
+        rs_or_loc$61 = zero_51;
+        rs_or_base$61 = zero_56;
+        rs_or_size$61 = zero_56;
+        rs_or_tag$61 = zero_8;
+        if (rs_pe$onehot$30) begin
+            rs_or_loc$61 = loc$30$q;
+            rs_or_base$61 = base$30$q;
+            rs_or_size$61 = size$30$q;
+            rs_or_tag$61 = tag$30$q;
+        end
+        ls_or_base$61 = zero_56;
+        ls_or_size$61 = zero_56;
+        ls_or_tag$61 = zero_8;
+        if (ls_pe$onehot$30) begin
+            ls_or_base$61 = base$30$q;
+            ls_or_size$61 = size$30$q;
+            ls_or_tag$61 = tag$30$q;
+        end
+        rs_or_loc$62 = zero_51;
+        rs_or_base$62 = zero_56;
+        rs_or_size$62 = zero_56;
+        rs_or_tag$62 = zero_8;
+        if (rs_pe$onehot$31) begin
+            rs_or_loc$62 = loc$31$q;
+            rs_or_base$62 = base$31$q;
+            rs_or_size$62 = size$31$q;
+            rs_or_tag$62 = tag$31$q;
+        end
+        ls_or_base$62 = zero_56;
+        ls_or_size$62 = zero_56;
+        ls_or_tag$62 = zero_8;
+        if (ls_pe$onehot$31) begin
+            ls_or_base$62 = base$31$q;
+            ls_or_size$62 = size$31$q;
+            ls_or_tag$62 = tag$31$q;
+        end
+        rs_or_loc$30 = rs_or_loc$61 | rs_or_loc$62;
+        rs_or_base$30 = rs_or_base$61 | rs_or_base$62;
+        rs_or_size$30 = rs_or_size$61 | rs_or_size$62;
+        rs_or_tag$30 = rs_or_tag$61 | rs_or_tag$62;
+        ls_or_base$30 = ls_or_base$61 | ls_or_base$62;
+        ls_or_size$30 = ls_or_size$61 | ls_or_size$62;
+        ls_or_tag$30 = ls_or_tag$61 | ls_or_tag$62;
+        rs_or_loc$29 = rs_or_loc$59 | rs_or_loc$60;
+        rs_or_base$29 = rs_or_base$59 | rs_or_base$60;
+        rs_or_size$29 = rs_or_size$59 | rs_or_size$60;
+        rs_or_tag$29 = rs_or_tag$59 | rs_or_tag$60;
+        ls_or_base$29 = ls_or_base$59 | ls_or_base$60;
+        ls_or_size$29 = ls_or_size$59 | ls_or_size$60;
+        ls_or_tag$29 = ls_or_tag$59 | ls_or_tag$60;
+        rs_or_loc$28 = rs_or_loc$57 | rs_or_loc$58;
+        rs_or_base$28 = rs_or_base$57 | rs_or_base$58;
+        rs_or_size$28 = rs_or_size$57 | rs_or_size$58;
+        rs_or_tag$28 = rs_or_tag$57 | rs_or_tag$58;
+        ls_or_base$28 = ls_or_base$57 | ls_or_base$58;
+        ls_or_size$28 = ls_or_size$57 | ls_or_size$58;
+        ls_or_tag$28 = ls_or_tag$57 | ls_or_tag$58;
+        rs_or_loc$27 = rs_or_loc$55 | rs_or_loc$56;
+        rs_or_base$27 = rs_or_base$55 | rs_or_base$56;
+        rs_or_size$27 = rs_or_size$55 | rs_or_size$56;
+        rs_or_tag$27 = rs_or_tag$55 | rs_or_tag$56;
+        ls_or_base$27 = ls_or_base$55 | ls_or_base$56;
+        ls_or_size$27 = ls_or_size$55 | ls_or_size$56;
+        ls_or_tag$27 = ls_or_tag$55 | ls_or_tag$56;
+        rs_or_loc$26 = rs_or_loc$53 | rs_or_loc$54;
+        rs_or_base$26 = rs_or_base$53 | rs_or_base$54;
+        rs_or_size$26 = rs_or_size$53 | rs_or_size$54;
+        rs_or_tag$26 = rs_or_tag$53 | rs_or_tag$54;
+        ls_or_base$26 = ls_or_base$53 | ls_or_base$54;
+        ls_or_size$26 = ls_or_size$53 | ls_or_size$54;
+        ls_or_tag$26 = ls_or_tag$53 | ls_or_tag$54;
+        rs_or_loc$25 = rs_or_loc$51 | rs_or_loc$52;
+        rs_or_base$25 = rs_or_base$51 | rs_or_base$52;
+        rs_or_size$25 = rs_or_size$51 | rs_or_size$52;
+        rs_or_tag$25 = rs_or_tag$51 | rs_or_tag$52;
+        ls_or_base$25 = ls_or_base$51 | ls_or_base$52;
+        ls_or_size$25 = ls_or_size$51 | ls_or_size$52;
+        ls_or_tag$25 = ls_or_tag$51 | ls_or_tag$52;
+        rs_or_loc$24 = rs_or_loc$49 | rs_or_loc$50;
+        rs_or_base$24 = rs_or_base$49 | rs_or_base$50;
+        rs_or_size$24 = rs_or_size$49 | rs_or_size$50;
+        rs_or_tag$24 = rs_or_tag$49 | rs_or_tag$50;
+        ls_or_base$24 = ls_or_base$49 | ls_or_base$50;
+        ls_or_size$24 = ls_or_size$49 | ls_or_size$50;
+        ls_or_tag$24 = ls_or_tag$49 | ls_or_tag$50;
+        rs_or_loc$23 = rs_or_loc$47 | rs_or_loc$48;
+        rs_or_base$23 = rs_or_base$47 | rs_or_base$48;
+        rs_or_size$23 = rs_or_size$47 | rs_or_size$48;
+        rs_or_tag$23 = rs_or_tag$47 | rs_or_tag$48;
+        ls_or_base$23 = ls_or_base$47 | ls_or_base$48;
+        ls_or_size$23 = ls_or_size$47 | ls_or_size$48;
+        ls_or_tag$23 = ls_or_tag$47 | ls_or_tag$48;
+        rs_or_loc$22 = rs_or_loc$45 | rs_or_loc$46;
+        rs_or_base$22 = rs_or_base$45 | rs_or_base$46;
+        rs_or_size$22 = rs_or_size$45 | rs_or_size$46;
+        rs_or_tag$22 = rs_or_tag$45 | rs_or_tag$46;
+        ls_or_base$22 = ls_or_base$45 | ls_or_base$46;
+        ls_or_size$22 = ls_or_size$45 | ls_or_size$46;
+        ls_or_tag$22 = ls_or_tag$45 | ls_or_tag$46;
+        rs_or_loc$21 = rs_or_loc$43 | rs_or_loc$44;
+        rs_or_base$21 = rs_or_base$43 | rs_or_base$44;
+        rs_or_size$21 = rs_or_size$43 | rs_or_size$44;
+        rs_or_tag$21 = rs_or_tag$43 | rs_or_tag$44;
+        ls_or_base$21 = ls_or_base$43 | ls_or_base$44;
+        ls_or_size$21 = ls_or_size$43 | ls_or_size$44;
+        ls_or_tag$21 = ls_or_tag$43 | ls_or_tag$44;
+        rs_or_loc$20 = rs_or_loc$41 | rs_or_loc$42;
+        rs_or_base$20 = rs_or_base$41 | rs_or_base$42;
+        rs_or_size$20 = rs_or_size$41 | rs_or_size$42;
+        rs_or_tag$20 = rs_or_tag$41 | rs_or_tag$42;
+        ls_or_base$20 = ls_or_base$41 | ls_or_base$42;
+        ls_or_size$20 = ls_or_size$41 | ls_or_size$42;
+        ls_or_tag$20 = ls_or_tag$41 | ls_or_tag$42;
+        rs_or_loc$19 = rs_or_loc$39 | rs_or_loc$40;
+        rs_or_base$19 = rs_or_base$39 | rs_or_base$40;
+        rs_or_size$19 = rs_or_size$39 | rs_or_size$40;
+        rs_or_tag$19 = rs_or_tag$39 | rs_or_tag$40;
+        ls_or_base$19 = ls_or_base$39 | ls_or_base$40;
+        ls_or_size$19 = ls_or_size$39 | ls_or_size$40;
+        ls_or_tag$19 = ls_or_tag$39 | ls_or_tag$40;
+        rs_or_loc$18 = rs_or_loc$37 | rs_or_loc$38;
+        rs_or_base$18 = rs_or_base$37 | rs_or_base$38;
+        rs_or_size$18 = rs_or_size$37 | rs_or_size$38;
+        rs_or_tag$18 = rs_or_tag$37 | rs_or_tag$38;
+        ls_or_base$18 = ls_or_base$37 | ls_or_base$38;
+        ls_or_size$18 = ls_or_size$37 | ls_or_size$38;
+        ls_or_tag$18 = ls_or_tag$37 | ls_or_tag$38;
+        rs_or_loc$17 = rs_or_loc$35 | rs_or_loc$36;
+        rs_or_base$17 = rs_or_base$35 | rs_or_base$36;
+        rs_or_size$17 = rs_or_size$35 | rs_or_size$36;
+        rs_or_tag$17 = rs_or_tag$35 | rs_or_tag$36;
+        ls_or_base$17 = ls_or_base$35 | ls_or_base$36;
+        ls_or_size$17 = ls_or_size$35 | ls_or_size$36;
+        ls_or_tag$17 = ls_or_tag$35 | ls_or_tag$36;
+        rs_or_loc$16 = rs_or_loc$33 | rs_or_loc$34;
+        rs_or_base$16 = rs_or_base$33 | rs_or_base$34;
+        rs_or_size$16 = rs_or_size$33 | rs_or_size$34;
+        rs_or_tag$16 = rs_or_tag$33 | rs_or_tag$34;
+        ls_or_base$16 = ls_or_base$33 | ls_or_base$34;
+        ls_or_size$16 = ls_or_size$33 | ls_or_size$34;
+        ls_or_tag$16 = ls_or_tag$33 | ls_or_tag$34;
+        rs_or_loc$15 = rs_or_loc$31 | rs_or_loc$32;
+        rs_or_base$15 = rs_or_base$31 | rs_or_base$32;
+        rs_or_size$15 = rs_or_size$31 | rs_or_size$32;
+        rs_or_tag$15 = rs_or_tag$31 | rs_or_tag$32;
+        ls_or_base$15 = ls_or_base$31 | ls_or_base$32;
+        ls_or_size$15 = ls_or_size$31 | ls_or_size$32;
+        ls_or_tag$15 = ls_or_tag$31 | ls_or_tag$32;
+        rs_or_loc$14 = rs_or_loc$29 | rs_or_loc$30;
+        rs_or_base$14 = rs_or_base$29 | rs_or_base$30;
+        rs_or_size$14 = rs_or_size$29 | rs_or_size$30;
+        rs_or_tag$14 = rs_or_tag$29 | rs_or_tag$30;
+        ls_or_base$14 = ls_or_base$29 | ls_or_base$30;
+        ls_or_size$14 = ls_or_size$29 | ls_or_size$30;
+        ls_or_tag$14 = ls_or_tag$29 | ls_or_tag$30;
+        rs_or_loc$13 = rs_or_loc$27 | rs_or_loc$28;
+        rs_or_base$13 = rs_or_base$27 | rs_or_base$28;
+        rs_or_size$13 = rs_or_size$27 | rs_or_size$28;
+        rs_or_tag$13 = rs_or_tag$27 | rs_or_tag$28;
+        ls_or_base$13 = ls_or_base$27 | ls_or_base$28;
+        ls_or_size$13 = ls_or_size$27 | ls_or_size$28;
+        ls_or_tag$13 = ls_or_tag$27 | ls_or_tag$28;
+        rs_or_loc$12 = rs_or_loc$25 | rs_or_loc$26;
+        rs_or_base$12 = rs_or_base$25 | rs_or_base$26;
+        rs_or_size$12 = rs_or_size$25 | rs_or_size$26;
+        rs_or_tag$12 = rs_or_tag$25 | rs_or_tag$26;
+        ls_or_base$12 = ls_or_base$25 | ls_or_base$26;
+        ls_or_size$12 = ls_or_size$25 | ls_or_size$26;
+        ls_or_tag$12 = ls_or_tag$25 | ls_or_tag$26;
+        rs_or_loc$11 = rs_or_loc$23 | rs_or_loc$24;
+        rs_or_base$11 = rs_or_base$23 | rs_or_base$24;
+        rs_or_size$11 = rs_or_size$23 | rs_or_size$24;
+        rs_or_tag$11 = rs_or_tag$23 | rs_or_tag$24;
+        ls_or_base$11 = ls_or_base$23 | ls_or_base$24;
+        ls_or_size$11 = ls_or_size$23 | ls_or_size$24;
+        ls_or_tag$11 = ls_or_tag$23 | ls_or_tag$24;
+        rs_or_loc$10 = rs_or_loc$21 | rs_or_loc$22;
+        rs_or_base$10 = rs_or_base$21 | rs_or_base$22;
+        rs_or_size$10 = rs_or_size$21 | rs_or_size$22;
+        rs_or_tag$10 = rs_or_tag$21 | rs_or_tag$22;
+        ls_or_base$10 = ls_or_base$21 | ls_or_base$22;
+        ls_or_size$10 = ls_or_size$21 | ls_or_size$22;
+        ls_or_tag$10 = ls_or_tag$21 | ls_or_tag$22;
+        rs_or_loc$9 = rs_or_loc$19 | rs_or_loc$20;
+        rs_or_base$9 = rs_or_base$19 | rs_or_base$20;
+        rs_or_size$9 = rs_or_size$19 | rs_or_size$20;
+        rs_or_tag$9 = rs_or_tag$19 | rs_or_tag$20;
+        ls_or_base$9 = ls_or_base$19 | ls_or_base$20;
+        ls_or_size$9 = ls_or_size$19 | ls_or_size$20;
+        ls_or_tag$9 = ls_or_tag$19 | ls_or_tag$20;
+        rs_or_loc$8 = rs_or_loc$17 | rs_or_loc$18;
+        rs_or_base$8 = rs_or_base$17 | rs_or_base$18;
+        rs_or_size$8 = rs_or_size$17 | rs_or_size$18;
+        rs_or_tag$8 = rs_or_tag$17 | rs_or_tag$18;
+        ls_or_base$8 = ls_or_base$17 | ls_or_base$18;
+        ls_or_size$8 = ls_or_size$17 | ls_or_size$18;
+        ls_or_tag$8 = ls_or_tag$17 | ls_or_tag$18;
+        rs_or_loc$7 = rs_or_loc$15 | rs_or_loc$16;
+        rs_or_base$7 = rs_or_base$15 | rs_or_base$16;
+        rs_or_size$7 = rs_or_size$15 | rs_or_size$16;
+        rs_or_tag$7 = rs_or_tag$15 | rs_or_tag$16;
+        ls_or_base$7 = ls_or_base$15 | ls_or_base$16;
+        ls_or_size$7 = ls_or_size$15 | ls_or_size$16;
+        ls_or_tag$7 = ls_or_tag$15 | ls_or_tag$16;
+        rs_or_loc$6 = rs_or_loc$13 | rs_or_loc$14;
+        rs_or_base$6 = rs_or_base$13 | rs_or_base$14;
+        rs_or_size$6 = rs_or_size$13 | rs_or_size$14;
+        rs_or_tag$6 = rs_or_tag$13 | rs_or_tag$14;
+        ls_or_base$6 = ls_or_base$13 | ls_or_base$14;
+        ls_or_size$6 = ls_or_size$13 | ls_or_size$14;
+        ls_or_tag$6 = ls_or_tag$13 | ls_or_tag$14;
+        rs_or_loc$5 = rs_or_loc$11 | rs_or_loc$12;
+        rs_or_base$5 = rs_or_base$11 | rs_or_base$12;
+        rs_or_size$5 = rs_or_size$11 | rs_or_size$12;
+        rs_or_tag$5 = rs_or_tag$11 | rs_or_tag$12;
+        ls_or_base$5 = ls_or_base$11 | ls_or_base$12;
+        ls_or_size$5 = ls_or_size$11 | ls_or_size$12;
+        ls_or_tag$5 = ls_or_tag$11 | ls_or_tag$12;
+        rs_or_loc$4 = rs_or_loc$9 | rs_or_loc$10;
+        rs_or_base$4 = rs_or_base$9 | rs_or_base$10;
+        rs_or_size$4 = rs_or_size$9 | rs_or_size$10;
+        rs_or_tag$4 = rs_or_tag$9 | rs_or_tag$10;
+        ls_or_base$4 = ls_or_base$9 | ls_or_base$10;
+        ls_or_size$4 = ls_or_size$9 | ls_or_size$10;
+        ls_or_tag$4 = ls_or_tag$9 | ls_or_tag$10;
+        rs_or_loc$3 = rs_or_loc$7 | rs_or_loc$8;
+        rs_or_base$3 = rs_or_base$7 | rs_or_base$8;
+        rs_or_size$3 = rs_or_size$7 | rs_or_size$8;
+        rs_or_tag$3 = rs_or_tag$7 | rs_or_tag$8;
+        ls_or_base$3 = ls_or_base$7 | ls_or_base$8;
+        ls_or_size$3 = ls_or_size$7 | ls_or_size$8;
+        ls_or_tag$3 = ls_or_tag$7 | ls_or_tag$8;
+        rs_or_loc$2 = rs_or_loc$5 | rs_or_loc$6;
+        rs_or_base$2 = rs_or_base$5 | rs_or_base$6;
+        rs_or_size$2 = rs_or_size$5 | rs_or_size$6;
+        rs_or_tag$2 = rs_or_tag$5 | rs_or_tag$6;
+        ls_or_base$2 = ls_or_base$5 | ls_or_base$6;
+        ls_or_size$2 = ls_or_size$5 | ls_or_size$6;
+        ls_or_tag$2 = ls_or_tag$5 | ls_or_tag$6;
+        rs_or_loc$1 = rs_or_loc$3 | rs_or_loc$4;
+        rs_or_base$1 = rs_or_base$3 | rs_or_base$4;
+        rs_or_size$1 = rs_or_size$3 | rs_or_size$4;
+        rs_or_tag$1 = rs_or_tag$3 | rs_or_tag$4;
+        ls_or_base$1 = ls_or_base$3 | ls_or_base$4;
+        ls_or_size$1 = ls_or_size$3 | ls_or_size$4;
+        ls_or_tag$1 = ls_or_tag$3 | ls_or_tag$4;
+        rs_or_loc$0 = rs_or_loc$1 | rs_or_loc$2;
+        rs_or_base$0 = rs_or_base$1 | rs_or_base$2;
+        rs_or_size$0 = rs_or_size$1 | rs_or_size$2;
+        rs_or_tag$0 = rs_or_tag$1 | rs_or_tag$2;
+        ls_or_base$0 = ls_or_base$1 | ls_or_base$2;
+        ls_or_size$0 = ls_or_size$1 | ls_or_size$2;
+        ls_or_tag$0 = ls_or_tag$1 | ls_or_tag$2;
         if (rs_valid) begin
             rs_way_r$d = rs_pe$index;
-            rs_loc_r$d = zero_51;
-            rs_base_r$d = zero_56;
-            rs_size_r$d = zero_56;
-            rs_tag_r$d = zero_8;
-            if (rs_pe$onehot$0) begin
-                rs_loc_r$d = loc$0$q;
-                rs_base_r$d = base$0$q;
-                rs_size_r$d = size$0$q;
-                rs_tag_r$d = tag$0$q;
-            end
-            if (rs_pe$onehot$1) begin
-                rs_loc_r$d = loc$1$q;
-                rs_base_r$d = base$1$q;
-                rs_size_r$d = size$1$q;
-                rs_tag_r$d = tag$1$q;
-            end
-            if (rs_pe$onehot$2) begin
-                rs_loc_r$d = loc$2$q;
-                rs_base_r$d = base$2$q;
-                rs_size_r$d = size$2$q;
-                rs_tag_r$d = tag$2$q;
-            end
-            if (rs_pe$onehot$3) begin
-                rs_loc_r$d = loc$3$q;
-                rs_base_r$d = base$3$q;
-                rs_size_r$d = size$3$q;
-                rs_tag_r$d = tag$3$q;
-            end
-            if (rs_pe$onehot$4) begin
-                rs_loc_r$d = loc$4$q;
-                rs_base_r$d = base$4$q;
-                rs_size_r$d = size$4$q;
-                rs_tag_r$d = tag$4$q;
-            end
-            if (rs_pe$onehot$5) begin
-                rs_loc_r$d = loc$5$q;
-                rs_base_r$d = base$5$q;
-                rs_size_r$d = size$5$q;
-                rs_tag_r$d = tag$5$q;
-            end
-            if (rs_pe$onehot$6) begin
-                rs_loc_r$d = loc$6$q;
-                rs_base_r$d = base$6$q;
-                rs_size_r$d = size$6$q;
-                rs_tag_r$d = tag$6$q;
-            end
-            if (rs_pe$onehot$7) begin
-                rs_loc_r$d = loc$7$q;
-                rs_base_r$d = base$7$q;
-                rs_size_r$d = size$7$q;
-                rs_tag_r$d = tag$7$q;
-            end
-            if (rs_pe$onehot$8) begin
-                rs_loc_r$d = loc$8$q;
-                rs_base_r$d = base$8$q;
-                rs_size_r$d = size$8$q;
-                rs_tag_r$d = tag$8$q;
-            end
-            if (rs_pe$onehot$9) begin
-                rs_loc_r$d = loc$9$q;
-                rs_base_r$d = base$9$q;
-                rs_size_r$d = size$9$q;
-                rs_tag_r$d = tag$9$q;
-            end
-            if (rs_pe$onehot$10) begin
-                rs_loc_r$d = loc$10$q;
-                rs_base_r$d = base$10$q;
-                rs_size_r$d = size$10$q;
-                rs_tag_r$d = tag$10$q;
-            end
-            if (rs_pe$onehot$11) begin
-                rs_loc_r$d = loc$11$q;
-                rs_base_r$d = base$11$q;
-                rs_size_r$d = size$11$q;
-                rs_tag_r$d = tag$11$q;
-            end
-            if (rs_pe$onehot$12) begin
-                rs_loc_r$d = loc$12$q;
-                rs_base_r$d = base$12$q;
-                rs_size_r$d = size$12$q;
-                rs_tag_r$d = tag$12$q;
-            end
-            if (rs_pe$onehot$13) begin
-                rs_loc_r$d = loc$13$q;
-                rs_base_r$d = base$13$q;
-                rs_size_r$d = size$13$q;
-                rs_tag_r$d = tag$13$q;
-            end
-            if (rs_pe$onehot$14) begin
-                rs_loc_r$d = loc$14$q;
-                rs_base_r$d = base$14$q;
-                rs_size_r$d = size$14$q;
-                rs_tag_r$d = tag$14$q;
-            end
-            if (rs_pe$onehot$15) begin
-                rs_loc_r$d = loc$15$q;
-                rs_base_r$d = base$15$q;
-                rs_size_r$d = size$15$q;
-                rs_tag_r$d = tag$15$q;
-            end
-            if (rs_pe$onehot$16) begin
-                rs_loc_r$d = loc$16$q;
-                rs_base_r$d = base$16$q;
-                rs_size_r$d = size$16$q;
-                rs_tag_r$d = tag$16$q;
-            end
-            if (rs_pe$onehot$17) begin
-                rs_loc_r$d = loc$17$q;
-                rs_base_r$d = base$17$q;
-                rs_size_r$d = size$17$q;
-                rs_tag_r$d = tag$17$q;
-            end
-            if (rs_pe$onehot$18) begin
-                rs_loc_r$d = loc$18$q;
-                rs_base_r$d = base$18$q;
-                rs_size_r$d = size$18$q;
-                rs_tag_r$d = tag$18$q;
-            end
-            if (rs_pe$onehot$19) begin
-                rs_loc_r$d = loc$19$q;
-                rs_base_r$d = base$19$q;
-                rs_size_r$d = size$19$q;
-                rs_tag_r$d = tag$19$q;
-            end
-            if (rs_pe$onehot$20) begin
-                rs_loc_r$d = loc$20$q;
-                rs_base_r$d = base$20$q;
-                rs_size_r$d = size$20$q;
-                rs_tag_r$d = tag$20$q;
-            end
-            if (rs_pe$onehot$21) begin
-                rs_loc_r$d = loc$21$q;
-                rs_base_r$d = base$21$q;
-                rs_size_r$d = size$21$q;
-                rs_tag_r$d = tag$21$q;
-            end
-            if (rs_pe$onehot$22) begin
-                rs_loc_r$d = loc$22$q;
-                rs_base_r$d = base$22$q;
-                rs_size_r$d = size$22$q;
-                rs_tag_r$d = tag$22$q;
-            end
-            if (rs_pe$onehot$23) begin
-                rs_loc_r$d = loc$23$q;
-                rs_base_r$d = base$23$q;
-                rs_size_r$d = size$23$q;
-                rs_tag_r$d = tag$23$q;
-            end
-            if (rs_pe$onehot$24) begin
-                rs_loc_r$d = loc$24$q;
-                rs_base_r$d = base$24$q;
-                rs_size_r$d = size$24$q;
-                rs_tag_r$d = tag$24$q;
-            end
-            if (rs_pe$onehot$25) begin
-                rs_loc_r$d = loc$25$q;
-                rs_base_r$d = base$25$q;
-                rs_size_r$d = size$25$q;
-                rs_tag_r$d = tag$25$q;
-            end
-            if (rs_pe$onehot$26) begin
-                rs_loc_r$d = loc$26$q;
-                rs_base_r$d = base$26$q;
-                rs_size_r$d = size$26$q;
-                rs_tag_r$d = tag$26$q;
-            end
-            if (rs_pe$onehot$27) begin
-                rs_loc_r$d = loc$27$q;
-                rs_base_r$d = base$27$q;
-                rs_size_r$d = size$27$q;
-                rs_tag_r$d = tag$27$q;
-            end
-            if (rs_pe$onehot$28) begin
-                rs_loc_r$d = loc$28$q;
-                rs_base_r$d = base$28$q;
-                rs_size_r$d = size$28$q;
-                rs_tag_r$d = tag$28$q;
-            end
-            if (rs_pe$onehot$29) begin
-                rs_loc_r$d = loc$29$q;
-                rs_base_r$d = base$29$q;
-                rs_size_r$d = size$29$q;
-                rs_tag_r$d = tag$29$q;
-            end
-            if (rs_pe$onehot$30) begin
-                rs_loc_r$d = loc$30$q;
-                rs_base_r$d = base$30$q;
-                rs_size_r$d = size$30$q;
-                rs_tag_r$d = tag$30$q;
-            end
-            if (rs_pe$onehot$31) begin
-                rs_loc_r$d = loc$31$q;
-                rs_base_r$d = base$31$q;
-                rs_size_r$d = size$31$q;
-                rs_tag_r$d = tag$31$q;
-            end
+            rs_loc_r$d = rs_or_loc$0;
+            rs_base_r$d = rs_or_base$0;
+            rs_size_r$d = rs_or_size$0;
+            rs_tag_r$d = rs_or_tag$0;
         end
         if (ls_valid) begin
             ls_way_r$d = ls_pe$index;
-            ls_base_r$d = zero_56;
-            ls_size_r$d = zero_56;
-            ls_tag_r$d = zero_8;
-            if (ls_pe$onehot$0) begin
-                ls_base_r$d = base$0$q;
-                ls_size_r$d = size$0$q;
-                ls_tag_r$d = tag$0$q;
-            end
-            if (ls_pe$onehot$1) begin
-                ls_base_r$d = base$1$q;
-                ls_size_r$d = size$1$q;
-                ls_tag_r$d = tag$1$q;
-            end
-            if (ls_pe$onehot$2) begin
-                ls_base_r$d = base$2$q;
-                ls_size_r$d = size$2$q;
-                ls_tag_r$d = tag$2$q;
-            end
-            if (ls_pe$onehot$3) begin
-                ls_base_r$d = base$3$q;
-                ls_size_r$d = size$3$q;
-                ls_tag_r$d = tag$3$q;
-            end
-            if (ls_pe$onehot$4) begin
-                ls_base_r$d = base$4$q;
-                ls_size_r$d = size$4$q;
-                ls_tag_r$d = tag$4$q;
-            end
-            if (ls_pe$onehot$5) begin
-                ls_base_r$d = base$5$q;
-                ls_size_r$d = size$5$q;
-                ls_tag_r$d = tag$5$q;
-            end
-            if (ls_pe$onehot$6) begin
-                ls_base_r$d = base$6$q;
-                ls_size_r$d = size$6$q;
-                ls_tag_r$d = tag$6$q;
-            end
-            if (ls_pe$onehot$7) begin
-                ls_base_r$d = base$7$q;
-                ls_size_r$d = size$7$q;
-                ls_tag_r$d = tag$7$q;
-            end
-            if (ls_pe$onehot$8) begin
-                ls_base_r$d = base$8$q;
-                ls_size_r$d = size$8$q;
-                ls_tag_r$d = tag$8$q;
-            end
-            if (ls_pe$onehot$9) begin
-                ls_base_r$d = base$9$q;
-                ls_size_r$d = size$9$q;
-                ls_tag_r$d = tag$9$q;
-            end
-            if (ls_pe$onehot$10) begin
-                ls_base_r$d = base$10$q;
-                ls_size_r$d = size$10$q;
-                ls_tag_r$d = tag$10$q;
-            end
-            if (ls_pe$onehot$11) begin
-                ls_base_r$d = base$11$q;
-                ls_size_r$d = size$11$q;
-                ls_tag_r$d = tag$11$q;
-            end
-            if (ls_pe$onehot$12) begin
-                ls_base_r$d = base$12$q;
-                ls_size_r$d = size$12$q;
-                ls_tag_r$d = tag$12$q;
-            end
-            if (ls_pe$onehot$13) begin
-                ls_base_r$d = base$13$q;
-                ls_size_r$d = size$13$q;
-                ls_tag_r$d = tag$13$q;
-            end
-            if (ls_pe$onehot$14) begin
-                ls_base_r$d = base$14$q;
-                ls_size_r$d = size$14$q;
-                ls_tag_r$d = tag$14$q;
-            end
-            if (ls_pe$onehot$15) begin
-                ls_base_r$d = base$15$q;
-                ls_size_r$d = size$15$q;
-                ls_tag_r$d = tag$15$q;
-            end
-            if (ls_pe$onehot$16) begin
-                ls_base_r$d = base$16$q;
-                ls_size_r$d = size$16$q;
-                ls_tag_r$d = tag$16$q;
-            end
-            if (ls_pe$onehot$17) begin
-                ls_base_r$d = base$17$q;
-                ls_size_r$d = size$17$q;
-                ls_tag_r$d = tag$17$q;
-            end
-            if (ls_pe$onehot$18) begin
-                ls_base_r$d = base$18$q;
-                ls_size_r$d = size$18$q;
-                ls_tag_r$d = tag$18$q;
-            end
-            if (ls_pe$onehot$19) begin
-                ls_base_r$d = base$19$q;
-                ls_size_r$d = size$19$q;
-                ls_tag_r$d = tag$19$q;
-            end
-            if (ls_pe$onehot$20) begin
-                ls_base_r$d = base$20$q;
-                ls_size_r$d = size$20$q;
-                ls_tag_r$d = tag$20$q;
-            end
-            if (ls_pe$onehot$21) begin
-                ls_base_r$d = base$21$q;
-                ls_size_r$d = size$21$q;
-                ls_tag_r$d = tag$21$q;
-            end
-            if (ls_pe$onehot$22) begin
-                ls_base_r$d = base$22$q;
-                ls_size_r$d = size$22$q;
-                ls_tag_r$d = tag$22$q;
-            end
-            if (ls_pe$onehot$23) begin
-                ls_base_r$d = base$23$q;
-                ls_size_r$d = size$23$q;
-                ls_tag_r$d = tag$23$q;
-            end
-            if (ls_pe$onehot$24) begin
-                ls_base_r$d = base$24$q;
-                ls_size_r$d = size$24$q;
-                ls_tag_r$d = tag$24$q;
-            end
-            if (ls_pe$onehot$25) begin
-                ls_base_r$d = base$25$q;
-                ls_size_r$d = size$25$q;
-                ls_tag_r$d = tag$25$q;
-            end
-            if (ls_pe$onehot$26) begin
-                ls_base_r$d = base$26$q;
-                ls_size_r$d = size$26$q;
-                ls_tag_r$d = tag$26$q;
-            end
-            if (ls_pe$onehot$27) begin
-                ls_base_r$d = base$27$q;
-                ls_size_r$d = size$27$q;
-                ls_tag_r$d = tag$27$q;
-            end
-            if (ls_pe$onehot$28) begin
-                ls_base_r$d = base$28$q;
-                ls_size_r$d = size$28$q;
-                ls_tag_r$d = tag$28$q;
-            end
-            if (ls_pe$onehot$29) begin
-                ls_base_r$d = base$29$q;
-                ls_size_r$d = size$29$q;
-                ls_tag_r$d = tag$29$q;
-            end
-            if (ls_pe$onehot$30) begin
-                ls_base_r$d = base$30$q;
-                ls_size_r$d = size$30$q;
-                ls_tag_r$d = tag$30$q;
-            end
-            if (ls_pe$onehot$31) begin
-                ls_base_r$d = base$31$q;
-                ls_size_r$d = size$31$q;
-                ls_tag_r$d = tag$31$q;
-            end
+            ls_base_r$d = ls_or_base$0;
+            ls_size_r$d = ls_or_size$0;
+            ls_tag_r$d = ls_or_tag$0;
         end
         rs_hit = rs_hit_r$q;
         rs_multi = rs_multi_r$q;

@@ -276,6 +276,111 @@ module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [50:0] rs_or_loc$0;
+    reg  [50:0] rs_or_loc$1;
+    reg  [50:0] rs_or_loc$2;
+    reg  [50:0] rs_or_loc$3;
+    reg  [50:0] rs_or_loc$4;
+    reg  [50:0] rs_or_loc$5;
+    reg  [50:0] rs_or_loc$6;
+    reg  [50:0] rs_or_loc$7;
+    reg  [50:0] rs_or_loc$8;
+    reg  [50:0] rs_or_loc$9;
+    reg  [50:0] rs_or_loc$10;
+    reg  [50:0] rs_or_loc$11;
+    reg  [50:0] rs_or_loc$12;
+    reg  [50:0] rs_or_loc$13;
+    reg  [50:0] rs_or_loc$14;
+    reg  [55:0] rs_or_base$0;
+    reg  [55:0] rs_or_base$1;
+    reg  [55:0] rs_or_base$2;
+    reg  [55:0] rs_or_base$3;
+    reg  [55:0] rs_or_base$4;
+    reg  [55:0] rs_or_base$5;
+    reg  [55:0] rs_or_base$6;
+    reg  [55:0] rs_or_base$7;
+    reg  [55:0] rs_or_base$8;
+    reg  [55:0] rs_or_base$9;
+    reg  [55:0] rs_or_base$10;
+    reg  [55:0] rs_or_base$11;
+    reg  [55:0] rs_or_base$12;
+    reg  [55:0] rs_or_base$13;
+    reg  [55:0] rs_or_base$14;
+    reg  [55:0] rs_or_size$0;
+    reg  [55:0] rs_or_size$1;
+    reg  [55:0] rs_or_size$2;
+    reg  [55:0] rs_or_size$3;
+    reg  [55:0] rs_or_size$4;
+    reg  [55:0] rs_or_size$5;
+    reg  [55:0] rs_or_size$6;
+    reg  [55:0] rs_or_size$7;
+    reg  [55:0] rs_or_size$8;
+    reg  [55:0] rs_or_size$9;
+    reg  [55:0] rs_or_size$10;
+    reg  [55:0] rs_or_size$11;
+    reg  [55:0] rs_or_size$12;
+    reg  [55:0] rs_or_size$13;
+    reg  [55:0] rs_or_size$14;
+    reg  [7:0] rs_or_tag$0;
+    reg  [7:0] rs_or_tag$1;
+    reg  [7:0] rs_or_tag$2;
+    reg  [7:0] rs_or_tag$3;
+    reg  [7:0] rs_or_tag$4;
+    reg  [7:0] rs_or_tag$5;
+    reg  [7:0] rs_or_tag$6;
+    reg  [7:0] rs_or_tag$7;
+    reg  [7:0] rs_or_tag$8;
+    reg  [7:0] rs_or_tag$9;
+    reg  [7:0] rs_or_tag$10;
+    reg  [7:0] rs_or_tag$11;
+    reg  [7:0] rs_or_tag$12;
+    reg  [7:0] rs_or_tag$13;
+    reg  [7:0] rs_or_tag$14;
+    reg  [55:0] ls_or_base$0;
+    reg  [55:0] ls_or_base$1;
+    reg  [55:0] ls_or_base$2;
+    reg  [55:0] ls_or_base$3;
+    reg  [55:0] ls_or_base$4;
+    reg  [55:0] ls_or_base$5;
+    reg  [55:0] ls_or_base$6;
+    reg  [55:0] ls_or_base$7;
+    reg  [55:0] ls_or_base$8;
+    reg  [55:0] ls_or_base$9;
+    reg  [55:0] ls_or_base$10;
+    reg  [55:0] ls_or_base$11;
+    reg  [55:0] ls_or_base$12;
+    reg  [55:0] ls_or_base$13;
+    reg  [55:0] ls_or_base$14;
+    reg  [55:0] ls_or_size$0;
+    reg  [55:0] ls_or_size$1;
+    reg  [55:0] ls_or_size$2;
+    reg  [55:0] ls_or_size$3;
+    reg  [55:0] ls_or_size$4;
+    reg  [55:0] ls_or_size$5;
+    reg  [55:0] ls_or_size$6;
+    reg  [55:0] ls_or_size$7;
+    reg  [55:0] ls_or_size$8;
+    reg  [55:0] ls_or_size$9;
+    reg  [55:0] ls_or_size$10;
+    reg  [55:0] ls_or_size$11;
+    reg  [55:0] ls_or_size$12;
+    reg  [55:0] ls_or_size$13;
+    reg  [55:0] ls_or_size$14;
+    reg  [7:0] ls_or_tag$0;
+    reg  [7:0] ls_or_tag$1;
+    reg  [7:0] ls_or_tag$2;
+    reg  [7:0] ls_or_tag$3;
+    reg  [7:0] ls_or_tag$4;
+    reg  [7:0] ls_or_tag$5;
+    reg  [7:0] ls_or_tag$6;
+    reg  [7:0] ls_or_tag$7;
+    reg  [7:0] ls_or_tag$8;
+    reg  [7:0] ls_or_tag$9;
+    reg  [7:0] ls_or_tag$10;
+    reg  [7:0] ls_or_tag$11;
+    reg  [7:0] ls_or_tag$12;
+    reg  [7:0] ls_or_tag$13;
+    reg  [7:0] ls_or_tag$14;
     reg  inv_match$0;
     reg  inv_match$1;
     reg  inv_match$2;
@@ -905,106 +1010,211 @@ module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,
         rs_multi_r$d = rs_pe$multi && ~reset;
         ls_hit_r$d = ls_pe$any && ~reset;
         ls_multi_r$d = ls_pe$multi && ~reset;
+        rs_or_loc$7 = zero_51;
+        rs_or_base$7 = zero_56;
+        rs_or_size$7 = zero_56;
+        rs_or_tag$7 = zero_8;
+        if (rs_pe$onehot$0) begin
+            rs_or_loc$7 = loc$0$q;
+            rs_or_base$7 = base$0$q;
+            rs_or_size$7 = size$0$q;
+            rs_or_tag$7 = tag$0$q;
+        end
+        ls_or_base$7 = zero_56;
+        ls_or_size$7 = zero_56;
+        ls_or_tag$7 = zero_8;
+        if (ls_pe$onehot$0) begin
+            ls_or_base$7 = base$0$q;
+            ls_or_size$7 = size$0$q;
+            ls_or_tag$7 = tag$0$q;
+        end
+        rs_or_loc$8 = zero_51;
+        rs_or_base$8 = zero_56;
+        rs_or_size$8 = zero_56;
+        rs_or_tag$8 = zero_8;
+        if (rs_pe$onehot$1) begin
+            rs_or_loc$8 = loc$1$q;
+            rs_or_base$8 = base$1$q;
+            rs_or_size$8 = size$1$q;
+            rs_or_tag$8 = tag$1$q;
+        end
+        ls_or_base$8 = zero_56;
+        ls_or_size$8 = zero_56;
+        ls_or_tag$8 = zero_8;
+        if (ls_pe$onehot$1) begin
+            ls_or_base$8 = base$1$q;
+            ls_or_size$8 = size$1$q;
+            ls_or_tag$8 = tag$1$q;
+        end
+        rs_or_loc$9 = zero_51;
+        rs_or_base$9 = zero_56;
+        rs_or_size$9 = zero_56;
+        rs_or_tag$9 = zero_8;
+        if (rs_pe$onehot$2) begin
+            rs_or_loc$9 = loc$2$q;
+            rs_or_base$9 = base$2$q;
+            rs_or_size$9 = size$2$q;
+            rs_or_tag$9 = tag$2$q;
+        end
+        ls_or_base$9 = zero_56;
+        ls_or_size$9 = zero_56;
+        ls_or_tag$9 = zero_8;
+        if (ls_pe$onehot$2) begin
+            ls_or_base$9 = base$2$q;
+            ls_or_size$9 = size$2$q;
+            ls_or_tag$9 = tag$2$q;
+        end
+        rs_or_loc$10 = zero_51;
+        rs_or_base$10 = zero_56;
+        rs_or_size$10 = zero_56;
+        rs_or_tag$10 = zero_8;
+        if (rs_pe$onehot$3) begin
+            rs_or_loc$10 = loc$3$q;
+            rs_or_base$10 = base$3$q;
+            rs_or_size$10 = size$3$q;
+            rs_or_tag$10 = tag$3$q;
+        end
+        ls_or_base$10 = zero_56;
+        ls_or_size$10 = zero_56;
+        ls_or_tag$10 = zero_8;
+        if (ls_pe$onehot$3) begin
+            ls_or_base$10 = base$3$q;
+            ls_or_size$10 = size$3$q;
+            ls_or_tag$10 = tag$3$q;
+        end
+        rs_or_loc$11 = zero_51;
+        rs_or_base$11 = zero_56;
+        rs_or_size$11 = zero_56;
+        rs_or_tag$11 = zero_8;
+        if (rs_pe$onehot$4) begin
+            rs_or_loc$11 = loc$4$q;
+            rs_or_base$11 = base$4$q;
+            rs_or_size$11 = size$4$q;
+            rs_or_tag$11 = tag$4$q;
+        end
+        ls_or_base$11 = zero_56;
+        ls_or_size$11 = zero_56;
+        ls_or_tag$11 = zero_8;
+        if (ls_pe$onehot$4) begin
+            ls_or_base$11 = base$4$q;
+            ls_or_size$11 = size$4$q;
+            ls_or_tag$11 = tag$4$q;
+        end
+        rs_or_loc$12 = zero_51;
+        rs_or_base$12 = zero_56;
+        rs_or_size$12 = zero_56;
+        rs_or_tag$12 = zero_8;
+        if (rs_pe$onehot$5) begin
+            rs_or_loc$12 = loc$5$q;
+            rs_or_base$12 = base$5$q;
+            rs_or_size$12 = size$5$q;
+            rs_or_tag$12 = tag$5$q;
+        end
+        ls_or_base$12 = zero_56;
+        ls_or_size$12 = zero_56;
+        ls_or_tag$12 = zero_8;
+        if (ls_pe$onehot$5) begin
+            ls_or_base$12 = base$5$q;
+            ls_or_size$12 = size$5$q;
+            ls_or_tag$12 = tag$5$q;
+        end
+        rs_or_loc$13 = zero_51;
+        rs_or_base$13 = zero_56;
+        rs_or_size$13 = zero_56;
+        rs_or_tag$13 = zero_8;
+        if (rs_pe$onehot$6) begin
+            rs_or_loc$13 = loc$6$q;
+            rs_or_base$13 = base$6$q;
+            rs_or_size$13 = size$6$q;
+            rs_or_tag$13 = tag$6$q;
+        end
+        ls_or_base$13 = zero_56;
+        ls_or_size$13 = zero_56;
+        ls_or_tag$13 = zero_8;
+        if (ls_pe$onehot$6) begin
+            ls_or_base$13 = base$6$q;
+            ls_or_size$13 = size$6$q;
+            ls_or_tag$13 = tag$6$q;
+        end
+        rs_or_loc$14 = zero_51;
+        rs_or_base$14 = zero_56;
+        rs_or_size$14 = zero_56;
+        rs_or_tag$14 = zero_8;
+        if (rs_pe$onehot$7) begin
+            rs_or_loc$14 = loc$7$q;
+            rs_or_base$14 = base$7$q;
+            rs_or_size$14 = size$7$q;
+            rs_or_tag$14 = tag$7$q;
+        end
+        ls_or_base$14 = zero_56;
+        ls_or_size$14 = zero_56;
+        ls_or_tag$14 = zero_8;
+        if (ls_pe$onehot$7) begin
+            ls_or_base$14 = base$7$q;
+            ls_or_size$14 = size$7$q;
+            ls_or_tag$14 = tag$7$q;
+        end
+        rs_or_loc$6 = rs_or_loc$13 | rs_or_loc$14;
+        rs_or_base$6 = rs_or_base$13 | rs_or_base$14;
+        rs_or_size$6 = rs_or_size$13 | rs_or_size$14;
+        rs_or_tag$6 = rs_or_tag$13 | rs_or_tag$14;
+        ls_or_base$6 = ls_or_base$13 | ls_or_base$14;
+        ls_or_size$6 = ls_or_size$13 | ls_or_size$14;
+        ls_or_tag$6 = ls_or_tag$13 | ls_or_tag$14;
+        rs_or_loc$5 = rs_or_loc$11 | rs_or_loc$12;
+        rs_or_base$5 = rs_or_base$11 | rs_or_base$12;
+        rs_or_size$5 = rs_or_size$11 | rs_or_size$12;
+        rs_or_tag$5 = rs_or_tag$11 | rs_or_tag$12;
+        ls_or_base$5 = ls_or_base$11 | ls_or_base$12;
+        ls_or_size$5 = ls_or_size$11 | ls_or_size$12;
+        ls_or_tag$5 = ls_or_tag$11 | ls_or_tag$12;
+        rs_or_loc$4 = rs_or_loc$9 | rs_or_loc$10;
+        rs_or_base$4 = rs_or_base$9 | rs_or_base$10;
+        rs_or_size$4 = rs_or_size$9 | rs_or_size$10;
+        rs_or_tag$4 = rs_or_tag$9 | rs_or_tag$10;
+        ls_or_base$4 = ls_or_base$9 | ls_or_base$10;
+        ls_or_size$4 = ls_or_size$9 | ls_or_size$10;
+        ls_or_tag$4 = ls_or_tag$9 | ls_or_tag$10;
+        rs_or_loc$3 = rs_or_loc$7 | rs_or_loc$8;
+        rs_or_base$3 = rs_or_base$7 | rs_or_base$8;
+        rs_or_size$3 = rs_or_size$7 | rs_or_size$8;
+        rs_or_tag$3 = rs_or_tag$7 | rs_or_tag$8;
+        ls_or_base$3 = ls_or_base$7 | ls_or_base$8;
+        ls_or_size$3 = ls_or_size$7 | ls_or_size$8;
+        ls_or_tag$3 = ls_or_tag$7 | ls_or_tag$8;
+        rs_or_loc$2 = rs_or_loc$5 | rs_or_loc$6;
+        rs_or_base$2 = rs_or_base$5 | rs_or_base$6;
+        rs_or_size$2 = rs_or_size$5 | rs_or_size$6;
+        rs_or_tag$2 = rs_or_tag$5 | rs_or_tag$6;
+        ls_or_base$2 = ls_or_base$5 | ls_or_base$6;
+        ls_or_size$2 = ls_or_size$5 | ls_or_size$6;
+        ls_or_tag$2 = ls_or_tag$5 | ls_or_tag$6;
+        rs_or_loc$1 = rs_or_loc$3 | rs_or_loc$4;
+        rs_or_base$1 = rs_or_base$3 | rs_or_base$4;
+        rs_or_size$1 = rs_or_size$3 | rs_or_size$4;
+        rs_or_tag$1 = rs_or_tag$3 | rs_or_tag$4;
+        ls_or_base$1 = ls_or_base$3 | ls_or_base$4;
+        ls_or_size$1 = ls_or_size$3 | ls_or_size$4;
+        ls_or_tag$1 = ls_or_tag$3 | ls_or_tag$4;
+        rs_or_loc$0 = rs_or_loc$1 | rs_or_loc$2;
+        rs_or_base$0 = rs_or_base$1 | rs_or_base$2;
+        rs_or_size$0 = rs_or_size$1 | rs_or_size$2;
+        rs_or_tag$0 = rs_or_tag$1 | rs_or_tag$2;
+        ls_or_base$0 = ls_or_base$1 | ls_or_base$2;
+        ls_or_size$0 = ls_or_size$1 | ls_or_size$2;
+        ls_or_tag$0 = ls_or_tag$1 | ls_or_tag$2;
         if (rs_valid) begin
             rs_way_r$d = rs_pe$index;
-            rs_loc_r$d = zero_51;
-            rs_base_r$d = zero_56;
-            rs_size_r$d = zero_56;
-            rs_tag_r$d = zero_8;
-            if (rs_pe$onehot$0) begin
-                rs_loc_r$d = loc$0$q;
-                rs_base_r$d = base$0$q;
-                rs_size_r$d = size$0$q;
-                rs_tag_r$d = tag$0$q;
-            end
-            if (rs_pe$onehot$1) begin
-                rs_loc_r$d = loc$1$q;
-                rs_base_r$d = base$1$q;
-                rs_size_r$d = size$1$q;
-                rs_tag_r$d = tag$1$q;
-            end
-            if (rs_pe$onehot$2) begin
-                rs_loc_r$d = loc$2$q;
-                rs_base_r$d = base$2$q;
-                rs_size_r$d = size$2$q;
-                rs_tag_r$d = tag$2$q;
-            end
-            if (rs_pe$onehot$3) begin
-                rs_loc_r$d = loc$3$q;
-                rs_base_r$d = base$3$q;
-                rs_size_r$d = size$3$q;
-                rs_tag_r$d = tag$3$q;
-            end
-            if (rs_pe$onehot$4) begin
-                rs_loc_r$d = loc$4$q;
-                rs_base_r$d = base$4$q;
-                rs_size_r$d = size$4$q;
-                rs_tag_r$d = tag$4$q;
-            end
-            if (rs_pe$onehot$5) begin
-                rs_loc_r$d = loc$5$q;
-                rs_base_r$d = base$5$q;
-                rs_size_r$d = size$5$q;
-                rs_tag_r$d = tag$5$q;
-            end
-            if (rs_pe$onehot$6) begin
-                rs_loc_r$d = loc$6$q;
-                rs_base_r$d = base$6$q;
-                rs_size_r$d = size$6$q;
-                rs_tag_r$d = tag$6$q;
-            end
-            if (rs_pe$onehot$7) begin
-                rs_loc_r$d = loc$7$q;
-                rs_base_r$d = base$7$q;
-                rs_size_r$d = size$7$q;
-                rs_tag_r$d = tag$7$q;
-            end
+            rs_loc_r$d = rs_or_loc$0;
+            rs_base_r$d = rs_or_base$0;
+            rs_size_r$d = rs_or_size$0;
+            rs_tag_r$d = rs_or_tag$0;
         end
         if (ls_valid) begin
             ls_way_r$d = ls_pe$index;
-            ls_base_r$d = zero_56;
-            ls_size_r$d = zero_56;
-            ls_tag_r$d = zero_8;
-            if (ls_pe$onehot$0) begin
-                ls_base_r$d = base$0$q;
-                ls_size_r$d = size$0$q;
-                ls_tag_r$d = tag$0$q;
-            end
-            if (ls_pe$onehot$1) begin
-                ls_base_r$d = base$1$q;
-                ls_size_r$d = size$1$q;
-                ls_tag_r$d = tag$1$q;
-            end
-            if (ls_pe$onehot$2) begin
-                ls_base_r$d = base$2$q;
-                ls_size_r$d = size$2$q;
-                ls_tag_r$d = tag$2$q;
-            end
-            if (ls_pe$onehot$3) begin
-                ls_base_r$d = base$3$q;
-                ls_size_r$d = size$3$q;
-                ls_tag_r$d = tag$3$q;
-            end
-            if (ls_pe$onehot$4) begin
-                ls_base_r$d = base$4$q;
-                ls_size_r$d = size$4$q;
-                ls_tag_r$d = tag$4$q;
-            end
-            if (ls_pe$onehot$5) begin
-                ls_base_r$d = base$5$q;
-                ls_size_r$d = size$5$q;
-                ls_tag_r$d = tag$5$q;
-            end
-            if (ls_pe$onehot$6) begin
-                ls_base_r$d = base$6$q;
-                ls_size_r$d = size$6$q;
-                ls_tag_r$d = tag$6$q;
-            end
-            if (ls_pe$onehot$7) begin
-                ls_base_r$d = base$7$q;
-                ls_size_r$d = size$7$q;
-                ls_tag_r$d = tag$7$q;
-            end
+            ls_base_r$d = ls_or_base$0;
+            ls_size_r$d = ls_or_size$0;
+            ls_tag_r$d = ls_or_tag$0;
         end
         rs_hit = rs_hit_r$q;
         rs_multi = rs_multi_r$q;

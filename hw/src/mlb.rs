@@ -108,6 +108,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_base_r: DFF<Bits<56>>,
     ls_size_r: DFF<Bits<56>>,
     ls_tag_r: DFF<Bits<8>>,
+    // Result multiplexer OR trees (2N-1 nodes each, heap order).
+    rs_or_loc: Vec<Signal<Local, Bits<51>>>,
+    rs_or_base: Vec<Signal<Local, Bits<56>>>,
+    rs_or_size: Vec<Signal<Local, Bits<56>>>,
+    rs_or_tag: Vec<Signal<Local, Bits<8>>>,
+    ls_or_base: Vec<Signal<Local, Bits<56>>>,
+    ls_or_size: Vec<Signal<Local, Bits<56>>>,
+    ls_or_tag: Vec<Signal<Local, Bits<8>>>,
     // Constants.
     way: [Constant<Bits<IW>>; N],
     zero_iw: Constant<Bits<IW>>,
@@ -197,6 +205,13 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_base_r: Default::default(),
             ls_size_r: Default::default(),
             ls_tag_r: Default::default(),
+            rs_or_loc: tree(N),
+            rs_or_base: tree(N),
+            rs_or_size: tree(N),
+            rs_or_tag: tree(N),
+            ls_or_base: tree(N),
+            ls_or_size: tree(N),
+            ls_or_tag: tree(N),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             zero_iw: Constant::new(Bits::default()),
             zero_51: Constant::new(Bits::default()),
@@ -220,6 +235,11 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             Replacement::Plru
         }
     }
+}
+
+/// The 2N-1 nodes of one result OR tree.
+fn tree<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
+    (0..2 * n - 1).map(|_| Signal::default()).collect()
 }
 
 impl<const N: usize, const IW: usize> Default for Mlb<N, IW> {
@@ -325,33 +345,66 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.rs_multi_r.d.next = self.rs_pe.multi.val() && !self.reset.val();
         self.ls_hit_r.d.next = self.ls_pe.any.val() && !self.reset.val();
         self.ls_multi_r.d.next = self.ls_pe.multi.val() && !self.reset.val();
-        if self.rs_valid.val() {
-            self.rs_way_r.d.next = self.rs_pe.index.val();
-            self.rs_loc_r.d.next = self.zero_51.val();
-            self.rs_base_r.d.next = self.zero_56.val();
-            self.rs_size_r.d.next = self.zero_56.val();
-            self.rs_tag_r.d.next = self.zero_8.val();
+        // Result data: an AND-OR multiplexer (one-hot select) reduced by a
+        // balanced OR tree, so the select-to-register depth is log2(N), not a
+        // priority chain of N muxes. Each tree is heap-ordered: node k =
+        // node 2k+1 | node 2k+2, leaves N-1.. are the masked entries.
+        for leaf0 in (N - 1)..N {
             for i in 0..N {
+                self.rs_or_loc[leaf0 + i].next = self.zero_51.val();
+                self.rs_or_base[leaf0 + i].next = self.zero_56.val();
+                self.rs_or_size[leaf0 + i].next = self.zero_56.val();
+                self.rs_or_tag[leaf0 + i].next = self.zero_8.val();
                 if self.rs_pe.onehot[i].val() {
-                    self.rs_loc_r.d.next = self.loc[i].q.val();
-                    self.rs_base_r.d.next = self.base[i].q.val();
-                    self.rs_size_r.d.next = self.size[i].q.val();
-                    self.rs_tag_r.d.next = self.tag[i].q.val();
+                    self.rs_or_loc[leaf0 + i].next = self.loc[i].q.val();
+                    self.rs_or_base[leaf0 + i].next = self.base[i].q.val();
+                    self.rs_or_size[leaf0 + i].next = self.size[i].q.val();
+                    self.rs_or_tag[leaf0 + i].next = self.tag[i].q.val();
+                }
+                self.ls_or_base[leaf0 + i].next = self.zero_56.val();
+                self.ls_or_size[leaf0 + i].next = self.zero_56.val();
+                self.ls_or_tag[leaf0 + i].next = self.zero_8.val();
+                if self.ls_pe.onehot[i].val() {
+                    self.ls_or_base[leaf0 + i].next = self.base[i].q.val();
+                    self.ls_or_size[leaf0 + i].next = self.size[i].q.val();
+                    self.ls_or_tag[leaf0 + i].next = self.tag[i].q.val();
                 }
             }
         }
+        // Internal nodes from the last one down to the root (children first;
+        // `top` is a one-value loop naming N-2 for the Verilog emitter).
+        for top in N.saturating_sub(2)..N.saturating_sub(1) {
+            for j in 0..(N - 1) {
+                self.rs_or_loc[top - j].next =
+                    self.rs_or_loc[2 * (top - j) + 1].val() | self.rs_or_loc[2 * (top - j) + 2].val();
+                self.rs_or_base[top - j].next =
+                    self.rs_or_base[2 * (top - j) + 1].val() | self.rs_or_base[2 * (top - j) + 2].val();
+                self.rs_or_size[top - j].next =
+                    self.rs_or_size[2 * (top - j) + 1].val() | self.rs_or_size[2 * (top - j) + 2].val();
+                self.rs_or_tag[top - j].next =
+                    self.rs_or_tag[2 * (top - j) + 1].val() | self.rs_or_tag[2 * (top - j) + 2].val();
+                self.ls_or_base[top - j].next =
+                    self.ls_or_base[2 * (top - j) + 1].val() | self.ls_or_base[2 * (top - j) + 2].val();
+                self.ls_or_size[top - j].next =
+                    self.ls_or_size[2 * (top - j) + 1].val() | self.ls_or_size[2 * (top - j) + 2].val();
+                self.ls_or_tag[top - j].next =
+                    self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
+            }
+        }
+        // Registered search results. Data registers load only on a request
+        // (dff_setup! made them hold by default).
+        if self.rs_valid.val() {
+            self.rs_way_r.d.next = self.rs_pe.index.val();
+            self.rs_loc_r.d.next = self.rs_or_loc[0].val();
+            self.rs_base_r.d.next = self.rs_or_base[0].val();
+            self.rs_size_r.d.next = self.rs_or_size[0].val();
+            self.rs_tag_r.d.next = self.rs_or_tag[0].val();
+        }
         if self.ls_valid.val() {
             self.ls_way_r.d.next = self.ls_pe.index.val();
-            self.ls_base_r.d.next = self.zero_56.val();
-            self.ls_size_r.d.next = self.zero_56.val();
-            self.ls_tag_r.d.next = self.zero_8.val();
-            for i in 0..N {
-                if self.ls_pe.onehot[i].val() {
-                    self.ls_base_r.d.next = self.base[i].q.val();
-                    self.ls_size_r.d.next = self.size[i].q.val();
-                    self.ls_tag_r.d.next = self.tag[i].q.val();
-                }
-            }
+            self.ls_base_r.d.next = self.ls_or_base[0].val();
+            self.ls_size_r.d.next = self.ls_or_size[0].val();
+            self.ls_tag_r.d.next = self.ls_or_tag[0].val();
         }
         self.rs_hit.next = self.rs_hit_r.q.val();
         self.rs_multi.next = self.rs_multi_r.q.val();
