@@ -45,10 +45,10 @@ impl<const N: usize, const IW: usize> Default for PrioEnc<N, IW> {
     fn default() -> Self {
         assert!(N >= 1 && IW == index_width(N), "PrioEnc<{N}, {IW}>: IW must be max(1, clog2(N))");
         Self {
-            req: array_init(|| Signal::default()),
+            req: array_init(Signal::default),
             any: Signal::default(),
             index: Signal::default(),
-            onehot: array_init(|| Signal::default()),
+            onehot: array_init(Signal::default),
             multi: Signal::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             any_l: Signal::default(),

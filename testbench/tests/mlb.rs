@@ -69,8 +69,8 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
         assert!(simulate(u, 100), "did not settle");
         let ctx = format!("{} cycle {} inputs {inp:?} reset {reset}", self.label, self.cycle);
         self.cycle += 1;
-        let rs_multi = inp.range_lookup.map_or(false, |a| self.model.range_matches(a & ADDR_MASK).count_ones() > 1);
-        let ls_multi = inp.loc_lookup.map_or(false, |l| self.model.location_matches(l).count_ones() > 1);
+        let rs_multi = inp.range_lookup.is_some_and(|a| self.model.range_matches(a & ADDR_MASK).count_ones() > 1);
+        let ls_multi = inp.loc_lookup.is_some_and(|l| self.model.location_matches(l).count_ones() > 1);
         // Combinational: the victim and whether the fill is taken.
         let victim = self.model.victim().expect("N >= 1");
         let out = if reset {

@@ -126,8 +126,8 @@ fn rr_run<const N: usize, const IW: usize>(seed: u64, steps: usize) {
     let mut s = seed;
     for step in 0..steps {
         let r = splitmix(&mut s);
-        let (advance, clear) = (r & 1 == 1, (r >> 1) % 16 == 0);
-        if step % 97 == 0 {
+        let (advance, clear) = (r & 1 == 1, (r >> 1).is_multiple_of(16));
+        if step.is_multiple_of(97) {
             // Preset the pointer anywhere.
             let p = (r >> 8) as usize % N;
             uut.ptr.q.next = bits(p as u64);
