@@ -1,4 +1,8 @@
 //! Testbenches shared by the integration tests under `testbench/tests/`.
-pub mod lint;
 pub mod memport;
+pub mod lint;
+pub mod verilator;
+pub mod harness;
+pub mod cosim;
 pub mod mlu_driver;
+pub mod formal;

@@ -1,0 +1,56 @@
+// memcheck_ref: an independent reference for the emitted `memcheck` block,
+// written straight from docs/design.md "MEMCHECK.G (fault order, exactly)"
+// and the MEMCHECK.S rule, with *widened* arithmetic (the RTL uses a
+// widening-free form; the two must agree for every input). Same ports as
+// verilog_out/memcheck.v so that `miter -equiv` can pair them. Used only by
+// testbench/tests/formal_memcheck.rs; never synthesised.
+module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size,
+                    g_meta_tag, g_need_meta, g_done, g_fault, g_addr,
+                    s_addr, s_width, s_base, s_size, s_ok, s_fault);
+    input  wire [63:0] g_ptr;
+    input  wire [4:0]  g_width;
+    input  wire [63:0] g_loc;
+    input  wire        g_meta_valid;
+    input  wire [55:0] g_meta_base;
+    input  wire [55:0] g_meta_size;
+    input  wire [7:0]  g_meta_tag;
+    output wire        g_need_meta;
+    output wire        g_done;
+    output wire [2:0]  g_fault;
+    output wire [55:0] g_addr;
+    input  wire [31:0] s_addr;
+    input  wire [4:0]  s_width;
+    input  wire [31:0] s_base;
+    input  wire [31:0] s_size;
+    output wire        s_ok;
+    output wire [2:0]  s_fault;
+
+    // Fault codes (docs/design.md "Encodings").
+    localparam [2:0] NONE = 3'd0, OUT_OF_BOUNDS = 3'd1, USE_AFTER_FREE = 3'd2,
+                     TAG_MISMATCH = 3'd3, NO_META = 3'd4, SHARED_OOB = 3'd5;
+
+    wire [7:0]  tag = g_ptr[63:56];
+    wire [55:0] a   = g_ptr[55:0];
+    // 64-bit sums: base + size < 2^57 and a + w < 2^57, so nothing wraps.
+    wire [63:0] a_end   = {8'd0, a} + {59'd0, g_width};
+    wire [63:0] obj_end = {8'd0, g_meta_base} + {8'd0, g_meta_size};
+    wire        in_bounds = ({8'd0, g_meta_base} <= {8'd0, a}) && (a_end <= obj_end);
+
+    wire no_loc = (g_loc == 64'd0) || (g_loc == 64'hFFFF_FFFF_FFFF_FFFF);
+    assign g_need_meta = (tag != 8'd0) && !no_loc;
+    assign g_done      = !g_need_meta || g_meta_valid;
+    assign g_addr      = a;
+    assign g_fault =
+        (tag == 8'd0)            ? NONE :            // 1. unchecked pointer
+        no_loc                   ? NO_META :         // 2. no metadata location
+        !g_meta_valid            ? NONE :            // 3. metadata not here yet
+        (g_meta_tag == 8'hFF)    ? USE_AFTER_FREE :  // 4. FREED
+        (g_meta_tag != tag)      ? TAG_MISMATCH :    // 5.
+        !in_bounds               ? OUT_OF_BOUNDS :   // 6.
+                                   NONE;             // 7. pass
+
+    wire [63:0] s_end   = {32'd0, s_addr} + {59'd0, s_width};
+    wire [63:0] win_end = {32'd0, s_base} + {32'd0, s_size};
+    assign s_ok    = (s_addr >= s_base) && (s_end <= win_end);
+    assign s_fault = s_ok ? NONE : SHARED_OOB;
+endmodule
