@@ -2,6 +2,7 @@
 //! single-threaded). Prints MEMCHECK.G checks per second with a warm MLB and
 //! LOADMETA hit and miss throughput for list and bst.
 use anyhow::{bail, Result};
+use std::io::Write;
 use sim::bench;
 use sim::config::{MluConfig, Structure, Target};
 
@@ -32,15 +33,20 @@ pub fn run(a: Args) -> Result<()> {
     if a.allocs == 0 {
         bail!("--allocs must be at least 1");
     }
-    let print = |r: &bench::Rate| {
+    // writeln! rather than println!: a closed pipe (`| head`) is an error
+    // return, not a panic.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "mlugen golden model, one core (single-threaded)")?;
+    let mut print = |r: &bench::Rate| -> Result<()> {
         let extra = if r.steps_per_op > 0.0 { format!(", {:.2} steps/op", r.steps_per_op) } else { String::new() };
-        println!("{:<58} {:>10.2} M ops/s  ({} ops in {:.3} s{extra})", r.what, r.per_second() / 1e6, r.ops, r.seconds);
+        writeln!(out, "{:<58} {:>10.2} M ops/s  ({} ops in {:.3} s{extra})", r.what, r.per_second() / 1e6, r.ops, r.seconds)?;
+        out.flush()?;
+        Ok(())
     };
-    println!("mlugen golden model, one core, release build expected");
-    print(&bench::memcheck_g_warm(a.entries, a.checks));
+    print(&bench::memcheck_g_warm(a.entries, a.checks))?;
     for s in [Structure::List, Structure::Bst] {
-        print(&bench::loadmeta(s, a.allocs, a.entries, true, a.loadmetas));
-        print(&bench::loadmeta(s, a.allocs, a.entries, false, a.loadmetas));
+        print(&bench::loadmeta(s, a.allocs, a.entries, true, a.loadmetas))?;
+        print(&bench::loadmeta(s, a.allocs, a.entries, false, a.loadmetas))?;
     }
     Ok(())
 }
