@@ -213,3 +213,62 @@ fn policy_enum_dispatches() {
     assert_eq!((p.victim(), p.state_bits()), (q.victim(), q.bits()));
     assert_eq!(r.victim(), 4);
 }
+
+/// Round-robin events: a hit on a way, a fill into an invalid way, a fill
+/// replacing the (valid) victim.
+#[derive(Clone, Copy, Debug)]
+enum RrEvent {
+    Hit(usize),
+    FillInvalid(usize),
+    FillVictim,
+}
+
+fn rr_events(n: usize) -> Vec<RrEvent> {
+    (0..n).map(RrEvent::Hit).chain((0..n).map(RrEvent::FillInvalid)).chain([RrEvent::FillVictim]).collect()
+}
+
+#[test]
+fn round_robin_every_state_and_event_and_every_short_sequence() {
+    for n in [2usize, 4, 8] {
+        let events = rr_events(n);
+        for ptr in 0..n {
+            for &ev in &events {
+                let mut r = RoundRobin::with_ptr(n, ptr);
+                let want = match ev {
+                    RrEvent::Hit(w) => {
+                        r.touch(w);
+                        ptr
+                    }
+                    RrEvent::FillInvalid(w) => {
+                        r.on_fill(w, false);
+                        ptr
+                    }
+                    RrEvent::FillVictim => {
+                        let v = r.victim();
+                        assert_eq!(v, ptr);
+                        r.on_fill(v, true);
+                        (ptr + 1) % n
+                    }
+                };
+                assert_eq!(r.ptr(), want, "n={n} ptr={ptr} {ev:?}");
+            }
+        }
+        let len = if n == 8 { 3 } else { 4 };
+        all_sequences(events.len(), len, &mut |seq| {
+            let mut r = RoundRobin::new(n);
+            let mut replaced = 0;
+            for &i in seq {
+                match events[i] {
+                    RrEvent::Hit(w) => r.touch(w),
+                    RrEvent::FillInvalid(w) => r.on_fill(w, false),
+                    RrEvent::FillVictim => {
+                        let v = r.victim();
+                        r.on_fill(v, true);
+                        replaced += 1;
+                    }
+                }
+                assert_eq!(r.victim(), replaced % n);
+            }
+        });
+    }
+}
