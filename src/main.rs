@@ -24,6 +24,8 @@ enum Command {
     Generate(cli::generate::Args),
     /// Synthesize with Yosys/ABC and time/power with OpenSTA.
     Synth(cli::synth::Args),
+    /// Write a VCD of the RTL MLU: a LOADMETA miss, its traversal and fill, then hits.
+    Wave(cli::wave::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -34,6 +36,7 @@ fn main() -> std::process::ExitCode {
         Command::Trace(a) => cli::trace::run(a),
         Command::Generate(a) => cli::generate::run(a),
         Command::Synth(a) => cli::synth::run(a),
+        Command::Wave(a) => cli::wave::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -16,10 +16,12 @@
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
+use crate::mlu::{Mlu, MluParams};
+use crate::traverser::Structures;
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
 use serde_json::json;
-use sim::config::{MluConfig, Replacement, Target};
+use sim::config::{Mode, MluConfig, Replacement, Target};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -89,6 +91,8 @@ pub enum TopKind {
     Mlb { entries: usize, replacement: Replacement },
     /// `hw::memcheck::Memcheck`.
     Memcheck,
+    /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
+    Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
 }
 
 impl TopKind {
@@ -97,6 +101,12 @@ impl TopKind {
         match self {
             TopKind::Mlb { entries, replacement } => format!("mlb{entries}_{}", replacement_short(*replacement)),
             TopKind::Memcheck => "memcheck".to_string(),
+            // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin.
+            TopKind::Mlu { entries, structures, replacement, .. } => format!(
+                "mlu{entries}_{}{}",
+                structures.name(),
+                if *replacement == Replacement::Plru { "" } else { "_rr" }
+            ),
         }
     }
 }
@@ -149,6 +159,34 @@ impl TopSpec {
                 }
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new()),
+            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => {
+                let params = BTreeMap::from([
+                    ("entries".to_string(), json!(entries)),
+                    ("structures".to_string(), json!(structures.name())),
+                    ("replacement".to_string(), json!(replacement.name())),
+                    ("mode_reset".to_string(), json!(mode.name())),
+                    ("step_limit_reset".to_string(), json!(step_limit)),
+                ]);
+                let mut p = MluParams::new(structures);
+                p.replacement = replacement;
+                p.mode = mode;
+                p.step_limit = step_limit;
+                macro_rules! mlu {
+                    ($n:expr, $iw:expr) => {{
+                        let mut uut = Mlu::<$n, $iw>::new(p);
+                        emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params)
+                    }};
+                }
+                match entries {
+                    1 => mlu!(1, 1),
+                    2 => mlu!(2, 1),
+                    4 => mlu!(4, 2),
+                    8 => mlu!(8, 3),
+                    16 => mlu!(16, 4),
+                    32 => mlu!(32, 5),
+                    n => bail!("an MLU of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
+                }
+            }
         }
     }
 }
@@ -163,6 +201,19 @@ pub fn committed_tops() -> Vec<TopSpec> {
         v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::RoundRobin }));
     }
     v.push(TopSpec::new(TopKind::Memcheck));
+    // The four default MLUs: 8 and 16 entries x bst and list, tree PLRU.
+    let d = MluConfig::default();
+    for entries in [8, 16] {
+        for structures in [Structures::Bst, Structures::List] {
+            v.push(TopSpec::new(TopKind::Mlu {
+                entries,
+                structures,
+                replacement: Replacement::Plru,
+                mode: d.mode,
+                step_limit: d.step_limit as u16,
+            }));
+        }
+    }
     v
 }
 
@@ -170,9 +221,17 @@ pub fn committed_tops() -> Vec<TopSpec> {
 /// bad value is an error naming its field).
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
+    let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     Ok(vec![
         TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement }),
         TopSpec::new(TopKind::Memcheck),
+        TopSpec::new(TopKind::Mlu {
+            entries: cfg.entries,
+            structures: p.structures,
+            replacement: p.replacement,
+            mode: p.mode,
+            step_limit: p.step_limit,
+        }),
     ])
 }
 

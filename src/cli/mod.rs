@@ -3,3 +3,4 @@ pub mod check;
 pub mod generate;
 pub mod synth;
 pub mod trace;
+pub mod wave;

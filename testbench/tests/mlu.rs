@@ -69,6 +69,8 @@ impl<const N: usize, const IW: usize> Bench<N, IW> {
     fn new(structure: Structure, mode: Mode, seed: u64, latency: Latency, ready: u64) -> Self {
         let mlu = MluConfig { entries: N, structure, mode, ..MluConfig::default() };
         let rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), seed, ..RuntimeConfig::default() }).unwrap();
+        let mut rt = rt;
+        rt.mlu_mut().set_read_log(true);
         let drv = MluDriver::new(Mlu::<N, IW>::new(MluParams::from_config(&mlu).unwrap()), None);
         let ctx = format!("N={N} {structure:?} {mode:?} seed={seed} {latency:?} ready={ready}%");
         Bench { rt, drv, rng: Rng(seed ^ 0x5eed), latency, ready, ctx }
@@ -85,6 +87,10 @@ impl<const N: usize, const IW: usize> Bench<N, IW> {
         let mut p = self.port(&img);
         let resp = self.drv.transact(&mut p, r);
         assert_eq!(resp.op, r.op, "{}: response op", self.ctx);
+        // Read by read, the same metadata words as the model requested for
+        // this operation (call the model first).
+        let want = self.rt.mlu_mut().take_reads();
+        assert_eq!(resp.reads, want, "{}: metadata reads of {r:?}", self.ctx);
         resp
     }
 
@@ -360,11 +366,13 @@ fn flush_during_traversal_and_invalidate_behind_fill() {
 
         // FLUSH behind a traversal.
         let model_loc = b.rt.loadmeta(p).unwrap();
+        let model_reads = b.rt.mlu_mut().take_reads();
         b.rt.flush_mlb();
         let mut port = b.port(&img);
         let (lm, fl) = b.drv.transact_then(&mut port, req(Op::LoadMeta, p, 0, 0), Some(req(Op::Flush, 0, 0, 0)));
         let fl = fl.unwrap();
         assert!(lm.reads.len() >= 2, "the LOADMETA traversed");
+        assert_eq!(lm.reads, model_reads);
         assert_eq!((lm.fault, lm.loc), (0, model_loc));
         assert_eq!((fl.op, fl.fault), (op(Op::Flush), 0));
         assert!(fl.reads.is_empty());
@@ -377,10 +385,12 @@ fn flush_during_traversal_and_invalidate_behind_fill() {
         let q = b.rt.allocations()[7].ptr;
         let loc_q = b.rt.node_of(q).unwrap();
         let model = b.rt.loadmeta(q);
+        let model_reads = b.rt.mlu_mut().take_reads();
         b.rt.mlu_mut().invalidate(loc_q);
         let mut port = b.port(&img);
         let (lm, inv) = b.drv.transact_then(&mut port, req(Op::LoadMeta, q, 0, 0), Some(req(Op::Invalidate, 0, 0, loc_q)));
         check_loadmeta("LOADMETA before INVALIDATE", &lm, &model);
+        assert_eq!(lm.reads, model_reads);
         assert_eq!(inv.unwrap().fault, 0);
         b.check_state("INVALIDATE behind LOADMETA");
         // Gone from the MLB: the MEMCHECK.G location search misses and fetches.
