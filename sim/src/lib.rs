@@ -31,3 +31,7 @@ pub mod traverser;
 
 pub mod scenario;
 pub mod trace;
+pub mod expand;
+pub mod pipeline;
+pub mod sweep;
+pub mod svg;

@@ -1,0 +1,370 @@
+//! The simple SM memory pipeline of spec section 7, cycle level: W warps
+//! issue from the per-warp streams of [`crate::expand`], an MLU (the golden
+//! model's [`Mlu`](crate::mlu::Mlu), inside a [`Runtime`]) sits in front of
+//! the load/store unit and shares its memory port. The RTL pipeline in `hw/`
+//! is meant to follow the same timing rules, which are:
+//!
+//! - Issue: one instruction per cycle for the whole SM. The scheduler is a
+//!   loose round robin: each cycle it looks at the warps starting after the
+//!   one that issued last and issues the first whose next instruction can
+//!   issue this cycle. A warp is in order and has one instruction in flight.
+//! - ALU: an `Alu(n)` is n instructions of one cycle each.
+//! - Memory port: one request per cycle; a data request is answered after
+//!   `mem_latency` cycles (a fixed-latency memory; no caches), a metadata
+//!   read after `meta_latency` (default: the same; a smaller value models
+//!   metadata nodes that stay in the L1/L2). The MLU's metadata reads have
+//!   priority for the port over the load/store unit.
+//! - Load/store unit: a load or store issues when the port is free this cycle
+//!   and fewer than `max_outstanding` data requests are in flight (a request
+//!   is in flight until its answer). A load blocks its warp until its data
+//!   returns (no scoreboarding); a store frees the warp the next cycle.
+//! - MLU: blocking, one operation at a time (as the RTL). A LOADMETA or
+//!   MEMCHECK issues only when the MLU is idle and blocks its warp until the
+//!   operation ends. An operation that needs no memory (MLB hit, tag 0, a
+//!   check that fails before the fetch) takes 1 cycle; one with k metadata
+//!   reads takes `1 + k * meta_latency`: the MLB lookup, then the reads one
+//!   after the other (a traversal's reads depend on each other; the two-word
+//!   location-miss fetch is issued the same way by the single-read MLU). Read
+//!   j of an operation issued at cycle t takes the port at `t + 1 + j * L`.
+//! - k, the hit/miss outcome and every counter are the model's: the pipeline
+//!   calls [`Runtime::loadmeta`]/[`Runtime::memcheck_g`] when the operation
+//!   issues (so the MLU sees operations in issue order) and takes k from the
+//!   `meta_reads` counter.
+//! - A kernel ends when every warp has finished and every request has been
+//!   answered; kernels run back to back (a launch boundary is a barrier) and
+//!   the runtime's mallocs and frees between them take no pipeline cycles.
+//!
+//! The unchecked baseline runs the same streams with LOADMETA and MEMCHECK
+//! removed ([`Checks::None`]); HWONLY code removes LOADMETA only.
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::config::{Mode, MluConfig};
+use crate::expand::{Instr, Item, Kernel, Workload};
+use crate::fault::Fault;
+use crate::mlu::Counters;
+use crate::pointer::NO_META;
+use crate::runtime::{Runtime, RuntimeConfig};
+
+/// Pipeline timing parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PipelineConfig {
+    /// Cycles from a memory request to its answer (>= 1).
+    pub mem_latency: u64,
+    /// Cycles from a metadata read to its answer (>= 1).
+    pub meta_latency: u64,
+    /// Data requests of the load/store unit in flight at most (>= 1).
+    pub max_outstanding: usize,
+}
+
+impl Default for PipelineConfig {
+    /// 400 cycles for data and metadata (an H100/H200-class DRAM round trip,
+    /// no cache), 64 requests in flight.
+    fn default() -> Self {
+        PipelineConfig { mem_latency: 400, meta_latency: 400, max_outstanding: 64 }
+    }
+}
+
+impl PipelineConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mem_latency == 0 || self.mem_latency > 1_000_000 {
+            return Err(format!("mem-latency: must be 1..=1000000 cycles, got {}", self.mem_latency));
+        }
+        if self.meta_latency == 0 || self.meta_latency > 1_000_000 {
+            return Err(format!("meta-latency: must be 1..=1000000 cycles, got {}", self.meta_latency));
+        }
+        if self.max_outstanding == 0 {
+            return Err("max-outstanding: must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Which checks the streams execute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checks {
+    /// The unchecked baseline: LOADMETA and MEMCHECK removed.
+    None,
+    /// Compiler pass: LOADMETA per root pointer, MEMCHECK per access.
+    Compiler,
+    /// HWONLY: MEMCHECK per access only.
+    Hwonly,
+}
+
+/// One kernel's run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelRun {
+    pub cycles: u64,
+    /// Instructions issued (an `Alu(n)` counts n).
+    pub issued: u64,
+    pub loads: u64,
+    pub stores: u64,
+    pub mlu_ops: u64,
+    /// Metadata reads put on the memory port.
+    pub meta_reads: u64,
+    pub faults: u64,
+    /// The first fault of the kernel, if any (bug-free traces have none).
+    pub first_fault: Option<Fault>,
+}
+
+/// Runs one kernel. `ptrs[i]` is the tagged base pointer of argument i's
+/// block. With `rt` = None the streams run unchecked; otherwise the checks
+/// follow the runtime MLU's mode.
+pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option<&mut Runtime>) -> KernelRun {
+    let checks = match &rt {
+        None => Checks::None,
+        Some(r) => match r.mode() {
+            Mode::Compiler => Checks::Compiler,
+            Mode::Hwonly => Checks::Hwonly,
+        },
+    };
+    let lat = cfg.mem_latency;
+    let mlat = cfg.meta_latency;
+    let n = k.warps.len();
+    let nargs = k.args.len();
+    let mut run = KernelRun::default();
+    if n == 0 {
+        return run;
+    }
+    let mut pc = vec![0usize; n];
+    let mut alu_left = vec![0u32; n];
+    let mut ready = vec![0u64; n];
+    let mut finished = vec![false; n];
+    let mut locs = vec![NO_META; n * nargs];
+    let mut alive = n;
+    // Answer times of the data requests in flight (fixed latency: FIFO order).
+    let mut inflight: VecDeque<u64> = VecDeque::new();
+    // Future cycles in which an MLU metadata read holds the port (increasing).
+    let mut claims: VecDeque<u64> = VecDeque::new();
+    let mut mlu_free = 0u64;
+    let mut end = 0u64;
+    let mut now = 0u64;
+    let mut rr = n - 1;
+    let enabled = |i: &Instr| match i {
+        Instr::LoadMeta { .. } => checks == Checks::Compiler,
+        Instr::MemCheck { .. } => checks != Checks::None,
+        _ => true,
+    };
+    while alive > 0 {
+        while inflight.front().is_some_and(|&t| t <= now) {
+            inflight.pop_front();
+        }
+        while claims.front().is_some_and(|&t| t < now) {
+            claims.pop_front();
+        }
+        let port_free = claims.front() != Some(&now);
+        let mut issued = false;
+        for i in 1..=n {
+            let w = (rr + i) % n;
+            if finished[w] || ready[w] > now {
+                continue;
+            }
+            let s = &k.warps[w];
+            while pc[w] < s.len() && !enabled(&s[pc[w]]) {
+                pc[w] += 1;
+            }
+            if pc[w] >= s.len() {
+                finished[w] = true;
+                alive -= 1;
+                end = end.max(ready[w]);
+                continue;
+            }
+            match s[pc[w]] {
+                Instr::Alu(c) => {
+                    if alu_left[w] == 0 {
+                        alu_left[w] = c;
+                    }
+                    alu_left[w] -= 1;
+                    if alu_left[w] == 0 {
+                        pc[w] += 1;
+                    }
+                    ready[w] = now + 1;
+                }
+                Instr::LoadMeta { arg } | Instr::MemCheck { arg, .. } => {
+                    if mlu_free > now {
+                        continue;
+                    }
+                    let rt = rt.as_deref_mut().expect("checks need a runtime");
+                    let before = *rt.counters();
+                    let slot = w * nargs + arg as usize;
+                    let base = ptrs[arg as usize];
+                    match s[pc[w]] {
+                        Instr::LoadMeta { .. } => {
+                            let off = k.args[arg as usize].offset;
+                            locs[slot] = rt.loadmeta(base.wrapping_add(off)).unwrap_or_else(|f| {
+                                run.first_fault.get_or_insert(f);
+                                NO_META
+                            });
+                        }
+                        Instr::MemCheck { off, width, .. } => {
+                            if let Err(f) = rt.memcheck_g(base.wrapping_add(off), width as u32, locs[slot]) {
+                                run.first_fault.get_or_insert(f);
+                            }
+                        }
+                        _ => unreachable!(),
+                    }
+                    let after = rt.counters();
+                    let reads = after.meta_reads - before.meta_reads;
+                    run.faults += after.faults - before.faults;
+                    run.meta_reads += reads;
+                    run.mlu_ops += 1;
+                    for j in 0..reads {
+                        claims.push_back(now + 1 + j * mlat);
+                    }
+                    mlu_free = now + 1 + reads * mlat;
+                    ready[w] = mlu_free;
+                    pc[w] += 1;
+                }
+                Instr::Load { .. } | Instr::Store { .. } => {
+                    if !port_free || inflight.len() >= cfg.max_outstanding {
+                        continue;
+                    }
+                    inflight.push_back(now + lat);
+                    if matches!(s[pc[w]], Instr::Load { .. }) {
+                        run.loads += 1;
+                        ready[w] = now + lat;
+                    } else {
+                        run.stores += 1;
+                        ready[w] = now + 1;
+                    }
+                    pc[w] += 1;
+                }
+            }
+            run.issued += 1;
+            issued = true;
+            rr = w;
+            break;
+        }
+        if issued {
+            now += 1;
+            continue;
+        }
+        // Nothing could issue: jump to the next cycle at which something changes.
+        let mut next = u64::MAX;
+        for w in 0..n {
+            if !finished[w] && ready[w] > now {
+                next = next.min(ready[w]);
+            }
+        }
+        if mlu_free > now {
+            next = next.min(mlu_free);
+        }
+        if let Some(&t) = inflight.front() {
+            next = next.min(t);
+        }
+        if claims.front() == Some(&now) {
+            next = next.min(now + 1);
+        }
+        now = if next == u64::MAX || next <= now { now + 1 } else { next };
+    }
+    end = end.max(mlu_free);
+    if let Some(&t) = inflight.back() {
+        end = end.max(t);
+    }
+    run.cycles = end;
+    run
+}
+
+/// A workload's run through the pipeline.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WorkloadRun {
+    pub cycles: u64,
+    pub kernels: u64,
+    pub issued: u64,
+    pub loads: u64,
+    pub stores: u64,
+    pub mlu_ops: u64,
+    pub meta_reads: u64,
+    pub faults: u64,
+    /// The MLU's counters at the end (zero for the unchecked run).
+    #[serde(skip)]
+    pub counters: Counters,
+    /// Cycles of every kernel, in trace order.
+    #[serde(skip)]
+    pub kernel_cycles: Vec<u64>,
+    /// The first fault, as text (bug-free traces have none).
+    pub first_fault: Option<String>,
+}
+
+/// A replay that cannot continue: the runtime refused the trace's malloc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    pub file: String,
+    pub line: u64,
+    pub message: String,
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Replays a workload: allocs and frees through a [`Runtime`] configured
+/// with `mlu` (trace bases used as given; a free INVALIDATEs), every kernel
+/// through [`run_kernel`]. `mlu` = None runs the unchecked baseline (blocks
+/// get their untagged bases; no MLU).
+pub fn run_workload(
+    wl: &Workload,
+    cfg: &PipelineConfig,
+    mlu: Option<&MluConfig>,
+    seed: u64,
+) -> Result<WorkloadRun, ReplayError> {
+    let err = |line: u64, message: String| ReplayError { file: wl.file.clone(), line, message };
+    let mut rt = match mlu {
+        Some(m) => Some(
+            Runtime::new(RuntimeConfig { mlu: m.clone(), seed, ..RuntimeConfig::default() })
+                .map_err(|e| err(0, format!("MLU configuration: {e}")))?,
+        ),
+        None => None,
+    };
+    let mut ptr_of: HashMap<u64, u64> = HashMap::new();
+    let mut out = WorkloadRun::default();
+    let mut ptrs = Vec::new();
+    for item in &wl.items {
+        match item {
+            Item::Alloc { id, base, size, line } => {
+                let p = match rt.as_mut() {
+                    Some(r) => r.malloc(*size, Some(*base)).map_err(|e| err(*line, format!("alloc id {id}: {e}")))?,
+                    None => *base,
+                };
+                ptr_of.insert(*id, p);
+            }
+            Item::Free { id, line } => {
+                let p = ptr_of.remove(id).ok_or_else(|| err(*line, format!("free of unknown id {id}")))?;
+                if let Some(r) = rt.as_mut() {
+                    r.free(p).map_err(|e| err(*line, format!("free id {id}: {e}")))?;
+                }
+            }
+            Item::Kernel { kernel, line } => {
+                ptrs.clear();
+                for a in &kernel.args {
+                    ptrs.push(*ptr_of.get(&a.id).ok_or_else(|| err(*line, format!("kernel uses unknown id {}", a.id)))?);
+                }
+                let r = run_kernel(cfg, kernel, &ptrs, rt.as_mut());
+                out.cycles += r.cycles;
+                out.kernels += 1;
+                out.issued += r.issued;
+                out.loads += r.loads;
+                out.stores += r.stores;
+                out.mlu_ops += r.mlu_ops;
+                out.meta_reads += r.meta_reads;
+                out.faults += r.faults;
+                out.kernel_cycles.push(r.cycles);
+                if out.first_fault.is_none() {
+                    if let Some(f) = r.first_fault {
+                        out.first_fault = Some(format!("line {line} ({}): {f:?}", kernel.op));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(r) = rt.as_ref() {
+        out.counters = *r.counters();
+    }
+    Ok(out)
+}
