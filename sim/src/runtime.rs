@@ -703,6 +703,14 @@ impl Runtime {
             if mem_meta != Ok(e.meta()) {
                 return Err(format!("MLB way {way} (location {:#x}) is not coherent with memory", e.location));
             }
+            // One-hot range search: no other entry's range holds this one's
+            // first or last byte.
+            let mlb = self.mlu.mlb();
+            if e.size > 0
+                && (mlb.range_matches(e.base) != 1 << way || mlb.range_matches(e.base + (e.size - 1).min(ADDR_MASK - e.base)) != 1 << way)
+            {
+                return Err(format!("MLB way {way}: range search not one-hot"));
+            }
         }
         Ok(())
     }
