@@ -461,3 +461,42 @@ fn both_structures_built_csr_selects() {
         assert_eq!(drv.counters(), RtlCounters::from_model(rt.counters()));
     }
 }
+
+/// The VCD the driver writes (what `mlugen wave` uses): a LOADMETA miss shows
+/// the traverser's states and every word address of the walk on the memory
+/// port, at distinct timestamps.
+#[test]
+fn vcd_of_a_loadmeta_miss() {
+    let mlu = MluConfig { entries: 8, structure: Structure::Bst, ..MluConfig::default() };
+    let mut rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), ..RuntimeConfig::default() }).unwrap();
+    for i in 0..6 {
+        rt.malloc(256 + 64 * i, None).unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("mlugen-d-{}.vcd", std::process::id()));
+    let file = std::fs::File::create(&path).unwrap();
+    let mut drv = MluDriver::new(
+        Mlu::<8, 3>::new(MluParams::from_config(&mlu).unwrap()),
+        Some(Box::new(std::io::BufWriter::new(file))),
+    );
+    drv.csr_write(CSR_ROOT, rt.root());
+    let img = rt.memory().clone();
+    let mut port = MemPort::new(&img, Latency::Fixed(3), 1);
+    let p = rt.allocations()[0].ptr;
+    let r = drv.transact(&mut port, req(Op::LoadMeta, p, 0, 0));
+    assert_eq!(r.loc, rt.loadmeta(p).unwrap());
+    drv.finish().unwrap();
+    drop(drv);
+    let vcd = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    for var in ["clock", "req_valid", "resp_valid", "mem_req_addr", "mem_resp_data", "cnt_steps"] {
+        assert!(vcd.contains(&format!(" {var} $end")), "VCD declares {var}");
+    }
+    for state in ["sTraverse", "sReqBase", "sWaitSize", "sReqLink", "sWaitLink"] {
+        assert!(vcd.contains(state), "VCD shows state {state}");
+    }
+    for a in &r.reads {
+        assert!(vcd.contains(&format!("b{a:064b} ")), "VCD shows the read of {a:#x}");
+    }
+    let stamps: Vec<u64> = vcd.lines().filter_map(|l| l.strip_prefix('#')).map(|t| t.parse().unwrap()).collect();
+    assert!(stamps.len() as u64 >= 2 * r.cycles && stamps.windows(2).all(|w| w[0] < w[1]));
+}
