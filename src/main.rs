@@ -26,6 +26,8 @@ enum Command {
     Synth(cli::synth::Args),
     /// Write a VCD of the RTL MLU: a LOADMETA miss, its traversal and fill, then hits.
     Wave(cli::wave::Args),
+    /// Trace-driven evaluation: slowdown and MLB hit rate over MLB sizes, structures and modes.
+    Sweep(cli::sweep::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -37,6 +39,7 @@ fn main() -> std::process::ExitCode {
         Command::Generate(a) => cli::generate::run(a),
         Command::Synth(a) => cli::synth::run(a),
         Command::Wave(a) => cli::wave::run(a),
+        Command::Sweep(a) => cli::sweep::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 pub mod bench;
 pub mod check;
 pub mod generate;
+pub mod sweep;
 pub mod synth;
 pub mod trace;
 pub mod wave;
