@@ -47,12 +47,20 @@ pub struct Args {
     /// Skip the hierarchical run that splits the area by block.
     #[arg(long)]
     no_blocks: bool,
+    /// Only re-render DIR/mlb_sweep.md from DIR/mlb_sweep.json (no synthesis).
+    #[arg(long, value_name = "DIR")]
+    rerender: Option<PathBuf>,
     /// Measured cycles per energy workload.
     #[arg(long, default_value_t = 200)]
     energy_cycles: usize,
 }
 
 pub fn run(a: Args) -> Result<()> {
+    if let Some(dir) = &a.rerender {
+        synth::report::rerender(dir)?;
+        eprintln!("mlugen synth: re-rendered {}/mlb_sweep.md", dir.display());
+        return Ok(());
+    }
     let kind = match a.top.as_str() {
         "mlb" => TopKind::Mlb,
         "mlu" => TopKind::Mlu,

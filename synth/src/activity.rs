@@ -260,9 +260,11 @@ pub fn cell_models(lib: &Library, dir: &Path) -> Result<PathBuf> {
         return Ok(out);
     }
     let log = dir.join(format!("{}_cells.log", lib.name));
-    let cmd = format!("read_liberty -ignore_miss_func {}; write_verilog -noattr {}.part", lib.path.display(), out.display());
+    // A per-process temporary name: concurrent runs may share the cache.
+    let tmp = dir.join(format!("{}_cells.v.{}.part", lib.name, std::process::id()));
+    let cmd = format!("read_liberty -ignore_miss_func {}; write_verilog -noattr {}", lib.path.display(), tmp.display());
     tools::run("yosys", &["-q", "-p", &cmd], dir, &log, &format!("cell models of {}", lib.path.display()))?;
-    std::fs::rename(out.with_extension("v.part"), &out)?;
+    std::fs::rename(&tmp, &out)?;
     Ok(out)
 }
 
@@ -329,6 +331,8 @@ pub fn measure(
     let s = |p: &Path| p.to_string_lossy().into_owned();
     tools::run("iverilog", &["-o", &s(&simp), "-s", "mlugen_activity_tb", &s(&tbp), &s(netlist), &s(&models)], dir, &dir.join(format!("iverilog{tag}.log")), &format!("gate-level testbench {}", tbp.display()))?;
     tools::run("vvp", &["-n", &s(&simp)], dir, &dir.join(format!("vvp{tag}.log")), &format!("gate-level simulation {}", simp.display()))?;
+    // The compiled simulation is large (tens of MB) and not needed again.
+    let _ = std::fs::remove_file(&simp);
     let vtext = std::fs::read_to_string(&vcd).with_context(|| format!("simulation wrote no VCD {}", vcd.display()))?;
     let tog = parse_vcd(&vtext, "mlugen_activity_tb.dut")?;
     let measured = stim.cycles.len() - stim.warmup;

@@ -9,7 +9,7 @@ use crate::liberty::Library;
 use crate::tools::{self, ModuleStat, Power, Timing};
 use anyhow::{bail, Context, Result};
 use askama::Template;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// What to synthesize.
@@ -209,7 +209,7 @@ pub fn sta(design: &Design, lib: &Library, mapped: &Mapped, clock_ps: f64, activ
 }
 
 /// Area of one block of the design (from the hierarchical run).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BlockArea {
     pub block: String,
     pub area_um2: f64,

@@ -193,7 +193,9 @@ pub fn prepare_with(spec: &LibSpec, work: &Path, asap7: &Path) -> Result<Library
                     })?));
                 }
                 let m = merge(&texts)?;
-                let tmp = merged.with_extension("lib.part");
+                // Written under a per-process name and renamed, so that a
+                // concurrent run never reads a half-written library.
+                let tmp = merged.with_extension(format!("lib.{}.part", std::process::id()));
                 std::fs::write(&tmp, &m).with_context(|| format!("writing {}", tmp.display()))?;
                 std::fs::rename(&tmp, &merged)?;
                 m
@@ -252,7 +254,9 @@ fn finish(
         if !out.is_file() {
             let sub = subset(text, dffs)
                 .with_context(|| format!("extracting flip-flops {dffs:?} from {}", path.display()))?;
-            std::fs::write(&out, sub).with_context(|| format!("writing {}", out.display()))?;
+            let tmp = out.with_extension(format!("lib.{}.part", std::process::id()));
+            std::fs::write(&tmp, sub).with_context(|| format!("writing {}", tmp.display()))?;
+            std::fs::rename(&tmp, &out)?;
         }
         out
     };

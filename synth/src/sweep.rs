@@ -6,11 +6,11 @@ use crate::liberty::{self, LibSpec, Library};
 use crate::tools::{Power, Timing};
 use crate::workload;
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Which generated top to synthesize.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TopKind {
     #[serde(rename = "mlb")]
     Mlb,
@@ -93,7 +93,7 @@ pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &
 }
 
 /// Energy of one operation under a measured workload.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OpEnergy {
     pub workload: String,
     pub op: String,
@@ -111,7 +111,7 @@ pub struct OpEnergy {
 }
 
 /// Everything one job produces (printed by `--json`, collected by the sweep).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SynthReport {
     pub top: String,
     pub kind: TopKind,

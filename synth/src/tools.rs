@@ -1,6 +1,6 @@
 //! Running Yosys and OpenSTA, and parsing what they print.
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -99,7 +99,7 @@ pub fn parse_stat(text: &str) -> Result<Vec<ModuleStat>> {
 }
 
 /// The worst setup path, in picoseconds.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Timing {
     pub startpoint: String,
     pub endpoint: String,
@@ -113,7 +113,7 @@ pub struct Timing {
 }
 
 /// OpenSTA `report_power` totals, in watts.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Power {
     pub internal_w: f64,
     pub switching_w: f64,
