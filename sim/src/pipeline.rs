@@ -45,7 +45,7 @@ use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
 use crate::fault::Fault;
 use crate::mlu::Counters;
-use crate::pointer::NO_META;
+use crate::pointer::{tag, untag, NO_META};
 use crate::runtime::{Runtime, RuntimeConfig};
 
 /// Pipeline timing parameters.
@@ -57,13 +57,30 @@ pub struct PipelineConfig {
     pub meta_latency: u64,
     /// Data requests of the load/store unit in flight at most (>= 1).
     pub max_outstanding: usize,
+    /// Extension (not in the paper): the host runtime, which knows every
+    /// argument's node, passes each pointer argument's metadata location
+    /// with the launch, so compiler-mode kernels run no LOADMETA; the first
+    /// MEMCHECK of a block fetches its two metadata words by location instead
+    /// of walking the structure. COMPILER mode only.
+    pub host_locations: bool,
+    /// Extension (not in the paper): hit-under-miss MLU. While the traverser
+    /// (or a location fetch) waits for memory, MLB hits of other warps are
+    /// answered (1 cycle each, one per cycle); an operation that misses, or
+    /// that hits the entry being filled, waits for the walk to finish.
+    pub hit_under_miss: bool,
 }
 
 impl Default for PipelineConfig {
     /// 400 cycles for data and metadata (an H100/H200-class DRAM round trip,
     /// no cache), 64 requests in flight.
     fn default() -> Self {
-        PipelineConfig { mem_latency: 400, meta_latency: 400, max_outstanding: 64 }
+        PipelineConfig {
+            mem_latency: 400,
+            meta_latency: 400,
+            max_outstanding: 64,
+            host_locations: false,
+            hit_under_miss: false,
+        }
     }
 }
 
@@ -133,6 +150,19 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
     let mut ready = vec![0u64; n];
     let mut finished = vec![false; n];
     let mut locs = vec![NO_META; n * nargs];
+    if checks == Checks::Compiler && cfg.host_locations {
+        let r = rt.as_deref().expect("checks need a runtime");
+        for (a, arg) in k.args.iter().enumerate() {
+            let p = ptrs[a].wrapping_add(arg.offset);
+            let loc = if tag(p) == 0 { 0 } else { r.node_of(p).unwrap_or(NO_META) };
+            for w in 0..n {
+                locs[w * nargs + a] = loc;
+            }
+        }
+    }
+    // Hit-under-miss: when the walker is free, and the MLB way its fill went to.
+    let mut walker_free = 0u64;
+    let mut walk_way: Option<usize> = None;
     let mut alive = n;
     // Answer times of the data requests in flight (fixed latency: FIFO order).
     let mut inflight: VecDeque<u64> = VecDeque::new();
@@ -143,7 +173,7 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
     let mut now = 0u64;
     let mut rr = n - 1;
     let enabled = |i: &Instr| match i {
-        Instr::LoadMeta { .. } => checks == Checks::Compiler,
+        Instr::LoadMeta { .. } => checks == Checks::Compiler && !cfg.host_locations,
         Instr::MemCheck { .. } => checks != Checks::None,
         _ => true,
     };
@@ -187,9 +217,34 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
                         continue;
                     }
                     let rt = rt.as_deref_mut().expect("checks need a runtime");
-                    let before = *rt.counters();
                     let slot = w * nargs + arg as usize;
                     let base = ptrs[arg as usize];
+                    if cfg.hit_under_miss && walker_free > now {
+                        // The walker is busy: only a hit on another entry may go.
+                        let mlb = rt.mlu().mlb();
+                        let way = match s[pc[w]] {
+                            Instr::LoadMeta { .. } => {
+                                let p = base.wrapping_add(k.args[arg as usize].offset);
+                                if tag(p) == 0 { Some(usize::MAX) } else { mlb.search_range(untag(p)) }
+                            }
+                            Instr::MemCheck { off, .. } => {
+                                let p = base.wrapping_add(off);
+                                let loc = locs[slot];
+                                if tag(p) == 0 || (checks == Checks::Compiler && (loc == 0 || loc == NO_META)) {
+                                    Some(usize::MAX)
+                                } else if checks == Checks::Compiler {
+                                    mlb.search_location(loc)
+                                } else {
+                                    mlb.search_range(untag(p))
+                                }
+                            }
+                            _ => unreachable!(),
+                        };
+                        if way.is_none() || way == walk_way {
+                            continue;
+                        }
+                    }
+                    let before = *rt.counters();
                     match s[pc[w]] {
                         Instr::LoadMeta { .. } => {
                             let off = k.args[arg as usize].offset;
@@ -213,8 +268,28 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
                     for j in 0..reads {
                         claims.push_back(now + 1 + j * mlat);
                     }
-                    mlu_free = now + 1 + reads * mlat;
-                    ready[w] = mlu_free;
+                    ready[w] = now + 1 + reads * mlat;
+                    if cfg.hit_under_miss {
+                        // The lookup port is busy for this cycle only; a walk
+                        // holds the walker.
+                        mlu_free = now + 1;
+                        if reads > 0 {
+                            walker_free = ready[w];
+                            let mlb = rt.mlu().mlb();
+                            walk_way = match s[pc[w]] {
+                                Instr::LoadMeta { .. } => {
+                                    mlb.search_range(untag(base.wrapping_add(k.args[arg as usize].offset)))
+                                }
+                                Instr::MemCheck { .. } if checks == Checks::Compiler => {
+                                    mlb.search_location(locs[slot])
+                                }
+                                Instr::MemCheck { off, .. } => mlb.search_range(untag(base.wrapping_add(off))),
+                                _ => None,
+                            };
+                        }
+                    } else {
+                        mlu_free = ready[w];
+                    }
                     pc[w] += 1;
                 }
                 Instr::Load { .. } | Instr::Store { .. } => {
@@ -251,6 +326,9 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
         if mlu_free > now {
             next = next.min(mlu_free);
         }
+        if walker_free > now {
+            next = next.min(walker_free);
+        }
         if let Some(&t) = inflight.front() {
             next = next.min(t);
         }
@@ -259,7 +337,7 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
         }
         now = if next == u64::MAX || next <= now { now + 1 } else { next };
     }
-    end = end.max(mlu_free);
+    end = end.max(mlu_free).max(walker_free);
     if let Some(&t) = inflight.back() {
         end = end.max(t);
     }

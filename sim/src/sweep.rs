@@ -112,6 +112,8 @@ pub struct Params {
     pub sms: u64,
     pub max_outstanding: usize,
     pub replacement: String,
+    pub host_locations: bool,
+    pub hit_under_miss: bool,
     pub seed: u64,
     pub threads: usize,
 }
@@ -275,6 +277,8 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             sms: cfg.expand.sms,
             max_outstanding: cfg.pipeline.max_outstanding,
             replacement: cfg.replacement.name().to_string(),
+            host_locations: cfg.pipeline.host_locations,
+            hit_under_miss: cfg.pipeline.hit_under_miss,
             seed: cfg.seed,
             threads: cfg.threads,
         },

@@ -35,7 +35,13 @@ fn runtime(entries: usize, structure: Structure, mode: Mode) -> (Runtime, u64) {
     (rt, p)
 }
 
-const L10: PipelineConfig = PipelineConfig { mem_latency: 10, meta_latency: 10, max_outstanding: 4 };
+const L10: PipelineConfig = PipelineConfig {
+    mem_latency: 10,
+    meta_latency: 10,
+    max_outstanding: 4,
+    host_locations: false,
+    hit_under_miss: false,
+};
 
 fn one_warp() -> Kernel {
     kernel(vec![vec![
@@ -201,4 +207,48 @@ fn counts_equal_the_mlu_fed_directly() {
         assert_eq!(&piped.counters, rt.counters(), "{m:?}");
         assert!(piped.counters.range_misses > 0 && piped.counters.range_hits > 0);
     }
+}
+
+#[test]
+fn host_locations_replace_loadmeta_by_a_location_fetch() {
+    // No LOADMETA; the MEMCHECK misses by location and fetches 2 words (21),
+    // load (31), ALU (33), whatever the structure.
+    let c = PipelineConfig { host_locations: true, ..L10 };
+    for s in [Structure::List, Structure::Bst, Structure::Sol] {
+        let (mut rt, p) = runtime(8, s, Mode::Compiler);
+        let r = run_kernel(&c, &one_warp(), &[p], Some(&mut rt));
+        assert_eq!((r.cycles, r.mlu_ops, r.meta_reads, r.faults), (33, 1, 2, 0), "{s:?}");
+        assert_eq!(rt.counters().loadmeta, 0);
+    }
+}
+
+#[test]
+fn hit_under_miss_lets_other_entries_hit_during_a_walk() {
+    let mlu = MluConfig { entries: 8, structure: Structure::Sol, mode: Mode::Compiler, ..MluConfig::default() };
+    let setup = || {
+        let mut rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), ..RuntimeConfig::default() }).unwrap();
+        let a = rt.malloc(4096, Some(0x7f00_0000_0000)).unwrap();
+        let b = rt.malloc(4096, Some(0x7f00_0001_0000)).unwrap();
+        rt.loadmeta(b).unwrap(); // b's entry is in the MLB
+        (rt, a, b)
+    };
+    let mut k = kernel(vec![vec![Instr::LoadMeta { arg: 0 }], vec![Instr::LoadMeta { arg: 1 }, Instr::Alu(1)]]);
+    k.args.push(Arg { id: 1, offset: 0, length: 128, rw: Rw::R });
+    let hum = PipelineConfig { hit_under_miss: true, ..L10 };
+    // Blocking: a's miss (1 read: 11), then b's hit (12), ALU (13).
+    let (mut rt, a, b) = setup();
+    assert_eq!(run_kernel(&L10, &k, &[a, b], Some(&mut rt)).cycles, 13);
+    // Hit under miss: b hits at 1, ALU at 2; a's walk ends at 11.
+    let (mut rt, a, b) = setup();
+    assert_eq!(run_kernel(&hum, &k, &[a, b], Some(&mut rt)).cycles, 11);
+    // A hit on the entry being filled waits for the walk: 11, then 12.
+    let (mut rt, a, b) = setup();
+    let same = kernel(vec![vec![Instr::LoadMeta { arg: 0 }], vec![Instr::LoadMeta { arg: 0 }]]);
+    assert_eq!(run_kernel(&hum, &same, &[a, b], Some(&mut rt)).cycles, 12);
+    // A second miss waits for the walker too: 11, then 11 + 11 = 22.
+    let (mut rt, a, _) = setup();
+    let c2 = rt.malloc(4096, Some(0x7f00_0002_0000)).unwrap();
+    let mut two = kernel(vec![vec![Instr::LoadMeta { arg: 0 }], vec![Instr::LoadMeta { arg: 1 }]]);
+    two.args.push(Arg { id: 2, offset: 0, length: 128, rw: Rw::R });
+    assert_eq!(run_kernel(&hum, &two, &[a, c2], Some(&mut rt)).cycles, 22);
 }

@@ -51,6 +51,13 @@ pub struct Args {
     /// SMs an operator's grid is spread over (the model is one of them).
     #[arg(long, default_value_t = 132)]
     pub sms: u64,
+    /// Extension: the runtime passes argument metadata locations at launch
+    /// (compiler mode runs no LOADMETA).
+    #[arg(long = "host-locations")]
+    pub host_locations: bool,
+    /// Extension: MLB hits are answered while the traverser walks.
+    #[arg(long = "hit-under-miss")]
+    pub hit_under_miss: bool,
     /// Tag PRNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -91,6 +98,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     cfg.pipeline.mem_latency = a.mem_latency;
     cfg.pipeline.meta_latency = a.meta_latency.unwrap_or(a.mem_latency);
     cfg.pipeline.max_outstanding = a.max_outstanding;
+    cfg.pipeline.host_locations = a.host_locations;
+    cfg.pipeline.hit_under_miss = a.hit_under_miss;
     cfg.seed = a.seed;
     if let Some(t) = a.threads {
         if t == 0 {
