@@ -3,7 +3,7 @@
 //! cosimulation and the CLI are checked against. No rust-hdl dependency.
 //!
 //! Modules and the hardware blocks they mirror:
-//! - [`pointer`], [`node`]: tagged pointers and the 32-byte metadata node.
+//! - [`mod@pointer`], [`node`]: tagged pointers and the 32-byte metadata node.
 //! - [`memory`]: the metadata memory port's view ([`memory::MetaMemory`]).
 //! - [`config`]: generator parameters / CSR reset values.
 //! - [`fault`]: fault codes, op codes, fault reports.
@@ -14,7 +14,7 @@
 //! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
 //! - [`oracle`]: a brute-force reference used by the property tests.
-//! - [`bench`]: the model's own throughput (`mlugen bench`).
+//! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
 pub mod bench;
 pub mod config;
 pub mod fault;
