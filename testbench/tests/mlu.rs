@@ -10,7 +10,7 @@
 //! the same location).
 use hw::mlu::{Mlu, MluParams, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
 use hw::traverser::Structures;
-use sim::config::{Mode, MluConfig, Structure};
+use sim::config::{Mode, MluConfig, Replacement, Structure};
 use sim::fault::{Fault, FaultCode, Op};
 use sim::memcheck::WIDTHS;
 use sim::memory::MemoryImage;
@@ -63,17 +63,23 @@ struct Bench<const N: usize, const IW: usize> {
     latency: Latency,
     ready: u64,
     ctx: String,
+    /// RTL responses by fault code.
+    seen: [u64; 8],
 }
 
 impl<const N: usize, const IW: usize> Bench<N, IW> {
     fn new(structure: Structure, mode: Mode, seed: u64, latency: Latency, ready: u64) -> Self {
-        let mlu = MluConfig { entries: N, structure, mode, ..MluConfig::default() };
+        Self::with_replacement(structure, mode, Replacement::Plru, seed, latency, ready)
+    }
+
+    fn with_replacement(structure: Structure, mode: Mode, replacement: Replacement, seed: u64, latency: Latency, ready: u64) -> Self {
+        let mlu = MluConfig { entries: N, structure, mode, replacement, ..MluConfig::default() };
         let rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), seed, ..RuntimeConfig::default() }).unwrap();
         let mut rt = rt;
         rt.mlu_mut().set_read_log(true);
         let drv = MluDriver::new(Mlu::<N, IW>::new(MluParams::from_config(&mlu).unwrap()), None);
-        let ctx = format!("N={N} {structure:?} {mode:?} seed={seed} {latency:?} ready={ready}%");
-        Bench { rt, drv, rng: Rng(seed ^ 0x5eed), latency, ready, ctx }
+        let ctx = format!("N={N} {structure:?} {mode:?} {replacement:?} seed={seed} {latency:?} ready={ready}%");
+        Bench { rt, drv, rng: Rng(seed ^ 0x5eed), latency, ready, ctx, seen: [0; 8] }
     }
 
     fn port<'a>(&mut self, img: &'a MemoryImage) -> MemPort<'a> {
@@ -87,6 +93,7 @@ impl<const N: usize, const IW: usize> Bench<N, IW> {
         let mut p = self.port(&img);
         let resp = self.drv.transact(&mut p, r);
         assert_eq!(resp.op, r.op, "{}: response op", self.ctx);
+        self.seen[resp.fault as usize] += 1;
         // Read by read, the same metadata words as the model requested for
         // this operation (call the model first).
         let want = self.rt.mlu_mut().take_reads();
@@ -276,11 +283,27 @@ impl<const N: usize, const IW: usize> Bench<N, IW> {
 }
 
 fn program<const N: usize, const IW: usize>(structure: Structure, mode: Mode, seed: u64, ops: usize, latency: Latency, ready: u64) {
-    let mut b = Bench::<N, IW>::new(structure, mode, seed, latency, ready);
+    program_with::<N, IW>(structure, mode, Replacement::Plru, seed, ops, latency, ready)
+}
+
+fn program_with<const N: usize, const IW: usize>(
+    structure: Structure,
+    mode: Mode,
+    replacement: Replacement,
+    seed: u64,
+    ops: usize,
+    latency: Latency,
+    ready: u64,
+) {
+    let mut b = Bench::<N, IW>::with_replacement(structure, mode, replacement, seed, latency, ready);
     for _ in 0..ops {
         b.step();
     }
     b.check_counters();
+    // Every fault code but SHARED_OOB's neighbours came up (MEMCHECK.S faults too).
+    for f in [FaultCode::None, FaultCode::OutOfBounds, FaultCode::UseAfterFree, FaultCode::TagMismatch, FaultCode::NoMeta, FaultCode::SharedOob] {
+        assert!(b.seen[f.bits() as usize] > 0, "{}: no {f:?} response in the program: {:?}", b.ctx, b.seen);
+    }
     let c = b.rt.counters();
     eprintln!("{}: {} cycles, {c:?}", b.ctx, b.drv.cycle);
     // The program exercised the paths it is meant to.
@@ -296,7 +319,9 @@ fn random_programs_8_entries_match_the_model() {
         for (j, m) in [Mode::Compiler, Mode::Hwonly].into_iter().enumerate() {
             let seed = 100 + (2 * i + j) as u64;
             let (lat, ready) = if j == 0 { (Latency::Random(1, 5), 100) } else { (Latency::Random(1, 3), 70) };
-            program::<8, 3>(s, m, seed, 1500, lat, ready);
+            // List walks are long (every miss visits half the list): fewer ops.
+            let ops = if s == Structure::List { 700 } else { 1200 };
+            program::<8, 3>(s, m, seed, ops, lat, ready);
         }
     }
 }
@@ -306,7 +331,8 @@ fn random_programs_16_entries_match_the_model() {
     for (i, s) in [Structure::Bst, Structure::List].into_iter().enumerate() {
         for (j, m) in [Mode::Compiler, Mode::Hwonly].into_iter().enumerate() {
             let seed = 200 + (2 * i + j) as u64;
-            program::<16, 4>(s, m, seed, 1500, Latency::Random(1, 4), 90);
+            let ops = if s == Structure::List { 700 } else { 1200 };
+            program::<16, 4>(s, m, seed, ops, Latency::Random(1, 4), 90);
         }
     }
 }
@@ -499,4 +525,69 @@ fn vcd_of_a_loadmeta_miss() {
     }
     let stamps: Vec<u64> = vcd.lines().filter_map(|l| l.strip_prefix('#')).map(|t| t.parse().unwrap()).collect();
     assert!(stamps.len() as u64 >= 2 * r.cycles && stamps.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// Round-robin replacement (not among the committed tops, but generated on
+/// request): the same comparison, pointer state included.
+#[test]
+fn random_programs_round_robin_match_the_model() {
+    program_with::<8, 3>(Structure::Bst, Mode::Compiler, Replacement::RoundRobin, 300, 800, Latency::Random(1, 3), 100);
+    program_with::<4, 2>(Structure::List, Mode::Hwonly, Replacement::RoundRobin, 301, 500, Latency::Fixed(1), 100);
+}
+
+/// Corrupted structures: a poisoned node (MEM_ERROR on every walk or fetch
+/// that reads it) and a cycle (TRAVERSAL_LIMIT) in the middle of a random
+/// program, through the runtime's test hooks; the RTL must fault exactly as
+/// the model does and count the same.
+#[test]
+fn corrupted_structures_fault_like_the_model() {
+    for (k, structure) in [Structure::List, Structure::Bst].into_iter().enumerate() {
+        for mode in [Mode::Compiler, Mode::Hwonly] {
+            let mut b = Bench::<8, 3>::new(structure, mode, 400 + k as u64, Latency::Random(1, 3), 100);
+            b.rt.mlu_mut().set_step_limit(64);
+            b.drv.csr_write(CSR_STEP_LIMIT, 64);
+            for _ in 0..30 {
+                b.malloc(300);
+            }
+            for i in 0..300 {
+                if i == 100 {
+                    // Poison a live node.
+                    let al: Vec<_> = b.rt.allocations().iter().filter(|a| a.state == AllocState::Live).map(|a| a.location).collect();
+                    let loc = al[b.rng.range(0, al.len() as u64 - 1) as usize];
+                    b.rt.poison_node(loc);
+                }
+                if i == 250 {
+                    // Poison the head/root: every walk from now on errors.
+                    let root = b.rt.root();
+                    b.rt.poison_node(root);
+                }
+                if i == 200 {
+                    // A cycle: the first node's link0 points at the root.
+                    let loc = b.rt.allocations()[0].location;
+                    let root = b.rt.root();
+                    b.rt.corrupt_link(loc, 0, root);
+                    b.rt.corrupt_link(loc, 1, root);
+                }
+                // No mallocs/frees after the corruption starts (the runtime
+                // would repair or trip over it); accesses and MLB ops only.
+                if i < 100 {
+                    b.step();
+                } else {
+                    let p = b.random_ptr();
+                    match b.rng.range(0, 9) {
+                        0 => {
+                            b.rt.flush_mlb();
+                            b.rtl(req(Op::Flush, 0, 0, 0));
+                        }
+                        _ => b.access(p, 4),
+                    }
+                }
+            }
+            b.check_counters();
+            let c = b.rt.counters();
+            assert!(c.faults > 0 && c.steps > 0, "{}", b.ctx);
+            let (limit, mem) = (FaultCode::TraversalLimit.bits() as usize, FaultCode::MemError.bits() as usize);
+            assert!(b.seen[limit] > 0 && b.seen[mem] > 0, "{}: faults seen {:?}", b.ctx, b.seen);
+        }
+    }
 }
