@@ -60,7 +60,10 @@ pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &
             continue;
         }
         let m = |k: &str, want: &str| par.get(k).and_then(|x| x.as_str()).map_or(true, |x| x == want);
-        if !m("replacement", replacement) || !m("structure", structure) {
+        // MLU manifests may name the built structures (`structures`: "bst",
+        // "list", or both).
+        let ms = par.get("structures").and_then(|x| x.as_str()).map_or(true, |x| x.split(|c: char| !c.is_alphanumeric()).any(|t| t == structure));
+        if !m("replacement", replacement) || !m("structure", structure) || !ms {
             continue;
         }
         found.push((p, top.to_string(), v));
@@ -137,7 +140,20 @@ pub struct SynthReport {
     pub leakage_w: f64,
     pub energy: Vec<OpEnergy>,
     pub netlist: String,
+    /// FNV-1a 64 hash of the input Verilog: which RTL these numbers are for.
+    #[serde(default)]
+    pub verilog_fnv64: String,
     pub notes: Vec<String>,
+}
+
+fn fnv64(files: &[PathBuf]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for f in files {
+        for b in std::fs::read(f).unwrap_or_default() {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 #[derive(Clone, Debug)]
@@ -171,19 +187,25 @@ pub fn library(spec: &LibSpec) -> Result<Library> {
 /// Block of an MLB/MLU module from its rust-hdl instance path
 /// (`mlb8$base$3`, `mlb8$rs_pe`, `mlu$traverser$...`).
 pub fn classify(top: &str, module: &str) -> String {
+    let path: Vec<&str> = module.split('$').collect();
+    let in_mlb = top.starts_with("mlb") || path.iter().skip(1).any(|p| *p == "mlb");
     if module == top {
-        return match top.starts_with("mlb") {
-            true => "MLB comparators, write-enable/read muxes and control".into(),
-            false => "top-level glue".into(),
+        return if top.starts_with("mlb") {
+            "MLB comparators, write-enable/read muxes and control".into()
+        } else {
+            "MLU control: traverser FSM, operation decode and glue".into()
         };
     }
-    let path: Vec<&str> = module.split('$').collect();
     let has = |s: &str| path.iter().any(|p| *p == s);
-    let any_starts = |s: &str| path.iter().any(|p| p.starts_with(s));
+    let any_starts = |s: &str| path.iter().skip(1).any(|p| p.starts_with(s));
     if any_starts("traverser") || any_starts("trav") {
         "traverser".into()
     } else if any_starts("memcheck") {
         "memcheck".into()
+    } else if !in_mlb && path.get(1).map_or(false, |p| p.starts_with("c_")) {
+        "MLU counters".into()
+    } else if !in_mlb {
+        "MLU registers (operands, CSRs, FSM state, response)".into()
     } else if has("valid") || has("loc") || has("base") || has("size") || has("tag") {
         "MLB storage flip-flops".into()
     } else if path.iter().any(|p| p.ends_with("_pe")) {
@@ -192,10 +214,27 @@ pub fn classify(top: &str, module: &str) -> String {
         "replacement (PLRU / round-robin)".into()
     } else if path.iter().any(|p| p.ends_with("_r")) {
         "MLB output registers".into()
-    } else if any_starts("mlb") {
-        "MLB comparators, write-enable/read muxes and control".into()
     } else {
-        "other".into()
+        "MLB comparators, write-enable/read muxes and control".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::classify;
+
+    #[test]
+    fn modules_fall_into_their_blocks() {
+        assert_eq!(classify("mlb8_plru", "mlb8_plru$base$3"), "MLB storage flip-flops");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru$rs_pe"), "priority encoders");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru$plru$0$bits"), "replacement (PLRU / round-robin)");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru$rs_base_r"), "MLB output registers");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru"), "MLB comparators, write-enable/read muxes and control");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst$mlb$tag$2"), "MLB storage flip-flops");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst$mlb"), "MLB comparators, write-enable/read muxes and control");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst$memcheck"), "memcheck");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst$c_steps"), "MLU counters");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst$ptr_r"), "MLU registers (operands, CSRs, FSM state, response)");
     }
 }
 
@@ -214,6 +253,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
     // Tools run inside their work directories: every path must be absolute.
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
+    let hash_before = fnv64(&design.verilog);
     let (m, _) = flow::map(design, lib, o.clock_ps, &dir.join("flat"), true)?;
     let (blocks, blocks_total) = if o.blocks {
         let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
@@ -258,6 +298,9 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
     } else if o.energy {
         notes.push(format!("no workload stimulus for the {} top yet: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
     }
+    if fnv64(&design.verilog) != hash_before {
+        bail!("{} changed while it was being synthesized; run again", design.verilog[0].display());
+    }
     let (sff, sffa) = lib.smallest_ff().unwrap_or_default();
     Ok(SynthReport {
         top: design.top.clone(),
@@ -280,6 +323,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         power_default_activity: pdef,
         energy,
         netlist: rel(&m.netlist),
+        verilog_fnv64: fnv64(&design.verilog),
         notes,
     })
 }
