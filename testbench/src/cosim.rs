@@ -13,7 +13,7 @@
 //! stimulus on a `--trace` build and writes a VCD of the last cycles up to
 //! and including the mismatch.
 use crate::harness::mlb::{compare, MlbBench, MlbExpect, MlbMismatch, MlbOut, MlbPorts, MlbStats, MlbStim};
-use crate::harness::mlu::{build_mlu_harness, Answer, Cmd, HwState, MluResp, MluSim};
+use crate::harness::mlu::{build_mlu_harness, Answer, Cmd, HwState, MluReq, MluResp, MluSim};
 use crate::harness::program::{check_resp, check_state, Batch, Expect, Expected, MluBench, ProgramConfig, ProgramStats, StateExpect};
 use crate::harness::{build_cycle_harness, CycleSim};
 use crate::verilator::{Built, Top};
@@ -435,22 +435,42 @@ pub fn mlb_top(entries: usize, replacement: Replacement) -> Result<Top> {
 /// The committed MLU top `mlu<entries>_<list|bst>` (tree PLRU, compiler
 /// mode at reset); generated from `hw::mlu` if it is not under verilog_out/.
 pub fn mlu_top(entries: usize, structure: sim::config::Structure) -> Result<Top> {
-    use sim::config::Structure;
-    let name = format!("mlu{entries}_{}", structure.name());
+    mlu_top_for(&sim::config::MluConfig { entries, structure, ..Default::default() })
+}
+
+/// The MLU top for a hardware configuration: the committed
+/// `verilog_out/mlu<N>_<structure>.v` when the configuration is a committed
+/// one (tree PLRU, compiler mode and step limit 4096 at reset; the mode and
+/// step limit are CSRs the runs write anyway), else generated now as
+/// `mlu<N>_<structure>[_rr]`.
+pub fn mlu_top_for(cfg: &sim::config::MluConfig) -> Result<Top> {
+    use hw::mlu::{Mlu, MluParams};
+    cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow!("{e}"))?;
+    let rr = if cfg.replacement == Replacement::RoundRobin { "_rr" } else { "" };
+    let name = format!("mlu{}_{}{rr}", cfg.entries, cfg.structure.name());
     let dir = crate::verilator::verilog_out_dir();
     if dir.join(format!("{name}.v")).is_file() {
         return Top::load(&dir, &name);
     }
-    let params = std::collections::BTreeMap::from([
-        ("entries".to_string(), serde_json::json!(entries)),
-        ("structure".to_string(), serde_json::json!(structure.name())),
+    let params = MluParams::from_config(cfg)?;
+    let pj = std::collections::BTreeMap::from([
+        ("entries".to_string(), serde_json::json!(cfg.entries)),
+        ("structure".to_string(), serde_json::json!(cfg.structure.name())),
+        ("replacement".to_string(), serde_json::json!(cfg.replacement.name())),
     ]);
-    let g = match (entries, structure) {
-        (8, Structure::Bst) => hw::generate::emit(&name, "hw::mlu::Mlu<8, 3>", &mut hw::mlu::mlu8_bst(), params),
-        (8, Structure::List) => hw::generate::emit(&name, "hw::mlu::Mlu<8, 3>", &mut hw::mlu::mlu8_list(), params),
-        (16, Structure::Bst) => hw::generate::emit(&name, "hw::mlu::Mlu<16, 4>", &mut hw::mlu::mlu16_bst(), params),
-        (16, Structure::List) => hw::generate::emit(&name, "hw::mlu::Mlu<16, 4>", &mut hw::mlu::mlu16_list(), params),
-        _ => return Err(anyhow!("no MLU top for {entries} entries and structure {} (built: 8 or 16 entries, list or bst)", structure.name())),
+    macro_rules! mlu {
+        ($n:literal, $iw:literal) => {
+            hw::generate::emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut Mlu::<$n, $iw>::new(params), pj)
+        };
+    }
+    let g = match cfg.entries {
+        1 => mlu!(1, 1),
+        2 => mlu!(2, 1),
+        4 => mlu!(4, 2),
+        8 => mlu!(8, 3),
+        16 => mlu!(16, 4),
+        32 => mlu!(32, 5),
+        n => return Err(anyhow!("an MLU of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)")),
     }?;
     Ok(g.into())
 }
@@ -503,6 +523,124 @@ pub fn run_mlb_iverilog(top: &Top, entries: usize, replacement: Replacement, opt
         build,
         seconds: t0.elapsed().as_secs_f64(),
         model_seconds,
+        vcd: None,
+    })
+}
+
+/// The rust-hdl simulator's throughput on the same kind of program: the MLU
+/// block itself (not its Verilog), hand-clocked by `crate::mlu_driver`, over
+/// the first `requests` requests of the program `cfg`/`seed` would draw;
+/// each answer's fault is checked against the model so the figure is for
+/// a correct run. Returns requests per second.
+pub fn rust_hdl_mlu_rate(cfg: &ProgramConfig, seed: u64, requests: u64) -> Result<f64> {
+    use hw::mlu::MluParams;
+    use hw::traverser::Structures;
+    let structures = match cfg.structure {
+        sim::config::Structure::List => Structures::List,
+        sim::config::Structure::Bst => Structures::Bst,
+        sim::config::Structure::Sol => return Err(anyhow!("sol has no RTL")),
+    };
+    let params = MluParams { replacement: cfg.replacement, ..MluParams::new(structures) };
+    match cfg.entries {
+        8 => rust_hdl_rate::<8, 3>(hw::mlu::Mlu::new(params), cfg, seed, requests),
+        16 => rust_hdl_rate::<16, 4>(hw::mlu::Mlu::new(params), cfg, seed, requests),
+        n => Err(anyhow!("the rust-hdl measurement is built for 8 and 16 entries, not {n}")),
+    }
+}
+
+fn rust_hdl_rate<const N: usize, const IW: usize>(uut: hw::mlu::Mlu<N, IW>, cfg: &ProgramConfig, seed: u64, requests: u64) -> Result<f64> {
+    use crate::memport::{Latency, MemPort};
+    use crate::mlu_driver::{MluDriver, Request};
+    use sim::memory::MemoryImage;
+    let mut bench = MluBench::new(cfg.clone(), seed);
+    let b = bench.batch(requests);
+    let mut drv = MluDriver::new(uut, None);
+    let mut img = MemoryImage::new();
+    let mut latency = Latency::Fixed(1);
+    let mut expected = b.expected.iter();
+    let mut done = 0u64;
+    let t0 = Instant::now();
+    for c in &b.cmds {
+        match c {
+            Cmd::Write { addr, data } => {
+                img.unpoison(*addr);
+                img.write_word(*addr, *data)
+            }
+            Cmd::Forget { addr } => {
+                img.unpoison(*addr);
+                img.remove_word(*addr)
+            }
+            Cmd::Poison { addr } => img.poison(*addr),
+            Cmd::ForgetAll => img = MemoryImage::new(),
+            Cmd::Timing { lmin, lmax, .. } => latency = if lmin == lmax { Latency::Fixed(*lmin) } else { Latency::Random(*lmin, *lmax) },
+            Cmd::Csr { addr, data } => drv.csr_write(*addr as u64, *data),
+            Cmd::Reset => drv.reset(),
+            Cmd::Req(r) => {
+                let (op, ptr, width, loc, sbase, ssize) = match *r {
+                    MluReq::LoadMeta { p } => (0, p, 8, 0, 0, 0),
+                    MluReq::MemcheckG { p, w, loc } => (1, p, w as u8, loc, 0, 0),
+                    MluReq::MemcheckS { a, w, base, size } => (2, a as u64, w as u8, 0, base, size),
+                    MluReq::Invalidate { loc } => (3, 0, 0, loc, 0, 0),
+                    MluReq::Flush => (4, 0, 0, 0, 0, 0),
+                };
+                let mut port = MemPort::new(&img, latency, done);
+                let resp = drv.transact(&mut port, Request { op, ptr, width, loc, sbase, ssize });
+                let Some(Expected::Resp(e)) = expected.next() else { return Err(anyhow!("expectations out of step")) };
+                if resp.fault != e.fault.bits() {
+                    return Err(anyhow!("rust-hdl simulation differs from the model at request {}: {r}: fault {} != {}", e.index, resp.fault, e.fault.name()));
+                }
+                done += 1;
+            }
+            Cmd::ReadState => {
+                expected.next();
+            }
+            Cmd::Vcd(_) => {}
+        }
+    }
+    Ok(done as f64 / t0.elapsed().as_secs_f64().max(1e-9))
+}
+
+/// A recorded trace (`sim::expand::load` with `expand`) replayed through
+/// the MLU Verilog: every request and the final counters compared with the
+/// model, as [`run_mlu`] does for random programs.
+pub fn run_trace(top: &Top, cfg: &ProgramConfig, trace: &Path, expand: &sim::expand::ExpandConfig, opts: &RunOptions) -> Result<MluRun> {
+    use crate::harness::program::TraceReplay;
+    let workload = sim::expand::load(trace, expand).map_err(|e| anyhow!("{e}"))?;
+    let build = build_mlu_harness(top, &top.verilog, "", false)?;
+    let t0 = Instant::now();
+    let mut sim = MluSim::start(&build, opts.seed)?;
+    let mut replay = TraceReplay::new(cfg.clone(), workload);
+    let batch = opts.batch as u64;
+    let mut cur = replay.batch(batch).map_err(|e| anyhow!(e))?;
+    let mut mismatch = None;
+    let mut cycles = 0;
+    while let Some(b) = cur.take() {
+        let issued_before = replay.issued() - b.requests;
+        sim.send(&b.cmds)?;
+        let nxt = replay.batch(batch).map_err(|e| anyhow!(e))?;
+        let answers = sim.receive()?;
+        for a in &answers {
+            if let Answer::State(h) = a {
+                cycles = h.cycles;
+            }
+        }
+        if let Some(m) = check_mlu_batch(&b, &answers, issued_before) {
+            mismatch = Some(m);
+            break;
+        }
+        cur = nxt;
+    }
+    sim.finish()?;
+    Ok(MluRun {
+        top: top.name().to_string(),
+        config: cfg.clone(),
+        requests: mismatch.as_ref().map_or(replay.issued(), |m| m.index + 1),
+        stats: *replay.stats(),
+        mismatch,
+        build,
+        seconds: t0.elapsed().as_secs_f64(),
+        model_seconds: replay.model_seconds(),
+        cycles,
         vcd: None,
     })
 }

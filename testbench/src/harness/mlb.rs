@@ -269,10 +269,10 @@ pub fn compare(e: &MlbExpect, o: &MlbOut) -> Option<(&'static str, String, Strin
         (want != got).then(|| (name, format!("{want:#x}"), format!("{got:#x}")))
     }
     let hit = |s: &SearchExpect| s.hit.is_some() as u64;
-    d("victim", e.victim as u64, o.victim)
-        .or_else(|| d("fill_ok", e.fill_ok as u64, o.fill_ok as u64))
-        .or_else(|| d("repl_state", e.repl_state, o.repl_state))
-        .or_else(|| d("rs_hit", hit(&e.rs), o.rs_hit as u64))
+    // Registered search results first: they answer the previous cycle, so a
+    // wrong hit is reported as such rather than as the replacement state it
+    // then touched.
+    d("rs_hit", hit(&e.rs), o.rs_hit as u64)
         .or_else(|| d("rs_multi", e.rs.multi as u64, o.rs_multi as u64))
         .or_else(|| d("ls_hit", hit(&e.ls), o.ls_hit as u64))
         .or_else(|| d("ls_multi", e.ls.multi as u64, o.ls_multi as u64))
@@ -291,6 +291,9 @@ pub fn compare(e: &MlbExpect, o: &MlbOut) -> Option<(&'static str, String, Strin
                 .or_else(|| d("ls_size", en.size, o.ls_size))
                 .or_else(|| d("ls_tag", en.tag as u64, o.ls_tag))
         })
+        .or_else(|| d("victim", e.victim as u64, o.victim))
+        .or_else(|| d("fill_ok", e.fill_ok as u64, o.fill_ok as u64))
+        .or_else(|| d("repl_state", e.repl_state, o.repl_state))
 }
 
 /// Event counts of a run (to show the stimulus reached the interesting cases).

@@ -49,11 +49,16 @@ pub struct ProgramConfig {
     pub program_len: u64,
     /// Live allocations kept at most.
     pub max_live: usize,
+    /// Step limit of most programs (some use tiny ones to reach TRAVERSAL_LIMIT).
+    pub step_limit: u32,
 }
 
 impl ProgramConfig {
     pub fn new(entries: usize, structure: Structure, mode: Mode) -> Self {
-        ProgramConfig { entries, structure, mode, replacement: Replacement::Plru, program_len: 50_000, max_live: 48 }
+        // A list walk visits every node before the sought one: fewer live
+        // allocations keep list programs' cycles per request near the bst's.
+        let max_live = if structure == Structure::List { 12 } else { 48 };
+        ProgramConfig { entries, structure, mode, replacement: Replacement::Plru, program_len: 50_000, max_live, step_limit: 4096 }
     }
 }
 
@@ -300,7 +305,7 @@ impl MluBench {
             // Programs with a tiny step limit (TRAVERSAL_LIMIT on most misses).
             3 if p % 10 == 3 => self.below(4) as u32,
             4 => 1 + self.below(12) as u32,
-            _ => 4096,
+            _ => self.cfg.step_limit,
         };
         self.begin(b, rt, step_limit, timing);
     }
@@ -589,7 +594,7 @@ impl MluBench {
             let k = self.below(self.dead.len() as u64) as usize;
             let id = self.dead[k];
             (Some(id), self.rt.allocations()[id].ptr)
-        } else if r < 92 {
+        } else if r < 97 {
             // An untagged pointer: unchecked.
             (None, untag(0x7f00_0000_0000 + self.below(1 << 24)))
         } else {
@@ -666,7 +671,8 @@ impl MluBench {
             return;
         }
         let loc = nodes[self.below(nodes.len() as u64) as usize];
-        match self.below(3) {
+        // The kind rotates over the damaged programs (every third one).
+        match (self.stats.programs / 3) % 3 {
             0 => {
                 let link = self.below(2) as usize;
                 self.rt.corrupt_link(loc, link, loc);
@@ -685,6 +691,22 @@ impl MluBench {
         }
         self.damaged = true;
         self.sync(b, &[loc]);
+        // Make the next lookups walk from the root, then look up the damaged
+        // node's own allocation (a poisoned node always faults MEM_ERROR).
+        self.do_flush(b);
+        let allocs = self.rt.allocations();
+        if let Some(a) = allocs.iter().rev().find(|a| a.location == loc && a.state != AllocState::Retired) {
+            let p = a.ptr;
+            match self.cfg.mode {
+                Mode::Compiler => {
+                    let _ = self.do_loadmeta(b, p);
+                }
+                Mode::Hwonly => {
+                    let g = self.rng.next_u64();
+                    self.do_memcheck_g(b, p, 1, g);
+                }
+            }
+        }
     }
 
     /// Draw about `n` requests (finishing the current step) into a batch.
@@ -715,7 +737,7 @@ impl MluBench {
                     _ => self.loc_cache.values().next().copied().unwrap_or(32),
                 };
                 self.do_invalidate(&mut b, loc);
-            } else if r < 119 && near_end && !self.damaged && self.stats.programs % 3 == 0 {
+            } else if near_end && !self.damaged && self.stats.programs % 3 == 1 {
                 self.damage(&mut b);
             } else {
                 self.access(&mut b);
@@ -817,5 +839,106 @@ impl MluBench {
             self.end_program(&mut b);
         }
         b
+    }
+}
+
+/// A recorded workload trace replayed through the MLU as one program
+/// (`sim::expand` gives each operator's per-warp streams; see its module doc
+/// for the sweep: 32/128-byte warp steps of every argument range, sampled,
+/// dealt to warps, one LOADMETA per argument per warp in the compiler pass).
+/// The warps of an operator are interleaved round-robin, one instruction per
+/// warp in turn (ALU and the loads/stores themselves do not reach the MLU);
+/// allocs and frees go through the runtime with the trace's own bases.
+pub struct TraceReplay {
+    bench: MluBench,
+    items: Vec<sim::expand::Item>,
+    pos: usize,
+    /// Trace block id -> runtime allocation id.
+    ids: HashMap<u64, usize>,
+    started: bool,
+    ended: bool,
+    file: String,
+}
+
+impl TraceReplay {
+    pub fn new(cfg: ProgramConfig, workload: sim::expand::Workload) -> TraceReplay {
+        TraceReplay { bench: MluBench::new(cfg, 1), items: workload.items, pos: 0, ids: HashMap::new(), started: false, ended: false, file: workload.file }
+    }
+
+    pub fn stats(&self) -> &ProgramStats {
+        &self.bench.stats
+    }
+    pub fn model_seconds(&self) -> f64 {
+        self.bench.model_seconds
+    }
+    pub fn issued(&self) -> u64 {
+        self.bench.issued
+    }
+
+    /// The next batch of about `n` requests (whole trace items), None at the end.
+    pub fn batch(&mut self, n: u64) -> Result<Option<Batch>, String> {
+        use sim::expand::{Instr, Item};
+        if self.ended {
+            return Ok(None);
+        }
+        let t = std::time::Instant::now();
+        let mut b = Batch::default();
+        let bench = &mut self.bench;
+        if !self.started {
+            self.started = true;
+            let rt = MluBench::runtime(&bench.cfg, 1);
+            let timing = Cmd::Timing { lmin: 2, lmax: 2, ready_pct: 100, seed: 1 };
+            let limit = bench.cfg.step_limit;
+            bench.begin(&mut b, rt, limit, timing);
+        }
+        while b.requests < n && self.pos < self.items.len() {
+            match &self.items[self.pos] {
+                Item::Alloc { id, base, size, line } => {
+                    bench.apply_malloc(&mut b, *size, Some(*base)).map_err(|e| format!("{}:{line}: malloc of block {id} refused: {e}", self.file))?;
+                    self.ids.insert(*id, bench.rt.allocations().len() - 1);
+                }
+                Item::Free { id, line } => {
+                    let a = self.ids.get(id).ok_or_else(|| format!("{}:{line}: free of unknown block {id}", self.file))?;
+                    let p = bench.rt.allocations()[*a].ptr;
+                    bench.apply_free(&mut b, p);
+                }
+                Item::Kernel { kernel, line } => {
+                    let ptrs: Vec<u64> = kernel
+                        .args
+                        .iter()
+                        .map(|a| self.ids.get(&a.id).map(|&i| bench.rt.allocations()[i].ptr))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| format!("{}:{line}: operator {} touches an unknown block", self.file, kernel.op))?;
+                    let mut locs = vec![vec![NO_META; kernel.args.len()]; kernel.warps.len()];
+                    let longest = kernel.warps.iter().map(|w| w.len()).max().unwrap_or(0);
+                    for i in 0..longest {
+                        for (w, stream) in kernel.warps.iter().enumerate() {
+                            match stream.get(i) {
+                                Some(Instr::LoadMeta { arg }) if bench.cfg.mode == Mode::Compiler => {
+                                    let a = &kernel.args[*arg as usize];
+                                    let root = ptrs[*arg as usize].wrapping_add(a.offset);
+                                    if let Ok(l) = bench.do_loadmeta(&mut b, root) {
+                                        locs[w][*arg as usize] = l;
+                                    }
+                                }
+                                Some(Instr::MemCheck { arg, off, width }) => {
+                                    let p = ptrs[*arg as usize].wrapping_add(*off);
+                                    let loc = if bench.cfg.mode == Mode::Compiler { locs[w][*arg as usize] } else { 0 };
+                                    bench.do_memcheck_g(&mut b, p, *width as u32, loc);
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            self.pos += 1;
+        }
+        if self.pos >= self.items.len() {
+            bench.end_program(&mut b);
+            self.ended = true;
+        }
+        bench.model_seconds += t.elapsed().as_secs_f64();
+        Ok(Some(b))
     }
 }
