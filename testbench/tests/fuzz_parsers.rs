@@ -187,6 +187,7 @@ fn trace_gz_target(data: &[u8]) -> Result<bool, String> {
         Err(e) => Some(e),
         Ok(reader) => reader.filter_map(|ev| ev.err()).next(),
     };
+    let _ = std::fs::remove_file(&path);
     match r {
         None => Ok(true),
         Some(e) if e.to_string().contains(&name) && !e.message.trim().is_empty() => Ok(false),
