@@ -28,6 +28,8 @@ enum Command {
     Wave(cli::wave::Args),
     /// Trace-driven evaluation: slowdown and MLB hit rate over MLB sizes, structures and modes.
     Sweep(cli::sweep::Args),
+    /// Run the emitted Verilog under Verilator against the golden model.
+    Cosim(cli::cosim::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -40,6 +42,7 @@ fn main() -> std::process::ExitCode {
         Command::Synth(a) => cli::synth::run(a),
         Command::Wave(a) => cli::wave::run(a),
         Command::Sweep(a) => cli::sweep::run(a),
+        Command::Cosim(a) => cli::cosim::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 pub mod bench;
 pub mod check;
+pub mod cosim;
 pub mod generate;
 pub mod sweep;
 pub mod synth;
