@@ -591,3 +591,28 @@ fn corrupted_structures_fault_like_the_model() {
         }
     }
 }
+
+/// The configurations that are generated on request but not committed (both
+/// structures with the STRUCTURE CSR, round-robin, 1 and 32 entries, HWONLY
+/// reset mode) emit Verilog that passes the same lint, Yosys and iverilog
+/// checks as the committed tops.
+#[test]
+fn uncommitted_mlu_configurations_lint() {
+    use hw::generate::{TopKind, TopSpec};
+    use testbench::lint::{iverilog_parse, verilator_lint, yosys_check};
+    let dir = std::env::temp_dir().join(format!("mlugen-d-lint-{}", std::process::id()));
+    for (entries, structures, replacement, mode) in [
+        (8, Structures::Both, Replacement::Plru, Mode::Compiler),
+        (16, Structures::Bst, Replacement::RoundRobin, Mode::Hwonly),
+        (1, Structures::List, Replacement::Plru, Mode::Compiler),
+        (32, Structures::Both, Replacement::RoundRobin, Mode::Compiler),
+    ] {
+        let top = TopSpec::new(TopKind::Mlu { entries, structures, replacement, mode, step_limit: 100 });
+        let g = top.build().unwrap();
+        let (v, _) = g.write(&dir).unwrap();
+        verilator_lint(&v, g.name()).unwrap();
+        iverilog_parse(&v, g.name()).unwrap();
+        yosys_check(&g.verilog, &g.manifest).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
