@@ -248,10 +248,8 @@ pub fn expand_reader<R: BufRead>(
     });
     let mut items = Vec::new();
     let mut null_accesses = 0;
-    // The reader numbers lines from 1 with the header; event k is line k + 1.
-    let mut line = 1u64;
-    while let Some(ev) = reader.next() {
-        line += 1;
+    // The header is line 1; the k-th event (from 0) is line k + 2.
+    for (line, ev) in (2u64..).zip(reader.by_ref()) {
         match ev? {
             Event::Alloc { id, base, size } => items.push(Item::Alloc { id, base, size, line }),
             Event::Free { id } => items.push(Item::Free { id, line }),

@@ -18,6 +18,7 @@ fn esc(s: &str) -> String {
 
 /// One panel at (x0, y0) of size w x h: categorical x axis `xs`, y axis
 /// linear in [0, 1] as percent (`log` = false) or log10 from 1 (`log`).
+#[allow(clippy::too_many_arguments)]
 fn panel(out: &mut String, x0: f64, y0: f64, w: f64, h: f64, title: &str, xs: &[String], series: &[Series], log: bool) {
     let (l, r, t, b) = (60.0, 10.0, 28.0, 40.0);
     let (pw, ph) = (w - l - r, h - t - b);

@@ -15,6 +15,9 @@ use crate::config::{Mode, MluConfig, Replacement, Structure};
 use crate::expand::{self, ExpandConfig, Workload};
 use crate::pipeline::{run_workload, PipelineConfig, WorkloadRun};
 
+/// A run: trace index and (entries, structure, mode), None = unchecked.
+type Job = (usize, Option<(usize, Structure, Mode)>);
+
 /// What to sweep.
 #[derive(Clone, Debug)]
 pub struct SweepConfig {
@@ -202,7 +205,7 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
     }
     // Jobs: the unchecked baseline of each trace, then every checked point;
     // the slow ones (list, small MLBs) first so the threads finish together.
-    let mut jobs: Vec<(usize, Option<(usize, Structure, Mode)>)> = (0..wls.len()).map(|t| (t, None)).collect();
+    let mut jobs: Vec<Job> = (0..wls.len()).map(|t| (t, None)).collect();
     let mut pts = Vec::new();
     for t in 0..wls.len() {
         for &s in &cfg.structures {
@@ -213,7 +216,7 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             }
         }
     }
-    let cost = |j: &(usize, Option<(usize, Structure, Mode)>)| match j.1 {
+    let cost = |j: &Job| match j.1 {
         Some((e, Structure::List, _)) => 100 - e.min(32) as i64,
         Some((e, Structure::Bst, _)) => 50 - e.min(32) as i64,
         _ => 0,
