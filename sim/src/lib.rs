@@ -16,6 +16,7 @@
 //! - [`oracle`]: a brute-force reference used by the property tests.
 //! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
 pub mod bench;
+pub mod canary;
 pub mod config;
 pub mod fault;
 pub mod memcheck;

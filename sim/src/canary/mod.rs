@@ -1,0 +1,17 @@
+//! The canary allocator unit (spec section 8, issue 7): golden model only.
+//! The RTL unit is not built yet; these modules are the executable
+//! specification it will be checked against, named as its blocks will be:
+//! - [`heap`]: pages, size classes, usage bitfields, page_table, region
+//!   (super-block) full-page counters, malloc/free, canaries in memory.
+//! - [`hash`]: the page-selection hash with k_s and k_mp.
+//! - [`keyed`]: the keyed primitive behind canary_key (SipHash-2-4).
+//! - [`checker`]: the always-on background checker and its compressed
+//!   live-chunk list.
+//! - [`mod@bench`]: the arbiter model and the cycle cost model (`mlugen alloc-bench`).
+//!
+//! Design and decisions: docs/canary.md.
+pub mod bench;
+pub mod checker;
+pub mod hash;
+pub mod heap;
+pub mod keyed;
