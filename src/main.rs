@@ -28,6 +28,8 @@ enum Command {
     Wave(cli::wave::Args),
     /// Trace-driven evaluation: slowdown and MLB hit rate over MLB sizes, structures and modes.
     Sweep(cli::sweep::Args),
+    /// Canary allocator model: allocations per cycle, check overheads, fragmentation, k_s/k_mp.
+    AllocBench(cli::alloc_bench::Args),
     /// Run the emitted Verilog under Verilator against the golden model.
     Cosim(cli::cosim::Args),
 }
@@ -42,6 +44,7 @@ fn main() -> std::process::ExitCode {
         Command::Synth(a) => cli::synth::run(a),
         Command::Wave(a) => cli::wave::run(a),
         Command::Sweep(a) => cli::sweep::run(a),
+        Command::AllocBench(a) => cli::alloc_bench::run(a),
         Command::Cosim(a) => cli::cosim::run(a),
     };
     match result {

@@ -1,3 +1,4 @@
+pub mod alloc_bench;
 pub mod bench;
 pub mod check;
 pub mod cosim;
