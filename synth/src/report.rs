@@ -153,7 +153,7 @@ its fill (2 cycles per miss), `idle` no request (clock only), all after filling 
         }
         let _ = writeln!(s, "Where and why the numbers differ:\n");
         let _ = writeln!(s, "- Storage: the RTL keeps 172 bits per entry (location bits 55..5 only, docs/design.md), not the paper's 24 bytes; the hardware also registers both search results (output registers), which the paper's count does not include.");
-        let _ = writeln!(s, "- Area: these are standard-cell flip-flop designs, every bit a D flip-flop with an enable mux, and the range search is two 56-bit comparisons per entry (base <= a, a - base < size); CACTI models SRAM/CAM arrays with custom bit cells at 22 nm, which is why a pure CAM is several times smaller. The area excludes placement utilisation and wiring.");
+        let _ = writeln!(s, "- Area: these are standard-cell flip-flop designs, every bit a D flip-flop with an enable mux, and the range search is two 56-bit comparisons per entry (base <= a, a - base < size); CACTI models SRAM/CAM arrays with custom bit cells at 22 nm, a different node from both libraries here (so its areas are neither a floor nor a ceiling for these); its pure CAM is smaller than its fully associative array because it leaves out the data array and the range logic. The area excludes placement utilisation and wiring.");
         let share = |r: Option<&SynthReport>| {
             r.and_then(|r| Some(100.0 * e(r, "idle")? / e(r, "range_hit")?)).map(|x| format!("{x:.0}%")).unwrap_or_else(|| "-".into())
         };
