@@ -121,12 +121,13 @@ pub fn nangate45_path() -> PathBuf {
     }
 }
 
-/// Where the ASAP7 .lib.gz files are: $MLUGEN_ASAP7_DIR, else the shared
-/// copy beside the repository (`../shared/pdk/asap7`).
+/// Where the ASAP7 .lib.gz files are: $MLUGEN_ASAP7_DIR, else the copy
+/// vendored in the repository (`pdk/asap7`, see pdk/PROVENANCE.md), so a
+/// clean clone synthesizes for ASAP7 wherever it is checked out.
 pub fn asap7_dir() -> PathBuf {
     match std::env::var_os("MLUGEN_ASAP7_DIR") {
         Some(d) => PathBuf::from(d),
-        None => repo_root().join("../shared/pdk/asap7"),
+        None => repo_root().join("pdk/asap7"),
     }
 }
 
