@@ -141,8 +141,14 @@ fn checker_detects_overflow_within_bound() {
         }
         let (_, victim, size, _) = live[rng.below(live.len() as u64) as usize];
         let front = rng.below(2) == 0;
-        let addr = if front { victim - 1 } else { victim + size };
-        h.write(addr, &[0x5a ^ 0xff]).unwrap();
+        let key = h.config().key;
+        // Flip the canary byte actually stored there (complement: never equal).
+        let (addr, stored) = if front {
+            (victim - 1, (key.canary(victim - 8) >> 56) as u8)
+        } else {
+            (victim + size, key.canary(victim + size) as u8)
+        };
+        h.write(addr, &[!stored]).unwrap();
         let mut t = 0;
         let found = loop {
             t += 1;
