@@ -48,7 +48,7 @@ pub struct BenchResult {
 /// splitmix64: a small deterministic generator (no rand dependency).
 pub struct SplitMix(pub u64);
 impl SplitMix {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -56,7 +56,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 }
 

@@ -11,11 +11,11 @@
 //!
 //! Cycle cost model (one memory/RAM port, documented in docs/canary.md):
 //! malloc = 1 (hash) + 1 per region counter read + 1 per page_table read
-//! + 1 per bitfield word read + 1 bitfield write (+1 page_table write when an
+//! plus 1 per bitfield word read + 1 bitfield write (+1 page_table write when an
 //! empty page is claimed) + 2 canary writes when canaries are on (the keyed
 //! hash runs in parallel with the probe). free = 1 page_table read + 1
 //! bitfield read + 1 bitfield write (+1 page_table write when the page empties)
-//! + 2 canary reads when checking on free. The checker list insert/remove is a
+//! plus 2 canary reads when checking on free. The checker list insert/remove is a
 //! separate RAM and costs no port cycles.
 use super::checker::Checker;
 use super::hash::page_hash;
