@@ -137,7 +137,7 @@ fn scenario_corpus_through_the_verilog() {
 fn recorded_traces_through_the_verilog() {
     let expand = sim::expand::ExpandConfig { step: 128, alu: 0, warps: 4, cap: 8, sms: 132 };
     for (trace, entries) in [("bert_infer.jsonl.gz", 8), ("gpt2_train.jsonl.gz", 16)] {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces").join(trace);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces").join(trace);
         let top = mlu_top(entries, Structure::Bst).unwrap();
         for mode in [Mode::Compiler, Mode::Hwonly] {
             let cfg = ProgramConfig::new(entries, Structure::Bst, mode);
