@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, generate the default MLU
-# Verilog, check the scenario corpus on the golden model, synthesize, and
+# Verilog, cosimulate it under Verilator against the golden model, check the
+# scenario corpus on the golden model, synthesize, and
 # print a short report.
 #
 # Each stage runs `mlugen` subcommands with their output in
@@ -75,6 +76,10 @@ check_corpus() {
 }
 
 stage generate -- generate
+# The default MLU's Verilog under Verilator against the golden model, in both
+# checking modes (the test suite runs 1 M requests per configuration).
+stage cosim "mismatches" -- cosim --top mlu --entries 8 --structure bst --mode compiler --transactions 200000
+stage cosim-hwonly "mismatches" -- cosim --top mlu --entries 8 --structure bst --mode hwonly --transactions 100000
 check_corpus
 # The published workload traces (spec section 9), validated and summarised.
 traces="${MLUGEN_TRACES:-$repo/traces}"
@@ -92,6 +97,9 @@ else
     record traces SKIPPED "no *.jsonl.gz in $traces"
 fi
 stage synth "min period|slack" -- synth
+# The default MLU top itself (area and timing; its energy needs an MLU
+# workload, which the flow has only for the MLB).
+stage synth-mlu "min period|slack" -- synth --top mlu --entries 8 --no-energy --no-blocks
 
 echo
 echo "mlugen run report ($(date -u '+%Y-%m-%d %H:%M UTC'), logs in build/run/)"
