@@ -49,11 +49,11 @@ pub struct BenchResult {
 pub struct SplitMix(pub u64);
 impl SplitMix {
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        // The runtime's generator, one step on this state.
+        let mut g = crate::runtime::SplitMix64(self.0);
+        let v = g.next_u64();
+        self.0 = g.0;
+        v
     }
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
