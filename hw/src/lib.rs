@@ -13,3 +13,4 @@ pub mod generate;
 pub mod state_reg;
 pub mod traverser;
 pub mod mlu;
+pub mod canary;
