@@ -36,6 +36,12 @@
 //!
 //! The unchecked baseline runs the same streams with LOADMETA and MEMCHECK
 //! removed ([`Checks::None`]); HWONLY code removes LOADMETA only.
+//!
+//! [`MluTiming::Rtl`] replaces the MLU-operation rule above with the RTL
+//! MLU's documented latencies (`hw::mlu`), everything else unchanged: the
+//! RTL pipeline (`hw::sm_pipeline`) agrees with that timing cycle for cycle
+//! (testbench/tests/sm_pipeline.rs). [`run_kernel`] and [`run_workload`]
+//! use [`MluTiming::Ideal`], the rule above.
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
@@ -43,7 +49,7 @@ use serde::Serialize;
 
 use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
-use crate::fault::Fault;
+use crate::fault::{Fault, FaultCode};
 use crate::mlu::Counters;
 use crate::pointer::{tag, untag, NO_META};
 use crate::runtime::{Runtime, RuntimeConfig};
@@ -110,6 +116,53 @@ pub enum Checks {
     Hwonly,
 }
 
+/// How long an MLU operation holds its warp and the MLU, and when its
+/// metadata reads take the memory port (L = `meta_latency`, k reads).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MluTiming {
+    /// The module rule: 1 cycle without memory, `1 + k * L` with k reads,
+    /// read j at `t + 1 + j * L`.
+    #[default]
+    Ideal,
+    /// The RTL MLU (`hw::mlu`, blocking, always-accepted responses, the
+    /// warp issues again in the response cycle): `b + k * (L + 1)` cycles,
+    /// read j at `t + 2 + j * (L + 1)` (one request cycle per read), with
+    /// b = 1 for a tag-0 LOADMETA, 2 for a LOADMETA hit and for a MEMCHECK.G
+    /// that needs no lookup (tag 0, location 0 / NO_META), 3 for a MEMCHECK.G
+    /// hit, a LOADMETA walk and a COMPILER location-miss fetch, 4 for a
+    /// HWONLY MEMCHECK.G walk (the check after the walk). A walk ending in
+    /// TRAVERSAL_LIMIT / MEM_ERROR answers without the check (b = 3; b = 2
+    /// for a failed location fetch). Not defined with `hit_under_miss`.
+    Rtl,
+}
+
+/// The RTL MLU's fixed cycles b of one operation, from the model's counter
+/// changes (see [`MluTiming::Rtl`]).
+fn rtl_base(before: &Counters, after: &Counters, loadmeta: bool, fault: Option<FaultCode>) -> u64 {
+    let range_hit = after.range_hits > before.range_hits;
+    let range_miss = after.range_misses > before.range_misses;
+    let loc_hit = after.loc_hits > before.loc_hits;
+    let loc_miss = after.loc_misses > before.loc_misses;
+    let walk_failed = matches!(fault, Some(FaultCode::TraversalLimit | FaultCode::MemError));
+    if loadmeta {
+        if range_hit {
+            2
+        } else if range_miss {
+            3
+        } else {
+            1
+        }
+    } else if range_hit || loc_hit {
+        3
+    } else if loc_miss {
+        if walk_failed { 2 } else { 3 }
+    } else if range_miss {
+        if walk_failed { 3 } else { 4 }
+    } else {
+        2
+    }
+}
+
 /// One kernel's run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelRun {
@@ -129,7 +182,22 @@ pub struct KernelRun {
 /// Runs one kernel. `ptrs[i]` is the tagged base pointer of argument i's
 /// block. With `rt` = None the streams run unchecked; otherwise the checks
 /// follow the runtime MLU's mode.
-pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option<&mut Runtime>) -> KernelRun {
+pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], rt: Option<&mut Runtime>) -> KernelRun {
+    run_kernel_with(cfg, MluTiming::Ideal, k, ptrs, rt)
+}
+
+/// [`run_kernel`] with the MLU operation timing chosen.
+pub fn run_kernel_with(
+    cfg: &PipelineConfig,
+    timing: MluTiming,
+    k: &Kernel,
+    ptrs: &[u64],
+    mut rt: Option<&mut Runtime>,
+) -> KernelRun {
+    assert!(
+        !(timing == MluTiming::Rtl && cfg.hit_under_miss),
+        "MluTiming::Rtl models the blocking RTL MLU, not hit_under_miss"
+    );
     let checks = match &rt {
         None => Checks::None,
         Some(r) => match r.mode() {
@@ -245,16 +313,19 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
                         }
                     }
                     let before = *rt.counters();
+                    let mut fault = None;
                     match s[pc[w]] {
                         Instr::LoadMeta { .. } => {
                             let off = k.args[arg as usize].offset;
                             locs[slot] = rt.loadmeta(base.wrapping_add(off)).unwrap_or_else(|f| {
+                                fault = Some(f.code);
                                 run.first_fault.get_or_insert(f);
                                 NO_META
                             });
                         }
                         Instr::MemCheck { off, width, .. } => {
                             if let Err(f) = rt.memcheck_g(base.wrapping_add(off), width as u32, locs[slot]) {
+                                fault = Some(f.code);
                                 run.first_fault.get_or_insert(f);
                             }
                         }
@@ -265,10 +336,17 @@ pub fn run_kernel(cfg: &PipelineConfig, k: &Kernel, ptrs: &[u64], mut rt: Option
                     run.faults += after.faults - before.faults;
                     run.meta_reads += reads;
                     run.mlu_ops += 1;
+                    let (first, stride, dur) = match timing {
+                        MluTiming::Ideal => (1, mlat, 1 + reads * mlat),
+                        MluTiming::Rtl => {
+                            let b = rtl_base(&before, after, matches!(s[pc[w]], Instr::LoadMeta { .. }), fault);
+                            (2, mlat + 1, b + reads * (mlat + 1))
+                        }
+                    };
                     for j in 0..reads {
-                        claims.push_back(now + 1 + j * mlat);
+                        claims.push_back(now + first + j * stride);
                     }
-                    ready[w] = now + 1 + reads * mlat;
+                    ready[w] = now + dur;
                     if cfg.hit_under_miss {
                         // The lookup port is busy for this cycle only; a walk
                         // holds the walker.
@@ -392,6 +470,17 @@ pub fn run_workload(
     mlu: Option<&MluConfig>,
     seed: u64,
 ) -> Result<WorkloadRun, ReplayError> {
+    run_workload_with(wl, cfg, MluTiming::Ideal, mlu, seed)
+}
+
+/// [`run_workload`] with the MLU operation timing chosen.
+pub fn run_workload_with(
+    wl: &Workload,
+    cfg: &PipelineConfig,
+    timing: MluTiming,
+    mlu: Option<&MluConfig>,
+    seed: u64,
+) -> Result<WorkloadRun, ReplayError> {
     let err = |line: u64, message: String| ReplayError { file: wl.file.clone(), line, message };
     let mut rt = match mlu {
         Some(m) => Some(
@@ -423,7 +512,7 @@ pub fn run_workload(
                 for a in &kernel.args {
                     ptrs.push(*ptr_of.get(&a.id).ok_or_else(|| err(*line, format!("kernel uses unknown id {}", a.id)))?);
                 }
-                let r = run_kernel(cfg, kernel, &ptrs, rt.as_mut());
+                let r = run_kernel_with(cfg, timing, kernel, &ptrs, rt.as_mut());
                 out.cycles += r.cycles;
                 out.kernels += 1;
                 out.issued += r.issued;
