@@ -172,3 +172,33 @@ fn trace_prints_summaries() {
     assert_eq!(s["working_set_histogram"]["2"], 1);
     assert_eq!(s["workload"], "t");
 }
+
+#[test]
+fn every_subcommand_rejects_bad_input_naming_the_field_or_file() {
+    // A malformed trace stops a sweep at its file and line, before any point runs.
+    let bad = Scratch::new("sweep-bad.jsonl.gz", &gz(&format!("{HEADER}\n{{\"t\": \"free\", \"id\": 3}}\n")));
+    let err = fails(&["sweep", "--trace", bad.path(), "--entries", "8", "--structure", "bst", "--mode", "compiler"]);
+    assert!(err.contains(&format!("{}:2: free: unknown id 3", bad.path())), "{err}");
+
+    // An impossible MLB size, from each place a size can come from.
+    let twelve = Scratch::new("twelve.json", br#"{"entries": 12}"#);
+    let out_dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-gen", std::process::id()));
+    let out_dir = out_dir.to_str().unwrap();
+    for (args, names) in [
+        (vec!["generate", "--entries", "12", "--out", out_dir], "--entries"),
+        (vec!["generate", "--config", twelve.path(), "--out", out_dir], twelve.path()),
+        (vec!["sweep", "--trace", bad.path(), "--entries", "12"], "entries 12"),
+        (vec!["cosim", "--top", "mlu", "--entries", "12"], "--entries"),
+    ] {
+        let err = fails(&args);
+        assert!(err.contains(names) && err.contains("12 MLB entries is not supported"), "{args:?}: {err}");
+    }
+    assert!(!std::path::Path::new(out_dir).join("mlu8_bst.v").exists(), "nothing is generated on a bad config");
+
+    let err = fails(&["alloc-bench", "--threads", "0"]);
+    assert!(err.contains("threads: must be at least 1"), "{err}");
+    let err = fails(&["synth", "--entries", "8", "--lib", "/nonexistent/cells.lib"]);
+    assert!(err.contains("/nonexistent/cells.lib is missing or unreadable"), "{err}");
+    let err = fails(&["wave", "--out", "/nonexistent/dir/w.vcd"]);
+    assert!(err.contains("cannot create /nonexistent/dir/w.vcd"), "{err}");
+}
