@@ -1,4 +1,11 @@
 //! The canary allocator unit in RTL (spec section 8, issue 7). Golden model:
 //! `sim::canary` (same block names); design and decisions: docs/canary.md.
 //! - [`siphash`]: SipHash-2-4 core behind `canary_key` (one SipRound a cycle).
+//! - [`arbiter`]: round-robin arbiter of the requesters.
+//! - [`checker`]: the always-on checker's compressed live list and cursor.
+//! - [`alloc_unit`]: the unit (page_table, bitfields, region counters, size
+//!   table, hash, probe, canary write/check, checker sweep).
+pub mod alloc_unit;
+pub mod arbiter;
+pub mod checker;
 pub mod siphash;
