@@ -16,6 +16,7 @@
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
+use crate::mlb_p2::{MlbP2x1, MlbP2x16, MlbP2x2, MlbP2x32, MlbP2x4, MlbP2x8};
 use crate::mlu::{Mlu, MluParams};
 use crate::traverser::Structures;
 use anyhow::{anyhow, bail, Context, Result};
@@ -89,6 +90,8 @@ pub fn emit<B: Block>(
 pub enum TopKind {
     /// `hw::mlb::Mlb<entries, ..>`.
     Mlb { entries: usize, replacement: Replacement },
+    /// `hw::mlb_p2::MlbP2<entries, ..>`: the two-stage MLB (hit latency 2).
+    MlbP2 { entries: usize, replacement: Replacement },
     /// `hw::memcheck::Memcheck`.
     Memcheck,
     /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
@@ -100,6 +103,7 @@ impl TopKind {
     pub fn name(&self) -> String {
         match self {
             TopKind::Mlb { entries, replacement } => format!("mlb{entries}_{}", replacement_short(*replacement)),
+            TopKind::MlbP2 { entries, replacement } => format!("mlb{entries}_{}_p2", replacement_short(*replacement)),
             TopKind::Memcheck => "memcheck".to_string(),
             // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin.
             TopKind::Mlu { entries, structures, replacement, .. } => format!(
@@ -158,6 +162,28 @@ impl TopSpec {
                     n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
                 }
             }
+            TopKind::MlbP2 { entries, replacement } => {
+                let params = BTreeMap::from([
+                    ("entries".to_string(), json!(entries)),
+                    ("replacement".to_string(), json!(replacement.name())),
+                    ("hit_latency".to_string(), json!(2)),
+                ]);
+                macro_rules! mlb {
+                    ($t:ty, $n:expr, $iw:expr) => {{
+                        let mut uut = <$t>::new(replacement);
+                        emit(&name, concat!("hw::mlb_p2::MlbP2<", $n, ", ", $iw, ">"), &mut uut, params)
+                    }};
+                }
+                match entries {
+                    1 => mlb!(MlbP2x1, 1, 1),
+                    2 => mlb!(MlbP2x2, 2, 1),
+                    4 => mlb!(MlbP2x4, 4, 2),
+                    8 => mlb!(MlbP2x8, 8, 3),
+                    16 => mlb!(MlbP2x16, 16, 4),
+                    32 => mlb!(MlbP2x32, 32, 5),
+                    n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
+                }
+            }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new()),
             TopKind::Mlu { entries, structures, replacement, mode, step_limit } => {
                 let params = BTreeMap::from([
@@ -199,6 +225,10 @@ pub fn committed_tops() -> Vec<TopSpec> {
         .collect();
     for entries in [8, 16] {
         v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::RoundRobin }));
+    }
+    // The two-stage MLBs (hit latency 2) for 2 GHz-class clocks.
+    for entries in [8, 16] {
+        v.push(TopSpec::new(TopKind::MlbP2 { entries, replacement: Replacement::Plru }));
     }
     v.push(TopSpec::new(TopKind::Memcheck));
     // The four default MLUs: 8 and 16 entries x bst and list, tree PLRU.

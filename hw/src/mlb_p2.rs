@@ -1,0 +1,494 @@
+//! `MlbP2<N, IW>`: the Metadata Lookaside Buffer with a two-stage search
+//! (hit latency 2), for clocks a one-cycle search cannot make (16 entries in
+//! ASAP7 at 2 GHz: docs/synth.md). Same entries, ports, fill/invalidate/flush
+//! rules and replacement as [`crate::mlb::Mlb`] (read its module doc first);
+//! the golden model is the same `sim::mlb::Mlb::cycle`.
+//!
+//! Stage 1 (cycle t): both searches compare every entry against the state at
+//! the start of cycle t, the priority encoders pick the lowest match, the
+//! replacement state is touched at the edge ending t (as in the one-stage
+//! MLB, so the victim of a fill in cycle t+1 is the model's), and the one-hot
+//! match vector, index, hit and multi bits of each port are registered.
+//! Stage 2 (cycle t+1): the registered one-hot vector selects the entry's
+//! data through the AND-OR read multiplexer into the output registers.
+//! Results of a search in cycle t are therefore on the outputs in cycle t+2:
+//! exactly `sim::mlb::Mlb::cycle`'s answer for cycle t, one cycle later than
+//! the one-stage MLB. `victim`, `fill_ok` and `repl_state` are not delayed.
+//!
+//! Range compare: `base <= a && a - base < size` evaluated with one carry
+//! chain instead of a subtract followed by a compare: with nb = !base,
+//! ns = !size, the carry-save pair s = a ^ nb ^ ns, c = maj(a, nb, ns) gives
+//! a - base - size + 2^57 = s + 2c + 2, whose bit 57 is
+//! `carry(s + (c << 1) + 2) && c[55]`, and `carry(s + r + 1) == (s >= !r)`
+//! for r = (c << 1) | 1. So `a - base < size` is `!((s >= !r) && c[55])`
+//! (checked exhaustively at 6 bits and against the model in the tests).
+//!
+//! One restriction (the MLU never does it: it fills only after a miss, with
+//! no search in that cycle): a fill in cycle t that replaces an entry a search
+//! of cycle t hit overwrites that entry before stage 2 reads it, so the
+//! search's data outputs show the new entry (hit, multi and way are still
+//! the model's). The testbench checks this documented behaviour too.
+use crate::plru::{tree_paths, RoundRobin, TreePlru};
+use crate::prio_enc::{array_init, index_width, PrioEnc};
+use rust_hdl::prelude::*;
+use sim::config::Replacement;
+
+#[derive(LogicBlock)]
+pub struct MlbP2<const N: usize, const IW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub rs_valid: Signal<In, Bit>,
+    pub rs_addr: Signal<In, Bits<56>>,
+    pub ls_valid: Signal<In, Bit>,
+    pub ls_loc: Signal<In, Bits<51>>,
+    pub fill_valid: Signal<In, Bit>,
+    pub fill_loc: Signal<In, Bits<51>>,
+    pub fill_base: Signal<In, Bits<56>>,
+    pub fill_size: Signal<In, Bits<56>>,
+    pub fill_tag: Signal<In, Bits<8>>,
+    pub inv_valid: Signal<In, Bit>,
+    pub inv_loc: Signal<In, Bits<51>>,
+    pub flush: Signal<In, Bit>,
+    pub rs_hit: Signal<Out, Bit>,
+    pub rs_way: Signal<Out, Bits<IW>>,
+    pub rs_loc: Signal<Out, Bits<51>>,
+    pub rs_base: Signal<Out, Bits<56>>,
+    pub rs_size: Signal<Out, Bits<56>>,
+    pub rs_tag: Signal<Out, Bits<8>>,
+    pub rs_multi: Signal<Out, Bit>,
+    pub ls_hit: Signal<Out, Bit>,
+    pub ls_way: Signal<Out, Bits<IW>>,
+    pub ls_base: Signal<Out, Bits<56>>,
+    pub ls_size: Signal<Out, Bits<56>>,
+    pub ls_tag: Signal<Out, Bits<8>>,
+    pub ls_multi: Signal<Out, Bit>,
+    pub victim: Signal<Out, Bits<IW>>,
+    pub fill_ok: Signal<Out, Bit>,
+    pub repl_state: Signal<Out, Bits<N>>,
+    // Entry storage, one array per field (index = way).
+    pub valid: [DFF<Bit>; N],
+    pub loc: [DFF<Bits<51>>; N],
+    pub base: [DFF<Bits<56>>; N],
+    pub size: [DFF<Bits<56>>; N],
+    pub tag: [DFF<Bits<8>>; N],
+    // Priority encoders: range matches, location matches, free entries.
+    rs_pe: PrioEnc<N, IW>,
+    ls_pe: PrioEnc<N, IW>,
+    free_pe: PrioEnc<N, IW>,
+    // Exactly one of these holds one block (the configured policy); the other
+    // is empty and emits no Verilog.
+    plru: Vec<TreePlru<N, IW>>,
+    rr: Vec<RoundRobin<N, IW>>,
+    // Stage-1 registers: the search of the previous cycle (request seen,
+    // hit/multi with reset applied, index, one-hot match vector).
+    rs_v1: DFF<Bit>,
+    rs_hit1: DFF<Bit>,
+    rs_multi1: DFF<Bit>,
+    rs_idx1: DFF<Bits<IW>>,
+    rs_oh1: [DFF<Bit>; N],
+    ls_v1: DFF<Bit>,
+    ls_hit1: DFF<Bit>,
+    ls_multi1: DFF<Bit>,
+    ls_idx1: DFF<Bits<IW>>,
+    ls_oh1: [DFF<Bit>; N],
+    // Carry-save range compare terms per entry (module doc).
+    cs_s: [Signal<Local, Bits<56>>; N],
+    cs_c: [Signal<Local, Bits<56>>; N],
+    cs_nr: [Signal<Local, Bits<56>>; N],
+    one_56: Constant<Bits<56>>,
+    top_56: Constant<Bits<56>>,
+    // Output registers.
+    rs_hit_r: DFF<Bit>,
+    rs_multi_r: DFF<Bit>,
+    rs_way_r: DFF<Bits<IW>>,
+    rs_loc_r: DFF<Bits<51>>,
+    rs_base_r: DFF<Bits<56>>,
+    rs_size_r: DFF<Bits<56>>,
+    rs_tag_r: DFF<Bits<8>>,
+    ls_hit_r: DFF<Bit>,
+    ls_multi_r: DFF<Bit>,
+    ls_way_r: DFF<Bits<IW>>,
+    ls_base_r: DFF<Bits<56>>,
+    ls_size_r: DFF<Bits<56>>,
+    ls_tag_r: DFF<Bits<8>>,
+    // Result multiplexer OR trees (2N-1 nodes each, heap order).
+    rs_or_loc: Vec<Signal<Local, Bits<51>>>,
+    rs_or_base: Vec<Signal<Local, Bits<56>>>,
+    rs_or_size: Vec<Signal<Local, Bits<56>>>,
+    rs_or_tag: Vec<Signal<Local, Bits<8>>>,
+    ls_or_base: Vec<Signal<Local, Bits<56>>>,
+    ls_or_size: Vec<Signal<Local, Bits<56>>>,
+    ls_or_tag: Vec<Signal<Local, Bits<8>>>,
+    // Constants.
+    way: [Constant<Bits<IW>>; N],
+    zero_iw: Constant<Bits<IW>>,
+    zero_51: Constant<Bits<51>>,
+    zero_56: Constant<Bits<56>>,
+    zero_8: Constant<Bits<8>>,
+    zero_n: Constant<Bits<N>>,
+    // Combinational per-entry and global terms.
+    inv_match: [Signal<Local, Bit>; N],
+    write_en: [Signal<Local, Bit>; N],
+    // The victim as a one-hot vector straight from the state registers (the
+    // tree paths of crate::plru, or the round-robin pointer), so the write
+    // enables need no index decode (the fill path is the critical one once
+    // the searches are split).
+    victim_oh: [Signal<Local, Bit>; N],
+    pol_oh: [Signal<Local, Bit>; N],
+    path_mask: [Constant<Bits<N>>; N],
+    path_to: [Constant<Bits<N>>; N],
+    fill_base_ok: Signal<Local, Bit>,
+    victim_l: Signal<Local, Bits<IW>>,
+    inv_victim: Signal<Local, Bit>,
+    fill_ok_l: Signal<Local, Bit>,
+    clear: Signal<Local, Bit>,
+}
+
+/// The two-stage MLB sizes the generator builds.
+pub type MlbP2x1 = MlbP2<1, 1>;
+pub type MlbP2x2 = MlbP2<2, 1>;
+pub type MlbP2x4 = MlbP2<4, 2>;
+pub type MlbP2x8 = MlbP2<8, 3>;
+pub type MlbP2x16 = MlbP2<16, 4>;
+pub type MlbP2x32 = MlbP2<32, 5>;
+
+impl<const N: usize, const IW: usize> MlbP2<N, IW> {
+    /// An N-entry MLB with the given replacement policy.
+    pub fn new(replacement: Replacement) -> Self {
+        assert!(
+            N.is_power_of_two() && N <= 32 && IW == index_width(N),
+            "MlbP2<{N}, {IW}>: N must be 1, 2, 4, 8, 16 or 32 and IW = max(1, clog2(N))"
+        );
+        let (plru, rr) = match replacement {
+            Replacement::Plru => (vec![TreePlru::default()], vec![]),
+            Replacement::RoundRobin => (vec![], vec![RoundRobin::default()]),
+        };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rs_valid: Default::default(),
+            rs_addr: Default::default(),
+            ls_valid: Default::default(),
+            ls_loc: Default::default(),
+            fill_valid: Default::default(),
+            fill_loc: Default::default(),
+            fill_base: Default::default(),
+            fill_size: Default::default(),
+            fill_tag: Default::default(),
+            inv_valid: Default::default(),
+            inv_loc: Default::default(),
+            flush: Default::default(),
+            rs_hit: Default::default(),
+            rs_way: Default::default(),
+            rs_loc: Default::default(),
+            rs_base: Default::default(),
+            rs_size: Default::default(),
+            rs_tag: Default::default(),
+            rs_multi: Default::default(),
+            ls_hit: Default::default(),
+            ls_way: Default::default(),
+            ls_base: Default::default(),
+            ls_size: Default::default(),
+            ls_tag: Default::default(),
+            ls_multi: Default::default(),
+            victim: Default::default(),
+            fill_ok: Default::default(),
+            repl_state: Default::default(),
+            valid: array_init(Default::default),
+            loc: array_init(Default::default),
+            base: array_init(Default::default),
+            size: array_init(Default::default),
+            tag: array_init(Default::default),
+            rs_pe: Default::default(),
+            ls_pe: Default::default(),
+            free_pe: Default::default(),
+            plru,
+            rr,
+            rs_v1: Default::default(),
+            rs_hit1: Default::default(),
+            rs_multi1: Default::default(),
+            rs_idx1: Default::default(),
+            rs_oh1: array_init(Default::default),
+            ls_v1: Default::default(),
+            ls_hit1: Default::default(),
+            ls_multi1: Default::default(),
+            ls_idx1: Default::default(),
+            ls_oh1: array_init(Default::default),
+            cs_s: array_init(Default::default),
+            cs_c: array_init(Default::default),
+            cs_nr: array_init(Default::default),
+            one_56: Constant::new(bits::<56>(1)),
+            top_56: Constant::new(bits::<56>(1 << 55)),
+            rs_hit_r: Default::default(),
+            rs_multi_r: Default::default(),
+            rs_way_r: Default::default(),
+            rs_loc_r: Default::default(),
+            rs_base_r: Default::default(),
+            rs_size_r: Default::default(),
+            rs_tag_r: Default::default(),
+            ls_hit_r: Default::default(),
+            ls_multi_r: Default::default(),
+            ls_way_r: Default::default(),
+            ls_base_r: Default::default(),
+            ls_size_r: Default::default(),
+            ls_tag_r: Default::default(),
+            rs_or_loc: tree(N),
+            rs_or_base: tree(N),
+            rs_or_size: tree(N),
+            rs_or_tag: tree(N),
+            ls_or_base: tree(N),
+            ls_or_size: tree(N),
+            ls_or_tag: tree(N),
+            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            zero_iw: Constant::new(Bits::default()),
+            zero_51: Constant::new(Bits::default()),
+            zero_56: Constant::new(Bits::default()),
+            zero_8: Constant::new(Bits::default()),
+            zero_n: Constant::new(Bits::default()),
+            inv_match: array_init(Default::default),
+            write_en: array_init(Default::default),
+            victim_oh: array_init(Default::default),
+            pol_oh: array_init(Default::default),
+            path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(tree_paths(N)[i].0))),
+            path_to: std::array::from_fn(|i| Constant::new(bits::<N>(tree_paths(N)[i].1))),
+            fill_base_ok: Default::default(),
+            victim_l: Default::default(),
+            inv_victim: Default::default(),
+            fill_ok_l: Default::default(),
+            clear: Default::default(),
+        }
+    }
+
+    /// The configured replacement policy.
+    pub fn replacement(&self) -> Replacement {
+        if self.plru.is_empty() {
+            Replacement::RoundRobin
+        } else {
+            Replacement::Plru
+        }
+    }
+}
+
+/// The 2N-1 nodes of one result OR tree.
+fn tree<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
+    (0..2 * n - 1).map(|_| Signal::default()).collect()
+}
+
+impl<const N: usize, const IW: usize> Default for MlbP2<N, IW> {
+    fn default() -> Self {
+        Self::new(Replacement::Plru)
+    }
+}
+
+impl<const N: usize, const IW: usize> Logic for MlbP2<N, IW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rs_v1, rs_hit1, rs_multi1, rs_idx1, ls_v1, ls_hit1, ls_multi1, ls_idx1, rs_hit_r, rs_multi_r, rs_way_r, rs_loc_r, rs_base_r, rs_size_r, rs_tag_r, ls_hit_r,
+            ls_multi_r, ls_way_r, ls_base_r, ls_size_r, ls_tag_r
+        );
+        self.clear.next = self.flush.val() || self.reset.val();
+        // Searches, invalidate matches and free entries, all on the state at
+        // the start of the cycle.
+        for i in 0..N {
+            self.valid[i].clock.next = self.clock.val();
+            self.loc[i].clock.next = self.clock.val();
+            self.base[i].clock.next = self.clock.val();
+            self.size[i].clock.next = self.clock.val();
+            self.tag[i].clock.next = self.clock.val();
+            self.rs_oh1[i].clock.next = self.clock.val();
+            self.ls_oh1[i].clock.next = self.clock.val();
+            // Carry-save form of `a - base < size` (module doc).
+            self.cs_s[i].next = self.rs_addr.val() ^ !self.base[i].q.val() ^ !self.size[i].q.val();
+            self.cs_c[i].next = (self.rs_addr.val() & !self.base[i].q.val())
+                | (self.rs_addr.val() & !self.size[i].q.val())
+                | (!self.base[i].q.val() & !self.size[i].q.val());
+            self.cs_nr[i].next = !((self.cs_c[i].val() << 1_u64) | self.one_56.val());
+            self.rs_pe.req[i].next = self.rs_valid.val()
+                && self.valid[i].q.val()
+                && (self.base[i].q.val() <= self.rs_addr.val())
+                && !((self.cs_s[i].val() >= self.cs_nr[i].val())
+                    && ((self.cs_c[i].val() & self.top_56.val()) != self.zero_56.val()));
+            self.ls_pe.req[i].next = self.ls_valid.val()
+                && self.valid[i].q.val()
+                && (self.loc[i].q.val() == self.ls_loc.val());
+            self.inv_match[i].next = self.inv_valid.val()
+                && self.valid[i].q.val()
+                && (self.loc[i].q.val() == self.inv_loc.val());
+            self.free_pe.req[i].next = !self.valid[i].q.val();
+        }
+        // Victim: the lowest invalid entry, else the policy's choice.
+        self.victim_l.next = self.zero_iw.val();
+        self.repl_state.next = self.zero_n.val();
+        for k in 0..self.plru.len() {
+            self.victim_l.next = self.plru[k].victim.val();
+            self.repl_state.next = self.plru[k].state.val();
+        }
+        for k in 0..self.rr.len() {
+            self.victim_l.next = self.rr[k].victim.val();
+            self.repl_state.next = self.rr[k].state.val();
+        }
+        if self.free_pe.any.val() {
+            self.victim_l.next = self.free_pe.index.val();
+        }
+        // The fill is dropped by a flush/reset, by an invalidate of the same
+        // location, and by an invalidate that clears the victim way.
+        for i in 0..N {
+            self.pol_oh[i].next = false;
+            for k in 0..self.plru.len() {
+                self.pol_oh[i].next =
+                    ((self.plru[k].state.val() ^ self.path_to[i].val()) & self.path_mask[i].val()) == self.zero_n.val();
+            }
+            for k in 0..self.rr.len() {
+                self.pol_oh[i].next = self.rr[k].victim.val() == self.way[i].val();
+            }
+            self.victim_oh[i].next = self.pol_oh[i].val();
+            if self.free_pe.any.val() {
+                self.victim_oh[i].next = self.free_pe.onehot[i].val();
+            }
+        }
+        self.fill_base_ok.next = self.fill_valid.val()
+            && !self.clear.val()
+            && !(self.inv_valid.val() && (self.inv_loc.val() == self.fill_loc.val()));
+        self.inv_victim.next = false;
+        for i in 0..N {
+            if self.inv_match[i].val() && self.victim_oh[i].val() {
+                self.inv_victim.next = true;
+            }
+        }
+        self.fill_ok_l.next = self.fill_base_ok.val() && !self.inv_victim.val();
+        self.victim.next = self.victim_l.val();
+        self.fill_ok.next = self.fill_ok_l.val();
+        // Replacement updates: range hit, location hit, fill (a clear wins).
+        for k in 0..self.plru.len() {
+            self.plru[k].clock.next = self.clock.val();
+            self.plru[k].clear.next = self.clear.val();
+            self.plru[k].touch_a_valid.next = self.rs_pe.any.val();
+            self.plru[k].touch_a_way.next = self.rs_pe.index.val();
+            self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
+            self.plru[k].touch_b_way.next = self.ls_pe.index.val();
+            self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
+            self.plru[k].touch_c_way.next = self.victim_l.val();
+        }
+        for k in 0..self.rr.len() {
+            self.rr[k].clock.next = self.clock.val();
+            self.rr[k].clear.next = self.clear.val();
+            // Only a fill that replaces a valid entry advances the pointer.
+            self.rr[k].advance.next = self.fill_ok_l.val() && !self.free_pe.any.val();
+        }
+        // Entry writes: flush > invalidate > fill. Storage holds unless written.
+        for i in 0..N {
+            // = fill_ok && victim == i (victim_oh is one-hot, so inv_victim
+            // is inv_match[i] here), without the OR over all entries.
+            self.write_en[i].next = self.fill_base_ok.val() && self.victim_oh[i].val() && !self.inv_match[i].val();
+            self.valid[i].d.next = self.valid[i].q.val();
+            self.loc[i].d.next = self.loc[i].q.val();
+            self.base[i].d.next = self.base[i].q.val();
+            self.size[i].d.next = self.size[i].q.val();
+            self.tag[i].d.next = self.tag[i].q.val();
+            if self.write_en[i].val() {
+                self.valid[i].d.next = true;
+                self.loc[i].d.next = self.fill_loc.val();
+                self.base[i].d.next = self.fill_base.val();
+                self.size[i].d.next = self.fill_size.val();
+                self.tag[i].d.next = self.fill_tag.val();
+            }
+            if self.inv_match[i].val() || self.clear.val() {
+                self.valid[i].d.next = false;
+            }
+        }
+        // Stage 1 -> stage-1 registers (reset suppresses the hit, as the
+        // one-stage MLB's output registers do).
+        self.rs_v1.d.next = self.rs_valid.val();
+        self.rs_hit1.d.next = self.rs_pe.any.val() && !self.reset.val();
+        self.rs_multi1.d.next = self.rs_pe.multi.val() && !self.reset.val();
+        self.rs_idx1.d.next = self.rs_pe.index.val();
+        self.ls_v1.d.next = self.ls_valid.val();
+        self.ls_hit1.d.next = self.ls_pe.any.val() && !self.reset.val();
+        self.ls_multi1.d.next = self.ls_pe.multi.val() && !self.reset.val();
+        self.ls_idx1.d.next = self.ls_pe.index.val();
+        for i in 0..N {
+            self.rs_oh1[i].d.next = self.rs_pe.onehot[i].val();
+            self.ls_oh1[i].d.next = self.ls_pe.onehot[i].val();
+        }
+        // Stage 2: registered results.
+        self.rs_hit_r.d.next = self.rs_hit1.q.val();
+        self.rs_multi_r.d.next = self.rs_multi1.q.val();
+        self.ls_hit_r.d.next = self.ls_hit1.q.val();
+        self.ls_multi_r.d.next = self.ls_multi1.q.val();
+        // Result data: an AND-OR multiplexer (one-hot select) reduced by a
+        // balanced OR tree, so the select-to-register depth is log2(N), not a
+        // priority chain of N muxes. Each tree is heap-ordered: node k =
+        // node 2k+1 | node 2k+2, leaves N-1.. are the masked entries.
+        for leaf0 in (N - 1)..N {
+            for i in 0..N {
+                self.rs_or_loc[leaf0 + i].next = self.zero_51.val();
+                self.rs_or_base[leaf0 + i].next = self.zero_56.val();
+                self.rs_or_size[leaf0 + i].next = self.zero_56.val();
+                self.rs_or_tag[leaf0 + i].next = self.zero_8.val();
+                if self.rs_oh1[i].q.val() {
+                    self.rs_or_loc[leaf0 + i].next = self.loc[i].q.val();
+                    self.rs_or_base[leaf0 + i].next = self.base[i].q.val();
+                    self.rs_or_size[leaf0 + i].next = self.size[i].q.val();
+                    self.rs_or_tag[leaf0 + i].next = self.tag[i].q.val();
+                }
+                self.ls_or_base[leaf0 + i].next = self.zero_56.val();
+                self.ls_or_size[leaf0 + i].next = self.zero_56.val();
+                self.ls_or_tag[leaf0 + i].next = self.zero_8.val();
+                if self.ls_oh1[i].q.val() {
+                    self.ls_or_base[leaf0 + i].next = self.base[i].q.val();
+                    self.ls_or_size[leaf0 + i].next = self.size[i].q.val();
+                    self.ls_or_tag[leaf0 + i].next = self.tag[i].q.val();
+                }
+            }
+        }
+        // Internal nodes from the last one down to the root (children first;
+        // `top` is a one-value loop naming N-2 for the Verilog emitter).
+        for top in N.saturating_sub(2)..N.saturating_sub(1) {
+            for j in 0..(N - 1) {
+                self.rs_or_loc[top - j].next =
+                    self.rs_or_loc[2 * (top - j) + 1].val() | self.rs_or_loc[2 * (top - j) + 2].val();
+                self.rs_or_base[top - j].next =
+                    self.rs_or_base[2 * (top - j) + 1].val() | self.rs_or_base[2 * (top - j) + 2].val();
+                self.rs_or_size[top - j].next =
+                    self.rs_or_size[2 * (top - j) + 1].val() | self.rs_or_size[2 * (top - j) + 2].val();
+                self.rs_or_tag[top - j].next =
+                    self.rs_or_tag[2 * (top - j) + 1].val() | self.rs_or_tag[2 * (top - j) + 2].val();
+                self.ls_or_base[top - j].next =
+                    self.ls_or_base[2 * (top - j) + 1].val() | self.ls_or_base[2 * (top - j) + 2].val();
+                self.ls_or_size[top - j].next =
+                    self.ls_or_size[2 * (top - j) + 1].val() | self.ls_or_size[2 * (top - j) + 2].val();
+                self.ls_or_tag[top - j].next =
+                    self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
+            }
+        }
+        // Stage-2 data registers load only when stage 1 held a request
+        // (dff_setup! made them hold by default).
+        if self.rs_v1.q.val() {
+            self.rs_way_r.d.next = self.rs_idx1.q.val();
+            self.rs_loc_r.d.next = self.rs_or_loc[0].val();
+            self.rs_base_r.d.next = self.rs_or_base[0].val();
+            self.rs_size_r.d.next = self.rs_or_size[0].val();
+            self.rs_tag_r.d.next = self.rs_or_tag[0].val();
+        }
+        if self.ls_v1.q.val() {
+            self.ls_way_r.d.next = self.ls_idx1.q.val();
+            self.ls_base_r.d.next = self.ls_or_base[0].val();
+            self.ls_size_r.d.next = self.ls_or_size[0].val();
+            self.ls_tag_r.d.next = self.ls_or_tag[0].val();
+        }
+        self.rs_hit.next = self.rs_hit_r.q.val();
+        self.rs_multi.next = self.rs_multi_r.q.val();
+        self.rs_way.next = self.rs_way_r.q.val();
+        self.rs_loc.next = self.rs_loc_r.q.val();
+        self.rs_base.next = self.rs_base_r.q.val();
+        self.rs_size.next = self.rs_size_r.q.val();
+        self.rs_tag.next = self.rs_tag_r.q.val();
+        self.ls_hit.next = self.ls_hit_r.q.val();
+        self.ls_multi.next = self.ls_multi_r.q.val();
+        self.ls_way.next = self.ls_way_r.q.val();
+        self.ls_base.next = self.ls_base_r.q.val();
+        self.ls_size.next = self.ls_size_r.q.val();
+        self.ls_tag.next = self.ls_tag_r.q.val();
+    }
+}

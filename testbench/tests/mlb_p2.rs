@@ -1,0 +1,302 @@
+//! hw::mlb_p2::MlbP2 (the two-stage MLB, hit latency 2) against the golden
+//! model sim::mlb::Mlb::cycle shifted by one cycle: the search outputs seen
+//! after the edge ending cycle t+1 are the model's answer to cycle t (hits,
+//! ways, entry outputs, one-hot assertion), while the victim, fill
+//! acceptance, replacement state and storage are the model's of cycle t, as
+//! in the one-stage MLB. Random fill/lookup/invalidate/flush/reset runs for
+//! 1..32 entries and both policies, plus the latency itself and the one
+//! documented restriction (a fill replacing the entry a same-cycle search hit).
+use hw::mlb_p2::MlbP2;
+use rust_hdl::prelude::*;
+use sim::config::Replacement;
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbEntry, LOC_MASK};
+use sim::node::Meta;
+use sim::pointer::{ADDR_MASK, NO_META};
+
+fn splitmix(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn loc51(loc: u64) -> Bits<51> {
+    bits((loc & LOC_MASK) >> 5)
+}
+
+/// What the search outputs must show one cycle later than the one-stage MLB.
+#[derive(Clone, Copy, Debug, Default)]
+struct Expect {
+    rs: Option<(usize, MlbEntry)>,
+    ls: Option<(usize, MlbEntry)>,
+    rs_multi: bool,
+    ls_multi: bool,
+    ctx_cycle: usize,
+}
+
+struct Rig<const N: usize, const IW: usize> {
+    uut: Box<MlbP2<N, IW>>,
+    model: Model,
+    cycle: usize,
+    label: String,
+    /// The model's answer to the previous cycle's searches.
+    pending: Expect,
+    /// Check the data outputs of a hit (off only for the documented hazard).
+    check_data: bool,
+}
+
+impl<const N: usize, const IW: usize> Rig<N, IW> {
+    fn new(replacement: Replacement) -> Self {
+        let mut uut = Box::new(MlbP2::<N, IW>::new(replacement));
+        uut.connect_all();
+        let mut rig = Rig {
+            uut,
+            model: Model::new(N, replacement),
+            cycle: 0,
+            label: format!("p2 N={N} {replacement:?}"),
+            pending: Expect::default(),
+            check_data: true,
+        };
+        // Two reset cycles: the first clears the state, the second flushes
+        // the pipeline's stage-1 registers.
+        rig.step(MlbCycleInputs::default(), true);
+        rig.step(MlbCycleInputs::default(), true);
+        rig
+    }
+
+    fn tick(&mut self) {
+        self.uut.clock.next = true.into();
+        assert!(simulate(&mut *self.uut, 100), "did not settle");
+        self.uut.clock.next = false.into();
+        assert!(simulate(&mut *self.uut, 100), "did not settle");
+    }
+
+    /// One clock cycle; checks the outputs against the model (searches one
+    /// cycle late). Returns the model's answer for this cycle (None in reset).
+    fn step(&mut self, inp: MlbCycleInputs, reset: bool) -> Option<sim::mlb::MlbCycleOutputs> {
+        let u = &mut *self.uut;
+        u.reset.next = reset;
+        u.rs_valid.next = inp.range_lookup.is_some();
+        u.rs_addr.next = bits(inp.range_lookup.unwrap_or(0) & ADDR_MASK);
+        u.ls_valid.next = inp.loc_lookup.is_some();
+        u.ls_loc.next = loc51(inp.loc_lookup.unwrap_or(0));
+        u.inv_valid.next = inp.invalidate.is_some();
+        u.inv_loc.next = loc51(inp.invalidate.unwrap_or(0));
+        u.flush.next = inp.flush;
+        let (floc, fmeta) = inp.fill.unwrap_or((0, Meta { base: 0, size: 0, tag: 0 }));
+        u.fill_valid.next = inp.fill.is_some();
+        u.fill_loc.next = loc51(floc);
+        u.fill_base.next = bits(fmeta.base);
+        u.fill_size.next = bits(fmeta.size);
+        u.fill_tag.next = bits(fmeta.tag as u64);
+        assert!(simulate(u, 100), "did not settle");
+        let ctx = format!("{} cycle {} inputs {inp:?} reset {reset}", self.label, self.cycle);
+        let rs_multi = inp.range_lookup.is_some_and(|a| self.model.range_matches(a & ADDR_MASK).count_ones() > 1);
+        let ls_multi = inp.loc_lookup.is_some_and(|l| self.model.location_matches(l).count_ones() > 1);
+        let victim = self.model.victim().expect("N >= 1");
+        let out = if reset {
+            self.model.reset();
+            None
+        } else {
+            assert_eq!(self.uut.victim.val().index(), victim, "{ctx}: victim");
+            let out = self.model.cycle(MlbCycleInputs { range_lookup: inp.range_lookup.map(|a| a & ADDR_MASK), ..inp });
+            assert_eq!(self.uut.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
+            Some(out)
+        };
+        self.tick();
+        // The search outputs now answer the previous cycle's requests.
+        let p = self.pending;
+        let pctx = format!("{ctx}: result of cycle {}", p.ctx_cycle);
+        let u = &*self.uut;
+        assert_eq!(u.rs_hit.val(), p.rs.is_some(), "{pctx}: rs_hit");
+        assert_eq!(u.rs_multi.val(), p.rs_multi, "{pctx}: rs_multi");
+        if let Some((w, e)) = p.rs {
+            assert_eq!(u.rs_way.val().index(), w, "{pctx}: rs_way");
+            if self.check_data {
+                assert_eq!(u.rs_loc.val().to_u64() << 5, e.location, "{pctx}: rs_loc");
+                assert_eq!(u.rs_base.val().to_u64(), e.base, "{pctx}: rs_base");
+                assert_eq!(u.rs_size.val().to_u64(), e.size, "{pctx}: rs_size");
+                assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{pctx}: rs_tag");
+            }
+        }
+        assert_eq!(u.ls_hit.val(), p.ls.is_some(), "{pctx}: ls_hit");
+        assert_eq!(u.ls_multi.val(), p.ls_multi, "{pctx}: ls_multi");
+        if let Some((w, e)) = p.ls {
+            assert_eq!(u.ls_way.val().index(), w, "{pctx}: ls_way");
+            if self.check_data {
+                assert_eq!(u.ls_base.val().to_u64(), e.base, "{pctx}: ls_base");
+                assert_eq!(u.ls_size.val().to_u64(), e.size, "{pctx}: ls_size");
+                assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{pctx}: ls_tag");
+            }
+        }
+        self.pending = Expect {
+            rs: out.and_then(|o| o.range_hit),
+            ls: out.and_then(|o| o.loc_hit),
+            rs_multi: rs_multi && !reset,
+            ls_multi: ls_multi && !reset,
+            ctx_cycle: self.cycle,
+        };
+        self.cycle += 1;
+        // State after the edge: not delayed.
+        assert_eq!(u.repl_state.val().to_u64(), self.model.policy_bits(), "{ctx}: replacement state");
+        for (i, e) in self.model.entries().iter().enumerate() {
+            assert_eq!(u.valid[i].q.val(), e.valid, "{ctx}: entry {i} valid");
+            if e.valid {
+                assert_eq!(u.loc[i].q.val().to_u64() << 5, e.location, "{ctx}: entry {i} location");
+                assert_eq!(u.base[i].q.val().to_u64(), e.base, "{ctx}: entry {i} base");
+                assert_eq!(u.size[i].q.val().to_u64(), e.size, "{ctx}: entry {i} size");
+                assert_eq!(u.tag[i].q.val().to_u64(), e.tag as u64, "{ctx}: entry {i} tag");
+            }
+        }
+        out
+    }
+}
+
+/// Disjoint allocations (location, metadata) to fill from, including ranges
+/// at address 0, ending at 2^56 - 1, and one whose base + size exceeds 2^56.
+fn pool(n: usize, seed: u64) -> Vec<(u64, Meta)> {
+    let mut s = seed;
+    let mut v = vec![];
+    let mut base = splitmix(&mut s) % 4096;
+    let count = (3 * n / 2).max(4) + 2;
+    for k in 0..count - 2 {
+        let r = splitmix(&mut s);
+        let size = match r % 8 {
+            0 => 1,
+            1 => 16,
+            2 => 1 + (r >> 8) % 64,
+            3 => 1 + (r >> 8) % (1 << 20),
+            4 => 1 << (20 + (r >> 8) % 20),
+            5 => 0, // never matches a range search
+            _ => 512 * (1 + (r >> 8) % 64),
+        };
+        let loc = (0x0000_1000_0000_0000 + 32 * (k as u64) * 7919 + 32 * (r >> 50)) & LOC_MASK;
+        v.push((loc, Meta { base, size, tag: (r >> 32) as u8 }));
+        base += size + (r >> 16) % 3 * 512;
+    }
+    v.push((0x00FF_FFFF_FFFF_FFE0, Meta { base: ADDR_MASK - 4095, size: 4096, tag: 0xFF }));
+    v.push((0x0000_0FFF_FFFF_FFE0, Meta { base: ADDR_MASK - 1_000_000, size: 1 << 40, tag: 7 }));
+    v[0].1.base = 0;
+    v
+}
+
+/// A random legal sequence (as for the one-stage MLB), minus the one
+/// documented restriction: no fill replacing an entry that a search of the
+/// same cycle hits.
+fn random_run<const N: usize, const IW: usize>(replacement: Replacement, seed: u64, cycles: usize) {
+    let mut rig = Rig::<N, IW>::new(replacement);
+    let allocs = pool(N, seed);
+    let mut s = seed ^ 0xABCD;
+    let (mut hits, mut fills, mut dropped) = (0, 0, 0);
+    for _ in 0..cycles {
+        let mut r = || splitmix(&mut s);
+        let pick = |x: u64| allocs[(x % allocs.len() as u64) as usize];
+        let mut inp = MlbCycleInputs::default();
+        if r() % 10 < 6 {
+            let (_, m) = pick(r());
+            let x = r();
+            let a = match x % 7 {
+                0 => m.base,
+                1 => m.base.wrapping_add(m.size).wrapping_sub(1),
+                2 => m.base.wrapping_add(m.size),
+                3 => m.base.wrapping_sub(1),
+                4 => m.base.wrapping_add((x >> 8) % m.size.max(1)),
+                5 => x >> 3,
+                _ => m.base.wrapping_add((x >> 8) % 64),
+            };
+            inp.range_lookup = Some(a & ADDR_MASK);
+        }
+        if r() % 2 == 0 {
+            let x = r();
+            inp.loc_lookup = Some(match x % 5 {
+                0 => x,                       // junk bits outside 55..5 are ignored
+                1 => NO_META,
+                _ => pick(x >> 8).0 | (x >> 61), // low bits are not compared either
+            });
+        }
+        if r() % 8 == 0 {
+            let x = r();
+            inp.invalidate = Some(if x % 4 == 0 { x & LOC_MASK } else { pick(x >> 8).0 });
+        }
+        if r() % 3 == 0 {
+            let (loc, m) = pick(r());
+            if rig.model.search_location(loc).is_none() {
+                inp.fill = Some((loc, m));
+                // Sometimes invalidate the location being filled (fill dropped).
+                if r() % 16 == 0 {
+                    inp.invalidate = Some(loc);
+                }
+            }
+        }
+        if inp.fill.is_some() {
+            let v = rig.model.victim().unwrap();
+            let hit_v = inp.range_lookup.and_then(|a| rig.model.search_range(a)) == Some(v)
+                || inp.loc_lookup.and_then(|l| rig.model.search_location(l)) == Some(v);
+            if hit_v {
+                inp.fill = None;
+                dropped += 1;
+            }
+        }
+        inp.flush = r() % 60 == 0;
+        let reset = r() % 150 == 0;
+        if let Some(out) = rig.step(inp, reset) {
+            hits += out.range_hit.is_some() as usize + out.loc_hit.is_some() as usize;
+            fills += out.fill_way.is_some() as usize;
+        }
+    }
+    rig.step(MlbCycleInputs::default(), false); // check the last cycle's result
+    assert!(hits > cycles / 10 && fills > N, "N={N}: only {hits} hits and {fills} fills in {cycles} cycles ({dropped} fills left out)");
+}
+
+#[test]
+fn p2_random_all_sizes_plru_and_rr() {
+    for (r, seed) in [(Replacement::Plru, 11), (Replacement::RoundRobin, 12)] {
+        random_run::<1, 1>(r, seed, 2000);
+        random_run::<2, 1>(r, seed + 10, 2000);
+        random_run::<4, 2>(r, seed + 20, 3000);
+        random_run::<8, 3>(r, seed + 30, 5000);
+        random_run::<16, 4>(r, seed + 40, 5000);
+    }
+    random_run::<32, 5>(Replacement::Plru, 99, 3000);
+}
+
+fn meta(base: u64, size: u64, tag: u8) -> Meta {
+    Meta { base, size, tag }
+}
+
+#[test]
+fn p2_hit_appears_two_cycles_after_the_request() {
+    let mut rig = Rig::<8, 3>::new(Replacement::Plru);
+    rig.step(MlbCycleInputs { fill: Some((0x1000_0000_0020, meta(0x7000, 0x100, 9))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { range_lookup: Some(0x7080), ..Default::default() }, false);
+    // After the edge ending the request cycle the result is not out yet.
+    assert!(!rig.uut.rs_hit.val());
+    rig.step(MlbCycleInputs::default(), false);
+    assert!(rig.uut.rs_hit.val());
+    assert_eq!(rig.uut.rs_base.val().to_u64(), 0x7000);
+    assert_eq!(rig.uut.rs_tag.val().to_u64(), 9);
+    rig.step(MlbCycleInputs::default(), false);
+    assert!(!rig.uut.rs_hit.val());
+}
+
+#[test]
+fn p2_fill_over_a_same_cycle_hit_shows_the_new_entry() {
+    // The documented restriction: hit and way are the model's, the data
+    // outputs are those of the entry that replaced the one hit.
+    let mut rig = Rig::<4, 2>::new(Replacement::Plru);
+    for k in 0..4u64 {
+        rig.step(MlbCycleInputs { fill: Some((0x1000_0000_0020 + 32 * k, meta(0x10000 * (k + 1), 0x100, k as u8))), ..Default::default() }, false);
+    }
+    let v = rig.model.victim().unwrap();
+    let hit_base = rig.model.entry(v).base;
+    rig.check_data = false;
+    let new = meta(0x9_0000, 0x40, 0xAB);
+    rig.step(MlbCycleInputs { range_lookup: Some(hit_base + 1), fill: Some((0x1000_0000_0fe0, new)), ..Default::default() }, false);
+    rig.step(MlbCycleInputs::default(), false);
+    let u = &rig.uut;
+    assert!(u.rs_hit.val());
+    assert_eq!(u.rs_way.val().index(), v);
+    assert_eq!(u.rs_base.val().to_u64(), new.base);
+    assert_eq!(u.rs_tag.val().to_u64(), 0xAB);
+}
