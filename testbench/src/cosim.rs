@@ -246,6 +246,8 @@ pub struct MluRun {
     /// Simulated clock cycles.
     pub cycles: u64,
     pub vcd: Option<PathBuf>,
+    /// The longest request-to-response time seen, in cycles.
+    pub max_response_cycles: u64,
 }
 
 impl MluRun {
@@ -258,7 +260,7 @@ impl MluRun {
 }
 
 /// Compare a batch's answers with its expectations; the first mismatch.
-fn check_mlu_batch(b: &Batch, answers: &[Answer], issued_before: u64) -> Option<MluMismatch> {
+pub fn check_mlu_batch(b: &Batch, answers: &[Answer], issued_before: u64) -> Option<MluMismatch> {
     let mut ai = 0;
     let mut last_index = issued_before;
     for (ci, c) in b.cmds.iter().enumerate() {
@@ -300,6 +302,7 @@ pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opt
     let mut finished = false;
     let mut mismatch = None;
     let mut cycles = 0;
+    let mut max_response = 0;
     while let Some(b) = cur.take() {
         let issued_before = bench.issued - b.requests;
         sim.send(&b.cmds)?;
@@ -313,8 +316,9 @@ pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opt
         };
         let answers = sim.receive()?;
         for a in &answers {
-            if let Answer::State(h) = a {
-                cycles = h.cycles;
+            match a {
+                Answer::State(h) => cycles = h.cycles,
+                Answer::Resp(r) => max_response = max_response.max(r.cycles as u64),
             }
         }
         if let Some(m) = check_mlu_batch(&b, &answers, issued_before) {
@@ -341,7 +345,62 @@ pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opt
         model_seconds: bench.model_seconds,
         cycles,
         vcd,
+        max_response_cycles: max_response,
     })
+}
+
+/// [`run_mlu`] with a prepared program generator (fault injection, timing
+/// overrides: see [`crate::harness::fault`]); returns the run and the
+/// generator (its fault statistics and false-pass count). No VCD.
+pub fn run_mlu_bench(top: &Top, verilog: &str, variant: &str, mut bench: MluBench, opts: &RunOptions) -> Result<(MluRun, MluBench)> {
+    let build = build_mlu_harness(top, verilog, variant, false)?;
+    let t0 = Instant::now();
+    let mut sim = MluSim::start(&build, opts.seed)?;
+    let batch = (opts.batch as u64).min(opts.count.max(1));
+    let mut cur = Some(bench.batch(batch));
+    let mut finished = false;
+    let mut mismatch = None;
+    let mut cycles = 0;
+    let mut max_response = 0;
+    while let Some(b) = cur.take() {
+        let issued_before = bench.issued - b.requests;
+        sim.send(&b.cmds)?;
+        let nxt = if bench.issued < opts.count {
+            Some(bench.batch(batch.min(opts.count - bench.issued)))
+        } else if !finished {
+            finished = true;
+            Some(bench.finish())
+        } else {
+            None
+        };
+        let answers = sim.receive()?;
+        for a in &answers {
+            match a {
+                Answer::State(h) => cycles = h.cycles,
+                Answer::Resp(r) => max_response = max_response.max(r.cycles as u64),
+            }
+        }
+        if let Some(m) = check_mlu_batch(&b, &answers, issued_before) {
+            mismatch = Some(m);
+            break;
+        }
+        cur = nxt;
+    }
+    sim.finish()?;
+    let run = MluRun {
+        top: top.name().to_string(),
+        config: bench.config().clone(),
+        requests: mismatch.as_ref().map_or(bench.issued, |m| m.index + 1),
+        stats: bench.stats,
+        mismatch,
+        build,
+        seconds: t0.elapsed().as_secs_f64(),
+        model_seconds: bench.model_seconds,
+        cycles,
+        vcd: None,
+        max_response_cycles: max_response,
+    };
+    Ok((run, bench))
 }
 
 /// Re-run the same programs on a trace build up to request `last`, with a
@@ -595,6 +654,7 @@ fn rust_hdl_rate<const N: usize, const IW: usize>(uut: hw::mlu::Mlu<N, IW>, cfg:
                 expected.next();
             }
             Cmd::Vcd(_) => {}
+            Cmd::Hold { .. } | Cmd::Inject(_) => return Err(anyhow!("the rust-hdl measurement has no fault injection")),
         }
     }
     Ok(done as f64 / t0.elapsed().as_secs_f64().max(1e-9))
@@ -614,14 +674,16 @@ pub fn run_trace(top: &Top, cfg: &ProgramConfig, trace: &Path, expand: &sim::exp
     let mut cur = replay.batch(batch).map_err(|e| anyhow!(e))?;
     let mut mismatch = None;
     let mut cycles = 0;
+    let mut max_response = 0;
     while let Some(b) = cur.take() {
         let issued_before = replay.issued() - b.requests;
         sim.send(&b.cmds)?;
         let nxt = replay.batch(batch).map_err(|e| anyhow!(e))?;
         let answers = sim.receive()?;
         for a in &answers {
-            if let Answer::State(h) = a {
-                cycles = h.cycles;
+            match a {
+                Answer::State(h) => cycles = h.cycles,
+                Answer::Resp(r) => max_response = max_response.max(r.cycles as u64),
             }
         }
         if let Some(m) = check_mlu_batch(&b, &answers, issued_before) {
@@ -642,5 +704,6 @@ pub fn run_trace(top: &Top, cfg: &ProgramConfig, trace: &Path, expand: &sim::exp
         model_seconds: replay.model_seconds(),
         cycles,
         vcd: None,
+        max_response_cycles: max_response,
     })
 }

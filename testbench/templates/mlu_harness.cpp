@@ -20,6 +20,17 @@
 //   'O' op u8, width u8, ptr u64, loc u64, sbase u32, ssize u32
 //                               one MLU request: wait for req_ready, hold
 //                               req_valid until taken, run until resp_valid
+//   'H' hmin u32, hmax u32, seed u64
+//                               fault injection: hold mem_req_ready low for
+//                               a number of cycles drawn in [hmin, hmax] for
+//                               every memory request (on top of 'L's ready;
+//                               hmax 0 turns it off)
+//   'T' k u32, kind u8, n u16, n x (addr u64, data u64)
+//                               fault injection for the next 'O' only: when
+//                               the memory takes that request's read number
+//                               k (from 0), kind 0 answers it with an error;
+//                               kind 1 first writes the n words (a node
+//                               changing under a walk: reads k.. see them)
 //   'K'                         read counters and CSRs
 //   'V' len u16, path           start a VCD (trace builds)
 //   'F'                         send every response collected so far
@@ -35,7 +46,8 @@
 //     in idle cycles
 // flags: 1 mlb_multi was high, 2 no response within the cycle limit,
 //   4 resp_valid without a request in flight, 8 memory port misuse (request
-//   address not 8-byte aligned, or a request changed or dropped before taken).
+//   address not 8-byte aligned, or a request changed or dropped before taken),
+//   16 the 'T' injection fired (the request's read k was taken).
 #include "Vdut.h"
 #include "verilated.h"
 #if VM_TRACE
@@ -48,6 +60,7 @@
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 static const uint64_t CYCLE_LIMIT = {{ cycle_limit }}ULL;
@@ -80,13 +93,32 @@ static uint32_t op_reads, op_lat, op_stall;
 static uint8_t flags;
 static bool pending_valid = false;
 static uint64_t pending_addr = 0;
+// Fault injection ('H', 'T'); off unless commanded, so runs without them
+// draw the same random numbers as before.
+static uint32_t hold_min = 0, hold_max = 0, hold_left = 0;
+static Rng hold_rng{1};
+static uint32_t draw_hold() {
+    return hold_min + (hold_max > hold_min ? (uint32_t)(hold_rng.next() % (hold_max - hold_min + 1)) : 0);
+}
+static bool trig_next = false, trig_live = false;
+static uint32_t trig_k = 0;
+static uint8_t trig_kind = 0;
+static std::vector<std::pair<uint64_t, uint64_t>> trig_writes;
 
 static void mem_answer(uint64_t addr) {
+    bool inject = trig_live && op_reads == trig_k;
+    if (inject) {
+        trig_live = false;
+        flags |= 16;
+        if (trig_kind == 1)
+            for (auto& w : trig_writes) { words[w.first] = w.second; poisoned.erase(w.first); }
+    }
     Resp r;
     uint32_t lat = lmin + (lmax > lmin ? (uint32_t)(rng.next() % (lmax - lmin + 1)) : 0);
     r.due = now + lat;
     auto it = words.find(addr);
     r.error = (addr & 7) != 0 || it == words.end() || poisoned.count(addr);
+    if (inject && trig_kind == 0) r.error = true;
     r.data = r.error ? 0 : it->second;
     inflight.push_back(r);
     op_reads++;
@@ -97,7 +129,7 @@ static void mem_answer(uint64_t addr) {
 // One clock cycle: drive the memory side, settle, sample (the memory port,
 // then `pre`, with the cycle's inputs applied), rising edge.
 template <class Pre> static void cycle(Pre pre) {
-    top->mem_req_ready = ready_pct >= 100 || (rng.next() % 100) < ready_pct;
+    top->mem_req_ready = (ready_pct >= 100 || (rng.next() % 100) < ready_pct) && hold_left == 0;
     if (!inflight.empty() && inflight.front().due == now) {
         top->mem_resp_valid = 1;
         top->mem_resp_data = inflight.front().data;
@@ -117,8 +149,10 @@ template <class Pre> static void cycle(Pre pre) {
         if (top->mem_req_ready) {
             mem_answer(top->mem_req_addr);
             pending_valid = false;
+            if (hold_max) hold_left = draw_hold();
         } else {
             op_stall++;
+            if (hold_left) hold_left--;
             pending_valid = true;
             pending_addr = top->mem_req_addr;
         }
@@ -189,6 +223,20 @@ int main(int argc, char** argv) {
             if (lmax < lmin) lmax = lmin;
             break;
         }
+        case 'H': {
+            hold_min = (uint32_t)rd(4); hold_max = (uint32_t)rd(4); hold_rng.s = rd(8);
+            if (hold_max < hold_min) hold_max = hold_min;
+            hold_left = hold_max ? draw_hold() : 0;
+            break;
+        }
+        case 'T': {
+            trig_k = (uint32_t)rd(4); trig_kind = (uint8_t)rd(1);
+            uint64_t n = rd(2);
+            trig_writes.clear();
+            for (uint64_t i = 0; i < n; ++i) { uint64_t a = rd(8), d = rd(8); trig_writes.push_back({a, d}); }
+            trig_next = true;
+            break;
+        }
         case 'S': {
             uint64_t a = rd(1), d = rd(8);
             idle_inputs();
@@ -214,6 +262,8 @@ int main(int argc, char** argv) {
             idle_inputs();
             flags = 0;
             op_reads = op_lat = op_stall = 0;
+            trig_live = trig_next;
+            trig_next = false;
             top->req_op = op; top->req_width = width; top->req_ptr = ptr;
             top->req_loc = loc; top->req_sbase = sbase; top->req_ssize = ssize;
             top->req_valid = 1;
@@ -241,6 +291,7 @@ int main(int argc, char** argv) {
                 if (got) break;
             }
             if (!got) flags |= 2;
+            trig_live = false;
             top->req_valid = 0;
             out.push_back(fault); out.push_back(rop); out.push_back(flags); out.push_back(0);
             put(out, cycles, 4); put(out, rloc, 8); put(out, raddr, 8); put(out, rbase, 8); put(out, rsize, 8);

@@ -149,7 +149,7 @@ pub struct MluResp {
     pub fault: u8,
     pub op: u8,
     /// 1 mlb_multi seen, 2 no response (hang), 4 spurious resp_valid, 8
-    /// memory port misuse.
+    /// memory port misuse, 16 the request's [`Injection`] fired.
     pub flags: u8,
     /// Cycles from the edge that took the request to the response cycle.
     pub cycles: u32,
@@ -279,6 +279,21 @@ pub enum Cmd {
     Req(MluReq),
     ReadState,
     Vcd(String),
+    /// Fault injection: every metadata read waits `min..=max` extra cycles
+    /// with `mem_req_ready` low (drawn per read from `seed`); max 0 = off.
+    Hold { min: u32, max: u32, seed: u64 },
+    /// Fault injection for the next request only (see [`Injection`]).
+    Inject(Injection),
+}
+
+/// A one-request memory fault: at that request's metadata read number `at`
+/// (from 0), either the read answers with an error, or `writes` land in
+/// memory first (so reads `at..` see them: a node changing under a walk).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Injection {
+    pub at: u32,
+    pub error: bool,
+    pub writes: Vec<(u64, u64)>,
 }
 
 impl Cmd {
@@ -332,6 +347,22 @@ impl Cmd {
                 out.push(b'V');
                 out.extend_from_slice(&(path.len() as u16).to_le_bytes());
                 out.extend_from_slice(path.as_bytes());
+            }
+            Cmd::Hold { min, max, seed } => {
+                out.push(b'H');
+                out.extend_from_slice(&min.to_le_bytes());
+                out.extend_from_slice(&max.to_le_bytes());
+                out.extend_from_slice(&seed.to_le_bytes());
+            }
+            Cmd::Inject(j) => {
+                out.push(b'T');
+                out.extend_from_slice(&j.at.to_le_bytes());
+                out.push(if j.error { 0 } else { 1 });
+                out.extend_from_slice(&(j.writes.len() as u16).to_le_bytes());
+                for (a, d) in &j.writes {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&d.to_le_bytes());
+                }
             }
         }
     }

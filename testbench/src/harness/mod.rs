@@ -8,6 +8,8 @@
 //! - [`mlb`]: MLB stimulus, encoding and the cycle-by-cycle comparison with
 //!   the golden model (shared by the Verilator and the Icarus runs).
 //! - [`iverilog`]: the same cycle records through Icarus Verilog.
+//! - [`fault`]: fault injection into the MLU's metadata memory.
+pub mod fault;
 pub mod iverilog;
 pub mod mlb;
 pub mod mlu;

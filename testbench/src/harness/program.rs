@@ -27,7 +27,8 @@
 //! `c + R + sum(latency drawn) + sum(ready stalls)` cycles after the request
 //! is taken (each read is one request cycle plus its wait and latency); with
 //! a fixed latency L and an always-ready port that is `c + R(L + 1)`.
-use super::mlu::{counters_mod32, Cmd, HwState, MluReq, MluResp, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use super::fault::{Change, FaultPlan, InjectedMemory};
+use super::mlu::{counters_mod32, Cmd, HwState, Injection, MluReq, MluResp, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
 use sim::config::{Mode, MluConfig, Replacement, Structure};
 use sim::fault::{Fault, FaultCode};
 use sim::memory::MemError;
@@ -79,6 +80,9 @@ pub struct Expect {
     pub fixed_cycles: u32,
     /// Index of the request in the run.
     pub index: u64,
+    /// For a request with an [`Injection`]: whether the model reached the
+    /// injected read (the harness's flag 16 must agree).
+    pub injected: Option<bool>,
 }
 
 /// The model's state at the end of a program.
@@ -120,6 +124,11 @@ pub fn check_resp(e: &Expect, r: &MluResp) -> Option<String> {
     }
     if r.flags & 8 != 0 {
         errs.push("memory port misuse (unaligned address, or a request changed/dropped before taken)".to_string());
+    }
+    if let Some(fired) = e.injected {
+        if (r.flags & 16 != 0) != fired {
+            errs.push(format!("injected fault fired in the harness: {}, in the model: {fired}", r.flags & 16 != 0));
+        }
     }
     if r.op != e.req.op_bits() {
         errs.push(format!("resp_op {} != request op {}", r.op, e.req.op_bits()));
@@ -238,6 +247,16 @@ pub struct MluBench {
     /// Seconds spent in the model and the generator.
     pub model_seconds: f64,
     damaged: bool,
+    /// Fault injection into LOADMETA / MEMCHECK.G requests (off: None).
+    pub faults: Option<FaultPlan>,
+    /// Commands sent after each program's own timing (e.g. a longer
+    /// latency and [`Cmd::Hold`]); None: the program's timing alone.
+    pub timing_override: Option<Vec<Cmd>>,
+    /// Tagged MEMCHECK.G passes of an access that is not inside a live
+    /// allocation with the pointer's tag when issued (must stay 0), and the
+    /// first one.
+    pub false_passes: u64,
+    pub first_false_pass: Option<String>,
 }
 
 fn read_word(rt: &Runtime, addr: u64) -> Word {
@@ -269,6 +288,10 @@ impl MluBench {
             stats: ProgramStats::default(),
             model_seconds: 0.0,
             damaged: false,
+            faults: None,
+            timing_override: None,
+            false_passes: 0,
+            first_false_pass: None,
         };
         b.in_program = b.cfg.program_len; // the first batch starts a program
         b
@@ -281,6 +304,10 @@ impl MluBench {
 
     pub fn runtime_ref(&self) -> &Runtime {
         &self.rt
+    }
+
+    pub fn config(&self) -> &ProgramConfig {
+        &self.cfg
     }
 
     fn below(&mut self, n: u64) -> u64 {
@@ -308,6 +335,9 @@ impl MluBench {
             _ => self.cfg.step_limit,
         };
         self.begin(b, rt, step_limit, timing);
+        if let Some(extra) = &self.timing_override {
+            b.cmds.extend(extra.iter().cloned());
+        }
     }
 
     /// Reset the hardware and start a program on `rt` (its MLU freshly reset).
@@ -429,16 +459,168 @@ impl MluBench {
             (MluReq::MemcheckS { .. }, Err(f)) => (f.code, None, None, None),
             (_, _) => (FaultCode::None, None, None, None),
         };
+        if let (MluReq::MemcheckG { p, w, .. }, Ok(_)) = (&req, &result) {
+            // The no-false-pass oracle, from the runtime's own records.
+            let inside = tag(*p) == 0
+                || self.rt.live_allocation_at(*p).is_some_and(|a| a.tag == tag(*p) && untag(*p) as u128 + *w as u128 <= a.end());
+            if !inside {
+                self.false_passes += 1;
+                if self.first_false_pass.is_none() {
+                    self.first_false_pass = Some(format!("request {}: {req} passed outside every live allocation with its tag", self.issued));
+                }
+            }
+        }
         self.stats.faults[fault.bits() as usize] += 1;
         self.stats.requests += 1;
         b.cmds.push(Cmd::Req(req));
-        b.expected.push(Expected::Resp(Expect { req, fault, loc, addr, alloc, reads, fixed_cycles: fixed, index: self.issued }));
+        b.expected.push(Expected::Resp(Expect { req, fault, loc, addr, alloc, reads, fixed_cycles: fixed, index: self.issued, injected: None }));
         self.issued += 1;
         b.requests += 1;
         self.in_program += 1;
     }
 
+    /// Draw a fault for request `req` from the plan: the read number and
+    /// the change, or None. Only requests that read metadata get one.
+    fn draw_fault(&mut self, req: &MluReq) -> Option<(u32, Change)> {
+        let plan = self.faults.as_mut()?;
+        let r = plan.below(1000);
+        let kind = if r < plan.error_per_mille {
+            0
+        } else if r < plan.error_per_mille + plan.free_per_mille {
+            1
+        } else if r < plan.error_per_mille + plan.free_per_mille + plan.link_per_mille {
+            2
+        } else {
+            return None;
+        };
+        // The reads this request will make, from a dry run on a copy of
+        // the MLU, so that the injected read number lands inside the walk.
+        let mut dry = self.rt.mlu().clone();
+        let before = dry.counters().meta_reads;
+        let mem = self.rt.memory();
+        let _ = match *req {
+            MluReq::LoadMeta { p } => dry.loadmeta(mem, p),
+            MluReq::MemcheckG { p, w, loc } => dry.memcheck_g(mem, p, w, loc),
+            _ => return None,
+        };
+        let reads = dry.counters().meta_reads - before;
+        if reads == 0 {
+            return None;
+        }
+        let plan = self.faults.as_mut()?;
+        // An error lands on one of the reads; a change may also land after
+        // the last read (before the response), the other end of the race.
+        let at = plan.below(if kind == 0 { reads } else { reads + 1 }) as u32;
+        let p = match *req {
+            MluReq::LoadMeta { p } | MluReq::MemcheckG { p, .. } => p,
+            _ => 0,
+        };
+        let change = match kind {
+            0 => Change::Error,
+            1 => Change::Free(self.rt.live_allocation_at(p).filter(|a| a.tag == tag(p))?.ptr),
+            _ => {
+                let nodes: Vec<u64> = self.rt.structure_nodes().into_iter().map(|(l, _)| l).collect();
+                let plan = self.faults.as_mut()?;
+                let loc = nodes[plan.below(nodes.len() as u64) as usize];
+                let other = nodes[plan.below(nodes.len() as u64) as usize];
+                let value = match plan.below(6) {
+                    // Another node: a wrong order, or a cycle through an ancestor.
+                    0..=2 => other,
+                    3 => loc,
+                    4 => 0,
+                    // Into the middle of a node (aliases it: links are taken
+                    // by bits 55..5) or to unmapped memory.
+                    _ => if plan.below(2) == 0 { other + 8 * (1 + plan.below(3)) } else { 0x0000_3000_0000_0000 + 32 * plan.below(1 << 16) },
+                };
+                Change::Link { loc, link: plan.below(2) as usize, value }
+            }
+        };
+        Some((at, change))
+    }
+
+    /// Run `req` with the fault `(at, change)`: the model on an
+    /// [`InjectedMemory`], the harness with the same [`Injection`]; then
+    /// the change is made for good (a free through the runtime, with its
+    /// INVALIDATE; a link through the runtime's corruption hook).
+    fn injected(&mut self, b: &mut Batch, req: MluReq, at: u32, change: Change) -> Result<u64, Fault> {
+        let writes: Vec<(u64, u64)> = match change {
+            Change::Error => vec![],
+            Change::Free(_) | Change::Link { .. } => {
+                let mut after = self.rt.clone();
+                let extra = match change {
+                    Change::Free(p) => {
+                        after.free(p).expect("a live allocation frees");
+                        vec![]
+                    }
+                    Change::Link { loc, link, value } => {
+                        after.corrupt_link(loc, link, value);
+                        vec![loc]
+                    }
+                    Change::Error => unreachable!(),
+                };
+                let slots: BTreeSet<u64> = self.rt.structure_nodes().into_iter().chain(after.structure_nodes()).map(|(l, _)| l).chain(extra).collect();
+                let mut w = vec![];
+                for loc in slots {
+                    for off in [0, 8, 16, 24] {
+                        if let (Word::Value(old), Word::Value(new)) = (read_word(&self.rt, loc + off), read_word(&after, loc + off)) {
+                            if old != new {
+                                w.push((loc + off, new));
+                            }
+                        }
+                    }
+                }
+                w
+            }
+        };
+        let image = self.rt.memory().clone();
+        let mem = InjectedMemory { image: &image, at: at as u64, error: change == Change::Error, writes: &writes, reads: std::cell::Cell::new(0) };
+        let before = *self.rt.counters();
+        let r = match req {
+            MluReq::LoadMeta { p } => self.rt.mlu_mut().loadmeta(&mem, p),
+            MluReq::MemcheckG { p, w, loc } => self.rt.mlu_mut().memcheck_g(&mem, p, w, loc),
+            _ => unreachable!("only LOADMETA and MEMCHECK.G read metadata"),
+        };
+        let fired = mem.fired();
+        b.cmds.push(Cmd::Inject(Injection { at, error: change == Change::Error, writes }));
+        self.expect(b, req, r.clone(), before);
+        if let Some(Expected::Resp(e)) = b.expected.last_mut() {
+            e.injected = Some(fired);
+        }
+        let plan = self.faults.as_mut().expect("injections come from a plan");
+        let s = &mut plan.stats;
+        s.fired += fired as u64;
+        if r.is_ok() {
+            s.passes += 1;
+        } else {
+            s.faults += 1;
+        }
+        match change {
+            Change::Error => s.errors += 1,
+            Change::Free(p) => {
+                s.frees += 1;
+                if matches!(req, MluReq::MemcheckG { .. }) {
+                    match &r {
+                        Ok(_) => s.free_pass += 1,
+                        Err(f) if f.code == FaultCode::UseAfterFree => s.free_uaf += 1,
+                        Err(_) => {}
+                    }
+                }
+                self.apply_free(b, p);
+            }
+            Change::Link { loc, link, value } => {
+                s.links += 1;
+                self.rt.corrupt_link(loc, link, value);
+                self.damaged = true;
+                self.sync(b, &[loc]);
+            }
+        }
+        r
+    }
+
     fn do_loadmeta(&mut self, b: &mut Batch, p: u64) -> Result<u64, Fault> {
+        if let Some((at, change)) = self.draw_fault(&MluReq::LoadMeta { p }) {
+            return self.injected(b, MluReq::LoadMeta { p }, at, change);
+        }
         let before = *self.rt.counters();
         let r = self.rt.loadmeta(p);
         self.expect(b, MluReq::LoadMeta { p }, r.clone(), before);
@@ -446,6 +628,10 @@ impl MluBench {
     }
 
     fn do_memcheck_g(&mut self, b: &mut Batch, p: u64, w: u32, loc: u64) {
+        if let Some((at, change)) = self.draw_fault(&MluReq::MemcheckG { p, w, loc }) {
+            let _ = self.injected(b, MluReq::MemcheckG { p, w, loc }, at, change);
+            return;
+        }
         let before = *self.rt.counters();
         let r = self.rt.memcheck_g(p, w, loc);
         self.expect(b, MluReq::MemcheckG { p, w, loc }, r, before);
@@ -478,6 +664,7 @@ impl MluBench {
             reads: 0,
             fixed_cycles: 1,
             index: self.issued,
+            injected: None,
         }));
         self.stats.requests += 1;
         self.stats.faults[0] += 1;
