@@ -6,3 +6,4 @@ pub mod harness;
 pub mod cosim;
 pub mod mlu_driver;
 pub mod formal;
+pub mod gatelevel;
