@@ -14,4 +14,7 @@ pub mod generate;
 pub mod state_reg;
 pub mod traverser;
 pub mod mlu;
+pub mod warp_sched;
+pub mod mem_model;
+pub mod sm_pipeline;
 pub mod canary;

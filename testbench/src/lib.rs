@@ -7,3 +7,4 @@ pub mod cosim;
 pub mod mlu_driver;
 pub mod formal;
 pub mod gatelevel;
+pub mod sm_pipeline_driver;

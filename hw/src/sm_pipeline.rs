@@ -1,0 +1,561 @@
+//! `SmPipeline<W, WW, N, IW, Q, QW>`: the simple SM memory pipeline of spec
+//! section 7 in RTL, the twin of `sim::pipeline` (same names, same timing
+//! rules, with the RTL MLU's own operation latencies: `sim::pipeline::
+//! MluTiming::Rtl`). W warps, each with a one-instruction slot filled by the
+//! testbench; the round-robin [`WarpSched`]; one-cycle ALU instructions; a
+//! load/store unit with an outstanding-request bound; the MLU
+//! ([`Mlu`], instantiated unchanged) sharing the one memory port, with
+//! priority for its metadata reads; the fixed-latency [`MemModel`]; counters.
+//! For validation against the cycle model, not for synthesis (the memory is a
+//! behavioural delay line).
+//!
+//! # Timing rules (as `sim::pipeline`)
+//! - One instruction issues per cycle, from the first warp after the last
+//!   issuer whose slot instruction can issue now (ALU: always; LOADMETA /
+//!   MEMCHECK.G: the MLU is idle, `Mlu::req_ready`; LOAD / STORE: the MLU
+//!   drives no metadata read this cycle and fewer than `max_outstanding` data
+//!   requests are in flight, one answered this cycle not counted).
+//! - A warp has one instruction in flight: an ALU instruction or a store
+//!   frees it for the next cycle; a load blocks it until its answer (it may
+//!   issue in the answer's cycle); an MLU operation blocks it until the MLU's
+//!   response (it may issue in the response cycle, as may another warp's MLU
+//!   operation: `req_ready` is high then).
+//! - A kernel is done in the first cycle in which every slot is END, no warp
+//!   waits and no data request is in flight (one answered this cycle
+//!   excluded); `kcycles` is then the kernel's cycle count (cycle 0 = the
+//!   first cycle with `run` high).
+//!
+//! # Ports (one clock, rising edge; `reset` synchronous, one cycle after
+//! power-up; it resets the MLU, the memory and the counters)
+//! - Configuration: `data_latency`, `meta_latency` (16, >= 1),
+//!   `max_outstanding` (8, 1..=Q). Hold them while `run` is high.
+//! - `run`: high for a whole kernel, from its first cycle until the cycle
+//!   after `kdone` is seen; low between kernels. While low nothing issues, the
+//!   round-robin pointer returns to W-1 and `kcycles` to 0, and the MLU's
+//!   request port is the host's (below).
+//! - Fetch (the instruction supply; the testbench is the instruction memory):
+//!   slot w holds warp w's next instruction: `kind` (3: [`K_END`] no more
+//!   instructions or warp not launched, [`K_ALU`], [`K_LOADMETA`],
+//!   [`K_MEMCHECK`], [`K_LOAD`], [`K_STORE`]), `count` (16: an ALU
+//!   instruction's repeat n >= 1; it issues n times), `ptr` (64: the tagged
+//!   pointer of LOADMETA / MEMCHECK.G / the access), `width` (5: MEMCHECK's
+//!   bytes), `arg` (16: the register that LOADMETA writes and MEMCHECK reads,
+//!   the kernel argument index). `fetch_valid` with `fetch_warp` and those
+//!   fields writes a slot at the edge. Before a kernel (run low) the
+//!   testbench fills every slot (END for warps not launched). While run is
+//!   high the pipeline asks with `fetch_req` / `fetch_req_warp` in the cycle
+//!   a slot's instruction is consumed (issued, the last repeat of an ALU),
+//!   and the testbench must answer in that same cycle (combinationally, like
+//!   an instruction memory that never misses); the fetch fields feed only the
+//!   slot registers. An unanswered request leaves the slot END.
+//! - Register port (the warps' registers live with the testbench): the
+//!   location a LOADMETA returns is written back on `wb_valid`, `wb_warp`,
+//!   `wb_arg`, `wb_loc` (the response cycle); a MEMCHECK.G reads its location
+//!   operand combinationally through `rf_warp`, `rf_arg` -> `rf_loc` in its
+//!   issue cycle. A write back of the same register in that cycle is
+//!   forwarded inside the pipeline.
+//! - Metadata words: the memory model shows each metadata read it takes on
+//!   `meta_word_req` / `meta_word_addr`; the testbench drives `meta_word`
+//!   (and `meta_error`) with the runtime's word at that address in the same
+//!   cycle.
+//! - Host MLU port (run low: INVALIDATE after a free, FLUSH): `host_req_valid`,
+//!   `host_req_op`, `host_req_ptr`, `host_req_loc`; the MLU's `mlu_req_ready`,
+//!   `mlu_resp_valid`, `mlu_resp_fault`, `mlu_resp_loc` are outputs. CSR
+//!   writes (`csr_we`, `csr_addr`, `csr_data`) go to the MLU in any cycle
+//!   (ROOT after the runtime relinks).
+//! - Status and counters (32, wrapping; cleared by reset): `kdone`,
+//!   `kcycles`; `cnt_cycles` (kernel cycles summed), `cnt_issued` (an ALU
+//!   instruction of repeat n counts n), `cnt_loads`, `cnt_stores`,
+//!   `cnt_mlu_ops`; the MLU's own counters are `mlu.cnt_*`.
+use crate::mem_model::MemModel;
+use crate::mlu::{Mlu, MluParams};
+use crate::warp_sched::WarpSched;
+use rust_hdl::prelude::*;
+
+/// Slot instruction kinds (the `kind` field).
+pub const K_END: u64 = 0;
+pub const K_ALU: u64 = 1;
+pub const K_LOADMETA: u64 = 2;
+pub const K_MEMCHECK: u64 = 3;
+pub const K_LOAD: u64 = 4;
+pub const K_STORE: u64 = 5;
+
+#[derive(LogicBlock)]
+pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
+{
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub run: Signal<In, Bit>,
+    pub data_latency: Signal<In, Bits<16>>,
+    pub meta_latency: Signal<In, Bits<16>>,
+    pub max_outstanding: Signal<In, Bits<8>>,
+    // Fetch.
+    pub fetch_req: Signal<Out, Bit>,
+    pub fetch_req_warp: Signal<Out, Bits<WW>>,
+    pub fetch_valid: Signal<In, Bit>,
+    pub fetch_warp: Signal<In, Bits<WW>>,
+    pub fetch_kind: Signal<In, Bits<3>>,
+    pub fetch_count: Signal<In, Bits<16>>,
+    pub fetch_ptr: Signal<In, Bits<64>>,
+    pub fetch_width: Signal<In, Bits<5>>,
+    pub fetch_arg: Signal<In, Bits<16>>,
+    // Registers.
+    pub rf_warp: Signal<Out, Bits<WW>>,
+    pub rf_arg: Signal<Out, Bits<16>>,
+    pub rf_loc: Signal<In, Bits<64>>,
+    pub wb_valid: Signal<Out, Bit>,
+    pub wb_warp: Signal<Out, Bits<WW>>,
+    pub wb_arg: Signal<Out, Bits<16>>,
+    pub wb_loc: Signal<Out, Bits<64>>,
+    // Metadata words.
+    pub meta_word_req: Signal<Out, Bit>,
+    pub meta_word_addr: Signal<Out, Bits<64>>,
+    pub meta_word: Signal<In, Bits<64>>,
+    pub meta_error: Signal<In, Bit>,
+    // Host MLU port and CSRs.
+    pub host_req_valid: Signal<In, Bit>,
+    pub host_req_op: Signal<In, Bits<3>>,
+    pub host_req_ptr: Signal<In, Bits<64>>,
+    pub host_req_loc: Signal<In, Bits<64>>,
+    pub mlu_req_ready: Signal<Out, Bit>,
+    pub mlu_resp_valid: Signal<Out, Bit>,
+    pub mlu_resp_fault: Signal<Out, Bits<3>>,
+    pub mlu_resp_loc: Signal<Out, Bits<64>>,
+    pub csr_we: Signal<In, Bit>,
+    pub csr_addr: Signal<In, Bits<2>>,
+    pub csr_data: Signal<In, Bits<64>>,
+    // Status and counters.
+    pub kdone: Signal<Out, Bit>,
+    pub kcycles: Signal<Out, Bits<32>>,
+    pub cnt_cycles: Signal<Out, Bits<32>>,
+    pub cnt_issued: Signal<Out, Bits<32>>,
+    pub cnt_loads: Signal<Out, Bits<32>>,
+    pub cnt_stores: Signal<Out, Bits<32>>,
+    pub cnt_mlu_ops: Signal<Out, Bits<32>>,
+    // Blocks.
+    pub mlu: Mlu<N, IW>,
+    pub mem: MemModel<Q, QW, WW>,
+    pub sched: WarpSched<W, WW>,
+    // Warp slots and wait flags.
+    kind: [DFF<Bits<3>>; W],
+    count: [DFF<Bits<16>>; W],
+    ptr: [DFF<Bits<64>>; W],
+    width: [DFF<Bits<5>>; W],
+    arg: [DFF<Bits<16>>; W],
+    wait_mlu: [DFF<Bit>; W],
+    wait_load: [DFF<Bit>; W],
+    // The MLU operation in flight: its warp and register.
+    owner_valid: DFF<Bit>,
+    owner: DFF<Bits<WW>>,
+    owner_arg: DFF<Bits<16>>,
+    owner_lm: DFF<Bit>,
+    last: DFF<Bits<WW>>,
+    kcycles_r: DFF<Bits<32>>,
+    c_cycles: DFF<Bits<32>>,
+    c_issued: DFF<Bits<32>>,
+    c_loads: DFF<Bits<32>>,
+    c_stores: DFF<Bits<32>>,
+    c_mlu_ops: DFF<Bits<32>>,
+    // Combinational.
+    waiting: [Signal<Local, Bit>; W],
+    mlu_resp_pipe: Signal<Local, Bit>,
+    port_free: Signal<Local, Bit>,
+    inflight_ok: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    consumed: Signal<Local, Bit>,
+    sel_kind: Signal<Local, Bits<3>>,
+    sel_count: Signal<Local, Bits<16>>,
+    sel_ptr: Signal<Local, Bits<64>>,
+    sel_width: Signal<Local, Bits<5>>,
+    sel_arg: Signal<Local, Bits<16>>,
+    sel_mlu: Signal<Local, Bit>,
+    sel_mem: Signal<Local, Bit>,
+    all_end: Signal<Local, Bit>,
+    data_idle: Signal<Local, Bit>,
+    done: Signal<Local, Bit>,
+    // Constants.
+    way: [Constant<Bits<WW>>; W],
+    last_warp: Constant<Bits<WW>>,
+    k_end: Constant<Bits<3>>,
+    k_alu: Constant<Bits<3>>,
+    k_loadmeta: Constant<Bits<3>>,
+    k_memcheck: Constant<Bits<3>>,
+    k_load: Constant<Bits<3>>,
+    k_store: Constant<Bits<3>>,
+    op_loadmeta: Constant<Bits<3>>,
+    op_memcheck_g: Constant<Bits<3>>,
+    one16: Constant<Bits<16>>,
+    one32: Constant<Bits<32>>,
+    zero8: Constant<Bits<8>>,
+    one8: Constant<Bits<8>>,
+    zero32: Constant<Bits<32>>,
+    zero32s: Constant<Bits<32>>,
+}
+
+/// The configurations the tests use: 4 or 8 warps, an 8-entry MLU, up to
+/// 16 data requests in flight.
+pub type SmPipeline4x8 = SmPipeline<4, 2, 8, 3, 16, 4>;
+pub type SmPipeline8x8 = SmPipeline<8, 3, 8, 3, 16, 4>;
+
+impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
+    SmPipeline<W, WW, N, IW, Q, QW>
+{
+    pub fn new(p: MluParams) -> Self {
+        let c3 = |v: u64| Constant::new(bits::<3>(v));
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            run: Default::default(),
+            data_latency: Default::default(),
+            meta_latency: Default::default(),
+            max_outstanding: Default::default(),
+            fetch_req: Default::default(),
+            fetch_req_warp: Default::default(),
+            fetch_valid: Default::default(),
+            fetch_warp: Default::default(),
+            fetch_kind: Default::default(),
+            fetch_count: Default::default(),
+            fetch_ptr: Default::default(),
+            fetch_width: Default::default(),
+            fetch_arg: Default::default(),
+            rf_warp: Default::default(),
+            rf_arg: Default::default(),
+            rf_loc: Default::default(),
+            wb_valid: Default::default(),
+            wb_warp: Default::default(),
+            wb_arg: Default::default(),
+            wb_loc: Default::default(),
+            meta_word_req: Default::default(),
+            meta_word_addr: Default::default(),
+            meta_word: Default::default(),
+            meta_error: Default::default(),
+            host_req_valid: Default::default(),
+            host_req_op: Default::default(),
+            host_req_ptr: Default::default(),
+            host_req_loc: Default::default(),
+            mlu_req_ready: Default::default(),
+            mlu_resp_valid: Default::default(),
+            mlu_resp_fault: Default::default(),
+            mlu_resp_loc: Default::default(),
+            csr_we: Default::default(),
+            csr_addr: Default::default(),
+            csr_data: Default::default(),
+            kdone: Default::default(),
+            kcycles: Default::default(),
+            cnt_cycles: Default::default(),
+            cnt_issued: Default::default(),
+            cnt_loads: Default::default(),
+            cnt_stores: Default::default(),
+            cnt_mlu_ops: Default::default(),
+            mlu: Mlu::new(p),
+            mem: Default::default(),
+            sched: Default::default(),
+            kind: std::array::from_fn(|_| Default::default()),
+            count: std::array::from_fn(|_| Default::default()),
+            ptr: std::array::from_fn(|_| Default::default()),
+            width: std::array::from_fn(|_| Default::default()),
+            arg: std::array::from_fn(|_| Default::default()),
+            wait_mlu: std::array::from_fn(|_| Default::default()),
+            wait_load: std::array::from_fn(|_| Default::default()),
+            owner_valid: Default::default(),
+            owner: Default::default(),
+            owner_arg: Default::default(),
+            owner_lm: Default::default(),
+            last: Default::default(),
+            kcycles_r: Default::default(),
+            c_cycles: Default::default(),
+            c_issued: Default::default(),
+            c_loads: Default::default(),
+            c_stores: Default::default(),
+            c_mlu_ops: Default::default(),
+            waiting: std::array::from_fn(|_| Default::default()),
+            mlu_resp_pipe: Default::default(),
+            port_free: Default::default(),
+            inflight_ok: Default::default(),
+            issue: Default::default(),
+            consumed: Default::default(),
+            sel_kind: Default::default(),
+            sel_count: Default::default(),
+            sel_ptr: Default::default(),
+            sel_width: Default::default(),
+            sel_arg: Default::default(),
+            sel_mlu: Default::default(),
+            sel_mem: Default::default(),
+            all_end: Default::default(),
+            data_idle: Default::default(),
+            done: Default::default(),
+            way: std::array::from_fn(|i| Constant::new(bits::<WW>(i as u64))),
+            last_warp: Constant::new(bits::<WW>((W - 1) as u64)),
+            k_end: c3(K_END),
+            k_alu: c3(K_ALU),
+            k_loadmeta: c3(K_LOADMETA),
+            k_memcheck: c3(K_MEMCHECK),
+            k_load: c3(K_LOAD),
+            k_store: c3(K_STORE),
+            op_loadmeta: c3(0),
+            op_memcheck_g: c3(1),
+            one16: Constant::new(bits::<16>(1)),
+            one32: Constant::new(bits::<32>(1)),
+            zero8: Constant::new(bits::<8>(0)),
+            one8: Constant::new(bits::<8>(1)),
+            zero32: Constant::new(bits::<32>(0)),
+            zero32s: Constant::new(bits::<32>(0)),
+        }
+    }
+}
+
+impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize> Logic
+    for SmPipeline<W, WW, N, IW, Q, QW>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            owner_valid,
+            owner,
+            owner_arg,
+            owner_lm,
+            last,
+            kcycles_r,
+            c_cycles,
+            c_issued,
+            c_loads,
+            c_stores,
+            c_mlu_ops
+        );
+        for w in 0..W {
+            self.kind[w].clock.next = self.clock.val();
+            self.count[w].clock.next = self.clock.val();
+            self.ptr[w].clock.next = self.clock.val();
+            self.width[w].clock.next = self.clock.val();
+            self.arg[w].clock.next = self.clock.val();
+            self.wait_mlu[w].clock.next = self.clock.val();
+            self.wait_load[w].clock.next = self.clock.val();
+            self.kind[w].d.next = self.kind[w].q.val();
+            self.count[w].d.next = self.count[w].q.val();
+            self.ptr[w].d.next = self.ptr[w].q.val();
+            self.width[w].d.next = self.width[w].q.val();
+            self.arg[w].d.next = self.arg[w].q.val();
+            self.wait_mlu[w].d.next = self.wait_mlu[w].q.val();
+            self.wait_load[w].d.next = self.wait_load[w].q.val();
+        }
+        self.mlu.clock.next = self.clock.val();
+        self.mem.clock.next = self.clock.val();
+        self.mlu.reset.next = self.reset.val();
+        self.mem.reset.next = self.reset.val();
+        self.mem.data_latency.next = self.data_latency.val();
+        self.mem.meta_latency.next = self.meta_latency.val();
+
+        // Responses arriving this cycle.
+        self.mlu_resp_pipe.next = self.mlu.resp_valid.val() & self.owner_valid.q.val();
+        // The port is the MLU's whenever it drives a read (priority); the
+        // memory takes every request.
+        self.port_free.next = !self.mlu.mem_req_valid.val();
+        self.inflight_ok.next = (self.mem.data_count.val() < self.max_outstanding.val()) | self.mem.data_resp.val();
+
+        // Which warps can issue.
+        self.all_end.next = true;
+        for w in 0..W {
+            self.waiting[w].next = (self.wait_mlu[w].q.val()
+                & !(self.mlu_resp_pipe.val() & (self.owner.q.val() == self.way[w].val())))
+                | (self.wait_load[w].q.val()
+                    & !(self.mem.data_resp.val()
+                        & self.mem.data_resp_load.val()
+                        & (self.mem.data_resp_warp.val() == self.way[w].val())));
+            self.sched.can[w].next = false;
+            if self.run.val() & !self.waiting[w].val() {
+                if self.kind[w].q.val() == self.k_alu.val() {
+                    self.sched.can[w].next = true;
+                }
+                if (self.kind[w].q.val() == self.k_loadmeta.val()) | (self.kind[w].q.val() == self.k_memcheck.val()) {
+                    self.sched.can[w].next = self.mlu.req_ready.val();
+                }
+                if (self.kind[w].q.val() == self.k_load.val()) | (self.kind[w].q.val() == self.k_store.val()) {
+                    self.sched.can[w].next = self.port_free.val() & self.inflight_ok.val();
+                }
+            }
+            if (self.kind[w].q.val() != self.k_end.val()) | self.waiting[w].val() {
+                self.all_end.next = false;
+            }
+        }
+        self.sched.last.next = self.last.q.val();
+        self.issue.next = self.sched.valid.val();
+
+        // The picked warp's slot.
+        self.sel_kind.next = self.kind[0].q.val();
+        self.sel_count.next = self.count[0].q.val();
+        self.sel_ptr.next = self.ptr[0].q.val();
+        self.sel_width.next = self.width[0].q.val();
+        self.sel_arg.next = self.arg[0].q.val();
+        for w in 0..W {
+            if self.sched.pick.val() == self.way[w].val() {
+                self.sel_kind.next = self.kind[w].q.val();
+                self.sel_count.next = self.count[w].q.val();
+                self.sel_ptr.next = self.ptr[w].q.val();
+                self.sel_width.next = self.width[w].q.val();
+                self.sel_arg.next = self.arg[w].q.val();
+            }
+        }
+        self.sel_mlu.next = (self.sel_kind.val() == self.k_loadmeta.val()) | (self.sel_kind.val() == self.k_memcheck.val());
+        self.sel_mem.next = (self.sel_kind.val() == self.k_load.val()) | (self.sel_kind.val() == self.k_store.val());
+        self.consumed.next =
+            self.issue.val() & ((self.sel_kind.val() != self.k_alu.val()) | (self.sel_count.val() == self.one16.val()));
+        self.fetch_req.next = self.consumed.val();
+        self.fetch_req_warp.next = self.sched.pick.val();
+
+        // Registers: write back LOADMETA results, read MEMCHECK locations.
+        self.wb_valid.next = self.mlu_resp_pipe.val() & self.owner_lm.q.val();
+        self.wb_warp.next = self.owner.q.val();
+        self.wb_arg.next = self.owner_arg.q.val();
+        self.wb_loc.next = self.mlu.resp_loc.val();
+        self.rf_warp.next = self.sched.pick.val();
+        self.rf_arg.next = self.sel_arg.val();
+
+        // The MLU: the picked warp's operation while running, else the host.
+        self.mlu.req_sbase.next = self.zero32.val();
+        self.mlu.req_ssize.next = self.zero32s.val();
+        self.mlu.csr_we.next = self.csr_we.val();
+        self.mlu.csr_addr.next = self.csr_addr.val();
+        self.mlu.csr_data.next = self.csr_data.val();
+        if self.run.val() {
+            self.mlu.req_valid.next = self.issue.val() & self.sel_mlu.val();
+            if self.sel_kind.val() == self.k_memcheck.val() {
+                self.mlu.req_op.next = self.op_memcheck_g.val();
+            } else {
+                self.mlu.req_op.next = self.op_loadmeta.val();
+            }
+            self.mlu.req_ptr.next = self.sel_ptr.val();
+            self.mlu.req_width.next = self.sel_width.val();
+            if self.wb_valid.val()
+                & (self.owner.q.val() == self.sched.pick.val())
+                & (self.owner_arg.q.val() == self.sel_arg.val())
+            {
+                self.mlu.req_loc.next = self.mlu.resp_loc.val();
+            } else {
+                self.mlu.req_loc.next = self.rf_loc.val();
+            }
+        } else {
+            self.mlu.req_valid.next = self.host_req_valid.val();
+            self.mlu.req_op.next = self.host_req_op.val();
+            self.mlu.req_ptr.next = self.host_req_ptr.val();
+            self.mlu.req_width.next = self.sel_width.val();
+            self.mlu.req_loc.next = self.host_req_loc.val();
+        }
+        self.mlu_req_ready.next = self.mlu.req_ready.val();
+        self.mlu_resp_valid.next = self.mlu.resp_valid.val();
+        self.mlu_resp_fault.next = self.mlu.resp_fault.val();
+        self.mlu_resp_loc.next = self.mlu.resp_loc.val();
+
+        // The memory port: the MLU's reads always go; the load/store unit's
+        // request only when the port is free (the scheduler checked).
+        self.mlu.mem_req_ready.next = true;
+        self.mem.meta_req.next = self.mlu.mem_req_valid.val();
+        self.mem.meta_addr.next = self.mlu.mem_req_addr.val();
+        self.meta_word_req.next = self.mlu.mem_req_valid.val();
+        self.meta_word_addr.next = self.mem.meta_word_addr.val();
+        self.mem.meta_word.next = self.meta_word.val();
+        self.mem.meta_error.next = self.meta_error.val();
+        self.mlu.mem_resp_valid.next = self.mem.meta_resp.val();
+        self.mlu.mem_resp_data.next = self.mem.meta_resp_data.val();
+        self.mlu.mem_resp_error.next = self.mem.meta_resp_error.val();
+        self.mem.data_req.next = self.issue.val() & self.sel_mem.val();
+        self.mem.data_warp.next = self.sched.pick.val();
+        self.mem.data_load.next = self.sel_kind.val() == self.k_load.val();
+
+        // Slot and wait updates: responses clear, the issue sets, the fetch
+        // refills (an unanswered fetch leaves END).
+        if self.mlu_resp_pipe.val() {
+            self.owner_valid.d.next = false;
+        }
+        for w in 0..W {
+            if self.mlu_resp_pipe.val() & (self.owner.q.val() == self.way[w].val()) {
+                self.wait_mlu[w].d.next = false;
+            }
+            if self.mem.data_resp.val()
+                & self.mem.data_resp_load.val()
+                & (self.mem.data_resp_warp.val() == self.way[w].val())
+            {
+                self.wait_load[w].d.next = false;
+            }
+            if self.issue.val() & (self.sched.pick.val() == self.way[w].val()) {
+                if self.sel_kind.val() == self.k_alu.val() {
+                    self.count[w].d.next = self.count[w].q.val() - self.one16.val();
+                }
+                if self.sel_mlu.val() {
+                    self.wait_mlu[w].d.next = true;
+                }
+                if self.sel_kind.val() == self.k_load.val() {
+                    self.wait_load[w].d.next = true;
+                }
+                if self.consumed.val() {
+                    self.kind[w].d.next = self.k_end.val();
+                }
+            }
+            if self.fetch_valid.val() & (self.fetch_warp.val() == self.way[w].val()) {
+                self.kind[w].d.next = self.fetch_kind.val();
+                self.count[w].d.next = self.fetch_count.val();
+                self.ptr[w].d.next = self.fetch_ptr.val();
+                self.width[w].d.next = self.fetch_width.val();
+                self.arg[w].d.next = self.fetch_arg.val();
+            }
+        }
+        if self.issue.val() & self.sel_mlu.val() {
+            self.owner_valid.d.next = true;
+            self.owner.d.next = self.sched.pick.val();
+            self.owner_arg.d.next = self.sel_arg.val();
+            self.owner_lm.d.next = self.sel_kind.val() == self.k_loadmeta.val();
+        }
+
+        // Kernel end and counters.
+        self.data_idle.next = (self.mem.data_count.val() == self.zero8.val())
+            | ((self.mem.data_count.val() == self.one8.val()) & self.mem.data_resp.val());
+        self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val();
+        self.kdone.next = self.done.val();
+        self.kcycles.next = self.kcycles_r.q.val();
+        if self.run.val() {
+            if self.issue.val() {
+                self.last.d.next = self.sched.pick.val();
+            }
+            if !self.done.val() {
+                self.kcycles_r.d.next = self.kcycles_r.q.val() + self.one32.val();
+                self.c_cycles.d.next = self.c_cycles.q.val() + self.one32.val();
+            }
+        } else {
+            self.last.d.next = self.last_warp.val();
+            self.kcycles_r.d.next = self.zero32.val();
+        }
+        if self.issue.val() {
+            self.c_issued.d.next = self.c_issued.q.val() + self.one32.val();
+            if self.sel_mlu.val() {
+                self.c_mlu_ops.d.next = self.c_mlu_ops.q.val() + self.one32.val();
+            }
+            if self.sel_kind.val() == self.k_load.val() {
+                self.c_loads.d.next = self.c_loads.q.val() + self.one32.val();
+            }
+            if self.sel_kind.val() == self.k_store.val() {
+                self.c_stores.d.next = self.c_stores.q.val() + self.one32.val();
+            }
+        }
+        self.cnt_cycles.next = self.c_cycles.q.val();
+        self.cnt_issued.next = self.c_issued.q.val();
+        self.cnt_loads.next = self.c_loads.q.val();
+        self.cnt_stores.next = self.c_stores.q.val();
+        self.cnt_mlu_ops.next = self.c_mlu_ops.q.val();
+        if self.reset.val() {
+            self.owner_valid.d.next = false;
+            self.last.d.next = self.last_warp.val();
+            self.kcycles_r.d.next = self.zero32.val();
+            self.c_cycles.d.next = self.zero32.val();
+            self.c_issued.d.next = self.zero32.val();
+            self.c_loads.d.next = self.zero32.val();
+            self.c_stores.d.next = self.zero32.val();
+            self.c_mlu_ops.d.next = self.zero32.val();
+            for w in 0..W {
+                self.kind[w].d.next = self.k_end.val();
+                self.wait_mlu[w].d.next = false;
+                self.wait_load[w].d.next = false;
+            }
+        }
+    }
+}
