@@ -18,6 +18,7 @@ use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use crate::mlb_p2::{MlbP2x1, MlbP2x16, MlbP2x2, MlbP2x32, MlbP2x4, MlbP2x8};
 use crate::mlu::{Mlu, MluParams};
+use crate::mlu_hum::MluHum;
 use crate::traverser::Structures;
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
@@ -96,6 +97,9 @@ pub enum TopKind {
     Memcheck,
     /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
     Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
+    /// `hw::mlu_hum::MluHum<entries, ..>`: the MLU with hit-under-miss
+    /// (generator option `hit_under_miss`).
+    MluHum { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
 }
 
 impl TopKind {
@@ -110,6 +114,12 @@ impl TopKind {
                 "mlu{entries}_{}{}",
                 structures.name(),
                 if *replacement == Replacement::Plru { "" } else { "_rr" }
+            ),
+            // mlu8_bst_hum, mlu16_list_rr_hum.
+            TopKind::MluHum { entries, structures, replacement, mode, step_limit } => format!(
+                "{}_hum",
+                TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }
+                    .name()
             ),
         }
     }
@@ -185,22 +195,32 @@ impl TopSpec {
                 }
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new()),
-            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => {
-                let params = BTreeMap::from([
+            TopKind::Mlu { entries, structures, replacement, mode, step_limit }
+            | TopKind::MluHum { entries, structures, replacement, mode, step_limit } => {
+                let hum = matches!(self.kind, TopKind::MluHum { .. });
+                let mut params = BTreeMap::from([
                     ("entries".to_string(), json!(entries)),
                     ("structures".to_string(), json!(structures.name())),
                     ("replacement".to_string(), json!(replacement.name())),
                     ("mode_reset".to_string(), json!(mode.name())),
                     ("step_limit_reset".to_string(), json!(step_limit)),
                 ]);
+                if hum {
+                    params.insert("hit_under_miss".to_string(), json!(true));
+                }
                 let mut p = MluParams::new(structures);
                 p.replacement = replacement;
                 p.mode = mode;
                 p.step_limit = step_limit;
                 macro_rules! mlu {
                     ($n:expr, $iw:expr) => {{
-                        let mut uut = Mlu::<$n, $iw>::new(p);
-                        emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params)
+                        if hum {
+                            let mut uut = MluHum::<$n, $iw>::new(p);
+                            emit(&name, concat!("hw::mlu_hum::MluHum<", $n, ", ", $iw, ">"), &mut uut, params)
+                        } else {
+                            let mut uut = Mlu::<$n, $iw>::new(p);
+                            emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params)
+                        }
                     }};
                 }
                 match entries {
@@ -244,23 +264,44 @@ pub fn committed_tops() -> Vec<TopSpec> {
             }));
         }
     }
+    // The hit-under-miss option (eval/README.md "Beyond the paper"), bst.
+    for entries in [8, 16] {
+        v.push(TopSpec::new(TopKind::MluHum {
+            entries,
+            structures: Structures::Bst,
+            replacement: Replacement::Plru,
+            mode: d.mode,
+            step_limit: d.step_limit as u16,
+        }));
+    }
     v
 }
 
 /// The tops one configuration generates (validated for hardware first, so a
-/// bad value is an error naming its field).
+/// bad value is an error naming its field): the MLB, MEMCHECK and the MLU
+/// (`MluHum` when `hit_under_miss` is set).
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     Ok(vec![
         TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement }),
         TopSpec::new(TopKind::Memcheck),
-        TopSpec::new(TopKind::Mlu {
-            entries: cfg.entries,
-            structures: p.structures,
-            replacement: p.replacement,
-            mode: p.mode,
-            step_limit: p.step_limit,
+        TopSpec::new(if cfg.hit_under_miss {
+            TopKind::MluHum {
+                entries: cfg.entries,
+                structures: p.structures,
+                replacement: p.replacement,
+                mode: p.mode,
+                step_limit: p.step_limit,
+            }
+        } else {
+            TopKind::Mlu {
+                entries: cfg.entries,
+                structures: p.structures,
+                replacement: p.replacement,
+                mode: p.mode,
+                step_limit: p.step_limit,
+            }
         }),
     ])
 }

@@ -17,4 +17,5 @@ pub mod mlu;
 pub mod warp_sched;
 pub mod mem_model;
 pub mod sm_pipeline;
+pub mod mlu_hum;
 pub mod canary;

@@ -3,8 +3,8 @@
 //! "Traverser").
 //!
 //! JSON form (every field optional, unknown fields rejected):
-//! `{"entries": 8, "structure": "bst", "replacement": "plru", "mode": "compiler", "step_limit": 4096}`.
-use serde::{Deserialize, Serialize};
+//! `{"entries": 8, "structure": "bst", "replacement": "plru", "mode": "compiler", "step_limit": 4096, "hit_under_miss": false}`.
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::path::Path;
 
@@ -138,6 +138,27 @@ pub struct MluConfig {
     pub mode: Mode,
     /// Traversal step limit (nodes visited), 16-bit CSR.
     pub step_limit: u32,
+    /// Generator option, an extension beyond the paper (eval/README.md
+    /// "Beyond the paper"): build the hit-under-miss MLU
+    /// (`hw::mlu_hum::MluHum`, top `mlu<N>_<structure>_hum`), which answers
+    /// MLB hits while a walk waits for memory. The golden model's results
+    /// do not depend on it (the unit is linearizable in response order); the
+    /// pipeline model (`mlugen sweep`) models its timing. Default off.
+    #[serde(deserialize_with = "de_hit_under_miss", skip_serializing_if = "is_false")]
+    pub hit_under_miss: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `true` / `false` only, with an error that names the field (serde's own
+/// type error does not).
+fn de_hit_under_miss<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Bool(b) => Ok(b),
+        other => Err(serde::de::Error::custom(format!("field `hit_under_miss`: expected true or false, got {other}"))),
+    }
 }
 
 impl Default for MluConfig {
@@ -148,6 +169,7 @@ impl Default for MluConfig {
             replacement: Replacement::Plru,
             mode: Mode::Compiler,
             step_limit: 4096,
+            hit_under_miss: false,
         }
     }
 }
@@ -224,7 +246,7 @@ impl MluConfig {
         serde_json::from_str(s).map_err(|e| ConfigError {
             file: None,
             field: None,
-            message: format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit)"),
+            message: format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, hit_under_miss (true|false))"),
         })
     }
 

@@ -359,7 +359,7 @@ impl Scenario {
             name,
             description,
             seed,
-            config: MluConfig { entries, structure, replacement, mode, step_limit },
+            config: MluConfig { entries, structure, replacement, mode, step_limit, hit_under_miss: false },
             events,
         })
     }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON configuration file (sim::config::MluConfig: entries, structure,
-    /// replacement, mode, step_limit); flags below override it.
+    /// replacement, mode, step_limit, hit_under_miss); flags below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// MLB entries: 1, 2, 4, 8, 16 or 32.
@@ -23,6 +23,10 @@ pub struct Args {
     /// MLB replacement policy: plru or rr (round robin).
     #[arg(long)]
     pub replacement: Option<String>,
+    /// Build the hit-under-miss MLU (top `mlu<N>_<structure>_hum`; config
+    /// field `hit_under_miss`).
+    #[arg(long)]
+    pub hit_under_miss: bool,
     /// Output directory.
     #[arg(long, default_value = VERILOG_OUT)]
     pub out: PathBuf,
@@ -51,6 +55,9 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
                 .ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
         };
     }
+    if args.hit_under_miss {
+        cfg.hit_under_miss = true;
+    }
     cfg.validate(Target::Hardware).map_err(|e| {
         // Name where the bad value came from: the flag that set it, else the file.
         let flag = match e.field.as_deref() {
@@ -70,8 +77,13 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
 
 pub fn run(args: Args) -> Result<()> {
     let tops: Vec<TopSpec> = if args.all {
-        if args.config.is_some() || args.entries.is_some() || args.structure.is_some() || args.replacement.is_some() {
-            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement");
+        if args.config.is_some()
+            || args.entries.is_some()
+            || args.structure.is_some()
+            || args.replacement.is_some()
+            || args.hit_under_miss
+        {
+            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--hit-under-miss");
         }
         committed_tops()
     } else {

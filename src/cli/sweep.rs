@@ -58,6 +58,11 @@ pub struct Args {
     /// Extension: MLB hits are answered while the traverser walks.
     #[arg(long = "hit-under-miss")]
     pub hit_under_miss: bool,
+    /// MLU configuration JSON (sim::config::MluConfig); its generator option
+    /// `hit_under_miss` turns the extension on as --hit-under-miss does, so
+    /// that one file selects the model's timing and the generated top.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Tag PRNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -100,6 +105,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     cfg.pipeline.max_outstanding = a.max_outstanding;
     cfg.pipeline.host_locations = a.host_locations;
     cfg.pipeline.hit_under_miss = a.hit_under_miss;
+    if let Some(p) = &a.config {
+        let m = sim::config::MluConfig::from_json_file(p)?;
+        m.validate(sim::config::Target::Model).map_err(|e| e.in_file(p.display().to_string()))?;
+        cfg.pipeline.hit_under_miss |= m.hit_under_miss;
+    }
     cfg.seed = a.seed;
     if let Some(t) = a.threads {
         if t == 0 {
