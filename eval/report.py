@@ -148,11 +148,24 @@ w("## Beyond the paper: two changes aimed at the misses\n")
 w("1. **Host-supplied locations** (`--host-locations`): the host runtime already knows each argument's node (it "
   "allocated it), so it passes the metadata location with each pointer argument at launch; kernels run no LOADMETA and "
   "a cold MEMCHECK fetches two words by location instead of walking the structure. The structure then no longer "
-  "matters in compiler mode (list = bst = sol). Hardware cost: none in the MLU (an ABI change: 8 more bytes per "
-  "pointer argument).\n")
+  "matters in compiler mode (list = bst = sol). Hardware cost: none in the MLU. The location reaches the MLU on the "
+  "port that already carries it in compiler mode, MEMCHECK.G's 64-bit location operand `req_loc` (filled today from "
+  "LOADMETA's result register, with host locations from a launch parameter); a cold check misses the MLB location "
+  "search and takes the location-miss fetch every compiler-mode MLU already has for an evicted entry (states "
+  "`FetchBaseReq`..`FetchSizeWait` of `hw::mlu::Mlu`: reads of `loc+0` and `loc+8`, then the fill). What changes is "
+  "the ABI: 8 more bytes of launch parameters per pointer argument, and no LOADMETA in the kernel.\n")
 w("2. **Hit-under-miss MLU** (`--hit-under-miss`): while the traverser waits for memory, MLB hits of other warps are "
-  "answered; only misses and hits on the entry being filled wait. Cost: the walker's state must be separate from the "
-  "lookup path (one more request register); area not yet measured.\n")
+  "answered; only misses and hits on the entry being filled wait. Built in the RTL as `hw::mlu_hum::MluHum` (generator "
+  "option `hit_under_miss`, default off): a side lookup path with its own request register answers MLB hits, tag-0 "
+  "pointers, location-0/NO_META checks and MEMCHECK.S at the blocking MLU's hit latencies while the main FSM walks or "
+  "fetches; a miss, INVALIDATE or FLUSH is held and handed to the main FSM after the walk (a held miss searches the MLB "
+  "again, so a second request for the block being filled hits instead of walking twice). Responses carry the "
+  "requester's `req_id` back as `resp_id`, since they can overtake. The RTL is compared in rust-hdl simulation with the "
+  "golden model called in response order (`testbench/tests/mlu_hum.rs`: random multi-warp programs, results, reads, "
+  "replacement state and counters). Two differences from this pipeline model, documented on `hw::mlu_hum`: the model "
+  "applies the walk's fill at issue, so a hit on the entry the walk will evict waits there but is answered by the RTL "
+  "(the victim is chosen at the fill); and the RTL's side path answers one request at a time (2-3 cycles each, plus one "
+  "cycle per walk), where the model answers one hit per cycle.\n")
 w("Overhead, compiler mode, 8 / 32 entries (baseline = the paper's design, the same runs as above):\n")
 w("| trace | metadata | structure | baseline 8 | host-locations 8 | hit-under-miss 8 | both 8 | both 32 |")
 w("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -165,8 +178,63 @@ for x in order:
             row.append(fmt_ov(ov(pt(ext[("both", lat)], x, 32, s))))
             w("| " + " | ".join(row) + " |")
 w("")
-w("Area of either change from the synthesis flow: not done (left to a later session); neither is yet an option of "
-  "the RTL generator, only of the model (`mlugen sweep`).\n")
+# Area of hit-under-miss from the synthesis flow (eval/ext_synth.sh).
+sd = os.path.join(d, "ext_synth")
+def synth(top, lib):
+    f = os.path.join(sd, f"{top}_{lib}.json")
+    return json.load(open(f))[0] if os.path.exists(f) else None
+rows = []
+for lib in ("nangate45", "asap7"):
+    for n in (8, 16):
+        a, b = synth(f"mlu{n}_bst", lib), synth(f"mlu{n}_bst_hum", lib)
+        if a and b:
+            rows.append((lib, n, a, b))
+if rows:
+    w("Cost of hit-under-miss from the synthesis flow (`eval/ext_synth.sh`: `mlugen synth` of the committed tops "
+      "`mlu<N>_bst` and `mlu<N>_bst_hum`, Yosys/ABC + OpenSTA, unplaced, at the flow's default clock; power at the "
+      "flow's default activity; reports in `eval/ext_synth/`). Host-supplied locations add nothing to the MLU (above).\n")
+    w("| library | MLB entries | area blocking (um2) | area hit-under-miss (um2) | area delta | flip-flops | min period (ps) | power (mW) | leakage (uW) |")
+    w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for lib, n, a, b in rows:
+        da = 100.0 * (b["area_um2"] / a["area_um2"] - 1.0)
+        pa, pb = a["timing"]["min_period_ps"], b["timing"]["min_period_ps"]
+        w(f"| {lib} | {n} | {a['area_um2']:,.0f} | {b['area_um2']:,.0f} | +{b['area_um2'] - a['area_um2']:,.0f} (+{da:.1f}%) | "
+          f"{a['flip_flops']:,} -> {b['flip_flops']:,} (+{b['flip_flops'] - a['flip_flops']}) | "
+          f"{pa:,.0f} -> {pb:,.0f} ({pb - pa:+,.0f}) | "
+          f"{a['power_default_activity']['total_w'] * 1e3:.1f} -> {b['power_default_activity']['total_w'] * 1e3:.1f} | "
+          f"{a['leakage_w'] * 1e6:.1f} -> {b['leakage_w'] * 1e6:.1f} |")
+    w("")
+    # Where the area goes (block split of the first row).
+    lib, n, a, b = rows[0]
+    ba = {x["block"]: x["area_um2"] for x in a.get("blocks", [])}
+    bb = {x["block"]: x["area_um2"] for x in b.get("blocks", [])}
+    grew = sorted(((bb[k] - ba.get(k, 0.0), k) for k in bb), reverse=True)[:2]
+    if grew and grew[0][0] > 0:
+        w(f"Where it goes ({lib}, {n} entries, the flow's block split): " + "; ".join(
+            f"{k} +{dv:,.0f} um2" for dv, k in grew if dv > 0) + " (the side path's request and metadata "
+          "registers, the second FSM and the request/operand multiplexers); the MLB itself is unchanged.\n")
+    # Which extension is best: measured overheads (bst, 8 entries) and area.
+    def o(k, lat, x, s="bst", e=8):
+        return ov(pt(ext[(k, lat)], x, e, s)) if k != "base" else ov(pt(main if lat == 400 else l1, x, e, s))
+    for lat, name in ((400, "DRAM"), (30, "L1")):
+        parts = [f"{x} {fmt_ov(o('base', lat, x))} / {fmt_ov(o('host', lat, x))} / {fmt_ov(o('hum', lat, x))} / "
+                 f"{fmt_ov(o('both', lat, x))}" for x in train]
+        w(f"- Training, bst, 8 entries, {name} metadata (baseline / host-locations / hit-under-miss / both): "
+          + "; ".join(parts) + ".")
+    w("")
+    a8 = next(r for r in rows if r[0] == "nangate45" and r[1] == 8)
+    w("**Which is best.** Host-supplied locations remove the most overhead on its own for list and bst (it removes "
+      "the walks, which dominate) and cost no MLU area; hit-under-miss alone helps less (it hides walks only behind "
+      "other warps' hits) but stacks with it, and the two together are the lowest overhead in every training row "
+      f"above, for +{100.0 * (a8[3]['area_um2'] / a8[2]['area_um2'] - 1.0):.1f}% MLU area (8 entries, Nangate45). "
+      "Since host-supplied locations need no MLU hardware, hit-under-miss is the change kept in the generator: "
+      "`\"hit_under_miss\": true` in the configuration file (`sim::config::MluConfig`), or `mlugen generate "
+      "--hit-under-miss` (with `--config`, `--entries`, `--structure`, `--replacement`), emits `mlu<N>_<structure>_hum`; "
+      "`verilog_out/` keeps `mlu8_bst_hum` and `mlu16_bst_hum`. The same field or flag selects the model's timing: "
+      "`mlugen sweep --config FILE` or `--hit-under-miss`. Host-supplied locations stay a model option "
+      "(`mlugen sweep --host-locations`), a runtime/ABI change.\n")
+else:
+    w("Area of hit-under-miss from the synthesis flow: run `eval/ext_synth.sh` (no reports in `eval/ext_synth/`).\n")
 w("## Caveats\n")
 w("- One SM, fixed-latency memory without caches for data; no other SMs compete for memory. The absolute slowdowns "
   "depend strongly on `--mem-latency`, `--meta-latency`, `--alu`, `--cap`; the hit rates and which operators miss "
