@@ -19,7 +19,7 @@
 use crate::cosim::{MlbRun, RunOptions};
 use crate::harness::mlb::{compare, MlbBench, MlbMismatch, MlbOut, MlbPorts, MlbStim};
 use crate::harness::{portvec_cpp, CycleSim};
-use crate::verilator::{cache_key, cosim_dir, verilator_version, Built, Layout, Top};
+use crate::verilator::{cache_key, cosim_dir, verilator_version, Built, Layout, PortSlot, Top};
 use anyhow::{bail, Context, Result};
 use sim::config::Replacement;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -365,7 +365,54 @@ impl GateNetlist {
     /// stopping at the first mismatch.
     pub fn run(&self, verilog: &str, variant: &str, opt: &str, entries: usize, replacement: Replacement, opts: &RunOptions) -> Result<MlbRun> {
         let (layout, built) = self.build(verilog, variant, opt)?;
-        run_cycles(self.top.name(), layout, built, entries, replacement, opts)
+        run_cycles(self.top.name(), layout, built, entries, replacement, opts, &[])
+    }
+
+    /// One build for the netlist and a mutant: `m`'s gate is instantiated
+    /// both as mapped and as its dual, and a new top-level input
+    /// [`MUTANT_SWITCH`] selects which one drives the gate's output net
+    /// (`assign net = switch ? dual : mapped`). With the switch at 0 the
+    /// netlist computes exactly the mapped function; the suite test uses this
+    /// to save a second Verilator build of the flat netlist.
+    pub fn switched_mutant(&self, m: &Mutant, work: &Path) -> Result<(Layout, String)> {
+        let (_, insts) = activity::parse_netlist(&self.netlist)?;
+        let inst = insts.iter().find(|i| i.name == m.instance).with_context(|| format!("no instance {}", m.instance))?;
+        let outs = model_outputs(&self.models);
+        let outs = outs.get(&inst.cell).with_context(|| format!("no model for {}", inst.cell))?;
+        let (pin, net) = inst.pins.iter().find(|(p, _)| outs.contains(p)).with_context(|| format!("instance {} drives no net", inst.name))?;
+        let conns = |o: &str| -> String {
+            inst.pins.iter().map(|(p, n)| format!("    .{p}({})", if p == pin { o } else { n.as_str() })).collect::<Vec<_>>().join(",\n")
+        };
+        let start = format!("  {} {} (", inst.cell, inst.name);
+        let at = self.netlist.find(&start).context("instance not found in the netlist text")?;
+        let end = at + self.netlist[at..].find(");").context("unterminated instance")? + 2;
+        let replacement = format!(
+            "  {} {} (\n{}\n  );\n  {} {}_mlugen_dual (\n{}\n  );\n  assign {net} = {MUTANT_SWITCH} ? mlugen_mutant_dual : mlugen_mutant_mapped;",
+            inst.cell, inst.name, conns("mlugen_mutant_mapped"), m.to, inst.name, conns("mlugen_mutant_dual")
+        );
+        let mut text = format!("{}{}{}", &self.netlist[..at], replacement, &self.netlist[end..]);
+        // The switch: first port of the top, and its declarations.
+        let head = format!("module {}(", self.top.name());
+        let h = text.find(&head).context("no top module header")?;
+        let close = h + text[h..].find(");").context("unterminated module header")? + 2;
+        text.insert_str(close, &format!("\n  input {MUTANT_SWITCH};\n  wire mlugen_mutant_mapped;\n  wire mlugen_mutant_dual;"));
+        text.insert_str(h + head.len(), &format!("{MUTANT_SWITCH}, "));
+        let mut manifest = self.top.manifest.clone();
+        manifest.ports.push(hw::manifest::Port { name: MUTANT_SWITCH.into(), direction: "input".into(), width: 1 });
+        let layout = Layout::from_manifest(&manifest)?;
+        let (_, insts) = activity::parse_netlist(&text)?;
+        std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
+        let (models, _) = cell_models(&self.lib, &insts, work)?;
+        Ok((layout, format!("{text}\n{models}")))
+    }
+
+    /// Run the switched build (see [`Self::switched_mutant`]) with the
+    /// switch at `on`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_switched(&self, layout: &Layout, verilog: &str, on: bool, opt: &str, entries: usize, replacement: Replacement, opts: &RunOptions) -> Result<MlbRun> {
+        let name = format!("{}-gl-{}-switched{opt}", self.top.name(), self.lib.name);
+        let built = build(&name, self.top.name(), verilog, &portvec_cpp(layout)?, opt)?;
+        run_cycles(self.top.name(), layout.clone(), built, entries, replacement, opts, &[(MUTANT_SWITCH, on as u64)])
     }
 }
 
@@ -439,8 +486,11 @@ pub fn build(name: &str, top_module: &str, verilog: &str, cpp: &str, opt: &str) 
 /// The MLB cycle comparison of [`crate::cosim::run_mlb`] on a given build:
 /// batches of random cycles from [`MlbBench`], each sample compared with the
 /// model's expectation, stopping at the first mismatch.
-pub fn run_cycles(top: &str, layout: Layout, built: Built, entries: usize, replacement: Replacement, opts: &RunOptions) -> Result<MlbRun> {
+/// `force` holds inputs outside the MLB's ports (the mutant switch) at a
+/// value in every cycle.
+pub fn run_cycles(top: &str, layout: Layout, built: Built, entries: usize, replacement: Replacement, opts: &RunOptions, force: &[(&str, u64)]) -> Result<MlbRun> {
     let ports = MlbPorts::new(&layout, entries)?;
+    let force: Vec<(PortSlot, u64)> = force.iter().map(|(n, v)| Ok((layout.input(n)?, *v))).collect::<Result<_>>()?;
     let (ib, ob) = (layout.in_bytes, layout.out_bytes);
     let t0 = Instant::now();
     let mut sim = CycleSim::start(layout, &built, opts.seed)?;
@@ -458,6 +508,9 @@ pub fn run_cycles(top: &str, layout: Layout, built: Built, entries: usize, repla
         for i in 0..n {
             let (s, e) = bench.next();
             s.encode(&ports, &mut records[i * ib..(i + 1) * ib]);
+            for (p, v) in &force {
+                p.put(&mut records[i * ib..(i + 1) * ib], *v);
+            }
             batch.push((s, e));
         }
         model_seconds += t.elapsed().as_secs_f64();
@@ -484,6 +537,9 @@ pub fn run_cycles(top: &str, layout: Layout, built: Built, entries: usize, repla
         vcd: None,
     })
 }
+
+/// The input that selects the mutant gate in [`GateNetlist::switched_mutant`].
+pub const MUTANT_SWITCH: &str = "mlugen_mutant";
 
 /// Output pin names of every module in `models`.
 fn model_outputs(models: &str) -> HashMap<String, Vec<String>> {
