@@ -6,5 +6,6 @@ pub mod harness;
 pub mod cosim;
 pub mod mlu_driver;
 pub mod formal;
+pub mod canary_driver;
 pub mod gatelevel;
 pub mod sm_pipeline_driver;

@@ -53,6 +53,7 @@
 use super::arbiter::Arbiter;
 use super::checker::{Checker, OP_INSERT, OP_NONE, OP_REMOVE, OP_TAKE};
 use super::siphash::SipHash;
+use super::widen::Widen;
 use crate::state_reg::StateReg;
 use rust_hdl::prelude::*;
 use sim::canary::heap::{CheckMode, HeapConfig};
@@ -191,6 +192,11 @@ pub struct AllocUnit {
     sip: SipHash,
     chk: Checker,
     sizes: RAM<Bits<9>, 7>,
+    w_rel: Widen<64, 12>,
+    w_size: Widen<64, 9>,
+    w_p12: Widen<12, 4>,
+    w_pm5: Widen<5, 4>,
+    w_idx12: Widen<12, 7>,
     state: StateReg<AllocState>,
     pt_class: [DFF<Bits<3>>; PAGES],
     pt_used: [DFF<Bits<4>>; PAGES],
@@ -245,29 +251,33 @@ pub struct AllocUnit {
     at_rs: Signal<Local, Bit>,
     free_bits: Signal<Local, Bits<8>>,
     slot_l: Signal<Local, Bits<3>>,
+    slot_l12: Signal<Local, Bits<12>>,
     rel_claim: Signal<Local, Bits<12>>,
     slot_mask: Signal<Local, Bits<8>>,
     chunk: Signal<Local, Bits<64>>,
     rear: Signal<Local, Bits<64>>,
     idx: Signal<Local, Bits<7>>,
     outside: Signal<Local, Bit>,
+    frel64: Signal<Local, Bits<64>>,
     frel: Signal<Local, Bits<12>>,
     fpage: Signal<Local, Bits<4>>,
     finpage: Signal<Local, Bits<8>>,
     f_class: Signal<Local, Bits<3>>,
     f_bits: Signal<Local, Bits<8>>,
     f_mis: Signal<Local, Bit>,
+    f_bad: Signal<Local, Bit>,
+    f_cpp8: Signal<Local, Bits<8>>,
     f_shifted: Signal<Local, Bits<8>>,
     f_slot: Signal<Local, Bits<3>>,
     f_cls: Signal<Local, Bits<2>>,
     f_set: Signal<Local, Bit>,
     // Constants.
-    always: Constant<Bit>,
+    mode_always: Constant<Bit>,
     canaries: Constant<Bit>,
     base: Constant<Bits<64>>,
     off: Constant<Bits<64>>,
     lo: Constant<Bits<64>>,
-    hi: Constant<Bits<64>>,
+    hi_rel: Constant<Bits<64>>,
     slack8: Constant<Bits<64>>,
     usable: [Constant<Bits<64>>; 4],
     cls_hash: [Constant<Bits<4>>; 4],
@@ -275,6 +285,7 @@ pub struct AllocUnit {
     cls_code: [Constant<Bits<3>>; 4],
     cls_cpp: [Constant<Bits<4>>; 4],
     cls_mask: [Constant<Bits<8>>; 4],
+    cls_cpp8: [Constant<Bits<8>>; 4],
     cls_amask: [Constant<Bits<8>>; 4],
     cls_shift: [Constant<Bits<4>>; 4],
     cls_id: [Constant<Bits<2>>; 4],
@@ -283,6 +294,7 @@ pub struct AllocUnit {
     region_id: [Constant<Bits<4>>; 4],
     slot_bit: [Constant<Bits<8>>; 8],
     slot_id: [Constant<Bits<3>>; 8],
+    slot_id12: [Constant<Bits<12>>; 8],
     zero64: Constant<Bits<64>>,
     zero3: Constant<Bits<3>>,
     zero4: Constant<Bits<4>>,
@@ -293,6 +305,7 @@ pub struct AllocUnit {
     three4: Constant<Bits<4>>,
     four3: Constant<Bits<3>>,
     four5: Constant<Bits<5>>,
+    one5: Constant<Bits<5>>,
     sixteen5: Constant<Bits<5>>,
     zero5: Constant<Bits<5>>,
     op_none: Constant<Bits<2>>,
@@ -350,6 +363,11 @@ impl AllocUnit {
             sip: Default::default(),
             chk: Default::default(),
             sizes: Default::default(),
+            w_rel: Default::default(),
+            w_size: Default::default(),
+            w_p12: Default::default(),
+            w_pm5: Default::default(),
+            w_idx12: Default::default(),
             state: Default::default(),
             pt_class: std::array::from_fn(|_| Default::default()),
             pt_used: std::array::from_fn(|_| Default::default()),
@@ -403,28 +421,32 @@ impl AllocUnit {
             at_rs: Default::default(),
             free_bits: Default::default(),
             slot_l: Default::default(),
+            slot_l12: Default::default(),
             rel_claim: Default::default(),
             slot_mask: Default::default(),
             chunk: Default::default(),
             rear: Default::default(),
             idx: Default::default(),
             outside: Default::default(),
+            frel64: Default::default(),
             frel: Default::default(),
             fpage: Default::default(),
             finpage: Default::default(),
             f_class: Default::default(),
             f_bits: Default::default(),
             f_mis: Default::default(),
+            f_bad: Default::default(),
+            f_cpp8: Default::default(),
             f_shifted: Default::default(),
             f_slot: Default::default(),
             f_cls: Default::default(),
             f_set: Default::default(),
-            always: Constant::new(p.check == CheckMode::Always),
+            mode_always: Constant::new(p.check == CheckMode::Always),
             canaries: Constant::new(p.check.canaries()),
             base: k(p.base),
             off: k(off),
             lo: k(p.base + off),
-            hi: k(p.base + HEAP_BYTES),
+            hi_rel: k(HEAP_BYTES - off),
             slack8: k(p.slack + 8),
             usable: std::array::from_fn(|c| k(CLASSES[c] - ov)),
             // The model's hash mod 16 is the low 4 bits of the wrapping sum.
@@ -432,6 +454,7 @@ impl AllocUnit {
             req_hash: std::array::from_fn(|i| k((i as u64).wrapping_mul(p.k_mp) & 15)),
             cls_code: std::array::from_fn(|c| k(c as u64 + 1)),
             cls_cpp: std::array::from_fn(|c| k(PAGE_SIZE / CLASSES[c])),
+            cls_cpp8: std::array::from_fn(|c| k(PAGE_SIZE / CLASSES[c])),
             cls_mask: std::array::from_fn(|c| k((1u64 << (PAGE_SIZE / CLASSES[c])) - 1)),
             cls_amask: std::array::from_fn(|c| k((CLASSES[c] - 1) & 0xff)),
             cls_shift: std::array::from_fn(|c| k(CLASSES[c].trailing_zeros() as u64)),
@@ -441,6 +464,7 @@ impl AllocUnit {
             region_id: std::array::from_fn(|i| k(i as u64)),
             slot_bit: std::array::from_fn(|i| k(1u64 << i)),
             slot_id: std::array::from_fn(|i| k(i as u64)),
+            slot_id12: std::array::from_fn(|i| k(i as u64)),
             zero64: k(0),
             zero3: k(0),
             zero4: k(0),
@@ -451,6 +475,7 @@ impl AllocUnit {
             three4: k(3),
             four3: k(4),
             four5: k(4),
+            one5: k(1),
             sixteen5: k(16),
             zero5: k(0),
             op_none: k(OP_NONE),
@@ -527,8 +552,13 @@ impl Logic for AllocUnit {
         self.chk_front.next = self.chk_front_r.q.val();
         self.chk_rear.next = self.chk_rear_r.q.val();
         // Arbiter: requests are taken only in an idle cycle without a due check.
-        self.check_first.next = self.always.val() & self.chk.due.val();
-        self.arb.take.next = (self.state.q.val() == AllocState::Idle) & !self.check_first.val();
+        self.check_first.next = self.mode_always.val() & self.chk.due.val();
+        // (from registers and sub-block outputs only: no combinational loop
+        // through the arbiter; the sub-blocks are idle whenever we are.)
+        self.arb.take.next = (self.state.q.val() == AllocState::Idle)
+            & !(self.mode_always.val() & self.chk.due.val())
+            & !self.chk.busy.val()
+            & !self.sip.busy.val();
         self.sel_arg.next = self.req_arg[0].val();
         self.sel_free.next = false;
         for i in 0..REQUESTERS {
@@ -540,8 +570,13 @@ impl Logic for AllocUnit {
             }
         }
         // The chunk being worked on and its rear canary address.
-        self.chunk.next = self.base.val() + bit_cast::<64, 12>(self.rel_r.q.val());
-        self.rear.next = self.chunk.val() + self.slack8.val() + bit_cast::<64, 9>(self.size_r.q.val());
+        self.w_rel.a.next = self.rel_r.q.val();
+        self.w_size.a.next = self.size_r.q.val();
+        self.w_p12.a.next = self.p_r.q.val();
+        self.w_pm5.a.next = self.p_r.q.val() & self.three4.val();
+        self.w_idx12.a.next = self.chk.out_idx.val();
+        self.chunk.next = self.base.val() + self.w_rel.y.val();
+        self.rear.next = self.chunk.val() + self.slack8.val() + self.w_size.y.val();
         self.idx.next = self.rel_r.q.val().get_bits::<7>(5);
         self.sip.msg.next = self.chunk.val();
         self.mem_valid.next = false;
@@ -608,21 +643,25 @@ impl Logic for AllocUnit {
         // Lowest free slot of the page (walk down so the lowest wins).
         self.free_bits.next = !self.pg_bits.val() & self.want_mask.val();
         self.slot_l.next = self.slot_id[0].val();
+        self.slot_l12.next = self.slot_id12[0].val();
         for hi in 7..8 {
             for j in 0..8 {
                 if (self.free_bits.val() & self.slot_bit[hi - j].val()) != self.zero8.val() {
                     self.slot_l.next = self.slot_id[hi - j].val();
+                    self.slot_l12.next = self.slot_id12[hi - j].val();
                 }
             }
         }
-        self.rel_claim.next = (bit_cast::<12, 4>(self.p_r.q.val()) << 8_u64) | (bit_cast::<12, 3>(self.slot_l.val()) << self.want_shift.val());
+        self.rel_claim.next = (self.w_p12.y.val() << 8_u64) | (self.slot_l12.val() << self.want_shift.val());
         if self.pg_class.val() == self.zero3.val() {
-            self.rel_claim.next = bit_cast::<12, 4>(self.p_r.q.val()) << 8_u64;
+            self.rel_claim.next = self.w_p12.y.val() << 8_u64;
         }
         self.slot_mask.next = self.one8.val() << self.slot_r.q.val();
         // free decode of arg_r.
-        self.outside.next = (self.arg_r.q.val() < self.lo.val()) | (self.arg_r.q.val() >= self.hi.val());
-        self.frel.next = (self.arg_r.q.val() - self.off.val() - self.base.val()).get_bits::<12>(0);
+        // frel64 = chunk - base; outside when below base + off or at/after the end.
+        self.frel64.next = self.arg_r.q.val() - self.lo.val();
+        self.outside.next = (self.arg_r.q.val() < self.lo.val()) | (self.frel64.val() >= self.hi_rel.val());
+        self.frel.next = self.frel64.val().get_bits::<12>(0);
         self.fpage.next = self.frel.val().get_bits::<4>(8);
         self.finpage.next = self.frel.val().get_bits::<8>(0);
         self.f_class.next = self.zero3.val();
@@ -634,16 +673,20 @@ impl Logic for AllocUnit {
             }
         }
         self.f_mis.next = false;
+        self.f_cpp8.next = self.cls_cpp8[0].val();
         self.f_shifted.next = self.finpage.val();
         self.f_cls.next = self.cls_id[0].val();
         for c in 0..4 {
             if self.f_class.val() == self.cls_code[c].val() {
                 self.f_mis.next = (self.finpage.val() & self.cls_amask[c].val()) != self.zero8.val();
+                self.f_cpp8.next = self.cls_cpp8[c].val();
                 self.f_shifted.next = self.finpage.val() >> self.cls_shift[c].val();
                 self.f_cls.next = self.cls_id[c].val();
             }
         }
         self.f_slot.next = self.f_shifted.val().get_bits::<3>(0);
+        // Misaligned, or (as the model) a slot index past the page's chunks.
+        self.f_bad.next = self.f_mis.val() | (self.f_shifted.val() >= self.f_cpp8.val());
         self.f_set.next = (self.f_bits.val() & (self.one8.val() << self.f_slot.val())) != self.zero8.val();
 
         match self.state.q.val() {
@@ -693,7 +736,7 @@ impl Logic for AllocUnit {
                 } else if self.at_rs.val() & self.rfull.val() {
                     // Skip the rest of a full region in one cycle.
                     self.p_r.d.next = (self.p_r.q.val() | self.three4.val()) + self.one4.val();
-                    self.vis_r.d.next = self.vis_r.q.val() + self.four5.val() - bit_cast::<5, 4>(self.p_r.q.val() & self.three4.val());
+                    self.vis_r.d.next = self.vis_r.q.val() + self.four5.val() - self.w_pm5.y.val();
                 } else if (self.pg_class.val() == self.zero3.val())
                     | ((self.pg_class.val() == self.want_code.val()) & (self.pg_used.val() < self.want_cpp.val()))
                 {
@@ -706,7 +749,7 @@ impl Logic for AllocUnit {
                     self.state.d.next = AllocState::Claim;
                 } else {
                     self.p_r.d.next = self.p_r.q.val() + self.one4.val();
-                    self.vis_r.d.next = self.vis_r.q.val() + bit_cast::<5, 4>(self.one4.val());
+                    self.vis_r.d.next = self.vis_r.q.val() + self.one5.val();
                 }
             }
             AllocState::Claim => {
@@ -754,7 +797,7 @@ impl Logic for AllocUnit {
                     self.mem_valid.next = true;
                     self.mem_we.next = true;
                     self.mem_addr.next = self.rear.val();
-                    if self.always.val() {
+                    if self.mode_always.val() {
                         self.chk.op.next = self.op_ins.val();
                         self.state.d.next = AllocState::MIns;
                     } else {
@@ -777,7 +820,7 @@ impl Logic for AllocUnit {
                     self.resp_code_r.d.next = self.res_out.val();
                     self.resp_valid_r.d.next = true;
                     self.state.d.next = AllocState::Idle;
-                } else if (self.f_class.val() == self.zero3.val()) | self.f_mis.val() {
+                } else if (self.f_class.val() == self.zero3.val()) | self.f_bad.val() {
                     self.resp_code_r.d.next = self.res_nac.val();
                     self.resp_valid_r.d.next = true;
                     self.state.d.next = AllocState::Idle;
@@ -864,7 +907,7 @@ impl Logic for AllocUnit {
                 self.resp_size_r.d.next = self.size_r.q.val();
                 self.resp_front_r.d.next = self.front_bad_r.q.val();
                 self.resp_rear_r.d.next = self.rear_bad_r.q.val();
-                if self.always.val() {
+                if self.mode_always.val() {
                     self.chk.op.next = self.op_rem.val();
                     self.state.d.next = AllocState::FRem;
                 } else {
@@ -880,7 +923,7 @@ impl Logic for AllocUnit {
             }
             AllocState::CTake => {
                 if self.chk.done.val() {
-                    self.rel_r.d.next = bit_cast::<12, 7>(self.chk.out_idx.val()) << 5_u64;
+                    self.rel_r.d.next = self.w_idx12.y.val() << 5_u64;
                     self.sizes.read_address.next = self.chk.out_idx.val();
                     self.state.d.next = AllocState::FSize;
                 }

@@ -72,7 +72,11 @@ impl<const R: usize, const IW: usize> Logic for Arbiter<R, IW> {
                     self.index_l.next = self.way[hi - j].val();
                 }
             }
-            for j in 0..R {
+            // (R - 1 >= nxt always holds: no comparison for it.)
+            if self.req[hi].val() {
+                self.index_l.next = self.way[hi].val();
+            }
+            for j in 1..R {
                 if self.req[hi - j].val() && (self.way[hi - j].val() >= self.nxt.q.val()) {
                     self.index_l.next = self.way[hi - j].val();
                 }

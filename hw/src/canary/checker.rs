@@ -58,10 +58,8 @@ pub struct Checker {
     pub done: Signal<Out, Bit>,
     pub out_idx: Signal<Out, Bits<7>>,
     pub due: Signal<Out, Bit>,
-    pub len: Signal<Out, Bits<8>>,
-    pub cursor: Signal<Out, Bits<8>>,
     list: RAM<Bits<7>, 7>,
-    pos: RAM<Bits<7>, 7>,
+    pos: RAM<Bits<8>, 7>,
     state: StateReg<CheckerState>,
     len_r: DFF<Bits<8>>,
     cur_r: DFF<Bits<8>>,
@@ -72,10 +70,12 @@ pub struct Checker {
     done_r: DFF<Bit>,
     acc_r: DFF<Bits<8>>,
     pending_r: DFF<Bits<8>>,
-    sum9: Signal<Local, Bits<9>>,
+    sum8: Signal<Local, Bits<8>>,
+    carry: Signal<Local, Bit>,
     j8: Signal<Local, Bits<8>>,
     e7: Signal<Local, Bits<7>>,
     last8: Signal<Local, Bits<8>>,
+    curm1: Signal<Local, Bits<8>>,
     start8: Signal<Local, Bits<8>>,
     took: Signal<Local, Bit>,
     op_ins: Constant<Bits<2>>,
@@ -98,8 +98,6 @@ impl Default for Checker {
             done: Default::default(),
             out_idx: Default::default(),
             due: Default::default(),
-            len: Default::default(),
-            cursor: Default::default(),
             list: Default::default(),
             pos: Default::default(),
             state: Default::default(),
@@ -112,10 +110,12 @@ impl Default for Checker {
             done_r: Default::default(),
             acc_r: Default::default(),
             pending_r: Default::default(),
-            sum9: Default::default(),
+            sum8: Default::default(),
+            carry: Default::default(),
             j8: Default::default(),
             e7: Default::default(),
             last8: Default::default(),
+            curm1: Default::default(),
             start8: Default::default(),
             took: Default::default(),
             op_ins: Constant::new(OP_INSERT.into()),
@@ -143,19 +143,18 @@ impl Logic for Checker {
         self.list.write_address.next = self.idx.val();
         self.list.write_data.next = self.idx.val();
         self.pos.write_address.next = self.idx.val();
-        self.pos.write_data.next = self.idx.val();
+        self.pos.write_data.next = self.len_r.q.val();
         self.list.read_address.next = self.from_r.q.val().get_bits::<7>(0);
         self.pos.read_address.next = self.idx.val();
         self.done_r.d.next = false;
         self.busy.next = self.state.q.val() != CheckerState::Idle;
         self.done.next = self.done_r.q.val();
         self.out_idx.next = self.out_r.q.val();
-        self.len.next = self.len_r.q.val();
-        self.cursor.next = self.cur_r.q.val();
         self.due.next = (self.pending_r.q.val() != self.zero8.val()) & (self.len_r.q.val() != self.zero8.val());
-        self.j8.next = bit_cast::<8, 7>(self.pos.read_data.val());
+        self.j8.next = self.pos.read_data.val();
         self.e7.next = self.list.read_data.val();
         self.last8.next = self.len_r.q.val() - self.one8.val();
+        self.curm1.next = self.cur_r.q.val() - self.one8.val();
         // The model's take: a cursor at or past the end wraps to 0 first.
         self.start8.next = self.cur_r.q.val();
         if self.cur_r.q.val() >= self.len_r.q.val() {
@@ -168,7 +167,7 @@ impl Logic for Checker {
                     self.list.write_enable.next = true;
                     self.list.write_address.next = self.len_r.q.val().get_bits::<7>(0);
                     self.pos.write_enable.next = true;
-                    self.pos.write_data.next = self.len_r.q.val().get_bits::<7>(0);
+                    self.pos.write_data.next = self.len_r.q.val();
                     self.len_r.d.next = self.len_r.q.val() + self.one8.val();
                     self.done_r.d.next = true;
                 } else if self.op.val() == self.op_rem.val() {
@@ -190,8 +189,8 @@ impl Logic for Checker {
                     self.list.read_address.next = self.last8.val().get_bits::<7>(0);
                     self.two_r.d.next = false;
                 } else {
-                    self.from_r.d.next = self.cur_r.q.val() - self.one8.val();
-                    self.list.read_address.next = (self.cur_r.q.val() - self.one8.val()).get_bits::<7>(0);
+                    self.from_r.d.next = self.curm1.val();
+                    self.list.read_address.next = self.curm1.val().get_bits::<7>(0);
                     self.two_r.d.next = true;
                 }
                 self.state.d.next = CheckerState::RemMove1;
@@ -203,7 +202,7 @@ impl Logic for Checker {
                     self.list.write_data.next = self.e7.val();
                     self.pos.write_enable.next = true;
                     self.pos.write_address.next = self.e7.val();
-                    self.pos.write_data.next = self.to_r.q.val().get_bits::<7>(0);
+                    self.pos.write_data.next = self.to_r.q.val();
                 }
                 if self.two_r.q.val() {
                     self.state.d.next = CheckerState::RemRead2;
@@ -214,7 +213,7 @@ impl Logic for Checker {
             CheckerState::RemRead2 => {
                 // Second move: last -> cursor - 1 (read after the first write).
                 self.list.read_address.next = self.last8.val().get_bits::<7>(0);
-                self.to_r.d.next = self.cur_r.q.val() - self.one8.val();
+                self.to_r.d.next = self.curm1.val();
                 self.from_r.d.next = self.last8.val();
                 self.state.d.next = CheckerState::RemMove2;
             }
@@ -225,9 +224,9 @@ impl Logic for Checker {
                     self.list.write_data.next = self.e7.val();
                     self.pos.write_enable.next = true;
                     self.pos.write_address.next = self.e7.val();
-                    self.pos.write_data.next = self.to_r.q.val().get_bits::<7>(0);
+                    self.pos.write_data.next = self.to_r.q.val();
                 }
-                self.cur_r.d.next = self.cur_r.q.val() - self.one8.val();
+                self.cur_r.d.next = self.curm1.val();
                 self.state.d.next = CheckerState::RemFin;
             }
             CheckerState::RemFin => {
@@ -249,12 +248,14 @@ impl Logic for Checker {
             }
         }
         // Credit: rate/256 checks per cycle.
-        self.sum9.next = bit_cast::<9, 8>(self.acc_r.q.val()) + bit_cast::<9, 8>(self.rate.val());
-        self.acc_r.d.next = self.sum9.val().get_bits::<8>(0);
-        if self.sum9.val().get_bit(8) & !self.took.val() & (self.pending_r.q.val() != self.max8.val()) {
+        // The carry out of acc + rate, without widening: the sum wrapped.
+        self.sum8.next = self.acc_r.q.val() + self.rate.val();
+        self.carry.next = self.sum8.val() < self.acc_r.q.val();
+        self.acc_r.d.next = self.sum8.val();
+        if self.carry.val() & !self.took.val() & (self.pending_r.q.val() != self.max8.val()) {
             self.pending_r.d.next = self.pending_r.q.val() + self.one8.val();
         }
-        if !self.sum9.val().get_bit(8) & self.took.val() & (self.pending_r.q.val() != self.zero8.val()) {
+        if !self.carry.val() & self.took.val() & (self.pending_r.q.val() != self.zero8.val()) {
             self.pending_r.d.next = self.pending_r.q.val() - self.one8.val();
         }
         if self.len_r.q.val() == self.zero8.val() {
