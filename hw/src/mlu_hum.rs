@@ -471,6 +471,8 @@ impl<const N: usize, const IW: usize> MluHum<N, IW> {
     }
 }
 
+// The side path's Idle arm is one `if`; hdl_gen has no match guards.
+#[allow(clippy::collapsible_match)]
 impl<const N: usize, const IW: usize> Logic for MluHum<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
