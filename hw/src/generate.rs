@@ -100,6 +100,9 @@ pub enum TopKind {
     /// `hw::mlu_hum::MluHum<entries, ..>`: the MLU with hit-under-miss
     /// (generator option `hit_under_miss`).
     MluHum { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
+    /// `hw::canary::alloc_unit::AllocUnit` (issue 7) with its default
+    /// parameters (always-on checking, slack 0): `canary_alloc`.
+    CanaryAlloc,
 }
 
 impl TopKind {
@@ -109,6 +112,7 @@ impl TopKind {
             TopKind::Mlb { entries, replacement } => format!("mlb{entries}_{}", replacement_short(*replacement)),
             TopKind::MlbP2 { entries, replacement } => format!("mlb{entries}_{}_p2", replacement_short(*replacement)),
             TopKind::Memcheck => "memcheck".to_string(),
+            TopKind::CanaryAlloc => "canary_alloc".to_string(),
             // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin.
             TopKind::Mlu { entries, structures, replacement, .. } => format!(
                 "mlu{entries}_{}{}",
@@ -195,6 +199,7 @@ impl TopSpec {
                 }
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new()),
+            TopKind::CanaryAlloc => crate::canary::top::build(&name, &crate::canary::alloc_unit::CanaryParams::default()),
             TopKind::Mlu { entries, structures, replacement, mode, step_limit }
             | TopKind::MluHum { entries, structures, replacement, mode, step_limit } => {
                 let hum = matches!(self.kind, TopKind::MluHum { .. });
@@ -274,6 +279,7 @@ pub fn committed_tops() -> Vec<TopSpec> {
             step_limit: d.step_limit as u16,
         }));
     }
+    v.push(TopSpec::new(TopKind::CanaryAlloc));
     v
 }
 
