@@ -223,10 +223,16 @@ if rows:
           + "; ".join(parts) + ".")
     w("")
     a8 = next(r for r in rows if r[0] == "nangate45" and r[1] == 8)
+    x8 = next((r for r in rows if r[0] == "asap7" and r[1] == 8), None)
+    cost = f"+{100.0 * (a8[3]['area_um2'] / a8[2]['area_um2'] - 1.0):.1f}% MLU area (8 entries, Nangate45"
+    if x8:
+        cost += (f"; +{100.0 * (x8[3]['area_um2'] / x8[2]['area_um2'] - 1.0):.1f}% area and "
+                 f"{x8[3]['timing']['min_period_ps'] - x8[2]['timing']['min_period_ps']:+.0f} ps minimum period in ASAP7")
+    cost += ")"
     w("**Which is best.** Host-supplied locations remove the most overhead on its own for list and bst (it removes "
       "the walks, which dominate) and cost no MLU area; hit-under-miss alone helps less (it hides walks only behind "
       "other warps' hits) but stacks with it, and the two together are the lowest overhead in every training row "
-      f"above, for +{100.0 * (a8[3]['area_um2'] / a8[2]['area_um2'] - 1.0):.1f}% MLU area (8 entries, Nangate45). "
+      f"above, for {cost}. "
       "Since host-supplied locations need no MLU hardware, hit-under-miss is the change kept in the generator: "
       "`\"hit_under_miss\": true` in the configuration file (`sim::config::MluConfig`), or `mlugen generate "
       "--hit-under-miss` (with `--config`, `--entries`, `--structure`, `--replacement`), emits `mlu<N>_<structure>_hum`; "
