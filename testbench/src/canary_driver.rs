@@ -19,7 +19,9 @@ use rust_hdl::prelude::*;
 use sim::canary::bench::SplitMix;
 use sim::canary::heap::{AllocError, FreeError, Heap};
 use sim::canary::keyed::CanaryKey;
-use std::collections::VecDeque;
+use crate::harness::{portvec_cpp, CycleSim};
+use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
+use std::collections::{BTreeMap, VecDeque};
 
 /// What the unit did, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,6 +175,56 @@ impl ModelReplay {
     }
 }
 
+/// A simulator of the unit: the rust-hdl model ([`CanarySim`]) or the
+/// emitted Verilog under Verilator ([`CanaryVerilator`]).
+pub trait CanaryDut {
+    /// One clock cycle with requester i presenting `reqs[i]` = (free, arg).
+    fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<StepOut, String>;
+    /// A program store into the heap memory (the caller logs it).
+    fn store(&mut self, addr: u64, bytes: &[u8]);
+}
+
+/// The heap memory the unit's canary port reads and writes (reads answered
+/// after `latency` cycles, in order).
+pub struct HeapMem {
+    mem: Vec<u8>,
+    base: u64,
+    reads: VecDeque<(u64, u64)>,
+    latency: u64,
+}
+
+impl HeapMem {
+    pub fn new(base: u64, latency: u64) -> Self {
+        HeapMem { mem: vec![0; HEAP_BYTES as usize + 8], base, reads: VecDeque::new(), latency: latency.max(1) }
+    }
+    pub fn store(&mut self, addr: u64, bytes: &[u8]) {
+        let o = (addr - self.base) as usize;
+        self.mem[o..o + bytes.len()].copy_from_slice(bytes);
+    }
+    /// The read response to present in `cycle`, if one is due.
+    pub fn response(&mut self, cycle: u64) -> Option<u64> {
+        let &(due, addr) = self.reads.front()?;
+        if due > cycle {
+            return None;
+        }
+        self.reads.pop_front();
+        let o = (addr - self.base) as usize;
+        Some(u64::from_le_bytes(self.mem[o..o + 8].try_into().expect("8 bytes")))
+    }
+    /// A request seen in `cycle`.
+    pub fn request(&mut self, cycle: u64, we: bool, addr: u64, wdata: u64) -> Result<(), String> {
+        if addr < self.base || addr + 8 > self.base + HEAP_BYTES {
+            return Err(format!("cycle {cycle}: memory access at {addr:#x} outside the heap"));
+        }
+        if we {
+            self.store(addr, &wdata.to_le_bytes());
+        } else {
+            self.reads.push_back((cycle + self.latency, addr));
+        }
+        Ok(())
+    }
+}
+
 /// One cycle's observations.
 #[derive(Clone, Debug, Default)]
 pub struct StepOut {
@@ -181,14 +233,10 @@ pub struct StepOut {
     pub check: Option<Check>,
 }
 
-/// The unit in rust-hdl simulation, driven by hand, with the heap memory
-/// (reads answered after `latency` cycles).
+/// The unit in rust-hdl simulation, driven by hand, with its heap memory.
 pub struct CanarySim {
     pub uut: Box<AllocUnit>,
-    mem: Vec<u8>,
-    base: u64,
-    reads: VecDeque<(u64, u64)>,
-    latency: u64,
+    mem: HeapMem,
     pub cycle: u64,
 }
 
@@ -196,13 +244,13 @@ impl CanarySim {
     pub fn new(params: &CanaryParams, key: CanaryKey, rate: u8, latency: u64) -> Result<Self, String> {
         let mut uut = Box::new(AllocUnit::new(params)?);
         uut.connect_all();
-        let mut s = CanarySim { uut, mem: vec![0; HEAP_BYTES as usize + 8], base: params.base, reads: VecDeque::new(), latency: latency.max(1), cycle: 0 };
+        let mut s = CanarySim { uut, mem: HeapMem::new(params.base, latency), cycle: 0 };
         s.uut.reset.next = true;
         s.uut.key_we.next = true;
         s.uut.key_k0.next = key.k0.into();
         s.uut.key_k1.next = key.k1.into();
         s.uut.rate.next = (rate as u64).into();
-        s.step(&[None; REQUESTERS]);
+        s.step(&[None; REQUESTERS])?;
         s.uut.reset.next = false;
         s.uut.key_we.next = false;
         Ok(s)
@@ -211,47 +259,34 @@ impl CanarySim {
     fn settle(&mut self) {
         assert!(simulate(&mut *self.uut, 200), "AllocUnit did not settle");
     }
+}
 
-    /// A program store into the heap memory (the caller logs it).
-    pub fn store(&mut self, addr: u64, bytes: &[u8]) {
-        let o = (addr - self.base) as usize;
-        self.mem[o..o + bytes.len()].copy_from_slice(bytes);
+impl CanaryDut for CanarySim {
+    fn store(&mut self, addr: u64, bytes: &[u8]) {
+        self.mem.store(addr, bytes);
     }
 
-    /// One clock cycle with requester i presenting `reqs[i]` = (free, arg).
-    pub fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> StepOut {
+    fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<StepOut, String> {
         for (i, r) in reqs.iter().enumerate() {
             self.uut.req_valid[i].next = r.is_some();
             self.uut.req_free[i].next = r.map(|r| r.0).unwrap_or(false);
             self.uut.req_arg[i].next = r.map(|r| r.1).unwrap_or(0).into();
         }
-        self.uut.mem_rvalid.next = false;
-        if let Some(&(due, addr)) = self.reads.front() {
-            if due <= self.cycle {
-                self.reads.pop_front();
-                let o = (addr - self.base) as usize;
-                let v = u64::from_le_bytes(self.mem[o..o + 8].try_into().expect("8 bytes"));
-                self.uut.mem_rvalid.next = true;
-                self.uut.mem_rdata.next = v.into();
-            }
-        }
+        let rd = self.mem.response(self.cycle);
+        self.uut.mem_rvalid.next = rd.is_some();
+        self.uut.mem_rdata.next = rd.unwrap_or(0).into();
         self.settle();
         let mut out = StepOut::default();
         for i in 0..REQUESTERS {
             if self.uut.req_grant[i].val() {
-                assert!(out.grant.is_none(), "two grants in one cycle");
+                if out.grant.is_some() {
+                    return Err(format!("cycle {}: two grants in one cycle", self.cycle));
+                }
                 out.grant = Some(i);
             }
         }
         if self.uut.mem_valid.val() {
-            let addr = self.uut.mem_addr.val().to_u64();
-            assert!(addr >= self.base && addr + 8 <= self.base + HEAP_BYTES, "memory access at {addr:#x} outside the heap");
-            if self.uut.mem_we.val() {
-                let v = self.uut.mem_wdata.val().to_u64();
-                self.store(addr, &v.to_le_bytes());
-            } else {
-                self.reads.push_back((self.cycle + self.latency, addr));
-            }
+            self.mem.request(self.cycle, self.uut.mem_we.val(), self.uut.mem_addr.val().to_u64(), self.uut.mem_wdata.val().to_u64())?;
         }
         if self.uut.resp_valid.val() {
             out.resp = Some(Resp {
@@ -276,7 +311,114 @@ impl CanarySim {
         self.uut.clock.next = Clock { clk: false };
         self.settle();
         self.cycle += 1;
-        out
+        Ok(out)
+    }
+}
+
+/// The emitted Verilog under Verilator (the project's per-cycle port-vector
+/// harness, one record per cycle so that the memory and the requesters can
+/// react), with its heap memory.
+pub struct CanaryVerilator {
+    sim: CycleSim,
+    mem: HeapMem,
+    ins: BTreeMap<String, PortSlot>,
+    outs: BTreeMap<String, PortSlot>,
+    rec: Vec<u8>,
+    out: Vec<u8>,
+    reset: bool,
+    key: CanaryKey,
+    rate: u8,
+    pub cycle: u64,
+}
+
+/// Verilator's C++ name of a port: `$` (rust-hdl's array separator) is
+/// escaped as `__024`.
+fn cpp_port(name: &str) -> String {
+    name.replace('$', "__024")
+}
+
+impl CanaryVerilator {
+    /// Build (or reuse the cached build of) `top` and start it.
+    pub fn new(top: &Top, params: &CanaryParams, key: CanaryKey, rate: u8, latency: u64, seed: u64) -> Result<Self, String> {
+        let e = |e: anyhow::Error| format!("{e:#}");
+        let mut layout = Layout::from_manifest(&top.manifest).map_err(e)?;
+        for p in layout.inputs.iter_mut().chain(layout.outputs.iter_mut()) {
+            p.name = cpp_port(&p.name);
+        }
+        let cpp = portvec_cpp(&layout).map_err(e)?;
+        let built = build(&BuildSpec { name: top.name().to_string(), top_module: top.name().to_string(), verilog: &top.verilog, cpp, trace: false }).map_err(e)?;
+        let ins = layout.inputs.iter().map(|p| (p.name.clone(), p.clone())).collect();
+        let outs = layout.outputs.iter().map(|p| (p.name.clone(), p.clone())).collect();
+        let rec = vec![0; layout.in_bytes];
+        let sim = CycleSim::start(layout, &built, seed).map_err(e)?;
+        let mut s = CanaryVerilator { sim, mem: HeapMem::new(params.base, latency), ins, outs, rec, out: Vec::new(), reset: true, key, rate, cycle: 0 };
+        s.step(&[None; REQUESTERS])?;
+        s.reset = false;
+        Ok(s)
+    }
+
+    fn put(&mut self, name: &str, v: u64) {
+        let p = &self.ins[&cpp_port(name)];
+        p.put(&mut self.rec, v);
+    }
+    fn get(&self, name: &str) -> u64 {
+        self.outs[&cpp_port(name)].get(&self.out)
+    }
+}
+
+impl CanaryDut for CanaryVerilator {
+    fn store(&mut self, addr: u64, bytes: &[u8]) {
+        self.mem.store(addr, bytes);
+    }
+
+    fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<StepOut, String> {
+        self.rec.iter_mut().for_each(|b| *b = 0);
+        self.put("reset", self.reset as u64);
+        self.put("key_we", self.reset as u64);
+        self.put("key_k0", self.key.k0);
+        self.put("key_k1", self.key.k1);
+        self.put("rate", self.rate as u64);
+        for (i, r) in reqs.iter().enumerate() {
+            self.put(&format!("req_valid${i}"), r.is_some() as u64);
+            self.put(&format!("req_free${i}"), r.map(|r| r.0 as u64).unwrap_or(0));
+            self.put(&format!("req_arg${i}"), r.map(|r| r.1).unwrap_or(0));
+        }
+        let rd = self.mem.response(self.cycle);
+        self.put("mem_rvalid", rd.is_some() as u64);
+        self.put("mem_rdata", rd.unwrap_or(0));
+        let rec = std::mem::take(&mut self.rec);
+        let mut out = std::mem::take(&mut self.out);
+        self.sim.run(&rec, &mut out).map_err(|e| format!("cycle {}: Verilator harness: {e:#}", self.cycle))?;
+        self.rec = rec;
+        self.out = out;
+        let mut o = StepOut::default();
+        for i in 0..REQUESTERS {
+            if self.get(&format!("req_grant${i}")) != 0 {
+                if o.grant.is_some() {
+                    return Err(format!("cycle {}: two grants in one cycle", self.cycle));
+                }
+                o.grant = Some(i);
+            }
+        }
+        if self.get("mem_valid") != 0 {
+            self.mem.request(self.cycle, self.get("mem_we") != 0, self.get("mem_addr"), self.get("mem_wdata"))?;
+        }
+        if self.get("resp_valid") != 0 {
+            o.resp = Some(Resp {
+                id: self.get("resp_id") as usize,
+                free: self.get("resp_free") != 0,
+                code: self.get("resp_code"),
+                ptr: self.get("resp_ptr"),
+                size: self.get("resp_size"),
+                front: self.get("resp_front") != 0,
+                rear: self.get("resp_rear") != 0,
+            });
+        }
+        if self.get("chk_done") != 0 {
+            o.check = Some(Check { chunk: self.get("chk_chunk"), front: self.get("chk_front") != 0, rear: self.get("chk_rear") != 0 });
+        }
+        self.cycle += 1;
+        Ok(o)
     }
 }
 
@@ -411,16 +553,15 @@ impl Workload {
     }
 }
 
-/// Run `cycles` cycles of the random workload on the rust-hdl model and
-/// replay the log against the golden model as it is produced.
-pub fn run_rust_hdl(params: &CanaryParams, key: CanaryKey, rate: u8, seed: u64, cycles: u64, latency: u64) -> Result<ReplayStats, String> {
-    let mut sim = CanarySim::new(params, key, rate, latency)?;
+/// Run `cycles` cycles of the random workload on `dut` and replay the log
+/// against the golden model as it is produced; Err names the cycle and the
+/// first mismatch.
+pub fn run_workload(dut: &mut dyn CanaryDut, params: &CanaryParams, key: CanaryKey, rate: u8, seed: u64, cycles: u64) -> Result<ReplayStats, String> {
     let mut model = ModelReplay::new(params, key, rate)?;
     let mut wl = Workload::new(params, seed);
-    for _ in 0..cycles {
+    for c in 0..cycles {
         let reqs = wl.requests();
-        let out = sim.step(&reqs);
-        let c = sim.cycle;
+        let out = dut.step(&reqs)?;
         if let Some(r) = &out.resp {
             model.apply(&Event::Resp(r.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
             wl.responded(r);
@@ -429,16 +570,22 @@ pub fn run_rust_hdl(params: &CanaryParams, key: CanaryKey, rate: u8, seed: u64, 
             model.apply(&Event::Check(ch.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
         }
         if let Some(g) = out.grant {
-            let (free, arg) = reqs[g].expect("granted requester had a request");
+            let (free, arg) = reqs[g].ok_or(format!("cycle {c}: grant to requester {g} without a request"))?;
             model.apply(&Event::Grant { id: g, free, arg }).map_err(|e| format!("cycle {c}: {e}"))?;
             wl.granted(g);
         }
         if out.resp.is_some() || out.check.is_some() {
             if let Some((addr, bytes)) = wl.store() {
-                sim.store(addr, &bytes);
+                dut.store(addr, &bytes);
                 model.apply(&Event::Store { addr, bytes })?;
             }
         }
     }
     Ok(model.stats)
+}
+
+/// [`run_workload`] on the rust-hdl model.
+pub fn run_rust_hdl(params: &CanaryParams, key: CanaryKey, rate: u8, seed: u64, cycles: u64, latency: u64) -> Result<ReplayStats, String> {
+    let mut sim = CanarySim::new(params, key, rate, latency)?;
+    run_workload(&mut sim, params, key, rate, seed, cycles)
 }

@@ -7,7 +7,7 @@
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_OK, RES_ZERO_SIZE};
 use sim::canary::heap::CheckMode;
 use sim::canary::keyed::CanaryKey;
-use testbench::canary_driver::{run_rust_hdl, CanarySim, Check, Resp};
+use testbench::canary_driver::{run_rust_hdl, CanaryDut, CanarySim, Check, Resp};
 
 const KEY: CanaryKey = CanaryKey { k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908 };
 const IDLE: [Option<(bool, u64)>; REQUESTERS] = [None; REQUESTERS];
@@ -50,7 +50,7 @@ fn op(sim: &mut CanarySim, id: usize, free: bool, arg: u64) -> Resp {
     let mut reqs = IDLE;
     reqs[id] = Some((free, arg));
     for _ in 0..200 {
-        let out = sim.step(&reqs);
+        let out = sim.step(&reqs).unwrap();
         if out.grant.is_some() {
             reqs = IDLE;
         }
@@ -117,7 +117,7 @@ fn round_robin_same_cycle_rule() {
     let mut reqs = [Some((false, 16)); REQUESTERS];
     let mut order = Vec::new();
     for _ in 0..2000 {
-        let out = sim.step(&reqs);
+        let out = sim.step(&reqs).unwrap();
         if let Some(g) = out.grant {
             order.push(g);
             reqs[g] = None;
@@ -133,7 +133,7 @@ fn round_robin_same_cycle_rule() {
         }
         let mut order = Vec::new();
         for _ in 0..1000 {
-            let out = sim.step(&reqs);
+            let out = sim.step(&reqs).unwrap();
             if let Some(g) = out.grant {
                 order.push(g);
                 reqs[g] = None;
@@ -165,7 +165,7 @@ fn checker_detects_within_bound() {
         let n = live.len();
         // Let the checker run clean for a while (no false reports).
         for _ in 0..rng.below(3000) + 100 {
-            let out = sim.step(&IDLE);
+            let out = sim.step(&IDLE).unwrap();
             assert!(out.check.map(|c| !c.front && !c.rear).unwrap_or(true), "false report");
         }
         let (ptr, size) = live[rng.below(n as u64) as usize];
@@ -175,7 +175,7 @@ fn checker_detects_within_bound() {
         let bound = sim::canary::checker::Checker::new(128, rate as f64 / 256.0).latency_bound(n) + 30;
         let mut found = None;
         for t in 0..bound + 200 {
-            if let Some(Check { chunk, front, rear: r }) = sim.step(&IDLE).check {
+            if let Some(Check { chunk, front, rear: r }) = sim.step(&IDLE).unwrap().check {
                 if front || r {
                     assert_eq!((chunk, front, r), (ptr - 8, !rear, rear));
                     found = Some(t);
