@@ -89,6 +89,13 @@ fn cell_models_handle_clock_gates_and_reject_unknown_cells() {
     assert_eq!(icg, vec!["CLKGATETST_X1".to_string()]);
     assert!(m.contains("module CLKGATETST_X1(CK, E, GCK, SE);") && m.contains("if (!CK) en_latch = E | SE;"), "{m}");
     assert!(m.contains("module DFF_X1(") && m.contains("always @(posedge CK)"), "{m}");
+    // CLKGATE_X1 (the flow's Nangate45 clock gate) has no test enable.
+    let (m, _) = cell_models(&lib, &[inst("CLKGATE_X1", "cg")], &w).unwrap();
+    assert!(m.contains("module CLKGATE_X1(CK, E, GCK);") && m.contains("if (!CK) en_latch = E;"), "{m}");
+    // ASAP7's ICGx1 (a statetable too, and an internal IQ pin).
+    let a7 = synth::sweep::library(&LibSpec::Asap7).unwrap();
+    let (m, _) = cell_models(&a7, &[inst("ICGx1_ASAP7_75t_R", "cg")], &w).unwrap();
+    assert!(m.contains("module ICGx1_ASAP7_75t_R(CLK, ENA, GCLK, SE);") && m.contains("if (!CLK) en_latch = ENA | SE;"), "{m}");
     let e = format!("{:#}", cell_models(&lib, &[inst("NOPE_X1", "u7")], &w).unwrap_err());
     assert!(e.contains("u7") && e.contains("NOPE_X1") && e.contains("does not define"), "{e}");
 
@@ -146,29 +153,37 @@ fn gatelevel_long_run_both_libraries_and_mutants() {
     }
 }
 
-/// The clock-gate model under Verilator: Nangate45's CLKGATETST_X1 gating
-/// a DFF_X1 (through the same harness and build as the MLB netlists); the
-/// flop must load only on edges whose cycle had E or SE high.
+/// The clock-gate models under Verilator: Nangate45's CLKGATETST_X1 and
+/// CLKGATE_X1 each gating a DFF_X1 (through the same harness and build as
+/// the MLB netlists); the flop must load exactly on the edges whose cycle
+/// had E (or SE, where the cell has it) high.
 #[test]
 fn clock_gate_model_gates_a_flip_flop_under_verilator() {
+    gated_flop("CLKGATETST_X1", true);
+    gated_flop("CLKGATE_X1", false);
+}
+
+fn gated_flop(cell: &str, test_pin: bool) {
     use synth::activity::parse_netlist;
     use testbench::gatelevel::{build, cell_models};
     use testbench::harness::{portvec_cpp, CycleSim};
     use testbench::verilator::Layout;
-    let netlist = "module gated(clock, en, se, d, q);\n  input clock;\n  input en;\n  input se;\n  input d;\n  output q;\n  wire gclk;\n  CLKGATETST_X1 cg (\n    .CK(clock),\n    .E(en),\n    .SE(se),\n    .GCK(gclk)\n  );\n  DFF_X1 r (\n    .D(d),\n    .CK(gclk),\n    .Q(q)\n  );\nendmodule\n";
+    let netlist = "module gated(clock, en, se, d, q);\n  input clock;\n  input en;\n  input se;\n  input d;\n  output q;\n  wire gclk;\n  CELL cg (\n    .CK(clock),\n    .E(en),\n    SE    .GCK(gclk)\n  );\n  DFF_X1 r (\n    .D(d),\n    .CK(gclk),\n    .Q(q)\n  );\nendmodule\n";
+    let netlist = netlist.replace("CELL", cell).replace("SE    ", if test_pin { ".SE(se),\n    " } else { "" });
+    let netlist = netlist.as_str();
     let lib = synth::sweep::library(&LibSpec::Nangate45).unwrap();
-    let w = work("icg");
+    let w = work(&format!("icg_{cell}"));
     std::fs::create_dir_all(&w).unwrap();
     let (_, insts) = parse_netlist(netlist).unwrap();
     let (models, icg) = cell_models(&lib, &insts, &w).unwrap();
-    assert_eq!(icg, vec!["CLKGATETST_X1".to_string()]);
+    assert_eq!(icg, vec![cell.to_string()]);
     let ports: Vec<serde_json::Value> = [("clock", "input"), ("en", "input"), ("se", "input"), ("d", "input"), ("q", "output")]
         .iter()
         .map(|(n, d)| serde_json::json!({"name": n, "direction": d, "width": 1}))
         .collect();
     let manifest = serde_json::from_value(serde_json::json!({"manifest_version": 1, "top": "gated", "block": "test", "generator": "test", "hdl": "verilog", "parameters": {}, "ports": ports, "modules": []})).unwrap();
     let layout = Layout::from_manifest(&manifest).unwrap();
-    let built = build("icg-test", "gated", &format!("{netlist}\n{models}"), &portvec_cpp(&layout).unwrap(), "-O0").unwrap();
+    let built = build(&format!("icg-test-{cell}"), "gated", &format!("{netlist}\n{models}"), &portvec_cpp(&layout).unwrap(), "-O0").unwrap();
     let mut sim = CycleSim::start(layout, &built, 7).unwrap();
     let mut rng = sim::runtime::SplitMix64(5);
     let n = 4000;
@@ -183,9 +198,9 @@ fn clock_gate_model_gates_a_flip_flop_under_verilator() {
     let (mut q, mut loads, mut holds) = (0u8, 0, 0);
     for (i, c) in cycles.iter().enumerate() {
         if i > 0 {
-            assert_eq!(out[i], q, "cycle {i}: q sampled before the edge");
+            assert_eq!(out[i], q, "{cell}, cycle {i}: q sampled before the edge");
         }
-        if c[0] | c[1] == 1 {
+        if c[0] == 1 || (test_pin && c[1] == 1) {
             loads += 1;
             q = c[2];
         } else {
