@@ -47,9 +47,21 @@ pub struct Args {
     /// Skip the hierarchical run that splits the area by block.
     #[arg(long)]
     no_blocks: bool,
+    /// Write the report (--report DIR) from every `*.json` in this directory,
+    /// each the output of `mlugen synth --json` (no synthesis; synth/report.sh).
+    #[arg(long, value_name = "DIR")]
+    report_from: Option<PathBuf>,
     /// Only re-render DIR/mlb_sweep.md from DIR/mlb_sweep.json (no synthesis).
     #[arg(long, value_name = "DIR")]
     rerender: Option<PathBuf>,
+    /// Integrated clock gating of the flip-flops per enable group (on/off;
+    /// nangate45 and asap7 only; docs/synth.md).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    clock_gating: String,
+    /// MLB search latency: 1 (the one-cycle MLB) or 2 (the two-stage
+    /// `mlb<N>_<policy>_p2`; MLB top only).
+    #[arg(long, default_value_t = 1)]
+    hit_latency: u64,
     /// Measured cycles per energy workload.
     #[arg(long, default_value_t = 200)]
     energy_cycles: usize,
@@ -59,6 +71,28 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(dir) = &a.rerender {
         synth::report::rerender(dir)?;
         eprintln!("mlugen synth: re-rendered {}/mlb_sweep.md", dir.display());
+        return Ok(());
+    }
+    if let Some(from) = &a.report_from {
+        let Some(dir) = &a.report else { bail!("--report-from needs --report DIR") };
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(from)
+            .with_context(|| format!("reading {}", from.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        let mut reports: Vec<synth::sweep::SynthReport> = Vec::new();
+        for p in &paths {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let mut r: Vec<synth::sweep::SynthReport> =
+                serde_json::from_str(&text).with_context(|| format!("{}: not the output of mlugen synth --json", p.display()))?;
+            reports.append(&mut r);
+        }
+        if reports.is_empty() {
+            bail!("--report-from {}: no reports found", from.display());
+        }
+        synth::report::write(dir, &reports, "synth/report.sh")?;
+        eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len());
         return Ok(());
     }
     let kind = match a.top.as_str() {
@@ -97,6 +131,10 @@ pub fn run(a: Args) -> Result<()> {
     if a.verilog.is_some() && entries.len() > 1 {
         bail!("--verilog names one design: give at most one --entries value");
     }
+    if !(a.hit_latency == 1 || (a.hit_latency == 2 && kind == TopKind::Mlb)) {
+        bail!("--hit-latency {}: expected 1, or 2 for --top mlb (the two-stage MLB)", a.hit_latency);
+    }
+    let gating = a.clock_gating == "on";
     let specs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
     let mut reports = Vec::new();
     for spec in &specs {
@@ -105,10 +143,10 @@ pub fn run(a: Args) -> Result<()> {
         for &n in &entries {
             let design = match (&a.verilog, &a.top_module) {
                 (Some(v), Some(t)) => synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() },
-                _ => sweep::resolve(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name())?.design,
+                _ => sweep::resolve_latency(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design,
             };
             eprintln!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps);
-            let o = JobOptions { out: a.out.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles };
+            let o = JobOptions { out: a.out.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles, clock_gating: gating && lib.tech.is_some() };
             let r = sweep::run(&design, kind, n, &lib, &o).with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
             if !a.json {
                 print_summary(&r);

@@ -290,6 +290,16 @@ pub fn measure(
         bail!("stimulus has no measured cycles");
     }
     let models = cell_models(lib, models_dir)?;
+    // Clock-gated netlists need a model of the ICG cell (gating.rs).
+    let icg = lib.tech.as_ref().map(|t| t.icg.clone()).filter(|i| insts.iter().any(|x| x.cell == i.cell));
+    let icg_model = match &icg {
+        Some(i) => {
+            let p = dir.join(format!("{}_model.v", i.cell));
+            std::fs::write(&p, crate::gating::icg_model(i))?;
+            Some(p)
+        }
+        None => None,
+    };
     let half = (clock_ps / 2.0).round().max(1.0) as u64;
     let mut tb = String::new();
     writeln!(tb, "`timescale 1ps/1ps\n// Rendered by mlugen synth: gate-level activity testbench ({}).\nmodule mlugen_activity_tb;", stim.op)?;
@@ -329,7 +339,10 @@ pub fn measure(
     std::fs::write(&tbp, tb)?;
     let simp = dir.join(format!("activity{tag}.vvp"));
     let s = |p: &Path| p.to_string_lossy().into_owned();
-    tools::run("iverilog", &["-o", &s(&simp), "-s", "mlugen_activity_tb", &s(&tbp), &s(netlist), &s(&models)], dir, &dir.join(format!("iverilog{tag}.log")), &format!("gate-level testbench {}", tbp.display()))?;
+    let mut args = vec!["-o".to_string(), s(&simp), "-s".into(), "mlugen_activity_tb".into(), s(&tbp), s(netlist), s(&models)];
+    args.extend(icg_model.iter().map(|p| s(p)));
+    let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+    tools::run("iverilog", &args, dir, &dir.join(format!("iverilog{tag}.log")), &format!("gate-level testbench {}", tbp.display()))?;
     tools::run("vvp", &["-n", &s(&simp)], dir, &dir.join(format!("vvp{tag}.log")), &format!("gate-level simulation {}", simp.display()))?;
     // The compiled simulation is large (tens of MB) and not needed again.
     let _ = std::fs::remove_file(&simp);
@@ -368,6 +381,17 @@ pub fn measure(
             match act(&key) {
                 Some((a, d)) => out.pins.push(PinActivity { pin: format!("{}/{}", inst.name, pin), activity: a, duty: d }),
                 None => missing.push(net.clone()),
+            }
+        }
+    }
+    // Gated clocks: the ICG outputs' measured toggles (2 per enabled cycle).
+    if let Some(i) = &icg {
+        for inst in insts.iter().filter(|x| x.cell == i.cell) {
+            for (pin, net) in inst.pins.iter().filter(|(p, n)| p == i.gated_clock_pin && !n.is_empty()) {
+                match act(&split_net(net)) {
+                    Some((a, d)) => out.pins.push(PinActivity { pin: format!("{}/{}", inst.name, pin), activity: a, duty: d }),
+                    None => missing.push(net.clone()),
+                }
             }
         }
     }

@@ -46,6 +46,9 @@ pub struct Activity {
 #[template(path = "synth.ys", escape = "none")]
 struct YosysScript<'a> {
     what: &'a str,
+    json_in: String,
+    json_out: String,
+    abc_script: String,
     verilog: Vec<String>,
     top: &'a str,
     flatten: bool,
@@ -76,6 +79,9 @@ struct StaScript<'a> {
     load: String,
     activity: &'a [PinActivity],
     input_activity: &'a [PinActivity],
+    icg_disable: Vec<String>,
+    icg_clk: &'a str,
+    icg_gclk: &'a str,
 }
 
 /// The result of mapping (Yosys) a design.
@@ -87,7 +93,23 @@ pub struct Mapped {
     pub ff_area_um2: f64,
     pub netlist: PathBuf,
     pub dir: PathBuf,
+    /// Clock gating inserted (None: mapped without gating).
+    pub gating: Option<crate::gating::GatingStats>,
+    /// Area of the ICG cells (included in `area_um2`).
+    pub icg_area_um2: f64,
 }
+
+/// How to map (see `map_with`).
+#[derive(Clone, Debug)]
+pub struct MapOptions {
+    pub clock_ps: f64,
+    /// Flatten (headline numbers) or keep the hierarchy (block split).
+    pub flatten: bool,
+    /// Insert integrated clock gates per enable group (flattened runs and
+    /// libraries with a known ICG cell only).
+    pub clock_gating: bool,
+}
+
 
 /// The Kogge-Stone `$lcu` techmap (synth/templates/lcu_kogge_stone.v),
 /// built into the binary so the flow runs from any directory.
@@ -101,6 +123,14 @@ fn abs(p: &Path) -> Result<String> {
 /// Map `design` to `lib` in `dir` (flattened or hierarchical). Returns the
 /// per-module statistics too.
 pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: bool) -> Result<(Mapped, Vec<ModuleStat>)> {
+    map_with(design, lib, &MapOptions { clock_ps, flatten, clock_gating: false }, dir)
+}
+
+/// Map `design` to `lib` in `dir` with options. With clock gating the
+/// Yosys run stops after the generic synthesis (JSON netlist), the gates are
+/// inserted (`gating::insert_clock_gates`), and a second run maps the result.
+pub fn map_with(design: &Design, lib: &Library, o: &MapOptions, dir: &Path) -> Result<(Mapped, Vec<ModuleStat>)> {
+    let (clock_ps, flatten) = (o.clock_ps, o.flatten);
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for v in &design.verilog {
         if !v.is_file() {
@@ -123,8 +153,21 @@ pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: b
     }
     let lcu = dir.join("lcu_kogge_stone.v");
     std::fs::write(&lcu, LCU_KOGGE_STONE)?;
-    let script = YosysScript {
+    let icg = match (&lib.tech, o.clock_gating) {
+        (Some(t), true) if flatten => Some(t.icg.clone()),
+        (None, true) => bail!("clock gating needs a library whose ICG cell the flow knows (nangate45, asap7); {} is not one (use --clock-gating off)", lib.path.display()),
+        _ => None,
+    };
+    let pre_json = dir.join("pre_gating.json");
+    let gated_json = dir.join("gated.json");
+    let mk = |json_in: String, json_out: String| -> Result<String> {
+        Ok(YosysScript {
         what: &what,
+        json_in,
+        json_out,
+        // Yosys's own script for a constrained run measured best of the
+        // seven tried (docs/synth.md): no -script.
+        abc_script: String::new(),
         lcu_map: abs(&lcu)?,
         verilog: design.verilog.iter().map(|v| abs(v)).collect::<Result<_>>()?,
         top: &design.top,
@@ -132,24 +175,42 @@ pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: b
         dff_lib: abs(&lib.dff_path)?,
         lib: abs(&lib.path)?,
         clock_ps: format!("{}", clock_ps.round() as u64),
-        constr,
+        constr: constr.clone(),
         tie_hi,
         tie_lo,
         buf,
         stat: abs(&stat)?,
         netlist: abs(&netlist)?,
-    }
-    .render()?;
+        }
+        .render()?)
+    };
+    let sources = design.verilog.iter().map(|v| v.display().to_string()).collect::<Vec<_>>().join(", ");
     let ys = dir.join(if flatten { "synth.ys" } else { "synth_hier.ys" });
-    std::fs::write(&ys, script)?;
     let log = dir.join(if flatten { "yosys.log" } else { "yosys_hier.log" });
-    tools::run("yosys", &["-s", &abs(&ys)?], dir, &log, &format!("{} (script {})", design.verilog.iter().map(|v| v.display().to_string()).collect::<Vec<_>>().join(", "), ys.display()))?;
+    let mut gating = None;
+    if let Some(icg) = &icg {
+        std::fs::write(&ys, mk(String::new(), abs(&pre_json)?)?)?;
+        tools::run("yosys", &["-s", &abs(&ys)?], dir, &log, &format!("{sources} (script {})", ys.display()))?;
+        let text = std::fs::read_to_string(&pre_json).with_context(|| format!("Yosys wrote no JSON netlist {}", pre_json.display()))?;
+        let (gated, st) = crate::gating::insert_clock_gates(&text, &design.top, icg, crate::gating::MIN_GROUP)
+            .with_context(|| format!("clock gating of {}", pre_json.display()))?;
+        std::fs::write(&gated_json, gated)?;
+        gating = Some(st);
+        let ys2 = dir.join("synth_gated.ys");
+        let log2 = dir.join("yosys_gated.log");
+        std::fs::write(&ys2, mk(abs(&gated_json)?, String::new())?)?;
+        tools::run("yosys", &["-s", &abs(&ys2)?], dir, &log2, &format!("{} (script {})", gated_json.display(), ys2.display()))?;
+    } else {
+        std::fs::write(&ys, mk(String::new(), String::new())?)?;
+        tools::run("yosys", &["-s", &abs(&ys)?], dir, &log, &format!("{sources} (script {})", ys.display()))?;
+    }
     let text = std::fs::read_to_string(&stat).with_context(|| format!("Yosys wrote no statistics to {}", stat.display()))?;
     let mods = tools::parse_stat(&text)?;
     let mut area = 0.0;
     let mut cells = 0;
     let mut ffs = 0;
     let mut ff_area = 0.0;
+    let mut icg_area = 0.0;
     for m in &mods {
         area += m.area;
         for (c, n) in &m.cells {
@@ -158,6 +219,9 @@ pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: b
                 if lib.is_ff(c) {
                     ffs += n;
                     ff_area += a * *n as f64;
+                }
+                if icg.as_ref().is_some_and(|i| i.cell == c) {
+                    icg_area += a * *n as f64;
                 }
             }
         }
@@ -175,7 +239,7 @@ pub fn map(design: &Design, lib: &Library, clock_ps: f64, dir: &Path, flatten: b
     if area <= 0.0 || cells == 0 {
         bail!("Yosys mapped {} to an empty netlist (see {})", design.top, log.display());
     }
-    Ok((Mapped { area_um2: area, cells, flip_flops: ffs, ff_area_um2: ff_area, netlist, dir: dir.to_path_buf() }, mods))
+    Ok((Mapped { area_um2: area, cells, flip_flops: ffs, ff_area_um2: ff_area, netlist, dir: dir.to_path_buf(), gating, icg_area_um2: icg_area }, mods))
 }
 
 /// Time and power a flattened mapped netlist.
@@ -186,6 +250,11 @@ pub fn sta(design: &Design, lib: &Library, mapped: &Mapped, clock_ps: f64, activ
         Some(t) => (t.drive_cell, t.drive_pin, format!("{}", t.load_ff)),
         None => ("", "", String::new()),
     };
+    // Power runs of a gated netlist: the ICGs' instance names (gating.rs).
+    let n_icg = mapped.gating.as_ref().map_or(0, |g| g.icgs);
+    let (icg_clk, icg_gclk) = lib.tech.as_ref().map_or(("", ""), |t| (t.icg.clock_pin, t.icg.gated_clock_pin));
+    let icg_disable: Vec<String> =
+        if activity.pins.is_empty() { vec![] } else { (0..n_icg).map(|k| format!("mlugen_icg{k}")).collect() };
     let script = StaScript {
         what: &what,
         time_unit: format!("{} ps", lib.time_unit_ps),
@@ -199,6 +268,9 @@ pub fn sta(design: &Design, lib: &Library, mapped: &Mapped, clock_ps: f64, activ
         load,
         activity: &activity.pins,
         input_activity: &activity.inputs,
+        icg_disable,
+        icg_clk,
+        icg_gclk,
     }
     .render()?;
     let tcl = mapped.dir.join(format!("sta{tag}.tcl"));

@@ -3,6 +3,7 @@
 //! report. See docs/synth.md for every choice the flow makes.
 pub mod activity;
 pub mod flow;
+pub mod gating;
 pub mod liberty;
 pub mod report;
 pub mod sweep;

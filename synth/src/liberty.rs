@@ -80,6 +80,8 @@ pub struct TechCells {
     /// Load on every output: 4 x the drive buffer's input capacitance (a
     /// fanout of four), in fF.
     pub load_ff: f64,
+    /// The integrated clock-gating cell (synth/src/gating.rs).
+    pub icg: crate::gating::IcgCell,
 }
 
 pub const NANGATE45_TECH: TechCells = TechCells {
@@ -89,6 +91,7 @@ pub const NANGATE45_TECH: TechCells = TechCells {
     drive_cell: "BUF_X1",
     drive_pin: "Z",
     load_ff: 3.9, // 4 x BUF_X1/A 0.974659 fF
+    icg: crate::gating::IcgCell { cell: "CLKGATE_X1", clock_pin: "CK", enable_pin: "E", gated_clock_pin: "GCK", test_pin: None },
 };
 
 pub const ASAP7_TECH: TechCells = TechCells {
@@ -98,6 +101,7 @@ pub const ASAP7_TECH: TechCells = TechCells {
     drive_cell: "BUFx2_ASAP7_75t_R",
     drive_pin: "Y",
     load_ff: 2.14, // 4 x BUFx2/A 0.534279 fF
+    icg: crate::gating::IcgCell { cell: "ICGx1_ASAP7_75t_R", clock_pin: "CLK", enable_pin: "ENA", gated_clock_pin: "GCLK", test_pin: Some("SE") },
 };
 
 impl Library {

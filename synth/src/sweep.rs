@@ -42,6 +42,13 @@ pub struct Generated {
 /// `replacement` / `structure`. The Verilog is `<top>.v` beside it and its
 /// clock port is `clock` (rust-hdl's name; checked against the manifest).
 pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &str, structure: &str) -> Result<Generated> {
+    resolve_latency(verilog_out, kind, entries, replacement, structure, 1)
+}
+
+/// As `resolve`, for a given MLB hit latency (manifest parameter
+/// `hit_latency`, 1 when absent): 2 selects the two-stage MLB
+/// (`mlb<N>_<policy>_p2`).
+pub fn resolve_latency(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &str, structure: &str, hit_latency: u64) -> Result<Generated> {
     let rd = std::fs::read_dir(verilog_out).with_context(|| {
         format!("no generated Verilog directory {} (run `mlugen generate`, or pass --verilog FILE --top-module NAME)", verilog_out.display())
     })?;
@@ -66,11 +73,17 @@ pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &
         if !m("replacement", replacement) || !m("structure", structure) || !ms {
             continue;
         }
+        // Other variants (hit-under-miss, ...) are not the plain top.
+        if par.get("hit_latency").and_then(|x| x.as_u64()).unwrap_or(1) != hit_latency
+            || par.get("hit_under_miss").and_then(|x| x.as_bool()).unwrap_or(false)
+        {
+            continue;
+        }
         found.push((p, top.to_string(), v));
     }
     let Some((manifest, top, v)) = found.into_iter().next() else {
         bail!(
-            "no manifest in {} for a {entries}-entry {} (replacement {replacement}, structure {structure}); run `mlugen generate` or pass --verilog FILE --top-module NAME",
+            "no manifest in {} for a {entries}-entry {} (replacement {replacement}, structure {structure}, hit latency {hit_latency}); run `mlugen generate` or pass --verilog FILE --top-module NAME",
             verilog_out.display(),
             kind.name().to_uppercase()
         );
@@ -140,10 +153,22 @@ pub struct SynthReport {
     pub leakage_w: f64,
     pub energy: Vec<OpEnergy>,
     pub netlist: String,
+    /// Clock gates inserted in the flattened netlist (None: no gating).
+    #[serde(default)]
+    pub clock_gating: Option<crate::gating::GatingStats>,
+    #[serde(default)]
+    pub icg_area_um2: f64,
+    /// MLB search latency in cycles (2 for the two-stage MLB).
+    #[serde(default = "one")]
+    pub hit_latency: u64,
     /// FNV-1a 64 hash of the input Verilog: which RTL these numbers are for.
     #[serde(default)]
     pub verilog_fnv64: String,
     pub notes: Vec<String>,
+}
+
+fn one() -> u64 {
+    1
 }
 
 fn fnv64(files: &[PathBuf]) -> String {
@@ -163,6 +188,8 @@ pub struct JobOptions {
     pub blocks: bool,
     pub energy: bool,
     pub energy_cycles: usize,
+    /// Insert clock gates (flattened run; the block split stays ungated).
+    pub clock_gating: bool,
 }
 
 /// Default clock per library: 1 GHz for Nangate45, 2 GHz for ASAP7 (the
@@ -254,7 +281,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
     let hash_before = fnv64(&design.verilog);
-    let (m, _) = flow::map(design, lib, o.clock_ps, &dir.join("flat"), true)?;
+    let (m, _) = flow::map_with(design, lib, &flow::MapOptions { clock_ps: o.clock_ps, flatten: true, clock_gating: o.clock_gating }, &dir.join("flat"))?;
     let (blocks, blocks_total) = if o.blocks {
         let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
         (flow::blocks(&mods, lib, &|name| classify(&design.top, name)), hm.area_um2)
@@ -263,6 +290,9 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
     };
     let (timing, pdef) = flow::sta(design, lib, &m, o.clock_ps, &Activity::default(), "")?;
     let mut notes = vec![lib.rails_note.clone()];
+    if o.clock_gating && o.blocks {
+        notes.push("the area split by block comes from the hierarchical run, which is not clock gated (its enable muxes are still there)".into());
+    }
     let mut energy = Vec::new();
     if o.energy && kind == TopKind::Mlb {
         // The location ports carry bits 55..5 (51 bits) or a whole 64-bit
@@ -323,6 +353,9 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         power_default_activity: pdef,
         energy,
         netlist: rel(&m.netlist),
+        clock_gating: m.gating.clone(),
+        icg_area_um2: m.icg_area_um2,
+        hit_latency: design.top.ends_with("_p2").then_some(2).unwrap_or(1),
         verilog_fnv64: fnv64(&design.verilog),
         notes,
     })

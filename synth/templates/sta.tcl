@@ -14,7 +14,12 @@ set_output_delay 0 -clock clk [all_outputs]
 {% if !drive_cell.is_empty() %}# Each input is driven by an x1 buffer; each output drives a fanout of four.
 set_driving_cell -lib_cell {{ drive_cell }} -pin {{ drive_pin }} $data_inputs
 set_load {{ load }} [all_outputs]
-{% endif %}{% if !activity.is_empty() %}# Workload activity (toggles per clock period, duty) of every input bit and
+{% endif %}{% if !icg_disable.is_empty() %}# Clock-gated netlist, power run only: the clock is not propagated through
+# the ICG cells, so each gated clock net takes the toggle rate measured in
+# the gate-level simulation (OpenSTA would otherwise give every clock net
+# the full clock activity). Timing comes from the run without this.
+{% endif %}{% for c in icg_disable %}set_disable_timing -from {{ icg_clk }} -to {{ icg_gclk }} [get_cells {{ "{" }}{{ c }}{{ "}" }}]
+{% endfor %}{% if !activity.is_empty() %}# Workload activity (toggles per clock period, duty) of every input bit and
 # flip-flop output pin, measured by gate-level simulation of this netlist.
 # (`set_power_activity -pins` is broken in 2.0.17; the sta:: call works.)
 set top [sta::top_instance]

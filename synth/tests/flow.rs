@@ -27,7 +27,8 @@ fn mlb8() -> Design {
 #[test]
 fn mlb8_nangate45_area_timing_power_energy() {
     let lib = sweep::library(&LibSpec::Nangate45).unwrap();
-    let o = JobOptions { out: work("mlb8"), clock_ps: 1000.0, blocks: true, energy: true, energy_cycles: 60 };
+    let work_dir = work("mlb8");
+    let o = JobOptions { out: work_dir.clone(), clock_ps: 1000.0, blocks: true, energy: true, energy_cycles: 60, clock_gating: true };
     let r = sweep::run(&mlb8(), TopKind::Mlb, 8, &lib, &o).unwrap();
 
     // Area: at least the storage (8 x 172 bits, docs/design.md) in the
@@ -42,6 +43,22 @@ fn mlb8_nangate45_area_timing_power_energy() {
     assert_eq!(storage.flip_flops, storage_bits as u64);
     let sum: f64 = r.blocks.iter().map(|b| b.area_um2).sum();
     assert!((sum - r.blocks_total_um2).abs() < 1e-3 * sum);
+
+    // Clock gating: one ICG per entry (its 51 + 56 + 56 + 8 location, base,
+    // size and tag flops share the write enable) and one per output-data
+    // bank (rs: way 3 + 51 + 56 + 56 + 8, ls: way 3 + 56 + 56 + 8, loaded
+    // only on a request); the gated flops lost their enable (no $_DFFE_ left
+    // for them in the netlist handed to the mapper).
+    let g = r.clock_gating.as_ref().expect("clock gating is on");
+    assert_eq!(g.icgs, 8 + 2, "{g:?}");
+    assert_eq!(g.gated_flip_flops, 8 * 171 + 174 + 123, "{g:?}");
+    let gated = std::fs::read_to_string(work_dir.join("mlb8_plru_nangate45/flat/gated.json")).unwrap();
+    assert_eq!(gated.matches("\"type\": \"CLKGATE_X1\"").count() + gated.matches("\"type\":\"CLKGATE_X1\"").count(), 10);
+    let dffe = gated.matches("$_DFFE_P").count() + gated.matches("$_SDFFCE_P").count();
+    assert_eq!(dffe as u64, g.ungated_enable_flip_flops, "only the small enable groups keep their enable");
+    let netlist = std::fs::read_to_string(liberty::repo_root().join(&r.netlist)).unwrap();
+    assert_eq!(netlist.matches("CLKGATE_X1 ").count(), 10);
+    assert!(r.icg_area_um2 > 0.0 && r.icg_area_um2 < 0.05 * r.area_um2);
 
     // Timing: a parsed path, with slack = period - required period.
     assert!(r.timing.arrival_ps > 100.0 && r.timing.arrival_ps < 20_000.0, "{:?}", r.timing);
