@@ -7,7 +7,7 @@
 //!
 //! # Ports (one clock, rising edge)
 //! - `reset`: synchronous; drops every request in flight.
-//! - `data_latency`, `meta_latency` (16): cycles, >= 1, held constant while
+//! - `data_latency`, `meta_latency` (32): cycles, >= 1, held constant while
 //!   requests are in flight.
 //! - Data request (the load/store unit): `data_req` with `data_warp` (WW) and
 //!   `data_load` (a load wakes its warp; a store only occupies a slot). Taken
@@ -34,8 +34,8 @@ use rust_hdl::prelude::*;
 pub struct MemModel<const Q: usize, const QW: usize, const WW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub data_latency: Signal<In, Bits<16>>,
-    pub meta_latency: Signal<In, Bits<16>>,
+    pub data_latency: Signal<In, Bits<32>>,
+    pub meta_latency: Signal<In, Bits<32>>,
     pub data_req: Signal<In, Bit>,
     pub data_warp: Signal<In, Bits<WW>>,
     pub data_load: Signal<In, Bit>,
@@ -141,8 +141,8 @@ impl<const Q: usize, const QW: usize, const WW: usize> Logic for MemModel<Q, QW,
             self.load[i].d.next = self.load[i].q.val();
         }
         self.now.d.next = self.now.q.val() + self.one32.val();
-        self.lat32.next = bit_cast::<32, 16>(self.data_latency.val());
-        self.mlat32.next = bit_cast::<32, 16>(self.meta_latency.val());
+        self.lat32.next = self.data_latency.val();
+        self.mlat32.next = self.meta_latency.val();
         // The oldest data request.
         self.head_due.next = self.due[0].q.val();
         self.head_warp.next = self.warp[0].q.val();

@@ -27,7 +27,7 @@
 //!
 //! # Ports (one clock, rising edge; `reset` synchronous, one cycle after
 //! power-up; it resets the MLU, the memory and the counters)
-//! - Configuration: `data_latency`, `meta_latency` (16, >= 1),
+//! - Configuration: `data_latency`, `meta_latency` (32, >= 1),
 //!   `max_outstanding` (8, 1..=Q). Hold them while `run` is high.
 //! - `run`: high for a whole kernel, from its first cycle until the cycle
 //!   after `kdone` is seen; low between kernels. While low nothing issues, the
@@ -66,7 +66,13 @@
 //! - Status and counters (32, wrapping; cleared by reset): `kdone`,
 //!   `kcycles`; `cnt_cycles` (kernel cycles summed), `cnt_issued` (an ALU
 //!   instruction of repeat n counts n), `cnt_loads`, `cnt_stores`,
-//!   `cnt_mlu_ops`; the MLU's own counters are `mlu.cnt_*`.
+//!   `cnt_mlu_ops`; the MLU's counters, CSR values and observability
+//!   outputs are passed out as `mlu_<name>` (`mlu_cnt_meta_reads`, ...).
+//!
+//! Verilog: the emitted top passes `verilator --lint-only -Wall` except for
+//! UNOPTFLAT (the scheduler's and the memory model's combinational paths
+//! run through this block's single always block), so it is not yet a
+//! committed top of `verilog_out/`.
 use crate::mem_model::MemModel;
 use crate::mlu::{Mlu, MluParams};
 use crate::warp_sched::WarpSched;
@@ -86,8 +92,8 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub run: Signal<In, Bit>,
-    pub data_latency: Signal<In, Bits<16>>,
-    pub meta_latency: Signal<In, Bits<16>>,
+    pub data_latency: Signal<In, Bits<32>>,
+    pub meta_latency: Signal<In, Bits<32>>,
     pub max_outstanding: Signal<In, Bits<8>>,
     // Fetch.
     pub fetch_req: Signal<Out, Bit>,
@@ -132,6 +138,37 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub cnt_loads: Signal<Out, Bits<32>>,
     pub cnt_stores: Signal<Out, Bits<32>>,
     pub cnt_mlu_ops: Signal<Out, Bits<32>>,
+    // The MLU's other outputs, as its ports (`hw::mlu`), prefixed `mlu_`.
+    pub mlu_resp_op: Signal<Out, Bits<3>>,
+    pub mlu_resp_addr: Signal<Out, Bits<56>>,
+    pub mlu_resp_base: Signal<Out, Bits<56>>,
+    pub mlu_resp_size: Signal<Out, Bits<56>>,
+    pub mlu_csr_mode: Signal<Out, Bit>,
+    pub mlu_csr_structure: Signal<Out, Bit>,
+    pub mlu_csr_root: Signal<Out, Bits<64>>,
+    pub mlu_csr_step_limit: Signal<Out, Bits<16>>,
+    pub mlu_cnt_loadmeta: Signal<Out, Bits<32>>,
+    pub mlu_cnt_memcheck_g: Signal<Out, Bits<32>>,
+    pub mlu_cnt_memcheck_s: Signal<Out, Bits<32>>,
+    pub mlu_cnt_range_lookups: Signal<Out, Bits<32>>,
+    pub mlu_cnt_range_hits: Signal<Out, Bits<32>>,
+    pub mlu_cnt_range_misses: Signal<Out, Bits<32>>,
+    pub mlu_cnt_loc_lookups: Signal<Out, Bits<32>>,
+    pub mlu_cnt_loc_hits: Signal<Out, Bits<32>>,
+    pub mlu_cnt_loc_misses: Signal<Out, Bits<32>>,
+    pub mlu_cnt_steps: Signal<Out, Bits<32>>,
+    pub mlu_cnt_meta_reads: Signal<Out, Bits<32>>,
+    pub mlu_cnt_faults: Signal<Out, Bits<32>>,
+    pub mlu_cnt_invalidates: Signal<Out, Bits<32>>,
+    pub mlu_cnt_flushes: Signal<Out, Bits<32>>,
+    pub mlu_mlb_multi: Signal<Out, Bit>,
+    pub mlu_mlb_hit_way: Signal<Out, Bits<IW>>,
+    pub mlu_mlb_victim: Signal<Out, Bits<IW>>,
+    pub mlu_mlb_fill_ok: Signal<Out, Bit>,
+    pub mlu_mlb_repl_state: Signal<Out, Bits<N>>,
+    pub mlu_trav_busy: Signal<Out, Bit>,
+    pub mlu_trav_steps: Signal<Out, Bits<16>>,
+    pub mlu_check_pass: Signal<Out, Bit>,
     // Blocks.
     pub mlu: Mlu<N, IW>,
     pub mem: MemModel<Q, QW, WW>,
@@ -247,6 +284,36 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             cnt_loads: Default::default(),
             cnt_stores: Default::default(),
             cnt_mlu_ops: Default::default(),
+            mlu_resp_op: Default::default(),
+            mlu_resp_addr: Default::default(),
+            mlu_resp_base: Default::default(),
+            mlu_resp_size: Default::default(),
+            mlu_csr_mode: Default::default(),
+            mlu_csr_structure: Default::default(),
+            mlu_csr_root: Default::default(),
+            mlu_csr_step_limit: Default::default(),
+            mlu_cnt_loadmeta: Default::default(),
+            mlu_cnt_memcheck_g: Default::default(),
+            mlu_cnt_memcheck_s: Default::default(),
+            mlu_cnt_range_lookups: Default::default(),
+            mlu_cnt_range_hits: Default::default(),
+            mlu_cnt_range_misses: Default::default(),
+            mlu_cnt_loc_lookups: Default::default(),
+            mlu_cnt_loc_hits: Default::default(),
+            mlu_cnt_loc_misses: Default::default(),
+            mlu_cnt_steps: Default::default(),
+            mlu_cnt_meta_reads: Default::default(),
+            mlu_cnt_faults: Default::default(),
+            mlu_cnt_invalidates: Default::default(),
+            mlu_cnt_flushes: Default::default(),
+            mlu_mlb_multi: Default::default(),
+            mlu_mlb_hit_way: Default::default(),
+            mlu_mlb_victim: Default::default(),
+            mlu_mlb_fill_ok: Default::default(),
+            mlu_mlb_repl_state: Default::default(),
+            mlu_trav_busy: Default::default(),
+            mlu_trav_steps: Default::default(),
+            mlu_check_pass: Default::default(),
             mlu: Mlu::new(p),
             mem: Default::default(),
             sched: Default::default(),
@@ -447,6 +514,36 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.mlu_resp_fault.next = self.mlu.resp_fault.val();
         self.mlu_resp_loc.next = self.mlu.resp_loc.val();
 
+        self.mlu_resp_op.next = self.mlu.resp_op.val();
+        self.mlu_resp_addr.next = self.mlu.resp_addr.val();
+        self.mlu_resp_base.next = self.mlu.resp_base.val();
+        self.mlu_resp_size.next = self.mlu.resp_size.val();
+        self.mlu_csr_mode.next = self.mlu.csr_mode.val();
+        self.mlu_csr_structure.next = self.mlu.csr_structure.val();
+        self.mlu_csr_root.next = self.mlu.csr_root.val();
+        self.mlu_csr_step_limit.next = self.mlu.csr_step_limit.val();
+        self.mlu_cnt_loadmeta.next = self.mlu.cnt_loadmeta.val();
+        self.mlu_cnt_memcheck_g.next = self.mlu.cnt_memcheck_g.val();
+        self.mlu_cnt_memcheck_s.next = self.mlu.cnt_memcheck_s.val();
+        self.mlu_cnt_range_lookups.next = self.mlu.cnt_range_lookups.val();
+        self.mlu_cnt_range_hits.next = self.mlu.cnt_range_hits.val();
+        self.mlu_cnt_range_misses.next = self.mlu.cnt_range_misses.val();
+        self.mlu_cnt_loc_lookups.next = self.mlu.cnt_loc_lookups.val();
+        self.mlu_cnt_loc_hits.next = self.mlu.cnt_loc_hits.val();
+        self.mlu_cnt_loc_misses.next = self.mlu.cnt_loc_misses.val();
+        self.mlu_cnt_steps.next = self.mlu.cnt_steps.val();
+        self.mlu_cnt_meta_reads.next = self.mlu.cnt_meta_reads.val();
+        self.mlu_cnt_faults.next = self.mlu.cnt_faults.val();
+        self.mlu_cnt_invalidates.next = self.mlu.cnt_invalidates.val();
+        self.mlu_cnt_flushes.next = self.mlu.cnt_flushes.val();
+        self.mlu_mlb_multi.next = self.mlu.mlb_multi.val();
+        self.mlu_mlb_hit_way.next = self.mlu.mlb_hit_way.val();
+        self.mlu_mlb_victim.next = self.mlu.mlb_victim.val();
+        self.mlu_mlb_fill_ok.next = self.mlu.mlb_fill_ok.val();
+        self.mlu_mlb_repl_state.next = self.mlu.mlb_repl_state.val();
+        self.mlu_trav_busy.next = self.mlu.trav_busy.val();
+        self.mlu_trav_steps.next = self.mlu.trav_steps.val();
+        self.mlu_check_pass.next = self.mlu.check_pass.val();
         // The memory port: the MLU's reads always go; the load/store unit's
         // request only when the port is free (the scheduler checked).
         self.mlu.mem_req_ready.next = true;

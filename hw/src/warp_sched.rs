@@ -61,9 +61,10 @@ impl<const W: usize, const WW: usize> Logic for WarpSched<W, WW> {
                 }
             }
         }
-        // A candidate above `last` overrides: the lowest of those wins.
+        // A candidate above `last` overrides: the lowest of those wins
+        // (warp 0 is never above `last`, so it is not compared).
         for top in (W - 1)..W {
-            for j in 0..W {
+            for j in 0..(W - 1) {
                 if self.can[top - j].val() & (self.way[top - j].val() > self.last.val()) {
                     self.pick_l.next = self.way[top - j].val();
                 }

@@ -65,7 +65,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         anyhow::ensure!(mlu.entries == N, "MLU entries {} but the pipeline is built with {N}", mlu.entries);
         anyhow::ensure!(!p.hit_under_miss && !p.host_locations, "the RTL pipeline builds neither extension");
         anyhow::ensure!(p.max_outstanding <= Q, "max_outstanding {} > the memory's {Q} slots", p.max_outstanding);
-        anyhow::ensure!(p.mem_latency <= 0xFFFF && p.meta_latency <= 0xFFFF, "latencies must fit 16 bits");
+        anyhow::ensure!(p.mem_latency < 1 << 31 && p.meta_latency < 1 << 31, "latencies must fit 31 bits");
         let params = MluParams::from_config(mlu)?;
         let rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), seed, ..RuntimeConfig::default() })
             .map_err(|e| anyhow::anyhow!("MLU configuration: {e}"))?;
