@@ -190,11 +190,12 @@ fn group_end(text: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// `name : value;` anywhere in `text` (first occurrence, quotes removed).
+/// `name : value;` anywhere in `text` (first occurrence, quotes removed;
+/// several attributes may share a line).
 fn attr(text: &str, name: &str) -> Option<String> {
-    text.lines().find_map(|l| {
+    text.split(['\n', ';', '{', '}']).find_map(|l| {
         let rest = l.trim().strip_prefix(name)?.trim_start().strip_prefix(':')?;
-        Some(rest.trim().trim_end_matches(';').trim().trim_matches('"').to_string())
+        Some(rest.trim().trim_matches('"').to_string())
     })
 }
 
