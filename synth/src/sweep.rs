@@ -355,7 +355,7 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         netlist: rel(&m.netlist),
         clock_gating: m.gating.clone(),
         icg_area_um2: m.icg_area_um2,
-        hit_latency: design.top.ends_with("_p2").then_some(2).unwrap_or(1),
+        hit_latency: if design.top.ends_with("_p2") { 2 } else { 1 },
         verilog_fnv64: fnv64(&design.verilog),
         notes,
     })
