@@ -136,6 +136,23 @@ pub enum MluTiming {
     Rtl,
 }
 
+impl MluTiming {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            MluTiming::Ideal => "ideal",
+            MluTiming::Rtl => "rtl",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<MluTiming> {
+        match name {
+            "ideal" => Some(MluTiming::Ideal),
+            "rtl" => Some(MluTiming::Rtl),
+            _ => None,
+        }
+    }
+}
+
 /// The RTL MLU's fixed cycles b of one operation, from the model's counter
 /// changes (see [`MluTiming::Rtl`]).
 fn rtl_base(before: &Counters, after: &Counters, loadmeta: bool, fault: Option<FaultCode>) -> u64 {

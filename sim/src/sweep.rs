@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::config::{Mode, MluConfig, Replacement, Structure};
 use crate::expand::{self, ExpandConfig, Workload};
-use crate::pipeline::{run_workload, PipelineConfig, WorkloadRun};
+use crate::pipeline::{run_workload_with, MluTiming, PipelineConfig, WorkloadRun};
 
 /// A run: trace index and (entries, structure, mode), None = unchecked.
 type Job = (usize, Option<(usize, Structure, Mode)>);
@@ -28,6 +28,10 @@ pub struct SweepConfig {
     pub replacement: Replacement,
     pub expand: ExpandConfig,
     pub pipeline: PipelineConfig,
+    /// MLU operation latencies: the model's ideal rule (default, as the
+    /// committed evaluation) or the RTL MLU's (what the RTL SM pipeline
+    /// matches cycle for cycle; see `MluTiming`).
+    pub timing: MluTiming,
     /// Tag PRNG seed of the runtime.
     pub seed: u64,
     pub threads: usize,
@@ -44,6 +48,7 @@ impl SweepConfig {
             replacement: Replacement::Plru,
             expand: ExpandConfig::default(),
             pipeline: PipelineConfig::default(),
+            timing: MluTiming::Ideal,
             seed: 1,
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         }
@@ -117,6 +122,7 @@ pub struct Params {
     pub replacement: String,
     pub host_locations: bool,
     pub hit_under_miss: bool,
+    pub mlu_timing: String,
     pub seed: u64,
     pub threads: usize,
 }
@@ -194,6 +200,9 @@ fn point(wl: &Workload, entries: usize, s: Structure, m: Mode, run: &WorkloadRun
 pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyhow::Result<SweepResult> {
     let t0 = Instant::now();
     cfg.pipeline.validate().map_err(|m| anyhow::anyhow!("{m}"))?;
+    if cfg.timing == MluTiming::Rtl && cfg.pipeline.hit_under_miss {
+        anyhow::bail!("mlu timing rtl models the blocking RTL MLU; it cannot be combined with hit_under_miss");
+    }
     for &e in &cfg.entries {
         MluConfig { entries: e, ..MluConfig::default() }
             .validate(crate::config::Target::Model)
@@ -242,7 +251,7 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
                     replacement: cfg.replacement,
                     ..MluConfig::default()
                 });
-                let r = run_workload(&wls[t], &cfg.pipeline, mlu.as_ref(), cfg.seed).map_err(anyhow::Error::from);
+                let r = run_workload_with(&wls[t], &cfg.pipeline, cfg.timing, mlu.as_ref(), cfg.seed).map_err(anyhow::Error::from);
                 results.lock().unwrap()[i] = Some(r);
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             });
@@ -282,6 +291,7 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             replacement: cfg.replacement.name().to_string(),
             host_locations: cfg.pipeline.host_locations,
             hit_under_miss: cfg.pipeline.hit_under_miss,
+            mlu_timing: cfg.timing.name().to_string(),
             seed: cfg.seed,
             threads: cfg.threads,
         },

@@ -58,6 +58,12 @@ pub struct Args {
     /// Extension: MLB hits are answered while the traverser walks.
     #[arg(long = "hit-under-miss")]
     pub hit_under_miss: bool,
+    /// MLU operation latencies: `ideal` (the model's rule: 1 cycle without
+    /// memory, 1 + k x L with k reads; the committed evaluation) or `rtl`
+    /// (the RTL MLU's: 2-4 cycles, k x (L + 1); the timing the RTL SM pipeline
+    /// matches cycle for cycle, testbench/tests/sm_pipeline.rs).
+    #[arg(long = "mlu-timing", default_value = "ideal")]
+    pub mlu_timing: String,
     /// MLU configuration JSON (sim::config::MluConfig); its generator option
     /// `hit_under_miss` turns the extension on as --hit-under-miss does, so
     /// that one file selects the model's timing and the generated top.
@@ -110,6 +116,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         m.validate(sim::config::Target::Model).map_err(|e| e.in_file(p.display().to_string()))?;
         cfg.pipeline.hit_under_miss |= m.hit_under_miss;
     }
+    cfg.timing = sim::pipeline::MluTiming::from_name(&a.mlu_timing)
+        .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, rtl)", a.mlu_timing))?;
     cfg.seed = a.seed;
     if let Some(t) = a.threads {
         if t == 0 {
