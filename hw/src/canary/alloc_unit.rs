@@ -17,7 +17,7 @@
 //!
 //! # Operation (one request at a time)
 //! malloc(size) from requester mp: class = smallest with chunk size >= size
-//! + overhead (16 + slack with canaries); start page = hash; the probe walks
+//! plus overhead (16 + slack with canaries); start page = hash; the probe walks
 //! pages upward (wrapping), one page per cycle: at the first page and at each
 //! region boundary a full region is skipped in one cycle; the first page of
 //! the class with a free chunk (lowest free slot) or an empty page (slot 0)
@@ -123,7 +123,7 @@ impl CanaryParams {
         }
     }
     pub fn validate(&self) -> Result<(), String> {
-        if self.base % 8 != 0 || self.base.checked_add(HEAP_BYTES).is_none() {
+        if !self.base.is_multiple_of(8) || self.base.checked_add(HEAP_BYTES).is_none() {
             return Err(format!("base: {:#x} must be 8-aligned with the 4 KiB heap below 2^64", self.base));
         }
         if self.check.canaries() && self.slack + 16 >= CLASSES[3] {

@@ -1,6 +1,6 @@
-//! The canary allocator unit (spec section 8, issue 7): golden model only.
-//! The RTL unit is not built yet; these modules are the executable
-//! specification it will be checked against, named as its blocks will be:
+//! The canary allocator unit (spec section 8, issue 7): the golden model.
+//! These modules are the executable specification the RTL (hw::canary) is
+//! checked against, named as its blocks are:
 //! - [`heap`]: pages, size classes, usage bitfields, page_table, region
 //!   (super-block) full-page counters, malloc/free, canaries in memory.
 //! - [`hash`]: the page-selection hash with k_s and k_mp.
