@@ -64,6 +64,17 @@ pub struct ReplayStats {
     pub checks: u64,
     pub check_overflows: u64,
     pub stores: u64,
+    /// RTL cycles from grant to response, summed over successful mallocs
+    /// and frees (measured by [`run_workload`]).
+    pub rtl_malloc_cycles: u64,
+    pub rtl_free_cycles: u64,
+}
+
+impl ReplayStats {
+    /// Mean RTL cycles (grant to response) of a successful malloc and free.
+    pub fn mean_rtl_cycles(&self) -> (f64, f64) {
+        (self.rtl_malloc_cycles as f64 / self.mallocs_ok.max(1) as f64, self.rtl_free_cycles as f64 / self.frees_ok.max(1) as f64)
+    }
 }
 
 /// The golden model fed with the RTL's event log.
@@ -559,17 +570,26 @@ impl Workload {
 pub fn run_workload(dut: &mut dyn CanaryDut, params: &CanaryParams, key: CanaryKey, rate: u8, seed: u64, cycles: u64) -> Result<ReplayStats, String> {
     let mut model = ModelReplay::new(params, key, rate)?;
     let mut wl = Workload::new(params, seed);
+    let mut granted_at = 0;
     for c in 0..cycles {
         let reqs = wl.requests();
         let out = dut.step(&reqs)?;
         if let Some(r) = &out.resp {
             model.apply(&Event::Resp(r.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
             wl.responded(r);
+            if r.code == RES_OK {
+                if r.free {
+                    model.stats.rtl_free_cycles += c - granted_at;
+                } else {
+                    model.stats.rtl_malloc_cycles += c - granted_at;
+                }
+            }
         }
         if let Some(ch) = &out.check {
             model.apply(&Event::Check(ch.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
         }
         if let Some(g) = out.grant {
+            granted_at = c;
             let (free, arg) = reqs[g].ok_or(format!("cycle {c}: grant to requester {g} without a request"))?;
             model.apply(&Event::Grant { id: g, free, arg }).map_err(|e| format!("cycle {c}: {e}"))?;
             wl.granted(g);
