@@ -40,22 +40,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way$0 = 4'h0;
-    localparam  way$1 = 4'h1;
-    localparam  way$2 = 4'h2;
-    localparam  way$3 = 4'h3;
-    localparam  way$4 = 4'h4;
-    localparam  way$5 = 4'h5;
-    localparam  way$6 = 4'h6;
-    localparam  way$7 = 4'h7;
-    localparam  way$8 = 4'h8;
-    localparam  way$9 = 4'h9;
-    localparam  way$10 = 4'ha;
-    localparam  way$11 = 4'hb;
-    localparam  way$12 = 4'hc;
-    localparam  way$13 = 4'hd;
-    localparam  way$14 = 4'he;
-    localparam  way$15 = 4'hf;
     localparam  zero_iw = 4'h0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;

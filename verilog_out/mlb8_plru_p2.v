@@ -40,14 +40,6 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way$0 = 3'b0;
-    localparam  way$1 = 3'b1;
-    localparam  way$2 = 3'b10;
-    localparam  way$3 = 3'b11;
-    localparam  way$4 = 3'b100;
-    localparam  way$5 = 3'b101;
-    localparam  way$6 = 3'b110;
-    localparam  way$7 = 3'b111;
     localparam  zero_iw = 3'b0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;

@@ -120,7 +120,9 @@ pub struct MlbP2<const N: usize, const IW: usize> {
     ls_or_size: Vec<Signal<Local, Bits<56>>>,
     ls_or_tag: Vec<Signal<Local, Bits<8>>>,
     // Constants.
-    way: [Constant<Bits<IW>>; N],
+    // Per-policy constants: only the configured policy's are built, so the
+    // emitted Verilog has no unused localparams (Verilator UNUSEDPARAM).
+    way: Vec<Constant<Bits<IW>>>,
     zero_iw: Constant<Bits<IW>>,
     zero_51: Constant<Bits<51>>,
     zero_56: Constant<Bits<56>>,
@@ -135,8 +137,8 @@ pub struct MlbP2<const N: usize, const IW: usize> {
     // the searches are split).
     victim_oh: [Signal<Local, Bit>; N],
     pol_oh: [Signal<Local, Bit>; N],
-    path_mask: [Constant<Bits<N>>; N],
-    path_to: [Constant<Bits<N>>; N],
+    path_mask: Vec<Constant<Bits<N>>>,
+    path_to: Vec<Constant<Bits<N>>>,
     fill_base_ok: Signal<Local, Bit>,
     victim_l: Signal<Local, Bits<IW>>,
     inv_victim: Signal<Local, Bit>,
@@ -163,6 +165,8 @@ impl<const N: usize, const IW: usize> MlbP2<N, IW> {
             Replacement::Plru => (vec![TreePlru::default()], vec![]),
             Replacement::RoundRobin => (vec![], vec![RoundRobin::default()]),
         };
+        let is_plru = replacement == Replacement::Plru;
+        let per_policy = |on: bool| if on { N } else { 0 };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -239,7 +243,7 @@ impl<const N: usize, const IW: usize> MlbP2<N, IW> {
             ls_or_base: tree(N),
             ls_or_size: tree(N),
             ls_or_tag: tree(N),
-            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            way: (0..per_policy(!is_plru)).map(|i| Constant::new(bits::<IW>(i as u64))).collect(),
             zero_iw: Constant::new(Bits::default()),
             zero_51: Constant::new(Bits::default()),
             zero_56: Constant::new(Bits::default()),
@@ -249,8 +253,8 @@ impl<const N: usize, const IW: usize> MlbP2<N, IW> {
             write_en: array_init(Default::default),
             victim_oh: array_init(Default::default),
             pol_oh: array_init(Default::default),
-            path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(tree_paths(N)[i].0))),
-            path_to: std::array::from_fn(|i| Constant::new(bits::<N>(tree_paths(N)[i].1))),
+            path_mask: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].0))).collect(),
+            path_to: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].1))).collect(),
             fill_base_ok: Default::default(),
             victim_l: Default::default(),
             inv_victim: Default::default(),
