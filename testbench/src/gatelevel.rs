@@ -19,12 +19,11 @@
 use crate::cosim::{MlbRun, RunOptions};
 use crate::harness::mlb::{compare, MlbBench, MlbMismatch, MlbOut, MlbPorts, MlbStim};
 use crate::harness::{portvec_cpp, CycleSim};
-use crate::verilator::{cache_key, cosim_dir, verilator_version, Built, Layout, PortSlot, Top};
+use crate::verilator::{build_with_cxx_opt, BuildSpec, Built, Layout, PortSlot, Top};
 use anyhow::{bail, Context, Result};
 use sim::config::Replacement;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 use synth::activity::{self, Inst};
 use synth::flow::{self, Design};
@@ -417,71 +416,16 @@ impl GateNetlist {
     }
 }
 
-/// Verilator options of the gate-level build: those of the RTL cosimulation
-/// (testbench/src/verilator.rs) except the C++ optimisation, which is the
-/// cost of a flat netlist: Verilator inlines every cell instance into ~10 MB
-/// of C++ (8-entry MLB, Nangate45), which g++ compiles in about 18 s at -O0,
-/// 50 s at -O1 and 100 s at the RTL build's -Os on 2 cores.
-const FLAGS: &[&str] = &[
-    "--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "unique", "--default-language", "1364-2005", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vdut", "-o", "harness",
-];
-
 /// Build the harness `cpp` with `verilog` (top `top_module`) with C++
-/// optimisation `opt` ("-O0", "-O1", ...) unless the same build is cached
-/// (same key scheme and directory as [`crate::verilator::build`]).
+/// optimisation `opt` ("-O0", "-O1", ...) unless the same build is cached:
+/// the RTL cosimulation's build ([`crate::verilator::build_with_cxx_opt`])
+/// with a lower C++ optimisation, which is the cost of a flat netlist:
+/// Verilator inlines every cell instance into ~10 MB of C++ (8-entry MLB,
+/// Nangate45), which g++ compiles in about 18 s at -O0, 50 s at -O1 and 100 s
+/// at the RTL build's -Os on 2 cores.
 pub fn build(name: &str, top_module: &str, verilog: &str, cpp: &str, opt: &str) -> Result<Built> {
-    if !matches!(opt, "-O0" | "-O1" | "-O2" | "-O3" | "-Os") {
-        bail!("C++ optimisation {opt:?}: expected -O0, -O1, -O2, -O3 or -Os");
-    }
-    let t0 = Instant::now();
-    let version = verilator_version()?;
-    let make = format!("-j2 -s OPT_FAST={opt} OPT_SLOW={opt} OPT_GLOBAL={opt}");
-    let cflags = format!("{opt} -std=c++17");
-    let key = cache_key(&[verilog.as_bytes(), cpp.as_bytes(), version.as_bytes(), format!("{FLAGS:?} {cflags} {make}").as_bytes()]);
-    let root = cosim_dir();
-    let dir = root.join(format!("{name}-{}", &key[..16]));
-    let exe = dir.join("obj").join("harness");
-    if exe.is_file() {
-        return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
-    }
-    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
-    let root = root.canonicalize().with_context(|| format!("cannot resolve {}", root.display()))?;
-    let tmp = root.join(format!(".tmp-{name}-{}-{}", &key[..16], std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let v = tmp.join("dut.v");
-    let c = tmp.join("harness.cpp");
-    std::fs::write(&v, verilog).with_context(|| format!("cannot write {}", v.display()))?;
-    std::fs::write(&c, cpp).with_context(|| format!("cannot write {}", c.display()))?;
-    let out = Command::new("verilator")
-        .args(FLAGS)
-        .arg("--top-module")
-        .arg(top_module)
-        .arg("--Mdir")
-        .arg(tmp.join("obj"))
-        .arg("-CFLAGS")
-        .arg(&cflags)
-        .arg("-MAKEFLAGS")
-        .arg(&make)
-        .arg(&v)
-        .arg(&c)
-        .output()
-        .context("cannot run verilator")?;
-    std::fs::write(tmp.join("build.log"), [&out.stdout[..], &out.stderr[..]].concat()).ok();
-    if !out.status.success() {
-        let log = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
-        bail!("Verilator build of {name} failed (log in {}):\n{}", tmp.join("build.log").display(), tail.join("\n"));
-    }
-    match std::fs::rename(&tmp, &dir) {
-        Ok(()) => {}
-        // Another process finished the same build first: use theirs.
-        Err(_) if exe.is_file() => {
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        Err(e) => bail!("cannot move the build {} to {}: {e}", tmp.display(), dir.display()),
-    }
-    Ok(Built { exe, dir, compiled: true, seconds: t0.elapsed().as_secs_f64() })
+    let spec = BuildSpec { name: name.to_string(), top_module: top_module.to_string(), verilog, cpp: cpp.to_string(), trace: false };
+    build_with_cxx_opt(&spec, Some(opt))
 }
 
 /// The MLB cycle comparison of [`crate::cosim::run_mlb`] on a given build:

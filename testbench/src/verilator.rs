@@ -314,9 +314,28 @@ const CFLAGS: &str = "-O2 -std=c++17";
 
 /// Build `spec` with Verilator unless a build with the same key exists.
 pub fn build(spec: &BuildSpec) -> Result<Built> {
+    build_with_cxx_opt(spec, None)
+}
+
+/// [`build`] with the C++ optimisation level `cxx_opt` ("-O0" ... "-Os")
+/// instead of the RTL builds' [`CFLAGS`], applied to Verilator's generated
+/// code too (its OPT_FAST/OPT_SLOW/OPT_GLOBAL): the gate-level build uses it,
+/// because g++ takes minutes on a flat netlist's C++ at -O2.
+pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Built> {
     let t0 = std::time::Instant::now();
+    let (cflags, make) = match cxx_opt {
+        None => (CFLAGS.to_string(), "-j2 -s".to_string()),
+        Some(opt) if matches!(opt, "-O0" | "-O1" | "-O2" | "-O3" | "-Os") => {
+            (format!("{opt} -std=c++17"), format!("-j2 -s OPT_FAST={opt} OPT_SLOW={opt} OPT_GLOBAL={opt}"))
+        }
+        Some(opt) => bail!("C++ optimisation {opt:?}: expected -O0, -O1, -O2, -O3 or -Os"),
+    };
     let version = verilator_version()?;
-    let flags = format!("{VERILATOR_FLAGS:?} {CFLAGS} trace={}", spec.trace);
+    // The RTL builds' key is unchanged (their caches stay valid).
+    let flags = match cxx_opt {
+        None => format!("{VERILATOR_FLAGS:?} {CFLAGS} trace={}", spec.trace),
+        Some(_) => format!("{VERILATOR_FLAGS:?} {cflags} {make} trace={}", spec.trace),
+    };
     let key = cache_key(&[spec.verilog.as_bytes(), spec.cpp.as_bytes(), version.as_bytes(), flags.as_bytes()]);
     let root = cosim_dir();
     let dir = root.join(format!("{}-{}", spec.name, &key[..16]));
@@ -340,9 +359,9 @@ pub fn build(spec: &BuildSpec) -> Result<Built> {
         .arg("--Mdir")
         .arg(tmp.join("obj"))
         .arg("-CFLAGS")
-        .arg(CFLAGS)
+        .arg(&cflags)
         .arg("-MAKEFLAGS")
-        .arg("-j2 -s");
+        .arg(&make);
     if spec.trace {
         cmd.arg("--trace");
     }
