@@ -16,7 +16,7 @@ use crate::harness::mlb::{compare, MlbBench, MlbExpect, MlbMismatch, MlbOut, Mlb
 use crate::harness::mlu::{build_mlu_harness, Answer, Cmd, HwState, MluReq, MluResp, MluSim};
 use crate::harness::program::{check_resp, check_state, Batch, Expect, Expected, MluBench, ProgramConfig, ProgramStats, StateExpect};
 use crate::harness::{build_cycle_harness, CycleSim};
-use crate::verilator::{Built, Top};
+use crate::verilator::{Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
 use sim::config::Replacement;
 use std::path::{Path, PathBuf};
@@ -90,6 +90,27 @@ fn mlb_batch(bench: &mut MlbBench, ports: &MlbPorts, in_bytes: usize, n: usize) 
 /// `variant` names the build) and compare every cycle with the model.
 pub fn run_mlb(top: &Top, verilog: &str, variant: &str, entries: usize, replacement: Replacement, opts: &RunOptions) -> Result<MlbRun> {
     let (layout, build) = build_cycle_harness(top, verilog, variant, false)?;
+    let mut run = run_mlb_cycles(top.name(), layout, build, entries, replacement, opts, &[])?;
+    if let (Some(m), Some(path)) = (&run.mismatch, &opts.vcd) {
+        mlb_vcd(top, verilog, variant, entries, replacement, opts, m.cycle, path)?;
+        run.vcd = Some(path.clone());
+    }
+    Ok(run)
+}
+
+/// The cycle comparison of [`run_mlb`] on a built harness (`layout`,
+/// `built`), for any netlist with the MLB's ports (the RTL, or a mapped gate
+/// netlist: crate::gatelevel). `force` holds inputs outside the MLB's ports
+/// (a mutant switch) at a value in every cycle. No VCD is written.
+pub fn run_mlb_cycles(
+    top: &str,
+    layout: Layout,
+    build: Built,
+    entries: usize,
+    replacement: Replacement,
+    opts: &RunOptions,
+    force: &[(PortSlot, u64)],
+) -> Result<MlbRun> {
     let ports = MlbPorts::new(&layout, entries)?;
     let (ib, ob) = (layout.in_bytes, layout.out_bytes);
     let t0 = Instant::now();
@@ -103,7 +124,12 @@ pub fn run_mlb(top: &Top, verilog: &str, variant: &str, entries: usize, replacem
             return None;
         }
         let t = Instant::now();
-        let b = mlb_batch(bench, &ports, ib, n);
+        let mut b = mlb_batch(bench, &ports, ib, n);
+        for rec in b.records.chunks_mut(ib) {
+            for (p, v) in force {
+                p.put(rec, *v);
+            }
+        }
         *model_seconds += t.elapsed().as_secs_f64();
         Some(b)
     };
@@ -130,23 +156,15 @@ pub fn run_mlb(top: &Top, verilog: &str, variant: &str, entries: usize, replacem
         cur = nxt;
     }
     sim.finish()?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let cycles = mismatch.as_ref().map_or(done, |m| m.cycle + 1);
-    let stats = bench.stats;
-    let mut vcd = None;
-    if let (Some(m), Some(path)) = (&mismatch, &opts.vcd) {
-        mlb_vcd(top, verilog, variant, entries, replacement, opts, m.cycle, path)?;
-        vcd = Some(path.clone());
-    }
     Ok(MlbRun {
-        top: top.name().to_string(),
-        cycles,
-        stats,
+        top: top.to_string(),
+        cycles: mismatch.as_ref().map_or(done, |m| m.cycle + 1),
+        stats: bench.stats,
         mismatch,
         build,
-        seconds,
+        seconds: t0.elapsed().as_secs_f64(),
         model_seconds,
-        vcd,
+        vcd: None,
     })
 }
 

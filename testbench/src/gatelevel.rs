@@ -16,9 +16,8 @@
 //! - The mutant ([`GateNetlist::mutant`]) swaps one two-input gate for its
 //!   dual (NAND2 <-> NOR2, AND2 <-> OR2) near the `rs_hit` register, so the
 //!   comparison is shown to catch a one-gate change.
-use crate::cosim::{MlbRun, RunOptions};
-use crate::harness::mlb::{compare, MlbBench, MlbMismatch, MlbOut, MlbPorts, MlbStim};
-use crate::harness::{portvec_cpp, CycleSim};
+use crate::cosim::{run_mlb_cycles, MlbRun, RunOptions};
+use crate::harness::portvec_cpp;
 use crate::verilator::{build_with_cxx_opt, BuildSpec, Built, Layout, PortSlot, Top};
 use anyhow::{bail, Context, Result};
 use sim::config::Replacement;
@@ -428,59 +427,13 @@ pub fn build(name: &str, top_module: &str, verilog: &str, cpp: &str, opt: &str) 
     build_with_cxx_opt(&spec, Some(opt))
 }
 
-/// The MLB cycle comparison of [`crate::cosim::run_mlb`] on a given build:
-/// batches of random cycles from [`MlbBench`], each sample compared with the
-/// model's expectation, stopping at the first mismatch.
-/// `force` holds inputs outside the MLB's ports (the mutant switch) at a
-/// value in every cycle.
+/// The MLB cycle comparison of [`crate::cosim::run_mlb`] on a given build
+/// ([`crate::cosim::run_mlb_cycles`]). `force` holds inputs outside the
+/// MLB's ports (the mutant switch) at a value in every cycle.
 pub fn run_cycles(top: &str, layout: Layout, built: Built, entries: usize, replacement: Replacement, opts: &RunOptions, force: &[(&str, u64)]) -> Result<MlbRun> {
-    let ports = MlbPorts::new(&layout, entries)?;
     let force: Vec<(PortSlot, u64)> = force.iter().map(|(n, v)| Ok((layout.input(n)?, *v))).collect::<Result<_>>()?;
-    let (ib, ob) = (layout.in_bytes, layout.out_bytes);
-    let t0 = Instant::now();
-    let mut sim = CycleSim::start(layout, &built, opts.seed)?;
-    let mut bench = MlbBench::new(entries, replacement, opts.seed);
-    let mut model_seconds = 0.0;
-    let mut done = 0u64;
-    let mut out = Vec::new();
-    let mut mismatch = None;
-    let mut prev_stim: Option<MlbStim> = None;
-    while done < opts.count && mismatch.is_none() {
-        let n = (opts.count - done).min(opts.batch.max(1) as u64) as usize;
-        let t = Instant::now();
-        let mut records = vec![0u8; n * ib];
-        let mut batch = Vec::with_capacity(n);
-        for i in 0..n {
-            let (s, e) = bench.next();
-            s.encode(&ports, &mut records[i * ib..(i + 1) * ib]);
-            for (p, v) in &force {
-                p.put(&mut records[i * ib..(i + 1) * ib], *v);
-            }
-            batch.push((s, e));
-        }
-        model_seconds += t.elapsed().as_secs_f64();
-        sim.run(&records, &mut out)?;
-        for (i, (s, e)) in batch.iter().enumerate() {
-            let o = MlbOut::decode(&ports, &out[i * ob..(i + 1) * ob]);
-            if let Some((output, expected, got)) = compare(e, &o) {
-                mismatch = Some(MlbMismatch { cycle: done + i as u64, output, expected, got, stim: *s, prev_stim, sample: o, expect: *e });
-                break;
-            }
-            prev_stim = Some(*s);
-        }
-        done += n as u64;
-    }
-    sim.finish()?;
-    Ok(MlbRun {
-        top: top.to_string(),
-        cycles: mismatch.as_ref().map_or(done, |m| m.cycle + 1),
-        stats: bench.stats,
-        mismatch,
-        build: built,
-        seconds: t0.elapsed().as_secs_f64(),
-        model_seconds,
-        vcd: None,
-    })
+    let opts = RunOptions { batch: opts.batch.max(1), ..opts.clone() };
+    run_mlb_cycles(top, layout, built, entries, replacement, &opts, &force)
 }
 
 /// The input that selects the mutant gate in [`GateNetlist::switched_mutant`].
