@@ -9,3 +9,4 @@ pub mod formal;
 pub mod canary_driver;
 pub mod gatelevel;
 pub mod sm_pipeline_driver;
+pub mod canary_timing;

@@ -53,6 +53,10 @@ impl Checker {
     pub fn entries(&self) -> &[u32] {
         &self.list
     }
+    /// Position of `idx` in the list.
+    pub fn position(&self, idx: u32) -> Option<usize> {
+        self.pos.get(&idx).copied()
+    }
     pub fn cursor(&self) -> usize {
         self.cursor
     }

@@ -214,6 +214,10 @@ impl Heap {
     pub fn page_table(&self) -> &[PageEntry] {
         &self.page_table
     }
+    /// Full pages per region (the region counters).
+    pub fn region_full(&self) -> &[u32] {
+        &self.region_full
+    }
     pub fn live(&self) -> usize {
         self.sizes.len()
     }
@@ -245,7 +249,8 @@ impl Heap {
         let start = r as u32 * self.cfg.region_pages;
         self.cfg.region_pages.min(self.cfg.pages - start)
     }
-    fn chunk_index(&self, chunk: u64) -> u32 {
+    /// The checker's live-list index of a chunk.
+    pub fn chunk_index(&self, chunk: u64) -> u32 {
         ((chunk - self.cfg.base) / self.cfg.classes[0]) as u32
     }
     fn rear_addr(&self, chunk: u64, size: u64) -> u64 {
@@ -362,8 +367,9 @@ impl Heap {
         Err(AllocError::Exhausted { size })
     }
 
-    /// Where `ptr` would be a chunk of the heap: (page, slot, chunk address).
-    fn locate(&self, ptr: u64) -> Result<(usize, u32, u64), FreeError> {
+    /// Where `ptr` would be a chunk of the heap: (page, slot, chunk address),
+    /// or the error free would give (free's decode, without changing state).
+    pub fn locate(&self, ptr: u64) -> Result<(usize, u32, u64), FreeError> {
         let off = self.ptr_offset();
         if ptr < self.cfg.base + off || ptr >= self.end() {
             return Err(FreeError::OutsideHeap { ptr });

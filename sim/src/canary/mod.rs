@@ -7,6 +7,8 @@
 //! - [`keyed`]: the keyed primitive behind canary_key (SipHash-2-4).
 //! - [`checker`]: the always-on background checker and its compressed
 //!   live-chunk list.
+//! - [`unit`]: the unit at cycle level (the RTL FSM's timing around
+//!   [`heap::Heap`]).
 //! - [`mod@bench`]: the arbiter model and the cycle cost model (`mlugen alloc-bench`).
 //!
 //! Design and decisions: docs/canary.md.
@@ -15,3 +17,4 @@ pub mod checker;
 pub mod hash;
 pub mod heap;
 pub mod keyed;
+pub mod unit;
