@@ -372,38 +372,51 @@ pub fn measure(
             }
         }
     }
-    // Flip-flop outputs: every connected output pin of every flop.
-    let outputs = ["Q", "QN"];
-    let mut missing = Vec::new();
-    for inst in insts.iter().filter(|i| lib.is_ff(&i.cell)) {
-        for (pin, net) in inst.pins.iter().filter(|(p, n)| outputs.contains(&p.as_str()) && !n.is_empty()) {
-            let key = split_net(net);
-            match act(&key) {
-                Some((a, d)) => out.pins.push(PinActivity { pin: format!("{}/{}", inst.name, pin), activity: a, duty: d }),
-                None => missing.push(net.clone()),
-            }
-        }
-    }
-    // Gated clocks: the ICG outputs' measured toggles (2 per enabled cycle).
-    if let Some(i) = &icg {
-        for inst in insts.iter().filter(|x| x.cell == i.cell) {
-            for (pin, net) in inst.pins.iter().filter(|(p, n)| p == i.gated_clock_pin && !n.is_empty()) {
-                match act(&split_net(net)) {
-                    Some((a, d)) => out.pins.push(PinActivity { pin: format!("{}/{}", inst.name, pin), activity: a, duty: d }),
-                    None => missing.push(net.clone()),
-                }
-            }
-        }
-    }
+    // Every connected pin of every cell gets its net's measured activity
+    // (docs/synth.md, "Energy per operation"). OpenSTA 2.0.17 keeps a
+    // user activity only on pins its propagation does not reach: given
+    // flip-flop outputs alone, its second pass overwrote them with the
+    // probabilistic activity of the D input, and in deep cones that product
+    // of duties underflowed to a subnormal float, which report_power then
+    // divided by (NaN on the 32-entry ASAP7 MLB). With every D pin set
+    // there is no second pass, and the cells no input reaches keep the
+    // measured values.
+    let (pins, missing) = cell_pin_activities(&insts, &act);
+    out.pins = pins;
     if out.pins.is_empty() || !missing.is_empty() {
         bail!(
-            "activity: {} flip-flop output nets not found in {} (e.g. {:?})",
+            "activity: {} cell pin nets not found in {} (e.g. {:?})",
             missing.len(),
             vcd.display(),
             missing.first()
         );
     }
+    if let Some(bad) = out.pins.iter().chain(&out.inputs).find(|a| !(a.activity.is_finite() && a.activity >= 0.0 && (0.0..=1.0).contains(&a.duty))) {
+        bail!("activity: pin {} has activity {} duty {} (from {})", bad.pin, bad.activity, bad.duty, vcd.display());
+    }
     Ok((out, measured))
+}
+
+/// The measured activity of every connected pin of every cell (`cell/PIN`),
+/// from `act` (per net: toggles per cycle, duty); tie-offs (`1'h0`) are
+/// constant. Returns the pins and the nets `act` does not know.
+pub fn cell_pin_activities(insts: &[Inst], act: &dyn Fn(&(String, Option<usize>)) -> Option<(f64, f64)>) -> (Vec<PinActivity>, Vec<String>) {
+    let mut pins = Vec::new();
+    let mut missing = Vec::new();
+    for inst in insts {
+        for (pin, net) in inst.pins.iter().filter(|(_, n)| !n.is_empty()) {
+            let v = match net.as_str() {
+                "1'h0" | "1'b0" => Some((0.0, 0.0)),
+                "1'h1" | "1'b1" => Some((0.0, 1.0)),
+                _ => act(&split_net(net)),
+            };
+            match v {
+                Some((a, d)) => pins.push(PinActivity { pin: format!("{}/{}", inst.name, pin), activity: a, duty: d }),
+                None => missing.push(net.clone()),
+            }
+        }
+    }
+    (pins, missing)
 }
 
 /// Mean activity, for reports.
@@ -418,6 +431,34 @@ pub fn mean(a: &[PinActivity]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_cell_pin_gets_its_net_activity() {
+        // A toggle flop: D = NOR(Q, rst). Before the fix only Q/QN/GCLK
+        // were listed, and OpenSTA replaced Q by D's propagated activity.
+        let nl = "module t(clock, rst, y);\n  input clock;\n  input rst;\n  output y;\n  DFF_X1 r (\n    .CK(clock),\n    .D(_1_),\n    .Q(y)\n  );\n  NOR2_X1 g (\n    .A1(y),\n    .A2(rst),\n    .ZN(_1_)\n  );\n  TIEL t0 (\n    .Z(1'h0)\n  );\nendmodule\n";
+        let (_, insts) = parse_netlist(nl).unwrap();
+        let act = |k: &(String, Option<usize>)| match k.0.as_str() {
+            "y" => Some((1.0, 0.5)),
+            "_1_" => Some((1.0, 0.5)),
+            "rst" => Some((0.0, 0.0)),
+            "clock" => Some((2.0, 0.5)),
+            _ => None,
+        };
+        let (pins, missing) = cell_pin_activities(&insts, &act);
+        assert!(missing.is_empty(), "{missing:?}");
+        let get = |p: &str| pins.iter().find(|x| x.pin == p).map(|x| (x.activity, x.duty));
+        assert_eq!(get("r/D"), Some((1.0, 0.5)));
+        assert_eq!(get("r/Q"), Some((1.0, 0.5)));
+        assert_eq!(get("g/A1"), Some((1.0, 0.5)));
+        assert_eq!(get("g/A2"), Some((0.0, 0.0)));
+        assert_eq!(get("g/ZN"), Some((1.0, 0.5)));
+        assert_eq!(get("t0/Z"), Some((0.0, 0.0)));
+        assert_eq!(pins.len(), 7);
+        // A net the VCD lacks is reported, not defaulted.
+        let none = |_: &(String, Option<usize>)| None;
+        assert_eq!(cell_pin_activities(&insts, &none).1.len(), 6);
+    }
 
     #[test]
     fn nets_split() {

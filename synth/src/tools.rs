@@ -172,6 +172,10 @@ pub fn parse_sta(text: &str, time_unit_ps: f64, period_ps: f64) -> Result<(Timin
         if v.len() != 4 {
             bail!("report_power: short {name} row {l:?}");
         }
+        // A NaN/inf power is a flow error, never a number in a report.
+        if v.iter().any(|x| !x.is_finite()) {
+            bail!("report_power: non-finite {name} power {l:?}");
+        }
         Ok(v)
     };
     let tot = row("Total")?;
@@ -222,5 +226,8 @@ mod tests {
         assert_eq!(p.leakage_w, 1.1e-4);
         assert_eq!(p.sequential_w, 2.13e-3);
         assert!(parse_sta("nothing", 1.0, 1.0).is_err());
+        let nan = t.replace("Total                4.0e-03", "Total                -nan");
+        let err = parse_sta(&nan, 1000.0, 2000.0).unwrap_err().to_string();
+        assert!(err.contains("non-finite Total power"), "{err}");
     }
 }
