@@ -3237,146 +3237,372 @@ module mlb16_plru_p2$free_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_plru_p2$free_pe
@@ -4160,146 +4386,372 @@ module mlb16_plru_p2$ls_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_plru_p2$ls_pe
@@ -5260,146 +5712,372 @@ module mlb16_plru_p2$rs_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_plru_p2$rs_pe

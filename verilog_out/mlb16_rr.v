@@ -38,6 +38,8 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     output reg  [15:0] repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 4'h0;
     localparam  way$1 = 4'h1;
     localparam  way$2 = 4'h2;
@@ -452,6 +454,54 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_s$1;
+    reg  [55:0] cs_s$2;
+    reg  [55:0] cs_s$3;
+    reg  [55:0] cs_s$4;
+    reg  [55:0] cs_s$5;
+    reg  [55:0] cs_s$6;
+    reg  [55:0] cs_s$7;
+    reg  [55:0] cs_s$8;
+    reg  [55:0] cs_s$9;
+    reg  [55:0] cs_s$10;
+    reg  [55:0] cs_s$11;
+    reg  [55:0] cs_s$12;
+    reg  [55:0] cs_s$13;
+    reg  [55:0] cs_s$14;
+    reg  [55:0] cs_s$15;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_c$1;
+    reg  [55:0] cs_c$2;
+    reg  [55:0] cs_c$3;
+    reg  [55:0] cs_c$4;
+    reg  [55:0] cs_c$5;
+    reg  [55:0] cs_c$6;
+    reg  [55:0] cs_c$7;
+    reg  [55:0] cs_c$8;
+    reg  [55:0] cs_c$9;
+    reg  [55:0] cs_c$10;
+    reg  [55:0] cs_c$11;
+    reg  [55:0] cs_c$12;
+    reg  [55:0] cs_c$13;
+    reg  [55:0] cs_c$14;
+    reg  [55:0] cs_c$15;
+    reg  [55:0] cs_nr$0;
+    reg  [55:0] cs_nr$1;
+    reg  [55:0] cs_nr$2;
+    reg  [55:0] cs_nr$3;
+    reg  [55:0] cs_nr$4;
+    reg  [55:0] cs_nr$5;
+    reg  [55:0] cs_nr$6;
+    reg  [55:0] cs_nr$7;
+    reg  [55:0] cs_nr$8;
+    reg  [55:0] cs_nr$9;
+    reg  [55:0] cs_nr$10;
+    reg  [55:0] cs_nr$11;
+    reg  [55:0] cs_nr$12;
+    reg  [55:0] cs_nr$13;
+    reg  [55:0] cs_nr$14;
+    reg  [55:0] cs_nr$15;
     reg  [50:0] rs_or_loc$0;
     reg  [50:0] rs_or_loc$1;
     reg  [50:0] rs_or_loc$2;
@@ -1325,7 +1375,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -1334,7 +1387,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$1$clock = clock;
         size$1$clock = clock;
         tag$1$clock = clock;
-        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);
+        cs_s$1 = rs_addr ^ ~base$1$q ^ ~size$1$q;
+        cs_c$1 = (rs_addr & ~base$1$q) | (rs_addr & ~size$1$q) | (~base$1$q & ~size$1$q);
+        cs_nr$1 = ~((cs_c$1 << 64'h1) | one_56);
+        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ~((cs_s$1 >= cs_nr$1) && ((cs_c$1 & top_56) != zero_56));
         ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);
         inv_match$1 = inv_valid && valid$1$q && (loc$1$q == inv_loc);
         free_pe$req$1 = ~valid$1$q;
@@ -1343,7 +1399,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$2$clock = clock;
         size$2$clock = clock;
         tag$2$clock = clock;
-        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ((rs_addr - base$2$q) < size$2$q);
+        cs_s$2 = rs_addr ^ ~base$2$q ^ ~size$2$q;
+        cs_c$2 = (rs_addr & ~base$2$q) | (rs_addr & ~size$2$q) | (~base$2$q & ~size$2$q);
+        cs_nr$2 = ~((cs_c$2 << 64'h1) | one_56);
+        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ~((cs_s$2 >= cs_nr$2) && ((cs_c$2 & top_56) != zero_56));
         ls_pe$req$2 = ls_valid && valid$2$q && (loc$2$q == ls_loc);
         inv_match$2 = inv_valid && valid$2$q && (loc$2$q == inv_loc);
         free_pe$req$2 = ~valid$2$q;
@@ -1352,7 +1411,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$3$clock = clock;
         size$3$clock = clock;
         tag$3$clock = clock;
-        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ((rs_addr - base$3$q) < size$3$q);
+        cs_s$3 = rs_addr ^ ~base$3$q ^ ~size$3$q;
+        cs_c$3 = (rs_addr & ~base$3$q) | (rs_addr & ~size$3$q) | (~base$3$q & ~size$3$q);
+        cs_nr$3 = ~((cs_c$3 << 64'h1) | one_56);
+        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ~((cs_s$3 >= cs_nr$3) && ((cs_c$3 & top_56) != zero_56));
         ls_pe$req$3 = ls_valid && valid$3$q && (loc$3$q == ls_loc);
         inv_match$3 = inv_valid && valid$3$q && (loc$3$q == inv_loc);
         free_pe$req$3 = ~valid$3$q;
@@ -1361,7 +1423,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$4$clock = clock;
         size$4$clock = clock;
         tag$4$clock = clock;
-        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ((rs_addr - base$4$q) < size$4$q);
+        cs_s$4 = rs_addr ^ ~base$4$q ^ ~size$4$q;
+        cs_c$4 = (rs_addr & ~base$4$q) | (rs_addr & ~size$4$q) | (~base$4$q & ~size$4$q);
+        cs_nr$4 = ~((cs_c$4 << 64'h1) | one_56);
+        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ~((cs_s$4 >= cs_nr$4) && ((cs_c$4 & top_56) != zero_56));
         ls_pe$req$4 = ls_valid && valid$4$q && (loc$4$q == ls_loc);
         inv_match$4 = inv_valid && valid$4$q && (loc$4$q == inv_loc);
         free_pe$req$4 = ~valid$4$q;
@@ -1370,7 +1435,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$5$clock = clock;
         size$5$clock = clock;
         tag$5$clock = clock;
-        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ((rs_addr - base$5$q) < size$5$q);
+        cs_s$5 = rs_addr ^ ~base$5$q ^ ~size$5$q;
+        cs_c$5 = (rs_addr & ~base$5$q) | (rs_addr & ~size$5$q) | (~base$5$q & ~size$5$q);
+        cs_nr$5 = ~((cs_c$5 << 64'h1) | one_56);
+        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ~((cs_s$5 >= cs_nr$5) && ((cs_c$5 & top_56) != zero_56));
         ls_pe$req$5 = ls_valid && valid$5$q && (loc$5$q == ls_loc);
         inv_match$5 = inv_valid && valid$5$q && (loc$5$q == inv_loc);
         free_pe$req$5 = ~valid$5$q;
@@ -1379,7 +1447,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$6$clock = clock;
         size$6$clock = clock;
         tag$6$clock = clock;
-        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ((rs_addr - base$6$q) < size$6$q);
+        cs_s$6 = rs_addr ^ ~base$6$q ^ ~size$6$q;
+        cs_c$6 = (rs_addr & ~base$6$q) | (rs_addr & ~size$6$q) | (~base$6$q & ~size$6$q);
+        cs_nr$6 = ~((cs_c$6 << 64'h1) | one_56);
+        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ~((cs_s$6 >= cs_nr$6) && ((cs_c$6 & top_56) != zero_56));
         ls_pe$req$6 = ls_valid && valid$6$q && (loc$6$q == ls_loc);
         inv_match$6 = inv_valid && valid$6$q && (loc$6$q == inv_loc);
         free_pe$req$6 = ~valid$6$q;
@@ -1388,7 +1459,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$7$clock = clock;
         size$7$clock = clock;
         tag$7$clock = clock;
-        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ((rs_addr - base$7$q) < size$7$q);
+        cs_s$7 = rs_addr ^ ~base$7$q ^ ~size$7$q;
+        cs_c$7 = (rs_addr & ~base$7$q) | (rs_addr & ~size$7$q) | (~base$7$q & ~size$7$q);
+        cs_nr$7 = ~((cs_c$7 << 64'h1) | one_56);
+        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ~((cs_s$7 >= cs_nr$7) && ((cs_c$7 & top_56) != zero_56));
         ls_pe$req$7 = ls_valid && valid$7$q && (loc$7$q == ls_loc);
         inv_match$7 = inv_valid && valid$7$q && (loc$7$q == inv_loc);
         free_pe$req$7 = ~valid$7$q;
@@ -1397,7 +1471,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$8$clock = clock;
         size$8$clock = clock;
         tag$8$clock = clock;
-        rs_pe$req$8 = rs_valid && valid$8$q && (base$8$q <= rs_addr) && ((rs_addr - base$8$q) < size$8$q);
+        cs_s$8 = rs_addr ^ ~base$8$q ^ ~size$8$q;
+        cs_c$8 = (rs_addr & ~base$8$q) | (rs_addr & ~size$8$q) | (~base$8$q & ~size$8$q);
+        cs_nr$8 = ~((cs_c$8 << 64'h1) | one_56);
+        rs_pe$req$8 = rs_valid && valid$8$q && (base$8$q <= rs_addr) && ~((cs_s$8 >= cs_nr$8) && ((cs_c$8 & top_56) != zero_56));
         ls_pe$req$8 = ls_valid && valid$8$q && (loc$8$q == ls_loc);
         inv_match$8 = inv_valid && valid$8$q && (loc$8$q == inv_loc);
         free_pe$req$8 = ~valid$8$q;
@@ -1406,7 +1483,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$9$clock = clock;
         size$9$clock = clock;
         tag$9$clock = clock;
-        rs_pe$req$9 = rs_valid && valid$9$q && (base$9$q <= rs_addr) && ((rs_addr - base$9$q) < size$9$q);
+        cs_s$9 = rs_addr ^ ~base$9$q ^ ~size$9$q;
+        cs_c$9 = (rs_addr & ~base$9$q) | (rs_addr & ~size$9$q) | (~base$9$q & ~size$9$q);
+        cs_nr$9 = ~((cs_c$9 << 64'h1) | one_56);
+        rs_pe$req$9 = rs_valid && valid$9$q && (base$9$q <= rs_addr) && ~((cs_s$9 >= cs_nr$9) && ((cs_c$9 & top_56) != zero_56));
         ls_pe$req$9 = ls_valid && valid$9$q && (loc$9$q == ls_loc);
         inv_match$9 = inv_valid && valid$9$q && (loc$9$q == inv_loc);
         free_pe$req$9 = ~valid$9$q;
@@ -1415,7 +1495,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$10$clock = clock;
         size$10$clock = clock;
         tag$10$clock = clock;
-        rs_pe$req$10 = rs_valid && valid$10$q && (base$10$q <= rs_addr) && ((rs_addr - base$10$q) < size$10$q);
+        cs_s$10 = rs_addr ^ ~base$10$q ^ ~size$10$q;
+        cs_c$10 = (rs_addr & ~base$10$q) | (rs_addr & ~size$10$q) | (~base$10$q & ~size$10$q);
+        cs_nr$10 = ~((cs_c$10 << 64'h1) | one_56);
+        rs_pe$req$10 = rs_valid && valid$10$q && (base$10$q <= rs_addr) && ~((cs_s$10 >= cs_nr$10) && ((cs_c$10 & top_56) != zero_56));
         ls_pe$req$10 = ls_valid && valid$10$q && (loc$10$q == ls_loc);
         inv_match$10 = inv_valid && valid$10$q && (loc$10$q == inv_loc);
         free_pe$req$10 = ~valid$10$q;
@@ -1424,7 +1507,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$11$clock = clock;
         size$11$clock = clock;
         tag$11$clock = clock;
-        rs_pe$req$11 = rs_valid && valid$11$q && (base$11$q <= rs_addr) && ((rs_addr - base$11$q) < size$11$q);
+        cs_s$11 = rs_addr ^ ~base$11$q ^ ~size$11$q;
+        cs_c$11 = (rs_addr & ~base$11$q) | (rs_addr & ~size$11$q) | (~base$11$q & ~size$11$q);
+        cs_nr$11 = ~((cs_c$11 << 64'h1) | one_56);
+        rs_pe$req$11 = rs_valid && valid$11$q && (base$11$q <= rs_addr) && ~((cs_s$11 >= cs_nr$11) && ((cs_c$11 & top_56) != zero_56));
         ls_pe$req$11 = ls_valid && valid$11$q && (loc$11$q == ls_loc);
         inv_match$11 = inv_valid && valid$11$q && (loc$11$q == inv_loc);
         free_pe$req$11 = ~valid$11$q;
@@ -1433,7 +1519,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$12$clock = clock;
         size$12$clock = clock;
         tag$12$clock = clock;
-        rs_pe$req$12 = rs_valid && valid$12$q && (base$12$q <= rs_addr) && ((rs_addr - base$12$q) < size$12$q);
+        cs_s$12 = rs_addr ^ ~base$12$q ^ ~size$12$q;
+        cs_c$12 = (rs_addr & ~base$12$q) | (rs_addr & ~size$12$q) | (~base$12$q & ~size$12$q);
+        cs_nr$12 = ~((cs_c$12 << 64'h1) | one_56);
+        rs_pe$req$12 = rs_valid && valid$12$q && (base$12$q <= rs_addr) && ~((cs_s$12 >= cs_nr$12) && ((cs_c$12 & top_56) != zero_56));
         ls_pe$req$12 = ls_valid && valid$12$q && (loc$12$q == ls_loc);
         inv_match$12 = inv_valid && valid$12$q && (loc$12$q == inv_loc);
         free_pe$req$12 = ~valid$12$q;
@@ -1442,7 +1531,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$13$clock = clock;
         size$13$clock = clock;
         tag$13$clock = clock;
-        rs_pe$req$13 = rs_valid && valid$13$q && (base$13$q <= rs_addr) && ((rs_addr - base$13$q) < size$13$q);
+        cs_s$13 = rs_addr ^ ~base$13$q ^ ~size$13$q;
+        cs_c$13 = (rs_addr & ~base$13$q) | (rs_addr & ~size$13$q) | (~base$13$q & ~size$13$q);
+        cs_nr$13 = ~((cs_c$13 << 64'h1) | one_56);
+        rs_pe$req$13 = rs_valid && valid$13$q && (base$13$q <= rs_addr) && ~((cs_s$13 >= cs_nr$13) && ((cs_c$13 & top_56) != zero_56));
         ls_pe$req$13 = ls_valid && valid$13$q && (loc$13$q == ls_loc);
         inv_match$13 = inv_valid && valid$13$q && (loc$13$q == inv_loc);
         free_pe$req$13 = ~valid$13$q;
@@ -1451,7 +1543,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$14$clock = clock;
         size$14$clock = clock;
         tag$14$clock = clock;
-        rs_pe$req$14 = rs_valid && valid$14$q && (base$14$q <= rs_addr) && ((rs_addr - base$14$q) < size$14$q);
+        cs_s$14 = rs_addr ^ ~base$14$q ^ ~size$14$q;
+        cs_c$14 = (rs_addr & ~base$14$q) | (rs_addr & ~size$14$q) | (~base$14$q & ~size$14$q);
+        cs_nr$14 = ~((cs_c$14 << 64'h1) | one_56);
+        rs_pe$req$14 = rs_valid && valid$14$q && (base$14$q <= rs_addr) && ~((cs_s$14 >= cs_nr$14) && ((cs_c$14 & top_56) != zero_56));
         ls_pe$req$14 = ls_valid && valid$14$q && (loc$14$q == ls_loc);
         inv_match$14 = inv_valid && valid$14$q && (loc$14$q == inv_loc);
         free_pe$req$14 = ~valid$14$q;
@@ -1460,7 +1555,10 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         base$15$clock = clock;
         size$15$clock = clock;
         tag$15$clock = clock;
-        rs_pe$req$15 = rs_valid && valid$15$q && (base$15$q <= rs_addr) && ((rs_addr - base$15$q) < size$15$q);
+        cs_s$15 = rs_addr ^ ~base$15$q ^ ~size$15$q;
+        cs_c$15 = (rs_addr & ~base$15$q) | (rs_addr & ~size$15$q) | (~base$15$q & ~size$15$q);
+        cs_nr$15 = ~((cs_c$15 << 64'h1) | one_56);
+        rs_pe$req$15 = rs_valid && valid$15$q && (base$15$q <= rs_addr) && ~((cs_s$15 >= cs_nr$15) && ((cs_c$15 & top_56) != zero_56));
         ls_pe$req$15 = ls_valid && valid$15$q && (loc$15$q == ls_loc);
         inv_match$15 = inv_valid && valid$15$q && (loc$15$q == inv_loc);
         free_pe$req$15 = ~valid$15$q;
@@ -2570,146 +2668,372 @@ module mlb16_rr$free_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,re
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_rr$free_pe
@@ -3132,146 +3456,372 @@ module mlb16_rr$ls_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,req$
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_rr$ls_pe
@@ -3614,146 +4164,372 @@ module mlb16_rr$rs_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,req$
     localparam  way$13 = 4'hd;
     localparam  way$14 = 4'he;
     localparam  way$15 = 4'hf;
+    localparam  zero_iw = 4'h0;
     
     // Local signals
-    reg  any_l;
-    reg  [3:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  [3:0] idx_t$0;
+    reg  [3:0] idx_t$1;
+    reg  [3:0] idx_t$2;
+    reg  [3:0] idx_t$3;
+    reg  [3:0] idx_t$4;
+    reg  [3:0] idx_t$5;
+    reg  [3:0] idx_t$6;
+    reg  [3:0] idx_t$7;
+    reg  [3:0] idx_t$8;
+    reg  [3:0] idx_t$9;
+    reg  [3:0] idx_t$10;
+    reg  [3:0] idx_t$11;
+    reg  [3:0] idx_t$12;
+    reg  [3:0] idx_t$13;
+    reg  [3:0] idx_t$14;
+    reg  [3:0] idx_t$15;
+    reg  [3:0] idx_t$16;
+    reg  [3:0] idx_t$17;
+    reg  [3:0] idx_t$18;
+    reg  [3:0] idx_t$19;
+    reg  [3:0] idx_t$20;
+    reg  [3:0] idx_t$21;
+    reg  [3:0] idx_t$22;
+    reg  [3:0] idx_t$23;
+    reg  [3:0] idx_t$24;
+    reg  [3:0] idx_t$25;
+    reg  [3:0] idx_t$26;
+    reg  [3:0] idx_t$27;
+    reg  [3:0] idx_t$28;
+    reg  [3:0] idx_t$29;
+    reg  [3:0] idx_t$30;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$15 = req$0;
+        multi_t$15 = 1'b0;
+        idx_t$15 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$15 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$16 = req$1;
+        multi_t$16 = 1'b0;
+        idx_t$16 = zero_iw;
+        if (req$1) begin
+            idx_t$16 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$17 = req$2;
+        multi_t$17 = 1'b0;
+        idx_t$17 = zero_iw;
+        if (req$2) begin
+            idx_t$17 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$18 = req$3;
+        multi_t$18 = 1'b0;
+        idx_t$18 = zero_iw;
+        if (req$3) begin
+            idx_t$18 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$19 = req$4;
+        multi_t$19 = 1'b0;
+        idx_t$19 = zero_iw;
+        if (req$4) begin
+            idx_t$19 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$20 = req$5;
+        multi_t$20 = 1'b0;
+        idx_t$20 = zero_iw;
+        if (req$5) begin
+            idx_t$20 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$21 = req$6;
+        multi_t$21 = 1'b0;
+        idx_t$21 = zero_iw;
+        if (req$6) begin
+            idx_t$21 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$22 = req$7;
+        multi_t$22 = 1'b0;
+        idx_t$22 = zero_iw;
+        if (req$7) begin
+            idx_t$22 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$23 = req$8;
+        multi_t$23 = 1'b0;
+        idx_t$23 = zero_iw;
+        if (req$8) begin
+            idx_t$23 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$24 = req$9;
+        multi_t$24 = 1'b0;
+        idx_t$24 = zero_iw;
+        if (req$9) begin
+            idx_t$24 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$25 = req$10;
+        multi_t$25 = 1'b0;
+        idx_t$25 = zero_iw;
+        if (req$10) begin
+            idx_t$25 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$26 = req$11;
+        multi_t$26 = 1'b0;
+        idx_t$26 = zero_iw;
+        if (req$11) begin
+            idx_t$26 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$27 = req$12;
+        multi_t$27 = 1'b0;
+        idx_t$27 = zero_iw;
+        if (req$12) begin
+            idx_t$27 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$28 = req$13;
+        multi_t$28 = 1'b0;
+        idx_t$28 = zero_iw;
+        if (req$13) begin
+            idx_t$28 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$29 = req$14;
+        multi_t$29 = 1'b0;
+        idx_t$29 = zero_iw;
+        if (req$14) begin
+            idx_t$29 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$30 = req$15;
+        multi_t$30 = 1'b0;
+        idx_t$30 = zero_iw;
+        if (req$15) begin
+            idx_t$30 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
         end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        onehot$0 = req$0 && ~blocked$15;
+        onehot$1 = req$1 && ~blocked$16;
+        onehot$2 = req$2 && ~blocked$17;
+        onehot$3 = req$3 && ~blocked$18;
+        onehot$4 = req$4 && ~blocked$19;
+        onehot$5 = req$5 && ~blocked$20;
+        onehot$6 = req$6 && ~blocked$21;
+        onehot$7 = req$7 && ~blocked$22;
+        onehot$8 = req$8 && ~blocked$23;
+        onehot$9 = req$9 && ~blocked$24;
+        onehot$10 = req$10 && ~blocked$25;
+        onehot$11 = req$11 && ~blocked$26;
+        onehot$12 = req$12 && ~blocked$27;
+        onehot$13 = req$13 && ~blocked$28;
+        onehot$14 = req$14 && ~blocked$29;
+        onehot$15 = req$15 && ~blocked$30;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb16_rr$rs_pe

@@ -38,6 +38,8 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     output reg  repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 1'b0;
     localparam  zero_iw = 1'b0;
     localparam  zero_51 = 51'h0;
@@ -127,6 +129,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_nr$0;
     reg  [50:0] rs_or_loc$0;
     reg  [55:0] rs_or_base$0;
     reg  [55:0] rs_or_size$0;
@@ -300,7 +305,10 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -425,26 +433,27 @@ module mlb1_plru$free_pe(req$0,any,index,onehot$0,multi);
     
     // Constant declarations
     localparam  way$0 = 1'b0;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  multi_t$0;
+    reg  idx_t$0;
+    reg  blocked$0;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
+        any_t$0 = req$0;
+        multi_t$0 = 1'b0;
+        idx_t$0 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$0 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
-        end
+        blocked$0 = 1'b0;
+        onehot$0 = req$0 && ~blocked$0;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb1_plru$free_pe
@@ -537,26 +546,27 @@ module mlb1_plru$ls_pe(req$0,any,index,onehot$0,multi);
     
     // Constant declarations
     localparam  way$0 = 1'b0;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  multi_t$0;
+    reg  idx_t$0;
+    reg  blocked$0;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
+        any_t$0 = req$0;
+        multi_t$0 = 1'b0;
+        idx_t$0 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$0 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
-        end
+        blocked$0 = 1'b0;
+        onehot$0 = req$0 && ~blocked$0;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb1_plru$ls_pe
@@ -807,26 +817,27 @@ module mlb1_plru$rs_pe(req$0,any,index,onehot$0,multi);
     
     // Constant declarations
     localparam  way$0 = 1'b0;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  multi_t$0;
+    reg  idx_t$0;
+    reg  blocked$0;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
+        any_t$0 = req$0;
+        multi_t$0 = 1'b0;
+        idx_t$0 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$0 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
-        end
+        blocked$0 = 1'b0;
+        onehot$0 = req$0 && ~blocked$0;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb1_plru$rs_pe

@@ -38,6 +38,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     output reg  [1:0] repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 1'b0;
     localparam  way$1 = 1'b1;
     localparam  zero_iw = 1'b0;
@@ -149,6 +151,12 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_s$1;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_c$1;
+    reg  [55:0] cs_nr$0;
+    reg  [55:0] cs_nr$1;
     reg  [50:0] rs_or_loc$0;
     reg  [50:0] rs_or_loc$1;
     reg  [50:0] rs_or_loc$2;
@@ -369,7 +377,10 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -378,7 +389,10 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$1$clock = clock;
         size$1$clock = clock;
         tag$1$clock = clock;
-        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);
+        cs_s$1 = rs_addr ^ ~base$1$q ^ ~size$1$q;
+        cs_c$1 = (rs_addr & ~base$1$q) | (rs_addr & ~size$1$q) | (~base$1$q & ~size$1$q);
+        cs_nr$1 = ~((cs_c$1 << 64'h1) | one_56);
+        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ~((cs_s$1 >= cs_nr$1) && ((cs_c$1 & top_56) != zero_56));
         ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);
         inv_match$1 = inv_valid && valid$1$q && (loc$1$q == inv_loc);
         free_pe$req$1 = ~valid$1$q;
@@ -569,34 +583,50 @@ module mlb2_plru$free_pe(req$0,req$1,any,index,onehot$0,onehot$1,multi);
     // Constant declarations
     localparam  way$0 = 1'b0;
     localparam  way$1 = 1'b1;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  idx_t$0;
+    reg  idx_t$1;
+    reg  idx_t$2;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$1 = req$0;
+        multi_t$1 = 1'b0;
+        idx_t$1 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$1 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$2 = req$1;
+        multi_t$2 = 1'b0;
+        idx_t$2 = zero_iw;
+        if (req$1) begin
+            idx_t$2 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
         end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        onehot$0 = req$0 && ~blocked$1;
+        onehot$1 = req$1 && ~blocked$2;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb2_plru$free_pe
@@ -711,34 +741,50 @@ module mlb2_plru$ls_pe(req$0,req$1,any,index,onehot$0,onehot$1,multi);
     // Constant declarations
     localparam  way$0 = 1'b0;
     localparam  way$1 = 1'b1;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  idx_t$0;
+    reg  idx_t$1;
+    reg  idx_t$2;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$1 = req$0;
+        multi_t$1 = 1'b0;
+        idx_t$1 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$1 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$2 = req$1;
+        multi_t$2 = 1'b0;
+        idx_t$2 = zero_iw;
+        if (req$1) begin
+            idx_t$2 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
         end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        onehot$0 = req$0 && ~blocked$1;
+        onehot$1 = req$1 && ~blocked$2;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb2_plru$ls_pe
@@ -1011,34 +1057,50 @@ module mlb2_plru$rs_pe(req$0,req$1,any,index,onehot$0,onehot$1,multi);
     // Constant declarations
     localparam  way$0 = 1'b0;
     localparam  way$1 = 1'b1;
+    localparam  zero_iw = 1'b0;
     
     // Local signals
-    reg  any_l;
-    reg  index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  idx_t$0;
+    reg  idx_t$1;
+    reg  idx_t$2;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$1 = req$0;
+        multi_t$1 = 1'b0;
+        idx_t$1 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$1 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$2 = req$1;
+        multi_t$2 = 1'b0;
+        idx_t$2 = zero_iw;
+        if (req$1) begin
+            idx_t$2 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
         end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        onehot$0 = req$0 && ~blocked$1;
+        onehot$1 = req$1 && ~blocked$2;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb2_plru$rs_pe

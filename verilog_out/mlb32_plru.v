@@ -38,6 +38,8 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     output reg  [31:0] repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 5'b0;
     localparam  way$1 = 5'b1;
     localparam  way$2 = 5'b10;
@@ -809,6 +811,102 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_s$1;
+    reg  [55:0] cs_s$2;
+    reg  [55:0] cs_s$3;
+    reg  [55:0] cs_s$4;
+    reg  [55:0] cs_s$5;
+    reg  [55:0] cs_s$6;
+    reg  [55:0] cs_s$7;
+    reg  [55:0] cs_s$8;
+    reg  [55:0] cs_s$9;
+    reg  [55:0] cs_s$10;
+    reg  [55:0] cs_s$11;
+    reg  [55:0] cs_s$12;
+    reg  [55:0] cs_s$13;
+    reg  [55:0] cs_s$14;
+    reg  [55:0] cs_s$15;
+    reg  [55:0] cs_s$16;
+    reg  [55:0] cs_s$17;
+    reg  [55:0] cs_s$18;
+    reg  [55:0] cs_s$19;
+    reg  [55:0] cs_s$20;
+    reg  [55:0] cs_s$21;
+    reg  [55:0] cs_s$22;
+    reg  [55:0] cs_s$23;
+    reg  [55:0] cs_s$24;
+    reg  [55:0] cs_s$25;
+    reg  [55:0] cs_s$26;
+    reg  [55:0] cs_s$27;
+    reg  [55:0] cs_s$28;
+    reg  [55:0] cs_s$29;
+    reg  [55:0] cs_s$30;
+    reg  [55:0] cs_s$31;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_c$1;
+    reg  [55:0] cs_c$2;
+    reg  [55:0] cs_c$3;
+    reg  [55:0] cs_c$4;
+    reg  [55:0] cs_c$5;
+    reg  [55:0] cs_c$6;
+    reg  [55:0] cs_c$7;
+    reg  [55:0] cs_c$8;
+    reg  [55:0] cs_c$9;
+    reg  [55:0] cs_c$10;
+    reg  [55:0] cs_c$11;
+    reg  [55:0] cs_c$12;
+    reg  [55:0] cs_c$13;
+    reg  [55:0] cs_c$14;
+    reg  [55:0] cs_c$15;
+    reg  [55:0] cs_c$16;
+    reg  [55:0] cs_c$17;
+    reg  [55:0] cs_c$18;
+    reg  [55:0] cs_c$19;
+    reg  [55:0] cs_c$20;
+    reg  [55:0] cs_c$21;
+    reg  [55:0] cs_c$22;
+    reg  [55:0] cs_c$23;
+    reg  [55:0] cs_c$24;
+    reg  [55:0] cs_c$25;
+    reg  [55:0] cs_c$26;
+    reg  [55:0] cs_c$27;
+    reg  [55:0] cs_c$28;
+    reg  [55:0] cs_c$29;
+    reg  [55:0] cs_c$30;
+    reg  [55:0] cs_c$31;
+    reg  [55:0] cs_nr$0;
+    reg  [55:0] cs_nr$1;
+    reg  [55:0] cs_nr$2;
+    reg  [55:0] cs_nr$3;
+    reg  [55:0] cs_nr$4;
+    reg  [55:0] cs_nr$5;
+    reg  [55:0] cs_nr$6;
+    reg  [55:0] cs_nr$7;
+    reg  [55:0] cs_nr$8;
+    reg  [55:0] cs_nr$9;
+    reg  [55:0] cs_nr$10;
+    reg  [55:0] cs_nr$11;
+    reg  [55:0] cs_nr$12;
+    reg  [55:0] cs_nr$13;
+    reg  [55:0] cs_nr$14;
+    reg  [55:0] cs_nr$15;
+    reg  [55:0] cs_nr$16;
+    reg  [55:0] cs_nr$17;
+    reg  [55:0] cs_nr$18;
+    reg  [55:0] cs_nr$19;
+    reg  [55:0] cs_nr$20;
+    reg  [55:0] cs_nr$21;
+    reg  [55:0] cs_nr$22;
+    reg  [55:0] cs_nr$23;
+    reg  [55:0] cs_nr$24;
+    reg  [55:0] cs_nr$25;
+    reg  [55:0] cs_nr$26;
+    reg  [55:0] cs_nr$27;
+    reg  [55:0] cs_nr$28;
+    reg  [55:0] cs_nr$29;
+    reg  [55:0] cs_nr$30;
+    reg  [55:0] cs_nr$31;
     reg  [50:0] rs_or_loc$0;
     reg  [50:0] rs_or_loc$1;
     reg  [50:0] rs_or_loc$2;
@@ -2439,7 +2537,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -2448,7 +2549,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$1$clock = clock;
         size$1$clock = clock;
         tag$1$clock = clock;
-        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);
+        cs_s$1 = rs_addr ^ ~base$1$q ^ ~size$1$q;
+        cs_c$1 = (rs_addr & ~base$1$q) | (rs_addr & ~size$1$q) | (~base$1$q & ~size$1$q);
+        cs_nr$1 = ~((cs_c$1 << 64'h1) | one_56);
+        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ~((cs_s$1 >= cs_nr$1) && ((cs_c$1 & top_56) != zero_56));
         ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);
         inv_match$1 = inv_valid && valid$1$q && (loc$1$q == inv_loc);
         free_pe$req$1 = ~valid$1$q;
@@ -2457,7 +2561,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$2$clock = clock;
         size$2$clock = clock;
         tag$2$clock = clock;
-        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ((rs_addr - base$2$q) < size$2$q);
+        cs_s$2 = rs_addr ^ ~base$2$q ^ ~size$2$q;
+        cs_c$2 = (rs_addr & ~base$2$q) | (rs_addr & ~size$2$q) | (~base$2$q & ~size$2$q);
+        cs_nr$2 = ~((cs_c$2 << 64'h1) | one_56);
+        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ~((cs_s$2 >= cs_nr$2) && ((cs_c$2 & top_56) != zero_56));
         ls_pe$req$2 = ls_valid && valid$2$q && (loc$2$q == ls_loc);
         inv_match$2 = inv_valid && valid$2$q && (loc$2$q == inv_loc);
         free_pe$req$2 = ~valid$2$q;
@@ -2466,7 +2573,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$3$clock = clock;
         size$3$clock = clock;
         tag$3$clock = clock;
-        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ((rs_addr - base$3$q) < size$3$q);
+        cs_s$3 = rs_addr ^ ~base$3$q ^ ~size$3$q;
+        cs_c$3 = (rs_addr & ~base$3$q) | (rs_addr & ~size$3$q) | (~base$3$q & ~size$3$q);
+        cs_nr$3 = ~((cs_c$3 << 64'h1) | one_56);
+        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ~((cs_s$3 >= cs_nr$3) && ((cs_c$3 & top_56) != zero_56));
         ls_pe$req$3 = ls_valid && valid$3$q && (loc$3$q == ls_loc);
         inv_match$3 = inv_valid && valid$3$q && (loc$3$q == inv_loc);
         free_pe$req$3 = ~valid$3$q;
@@ -2475,7 +2585,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$4$clock = clock;
         size$4$clock = clock;
         tag$4$clock = clock;
-        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ((rs_addr - base$4$q) < size$4$q);
+        cs_s$4 = rs_addr ^ ~base$4$q ^ ~size$4$q;
+        cs_c$4 = (rs_addr & ~base$4$q) | (rs_addr & ~size$4$q) | (~base$4$q & ~size$4$q);
+        cs_nr$4 = ~((cs_c$4 << 64'h1) | one_56);
+        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ~((cs_s$4 >= cs_nr$4) && ((cs_c$4 & top_56) != zero_56));
         ls_pe$req$4 = ls_valid && valid$4$q && (loc$4$q == ls_loc);
         inv_match$4 = inv_valid && valid$4$q && (loc$4$q == inv_loc);
         free_pe$req$4 = ~valid$4$q;
@@ -2484,7 +2597,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$5$clock = clock;
         size$5$clock = clock;
         tag$5$clock = clock;
-        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ((rs_addr - base$5$q) < size$5$q);
+        cs_s$5 = rs_addr ^ ~base$5$q ^ ~size$5$q;
+        cs_c$5 = (rs_addr & ~base$5$q) | (rs_addr & ~size$5$q) | (~base$5$q & ~size$5$q);
+        cs_nr$5 = ~((cs_c$5 << 64'h1) | one_56);
+        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ~((cs_s$5 >= cs_nr$5) && ((cs_c$5 & top_56) != zero_56));
         ls_pe$req$5 = ls_valid && valid$5$q && (loc$5$q == ls_loc);
         inv_match$5 = inv_valid && valid$5$q && (loc$5$q == inv_loc);
         free_pe$req$5 = ~valid$5$q;
@@ -2493,7 +2609,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$6$clock = clock;
         size$6$clock = clock;
         tag$6$clock = clock;
-        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ((rs_addr - base$6$q) < size$6$q);
+        cs_s$6 = rs_addr ^ ~base$6$q ^ ~size$6$q;
+        cs_c$6 = (rs_addr & ~base$6$q) | (rs_addr & ~size$6$q) | (~base$6$q & ~size$6$q);
+        cs_nr$6 = ~((cs_c$6 << 64'h1) | one_56);
+        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ~((cs_s$6 >= cs_nr$6) && ((cs_c$6 & top_56) != zero_56));
         ls_pe$req$6 = ls_valid && valid$6$q && (loc$6$q == ls_loc);
         inv_match$6 = inv_valid && valid$6$q && (loc$6$q == inv_loc);
         free_pe$req$6 = ~valid$6$q;
@@ -2502,7 +2621,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$7$clock = clock;
         size$7$clock = clock;
         tag$7$clock = clock;
-        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ((rs_addr - base$7$q) < size$7$q);
+        cs_s$7 = rs_addr ^ ~base$7$q ^ ~size$7$q;
+        cs_c$7 = (rs_addr & ~base$7$q) | (rs_addr & ~size$7$q) | (~base$7$q & ~size$7$q);
+        cs_nr$7 = ~((cs_c$7 << 64'h1) | one_56);
+        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ~((cs_s$7 >= cs_nr$7) && ((cs_c$7 & top_56) != zero_56));
         ls_pe$req$7 = ls_valid && valid$7$q && (loc$7$q == ls_loc);
         inv_match$7 = inv_valid && valid$7$q && (loc$7$q == inv_loc);
         free_pe$req$7 = ~valid$7$q;
@@ -2511,7 +2633,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$8$clock = clock;
         size$8$clock = clock;
         tag$8$clock = clock;
-        rs_pe$req$8 = rs_valid && valid$8$q && (base$8$q <= rs_addr) && ((rs_addr - base$8$q) < size$8$q);
+        cs_s$8 = rs_addr ^ ~base$8$q ^ ~size$8$q;
+        cs_c$8 = (rs_addr & ~base$8$q) | (rs_addr & ~size$8$q) | (~base$8$q & ~size$8$q);
+        cs_nr$8 = ~((cs_c$8 << 64'h1) | one_56);
+        rs_pe$req$8 = rs_valid && valid$8$q && (base$8$q <= rs_addr) && ~((cs_s$8 >= cs_nr$8) && ((cs_c$8 & top_56) != zero_56));
         ls_pe$req$8 = ls_valid && valid$8$q && (loc$8$q == ls_loc);
         inv_match$8 = inv_valid && valid$8$q && (loc$8$q == inv_loc);
         free_pe$req$8 = ~valid$8$q;
@@ -2520,7 +2645,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$9$clock = clock;
         size$9$clock = clock;
         tag$9$clock = clock;
-        rs_pe$req$9 = rs_valid && valid$9$q && (base$9$q <= rs_addr) && ((rs_addr - base$9$q) < size$9$q);
+        cs_s$9 = rs_addr ^ ~base$9$q ^ ~size$9$q;
+        cs_c$9 = (rs_addr & ~base$9$q) | (rs_addr & ~size$9$q) | (~base$9$q & ~size$9$q);
+        cs_nr$9 = ~((cs_c$9 << 64'h1) | one_56);
+        rs_pe$req$9 = rs_valid && valid$9$q && (base$9$q <= rs_addr) && ~((cs_s$9 >= cs_nr$9) && ((cs_c$9 & top_56) != zero_56));
         ls_pe$req$9 = ls_valid && valid$9$q && (loc$9$q == ls_loc);
         inv_match$9 = inv_valid && valid$9$q && (loc$9$q == inv_loc);
         free_pe$req$9 = ~valid$9$q;
@@ -2529,7 +2657,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$10$clock = clock;
         size$10$clock = clock;
         tag$10$clock = clock;
-        rs_pe$req$10 = rs_valid && valid$10$q && (base$10$q <= rs_addr) && ((rs_addr - base$10$q) < size$10$q);
+        cs_s$10 = rs_addr ^ ~base$10$q ^ ~size$10$q;
+        cs_c$10 = (rs_addr & ~base$10$q) | (rs_addr & ~size$10$q) | (~base$10$q & ~size$10$q);
+        cs_nr$10 = ~((cs_c$10 << 64'h1) | one_56);
+        rs_pe$req$10 = rs_valid && valid$10$q && (base$10$q <= rs_addr) && ~((cs_s$10 >= cs_nr$10) && ((cs_c$10 & top_56) != zero_56));
         ls_pe$req$10 = ls_valid && valid$10$q && (loc$10$q == ls_loc);
         inv_match$10 = inv_valid && valid$10$q && (loc$10$q == inv_loc);
         free_pe$req$10 = ~valid$10$q;
@@ -2538,7 +2669,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$11$clock = clock;
         size$11$clock = clock;
         tag$11$clock = clock;
-        rs_pe$req$11 = rs_valid && valid$11$q && (base$11$q <= rs_addr) && ((rs_addr - base$11$q) < size$11$q);
+        cs_s$11 = rs_addr ^ ~base$11$q ^ ~size$11$q;
+        cs_c$11 = (rs_addr & ~base$11$q) | (rs_addr & ~size$11$q) | (~base$11$q & ~size$11$q);
+        cs_nr$11 = ~((cs_c$11 << 64'h1) | one_56);
+        rs_pe$req$11 = rs_valid && valid$11$q && (base$11$q <= rs_addr) && ~((cs_s$11 >= cs_nr$11) && ((cs_c$11 & top_56) != zero_56));
         ls_pe$req$11 = ls_valid && valid$11$q && (loc$11$q == ls_loc);
         inv_match$11 = inv_valid && valid$11$q && (loc$11$q == inv_loc);
         free_pe$req$11 = ~valid$11$q;
@@ -2547,7 +2681,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$12$clock = clock;
         size$12$clock = clock;
         tag$12$clock = clock;
-        rs_pe$req$12 = rs_valid && valid$12$q && (base$12$q <= rs_addr) && ((rs_addr - base$12$q) < size$12$q);
+        cs_s$12 = rs_addr ^ ~base$12$q ^ ~size$12$q;
+        cs_c$12 = (rs_addr & ~base$12$q) | (rs_addr & ~size$12$q) | (~base$12$q & ~size$12$q);
+        cs_nr$12 = ~((cs_c$12 << 64'h1) | one_56);
+        rs_pe$req$12 = rs_valid && valid$12$q && (base$12$q <= rs_addr) && ~((cs_s$12 >= cs_nr$12) && ((cs_c$12 & top_56) != zero_56));
         ls_pe$req$12 = ls_valid && valid$12$q && (loc$12$q == ls_loc);
         inv_match$12 = inv_valid && valid$12$q && (loc$12$q == inv_loc);
         free_pe$req$12 = ~valid$12$q;
@@ -2556,7 +2693,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$13$clock = clock;
         size$13$clock = clock;
         tag$13$clock = clock;
-        rs_pe$req$13 = rs_valid && valid$13$q && (base$13$q <= rs_addr) && ((rs_addr - base$13$q) < size$13$q);
+        cs_s$13 = rs_addr ^ ~base$13$q ^ ~size$13$q;
+        cs_c$13 = (rs_addr & ~base$13$q) | (rs_addr & ~size$13$q) | (~base$13$q & ~size$13$q);
+        cs_nr$13 = ~((cs_c$13 << 64'h1) | one_56);
+        rs_pe$req$13 = rs_valid && valid$13$q && (base$13$q <= rs_addr) && ~((cs_s$13 >= cs_nr$13) && ((cs_c$13 & top_56) != zero_56));
         ls_pe$req$13 = ls_valid && valid$13$q && (loc$13$q == ls_loc);
         inv_match$13 = inv_valid && valid$13$q && (loc$13$q == inv_loc);
         free_pe$req$13 = ~valid$13$q;
@@ -2565,7 +2705,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$14$clock = clock;
         size$14$clock = clock;
         tag$14$clock = clock;
-        rs_pe$req$14 = rs_valid && valid$14$q && (base$14$q <= rs_addr) && ((rs_addr - base$14$q) < size$14$q);
+        cs_s$14 = rs_addr ^ ~base$14$q ^ ~size$14$q;
+        cs_c$14 = (rs_addr & ~base$14$q) | (rs_addr & ~size$14$q) | (~base$14$q & ~size$14$q);
+        cs_nr$14 = ~((cs_c$14 << 64'h1) | one_56);
+        rs_pe$req$14 = rs_valid && valid$14$q && (base$14$q <= rs_addr) && ~((cs_s$14 >= cs_nr$14) && ((cs_c$14 & top_56) != zero_56));
         ls_pe$req$14 = ls_valid && valid$14$q && (loc$14$q == ls_loc);
         inv_match$14 = inv_valid && valid$14$q && (loc$14$q == inv_loc);
         free_pe$req$14 = ~valid$14$q;
@@ -2574,7 +2717,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$15$clock = clock;
         size$15$clock = clock;
         tag$15$clock = clock;
-        rs_pe$req$15 = rs_valid && valid$15$q && (base$15$q <= rs_addr) && ((rs_addr - base$15$q) < size$15$q);
+        cs_s$15 = rs_addr ^ ~base$15$q ^ ~size$15$q;
+        cs_c$15 = (rs_addr & ~base$15$q) | (rs_addr & ~size$15$q) | (~base$15$q & ~size$15$q);
+        cs_nr$15 = ~((cs_c$15 << 64'h1) | one_56);
+        rs_pe$req$15 = rs_valid && valid$15$q && (base$15$q <= rs_addr) && ~((cs_s$15 >= cs_nr$15) && ((cs_c$15 & top_56) != zero_56));
         ls_pe$req$15 = ls_valid && valid$15$q && (loc$15$q == ls_loc);
         inv_match$15 = inv_valid && valid$15$q && (loc$15$q == inv_loc);
         free_pe$req$15 = ~valid$15$q;
@@ -2583,7 +2729,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$16$clock = clock;
         size$16$clock = clock;
         tag$16$clock = clock;
-        rs_pe$req$16 = rs_valid && valid$16$q && (base$16$q <= rs_addr) && ((rs_addr - base$16$q) < size$16$q);
+        cs_s$16 = rs_addr ^ ~base$16$q ^ ~size$16$q;
+        cs_c$16 = (rs_addr & ~base$16$q) | (rs_addr & ~size$16$q) | (~base$16$q & ~size$16$q);
+        cs_nr$16 = ~((cs_c$16 << 64'h1) | one_56);
+        rs_pe$req$16 = rs_valid && valid$16$q && (base$16$q <= rs_addr) && ~((cs_s$16 >= cs_nr$16) && ((cs_c$16 & top_56) != zero_56));
         ls_pe$req$16 = ls_valid && valid$16$q && (loc$16$q == ls_loc);
         inv_match$16 = inv_valid && valid$16$q && (loc$16$q == inv_loc);
         free_pe$req$16 = ~valid$16$q;
@@ -2592,7 +2741,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$17$clock = clock;
         size$17$clock = clock;
         tag$17$clock = clock;
-        rs_pe$req$17 = rs_valid && valid$17$q && (base$17$q <= rs_addr) && ((rs_addr - base$17$q) < size$17$q);
+        cs_s$17 = rs_addr ^ ~base$17$q ^ ~size$17$q;
+        cs_c$17 = (rs_addr & ~base$17$q) | (rs_addr & ~size$17$q) | (~base$17$q & ~size$17$q);
+        cs_nr$17 = ~((cs_c$17 << 64'h1) | one_56);
+        rs_pe$req$17 = rs_valid && valid$17$q && (base$17$q <= rs_addr) && ~((cs_s$17 >= cs_nr$17) && ((cs_c$17 & top_56) != zero_56));
         ls_pe$req$17 = ls_valid && valid$17$q && (loc$17$q == ls_loc);
         inv_match$17 = inv_valid && valid$17$q && (loc$17$q == inv_loc);
         free_pe$req$17 = ~valid$17$q;
@@ -2601,7 +2753,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$18$clock = clock;
         size$18$clock = clock;
         tag$18$clock = clock;
-        rs_pe$req$18 = rs_valid && valid$18$q && (base$18$q <= rs_addr) && ((rs_addr - base$18$q) < size$18$q);
+        cs_s$18 = rs_addr ^ ~base$18$q ^ ~size$18$q;
+        cs_c$18 = (rs_addr & ~base$18$q) | (rs_addr & ~size$18$q) | (~base$18$q & ~size$18$q);
+        cs_nr$18 = ~((cs_c$18 << 64'h1) | one_56);
+        rs_pe$req$18 = rs_valid && valid$18$q && (base$18$q <= rs_addr) && ~((cs_s$18 >= cs_nr$18) && ((cs_c$18 & top_56) != zero_56));
         ls_pe$req$18 = ls_valid && valid$18$q && (loc$18$q == ls_loc);
         inv_match$18 = inv_valid && valid$18$q && (loc$18$q == inv_loc);
         free_pe$req$18 = ~valid$18$q;
@@ -2610,7 +2765,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$19$clock = clock;
         size$19$clock = clock;
         tag$19$clock = clock;
-        rs_pe$req$19 = rs_valid && valid$19$q && (base$19$q <= rs_addr) && ((rs_addr - base$19$q) < size$19$q);
+        cs_s$19 = rs_addr ^ ~base$19$q ^ ~size$19$q;
+        cs_c$19 = (rs_addr & ~base$19$q) | (rs_addr & ~size$19$q) | (~base$19$q & ~size$19$q);
+        cs_nr$19 = ~((cs_c$19 << 64'h1) | one_56);
+        rs_pe$req$19 = rs_valid && valid$19$q && (base$19$q <= rs_addr) && ~((cs_s$19 >= cs_nr$19) && ((cs_c$19 & top_56) != zero_56));
         ls_pe$req$19 = ls_valid && valid$19$q && (loc$19$q == ls_loc);
         inv_match$19 = inv_valid && valid$19$q && (loc$19$q == inv_loc);
         free_pe$req$19 = ~valid$19$q;
@@ -2619,7 +2777,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$20$clock = clock;
         size$20$clock = clock;
         tag$20$clock = clock;
-        rs_pe$req$20 = rs_valid && valid$20$q && (base$20$q <= rs_addr) && ((rs_addr - base$20$q) < size$20$q);
+        cs_s$20 = rs_addr ^ ~base$20$q ^ ~size$20$q;
+        cs_c$20 = (rs_addr & ~base$20$q) | (rs_addr & ~size$20$q) | (~base$20$q & ~size$20$q);
+        cs_nr$20 = ~((cs_c$20 << 64'h1) | one_56);
+        rs_pe$req$20 = rs_valid && valid$20$q && (base$20$q <= rs_addr) && ~((cs_s$20 >= cs_nr$20) && ((cs_c$20 & top_56) != zero_56));
         ls_pe$req$20 = ls_valid && valid$20$q && (loc$20$q == ls_loc);
         inv_match$20 = inv_valid && valid$20$q && (loc$20$q == inv_loc);
         free_pe$req$20 = ~valid$20$q;
@@ -2628,7 +2789,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$21$clock = clock;
         size$21$clock = clock;
         tag$21$clock = clock;
-        rs_pe$req$21 = rs_valid && valid$21$q && (base$21$q <= rs_addr) && ((rs_addr - base$21$q) < size$21$q);
+        cs_s$21 = rs_addr ^ ~base$21$q ^ ~size$21$q;
+        cs_c$21 = (rs_addr & ~base$21$q) | (rs_addr & ~size$21$q) | (~base$21$q & ~size$21$q);
+        cs_nr$21 = ~((cs_c$21 << 64'h1) | one_56);
+        rs_pe$req$21 = rs_valid && valid$21$q && (base$21$q <= rs_addr) && ~((cs_s$21 >= cs_nr$21) && ((cs_c$21 & top_56) != zero_56));
         ls_pe$req$21 = ls_valid && valid$21$q && (loc$21$q == ls_loc);
         inv_match$21 = inv_valid && valid$21$q && (loc$21$q == inv_loc);
         free_pe$req$21 = ~valid$21$q;
@@ -2637,7 +2801,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$22$clock = clock;
         size$22$clock = clock;
         tag$22$clock = clock;
-        rs_pe$req$22 = rs_valid && valid$22$q && (base$22$q <= rs_addr) && ((rs_addr - base$22$q) < size$22$q);
+        cs_s$22 = rs_addr ^ ~base$22$q ^ ~size$22$q;
+        cs_c$22 = (rs_addr & ~base$22$q) | (rs_addr & ~size$22$q) | (~base$22$q & ~size$22$q);
+        cs_nr$22 = ~((cs_c$22 << 64'h1) | one_56);
+        rs_pe$req$22 = rs_valid && valid$22$q && (base$22$q <= rs_addr) && ~((cs_s$22 >= cs_nr$22) && ((cs_c$22 & top_56) != zero_56));
         ls_pe$req$22 = ls_valid && valid$22$q && (loc$22$q == ls_loc);
         inv_match$22 = inv_valid && valid$22$q && (loc$22$q == inv_loc);
         free_pe$req$22 = ~valid$22$q;
@@ -2646,7 +2813,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$23$clock = clock;
         size$23$clock = clock;
         tag$23$clock = clock;
-        rs_pe$req$23 = rs_valid && valid$23$q && (base$23$q <= rs_addr) && ((rs_addr - base$23$q) < size$23$q);
+        cs_s$23 = rs_addr ^ ~base$23$q ^ ~size$23$q;
+        cs_c$23 = (rs_addr & ~base$23$q) | (rs_addr & ~size$23$q) | (~base$23$q & ~size$23$q);
+        cs_nr$23 = ~((cs_c$23 << 64'h1) | one_56);
+        rs_pe$req$23 = rs_valid && valid$23$q && (base$23$q <= rs_addr) && ~((cs_s$23 >= cs_nr$23) && ((cs_c$23 & top_56) != zero_56));
         ls_pe$req$23 = ls_valid && valid$23$q && (loc$23$q == ls_loc);
         inv_match$23 = inv_valid && valid$23$q && (loc$23$q == inv_loc);
         free_pe$req$23 = ~valid$23$q;
@@ -2655,7 +2825,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$24$clock = clock;
         size$24$clock = clock;
         tag$24$clock = clock;
-        rs_pe$req$24 = rs_valid && valid$24$q && (base$24$q <= rs_addr) && ((rs_addr - base$24$q) < size$24$q);
+        cs_s$24 = rs_addr ^ ~base$24$q ^ ~size$24$q;
+        cs_c$24 = (rs_addr & ~base$24$q) | (rs_addr & ~size$24$q) | (~base$24$q & ~size$24$q);
+        cs_nr$24 = ~((cs_c$24 << 64'h1) | one_56);
+        rs_pe$req$24 = rs_valid && valid$24$q && (base$24$q <= rs_addr) && ~((cs_s$24 >= cs_nr$24) && ((cs_c$24 & top_56) != zero_56));
         ls_pe$req$24 = ls_valid && valid$24$q && (loc$24$q == ls_loc);
         inv_match$24 = inv_valid && valid$24$q && (loc$24$q == inv_loc);
         free_pe$req$24 = ~valid$24$q;
@@ -2664,7 +2837,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$25$clock = clock;
         size$25$clock = clock;
         tag$25$clock = clock;
-        rs_pe$req$25 = rs_valid && valid$25$q && (base$25$q <= rs_addr) && ((rs_addr - base$25$q) < size$25$q);
+        cs_s$25 = rs_addr ^ ~base$25$q ^ ~size$25$q;
+        cs_c$25 = (rs_addr & ~base$25$q) | (rs_addr & ~size$25$q) | (~base$25$q & ~size$25$q);
+        cs_nr$25 = ~((cs_c$25 << 64'h1) | one_56);
+        rs_pe$req$25 = rs_valid && valid$25$q && (base$25$q <= rs_addr) && ~((cs_s$25 >= cs_nr$25) && ((cs_c$25 & top_56) != zero_56));
         ls_pe$req$25 = ls_valid && valid$25$q && (loc$25$q == ls_loc);
         inv_match$25 = inv_valid && valid$25$q && (loc$25$q == inv_loc);
         free_pe$req$25 = ~valid$25$q;
@@ -2673,7 +2849,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$26$clock = clock;
         size$26$clock = clock;
         tag$26$clock = clock;
-        rs_pe$req$26 = rs_valid && valid$26$q && (base$26$q <= rs_addr) && ((rs_addr - base$26$q) < size$26$q);
+        cs_s$26 = rs_addr ^ ~base$26$q ^ ~size$26$q;
+        cs_c$26 = (rs_addr & ~base$26$q) | (rs_addr & ~size$26$q) | (~base$26$q & ~size$26$q);
+        cs_nr$26 = ~((cs_c$26 << 64'h1) | one_56);
+        rs_pe$req$26 = rs_valid && valid$26$q && (base$26$q <= rs_addr) && ~((cs_s$26 >= cs_nr$26) && ((cs_c$26 & top_56) != zero_56));
         ls_pe$req$26 = ls_valid && valid$26$q && (loc$26$q == ls_loc);
         inv_match$26 = inv_valid && valid$26$q && (loc$26$q == inv_loc);
         free_pe$req$26 = ~valid$26$q;
@@ -2682,7 +2861,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$27$clock = clock;
         size$27$clock = clock;
         tag$27$clock = clock;
-        rs_pe$req$27 = rs_valid && valid$27$q && (base$27$q <= rs_addr) && ((rs_addr - base$27$q) < size$27$q);
+        cs_s$27 = rs_addr ^ ~base$27$q ^ ~size$27$q;
+        cs_c$27 = (rs_addr & ~base$27$q) | (rs_addr & ~size$27$q) | (~base$27$q & ~size$27$q);
+        cs_nr$27 = ~((cs_c$27 << 64'h1) | one_56);
+        rs_pe$req$27 = rs_valid && valid$27$q && (base$27$q <= rs_addr) && ~((cs_s$27 >= cs_nr$27) && ((cs_c$27 & top_56) != zero_56));
         ls_pe$req$27 = ls_valid && valid$27$q && (loc$27$q == ls_loc);
         inv_match$27 = inv_valid && valid$27$q && (loc$27$q == inv_loc);
         free_pe$req$27 = ~valid$27$q;
@@ -2691,7 +2873,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$28$clock = clock;
         size$28$clock = clock;
         tag$28$clock = clock;
-        rs_pe$req$28 = rs_valid && valid$28$q && (base$28$q <= rs_addr) && ((rs_addr - base$28$q) < size$28$q);
+        cs_s$28 = rs_addr ^ ~base$28$q ^ ~size$28$q;
+        cs_c$28 = (rs_addr & ~base$28$q) | (rs_addr & ~size$28$q) | (~base$28$q & ~size$28$q);
+        cs_nr$28 = ~((cs_c$28 << 64'h1) | one_56);
+        rs_pe$req$28 = rs_valid && valid$28$q && (base$28$q <= rs_addr) && ~((cs_s$28 >= cs_nr$28) && ((cs_c$28 & top_56) != zero_56));
         ls_pe$req$28 = ls_valid && valid$28$q && (loc$28$q == ls_loc);
         inv_match$28 = inv_valid && valid$28$q && (loc$28$q == inv_loc);
         free_pe$req$28 = ~valid$28$q;
@@ -2700,7 +2885,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$29$clock = clock;
         size$29$clock = clock;
         tag$29$clock = clock;
-        rs_pe$req$29 = rs_valid && valid$29$q && (base$29$q <= rs_addr) && ((rs_addr - base$29$q) < size$29$q);
+        cs_s$29 = rs_addr ^ ~base$29$q ^ ~size$29$q;
+        cs_c$29 = (rs_addr & ~base$29$q) | (rs_addr & ~size$29$q) | (~base$29$q & ~size$29$q);
+        cs_nr$29 = ~((cs_c$29 << 64'h1) | one_56);
+        rs_pe$req$29 = rs_valid && valid$29$q && (base$29$q <= rs_addr) && ~((cs_s$29 >= cs_nr$29) && ((cs_c$29 & top_56) != zero_56));
         ls_pe$req$29 = ls_valid && valid$29$q && (loc$29$q == ls_loc);
         inv_match$29 = inv_valid && valid$29$q && (loc$29$q == inv_loc);
         free_pe$req$29 = ~valid$29$q;
@@ -2709,7 +2897,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$30$clock = clock;
         size$30$clock = clock;
         tag$30$clock = clock;
-        rs_pe$req$30 = rs_valid && valid$30$q && (base$30$q <= rs_addr) && ((rs_addr - base$30$q) < size$30$q);
+        cs_s$30 = rs_addr ^ ~base$30$q ^ ~size$30$q;
+        cs_c$30 = (rs_addr & ~base$30$q) | (rs_addr & ~size$30$q) | (~base$30$q & ~size$30$q);
+        cs_nr$30 = ~((cs_c$30 << 64'h1) | one_56);
+        rs_pe$req$30 = rs_valid && valid$30$q && (base$30$q <= rs_addr) && ~((cs_s$30 >= cs_nr$30) && ((cs_c$30 & top_56) != zero_56));
         ls_pe$req$30 = ls_valid && valid$30$q && (loc$30$q == ls_loc);
         inv_match$30 = inv_valid && valid$30$q && (loc$30$q == inv_loc);
         free_pe$req$30 = ~valid$30$q;
@@ -2718,7 +2909,10 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base$31$clock = clock;
         size$31$clock = clock;
         tag$31$clock = clock;
-        rs_pe$req$31 = rs_valid && valid$31$q && (base$31$q <= rs_addr) && ((rs_addr - base$31$q) < size$31$q);
+        cs_s$31 = rs_addr ^ ~base$31$q ^ ~size$31$q;
+        cs_c$31 = (rs_addr & ~base$31$q) | (rs_addr & ~size$31$q) | (~base$31$q & ~size$31$q);
+        cs_nr$31 = ~((cs_c$31 << 64'h1) | one_56);
+        rs_pe$req$31 = rs_valid && valid$31$q && (base$31$q <= rs_addr) && ~((cs_s$31 >= cs_nr$31) && ((cs_c$31 & top_56) != zero_56));
         ls_pe$req$31 = ls_valid && valid$31$q && (loc$31$q == ls_loc);
         inv_match$31 = inv_valid && valid$31$q && (loc$31$q == inv_loc);
         free_pe$req$31 = ~valid$31$q;
@@ -4889,274 +5083,740 @@ module mlb32_plru$free_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,
     localparam  way$29 = 5'b11101;
     localparam  way$30 = 5'b11110;
     localparam  way$31 = 5'b11111;
+    localparam  zero_iw = 5'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [4:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  any_t$31;
+    reg  any_t$32;
+    reg  any_t$33;
+    reg  any_t$34;
+    reg  any_t$35;
+    reg  any_t$36;
+    reg  any_t$37;
+    reg  any_t$38;
+    reg  any_t$39;
+    reg  any_t$40;
+    reg  any_t$41;
+    reg  any_t$42;
+    reg  any_t$43;
+    reg  any_t$44;
+    reg  any_t$45;
+    reg  any_t$46;
+    reg  any_t$47;
+    reg  any_t$48;
+    reg  any_t$49;
+    reg  any_t$50;
+    reg  any_t$51;
+    reg  any_t$52;
+    reg  any_t$53;
+    reg  any_t$54;
+    reg  any_t$55;
+    reg  any_t$56;
+    reg  any_t$57;
+    reg  any_t$58;
+    reg  any_t$59;
+    reg  any_t$60;
+    reg  any_t$61;
+    reg  any_t$62;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  multi_t$31;
+    reg  multi_t$32;
+    reg  multi_t$33;
+    reg  multi_t$34;
+    reg  multi_t$35;
+    reg  multi_t$36;
+    reg  multi_t$37;
+    reg  multi_t$38;
+    reg  multi_t$39;
+    reg  multi_t$40;
+    reg  multi_t$41;
+    reg  multi_t$42;
+    reg  multi_t$43;
+    reg  multi_t$44;
+    reg  multi_t$45;
+    reg  multi_t$46;
+    reg  multi_t$47;
+    reg  multi_t$48;
+    reg  multi_t$49;
+    reg  multi_t$50;
+    reg  multi_t$51;
+    reg  multi_t$52;
+    reg  multi_t$53;
+    reg  multi_t$54;
+    reg  multi_t$55;
+    reg  multi_t$56;
+    reg  multi_t$57;
+    reg  multi_t$58;
+    reg  multi_t$59;
+    reg  multi_t$60;
+    reg  multi_t$61;
+    reg  multi_t$62;
+    reg  [4:0] idx_t$0;
+    reg  [4:0] idx_t$1;
+    reg  [4:0] idx_t$2;
+    reg  [4:0] idx_t$3;
+    reg  [4:0] idx_t$4;
+    reg  [4:0] idx_t$5;
+    reg  [4:0] idx_t$6;
+    reg  [4:0] idx_t$7;
+    reg  [4:0] idx_t$8;
+    reg  [4:0] idx_t$9;
+    reg  [4:0] idx_t$10;
+    reg  [4:0] idx_t$11;
+    reg  [4:0] idx_t$12;
+    reg  [4:0] idx_t$13;
+    reg  [4:0] idx_t$14;
+    reg  [4:0] idx_t$15;
+    reg  [4:0] idx_t$16;
+    reg  [4:0] idx_t$17;
+    reg  [4:0] idx_t$18;
+    reg  [4:0] idx_t$19;
+    reg  [4:0] idx_t$20;
+    reg  [4:0] idx_t$21;
+    reg  [4:0] idx_t$22;
+    reg  [4:0] idx_t$23;
+    reg  [4:0] idx_t$24;
+    reg  [4:0] idx_t$25;
+    reg  [4:0] idx_t$26;
+    reg  [4:0] idx_t$27;
+    reg  [4:0] idx_t$28;
+    reg  [4:0] idx_t$29;
+    reg  [4:0] idx_t$30;
+    reg  [4:0] idx_t$31;
+    reg  [4:0] idx_t$32;
+    reg  [4:0] idx_t$33;
+    reg  [4:0] idx_t$34;
+    reg  [4:0] idx_t$35;
+    reg  [4:0] idx_t$36;
+    reg  [4:0] idx_t$37;
+    reg  [4:0] idx_t$38;
+    reg  [4:0] idx_t$39;
+    reg  [4:0] idx_t$40;
+    reg  [4:0] idx_t$41;
+    reg  [4:0] idx_t$42;
+    reg  [4:0] idx_t$43;
+    reg  [4:0] idx_t$44;
+    reg  [4:0] idx_t$45;
+    reg  [4:0] idx_t$46;
+    reg  [4:0] idx_t$47;
+    reg  [4:0] idx_t$48;
+    reg  [4:0] idx_t$49;
+    reg  [4:0] idx_t$50;
+    reg  [4:0] idx_t$51;
+    reg  [4:0] idx_t$52;
+    reg  [4:0] idx_t$53;
+    reg  [4:0] idx_t$54;
+    reg  [4:0] idx_t$55;
+    reg  [4:0] idx_t$56;
+    reg  [4:0] idx_t$57;
+    reg  [4:0] idx_t$58;
+    reg  [4:0] idx_t$59;
+    reg  [4:0] idx_t$60;
+    reg  [4:0] idx_t$61;
+    reg  [4:0] idx_t$62;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
+    reg  blocked$31;
+    reg  blocked$32;
+    reg  blocked$33;
+    reg  blocked$34;
+    reg  blocked$35;
+    reg  blocked$36;
+    reg  blocked$37;
+    reg  blocked$38;
+    reg  blocked$39;
+    reg  blocked$40;
+    reg  blocked$41;
+    reg  blocked$42;
+    reg  blocked$43;
+    reg  blocked$44;
+    reg  blocked$45;
+    reg  blocked$46;
+    reg  blocked$47;
+    reg  blocked$48;
+    reg  blocked$49;
+    reg  blocked$50;
+    reg  blocked$51;
+    reg  blocked$52;
+    reg  blocked$53;
+    reg  blocked$54;
+    reg  blocked$55;
+    reg  blocked$56;
+    reg  blocked$57;
+    reg  blocked$58;
+    reg  blocked$59;
+    reg  blocked$60;
+    reg  blocked$61;
+    reg  blocked$62;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$31) begin
-            any_l = 1'b1;
-            index_l = way$31;
-        end
-        if (req$30) begin
-            any_l = 1'b1;
-            index_l = way$30;
-        end
-        if (req$29) begin
-            any_l = 1'b1;
-            index_l = way$29;
-        end
-        if (req$28) begin
-            any_l = 1'b1;
-            index_l = way$28;
-        end
-        if (req$27) begin
-            any_l = 1'b1;
-            index_l = way$27;
-        end
-        if (req$26) begin
-            any_l = 1'b1;
-            index_l = way$26;
-        end
-        if (req$25) begin
-            any_l = 1'b1;
-            index_l = way$25;
-        end
-        if (req$24) begin
-            any_l = 1'b1;
-            index_l = way$24;
-        end
-        if (req$23) begin
-            any_l = 1'b1;
-            index_l = way$23;
-        end
-        if (req$22) begin
-            any_l = 1'b1;
-            index_l = way$22;
-        end
-        if (req$21) begin
-            any_l = 1'b1;
-            index_l = way$21;
-        end
-        if (req$20) begin
-            any_l = 1'b1;
-            index_l = way$20;
-        end
-        if (req$19) begin
-            any_l = 1'b1;
-            index_l = way$19;
-        end
-        if (req$18) begin
-            any_l = 1'b1;
-            index_l = way$18;
-        end
-        if (req$17) begin
-            any_l = 1'b1;
-            index_l = way$17;
-        end
-        if (req$16) begin
-            any_l = 1'b1;
-            index_l = way$16;
-        end
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$31 = req$0;
+        multi_t$31 = 1'b0;
+        idx_t$31 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$31 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$32 = req$1;
+        multi_t$32 = 1'b0;
+        idx_t$32 = zero_iw;
+        if (req$1) begin
+            idx_t$32 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$33 = req$2;
+        multi_t$33 = 1'b0;
+        idx_t$33 = zero_iw;
+        if (req$2) begin
+            idx_t$33 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$34 = req$3;
+        multi_t$34 = 1'b0;
+        idx_t$34 = zero_iw;
+        if (req$3) begin
+            idx_t$34 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$35 = req$4;
+        multi_t$35 = 1'b0;
+        idx_t$35 = zero_iw;
+        if (req$4) begin
+            idx_t$35 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$36 = req$5;
+        multi_t$36 = 1'b0;
+        idx_t$36 = zero_iw;
+        if (req$5) begin
+            idx_t$36 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$37 = req$6;
+        multi_t$37 = 1'b0;
+        idx_t$37 = zero_iw;
+        if (req$6) begin
+            idx_t$37 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$38 = req$7;
+        multi_t$38 = 1'b0;
+        idx_t$38 = zero_iw;
+        if (req$7) begin
+            idx_t$38 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$39 = req$8;
+        multi_t$39 = 1'b0;
+        idx_t$39 = zero_iw;
+        if (req$8) begin
+            idx_t$39 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$40 = req$9;
+        multi_t$40 = 1'b0;
+        idx_t$40 = zero_iw;
+        if (req$9) begin
+            idx_t$40 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$41 = req$10;
+        multi_t$41 = 1'b0;
+        idx_t$41 = zero_iw;
+        if (req$10) begin
+            idx_t$41 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$42 = req$11;
+        multi_t$42 = 1'b0;
+        idx_t$42 = zero_iw;
+        if (req$11) begin
+            idx_t$42 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$43 = req$12;
+        multi_t$43 = 1'b0;
+        idx_t$43 = zero_iw;
+        if (req$12) begin
+            idx_t$43 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$44 = req$13;
+        multi_t$44 = 1'b0;
+        idx_t$44 = zero_iw;
+        if (req$13) begin
+            idx_t$44 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$45 = req$14;
+        multi_t$45 = 1'b0;
+        idx_t$45 = zero_iw;
+        if (req$14) begin
+            idx_t$45 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$46 = req$15;
+        multi_t$46 = 1'b0;
+        idx_t$46 = zero_iw;
+        if (req$15) begin
+            idx_t$46 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$47 = req$16;
+        multi_t$47 = 1'b0;
+        idx_t$47 = zero_iw;
+        if (req$16) begin
+            idx_t$47 = way$16;
         end
-        onehot$16 = any_l && (index_l == way$16);
-        if (req$16 && (index_l != way$16)) begin
-            multi = 1'b1;
+        any_t$48 = req$17;
+        multi_t$48 = 1'b0;
+        idx_t$48 = zero_iw;
+        if (req$17) begin
+            idx_t$48 = way$17;
         end
-        onehot$17 = any_l && (index_l == way$17);
-        if (req$17 && (index_l != way$17)) begin
-            multi = 1'b1;
+        any_t$49 = req$18;
+        multi_t$49 = 1'b0;
+        idx_t$49 = zero_iw;
+        if (req$18) begin
+            idx_t$49 = way$18;
         end
-        onehot$18 = any_l && (index_l == way$18);
-        if (req$18 && (index_l != way$18)) begin
-            multi = 1'b1;
+        any_t$50 = req$19;
+        multi_t$50 = 1'b0;
+        idx_t$50 = zero_iw;
+        if (req$19) begin
+            idx_t$50 = way$19;
         end
-        onehot$19 = any_l && (index_l == way$19);
-        if (req$19 && (index_l != way$19)) begin
-            multi = 1'b1;
+        any_t$51 = req$20;
+        multi_t$51 = 1'b0;
+        idx_t$51 = zero_iw;
+        if (req$20) begin
+            idx_t$51 = way$20;
         end
-        onehot$20 = any_l && (index_l == way$20);
-        if (req$20 && (index_l != way$20)) begin
-            multi = 1'b1;
+        any_t$52 = req$21;
+        multi_t$52 = 1'b0;
+        idx_t$52 = zero_iw;
+        if (req$21) begin
+            idx_t$52 = way$21;
         end
-        onehot$21 = any_l && (index_l == way$21);
-        if (req$21 && (index_l != way$21)) begin
-            multi = 1'b1;
+        any_t$53 = req$22;
+        multi_t$53 = 1'b0;
+        idx_t$53 = zero_iw;
+        if (req$22) begin
+            idx_t$53 = way$22;
         end
-        onehot$22 = any_l && (index_l == way$22);
-        if (req$22 && (index_l != way$22)) begin
-            multi = 1'b1;
+        any_t$54 = req$23;
+        multi_t$54 = 1'b0;
+        idx_t$54 = zero_iw;
+        if (req$23) begin
+            idx_t$54 = way$23;
         end
-        onehot$23 = any_l && (index_l == way$23);
-        if (req$23 && (index_l != way$23)) begin
-            multi = 1'b1;
+        any_t$55 = req$24;
+        multi_t$55 = 1'b0;
+        idx_t$55 = zero_iw;
+        if (req$24) begin
+            idx_t$55 = way$24;
         end
-        onehot$24 = any_l && (index_l == way$24);
-        if (req$24 && (index_l != way$24)) begin
-            multi = 1'b1;
+        any_t$56 = req$25;
+        multi_t$56 = 1'b0;
+        idx_t$56 = zero_iw;
+        if (req$25) begin
+            idx_t$56 = way$25;
         end
-        onehot$25 = any_l && (index_l == way$25);
-        if (req$25 && (index_l != way$25)) begin
-            multi = 1'b1;
+        any_t$57 = req$26;
+        multi_t$57 = 1'b0;
+        idx_t$57 = zero_iw;
+        if (req$26) begin
+            idx_t$57 = way$26;
         end
-        onehot$26 = any_l && (index_l == way$26);
-        if (req$26 && (index_l != way$26)) begin
-            multi = 1'b1;
+        any_t$58 = req$27;
+        multi_t$58 = 1'b0;
+        idx_t$58 = zero_iw;
+        if (req$27) begin
+            idx_t$58 = way$27;
         end
-        onehot$27 = any_l && (index_l == way$27);
-        if (req$27 && (index_l != way$27)) begin
-            multi = 1'b1;
+        any_t$59 = req$28;
+        multi_t$59 = 1'b0;
+        idx_t$59 = zero_iw;
+        if (req$28) begin
+            idx_t$59 = way$28;
         end
-        onehot$28 = any_l && (index_l == way$28);
-        if (req$28 && (index_l != way$28)) begin
-            multi = 1'b1;
+        any_t$60 = req$29;
+        multi_t$60 = 1'b0;
+        idx_t$60 = zero_iw;
+        if (req$29) begin
+            idx_t$60 = way$29;
         end
-        onehot$29 = any_l && (index_l == way$29);
-        if (req$29 && (index_l != way$29)) begin
-            multi = 1'b1;
+        any_t$61 = req$30;
+        multi_t$61 = 1'b0;
+        idx_t$61 = zero_iw;
+        if (req$30) begin
+            idx_t$61 = way$30;
         end
-        onehot$30 = any_l && (index_l == way$30);
-        if (req$30 && (index_l != way$30)) begin
-            multi = 1'b1;
+        any_t$62 = req$31;
+        multi_t$62 = 1'b0;
+        idx_t$62 = zero_iw;
+        if (req$31) begin
+            idx_t$62 = way$31;
         end
-        onehot$31 = any_l && (index_l == way$31);
-        if (req$31 && (index_l != way$31)) begin
-            multi = 1'b1;
+        any_t$30 = any_t$61 || any_t$62;
+        multi_t$30 = multi_t$61 || multi_t$62 || (any_t$61 && any_t$62);
+        idx_t$30 = idx_t$62;
+        if (any_t$61) begin
+            idx_t$30 = idx_t$61;
         end
+        any_t$29 = any_t$59 || any_t$60;
+        multi_t$29 = multi_t$59 || multi_t$60 || (any_t$59 && any_t$60);
+        idx_t$29 = idx_t$60;
+        if (any_t$59) begin
+            idx_t$29 = idx_t$59;
+        end
+        any_t$28 = any_t$57 || any_t$58;
+        multi_t$28 = multi_t$57 || multi_t$58 || (any_t$57 && any_t$58);
+        idx_t$28 = idx_t$58;
+        if (any_t$57) begin
+            idx_t$28 = idx_t$57;
+        end
+        any_t$27 = any_t$55 || any_t$56;
+        multi_t$27 = multi_t$55 || multi_t$56 || (any_t$55 && any_t$56);
+        idx_t$27 = idx_t$56;
+        if (any_t$55) begin
+            idx_t$27 = idx_t$55;
+        end
+        any_t$26 = any_t$53 || any_t$54;
+        multi_t$26 = multi_t$53 || multi_t$54 || (any_t$53 && any_t$54);
+        idx_t$26 = idx_t$54;
+        if (any_t$53) begin
+            idx_t$26 = idx_t$53;
+        end
+        any_t$25 = any_t$51 || any_t$52;
+        multi_t$25 = multi_t$51 || multi_t$52 || (any_t$51 && any_t$52);
+        idx_t$25 = idx_t$52;
+        if (any_t$51) begin
+            idx_t$25 = idx_t$51;
+        end
+        any_t$24 = any_t$49 || any_t$50;
+        multi_t$24 = multi_t$49 || multi_t$50 || (any_t$49 && any_t$50);
+        idx_t$24 = idx_t$50;
+        if (any_t$49) begin
+            idx_t$24 = idx_t$49;
+        end
+        any_t$23 = any_t$47 || any_t$48;
+        multi_t$23 = multi_t$47 || multi_t$48 || (any_t$47 && any_t$48);
+        idx_t$23 = idx_t$48;
+        if (any_t$47) begin
+            idx_t$23 = idx_t$47;
+        end
+        any_t$22 = any_t$45 || any_t$46;
+        multi_t$22 = multi_t$45 || multi_t$46 || (any_t$45 && any_t$46);
+        idx_t$22 = idx_t$46;
+        if (any_t$45) begin
+            idx_t$22 = idx_t$45;
+        end
+        any_t$21 = any_t$43 || any_t$44;
+        multi_t$21 = multi_t$43 || multi_t$44 || (any_t$43 && any_t$44);
+        idx_t$21 = idx_t$44;
+        if (any_t$43) begin
+            idx_t$21 = idx_t$43;
+        end
+        any_t$20 = any_t$41 || any_t$42;
+        multi_t$20 = multi_t$41 || multi_t$42 || (any_t$41 && any_t$42);
+        idx_t$20 = idx_t$42;
+        if (any_t$41) begin
+            idx_t$20 = idx_t$41;
+        end
+        any_t$19 = any_t$39 || any_t$40;
+        multi_t$19 = multi_t$39 || multi_t$40 || (any_t$39 && any_t$40);
+        idx_t$19 = idx_t$40;
+        if (any_t$39) begin
+            idx_t$19 = idx_t$39;
+        end
+        any_t$18 = any_t$37 || any_t$38;
+        multi_t$18 = multi_t$37 || multi_t$38 || (any_t$37 && any_t$38);
+        idx_t$18 = idx_t$38;
+        if (any_t$37) begin
+            idx_t$18 = idx_t$37;
+        end
+        any_t$17 = any_t$35 || any_t$36;
+        multi_t$17 = multi_t$35 || multi_t$36 || (any_t$35 && any_t$36);
+        idx_t$17 = idx_t$36;
+        if (any_t$35) begin
+            idx_t$17 = idx_t$35;
+        end
+        any_t$16 = any_t$33 || any_t$34;
+        multi_t$16 = multi_t$33 || multi_t$34 || (any_t$33 && any_t$34);
+        idx_t$16 = idx_t$34;
+        if (any_t$33) begin
+            idx_t$16 = idx_t$33;
+        end
+        any_t$15 = any_t$31 || any_t$32;
+        multi_t$15 = multi_t$31 || multi_t$32 || (any_t$31 && any_t$32);
+        idx_t$15 = idx_t$32;
+        if (any_t$31) begin
+            idx_t$15 = idx_t$31;
+        end
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
+        end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        blocked$31 = blocked$15;
+        blocked$32 = blocked$15 || any_t$31;
+        blocked$33 = blocked$16;
+        blocked$34 = blocked$16 || any_t$33;
+        blocked$35 = blocked$17;
+        blocked$36 = blocked$17 || any_t$35;
+        blocked$37 = blocked$18;
+        blocked$38 = blocked$18 || any_t$37;
+        blocked$39 = blocked$19;
+        blocked$40 = blocked$19 || any_t$39;
+        blocked$41 = blocked$20;
+        blocked$42 = blocked$20 || any_t$41;
+        blocked$43 = blocked$21;
+        blocked$44 = blocked$21 || any_t$43;
+        blocked$45 = blocked$22;
+        blocked$46 = blocked$22 || any_t$45;
+        blocked$47 = blocked$23;
+        blocked$48 = blocked$23 || any_t$47;
+        blocked$49 = blocked$24;
+        blocked$50 = blocked$24 || any_t$49;
+        blocked$51 = blocked$25;
+        blocked$52 = blocked$25 || any_t$51;
+        blocked$53 = blocked$26;
+        blocked$54 = blocked$26 || any_t$53;
+        blocked$55 = blocked$27;
+        blocked$56 = blocked$27 || any_t$55;
+        blocked$57 = blocked$28;
+        blocked$58 = blocked$28 || any_t$57;
+        blocked$59 = blocked$29;
+        blocked$60 = blocked$29 || any_t$59;
+        blocked$61 = blocked$30;
+        blocked$62 = blocked$30 || any_t$61;
+        onehot$0 = req$0 && ~blocked$31;
+        onehot$1 = req$1 && ~blocked$32;
+        onehot$2 = req$2 && ~blocked$33;
+        onehot$3 = req$3 && ~blocked$34;
+        onehot$4 = req$4 && ~blocked$35;
+        onehot$5 = req$5 && ~blocked$36;
+        onehot$6 = req$6 && ~blocked$37;
+        onehot$7 = req$7 && ~blocked$38;
+        onehot$8 = req$8 && ~blocked$39;
+        onehot$9 = req$9 && ~blocked$40;
+        onehot$10 = req$10 && ~blocked$41;
+        onehot$11 = req$11 && ~blocked$42;
+        onehot$12 = req$12 && ~blocked$43;
+        onehot$13 = req$13 && ~blocked$44;
+        onehot$14 = req$14 && ~blocked$45;
+        onehot$15 = req$15 && ~blocked$46;
+        onehot$16 = req$16 && ~blocked$47;
+        onehot$17 = req$17 && ~blocked$48;
+        onehot$18 = req$18 && ~blocked$49;
+        onehot$19 = req$19 && ~blocked$50;
+        onehot$20 = req$20 && ~blocked$51;
+        onehot$21 = req$21 && ~blocked$52;
+        onehot$22 = req$22 && ~blocked$53;
+        onehot$23 = req$23 && ~blocked$54;
+        onehot$24 = req$24 && ~blocked$55;
+        onehot$25 = req$25 && ~blocked$56;
+        onehot$26 = req$26 && ~blocked$57;
+        onehot$27 = req$27 && ~blocked$58;
+        onehot$28 = req$28 && ~blocked$59;
+        onehot$29 = req$29 && ~blocked$60;
+        onehot$30 = req$30 && ~blocked$61;
+        onehot$31 = req$31 && ~blocked$62;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb32_plru$free_pe
@@ -5931,274 +6591,740 @@ module mlb32_plru$ls_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,re
     localparam  way$29 = 5'b11101;
     localparam  way$30 = 5'b11110;
     localparam  way$31 = 5'b11111;
+    localparam  zero_iw = 5'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [4:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  any_t$31;
+    reg  any_t$32;
+    reg  any_t$33;
+    reg  any_t$34;
+    reg  any_t$35;
+    reg  any_t$36;
+    reg  any_t$37;
+    reg  any_t$38;
+    reg  any_t$39;
+    reg  any_t$40;
+    reg  any_t$41;
+    reg  any_t$42;
+    reg  any_t$43;
+    reg  any_t$44;
+    reg  any_t$45;
+    reg  any_t$46;
+    reg  any_t$47;
+    reg  any_t$48;
+    reg  any_t$49;
+    reg  any_t$50;
+    reg  any_t$51;
+    reg  any_t$52;
+    reg  any_t$53;
+    reg  any_t$54;
+    reg  any_t$55;
+    reg  any_t$56;
+    reg  any_t$57;
+    reg  any_t$58;
+    reg  any_t$59;
+    reg  any_t$60;
+    reg  any_t$61;
+    reg  any_t$62;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  multi_t$31;
+    reg  multi_t$32;
+    reg  multi_t$33;
+    reg  multi_t$34;
+    reg  multi_t$35;
+    reg  multi_t$36;
+    reg  multi_t$37;
+    reg  multi_t$38;
+    reg  multi_t$39;
+    reg  multi_t$40;
+    reg  multi_t$41;
+    reg  multi_t$42;
+    reg  multi_t$43;
+    reg  multi_t$44;
+    reg  multi_t$45;
+    reg  multi_t$46;
+    reg  multi_t$47;
+    reg  multi_t$48;
+    reg  multi_t$49;
+    reg  multi_t$50;
+    reg  multi_t$51;
+    reg  multi_t$52;
+    reg  multi_t$53;
+    reg  multi_t$54;
+    reg  multi_t$55;
+    reg  multi_t$56;
+    reg  multi_t$57;
+    reg  multi_t$58;
+    reg  multi_t$59;
+    reg  multi_t$60;
+    reg  multi_t$61;
+    reg  multi_t$62;
+    reg  [4:0] idx_t$0;
+    reg  [4:0] idx_t$1;
+    reg  [4:0] idx_t$2;
+    reg  [4:0] idx_t$3;
+    reg  [4:0] idx_t$4;
+    reg  [4:0] idx_t$5;
+    reg  [4:0] idx_t$6;
+    reg  [4:0] idx_t$7;
+    reg  [4:0] idx_t$8;
+    reg  [4:0] idx_t$9;
+    reg  [4:0] idx_t$10;
+    reg  [4:0] idx_t$11;
+    reg  [4:0] idx_t$12;
+    reg  [4:0] idx_t$13;
+    reg  [4:0] idx_t$14;
+    reg  [4:0] idx_t$15;
+    reg  [4:0] idx_t$16;
+    reg  [4:0] idx_t$17;
+    reg  [4:0] idx_t$18;
+    reg  [4:0] idx_t$19;
+    reg  [4:0] idx_t$20;
+    reg  [4:0] idx_t$21;
+    reg  [4:0] idx_t$22;
+    reg  [4:0] idx_t$23;
+    reg  [4:0] idx_t$24;
+    reg  [4:0] idx_t$25;
+    reg  [4:0] idx_t$26;
+    reg  [4:0] idx_t$27;
+    reg  [4:0] idx_t$28;
+    reg  [4:0] idx_t$29;
+    reg  [4:0] idx_t$30;
+    reg  [4:0] idx_t$31;
+    reg  [4:0] idx_t$32;
+    reg  [4:0] idx_t$33;
+    reg  [4:0] idx_t$34;
+    reg  [4:0] idx_t$35;
+    reg  [4:0] idx_t$36;
+    reg  [4:0] idx_t$37;
+    reg  [4:0] idx_t$38;
+    reg  [4:0] idx_t$39;
+    reg  [4:0] idx_t$40;
+    reg  [4:0] idx_t$41;
+    reg  [4:0] idx_t$42;
+    reg  [4:0] idx_t$43;
+    reg  [4:0] idx_t$44;
+    reg  [4:0] idx_t$45;
+    reg  [4:0] idx_t$46;
+    reg  [4:0] idx_t$47;
+    reg  [4:0] idx_t$48;
+    reg  [4:0] idx_t$49;
+    reg  [4:0] idx_t$50;
+    reg  [4:0] idx_t$51;
+    reg  [4:0] idx_t$52;
+    reg  [4:0] idx_t$53;
+    reg  [4:0] idx_t$54;
+    reg  [4:0] idx_t$55;
+    reg  [4:0] idx_t$56;
+    reg  [4:0] idx_t$57;
+    reg  [4:0] idx_t$58;
+    reg  [4:0] idx_t$59;
+    reg  [4:0] idx_t$60;
+    reg  [4:0] idx_t$61;
+    reg  [4:0] idx_t$62;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
+    reg  blocked$31;
+    reg  blocked$32;
+    reg  blocked$33;
+    reg  blocked$34;
+    reg  blocked$35;
+    reg  blocked$36;
+    reg  blocked$37;
+    reg  blocked$38;
+    reg  blocked$39;
+    reg  blocked$40;
+    reg  blocked$41;
+    reg  blocked$42;
+    reg  blocked$43;
+    reg  blocked$44;
+    reg  blocked$45;
+    reg  blocked$46;
+    reg  blocked$47;
+    reg  blocked$48;
+    reg  blocked$49;
+    reg  blocked$50;
+    reg  blocked$51;
+    reg  blocked$52;
+    reg  blocked$53;
+    reg  blocked$54;
+    reg  blocked$55;
+    reg  blocked$56;
+    reg  blocked$57;
+    reg  blocked$58;
+    reg  blocked$59;
+    reg  blocked$60;
+    reg  blocked$61;
+    reg  blocked$62;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$31) begin
-            any_l = 1'b1;
-            index_l = way$31;
-        end
-        if (req$30) begin
-            any_l = 1'b1;
-            index_l = way$30;
-        end
-        if (req$29) begin
-            any_l = 1'b1;
-            index_l = way$29;
-        end
-        if (req$28) begin
-            any_l = 1'b1;
-            index_l = way$28;
-        end
-        if (req$27) begin
-            any_l = 1'b1;
-            index_l = way$27;
-        end
-        if (req$26) begin
-            any_l = 1'b1;
-            index_l = way$26;
-        end
-        if (req$25) begin
-            any_l = 1'b1;
-            index_l = way$25;
-        end
-        if (req$24) begin
-            any_l = 1'b1;
-            index_l = way$24;
-        end
-        if (req$23) begin
-            any_l = 1'b1;
-            index_l = way$23;
-        end
-        if (req$22) begin
-            any_l = 1'b1;
-            index_l = way$22;
-        end
-        if (req$21) begin
-            any_l = 1'b1;
-            index_l = way$21;
-        end
-        if (req$20) begin
-            any_l = 1'b1;
-            index_l = way$20;
-        end
-        if (req$19) begin
-            any_l = 1'b1;
-            index_l = way$19;
-        end
-        if (req$18) begin
-            any_l = 1'b1;
-            index_l = way$18;
-        end
-        if (req$17) begin
-            any_l = 1'b1;
-            index_l = way$17;
-        end
-        if (req$16) begin
-            any_l = 1'b1;
-            index_l = way$16;
-        end
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$31 = req$0;
+        multi_t$31 = 1'b0;
+        idx_t$31 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$31 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$32 = req$1;
+        multi_t$32 = 1'b0;
+        idx_t$32 = zero_iw;
+        if (req$1) begin
+            idx_t$32 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$33 = req$2;
+        multi_t$33 = 1'b0;
+        idx_t$33 = zero_iw;
+        if (req$2) begin
+            idx_t$33 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$34 = req$3;
+        multi_t$34 = 1'b0;
+        idx_t$34 = zero_iw;
+        if (req$3) begin
+            idx_t$34 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$35 = req$4;
+        multi_t$35 = 1'b0;
+        idx_t$35 = zero_iw;
+        if (req$4) begin
+            idx_t$35 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$36 = req$5;
+        multi_t$36 = 1'b0;
+        idx_t$36 = zero_iw;
+        if (req$5) begin
+            idx_t$36 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$37 = req$6;
+        multi_t$37 = 1'b0;
+        idx_t$37 = zero_iw;
+        if (req$6) begin
+            idx_t$37 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$38 = req$7;
+        multi_t$38 = 1'b0;
+        idx_t$38 = zero_iw;
+        if (req$7) begin
+            idx_t$38 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$39 = req$8;
+        multi_t$39 = 1'b0;
+        idx_t$39 = zero_iw;
+        if (req$8) begin
+            idx_t$39 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$40 = req$9;
+        multi_t$40 = 1'b0;
+        idx_t$40 = zero_iw;
+        if (req$9) begin
+            idx_t$40 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$41 = req$10;
+        multi_t$41 = 1'b0;
+        idx_t$41 = zero_iw;
+        if (req$10) begin
+            idx_t$41 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$42 = req$11;
+        multi_t$42 = 1'b0;
+        idx_t$42 = zero_iw;
+        if (req$11) begin
+            idx_t$42 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$43 = req$12;
+        multi_t$43 = 1'b0;
+        idx_t$43 = zero_iw;
+        if (req$12) begin
+            idx_t$43 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$44 = req$13;
+        multi_t$44 = 1'b0;
+        idx_t$44 = zero_iw;
+        if (req$13) begin
+            idx_t$44 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$45 = req$14;
+        multi_t$45 = 1'b0;
+        idx_t$45 = zero_iw;
+        if (req$14) begin
+            idx_t$45 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$46 = req$15;
+        multi_t$46 = 1'b0;
+        idx_t$46 = zero_iw;
+        if (req$15) begin
+            idx_t$46 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$47 = req$16;
+        multi_t$47 = 1'b0;
+        idx_t$47 = zero_iw;
+        if (req$16) begin
+            idx_t$47 = way$16;
         end
-        onehot$16 = any_l && (index_l == way$16);
-        if (req$16 && (index_l != way$16)) begin
-            multi = 1'b1;
+        any_t$48 = req$17;
+        multi_t$48 = 1'b0;
+        idx_t$48 = zero_iw;
+        if (req$17) begin
+            idx_t$48 = way$17;
         end
-        onehot$17 = any_l && (index_l == way$17);
-        if (req$17 && (index_l != way$17)) begin
-            multi = 1'b1;
+        any_t$49 = req$18;
+        multi_t$49 = 1'b0;
+        idx_t$49 = zero_iw;
+        if (req$18) begin
+            idx_t$49 = way$18;
         end
-        onehot$18 = any_l && (index_l == way$18);
-        if (req$18 && (index_l != way$18)) begin
-            multi = 1'b1;
+        any_t$50 = req$19;
+        multi_t$50 = 1'b0;
+        idx_t$50 = zero_iw;
+        if (req$19) begin
+            idx_t$50 = way$19;
         end
-        onehot$19 = any_l && (index_l == way$19);
-        if (req$19 && (index_l != way$19)) begin
-            multi = 1'b1;
+        any_t$51 = req$20;
+        multi_t$51 = 1'b0;
+        idx_t$51 = zero_iw;
+        if (req$20) begin
+            idx_t$51 = way$20;
         end
-        onehot$20 = any_l && (index_l == way$20);
-        if (req$20 && (index_l != way$20)) begin
-            multi = 1'b1;
+        any_t$52 = req$21;
+        multi_t$52 = 1'b0;
+        idx_t$52 = zero_iw;
+        if (req$21) begin
+            idx_t$52 = way$21;
         end
-        onehot$21 = any_l && (index_l == way$21);
-        if (req$21 && (index_l != way$21)) begin
-            multi = 1'b1;
+        any_t$53 = req$22;
+        multi_t$53 = 1'b0;
+        idx_t$53 = zero_iw;
+        if (req$22) begin
+            idx_t$53 = way$22;
         end
-        onehot$22 = any_l && (index_l == way$22);
-        if (req$22 && (index_l != way$22)) begin
-            multi = 1'b1;
+        any_t$54 = req$23;
+        multi_t$54 = 1'b0;
+        idx_t$54 = zero_iw;
+        if (req$23) begin
+            idx_t$54 = way$23;
         end
-        onehot$23 = any_l && (index_l == way$23);
-        if (req$23 && (index_l != way$23)) begin
-            multi = 1'b1;
+        any_t$55 = req$24;
+        multi_t$55 = 1'b0;
+        idx_t$55 = zero_iw;
+        if (req$24) begin
+            idx_t$55 = way$24;
         end
-        onehot$24 = any_l && (index_l == way$24);
-        if (req$24 && (index_l != way$24)) begin
-            multi = 1'b1;
+        any_t$56 = req$25;
+        multi_t$56 = 1'b0;
+        idx_t$56 = zero_iw;
+        if (req$25) begin
+            idx_t$56 = way$25;
         end
-        onehot$25 = any_l && (index_l == way$25);
-        if (req$25 && (index_l != way$25)) begin
-            multi = 1'b1;
+        any_t$57 = req$26;
+        multi_t$57 = 1'b0;
+        idx_t$57 = zero_iw;
+        if (req$26) begin
+            idx_t$57 = way$26;
         end
-        onehot$26 = any_l && (index_l == way$26);
-        if (req$26 && (index_l != way$26)) begin
-            multi = 1'b1;
+        any_t$58 = req$27;
+        multi_t$58 = 1'b0;
+        idx_t$58 = zero_iw;
+        if (req$27) begin
+            idx_t$58 = way$27;
         end
-        onehot$27 = any_l && (index_l == way$27);
-        if (req$27 && (index_l != way$27)) begin
-            multi = 1'b1;
+        any_t$59 = req$28;
+        multi_t$59 = 1'b0;
+        idx_t$59 = zero_iw;
+        if (req$28) begin
+            idx_t$59 = way$28;
         end
-        onehot$28 = any_l && (index_l == way$28);
-        if (req$28 && (index_l != way$28)) begin
-            multi = 1'b1;
+        any_t$60 = req$29;
+        multi_t$60 = 1'b0;
+        idx_t$60 = zero_iw;
+        if (req$29) begin
+            idx_t$60 = way$29;
         end
-        onehot$29 = any_l && (index_l == way$29);
-        if (req$29 && (index_l != way$29)) begin
-            multi = 1'b1;
+        any_t$61 = req$30;
+        multi_t$61 = 1'b0;
+        idx_t$61 = zero_iw;
+        if (req$30) begin
+            idx_t$61 = way$30;
         end
-        onehot$30 = any_l && (index_l == way$30);
-        if (req$30 && (index_l != way$30)) begin
-            multi = 1'b1;
+        any_t$62 = req$31;
+        multi_t$62 = 1'b0;
+        idx_t$62 = zero_iw;
+        if (req$31) begin
+            idx_t$62 = way$31;
         end
-        onehot$31 = any_l && (index_l == way$31);
-        if (req$31 && (index_l != way$31)) begin
-            multi = 1'b1;
+        any_t$30 = any_t$61 || any_t$62;
+        multi_t$30 = multi_t$61 || multi_t$62 || (any_t$61 && any_t$62);
+        idx_t$30 = idx_t$62;
+        if (any_t$61) begin
+            idx_t$30 = idx_t$61;
         end
+        any_t$29 = any_t$59 || any_t$60;
+        multi_t$29 = multi_t$59 || multi_t$60 || (any_t$59 && any_t$60);
+        idx_t$29 = idx_t$60;
+        if (any_t$59) begin
+            idx_t$29 = idx_t$59;
+        end
+        any_t$28 = any_t$57 || any_t$58;
+        multi_t$28 = multi_t$57 || multi_t$58 || (any_t$57 && any_t$58);
+        idx_t$28 = idx_t$58;
+        if (any_t$57) begin
+            idx_t$28 = idx_t$57;
+        end
+        any_t$27 = any_t$55 || any_t$56;
+        multi_t$27 = multi_t$55 || multi_t$56 || (any_t$55 && any_t$56);
+        idx_t$27 = idx_t$56;
+        if (any_t$55) begin
+            idx_t$27 = idx_t$55;
+        end
+        any_t$26 = any_t$53 || any_t$54;
+        multi_t$26 = multi_t$53 || multi_t$54 || (any_t$53 && any_t$54);
+        idx_t$26 = idx_t$54;
+        if (any_t$53) begin
+            idx_t$26 = idx_t$53;
+        end
+        any_t$25 = any_t$51 || any_t$52;
+        multi_t$25 = multi_t$51 || multi_t$52 || (any_t$51 && any_t$52);
+        idx_t$25 = idx_t$52;
+        if (any_t$51) begin
+            idx_t$25 = idx_t$51;
+        end
+        any_t$24 = any_t$49 || any_t$50;
+        multi_t$24 = multi_t$49 || multi_t$50 || (any_t$49 && any_t$50);
+        idx_t$24 = idx_t$50;
+        if (any_t$49) begin
+            idx_t$24 = idx_t$49;
+        end
+        any_t$23 = any_t$47 || any_t$48;
+        multi_t$23 = multi_t$47 || multi_t$48 || (any_t$47 && any_t$48);
+        idx_t$23 = idx_t$48;
+        if (any_t$47) begin
+            idx_t$23 = idx_t$47;
+        end
+        any_t$22 = any_t$45 || any_t$46;
+        multi_t$22 = multi_t$45 || multi_t$46 || (any_t$45 && any_t$46);
+        idx_t$22 = idx_t$46;
+        if (any_t$45) begin
+            idx_t$22 = idx_t$45;
+        end
+        any_t$21 = any_t$43 || any_t$44;
+        multi_t$21 = multi_t$43 || multi_t$44 || (any_t$43 && any_t$44);
+        idx_t$21 = idx_t$44;
+        if (any_t$43) begin
+            idx_t$21 = idx_t$43;
+        end
+        any_t$20 = any_t$41 || any_t$42;
+        multi_t$20 = multi_t$41 || multi_t$42 || (any_t$41 && any_t$42);
+        idx_t$20 = idx_t$42;
+        if (any_t$41) begin
+            idx_t$20 = idx_t$41;
+        end
+        any_t$19 = any_t$39 || any_t$40;
+        multi_t$19 = multi_t$39 || multi_t$40 || (any_t$39 && any_t$40);
+        idx_t$19 = idx_t$40;
+        if (any_t$39) begin
+            idx_t$19 = idx_t$39;
+        end
+        any_t$18 = any_t$37 || any_t$38;
+        multi_t$18 = multi_t$37 || multi_t$38 || (any_t$37 && any_t$38);
+        idx_t$18 = idx_t$38;
+        if (any_t$37) begin
+            idx_t$18 = idx_t$37;
+        end
+        any_t$17 = any_t$35 || any_t$36;
+        multi_t$17 = multi_t$35 || multi_t$36 || (any_t$35 && any_t$36);
+        idx_t$17 = idx_t$36;
+        if (any_t$35) begin
+            idx_t$17 = idx_t$35;
+        end
+        any_t$16 = any_t$33 || any_t$34;
+        multi_t$16 = multi_t$33 || multi_t$34 || (any_t$33 && any_t$34);
+        idx_t$16 = idx_t$34;
+        if (any_t$33) begin
+            idx_t$16 = idx_t$33;
+        end
+        any_t$15 = any_t$31 || any_t$32;
+        multi_t$15 = multi_t$31 || multi_t$32 || (any_t$31 && any_t$32);
+        idx_t$15 = idx_t$32;
+        if (any_t$31) begin
+            idx_t$15 = idx_t$31;
+        end
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
+        end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        blocked$31 = blocked$15;
+        blocked$32 = blocked$15 || any_t$31;
+        blocked$33 = blocked$16;
+        blocked$34 = blocked$16 || any_t$33;
+        blocked$35 = blocked$17;
+        blocked$36 = blocked$17 || any_t$35;
+        blocked$37 = blocked$18;
+        blocked$38 = blocked$18 || any_t$37;
+        blocked$39 = blocked$19;
+        blocked$40 = blocked$19 || any_t$39;
+        blocked$41 = blocked$20;
+        blocked$42 = blocked$20 || any_t$41;
+        blocked$43 = blocked$21;
+        blocked$44 = blocked$21 || any_t$43;
+        blocked$45 = blocked$22;
+        blocked$46 = blocked$22 || any_t$45;
+        blocked$47 = blocked$23;
+        blocked$48 = blocked$23 || any_t$47;
+        blocked$49 = blocked$24;
+        blocked$50 = blocked$24 || any_t$49;
+        blocked$51 = blocked$25;
+        blocked$52 = blocked$25 || any_t$51;
+        blocked$53 = blocked$26;
+        blocked$54 = blocked$26 || any_t$53;
+        blocked$55 = blocked$27;
+        blocked$56 = blocked$27 || any_t$55;
+        blocked$57 = blocked$28;
+        blocked$58 = blocked$28 || any_t$57;
+        blocked$59 = blocked$29;
+        blocked$60 = blocked$29 || any_t$59;
+        blocked$61 = blocked$30;
+        blocked$62 = blocked$30 || any_t$61;
+        onehot$0 = req$0 && ~blocked$31;
+        onehot$1 = req$1 && ~blocked$32;
+        onehot$2 = req$2 && ~blocked$33;
+        onehot$3 = req$3 && ~blocked$34;
+        onehot$4 = req$4 && ~blocked$35;
+        onehot$5 = req$5 && ~blocked$36;
+        onehot$6 = req$6 && ~blocked$37;
+        onehot$7 = req$7 && ~blocked$38;
+        onehot$8 = req$8 && ~blocked$39;
+        onehot$9 = req$9 && ~blocked$40;
+        onehot$10 = req$10 && ~blocked$41;
+        onehot$11 = req$11 && ~blocked$42;
+        onehot$12 = req$12 && ~blocked$43;
+        onehot$13 = req$13 && ~blocked$44;
+        onehot$14 = req$14 && ~blocked$45;
+        onehot$15 = req$15 && ~blocked$46;
+        onehot$16 = req$16 && ~blocked$47;
+        onehot$17 = req$17 && ~blocked$48;
+        onehot$18 = req$18 && ~blocked$49;
+        onehot$19 = req$19 && ~blocked$50;
+        onehot$20 = req$20 && ~blocked$51;
+        onehot$21 = req$21 && ~blocked$52;
+        onehot$22 = req$22 && ~blocked$53;
+        onehot$23 = req$23 && ~blocked$54;
+        onehot$24 = req$24 && ~blocked$55;
+        onehot$25 = req$25 && ~blocked$56;
+        onehot$26 = req$26 && ~blocked$57;
+        onehot$27 = req$27 && ~blocked$58;
+        onehot$28 = req$28 && ~blocked$59;
+        onehot$29 = req$29 && ~blocked$60;
+        onehot$30 = req$30 && ~blocked$61;
+        onehot$31 = req$31 && ~blocked$62;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb32_plru$ls_pe
@@ -7131,274 +8257,740 @@ module mlb32_plru$rs_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,req$8,re
     localparam  way$29 = 5'b11101;
     localparam  way$30 = 5'b11110;
     localparam  way$31 = 5'b11111;
+    localparam  zero_iw = 5'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [4:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  any_t$15;
+    reg  any_t$16;
+    reg  any_t$17;
+    reg  any_t$18;
+    reg  any_t$19;
+    reg  any_t$20;
+    reg  any_t$21;
+    reg  any_t$22;
+    reg  any_t$23;
+    reg  any_t$24;
+    reg  any_t$25;
+    reg  any_t$26;
+    reg  any_t$27;
+    reg  any_t$28;
+    reg  any_t$29;
+    reg  any_t$30;
+    reg  any_t$31;
+    reg  any_t$32;
+    reg  any_t$33;
+    reg  any_t$34;
+    reg  any_t$35;
+    reg  any_t$36;
+    reg  any_t$37;
+    reg  any_t$38;
+    reg  any_t$39;
+    reg  any_t$40;
+    reg  any_t$41;
+    reg  any_t$42;
+    reg  any_t$43;
+    reg  any_t$44;
+    reg  any_t$45;
+    reg  any_t$46;
+    reg  any_t$47;
+    reg  any_t$48;
+    reg  any_t$49;
+    reg  any_t$50;
+    reg  any_t$51;
+    reg  any_t$52;
+    reg  any_t$53;
+    reg  any_t$54;
+    reg  any_t$55;
+    reg  any_t$56;
+    reg  any_t$57;
+    reg  any_t$58;
+    reg  any_t$59;
+    reg  any_t$60;
+    reg  any_t$61;
+    reg  any_t$62;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  multi_t$15;
+    reg  multi_t$16;
+    reg  multi_t$17;
+    reg  multi_t$18;
+    reg  multi_t$19;
+    reg  multi_t$20;
+    reg  multi_t$21;
+    reg  multi_t$22;
+    reg  multi_t$23;
+    reg  multi_t$24;
+    reg  multi_t$25;
+    reg  multi_t$26;
+    reg  multi_t$27;
+    reg  multi_t$28;
+    reg  multi_t$29;
+    reg  multi_t$30;
+    reg  multi_t$31;
+    reg  multi_t$32;
+    reg  multi_t$33;
+    reg  multi_t$34;
+    reg  multi_t$35;
+    reg  multi_t$36;
+    reg  multi_t$37;
+    reg  multi_t$38;
+    reg  multi_t$39;
+    reg  multi_t$40;
+    reg  multi_t$41;
+    reg  multi_t$42;
+    reg  multi_t$43;
+    reg  multi_t$44;
+    reg  multi_t$45;
+    reg  multi_t$46;
+    reg  multi_t$47;
+    reg  multi_t$48;
+    reg  multi_t$49;
+    reg  multi_t$50;
+    reg  multi_t$51;
+    reg  multi_t$52;
+    reg  multi_t$53;
+    reg  multi_t$54;
+    reg  multi_t$55;
+    reg  multi_t$56;
+    reg  multi_t$57;
+    reg  multi_t$58;
+    reg  multi_t$59;
+    reg  multi_t$60;
+    reg  multi_t$61;
+    reg  multi_t$62;
+    reg  [4:0] idx_t$0;
+    reg  [4:0] idx_t$1;
+    reg  [4:0] idx_t$2;
+    reg  [4:0] idx_t$3;
+    reg  [4:0] idx_t$4;
+    reg  [4:0] idx_t$5;
+    reg  [4:0] idx_t$6;
+    reg  [4:0] idx_t$7;
+    reg  [4:0] idx_t$8;
+    reg  [4:0] idx_t$9;
+    reg  [4:0] idx_t$10;
+    reg  [4:0] idx_t$11;
+    reg  [4:0] idx_t$12;
+    reg  [4:0] idx_t$13;
+    reg  [4:0] idx_t$14;
+    reg  [4:0] idx_t$15;
+    reg  [4:0] idx_t$16;
+    reg  [4:0] idx_t$17;
+    reg  [4:0] idx_t$18;
+    reg  [4:0] idx_t$19;
+    reg  [4:0] idx_t$20;
+    reg  [4:0] idx_t$21;
+    reg  [4:0] idx_t$22;
+    reg  [4:0] idx_t$23;
+    reg  [4:0] idx_t$24;
+    reg  [4:0] idx_t$25;
+    reg  [4:0] idx_t$26;
+    reg  [4:0] idx_t$27;
+    reg  [4:0] idx_t$28;
+    reg  [4:0] idx_t$29;
+    reg  [4:0] idx_t$30;
+    reg  [4:0] idx_t$31;
+    reg  [4:0] idx_t$32;
+    reg  [4:0] idx_t$33;
+    reg  [4:0] idx_t$34;
+    reg  [4:0] idx_t$35;
+    reg  [4:0] idx_t$36;
+    reg  [4:0] idx_t$37;
+    reg  [4:0] idx_t$38;
+    reg  [4:0] idx_t$39;
+    reg  [4:0] idx_t$40;
+    reg  [4:0] idx_t$41;
+    reg  [4:0] idx_t$42;
+    reg  [4:0] idx_t$43;
+    reg  [4:0] idx_t$44;
+    reg  [4:0] idx_t$45;
+    reg  [4:0] idx_t$46;
+    reg  [4:0] idx_t$47;
+    reg  [4:0] idx_t$48;
+    reg  [4:0] idx_t$49;
+    reg  [4:0] idx_t$50;
+    reg  [4:0] idx_t$51;
+    reg  [4:0] idx_t$52;
+    reg  [4:0] idx_t$53;
+    reg  [4:0] idx_t$54;
+    reg  [4:0] idx_t$55;
+    reg  [4:0] idx_t$56;
+    reg  [4:0] idx_t$57;
+    reg  [4:0] idx_t$58;
+    reg  [4:0] idx_t$59;
+    reg  [4:0] idx_t$60;
+    reg  [4:0] idx_t$61;
+    reg  [4:0] idx_t$62;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
+    reg  blocked$15;
+    reg  blocked$16;
+    reg  blocked$17;
+    reg  blocked$18;
+    reg  blocked$19;
+    reg  blocked$20;
+    reg  blocked$21;
+    reg  blocked$22;
+    reg  blocked$23;
+    reg  blocked$24;
+    reg  blocked$25;
+    reg  blocked$26;
+    reg  blocked$27;
+    reg  blocked$28;
+    reg  blocked$29;
+    reg  blocked$30;
+    reg  blocked$31;
+    reg  blocked$32;
+    reg  blocked$33;
+    reg  blocked$34;
+    reg  blocked$35;
+    reg  blocked$36;
+    reg  blocked$37;
+    reg  blocked$38;
+    reg  blocked$39;
+    reg  blocked$40;
+    reg  blocked$41;
+    reg  blocked$42;
+    reg  blocked$43;
+    reg  blocked$44;
+    reg  blocked$45;
+    reg  blocked$46;
+    reg  blocked$47;
+    reg  blocked$48;
+    reg  blocked$49;
+    reg  blocked$50;
+    reg  blocked$51;
+    reg  blocked$52;
+    reg  blocked$53;
+    reg  blocked$54;
+    reg  blocked$55;
+    reg  blocked$56;
+    reg  blocked$57;
+    reg  blocked$58;
+    reg  blocked$59;
+    reg  blocked$60;
+    reg  blocked$61;
+    reg  blocked$62;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$31) begin
-            any_l = 1'b1;
-            index_l = way$31;
-        end
-        if (req$30) begin
-            any_l = 1'b1;
-            index_l = way$30;
-        end
-        if (req$29) begin
-            any_l = 1'b1;
-            index_l = way$29;
-        end
-        if (req$28) begin
-            any_l = 1'b1;
-            index_l = way$28;
-        end
-        if (req$27) begin
-            any_l = 1'b1;
-            index_l = way$27;
-        end
-        if (req$26) begin
-            any_l = 1'b1;
-            index_l = way$26;
-        end
-        if (req$25) begin
-            any_l = 1'b1;
-            index_l = way$25;
-        end
-        if (req$24) begin
-            any_l = 1'b1;
-            index_l = way$24;
-        end
-        if (req$23) begin
-            any_l = 1'b1;
-            index_l = way$23;
-        end
-        if (req$22) begin
-            any_l = 1'b1;
-            index_l = way$22;
-        end
-        if (req$21) begin
-            any_l = 1'b1;
-            index_l = way$21;
-        end
-        if (req$20) begin
-            any_l = 1'b1;
-            index_l = way$20;
-        end
-        if (req$19) begin
-            any_l = 1'b1;
-            index_l = way$19;
-        end
-        if (req$18) begin
-            any_l = 1'b1;
-            index_l = way$18;
-        end
-        if (req$17) begin
-            any_l = 1'b1;
-            index_l = way$17;
-        end
-        if (req$16) begin
-            any_l = 1'b1;
-            index_l = way$16;
-        end
-        if (req$15) begin
-            any_l = 1'b1;
-            index_l = way$15;
-        end
-        if (req$14) begin
-            any_l = 1'b1;
-            index_l = way$14;
-        end
-        if (req$13) begin
-            any_l = 1'b1;
-            index_l = way$13;
-        end
-        if (req$12) begin
-            any_l = 1'b1;
-            index_l = way$12;
-        end
-        if (req$11) begin
-            any_l = 1'b1;
-            index_l = way$11;
-        end
-        if (req$10) begin
-            any_l = 1'b1;
-            index_l = way$10;
-        end
-        if (req$9) begin
-            any_l = 1'b1;
-            index_l = way$9;
-        end
-        if (req$8) begin
-            any_l = 1'b1;
-            index_l = way$8;
-        end
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$31 = req$0;
+        multi_t$31 = 1'b0;
+        idx_t$31 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$31 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$32 = req$1;
+        multi_t$32 = 1'b0;
+        idx_t$32 = zero_iw;
+        if (req$1) begin
+            idx_t$32 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$33 = req$2;
+        multi_t$33 = 1'b0;
+        idx_t$33 = zero_iw;
+        if (req$2) begin
+            idx_t$33 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$34 = req$3;
+        multi_t$34 = 1'b0;
+        idx_t$34 = zero_iw;
+        if (req$3) begin
+            idx_t$34 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$35 = req$4;
+        multi_t$35 = 1'b0;
+        idx_t$35 = zero_iw;
+        if (req$4) begin
+            idx_t$35 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$36 = req$5;
+        multi_t$36 = 1'b0;
+        idx_t$36 = zero_iw;
+        if (req$5) begin
+            idx_t$36 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$37 = req$6;
+        multi_t$37 = 1'b0;
+        idx_t$37 = zero_iw;
+        if (req$6) begin
+            idx_t$37 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$38 = req$7;
+        multi_t$38 = 1'b0;
+        idx_t$38 = zero_iw;
+        if (req$7) begin
+            idx_t$38 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$39 = req$8;
+        multi_t$39 = 1'b0;
+        idx_t$39 = zero_iw;
+        if (req$8) begin
+            idx_t$39 = way$8;
         end
-        onehot$8 = any_l && (index_l == way$8);
-        if (req$8 && (index_l != way$8)) begin
-            multi = 1'b1;
+        any_t$40 = req$9;
+        multi_t$40 = 1'b0;
+        idx_t$40 = zero_iw;
+        if (req$9) begin
+            idx_t$40 = way$9;
         end
-        onehot$9 = any_l && (index_l == way$9);
-        if (req$9 && (index_l != way$9)) begin
-            multi = 1'b1;
+        any_t$41 = req$10;
+        multi_t$41 = 1'b0;
+        idx_t$41 = zero_iw;
+        if (req$10) begin
+            idx_t$41 = way$10;
         end
-        onehot$10 = any_l && (index_l == way$10);
-        if (req$10 && (index_l != way$10)) begin
-            multi = 1'b1;
+        any_t$42 = req$11;
+        multi_t$42 = 1'b0;
+        idx_t$42 = zero_iw;
+        if (req$11) begin
+            idx_t$42 = way$11;
         end
-        onehot$11 = any_l && (index_l == way$11);
-        if (req$11 && (index_l != way$11)) begin
-            multi = 1'b1;
+        any_t$43 = req$12;
+        multi_t$43 = 1'b0;
+        idx_t$43 = zero_iw;
+        if (req$12) begin
+            idx_t$43 = way$12;
         end
-        onehot$12 = any_l && (index_l == way$12);
-        if (req$12 && (index_l != way$12)) begin
-            multi = 1'b1;
+        any_t$44 = req$13;
+        multi_t$44 = 1'b0;
+        idx_t$44 = zero_iw;
+        if (req$13) begin
+            idx_t$44 = way$13;
         end
-        onehot$13 = any_l && (index_l == way$13);
-        if (req$13 && (index_l != way$13)) begin
-            multi = 1'b1;
+        any_t$45 = req$14;
+        multi_t$45 = 1'b0;
+        idx_t$45 = zero_iw;
+        if (req$14) begin
+            idx_t$45 = way$14;
         end
-        onehot$14 = any_l && (index_l == way$14);
-        if (req$14 && (index_l != way$14)) begin
-            multi = 1'b1;
+        any_t$46 = req$15;
+        multi_t$46 = 1'b0;
+        idx_t$46 = zero_iw;
+        if (req$15) begin
+            idx_t$46 = way$15;
         end
-        onehot$15 = any_l && (index_l == way$15);
-        if (req$15 && (index_l != way$15)) begin
-            multi = 1'b1;
+        any_t$47 = req$16;
+        multi_t$47 = 1'b0;
+        idx_t$47 = zero_iw;
+        if (req$16) begin
+            idx_t$47 = way$16;
         end
-        onehot$16 = any_l && (index_l == way$16);
-        if (req$16 && (index_l != way$16)) begin
-            multi = 1'b1;
+        any_t$48 = req$17;
+        multi_t$48 = 1'b0;
+        idx_t$48 = zero_iw;
+        if (req$17) begin
+            idx_t$48 = way$17;
         end
-        onehot$17 = any_l && (index_l == way$17);
-        if (req$17 && (index_l != way$17)) begin
-            multi = 1'b1;
+        any_t$49 = req$18;
+        multi_t$49 = 1'b0;
+        idx_t$49 = zero_iw;
+        if (req$18) begin
+            idx_t$49 = way$18;
         end
-        onehot$18 = any_l && (index_l == way$18);
-        if (req$18 && (index_l != way$18)) begin
-            multi = 1'b1;
+        any_t$50 = req$19;
+        multi_t$50 = 1'b0;
+        idx_t$50 = zero_iw;
+        if (req$19) begin
+            idx_t$50 = way$19;
         end
-        onehot$19 = any_l && (index_l == way$19);
-        if (req$19 && (index_l != way$19)) begin
-            multi = 1'b1;
+        any_t$51 = req$20;
+        multi_t$51 = 1'b0;
+        idx_t$51 = zero_iw;
+        if (req$20) begin
+            idx_t$51 = way$20;
         end
-        onehot$20 = any_l && (index_l == way$20);
-        if (req$20 && (index_l != way$20)) begin
-            multi = 1'b1;
+        any_t$52 = req$21;
+        multi_t$52 = 1'b0;
+        idx_t$52 = zero_iw;
+        if (req$21) begin
+            idx_t$52 = way$21;
         end
-        onehot$21 = any_l && (index_l == way$21);
-        if (req$21 && (index_l != way$21)) begin
-            multi = 1'b1;
+        any_t$53 = req$22;
+        multi_t$53 = 1'b0;
+        idx_t$53 = zero_iw;
+        if (req$22) begin
+            idx_t$53 = way$22;
         end
-        onehot$22 = any_l && (index_l == way$22);
-        if (req$22 && (index_l != way$22)) begin
-            multi = 1'b1;
+        any_t$54 = req$23;
+        multi_t$54 = 1'b0;
+        idx_t$54 = zero_iw;
+        if (req$23) begin
+            idx_t$54 = way$23;
         end
-        onehot$23 = any_l && (index_l == way$23);
-        if (req$23 && (index_l != way$23)) begin
-            multi = 1'b1;
+        any_t$55 = req$24;
+        multi_t$55 = 1'b0;
+        idx_t$55 = zero_iw;
+        if (req$24) begin
+            idx_t$55 = way$24;
         end
-        onehot$24 = any_l && (index_l == way$24);
-        if (req$24 && (index_l != way$24)) begin
-            multi = 1'b1;
+        any_t$56 = req$25;
+        multi_t$56 = 1'b0;
+        idx_t$56 = zero_iw;
+        if (req$25) begin
+            idx_t$56 = way$25;
         end
-        onehot$25 = any_l && (index_l == way$25);
-        if (req$25 && (index_l != way$25)) begin
-            multi = 1'b1;
+        any_t$57 = req$26;
+        multi_t$57 = 1'b0;
+        idx_t$57 = zero_iw;
+        if (req$26) begin
+            idx_t$57 = way$26;
         end
-        onehot$26 = any_l && (index_l == way$26);
-        if (req$26 && (index_l != way$26)) begin
-            multi = 1'b1;
+        any_t$58 = req$27;
+        multi_t$58 = 1'b0;
+        idx_t$58 = zero_iw;
+        if (req$27) begin
+            idx_t$58 = way$27;
         end
-        onehot$27 = any_l && (index_l == way$27);
-        if (req$27 && (index_l != way$27)) begin
-            multi = 1'b1;
+        any_t$59 = req$28;
+        multi_t$59 = 1'b0;
+        idx_t$59 = zero_iw;
+        if (req$28) begin
+            idx_t$59 = way$28;
         end
-        onehot$28 = any_l && (index_l == way$28);
-        if (req$28 && (index_l != way$28)) begin
-            multi = 1'b1;
+        any_t$60 = req$29;
+        multi_t$60 = 1'b0;
+        idx_t$60 = zero_iw;
+        if (req$29) begin
+            idx_t$60 = way$29;
         end
-        onehot$29 = any_l && (index_l == way$29);
-        if (req$29 && (index_l != way$29)) begin
-            multi = 1'b1;
+        any_t$61 = req$30;
+        multi_t$61 = 1'b0;
+        idx_t$61 = zero_iw;
+        if (req$30) begin
+            idx_t$61 = way$30;
         end
-        onehot$30 = any_l && (index_l == way$30);
-        if (req$30 && (index_l != way$30)) begin
-            multi = 1'b1;
+        any_t$62 = req$31;
+        multi_t$62 = 1'b0;
+        idx_t$62 = zero_iw;
+        if (req$31) begin
+            idx_t$62 = way$31;
         end
-        onehot$31 = any_l && (index_l == way$31);
-        if (req$31 && (index_l != way$31)) begin
-            multi = 1'b1;
+        any_t$30 = any_t$61 || any_t$62;
+        multi_t$30 = multi_t$61 || multi_t$62 || (any_t$61 && any_t$62);
+        idx_t$30 = idx_t$62;
+        if (any_t$61) begin
+            idx_t$30 = idx_t$61;
         end
+        any_t$29 = any_t$59 || any_t$60;
+        multi_t$29 = multi_t$59 || multi_t$60 || (any_t$59 && any_t$60);
+        idx_t$29 = idx_t$60;
+        if (any_t$59) begin
+            idx_t$29 = idx_t$59;
+        end
+        any_t$28 = any_t$57 || any_t$58;
+        multi_t$28 = multi_t$57 || multi_t$58 || (any_t$57 && any_t$58);
+        idx_t$28 = idx_t$58;
+        if (any_t$57) begin
+            idx_t$28 = idx_t$57;
+        end
+        any_t$27 = any_t$55 || any_t$56;
+        multi_t$27 = multi_t$55 || multi_t$56 || (any_t$55 && any_t$56);
+        idx_t$27 = idx_t$56;
+        if (any_t$55) begin
+            idx_t$27 = idx_t$55;
+        end
+        any_t$26 = any_t$53 || any_t$54;
+        multi_t$26 = multi_t$53 || multi_t$54 || (any_t$53 && any_t$54);
+        idx_t$26 = idx_t$54;
+        if (any_t$53) begin
+            idx_t$26 = idx_t$53;
+        end
+        any_t$25 = any_t$51 || any_t$52;
+        multi_t$25 = multi_t$51 || multi_t$52 || (any_t$51 && any_t$52);
+        idx_t$25 = idx_t$52;
+        if (any_t$51) begin
+            idx_t$25 = idx_t$51;
+        end
+        any_t$24 = any_t$49 || any_t$50;
+        multi_t$24 = multi_t$49 || multi_t$50 || (any_t$49 && any_t$50);
+        idx_t$24 = idx_t$50;
+        if (any_t$49) begin
+            idx_t$24 = idx_t$49;
+        end
+        any_t$23 = any_t$47 || any_t$48;
+        multi_t$23 = multi_t$47 || multi_t$48 || (any_t$47 && any_t$48);
+        idx_t$23 = idx_t$48;
+        if (any_t$47) begin
+            idx_t$23 = idx_t$47;
+        end
+        any_t$22 = any_t$45 || any_t$46;
+        multi_t$22 = multi_t$45 || multi_t$46 || (any_t$45 && any_t$46);
+        idx_t$22 = idx_t$46;
+        if (any_t$45) begin
+            idx_t$22 = idx_t$45;
+        end
+        any_t$21 = any_t$43 || any_t$44;
+        multi_t$21 = multi_t$43 || multi_t$44 || (any_t$43 && any_t$44);
+        idx_t$21 = idx_t$44;
+        if (any_t$43) begin
+            idx_t$21 = idx_t$43;
+        end
+        any_t$20 = any_t$41 || any_t$42;
+        multi_t$20 = multi_t$41 || multi_t$42 || (any_t$41 && any_t$42);
+        idx_t$20 = idx_t$42;
+        if (any_t$41) begin
+            idx_t$20 = idx_t$41;
+        end
+        any_t$19 = any_t$39 || any_t$40;
+        multi_t$19 = multi_t$39 || multi_t$40 || (any_t$39 && any_t$40);
+        idx_t$19 = idx_t$40;
+        if (any_t$39) begin
+            idx_t$19 = idx_t$39;
+        end
+        any_t$18 = any_t$37 || any_t$38;
+        multi_t$18 = multi_t$37 || multi_t$38 || (any_t$37 && any_t$38);
+        idx_t$18 = idx_t$38;
+        if (any_t$37) begin
+            idx_t$18 = idx_t$37;
+        end
+        any_t$17 = any_t$35 || any_t$36;
+        multi_t$17 = multi_t$35 || multi_t$36 || (any_t$35 && any_t$36);
+        idx_t$17 = idx_t$36;
+        if (any_t$35) begin
+            idx_t$17 = idx_t$35;
+        end
+        any_t$16 = any_t$33 || any_t$34;
+        multi_t$16 = multi_t$33 || multi_t$34 || (any_t$33 && any_t$34);
+        idx_t$16 = idx_t$34;
+        if (any_t$33) begin
+            idx_t$16 = idx_t$33;
+        end
+        any_t$15 = any_t$31 || any_t$32;
+        multi_t$15 = multi_t$31 || multi_t$32 || (any_t$31 && any_t$32);
+        idx_t$15 = idx_t$32;
+        if (any_t$31) begin
+            idx_t$15 = idx_t$31;
+        end
+        any_t$14 = any_t$29 || any_t$30;
+        multi_t$14 = multi_t$29 || multi_t$30 || (any_t$29 && any_t$30);
+        idx_t$14 = idx_t$30;
+        if (any_t$29) begin
+            idx_t$14 = idx_t$29;
+        end
+        any_t$13 = any_t$27 || any_t$28;
+        multi_t$13 = multi_t$27 || multi_t$28 || (any_t$27 && any_t$28);
+        idx_t$13 = idx_t$28;
+        if (any_t$27) begin
+            idx_t$13 = idx_t$27;
+        end
+        any_t$12 = any_t$25 || any_t$26;
+        multi_t$12 = multi_t$25 || multi_t$26 || (any_t$25 && any_t$26);
+        idx_t$12 = idx_t$26;
+        if (any_t$25) begin
+            idx_t$12 = idx_t$25;
+        end
+        any_t$11 = any_t$23 || any_t$24;
+        multi_t$11 = multi_t$23 || multi_t$24 || (any_t$23 && any_t$24);
+        idx_t$11 = idx_t$24;
+        if (any_t$23) begin
+            idx_t$11 = idx_t$23;
+        end
+        any_t$10 = any_t$21 || any_t$22;
+        multi_t$10 = multi_t$21 || multi_t$22 || (any_t$21 && any_t$22);
+        idx_t$10 = idx_t$22;
+        if (any_t$21) begin
+            idx_t$10 = idx_t$21;
+        end
+        any_t$9 = any_t$19 || any_t$20;
+        multi_t$9 = multi_t$19 || multi_t$20 || (any_t$19 && any_t$20);
+        idx_t$9 = idx_t$20;
+        if (any_t$19) begin
+            idx_t$9 = idx_t$19;
+        end
+        any_t$8 = any_t$17 || any_t$18;
+        multi_t$8 = multi_t$17 || multi_t$18 || (any_t$17 && any_t$18);
+        idx_t$8 = idx_t$18;
+        if (any_t$17) begin
+            idx_t$8 = idx_t$17;
+        end
+        any_t$7 = any_t$15 || any_t$16;
+        multi_t$7 = multi_t$15 || multi_t$16 || (any_t$15 && any_t$16);
+        idx_t$7 = idx_t$16;
+        if (any_t$15) begin
+            idx_t$7 = idx_t$15;
+        end
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
+        end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        blocked$15 = blocked$7;
+        blocked$16 = blocked$7 || any_t$15;
+        blocked$17 = blocked$8;
+        blocked$18 = blocked$8 || any_t$17;
+        blocked$19 = blocked$9;
+        blocked$20 = blocked$9 || any_t$19;
+        blocked$21 = blocked$10;
+        blocked$22 = blocked$10 || any_t$21;
+        blocked$23 = blocked$11;
+        blocked$24 = blocked$11 || any_t$23;
+        blocked$25 = blocked$12;
+        blocked$26 = blocked$12 || any_t$25;
+        blocked$27 = blocked$13;
+        blocked$28 = blocked$13 || any_t$27;
+        blocked$29 = blocked$14;
+        blocked$30 = blocked$14 || any_t$29;
+        blocked$31 = blocked$15;
+        blocked$32 = blocked$15 || any_t$31;
+        blocked$33 = blocked$16;
+        blocked$34 = blocked$16 || any_t$33;
+        blocked$35 = blocked$17;
+        blocked$36 = blocked$17 || any_t$35;
+        blocked$37 = blocked$18;
+        blocked$38 = blocked$18 || any_t$37;
+        blocked$39 = blocked$19;
+        blocked$40 = blocked$19 || any_t$39;
+        blocked$41 = blocked$20;
+        blocked$42 = blocked$20 || any_t$41;
+        blocked$43 = blocked$21;
+        blocked$44 = blocked$21 || any_t$43;
+        blocked$45 = blocked$22;
+        blocked$46 = blocked$22 || any_t$45;
+        blocked$47 = blocked$23;
+        blocked$48 = blocked$23 || any_t$47;
+        blocked$49 = blocked$24;
+        blocked$50 = blocked$24 || any_t$49;
+        blocked$51 = blocked$25;
+        blocked$52 = blocked$25 || any_t$51;
+        blocked$53 = blocked$26;
+        blocked$54 = blocked$26 || any_t$53;
+        blocked$55 = blocked$27;
+        blocked$56 = blocked$27 || any_t$55;
+        blocked$57 = blocked$28;
+        blocked$58 = blocked$28 || any_t$57;
+        blocked$59 = blocked$29;
+        blocked$60 = blocked$29 || any_t$59;
+        blocked$61 = blocked$30;
+        blocked$62 = blocked$30 || any_t$61;
+        onehot$0 = req$0 && ~blocked$31;
+        onehot$1 = req$1 && ~blocked$32;
+        onehot$2 = req$2 && ~blocked$33;
+        onehot$3 = req$3 && ~blocked$34;
+        onehot$4 = req$4 && ~blocked$35;
+        onehot$5 = req$5 && ~blocked$36;
+        onehot$6 = req$6 && ~blocked$37;
+        onehot$7 = req$7 && ~blocked$38;
+        onehot$8 = req$8 && ~blocked$39;
+        onehot$9 = req$9 && ~blocked$40;
+        onehot$10 = req$10 && ~blocked$41;
+        onehot$11 = req$11 && ~blocked$42;
+        onehot$12 = req$12 && ~blocked$43;
+        onehot$13 = req$13 && ~blocked$44;
+        onehot$14 = req$14 && ~blocked$45;
+        onehot$15 = req$15 && ~blocked$46;
+        onehot$16 = req$16 && ~blocked$47;
+        onehot$17 = req$17 && ~blocked$48;
+        onehot$18 = req$18 && ~blocked$49;
+        onehot$19 = req$19 && ~blocked$50;
+        onehot$20 = req$20 && ~blocked$51;
+        onehot$21 = req$21 && ~blocked$52;
+        onehot$22 = req$22 && ~blocked$53;
+        onehot$23 = req$23 && ~blocked$54;
+        onehot$24 = req$24 && ~blocked$55;
+        onehot$25 = req$25 && ~blocked$56;
+        onehot$26 = req$26 && ~blocked$57;
+        onehot$27 = req$27 && ~blocked$58;
+        onehot$28 = req$28 && ~blocked$59;
+        onehot$29 = req$29 && ~blocked$60;
+        onehot$30 = req$30 && ~blocked$61;
+        onehot$31 = req$31 && ~blocked$62;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb32_plru$rs_pe

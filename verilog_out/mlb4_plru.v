@@ -38,6 +38,8 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     output reg  [3:0] repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 2'b0;
     localparam  way$1 = 2'b1;
     localparam  way$2 = 2'b10;
@@ -193,6 +195,18 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_s$1;
+    reg  [55:0] cs_s$2;
+    reg  [55:0] cs_s$3;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_c$1;
+    reg  [55:0] cs_c$2;
+    reg  [55:0] cs_c$3;
+    reg  [55:0] cs_nr$0;
+    reg  [55:0] cs_nr$1;
+    reg  [55:0] cs_nr$2;
+    reg  [55:0] cs_nr$3;
     reg  [50:0] rs_or_loc$0;
     reg  [50:0] rs_or_loc$1;
     reg  [50:0] rs_or_loc$2;
@@ -507,7 +521,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -516,7 +533,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$1$clock = clock;
         size$1$clock = clock;
         tag$1$clock = clock;
-        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);
+        cs_s$1 = rs_addr ^ ~base$1$q ^ ~size$1$q;
+        cs_c$1 = (rs_addr & ~base$1$q) | (rs_addr & ~size$1$q) | (~base$1$q & ~size$1$q);
+        cs_nr$1 = ~((cs_c$1 << 64'h1) | one_56);
+        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ~((cs_s$1 >= cs_nr$1) && ((cs_c$1 & top_56) != zero_56));
         ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);
         inv_match$1 = inv_valid && valid$1$q && (loc$1$q == inv_loc);
         free_pe$req$1 = ~valid$1$q;
@@ -525,7 +545,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$2$clock = clock;
         size$2$clock = clock;
         tag$2$clock = clock;
-        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ((rs_addr - base$2$q) < size$2$q);
+        cs_s$2 = rs_addr ^ ~base$2$q ^ ~size$2$q;
+        cs_c$2 = (rs_addr & ~base$2$q) | (rs_addr & ~size$2$q) | (~base$2$q & ~size$2$q);
+        cs_nr$2 = ~((cs_c$2 << 64'h1) | one_56);
+        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ~((cs_s$2 >= cs_nr$2) && ((cs_c$2 & top_56) != zero_56));
         ls_pe$req$2 = ls_valid && valid$2$q && (loc$2$q == ls_loc);
         inv_match$2 = inv_valid && valid$2$q && (loc$2$q == inv_loc);
         free_pe$req$2 = ~valid$2$q;
@@ -534,7 +557,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base$3$clock = clock;
         size$3$clock = clock;
         tag$3$clock = clock;
-        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ((rs_addr - base$3$q) < size$3$q);
+        cs_s$3 = rs_addr ^ ~base$3$q ^ ~size$3$q;
+        cs_c$3 = (rs_addr & ~base$3$q) | (rs_addr & ~size$3$q) | (~base$3$q & ~size$3$q);
+        cs_nr$3 = ~((cs_c$3 << 64'h1) | one_56);
+        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ~((cs_s$3 >= cs_nr$3) && ((cs_c$3 & top_56) != zero_56));
         ls_pe$req$3 = ls_valid && valid$3$q && (loc$3$q == ls_loc);
         inv_match$3 = inv_valid && valid$3$q && (loc$3$q == inv_loc);
         free_pe$req$3 = ~valid$3$q;
@@ -857,50 +883,96 @@ module mlb4_plru$free_pe(req$0,req$1,req$2,req$3,any,index,onehot$0,onehot$1,one
     localparam  way$1 = 2'b1;
     localparam  way$2 = 2'b10;
     localparam  way$3 = 2'b11;
+    localparam  zero_iw = 2'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [1:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  [1:0] idx_t$0;
+    reg  [1:0] idx_t$1;
+    reg  [1:0] idx_t$2;
+    reg  [1:0] idx_t$3;
+    reg  [1:0] idx_t$4;
+    reg  [1:0] idx_t$5;
+    reg  [1:0] idx_t$6;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$3 = req$0;
+        multi_t$3 = 1'b0;
+        idx_t$3 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$3 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$4 = req$1;
+        multi_t$4 = 1'b0;
+        idx_t$4 = zero_iw;
+        if (req$1) begin
+            idx_t$4 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$5 = req$2;
+        multi_t$5 = 1'b0;
+        idx_t$5 = zero_iw;
+        if (req$2) begin
+            idx_t$5 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$6 = req$3;
+        multi_t$6 = 1'b0;
+        idx_t$6 = zero_iw;
+        if (req$3) begin
+            idx_t$6 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
         end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        onehot$0 = req$0 && ~blocked$3;
+        onehot$1 = req$1 && ~blocked$4;
+        onehot$2 = req$2 && ~blocked$5;
+        onehot$3 = req$3 && ~blocked$6;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb4_plru$free_pe
@@ -1059,50 +1131,96 @@ module mlb4_plru$ls_pe(req$0,req$1,req$2,req$3,any,index,onehot$0,onehot$1,oneho
     localparam  way$1 = 2'b1;
     localparam  way$2 = 2'b10;
     localparam  way$3 = 2'b11;
+    localparam  zero_iw = 2'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [1:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  [1:0] idx_t$0;
+    reg  [1:0] idx_t$1;
+    reg  [1:0] idx_t$2;
+    reg  [1:0] idx_t$3;
+    reg  [1:0] idx_t$4;
+    reg  [1:0] idx_t$5;
+    reg  [1:0] idx_t$6;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$3 = req$0;
+        multi_t$3 = 1'b0;
+        idx_t$3 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$3 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$4 = req$1;
+        multi_t$4 = 1'b0;
+        idx_t$4 = zero_iw;
+        if (req$1) begin
+            idx_t$4 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$5 = req$2;
+        multi_t$5 = 1'b0;
+        idx_t$5 = zero_iw;
+        if (req$2) begin
+            idx_t$5 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$6 = req$3;
+        multi_t$6 = 1'b0;
+        idx_t$6 = zero_iw;
+        if (req$3) begin
+            idx_t$6 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
         end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        onehot$0 = req$0 && ~blocked$3;
+        onehot$1 = req$1 && ~blocked$4;
+        onehot$2 = req$2 && ~blocked$5;
+        onehot$3 = req$3 && ~blocked$6;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb4_plru$ls_pe
@@ -1419,50 +1537,96 @@ module mlb4_plru$rs_pe(req$0,req$1,req$2,req$3,any,index,onehot$0,onehot$1,oneho
     localparam  way$1 = 2'b1;
     localparam  way$2 = 2'b10;
     localparam  way$3 = 2'b11;
+    localparam  zero_iw = 2'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [1:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  [1:0] idx_t$0;
+    reg  [1:0] idx_t$1;
+    reg  [1:0] idx_t$2;
+    reg  [1:0] idx_t$3;
+    reg  [1:0] idx_t$4;
+    reg  [1:0] idx_t$5;
+    reg  [1:0] idx_t$6;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$3 = req$0;
+        multi_t$3 = 1'b0;
+        idx_t$3 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$3 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$4 = req$1;
+        multi_t$4 = 1'b0;
+        idx_t$4 = zero_iw;
+        if (req$1) begin
+            idx_t$4 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$5 = req$2;
+        multi_t$5 = 1'b0;
+        idx_t$5 = zero_iw;
+        if (req$2) begin
+            idx_t$5 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$6 = req$3;
+        multi_t$6 = 1'b0;
+        idx_t$6 = zero_iw;
+        if (req$3) begin
+            idx_t$6 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
         end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        onehot$0 = req$0 && ~blocked$3;
+        onehot$1 = req$1 && ~blocked$4;
+        onehot$2 = req$2 && ~blocked$5;
+        onehot$3 = req$3 && ~blocked$6;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb4_plru$rs_pe

@@ -1805,82 +1805,188 @@ module mlb8_plru_p2$free_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb8_plru_p2$free_pe
@@ -2336,82 +2442,188 @@ module mlb8_plru_p2$ls_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,in
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb8_plru_p2$ls_pe
@@ -3044,82 +3256,188 @@ module mlb8_plru_p2$rs_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,in
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlb8_plru_p2$rs_pe

@@ -1768,6 +1768,8 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     output reg  [7:0] repl_state;
     
     // Constant declarations
+    localparam  one_56 = 56'h1;
+    localparam  top_56 = 56'h80000000000000;
     localparam  way$0 = 3'b0;
     localparam  way$1 = 3'b1;
     localparam  way$2 = 3'b10;
@@ -2011,6 +2013,30 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  ls_tag_r$clock;
     
     // Local signals
+    reg  [55:0] cs_s$0;
+    reg  [55:0] cs_s$1;
+    reg  [55:0] cs_s$2;
+    reg  [55:0] cs_s$3;
+    reg  [55:0] cs_s$4;
+    reg  [55:0] cs_s$5;
+    reg  [55:0] cs_s$6;
+    reg  [55:0] cs_s$7;
+    reg  [55:0] cs_c$0;
+    reg  [55:0] cs_c$1;
+    reg  [55:0] cs_c$2;
+    reg  [55:0] cs_c$3;
+    reg  [55:0] cs_c$4;
+    reg  [55:0] cs_c$5;
+    reg  [55:0] cs_c$6;
+    reg  [55:0] cs_c$7;
+    reg  [55:0] cs_nr$0;
+    reg  [55:0] cs_nr$1;
+    reg  [55:0] cs_nr$2;
+    reg  [55:0] cs_nr$3;
+    reg  [55:0] cs_nr$4;
+    reg  [55:0] cs_nr$5;
+    reg  [55:0] cs_nr$6;
+    reg  [55:0] cs_nr$7;
     reg  [50:0] rs_or_loc$0;
     reg  [50:0] rs_or_loc$1;
     reg  [50:0] rs_or_loc$2;
@@ -2513,7 +2539,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$0$clock = clock;
         size$0$clock = clock;
         tag$0$clock = clock;
-        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ((rs_addr - base$0$q) < size$0$q);
+        cs_s$0 = rs_addr ^ ~base$0$q ^ ~size$0$q;
+        cs_c$0 = (rs_addr & ~base$0$q) | (rs_addr & ~size$0$q) | (~base$0$q & ~size$0$q);
+        cs_nr$0 = ~((cs_c$0 << 64'h1) | one_56);
+        rs_pe$req$0 = rs_valid && valid$0$q && (base$0$q <= rs_addr) && ~((cs_s$0 >= cs_nr$0) && ((cs_c$0 & top_56) != zero_56));
         ls_pe$req$0 = ls_valid && valid$0$q && (loc$0$q == ls_loc);
         inv_match$0 = inv_valid && valid$0$q && (loc$0$q == inv_loc);
         free_pe$req$0 = ~valid$0$q;
@@ -2522,7 +2551,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$1$clock = clock;
         size$1$clock = clock;
         tag$1$clock = clock;
-        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);
+        cs_s$1 = rs_addr ^ ~base$1$q ^ ~size$1$q;
+        cs_c$1 = (rs_addr & ~base$1$q) | (rs_addr & ~size$1$q) | (~base$1$q & ~size$1$q);
+        cs_nr$1 = ~((cs_c$1 << 64'h1) | one_56);
+        rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ~((cs_s$1 >= cs_nr$1) && ((cs_c$1 & top_56) != zero_56));
         ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);
         inv_match$1 = inv_valid && valid$1$q && (loc$1$q == inv_loc);
         free_pe$req$1 = ~valid$1$q;
@@ -2531,7 +2563,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$2$clock = clock;
         size$2$clock = clock;
         tag$2$clock = clock;
-        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ((rs_addr - base$2$q) < size$2$q);
+        cs_s$2 = rs_addr ^ ~base$2$q ^ ~size$2$q;
+        cs_c$2 = (rs_addr & ~base$2$q) | (rs_addr & ~size$2$q) | (~base$2$q & ~size$2$q);
+        cs_nr$2 = ~((cs_c$2 << 64'h1) | one_56);
+        rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ~((cs_s$2 >= cs_nr$2) && ((cs_c$2 & top_56) != zero_56));
         ls_pe$req$2 = ls_valid && valid$2$q && (loc$2$q == ls_loc);
         inv_match$2 = inv_valid && valid$2$q && (loc$2$q == inv_loc);
         free_pe$req$2 = ~valid$2$q;
@@ -2540,7 +2575,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$3$clock = clock;
         size$3$clock = clock;
         tag$3$clock = clock;
-        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ((rs_addr - base$3$q) < size$3$q);
+        cs_s$3 = rs_addr ^ ~base$3$q ^ ~size$3$q;
+        cs_c$3 = (rs_addr & ~base$3$q) | (rs_addr & ~size$3$q) | (~base$3$q & ~size$3$q);
+        cs_nr$3 = ~((cs_c$3 << 64'h1) | one_56);
+        rs_pe$req$3 = rs_valid && valid$3$q && (base$3$q <= rs_addr) && ~((cs_s$3 >= cs_nr$3) && ((cs_c$3 & top_56) != zero_56));
         ls_pe$req$3 = ls_valid && valid$3$q && (loc$3$q == ls_loc);
         inv_match$3 = inv_valid && valid$3$q && (loc$3$q == inv_loc);
         free_pe$req$3 = ~valid$3$q;
@@ -2549,7 +2587,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$4$clock = clock;
         size$4$clock = clock;
         tag$4$clock = clock;
-        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ((rs_addr - base$4$q) < size$4$q);
+        cs_s$4 = rs_addr ^ ~base$4$q ^ ~size$4$q;
+        cs_c$4 = (rs_addr & ~base$4$q) | (rs_addr & ~size$4$q) | (~base$4$q & ~size$4$q);
+        cs_nr$4 = ~((cs_c$4 << 64'h1) | one_56);
+        rs_pe$req$4 = rs_valid && valid$4$q && (base$4$q <= rs_addr) && ~((cs_s$4 >= cs_nr$4) && ((cs_c$4 & top_56) != zero_56));
         ls_pe$req$4 = ls_valid && valid$4$q && (loc$4$q == ls_loc);
         inv_match$4 = inv_valid && valid$4$q && (loc$4$q == inv_loc);
         free_pe$req$4 = ~valid$4$q;
@@ -2558,7 +2599,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$5$clock = clock;
         size$5$clock = clock;
         tag$5$clock = clock;
-        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ((rs_addr - base$5$q) < size$5$q);
+        cs_s$5 = rs_addr ^ ~base$5$q ^ ~size$5$q;
+        cs_c$5 = (rs_addr & ~base$5$q) | (rs_addr & ~size$5$q) | (~base$5$q & ~size$5$q);
+        cs_nr$5 = ~((cs_c$5 << 64'h1) | one_56);
+        rs_pe$req$5 = rs_valid && valid$5$q && (base$5$q <= rs_addr) && ~((cs_s$5 >= cs_nr$5) && ((cs_c$5 & top_56) != zero_56));
         ls_pe$req$5 = ls_valid && valid$5$q && (loc$5$q == ls_loc);
         inv_match$5 = inv_valid && valid$5$q && (loc$5$q == inv_loc);
         free_pe$req$5 = ~valid$5$q;
@@ -2567,7 +2611,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$6$clock = clock;
         size$6$clock = clock;
         tag$6$clock = clock;
-        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ((rs_addr - base$6$q) < size$6$q);
+        cs_s$6 = rs_addr ^ ~base$6$q ^ ~size$6$q;
+        cs_c$6 = (rs_addr & ~base$6$q) | (rs_addr & ~size$6$q) | (~base$6$q & ~size$6$q);
+        cs_nr$6 = ~((cs_c$6 << 64'h1) | one_56);
+        rs_pe$req$6 = rs_valid && valid$6$q && (base$6$q <= rs_addr) && ~((cs_s$6 >= cs_nr$6) && ((cs_c$6 & top_56) != zero_56));
         ls_pe$req$6 = ls_valid && valid$6$q && (loc$6$q == ls_loc);
         inv_match$6 = inv_valid && valid$6$q && (loc$6$q == inv_loc);
         free_pe$req$6 = ~valid$6$q;
@@ -2576,7 +2623,10 @@ module mlu8_bst$mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         base$7$clock = clock;
         size$7$clock = clock;
         tag$7$clock = clock;
-        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ((rs_addr - base$7$q) < size$7$q);
+        cs_s$7 = rs_addr ^ ~base$7$q ^ ~size$7$q;
+        cs_c$7 = (rs_addr & ~base$7$q) | (rs_addr & ~size$7$q) | (~base$7$q & ~size$7$q);
+        cs_nr$7 = ~((cs_c$7 << 64'h1) | one_56);
+        rs_pe$req$7 = rs_valid && valid$7$q && (base$7$q <= rs_addr) && ~((cs_s$7 >= cs_nr$7) && ((cs_c$7 & top_56) != zero_56));
         ls_pe$req$7 = ls_valid && valid$7$q && (loc$7$q == ls_loc);
         inv_match$7 = inv_valid && valid$7$q && (loc$7$q == inv_loc);
         free_pe$req$7 = ~valid$7$q;
@@ -3163,82 +3213,188 @@ module mlu8_bst$mlb$free_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlu8_bst$mlb$free_pe
@@ -3485,82 +3641,188 @@ module mlu8_bst$mlb$ls_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,in
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlu8_bst$mlb$ls_pe
@@ -3965,82 +4227,188 @@ module mlu8_bst$mlb$rs_pe(req$0,req$1,req$2,req$3,req$4,req$5,req$6,req$7,any,in
     localparam  way$5 = 3'b101;
     localparam  way$6 = 3'b110;
     localparam  way$7 = 3'b111;
+    localparam  zero_iw = 3'b0;
     
     // Local signals
-    reg  any_l;
-    reg  [2:0] index_l;
+    reg  any_t$0;
+    reg  any_t$1;
+    reg  any_t$2;
+    reg  any_t$3;
+    reg  any_t$4;
+    reg  any_t$5;
+    reg  any_t$6;
+    reg  any_t$7;
+    reg  any_t$8;
+    reg  any_t$9;
+    reg  any_t$10;
+    reg  any_t$11;
+    reg  any_t$12;
+    reg  any_t$13;
+    reg  any_t$14;
+    reg  multi_t$0;
+    reg  multi_t$1;
+    reg  multi_t$2;
+    reg  multi_t$3;
+    reg  multi_t$4;
+    reg  multi_t$5;
+    reg  multi_t$6;
+    reg  multi_t$7;
+    reg  multi_t$8;
+    reg  multi_t$9;
+    reg  multi_t$10;
+    reg  multi_t$11;
+    reg  multi_t$12;
+    reg  multi_t$13;
+    reg  multi_t$14;
+    reg  [2:0] idx_t$0;
+    reg  [2:0] idx_t$1;
+    reg  [2:0] idx_t$2;
+    reg  [2:0] idx_t$3;
+    reg  [2:0] idx_t$4;
+    reg  [2:0] idx_t$5;
+    reg  [2:0] idx_t$6;
+    reg  [2:0] idx_t$7;
+    reg  [2:0] idx_t$8;
+    reg  [2:0] idx_t$9;
+    reg  [2:0] idx_t$10;
+    reg  [2:0] idx_t$11;
+    reg  [2:0] idx_t$12;
+    reg  [2:0] idx_t$13;
+    reg  [2:0] idx_t$14;
+    reg  blocked$0;
+    reg  blocked$1;
+    reg  blocked$2;
+    reg  blocked$3;
+    reg  blocked$4;
+    reg  blocked$5;
+    reg  blocked$6;
+    reg  blocked$7;
+    reg  blocked$8;
+    reg  blocked$9;
+    reg  blocked$10;
+    reg  blocked$11;
+    reg  blocked$12;
+    reg  blocked$13;
+    reg  blocked$14;
     
     // Update code
     always @(*) begin
-        any_l = 1'b0;
-        index_l = way$0;
-        if (req$7) begin
-            any_l = 1'b1;
-            index_l = way$7;
-        end
-        if (req$6) begin
-            any_l = 1'b1;
-            index_l = way$6;
-        end
-        if (req$5) begin
-            any_l = 1'b1;
-            index_l = way$5;
-        end
-        if (req$4) begin
-            any_l = 1'b1;
-            index_l = way$4;
-        end
-        if (req$3) begin
-            any_l = 1'b1;
-            index_l = way$3;
-        end
-        if (req$2) begin
-            any_l = 1'b1;
-            index_l = way$2;
-        end
-        if (req$1) begin
-            any_l = 1'b1;
-            index_l = way$1;
-        end
+        any_t$7 = req$0;
+        multi_t$7 = 1'b0;
+        idx_t$7 = zero_iw;
         if (req$0) begin
-            any_l = 1'b1;
-            index_l = way$0;
+            idx_t$7 = way$0;
         end
-        any = any_l;
-        index = index_l;
-        multi = 1'b0;
-        onehot$0 = any_l && (index_l == way$0);
-        if (req$0 && (index_l != way$0)) begin
-            multi = 1'b1;
+        any_t$8 = req$1;
+        multi_t$8 = 1'b0;
+        idx_t$8 = zero_iw;
+        if (req$1) begin
+            idx_t$8 = way$1;
         end
-        onehot$1 = any_l && (index_l == way$1);
-        if (req$1 && (index_l != way$1)) begin
-            multi = 1'b1;
+        any_t$9 = req$2;
+        multi_t$9 = 1'b0;
+        idx_t$9 = zero_iw;
+        if (req$2) begin
+            idx_t$9 = way$2;
         end
-        onehot$2 = any_l && (index_l == way$2);
-        if (req$2 && (index_l != way$2)) begin
-            multi = 1'b1;
+        any_t$10 = req$3;
+        multi_t$10 = 1'b0;
+        idx_t$10 = zero_iw;
+        if (req$3) begin
+            idx_t$10 = way$3;
         end
-        onehot$3 = any_l && (index_l == way$3);
-        if (req$3 && (index_l != way$3)) begin
-            multi = 1'b1;
+        any_t$11 = req$4;
+        multi_t$11 = 1'b0;
+        idx_t$11 = zero_iw;
+        if (req$4) begin
+            idx_t$11 = way$4;
         end
-        onehot$4 = any_l && (index_l == way$4);
-        if (req$4 && (index_l != way$4)) begin
-            multi = 1'b1;
+        any_t$12 = req$5;
+        multi_t$12 = 1'b0;
+        idx_t$12 = zero_iw;
+        if (req$5) begin
+            idx_t$12 = way$5;
         end
-        onehot$5 = any_l && (index_l == way$5);
-        if (req$5 && (index_l != way$5)) begin
-            multi = 1'b1;
+        any_t$13 = req$6;
+        multi_t$13 = 1'b0;
+        idx_t$13 = zero_iw;
+        if (req$6) begin
+            idx_t$13 = way$6;
         end
-        onehot$6 = any_l && (index_l == way$6);
-        if (req$6 && (index_l != way$6)) begin
-            multi = 1'b1;
+        any_t$14 = req$7;
+        multi_t$14 = 1'b0;
+        idx_t$14 = zero_iw;
+        if (req$7) begin
+            idx_t$14 = way$7;
         end
-        onehot$7 = any_l && (index_l == way$7);
-        if (req$7 && (index_l != way$7)) begin
-            multi = 1'b1;
+        any_t$6 = any_t$13 || any_t$14;
+        multi_t$6 = multi_t$13 || multi_t$14 || (any_t$13 && any_t$14);
+        idx_t$6 = idx_t$14;
+        if (any_t$13) begin
+            idx_t$6 = idx_t$13;
         end
+        any_t$5 = any_t$11 || any_t$12;
+        multi_t$5 = multi_t$11 || multi_t$12 || (any_t$11 && any_t$12);
+        idx_t$5 = idx_t$12;
+        if (any_t$11) begin
+            idx_t$5 = idx_t$11;
+        end
+        any_t$4 = any_t$9 || any_t$10;
+        multi_t$4 = multi_t$9 || multi_t$10 || (any_t$9 && any_t$10);
+        idx_t$4 = idx_t$10;
+        if (any_t$9) begin
+            idx_t$4 = idx_t$9;
+        end
+        any_t$3 = any_t$7 || any_t$8;
+        multi_t$3 = multi_t$7 || multi_t$8 || (any_t$7 && any_t$8);
+        idx_t$3 = idx_t$8;
+        if (any_t$7) begin
+            idx_t$3 = idx_t$7;
+        end
+        any_t$2 = any_t$5 || any_t$6;
+        multi_t$2 = multi_t$5 || multi_t$6 || (any_t$5 && any_t$6);
+        idx_t$2 = idx_t$6;
+        if (any_t$5) begin
+            idx_t$2 = idx_t$5;
+        end
+        any_t$1 = any_t$3 || any_t$4;
+        multi_t$1 = multi_t$3 || multi_t$4 || (any_t$3 && any_t$4);
+        idx_t$1 = idx_t$4;
+        if (any_t$3) begin
+            idx_t$1 = idx_t$3;
+        end
+        any_t$0 = any_t$1 || any_t$2;
+        multi_t$0 = multi_t$1 || multi_t$2 || (any_t$1 && any_t$2);
+        idx_t$0 = idx_t$2;
+        if (any_t$1) begin
+            idx_t$0 = idx_t$1;
+        end
+        blocked$0 = 1'b0;
+        blocked$1 = blocked$0;
+        blocked$2 = blocked$0 || any_t$1;
+        blocked$3 = blocked$1;
+        blocked$4 = blocked$1 || any_t$3;
+        blocked$5 = blocked$2;
+        blocked$6 = blocked$2 || any_t$5;
+        blocked$7 = blocked$3;
+        blocked$8 = blocked$3 || any_t$7;
+        blocked$9 = blocked$4;
+        blocked$10 = blocked$4 || any_t$9;
+        blocked$11 = blocked$5;
+        blocked$12 = blocked$5 || any_t$11;
+        blocked$13 = blocked$6;
+        blocked$14 = blocked$6 || any_t$13;
+        onehot$0 = req$0 && ~blocked$7;
+        onehot$1 = req$1 && ~blocked$8;
+        onehot$2 = req$2 && ~blocked$9;
+        onehot$3 = req$3 && ~blocked$10;
+        onehot$4 = req$4 && ~blocked$11;
+        onehot$5 = req$5 && ~blocked$12;
+        onehot$6 = req$6 && ~blocked$13;
+        onehot$7 = req$7 && ~blocked$14;
+        any = any_t$0;
+        multi = multi_t$0;
+        index = idx_t$0;
     end
     
 endmodule // mlu8_bst$mlb$rs_pe

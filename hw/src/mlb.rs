@@ -94,6 +94,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     // is empty and emits no Verilog.
     plru: Vec<TreePlru<N, IW>>,
     rr: Vec<RoundRobin<N, IW>>,
+    // Carry-save range compare terms per entry (`a - base < size` with one
+    // carry chain instead of a subtractor feeding a comparator; the
+    // derivation is in crate::mlb_p2's module doc).
+    cs_s: [Signal<Local, Bits<56>>; N],
+    cs_c: [Signal<Local, Bits<56>>; N],
+    cs_nr: [Signal<Local, Bits<56>>; N],
+    one_56: Constant<Bits<56>>,
+    top_56: Constant<Bits<56>>,
     // Output registers.
     rs_hit_r: DFF<Bit>,
     rs_multi_r: DFF<Bit>,
@@ -192,6 +200,11 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             free_pe: Default::default(),
             plru,
             rr,
+            cs_s: array_init(Default::default),
+            cs_c: array_init(Default::default),
+            cs_nr: array_init(Default::default),
+            one_56: Constant::new(bits::<56>(1)),
+            top_56: Constant::new(bits::<56>(1 << 55)),
             rs_hit_r: Default::default(),
             rs_multi_r: Default::default(),
             rs_way_r: Default::default(),
@@ -264,10 +277,17 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.base[i].clock.next = self.clock.val();
             self.size[i].clock.next = self.clock.val();
             self.tag[i].clock.next = self.clock.val();
+            // Carry-save form of `a - base < size` (crate::mlb_p2 module doc).
+            self.cs_s[i].next = self.rs_addr.val() ^ !self.base[i].q.val() ^ !self.size[i].q.val();
+            self.cs_c[i].next = (self.rs_addr.val() & !self.base[i].q.val())
+                | (self.rs_addr.val() & !self.size[i].q.val())
+                | (!self.base[i].q.val() & !self.size[i].q.val());
+            self.cs_nr[i].next = !((self.cs_c[i].val() << 1_u64) | self.one_56.val());
             self.rs_pe.req[i].next = self.rs_valid.val()
                 && self.valid[i].q.val()
                 && (self.base[i].q.val() <= self.rs_addr.val())
-                && ((self.rs_addr.val() - self.base[i].q.val()) < self.size[i].q.val());
+                && !((self.cs_s[i].val() >= self.cs_nr[i].val())
+                    && ((self.cs_c[i].val() & self.top_56.val()) != self.zero_56.val()));
             self.ls_pe.req[i].next = self.ls_valid.val()
                 && self.valid[i].q.val()
                 && (self.loc[i].q.val() == self.ls_loc.val());

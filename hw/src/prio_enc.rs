@@ -13,6 +13,16 @@
 //! - `multi`     out: more than one request is set. For the MLB this is the
 //!   one-hot assertion: it must never be 1 in legal operation.
 //!
+//! Structure: a binary tree over the requests (heap order, leaves N-1..),
+//! so every output is log2(N) levels deep rather than the N-deep chain an
+//! `if` ladder gives (which ABC does not rebalance: it was on the MLB's
+//! critical path, docs/synth.md). Per node: `any` = OR of the children,
+//! `multi` = both children have a request or either child has two, `idx` =
+//! the left child's index if it has a request, else the right child's (the
+//! leaves' indices are gated by their request, so no request gives 0). Top
+//! down, `blocked` = some request lies left of the node; `onehot[i] =
+//! req[i] && !blocked[leaf i]`.
+//!
 //! `IW` is the index width, `max(1, clog2(N))`: rust-hdl cannot evaluate
 //! `clog2(N)` in a type in generic code, so the caller passes it (the
 //! constructor checks it).
@@ -28,8 +38,13 @@ pub struct PrioEnc<const N: usize, const IW: usize> {
     /// `way[i]` = i as an IW-bit constant: sized literals keep the Verilog
     /// free of 32-bit-literal width mismatches.
     way: [Constant<Bits<IW>>; N],
-    any_l: Signal<Local, Bit>,
-    index_l: Signal<Local, Bits<IW>>,
+    zero_iw: Constant<Bits<IW>>,
+    // The tree (2N-1 nodes each, heap order: node k's children are 2k+1 and
+    // 2k+2, leaf i is node N-1+i).
+    any_t: Vec<Signal<Local, Bit>>,
+    multi_t: Vec<Signal<Local, Bit>>,
+    idx_t: Vec<Signal<Local, Bits<IW>>>,
+    blocked: Vec<Signal<Local, Bit>>,
 }
 
 /// The index width an N-entry encoder needs: `max(1, clog2(N))`.
@@ -39,6 +54,10 @@ pub const fn index_width(n: usize) -> usize {
     } else {
         clog2(n)
     }
+}
+
+fn nodes<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
+    (0..2 * n - 1).map(|_| Signal::default()).collect()
 }
 
 impl<const N: usize, const IW: usize> Default for PrioEnc<N, IW> {
@@ -51,8 +70,11 @@ impl<const N: usize, const IW: usize> Default for PrioEnc<N, IW> {
             onehot: array_init(Signal::default),
             multi: Signal::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
-            any_l: Signal::default(),
-            index_l: Signal::default(),
+            zero_iw: Constant::new(Bits::default()),
+            any_t: nodes(N),
+            multi_t: nodes(N),
+            idx_t: nodes(N),
+            blocked: nodes(N),
         }
     }
 }
@@ -64,27 +86,44 @@ pub(crate) fn array_init<T, const K: usize>(f: impl Fn() -> T) -> [T; K] {
 impl<const N: usize, const IW: usize> Logic for PrioEnc<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.any_l.next = false;
-        self.index_l.next = self.way[0].val();
-        // Walk from the highest index down so that the lowest set request is
-        // the last assignment and wins (`last` is a one-value loop that names
-        // N-1 for the Verilog emitter, which only knows loop variables).
-        for last in (N - 1)..N {
-            for j in 0..N {
-                if self.req[last - j].val() {
-                    self.any_l.next = true;
-                    self.index_l.next = self.way[last - j].val();
+        // Leaves (`leaf0` is a one-value loop naming N-1 for the Verilog
+        // emitter, which only knows loop variables).
+        for leaf0 in (N - 1)..N {
+            for i in 0..N {
+                self.any_t[leaf0 + i].next = self.req[i].val();
+                self.multi_t[leaf0 + i].next = false;
+                self.idx_t[leaf0 + i].next = self.zero_iw.val();
+                if self.req[i].val() {
+                    self.idx_t[leaf0 + i].next = self.way[i].val();
                 }
             }
         }
-        self.any.next = self.any_l.val();
-        self.index.next = self.index_l.val();
-        self.multi.next = false;
-        for i in 0..N {
-            self.onehot[i].next = self.any_l.val() && (self.index_l.val() == self.way[i].val());
-            if self.req[i].val() && (self.index_l.val() != self.way[i].val()) {
-                self.multi.next = true;
+        // Internal nodes, bottom up (`top` names N-2).
+        for top in N.saturating_sub(2)..N.saturating_sub(1) {
+            for j in 0..(N - 1) {
+                self.any_t[top - j].next = self.any_t[2 * (top - j) + 1].val() || self.any_t[2 * (top - j) + 2].val();
+                self.multi_t[top - j].next = self.multi_t[2 * (top - j) + 1].val()
+                    || self.multi_t[2 * (top - j) + 2].val()
+                    || (self.any_t[2 * (top - j) + 1].val() && self.any_t[2 * (top - j) + 2].val());
+                self.idx_t[top - j].next = self.idx_t[2 * (top - j) + 2].val();
+                if self.any_t[2 * (top - j) + 1].val() {
+                    self.idx_t[top - j].next = self.idx_t[2 * (top - j) + 1].val();
+                }
             }
         }
+        // Top down: a request left of the node blocks it.
+        self.blocked[0].next = false;
+        for k in 0..(N - 1) {
+            self.blocked[2 * k + 1].next = self.blocked[k].val();
+            self.blocked[2 * k + 2].next = self.blocked[k].val() || self.any_t[2 * k + 1].val();
+        }
+        for leaf0 in (N - 1)..N {
+            for i in 0..N {
+                self.onehot[i].next = self.req[i].val() && !self.blocked[leaf0 + i].val();
+            }
+        }
+        self.any.next = self.any_t[0].val();
+        self.multi.next = self.multi_t[0].val();
+        self.index.next = self.idx_t[0].val();
     }
 }

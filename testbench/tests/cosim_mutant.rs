@@ -17,7 +17,7 @@ fn mutate(text: &str, from: &str, to: &str) -> String {
 #[test]
 fn mlb_range_compare_off_by_one_is_caught_with_a_vcd() {
     let top = mlb_top(8, Replacement::Plru).unwrap();
-    let v = mutate(&top.verilog, "((rs_addr - base$3$q) < size$3$q)", "((rs_addr - base$3$q) <= size$3$q)");
+    let v = mutate(&top.verilog, "(cs_s$3 >= cs_nr$3)", "(cs_s$3 > cs_nr$3)");
     let vcd = std::env::temp_dir().join(format!("mlugen-mutant-{}.vcd", std::process::id()));
     let opts = RunOptions { count: 300_000, seed: 41, vcd: Some(vcd.clone()), vcd_window: 50, ..Default::default() };
     let r = run_mlb(&top, &v, "-mutant-range", 8, Replacement::Plru, &opts).unwrap();

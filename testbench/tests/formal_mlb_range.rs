@@ -203,11 +203,11 @@ fn mlb_range_mutants_are_caught() {
     let comb = LEMMA;
     let mutants = [
         // Entry 1 also matches the byte just past its end (the next range's base).
-        ("range compare off by one", &lemma, comb, "rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) < size$1$q);", "rs_pe$req$1 = rs_valid && valid$1$q && (base$1$q <= rs_addr) && ((rs_addr - base$1$q) <= size$1$q);"),
+        ("range compare off by one", &lemma, comb, "(cs_s$1 >= cs_nr$1)", "(cs_s$1 > cs_nr$1)"),
         // mlb2: every fill also writes way 0 (one range in two entries).
         ("fill write-enable ignores the victim", &induction, bmc, "write_en$0 = fill_ok_l && (victim_l == way$0);", "write_en$0 = fill_ok_l;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
-        ("lower bound dropped", &lemma, comb, "rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ((rs_addr - base$2$q) < size$2$q);", "rs_pe$req$2 = rs_valid && valid$2$q && ((rs_addr - base$2$q) < size$2$q);"),
+        ("lower bound dropped", &lemma, comb, "rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ", "rs_pe$req$2 = rs_valid && valid$2$q && "),
     ];
     for (what, original, sat, from, to) in mutants {
         let m = mutate(original, from, to).unwrap();
