@@ -1,31 +1,70 @@
 #!/bin/sh
-# Regenerates synth/reports/mlb_sweep.{md,json}: every synthesis job of the
-# committed report (docs/synth.md), two at a time, each writing its JSON into
-# build/synth-parts/, then one report from all of them (CYCLES measured
-# cycles per energy workload, default 100). About 30 minutes on
-# two cores. Run from the repository root: synth/report.sh
+# Regenerates synth/reports/mlb_sweep.{md,json} (docs/synth.md).
+#
+#   synth/report.sh                 every job below (about an hour on two cores)
+#   synth/report.sh a7_mlb a7_mlu   only those jobs
+#
+# Each job is one `mlugen synth --json` run whose output is committed as
+# synth/reports/parts/<job>.json; the report is then rebuilt from every part
+# there, so rerunning some jobs keeps the others' committed results. Jobs run
+# two at a time (JOBS=1 for one), each in its own work directory
+# build/synth-report/<job>/. CYCLES measured cycles per energy workload
+# (default 100). A failed job keeps its old part, and the script exits
+# non-zero without rebuilding the report. Run from the repository root.
 set -e
 M=${MLUGEN:-target/release/mlugen}
-P=build/synth-parts
+P=synth/reports/parts
 O=build/synth-report
-mkdir -p "$P"
-rm -f "$P"/*.json
-run() { name=$1; shift; "$M" synth --json --out "$O" --energy-cycles "${CYCLES:-100}" "$@" > "$P/$name.json.part" && mv "$P/$name.json.part" "$P/$name.json"; }
-# The plain MLB (one-stage, PLRU, clock-gated), every size; the block split for 16.
-( run n45_mlb  --lib nangate45 --entries 1,2,4,8,32 --no-blocks
-  run n45_mlb16 --lib nangate45 --entries 16
-  run n45_var --lib nangate45 --entries 8,16 --hit-latency 2 --no-blocks
-  run n45_ungated --lib nangate45 --entries 8,16 --clock-gating off --no-blocks
-  run n45_rr --lib nangate45 --entries 8,16 --config synth/rr.json --no-blocks
-  run n45_mlu --lib nangate45 --top mlu --entries 8,16 ) &
-( run a7_mlb  --lib asap7 --entries 1,2,4,8,32 --no-blocks
-  run a7_mlb16 --lib asap7 --entries 16
-  run a7_var --lib asap7 --entries 8,16 --hit-latency 2 --no-blocks
-  run a7_ungated --lib asap7 --entries 8,16 --clock-gating off --no-blocks
-  run a7_rr --lib asap7 --entries 8,16 --config synth/rr.json --no-blocks
-  run a7_mlu --lib asap7 --top mlu --entries 8,16 ) &
-wait
-for f in n45_mlb n45_mlb16 n45_var n45_ungated n45_rr n45_mlu a7_mlb a7_mlb16 a7_var a7_ungated a7_rr a7_mlu; do
-  test -f "$P/$f.json" || { echo "synth/report.sh: job $f failed (see its log above)" >&2; exit 1; }
+# Longest first, so two lanes finish close together.
+ALL="a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr"
+
+# The mlugen synth arguments of each job.
+job_args() {
+  case $1 in
+    # The plain MLB (one-stage, PLRU, clock-gated), every size; the block split for 16.
+    n45_mlb)     echo "--lib nangate45 --entries 1,2,4,8,32 --no-blocks" ;;
+    n45_mlb16)   echo "--lib nangate45 --entries 16" ;;
+    n45_var)     echo "--lib nangate45 --entries 8,16 --hit-latency 2 --no-blocks" ;;
+    n45_ungated) echo "--lib nangate45 --entries 8,16 --clock-gating off --no-blocks" ;;
+    n45_rr)      echo "--lib nangate45 --entries 8,16 --config synth/rr.json --no-blocks" ;;
+    n45_mlu)     echo "--lib nangate45 --top mlu --entries 8,16" ;;
+    a7_mlb)      echo "--lib asap7 --entries 1,2,4,8,32 --no-blocks" ;;
+    a7_mlb16)    echo "--lib asap7 --entries 16" ;;
+    a7_var)      echo "--lib asap7 --entries 8,16 --hit-latency 2 --no-blocks" ;;
+    a7_ungated)  echo "--lib asap7 --entries 8,16 --clock-gating off --no-blocks" ;;
+    a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
+    a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16" ;;
+    *) return 1 ;;
+  esac
+}
+
+# Internal: one job (called by the xargs below).
+if [ "$1" = "--one" ]; then
+  name=$2
+  args=$(job_args "$name")
+  mkdir -p "$O/$name" "$P"
+  log="$O/$name/log.txt"
+  echo "synth/report.sh: $name: mlugen synth $args (log $log)" >&2
+  # shellcheck disable=SC2086 # $args is a word list
+  if "$M" synth --json --out "$O/$name" --energy-cycles "${CYCLES:-100}" $args > "$O/$name/part.json" 2> "$log"; then
+    mv "$O/$name/part.json" "$P/$name.json"
+    echo "synth/report.sh: $name: done" >&2
+  else
+    echo "synth/report.sh: job $name failed:" >&2
+    tail -n 5 "$log" >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+JOBS_TO_RUN=${*:-$ALL}
+for j in $JOBS_TO_RUN; do
+  job_args "$j" > /dev/null || { echo "synth/report.sh: unknown job $j (jobs: $ALL)" >&2; exit 2; }
 done
+test -x "$M" || { echo "synth/report.sh: $M not built (cargo build --release)" >&2; exit 2; }
+# xargs exits non-zero if any job did; the report is then not rebuilt.
+if ! printf '%s\n' $JOBS_TO_RUN | xargs -n 1 -P "${JOBS:-2}" "$0" --one; then
+  echo "synth/report.sh: a job failed; report not rebuilt (the committed parts of the others are unchanged)" >&2
+  exit 1
+fi
 "$M" synth --report-from "$P" --report synth/reports
