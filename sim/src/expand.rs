@@ -109,6 +109,19 @@ pub enum Instr {
     /// Global load / store of one warp access at `base(arg) + off`.
     Load { arg: u32, off: u64 },
     Store { arg: u32, off: u64 },
+    /// In-kernel malloc of `size` bytes through the canary allocator unit;
+    /// the pointer (0 on an error) goes to warp register `dst` (the
+    /// registers LOADMETA writes, one per argument index). Timing:
+    /// [`crate::pipeline`] "Canary allocator unit". Never made by the expander.
+    Malloc { size: u64, dst: u32 },
+    /// In-kernel free of the pointer in warp register `src`.
+    Free { src: u32 },
+    /// Load / store of one warp access at register `reg` + `off` (a device
+    /// heap pointer): the timing of [`Instr::Load`] / [`Instr::Store`]; the
+    /// store also writes `width` bytes there if they fall in the unit's heap
+    /// (how a kernel overflows a chunk).
+    LoadReg { reg: u32, off: u64 },
+    StoreReg { reg: u32, off: u64, width: u8 },
 }
 
 /// One operator argument as the trace gives it.

@@ -37,6 +37,33 @@
 //! The unchecked baseline runs the same streams with LOADMETA and MEMCHECK
 //! removed ([`Checks::None`]); HWONLY code removes LOADMETA only.
 //!
+//! # Canary allocator unit (MALLOC/FREE, [`run_kernel_alloc`])
+//! - The unit is [`CanaryUnit`] (sim::canary::unit, whose timing equals the
+//!   RTL `hw::canary::alloc_unit` cycle for cycle). It has its own memory
+//!   port for its canaries (as the RTL unit): MALLOC/FREE never take the SM
+//!   memory port, and loads, stores and metadata reads never wait for it.
+//!   The unit is clocked every cycle of the kernel (also while no warp uses
+//!   it: background checks go on); kernel cycle c is unit cycle u0 + c, u0
+//!   = the unit's cycle when the kernel starts (kernels back to back on the
+//!   unit's clock: the next kernel's u0 is this one's u0 + its cycles).
+//! - Warp w is requester r = w mod R (R = the unit's requesters, 8 in the
+//!   RTL). `Malloc { size, dst }` / `Free { src }` issue in cycle t (taking
+//!   the issue slot) when requester r has no request unanswered, or its
+//!   response comes in cycle t. The request is presented to the unit in
+//!   cycle t already (the unit may grant it in t) and held until granted;
+//!   FREE's pointer is register `src` as of cycle t (with a response in t
+//!   written first).
+//! - The warp waits until the response and may issue again in the response
+//!   cycle. The response writes back in its cycle: MALLOC's pointer to
+//!   register `dst` (0 on an error); FREE writes nothing (its overflow and
+//!   errors are counted). A kernel ends no earlier than response cycle + 1
+//!   of its last unit operation (and not while a warp waits).
+//! - Within a cycle: the unit's response (registered), then the issue
+//!   scan, then the unit's arbitration (a due background check first, else
+//!   a grant) and clock edge.
+//! - `LoadReg`/`StoreReg` are `Load`/`Store` in timing; `StoreReg` also
+//!   writes its bytes into the unit's heap at register + off (untagged).
+//!
 //! [`MluTiming::Rtl`] replaces the MLU-operation rule above with the RTL
 //! MLU's documented latencies (`hw::mlu`), everything else unchanged: the
 //! RTL pipeline (`hw::sm_pipeline`) agrees with that timing cycle for cycle
@@ -47,6 +74,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::canary::unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, UnitStep};
 use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
 use crate::fault::{Fault, FaultCode};
@@ -194,6 +222,15 @@ pub struct KernelRun {
     pub faults: u64,
     /// The first fault of the kernel, if any (bug-free traces have none).
     pub first_fault: Option<Fault>,
+    /// Canary allocator unit (MALLOC/FREE): successful mallocs and frees,
+    /// unsuccessful requests, frees that found an overwritten canary,
+    /// background checks during the kernel and the ones that found one.
+    pub mallocs: u64,
+    pub frees: u64,
+    pub alloc_errors: u64,
+    pub free_overflows: u64,
+    pub unit_checks: u64,
+    pub check_overflows: u64,
 }
 
 /// Runs one kernel. `ptrs[i]` is the tagged base pointer of argument i's
@@ -209,7 +246,22 @@ pub fn run_kernel_with(
     timing: MluTiming,
     k: &Kernel,
     ptrs: &[u64],
+    rt: Option<&mut Runtime>,
+) -> KernelRun {
+    run_kernel_alloc(cfg, timing, k, ptrs, rt, None)
+}
+
+/// [`run_kernel_with`] with the canary allocator unit behind MALLOC/FREE
+/// (module doc, "Canary allocator unit"). The unit keeps its state (heap,
+/// checker, cycle) across kernels: kernels run back to back on its clock.
+/// Panics if the kernel has MALLOC/FREE and `unit` is None (a caller bug).
+pub fn run_kernel_alloc(
+    cfg: &PipelineConfig,
+    timing: MluTiming,
+    k: &Kernel,
+    ptrs: &[u64],
     mut rt: Option<&mut Runtime>,
+    mut unit: Option<&mut CanaryUnit>,
 ) -> KernelRun {
     assert!(
         !(timing == MluTiming::Rtl && cfg.hit_under_miss),
@@ -234,14 +286,24 @@ pub fn run_kernel_with(
     let mut alu_left = vec![0u32; n];
     let mut ready = vec![0u64; n];
     let mut finished = vec![false; n];
-    let mut locs = vec![NO_META; n * nargs];
+    // Warp registers: LOADMETA's locations (one per argument) and MALLOC's
+    // pointers share them.
+    let mut nregs = nargs;
+    for i in k.warps.iter().flatten() {
+        if let Instr::Malloc { dst: r, .. } | Instr::Free { src: r } | Instr::LoadReg { reg: r, .. } | Instr::StoreReg { reg: r, .. } = *i {
+            nregs = nregs.max(r as usize + 1);
+        }
+    }
+    let has_alloc = k.warps.iter().flatten().any(|i| matches!(i, Instr::Malloc { .. } | Instr::Free { .. }));
+    assert!(!has_alloc || unit.is_some(), "a kernel with MALLOC/FREE needs the canary allocator unit");
+    let mut locs = vec![NO_META; n * nregs];
     if checks == Checks::Compiler && cfg.host_locations {
         let r = rt.as_deref().expect("checks need a runtime");
         for (a, arg) in k.args.iter().enumerate() {
             let p = ptrs[a].wrapping_add(arg.offset);
             let loc = if tag(p) == 0 { 0 } else { r.node_of(p).unwrap_or(NO_META) };
             for w in 0..n {
-                locs[w * nargs + a] = loc;
+                locs[w * nregs + a] = loc;
             }
         }
     }
@@ -257,12 +319,72 @@ pub fn run_kernel_with(
     let mut end = 0u64;
     let mut now = 0u64;
     let mut rr = n - 1;
+    // The unit: its cycle at the kernel's cycle 0, per requester the request
+    // presented and not yet granted, and the (warp, register) of the request
+    // not yet answered.
+    let u0 = unit.as_ref().map_or(0, |u| u.cycle());
+    let nreq = unit.as_ref().map_or(1, |u| u.requesters());
+    let mut posted: Vec<Option<UnitRequest>> = vec![None; nreq];
+    let mut owner: Vec<Option<(usize, usize)>> = vec![None; nreq];
+    let mut unit_end = 0u64;
     let enabled = |i: &Instr| match i {
         Instr::LoadMeta { .. } => checks == Checks::Compiler && !cfg.host_locations,
         Instr::MemCheck { .. } => checks != Checks::None,
         _ => true,
     };
     while alive > 0 {
+        if let Some(u) = unit.as_deref_mut() {
+            // Idle cycles skipped since the last processed one (no request
+            // is outstanding then, see below).
+            while u.cycle() < u0 + now {
+                let o = u.step(&posted);
+                debug_assert!(o.grant.is_none() && o.resp.is_none());
+                count_check(&mut run, &o);
+            }
+            // Warps that are done finish before this cycle's unit step, so
+            // the unit is clocked for the kernel's cycles only.
+            for w in 0..n {
+                if finished[w] || ready[w] > now {
+                    continue;
+                }
+                let s = &k.warps[w];
+                while pc[w] < s.len() && !enabled(&s[pc[w]]) {
+                    pc[w] += 1;
+                }
+                if pc[w] >= s.len() {
+                    finished[w] = true;
+                    alive -= 1;
+                    end = end.max(ready[w]);
+                }
+            }
+            if alive == 0 {
+                break;
+            }
+            // The response (registered) comes first: its warp may issue again
+            // in this cycle, its requester take a new request.
+            let o = u.begin_cycle();
+            count_check(&mut run, &o);
+            if let Some(r) = &o.resp {
+                let (w, reg) = owner[r.id].take().expect("a response to an outstanding request");
+                ready[w] = now;
+                unit_end = unit_end.max(now + 1);
+                match &r.outcome {
+                    UnitOutcome::Malloc(Ok(a)) => {
+                        run.mallocs += 1;
+                        locs[w * nregs + reg] = a.ptr;
+                    }
+                    UnitOutcome::Malloc(Err(_)) => {
+                        run.alloc_errors += 1;
+                        locs[w * nregs + reg] = 0;
+                    }
+                    UnitOutcome::Free(Ok(f)) => {
+                        run.frees += 1;
+                        run.free_overflows += f.overflow.is_some() as u64;
+                    }
+                    UnitOutcome::Free(Err(_)) => run.alloc_errors += 1,
+                }
+            }
+        }
         while inflight.front().is_some_and(|&t| t <= now) {
             inflight.pop_front();
         }
@@ -302,7 +424,7 @@ pub fn run_kernel_with(
                         continue;
                     }
                     let rt = rt.as_deref_mut().expect("checks need a runtime");
-                    let slot = w * nargs + arg as usize;
+                    let slot = w * nregs + arg as usize;
                     let base = ptrs[arg as usize];
                     if cfg.hit_under_miss && walker_free > now {
                         // The walker is busy: only a hit on another entry may go.
@@ -387,12 +509,33 @@ pub fn run_kernel_with(
                     }
                     pc[w] += 1;
                 }
-                Instr::Load { .. } | Instr::Store { .. } => {
+                Instr::Malloc { .. } | Instr::Free { .. } => {
+                    let r = w % nreq;
+                    if owner[r].is_some() {
+                        continue;
+                    }
+                    let (req, reg) = match s[pc[w]] {
+                        Instr::Malloc { size, dst } => (UnitRequest { free: false, arg: size }, dst as usize),
+                        Instr::Free { src } => (UnitRequest { free: true, arg: locs[w * nregs + src as usize] }, src as usize),
+                        _ => unreachable!(),
+                    };
+                    posted[r] = Some(req);
+                    owner[r] = Some((w, reg));
+                    ready[w] = u64::MAX;
+                    pc[w] += 1;
+                }
+                Instr::Load { .. } | Instr::Store { .. } | Instr::LoadReg { .. } | Instr::StoreReg { .. } => {
                     if !port_free || inflight.len() >= cfg.max_outstanding {
                         continue;
                     }
                     inflight.push_back(now + lat);
-                    if matches!(s[pc[w]], Instr::Load { .. }) {
+                    if let (Instr::StoreReg { reg, off, width }, Some(u)) = (s[pc[w]], unit.as_deref_mut()) {
+                        let a = untag(locs[w * nregs + reg as usize]).wrapping_add(off);
+                        // Only the bytes inside the heap are written (a store
+                        // elsewhere is outside the unit's memory).
+                        let _ = u.write(a, &vec![0x5a; width as usize]);
+                    }
+                    if matches!(s[pc[w]], Instr::Load { .. } | Instr::LoadReg { .. }) {
                         run.loads += 1;
                         ready[w] = now + lat;
                     } else {
@@ -406,6 +549,11 @@ pub fn run_kernel_with(
             issued = true;
             rr = w;
             break;
+        }
+        if let Some(u) = unit.as_deref_mut() {
+            if let Some(r) = u.end_cycle(&posted) {
+                posted[r] = None;
+            }
         }
         if issued {
             now += 1;
@@ -430,14 +578,31 @@ pub fn run_kernel_with(
         if claims.front() == Some(&now) {
             next = next.min(now + 1);
         }
+        if owner.iter().any(|o| o.is_some()) {
+            // A request is outstanding: the unit answers in its own time.
+            next = now + 1;
+        }
         now = if next == u64::MAX || next <= now { now + 1 } else { next };
     }
-    end = end.max(mlu_free).max(walker_free);
+    end = end.max(mlu_free).max(walker_free).max(unit_end);
     if let Some(&t) = inflight.back() {
         end = end.max(t);
     }
     run.cycles = end;
+    if let Some(u) = unit.as_deref_mut() {
+        while u.cycle() < u0 + end {
+            let o = u.step(&posted);
+            count_check(&mut run, &o);
+        }
+    }
     run
+}
+
+fn count_check(run: &mut KernelRun, o: &UnitStep) {
+    if let Some(c) = &o.check {
+        run.unit_checks += 1;
+        run.check_overflows += (c.front || c.rear) as u64;
+    }
 }
 
 /// A workload's run through the pipeline.

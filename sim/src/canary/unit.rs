@@ -65,6 +65,25 @@ impl Default for UnitTiming {
     }
 }
 
+/// The RTL unit's fixed geometry (hw::canary::alloc_unit: 16 pages x 256 B,
+/// classes 32..256, regions of 4 pages, 8 requesters) with its default base
+/// and hash multipliers, in check mode `check` with `slack`.
+pub fn rtl_heap_config(check: CheckMode, slack: u64) -> HeapConfig {
+    HeapConfig {
+        base: 0x1000_0000,
+        page_size: 256,
+        pages: 16,
+        region_pages: 4,
+        classes: vec![32, 64, 128, 256],
+        slack,
+        check,
+        ..HeapConfig::default()
+    }
+}
+
+/// The RTL unit's requesters.
+pub const RTL_REQUESTERS: usize = 8;
+
 /// A request presented by a requester (held until granted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
@@ -187,6 +206,9 @@ impl CanaryUnit {
     pub fn cycle(&self) -> u64 {
         self.cycle
     }
+    pub fn requesters(&self) -> usize {
+        self.requesters
+    }
     pub fn timing(&self) -> UnitTiming {
         self.timing
     }
@@ -238,8 +260,26 @@ impl CanaryUnit {
         }
     }
 
-    /// One clock cycle with requester i presenting `reqs[i]`.
+    /// One clock cycle with requester i presenting `reqs[i]`:
+    /// [`begin_cycle`](Self::begin_cycle) then [`end_cycle`](Self::end_cycle).
     pub fn step(&mut self, reqs: &[Option<Request>]) -> UnitStep {
+        let mut out = self.begin_cycle();
+        out.grant = self.end_cycle(reqs);
+        out
+    }
+
+    /// The requester whose response comes in cycle `cycle` (if the current
+    /// operation is a malloc or free answering then).
+    pub fn answering(&self, cycle: u64) -> Option<usize> {
+        match &self.busy {
+            Some((t, Busy::Malloc { id, .. } | Busy::Free { id, .. })) if *t == cycle => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The registered half of a cycle: the response or check report due in
+    /// this cycle (the unit is then idle for [`end_cycle`](Self::end_cycle)).
+    pub fn begin_cycle(&mut self) -> UnitStep {
         let c = self.cycle;
         let mut out = UnitStep::default();
         if let Some((t, d)) = self.len_change {
@@ -252,13 +292,11 @@ impl CanaryUnit {
             let (_, b) = self.busy.take().expect("busy");
             match b {
                 Busy::Malloc { id, granted, result } => {
-                    match &result {
-                        Ok(a) => {
-                            self.stats.mallocs_ok += 1;
-                            self.stats.malloc_cycles += c - granted;
-                            let _ = a;
-                        }
-                        Err(_) => self.stats.errors += 1,
+                    if result.is_ok() {
+                        self.stats.mallocs_ok += 1;
+                        self.stats.malloc_cycles += c - granted;
+                    } else {
+                        self.stats.errors += 1;
                     }
                     out.resp = Some(Response { id, outcome: Outcome::Malloc(result), granted });
                 }
@@ -283,6 +321,15 @@ impl CanaryUnit {
                 }
             }
         }
+        out
+    }
+
+    /// The combinational half and the clock edge: a due check or the
+    /// arbiter's grant (returned) if idle, the checker credit; then the next
+    /// cycle.
+    pub fn end_cycle(&mut self, reqs: &[Option<Request>]) -> Option<usize> {
+        let c = self.cycle;
+        let mut grant = None;
         let always = self.heap.config().check == CheckMode::Always;
         let mut took = false;
         if self.busy.is_none() {
@@ -294,7 +341,7 @@ impl CanaryUnit {
                 self.busy = Some((done, Busy::Check));
             } else if let Some(id) = self.arbitrate(reqs) {
                 let r = reqs[id].expect("arbitrated a request");
-                out.grant = Some(id);
+                grant = Some(id);
                 let busy = if r.free { self.grant_free(c, id, r.arg) } else { self.grant_malloc(c, id, r.arg) };
                 self.busy = Some(busy);
             }
@@ -311,7 +358,7 @@ impl CanaryUnit {
             self.pending = 0;
         }
         self.cycle += 1;
-        out
+        grant
     }
 
     fn arbitrate(&mut self, reqs: &[Option<Request>]) -> Option<usize> {
