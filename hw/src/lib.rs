@@ -17,5 +17,6 @@ pub mod mlu;
 pub mod warp_sched;
 pub mod mem_model;
 pub mod sm_pipeline;
+pub mod sm_pipeline_alloc;
 pub mod mlu_hum;
 pub mod canary;

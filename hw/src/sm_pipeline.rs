@@ -67,7 +67,37 @@
 //!   `kcycles`; `cnt_cycles` (kernel cycles summed), `cnt_issued` (an ALU
 //!   instruction of repeat n counts n), `cnt_loads`, `cnt_stores`,
 //!   `cnt_mlu_ops`; the MLU's counters, CSR values and observability
-//!   outputs are passed out as `mlu_<name>` (`mlu_cnt_meta_reads`, ...).
+//!   outputs are passed out as `mlu_<name>` (`mlu_cnt_meta_reads`, ...);
+//!   `cnt_alloc_ops` (MALLOCs and FREEs issued).
+//!
+//! # Canary allocator instructions ([`K_MALLOC`], [`K_FREE`])
+//! This block holds the requester side only; the unit
+//! (`hw::canary::alloc_unit::AllocUnit`) is outside, wired by
+//! `hw::sm_pipeline_alloc::SmPipelineAlloc`. Without a unit (inputs low) no
+//! MALLOC/FREE may be fetched, and the pipeline is the MLU-only one above.
+//! - Slots: K_MALLOC's size is the `ptr` field (64 bits, so zero and
+//!   oversize requests reach the unit as given), its destination register
+//!   `arg`; K_FREE's pointer is register `arg`, read through the register
+//!   port (`rf_loc`) in the issue cycle, with a same-cycle write back of
+//!   that register (LOADMETA's or a MALLOC's) forwarded.
+//! - Warp w posts to requester `req_of[w]` = w mod 8. A MALLOC/FREE can
+//!   issue when that requester has no request unanswered (or its response
+//!   is in this cycle); W <= 8 makes that always true for a warp that is not
+//!   waiting. The issue cycle presents the request on `alloc_req_valid[r]`,
+//!   `alloc_req_free[r]`, `alloc_req_arg[r]` (combinationally, so the unit
+//!   may grant it in that cycle); it is held until `alloc_req_grant[r]`.
+//! - The warp waits until the unit's response (`alloc_resp_valid` with
+//!   `alloc_resp_id` = r) and may issue again in the response cycle.
+//! - Write back, in the response cycle: `awb_valid`, `awb_warp`, `awb_arg`
+//!   (the instruction's register), `awb_free`, `awb_code` (the unit's
+//!   `RES_*`), `awb_ptr` (MALLOC: the pointer, 0 on an error, to be written
+//!   to register `awb_arg`; FREE: the chunk), `awb_front`/`awb_rear` (FREE:
+//!   overflow found). A separate port from LOADMETA's `wb_*`: both can
+//!   write in one cycle (for different warps).
+//! - The unit has its own port to the heap memory for its canaries: they
+//!   never take the SM memory port, so MALLOC/FREE do not delay loads,
+//!   stores or metadata reads. A kernel is not done while a warp waits for
+//!   the unit; the unit's background checks go on between kernels.
 //!
 //! Verilog: the emitted top passes `verilator --lint-only -Wall` except for
 //! UNOPTFLAT (the scheduler's and the memory model's combinational paths
@@ -85,6 +115,10 @@ pub const K_LOADMETA: u64 = 2;
 pub const K_MEMCHECK: u64 = 3;
 pub const K_LOAD: u64 = 4;
 pub const K_STORE: u64 = 5;
+pub const K_MALLOC: u64 = 6;
+pub const K_FREE: u64 = 7;
+/// Allocator requesters (`hw::canary::alloc_unit::REQUESTERS`).
+pub const REQUESTERS: usize = crate::canary::alloc_unit::REQUESTERS;
 
 #[derive(LogicBlock)]
 pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
@@ -169,6 +203,27 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub mlu_trav_busy: Signal<Out, Bit>,
     pub mlu_trav_steps: Signal<Out, Bits<16>>,
     pub mlu_check_pass: Signal<Out, Bit>,
+    // Canary allocator requester side (see the module doc).
+    pub alloc_req_valid: [Signal<Out, Bit>; REQUESTERS],
+    pub alloc_req_free: [Signal<Out, Bit>; REQUESTERS],
+    pub alloc_req_arg: [Signal<Out, Bits<64>>; REQUESTERS],
+    pub alloc_req_grant: [Signal<In, Bit>; REQUESTERS],
+    pub alloc_resp_valid: Signal<In, Bit>,
+    pub alloc_resp_id: Signal<In, Bits<3>>,
+    pub alloc_resp_free: Signal<In, Bit>,
+    pub alloc_resp_code: Signal<In, Bits<3>>,
+    pub alloc_resp_ptr: Signal<In, Bits<64>>,
+    pub alloc_resp_front: Signal<In, Bit>,
+    pub alloc_resp_rear: Signal<In, Bit>,
+    pub awb_valid: Signal<Out, Bit>,
+    pub awb_warp: Signal<Out, Bits<WW>>,
+    pub awb_arg: Signal<Out, Bits<16>>,
+    pub awb_free: Signal<Out, Bit>,
+    pub awb_code: Signal<Out, Bits<3>>,
+    pub awb_ptr: Signal<Out, Bits<64>>,
+    pub awb_front: Signal<Out, Bit>,
+    pub awb_rear: Signal<Out, Bit>,
+    pub cnt_alloc_ops: Signal<Out, Bits<32>>,
     // Blocks.
     pub mlu: Mlu<N, IW>,
     pub mem: MemModel<Q, QW, WW>,
@@ -181,6 +236,16 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     arg: [DFF<Bits<16>>; W],
     wait_mlu: [DFF<Bit>; W],
     wait_load: [DFF<Bit>; W],
+    wait_alloc: [DFF<Bit>; W],
+    // Per requester: the request posted and not yet granted (`rq_pend`),
+    // posted and not yet answered (`rq_busy`), its operands, its warp and
+    // the register it writes back or reads.
+    rq_pend: [DFF<Bit>; REQUESTERS],
+    rq_busy: [DFF<Bit>; REQUESTERS],
+    rq_free: [DFF<Bit>; REQUESTERS],
+    rq_arg: [DFF<Bits<64>>; REQUESTERS],
+    rq_warp: [DFF<Bits<WW>>; REQUESTERS],
+    rq_reg: [DFF<Bits<16>>; REQUESTERS],
     // The MLU operation in flight: its warp and register.
     owner_valid: DFF<Bit>,
     owner: DFF<Bits<WW>>,
@@ -193,6 +258,7 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     c_loads: DFF<Bits<32>>,
     c_stores: DFF<Bits<32>>,
     c_mlu_ops: DFF<Bits<32>>,
+    c_alloc_ops: DFF<Bits<32>>,
     // Combinational.
     waiting: [Signal<Local, Bit>; W],
     mlu_resp_pipe: Signal<Local, Bit>,
@@ -207,6 +273,13 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     sel_arg: Signal<Local, Bits<16>>,
     sel_mlu: Signal<Local, Bit>,
     sel_mem: Signal<Local, Bit>,
+    sel_alloc: Signal<Local, Bit>,
+    sel_req: Signal<Local, Bits<3>>,
+    operand: Signal<Local, Bits<64>>,
+    aresp_warp: Signal<Local, Bits<WW>>,
+    aresp_reg: Signal<Local, Bits<16>>,
+    rq_answered: [Signal<Local, Bit>; REQUESTERS],
+    rq_new: [Signal<Local, Bit>; REQUESTERS],
     all_end: Signal<Local, Bit>,
     data_idle: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
@@ -219,6 +292,12 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     k_memcheck: Constant<Bits<3>>,
     k_load: Constant<Bits<3>>,
     k_store: Constant<Bits<3>>,
+    k_malloc: Constant<Bits<3>>,
+    k_free: Constant<Bits<3>>,
+    /// The allocator requester each warp posts to: w mod 8 (`pub` so that a
+    /// test can build a mutant with a wrong mapping).
+    pub req_of: [Constant<Bits<3>>; W],
+    rid: [Constant<Bits<3>>; REQUESTERS],
     op_loadmeta: Constant<Bits<3>>,
     op_memcheck_g: Constant<Bits<3>>,
     one16: Constant<Bits<16>>,
@@ -314,6 +393,26 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             mlu_trav_busy: Default::default(),
             mlu_trav_steps: Default::default(),
             mlu_check_pass: Default::default(),
+            alloc_req_valid: std::array::from_fn(|_| Default::default()),
+            alloc_req_free: std::array::from_fn(|_| Default::default()),
+            alloc_req_arg: std::array::from_fn(|_| Default::default()),
+            alloc_req_grant: std::array::from_fn(|_| Default::default()),
+            alloc_resp_valid: Default::default(),
+            alloc_resp_id: Default::default(),
+            alloc_resp_free: Default::default(),
+            alloc_resp_code: Default::default(),
+            alloc_resp_ptr: Default::default(),
+            alloc_resp_front: Default::default(),
+            alloc_resp_rear: Default::default(),
+            awb_valid: Default::default(),
+            awb_warp: Default::default(),
+            awb_arg: Default::default(),
+            awb_free: Default::default(),
+            awb_code: Default::default(),
+            awb_ptr: Default::default(),
+            awb_front: Default::default(),
+            awb_rear: Default::default(),
+            cnt_alloc_ops: Default::default(),
             mlu: Mlu::new(p),
             mem: Default::default(),
             sched: Default::default(),
@@ -324,6 +423,13 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             arg: std::array::from_fn(|_| Default::default()),
             wait_mlu: std::array::from_fn(|_| Default::default()),
             wait_load: std::array::from_fn(|_| Default::default()),
+            wait_alloc: std::array::from_fn(|_| Default::default()),
+            rq_pend: std::array::from_fn(|_| Default::default()),
+            rq_busy: std::array::from_fn(|_| Default::default()),
+            rq_free: std::array::from_fn(|_| Default::default()),
+            rq_arg: std::array::from_fn(|_| Default::default()),
+            rq_warp: std::array::from_fn(|_| Default::default()),
+            rq_reg: std::array::from_fn(|_| Default::default()),
             owner_valid: Default::default(),
             owner: Default::default(),
             owner_arg: Default::default(),
@@ -335,6 +441,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             c_loads: Default::default(),
             c_stores: Default::default(),
             c_mlu_ops: Default::default(),
+            c_alloc_ops: Default::default(),
             waiting: std::array::from_fn(|_| Default::default()),
             mlu_resp_pipe: Default::default(),
             port_free: Default::default(),
@@ -348,6 +455,13 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             sel_arg: Default::default(),
             sel_mlu: Default::default(),
             sel_mem: Default::default(),
+            sel_alloc: Default::default(),
+            sel_req: Default::default(),
+            operand: Default::default(),
+            aresp_warp: Default::default(),
+            aresp_reg: Default::default(),
+            rq_answered: std::array::from_fn(|_| Default::default()),
+            rq_new: std::array::from_fn(|_| Default::default()),
             all_end: Default::default(),
             data_idle: Default::default(),
             done: Default::default(),
@@ -359,6 +473,10 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             k_memcheck: c3(K_MEMCHECK),
             k_load: c3(K_LOAD),
             k_store: c3(K_STORE),
+            k_malloc: c3(K_MALLOC),
+            k_free: c3(K_FREE),
+            req_of: std::array::from_fn(|w| c3((w % REQUESTERS) as u64)),
+            rid: std::array::from_fn(|r| c3(r as u64)),
             op_loadmeta: c3(0),
             op_memcheck_g: c3(1),
             one16: Constant::new(bits::<16>(1)),
@@ -389,7 +507,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             c_issued,
             c_loads,
             c_stores,
-            c_mlu_ops
+            c_mlu_ops,
+            c_alloc_ops
         );
         for w in 0..W {
             self.kind[w].clock.next = self.clock.val();
@@ -406,6 +525,22 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             self.arg[w].d.next = self.arg[w].q.val();
             self.wait_mlu[w].d.next = self.wait_mlu[w].q.val();
             self.wait_load[w].d.next = self.wait_load[w].q.val();
+            self.wait_alloc[w].clock.next = self.clock.val();
+            self.wait_alloc[w].d.next = self.wait_alloc[w].q.val();
+        }
+        for r in 0..REQUESTERS {
+            self.rq_pend[r].clock.next = self.clock.val();
+            self.rq_busy[r].clock.next = self.clock.val();
+            self.rq_free[r].clock.next = self.clock.val();
+            self.rq_arg[r].clock.next = self.clock.val();
+            self.rq_warp[r].clock.next = self.clock.val();
+            self.rq_reg[r].clock.next = self.clock.val();
+            self.rq_pend[r].d.next = self.rq_pend[r].q.val();
+            self.rq_busy[r].d.next = self.rq_busy[r].q.val();
+            self.rq_free[r].d.next = self.rq_free[r].q.val();
+            self.rq_arg[r].d.next = self.rq_arg[r].q.val();
+            self.rq_warp[r].d.next = self.rq_warp[r].q.val();
+            self.rq_reg[r].d.next = self.rq_reg[r].q.val();
         }
         self.mlu.clock.next = self.clock.val();
         self.mem.clock.next = self.clock.val();
@@ -420,6 +555,16 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // memory takes every request.
         self.port_free.next = !self.mlu.mem_req_valid.val();
         self.inflight_ok.next = (self.mem.data_count.val() < self.max_outstanding.val()) | self.mem.data_resp.val();
+        // The allocator's response: its requester's warp and register.
+        self.aresp_warp.next = self.rq_warp[0].q.val();
+        self.aresp_reg.next = self.rq_reg[0].q.val();
+        for r in 0..REQUESTERS {
+            self.rq_answered[r].next = self.alloc_resp_valid.val() & (self.alloc_resp_id.val() == self.rid[r].val());
+            if self.alloc_resp_id.val() == self.rid[r].val() {
+                self.aresp_warp.next = self.rq_warp[r].q.val();
+                self.aresp_reg.next = self.rq_reg[r].q.val();
+            }
+        }
 
         // Which warps can issue.
         self.all_end.next = true;
@@ -429,7 +574,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 | (self.wait_load[w].q.val()
                     & !(self.mem.data_resp.val()
                         & self.mem.data_resp_load.val()
-                        & (self.mem.data_resp_warp.val() == self.way[w].val())));
+                        & (self.mem.data_resp_warp.val() == self.way[w].val())))
+                | (self.wait_alloc[w].q.val()
+                    & !(self.alloc_resp_valid.val() & (self.aresp_warp.val() == self.way[w].val())));
             self.sched.can[w].next = false;
             if self.run.val() & !self.waiting[w].val() {
                 if self.kind[w].q.val() == self.k_alu.val() {
@@ -440,6 +587,13 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 }
                 if (self.kind[w].q.val() == self.k_load.val()) | (self.kind[w].q.val() == self.k_store.val()) {
                     self.sched.can[w].next = self.port_free.val() & self.inflight_ok.val();
+                }
+                if (self.kind[w].q.val() == self.k_malloc.val()) | (self.kind[w].q.val() == self.k_free.val()) {
+                    for r in 0..REQUESTERS {
+                        if self.req_of[w].val() == self.rid[r].val() {
+                            self.sched.can[w].next = !self.rq_busy[r].q.val() | self.rq_answered[r].val();
+                        }
+                    }
                 }
             }
             if (self.kind[w].q.val() != self.k_end.val()) | self.waiting[w].val() {
@@ -455,8 +609,10 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.sel_ptr.next = self.ptr[0].q.val();
         self.sel_width.next = self.width[0].q.val();
         self.sel_arg.next = self.arg[0].q.val();
+        self.sel_req.next = self.req_of[0].val();
         for w in 0..W {
             if self.sched.pick.val() == self.way[w].val() {
+                self.sel_req.next = self.req_of[w].val();
                 self.sel_kind.next = self.kind[w].q.val();
                 self.sel_count.next = self.count[w].q.val();
                 self.sel_ptr.next = self.ptr[w].q.val();
@@ -466,6 +622,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         }
         self.sel_mlu.next = (self.sel_kind.val() == self.k_loadmeta.val()) | (self.sel_kind.val() == self.k_memcheck.val());
         self.sel_mem.next = (self.sel_kind.val() == self.k_load.val()) | (self.sel_kind.val() == self.k_store.val());
+        self.sel_alloc.next = (self.sel_kind.val() == self.k_malloc.val()) | (self.sel_kind.val() == self.k_free.val());
         self.consumed.next =
             self.issue.val() & ((self.sel_kind.val() != self.k_alu.val()) | (self.sel_count.val() == self.one16.val()));
         self.fetch_req.next = self.consumed.val();
@@ -478,6 +635,45 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.wb_loc.next = self.mlu.resp_loc.val();
         self.rf_warp.next = self.sched.pick.val();
         self.rf_arg.next = self.sel_arg.val();
+        // The register operand (MEMCHECK's location, FREE's pointer), with a
+        // write back of that register in this cycle forwarded.
+        self.operand.next = self.rf_loc.val();
+        if self.wb_valid.val() & (self.owner.q.val() == self.sched.pick.val()) & (self.owner_arg.q.val() == self.sel_arg.val())
+        {
+            self.operand.next = self.mlu.resp_loc.val();
+        }
+        if self.alloc_resp_valid.val()
+            & !self.alloc_resp_free.val()
+            & (self.aresp_warp.val() == self.sched.pick.val())
+            & (self.aresp_reg.val() == self.sel_arg.val())
+        {
+            self.operand.next = self.alloc_resp_ptr.val();
+        }
+        // Allocator write back: every response, to its warp's register.
+        self.awb_valid.next = self.alloc_resp_valid.val();
+        self.awb_warp.next = self.aresp_warp.val();
+        self.awb_arg.next = self.aresp_reg.val();
+        self.awb_free.next = self.alloc_resp_free.val();
+        self.awb_code.next = self.alloc_resp_code.val();
+        self.awb_ptr.next = self.alloc_resp_ptr.val();
+        self.awb_front.next = self.alloc_resp_front.val();
+        self.awb_rear.next = self.alloc_resp_rear.val();
+        // Allocator requests: the posted one, or the one issued this cycle
+        // (the unit may grant it in this cycle).
+        for r in 0..REQUESTERS {
+            self.rq_new[r].next = self.issue.val() & self.sel_alloc.val() & (self.sel_req.val() == self.rid[r].val());
+            self.alloc_req_valid[r].next = self.rq_pend[r].q.val() | self.rq_new[r].val();
+            self.alloc_req_free[r].next = self.rq_free[r].q.val();
+            self.alloc_req_arg[r].next = self.rq_arg[r].q.val();
+            if self.rq_new[r].val() {
+                self.alloc_req_free[r].next = self.sel_kind.val() == self.k_free.val();
+                if self.sel_kind.val() == self.k_free.val() {
+                    self.alloc_req_arg[r].next = self.operand.val();
+                } else {
+                    self.alloc_req_arg[r].next = self.sel_ptr.val();
+                }
+            }
+        }
 
         // The MLU: the picked warp's operation while running, else the host.
         self.mlu.req_sbase.next = self.zero32.val();
@@ -494,14 +690,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             }
             self.mlu.req_ptr.next = self.sel_ptr.val();
             self.mlu.req_width.next = self.sel_width.val();
-            if self.wb_valid.val()
-                & (self.owner.q.val() == self.sched.pick.val())
-                & (self.owner_arg.q.val() == self.sel_arg.val())
-            {
-                self.mlu.req_loc.next = self.mlu.resp_loc.val();
-            } else {
-                self.mlu.req_loc.next = self.rf_loc.val();
-            }
+            self.mlu.req_loc.next = self.operand.val();
         } else {
             self.mlu.req_valid.next = self.host_req_valid.val();
             self.mlu.req_op.next = self.host_req_op.val();
@@ -565,6 +754,19 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         if self.mlu_resp_pipe.val() {
             self.owner_valid.d.next = false;
         }
+        for r in 0..REQUESTERS {
+            self.rq_pend[r].d.next = self.alloc_req_valid[r].val() & !self.alloc_req_grant[r].val();
+            if self.rq_answered[r].val() {
+                self.rq_busy[r].d.next = false;
+            }
+            if self.rq_new[r].val() {
+                self.rq_busy[r].d.next = true;
+                self.rq_free[r].d.next = self.alloc_req_free[r].val();
+                self.rq_arg[r].d.next = self.alloc_req_arg[r].val();
+                self.rq_warp[r].d.next = self.sched.pick.val();
+                self.rq_reg[r].d.next = self.sel_arg.val();
+            }
+        }
         for w in 0..W {
             if self.mlu_resp_pipe.val() & (self.owner.q.val() == self.way[w].val()) {
                 self.wait_mlu[w].d.next = false;
@@ -575,6 +777,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             {
                 self.wait_load[w].d.next = false;
             }
+            if self.alloc_resp_valid.val() & (self.aresp_warp.val() == self.way[w].val()) {
+                self.wait_alloc[w].d.next = false;
+            }
             if self.issue.val() & (self.sched.pick.val() == self.way[w].val()) {
                 if self.sel_kind.val() == self.k_alu.val() {
                     self.count[w].d.next = self.count[w].q.val() - self.one16.val();
@@ -584,6 +789,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 }
                 if self.sel_kind.val() == self.k_load.val() {
                     self.wait_load[w].d.next = true;
+                }
+                if self.sel_alloc.val() {
+                    self.wait_alloc[w].d.next = true;
                 }
                 if self.consumed.val() {
                     self.kind[w].d.next = self.k_end.val();
@@ -633,12 +841,16 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             if self.sel_kind.val() == self.k_store.val() {
                 self.c_stores.d.next = self.c_stores.q.val() + self.one32.val();
             }
+            if self.sel_alloc.val() {
+                self.c_alloc_ops.d.next = self.c_alloc_ops.q.val() + self.one32.val();
+            }
         }
         self.cnt_cycles.next = self.c_cycles.q.val();
         self.cnt_issued.next = self.c_issued.q.val();
         self.cnt_loads.next = self.c_loads.q.val();
         self.cnt_stores.next = self.c_stores.q.val();
         self.cnt_mlu_ops.next = self.c_mlu_ops.q.val();
+        self.cnt_alloc_ops.next = self.c_alloc_ops.q.val();
         if self.reset.val() {
             self.owner_valid.d.next = false;
             self.last.d.next = self.last_warp.val();
@@ -648,10 +860,16 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             self.c_loads.d.next = self.zero32.val();
             self.c_stores.d.next = self.zero32.val();
             self.c_mlu_ops.d.next = self.zero32.val();
+            self.c_alloc_ops.d.next = self.zero32.val();
             for w in 0..W {
                 self.kind[w].d.next = self.k_end.val();
                 self.wait_mlu[w].d.next = false;
                 self.wait_load[w].d.next = false;
+                self.wait_alloc[w].d.next = false;
+            }
+            for r in 0..REQUESTERS {
+                self.rq_pend[r].d.next = false;
+                self.rq_busy[r].d.next = false;
             }
         }
     }

@@ -9,4 +9,5 @@ pub mod formal;
 pub mod canary_driver;
 pub mod gatelevel;
 pub mod sm_pipeline_driver;
+pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;

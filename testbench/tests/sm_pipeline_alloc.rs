@@ -1,0 +1,178 @@
+//! The RTL SM pipeline with the canary allocator unit
+//! (`hw::sm_pipeline_alloc`, rust-hdl simulation): random kernels of several
+//! warps mixing MALLOC/FREE (zero and oversize sizes, double and wild frees)
+//! with ALU instructions, loads and stores, every grant, response, write back
+//! and background check compared with the golden heap model
+//! (`sim::canary::heap::Heap`, fed in the RTL's grant order with warp w's
+//! requester w mod 8); directed kernels for values known independently of
+//! the model (the first pointer, the blocking rule); a mutant with the
+//! warp-to-requester mapping off by one.
+use hw::canary::alloc_unit::{CanaryParams, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP};
+use hw::sm_pipeline_alloc::SmPipelineAlloc;
+use rust_hdl::prelude::*;
+use sim::canary::bench::SplitMix;
+use sim::canary::heap::CheckMode;
+use sim::canary::keyed::CanaryKey;
+use sim::config::MluConfig;
+use std::time::Instant;
+use testbench::sm_pipeline_alloc_driver::{random_kernel, wild_registers, AOp, AllocPipeConfig, SmPipelineAllocDriver, WILD_REG0};
+
+const KEY: CanaryKey = CanaryKey { k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908 };
+
+type Drv4 = SmPipelineAllocDriver<4, 2, 8, 3, 16, 4>;
+type Drv8 = SmPipelineAllocDriver<8, 3, 8, 3, 16, 4>;
+
+fn cfg(check: CheckMode, slack: u64, rate: u8, heap_latency: u64, data_latency: u64) -> AllocPipeConfig {
+    AllocPipeConfig {
+        mlu: MluConfig { entries: 8, ..MluConfig::default() },
+        data_latency,
+        max_outstanding: 4,
+        canary: CanaryParams { check, slack, ..CanaryParams::default() },
+        key: KEY,
+        rate,
+        heap_latency,
+    }
+}
+
+/// `kernels` random kernels of `len` instructions per warp; returns the
+/// kernel cycles.
+fn random_run<const W: usize, const WW: usize>(
+    d: &mut SmPipelineAllocDriver<W, WW, 8, 3, 16, 4>,
+    c: &AllocPipeConfig,
+    seed: u64,
+    kernels: usize,
+    len: usize,
+) -> Result<Vec<u64>, String> {
+    let mut rng = SplitMix(seed);
+    for w in 0..W {
+        for (j, v) in wild_registers(&mut rng, c.canary.base).into_iter().enumerate() {
+            d.regs.insert((w, WILD_REG0 + j as u16), v);
+        }
+    }
+    let max = 256 - c.canary.overhead();
+    let mut cycles = Vec::new();
+    for _ in 0..kernels {
+        let k = random_kernel(&mut rng, W, len, max, 250);
+        cycles.push(d.run_kernel(&k)?.cycles);
+    }
+    Ok(cycles)
+}
+
+#[test]
+fn random_kernels_always_mode_match_heap_model() {
+    for (seed, heap_latency, data_latency, rate) in [(1, 1, 4, 4), (2, 3, 9, 6)] {
+        let t = Instant::now();
+        let c = cfg(CheckMode::Always, 0, rate, heap_latency, data_latency);
+        let mut d = Drv4::new(&c, |_| {}).unwrap();
+        let cycles = random_run(&mut d, &c, seed, 8, 40).unwrap();
+        let st = d.stats().clone();
+        eprintln!("4 warps seed {seed}: kernel cycles {cycles:?}, {} sim cycles in {:.1?}: {st:?}", d.cycle, t.elapsed());
+        assert!(st.mallocs_ok > 60 && st.frees_ok > 50 && st.checks > 10, "{st:?}");
+        // Zero, oversize, outside, not-a-chunk, double free all occur.
+        for code in [1, 2, RES_OUTSIDE_HEAP, RES_NOT_A_CHUNK, RES_DOUBLE_FREE] {
+            assert!(st.codes[code as usize] > 0, "result code {code} never occurred: {st:?}");
+        }
+    }
+}
+
+#[test]
+fn random_kernels_8_warps_free_mode_with_slack_match_heap_model() {
+    let t = Instant::now();
+    let c = cfg(CheckMode::Free, 16, 0, 2, 5);
+    let mut d = Drv8::new(&c, |_| {}).unwrap();
+    let cycles = random_run(&mut d, &c, 3, 5, 30).unwrap();
+    let st = d.stats().clone();
+    eprintln!("8 warps free/slack 16: kernel cycles {cycles:?}, {} sim cycles in {:.1?}: {st:?}", d.cycle, t.elapsed());
+    assert!(st.mallocs_ok > 60 && st.frees_ok > 50 && st.checks == 0, "{st:?}");
+    for code in [1, 2, RES_OUTSIDE_HEAP, RES_NOT_A_CHUNK, RES_DOUBLE_FREE] {
+        assert!(st.codes[code as usize] > 0, "result code {code} never occurred: {st:?}");
+    }
+}
+
+/// Values known without the model: requester 0's 100-byte chunks (class
+/// 128 with the canaries) are in page (128 * k_s + 0 * k_mp) mod 16 = 0,
+/// slots 0 and 1, so the pointers are base + 8 and base + 136; a free
+/// returns the chunk, a second free while the page is in use is a double
+/// free, a free of the failed MALLOC's 0 is outside the heap. The warp blocks: each of its
+/// MALLOC/FREE issues in the response cycle of the one before, while warp 1's
+/// ALU instructions go on.
+#[test]
+fn directed_pointer_and_blocking_rule() {
+    let c = cfg(CheckMode::Free, 0, 0, 1, 4);
+    let base = c.canary.base;
+    let mut d = Drv4::new(&c, |_| {}).unwrap();
+    let k = vec![
+        vec![
+            AOp::Malloc { size: 100, dst: 0 },
+            AOp::Malloc { size: 100, dst: 2 },
+            AOp::Free { src: 0 },
+            AOp::Free { src: 0 },
+            AOp::Malloc { size: 0, dst: 1 },
+            AOp::Free { src: 1 },
+            AOp::Free { src: 2 },
+        ],
+        vec![AOp::Alu(60)],
+    ];
+    let out = d.run_kernel(&k).unwrap();
+    let got: Vec<(bool, u64, u64)> = out.ops.iter().map(|o| (o.free, o.code, o.ptr)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (false, RES_OK, base + 8),
+            (false, RES_OK, base + 128 + 8),
+            (true, RES_OK, base),
+            (true, RES_DOUBLE_FREE, 0),
+            (false, 1, 0),
+            (true, RES_OUTSIDE_HEAP, 0),
+            (true, RES_OK, base + 128),
+        ]
+    );
+    assert_eq!(d.regs[&(0, 0)], base + 8, "MALLOC wrote its register");
+    assert_eq!(out.ops[0].issue, 0, "warp 0 issues first");
+    for w in out.ops.windows(2) {
+        assert_eq!(w[1].issue, w[0].resp, "the next MALLOC/FREE issues in the response cycle");
+    }
+    for o in &out.ops {
+        assert_eq!(o.grant, o.issue, "the idle unit grants in the issue cycle");
+        assert!(o.resp > o.grant, "{o:?}");
+    }
+    // A successful malloc with two canaries takes ~25 cycles (docs/canary.md),
+    // so warp 1's 60 ALU instructions end long before warp 0.
+    assert!(out.cycles == out.ops[6].resp, "the kernel ends after the last response: {out:?}");
+    assert!(out.cycles > 60 + 25, "{out:?}");
+}
+
+/// Requests from 4 warps in one kernel start: granted in round robin from
+/// requester 0 (the unit's rule), one at a time, each response before the
+/// next grant; a full heap answers EXHAUSTED and recovers after frees.
+#[test]
+fn same_cycle_requests_and_exhaustion() {
+    let c = cfg(CheckMode::Off, 0, 0, 1, 4);
+    let mut d = Drv4::new(&c, |_| {}).unwrap();
+    // 4 warps x 5 pages of 256 B > the 16-page heap.
+    let k: Vec<Vec<AOp>> = (0..4).map(|_| (0..5).map(|i| AOp::Malloc { size: 256, dst: i }).collect()).collect();
+    let out = d.run_kernel(&k).unwrap();
+    let first: Vec<usize> = out.ops.iter().take(4).map(|o| o.warp).collect();
+    assert_eq!(first, vec![0, 1, 2, 3], "round robin from requester 0");
+    for w in out.ops.windows(2) {
+        assert!(w[1].grant >= w[0].resp, "one request at a time: {w:?}");
+    }
+    let ok = out.ops.iter().filter(|o| o.code == RES_OK).count();
+    let exhausted = out.ops.iter().filter(|o| o.code == RES_EXHAUSTED).count();
+    assert_eq!((ok, exhausted), (16, 4), "16 pages, then EXHAUSTED");
+    let k: Vec<Vec<AOp>> = (0..4).map(|_| (0..5).map(|i| AOp::Free { src: i }).chain([AOp::Malloc { size: 256, dst: 7 }]).collect()).collect();
+    let out = d.run_kernel(&k).unwrap();
+    let codes: Vec<u64> = out.ops.iter().filter(|o| !o.free).map(|o| o.code).collect();
+    assert_eq!(codes, vec![RES_OK; 4], "the heap recovers: {out:?}");
+}
+
+/// The mutant: warp 1 posts at requester 2 instead of 1. The comparison
+/// (model fed with the contract's requester) must catch it.
+#[test]
+fn requester_mapping_mutant_is_caught() {
+    let c = cfg(CheckMode::Always, 0, 4, 1, 4);
+    let mut d = Drv4::new(&c, |u: &mut SmPipelineAlloc<4, 2, 8, 3, 16, 4>| u.pipe.req_of[1] = Constant::new(bits::<3>(2))).unwrap();
+    let err = random_run(&mut d, &c, 1, 4, 40).expect_err("the mutant must mismatch");
+    eprintln!("mutant: {err}");
+    assert!(err.contains("requester 2"), "{err}");
+}
