@@ -82,16 +82,28 @@ pub fn run(a: Args) -> Result<()> {
             .collect();
         paths.sort();
         let mut reports: Vec<synth::sweep::SynthReport> = Vec::new();
+        let mut parts = Vec::new();
         for p in &paths {
             let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
             let mut r: Vec<synth::sweep::SynthReport> =
                 serde_json::from_str(&text).with_context(|| format!("{}: not the output of mlugen synth --json", p.display()))?;
+            // Which parts were made from Verilog that has changed since.
+            let stale = r
+                .iter()
+                .filter(|x| {
+                    let v = a.verilog_out.join(format!("{}.v", x.top));
+                    !v.is_file() || synth::sweep::fnv64(&[v]) != x.verilog_fnv64
+                })
+                .map(|x| format!("{} {}", x.top, x.library))
+                .collect();
+            let job = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            parts.push(synth::report::Part { job, tops: r.iter().map(|x| format!("{} {}", x.top, x.library)).collect(), stale });
             reports.append(&mut r);
         }
         if reports.is_empty() {
             bail!("--report-from {}: no reports found", from.display());
         }
-        synth::report::write(dir, &reports, "synth/report.sh")?;
+        synth::report::write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_mlu   # only these jobs (the others' committed parts are kept)", &parts)?;
         eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len());
         return Ok(());
     }

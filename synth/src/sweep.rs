@@ -171,7 +171,8 @@ fn one() -> u64 {
     1
 }
 
-fn fnv64(files: &[PathBuf]) -> String {
+/// FNV-1a 64 of the files' bytes, hex (`SynthReport::verilog_fnv64`).
+pub fn fnv64(files: &[PathBuf]) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     for f in files {
         for b in std::fs::read(f).unwrap_or_default() {
