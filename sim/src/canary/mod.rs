@@ -9,6 +9,8 @@
 //!   live-chunk list.
 //! - [`unit`]: the unit at cycle level (the RTL FSM's timing around
 //!   [`heap::Heap`]).
+//! - [`kernels`]: synthetic allocation kernels on the SM pipeline model
+//!   (run-time overhead of check-on-free and always-on).
 //! - [`mod@bench`]: the arbiter model and the cycle cost model (`mlugen alloc-bench`).
 //!
 //! Design and decisions: docs/canary.md.
@@ -17,4 +19,5 @@ pub mod checker;
 pub mod hash;
 pub mod heap;
 pub mod keyed;
+pub mod kernels;
 pub mod unit;

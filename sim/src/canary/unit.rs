@@ -127,7 +127,7 @@ pub struct UnitStep {
 enum Busy {
     Malloc { id: usize, granted: u64, result: Result<Alloc, AllocError> },
     Free { id: usize, granted: u64, ptr: u64 },
-    Check,
+    Check { started: u64 },
 }
 
 /// Cycle totals per kind of operation (grant to response).
@@ -139,11 +139,14 @@ pub struct UnitStats {
     pub free_cycles: u64,
     /// Unsuccessful requests (errors, exhaustion).
     pub errors: u64,
+    /// Background checks reported.
     pub checks: u64,
-    /// Cycles the unit spent on background checks (take to report).
+    /// Cycles the unit spent on reported background checks (take to report).
     pub check_cycles: u64,
     /// Page-probe cycles of successful mallocs.
     pub probe_cycles: u64,
+    /// Frees whose checker removal took the two-move path (7 cycles, else 5).
+    pub two_move_removes: u64,
 }
 
 /// The unit: arbiter, FSM timing, checker credit, and the [`Heap`].
@@ -177,6 +180,15 @@ impl CanaryUnit {
         }
         if cfg.check == CheckMode::Always && rate == 0 {
             return Err("rate: the always-on checker needs a rate of at least 1/256".into());
+        }
+        // A check holds the unit 5 + 2D cycles and goes before requests: at
+        // a rate of one per that many cycles or more, requests never get in.
+        let hold = 5 + 2 * (timing.siphash_latency.max(timing.mem_latency) + 1);
+        if cfg.check == CheckMode::Always && rate as u64 * hold >= 256 {
+            return Err(format!(
+                "rate: {rate}/256 checks per cycle starves requests: one check holds the unit {hold} cycles, so at most {}/256",
+                255 / hold
+            ));
         }
         cfg.checker_rate = rate.max(1) as f64 / 256.0;
         Ok(CanaryUnit {
@@ -310,7 +322,9 @@ impl CanaryUnit {
                     }
                     out.resp = Some(Response { id, outcome: Outcome::Free(r), granted });
                 }
-                Busy::Check => {
+                Busy::Check { started } => {
+                    self.stats.checks += 1;
+                    self.stats.check_cycles += c - started;
                     let ck = self.heap.checker();
                     let at = if ck.cursor() >= ck.len() { 0 } else { ck.cursor() };
                     let cfg = self.heap.config();
@@ -336,9 +350,7 @@ impl CanaryUnit {
             if always && self.pending != 0 && self.len != 0 {
                 took = true;
                 let done = c + 5 + 2 * self.d();
-                self.stats.checks += 1;
-                self.stats.check_cycles += done - c;
-                self.busy = Some((done, Busy::Check));
+                self.busy = Some((done, Busy::Check { started: c }));
             } else if let Some(id) = self.arbitrate(reqs) {
                 let r = reqs[id].expect("arbitrated a request");
                 grant = Some(id);
@@ -408,6 +420,7 @@ impl CanaryUnit {
                 let idx = self.heap.chunk_index(chunk);
                 let j = ck.position(idx).expect("a live chunk is in the checker list");
                 let moves_two = j < ck.cursor();
+                self.stats.two_move_removes += moves_two as u64;
                 let commit = s + 2 * d + 1;
                 let fin = commit + if moves_two { 5 } else { 3 };
                 self.len_change = Some((fin + 1, -1));
