@@ -14,7 +14,10 @@ pub struct Args {
     /// Comma-separated MLB sizes (1,2,4,8,16,32).
     #[arg(long, value_delimiter = ',')]
     entries: Vec<usize>,
-    /// Which generated top: mlb or mlu.
+    /// Which generated top: mlb, mlu, or canary (the canary allocator unit,
+    /// verilog_out/canary_alloc.v; --entries does not apply). The MLU and
+    /// canary energy runs replay workloads recorded on the RTL under
+    /// Verilator (testbench::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
     top: String,
     /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
@@ -110,7 +113,8 @@ pub fn run(a: Args) -> Result<()> {
     let kind = match a.top.as_str() {
         "mlb" => TopKind::Mlb,
         "mlu" => TopKind::Mlu,
-        other => bail!("--top {other:?}: expected mlb or mlu"),
+        "canary" => TopKind::Canary,
+        other => bail!("--top {other:?}: expected mlb, mlu or canary"),
     };
     let cfg = match &a.config {
         Some(p) => {
@@ -121,10 +125,15 @@ pub fn run(a: Args) -> Result<()> {
         None => sim::config::MluConfig::default(),
     };
     let mut entries = a.entries.clone();
-    if entries.is_empty() {
+    if kind == TopKind::Canary {
+        if !entries.is_empty() {
+            bail!("--entries does not apply to --top canary (the unit has no MLB)");
+        }
+        entries.push(0);
+    } else if entries.is_empty() {
         entries.push(cfg.entries);
     }
-    for &n in &entries {
+    for &n in entries.iter().filter(|_| kind != TopKind::Canary) {
         if !sim::config::HARDWARE_ENTRIES.contains(&n) {
             bail!("--entries: {n} MLB entries is not supported; allowed: 1, 2, 4, 8, 16, 32");
         }
@@ -149,17 +158,34 @@ pub fn run(a: Args) -> Result<()> {
     let gating = a.clock_gating == "on";
     let specs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
     let mut reports = Vec::new();
+    let mut recordings: Vec<(String, Vec<testbench::energy_workload::Workload>)> = Vec::new();
     for spec in &specs {
         let lib = sweep::library(spec)?;
         let clock_ps = a.clock_ps.unwrap_or_else(|| sweep::default_clock_ps(spec));
         for &n in &entries {
-            let design = match (&a.verilog, &a.top_module) {
-                (Some(v), Some(t)) => synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() },
-                _ => sweep::resolve_latency(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design,
+            let (design, generated) = match (&a.verilog, &a.top_module) {
+                (Some(v), Some(t)) => (synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() }, false),
+                _ if kind == TopKind::Canary => (sweep::resolve_canary(&a.verilog_out)?.design, true),
+                _ => (sweep::resolve_latency(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design, true),
             };
             eprintln!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps);
             let o = JobOptions { out: a.out.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles, clock_gating: gating && lib.tech.is_some() };
-            let r = sweep::run(&design, kind, n, &lib, &o).with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
+            // The MLU and canary workloads are closed loop (a memory answers
+            // the unit): recorded on the RTL once per top, replayed per library.
+            let recorded = if !o.energy || !generated || kind == TopKind::Mlb {
+                None
+            } else {
+                let key = design.top.clone();
+                if let Some((_, w)) = recordings.iter().find(|(k, _)| *k == key) {
+                    Some(w)
+                } else {
+                    let w = record(&a.verilog_out, &design.top, kind, &sim::config::MluConfig { entries: n, ..cfg.clone() }, a.energy_cycles)?;
+                    recordings.push((key, w));
+                    recordings.last().map(|(_, w)| w)
+                }
+            };
+            let r = sweep::run_with(&design, kind, n, &lib, &o, recorded.map(|w| w.as_slice()))
+                .with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
             if !a.json {
                 print_summary(&r);
             }
@@ -175,6 +201,20 @@ pub fn run(a: Args) -> Result<()> {
         eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json", dir.display());
     }
     Ok(())
+}
+
+/// Record the energy workloads of a generated MLU or canary top on its
+/// Verilog (Verilator), windows of at least `cycles` cycles.
+fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::config::MluConfig, cycles: usize) -> Result<Vec<testbench::energy_workload::Workload>> {
+    let t = testbench::verilator::Top::load(verilog_out, top)?;
+    let t0 = std::time::Instant::now();
+    let w = match kind {
+        TopKind::Mlu => testbench::energy_workload::mlu_workloads(&t, cfg, cycles),
+        _ => testbench::energy_workload::canary_workloads(&t, &testbench::energy_workload::canary_params(&t)?, cycles),
+    }
+    .with_context(|| format!("recording the energy workloads of {top} on its RTL"))?;
+    eprintln!("mlugen synth: recorded {} workloads of {top} on the RTL in {:.1} s", w.len(), t0.elapsed().as_secs_f64());
+    Ok(w)
 }
 
 fn print_summary(r: &synth::sweep::SynthReport) {

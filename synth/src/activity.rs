@@ -243,14 +243,50 @@ pub fn parse_vcd(text: &str, scope: &str) -> Result<Toggles> {
 /// A cycle-by-cycle input stimulus: before each rising clock edge the given
 /// input ports take the given values (ports not named keep their value;
 /// every input starts at 0). Only cycles `warmup..` are measured.
+///
+/// `expect` (empty, or one entry per cycle) holds output values recorded
+/// from the RTL under the same inputs (testbench/src/recorder.rs): the
+/// gate-level run compares them, 4-state (`!==`, so an x is a difference),
+/// just before that cycle's rising edge, where the RTL harness sampled them,
+/// and any difference is an error. That makes a replayed recording an
+/// equivalence check of the netlist on that run.
 #[derive(Clone, Debug, Default)]
 pub struct Stimulus {
     pub cycles: Vec<Vec<(String, u128)>>,
     pub warmup: usize,
-    /// What one measured cycle does, for reports ("one hit lookup").
+    /// What one measured operation is, for reports ("one hit lookup").
     pub op: String,
     /// Operations per measured cycle (energy/op = power x period / this).
     pub ops_per_cycle: f64,
+    /// Per cycle: (output port, value the RTL drove) pairs to compare.
+    pub expect: Vec<Vec<(String, u128)>>,
+    /// Facts about the run for the report, e.g. ("nodes_per_op", 7.0).
+    pub facts: Vec<(String, f64)>,
+}
+
+/// One difference between the gate-level outputs and the recorded RTL ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub cycle: usize,
+    pub port: String,
+    /// The gate-level value as Icarus prints it (hex, x/z digits possible).
+    pub gate: String,
+    pub rtl: u128,
+}
+
+/// The `MLUGEN_MISMATCH cycle port gate rtl` lines of a gate-level log
+/// (values in hex; the gate value may hold x digits).
+pub fn parse_mismatches(log: &str) -> Vec<Mismatch> {
+    log.lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("MLUGEN_MISMATCH ")?.split_whitespace();
+            let cycle = w.next()?.parse().ok()?;
+            let port = w.next()?.to_string();
+            let gate = w.next()?.to_string();
+            let rtl = u128::from_str_radix(w.next()?, 16).ok()?;
+            Some(Mismatch { cycle, port, gate, rtl })
+        })
+        .collect()
 }
 
 /// Verilog cell models of a library, written by Yosys (cached in `dir`).
@@ -313,8 +349,28 @@ pub fn measure(
     }
     let conns: Vec<String> = ports.iter().map(|p| format!(".{0}({0})", p.name)).collect();
     writeln!(tb, "  {top} dut({});", conns.join(", "))?;
+    // Ports the gate-level run does not fully know (an x bit: flip-flops
+    // without a reset that nothing has written yet, e.g. a response
+    // register before the first response, or an address computed from
+    // one) are counted, not compared: the RTL starts those registers at
+    // an initial or random value, which the mapped flops do not have. Every
+    // fully known port must match.
+    writeln!(
+        tb,
+        "  integer mlugen_unknown = 0;
+  task mlugen_chk(input integer cyc, input [127:0] got, input [127:0] exp, input integer w, input [8*64:1] name);
+    begin
+      if (^got === 1'bx) mlugen_unknown = mlugen_unknown + 1;
+      else $display(\"MLUGEN_MISMATCH %0d %0s %h %h\", cyc, name, got, exp);
+    end
+  endtask"
+    )?;
     writeln!(tb, "  initial begin")?;
     let vcd = dir.join(format!("activity{tag}.vcd"));
+    if !stim.expect.is_empty() && stim.expect.len() != stim.cycles.len() {
+        bail!("stimulus has {} cycles but {} cycles of expected outputs", stim.cycles.len(), stim.expect.len());
+    }
+    let mut checks = 0usize;
     for (i, cyc) in stim.cycles.iter().enumerate() {
         if i == stim.warmup {
             writeln!(tb, "    $dumpfile(\"{}\");\n    $dumpvars(1, dut);", vcd.display())?;
@@ -332,9 +388,28 @@ pub fn measure(
             }
             writeln!(tb, "    {name} = {}'h{v:x};", p.width)?;
         }
-        writeln!(tb, "    #{half} {clock} = 1; #{half} {clock} = 0;")?;
+        let exp = stim.expect.get(i).map(|e| e.as_slice()).unwrap_or_default();
+        if exp.is_empty() {
+            writeln!(tb, "    #{half} {clock} = 1; #{half} {clock} = 0;")?;
+            continue;
+        }
+        // Compare where the RTL harness sampled: inputs settled, clock low,
+        // just before the rising edge.
+        writeln!(tb, "    #{}", half.max(2) - 1)?;
+        for (name, v) in exp {
+            let p = ports
+                .iter()
+                .find(|p| &p.name == name && !p.input)
+                .with_context(|| format!("recorded output {name:?} is not an output of {top} in {}", netlist.display()))?;
+            if p.width > 128 || (p.width < 128 && *v >> p.width != 0) {
+                bail!("recorded value {v:#x} does not fit the {}-bit output {name}", p.width);
+            }
+            writeln!(tb, "    if ({name} !== {w}'h{v:x}) mlugen_chk({i}, {name}, {w}'h{v:x}, {w}, \"{name}\");", w = p.width)?;
+            checks += 1;
+        }
+        writeln!(tb, "    #1 {clock} = 1; #{half} {clock} = 0;")?;
     }
-    writeln!(tb, "    $finish;\n  end\nendmodule")?;
+    writeln!(tb, "    $display(\"MLUGEN_DONE %0d\", mlugen_unknown);\n    $finish;\n  end\nendmodule")?;
     let tbp = dir.join(format!("activity_tb{tag}.v"));
     std::fs::write(&tbp, tb)?;
     let simp = dir.join(format!("activity{tag}.vvp"));
@@ -343,7 +418,28 @@ pub fn measure(
     args.extend(icg_model.iter().map(|p| s(p)));
     let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
     tools::run("iverilog", &args, dir, &dir.join(format!("iverilog{tag}.log")), &format!("gate-level testbench {}", tbp.display()))?;
-    tools::run("vvp", &["-n", &s(&simp)], dir, &dir.join(format!("vvp{tag}.log")), &format!("gate-level simulation {}", simp.display()))?;
+    let vvp_log = dir.join(format!("vvp{tag}.log"));
+    let log = tools::run("vvp", &["-n", &s(&simp)], dir, &vvp_log, &format!("gate-level simulation {}", simp.display()))?;
+    let mm = parse_mismatches(&log);
+    if let Some(m) = mm.first() {
+        let _ = std::fs::remove_file(&simp);
+        bail!(
+            "gate-level netlist {} disagrees with the recorded RTL outputs ({}): {} of {checks} compared port-cycles differ; first at cycle {} port {}: gate {}, RTL {:x} (testbench {}, log {})",
+            netlist.display(),
+            stim.op,
+            mm.len(),
+            m.cycle,
+            m.port,
+            m.gate,
+            m.rtl,
+            tbp.display(),
+            vvp_log.display()
+        );
+    }
+    let unknown: usize = match log.lines().find_map(|l| l.strip_prefix("MLUGEN_DONE ")) {
+        Some(n) => n.trim().parse().with_context(|| format!("{}: bad MLUGEN_DONE line", vvp_log.display()))?,
+        None => bail!("gate-level simulation {} stopped before its end (log {})", simp.display(), vvp_log.display()),
+    };
     // The compiled simulation is large (tens of MB) and not needed again.
     let _ = std::fs::remove_file(&simp);
     let vtext = std::fs::read_to_string(&vcd).with_context(|| format!("simulation wrote no VCD {}", vcd.display()))?;
@@ -353,7 +449,7 @@ pub fn measure(
     let act = |key: &(String, Option<usize>)| -> Option<(f64, f64)> {
         tog.bits.get(key).map(|(t, h)| (*t as f64 / measured as f64, (*h as f64 / span).clamp(0.0, 1.0)))
     };
-    let mut out = Activity::default();
+    let mut out = Activity { rtl_checks: checks, rtl_unknown: unknown, ..Default::default() };
     // Input ports, bit by bit (the clock is OpenSTA's clock).
     for p in ports.iter().filter(|p| p.input && p.name != clock) {
         for b in 0..p.width {

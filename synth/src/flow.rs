@@ -40,6 +40,12 @@ pub struct Activity {
     /// Top-level output ports (not given to OpenSTA: a check that the
     /// workload did what it says, e.g. `rs_hit` high on every hit cycle).
     pub outputs: Vec<PinActivity>,
+    /// Output port-cycles compared with a recorded RTL run (all equal, or
+    /// the measurement is an error); 0 for an open-loop stimulus.
+    pub rtl_checks: usize,
+    /// Those port-cycles in which the gate-level port had an x bit (not
+    /// compared: registers without a reset, not yet written).
+    pub rtl_unknown: usize,
 }
 
 #[derive(Template)]

@@ -104,7 +104,10 @@ through the cells they reach; the power runs do not propagate the clock through 
 has its measured activity); energy/op = (internal + switching power) x clock period / ops \
 per cycle. Leakage is reported separately. Workloads: `range_hit` one range-search hit per cycle (LOADMETA path), \
 `loc_hit` one location-search hit per cycle (MEMCHECK.G path), `miss_fill` a missing range search followed by \
-its fill (2 cycles per miss), `idle` no request (clock only), all after filling every entry.\n"
+its fill (2 cycles per miss), `idle` no request (clock only), all after filling every entry. The MLU and canary tops \
+talk to a memory, so their workloads are recorded on the RTL under Verilator with a memory model (every input port, \
+memory responses included, and every output port, per cycle) and replayed into the gate-level simulation, which must \
+reproduce every recorded output (an equivalence check of the netlist on that run).\n"
     );
     let mut libs: Vec<&str> = reports.iter().map(|r| r.library.as_str()).collect();
     libs.sort();
@@ -219,7 +222,8 @@ its fill (2 cycles per miss), `idle` no request (clock only), all after filling 
                     r.power_default_activity.sequential_w * 1e3
                 );
             }
-            let _ = writeln!(s, "\nThe MLU's power is OpenSTA's default activity (0.1 transitions per cycle on every input, propagated; the clock on every flip-flop, ungated and gated alike), not a workload: the MLU top has no gate-level workload stimulus yet (a LOADMETA miss walk needs a memory responder in the testbench). It is an upper-bound-style figure for comparison between the tops, not an energy per lookup.\n");
+            let _ = writeln!(s, "\nThe power column is OpenSTA's default activity (0.1 transitions per cycle on every input, propagated; the clock on every flip-flop, ungated and gated alike), for comparison between the tops only.\n");
+            energy_table(&mut s, &ms, lib, "MLU");
             for r in &ms {
                 if r.blocks.is_empty() {
                     continue;
@@ -231,6 +235,30 @@ its fill (2 cycles per miss), `idle` no request (clock only), all after filling 
                 }
                 let _ = writeln!(s);
             }
+        }
+        // The canary allocator unit.
+        let cs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Canary).collect();
+        if !cs.is_empty() {
+            let _ = writeln!(s, "The canary allocator unit ({lib}; docs/canary.md: 16 x 256 B heap, 8 requesters, check mode always, its three RAMs as flip-flops):\n");
+            let _ = writeln!(s, "| top | cells | flip-flops | ICGs (gated flops) | area um2 | min period ps | GHz | leakage uW | power at default activity mW |");
+            let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+            for r in &cs {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {:.1} | {:.1} | {:.2} | {:.3} | {:.3} |",
+                    r.top,
+                    r.cells,
+                    r.flip_flops,
+                    icgs(r),
+                    r.area_um2,
+                    r.timing.min_period_ps,
+                    mhz(r) / 1000.0,
+                    r.leakage_w * 1e6,
+                    r.power_default_activity.total_w * 1e3
+                );
+            }
+            let _ = writeln!(s);
+            energy_table(&mut s, &cs, lib, "canary unit");
         }
     }
 
@@ -314,6 +342,58 @@ its fill (2 cycles per miss), `idle` no request (clock only), all after filling 
         let _ = writeln!(s, "- Timing: unplaced and without wire parasitics the paths are optimistic; the flow reports what OpenSTA computes for the mapped netlist, nothing more. The two-stage MLB costs one cycle of hit latency in the MLU (docs/design.md).");
     }
     s
+}
+
+/// Energy per operation of the recorded (closed-loop) workloads of the MLU
+/// or canary tops, one row per top and workload.
+fn energy_table(s: &mut String, rs: &[&SynthReport], lib: &str, what: &str) {
+    let any = rs.iter().any(|r| !r.energy.is_empty());
+    if !any {
+        let _ = writeln!(s, "No workload energy for the {what} in this report (the jobs ran with --no-energy).\n");
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Energy per operation of the {what} ({lib}): workloads recorded on the RTL (Verilator, with the memory model answering; testbench/src/energy_workload.rs) and replayed into the mapped netlist at gate level; every output port of the netlist equals the RTL's in every cycle after reset (last column), except where the gate-level port still has x bits from a register without a reset not yet written (in parentheses, not compared), so the replay is exact. An operation's share is its issue period (operations back to back); dynamic = internal + switching energy, leakage per operation = leakage power x cycles per operation, not included in the dynamic figure.\n"
+    );
+    let _ = writeln!(s, "| top | workload | operation | ops measured | cycles/op | nodes visited/op | dynamic pJ/op | leakage pJ/op | port-cycles equal to the RTL (not compared: x at gate level) |");
+    let _ = writeln!(s, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in rs {
+        for x in &r.energy {
+            let fact = |k: &str| x.facts.get(k).copied();
+            let nodes = match (fact("nodes_per_op"), fact("nodes_min"), fact("nodes_max")) {
+                (Some(n), Some(lo), Some(hi)) if lo != hi => format!("{n:.2} ({lo:.0}..{hi:.0})"),
+                (Some(n), _, _) => format!("{n:.0}"),
+                _ => "-".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.0} | {} | {} | {:.3} | {:.3} | {} |",
+                r.top,
+                x.workload,
+                x.op,
+                x.ops,
+                f(fact("cycles_per_op"), 2),
+                nodes,
+                x.dynamic_pj_per_op,
+                x.leakage_pj_per_op,
+                format!("{} ({})", x.rtl_checked_port_cycles - x.rtl_unknown_port_cycles, x.rtl_unknown_port_cycles)
+            );
+        }
+    }
+    let per_node: Vec<String> = rs
+        .iter()
+        .filter_map(|r| {
+            let m = r.energy.iter().find(|x| x.workload == "loadmeta_miss")?;
+            let h = r.energy.iter().find(|x| x.workload == "loadmeta_hit")?;
+            let n = *m.facts.get("nodes_per_op")?;
+            (n > 0.0).then(|| format!("{}: {:.3} pJ per node visited (miss {:.3} pJ over {n:.2} nodes; {:.3} pJ more than a hit per node)", r.top, m.dynamic_pj_per_op / n, m.dynamic_pj_per_op, (m.dynamic_pj_per_op - h.dynamic_pj_per_op) / n))
+        })
+        .collect();
+    if !per_node.is_empty() {
+        let _ = writeln!(s, "\nMiss walks (memory latency {} cycle): {}.", rs.iter().flat_map(|r| &r.energy).find_map(|x| x.facts.get("memory_latency")).map_or("-".into(), |l| format!("{l:.0}")), per_node.join("; "));
+    }
+    let _ = writeln!(s);
 }
 
 /// What mlb_sweep.json holds: the command that produced it and the reports.

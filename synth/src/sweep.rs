@@ -16,6 +16,9 @@ pub enum TopKind {
     Mlb,
     #[serde(rename = "mlu")]
     Mlu,
+    /// The canary allocator unit (`canary_alloc`, hw/src/canary/).
+    #[serde(rename = "canary")]
+    Canary,
 }
 
 impl TopKind {
@@ -23,6 +26,7 @@ impl TopKind {
         match self {
             TopKind::Mlb => "mlb",
             TopKind::Mlu => "mlu",
+            TopKind::Canary => "canary",
         }
     }
 }
@@ -108,6 +112,31 @@ pub fn resolve_latency(verilog_out: &Path, kind: TopKind, entries: usize, replac
     Ok(Generated { design: Design { verilog: vec![verilog], top, clock: "clock".into() }, port_widths, manifest: Some(manifest) })
 }
 
+/// The canary allocator unit's generated top: `verilog_out/canary_alloc.v`
+/// and its manifest (`mlugen generate --all`), clock port `clock`.
+pub fn resolve_canary(verilog_out: &Path) -> Result<Generated> {
+    let top = "canary_alloc";
+    let manifest = verilog_out.join(format!("{top}.json"));
+    let verilog = verilog_out.join(format!("{top}.v"));
+    if !manifest.is_file() || !verilog.is_file() {
+        bail!("no {top}.v and {top}.json in {} (run `mlugen generate --all`)", verilog_out.display());
+    }
+    let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not a JSON manifest", manifest.display()))?;
+    let port_widths: Vec<(String, usize)> = v
+        .get("ports")
+        .and_then(|x| x.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("direction").and_then(|x| x.as_str()) == Some("input"))
+        .map(|p| (p.get("name").and_then(|x| x.as_str()).unwrap_or_default().to_string(), p.get("width").and_then(|x| x.as_u64()).unwrap_or(0) as usize))
+        .collect();
+    if !port_widths.iter().any(|(n, _)| n == "clock") {
+        bail!("{}: top {top} has no input port `clock`", manifest.display());
+    }
+    Ok(Generated { design: Design { verilog: vec![verilog], top: top.into(), clock: "clock".into() }, port_widths, manifest: Some(manifest) })
+}
+
 /// Energy of one operation under a measured workload.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OpEnergy {
@@ -124,6 +153,26 @@ pub struct OpEnergy {
     /// `rs_hit` is 1.0 under `range_hit`): evidence the workload did what
     /// it says.
     pub output_duty: std::collections::BTreeMap<String, f64>,
+    /// Operations in the measured window (cycles x ops per cycle).
+    #[serde(default)]
+    pub ops: f64,
+    /// Leakage energy per operation, pJ (leakage power x the cycles one
+    /// operation takes); not included in `dynamic_pj_per_op`.
+    #[serde(default)]
+    pub leakage_pj_per_op: f64,
+    /// Output port-cycles of the gate-level run compared with the recorded
+    /// RTL run (all equal); 0 for an open-loop stimulus (the MLB's).
+    #[serde(default)]
+    pub rtl_checked_port_cycles: usize,
+    /// Those port-cycles in which the gate-level port had an x bit
+    /// (registers with no reset not yet written): not compared; every
+    /// other one was, and matched.
+    #[serde(default)]
+    pub rtl_unknown_port_cycles: usize,
+    /// Facts of the recorded run (e.g. `nodes_per_op` of a miss walk,
+    /// `memory_latency`).
+    #[serde(default)]
+    pub facts: std::collections::BTreeMap<String, f64>,
 }
 
 /// Everything one job produces (printed by `--json`, collected by the sweep).
@@ -221,6 +270,14 @@ pub fn classify(top: &str, module: &str) -> String {
         return hierarchy_block(top, module);
     }
     let path: Vec<&str> = module.split('$').collect();
+    if top.starts_with("canary") {
+        // The unit's blocks by rust-hdl instance (hw/src/canary/): bitfield$3
+        // and friends group under their array name.
+        return match path.get(1) {
+            None => "canary unit control: probe FSM, decode, address arithmetic".into(),
+            Some(b) => format!("canary {b}"),
+        };
+    }
     let in_mlb = top.starts_with("mlb") || path.iter().skip(1).any(|p| *p == "mlb");
     if module == top {
         return if top.starts_with("mlb") {
@@ -307,8 +364,26 @@ fn rel(p: &Path) -> String {
 }
 
 /// Run one job: map (flattened), split by block (hierarchical), time, and
-/// measure workload energy.
+/// measure workload energy (the MLB's built-in open-loop workloads; other
+/// tops need recorded ones: `run_with`).
 pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions) -> Result<SynthReport> {
+    run_with(design, kind, entries, lib, o, None)
+}
+
+/// 1-bit outputs whose duty each energy run records, per kind of top.
+fn duty_ports(kind: TopKind) -> &'static [&'static str] {
+    match kind {
+        TopKind::Mlb => &["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"],
+        TopKind::Mlu => &["resp_valid", "req_ready", "trav_busy", "mem_req_valid", "check_pass", "mlb_multi"],
+        TopKind::Canary => &["resp_valid", "chk_done", "mem_valid", "mem_we"],
+    }
+}
+
+/// As `run`; `recorded` (named stimuli with the RTL's outputs, built by the
+/// caller, e.g. testbench::recorder for the MLU and canary tops) replaces the
+/// built-in workloads. Each recorded run is also a cycle-by-cycle equivalence
+/// check of the netlist: a difference is an error.
+pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions, recorded: Option<&[(String, Stimulus)]>) -> Result<SynthReport> {
     // Tools run inside their work directories: every path must be absolute.
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
@@ -326,7 +401,10 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
         notes.push("the area split by block comes from the hierarchical run, which is not clock gated (its enable muxes are still there)".into());
     }
     let mut energy = Vec::new();
-    if o.energy && kind == TopKind::Mlb {
+    let mut stimuli: Vec<(String, Stimulus)> = Vec::new();
+    if let (true, Some(r)) = (o.energy, recorded) {
+        stimuli = r.to_vec();
+    } else if o.energy && kind == TopKind::Mlb {
         // The location ports carry bits 55..5 (51 bits) or a whole 64-bit
         // location: take the width from the netlist.
         let text = std::fs::read_to_string(&m.netlist)?;
@@ -337,28 +415,36 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
             .map(|p| p.width)
             .with_context(|| format!("{} has no fill_loc input: not an MLB", design.top))?;
         for w in workload::WORKLOADS {
-            let st: Stimulus = workload::mlb(w, entries, o.energy_cycles, loc_width);
-            let (act, n) = activity::measure(lib, &m.netlist, &design.top, &design.clock, o.clock_ps, &st, &m.dir, &dir, &format!("_{w}"))?;
-            let (_, p) = flow::sta(design, lib, &m, o.clock_ps, &act, &format!("_{w}"))?;
-            let dynamic = p.internal_w + p.switching_w;
-            energy.push(OpEnergy {
-                workload: w.into(),
-                op: st.op.clone(),
-                dynamic_pj_per_op: dynamic * o.clock_ps * 1e-12 / st.ops_per_cycle * 1e12,
-                power: p,
-                measured_cycles: n,
-                mean_input_activity: activity::mean(&act.inputs),
-                mean_ff_output_activity: activity::mean(&act.pins),
-                output_duty: act
-                    .outputs
-                    .iter()
-                    .filter(|x| ["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"].contains(&x.pin.as_str()))
-                    .map(|x| (x.pin.clone(), (x.duty * 1000.0).round() / 1000.0))
-                    .collect(),
-            });
+            stimuli.push((w.to_string(), workload::mlb(w, entries, o.energy_cycles, loc_width)));
         }
     } else if o.energy {
-        notes.push(format!("no workload stimulus for the {} top yet: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
+        notes.push(format!("no workload stimulus for the {} top was given: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
+    }
+    for (w, st) in &stimuli {
+        let (act, n) = activity::measure(lib, &m.netlist, &design.top, &design.clock, o.clock_ps, st, &m.dir, &dir, &format!("_{w}"))?;
+        let (_, p) = flow::sta(design, lib, &m, o.clock_ps, &act, &format!("_{w}"))?;
+        let dynamic = p.internal_w + p.switching_w;
+        let cycle_s = o.clock_ps * 1e-12;
+        energy.push(OpEnergy {
+            workload: w.clone(),
+            op: st.op.clone(),
+            dynamic_pj_per_op: dynamic * cycle_s / st.ops_per_cycle * 1e12,
+            power: p.clone(),
+            measured_cycles: n,
+            mean_input_activity: activity::mean(&act.inputs),
+            mean_ff_output_activity: activity::mean(&act.pins),
+            output_duty: act
+                .outputs
+                .iter()
+                .filter(|x| duty_ports(kind).contains(&x.pin.as_str()))
+                .map(|x| (x.pin.clone(), (x.duty * 1000.0).round() / 1000.0))
+                .collect(),
+            ops: n as f64 * st.ops_per_cycle,
+            leakage_pj_per_op: p.leakage_w * cycle_s / st.ops_per_cycle * 1e12,
+            rtl_checked_port_cycles: act.rtl_checks,
+            rtl_unknown_port_cycles: act.rtl_unknown,
+            facts: st.facts.iter().cloned().collect(),
+        });
     }
     if fnv64(&design.verilog) != hash_before {
         bail!("{} changed while it was being synthesized; run again", design.verilog[0].display());

@@ -8,6 +8,8 @@ pub mod mlu_driver;
 pub mod formal;
 pub mod canary_driver;
 pub mod gatelevel;
+pub mod recorder;
+pub mod energy_workload;
 pub mod sm_pipeline_driver;
 pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;
