@@ -97,7 +97,13 @@
 //! - The unit has its own port to the heap memory for its canaries: they
 //!   never take the SM memory port, so MALLOC/FREE do not delay loads,
 //!   stores or metadata reads. A kernel is not done while a warp waits for
-//!   the unit; the unit's background checks go on between kernels.
+//!   the unit, nor in the cycle of an allocator response (so a kernel whose
+//!   last event is a response at cycle t has `kcycles` = t + 1, where an MLU
+//!   response or a load answer may come in the done cycle: the model's
+//!   rule). The unit's background checks go on between kernels.
+//! - The timing rule is `sim::pipeline`'s "Canary allocator unit" with the
+//!   unit model `sim::canary::unit` (testbench/tests/sm_pipeline_alloc.rs
+//!   compares kernel cycles).
 //!
 //! Verilog: the emitted top passes `verilator --lint-only -Wall` except for
 //! UNOPTFLAT (the scheduler's and the memory model's combinational paths
@@ -815,7 +821,10 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // Kernel end and counters.
         self.data_idle.next = (self.mem.data_count.val() == self.zero8.val())
             | ((self.mem.data_count.val() == self.one8.val()) & self.mem.data_resp.val());
-        self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val();
+        // Not in an allocator response's cycle (`sim::pipeline`'s rule: a
+        // kernel ends no earlier than the last response + 1), unlike an MLU
+        // response or a load's answer, which may come in the done cycle.
+        self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val() & !self.alloc_resp_valid.val();
         self.kdone.next = self.done.val();
         self.kcycles.next = self.kcycles_r.q.val();
         if self.run.val() {

@@ -57,6 +57,9 @@ pub struct OpRecord {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelOut {
     pub cycles: u64,
+    /// The driver cycle of the kernel's cycle 0 (cycle 0 is the reset cycle,
+    /// so the unit's own cycle count there is `start - 1`).
+    pub start: u64,
     /// MALLOC/FREE in response order.
     pub ops: Vec<OpRecord>,
 }
@@ -92,6 +95,9 @@ pub struct SmPipelineAllocDriver<const W: usize, const WW: usize, const N: usize
     pub model: ModelReplay,
     /// The warps' registers, (warp, register) -> value; unset reads 0.
     pub regs: HashMap<(usize, u16), u64>,
+    /// If set, every register is this value at each kernel start
+    /// (`sim::pipeline` starts each kernel with NO_META registers).
+    pub reg_init: Option<u64>,
     pub cycle: u64,
 }
 
@@ -123,7 +129,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         mutate(&mut uut);
         uut.connect_all();
         let model = ModelReplay::new(&cfg.canary, cfg.key, cfg.rate)?;
-        let mut d = SmPipelineAllocDriver { uut, mem: HeapMem::new(cfg.canary.base, cfg.heap_latency), model, regs: HashMap::new(), cycle: 0 };
+        let mut d = SmPipelineAllocDriver { uut, mem: HeapMem::new(cfg.canary.base, cfg.heap_latency), model, regs: HashMap::new(), reg_init: None, cycle: 0 };
         let p = &mut d.uut.pipe;
         p.data_latency.next = cfg.data_latency.into();
         p.meta_latency.next = 1u64.into();
@@ -156,7 +162,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
     }
 
     fn reg(&self, w: usize, r: u16) -> u64 {
-        self.regs.get(&(w, r)).copied().unwrap_or(0)
+        self.regs.get(&(w, r)).copied().unwrap_or(self.reg_init.unwrap_or(0))
     }
 
     /// One clock cycle; with a kernel context, also its fetch, registers
@@ -314,6 +320,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             return Err(format!("kernel has {} warps, the pipeline {W}", streams.len()));
         }
         let mut k = Kctx::new(streams, W);
+        if self.reg_init.is_some() {
+            self.regs.clear();
+        }
         // Fill every slot (run low).
         for w in 0..W {
             let first = k.streams[w].first().copied();
@@ -323,6 +332,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         }
         self.uut.pipe.run.next = true;
         k.start = self.cycle;
+        k.out.start = k.start;
         loop {
             if self.cycle(Some(&mut k))? {
                 break;

@@ -7,13 +7,17 @@
 //! requester w mod 8); directed kernels for values known independently of
 //! the model (the first pointer, the blocking rule); a mutant with the
 //! warp-to-requester mapping off by one.
-use hw::canary::alloc_unit::{CanaryParams, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP};
+use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
 use sim::canary::bench::SplitMix;
 use sim::canary::heap::CheckMode;
 use sim::canary::keyed::CanaryKey;
 use sim::config::MluConfig;
+use sim::canary::unit::{CanaryUnit, UnitTiming};
+use sim::expand::{Instr, Kernel};
+use sim::pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
+use sim::pointer::NO_META;
 use std::time::Instant;
 use testbench::sm_pipeline_alloc_driver::{random_kernel, wild_registers, AOp, AllocPipeConfig, SmPipelineAllocDriver, WILD_REG0};
 
@@ -89,6 +93,88 @@ fn random_kernels_8_warps_free_mode_with_slack_match_heap_model() {
     }
 }
 
+/// A test kernel as the model's instructions (no arguments: loads and
+/// stores time the same whatever their address).
+fn model_kernel(streams: &[Vec<AOp>]) -> Kernel {
+    let warps = streams
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|o| match *o {
+                    AOp::Alu(n) => Instr::Alu(n),
+                    AOp::Load(p) => Instr::Load { arg: 0, off: p },
+                    AOp::Store(p) => Instr::Store { arg: 0, off: p },
+                    AOp::Malloc { size, dst } => Instr::Malloc { size, dst: dst as u32 },
+                    AOp::Free { src } => Instr::Free { src: src as u32 },
+                })
+                .collect()
+        })
+        .collect();
+    Kernel { op: "alloc_test".into(), args: vec![], warps, working_set: 0, full_steps: 0 }
+}
+
+/// Random kernels through the RTL and through `sim::pipeline::run_kernel_alloc`
+/// with the unit model `sim::canary::unit` (`siphash` = its SipHash
+/// latency; the RTL's is 9): per-kernel cycles and allocator outcome counts.
+/// The model's unit is clocked idle up to the RTL's kernel start (the RTL's
+/// unit also runs in the reset, fill and done cycles between kernels).
+/// Returns (RTL, model) kernel cycles.
+fn cycle_compare<const W: usize, const WW: usize>(c: &AllocPipeConfig, seed: u64, kernels: usize, len: usize, siphash: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut d = SmPipelineAllocDriver::<W, WW, 8, 3, 16, 4>::new(c, |_| {}).unwrap();
+    d.reg_init = Some(NO_META);
+    let timing = UnitTiming { siphash_latency: siphash, mem_latency: c.heap_latency };
+    let mut unit = CanaryUnit::new(c.canary.heap_config(c.key, c.rate), REQUESTERS, c.rate, timing).unwrap();
+    let p = PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() };
+    let mut rng = SplitMix(seed);
+    let (mut rtl, mut model) = (Vec::new(), Vec::new());
+    for _ in 0..kernels {
+        let k = random_kernel(&mut rng, W, len, 256 - c.canary.overhead(), 250);
+        let out = d.run_kernel(&k).unwrap();
+        if unit.cycle() >= out.start {
+            // The model's previous kernel ran past this one's start: a mismatch.
+            eprintln!("model unit at cycle {} past the RTL kernel start {}", unit.cycle(), out.start - 1);
+            rtl.push(out.cycles);
+            model.push(u64::MAX);
+            break;
+        }
+        while unit.cycle() < out.start - 1 {
+            unit.step(&[None; REQUESTERS]);
+        }
+        let m = run_kernel_alloc(&p, MluTiming::Rtl, &model_kernel(&k), &[0], None, Some(&mut unit));
+        let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
+        let errors = out.ops.iter().filter(|o| o.code != RES_OK).count() as u64;
+        if siphash == 9 {
+            assert_eq!((ok(false), ok(true), errors), (m.mallocs, m.frees, m.alloc_errors), "mallocs, frees, errors");
+        }
+        rtl.push(out.cycles);
+        model.push(m.cycles);
+    }
+    (rtl, model)
+}
+
+#[test]
+fn kernel_cycles_equal_the_pipeline_model() {
+    let t = Instant::now();
+    let runs = [
+        ("4 warps always", cycle_compare::<4, 2>(&cfg(CheckMode::Always, 0, 4, 1, 4), 21, 5, 30, 9)),
+        ("4 warps off", cycle_compare::<4, 2>(&cfg(CheckMode::Off, 0, 0, 1, 7), 22, 4, 30, 9)),
+        ("8 warps free slack 16", cycle_compare::<8, 3>(&cfg(CheckMode::Free, 16, 0, 3, 5), 23, 3, 24, 9)),
+    ];
+    for (what, (rtl, model)) in &runs {
+        eprintln!("{what}: RTL kernel cycles {rtl:?}, model {model:?}");
+        assert_eq!(rtl, model, "{what}: kernel cycles");
+    }
+    eprintln!("in {:.1?}", t.elapsed());
+}
+
+/// The comparison can fail: the model with a 10-cycle SipHash (the RTL's
+/// core takes 9) gives other kernel cycles.
+#[test]
+fn kernel_cycle_check_catches_a_wrong_unit_timing() {
+    let (rtl, model) = cycle_compare::<4, 2>(&cfg(CheckMode::Free, 0, 0, 1, 4), 24, 2, 30, 10);
+    assert_ne!(rtl, model);
+}
+
 /// Values known without the model: requester 0's 100-byte chunks (class
 /// 128 with the canaries) are in page (128 * k_s + 0 * k_mp) mod 16 = 0,
 /// slots 0 and 1, so the pointers are base + 8 and base + 136; a free
@@ -138,7 +224,7 @@ fn directed_pointer_and_blocking_rule() {
     }
     // A successful malloc with two canaries takes ~25 cycles (docs/canary.md),
     // so warp 1's 60 ALU instructions end long before warp 0.
-    assert!(out.cycles == out.ops[6].resp, "the kernel ends after the last response: {out:?}");
+    assert!(out.cycles == out.ops[6].resp + 1, "the kernel ends the cycle after the last response: {out:?}");
     assert!(out.cycles > 60 + 25, "{out:?}");
 }
 
