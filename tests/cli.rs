@@ -202,3 +202,27 @@ fn every_subcommand_rejects_bad_input_naming_the_field_or_file() {
     let err = fails(&["wave", "--out", "/nonexistent/dir/w.vcd"]);
     assert!(err.contains("cannot create /nonexistent/dir/w.vcd"), "{err}");
 }
+
+#[test]
+fn alloc_bench_pipeline_workload_options() {
+    for (args, want) in [
+        (vec!["--workload", "pipeline", "--size", "300"], "--size: must be 1..=240"),
+        (vec!["--workload", "pipeline", "--rate", "0.3"], "--rate: checker rate 0.3"),
+        (vec!["--workload", "pipeline", "--warps", "0"], "--warps: must be 1..=64"),
+        (vec!["--workload", "pipeline", "--iters", "0"], "--iters: must be at least 1"),
+        (vec!["--workload", "pipeline", "--mem-latency", "0"], "--mem-latency: must be 1..=1000000"),
+        (vec!["--canary-latency", "0"], "--canary-latency: must be at least 1"),
+    ] {
+        let mut a = vec!["alloc-bench"];
+        a.extend(args.iter().copied());
+        let err = fails(&a);
+        assert!(err.contains(want), "{a:?}: {err}");
+    }
+    let out = mlugen(&["alloc-bench", "--workload", "pipeline", "--alu", "0,5000", "--iters", "1", "--mem-latency", "10", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let (o0, o1) = (rows[0]["overhead_free_percent"].as_f64().unwrap(), rows[1]["overhead_free_percent"].as_f64().unwrap());
+    assert!(o0 > o1 && o1 > 0.0, "more compute per allocation, less overhead: {o0} {o1}");
+}

@@ -1,16 +1,17 @@
-//! Allocator throughput model (`mlugen alloc-bench`): the `arbiter` and the
-//! cycle cost model.
+//! Allocator throughput (`mlugen alloc-bench`): T requesters in a closed
+//! loop on the cycle-level unit ([`CanaryUnit`], the RTL FSM's timing, equal
+//! to the RTL's cycle for cycle on its geometry; on the bench's larger heap
+//! the same FSM extrapolated, see unit.rs).
 //!
-//! T requesters (warps; requester t runs on SM `t`, the `mp` of the hash)
-//! each always have one request pending (closed loop). The arbiter is round
-//! robin: after granting requester i it grants the next requester after i.
-//! The unit serves one request at a time; a request takes the cycles the
-//! heap reports (see heap.rs). In `always` mode the checker earns R checks per
-//! cycle and steals the port for 2 cycles (two canary reads) per check,
-//! between requests. A requester mallocs while it holds fewer than 8 live
-//! chunks, frees at 16, and in between mallocs or frees with probability
-//! 1/2; a free releases a random one of its chunks. Sizes are drawn uniformly from the given list.
-use super::heap::{AllocError, CheckMode, Heap, HeapConfig};
+//! Each requester (requester t is the `mp` of the hash) presents its next
+//! request as soon as it has its previous response; the unit's round-robin
+//! arbiter grants one at a time. A requester mallocs while it holds fewer
+//! than 8 live chunks, frees at 16, and in between mallocs or frees with
+//! probability 1/2; a free releases a random one of its chunks. Sizes are
+//! drawn uniformly from the given list. Always mode: the background checks
+//! (rate/256 per cycle, about 25 cycles each) go before waiting requests.
+use super::heap::{AllocError, CheckMode, HeapConfig};
+use super::unit::{CanaryUnit, Outcome, Request, UnitTiming};
 
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
@@ -19,6 +20,8 @@ pub struct BenchConfig {
     pub ops: u64,
     pub seed: u64,
     pub heap: HeapConfig,
+    /// The unit's FSM constants (SipHash and canary memory latency).
+    pub timing: UnitTiming,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -34,8 +37,14 @@ pub struct BenchResult {
     pub checker_cycles: u64,
     pub allocs_per_cycle: f64,
     pub ops_per_cycle: f64,
+    /// Grant to response of successful mallocs / frees.
     pub mean_malloc_cycles: f64,
+    pub mean_free_cycles: f64,
+    /// Probe cycles per successful malloc.
     pub mean_probes: f64,
+    /// Background checks, and frees whose checker removal took two moves.
+    pub checks: u64,
+    pub two_move_removes: u64,
     pub peak_live: usize,
     /// 1 - requested bytes / class bytes of live chunks (at the peak).
     pub internal_fragmentation: f64,
@@ -67,89 +76,96 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchResult, String> {
     if cfg.sizes.is_empty() {
         return Err("sizes: at least one size is needed".into());
     }
-    if cfg.heap.check == CheckMode::Always && cfg.heap.checker_rate >= 0.5 {
-        return Err(format!("checker rate {}: must be < 0.5 (2 port reads per check)", cfg.heap.checker_rate));
-    }
-    let mut heap = Heap::new(cfg.heap.clone())?;
+    let rate = rate_csr(cfg.heap.checker_rate)?;
+    let mut unit = CanaryUnit::new(cfg.heap.clone(), cfg.threads as usize, rate, cfg.timing)?;
     for &s in &cfg.sizes {
-        heap.class_for(s).map_err(|e| format!("sizes: {s}: {e:?}"))?;
+        unit.heap().class_for(s).map_err(|e| format!("sizes: {s}: {e:?}"))?;
     }
     let mut rng = SplitMix(cfg.seed);
-    let mut owned: Vec<Vec<u64>> = vec![Vec::new(); cfg.threads as usize];
-    let (mut cycles, mut checker_cycles, mut credit) = (0u64, 0u64, 0f64);
-    let (mut mallocs, mut frees, mut exhausted, mut malloc_cycles, mut probes) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let t = cfg.threads as usize;
+    let mut owned: Vec<Vec<u64>> = vec![Vec::new(); t];
+    let mut reqs: Vec<Option<Request>> = vec![None; t];
+    let (mut issued, mut answered, mut exhausted) = (0u64, 0u64, 0u64);
     let (mut peak_live, mut frag_int, mut frag_page) = (0usize, 0f64, 0f64);
     let mut bound = 0u64;
-    for op in 0..cfg.ops {
-        let t = (op % cfg.threads as u64) as usize; // round-robin grant
-        let mine = &mut owned[t];
-        let do_malloc = mine.len() < 8 || (mine.len() < 16 && rng.below(2) == 0);
-        let c = if do_malloc {
-            let size = cfg.sizes[rng.below(cfg.sizes.len() as u64) as usize];
-            match heap.malloc(size, t as u64) {
-                Ok(a) => {
-                    mallocs += 1;
-                    malloc_cycles += a.cycles;
-                    probes += a.probes;
-                    owned[t].push(a.ptr);
-                    a.cycles
-                }
-                Err(AllocError::Exhausted { .. }) => {
-                    exhausted += 1;
-                    1 + heap.config().pages as u64 // a full failed probe
-                }
-                Err(e) => return Err(format!("unexpected {e:?}")),
+    let mut waiting = vec![false; t];
+    while answered < cfg.ops {
+        // Closed loop: every requester not waiting presents its next request.
+        for i in 0..t {
+            if reqs[i].is_none() && !waiting[i] && issued < cfg.ops {
+                let mine = &mut owned[i];
+                let do_malloc = mine.len() < 8 || (mine.len() < 16 && rng.below(2) == 0);
+                reqs[i] = Some(if do_malloc {
+                    Request { free: false, arg: cfg.sizes[rng.below(cfg.sizes.len() as u64) as usize] }
+                } else {
+                    let j = rng.below(mine.len() as u64) as usize;
+                    Request { free: true, arg: mine.swap_remove(j) }
+                });
+                issued += 1;
             }
-        } else {
-            let i = rng.below(mine.len() as u64) as usize;
-            let p = mine.swap_remove(i);
-            frees += 1;
-            heap.free(p).map_err(|e| format!("bench free failed: {e:?}"))?.cycles
-        };
-        cycles += c;
-        if heap.live() > peak_live {
-            peak_live = heap.live();
-            let live = heap.live_chunks();
-            let req: u64 = live.iter().map(|l| l.2).sum();
-            let cls: u64 = live.iter().map(|l| l.3).sum();
-            frag_int = 1.0 - req as f64 / cls as f64;
-            frag_page = 1.0 - req as f64 / (heap.pages_in_use() as u64 * cfg.heap.page_size) as f64;
         }
-        if cfg.heap.check == CheckMode::Always {
-            // Checks earned during this request run now, each stealing 2 port
-            // cycles, during which further credit accrues.
-            credit += cfg.heap.checker_rate * c as f64;
-            while credit >= 1.0 && !heap.checker().is_empty() {
-                let (_, n) = heap.checker_run(1);
-                credit -= n as f64;
-                cycles += 2;
-                checker_cycles += 2;
-                credit += cfg.heap.checker_rate * 2.0;
+        let out = unit.step(&reqs);
+        if let Some(g) = out.grant {
+            reqs[g] = None;
+            waiting[g] = true;
+        }
+        if let Some(r) = out.resp {
+            answered += 1;
+            waiting[r.id] = false;
+            match r.outcome {
+                Outcome::Malloc(Ok(a)) => owned[r.id].push(a.ptr),
+                Outcome::Malloc(Err(AllocError::Exhausted { .. })) => exhausted += 1,
+                Outcome::Malloc(Err(e)) => return Err(format!("unexpected {e:?}")),
+                Outcome::Free(Ok(_)) => {}
+                Outcome::Free(Err(e)) => return Err(format!("bench free failed: {e:?}")),
             }
-            if heap.checker().is_empty() {
-                credit = 0.0;
+            let heap = unit.heap();
+            if heap.live() > peak_live {
+                peak_live = heap.live();
+                let live = heap.live_chunks();
+                let req: u64 = live.iter().map(|l| l.2).sum();
+                let cls: u64 = live.iter().map(|l| l.3).sum();
+                frag_int = 1.0 - req as f64 / cls as f64;
+                frag_page = 1.0 - req as f64 / (heap.pages_in_use() as u64 * cfg.heap.page_size) as f64;
             }
-            bound = bound.max(heap.checker().latency_bound(heap.live()));
+            if cfg.heap.check == CheckMode::Always {
+                bound = bound.max(heap.checker().latency_bound(heap.live()));
+            }
         }
     }
+    let st = unit.stats.clone();
+    let cycles = unit.cycle();
     Ok(BenchResult {
         check: cfg.heap.check.name(),
         k_s: cfg.heap.k_s,
         k_mp: cfg.heap.k_mp,
         ops: cfg.ops,
-        mallocs,
-        frees,
+        mallocs: st.mallocs_ok,
+        frees: st.frees_ok,
         exhausted,
         cycles,
-        checker_cycles,
-        allocs_per_cycle: mallocs as f64 / cycles.max(1) as f64,
-        ops_per_cycle: (mallocs + frees) as f64 / cycles.max(1) as f64,
-        mean_malloc_cycles: malloc_cycles as f64 / mallocs.max(1) as f64,
-        mean_probes: probes as f64 / mallocs.max(1) as f64,
+        checker_cycles: st.check_cycles,
+        allocs_per_cycle: st.mallocs_ok as f64 / cycles.max(1) as f64,
+        ops_per_cycle: (st.mallocs_ok + st.frees_ok) as f64 / cycles.max(1) as f64,
+        mean_malloc_cycles: st.malloc_cycles as f64 / st.mallocs_ok.max(1) as f64,
+        mean_free_cycles: st.free_cycles as f64 / st.frees_ok.max(1) as f64,
+        mean_probes: st.probe_cycles as f64 / st.mallocs_ok.max(1) as f64,
+        checks: st.checks,
+        two_move_removes: st.two_move_removes,
         peak_live,
         internal_fragmentation: frag_int,
         page_fragmentation: frag_page,
-        checker_index_bits: heap.checker().index_bits(),
+        checker_index_bits: unit.heap().checker().index_bits(),
         checker_latency_bound_cycles: bound,
     })
+}
+
+/// The checker rate CSR (rate / 256 checks per cycle) for a rate R in
+/// checks per cycle: R * 256 must be a whole number in 1..=255.
+pub fn rate_csr(r: f64) -> Result<u8, String> {
+    let x = r * 256.0;
+    if !(x >= 1.0 && x <= 255.0) || (x - x.round()).abs() > 1e-9 {
+        return Err(format!("checker rate {r}: the unit's rate CSR is n/256 checks per cycle, n = 1..=255 (e.g. 0.125 = 32/256)"));
+    }
+    Ok(x.round() as u8)
 }
