@@ -16,7 +16,7 @@ M=${MLUGEN:-target/release/mlugen}
 P=synth/reports/parts
 O=build/synth-report
 # Longest first, so two lanes finish close together.
-ALL="a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr"
+ALL="a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
 
 # The mlugen synth arguments of each job.
 job_args() {
@@ -27,15 +27,17 @@ job_args() {
     n45_var)     echo "--lib nangate45 --entries 8,16 --hit-latency 2 --no-blocks" ;;
     n45_ungated) echo "--lib nangate45 --entries 8,16 --clock-gating off --no-blocks" ;;
     n45_rr)      echo "--lib nangate45 --entries 8,16 --config synth/rr.json --no-blocks" ;;
-    # MLU: --no-energy until the recorded MLU workloads are committed (power at
-    # default activity only, as before); drop it to measure them.
-    n45_mlu)     echo "--lib nangate45 --top mlu --entries 8,16 --no-energy" ;;
+    # MLU and canary tops: energy from workloads recorded on the RTL under
+    # Verilator and replayed into the gate netlist (docs/synth.md).
+    n45_mlu)     echo "--lib nangate45 --top mlu --entries 8,16" ;;
     a7_mlb)      echo "--lib asap7 --entries 1,2,4,8,32 --no-blocks" ;;
     a7_mlb16)    echo "--lib asap7 --entries 16" ;;
     a7_var)      echo "--lib asap7 --entries 8,16 --hit-latency 2 --no-blocks" ;;
     a7_ungated)  echo "--lib asap7 --entries 8,16 --clock-gating off --no-blocks" ;;
     a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
-    a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16 --no-energy" ;;
+    a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16" ;;
+    n45_canary)  echo "--lib nangate45 --top canary" ;;
+    a7_canary)   echo "--lib asap7 --top canary" ;;
     *) return 1 ;;
   esac
 }
