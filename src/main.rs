@@ -8,6 +8,15 @@ mod cli;
 #[derive(Parser)]
 #[command(name = "mlugen", version, about = "GPUArmor Metadata Loading Unit generator")]
 struct Cli {
+    /// No progress output on stderr (errors and warnings are still printed).
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// The mlugen source tree (verilog_out/, synth/reports/, pdk/, build/):
+    /// needed only by the commands that read or write project files. Default:
+    /// the current directory if it is one, else `$MLUGEN_PROJECT`. An
+    /// installed binary never looks at the path it was compiled from.
+    #[arg(long, global = true, value_name = "DIR")]
+    project: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -32,11 +41,22 @@ enum Command {
     AllocBench(cli::alloc_bench::Args),
     /// Run the emitted Verilog under Verilator against the golden model.
     Cosim(cli::cosim::Args),
+    /// Combine the JSON of `sweep --shard` or `cosim --shard` jobs into one.
+    Merge(cli::merge::Args),
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    // Usage errors exit 1 like every other error (clap's own default is 2);
+    // --help and --version exit 0.
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { std::process::ExitCode::FAILURE } else { std::process::ExitCode::SUCCESS };
+        }
+    };
+    cli::progress::set_quiet(cli.quiet);
+    let result = cli::project::init(cli.project.as_deref()).and_then(|()| match cli.command {
         Command::Check(a) => cli::check::run(a),
         Command::Bench(a) => cli::bench::run(a),
         Command::Trace(a) => cli::trace::run(a),
@@ -46,9 +66,19 @@ fn main() -> std::process::ExitCode {
         Command::Sweep(a) => cli::sweep::run(a),
         Command::AllocBench(a) => cli::alloc_bench::run(a),
         Command::Cosim(a) => cli::cosim::run(a),
-    };
+        Command::Merge(a) => cli::merge::run(a),
+    });
+    // Whatever is still buffered must reach stdout, or the run failed (a full
+    // disk is an error, not a silent truncation).
+    let result = result.and_then(|()| {
+        use std::io::Write;
+        std::io::stdout().flush().map_err(|e| anyhow::Error::new(e).context("writing to stdout"))
+    });
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // A reader that went away (`| head`) ends the run quietly, as Unix
+        // tools do; nothing else on stdout could be seen anyway.
+        Err(e) if cli::out::is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mlugen: error: {e:#}");
             std::process::ExitCode::FAILURE

@@ -113,11 +113,16 @@ impl TopKind {
             TopKind::MlbP2 { entries, replacement } => format!("mlb{entries}_{}_p2", replacement_short(*replacement)),
             TopKind::Memcheck => "memcheck".to_string(),
             TopKind::CanaryAlloc => "canary_alloc".to_string(),
-            // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin.
-            TopKind::Mlu { entries, structures, replacement, .. } => format!(
-                "mlu{entries}_{}{}",
+            // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin. The
+            // reset values of the mode and step-limit CSRs change the RTL, so
+            // a non-default one is in the name too (`_hwonly`, `_sl<N>`):
+            // two configurations never share a top name.
+            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => format!(
+                "mlu{entries}_{}{}{}{}",
                 structures.name(),
-                if *replacement == Replacement::Plru { "" } else { "_rr" }
+                if *replacement == Replacement::Plru { "" } else { "_rr" },
+                if *mode == Mode::Compiler { "" } else { "_hwonly" },
+                if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") }
             ),
             // mlu8_bst_hum, mlu16_list_rr_hum.
             TopKind::MluHum { entries, structures, replacement, mode, step_limit } => format!(

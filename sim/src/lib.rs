@@ -19,6 +19,7 @@ pub mod bench;
 pub mod canary;
 pub mod config;
 pub mod fault;
+pub mod json;
 pub mod memcheck;
 pub mod memory;
 pub mod mlb;
@@ -27,7 +28,9 @@ pub mod node;
 pub mod oracle;
 pub mod plru;
 pub mod pointer;
+pub mod project;
 pub mod runtime;
+pub mod shard;
 pub mod traverser;
 
 pub mod scenario;

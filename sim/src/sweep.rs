@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Mode, MluConfig, Replacement, Structure};
 use crate::expand::{self, ExpandConfig, Workload};
 use crate::pipeline::{run_workload_with, MluTiming, PipelineConfig, WorkloadRun};
+pub use crate::shard::Shard;
 
 /// A run: trace index and (entries, structure, mode), None = unchecked.
 type Job = (usize, Option<(usize, Structure, Mode)>);
@@ -35,6 +36,19 @@ pub struct SweepConfig {
     /// Tag PRNG seed of the runtime.
     pub seed: u64,
     pub threads: usize,
+    /// Run only this shard of the points, in the canonical order (trace,
+    /// structure, mode, entries, as given); [`merge`] joins the shards.
+    pub shard: Option<Shard>,
+}
+
+/// The grid a sweep covers (in the order of the report), echoed into the
+/// output so that shards can be checked and merged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grid {
+    pub traces: Vec<String>,
+    pub entries: Vec<usize>,
+    pub structures: Vec<String>,
+    pub modes: Vec<String>,
 }
 
 impl SweepConfig {
@@ -51,12 +65,13 @@ impl SweepConfig {
             timing: MluTiming::Ideal,
             seed: 1,
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            shard: None,
         }
     }
 }
 
 /// One point's results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub workload: String,
     pub entries: usize,
@@ -85,7 +100,7 @@ pub struct Point {
 }
 
 /// Per-trace facts for the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TraceInfo {
     pub file: String,
     pub workload: String,
@@ -100,16 +115,24 @@ pub struct TraceInfo {
     pub cycles_unchecked: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepResult {
     pub params: Params,
+    /// The whole sweep's grid; `shard` says which part of it this result is
+    /// (None: all of it). Absent in files written before sharding existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Grid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// The traces this result ran (a shard: those with points in it).
     pub traces: Vec<TraceInfo>,
     pub points: Vec<Point>,
+    /// Wall time (merged: the sum over the shards).
     pub seconds: f64,
 }
 
 /// The sweep's parameters, echoed into the outputs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Params {
     pub step: u64,
     pub alu: u32,
@@ -208,15 +231,12 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             .validate(crate::config::Target::Model)
             .map_err(|err| anyhow::anyhow!("entries {e}: {err}"))?;
     }
-    let mut wls = Vec::new();
-    for t in &cfg.traces {
-        wls.push(Arc::new(expand::load(t, &cfg.expand)?));
+    if cfg.entries.is_empty() || cfg.structures.is_empty() || cfg.modes.is_empty() || cfg.traces.is_empty() {
+        anyhow::bail!("the sweep needs at least one trace, entry count, structure and mode");
     }
-    // Jobs: the unchecked baseline of each trace, then every checked point;
-    // the slow ones (list, small MLBs) first so the threads finish together.
-    let mut jobs: Vec<Job> = (0..wls.len()).map(|t| (t, None)).collect();
+    // The canonical point order (the report's), then this shard's part of it.
     let mut pts = Vec::new();
-    for t in 0..wls.len() {
+    for t in 0..cfg.traces.len() {
         for &s in &cfg.structures {
             for &m in &cfg.modes {
                 for &e in &cfg.entries {
@@ -225,6 +245,21 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             }
         }
     }
+    if let Some(sh) = cfg.shard {
+        pts = pts.into_iter().enumerate().filter(|(k, _)| sh.holds(*k as u64)).map(|(_, j)| j).collect();
+    }
+    // Only the traces this shard has points of are read.
+    let used: Vec<usize> = (0..cfg.traces.len()).filter(|t| pts.iter().any(|j| j.0 == *t)).collect();
+    let mut wls = Vec::new();
+    for &t in &used {
+        wls.push(Arc::new(expand::load(&cfg.traces[t], &cfg.expand)?));
+    }
+    for j in &mut pts {
+        j.0 = used.iter().position(|&t| t == j.0).expect("a used trace");
+    }
+    // Jobs: the unchecked baseline of each trace, then every checked point;
+    // the slow ones (list, small MLBs) first so the threads finish together.
+    let mut jobs: Vec<Job> = (0..wls.len()).map(|t| (t, None)).collect();
     let cost = |j: &Job| match j.1 {
         Some((e, Structure::List, _)) => 100 - e.min(32) as i64,
         Some((e, Structure::Bst, _)) => 50 - e.min(32) as i64,
@@ -295,9 +330,78 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
             seed: cfg.seed,
             threads: cfg.threads,
         },
+        grid: Some(Grid {
+            traces: cfg.traces.iter().map(|t| t.display().to_string()).collect(),
+            entries: cfg.entries.clone(),
+            structures: cfg.structures.iter().map(|s| s.name().to_string()).collect(),
+            modes: cfg.modes.iter().map(|m| m.name().to_string()).collect(),
+        }),
+        shard: cfg.shard,
         traces,
         points,
         seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// Join the results of the shards 0..N of one sweep (any order) into the
+/// result the unsharded sweep gives: the same traces and points in the same
+/// order. Refuses parts of different sweeps (parameters or grid), a missing
+/// or repeated shard, and results that are not shards.
+pub fn merge(mut parts: Vec<(String, SweepResult)>) -> Result<SweepResult, String> {
+    let (first_name, first) = parts.first().ok_or("no sweep results to merge")?.clone();
+    let grid = first.grid.clone().ok_or_else(|| format!("{first_name}: no `grid`: not the output of `mlugen sweep --shard`"))?;
+    // Thread counts may differ between machines; nothing else may.
+    let same = |p: &Params| Params { threads: 0, ..p.clone() };
+    for (name, r) in &parts {
+        if r.grid.as_ref() != Some(&grid) {
+            return Err(format!("{name}: a different sweep grid (traces, entries, structures, modes) than {first_name}"));
+        }
+        if same(&r.params) != same(&first.params) {
+            return Err(format!("{name}: different sweep parameters than {first_name}"));
+        }
+    }
+    Shard::check_cover(parts.iter().map(|(n, r)| (n.as_str(), r.shard)))?;
+    // Traces in grid order (each shard that read a trace computed the same facts).
+    let mut traces: Vec<TraceInfo> = Vec::new();
+    for f in &grid.traces {
+        let mut found: Option<&TraceInfo> = None;
+        for (name, r) in &parts {
+            for t in r.traces.iter().filter(|t| &t.file == f) {
+                match found {
+                    Some(prev) if prev != t => return Err(format!("{name}: facts of trace {f} differ from another shard's")),
+                    _ => found = Some(t),
+                }
+            }
+        }
+        if let Some(t) = found {
+            if traces.iter().any(|x| x.workload == t.workload) {
+                return Err(format!("two traces of workload {}: points cannot be told apart", t.workload));
+            }
+            traces.push(t.clone());
+        }
+    }
+    let pos = |xs: &[String], x: &str| xs.iter().position(|y| y == x);
+    let key = |p: &Point| {
+        (
+            traces.iter().position(|t| t.workload == p.workload),
+            pos(&grid.structures, &p.structure),
+            pos(&grid.modes, &p.mode),
+            grid.entries.iter().position(|&e| e == p.entries),
+        )
+    };
+    let mut points: Vec<Point> = parts.iter_mut().flat_map(|(_, r)| std::mem::take(&mut r.points)).collect();
+    points.sort_by_key(|p| key(p));
+    let want = grid.traces.len() * grid.structures.len() * grid.modes.len() * grid.entries.len();
+    if points.len() != want {
+        return Err(format!("the shards hold {} points; the grid has {want}", points.len()));
+    }
+    Ok(SweepResult {
+        params: first.params.clone(),
+        grid: Some(grid),
+        shard: None,
+        traces,
+        points,
+        seconds: parts.iter().map(|(_, r)| r.seconds).sum(),
     })
 }
 

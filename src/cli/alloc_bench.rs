@@ -14,8 +14,8 @@ use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Requesters (warps, one per SM id) arbitrated round robin.
-    #[arg(long, default_value_t = 32)]
+    /// Requesters (warps, one per SM id) arbitrated round robin (1..=4096).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
     threads: u32,
     /// Request sizes in bytes, comma separated, drawn uniformly.
     #[arg(long, value_delimiter = ',', default_value = "16,24,48,100,200,500,1000")]
@@ -27,24 +27,25 @@ pub struct Args {
     k_s: u64,
     #[arg(long, default_value_t = DEFAULT_K_MP)]
     k_mp: u64,
-    /// malloc/free operations per run.
-    #[arg(long, default_value_t = 200_000)]
+    /// malloc/free operations per run (1..=10^8).
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     ops: u64,
-    /// Heap pages (4096 bytes each).
-    #[arg(long, default_value_t = 1024)]
+    /// Heap pages, 4096 bytes each (16..=2^20: at least one region of 16 pages).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(16..=1 << 20))]
     pages: u32,
     /// Background checker rate R, chunks per cycle: n/256 (always mode: n <=
     /// 10 at the default latencies, a check holds the unit 25 cycles).
     #[arg(long, default_value_t = 0.03125)]
     rate: f64,
-    /// The unit's canary memory port latency (cycles, >= 1).
-    #[arg(long, default_value_t = 1)]
+    /// The unit's canary memory port latency (cycles, 1..=100000).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     canary_latency: u64,
     /// allocator: closed-loop requesters on the unit; pipeline: synthetic
     /// allocation kernels on the SM pipeline (run-time overhead).
     #[arg(long, default_value = "allocator", value_parser = ["allocator", "pipeline"])]
     workload: String,
-    /// pipeline: ALU instructions per allocation, comma separated (a sweep).
+    /// pipeline: ALU instructions per allocation, comma separated (a sweep;
+    /// each 0..=10^6, and warps x iters x (alu + accesses + 2) at most 10^8).
     #[arg(long, value_delimiter = ',', default_value = "0,100,1000,3000,10000,30000,100000")]
     alu: Vec<u32>,
     /// pipeline: warp accesses (store/load) over each chunk.
@@ -84,14 +85,8 @@ fn mode(s: &str) -> CheckMode {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    if a.ops == 0 {
-        bail!("--ops must be at least 1");
-    }
     if a.sizes.iter().any(|&s| s == 0) {
         bail!("--sizes: a size of 0 is not a request (malloc(0) is the ZeroSize error)");
-    }
-    if a.canary_latency == 0 {
-        bail!("--canary-latency: must be at least 1 cycle");
     }
     let timing = UnitTiming { mem_latency: a.canary_latency, ..UnitTiming::default() };
     if a.workload == "pipeline" {
@@ -159,9 +154,10 @@ pub fn run(a: Args) -> Result<()> {
 /// `--workload pipeline`: the kernel in each check mode for every `--alu`.
 fn run_pipeline(a: &Args) -> Result<()> {
     let rate = rate_csr(a.rate).map_err(|e| anyhow::anyhow!("--rate: {e}"))?;
-    let mut rows = Vec::new();
-    for &alu in &a.alu {
-        let c = AllocKernelConfig {
+    let configs: Vec<AllocKernelConfig> = a
+        .alu
+        .iter()
+        .map(|&alu| AllocKernelConfig {
             warps: a.warps,
             size: a.size,
             accesses: a.accesses,
@@ -171,7 +167,14 @@ fn run_pipeline(a: &Args) -> Result<()> {
             slack: a.slack,
             mem_latency: a.mem_latency,
             canary_latency: a.canary_latency,
-        };
+        })
+        .collect();
+    // Every row is checked before the first runs.
+    for c in &configs {
+        c.validate().map_err(|e| anyhow::anyhow!("alloc-bench --workload pipeline: --{e}"))?;
+    }
+    let mut rows = Vec::new();
+    for c in configs {
         let go = |m| run_mode(&c, m).map_err(|e| anyhow::anyhow!("alloc-bench --workload pipeline: --{e}"));
         let runs = [go(CheckMode::Off)?, go(CheckMode::Free)?, go(CheckMode::Always)?];
         rows.push((c, runs));

@@ -5,12 +5,17 @@
 //! is committed, else generated now. On a mismatch the first differing
 //! cycle/request is printed with its inputs and both outputs, with
 //! `--trace vcd` a VCD of the cycles before it is written, and the exit status
-//! is non-zero.
+//! is non-zero. `--seeds K` runs K seeds one after the other, `--shard I/N`
+//! only this job's part of them, `--json F` writes the per-seed report that
+//! `mlugen merge` joins (docs/scale-out.md).
 use anyhow::{bail, Context, Result};
 use sim::config::{Mode, MluConfig, Replacement, Structure, Target};
 use std::io::Write;
 use std::path::PathBuf;
-use testbench::cosim::{self, RunOptions};
+use super::progress::Progress;
+use std::sync::{Arc, Mutex, OnceLock};
+use testbench::cosim::{self, Progress as CosimProgress, ProgressHook, RunOptions};
+use testbench::shard::{shard_seeds, CosimReport, SeedRun, Shard};
 use testbench::harness::program::ProgramConfig;
 
 #[derive(clap::Args)]
@@ -31,12 +36,21 @@ pub struct Args {
     /// MLB replacement: plru or rr.
     #[arg(long)]
     replacement: Option<String>,
-    /// Requests (MLU) or cycles (MLB) to compare.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Requests (MLU) or cycles (MLB) to compare per seed (1..=10^9).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     transactions: u64,
-    /// Seed of the stimulus (same seed, same run).
+    /// Seed of the stimulus (same seed, same run); with --seeds K the first.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Independent seeds to run: --seed, --seed + 1, ... (1..=10^6).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    seeds: u64,
+    /// Run only shard I of N of the seeds (seed k of --seeds in shard k mod N).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Write the per-seed report as JSON (what `mlugen merge` joins).
+    #[arg(long)]
+    json: Option<PathBuf>,
     /// `vcd`: on a mismatch, write a VCD of the cycles before it.
     #[arg(long)]
     trace: Option<String>,
@@ -51,9 +65,9 @@ pub struct Args {
     #[arg(long)]
     verilog: Option<PathBuf>,
     /// Also time the rust-hdl simulator on this many requests of the same
-    /// program (MLU, 8 or 16 entries; 0 = skip).
-    #[arg(long, default_value_t = 2000)]
-    rust_hdl_requests: u64,
+    /// program (MLU only; 0..=100000, about 5000 a second; default 2000; 0 = skip).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    rust_hdl_requests: Option<u64>,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -83,8 +97,32 @@ pub fn run(a: Args) -> Result<()> {
     }
     let src = a.config.as_ref().map_or("--entries/--structure".to_string(), |p| p.display().to_string());
     cfg.validate(Target::Hardware).map_err(|e| anyhow::anyhow!("{src}: {e}"))?;
-    if a.transactions == 0 {
-        bail!("--transactions must be at least 1");
+    let target = match a.top.as_str() {
+        t @ ("mlb" | "mlu") => t,
+        t => bail!("--top: `{t}` (allowed: mlb, mlu)"),
+    };
+    if target == "mlb" {
+        // The MLB block has no structure, mode or step limit: refuse what would be ignored.
+        let mlu_only: Vec<&str> = [
+            a.structure.as_ref().map(|_| "--structure"),
+            a.mode.as_ref().map(|_| "--mode"),
+            a.config.as_ref().map(|_| "--config"),
+            a.rust_hdl_requests.map(|_| "--rust-hdl-requests"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !mlu_only.is_empty() {
+            bail!("{} only apply to --top mlu (the MLB block has no structure, mode or step limit)", mlu_only.join(", "));
+        }
+    }
+    let shard = match &a.shard {
+        Some(s) => Some(Shard::parse(s).map_err(|e| anyhow::anyhow!("--{e}"))?),
+        None => None,
+    };
+    let seeds = shard_seeds(shard, a.seed, a.seeds);
+    if seeds.is_empty() {
+        bail!("--shard {}: no seed of --seeds {} falls in this shard", a.shard.as_deref().unwrap_or_default(), a.seeds);
     }
     let vcd = match a.trace.as_deref() {
         None => None,
@@ -96,75 +134,148 @@ pub fn run(a: Args) -> Result<()> {
         None => None,
     };
     let variant = if user_verilog.is_some() { "-user" } else { "" };
-    let mut out = std::io::stdout().lock();
-    match a.top.as_str() {
-        "mlb" => {
-            let top = cosim::mlb_top(cfg.entries, cfg.replacement)?;
-            let opts = RunOptions {
-                count: a.transactions,
-                seed: a.seed,
-                vcd: vcd.map(|_| a.vcd_out.clone().unwrap_or_else(|| PathBuf::from(format!("mlugen-cosim-{}.vcd", top.name())))),
-                ..Default::default()
-            };
-            writeln!(out, "mlugen cosim: {} ({} entries, {}), {} random cycles, seed {}", top.name(), cfg.entries, cfg.replacement.name(), a.transactions, a.seed)?;
-            out.flush()?;
-            let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
+    let top = if target == "mlb" { cosim::mlb_top(cfg.entries, cfg.replacement)? } else { cosim::mlu_top_for(&cfg)? };
+    let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
+    let unit = if target == "mlb" { "cycles" } else { "requests" };
+    let mut out = super::out::stdout();
+    writeln!(
+        out,
+        "mlugen cosim: {} ({} entries, {}{}), {} random {unit} per seed, seed{} {}",
+        top.name(),
+        cfg.entries,
+        cfg.replacement.name(),
+        if target == "mlu" { format!(", {}, {} mode", cfg.structure.name(), cfg.mode.name()) } else { String::new() },
+        a.transactions,
+        if seeds.len() > 1 { "s" } else { "" },
+        seed_list(&seeds)
+    )?;
+    out.flush()?;
+    let mut runs = Vec::new();
+    let mut failed = None;
+    for (k, &seed) in seeds.iter().enumerate() {
+        // A spinner while Verilator builds (first seed only; later ones hit
+        // the cache), then a bar over the compared requests.
+        let build = (k == 0).then(|| Progress::stage(&format!("mlugen cosim: building {} under Verilator", top.name())));
+        let label = if seeds.len() > 1 { format!("mlugen cosim: seed {seed}") } else { "mlugen cosim".to_string() };
+        let bar: Arc<OnceLock<Progress>> = Arc::new(OnceLock::new());
+        let hook = {
+            let bar = bar.clone();
+            let total = a.transactions;
+            let build = Mutex::new(build);
+            ProgressHook(Arc::new(move |p| match p {
+                CosimProgress::Built { compiled, .. } => {
+                    if let Some(b) = build.lock().expect("progress lock").take() {
+                        b.finish(if compiled { "compiled" } else { "cached" });
+                    }
+                    let _ = bar.set(Progress::new(&label, unit, total));
+                }
+                CosimProgress::Compared(n) => {
+                    if let Some(b) = bar.get() {
+                        b.set(n);
+                    }
+                }
+            }))
+        };
+        let vcd_path = vcd.map(|_| a.vcd_out.clone().unwrap_or_else(|| PathBuf::from(format!("mlugen-cosim-{}.vcd", top.name()))));
+        let opts = RunOptions {
+            count: a.transactions,
+            seed,
+            vcd: vcd_path,
+            vcd_window: if target == "mlb" { 200 } else { 20 },
+            progress: Some(hook),
+            ..Default::default()
+        };
+        let (run, text) = if target == "mlb" {
             let r = cosim::run_mlb(&top, verilog, variant, cfg.entries, cfg.replacement, &opts)?;
-            writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
-            writeln!(out, "cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8)?;
-            writeln!(out, "throughput: Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s", r.cycles_per_second(), r.model_cycles_per_second())?;
-            writeln!(out, "coverage: {:?}", r.stats)?;
-            if let Some(m) = &r.mismatch {
-                writeln!(out, "{m}")?;
-                if let Some(v) = &r.vcd {
-                    writeln!(out, "VCD of the last {} cycles: {}", opts.vcd_window, v.display())?;
-                }
-                bail!("the Verilog of {} differs from the golden model at cycle {}", r.top, m.cycle);
+            if let Some(b) = bar.get() {
+                b.finish(&format!("{} cycles compared", r.cycles));
             }
-        }
-        "mlu" => {
-            let top = cosim::mlu_top_for(&cfg)?;
+            if k == 0 {
+                writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
+            }
+            writeln!(out, "seed {seed}: cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8)?;
+            writeln!(out, "  throughput: Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s", r.cycles_per_second(), r.model_cycles_per_second())?;
+            writeln!(out, "  coverage: {}", r.stats)?;
+            let mut text = None;
+            if let Some(m) = &r.mismatch {
+                let mut t = m.to_string();
+                if let Some(v) = &r.vcd {
+                    t.push_str(&format!("\nVCD of the last {} cycles: {}", opts.vcd_window, v.display()));
+                }
+                text = Some((t, format!("the Verilog of {} differs from the golden model at cycle {} (seed {seed})", r.top, m.cycle)));
+            }
+            (SeedRun { seed, compared: r.cycles, mismatch: text.as_ref().map(|t| t.0.clone()), counts: serde_json::to_value(r.stats)? }, text)
+        } else {
             let pc = ProgramConfig { replacement: cfg.replacement, step_limit: cfg.step_limit, ..ProgramConfig::new(cfg.entries, cfg.structure, cfg.mode) };
-            let opts = RunOptions {
-                count: a.transactions,
-                seed: a.seed,
-                vcd: vcd.map(|_| a.vcd_out.clone().unwrap_or_else(|| PathBuf::from(format!("mlugen-cosim-{}.vcd", top.name())))),
-                vcd_window: 20,
-                ..Default::default()
-            };
-            writeln!(
-                out,
-                "mlugen cosim: {} ({} entries, {}, {}, {} mode), {} requests, seed {}",
-                top.name(),
-                cfg.entries,
-                cfg.structure.name(),
-                cfg.replacement.name(),
-                cfg.mode.name(),
-                a.transactions,
-                a.seed
-            )?;
-            out.flush()?;
-            let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
             let r = cosim::run_mlu(&top, verilog, variant, &pc, &opts)?;
-            writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
-            writeln!(out, "requests compared: {} ({} clock cycles), mismatches: {}", r.requests, r.cycles, r.mismatch.is_some() as u8)?;
-            writeln!(out, "throughput: Verilator cosimulation {:.0} requests/s (wall, model overlapped); golden model alone {:.0} requests/s", r.requests_per_second(), r.model_requests_per_second())?;
-            if a.rust_hdl_requests > 0 && r.mismatch.is_none() {
-                match cosim::rust_hdl_mlu_rate(&pc, a.seed, a.rust_hdl_requests) {
-                    Ok(rate) => writeln!(out, "throughput: rust-hdl simulation of the same block {rate:.0} requests/s (first {} requests)", a.rust_hdl_requests)?,
-                    Err(e) => writeln!(out, "throughput: rust-hdl not measured: {e}")?,
+            if let Some(b) = bar.get() {
+                b.finish(&format!("{} requests compared", r.requests));
+            }
+            if k == 0 {
+                writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
+            }
+            match &r.mismatch {
+                None => writeln!(out, "seed {seed}: requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles)?,
+                Some(_) => writeln!(out, "seed {seed}: requests compared: {}, mismatches: 1", r.requests)?,
+            }
+            writeln!(out, "  throughput: Verilator cosimulation {:.0} requests/s (wall, model overlapped); golden model alone {:.0} requests/s", r.requests_per_second(), r.model_requests_per_second())?;
+            let rust_hdl_requests = a.rust_hdl_requests.unwrap_or(2000);
+            if k == 0 && rust_hdl_requests > 0 && r.mismatch.is_none() {
+                let t = Progress::stage(&format!("mlugen cosim: timing rust-hdl on {rust_hdl_requests} requests"));
+                match cosim::rust_hdl_mlu_rate(&pc, seed, rust_hdl_requests) {
+                    Ok(rate) => {
+                        t.finish("done");
+                        writeln!(out, "  throughput: rust-hdl simulation of the same block {rate:.0} requests/s (first {rust_hdl_requests} requests)")?
+                    }
+                    Err(e) => {
+                        t.finish("not measured");
+                        writeln!(out, "  throughput: rust-hdl not measured: {e}")?
+                    }
                 }
             }
-            writeln!(out, "coverage: {}", r.stats)?;
+            writeln!(out, "  coverage: {}", r.stats)?;
+            let mut text = None;
             if let Some(m) = &r.mismatch {
-                writeln!(out, "{m}")?;
+                let mut t = m.to_string();
                 if let Some(v) = &r.vcd {
-                    writeln!(out, "VCD of the last {} requests: {}", opts.vcd_window, v.display())?;
+                    t.push_str(&format!("\nVCD of the last {} requests: {}", opts.vcd_window, v.display()));
                 }
-                bail!("the Verilog of {} differs from the golden model at request {}", r.top, m.index);
+                text = Some((t, format!("the Verilog of {} differs from the golden model at request {} (seed {seed})", r.top, m.index)));
             }
+            (SeedRun { seed, compared: r.requests, mismatch: text.as_ref().map(|t| t.0.clone()), counts: serde_json::to_value(r.stats)? }, text)
+        };
+        runs.push(run);
+        if let Some((report, err)) = text {
+            writeln!(out, "{report}")?;
+            failed = Some(err);
+            break;
         }
-        t => bail!("--top: `{t}` (allowed: mlb, mlu)"),
+    }
+    let config = serde_json::json!({
+        "entries": cfg.entries,
+        "replacement": cfg.replacement.name(),
+        "structure": (target == "mlu").then(|| cfg.structure.name()),
+        "mode": (target == "mlu").then(|| cfg.mode.name()),
+        "step_limit": (target == "mlu").then_some(cfg.step_limit),
+        "verilog": a.verilog.as_ref().map(|p| p.display().to_string()),
+    });
+    let report = CosimReport::new(&top.name().to_string(), target, config, a.transactions, a.seed, a.seeds, shard, runs);
+    writeln!(out, "total: {} {unit} compared over {} seed(s), {} mismatching", report.compared, report.runs.len(), report.mismatches)?;
+    if let Some(f) = &a.json {
+        std::fs::write(f, serde_json::to_string_pretty(&report)? + "\n").with_context(|| format!("--json {}", f.display()))?;
+    }
+    if let Some(e) = failed {
+        bail!("{e}");
     }
     Ok(())
+}
+
+/// `1` or `1..=8` or `1, 3, 5` (a shard's seeds).
+fn seed_list(seeds: &[u64]) -> String {
+    match seeds {
+        [one] => one.to_string(),
+        [first, .., last] if seeds.windows(2).all(|w| w[1] == w[0].wrapping_add(1)) => format!("{first}..={last}"),
+        _ if seeds.len() <= 8 => seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+        _ => format!("{} seeds from {} to {}", seeds.len(), seeds[0], seeds[seeds.len() - 1]),
+    }
 }

@@ -27,9 +27,10 @@ pub struct Args {
     /// field `hit_under_miss`).
     #[arg(long)]
     pub hit_under_miss: bool,
-    /// Output directory.
-    #[arg(long, default_value = VERILOG_OUT)]
-    pub out: PathBuf,
+    /// Output directory (default: verilog_out/ of the project, or of the
+    /// current directory).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Regenerate every committed top (verilog_out/); no other option may be given.
     #[arg(long)]
     pub all: bool,
@@ -90,10 +91,11 @@ pub fn run(args: Args) -> Result<()> {
         tops_for_config(&config_from_args(&args)?)?
     };
     // writeln! rather than println!: a closed stdout (`| head`) is an error, not a panic.
-    let mut stdout = std::io::stdout().lock();
+    let out = args.out.clone().unwrap_or_else(|| super::project::default_path(VERILOG_OUT));
+    let mut stdout = super::out::stdout();
     for top in tops {
         let g = top.build()?;
-        let (v, j) = g.write(&args.out)?;
+        let (v, j) = g.write(&out)?;
         writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
     Ok(())

@@ -1,8 +1,9 @@
 //! `mlugen sweep --trace FILE...`: the trace-driven evaluation (issue 6):
 //! every trace x MLB size x structure x mode through the SM pipeline model,
-//! against the unchecked baseline. Prints a table on stdout, a progress
-//! counter and the elapsed time on stderr; `--json`, `--csv` write the
-//! points, `--svg DIR` one plot per trace (`DIR/<workload>.svg`).
+//! against the unchecked baseline. Prints a table on stdout, progress and
+//! the elapsed time on stderr; `--json`, `--csv` write the points, `--svg
+//! DIR` one plot per trace (`DIR/<workload>.svg`). `--shard I/N` runs one
+//! part of the points; `mlugen merge` joins the parts' JSON.
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -27,7 +28,7 @@ pub struct Args {
     /// MLB replacement policy: plru or rr.
     #[arg(long, default_value = "plru")]
     pub replacement: String,
-    /// Warps per SM.
+    /// Warps per SM (1..=1024).
     #[arg(long, default_value_t = 32)]
     pub warps: usize,
     /// Memory latency in cycles (data and metadata reads).
@@ -36,20 +37,21 @@ pub struct Args {
     /// Metadata read latency in cycles (default: --mem-latency).
     #[arg(long = "meta-latency")]
     pub meta_latency: Option<u64>,
-    /// Data requests in flight at most.
-    #[arg(long = "max-outstanding", default_value_t = 64)]
+    /// Data requests in flight at most (1..=4096).
+    #[arg(long = "max-outstanding", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub max_outstanding: usize,
     /// Bytes per warp access: 32 or 128.
     #[arg(long, default_value_t = 128)]
     pub step: u64,
-    /// ALU instructions after every global access.
-    #[arg(long, default_value_t = 4)]
+    /// ALU instructions after every global access (0..=1000; the run time
+    /// grows with it: --alu 1000 takes minutes per trace).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub alu: u32,
-    /// Most warp accesses per argument per kernel (default 8 x warps).
-    #[arg(long)]
+    /// Most warp accesses per argument per kernel (1..=65536; default 8 x warps).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub cap: Option<u64>,
-    /// SMs an operator's grid is spread over (the model is one of them).
-    #[arg(long, default_value_t = 132)]
+    /// SMs an operator's grid is spread over, the model is one of them (1..=1024).
+    #[arg(long, default_value_t = 132, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub sms: u64,
     /// Extension: the runtime passes argument metadata locations at launch
     /// (compiler mode runs no LOADMETA).
@@ -72,9 +74,13 @@ pub struct Args {
     /// Tag PRNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (default: available cores).
-    #[arg(long)]
+    /// Worker threads (1..=256; default: available cores).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
+    /// Run only shard I of N of the points (0 <= I < N): an independent job
+    /// whose --json `mlugen merge` joins with the others' (docs/scale-out.md).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Write all points and per-trace facts as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -120,22 +126,29 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, rtl)", a.mlu_timing))?;
     cfg.seed = a.seed;
     if let Some(t) = a.threads {
-        if t == 0 {
-            bail!("--threads: must be at least 1");
-        }
         cfg.threads = t;
+    }
+    if let Some(s) = &a.shard {
+        cfg.shard = Some(sweep::Shard::parse(s).map_err(|e| anyhow::anyhow!("--{e}"))?);
     }
     if let Err(m) = cfg.expand.validate() {
         bail!("--{m}");
     }
+    // Reading and expanding the traces comes first, then the runs; the bar
+    // starts with the first finished run (the total is known only then).
+    let load = super::progress::Progress::stage("mlugen sweep: reading the traces");
+    let bar: std::sync::OnceLock<super::progress::Progress> = std::sync::OnceLock::new();
     let progress = |done: usize, total: usize| {
-        eprint!("\rmlugen sweep: {done}/{total} runs");
-        if done == total {
-            eprintln!();
-        }
-        let _ = std::io::stderr().flush();
+        bar.get_or_init(|| {
+            load.finish("read");
+            super::progress::Progress::new("mlugen sweep", "runs", total as u64)
+        })
+        .set(done as u64);
     };
     let r = sweep::run(&cfg, &progress)?;
+    if let Some(b) = bar.get() {
+        b.finish(&format!("{} points", r.points.len()));
+    }
     for p in &r.points {
         if p.faults != 0 {
             eprintln!(
@@ -144,9 +157,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             );
         }
     }
-    println!("workload          entries structure mode      slowdown  hit_rate  meta_reads      steps");
+    let mut out = super::out::stdout();
+    writeln!(out, "workload          entries structure mode      slowdown  hit_rate  meta_reads      steps")?;
     for p in &r.points {
-        println!(
+        writeln!(
+            out,
             "{:<17} {:>7} {:<9} {:<8} {:>9.4} {:>8.2}% {:>11} {:>10}",
             p.workload,
             p.entries,
@@ -156,8 +171,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             100.0 * p.hit_rate,
             p.meta_reads,
             p.steps
-        );
+        )?;
     }
+    drop(out);
     if let Some(f) = &a.json {
         std::fs::write(f, serde_json::to_string_pretty(&r)? + "\n").with_context(|| format!("--json {}", f.display()))?;
     }
@@ -172,12 +188,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 .with_context(|| format!("--svg {}", f.display()))?;
         }
     }
-    eprintln!(
-        "mlugen sweep: {} points over {} traces in {:.1} s ({} threads)",
+    super::progress::note(&format!(
+        "mlugen sweep: {} points over {} traces in {:.1} s ({} threads{})",
         r.points.len(),
         r.traces.len(),
         r.seconds,
-        cfg.threads
-    );
+        cfg.threads,
+        cfg.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
+    ));
     Ok(())
 }

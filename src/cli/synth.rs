@@ -1,7 +1,10 @@
 //! `mlugen synth`: synthesize the generated MLB/MLU Verilog with Yosys/ABC,
 //! time and power it with OpenSTA, and (with --report) write the MLB sweep
 //! report. The flow itself is the `synth` crate (docs/synth.md).
+use super::progress::{note, Progress};
+use super::project::default_path;
 use anyhow::{bail, Context, Result};
+use std::io::Write;
 use std::path::PathBuf;
 use synth::liberty::LibSpec;
 use synth::sweep::{self, JobOptions, TopKind};
@@ -29,15 +32,18 @@ pub struct Args {
     /// Print the results as JSON on stdout.
     #[arg(long)]
     json: bool,
-    /// Working directory for scripts, logs and netlists.
-    #[arg(long, default_value = "build/synth")]
-    out: PathBuf,
+    /// Working directory for scripts, logs and netlists (default:
+    /// build/synth of the project, or of the current directory).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Write mlb_sweep.md and mlb_sweep.json into this directory.
     #[arg(long)]
     report: Option<PathBuf>,
-    /// Directory holding the generated Verilog and manifests.
-    #[arg(long, default_value = "verilog_out")]
-    verilog_out: PathBuf,
+    /// Directory holding the generated Verilog and manifests (default:
+    /// verilog_out/ of the project, or of the current directory, where
+    /// `mlugen generate` writes it).
+    #[arg(long)]
+    verilog_out: Option<PathBuf>,
     /// Synthesize this Verilog file instead of the generated one (needs --top-module).
     #[arg(long)]
     verilog: Option<PathBuf>,
@@ -65,15 +71,30 @@ pub struct Args {
     /// `mlb<N>_<policy>_p2`; MLB top only).
     #[arg(long, default_value_t = 1)]
     hit_latency: u64,
-    /// Measured cycles per energy workload.
-    #[arg(long, default_value_t = 200)]
+    /// Measured cycles per energy workload (2..=100000).
+    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
     energy_cycles: usize,
 }
 
-pub fn run(a: Args) -> Result<()> {
+/// The current synthesis stage's spinner (JobOptions::on_stage is a plain fn).
+static STAGE: std::sync::Mutex<Option<Progress>> = std::sync::Mutex::new(None);
+
+fn on_stage(name: &str) {
+    let mut cur = STAGE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = cur.take() {
+        p.finish("done");
+    }
+    if !name.is_empty() {
+        *cur = Some(Progress::stage(&format!("mlugen synth: {name}")));
+    }
+}
+
+pub fn run(mut a: Args) -> Result<()> {
+    let verilog_out = a.verilog_out.take().unwrap_or_else(|| default_path("verilog_out"));
+    let out_dir = a.out.take().unwrap_or_else(|| default_path("build/synth"));
     if let Some(dir) = &a.rerender {
         synth::report::rerender(dir)?;
-        eprintln!("mlugen synth: re-rendered {}/mlb_sweep.md", dir.display());
+        note(&format!("mlugen synth: re-rendered {}/mlb_sweep.md", dir.display()));
         return Ok(());
     }
     if let Some(from) = &a.report_from {
@@ -94,7 +115,7 @@ pub fn run(a: Args) -> Result<()> {
             let stale = r
                 .iter()
                 .filter(|x| {
-                    let v = a.verilog_out.join(format!("{}.v", x.top));
+                    let v = verilog_out.join(format!("{}.v", x.top));
                     !v.is_file() || synth::sweep::fnv64(&[v]) != x.verilog_fnv64
                 })
                 .map(|x| format!("{} {}", x.top, x.library))
@@ -107,7 +128,7 @@ pub fn run(a: Args) -> Result<()> {
             bail!("--report-from {}: no reports found", from.display());
         }
         synth::report::write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_mlu   # only these jobs (the others' committed parts are kept)", &parts)?;
-        eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len());
+        note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len()));
         return Ok(());
     }
     let kind = match a.top.as_str() {
@@ -165,11 +186,11 @@ pub fn run(a: Args) -> Result<()> {
         for &n in &entries {
             let (design, generated) = match (&a.verilog, &a.top_module) {
                 (Some(v), Some(t)) => (synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() }, false),
-                _ if kind == TopKind::Canary => (sweep::resolve_canary(&a.verilog_out)?.design, true),
-                _ => (sweep::resolve_latency(&a.verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design, true),
+                _ if kind == TopKind::Canary => (sweep::resolve_canary(&verilog_out)?.design, true),
+                _ => (sweep::resolve_latency(&verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design, true),
             };
-            eprintln!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps);
-            let o = JobOptions { out: a.out.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles, clock_gating: gating && lib.tech.is_some() };
+            note(&format!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps));
+            let o = JobOptions { on_stage: Some(on_stage), out: out_dir.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles, clock_gating: gating && lib.tech.is_some() };
             // The MLU and canary workloads are closed loop (a memory answers
             // the unit): recorded on the RTL once per top, replayed per library.
             let recorded = if !o.energy || !generated || kind == TopKind::Mlb {
@@ -179,7 +200,7 @@ pub fn run(a: Args) -> Result<()> {
                 if let Some((_, w)) = recordings.iter().find(|(k, _)| *k == key) {
                     Some(w)
                 } else {
-                    let w = record(&a.verilog_out, &design.top, kind, &sim::config::MluConfig { entries: n, ..cfg.clone() }, a.energy_cycles)?;
+                    let w = record(&verilog_out, &design.top, kind, &sim::config::MluConfig { entries: n, ..cfg.clone() }, a.energy_cycles)?;
                     recordings.push((key, w));
                     recordings.last().map(|(_, w)| w)
                 }
@@ -187,18 +208,18 @@ pub fn run(a: Args) -> Result<()> {
             let r = sweep::run_with(&design, kind, n, &lib, &o, recorded.map(|w| w.as_slice()))
                 .with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
             if !a.json {
-                print_summary(&r);
+                print_summary(&r)?;
             }
             reports.push(r);
         }
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&reports)?)?;
     }
     if let Some(dir) = &a.report {
         let cmd = format!("mlugen {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
         synth::report::write(dir, &reports, &cmd)?;
-        eprintln!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json", dir.display());
+        note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json", dir.display()));
     }
     Ok(())
 }
@@ -213,19 +234,22 @@ fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::co
         _ => testbench::energy_workload::canary_workloads(&t, &testbench::energy_workload::canary_params(&t)?, cycles),
     }
     .with_context(|| format!("recording the energy workloads of {top} on its RTL"))?;
-    eprintln!("mlugen synth: recorded {} workloads of {top} on the RTL in {:.1} s", w.len(), t0.elapsed().as_secs_f64());
+    note(&format!("mlugen synth: recorded {} workloads of {top} on the RTL in {:.1} s", w.len(), t0.elapsed().as_secs_f64()));
     Ok(w)
 }
 
-fn print_summary(r: &synth::sweep::SynthReport) {
-    println!(
+fn print_summary(r: &synth::sweep::SynthReport) -> Result<()> {
+    let mut out = super::out::stdout();
+    writeln!(
+        out,
         "{} {}: {:.1} um2, {} cells, {} flip-flops; min period {:.1} ps, slack {:.1} ps at {} ps; leakage {:.3} uW",
         r.top, r.library, r.area_um2, r.cells, r.flip_flops, r.timing.min_period_ps, r.timing.slack_ps, r.clock_ps, r.leakage_w * 1e6
-    );
+    )?;
     for b in &r.blocks {
-        println!("  block {:<55} {:>10.1} um2", b.block, b.area_um2);
+        writeln!(out, "  block {:<55} {:>10.1} um2", b.block, b.area_um2)?;
     }
     for e in &r.energy {
-        println!("  energy {:<10} {:>8.3} pJ per {}", e.workload, e.dynamic_pj_per_op, e.op);
+        writeln!(out, "  energy {:<10} {:>8.3} pJ per {}", e.workload, e.dynamic_pj_per_op, e.op)?;
     }
+    Ok(())
 }

@@ -20,6 +20,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     struct Out<'a> {
         traces: &'a [sim::trace::TraceSummary],
     }
-    println!("{}", serde_json::to_string_pretty(&Out { traces: &traces })?);
+    use std::io::Write;
+    writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&Out { traces: &traces })?)?;
     Ok(())
 }

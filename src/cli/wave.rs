@@ -37,6 +37,9 @@ pub struct Args {
     pub allocations: usize,
 }
 
+/// The most walk cycles `wave` simulates (a VCD of about 40 MB).
+const MAX_WALK_CYCLES: u64 = 200_000;
+
 fn json_resp(r: &Response) -> serde_json::Value {
     serde_json::json!({
         "cycles": r.cycles,
@@ -98,6 +101,22 @@ pub fn run(args: Args) -> Result<()> {
     if !(1..=1000).contains(&args.allocations) {
         bail!("--allocations {}: must be 1..=1000", args.allocations);
     }
+    // The VCD holds every signal of every cycle (about 200 bytes a cycle):
+    // bound the walk's cycles, about 3 reads of latency + 1 cycles per node
+    // visited (all nodes of a list; the depth of the balanced tree).
+    let depth = match structure {
+        Structure::List => args.allocations as u64,
+        _ => (usize::BITS - args.allocations.leading_zeros()) as u64,
+    };
+    let walk_cycles = 3 * depth * (args.latency as u64 + 1);
+    if walk_cycles > MAX_WALK_CYCLES {
+        bail!(
+            "--allocations {} --latency {} ({}): the walk would take about {walk_cycles} cycles; at most {MAX_WALK_CYCLES} are written to a VCD (fewer allocations, a lower latency, or --structure bst)",
+            args.allocations,
+            args.latency,
+            structure.name()
+        );
+    }
     let cfg = MluConfig { entries: args.entries, structure, ..MluConfig::default() };
     cfg.validate(Target::Hardware).map_err(|e| anyhow::anyhow!("--entries {}: {e}", args.entries))?;
     let summary = match args.entries {
@@ -109,6 +128,7 @@ pub fn run(args: Args) -> Result<()> {
         32 => run_sized::<32, 5>(&args, &cfg)?,
         n => bail!("--entries {n}: allowed: 1, 2, 4, 8, 16, 32"),
     };
-    println!("{}", serde_json::to_string_pretty(&summary)?);
+    use std::io::Write;
+    writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&summary)?)?;
     Ok(())
 }

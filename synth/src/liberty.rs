@@ -11,10 +11,20 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The repository root (this crate lives in `<repo>/synth`).
+/// The project's source tree (sim::project: `--project`, the current
+/// directory, or the workspace for library users), else the current directory.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    sim::project::root().unwrap_or_else(|| PathBuf::from("."))
 }
+
+/// Where prepared libraries are cached (`<cache>/pdk/<name>`).
+pub fn pdk_cache() -> PathBuf {
+    sim::project::cache_dir().join("pdk")
+}
+
+/// scripts/fetch-nangate45.sh, built into the binary so that an installed
+/// `mlugen` fetches the library without the source tree.
+const FETCH_NANGATE45: &str = include_str!("../../scripts/fetch-nangate45.sh");
 
 /// Which library the user asked for (`--lib`).
 #[derive(Clone, Debug, PartialEq)]
@@ -121,17 +131,18 @@ impl Library {
 pub fn nangate45_path() -> PathBuf {
     match std::env::var_os("MLUGEN_NANGATE45_DIR") {
         Some(d) => PathBuf::from(d).join("stdcells.lib"),
-        None => repo_root().join("build/pdk/nangate45/stdcells.lib"),
+        None => pdk_cache().join("nangate45/stdcells.lib"),
     }
 }
 
 /// Where the ASAP7 .lib.gz files are: $MLUGEN_ASAP7_DIR, else the copy
 /// vendored in the repository (`pdk/asap7`, see pdk/PROVENANCE.md), so a
-/// clean clone synthesizes for ASAP7 wherever it is checked out.
-pub fn asap7_dir() -> PathBuf {
+/// clean clone synthesizes for ASAP7 wherever it is checked out. Outside a
+/// source tree (an installed binary) one of the two must be given.
+pub fn asap7_dir() -> Result<PathBuf> {
     match std::env::var_os("MLUGEN_ASAP7_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => repo_root().join("pdk/asap7"),
+        Some(d) => Ok(PathBuf::from(d)),
+        None => Ok(sim::project::require_root("--lib asap7 (the vendored ASAP7 files in pdk/asap7; or set MLUGEN_ASAP7_DIR)")?.join("pdk/asap7")),
     }
 }
 
@@ -151,20 +162,19 @@ pub fn fetch_nangate45() -> Result<PathBuf> {
     if path.is_file() {
         return Ok(path);
     }
-    let script = repo_root().join("scripts/fetch-nangate45.sh");
+    let script = "scripts/fetch-nangate45.sh";
+    let dest = path.parent().expect("stdcells.lib has a directory");
     let out = std::process::Command::new("bash")
-        .arg(&script)
+        .arg("-c")
+        .arg(FETCH_NANGATE45)
+        .env("MLUGEN_NANGATE45_DIR", dest)
         .output()
-        .with_context(|| format!("running {}", script.display()))?;
+        .with_context(|| format!("running {script} (built in)"))?;
     if !out.status.success() {
-        bail!(
-            "{} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
+        bail!("{script} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
     if !path.is_file() {
-        bail!("{} ran but {} is missing", script.display(), path.display());
+        bail!("{script} ran but {} is missing", path.display());
     }
     Ok(path)
 }
@@ -172,7 +182,8 @@ pub fn fetch_nangate45() -> Result<PathBuf> {
 /// Resolve a `--lib` choice to a ready library, writing merged/derived files
 /// under `work` (a cache directory).
 pub fn prepare(spec: &LibSpec, work: &Path) -> Result<Library> {
-    prepare_with(spec, work, &asap7_dir())
+    let asap7 = if *spec == LibSpec::Asap7 { asap7_dir()? } else { PathBuf::new() };
+    prepare_with(spec, work, &asap7)
 }
 
 /// `prepare`, with the ASAP7 files taken from `asap7`.

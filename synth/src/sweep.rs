@@ -240,6 +240,17 @@ pub struct JobOptions {
     pub energy_cycles: usize,
     /// Insert clock gates (flattened run; the block split stays ungated).
     pub clock_gating: bool,
+    /// Told the name of each stage as it starts (the CLI's progress), and ""
+    /// when the job is over.
+    pub on_stage: Option<fn(&str)>,
+}
+
+impl JobOptions {
+    fn stage(&self, s: &str) {
+        if let Some(f) = self.on_stage {
+            f(s);
+        }
+    }
 }
 
 /// Default clock per library: 1 GHz for Nangate45, 2 GHz for ASAP7 (the
@@ -254,9 +265,9 @@ pub fn default_clock_ps(spec: &LibSpec) -> f64 {
 /// Prepare a library in the shared cache (`<repo>/build/pdk/<name>`).
 pub fn library(spec: &LibSpec) -> Result<Library> {
     let dir = match spec {
-        LibSpec::Nangate45 => liberty::repo_root().join("build/pdk/nangate45"),
-        LibSpec::Asap7 => liberty::repo_root().join("build/pdk/asap7"),
-        LibSpec::Path(_) => liberty::repo_root().join("build/pdk/custom"),
+        LibSpec::Nangate45 => liberty::pdk_cache().join("nangate45"),
+        LibSpec::Asap7 => liberty::pdk_cache().join("asap7"),
+        LibSpec::Path(_) => liberty::pdk_cache().join("custom"),
     };
     liberty::prepare(spec, &dir)
 }
@@ -388,13 +399,16 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
     let hash_before = fnv64(&design.verilog);
+    o.stage("mapping (Yosys, ABC)");
     let (m, _) = flow::map_with(design, lib, &flow::MapOptions { clock_ps: o.clock_ps, flatten: true, clock_gating: o.clock_gating }, &dir.join("flat"))?;
     let (blocks, blocks_total) = if o.blocks {
+        o.stage("block split (Yosys, ABC, hierarchical)");
         let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
         (flow::blocks(&mods, lib, &|name| classify(&design.top, name)), hm.area_um2)
     } else {
         (vec![], 0.0)
     };
+    o.stage("timing and default-activity power (OpenSTA)");
     let (timing, pdef) = flow::sta(design, lib, &m, o.clock_ps, &Activity::default(), "")?;
     let mut notes = vec![lib.rails_note.clone()];
     if o.clock_gating && o.blocks {
@@ -421,6 +435,7 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
         notes.push(format!("no workload stimulus for the {} top was given: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
     }
     for (w, st) in &stimuli {
+        o.stage(&format!("energy of workload {w} (gate-level simulation, OpenSTA)"));
         let (act, n) = activity::measure(lib, &m.netlist, &design.top, &design.clock, o.clock_ps, st, &m.dir, &dir, &format!("_{w}"))?;
         let (_, p) = flow::sta(design, lib, &m, o.clock_ps, &act, &format!("_{w}"))?;
         let dynamic = p.internal_w + p.switching_w;
@@ -450,6 +465,7 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
         bail!("{} changed while it was being synthesized; run again", design.verilog[0].display());
     }
     let (sff, sffa) = lib.smallest_ff().unwrap_or_default();
+    o.stage("");
     Ok(SynthReport {
         top: design.top.clone(),
         kind,

@@ -28,7 +28,7 @@ fn mlb8() -> Design {
 fn mlb8_nangate45_area_timing_power_energy() {
     let lib = sweep::library(&LibSpec::Nangate45).unwrap();
     let work_dir = work("mlb8");
-    let o = JobOptions { out: work_dir.clone(), clock_ps: 1000.0, blocks: true, energy: true, energy_cycles: 60, clock_gating: true };
+    let o = JobOptions { out: work_dir.clone(), clock_ps: 1000.0, blocks: true, energy: true, energy_cycles: 60, clock_gating: true, on_stage: None };
     let r = sweep::run(&mlb8(), TopKind::Mlb, 8, &lib, &o).unwrap();
 
     // Area: at least the storage (8 x 172 bits, docs/design.md) in the

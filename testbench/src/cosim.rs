@@ -33,11 +33,40 @@ pub struct RunOptions {
     /// On a mismatch, write a VCD of the last `vcd_window` cycles here.
     pub vcd: Option<PathBuf>,
     pub vcd_window: u64,
+    /// Told when the harness is built and after every compared batch.
+    pub progress: Option<ProgressHook>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { count: 1_000_000, seed: 1, batch: 32768, vcd: None, vcd_window: 200 }
+        RunOptions { count: 1_000_000, seed: 1, batch: 32768, vcd: None, vcd_window: 200, progress: None }
+    }
+}
+
+/// What a run reports to its [`ProgressHook`].
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    /// The Verilator harness is ready (`compiled`: built now, else cached).
+    Built { compiled: bool, seconds: f64 },
+    /// Cycles (MLB) or requests (MLU) compared so far.
+    Compared(u64),
+}
+
+/// A progress callback (the CLI's bar); cheap to clone.
+#[derive(Clone)]
+pub struct ProgressHook(pub std::sync::Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
+    }
+}
+
+impl RunOptions {
+    fn report(&self, p: Progress) {
+        if let Some(h) = &self.progress {
+            (h.0)(p);
+        }
     }
 }
 
@@ -90,6 +119,7 @@ fn mlb_batch(bench: &mut MlbBench, ports: &MlbPorts, in_bytes: usize, n: usize) 
 /// `variant` names the build) and compare every cycle with the model.
 pub fn run_mlb(top: &Top, verilog: &str, variant: &str, entries: usize, replacement: Replacement, opts: &RunOptions) -> Result<MlbRun> {
     let (layout, build) = build_cycle_harness(top, verilog, variant, false)?;
+    opts.report(Progress::Built { compiled: build.compiled, seconds: build.seconds });
     let mut run = run_mlb_cycles(top.name(), layout, build, entries, replacement, opts, &[])?;
     if let (Some(m), Some(path)) = (&run.mismatch, &opts.vcd) {
         mlb_vcd(top, verilog, variant, entries, replacement, opts, m.cycle, path)?;
@@ -153,6 +183,7 @@ pub fn run_mlb_cycles(
         if mismatch.is_some() {
             break;
         }
+        opts.report(Progress::Compared(done));
         cur = nxt;
     }
     sim.finish()?;
@@ -239,10 +270,7 @@ impl std::fmt::Display for MluMismatch {
         }
         writeln!(f, "  preceding commands (oldest first):")?;
         for c in self.history.iter().rev().take(12).collect::<Vec<_>>().into_iter().rev() {
-            match c {
-                Cmd::Req(r) => writeln!(f, "    {r}")?,
-                other => writeln!(f, "    {other:?}")?,
-            }
+            writeln!(f, "    {c}")?;
         }
         Ok(())
     }
@@ -312,6 +340,7 @@ pub fn check_mlu_batch(b: &Batch, answers: &[Answer], issued_before: u64) -> Opt
 /// through the MLU top's harness, comparing every answer with the model.
 pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opts: &RunOptions) -> Result<MluRun> {
     let build = build_mlu_harness(top, verilog, variant, false)?;
+    opts.report(Progress::Built { compiled: build.compiled, seconds: build.seconds });
     let t0 = Instant::now();
     let mut sim = MluSim::start(&build, opts.seed)?;
     let mut bench = MluBench::new(cfg.clone(), opts.seed);
@@ -343,6 +372,7 @@ pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opt
             mismatch = Some(m);
             break;
         }
+        opts.report(Progress::Compared(issued_before + b.requests));
         cur = nxt;
     }
     sim.finish()?;
@@ -525,8 +555,7 @@ pub fn mlu_top_for(cfg: &sim::config::MluConfig) -> Result<Top> {
     cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow!("{e}"))?;
     let rr = if cfg.replacement == Replacement::RoundRobin { "_rr" } else { "" };
     let name = format!("mlu{}_{}{rr}", cfg.entries, cfg.structure.name());
-    let dir = crate::verilator::verilog_out_dir();
-    if dir.join(format!("{name}.v")).is_file() {
+    if let Some(dir) = crate::verilator::verilog_out_dir().filter(|d| d.join(format!("{name}.v")).is_file()) {
         return Top::load(&dir, &name);
     }
     let params = MluParams::from_config(cfg)?;

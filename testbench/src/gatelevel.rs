@@ -57,7 +57,7 @@ pub struct GateNetlist {
 pub fn map_mlb(entries: usize, replacement: Replacement, spec: &LibSpec, work: &Path) -> Result<GateNetlist> {
     let top = crate::cosim::mlb_top(entries, replacement)?;
     let repl = hw::generate::replacement_short(replacement);
-    let out = crate::verilator::verilog_out_dir();
+    let out = crate::verilator::verilog_out_dir().ok_or_else(|| anyhow::anyhow!("the gate-level MLB run reads verilog_out/ of the source tree"))?;
     let design = sweep::resolve(&out, sweep::TopKind::Mlb, entries, repl, "bst")?.design;
     if design.top != top.name() {
         bail!("verilog_out/ resolves a {entries}-entry {repl} MLB to {}, the cosimulation to {}", design.top, top.name());

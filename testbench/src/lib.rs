@@ -4,6 +4,7 @@ pub mod lint;
 pub mod verilator;
 pub mod harness;
 pub mod cosim;
+pub mod shard;
 pub mod mlu_driver;
 pub mod formal;
 pub mod canary_driver;

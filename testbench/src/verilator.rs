@@ -208,8 +208,7 @@ impl Top {
     /// The committed top `name` from `verilog_out/`, or if it is not there,
     /// generated now from the hw crate's registry (`hw::generate`).
     pub fn committed_or_generated(name: &str, spec: impl FnOnce() -> Result<hw::generate::TopSpec>) -> Result<Top> {
-        let dir = verilog_out_dir();
-        if dir.join(format!("{name}.v")).is_file() {
+        if let Some(dir) = verilog_out_dir().filter(|d| d.join(format!("{name}.v")).is_file()) {
             return Top::load(&dir, name);
         }
         let g = spec()?.build()?;
@@ -223,16 +222,20 @@ impl From<hw::generate::Generated> for Top {
     }
 }
 
-/// The workspace's committed Verilog directory (`verilog_out/`).
-pub fn verilog_out_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(hw::generate::VERILOG_OUT)
+/// The project's committed Verilog directory (`<project>/verilog_out/`;
+/// sim::project). Outside a source tree there is none, and tops are
+/// generated in the process instead.
+pub fn verilog_out_dir() -> Option<PathBuf> {
+    sim::project::root().map(|r| r.join(hw::generate::VERILOG_OUT))
 }
 
-/// Where cached builds go: `$MLUGEN_COSIM_DIR` or `target/cosim`.
+/// Where cached builds go: `$MLUGEN_COSIM_DIR`, else `<project>/target/cosim`,
+/// else `<user cache>/cosim` (sim::project::cache_dir).
 pub fn cosim_dir() -> PathBuf {
-    match std::env::var_os("MLUGEN_COSIM_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target").join("cosim"),
+    match (std::env::var_os("MLUGEN_COSIM_DIR"), sim::project::root()) {
+        (Some(d), _) => PathBuf::from(d),
+        (None, Some(r)) => r.join("target").join("cosim"),
+        (None, None) => sim::project::cache_dir().join("cosim"),
     }
 }
 

@@ -79,7 +79,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchResult, String> {
     let rate = rate_csr(cfg.heap.checker_rate)?;
     let mut unit = CanaryUnit::new(cfg.heap.clone(), cfg.threads as usize, rate, cfg.timing)?;
     for &s in &cfg.sizes {
-        unit.heap().class_for(s).map_err(|e| format!("sizes: {s}: {e:?}"))?;
+        unit.heap().class_for(s).map_err(|e| format!("sizes: {e}"))?;
     }
     let mut rng = SplitMix(cfg.seed);
     let t = cfg.threads as usize;
@@ -115,7 +115,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchResult, String> {
             match r.outcome {
                 Outcome::Malloc(Ok(a)) => owned[r.id].push(a.ptr),
                 Outcome::Malloc(Err(AllocError::Exhausted { .. })) => exhausted += 1,
-                Outcome::Malloc(Err(e)) => return Err(format!("unexpected {e:?}")),
+                Outcome::Malloc(Err(e)) => return Err(format!("malloc failed: {e}")),
                 Outcome::Free(Ok(_)) => {}
                 Outcome::Free(Err(e)) => return Err(format!("bench free failed: {e:?}")),
             }

@@ -95,7 +95,10 @@ impl HeapConfig {
             return Err("pages: must be at least 1".into());
         }
         if self.region_pages == 0 || self.region_pages > self.pages {
-            return Err(format!("region_pages: {} must be in 1..={}", self.region_pages, self.pages));
+            return Err(format!(
+                "region_pages: {} pages per region does not fit a heap of {} pages (pages must be at least region_pages, which must be at least 1)",
+                self.region_pages, self.pages
+            ));
         }
         if self.classes.is_empty() {
             return Err("classes: at least one size class is needed".into());
@@ -128,6 +131,18 @@ pub enum AllocError {
     TooLarge { size: u64, max: u64 },
     /// No page of the class has a free chunk and no page is empty.
     Exhausted { size: u64 },
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AllocError::ZeroSize => write!(f, "a request of 0 bytes (malloc(0))"),
+            AllocError::TooLarge { size, max } => {
+                write!(f, "{size} bytes is larger than the largest size class holds ({max} bytes with canaries and slack)")
+            }
+            AllocError::Exhausted { size } => write!(f, "no free chunk for {size} bytes (heap exhausted)"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,6 +15,10 @@ use crate::expand::{Arg, Instr, Kernel};
 use crate::pipeline::{run_kernel_alloc, KernelRun, MluTiming, PipelineConfig};
 use crate::trace::Rw;
 
+/// The most warp instructions one `--workload pipeline` run simulates
+/// (about a minute of the cycle-level model on one core).
+pub const MAX_KERNEL_INSTRS: u64 = 100_000_000;
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct AllocKernelConfig {
     pub warps: usize,
@@ -33,16 +37,39 @@ pub struct AllocKernelConfig {
 
 impl AllocKernelConfig {
     /// Errors name the field.
+    /// Checks every field's range (errors name the field as its flag).
     pub fn validate(&self) -> Result<(), String> {
         if self.warps == 0 || self.warps > 64 {
             return Err(format!("warps: must be 1..=64, got {}", self.warps));
+        }
+        if self.slack > 239 {
+            return Err(format!("slack: must be 0..=239 bytes (the unit's largest class is 256 bytes with 16 of canaries), got {}", self.slack));
         }
         let max = 256 - 16 - self.slack;
         if self.size == 0 || self.size > max {
             return Err(format!("size: must be 1..={max} bytes (the unit's largest class with canaries and slack), got {}", self.size));
         }
-        if self.iters == 0 {
-            return Err("iters: must be at least 1".into());
+        if self.iters == 0 || self.iters > 10_000 {
+            return Err(format!("iters: must be 1..=10000, got {}", self.iters));
+        }
+        if self.accesses > 10_000 {
+            return Err(format!("accesses: must be 0..=10000, got {}", self.accesses));
+        }
+        if self.alu > 1_000_000 {
+            return Err(format!("alu: must be 0..=1000000 instructions per allocation, got {}", self.alu));
+        }
+        if self.mem_latency == 0 || self.mem_latency > 100_000 {
+            return Err(format!("mem-latency: must be 1..=100000 cycles, got {}", self.mem_latency));
+        }
+        if self.canary_latency > 100_000 {
+            return Err(format!("canary-latency: must be 1..=100000 cycles, got {}", self.canary_latency));
+        }
+        // The cycle-level run steps every instruction of every warp.
+        let instrs = self.warps as u64 * self.iters as u64 * (self.alu as u64 + self.accesses as u64 + 2);
+        if instrs > MAX_KERNEL_INSTRS {
+            return Err(format!(
+                "warps x iters x (alu + accesses + 2) = {instrs} instructions; at most {MAX_KERNEL_INSTRS} are simulated (fewer warps, iters or alu)"
+            ));
         }
         if self.rate == 0 {
             return Err("rate: must be 1..=255 (n/256 checks per cycle)".into());

@@ -297,7 +297,7 @@ pub fn compare(e: &MlbExpect, o: &MlbOut) -> Option<(&'static str, String, Strin
 }
 
 /// Event counts of a run (to show the stimulus reached the interesting cases).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MlbStats {
     pub cycles: u64,
     pub range_searches: u64,
@@ -505,8 +505,78 @@ impl fmt::Display for MlbMismatch {
             writeln!(f, "  inputs of cycle {} (registered outputs answer these): {p}", self.cycle - 1)?;
         }
         writeln!(f, "  inputs of cycle {}: {}", self.cycle, self.stim)?;
-        writeln!(f, "  model expects: {:?}", self.expect)?;
-        write!(f, "  Verilog gave:  {:?}", self.sample)
+        writeln!(f, "  model expects: {}", self.expect)?;
+        write!(f, "  Verilog gave:  {}", self.sample)
+    }
+}
+
+impl fmt::Display for SearchExpect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.hit {
+            None => write!(f, "miss")?,
+            Some((way, e)) => write!(f, "hit way {way} (loc {:#x} base {:#x} size {:#x} tag {:#04x})", e.location, e.base, e.size, e.tag)?,
+        }
+        if self.multi {
+            write!(f, ", multi")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for MlbExpect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "range search {}; location search {}; victim way {}, fill_ok {}, replacement state {:#x}",
+            self.rs, self.ls, self.victim, self.fill_ok as u8, self.repl_state
+        )
+    }
+}
+
+impl fmt::Display for MlbOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hit = |f: &mut fmt::Formatter<'_>, hit: bool, way: u64, loc: Option<u64>, base: u64, size: u64, tag: u64, multi: bool| {
+            if hit {
+                write!(f, "hit way {way} (")?;
+                if let Some(l) = loc {
+                    write!(f, "loc {:#x} ", loc_addr(l))?;
+                }
+                write!(f, "base {base:#x} size {size:#x} tag {tag:#04x})")?;
+            } else {
+                write!(f, "miss")?;
+            }
+            if multi {
+                write!(f, ", multi")?;
+            }
+            Ok(())
+        };
+        write!(f, "range search ")?;
+        hit(f, self.rs_hit, self.rs_way, Some(self.rs_loc), self.rs_base, self.rs_size, self.rs_tag, self.rs_multi)?;
+        write!(f, "; location search ")?;
+        hit(f, self.ls_hit, self.ls_way, None, self.ls_base, self.ls_size, self.ls_tag, self.ls_multi)?;
+        write!(f, "; victim way {}, fill_ok {}, replacement state {:#x}", self.victim, self.fill_ok as u8, self.repl_state)
+    }
+}
+
+impl fmt::Display for MlbStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} range searches ({} hits), {} location searches ({} hits), {} fills ({} taken, {} evictions, {} dropped by a same-cycle invalidate), {} invalidates matched, {} cycles with both hits, {} multi-matches, {} flushes, {} resets",
+            self.range_searches,
+            self.range_hits,
+            self.loc_searches,
+            self.loc_hits,
+            self.fills,
+            self.fills_taken,
+            self.evictions,
+            self.fills_dropped_by_invalidate,
+            self.invalidates_matched,
+            self.both_hits_same_cycle,
+            self.multi_matches,
+            self.flushes,
+            self.resets
+        )
     }
 }
 

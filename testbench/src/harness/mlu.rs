@@ -286,6 +286,32 @@ pub enum Cmd {
     Inject(Injection),
 }
 
+impl fmt::Display for Cmd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cmd::Write { addr, data } => write!(f, "memory write [{addr:#x}] = {data:#x}"),
+            Cmd::Forget { addr } => write!(f, "memory word {addr:#x} removed"),
+            Cmd::Poison { addr } => write!(f, "memory word {addr:#x} answers with an error"),
+            Cmd::ForgetAll => write!(f, "memory cleared"),
+            Cmd::Timing { lmin, lmax, ready_pct, seed } => {
+                write!(f, "memory timing: latency {lmin}..={lmax} cycles, ready {ready_pct}% of cycles, seed {seed}")
+            }
+            Cmd::Csr { addr, data } => write!(f, "CSR write [{addr}] = {data:#x}"),
+            Cmd::Reset => write!(f, "reset"),
+            Cmd::Req(r) => write!(f, "{r}"),
+            Cmd::ReadState => write!(f, "read the counters and CSRs"),
+            Cmd::Vcd(p) => write!(f, "VCD to {p}"),
+            Cmd::Hold { min, max, seed } => write!(f, "metadata reads held {min}..={max} extra cycles, seed {seed}"),
+            Cmd::Inject(i) => write!(
+                f,
+                "next request's metadata read {}: {}",
+                i.at,
+                if i.error { "error response".to_string() } else { format!("{} memory writes land first", i.writes.len()) }
+            ),
+        }
+    }
+}
+
 /// A one-request memory fault: at that request's metadata read number `at`
 /// (from 0), either the read answers with an error, or `writes` land in
 /// memory first (so reads `at..` see them: a node changing under a walk).

@@ -39,6 +39,10 @@ use sim::scenario::{LinkTarget, PtrSpec, Scenario, ScenarioEvent};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
+/// Requests left in a batch below which [`MluBench::batch`] issues only
+/// one-request operations.
+const TAIL: u64 = 32;
+
 /// What a run draws its programs from.
 #[derive(Clone, Debug)]
 pub struct ProgramConfig {
@@ -195,7 +199,7 @@ enum Word {
 }
 
 /// Aggregate event counts (coverage of a run).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ProgramStats {
     pub programs: u64,
     pub requests: u64,
@@ -897,6 +901,8 @@ impl MluBench {
     }
 
     /// Draw about `n` requests (finishing the current step) into a batch.
+    /// Draws operations until `n` requests are in the batch; exactly `n`
+    /// unless one malloc retires more than [`TAIL`] FREED nodes at once.
     pub fn batch(&mut self, n: u64) -> Batch {
         let t = std::time::Instant::now();
         let mut b = Batch::default();
@@ -909,7 +915,12 @@ impl MluBench {
             }
             let near_end = self.in_program + 300 > self.cfg.program_len;
             let r = self.below(1000);
-            if (self.live.len() < 4 || r < 15) && self.live.len() < self.cfg.max_live {
+            if n - b.requests < TAIL {
+                // The last few requests of a batch are one-request operations
+                // (MEMCHECK.S), so a run compares exactly the count asked for:
+                // an access or a malloc may issue several.
+                self.memcheck_s(&mut b);
+            } else if (self.live.len() < 4 || r < 15) && self.live.len() < self.cfg.max_live {
                 self.malloc(&mut b);
             } else if r < 30 || self.live.len() >= self.cfg.max_live {
                 self.free(&mut b);
