@@ -166,9 +166,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(d) = &a.svg {
         std::fs::create_dir_all(d).with_context(|| format!("--svg {}", d.display()))?;
+        let caption = sim::plot::caption(&cfg);
         for t in &r.traces {
             let f = d.join(format!("{}.svg", t.workload));
-            std::fs::write(&f, sim::svg::workload_plot(&t.workload, &r.points))
+            std::fs::write(&f, sim::plot::workload_svg(&t.workload, &r.points, &caption)?)
                 .with_context(|| format!("--svg {}", f.display()))?;
         }
     }
