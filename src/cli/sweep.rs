@@ -81,8 +81,11 @@ pub struct Args {
     /// Write the points as CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Directory for one SVG plot per trace.
-    #[arg(long)]
+    /// Directory for one SVG plot per trace (`DIR/<workload>.svg`, created
+    /// if missing). A path ending in `.svg` is refused ("--svg takes a
+    /// directory"), even with one trace: the file is always named after the
+    /// trace's workload.
+    #[arg(long, value_parser = svg_dir)]
     pub svg: Option<PathBuf>,
 }
 
@@ -181,4 +184,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cfg.threads
     );
     Ok(())
+}
+
+/// `--svg DIR`: a directory; a path ending in `.svg` is a mistake.
+fn svg_dir(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+        return Err(format!("--svg takes a directory (it writes <workload>.svg per trace in it), not a file: {s}"));
+    }
+    Ok(p)
 }
