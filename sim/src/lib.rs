@@ -38,4 +38,4 @@ pub mod trace;
 pub mod expand;
 pub mod pipeline;
 pub mod sweep;
-pub mod svg;
+pub mod plot;

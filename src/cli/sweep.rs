@@ -87,8 +87,11 @@ pub struct Args {
     /// Write the points as CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Directory for one SVG plot per trace.
-    #[arg(long)]
+    /// Directory for one SVG plot per trace (`DIR/<workload>.svg`, created
+    /// if missing). A path ending in `.svg` is refused ("--svg takes a
+    /// directory"), even with one trace: the file is always named after the
+    /// trace's workload.
+    #[arg(long, value_parser = svg_dir)]
     pub svg: Option<PathBuf>,
 }
 
@@ -182,9 +185,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(d) = &a.svg {
         std::fs::create_dir_all(d).with_context(|| format!("--svg {}", d.display()))?;
+        let caption = sim::plot::caption(&cfg);
         for t in &r.traces {
             let f = d.join(format!("{}.svg", t.workload));
-            std::fs::write(&f, sim::svg::workload_plot(&t.workload, &r.points))
+            std::fs::write(&f, sim::plot::workload_svg(&t.workload, &r.points, &caption)?)
                 .with_context(|| format!("--svg {}", f.display()))?;
         }
     }
@@ -197,4 +201,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cfg.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
     ));
     Ok(())
+}
+
+/// `--svg DIR`: a directory; a path ending in `.svg` is a mistake.
+fn svg_dir(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+        return Err(format!("--svg takes a directory (it writes <workload>.svg per trace in it), not a file: {s}"));
+    }
+    Ok(p)
 }
