@@ -45,6 +45,14 @@
 //!   traces have none) has no address to sweep and is counted and skipped.
 //! - `seg_alloc`/`seg_free` are the caching allocator's cudaMalloc segments,
 //!   not tensors: the MLU tracks blocks, so they are ignored.
+//!
+//! Validity: the expander checks nothing of the trace itself; every rule
+//! (lifetimes, 56-bit ranges, overlapping live blocks, accesses inside their
+//! block) is [`TraceReader`]'s, so `mlugen sweep` rejects exactly the files
+//! `mlugen trace` rejects, with the same error. Its arithmetic relies on the
+//! reader's guarantee that an access to block `id` has
+//! `offset + length <= size(id) < 2^56`: `offset + length` and every step
+//! start below it cannot overflow, and every step lies inside its block.
 use std::io::BufRead;
 use std::path::Path;
 
@@ -174,7 +182,10 @@ impl Workload {
     }
 }
 
-/// Expands one kernel's arguments into per-warp streams.
+/// Expands one kernel's arguments into per-warp streams. Each argument must
+/// satisfy `offset + length` without overflow (the arguments [`load`] passes
+/// come from [`TraceReader`], which guarantees `offset + length <= size <
+/// 2^56`).
 pub fn expand_kernel(op: &str, args: Vec<Arg>, cfg: &ExpandConfig) -> Kernel {
     let w = cfg.warps;
     let tw = cfg.step / 32;
@@ -261,8 +272,9 @@ pub fn expand_reader<R: BufRead>(
     });
     let mut items = Vec::new();
     let mut null_accesses = 0;
-    // The header is line 1; the k-th event (from 0) is line k + 2.
-    for (line, ev) in (2u64..).zip(reader.by_ref()) {
+    // Every event has been validated by the reader (see the module doc).
+    while let Some(ev) = reader.next() {
+        let line = reader.line();
         match ev? {
             Event::Alloc { id, base, size } => items.push(Item::Alloc { id, base, size, line }),
             Event::Free { id } => items.push(Item::Free { id, line }),

@@ -5,11 +5,37 @@
 //! The reader decodes and validates one line at a time (the files are never
 //! loaded whole) and yields typed [`Event`]s. Every error names the file and
 //! the 1-based line number and says what is wrong, and the iterator stops
-//! after the first error. Besides the per-line format it checks the block
-//! lifetimes it can see: an `alloc` of an id that is already live, a `free` of
-//! an id that is not live, and a kernel access to an id that is not live are
-//! errors (the trace would be inconsistent; a consumer would otherwise invent
-//! metadata for it).
+//! after the first error. It is the one place the trace rules are checked:
+//! `mlugen trace` ([`summarize`]) and the sweep's expansion
+//! ([`crate::expand::load`]) both read through it, so they accept and reject
+//! the same files. Besides the per-line format (header, event types, field
+//! types) it checks, as it streams:
+//! - lifetimes: an `alloc` of an id that is already live, a `free` of an id
+//!   that is not live, and a kernel access to an id that is not live;
+//! - ranges (`alloc`, `seg_alloc` and `seg_free`): the size is at least 1 and
+//!   fits 56 bits (< 2^56), the base is a 56-bit address (< 2^56: pointer
+//!   bits 55..0, the top byte is the tag), and `base + size <= 2^56` (the
+//!   last byte, `base + size - 1`, is a 56-bit address);
+//! - live blocks do not overlap: the caching allocator hands out disjoint
+//!   blocks (inside its segments), so a block overlapping a live one means a
+//!   broken trace (a `free` was lost, or a base is wrong);
+//! - accesses: `offset + length` must not overflow 64 bits, and for an
+//!   access to a block, `offset + length <= size` (the range lies inside the
+//!   block; an access ending exactly at the block end is valid, a
+//!   zero-length range anywhere up to the end too).
+//!
+//! Not checked: that blocks lie inside a recorded segment, and that a
+//! `seg_free` matches an earlier `seg_alloc` (v1 traces may hold segments
+//! reserved before recording began); `null`-id accesses beyond the 64-bit
+//! overflow (there is no block to check them against).
+//!
+//! Consumers may rely on these guarantees for every event the reader yields:
+//! for an `alloc`, `1 <= size < 2^56` and `base + size <= 2^56`; for a
+//! kernel access to block `id`, `offset + length <= size(id) < 2^56` (so
+//! `base + offset + length` cannot overflow either).
+//!
+//! Memory: O(live blocks): a map of live ids and an ordered map of live
+//! blocks by base (the overlap check is one `O(log n)` lookup per `alloc`).
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
@@ -23,6 +49,10 @@ use serde_json::Value;
 /// The only format name and version this reader accepts.
 pub const FORMAT: &str = "gpuarmor-trace";
 pub const VERSION: u64 = 1;
+
+/// Addresses are 56 bits (pointer bits 55..0; the top byte is the tag): a
+/// base is below this, and a block or segment ends at or below it.
+pub const ADDR_END: u64 = 1 << 56;
 
 /// Direction of an operator's access to a byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -98,8 +128,11 @@ pub struct TraceReader<R: BufRead> {
     file: String,
     line: u64,
     header: Header,
-    /// Live block id -> size (for the lifetime checks).
-    live: HashMap<u64, u64>,
+    /// Live block id -> (base, size) (for the lifetime and access checks).
+    live: HashMap<u64, (u64, u64)>,
+    /// Live block base -> (end, id), for the overlap check. Live blocks are
+    /// disjoint and have size >= 1, so bases are distinct.
+    by_base: BTreeMap<u64, (u64, u64)>,
     done: bool,
     buf: String,
 }
@@ -127,6 +160,7 @@ impl<R: BufRead> TraceReader<R> {
             line: 0,
             header: Header::default(),
             live: HashMap::new(),
+            by_base: BTreeMap::new(),
             done: false,
             buf: String::new(),
         };
@@ -149,7 +183,13 @@ impl<R: BufRead> TraceReader<R> {
 
     /// The size of a live block, if `id` is live.
     pub fn live_size(&self, id: u64) -> Option<u64> {
-        self.live.get(&id).copied()
+        self.live.get(&id).map(|&(_, size)| size)
+    }
+
+    /// The 1-based line number of the last line read (the header is line 1,
+    /// so after an event it is that event's line).
+    pub fn line(&self) -> u64 {
+        self.line
     }
 
     fn err_at(&self, line: u64, message: String) -> TraceError {
@@ -235,6 +275,30 @@ impl<R: BufRead> TraceReader<R> {
         }
     }
 
+    /// The range rules shared by blocks and segments: `1 <= size < 2^56`,
+    /// `base < 2^56`, `base + size <= 2^56`. Returns `base + size`.
+    fn check_range(&self, what: &str, base: u64, size: u64) -> Result<u64, TraceError> {
+        if size == 0 {
+            return Err(self.err(format!("{what}: size 0 (a block or segment has at least one byte)")));
+        }
+        if size >= ADDR_END {
+            return Err(self.err(format!("{what}: size {size} does not fit 56 bits (must be < 2^56)")));
+        }
+        if base >= ADDR_END {
+            return Err(self.err(format!(
+                "{what}: base {base:#x} is not a 56-bit address (must be < 2^56; the top byte is the pointer tag)"
+            )));
+        }
+        // Both are below 2^56, so the sum cannot overflow.
+        let end = base + size;
+        if end > ADDR_END {
+            return Err(self.err(format!(
+                "{what}: [{base:#x}, {end:#x}) ends past the 56-bit address space (base + size must be <= 2^56)"
+            )));
+        }
+        Ok(end)
+    }
+
     fn parse_event(&mut self, v: &Value) -> Result<Event, TraceError> {
         let obj = v
             .as_object()
@@ -249,21 +313,38 @@ impl<R: BufRead> TraceReader<R> {
                 let id = self.u64_field(obj, t, "id")?;
                 let base = self.u64_field(obj, t, "base")?;
                 let size = self.u64_field(obj, t, "size")?;
-                if self.live.insert(id, size).is_some() {
+                if self.live.contains_key(&id) {
                     return Err(self.err(format!("alloc: id {id} is already live (allocated and not freed)")));
                 }
+                let what = format!("alloc: id {id}");
+                let end = self.check_range(&what, base, size)?;
+                // Live blocks are disjoint, so only the live block with the
+                // largest base below `end` can overlap [base, end).
+                if let Some((&ob, &(oe, oid))) = self.by_base.range(..end).next_back() {
+                    if oe > base {
+                        return Err(self.err(format!(
+                            "{what}: block [{base:#x}, {end:#x}) overlaps live block {oid} at [{ob:#x}, {oe:#x})"
+                        )));
+                    }
+                }
+                self.live.insert(id, (base, size));
+                self.by_base.insert(base, (end, id));
                 Ok(Event::Alloc { id, base, size })
             }
             "free" => {
                 let id = self.u64_field(obj, t, "id")?;
-                if self.live.remove(&id).is_none() {
-                    return Err(self.err(format!("free: unknown id {id} (not a live block)")));
+                match self.live.remove(&id) {
+                    Some((base, _)) => {
+                        self.by_base.remove(&base);
+                    }
+                    None => return Err(self.err(format!("free: unknown id {id} (not a live block)"))),
                 }
                 Ok(Event::Free { id })
             }
             "seg_alloc" | "seg_free" => {
                 let base = self.u64_field(obj, t, "base")?;
                 let size = self.u64_field(obj, t, "size")?;
+                self.check_range(t, base, size)?;
                 Ok(if t == "seg_alloc" {
                     Event::SegAlloc { base, size }
                 } else {
@@ -321,6 +402,18 @@ impl<R: BufRead> TraceReader<R> {
         if let Some(id) = id {
             if !self.live.contains_key(&id) {
                 return Err(self.err(format!("{}: unknown id {id} (not a live block)", what())));
+            }
+        }
+        let Some(end) = offset.checked_add(length) else {
+            return Err(self.err(format!("{}: offset {offset} + length {length} overflows 64 bits", what())));
+        };
+        if let Some(id) = id {
+            let size = self.live[&id].1;
+            if end > size {
+                return Err(self.err(format!(
+                    "{}: range [{offset}, {end}) of block {id} ends past the block's end (size {size})",
+                    what()
+                )));
             }
         }
         Ok(Access { id, offset, length, rw })
