@@ -81,7 +81,7 @@ w("")
 
 # Sweep.
 w("## MLB size sweep 0-32\n")
-w("Plots (slowdown on a log scale and MLB hit rate against entries; solid = compiler, dashed = HWONLY):\n")
+w("Plots, one per trace: (a) slowdown against MLB entries on a log scale (0 = no MLB); (b) MLB miss rate (1 - hit rate) on a log scale for 1 to 32 entries (with no MLB there is no hit rate); colour = structure, solid line and circles = compiler, dashed line and triangles = HWONLY; the sweep's parameters under each plot:\n")
 for x in order:
     w(f"![{x}](svg/{x}.svg)\n")
 w("The same with 30-cycle metadata reads: " + ", ".join(f"[{x}](svg-l1/{x}.svg)" for x in order) + ".\n")

@@ -125,6 +125,41 @@ fn gz(text: &str) -> Vec<u8> {
 
 const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}"#;
 
+/// `trace` and `sweep` read through one validator: a trace the sweep would
+/// refuse is refused by `trace` too, with the same message (issue 16).
+#[test]
+fn trace_and_sweep_reject_the_same_traces() {
+    let alloc = |base: &str, size: &str| format!(r#"{{"t": "alloc", "id": 0, "base": {base}, "size": {size}}}"#);
+    let cases = [
+        ("size0", alloc("4096", "0"), ":2:"),
+        ("size2p63", alloc("4096", "9223372036854775808"), ":2:"),
+        ("base2p56", alloc("72057594037927936", "64"), ":2:"),
+        (
+            "overlap",
+            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "alloc", "id": 1, "base": 4100, "size": 64}"#),
+            ":3:",
+        ),
+        (
+            "past-end",
+            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 60, 8, "r"]]}"#),
+            ":3:",
+        ),
+        (
+            "overflow",
+            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 18446744073709551615, 2, "r"]]}"#),
+            ":3:",
+        ),
+    ];
+    for (tag, body, line) in cases {
+        let f = Scratch::new(&format!("v-{tag}.jsonl.gz"), &gz(&format!("{HEADER}\n{body}\n")));
+        let t = fails(&["trace", f.path()]);
+        let s = fails(&["sweep", "--trace", f.path(), "--entries", "8", "--structure", "bst", "--mode", "compiler", "--quiet"]);
+        let at = format!("{}{line}", f.path());
+        assert!(t.contains(&at), "{tag}: trace: {t}");
+        assert_eq!(t, s, "{tag}: trace and sweep give the same error");
+    }
+}
+
 #[test]
 fn bad_traces_exit_nonzero_naming_file_and_line() {
     let corrupt = Scratch::new(
