@@ -214,9 +214,10 @@ pub struct TagHistory {
 }
 
 impl TagHistory {
-    /// An empty history keeping the last `depth` tags per address (0: none).
+    /// An empty history keeping the last `depth` tags per address (0: none;
+    /// at most [`TAG_HISTORY_MAX`], larger values are clamped).
     pub fn new(depth: usize) -> TagHistory {
-        TagHistory { depth, segs: BTreeMap::new() }
+        TagHistory { depth: depth.min(TAG_HISTORY_MAX), segs: BTreeMap::new() }
     }
 
     /// How many segments the history holds (for tests and reports).
@@ -528,7 +529,7 @@ impl Runtime {
         }
         // count[d]: live tags forbidden with depth d.
         let h = self.cfg.tag_history;
-        let mut count = vec![0usize; h + 1];
+        let mut count = [0usize; TAG_HISTORY_MAX + 1];
         for t in (0..256).filter(|&t| live(t)) {
             if is_retired[t] {
                 count[0] += 1;
