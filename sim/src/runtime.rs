@@ -4,8 +4,11 @@
 //! stands for GPUArmor's software runtime; there is no hardware counterpart.
 //!
 //! - Tags: splitmix64 seeded by `seed`, the top byte of each output, 0 and
-//!   0xFF rejected, and so is any tag of a FREED node this malloc retires (so
-//!   a dangling pointer into reused memory is a TAG_MISMATCH).
+//!   0xFF rejected, and so is any tag that one of the last `tag_history`
+//!   (default 8) allocations covering any byte of the new range held, plus
+//!   the tag of every FREED node this malloc retires (see [`TagHistory`]):
+//!   a dangling pointer into reused memory is a TAG_MISMATCH for the next
+//!   `tag_history` reuses of the address it points to.
 //! - Bases: first fit from `heap_base` at 512-byte granularity over the gaps
 //!   between live allocations (freed ranges are reusable) and outside the node
 //!   pool; a caller-given base is used as is and must not overlap a live
@@ -45,6 +48,11 @@ pub const NODE_POOL_BYTES: u64 = 1 << 32;
 pub const ALLOC_GRANULE: u64 = 512;
 /// One past the highest address.
 const ADDR_END: u128 = 1u128 << 56;
+/// Default of [`RuntimeConfig::tag_history`] (spec section 1: "the last 8
+/// generations").
+pub const DEFAULT_TAG_HISTORY: usize = 8;
+/// Largest [`RuntimeConfig::tag_history`] accepted.
+pub const TAG_HISTORY_MAX: usize = 64;
 
 /// Runtime parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +63,11 @@ pub struct RuntimeConfig {
     pub seed: u64,
     pub heap_base: u64,
     pub node_pool_base: u64,
+    /// Tag generations remembered per address (0..=[`TAG_HISTORY_MAX`]): a
+    /// new allocation never gets a tag that one of the last `tag_history`
+    /// allocations covering any of its bytes held. 0 keeps only the older
+    /// rule (the tags of the FREED nodes the malloc retires are excluded).
+    pub tag_history: usize,
 }
 
 impl Default for RuntimeConfig {
@@ -64,6 +77,7 @@ impl Default for RuntimeConfig {
             seed: 1,
             heap_base: DEFAULT_HEAP_BASE,
             node_pool_base: DEFAULT_NODE_POOL_BASE,
+            tag_history: DEFAULT_TAG_HISTORY,
         }
     }
 }
@@ -178,6 +192,124 @@ impl SplitMix64 {
     }
 }
 
+/// One segment of [`TagHistory`]: `[start, end)` (start is the map key) and
+/// the tags of the last allocations that covered it, most recent first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seg {
+    end: u64,
+    tags: Vec<u8>,
+}
+
+/// The exact per-address tag history behind the tag rule (spec section 1):
+/// disjoint address segments, each with the tags of the last `depth`
+/// allocations that covered all of it (an allocation covers a segment
+/// entirely or not at all: segments are split at every allocation's ends).
+/// Addresses outside every segment were never allocated. Adjacent segments
+/// with equal histories are merged, so the map stays as small as the
+/// allocation pattern allows; a malloc costs O(log n + segments touched).
+#[derive(Clone, Debug, Default)]
+pub struct TagHistory {
+    depth: usize,
+    segs: BTreeMap<u64, Seg>,
+}
+
+impl TagHistory {
+    /// An empty history keeping the last `depth` tags per address (0: none;
+    /// at most [`TAG_HISTORY_MAX`], larger values are clamped).
+    pub fn new(depth: usize) -> TagHistory {
+        TagHistory { depth: depth.min(TAG_HISTORY_MAX), segs: BTreeMap::new() }
+    }
+
+    /// How many segments the history holds (for tests and reports).
+    pub fn segments(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// The history of the segment holding address `a`, most recent first
+    /// (empty if `a` was never allocated or the depth is 0).
+    pub fn at(&self, a: u64) -> &[u8] {
+        match self.segs.range(..=a).next_back() {
+            Some((_, s)) if s.end > a => &s.tags,
+            _ => &[],
+        }
+    }
+
+    /// For every tag, the smallest position (1 = most recent) at which it
+    /// occurs in the history of a segment overlapping `[base, end)`; 0 where
+    /// it does not occur.
+    pub fn min_depths(&self, base: u64, end: u64) -> [u8; 256] {
+        let mut d = [0u8; 256];
+        for (_, s) in self.segs.range(..end).rev().take_while(|(_, s)| s.end > base) {
+            for (i, &t) in s.tags.iter().enumerate() {
+                let pos = (i + 1) as u8;
+                if d[t as usize] == 0 || d[t as usize] > pos {
+                    d[t as usize] = pos;
+                }
+            }
+        }
+        d
+    }
+
+    /// Split the segment holding `at` (if any, and if `at` is inside it) so
+    /// that a segment starts at `at`.
+    fn split(&mut self, at: u64) {
+        let Some((&start, s)) = self.segs.range_mut(..at).next_back() else { return };
+        if s.end <= at || start == at {
+            return;
+        }
+        let right = Seg { end: s.end, tags: s.tags.clone() };
+        s.end = at;
+        self.segs.insert(at, right);
+    }
+
+    /// Record an allocation of `[base, end)` with `tag`: push it onto the
+    /// history of every segment it covers (creating segments where none
+    /// was), keep the last `depth`, merge equal neighbours.
+    pub fn record(&mut self, base: u64, end: u64, tag: u8) {
+        if self.depth == 0 || end <= base {
+            return;
+        }
+        self.split(base);
+        self.split(end);
+        let mut gaps = Vec::new();
+        let mut cur = base;
+        for (&start, s) in self.segs.range_mut(base..end) {
+            if start > cur {
+                gaps.push((cur, start));
+            }
+            s.tags.insert(0, tag);
+            s.tags.truncate(self.depth);
+            cur = s.end;
+        }
+        if cur < end {
+            gaps.push((cur, end));
+        }
+        for (s, e) in gaps {
+            self.segs.insert(s, Seg { end: e, tags: vec![tag] });
+        }
+        // Merge from the segment ending at `base` (if adjacent) up to the
+        // one starting at `end`.
+        let first = match self.segs.range(..base).next_back() {
+            Some((&k, s)) if s.end == base => k,
+            _ => base,
+        };
+        let keys: Vec<u64> = self.segs.range(first..=end).map(|(&k, _)| k).collect();
+        let mut keep = keys[0];
+        for &k in &keys[1..] {
+            let (ke, kt) = {
+                let a = &self.segs[&keep];
+                (a.end, a.tags == self.segs[&k].tags)
+            };
+            if ke == k && kt {
+                let e = self.segs.remove(&k).expect("listed").end;
+                self.segs.get_mut(&keep).expect("kept").end = e;
+            } else {
+                keep = k;
+            }
+        }
+    }
+}
+
 /// A node in the structure (live or FREED, not retired).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct NodeRec {
@@ -226,6 +358,8 @@ pub struct Runtime {
     next_slot: u64,
     /// List head / bst root as written to the MLU's root CSR.
     root: u64,
+    /// Per-address tags of the last `tag_history` allocations.
+    hist: TagHistory,
 }
 
 fn align_up(x: u128) -> u128 {
@@ -251,8 +385,15 @@ impl Runtime {
                 ),
             ));
         }
+        if cfg.tag_history > TAG_HISTORY_MAX {
+            return Err(ConfigError::field(
+                "tag_history",
+                format!("{} generations is out of range; allowed: 0..={TAG_HISTORY_MAX}", cfg.tag_history),
+            ));
+        }
         Ok(Runtime {
             rng: SplitMix64(cfg.seed),
+            hist: TagHistory::new(cfg.tag_history),
             next_slot: cfg.node_pool_base,
             cfg,
             mem: MemoryImage::new(),
@@ -365,10 +506,47 @@ impl Runtime {
         Ok(s)
     }
 
-    fn next_tag(&mut self, forbidden: &HashSet<u8>) -> u8 {
+    /// The per-address tag history (see [`TagHistory`]).
+    pub fn tag_history(&self) -> &TagHistory {
+        &self.hist
+    }
+
+    /// The tag of a new allocation of `[base, end)`: the next PRNG draw that
+    /// is not 0, not FREED and not forbidden. Forbidden: the tags in the
+    /// most recent `d` entries of the history of every segment the range
+    /// overlaps, plus `retired` (the tags of the FREED nodes this malloc
+    /// retires, already among the most recent entries when `d` >= 1), with
+    /// `d` = `tag_history`. If that covers all 254 live tags (a huge
+    /// allocation over many histories), `d` is reduced one step at a time
+    /// until a live tag is left; if even `d` = 0 (`retired` alone) covers
+    /// them all, nothing is forbidden. Deterministic, never loops forever.
+    fn next_tag(&mut self, base: u64, end: u64, retired: &HashSet<u8>) -> u8 {
+        let depth = self.hist.min_depths(base, end);
+        let live = |t: usize| t != 0 && t != TAG_FREED as usize;
+        let mut is_retired = [false; 256];
+        for &t in retired {
+            is_retired[t as usize] = true;
+        }
+        // count[d]: live tags forbidden with depth d.
+        let h = self.cfg.tag_history;
+        let mut count = [0usize; TAG_HISTORY_MAX + 1];
+        for t in (0..256).filter(|&t| live(t)) {
+            if is_retired[t] {
+                count[0] += 1;
+            } else if depth[t] != 0 {
+                count[depth[t] as usize] += 1;
+            }
+        }
+        for d in 1..=h {
+            count[d] += count[d - 1];
+        }
+        let forbidden: [bool; 256] = match (0..=h).rev().find(|&d| count[d] < 254) {
+            Some(d) => std::array::from_fn(|t| is_retired[t] || (depth[t] != 0 && depth[t] as usize <= d)),
+            None => [false; 256],
+        };
         loop {
             let t = (self.rng.next_u64() >> 56) as u8;
-            if t != 0 && t != TAG_FREED && !forbidden.contains(&t) {
+            if t != 0 && t != TAG_FREED && !forbidden[t as usize] {
                 return t;
             }
         }
@@ -422,7 +600,8 @@ impl Runtime {
             retired_tags.insert(self.allocs[n.id].tag);
             self.retire(n);
         }
-        let tag = self.next_tag(&retired_tags);
+        let tag = self.next_tag(base, end as u64, &retired_tags);
+        self.hist.record(base, end as u64, tag);
         let loc = self.new_slot()?;
         let id = self.allocs.len();
         let ptr = tagged(tag, base);

@@ -11,8 +11,9 @@
 //! optional), `mode` (`compiler` | `hwonly`, required), `structure` (`list` |
 //! `bst` | `sol`, required), `mlb_entries` (0, 1, 2, 4, 8, 16, 32; default 8,
 //! the spec's default), `seed` (default 1), and the extensions `step_limit`
-//! (default 4096) and `replacement` (`plru` | `round_robin`, default `plru`),
-//! `events` (array, required).
+//! (default 4096), `replacement` (`plru` | `round_robin`, default `plru`) and
+//! `tag_history` (tag generations remembered per address, 0..=64, default
+//! 8: `RuntimeConfig::tag_history`), `events` (array, required).
 //!
 //! Events (`op`), each may also carry a free-text `note`:
 //! - `malloc`: `name`, `size` (> 0), optional `base` (used as is);
@@ -45,6 +46,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::config::{Mode, MluConfig, Replacement, Structure, MODEL_ENTRIES, STEP_LIMIT_MAX};
+use crate::runtime::{DEFAULT_TAG_HISTORY, TAG_HISTORY_MAX};
 
 /// A parsed, statically checked scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +54,8 @@ pub struct Scenario {
     pub name: String,
     pub description: Option<String>,
     pub seed: u64,
+    /// The runtime's `tag_history` (default 8).
+    pub tag_history: usize,
     /// MLB entries, structure, replacement, mode and step limit.
     pub config: MluConfig,
     pub events: Vec<ScenarioEvent>,
@@ -314,7 +318,16 @@ impl Scenario {
         })?;
         let top = Obj { map, event: None };
         top.only(&[
-            "name", "description", "mode", "structure", "mlb_entries", "seed", "step_limit", "replacement", "events",
+            "name",
+            "description",
+            "mode",
+            "structure",
+            "mlb_entries",
+            "seed",
+            "step_limit",
+            "replacement",
+            "tag_history",
+            "events",
         ])?;
         let name = top.string("name")?.unwrap_or("").to_string();
         let description = top.string("description")?.map(str::to_string);
@@ -348,6 +361,16 @@ impl Scenario {
                 ScenarioError::top("replacement", format!("\"{s}\" is not one of plru, round_robin"))
             })?,
         };
+        let tag_history = match top.u64("tag_history")? {
+            None => DEFAULT_TAG_HISTORY,
+            Some(n) if n <= TAG_HISTORY_MAX as u64 => n as usize,
+            Some(n) => {
+                return Err(ScenarioError::top(
+                    "tag_history",
+                    format!("{n} generations is out of range (0..={TAG_HISTORY_MAX})"),
+                ))
+            }
+        };
         let evs = match top.require("events")? {
             Value::Array(a) => a,
             other => return Err(ScenarioError::top("events", format!("must be an array, got {}", short(other)))),
@@ -362,6 +385,7 @@ impl Scenario {
             name,
             description,
             seed,
+            tag_history,
             config: MluConfig { entries, structure, replacement, mode, step_limit, hit_under_miss: false },
             events,
         })
@@ -682,7 +706,12 @@ impl Scenario {
     /// in HWONLY mode. Errors (a malloc the runtime refuses, a corrupt/poison
     /// of a retired node) name the event and field.
     pub fn run(&self) -> Result<Outcome, ScenarioError> {
-        let cfg = RuntimeConfig { mlu: self.config.clone(), seed: self.seed, ..RuntimeConfig::default() };
+        let cfg = RuntimeConfig {
+            mlu: self.config.clone(),
+            seed: self.seed,
+            tag_history: self.tag_history,
+            ..RuntimeConfig::default()
+        };
         let mut rt = Runtime::new(cfg).map_err(|e| ScenarioError {
             file: None,
             event: None,
