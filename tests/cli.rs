@@ -235,6 +235,29 @@ fn every_subcommand_rejects_bad_input_naming_the_field_or_file() {
     assert!(err.contains("cannot create /nonexistent/dir/w.vcd"), "{err}");
 }
 
+/// A configuration whose RTL differs from the default top's (the mode and
+/// step-limit CSRs' reset values) gets its own top name and never
+/// overwrites the default top (issue 16).
+#[test]
+fn generate_names_non_default_csr_resets_apart() {
+    let dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-names", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    for (cfg, top) in [
+        (r#"{"mode": "hwonly"}"#, "mlu8_bst_hwonly"),
+        (r#"{"step_limit": 1024}"#, "mlu8_bst_sl1024"),
+        (r#"{"mode": "hwonly", "step_limit": 100, "entries": 4, "structure": "list"}"#, "mlu4_list_hwonly_sl100"),
+    ] {
+        let f = Scratch::new("names.json", cfg.as_bytes());
+        let out = mlugen(&["generate", "--config", f.path(), "--out", d, "--quiet"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v = std::fs::read_to_string(dir.join(format!("{top}.v"))).unwrap_or_else(|e| panic!("{top}.v: {e}"));
+        assert!(v.contains(&format!("module {top}(")), "{top}.v holds module {top}");
+    }
+    assert!(!dir.join("mlu8_bst.v").exists(), "the default top's name was not used");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn alloc_bench_pipeline_workload_options() {
     for (args, want) in [

@@ -955,7 +955,7 @@ impl MluBench {
     pub fn replay(&mut self, sc: &Scenario, timing: Cmd) -> Result<Batch, String> {
         let t = std::time::Instant::now();
         let mut b = Batch::default();
-        let rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, ..Default::default() })
+        let rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, tag_history: sc.tag_history, ..Default::default() })
             .map_err(|e| format!("scenario {}: {e}", sc.name))?;
         self.cfg.mode = sc.config.mode;
         self.begin(&mut b, rt, sc.config.step_limit, timing);
