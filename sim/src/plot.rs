@@ -223,6 +223,58 @@ where
     Ok(())
 }
 
+/// One panel of a plot: the `pts` of every line on a log y axis (decades
+/// labelled), against the MLB sizes `entries[first..]` on a categorical x axis.
+#[allow(clippy::too_many_arguments)]
+fn log_panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    caption: &str,
+    entries: &[usize],
+    first: usize,
+    x_desc: String,
+    y_desc: &str,
+    y_fmt: &dyn Fn(&f64) -> String,
+    lines: &[Line],
+    pts: &dyn Fn(&Line) -> &Vec<(i32, f64)>,
+) -> anyhow::Result<()> {
+    let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow::anyhow!("plot: {e}");
+    let (min, max) = lines
+        .iter()
+        .flat_map(|l| pts(l).iter().map(|p| p.1))
+        .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi, major, minor) = log_axis(min, max);
+    let n = entries.len() as i32;
+    let xs: Vec<i32> = (first as i32..n).map(|i| X_SCALE * i).collect();
+    let x_label = |v: &i32| entries.get((*v / X_SCALE) as usize).map(|e| e.to_string()).unwrap_or_default();
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 18))
+        .margin(10)
+        .margin_right(20)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d(
+            (X_SCALE * first as i32 - 4..X_SCALE * n - 6).with_key_points(xs),
+            (lo..hi).log_scale().with_key_points(major).with_light_points(minor),
+        )
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&x_label)
+        .y_label_formatter(y_fmt)
+        .label_style((FONT, 15).into_font())
+        .axis_desc_style((FONT, 16).into_font())
+        .bold_line_style(BLACK.mix(0.25))
+        .light_line_style(BLACK.mix(0.08))
+        .draw()
+        .map_err(err)?;
+    for l in lines {
+        draw_line(&mut chart, l, pts(l))?;
+    }
+    Ok(())
+}
+
 /// The plot of one workload's points as an SVG document: slowdown and MLB
 /// miss rate against MLB entries (see the module comment), the legend, and
 /// `caption` (its lines split at '\n') under them.
@@ -284,90 +336,33 @@ pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::
         ))
         .map_err(err)?;
 
-        let label_style = (FONT, 15).into_font();
-        let desc_style = (FONT, 16).into_font();
-        let x_label = |v: &i32| {
-            entries
-                .get((*v / X_SCALE) as usize)
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        };
-
-        // (a) slowdown.
-        let all: Vec<f64> = lines.iter().flat_map(|l| l.slowdown.iter().map(|p| p.1)).collect();
-        let (min, max) = all
-            .iter()
-            .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(*v), b.max(*v)));
-        let (lo, hi, major, minor) = log_axis(min, max);
-        let n = entries.len() as i32;
-        let xs: Vec<i32> = (0..n).map(|i| X_SCALE * i).collect();
-        let mut chart = ChartBuilder::on(&left)
-            .caption("(a) slowdown against the unchecked run", (FONT, 18))
-            .margin(10)
-            .margin_right(20)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(
-                (-4..X_SCALE * n - 6).with_key_points(xs),
-                (lo..hi).log_scale().with_key_points(major).with_light_points(minor),
-            )
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(with_note(
-                "MLB entries (0 = no MLB)",
-                &coinciding(&lines, |l| &l.slowdown),
-            ))
-            .y_desc("slowdown (checked / unchecked cycles)")
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&|v| format!("{}x", decimal(*v)))
-            .label_style(label_style.clone())
-            .axis_desc_style(desc_style.clone())
-            .bold_line_style(BLACK.mix(0.25))
-            .light_line_style(BLACK.mix(0.08))
-            .draw()
-            .map_err(err)?;
-        for l in &lines {
-            draw_line(&mut chart, l, &l.slowdown)?;
-        }
+        // (a) slowdown, every MLB size.
+        log_panel(
+            &left,
+            "(a) slowdown against the unchecked run",
+            &entries,
+            0,
+            with_note("MLB entries (0 = no MLB)", &coinciding(&lines, |l| &l.slowdown)),
+            "slowdown (checked / unchecked cycles)",
+            &|v| format!("{}x", decimal(*v)),
+            &lines,
+            &|l| &l.slowdown,
+        )?;
 
         // (b) miss rate, MLB sizes >= 1.
-        let all: Vec<f64> = lines.iter().flat_map(|l| l.miss.iter().map(|p| p.1)).collect();
-        let first = entries.iter().position(|e| *e >= 1);
-        match first {
-            Some(first) if !all.is_empty() => {
-                let (min, max) = all
-                    .iter()
-                    .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(*v), b.max(*v)));
-                let (lo, hi, major, minor) = log_axis(min, max);
-                let xs: Vec<i32> = (first as i32..n).map(|i| X_SCALE * i).collect();
-                let mut chart = ChartBuilder::on(&right)
-                    .caption("(b) MLB miss rate (1 - hit rate)", (FONT, 18))
-                    .margin(10)
-                    .margin_right(20)
-                    .x_label_area_size(48)
-                    .y_label_area_size(72)
-                    .build_cartesian_2d(
-                        (X_SCALE * first as i32 - 4..X_SCALE * n - 6).with_key_points(xs),
-                        (lo..hi).log_scale().with_key_points(major).with_light_points(minor),
-                    )
-                    .map_err(err)?;
-                chart
-                    .configure_mesh()
-                    .x_desc(with_note("MLB entries", &coinciding(&lines, |l| &l.miss)))
-                    .y_desc("MLB miss rate (misses / lookups)")
-                    .x_label_formatter(&x_label)
-                    .y_label_formatter(&|v| format!("{}%", decimal(100.0 * v)))
-                    .label_style(label_style.clone())
-                    .axis_desc_style(desc_style.clone())
-                    .bold_line_style(BLACK.mix(0.25))
-                    .light_line_style(BLACK.mix(0.08))
-                    .draw()
-                    .map_err(err)?;
-                for l in &lines {
-                    draw_line(&mut chart, l, &l.miss)?;
-                }
-            }
+        let any = lines.iter().any(|l| !l.miss.is_empty());
+        match entries.iter().position(|e| *e >= 1) {
+            Some(first) if any => log_panel(
+                &right,
+                "(b) MLB miss rate (1 - hit rate)",
+                &entries,
+                first,
+                with_note("MLB entries", &coinciding(&lines, |l| &l.miss)),
+                "MLB miss rate (misses / lookups)",
+                &|v| format!("{}%", decimal(100.0 * v)),
+                &lines,
+                &|l| &l.miss,
+            )?,
             _ => {
                 right
                     .draw(&Text::new(
