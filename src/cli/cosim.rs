@@ -195,7 +195,7 @@ pub fn run(a: Args) -> Result<()> {
             }
             writeln!(out, "seed {seed}: cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8)?;
             writeln!(out, "  throughput: Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s", r.cycles_per_second(), r.model_cycles_per_second())?;
-            writeln!(out, "  coverage: {}", r.stats)?;
+            writeln!(out, "  coverage (stimulus drawn{}): {}", if r.mismatch.is_some() { ", up to a batch past the mismatch" } else { "" }, r.stats)?;
             let mut text = None;
             if let Some(m) = &r.mismatch {
                 let mut t = m.to_string();
@@ -233,7 +233,7 @@ pub fn run(a: Args) -> Result<()> {
                     }
                 }
             }
-            writeln!(out, "  coverage: {}", r.stats)?;
+            writeln!(out, "  coverage (stimulus drawn{}): {}", if r.mismatch.is_some() { ", up to a batch past the mismatch" } else { "" }, r.stats)?;
             let mut text = None;
             if let Some(m) = &r.mismatch {
                 let mut t = m.to_string();
