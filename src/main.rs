@@ -13,7 +13,7 @@ struct Cli {
     quiet: bool,
     /// The mlugen source tree (verilog_out/, synth/reports/, pdk/, build/):
     /// needed only by the commands that read or write project files. Default:
-    /// the current directory if it is one, else `$MLUGEN_PROJECT`. An
+    /// `$MLUGEN_PROJECT`, else the current directory if it is one. An
     /// installed binary never looks at the path it was compiled from.
     #[arg(long, global = true, value_name = "DIR")]
     project: Option<std::path::PathBuf>,
