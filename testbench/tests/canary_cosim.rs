@@ -13,7 +13,7 @@ const KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_03
 
 #[test]
 fn canary_alloc_verilog_matches_model() {
-    let top = Top::load(&verilog_out_dir(), "canary_alloc").unwrap();
+    let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     let p = CanaryParams::default();
     for (seed, rate, latency) in [(11, 2, 1), (12, 6, 4)] {
         let t = std::time::Instant::now();
@@ -29,7 +29,7 @@ fn canary_alloc_verilog_matches_model() {
 
 #[test]
 fn hash_mutant_is_caught() {
-    let mut top = Top::load(&verilog_out_dir(), "canary_alloc").unwrap();
+    let mut top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     let p = CanaryParams::default();
     // Requester 1's k_mp term (1 * 17497 mod 16 = 9) off by one.
     let want = (17497u64 & 15) as u8;

@@ -17,7 +17,7 @@ const KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_03
 
 fn top(p: &CanaryParams) -> Top {
     if *p == CanaryParams::default() {
-        return Top::load(&verilog_out_dir(), "canary_alloc").unwrap();
+        return Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     }
     let name = format!("canary_alloc_{}_s{}", p.check.name(), p.slack);
     Top::from(hw::canary::top::build(&name, p).unwrap())

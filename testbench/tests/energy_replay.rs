@@ -26,7 +26,7 @@ fn work_dir(name: &str) -> PathBuf {
 #[test]
 fn recorded_rtl_replays_exactly_and_a_mutated_recording_is_a_mismatch() {
     let lib = sweep::library(&LibSpec::Nangate45).unwrap();
-    let g = sweep::resolve(&verilog_out_dir(), TopKind::Mlb, 1, "plru", "bst").unwrap();
+    let g = sweep::resolve(&verilog_out_dir().expect("the workspace has verilog_out/"), TopKind::Mlb, 1, "plru", "bst").unwrap();
     let dir = work_dir("mlb1");
     let (m, _) = flow::map_with(&g.design, &lib, &MapOptions { clock_ps: 1000.0, flatten: true, clock_gating: true }, &dir.join("flat")).unwrap();
     let text = std::fs::read_to_string(&m.netlist).unwrap();
@@ -34,7 +34,7 @@ fn recorded_rtl_replays_exactly_and_a_mutated_recording_is_a_mismatch() {
     let loc_width = ports.iter().find(|p| p.name == "fill_loc").unwrap().width;
     let outputs = ports.iter().filter(|p| !p.input).count();
     let open = workload::mlb("range_hit", 1, 40, loc_width);
-    let top = Top::load(&verilog_out_dir(), &g.design.top).unwrap();
+    let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), &g.design.top).unwrap();
     let rec: Stimulus = record_open_loop(&top, &open, 1).unwrap();
     assert_eq!((rec.cycles.len(), rec.warmup), (open.cycles.len(), open.warmup));
     // The RTL did the workload: a hit in every measured cycle after the first
@@ -62,7 +62,7 @@ fn recorded_rtl_replays_exactly_and_a_mutated_recording_is_a_mismatch() {
 /// the memory responses are part of the recorded inputs).
 #[test]
 fn mlu_and_canary_recordings_measure_whole_operations() {
-    let top = Top::load(&verilog_out_dir(), "mlu8_bst").unwrap();
+    let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "mlu8_bst").unwrap();
     let cfg = sim::config::MluConfig { entries: 8, structure: sim::config::Structure::Bst, ..Default::default() };
     let ws = mlu_workloads(&top, &cfg, 60).unwrap();
     let names: Vec<&str> = ws.iter().map(|(n, _)| n.as_str()).collect();
@@ -89,7 +89,7 @@ fn mlu_and_canary_recordings_measure_whole_operations() {
     let r = f("meta_reads_per_op");
     assert_eq!(f("cycles_per_op"), 3.0 + r * 2.0, "issue period of a miss with {r} reads");
 
-    let ct = Top::load(&verilog_out_dir(), "canary_alloc").unwrap();
+    let ct = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     let cw = canary_workloads(&ct, &canary_params(&ct).unwrap(), 60).unwrap();
     let names: Vec<&str> = cw.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["malloc", "free", "check", "idle"]);
