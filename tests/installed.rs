@@ -82,7 +82,7 @@ fn an_installed_binary_works_from_any_directory() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.code() == Some(1) && err.contains("give --project DIR"), "{err}");
     let synth_out = sb.dir.join("synth");
-    let out = sb.ok(&[
+    let o = sb.run(&[
         "--project",
         repo().to_str().unwrap(),
         "synth",
@@ -94,10 +94,15 @@ fn an_installed_binary_works_from_any_directory() {
         "asap7",
         "--no-energy",
         "--no-blocks",
-        "--quiet",
         "--out",
         synth_out.to_str().unwrap(),
     ]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
     assert!(out.starts_with("mlb1_plru asap7: ") && out.contains("um2"), "{out}");
+    // Each synthesis stage is announced on stderr (plain lines: not a terminal).
+    for stage in ["mlugen synth: mapping (Yosys, ABC) ...", "mlugen synth: timing and default-activity power (OpenSTA): done ("] {
+        assert!(err.contains(stage), "stage line {stage:?} missing: {err}");
+    }
     assert!(synth_out.join("mlb1_plru_asap7").is_dir());
 }

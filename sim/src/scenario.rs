@@ -194,11 +194,12 @@ fn parse_u64(v: &Value) -> Result<u64, String> {
     match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| format!("must be a non-negative integer, got {n}")),
         Value::String(s) => match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-            // from_str_radix alone would take a sign ("0x+10" as 16).
-            Some(h) if !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit() || c == '_') => {
-                u64::from_str_radix(&h.replace('_', ""), 16).map_err(|_| format!("\"{s}\" is not a 64-bit hexadecimal number"))
+            // Digits only: from_str_radix alone would take a sign ("0x+10" as 16).
+            Some(h) if !h.is_empty() => match h.chars().all(|c| c.is_ascii_hexdigit() || c == '_') {
+                true => u64::from_str_radix(&h.replace('_', ""), 16).ok(),
+                false => None,
             }
-            Some(h) if !h.is_empty() => Err(format!("\"{s}\" is not a hexadecimal number (digits 0-9, a-f and _ only)")),
+            .ok_or_else(|| format!("\"{s}\" is not a 64-bit hexadecimal number")),
             _ => Err(format!("must be an integer or a \"0x\" string, got \"{s}\"")),
         },
         other => Err(format!("must be an integer or a \"0x\" string, got {other}")),
