@@ -28,8 +28,8 @@ pub struct Args {
     /// MLB replacement policy: plru or rr.
     #[arg(long, default_value = "plru")]
     pub replacement: String,
-    /// Warps per SM (1..=1024).
-    #[arg(long, default_value_t = 32)]
+    /// Warps per SM (1..=64, an H200 SM's most resident warps).
+    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub warps: usize,
     /// Memory latency in cycles (data and metadata reads).
     #[arg(long = "mem-latency", default_value_t = 400)]
@@ -43,12 +43,14 @@ pub struct Args {
     /// Bytes per warp access: 32 or 128.
     #[arg(long, default_value_t = 128)]
     pub step: u64,
-    /// ALU instructions after every global access (0..=1000; the run time
-    /// grows with it: 3.6 s for one point of resnet50_train at 1000).
+    /// ALU instructions after every global access (0..=1000). The run time
+    /// grows with --warps x --cap x --alu: one point of resnet50_train takes
+    /// 3.6 s at the default 32 warps and cap with --alu 1000, but 100 s at 64
+    /// warps, --cap 4096, --alu 300 (list, no MLB, the slowest point).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub alu: u32,
-    /// Most warp accesses per argument per kernel (1..=65536; default 8 x warps).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    /// Most warp accesses per argument per kernel (1..=4096; default 8 x warps).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cap: Option<u64>,
     /// SMs an operator's grid is spread over, the model is one of them (1..=1024).
     #[arg(long, default_value_t = 132, value_parser = clap::value_parser!(u64).range(1..=1024))]
