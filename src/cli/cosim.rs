@@ -185,65 +185,77 @@ pub fn run(a: Args) -> Result<()> {
             progress: Some(hook),
             ..Default::default()
         };
-        let (run, text) = if target == "mlb" {
+        let o = if target == "mlb" {
             let r = cosim::run_mlb(&top, verilog, variant, cfg.entries, cfg.replacement, &opts)?;
-            if let Some(b) = bar.get() {
-                b.finish(&format!("{} cycles compared", r.cycles));
+            SeedOutcome {
+                compared: r.cycles,
+                line: format!("cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8),
+                throughput: vec![format!(
+                    "Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s",
+                    r.cycles_per_second(),
+                    r.model_cycles_per_second()
+                )],
+                coverage: r.stats.to_string(),
+                counts: serde_json::to_value(r.stats)?,
+                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
+                vcd: r.vcd,
+                build: r.build,
             }
-            if k == 0 {
-                writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
-            }
-            writeln!(out, "seed {seed}: cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8)?;
-            writeln!(out, "  throughput: Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s", r.cycles_per_second(), r.model_cycles_per_second())?;
-            writeln!(out, "  coverage (stimulus drawn{}): {}", if r.mismatch.is_some() { ", up to a batch past the mismatch" } else { "" }, r.stats)?;
-            let mut text = None;
-            if let Some(m) = &r.mismatch {
-                let mut t = m.to_string();
-                if let Some(v) = &r.vcd {
-                    t.push_str(&format!("\nVCD of the last {} cycles: {}", opts.vcd_window, v.display()));
-                }
-                text = Some((t, format!("the Verilog of {} differs from the golden model at cycle {} (seed {seed})", r.top, m.cycle)));
-            }
-            (SeedRun { seed, compared: r.cycles, mismatch: text.as_ref().map(|t| t.0.clone()), counts: serde_json::to_value(r.stats)? }, text)
         } else {
             let pc = ProgramConfig { replacement: cfg.replacement, step_limit: cfg.step_limit, ..ProgramConfig::new(cfg.entries, cfg.structure, cfg.mode) };
             let r = cosim::run_mlu(&top, verilog, variant, &pc, &opts)?;
-            if let Some(b) = bar.get() {
-                b.finish(&format!("{} requests compared", r.requests));
-            }
-            if k == 0 {
-                writeln!(out, "build: {} ({:.1} s, {})", if r.build.compiled { "compiled" } else { "cached" }, r.build.seconds, r.build.dir.display())?;
-            }
-            match &r.mismatch {
-                None => writeln!(out, "seed {seed}: requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles)?,
-                Some(_) => writeln!(out, "seed {seed}: requests compared: {}, mismatches: 1", r.requests)?,
-            }
-            writeln!(out, "  throughput: Verilator cosimulation {:.0} requests/s (wall, model overlapped); golden model alone {:.0} requests/s", r.requests_per_second(), r.model_requests_per_second())?;
+            let mut throughput = vec![format!(
+                "Verilator cosimulation {:.0} requests/s (wall, model overlapped); golden model alone {:.0} requests/s",
+                r.requests_per_second(),
+                r.model_requests_per_second()
+            )];
             let rust_hdl_requests = a.rust_hdl_requests.unwrap_or(2000);
             if k == 0 && rust_hdl_requests > 0 && r.mismatch.is_none() {
                 let t = Progress::stage(&format!("mlugen cosim: timing rust-hdl on {rust_hdl_requests} requests"));
-                match cosim::rust_hdl_mlu_rate(&pc, seed, rust_hdl_requests) {
+                throughput.push(match cosim::rust_hdl_mlu_rate(&pc, seed, rust_hdl_requests) {
                     Ok(rate) => {
                         t.finish("done");
-                        writeln!(out, "  throughput: rust-hdl simulation of the same block {rate:.0} requests/s (first {rust_hdl_requests} requests)")?
+                        format!("rust-hdl simulation of the same block {rate:.0} requests/s (first {rust_hdl_requests} requests)")
                     }
                     Err(e) => {
                         t.finish("not measured");
-                        writeln!(out, "  throughput: rust-hdl not measured: {e}")?
+                        format!("rust-hdl not measured: {e}")
                     }
-                }
+                });
             }
-            writeln!(out, "  coverage (stimulus drawn{}): {}", if r.mismatch.is_some() { ", up to a batch past the mismatch" } else { "" }, r.stats)?;
-            let mut text = None;
-            if let Some(m) = &r.mismatch {
-                let mut t = m.to_string();
-                if let Some(v) = &r.vcd {
-                    t.push_str(&format!("\nVCD of the last {} requests: {}", opts.vcd_window, v.display()));
-                }
-                text = Some((t, format!("the Verilog of {} differs from the golden model at request {} (seed {seed})", r.top, m.index)));
+            SeedOutcome {
+                compared: r.requests,
+                line: match &r.mismatch {
+                    None => format!("requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles),
+                    Some(_) => format!("requests compared: {}, mismatches: 1", r.requests),
+                },
+                throughput,
+                coverage: r.stats.to_string(),
+                counts: serde_json::to_value(r.stats)?,
+                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("request {}", m.index))),
+                vcd: r.vcd,
+                build: r.build,
             }
-            (SeedRun { seed, compared: r.requests, mismatch: text.as_ref().map(|t| t.0.clone()), counts: serde_json::to_value(r.stats)? }, text)
         };
+        // What follows is the same for both targets.
+        if let Some(b) = bar.get() {
+            b.finish(&format!("{} {unit} compared", o.compared));
+        }
+        if k == 0 {
+            writeln!(out, "build: {} ({:.1} s, {})", if o.build.compiled { "compiled" } else { "cached" }, o.build.seconds, o.build.dir.display())?;
+        }
+        writeln!(out, "seed {seed}: {}", o.line)?;
+        for t in &o.throughput {
+            writeln!(out, "  throughput: {t}")?;
+        }
+        writeln!(out, "  coverage (stimulus drawn{}): {}", if o.mismatch.is_some() { ", up to a batch past the mismatch" } else { "" }, o.coverage)?;
+        let text = o.mismatch.map(|(mut report, at)| {
+            if let Some(v) = &o.vcd {
+                report.push_str(&format!("\nVCD of the last {} {unit}: {}", opts.vcd_window, v.display()));
+            }
+            (report, format!("the Verilog of {} differs from the golden model at {at} (seed {seed})", top.name()))
+        });
+        let run = SeedRun { seed, compared: o.compared, mismatch: text.as_ref().map(|t| t.0.clone()), counts: o.counts };
         runs.push(run);
         if let Some((report, err)) = text {
             writeln!(out, "{report}")?;
@@ -268,6 +280,20 @@ pub fn run(a: Args) -> Result<()> {
         bail!("{e}");
     }
     Ok(())
+}
+
+/// What one seed's run printed and reports, for the MLB or the MLU target.
+struct SeedOutcome {
+    compared: u64,
+    /// `cycles compared: ..` / `requests compared: ..`.
+    line: String,
+    throughput: Vec<String>,
+    coverage: String,
+    counts: serde_json::Value,
+    /// The mismatch report and where it happened (`cycle 12`, `request 7`).
+    mismatch: Option<(String, String)>,
+    vcd: Option<PathBuf>,
+    build: testbench::verilator::Built,
 }
 
 /// `1` or `1..=8` or `1, 3, 5` (a shard's seeds).
