@@ -6,20 +6,20 @@ use std::path::Path;
 /// it is an mlugen tree, else none (commands that need one say so).
 pub fn init(flag: Option<&Path>) -> Result<()> {
     let env = std::env::var_os("MLUGEN_PROJECT").filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
-    let root = match (flag, env) {
-        (Some(p), _) => {
-            if !sim::project::is_project(p) {
-                bail!("--project {}: not an mlugen source tree (no Cargo.toml of package mlugen with verilog_out/)", p.display());
-            }
-            Some(p.to_path_buf())
-        }
-        (None, Some(p)) => {
+    // The one given (flag first, then the variable) must be a tree.
+    let given = match (flag, env) {
+        (Some(p), _) => Some(("--project ", p.to_path_buf())),
+        (None, Some(p)) => Some(("MLUGEN_PROJECT=", p)),
+        (None, None) => None,
+    };
+    let root = match given {
+        Some((source, p)) => {
             if !sim::project::is_project(&p) {
-                bail!("MLUGEN_PROJECT={}: not an mlugen source tree (no Cargo.toml of package mlugen with verilog_out/)", p.display());
+                bail!("{source}{}: not an mlugen source tree (no Cargo.toml of package mlugen with verilog_out/)", p.display());
             }
             Some(p)
         }
-        (None, None) => std::env::current_dir().ok().filter(|d| sim::project::is_project(d)),
+        None => std::env::current_dir().ok().filter(|d| sim::project::is_project(d)),
     };
     sim::project::set_root(root);
     Ok(())
