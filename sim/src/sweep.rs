@@ -348,7 +348,9 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyho
 /// order. Refuses parts of different sweeps (parameters or grid), a missing
 /// or repeated shard, and results that are not shards.
 pub fn merge(mut parts: Vec<(String, SweepResult)>) -> Result<SweepResult, String> {
-    let (first_name, first) = parts.first().ok_or("no sweep results to merge")?.clone();
+    // The first part's name, parameters and grid (not a copy of its points).
+    let (first_name, first) = parts.first().ok_or("no sweep results to merge")?;
+    let (first_name, params) = (first_name.clone(), first.params.clone());
     let grid = first.grid.clone().ok_or_else(|| format!("{first_name}: no `grid`: not the output of `mlugen sweep --shard`"))?;
     // Thread counts may differ between machines; nothing else may.
     let same = |p: &Params| Params { threads: 0, ..p.clone() };
@@ -356,7 +358,7 @@ pub fn merge(mut parts: Vec<(String, SweepResult)>) -> Result<SweepResult, Strin
         if r.grid.as_ref() != Some(&grid) {
             return Err(format!("{name}: a different sweep grid (traces, entries, structures, modes) than {first_name}"));
         }
-        if same(&r.params) != same(&first.params) {
+        if same(&r.params) != same(&params) {
             return Err(format!("{name}: different sweep parameters than {first_name}"));
         }
     }
@@ -396,7 +398,7 @@ pub fn merge(mut parts: Vec<(String, SweepResult)>) -> Result<SweepResult, Strin
         return Err(format!("the shards hold {} points; the grid has {want}", points.len()));
     }
     Ok(SweepResult {
-        params: first.params.clone(),
+        params,
         grid: Some(grid),
         shard: None,
         traces,

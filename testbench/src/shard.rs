@@ -102,14 +102,17 @@ fn add(a: &Value, b: &Value) -> Value {
 /// Join the reports of the shards 0..N of one run (any order). Refuses
 /// reports of different runs, a missing or repeated shard.
 pub fn merge(parts: Vec<(String, CosimReport)>) -> Result<CosimReport, String> {
-    let (first_name, first) = parts.first().ok_or("no cosim reports to merge")?.clone();
+    // The run's identity from the first part (not a copy of its runs).
+    let (first_name, f) = parts.first().ok_or("no cosim reports to merge")?;
+    let (first_name, top, target, config) = (first_name.clone(), f.top.clone(), f.target.clone(), f.config.clone());
+    let (transactions, first_seed, seeds) = (f.transactions, f.first_seed, f.seeds);
     for (name, r) in &parts {
-        let same = r.top == first.top
-            && r.target == first.target
-            && r.config == first.config
-            && r.transactions == first.transactions
-            && r.first_seed == first.first_seed
-            && r.seeds == first.seeds;
+        let same = r.top == top
+            && r.target == target
+            && r.config == config
+            && r.transactions == transactions
+            && r.first_seed == first_seed
+            && r.seeds == seeds;
         if !same {
             return Err(format!("{name}: not a shard of the same run as {first_name} (top, configuration, transactions or seeds differ)"));
         }
@@ -121,5 +124,5 @@ pub fn merge(parts: Vec<(String, CosimReport)>) -> Result<CosimReport, String> {
     }
     Shard::check_cover(parts.iter().map(|(n, r)| (n.as_str(), r.shard)))?;
     let runs = parts.into_iter().flat_map(|(_, r)| r.runs).collect();
-    Ok(CosimReport::new(&first.top, &first.target, first.config, first.transactions, first.first_seed, first.seeds, None, runs))
+    Ok(CosimReport::new(&top, &target, config, transactions, first_seed, seeds, None, runs))
 }
