@@ -27,7 +27,7 @@ fn no_debug_output(text: &str) {
 
 #[test]
 fn mlb_mismatch_report_is_text() {
-    let v = mutant("mlb8_plru", "(cs_s$3 >= cs_nr$3)", "(cs_s$3 > cs_nr$3)");
+    let v = mutant("mlb8_plru", "(cs_s_3 >= cs_nr_3)", "(cs_s_3 > cs_nr_3)");
     let (code, out, err) = cosim(&["cosim", "--top", "mlb", "--entries", "8", "--verilog", v.to_str().unwrap(), "--transactions", "300000", "--seed", "41", "--quiet"]);
     let _ = std::fs::remove_file(&v);
     assert_eq!(code, Some(1), "{err}");

@@ -10,6 +10,7 @@ pub mod mlb;
 pub mod mlb_p2;
 pub mod memcheck;
 pub mod manifest;
+pub mod clean;
 pub mod generate;
 pub mod state_reg;
 pub mod traverser;

@@ -2,7 +2,7 @@
 //!
 //! `--all` regenerates every top kept under verilog_out/; otherwise the tops
 //! of one configuration: defaults, then `--config FILE`, then the flags.
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use hw::generate::{committed_tops, tops_for_config, TopSpec, VERILOG_OUT};
 use sim::config::{MluConfig, Replacement, Structure, Target};
 use std::io::Write;
@@ -98,5 +98,9 @@ pub fn run(args: Args) -> Result<()> {
         let (v, j) = g.write(&out)?;
         writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
+    // The lint waivers the shipped files are checked with.
+    let w = out.join(hw::generate::LINT_WAIVERS_FILE);
+    std::fs::write(&w, hw::generate::LINT_WAIVERS).with_context(|| format!("cannot write {}", w.display()))?;
+    writeln!(stdout, "lint waivers -> {}", w.display())?;
     Ok(())
 }

@@ -272,67 +272,43 @@ pub fn library(spec: &LibSpec) -> Result<Library> {
     liberty::prepare(spec, &dir)
 }
 
-/// Block of a module from its rust-hdl instance path (`mlb8$base$3`,
-/// `mlb8$rs_pe`, `mlu$traverser$...`): the MLB/MLU blocks for `mlb*`/`mlu*`
-/// tops, otherwise the top's own first-level instance (`hierarchy_block`),
-/// so another top (canary_alloc) is not given MLB labels.
+/// Block of a module of the clean Verilog (`mlb8_plru_rs_pe`,
+/// `mlu8_bst_mlb`, `mlu8_bst_traverser`; hw/src/clean.rs): the MLB/MLU
+/// blocks for `mlb*`/`mlu*` tops, otherwise the module below the top
+/// (`hierarchy_block`), so another top (canary_alloc) is not given MLB
+/// labels. Registers are inlined into their block, so the MLB's entry
+/// flip-flops count with the MLB (its comparators, muxes and control).
 pub fn classify(top: &str, module: &str) -> String {
     if !(top.starts_with("mlb") || top.starts_with("mlu")) {
         return hierarchy_block(top, module);
     }
-    let path: Vec<&str> = module.split('$').collect();
-    if top.starts_with("canary") {
-        // The unit's blocks by rust-hdl instance (hw/src/canary/): bitfield$3
-        // and friends group under their array name.
-        return match path.get(1) {
-            None => "canary unit control: probe FSM, decode, address arithmetic".into(),
-            Some(b) => format!("canary {b}"),
-        };
+    let rest = module.strip_prefix(top).map(|r| r.trim_start_matches('_')).unwrap_or(module);
+    const MLB: &str = "MLB entries (flip-flops), comparators, muxes and control";
+    if rest.is_empty() {
+        return if top.starts_with("mlb") { MLB.into() } else { "MLU control: operation decode, CSRs, counters, response".into() };
     }
-    let in_mlb = top.starts_with("mlb") || path.iter().skip(1).any(|p| *p == "mlb");
-    if module == top {
-        return if top.starts_with("mlb") {
-            "MLB comparators, write-enable/read muxes and control".into()
-        } else {
-            "MLU control: traverser FSM, operation decode and glue".into()
-        };
-    }
-    let has = |s: &str| path.iter().any(|p| *p == s);
-    let any_starts = |s: &str| path.iter().skip(1).any(|p| p.starts_with(s));
-    if any_starts("traverser") || any_starts("trav") {
+    if rest.contains("traverser") {
         "traverser".into()
-    } else if any_starts("memcheck") {
+    } else if rest.contains("memcheck") {
         "memcheck".into()
-    } else if !in_mlb && path.get(1).map_or(false, |p| p.starts_with("c_")) {
-        "MLU counters".into()
-    } else if !in_mlb {
-        "MLU registers (operands, CSRs, FSM state, response)".into()
-    } else if has("valid") || has("loc") || has("base") || has("size") || has("tag") {
-        "MLB storage flip-flops".into()
-    } else if path.iter().any(|p| p.ends_with("_pe")) {
+    } else if rest.ends_with("_pe") {
         "priority encoders".into()
-    } else if has("plru") || has("rr") {
+    } else if rest.contains("plru") || rest.contains("rr_") {
         "replacement (PLRU / round-robin)".into()
-    } else if path.iter().any(|p| p.ends_with("_r")) {
-        "MLB output registers".into()
+    } else if rest == "mlb" {
+        MLB.into()
     } else {
-        "MLB comparators, write-enable/read muxes and control".into()
+        rest.to_string()
     }
 }
 
-/// Block of a module of any top: the first-level instance under `top` it
-/// belongs to, numbered instances merged (`canary_alloc$bitfield$3$x` ->
-/// `bitfield$*`); the top module's own cells are "<top> top-level logic".
+/// Block of a module of any top: the module's name below the top
+/// (`canary_alloc_chk_list` -> `chk_list`); the top module's own cells are
+/// "<top> top-level logic".
 pub fn hierarchy_block(top: &str, module: &str) -> String {
-    let rest = module.strip_prefix(top).and_then(|r| r.strip_prefix('$'));
-    let Some(rest) = rest.filter(|r| !r.is_empty()) else {
-        return format!("{top} top-level logic (not in a sub-module)");
-    };
-    let mut it = rest.split('$');
-    let first = it.next().unwrap_or(rest);
-    match it.next() {
-        Some(i) if i.chars().all(|c| c.is_ascii_digit()) && !i.is_empty() => format!("{first}$*"),
-        _ => first.to_string(),
+    match module.strip_prefix(top).and_then(|r| r.strip_prefix('_')).filter(|r| !r.is_empty()) {
+        Some(rest) => rest.to_string(),
+        None => format!("{top} top-level logic (not in a sub-module)"),
     }
 }
 
@@ -343,25 +319,22 @@ mod tests {
     #[test]
     fn other_tops_get_their_own_hierarchy() {
         assert_eq!(classify("canary_alloc", "canary_alloc"), "canary_alloc top-level logic (not in a sub-module)");
-        assert_eq!(classify("canary_alloc", "canary_alloc$bitfield$12"), "bitfield$*");
-        assert_eq!(classify("canary_alloc", "canary_alloc$chk$acc_r"), "chk");
-        assert_eq!(classify("canary_alloc", "canary_alloc$arg_r"), "arg_r");
-        // Not an MLB label for a module named like an MLB register.
-        assert_eq!(classify("canary_alloc", "canary_alloc$tag$2"), "tag$*");
+        assert_eq!(classify("canary_alloc", "canary_alloc_chk_list"), "chk_list");
+        assert_eq!(classify("canary_alloc", "canary_alloc_sip"), "sip");
     }
 
     #[test]
     fn modules_fall_into_their_blocks() {
-        assert_eq!(classify("mlb8_plru", "mlb8_plru$base$3"), "MLB storage flip-flops");
-        assert_eq!(classify("mlb8_plru", "mlb8_plru$rs_pe"), "priority encoders");
-        assert_eq!(classify("mlb8_plru", "mlb8_plru$plru$0$bits"), "replacement (PLRU / round-robin)");
-        assert_eq!(classify("mlb8_plru", "mlb8_plru$rs_base_r"), "MLB output registers");
-        assert_eq!(classify("mlb8_plru", "mlb8_plru"), "MLB comparators, write-enable/read muxes and control");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst$mlb$tag$2"), "MLB storage flip-flops");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst$mlb"), "MLB comparators, write-enable/read muxes and control");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst$memcheck"), "memcheck");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst$c_steps"), "MLU counters");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst$ptr_r"), "MLU registers (operands, CSRs, FSM state, response)");
+        let mlb = "MLB entries (flip-flops), comparators, muxes and control";
+        assert_eq!(classify("mlb8_plru", "mlb8_plru_rs_pe"), "priority encoders");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru_plru_0"), "replacement (PLRU / round-robin)");
+        assert_eq!(classify("mlb8_rr", "mlb8_rr_rr_0"), "replacement (PLRU / round-robin)");
+        assert_eq!(classify("mlb8_plru", "mlb8_plru"), mlb);
+        assert_eq!(classify("mlu8_bst", "mlu8_bst_mlb"), mlb);
+        assert_eq!(classify("mlu8_bst", "mlu8_bst_mlb_free_pe"), "priority encoders");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst_memcheck"), "memcheck");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst_traverser"), "traverser");
+        assert_eq!(classify("mlu8_bst", "mlu8_bst"), "MLU control: operation decode, CSRs, counters, response");
     }
 }
 

@@ -38,9 +38,10 @@ fn mlb8_nangate45_area_timing_power_energy() {
     assert!(r.ff_area_um2 >= storage_bits as f64 * r.smallest_ff_area_um2 - 1e-6);
     assert!(r.area_um2 > r.ff_area_um2 && r.area_um2 < 20.0 * r.ff_area_um2, "area {}", r.area_um2);
     assert!(r.cells > r.flip_flops);
-    // The block split accounts for the storage exactly and adds up.
-    let storage = r.blocks.iter().find(|b| b.block == "MLB storage flip-flops").expect("storage block");
-    assert_eq!(storage.flip_flops, storage_bits as u64);
+    // The block split adds up, and the MLB's own block (registers are inlined
+    // into their block by the clean emission pass) holds at least the storage.
+    let mlb = r.blocks.iter().find(|b| b.block.starts_with("MLB entries")).expect("the MLB block");
+    assert!(mlb.flip_flops >= storage_bits as u64, "{} flip-flops in the MLB block", mlb.flip_flops);
     let sum: f64 = r.blocks.iter().map(|b| b.area_um2).sum();
     assert!((sum - r.blocks_total_um2).abs() < 1e-3 * sum);
 

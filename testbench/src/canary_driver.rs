@@ -390,9 +390,9 @@ impl CanaryDut for CanaryVerilator {
         self.put("key_k1", self.key.k1);
         self.put("rate", self.rate as u64);
         for (i, r) in reqs.iter().enumerate() {
-            self.put(&format!("req_valid${i}"), r.is_some() as u64);
-            self.put(&format!("req_free${i}"), r.map(|r| r.0 as u64).unwrap_or(0));
-            self.put(&format!("req_arg${i}"), r.map(|r| r.1).unwrap_or(0));
+            self.put(&format!("req_valid_{i}"), r.is_some() as u64);
+            self.put(&format!("req_free_{i}"), r.map(|r| r.0 as u64).unwrap_or(0));
+            self.put(&format!("req_arg_{i}"), r.map(|r| r.1).unwrap_or(0));
         }
         let rd = self.mem.response(self.cycle);
         self.put("mem_rvalid", rd.is_some() as u64);
@@ -404,7 +404,7 @@ impl CanaryDut for CanaryVerilator {
         self.out = out;
         let mut o = StepOut::default();
         for i in 0..REQUESTERS {
-            if self.get(&format!("req_grant${i}")) != 0 {
+            if self.get(&format!("req_grant_{i}")) != 0 {
                 if o.grant.is_some() {
                     return Err(format!("cycle {}: two grants in one cycle", self.cycle));
                 }

@@ -288,10 +288,10 @@ impl CanaryRec {
     fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<CanaryOut> {
         let c = self.r.cycles();
         for (i, q) in reqs.iter().enumerate() {
-            self.r.set(&format!("req_valid${i}"), q.is_some() as u128)?;
+            self.r.set(&format!("req_valid_{i}"), q.is_some() as u128)?;
             if let Some((free, arg)) = q {
-                self.r.set(&format!("req_free${i}"), *free as u128)?;
-                self.r.set(&format!("req_arg${i}"), *arg as u128)?;
+                self.r.set(&format!("req_free_{i}"), *free as u128)?;
+                self.r.set(&format!("req_arg_{i}"), *arg as u128)?;
             }
         }
         let rd = self.mem.response(c as u64);
@@ -303,7 +303,7 @@ impl CanaryRec {
         let g = |s: &Self, n: &str| s.r.get(n).map(|v| v as u64);
         let mut o = CanaryOut::default();
         for i in 0..REQUESTERS {
-            if g(self, &format!("req_grant${i}"))? != 0 {
+            if g(self, &format!("req_grant_{i}"))? != 0 {
                 ensure!(o.grant.is_none(), "cycle {c}: two grants in one cycle");
                 o.grant = Some(i);
             }

@@ -6,18 +6,12 @@ use hw::manifest::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Verilator waivers for rust-hdl's output, by warning name and file/match
-/// only. Each is a property of how rust-hdl emits Verilog, not of a design:
-/// - DECLFILENAME: rust-hdl writes every module of a design (one per
-///   register) into one file, so only the top can match the file name.
-/// - UNUSEDSIGNAL on `free_pe$*` (the MLB's free-entry finder, in any top
-///   that contains an MLB): it reuses the PrioEnc primitive and needs only its
-///   `any`/`index` outputs; the unused `onehot`/`multi` outputs are removed by
-///   synthesis. (Verilator 5.006 takes `-match` only with `-file`.)
-pub const VERILATOR_WAIVERS: &str = "`verilator_config
-lint_off -rule DECLFILENAME
-lint_off -rule UNUSEDSIGNAL -file \"*.v\" -match \"*'free_pe$*\"
-";
+/// The one Verilator waiver file shipped with the Verilog
+/// (`verilog_out/lint.vlt`, every line says why), written by
+/// `mlugen generate --all`.
+pub fn waiver_file() -> PathBuf {
+    verilog_out().join(hw::generate::LINT_WAIVERS_FILE)
+}
 
 /// The workspace root (testbench's parent directory).
 pub fn workspace_root() -> PathBuf {
@@ -27,12 +21,6 @@ pub fn workspace_root() -> PathBuf {
 /// `verilog_out/` in the workspace.
 pub fn verilog_out() -> PathBuf {
     workspace_root().join(hw::generate::VERILOG_OUT)
-}
-
-fn scratch_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mlugen-lint-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("create scratch dir");
-    d
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
@@ -50,20 +38,12 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
 }
 
 /// `verilator --lint-only -Wall` on `file` with top module `top` and the
-/// waivers above.
+/// shipped waiver file (`verilog_out/lint.vlt`) and nothing else.
 pub fn verilator_lint(file: &Path, top: &str) -> Result<(), String> {
-    let dir = scratch_dir(top);
-    let waivers = dir.join("waivers.vlt");
-    std::fs::write(&waivers, VERILATOR_WAIVERS).map_err(|e| e.to_string())?;
-    let result = run(
-        Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", top])
-            .arg(&waivers)
-            .arg(file),
+    run(
+        Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", top]).arg(waiver_file()).arg(file),
         &format!("verilator --lint-only -Wall {}", file.display()),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    )
 }
 
 /// `iverilog -g2005` parse and elaboration of `file` (output discarded).

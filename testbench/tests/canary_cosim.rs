@@ -33,9 +33,9 @@ fn hash_mutant_is_caught() {
     let p = CanaryParams::default();
     // Requester 1's k_mp term (1 * 17497 mod 16 = 9) off by one.
     let want = (17497u64 & 15) as u8;
-    let line = format!("localparam  req_hash$1 = 4'h{want:x};");
+    let line = format!("localparam  req_hash_1 = 4'h{want:x};");
     assert!(top.verilog.contains(&line), "the hash table constant is where expected");
-    top.verilog = top.verilog.replace(&line, &format!("localparam  req_hash$1 = 4'h{:x};", (want + 1) % 16));
+    top.verilog = top.verilog.replace(&line, &format!("localparam  req_hash_1 = 4'h{:x};", (want + 1) % 16));
     let mut dut = CanaryVerilator::new(&top, &p, KEY, 2, 1, 5).unwrap();
     let err = run_workload(&mut dut, &p, KEY, 2, 5, 100_000).expect_err("the mutant must mismatch");
     assert!(err.contains("malloc") && err.contains("from 1"), "first mismatch is requester 1's malloc: {err}");

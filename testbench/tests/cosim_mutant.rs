@@ -17,7 +17,7 @@ fn mutate(text: &str, from: &str, to: &str) -> String {
 #[test]
 fn mlb_range_compare_off_by_one_is_caught_with_a_vcd() {
     let top = mlb_top(8, Replacement::Plru).unwrap();
-    let v = mutate(&top.verilog, "(cs_s$3 >= cs_nr$3)", "(cs_s$3 > cs_nr$3)");
+    let v = mutate(&top.verilog, "(cs_s_3 >= cs_nr_3)", "(cs_s_3 > cs_nr_3)");
     let vcd = std::env::temp_dir().join(format!("mlugen-mutant-{}.vcd", std::process::id()));
     let opts = RunOptions { count: 300_000, seed: 41, vcd: Some(vcd.clone()), vcd_window: 50, ..Default::default() };
     let r = run_mlb(&top, &v, "-mutant-range", 8, Replacement::Plru, &opts).unwrap();
@@ -37,7 +37,7 @@ fn mlb_range_compare_off_by_one_is_caught_with_a_vcd() {
 #[test]
 fn mlb_stuck_plru_bit_is_caught() {
     let top = mlb_top(8, Replacement::Plru).unwrap();
-    let v = mutate(&top.verilog, "bits$d = after_c;", "bits$d = after_c & 8'hFD;");
+    let v = mutate(&top.verilog, "bits_d = after_c;", "bits_d = after_c & 8'hFD;");
     let r = run_mlb(&top, &v, "-mutant-plru", 8, Replacement::Plru, &RunOptions { count: 300_000, seed: 42, ..Default::default() }).unwrap();
     let m = r.mismatch.expect("a PLRU bit stuck at 0 must be caught");
     println!("{m}");

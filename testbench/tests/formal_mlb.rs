@@ -14,8 +14,8 @@
 //! registered result `ls_hit` in cycle t is a miss, and no fill in cycle t-1.
 //! Everything else (range searches, invalidates, flushes, resets, all data)
 //! is free in every cycle. The property and the contract are injected into
-//! the emitted top module (so they see its entry registers `valid$i$q`,
-//! `loc$i$q` and its match terms `ls_pe$req$i`).
+//! the emitted top module (so they see its entry registers `valid_i$q`,
+//! `loc_i$q` and its match terms `ls_pe_req_i`).
 //!
 //! Not covered here: the *range* match vector is one-hot only if the valid
 //! entries' ranges are disjoint, which is a property of the metadata (the
@@ -43,8 +43,8 @@ fn props(n: usize, with_contract: bool) -> String {
     }
     for i in 0..n {
         for j in i + 1..n {
-            c += &format!("        assert(!(valid${i}$q && valid${j}$q && (loc${i}$q == loc${j}$q)));\n");
-            c += &format!("        assert(!(ls_pe$req${i} && ls_pe$req${j}));\n");
+            c += &format!("        assert(!(valid_{i}_q && valid_{j}_q && (loc_{i}_q == loc_{j}_q)));\n");
+            c += &format!("        assert(!(ls_pe_req_{i} && ls_pe_req_{j}));\n");
         }
     }
     c += "        assert(!ls_multi);\n    end";
@@ -98,7 +98,7 @@ fn mlb8_never_holds_duplicate_locations_under_the_fill_contract() {
 fn mlb_contract_allows_filling_every_entry() {
     let n = 4;
     let depth = 2 * n + 1;
-    let sets: String = (0..n).map(|i| format!(" -set-at {depth} valid${i}$q 1")).collect();
+    let sets: String = (0..n).map(|i| format!(" -set-at {depth} valid_{i}_q 1")).collect();
     let sat = format!("sat -seq {depth} -set-assumes -set-init-zero{sets}");
     let r = run("mlb4-cover", "mlb4_plru", &dut("mlb4_plru", n, true), &sat);
     eprintln!("mlb4 all {n} entries valid at cycle {depth}: {:?} in {:.1} s", r.outcome, r.seconds);
@@ -120,11 +120,11 @@ fn mlb_mutants_are_caught() {
     let original = dut("mlb4_plru", 4, true);
     let mutants = [
         // A fill into way 1 or 3 writes both (a write-enable decode slip).
-        ("fill write-enable decodes one index bit", "write_en$1 = fill_ok_l && (victim_l == way$1);", "write_en$1 = fill_ok_l && victim_l[0];"),
+        ("fill write-enable decodes one index bit", "write_en_1 = fill_ok_l && (victim_l == way_1);", "write_en_1 = fill_ok_l && victim_l[0];"),
         // The one-hot flag raised by any single hit (the assertion output itself).
-        ("multi flag driven by any hit", "ls_multi_r$d = ls_pe$multi && ~reset;", "ls_multi_r$d = ls_pe$any && ~reset;"),
+        ("multi flag driven by any hit", "ls_multi_r_d = ls_pe_multi && ~reset;", "ls_multi_r_d = ls_pe_any && ~reset;"),
         // The location compare drops bit 50: two locations 2^55 bytes apart alias.
-        ("location compare drops a bit", "ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q == ls_loc);", "ls_pe$req$1 = ls_valid && valid$1$q && (loc$1$q[49:0] == ls_loc[49:0]);"),
+        ("location compare drops a bit", "ls_pe_req_1 = ls_valid && valid_1$q && (loc_1$q == ls_loc);", "ls_pe_req_1 = ls_valid && valid_1$q && (loc_1$q[49:0] == ls_loc[49:0]);"),
     ];
     for (what, from, to) in mutants {
         let m = mutate(&original, from, to).unwrap();

@@ -1,4 +1,4 @@
-//! Formal: the emitted MLB's RANGE match vector (`rs_pe$req$i`, the terms
+//! Formal: the emitted MLB's RANGE match vector (`rs_pe_req_i`, the terms
 //! `valid && base <= a && a - base < size` of its range search) is one-hot
 //! or zero, and `rs_multi` stays 0, in every cycle of every input sequence
 //! in which each fill's range is disjoint from the ranges of the valid
@@ -57,15 +57,15 @@ fn props(n: usize, contract: Contract) -> String {
     c += "    always @(*) begin\n";
     let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
     let entry_disjoint = |i: usize, j: usize| {
-        format!("(!(valid${i}$q && valid${j}$q) || {})", disjoint(&format!("base${i}$q"), &format!("size${i}$q"), &format!("base${j}$q"), &format!("size${j}$q")))
+        format!("(!(valid_{i}_q && valid_{j}_q) || {})", disjoint(&format!("base_{i}_q"), &format!("size_{i}_q"), &format!("base_{j}_q"), &format!("size_{j}_q")))
     };
     match contract {
         Contract::Disjoint => {
             // The metadata contract: a fill is disjoint from every valid
             // entry but the way it overwrites.
             for i in 0..n {
-                let d = disjoint("fill_base", "fill_size", &format!("base${i}$q"), &format!("size${i}$q"));
-                c += &format!("        if (fill_valid && valid${i}$q && (victim_l != {iw}'d{i})) assume({d});\n");
+                let d = disjoint("fill_base", "fill_size", &format!("base_{i}_q"), &format!("size_{i}_q"));
+                c += &format!("        if (fill_valid && valid_{i}_q && (victim_l != {iw}'d{i})) assume({d});\n");
             }
             for &(i, j) in &pairs {
                 c += &format!("        assert({});\n", entry_disjoint(i, j));
@@ -77,7 +77,7 @@ fn props(n: usize, contract: Contract) -> String {
             // address inside the filled range, and no fill in that cycle.
             c += "        if (fill_valid) assume(f_prev_rs_valid && !rs_hit && !f_prev_fill && (fill_base <= f_prev_rs_addr) && ((f_prev_rs_addr - fill_base) < fill_size));\n";
             for &(i, j) in &pairs {
-                c += &format!("        assert(!(rs_pe$req${i} && rs_pe$req${j}));\n");
+                c += &format!("        assert(!(rs_pe_req_{i} && rs_pe_req_{j}));\n");
             }
             c += "        assert(!rs_multi);\n";
         }
@@ -86,9 +86,9 @@ fn props(n: usize, contract: Contract) -> String {
                 c += &format!("        assume({});\n", entry_disjoint(i, j));
             }
             for &(i, j) in &pairs {
-                c += &format!("        assert(!(rs_pe$req${i} && rs_pe$req${j}));\n");
+                c += &format!("        assert(!(rs_pe_req_{i} && rs_pe_req_{j}));\n");
             }
-            c += "        assert(!rs_pe$multi);\n";
+            c += "        assert(!rs_pe_multi);\n";
         }
     }
     c += "    end";
@@ -176,7 +176,7 @@ fn prove_lemma(tops: &[(&str, usize)]) {
 fn mlb_range_contract_allows_a_full_mlb_and_hits() {
     let n = 2;
     let depth = 2 * n + 2;
-    let sets: String = (0..n).map(|i| format!(" -set-at {depth} valid${i}$q 1")).collect();
+    let sets: String = (0..n).map(|i| format!(" -set-at {depth} valid_{i}_q 1")).collect();
     let sat = format!("sat -seq {depth} -set-assumes -set-init-zero{sets} -set-at {depth} rs_hit 1");
     let r = run("mlb2-range-cover", "mlb2_plru", &dut("mlb2_plru", n, Contract::Disjoint), &sat);
     eprintln!("mlb2 both entries valid and a range hit at cycle {depth}: {:?} in {:.1} s", r.outcome, r.seconds);
@@ -203,11 +203,11 @@ fn mlb_range_mutants_are_caught() {
     let comb = LEMMA;
     let mutants = [
         // Entry 1 also matches the byte just past its end (the next range's base).
-        ("range compare off by one", &lemma, comb, "(cs_s$1 >= cs_nr$1)", "(cs_s$1 > cs_nr$1)"),
+        ("range compare off by one", &lemma, comb, "(cs_s_1 >= cs_nr_1)", "(cs_s_1 > cs_nr_1)"),
         // mlb2: every fill also writes way 0 (one range in two entries).
-        ("fill write-enable ignores the victim", &induction, bmc, "write_en$0 = fill_ok_l && (victim_l == way$0);", "write_en$0 = fill_ok_l;"),
+        ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_ok_l && (victim_l == way_0);", "write_en_0 = fill_ok_l;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
-        ("lower bound dropped", &lemma, comb, "rs_pe$req$2 = rs_valid && valid$2$q && (base$2$q <= rs_addr) && ", "rs_pe$req$2 = rs_valid && valid$2$q && "),
+        ("lower bound dropped", &lemma, comb, "rs_pe_req_2 = rs_valid && valid_2$q && (base_2$q <= rs_addr) && ", "rs_pe_req_2 = rs_valid && valid_2$q && "),
     ];
     for (what, original, sat, from, to) in mutants {
         let m = mutate(original, from, to).unwrap();

@@ -1,4 +1,4 @@
-//! Formal: the emitted tree pseudo-LRU (the `plru$0` submodule of each
+//! Formal: the emitted tree pseudo-LRU (the `plru_0` submodule of each
 //! verilog_out/mlb<N>_plru.v) for every one of its 2^N states
 //! (formal/plru_props.v, `sat -seq 2 -prove-skip 1` from a free state):
 //! the victim is the independent tree walk of the state (so a valid way),
@@ -10,7 +10,7 @@ fn script(n: usize, extra_define: &str) -> String {
     let iw = n.trailing_zeros();
     format!(
         "read_verilog -formal dut.v
-read_verilog -formal -DPLRU=mlb{n}_plru$plru$0 -DN={n} -DIW={iw} {extra_define} plru_props.v
+read_verilog -formal -DPLRU=mlb{n}_plru_plru_0 -DN={n} -DIW={iw} {extra_define} plru_props.v
 prep -top plru_props
 flatten
 # free initial state: every state is checked, not only those reachable from reset
@@ -51,10 +51,10 @@ fn plru_mutants_are_caught() {
     // its touch sets 0x04 (hw::plru::tree_paths).
     let original = emitted("mlb8_plru").unwrap();
     let mutants = [
-        ("victim decode: a flipped path bit", "localparam  path_to$5 = 8'h21;", "localparam  path_to$5 = 8'h20;", ""),
-        ("touch: one flipped bit (the root then points toward way 5's half)", "localparam  path_away$5 = 8'h4;", "localparam  path_away$5 = 8'h5;", ""),
+        ("victim decode: a flipped path bit", "localparam  path_to_5 = 8'h21;", "localparam  path_to_5 = 8'h20;", ""),
+        ("touch: one flipped bit (the root then points toward way 5's half)", "localparam  path_away_5 = 8'h4;", "localparam  path_away_5 = 8'h5;", ""),
         // Checked with the never-the-touched-way property alone.
-        ("touch points toward the way", "localparam  path_away$5 = 8'h4;", "localparam  path_away$5 = 8'h21;", "-DONLY_NOT_TOUCHED"),
+        ("touch points toward the way", "localparam  path_away_5 = 8'h4;", "localparam  path_away_5 = 8'h21;", "-DONLY_NOT_TOUCHED"),
     ];
     for (what, from, to, define) in mutants {
         let m = mutate(&original, from, to).unwrap();

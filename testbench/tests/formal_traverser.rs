@@ -32,7 +32,7 @@ fn check(name: &str, c: &Cfg, dut: &str, bound: u32) -> Run {
     let props = formal_file("traverser_bound.v").unwrap();
     let script = format!(
         "read_verilog -formal dut.v
-read_verilog -formal -DTRAVERSER={top}$traverser -DMAX_LIMIT={limit} -DLAT={lat} -DRWAIT={rwait} -DBOUND={bound} traverser_bound.v
+read_verilog -formal -DTRAVERSER={top}_traverser -DMAX_LIMIT={limit} -DLAT={lat} -DRWAIT={rwait} -DBOUND={bound} traverser_bound.v
 prep -top traverser_bound
 flatten
 opt_clean
@@ -75,7 +75,7 @@ fn traverser_mutant_is_caught() {
     // The step-limit test never fires: a cyclic list walks forever.
     let c = &CFGS[0];
     let original = emitted(c.top).unwrap();
-    let m = mutate(&original, "else if (steps_r$q == limit_r$q) begin", "else if (steps_r$q > limit_r$q) begin").unwrap();
+    let m = mutate(&original, "else if (steps_r_q == limit_r_q) begin", "else if (steps_r_q > limit_r_q) begin").unwrap();
     assert_ne!(m, original);
     let r = check("traverser-mutant", c, &m, c.bound());
     eprintln!("mutant step limit never reached: {:?} in {:.1} s", r.outcome, r.seconds);
