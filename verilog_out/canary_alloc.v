@@ -1765,7 +1765,7 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
             region_full_3_d = zero3;
         end
     end
-endmodule
+endmodule // canary_alloc
 
 // canary_alloc_arb: hw::canary::arbiter::Arbiter
 module canary_alloc_arb(clock,reset,req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,take,any,index,grant_0,grant_1,grant_2,grant_3,grant_4,grant_5,grant_6,grant_7);
@@ -1902,7 +1902,7 @@ module canary_alloc_arb(clock,reset,req_0,req_1,req_2,req_3,req_4,req_5,req_6,re
             nxt_d = zero;
         end
     end
-endmodule
+endmodule // canary_alloc_arb
 
 // canary_alloc_chk: hw::canary::checker::Checker
 module canary_alloc_chk(clock,reset,op,idx,rate,busy,done,out_idx,due);
@@ -2173,7 +2173,7 @@ module canary_alloc_chk(clock,reset,op,idx,rate,busy,done,out_idx,due);
             done_r_d = 1'b0;
         end
     end
-endmodule
+endmodule // canary_alloc_chk
 
 // canary_alloc_chk_list: rust_hdl::widgets::ram::RAM (one-read-port memory)
 module canary_alloc_chk_list(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -2199,7 +2199,7 @@ module canary_alloc_chk_list(read_address,read_clock,read_data,write_address,wri
           mem[write_address] <= write_data;
        end
     end
-endmodule
+endmodule // canary_alloc_chk_list
 
 // canary_alloc_chk_pos: rust_hdl::widgets::ram::RAM (one-read-port memory)
 module canary_alloc_chk_pos(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -2225,7 +2225,7 @@ module canary_alloc_chk_pos(read_address,read_clock,read_data,write_address,writ
           mem[write_address] <= write_data;
        end
     end
-endmodule
+endmodule // canary_alloc_chk_pos
 
 // canary_alloc_sip: hw::canary::siphash::SipHash
 module canary_alloc_sip(clock,reset,start,k0,k1,msg,busy,done,tag);
@@ -2378,7 +2378,7 @@ module canary_alloc_sip(clock,reset,start,k0,k1,msg,busy,done,tag);
             done_r_d = 1'b0;
         end
     end
-endmodule
+endmodule // canary_alloc_sip
 
 // canary_alloc_sizes: rust_hdl::widgets::ram::RAM (one-read-port memory)
 module canary_alloc_sizes(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -2404,4 +2404,4 @@ module canary_alloc_sizes(read_address,read_clock,read_data,write_address,write_
           mem[write_address] <= write_data;
        end
     end
-endmodule
+endmodule // canary_alloc_sizes

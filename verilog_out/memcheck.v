@@ -374,4 +374,4 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
             s_fault = f_shared;
         end
     end
-endmodule
+endmodule // memcheck

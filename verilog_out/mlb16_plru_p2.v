@@ -2217,7 +2217,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb16_plru_p2
 
 // mlb16_plru_p2_free_pe: hw::prio_enc::PrioEnc
 module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -2643,7 +2643,7 @@ module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_plru_p2_free_pe
 
 // mlb16_plru_p2_ls_pe: hw::prio_enc::PrioEnc
 module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -3069,7 +3069,7 @@ module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_plru_p2_ls_pe
 
 // mlb16_plru_p2_plru_0: hw::plru::TreePlru
 module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -3437,7 +3437,7 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb16_plru_p2_plru_0
 
 // mlb16_plru_p2_rs_pe: hw::prio_enc::PrioEnc
 module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -3863,4 +3863,4 @@ module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_plru_p2_rs_pe

@@ -1848,7 +1848,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb16_rr
 
 // mlb16_rr_free_pe: hw::prio_enc::PrioEnc
 module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -2274,7 +2274,7 @@ module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_rr_free_pe
 
 // mlb16_rr_ls_pe: hw::prio_enc::PrioEnc
 module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -2700,7 +2700,7 @@ module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_rr_ls_pe
 
 // mlb16_rr_rr_0: hw::plru::RoundRobin
 module mlb16_rr_rr_0(clock,clear,advance,victim,state);
@@ -2830,7 +2830,7 @@ module mlb16_rr_rr_0(clock,clear,advance,victim,state);
             state = way_n_15;
         end
     end
-endmodule
+endmodule // mlb16_rr_rr_0
 
 // mlb16_rr_rs_pe: hw::prio_enc::PrioEnc
 module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -3256,4 +3256,4 @@ module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb16_rr_rs_pe

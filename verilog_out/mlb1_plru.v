@@ -318,7 +318,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb1_plru
 
 // mlb1_plru_free_pe: hw::prio_enc::PrioEnc
 module mlb1_plru_free_pe(req_0,any,index,onehot_0,multi);
@@ -354,7 +354,7 @@ module mlb1_plru_free_pe(req_0,any,index,onehot_0,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb1_plru_free_pe
 
 // mlb1_plru_ls_pe: hw::prio_enc::PrioEnc
 module mlb1_plru_ls_pe(req_0,any,index,onehot_0,multi);
@@ -390,7 +390,7 @@ module mlb1_plru_ls_pe(req_0,any,index,onehot_0,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb1_plru_ls_pe
 
 // mlb1_plru_plru_0: hw::plru::TreePlru
 module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -473,7 +473,7 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb1_plru_plru_0
 
 // mlb1_plru_rs_pe: hw::prio_enc::PrioEnc
 module mlb1_plru_rs_pe(req_0,any,index,onehot_0,multi);
@@ -509,4 +509,4 @@ module mlb1_plru_rs_pe(req_0,any,index,onehot_0,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb1_plru_rs_pe

@@ -421,7 +421,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb2_plru
 
 // mlb2_plru_free_pe: hw::prio_enc::PrioEnc
 module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
@@ -483,7 +483,7 @@ module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb2_plru_free_pe
 
 // mlb2_plru_ls_pe: hw::prio_enc::PrioEnc
 module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
@@ -545,7 +545,7 @@ module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb2_plru_ls_pe
 
 // mlb2_plru_plru_0: hw::plru::TreePlru
 module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -647,7 +647,7 @@ module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb2_plru_plru_0
 
 // mlb2_plru_rs_pe: hw::prio_enc::PrioEnc
 module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
@@ -709,4 +709,4 @@ module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb2_plru_rs_pe

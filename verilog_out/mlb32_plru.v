@@ -3511,7 +3511,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb32_plru
 
 // mlb32_plru_free_pe: hw::prio_enc::PrioEnc
 module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
@@ -4353,7 +4353,7 @@ module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb32_plru_free_pe
 
 // mlb32_plru_ls_pe: hw::prio_enc::PrioEnc
 module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
@@ -5195,7 +5195,7 @@ module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb32_plru_ls_pe
 
 // mlb32_plru_plru_0: hw::plru::TreePlru
 module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -5867,7 +5867,7 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb32_plru_plru_0
 
 // mlb32_plru_rs_pe: hw::prio_enc::PrioEnc
 module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
@@ -6709,4 +6709,4 @@ module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb32_plru_rs_pe

@@ -627,7 +627,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb4_plru
 
 // mlb4_plru_free_pe: hw::prio_enc::PrioEnc
 module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
@@ -741,7 +741,7 @@ module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,one
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb4_plru_free_pe
 
 // mlb4_plru_ls_pe: hw::prio_enc::PrioEnc
 module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
@@ -855,7 +855,7 @@ module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb4_plru_ls_pe
 
 // mlb4_plru_plru_0: hw::plru::TreePlru
 module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -995,7 +995,7 @@ module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb4_plru_plru_0
 
 // mlb4_plru_rs_pe: hw::prio_enc::PrioEnc
 module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
@@ -1109,4 +1109,4 @@ module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb4_plru_rs_pe

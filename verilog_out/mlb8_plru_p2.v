@@ -1241,7 +1241,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb8_plru_p2
 
 // mlb8_plru_p2_free_pe: hw::prio_enc::PrioEnc
 module mlb8_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -1459,7 +1459,7 @@ module mlb8_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_plru_p2_free_pe
 
 // mlb8_plru_p2_ls_pe: hw::prio_enc::PrioEnc
 module mlb8_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -1677,7 +1677,7 @@ module mlb8_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_plru_p2_ls_pe
 
 // mlb8_plru_p2_plru_0: hw::plru::TreePlru
 module mlb8_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -1893,7 +1893,7 @@ module mlb8_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlb8_plru_p2_plru_0
 
 // mlb8_plru_p2_rs_pe: hw::prio_enc::PrioEnc
 module mlb8_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -2111,4 +2111,4 @@ module mlb8_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_plru_p2_rs_pe

@@ -1024,7 +1024,7 @@ module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlb8_rr
 
 // mlb8_rr_free_pe: hw::prio_enc::PrioEnc
 module mlb8_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -1242,7 +1242,7 @@ module mlb8_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_rr_free_pe
 
 // mlb8_rr_ls_pe: hw::prio_enc::PrioEnc
 module mlb8_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -1460,7 +1460,7 @@ module mlb8_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,o
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_rr_ls_pe
 
 // mlb8_rr_rr_0: hw::plru::RoundRobin
 module mlb8_rr_rr_0(clock,clear,advance,victim,state);
@@ -1550,7 +1550,7 @@ module mlb8_rr_rr_0(clock,clear,advance,victim,state);
             state = way_n_7;
         end
     end
-endmodule
+endmodule // mlb8_rr_rr_0
 
 // mlb8_rr_rs_pe: hw::prio_enc::PrioEnc
 module mlb8_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -1768,4 +1768,4 @@ module mlb8_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,o
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlb8_rr_rs_pe

@@ -859,7 +859,7 @@ module mlu16_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_l
             c_flushes_d = zero32;
         end
     end
-endmodule
+endmodule // mlu16_list
 
 // mlu16_list_memcheck: hw::memcheck::Memcheck
 module mlu16_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -1233,7 +1233,7 @@ module mlu16_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_s
             s_fault = f_shared;
         end
     end
-endmodule
+endmodule // mlu16_list_memcheck
 
 // mlu16_list_mlb: hw::mlb::Mlb
 module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
@@ -3096,7 +3096,7 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlu16_list_mlb
 
 // mlu16_list_mlb_free_pe: hw::prio_enc::PrioEnc
 module mlu16_list_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -3522,7 +3522,7 @@ module mlu16_list_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,re
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu16_list_mlb_free_pe
 
 // mlu16_list_mlb_ls_pe: hw::prio_enc::PrioEnc
 module mlu16_list_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -3948,7 +3948,7 @@ module mlu16_list_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu16_list_mlb_ls_pe
 
 // mlu16_list_mlb_plru_0: hw::plru::TreePlru
 module mlu16_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -4316,7 +4316,7 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlu16_list_mlb_plru_0
 
 // mlu16_list_mlb_rs_pe: hw::prio_enc::PrioEnc
 module mlu16_list_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
@@ -4742,7 +4742,7 @@ module mlu16_list_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu16_list_mlb_rs_pe
 
 // mlu16_list_traverser: hw::traverser::Traverser
 module mlu16_list_traverser(clock,reset,start,a,root,limit,structure,busy,done,result,steps,location,base,size,tag,visit,mem_req_valid,mem_req_ready,mem_req_addr,mem_resp_valid,mem_resp_data,mem_resp_error);
@@ -5013,4 +5013,4 @@ module mlu16_list_traverser(clock,reset,start,a,root,limit,structure,busy,done,r
             done_r_d = 1'b0;
         end
     end
-endmodule
+endmodule // mlu16_list_traverser

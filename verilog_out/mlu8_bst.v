@@ -859,7 +859,7 @@ module mlu8_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_loc
             c_flushes_d = zero32;
         end
     end
-endmodule
+endmodule // mlu8_bst
 
 // mlu8_bst_memcheck: hw::memcheck::Memcheck
 module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -1233,7 +1233,7 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
             s_fault = f_shared;
         end
     end
-endmodule
+endmodule // mlu8_bst_memcheck
 
 // mlu8_bst_mlb: hw::mlb::Mlb
 module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
@@ -2272,7 +2272,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
     end
-endmodule
+endmodule // mlu8_bst_mlb
 
 // mlu8_bst_mlb_free_pe: hw::prio_enc::PrioEnc
 module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -2490,7 +2490,7 @@ module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu8_bst_mlb_free_pe
 
 // mlu8_bst_mlb_ls_pe: hw::prio_enc::PrioEnc
 module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -2708,7 +2708,7 @@ module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu8_bst_mlb_ls_pe
 
 // mlu8_bst_mlb_plru_0: hw::plru::TreePlru
 module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
@@ -2924,7 +2924,7 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
         end
         state = bits_q;
     end
-endmodule
+endmodule // mlu8_bst_mlb_plru_0
 
 // mlu8_bst_mlb_rs_pe: hw::prio_enc::PrioEnc
 module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
@@ -3142,7 +3142,7 @@ module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         multi = multi_t_0;
         index = idx_t_0;
     end
-endmodule
+endmodule // mlu8_bst_mlb_rs_pe
 
 // mlu8_bst_traverser: hw::traverser::Traverser
 module mlu8_bst_traverser(clock,reset,start,a,root,limit,structure,busy,done,result,steps,location,base,size,tag,visit,mem_req_valid,mem_req_ready,mem_req_addr,mem_resp_valid,mem_resp_data,mem_resp_error);
@@ -3413,4 +3413,4 @@ module mlu8_bst_traverser(clock,reset,start,a,root,limit,structure,busy,done,res
             done_r_d = 1'b0;
         end
     end
-endmodule
+endmodule // mlu8_bst_traverser

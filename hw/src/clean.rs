@@ -419,7 +419,7 @@ fn rewrite(m: &Module, registers: &HashMap<String, Register>, helpers: &HashMap<
         insert(&mut body);
     }
     // An instance section left empty, or a comb block left with nothing.
-    let text = format!("module {}({});\n{}\nendmodule\n", m.name, m.ports.join(","), collapse(&body).join("\n"));
+    let text = format!("module {}({});\n{}\nendmodule // {}\n", m.name, m.ports.join(","), collapse(&body).join("\n"), rename(&m.name));
     Ok(text)
 }
 

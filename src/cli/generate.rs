@@ -102,5 +102,8 @@ pub fn run(args: Args) -> Result<()> {
     let w = out.join(hw::generate::LINT_WAIVERS_FILE);
     std::fs::write(&w, hw::generate::LINT_WAIVERS).with_context(|| format!("cannot write {}", w.display()))?;
     writeln!(stdout, "lint waivers -> {}", w.display())?;
+    let r = out.join(hw::generate::README_FILE);
+    std::fs::write(&r, hw::generate::README).with_context(|| format!("cannot write {}", r.display()))?;
+    writeln!(stdout, "how to use them -> {}", r.display())?;
     Ok(())
 }

@@ -131,12 +131,13 @@ pub fn mutate(text: &str, from: &str, to: &str) -> Result<String, String> {
 }
 
 /// `text` with `code` inserted at the end of module `module` (before its
-/// `endmodule // <module>` line, as rust-hdl writes it), so the code sees
-/// the module's internal signals.
+/// `endmodule`), so the code sees the module's internal signals.
 pub fn inject(text: &str, module: &str, code: &str) -> Result<String, String> {
-    let marker = format!("endmodule // {module}\n");
-    if text.matches(&marker).count() != 1 {
+    let header = format!("module {module}(");
+    if text.matches(&header).count() != 1 {
         return Err(format!("module {module} not found exactly once"));
     }
-    Ok(text.replacen(&marker, &format!("{code}\n{marker}"), 1))
+    let start = text.find(&header).expect("counted above");
+    let end = start + text[start..].find("endmodule").ok_or_else(|| format!("module {module} has no endmodule"))?;
+    Ok(format!("{}{code}\n{}", &text[..end], &text[end..]))
 }

@@ -46,6 +46,27 @@ pub fn verilator_lint(file: &Path, top: &str) -> Result<(), String> {
     )
 }
 
+/// What a user runs on a shipped top, from the repository root (the commands
+/// of verilog_out/README.md): `iverilog -g2005 -f verilog_out/<top>.f` and
+/// `verilator --lint-only -Wall verilog_out/lint.vlt -f verilog_out/<top>.f`
+/// (the filelist), and Yosys `hierarchy -check; proc; check -assert` (no warning of any kind: multiple drivers, undriven
+/// or unused-but-driven wires, combinational loops).
+pub fn user_checks(top: &str) -> Result<(), String> {
+    let root = workspace_root();
+    let f = format!("{}/{top}.f", hw::generate::VERILOG_OUT);
+    run(
+        Command::new("iverilog").current_dir(&root).args(["-g2005", "-o", "/dev/null", "-s", top, "-f", &f]),
+        &format!("iverilog -g2005 -f {f}"),
+    )?;
+    let vlt = format!("{}/{}", hw::generate::VERILOG_OUT, hw::generate::LINT_WAIVERS_FILE);
+    run(
+        Command::new("verilator").current_dir(&root).args(["--lint-only", "-Wall", "--top-module", top, &vlt, "-f", &f]),
+        &format!("verilator --lint-only -Wall {vlt} -f {f}"),
+    )?;
+    let script = format!("read_verilog {}/{top}.v; hierarchy -check -top {top}; proc; check -assert", hw::generate::VERILOG_OUT);
+    run(Command::new("yosys").current_dir(&root).args(["-q", "-p", &script]), &format!("yosys -p '{script}'"))
+}
+
 /// `iverilog -g2005` parse and elaboration of `file` (output discarded).
 pub fn iverilog_parse(file: &Path, top: &str) -> Result<(), String> {
     run(

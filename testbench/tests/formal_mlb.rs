@@ -14,8 +14,8 @@
 //! registered result `ls_hit` in cycle t is a miss, and no fill in cycle t-1.
 //! Everything else (range searches, invalidates, flushes, resets, all data)
 //! is free in every cycle. The property and the contract are injected into
-//! the emitted top module (so they see its entry registers `valid_i$q`,
-//! `loc_i$q` and its match terms `ls_pe_req_i`).
+//! the emitted top module (so they see its entry registers `valid_i_q`,
+//! `loc_i_q` and its match terms `ls_pe_req_i`).
 //!
 //! Not covered here: the *range* match vector is one-hot only if the valid
 //! entries' ranges are disjoint, which is a property of the metadata (the
@@ -124,7 +124,7 @@ fn mlb_mutants_are_caught() {
         // The one-hot flag raised by any single hit (the assertion output itself).
         ("multi flag driven by any hit", "ls_multi_r_d = ls_pe_multi && ~reset;", "ls_multi_r_d = ls_pe_any && ~reset;"),
         // The location compare drops bit 50: two locations 2^55 bytes apart alias.
-        ("location compare drops a bit", "ls_pe_req_1 = ls_valid && valid_1$q && (loc_1$q == ls_loc);", "ls_pe_req_1 = ls_valid && valid_1$q && (loc_1$q[49:0] == ls_loc[49:0]);"),
+        ("location compare drops a bit", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q[49:0] == ls_loc[49:0]);"),
     ];
     for (what, from, to) in mutants {
         let m = mutate(&original, from, to).unwrap();

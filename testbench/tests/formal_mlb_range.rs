@@ -207,7 +207,7 @@ fn mlb_range_mutants_are_caught() {
         // mlb2: every fill also writes way 0 (one range in two entries).
         ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_ok_l && (victim_l == way_0);", "write_en_0 = fill_ok_l;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
-        ("lower bound dropped", &lemma, comb, "rs_pe_req_2 = rs_valid && valid_2$q && (base_2$q <= rs_addr) && ", "rs_pe_req_2 = rs_valid && valid_2$q && "),
+        ("lower bound dropped", &lemma, comb, "rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ", "rs_pe_req_2 = rs_valid && valid_2_q && "),
     ];
     for (what, original, sat, from, to) in mutants {
         let m = mutate(original, from, to).unwrap();

@@ -6,7 +6,7 @@
 use hw::generate::committed_tops;
 use hw::manifest::Manifest;
 use std::collections::BTreeSet;
-use testbench::lint::{iverilog_parse, verilator_lint, verilog_out, yosys_check};
+use testbench::lint::{iverilog_parse, user_checks, verilator_lint, verilog_out, yosys_check};
 
 const REGENERATE: &str = "regenerate with `cargo run --release -- generate --all` and commit verilog_out/";
 
@@ -24,12 +24,20 @@ fn committed_verilog_is_current() {
         let j = dir.join(format!("{}.json", g.name()));
         assert!(read(&v) == g.verilog, "{} is stale: {REGENERATE}", v.display());
         assert!(read(&j) == g.manifest_json(), "{} is stale: {REGENERATE}", j.display());
+        for (ext, text) in [("f", g.filelist()), ("sdc", g.sdc())] {
+            let f = dir.join(format!("{}.{ext}", g.name()));
+            assert!(read(&f) == text, "{} is stale: {REGENERATE}", f.display());
+            expected.insert(format!("{}.{ext}", g.name()));
+        }
         expected.insert(format!("{}.v", g.name()));
         expected.insert(format!("{}.json", g.name()));
     }
     let w = dir.join(hw::generate::LINT_WAIVERS_FILE);
     assert!(read(&w) == hw::generate::LINT_WAIVERS, "{} is stale: {REGENERATE}", w.display());
     expected.insert(hw::generate::LINT_WAIVERS_FILE.to_string());
+    let r = dir.join(hw::generate::README_FILE);
+    assert!(read(&r) == hw::generate::README, "{} is stale: {REGENERATE}", r.display());
+    expected.insert(hw::generate::README_FILE.to_string());
     for entry in std::fs::read_dir(&dir).expect("verilog_out/ exists") {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
         assert!(
@@ -52,6 +60,7 @@ fn committed_verilog_lints_and_parses() {
         verilator_lint(&v, &name).unwrap_or_else(|e| panic!("{e}"));
         iverilog_parse(&v, &name).unwrap_or_else(|e| panic!("{e}"));
         yosys_check(&read(&v), &manifest).unwrap_or_else(|e| panic!("{e}"));
+        user_checks(&name).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -82,7 +91,9 @@ fn mlb_manifest_ports() {
     }
     assert_eq!(g.manifest.parameters["entries"], 16);
     assert_eq!(g.manifest.parameters["replacement"], "plru");
-    assert!(g.manifest.modules.iter().all(|m| m == "mlb16_plru" || m.starts_with("mlb16_plru$")));
+    // The clean emission: the top, its three priority encoders and the PLRU
+    // (registers are inlined), named without `$`.
+    assert_eq!(g.manifest.modules, ["mlb16_plru", "mlb16_plru_free_pe", "mlb16_plru_ls_pe", "mlb16_plru_plru_0", "mlb16_plru_rs_pe"]);
 }
 
 /// An impossible configuration is an error naming the field, not a panic.
