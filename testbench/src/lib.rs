@@ -1,6 +1,7 @@
 //! Testbenches shared by the integration tests under `testbench/tests/`.
 pub mod memport;
 pub mod lint;
+pub mod equiv;
 pub mod verilator;
 pub mod harness;
 pub mod cosim;
