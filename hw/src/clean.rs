@@ -51,9 +51,6 @@ struct Helper {
 /// (`["mlb", "rs_pe"]`); `None` for an unknown block (an error).
 pub type BlockNamer<'a> = &'a dyn Fn(&[&str]) -> Option<String>;
 
-/// The clean text of `raw` (rust-hdl output whose first module is `top`).
-/// `preamble` replaces rust-hdl's leading lines (the caller's file header);
-/// `top_header` is written between the top's name line and `module`.
 /// The clean text and the renaming it applied (rust-hdl name -> clean name,
 /// for every identifier with `$`).
 #[derive(Clone, Debug)]
@@ -62,7 +59,9 @@ pub struct Cleaned {
     pub renames: BTreeMap<String, String>,
 }
 
-pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer, top_header: &str) -> Result<Cleaned> {
+/// The clean text of `raw` (rust-hdl output whose first module is `top`, the
+/// Rust block `top_block`; `namer` names the blocks of the sub-modules).
+pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer) -> Result<Cleaned> {
     let modules = parse(raw)?;
     if modules.first().map(|m| m.name.as_str()) != Some(top) {
         bail!("clean: the first module of the rust-hdl output is not `{top}`");
@@ -91,9 +90,6 @@ pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer, top_heade
             namer(&path).ok_or_else(|| anyhow!("clean: no Rust block is known for module `{}` (add it to the namer)", m.name))?
         };
         out += "\n";
-        if m.name == top {
-            out += top_header;
-        }
         out += &format!("// {}: {block}\n", rename(&m.name));
         out += &rewrite(m, &registers, &helpers, &modules)?;
     }

@@ -2,7 +2,7 @@
 //!
 //! `--all` regenerates every top kept under verilog_out/; otherwise the tops
 //! of one configuration: defaults, then `--config FILE`, then the flags.
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use hw::generate::{committed_tops, tops_for_config, TopSpec, VERILOG_OUT};
 use sim::config::{MluConfig, Replacement, Structure, Target};
 use std::io::Write;
@@ -98,12 +98,10 @@ pub fn run(args: Args) -> Result<()> {
         let (v, j) = g.write(&out)?;
         writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
-    // The lint waivers the shipped files are checked with.
-    let w = out.join(hw::generate::LINT_WAIVERS_FILE);
-    std::fs::write(&w, hw::generate::LINT_WAIVERS).with_context(|| format!("cannot write {}", w.display()))?;
-    writeln!(stdout, "lint waivers -> {}", w.display())?;
-    let r = out.join(hw::generate::README_FILE);
-    std::fs::write(&r, hw::generate::README).with_context(|| format!("cannot write {}", r.display()))?;
-    writeln!(stdout, "how to use them -> {}", r.display())?;
+    // The lint waivers and the README beside the tops.
+    hw::generate::write_files(&out, hw::generate::SHARED_FILES)?;
+    for (file, _) in hw::generate::SHARED_FILES {
+        writeln!(stdout, "{}", out.join(file).display())?;
+    }
     Ok(())
 }
