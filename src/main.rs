@@ -43,6 +43,8 @@ enum Command {
     Cosim(cli::cosim::Args),
     /// Combine the JSON of `sweep --shard` or `cosim --shard` jobs into one.
     Merge(cli::merge::Args),
+    /// Record the vector files of the standalone Verilog testbenches (verilog_out/tb/).
+    Vectors(cli::vectors::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -67,6 +69,7 @@ fn main() -> std::process::ExitCode {
         Command::AllocBench(a) => cli::alloc_bench::run(a),
         Command::Cosim(a) => cli::cosim::run(a),
         Command::Merge(a) => cli::merge::run(a),
+        Command::Vectors(a) => cli::vectors::run(a),
     });
     // Whatever is still buffered must reach stdout, or the run failed (a full
     // disk is an error, not a silent truncation).

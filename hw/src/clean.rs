@@ -93,7 +93,102 @@ pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer) -> Result
         out += &format!("// {}: {block}\n", rename(&m.name));
         out += &rewrite(m, &registers, &helpers, &modules)?;
     }
-    rename_all(&out)
+    let c = rename_all(&out)?;
+    Ok(Cleaned { text: single_assignment(&c.text)?, renames: c.renames })
+}
+
+/// Suffix of a working copy (see [`single_assignment`]).
+const WORKING: &str = "_c";
+
+/// In each module's `always @(*)` block, every signal assigned more than
+/// once (rust-hdl writes a default, then overrides it) is computed in a
+/// working copy `<name>_c` and assigned once, at the end of the block. The
+/// value is the same; what changes is that no other process ever sees an
+/// intermediate value. Event-driven simulators (Icarus, and any simulator
+/// that schedules per event) wake every reader of a signal on each change, so
+/// the MLU's block glitching the MEMCHECK block's inputs, whose outputs it
+/// reads, looped forever at one time step; with one assignment per signal
+/// the two blocks settle. Cycle-based simulators (Verilator) and synthesis
+/// never saw the difference.
+fn single_assignment(text: &str) -> Result<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = vec![];
+    let mut module_start = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if l.starts_with("module ") {
+            module_start = i;
+        }
+        if l != "    always @(*) begin" {
+            out.push(l.to_string());
+            i += 1;
+            continue;
+        }
+        let end = (i + 1..lines.len()).find(|&k| lines[k] == "    end").ok_or_else(|| anyhow!("clean: an always @(*) block without its end (line {})", i + 1))?;
+        let module_end = (i..lines.len()).find(|&k| lines[k].starts_with("endmodule")).ok_or_else(|| anyhow!("clean: a module without endmodule"))?;
+        let block = &lines[i + 1..end];
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for b in block {
+            let t = b.trim();
+            if let Some((lhs, _)) = t.split_once(" = ") {
+                if t.ends_with(';') && !lhs.is_empty() && lhs.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                    *count.entry(lhs).or_default() += 1;
+                }
+            }
+        }
+        // Signals read only inside the block (its locals) glitch for no one:
+        // only those read elsewhere (instances, other blocks, the port list)
+        // need a working copy.
+        let mut outside: BTreeSet<String> = BTreeSet::new();
+        for (k, o) in lines[module_start..module_end].iter().enumerate().map(|(k, o)| (k + module_start, o)) {
+            let decl = ["input ", "output ", "reg ", "wire "].iter().any(|w| o.trim_start().starts_with(w));
+            if (i..=end).contains(&k) || decl {
+                continue;
+            }
+            map_identifiers(o, |id| {
+                outside.insert(id.to_string());
+                None
+            });
+        }
+        let multi: Vec<&str> = count.iter().filter(|(id, n)| **n > 1 && outside.contains(**id)).map(|(id, _)| *id).collect();
+        if multi.is_empty() {
+            out.extend(lines[i..=end].iter().map(|s| s.to_string()));
+            i = end + 1;
+            continue;
+        }
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        map_identifiers(&lines[module_start..module_end].join("\n"), |id| {
+            used.insert(id.to_string());
+            None
+        });
+        out.push("    // Working copies: each signal assigned more than once below is computed".to_string());
+        out.push("    // in `<name>_c` and assigned once at the end, so other processes never see".to_string());
+        out.push("    // an intermediate value (event-driven simulators would loop on it).".to_string());
+        for id in &multi {
+            let working = format!("{id}{WORKING}");
+            if used.contains(&working) {
+                bail!("clean: working copy `{working}` collides with a signal of the module");
+            }
+            let range = lines[module_start..i]
+                .iter()
+                .filter_map(|d| declaration(d.trim()))
+                .find(|(_, _, n)| n == id)
+                .map(|(_, r, _)| r)
+                .ok_or_else(|| anyhow!("clean: `{id}` is assigned in an always @(*) block but not declared before it"))?;
+            out.push(format!("    reg  {range}{working};"));
+        }
+        out.push(l.to_string());
+        for b in block {
+            out.push(map_identifiers(b, |id| multi.contains(&id).then(|| format!("{id}{WORKING}"))));
+        }
+        for id in &multi {
+            out.push(format!("        {id} = {id}{WORKING};"));
+        }
+        out.push(lines[end].to_string());
+        i = end + 1;
+    }
+    Ok(out.join("\n") + "\n")
 }
 
 fn parse(raw: &str) -> Result<Vec<Module>> {
@@ -525,6 +620,16 @@ mod tests {
     #[test]
     fn a_rename_that_would_merge_two_names_takes_a_double_underscore() {
         assert_eq!(rename_all("a$b = a_b & c$d;").unwrap().text, "a__b = a_b & c_d;");
+    }
+
+    #[test]
+    fn a_signal_assigned_twice_is_computed_in_a_working_copy() {
+        let t = "module m(a,y);\n    input wire  a;\n    output reg  [1:0] y;\n    reg  z;\n    reg  l;\n    always @(*) begin\n        y = 2'd0;\n        z = a;\n        l = 1'b0;\n        l = a;\n        if (l) begin\n            y = {1'b0, z};\n        end\n    end\nendmodule // m\n";
+        let c = single_assignment(t).unwrap();
+        assert!(c.contains("    reg  [1:0] y_c;\n    always @(*) begin\n        y_c = 2'd0;\n        z = a;"), "{c}");
+        assert!(c.contains("            y_c = {1'b0, z};\n        end\n        y = y_c;\n    end\n"), "{c}");
+        // z is assigned once, l is read only inside the block: no copies.
+        assert!(!c.contains("z_c") && !c.contains("l_c"), "{c}");
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub mod mlb;
 pub mod mlb_p2;
 pub mod memcheck;
 pub mod manifest;
+pub mod interface;
+pub mod tb;
 pub mod clean;
 pub mod generate;
 pub mod state_reg;

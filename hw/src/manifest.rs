@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Manifest format version (bump on an incompatible change).
-pub const MANIFEST_VERSION: u32 = 1;
+pub const MANIFEST_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -26,6 +26,9 @@ pub struct Manifest {
     pub ports: Vec<Port>,
     /// Every module in the Verilog file, top first.
     pub modules: Vec<String>,
+    /// Encodings, reset and handshake rules, latencies (hw::interface).
+    #[serde(default)]
+    pub interface: crate::interface::Interface,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +37,9 @@ pub struct Port {
     /// "input" or "output".
     pub direction: String,
     pub width: usize,
+    /// What the port carries (hw::interface).
+    #[serde(default)]
+    pub meaning: String,
 }
 
 /// Module names of a Verilog text, in order (`module NAME(`).
@@ -75,7 +81,7 @@ pub fn module_ports(verilog: &str, top: &str) -> Result<Vec<Port>, String> {
             }
         }
         let name = name.ok_or_else(|| format!("cannot parse port declaration `{line}`"))?;
-        ports.push(Port { name, direction: direction.to_string(), width });
+        ports.push(Port { name, direction: direction.to_string(), width, meaning: String::new() });
     }
     Ok(ports)
 }

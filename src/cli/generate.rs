@@ -93,14 +93,16 @@ pub fn run(args: Args) -> Result<()> {
     // writeln! rather than println!: a closed stdout (`| head`) is an error, not a panic.
     let out = args.out.clone().unwrap_or_else(|| super::project::default_path(VERILOG_OUT));
     let mut stdout = super::out::stdout();
+    let names: Vec<String> = tops.iter().map(|t| t.name()).collect();
     for top in tops {
         let g = top.build()?;
         let (v, j) = g.write(&out)?;
         writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
-    // The lint waivers and the README beside the tops.
-    hw::generate::write_files(&out, hw::generate::SHARED_FILES)?;
-    for (file, _) in hw::generate::SHARED_FILES {
+    // The lint waivers, the README and the FuseSoC core beside the tops.
+    let shared = hw::generate::shared_files(&names);
+    hw::generate::write_files(&out, shared.iter().map(|(f, t)| (f.as_str(), t.as_str())))?;
+    for (file, _) in &shared {
         writeln!(stdout, "{}", out.join(file).display())?;
     }
     Ok(())

@@ -10,4 +10,5 @@ pub mod project;
 pub mod sweep;
 pub mod synth;
 pub mod trace;
+pub mod vectors;
 pub mod wave;

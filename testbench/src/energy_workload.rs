@@ -56,31 +56,35 @@ pub type Workload = (String, Stimulus);
 
 // ---------------------------------------------------------------- MLU --
 
-#[derive(Clone, Copy, Debug)]
-struct MluReq {
-    op: u8,
-    ptr: u64,
-    width: u8,
-    loc: u64,
+/// One MLU request (also the vector programs' driver: crate::vectors).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MluReq {
+    pub op: u8,
+    pub ptr: u64,
+    pub width: u8,
+    pub loc: u64,
+    /// MEMCHECK.S's window.
+    pub sbase: u32,
+    pub ssize: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct MluDone {
-    taken_at: usize,
-    resp_at: usize,
-    fault: u8,
-    loc: u64,
+pub(crate) struct MluDone {
+    pub taken_at: usize,
+    pub resp_at: usize,
+    pub fault: u8,
+    pub loc: u64,
 }
 
-struct MluRec<'a> {
-    r: Recorder,
-    port: MemPort<'a>,
+pub(crate) struct MluRec<'a> {
+    pub r: Recorder,
+    pub port: MemPort<'a>,
 }
 
 impl<'a> MluRec<'a> {
     /// One cycle: the memory's outputs, the request (None: req_valid low,
     /// operands kept), then the edge. Returns (request taken, response).
-    fn cycle(&mut self, req: Option<MluReq>) -> Result<(bool, Option<(u8, u64)>)> {
+    pub(crate) fn cycle(&mut self, req: Option<MluReq>) -> Result<(bool, Option<(u8, u64)>)> {
         let o = self.port.outputs();
         self.r.set("mem_req_ready", o.req_ready as u128)?;
         self.r.set("mem_resp_valid", o.resp_valid as u128)?;
@@ -92,6 +96,8 @@ impl<'a> MluRec<'a> {
             self.r.set("req_ptr", q.ptr as u128)?;
             self.r.set("req_width", q.width as u128)?;
             self.r.set("req_loc", q.loc as u128)?;
+            self.r.set("req_sbase", q.sbase as u128)?;
+            self.r.set("req_ssize", q.ssize as u128)?;
         }
         self.r.step()?;
         let c = self.r.cycles() - 1;
@@ -104,7 +110,7 @@ impl<'a> MluRec<'a> {
         Ok((taken, resp))
     }
 
-    fn reset(&mut self) -> Result<()> {
+    pub(crate) fn reset(&mut self) -> Result<()> {
         self.r.set("reset", 1)?;
         self.cycle(None)?;
         self.r.set("reset", 0)?;
@@ -112,7 +118,7 @@ impl<'a> MluRec<'a> {
         Ok(())
     }
 
-    fn csr(&mut self, addr: u64, data: u64) -> Result<()> {
+    pub(crate) fn csr(&mut self, addr: u64, data: u64) -> Result<()> {
         self.r.set("csr_we", 1)?;
         self.r.set("csr_addr", addr as u128)?;
         self.r.set("csr_data", data as u128)?;
@@ -124,7 +130,7 @@ impl<'a> MluRec<'a> {
     /// previous one was taken). With `min_cycles`, stop at the first
     /// response that ends a window of at least that many cycles from the
     /// first take; else run them all and wait for the last response.
-    fn run(&mut self, reqs: &[MluReq], min_cycles: Option<usize>) -> Result<Vec<MluDone>> {
+    pub(crate) fn run(&mut self, reqs: &[MluReq], min_cycles: Option<usize>) -> Result<Vec<MluDone>> {
         let mut k = 0;
         let mut pending: VecDeque<usize> = VecDeque::new();
         let mut done = Vec::new();
@@ -153,7 +159,7 @@ impl<'a> MluRec<'a> {
 }
 
 fn lm(ptr: u64) -> MluReq {
-    MluReq { op: Op::LoadMeta.bits(), ptr, width: 8, loc: 0 }
+    MluReq { op: Op::LoadMeta.bits(), ptr, width: 8, ..Default::default() }
 }
 
 /// The recorded MLU workloads (`loadmeta_hit`, `memcheck_hit`,
@@ -214,7 +220,7 @@ pub fn mlu_workloads(top: &Top, cfg: &MluConfig, min_cycles: usize) -> Result<Ve
                 "MEMCHECK.G (8 B, in bounds), MLB location-search hit",
                 (0..min_cycles + 8).map(|_| {
                     let a = &warm[rng.range(0, n as u64 - 1) as usize];
-                    MluReq { op: Op::MemcheckG.bits(), ptr: a.ptr + 8 * rng.range(0, a.size / 8 - 1), width: 8, loc: a.location }
+                    MluReq { op: Op::MemcheckG.bits(), ptr: a.ptr + 8 * rng.range(0, a.size / 8 - 1), width: 8, loc: a.location, ..Default::default() }
                 }).collect(),
             ),
             "loadmeta_miss" => ("LOADMETA, MLB miss: walk, fill, response", depth.iter().map(|(_, p)| lm(*p)).collect()),
@@ -272,20 +278,23 @@ pub fn mlu_workloads(top: &Top, cfg: &MluConfig, min_cycles: usize) -> Result<Ve
 pub const CANARY_KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_0370_7344 };
 
 #[derive(Default)]
-struct CanaryOut {
-    grant: Option<usize>,
-    resp: Option<Resp>,
-    check: Option<Check>,
+pub(crate) struct CanaryOut {
+    pub grant: Option<usize>,
+    pub resp: Option<Resp>,
+    pub check: Option<Check>,
 }
 
-struct CanaryRec {
-    r: Recorder,
-    mem: HeapMem,
-    model: ModelReplay,
+/// The canary unit on its recorder, with its heap memory and the model
+/// every grant, response and check is applied to (an error on any
+/// difference).
+pub(crate) struct CanaryRec {
+    pub r: Recorder,
+    pub mem: HeapMem,
+    pub model: ModelReplay,
 }
 
 impl CanaryRec {
-    fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<CanaryOut> {
+    pub(crate) fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<CanaryOut> {
         let c = self.r.cycles();
         for (i, q) in reqs.iter().enumerate() {
             self.r.set(&format!("req_valid_{i}"), q.is_some() as u128)?;
@@ -341,7 +350,7 @@ impl CanaryRec {
     /// `min_cycles`, stops at the grant that closes a window of at least
     /// that many cycles (not counted); returns the grant cycles and the
     /// responses of the ops granted before.
-    fn run(&mut self, ops: &[(bool, u64)], min_cycles: Option<usize>) -> Result<(Vec<usize>, Vec<Resp>)> {
+    pub(crate) fn run(&mut self, ops: &[(bool, u64)], min_cycles: Option<usize>) -> Result<(Vec<usize>, Vec<Resp>)> {
         let (mut grants, mut resps) = (Vec::new(), Vec::new());
         let mut k = 0;
         let mut waiting = false;

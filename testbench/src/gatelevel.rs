@@ -397,7 +397,7 @@ impl GateNetlist {
         text.insert_str(close, &format!("\n  input {MUTANT_SWITCH};\n  wire mlugen_mutant_mapped;\n  wire mlugen_mutant_dual;"));
         text.insert_str(h + head.len(), &format!("{MUTANT_SWITCH}, "));
         let mut manifest = self.top.manifest.clone();
-        manifest.ports.push(hw::manifest::Port { name: MUTANT_SWITCH.into(), direction: "input".into(), width: 1 });
+        manifest.ports.push(hw::manifest::Port { name: MUTANT_SWITCH.into(), direction: "input".into(), width: 1, meaning: "mutant switch (test only)".into() });
         let layout = Layout::from_manifest(&manifest)?;
         let (_, insts) = activity::parse_netlist(&text)?;
         std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;

@@ -12,6 +12,7 @@ pub mod canary_driver;
 pub mod gatelevel;
 pub mod recorder;
 pub mod energy_workload;
+pub mod vectors;
 pub mod sm_pipeline_driver;
 pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;

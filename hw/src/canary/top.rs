@@ -22,5 +22,5 @@ pub fn build(name: &str, p: &CanaryParams) -> Result<Generated> {
         ("slack".to_string(), json!(p.slack)),
         ("check".to_string(), json!(p.check.name())),
     ]);
-    emit(name, "hw::canary::alloc_unit::AllocUnit", &mut uut, params)
+    emit(name, "hw::canary::alloc_unit::AllocUnit", &mut uut, params, &crate::interface::canary())
 }

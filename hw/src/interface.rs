@@ -1,0 +1,413 @@
+//! The interface of each generated top as its user needs it without reading
+//! the Rust: every port's meaning, the encodings, the reset and handshake
+//! rules, and the latencies. One description per block, kept beside the
+//! registry (hw::generate) and rendered twice: into the manifest
+//! (`<top>.json`, field `interface`) and into the head of `<top>.v` (a port
+//! table in a comment, the encodings as `localparam`s of the top module).
+//!
+//! The prose is a summary of the block's module doc (hw/src/mlu.rs,
+//! mlb.rs, mlb_p2.rs, memcheck.rs, mlu_hum.rs, canary/alloc_unit.rs), which
+//! stays the reference. Emission fails when a port of the top has no entry
+//! here, so a new port cannot ship undocumented.
+use serde::{Deserialize, Serialize};
+use sim::fault::{FaultCode, Op};
+use sim::pointer::{NO_META, TAG_FREED};
+
+/// What the manifest and the Verilog header say about a top.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interface {
+    /// Port meanings, by port name (a name ending in `_<i>` is one of an
+    /// array of ports, e.g. requester i's `req_valid_<i>`).
+    pub ports: Vec<PortDoc>,
+    /// Named values of ports and fields, emitted as `localparam`s.
+    pub encodings: Vec<Encoding>,
+    /// What `reset` does (or that there is no state).
+    pub reset: String,
+    /// Handshake and same-cycle rules.
+    pub handshake: Vec<String>,
+    /// Cycles per operation.
+    pub latencies: Vec<Latency>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortDoc {
+    pub name: String,
+    pub meaning: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encoding {
+    /// The `localparam` name, e.g. `OP_LOADMETA`.
+    pub name: String,
+    pub width: usize,
+    pub value: u64,
+    /// Which ports or fields carry it.
+    pub applies_to: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Latency {
+    pub operation: String,
+    /// Cycles, or a formula in L (memory latency) and R (words a walk reads).
+    pub cycles: String,
+}
+
+impl Interface {
+    /// The meaning of port `name` (`req_valid_3` finds `req_valid_<i>`).
+    pub fn meaning(&self, name: &str) -> Option<&str> {
+        let array = name.rsplit_once('_').filter(|(_, i)| !i.is_empty() && i.chars().all(|c| c.is_ascii_digit())).map(|(s, _)| format!("{s}_<i>"));
+        self.ports.iter().find(|p| p.name == name || Some(&p.name) == array.as_ref()).map(|p| p.meaning.as_str())
+    }
+}
+
+fn ports(list: &[(&str, &str)]) -> Vec<PortDoc> {
+    list.iter().map(|(n, m)| PortDoc { name: n.to_string(), meaning: m.to_string() }).collect()
+}
+
+fn enc(name: &str, width: usize, value: u64, applies_to: &str) -> Encoding {
+    Encoding { name: name.to_string(), width, value, applies_to: applies_to.to_string() }
+}
+
+fn lat(operation: &str, cycles: &str) -> Latency {
+    Latency { operation: operation.to_string(), cycles: cycles.to_string() }
+}
+
+/// `FAULT_NONE` .. `FAULT_MEM_ERROR` (spec section 4 codes) on `ports`.
+fn faults(ports: &str) -> Vec<Encoding> {
+    FaultCode::ALL.iter().map(|f| enc(&format!("FAULT_{}", f.name()), 3, f.bits() as u64, ports)).collect()
+}
+
+/// The node-format values a check compares with.
+fn node_values() -> Vec<Encoding> {
+    vec![
+        enc("LOC_NO_META", 64, NO_META, "location operand/result: no metadata node holds the address"),
+        enc("TAG_FREED", 8, TAG_FREED as u64, "node tag of a freed allocation"),
+    ]
+}
+
+/// The MLB, one-stage (`hit_latency` 1) or two-stage (2).
+pub fn mlb(hit_latency: usize) -> Interface {
+    let when = if hit_latency == 1 { "the previous cycle" } else { "two cycles ago" };
+    let search = |port: &str| format!("{port} search of {when} hit (registered)");
+    let rs_hit = search("range");
+    let ls_hit = search("location");
+    Interface {
+        ports: ports(&[
+            ("clock", "clock, rising edge"),
+            ("reset", "synchronous reset: clears valid bits, replacement state, hit outputs; drops the cycle's fill"),
+            ("rs_valid", "range search this cycle"),
+            ("rs_addr", "range search: untagged address; hits base <= a < base + size"),
+            ("ls_valid", "location search this cycle"),
+            ("ls_loc", "location search: location bits 55..5"),
+            ("fill_valid", "fill the victim way this cycle"),
+            ("fill_loc", "fill: location bits 55..5"),
+            ("fill_base", "fill: allocation base"),
+            ("fill_size", "fill: allocation size in bytes"),
+            ("fill_tag", "fill: allocation tag"),
+            ("inv_valid", "invalidate every entry whose location is inv_loc"),
+            ("inv_loc", "invalidate: location bits 55..5"),
+            ("flush", "clear every valid bit and the replacement state"),
+            ("rs_hit", &rs_hit),
+            ("rs_way", "range hit: way (meaningful while rs_hit)"),
+            ("rs_loc", "range hit: location bits 55..5 (while rs_hit)"),
+            ("rs_base", "range hit: base (while rs_hit)"),
+            ("rs_size", "range hit: size (while rs_hit)"),
+            ("rs_tag", "range hit: tag (while rs_hit)"),
+            ("rs_multi", "range search matched more than one entry: one-hot assertion, must stay 0"),
+            ("ls_hit", &ls_hit),
+            ("ls_way", "location hit: way (while ls_hit)"),
+            ("ls_base", "location hit: base (while ls_hit)"),
+            ("ls_size", "location hit: size (while ls_hit)"),
+            ("ls_tag", "location hit: tag (while ls_hit)"),
+            ("ls_multi", "location search matched more than one entry: must stay 0"),
+            ("victim", "way a fill in this cycle writes: lowest invalid, else the policy's (combinational)"),
+            ("fill_ok", "the fill in this cycle is taken (combinational)"),
+            ("repl_state", "replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer"),
+        ]),
+        encodings: vec![],
+        reset: "Synchronous, active high, for one cycle after power-up (registers have initial values, no asynchronous reset).".into(),
+        handshake: vec![
+            "No handshake: every input is sampled at each rising edge; a search can start every cycle on each port.".into(),
+            "Both searches and the victim see the state before the cycle's writes; at the edge flush > invalidate > fill.".into(),
+            "A fill is dropped when the same cycle's invalidate names its location or clears the victim way; flush or reset drops it too.".into(),
+            "Never fill a location that is already present (fill only after a miss): the MLB does not check for duplicates.".into(),
+        ],
+        latencies: vec![lat("search (range or location) to *_hit and data", &hit_latency.to_string()), lat("fill, invalidate, flush take effect", "1 (the next edge)")],
+    }
+}
+
+/// The combinational MEMCHECK datapath.
+pub fn memcheck() -> Interface {
+    let mut encodings = faults("g_fault, s_fault");
+    encodings.extend(node_values());
+    Interface {
+        ports: ports(&[
+            ("g_ptr", "MEMCHECK.G: tagged pointer (tag in bits 63..56)"),
+            ("g_width", "MEMCHECK.G: access width in bytes (1, 2, 4, 8, 16)"),
+            ("g_loc", "MEMCHECK.G: location operand (0 or LOC_NO_META: no metadata)"),
+            ("g_meta_valid", "metadata of g_loc is on g_meta_*"),
+            ("g_meta_base", "metadata: allocation base"),
+            ("g_meta_size", "metadata: allocation size"),
+            ("g_meta_tag", "metadata: allocation tag (TAG_FREED once freed)"),
+            ("g_need_meta", "the decision needs the metadata (tag != 0 and location neither 0 nor LOC_NO_META)"),
+            ("g_done", "the decision is final (!g_need_meta || g_meta_valid)"),
+            ("g_fault", "FAULT_* of the whole access [a, a + w); FAULT_NONE while !g_done"),
+            ("g_addr", "untagged address"),
+            ("s_addr", "MEMCHECK.S: shared-memory address"),
+            ("s_width", "MEMCHECK.S: access width in bytes"),
+            ("s_base", "MEMCHECK.S: shared window base"),
+            ("s_size", "MEMCHECK.S: shared window size"),
+            ("s_ok", "the shared access is inside the window"),
+            ("s_fault", "FAULT_NONE or FAULT_SHARED_OOB"),
+        ]),
+        encodings,
+        reset: "None: no state (combinational).".into(),
+        handshake: vec!["Combinational: outputs follow the inputs in the same cycle.".into()],
+        latencies: vec![lat("MEMCHECK.G and MEMCHECK.S decisions", "0 (combinational)")],
+    }
+}
+
+/// The MLU top; `hit_under_miss` adds the id ports and the side path.
+pub fn mlu(hit_under_miss: bool) -> Interface {
+    let mut p = vec![
+        ("clock", "clock, rising edge"),
+        ("reset", "synchronous reset: FSM and walker idle, MLB empty, counters 0, CSRs at their reset values"),
+        ("req_valid", "a request is offered"),
+        ("req_ready", "the MLU takes the offered request at this edge"),
+        ("req_op", "OP_*; 5..7 are answered FAULT_NONE and do nothing"),
+        ("req_ptr", "LOADMETA/MEMCHECK.G: tagged pointer; MEMCHECK.S: shared address in bits 31..0"),
+        ("req_width", "MEMCHECK: access width in bytes (1, 2, 4, 8, 16)"),
+        ("req_loc", "MEMCHECK.G and INVALIDATE: location operand"),
+        ("req_sbase", "MEMCHECK.S: shared window base"),
+        ("req_ssize", "MEMCHECK.S: shared window size"),
+        ("resp_valid", "one-cycle response pulse; no resp_ready (always accepted)"),
+        ("resp_op", "OP_* of the request answered"),
+        ("resp_fault", "FAULT_* (spec section 4 order)"),
+        ("resp_loc", "LOADMETA: the location (0 for tag 0, LOC_NO_META when none or on a fault)"),
+        ("resp_addr", "MEMCHECK.G: untagged address; MEMCHECK.S: the shared address"),
+        ("resp_base", "MEMCHECK.G fault that knows the allocation: its base"),
+        ("resp_size", "MEMCHECK.G fault that knows the allocation: its size"),
+        ("csr_we", "CSR write at this edge"),
+        ("csr_addr", "CSR_*"),
+        ("csr_data", "CSR write data"),
+        ("csr_mode", "MODE CSR (MODE_*)"),
+        ("csr_structure", "STRUCTURE CSR (STRUCTURE_*)"),
+        ("csr_root", "ROOT CSR: address of the structure's root node"),
+        ("csr_step_limit", "STEP_LIMIT CSR: nodes a walk may visit before TRAVERSAL_LIMIT"),
+        ("cnt_loadmeta", "counter (32-bit, wrapping): LOADMETA requests taken"),
+        ("cnt_memcheck_g", "counter: MEMCHECK.G requests taken"),
+        ("cnt_memcheck_s", "counter: MEMCHECK.S requests taken"),
+        ("cnt_range_lookups", "counter: MLB range searches"),
+        ("cnt_range_hits", "counter: MLB range hits"),
+        ("cnt_range_misses", "counter: MLB range misses"),
+        ("cnt_loc_lookups", "counter: MLB location searches"),
+        ("cnt_loc_hits", "counter: MLB location hits"),
+        ("cnt_loc_misses", "counter: MLB location misses"),
+        ("cnt_steps", "counter: nodes visited by walks"),
+        ("cnt_meta_reads", "counter: 8-byte metadata words requested"),
+        ("cnt_faults", "counter: responses with a fault"),
+        ("cnt_invalidates", "counter: INVALIDATE requests"),
+        ("cnt_flushes", "counter: FLUSH requests"),
+        ("mem_req_valid", "metadata read request (from a register)"),
+        ("mem_req_ready", "memory takes the read at this edge"),
+        ("mem_req_addr", "metadata read: byte address, multiple of 8"),
+        ("mem_resp_valid", "read response (at least one cycle after the request; always accepted)"),
+        ("mem_resp_data", "read response: the little-endian 8-byte word"),
+        ("mem_resp_error", "read response: error (the operation answers FAULT_MEM_ERROR)"),
+        ("mlb_multi", "MLB one-hot assertion: must stay 0"),
+        ("mlb_repl_state", "MLB replacement state"),
+        ("mlb_hit_way", "MLB hit way, the cycle after a search"),
+        ("mlb_victim", "way a fill in this cycle writes"),
+        ("mlb_fill_ok", "a fill in this cycle is taken"),
+        ("trav_busy", "the walker is walking"),
+        ("trav_steps", "nodes visited by the last walk"),
+        ("check_pass", "the MEMCHECK decision made in this cycle passes"),
+    ];
+    if hit_under_miss {
+        p.extend([
+            ("req_id", "requester's tag, returned as resp_id"),
+            ("resp_id", "req_id of the request answered (responses may overtake a walking miss)"),
+            ("hum_busy", "the side path holds a request"),
+        ]);
+    }
+    let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
+    encodings.extend(faults("resp_fault"));
+    encodings.extend([
+        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
+        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
+        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
+        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
+        enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, "MODE CSR bit 0, csr_mode"),
+        enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, "MODE CSR bit 0, csr_mode"),
+        enc("STRUCTURE_LIST", 1, 0, "STRUCTURE CSR bit 0, csr_structure"),
+        enc("STRUCTURE_BST", 1, 1, "STRUCTURE CSR bit 0, csr_structure"),
+    ]);
+    encodings.extend(node_values());
+    let mut handshake = vec![
+        "Request: taken at an edge where req_valid && req_ready; hold the operands with req_valid until then.".to_string(),
+        if hit_under_miss {
+            "req_ready is high when the FSM is idle, or walking with the side path empty: hits, tag-0 pointers and MEMCHECK.S taken during a walk are answered before it; a miss or INVALIDATE/FLUSH is held until the walk ends.".to_string()
+        } else {
+            "Blocking: req_ready is high exactly when no operation is in flight (including the cycle its response is presented).".to_string()
+        },
+        "Response: resp_valid is a one-cycle pulse per request; no back-pressure, take it in that cycle.".to_string(),
+        "CSR writes take effect at the edge, also during an operation; a walk latches root, step limit and structure when it starts.".to_string(),
+        "Metadata port: one read outstanding, taken when mem_req_valid && mem_req_ready; any response latency >= 1 cycle.".to_string(),
+    ];
+    if hit_under_miss {
+        handshake.push("Responses, in the order they come out, equal the golden model's results called in that order (linearizable at the response).".to_string());
+    } else {
+        handshake.push("INVALIDATE or FLUSH offered during a walk waits (req_ready low) and then acts on the filled MLB.".to_string());
+    }
+    let (walk, fetch, hw) = if hit_under_miss { ("4 + R(L + 1)", "6 + 2L", "5 + R(L + 1)") } else { ("3 + R(L + 1)", "5 + 2L", "4 + R(L + 1)") };
+    Interface {
+        ports: ports(&p),
+        encodings,
+        reset: "Synchronous, active high, for one cycle after power-up; a metadata read outstanding at reset must not be answered afterwards (reset the memory side too).".into(),
+        handshake,
+        latencies: vec![
+            lat("from the edge that takes the request to resp_valid (mem_req_ready high, memory latency L, R words read by the walk)", ""),
+            lat("tag-0 LOADMETA, INVALIDATE, FLUSH", "1"),
+            lat("MEMCHECK.S; MEMCHECK.G with tag 0 or location 0/LOC_NO_META", "2"),
+            lat("LOADMETA MLB hit", "2"),
+            lat("MEMCHECK.G MLB hit", "3"),
+            lat("MEMCHECK.G location miss (16-byte fetch)", fetch),
+            lat("LOADMETA range miss (walk)", walk),
+            lat("HWONLY MEMCHECK.G range miss (walk)", hw),
+        ],
+    }
+}
+
+/// The canary allocator unit.
+pub fn canary() -> Interface {
+    use crate::canary::alloc_unit::*;
+    Interface {
+        ports: ports(&[
+            ("clock", "clock, rising edge"),
+            ("reset", "synchronous reset: empties the heap, the checker and the arbiter"),
+            ("key_we", "load key_k0/key_k1 into the secret key register"),
+            ("key_k0", "SipHash key, low word"),
+            ("key_k1", "SipHash key, high word"),
+            ("rate", "background checker rate: rate/256 checks per idle cycle"),
+            ("req_valid_<i>", "requester i offers a request (hold until req_grant_<i>)"),
+            ("req_free_<i>", "requester i: REQ_MALLOC or REQ_FREE"),
+            ("req_arg_<i>", "requester i: malloc size, or the pointer to free"),
+            ("req_grant_<i>", "requester i's request is taken in this cycle (combinational, one-cycle pulse)"),
+            ("resp_valid", "response pulse (one per grant, before the next grant)"),
+            ("resp_id", "requester answered"),
+            ("resp_free", "the response answers a free"),
+            ("resp_code", "RES_*"),
+            ("resp_ptr", "malloc: the pointer; free: the chunk address"),
+            ("resp_size", "free: the size the chunk was allocated with"),
+            ("resp_front", "free: the front canary was overwritten"),
+            ("resp_rear", "free: the rear canary was overwritten"),
+            ("chk_done", "background check done (pulse)"),
+            ("chk_chunk", "background check: the chunk checked"),
+            ("chk_front", "background check: front canary overwritten"),
+            ("chk_rear", "background check: rear canary overwritten"),
+            ("mem_valid", "heap memory access (always accepted)"),
+            ("mem_we", "heap access is a write"),
+            ("mem_addr", "heap access: byte address of an 8-byte little-endian word (may be unaligned)"),
+            ("mem_wdata", "heap write data"),
+            ("mem_rvalid", "heap read data valid (one per read, at least one cycle later)"),
+            ("mem_rdata", "heap read data"),
+        ]),
+        encodings: vec![
+            enc("REQ_MALLOC", 1, 0, "req_free_<i>, resp_free"),
+            enc("REQ_FREE", 1, 1, "req_free_<i>, resp_free"),
+            enc("RES_OK", 3, RES_OK, "resp_code"),
+            enc("RES_ZERO_SIZE", 3, RES_ZERO_SIZE, "resp_code"),
+            enc("RES_TOO_LARGE", 3, RES_TOO_LARGE, "resp_code"),
+            enc("RES_EXHAUSTED", 3, RES_EXHAUSTED, "resp_code"),
+            enc("RES_OUTSIDE_HEAP", 3, RES_OUTSIDE_HEAP, "resp_code"),
+            enc("RES_NOT_A_CHUNK", 3, RES_NOT_A_CHUNK, "resp_code"),
+            enc("RES_DOUBLE_FREE", 3, RES_DOUBLE_FREE, "resp_code"),
+        ],
+        reset: "Synchronous, active high, for one cycle after power-up; load the key (key_we) before the first malloc.".into(),
+        handshake: vec![
+            "Requester i holds req_valid_<i>, req_free_<i>, req_arg_<i> until req_grant_<i>; same-cycle requests are granted round robin.".into(),
+            "One request at a time: its response (resp_valid) comes before the next grant; no back-pressure on responses.".into(),
+            "A due background check (rate) takes an idle cycle before requests and reports on chk_*.".into(),
+            "Memory port: no ready; each read (mem_valid && !mem_we) gets exactly one mem_rvalid, at least one cycle later.".into(),
+        ],
+        latencies: vec![
+            lat("malloc (probe one page per cycle, SipHash of both canaries)", "about 25 (docs/canary.md)"),
+            lat("free (both canaries read and checked)", "about 29 (docs/canary.md)"),
+            lat("background check", "about 25 (docs/canary.md)"),
+        ],
+    }
+}
+
+/// The header comment of a top's `.v` file: ports (in `ports` order: name,
+/// direction, width), reset, handshake, latencies, and where the encodings
+/// are.
+pub fn header(top: &str, block: &str, generator: &str, parameters: &str, iface: &Interface, port_list: &[(String, String, usize)]) -> Result<String, String> {
+    let mut s = format!(
+        "// {top}.v: the top {top} ({block}) and its private sub-modules.\n\
+         // Generated by {generator} with rust-hdl 0.46; do not edit.\n\
+         // Regenerate with `mlugen generate --all`; {top}.json holds the same in JSON.\n\
+         // Parameters: {parameters}\n//\n"
+    );
+    let nw = port_list.iter().map(|p| p.0.len()).max().unwrap_or(4).max(4);
+    s += &format!("// Ports:\n//   {:nw$}  dir  width  meaning\n", "name");
+    for (name, dir, width) in port_list {
+        let meaning = iface.meaning(name).ok_or_else(|| format!("port `{name}` of {top} has no meaning in hw/src/interface.rs"))?;
+        let dir = if dir == "input" { "in" } else { "out" };
+        s += &format!("//   {name:nw$}  {dir:3}  {width:5}  {meaning}\n");
+    }
+    s += "//\n";
+    s += &wrap("// Reset: ", "//   ", &iface.reset);
+    s += "// Handshake:\n";
+    for h in &iface.handshake {
+        s += &wrap("//   - ", "//     ", h);
+    }
+    s += "// Latency (cycles):\n";
+    for l in &iface.latencies {
+        if l.cycles.is_empty() {
+            s += &wrap("//   ", "//   ", &format!("{}:", l.operation));
+        } else {
+            s += &format!("//   - {}: {}\n", l.operation, l.cycles);
+        }
+    }
+    if !iface.encodings.is_empty() {
+        s += &format!("// Encodings: the localparams at the head of module {top}.\n");
+    }
+    Ok(s)
+}
+
+/// `text` after `first`, continued after `rest`, in lines of at most 96
+/// characters.
+fn wrap(first: &str, rest: &str, text: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut fresh = true;
+    for w in text.split_whitespace() {
+        if !fresh && line.len() + 1 + w.len() > 96 {
+            out += &line;
+            out += "\n";
+            line = rest.to_string();
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line += w;
+        fresh = false;
+    }
+    out + &line + "\n"
+}
+
+/// The encodings as `localparam` lines for the top module's body.
+pub fn localparams(iface: &Interface) -> String {
+    if iface.encodings.is_empty() {
+        return String::new();
+    }
+    let range = |e: &Encoding| if e.width > 1 { format!("[{}:0]", e.width - 1) } else { String::new() };
+    let w = iface.encodings.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    let rw = iface.encodings.iter().map(|e| range(e).len()).max().unwrap_or(0);
+    let mut s = String::from("\n    // Encodings of the interface (for the user's testbench and integration;\n    // the logic below does not refer to them).\n");
+    for e in &iface.encodings {
+        s += &format!("    localparam {:rw$} {:w$} = {}'h{:x}; // {}\n", range(e), e.name, e.width, e.value, e.applies_to);
+    }
+    s
+}

@@ -1,0 +1,435 @@
+//! The vector files of the standalone Verilog testbenches,
+//! `verilog_out/tb/<top>.vec` (format and testbench: hw::tb), recorded by
+//! `mlugen vectors`.
+//!
+//! Where the expected outputs come from, per kind of top:
+//! - MLB (one- and two-stage): the golden model `sim::mlb::Mlb::cycle`
+//!   alone, through the cosimulation's random stimulus
+//!   (harness::mlb::MlbBench): every output the model defines in a cycle is
+//!   expected, the rest (a hit's data while there is no hit) is `x`. The
+//!   two-stage MLB answers searches one cycle later, so its search outputs
+//!   are the model's shifted by one cycle; in the one documented case where
+//!   a same-cycle fill overwrites the entry a search hit (hw/src/mlb_p2.rs),
+//!   that hit's data outputs are `x` (hit, way and multi still compared).
+//! - MEMCHECK (combinational): `sim::memcheck` for every output, on edge and
+//!   random vectors.
+//! - MLU and canary unit (closed loop: a memory answers the unit): a program
+//!   run on the Verilog under Verilator ([`Recorder`]) with every response
+//!   compared with the golden model while recording (`sim::mlu::Mlu` called
+//!   in response order; the canary model replay); the expected outputs are
+//!   the outputs of that run, every port, every cycle after the first.
+use crate::energy_workload::{CanaryRec, MluReq, CANARY_KEY, MEMORY_LATENCY};
+use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
+use crate::memport::{Latency, MemPort, Rng};
+use crate::recorder::Recorder;
+use crate::verilator::{Layout, Top};
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use hw::manifest::Manifest;
+use sim::config::{MluConfig, Replacement, Structure};
+use sim::fault::Op;
+use synth::activity::Stimulus;
+
+/// One top's vectors: per cycle every input's value and every output's
+/// expected value (`None`: not compared), in manifest port order.
+#[derive(Clone, Debug)]
+pub struct Vectors {
+    pub top: String,
+    /// Comment lines at the head of the file (what the run was, where the
+    /// expectations come from).
+    pub about: Vec<String>,
+    pub inputs: Vec<(String, usize)>,
+    pub outputs: Vec<(String, usize)>,
+    pub rows: Vec<(Vec<u128>, Vec<Option<u128>>)>,
+}
+
+impl Vectors {
+    pub fn new(m: &Manifest, about: &[&str]) -> Vectors {
+        let ports = |dir: &str| m.ports.iter().filter(|p| p.direction == dir && p.name != "clock").map(|p| (p.name.clone(), p.width)).collect();
+        Vectors { top: m.top.clone(), about: about.iter().map(|s| s.to_string()).collect(), inputs: ports("input"), outputs: ports("output"), rows: vec![] }
+    }
+
+    /// Append a recorded stimulus (inputs given as changes from all-zero at
+    /// its first cycle; expected outputs where it has them).
+    pub fn push_stimulus(&mut self, st: &Stimulus) -> Result<()> {
+        let mut cur = vec![0u128; self.inputs.len()];
+        for (c, changes) in st.cycles.iter().enumerate() {
+            for (name, v) in changes {
+                let i = self.inputs.iter().position(|p| &p.0 == name).ok_or_else(|| anyhow!("{}: the recording drives `{name}`, not an input", self.top))?;
+                cur[i] = *v;
+            }
+            let mut out = vec![None; self.outputs.len()];
+            for (name, v) in st.expect.get(c).map(|e| e.as_slice()).unwrap_or_default() {
+                let i = self.outputs.iter().position(|p| &p.0 == name).ok_or_else(|| anyhow!("{}: the recording expects `{name}`, not an output", self.top))?;
+                out[i] = Some(*v);
+            }
+            self.rows.push((cur.clone(), out));
+        }
+        Ok(())
+    }
+
+    /// Outputs compared over all rows (a run that compares nothing is an error).
+    pub fn checks(&self) -> usize {
+        self.rows.iter().map(|r| r.1.iter().filter(|o| o.is_some()).count()).sum()
+    }
+
+    /// The file text (hw::tb's format).
+    pub fn text(&self) -> String {
+        let hex = |v: u128, w: usize| format!("{v:0width$x}", width = w.div_ceil(4));
+        let mut s = format!("# tb/{}.vec: vectors of tb/{}_tb.v, recorded by `mlugen vectors` (do not edit).\n", self.top, self.top);
+        for a in &self.about {
+            // Lines of at most 100 characters (the testbench reads up to hw::tb::COMMENT_CHARS).
+            let mut line = String::from("#");
+            for w in a.split_whitespace() {
+                if line.len() + 1 + w.len() > 100 && line.len() > 1 {
+                    s += &line;
+                    s += "\n";
+                    line = String::from("#  ");
+                }
+                line.push(' ');
+                line += w;
+            }
+            s += &line;
+            s += "\n";
+        }
+        s += &format!("# {} cycles; per line the inputs then the expected outputs (x: not compared):\n", self.rows.len());
+        s += &format!("#   inputs:  {}\n", self.inputs.iter().map(|p| p.0.as_str()).collect::<Vec<_>>().join(" "));
+        s += &format!("#   outputs: {}\n", self.outputs.iter().map(|p| p.0.as_str()).collect::<Vec<_>>().join(" "));
+        for (ins, outs) in &self.rows {
+            let mut f: Vec<String> = ins.iter().zip(&self.inputs).map(|(v, p)| hex(*v, p.1)).collect();
+            f.extend(outs.iter().zip(&self.outputs).map(|(v, p)| v.map_or("x".to_string(), |v| hex(v, p.1))));
+            s += &f.join(" ");
+            s += "\n";
+        }
+        s
+    }
+}
+
+/// The vectors of a committed top, by what its manifest says it is.
+pub fn record(top: &Top) -> Result<Vectors> {
+    let m = &top.manifest;
+    let param = |k: &str| m.parameters.get(k).ok_or_else(|| anyhow!("{}.json has no parameter `{k}`", m.top));
+    let entries = || -> Result<usize> { param("entries")?.as_u64().map(|n| n as usize).context("entries is not a number") };
+    let replacement = || -> Result<Replacement> {
+        let r = param("replacement")?.as_str().context("replacement is not a string")?;
+        Replacement::from_name(r).ok_or_else(|| anyhow!("{}: unknown replacement {r}", m.top))
+    };
+    let block = m.block.as_str();
+    let v = if block.starts_with("hw::mlb::Mlb<") {
+        mlb(top, entries()?, replacement()?, 1)?
+    } else if block.starts_with("hw::mlb_p2::MlbP2<") {
+        mlb(top, entries()?, replacement()?, 2)?
+    } else if block == "hw::memcheck::Memcheck" {
+        memcheck(m)
+    } else if block.starts_with("hw::mlu::Mlu<") || block.starts_with("hw::mlu_hum::MluHum<") {
+        let s = param("structures")?.as_str().context("structures is not a string")?;
+        let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
+        let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, ..Default::default() };
+        mlu(top, &cfg, block.starts_with("hw::mlu_hum"))?
+    } else if block == "hw::canary::alloc_unit::AllocUnit" {
+        canary(top)?
+    } else {
+        bail!("{}: no vector program for block {block}", m.top);
+    };
+    ensure!(v.checks() > 0, "{}: the vectors compare no output", m.top);
+    Ok(v)
+}
+
+/// MLB cycles of the cosimulation's random stimulus, expected outputs from
+/// the model (module doc).
+fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) -> Result<Vectors> {
+    const CYCLES: usize = 600;
+    let layout = Layout::from_manifest(&top.manifest)?;
+    let ports = MlbPorts::new(&layout, entries)?;
+    let mut v = Vectors::new(
+        &top.manifest,
+        &[
+            &format!("MLB, {entries} entries, {}: {CYCLES} cycles of the cosimulation's random stimulus (harness::mlb::MlbBench, seed 7).", replacement.name()),
+            "Expected outputs: the golden model sim::mlb::Mlb::cycle; x where the model defines no value (a hit's data without a hit).",
+        ],
+    );
+    if hit_latency == 2 {
+        v.about.push("Two-stage MLB: search outputs are the model's one cycle later; data x where a same-cycle fill replaced the hit entry (hw/src/mlb_p2.rs).".into());
+    }
+    let mut bench = MlbBench::new(entries, replacement, 7);
+    let mut rec = vec![0u8; layout.in_bytes];
+    let mut hist: Vec<MlbExpect> = vec![];
+    for c in 0..CYCLES {
+        let (stim, e) = bench.next();
+        rec.iter_mut().for_each(|b| *b = 0);
+        stim.encode(&ports, &mut rec);
+        let ins = layout.inputs.iter().map(|p| read(p, &rec)).collect();
+        hist.push(e);
+        // The expectation whose search results this cycle shows.
+        let search = if hit_latency == 1 { Some(e) } else { c.checked_sub(1).map(|k| hist[k]) };
+        let mut outs = vec![None; v.outputs.len()];
+        if e.check && search.is_some_and(|s| s.check) {
+            let s = search.unwrap();
+            // p2: the fill of the search's own cycle (two cycles ago) wrote the hit way before stage 2 read it.
+            let fill = if hit_latency == 2 && c >= 2 { Some(hist[c - 2]) } else { None };
+            let clobbered = |way: usize| fill.is_some_and(|f| f.fill_ok && f.victim == way);
+            let mut set = |name: &str, val: u64| {
+                if let Some(i) = v.outputs.iter().position(|p| p.0 == name) {
+                    outs[i] = Some(val as u128);
+                }
+            };
+            set("rs_hit", s.rs.hit.is_some() as u64);
+            set("rs_multi", s.rs.multi as u64);
+            set("ls_hit", s.ls.hit.is_some() as u64);
+            set("ls_multi", s.ls.multi as u64);
+            if let Some((w, en)) = s.rs.hit {
+                set("rs_way", w as u64);
+                if !clobbered(w) {
+                    set("rs_loc", en.location >> 5);
+                    set("rs_base", en.base);
+                    set("rs_size", en.size);
+                    set("rs_tag", en.tag as u64);
+                }
+            }
+            if let Some((w, en)) = s.ls.hit {
+                set("ls_way", w as u64);
+                if !clobbered(w) {
+                    set("ls_base", en.base);
+                    set("ls_size", en.size);
+                    set("ls_tag", en.tag as u64);
+                }
+            }
+            set("victim", e.victim as u64);
+            set("fill_ok", e.fill_ok as u64);
+            set("repl_state", e.repl_state);
+        }
+        v.rows.push((ins, outs));
+    }
+    Ok(v)
+}
+
+fn read(p: &crate::verilator::PortSlot, rec: &[u8]) -> u128 {
+    let l = p.get_wide(rec);
+    l[0] as u128 | (l.get(1).copied().unwrap_or(0) as u128) << 64
+}
+
+/// MEMCHECK vectors: the edges (tag 0, FREED, location 0 and NO_META,
+/// first/last byte and one past, widths) and random ones, from the model.
+fn memcheck(m: &Manifest) -> Vectors {
+    use sim::memcheck::{memcheck_g_decide, memcheck_s};
+    use sim::node::Meta;
+    use sim::pointer::{tag, tagged, untag, NO_META, TAG_FREED};
+    let mut v = Vectors::new(
+        m,
+        &[
+            "MEMCHECK (combinational): edge vectors (tag 0, FREED, location 0 and NO_META, first and last byte, one past, every width 1..16) and random ones.",
+            "Expected outputs: the golden model sim::memcheck (memcheck_g_decide, memcheck_s).",
+        ],
+    );
+    let mut rng = Rng(0x0ec7_0125);
+    let mut cases: Vec<(u64, u32, u64, Option<Meta>, u32, u32, u32, u32)> = vec![];
+    let bases = [0u64, 0x1000, 0x7f00_0000_0000, (1u64 << 56) - 0x100];
+    for (k, &base) in bases.iter().enumerate() {
+        let size = [1u64, 24, 4096, 0x100][k];
+        let t = 1 + k as u8 * 40;
+        let meta = Meta { base, size, tag: t };
+        let loc = 0x2000_0000 + 32 * k as u64;
+        for w in [1u32, 2, 4, 8, 16] {
+            for a in [base, base + size.saturating_sub(w as u64), base + size, base.wrapping_sub(1) & ((1 << 56) - 1)] {
+                cases.push((tagged(t, a), w, loc, Some(meta), 0, 0, 0, 0));
+            }
+        }
+        cases.push((tagged(t, base), 8, loc, None, 0, 0, 0, 0));
+        cases.push((tagged(t ^ 1, base), 8, loc, Some(meta), 0, 0, 0, 0));
+        cases.push((tagged(t, base), 8, loc, Some(Meta { tag: TAG_FREED, ..meta }), 0, 0, 0, 0));
+        cases.push((untag(base), 8, loc, Some(meta), 0, 0, 0, 0));
+        cases.push((tagged(t, base), 8, 0, Some(meta), 0, 0, 0, 0));
+        cases.push((tagged(t, base), 8, NO_META, Some(meta), 0, 0, 0, 0));
+    }
+    for _ in 0..400 {
+        let base = rng.range(0, 1 << 40);
+        let size = rng.range(1, 1 << 12);
+        let t = rng.range(1, 254) as u8;
+        let a = base.wrapping_add(rng.range(0, size + 32)).wrapping_sub(16) & ((1 << 56) - 1);
+        let ptag = if rng.range(0, 9) == 0 { rng.range(0, 255) as u8 } else { t };
+        let w = [1u32, 2, 4, 8, 16][rng.range(0, 4) as usize];
+        let loc = match rng.range(0, 19) {
+            0 => 0,
+            1 => NO_META,
+            _ => 32 * rng.range(1, 1 << 30),
+        };
+        let meta = (rng.range(0, 9) != 0).then_some(Meta { base, size, tag: if rng.range(0, 14) == 0 { TAG_FREED } else { t } });
+        let sb = rng.range(0, 1 << 16) as u32;
+        let ss = rng.range(0, 4096) as u32;
+        let sa = sb.wrapping_add(rng.range(0, ss as u64 + 32) as u32).wrapping_sub(16);
+        cases.push((tagged(ptag, a), w, loc, meta, sa, [1u32, 2, 4, 8, 16][rng.range(0, 4) as usize], sb, ss));
+    }
+    for (p, w, loc, meta, sa, sw, sb, ss) in cases {
+        let mm = meta.unwrap_or(Meta { base: 0, size: 0, tag: 0 });
+        let need = tag(p) != 0 && loc != 0 && loc != NO_META;
+        let g_fault = match meta {
+            None if need => 0,
+            _ => memcheck_g_decide(p, w, loc, meta).err().map_or(0, |f| f.bits()),
+        };
+        let s_fault = memcheck_s(sa as u64, sw, sb as u64, ss as u64).err().map_or(0, |f| f.bits());
+        let ins: Vec<u128> = vec![p as u128, w as u128, loc as u128, meta.is_some() as u128, mm.base as u128, mm.size as u128, mm.tag as u128, sa as u128, sw as u128, sb as u128, ss as u128];
+        let outs = vec![need as u128, (!need || meta.is_some()) as u128, g_fault as u128, untag(p) as u128, (s_fault == 0) as u128, s_fault as u128];
+        v.rows.push((ins, outs.into_iter().map(Some).collect()));
+    }
+    v
+}
+
+/// An MLU program (module doc), one request in flight at a time, every
+/// response compared with `sim::mlu::Mlu` called in the same order.
+fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
+    use sim::runtime::{Runtime, RuntimeConfig};
+    // Sized to keep each file near 1,000 cycles (a list walk visits up to
+    // every node): enough for every verdict, misses, evictions and flushes.
+    let n = cfg.entries;
+    let (requests, allocations) = match cfg.structure {
+        Structure::List => (40, n + 12),
+        _ => (80, 2 * n + 16),
+    };
+    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow!("runtime: {e}"))?;
+    let mut rng = Rng(0x7ec7_0125);
+    for _ in 0..allocations {
+        rt.malloc(32 + 16 * rng.range(0, 40), None).map_err(|e| anyhow!("runtime malloc: {e:?}"))?;
+    }
+    // A few frees: their nodes are tagged FREED (use after free).
+    let mut freed = vec![];
+    for k in [3usize, 9, 14].into_iter().filter(|k| *k < allocations) {
+        let p = rt.allocations()[k].ptr;
+        rt.free(p).map_err(|e| anyhow!("runtime free: {e:?}"))?;
+        freed.push(p);
+    }
+    let allocs = rt.allocations().to_vec();
+    let img = rt.memory().clone();
+    let mut model = sim::mlu::Mlu::new(cfg).map_err(|e| anyhow!("model: {e}"))?;
+    model.set_root(rt.root());
+    let mut r = crate::energy_workload::MluRec { r: Recorder::start(top, 1)?, port: MemPort::new(&img, Latency::Random(1, 3), 5) };
+    r.reset()?;
+    r.csr(hw::mlu::CSR_ROOT, rt.root())?;
+    let mut counts = [0usize; 8];
+    for _ in 0..requests {
+        let a = &allocs[rng.range(0, allocs.len() as u64 - 1) as usize];
+        let w = [1u8, 2, 4, 8, 16][rng.range(0, 4) as usize];
+        let k = rng.range(0, 99);
+        let q = if k < 35 {
+            let p = match rng.range(0, 9) {
+                0 => a.ptr & ((1 << 56) - 1), // tag 0: unchecked
+                1 => 0x0100_0000_0000_0000 | rng.range(0, 1 << 40), // no node holds it
+                _ => a.ptr + rng.range(0, a.size - 1),
+            };
+            MluReq { op: Op::LoadMeta.bits(), ptr: p, width: 8, ..Default::default() }
+        } else if k < 75 {
+            let off = match rng.range(0, 5) {
+                0 => a.size - w as u64 + 1, // crosses the end
+                1 => a.size,                // one past
+                _ => rng.range(0, a.size.saturating_sub(w as u64)),
+            };
+            let p = if rng.range(0, 11) == 0 { a.ptr ^ (1 << 57) } else { a.ptr }; // wrong tag
+            let loc = match rng.range(0, 19) {
+                0 => 0,
+                1 => sim::pointer::NO_META,
+                _ => a.location,
+            };
+            MluReq { op: Op::MemcheckG.bits(), ptr: p + off, width: w, loc, ..Default::default() }
+        } else if k < 90 {
+            let sbase = rng.range(0, 1 << 16) as u32;
+            let ssize = rng.range(0, 2048) as u32;
+            let addr = sbase.wrapping_add(rng.range(0, ssize as u64 + 32) as u32).wrapping_sub(16);
+            MluReq { op: Op::MemcheckS.bits(), ptr: addr as u64, width: w, sbase, ssize, ..Default::default() }
+        } else if k < 96 {
+            MluReq { op: Op::Invalidate.bits(), loc: a.location, ..Default::default() }
+        } else {
+            MluReq { op: Op::Flush.bits(), ..Default::default() }
+        };
+        let expect = match Op::from_bits(q.op).expect("an op of the program") {
+            Op::LoadMeta => model.loadmeta(&img, q.ptr),
+            Op::MemcheckG => model.memcheck_g(&img, q.ptr, q.width as u32, q.loc),
+            Op::MemcheckS => model.memcheck_s(q.ptr, q.width as u32, q.sbase as u64, q.ssize as u64),
+            Op::Invalidate => {
+                model.invalidate(q.loc);
+                Ok(0)
+            }
+            Op::Flush => {
+                model.flush();
+                Ok(0)
+            }
+        };
+        let done = r.run(&[q], None)?;
+        let d = done.first().context("no response")?;
+        let (fault, loc) = match &expect {
+            Ok(v) => (0u8, *v),
+            Err(f) => (f.code.bits(), sim::pointer::NO_META),
+        };
+        ensure!(d.fault == fault, "{}: request {q:?} at cycle {}: RTL fault {}, model {expect:?}", top.name(), d.taken_at, d.fault);
+        if q.op == Op::LoadMeta.bits() {
+            ensure!(d.loc == loc, "{}: LOADMETA {:#x} at cycle {}: RTL location {:#x}, model {expect:?}", top.name(), q.ptr, d.taken_at, d.loc);
+        }
+        counts[fault as usize] += 1;
+    }
+    for _ in 0..2 {
+        r.cycle(None)?;
+    }
+    let end = r.r.cycles();
+    let st = r.r.stimulus(end, 0, 1, "program", 1.0)?;
+    r.r.finish()?;
+    let faults: Vec<String> = sim::fault::FaultCode::ALL.iter().filter(|f| counts[f.bits() as usize] > 0).map(|f| format!("{} {}", f.name(), counts[f.bits() as usize])).collect();
+    let mut v = Vectors::new(
+        &top.manifest,
+        &[
+            &format!(
+                "MLU, {} entries, {}{}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH), metadata memory latency 1..3 cycles.",
+                n,
+                cfg.structure.name(),
+                if hum { ", hit-under-miss" } else { "" }
+            ),
+            &format!("Verdicts: {}.", faults.join(", ")),
+            "Expected outputs: this run's outputs under Verilator, every port from cycle 1, with every response's fault (and LOADMETA's location) checked against the golden model sim::mlu::Mlu while recording.",
+        ],
+    );
+    v.push_stimulus(&st)?;
+    Ok(v)
+}
+
+/// A canary-unit program: reset and key, mallocs, background checks, frees,
+/// every grant, response and check applied to the model replay.
+fn canary(top: &Top) -> Result<Vectors> {
+    use crate::canary_driver::{HeapMem, ModelReplay};
+    use hw::canary::alloc_unit::REQUESTERS;
+    let params = crate::energy_workload::canary_params(top)?;
+    let mut r = CanaryRec {
+        r: Recorder::start(top, 1)?,
+        mem: HeapMem::new(params.base, MEMORY_LATENCY as u64),
+        model: ModelReplay::new(&params, CANARY_KEY, 0).map_err(|e| anyhow!(e))?,
+    };
+    r.r.set("reset", 1)?;
+    r.r.set("key_we", 1)?;
+    r.r.set("key_k0", CANARY_KEY.k0 as u128)?;
+    r.r.set("key_k1", CANARY_KEY.k1 as u128)?;
+    r.r.set("rate", 0)?;
+    r.step(&[None; REQUESTERS])?;
+    r.r.set("reset", 0)?;
+    r.r.set("key_we", 0)?;
+    let sizes: Vec<(bool, u64)> = [8u64, 100, 200, 40].iter().map(|s| (false, *s)).collect();
+    let (_, resps) = r.run(&sizes, None)?;
+    let frees: Vec<(bool, u64)> = resps.iter().step_by(2).map(|x| (true, x.ptr)).collect();
+    r.run(&frees, None)?;
+    r.r.set("rate", 255)?;
+    let mut checks = 0;
+    for _ in 0..100 {
+        checks += r.step(&[None; REQUESTERS])?.check.is_some() as usize;
+    }
+    r.r.set("rate", 0)?;
+    for _ in 0..30 {
+        r.step(&[None; REQUESTERS])?;
+    }
+    let end = r.r.cycles();
+    let st = r.r.stimulus(end, 0, 1, "program", 1.0)?;
+    r.r.finish()?;
+    ensure!(checks > 0, "canary program: no background check ran");
+    let mut v = Vectors::new(
+        &top.manifest,
+        &[
+            &format!("Canary allocator unit: reset and key, 4 mallocs (8..200 bytes), 2 frees, 100 cycles of background checks at rate 255 ({checks} checks), 30 idle cycles; heap memory latency {MEMORY_LATENCY}."),
+            "Expected outputs: this run's outputs under Verilator, every port from cycle 1, with every grant, response and check applied to the golden model's replay (canary_driver::ModelReplay) while recording.",
+        ],
+    );
+    v.push_stimulus(&st)?;
+    Ok(v)
+}
