@@ -1,15 +1,18 @@
-//! `mlugen check --scenario FILE.json [--engine model] [--verify]`: run a
+//! `mlugen check --scenario FILE.json [--engine model|verilator] [--verify]`: run a
 //! scenario (spec section 10) and print `{"results": [...], "counters": {...}}`.
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Which implementation runs the scenario. Only the golden model is a
-/// `check` engine; the corpus runs through the Verilog in the test suite
-/// (testbench/tests/cosim_mlu.rs).
+/// Which implementation runs the scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     /// The golden model (sim crate).
     Model,
+    /// The generated Verilog of the scenario's configuration under
+    /// Verilator (testbench::cosim::check_scenario_verilog): the MLU
+    /// verdicts are the Verilog's; any difference from the model is listed
+    /// on stderr and the exit is non-zero.
+    Verilator,
 }
 
 #[derive(clap::Args)]
@@ -31,8 +34,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let sc = sim::scenario::Scenario::from_file(&args.scenario)?;
     let out = match args.engine {
         Engine::Model => sc.run().map_err(|e| e.with_file(&file))?,
+        Engine::Verilator => {
+            let v = testbench::cosim::check_scenario_verilog(&sc).map_err(|e| anyhow::anyhow!("{file}: {e:#}"))?;
+            writeln!(super::out::stdout(), "{}", v.outcome.to_json_pretty())?;
+            if !v.differences.is_empty() || v.mismatch.is_some() {
+                let mut msg = format!("{file}: the Verilog ({}) differs from the golden model", v.top);
+                for d in &v.differences {
+                    msg += &format!("\n  {d}");
+                }
+                if let Some(m) = &v.mismatch {
+                    msg += &format!("\n{m}");
+                }
+                anyhow::bail!(msg);
+            }
+            v.outcome
+        }
     };
-    writeln!(super::out::stdout(), "{}", out.to_json_pretty())?;
+    if args.engine == Engine::Model {
+        writeln!(super::out::stdout(), "{}", out.to_json_pretty())?;
+    }
     if args.verify {
         let bad = out.mismatches(&sc);
         if !bad.is_empty() {

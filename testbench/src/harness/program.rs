@@ -112,6 +112,9 @@ pub struct Batch {
     pub expected: Vec<Expected>,
     /// Requests in the batch.
     pub requests: u64,
+    /// For a scenario replay ([`MluBench::replay`]): per scenario event, its
+    /// index and the range of `expected` its requests produced.
+    pub events: Vec<(usize, std::ops::Range<usize>)>,
 }
 
 /// How a request's answer differs from the model's.
@@ -961,6 +964,18 @@ impl MluBench {
         self.begin(&mut b, rt, sc.config.step_limit, timing);
         let mut ids: HashMap<&str, usize> = HashMap::new();
         for (i, ev) in sc.events.iter().enumerate() {
+            let first = b.expected.len();
+            self.replay_event(&mut b, sc, i, ev, &mut ids)?;
+            b.events.push((i, first..b.expected.len()));
+        }
+        self.end_program(&mut b);
+        self.model_seconds += t.elapsed().as_secs_f64();
+        Ok(b)
+    }
+
+    /// One event of [`Self::replay`].
+    fn replay_event<'s>(&mut self, b: &mut Batch, sc: &'s Scenario, i: usize, ev: &'s ScenarioEvent, ids: &mut HashMap<&'s str, usize>) -> Result<(), String> {
+        {
             let err = |m: String| format!("scenario {}: event {i} ({}): {m}", sc.name, ev.op());
             let resolve = |rt: &Runtime, ids: &HashMap<&str, usize>, p: &PtrSpec| -> Result<(u64, u64), String> {
                 match p {
@@ -982,23 +997,23 @@ impl MluBench {
             };
             match ev {
                 ScenarioEvent::Malloc { name, size, base } => {
-                    self.apply_malloc(&mut b, *size, *base).map_err(|e| err(format!("malloc refused: {e}")))?;
+                    self.apply_malloc(b, *size, *base).map_err(|e| err(format!("malloc refused: {e}")))?;
                     ids.insert(name.as_str(), self.rt.allocations().len() - 1);
                 }
                 ScenarioEvent::Free { ptr, .. } => {
                     let (p, _) = resolve(&self.rt, &ids, ptr).map_err(err)?;
-                    self.apply_free(&mut b, p);
+                    self.apply_free(b, p);
                 }
                 ScenarioEvent::Access { ptr, width, .. } => {
                     let (p, root) = resolve(&self.rt, &ids, ptr).map_err(err)?;
                     let w = *width as u32;
                     match sc.config.mode {
                         Mode::Compiler => {
-                            if let Ok(loc) = self.do_loadmeta(&mut b, root) {
-                                self.do_memcheck_g(&mut b, p, w, loc);
+                            if let Ok(loc) = self.do_loadmeta(b, root) {
+                                self.do_memcheck_g(b, p, w, loc);
                             }
                         }
-                        Mode::Hwonly => self.do_memcheck_g(&mut b, p, w, 0),
+                        Mode::Hwonly => self.do_memcheck_g(b, p, w, 0),
                     }
                 }
                 ScenarioEvent::SharedAccess { addr, width, base, size, .. } => {
@@ -1006,7 +1021,7 @@ impl MluBench {
                     let r = self.rt.memcheck_s(*addr, *width as u32, *base, *size);
                     let narrow = |v: u64, f: &str| u32::try_from(v).map_err(|_| err(format!("{f} {v:#x} is not a 32-bit shared address")));
                     let req = MluReq::MemcheckS { a: narrow(*addr, "address")?, w: *width as u32, base: narrow(*base, "base")?, size: narrow(*size, "size")? };
-                    self.expect(&mut b, req, r, before);
+                    self.expect(b, req, r, before);
                 }
                 ScenarioEvent::CorruptLink { name, link, to } => {
                     let loc = node(&self.rt, &ids, name).map_err(err)?;
@@ -1015,19 +1030,17 @@ impl MluBench {
                         LinkTarget::Addr(v) => *v,
                     };
                     self.rt.corrupt_link(loc, *link as usize, value);
-                    self.sync(&mut b, &[loc]);
+                    self.sync(b, &[loc]);
                 }
                 ScenarioEvent::Poison { name } => {
                     let loc = node(&self.rt, &ids, name).map_err(err)?;
                     self.rt.poison_node(loc);
-                    self.sync(&mut b, &[loc]);
+                    self.sync(b, &[loc]);
                 }
-                ScenarioEvent::Flush => self.do_flush(&mut b),
+                ScenarioEvent::Flush => self.do_flush(b),
             }
         }
-        self.end_program(&mut b);
-        self.model_seconds += t.elapsed().as_secs_f64();
-        Ok(b)
+        Ok(())
     }
 
     /// Close the current program: its state check.
