@@ -167,6 +167,7 @@ pub fn emit<B: Block>(
         parameters,
         ports,
         modules: module_names(&verilog),
+        naming: String::new(),
         interface: iface.clone(),
     };
     Ok(Generated { verilog, raw, renames: cleaned.renames, manifest })
@@ -268,6 +269,24 @@ impl TopKind {
     }
 }
 
+impl TopKind {
+    /// The rule [`TopKind::name`] follows, for the manifest.
+    pub fn naming(&self) -> &'static str {
+        match self {
+            TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>",
+            TopKind::MlbP2 { .. } => "mlb<entries>_<replacement: plru|rr>_p2 (hit_latency 2)",
+            TopKind::Memcheck => "memcheck (no parameters)",
+            TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
+            TopKind::Mlu { .. } => {
+                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096"
+            }
+            TopKind::MluHum { .. } => {
+                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _hum (hit_under_miss)"
+            }
+        }
+    }
+}
+
 /// `plru` or `rr`: the short names used in top names and on the command line.
 pub fn replacement_short(r: Replacement) -> &'static str {
     match r {
@@ -292,6 +311,12 @@ impl TopSpec {
 
     /// Build the block and emit it.
     pub fn build(&self) -> Result<Generated> {
+        let mut g = self.build_block()?;
+        g.manifest.naming = self.kind.naming().to_string();
+        Ok(g)
+    }
+
+    fn build_block(&self) -> Result<Generated> {
         let name = self.name();
         match self.kind {
             TopKind::Mlb { entries, replacement } => {

@@ -17,7 +17,9 @@ use sim::pointer::{NO_META, TAG_FREED};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interface {
     /// Port meanings, by port name (a name ending in `_<i>` is one of an
-    /// array of ports, e.g. requester i's `req_valid_<i>`).
+    /// array of ports, e.g. requester i's `req_valid_<i>`). Not serialized:
+    /// the manifest gives each port's meaning with the port.
+    #[serde(skip)]
     pub ports: Vec<PortDoc>,
     /// Named values of ports and fields, emitted as `localparam`s.
     pub encodings: Vec<Encoding>,
@@ -40,9 +42,24 @@ pub struct Encoding {
     /// The `localparam` name, e.g. `OP_LOADMETA`.
     pub name: String,
     pub width: usize,
+    /// In the manifest as a hex string ("0xffffffffffffffff"): JSON numbers
+    /// above 2^53 lose bits in many readers.
+    #[serde(with = "hex_u64")]
     pub value: u64,
     /// Which ports or fields carry it.
     pub applies_to: String,
+}
+
+mod hex_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:#x}"))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let t = String::deserialize(d)?;
+        let h = t.strip_prefix("0x").ok_or_else(|| serde::de::Error::custom(format!("encoding value {t:?} is not 0x<hex>")))?;
+        u64::from_str_radix(h, 16).map_err(|e| serde::de::Error::custom(format!("encoding value {t:?}: {e}")))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -26,6 +26,10 @@ pub struct Manifest {
     pub ports: Vec<Port>,
     /// Every module in the Verilog file, top first.
     pub modules: Vec<String>,
+    /// How the top's name encodes its parameters (every configuration whose
+    /// RTL differs has its own name).
+    #[serde(default)]
+    pub naming: String,
     /// Encodings, reset and handshake rules, latencies (hw::interface).
     #[serde(default)]
     pub interface: crate::interface::Interface,
