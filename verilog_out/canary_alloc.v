@@ -799,200 +799,200 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [63:0] arg_r_d_c;
-    reg  [7:0] bitfield_0_d_c;
-    reg  [7:0] bitfield_10_d_c;
-    reg  [7:0] bitfield_11_d_c;
-    reg  [7:0] bitfield_12_d_c;
-    reg  [7:0] bitfield_13_d_c;
-    reg  [7:0] bitfield_14_d_c;
-    reg  [7:0] bitfield_15_d_c;
-    reg  [7:0] bitfield_1_d_c;
-    reg  [7:0] bitfield_2_d_c;
-    reg  [7:0] bitfield_3_d_c;
-    reg  [7:0] bitfield_4_d_c;
-    reg  [7:0] bitfield_5_d_c;
-    reg  [7:0] bitfield_6_d_c;
-    reg  [7:0] bitfield_7_d_c;
-    reg  [7:0] bitfield_8_d_c;
-    reg  [7:0] bitfield_9_d_c;
-    reg  [63:0] chk_chunk_r_d_c;
-    reg  chk_done_r_d_c;
-    reg  chk_front_r_d_c;
-    reg  [1:0] chk_op_c;
-    reg  chk_r_d_c;
-    reg  chk_rear_r_d_c;
-    reg  [1:0] cls_r_d_c;
-    reg  first_r_d_c;
-    reg  free_r_d_c;
-    reg  front_bad_r_d_c;
-    reg  got_r_d_c;
-    reg  hd_r_d_c;
-    reg  [2:0] id_r_d_c;
-    reg  [63:0] key0_r_d_c;
-    reg  [63:0] key1_r_d_c;
-    reg  [63:0] mem_addr_c;
-    reg  mem_valid_c;
-    reg  mem_we_c;
-    reg  new_r_d_c;
-    reg  [3:0] p_r_d_c;
-    reg  [2:0] pt_class_0_d_c;
-    reg  [2:0] pt_class_10_d_c;
-    reg  [2:0] pt_class_11_d_c;
-    reg  [2:0] pt_class_12_d_c;
-    reg  [2:0] pt_class_13_d_c;
-    reg  [2:0] pt_class_14_d_c;
-    reg  [2:0] pt_class_15_d_c;
-    reg  [2:0] pt_class_1_d_c;
-    reg  [2:0] pt_class_2_d_c;
-    reg  [2:0] pt_class_3_d_c;
-    reg  [2:0] pt_class_4_d_c;
-    reg  [2:0] pt_class_5_d_c;
-    reg  [2:0] pt_class_6_d_c;
-    reg  [2:0] pt_class_7_d_c;
-    reg  [2:0] pt_class_8_d_c;
-    reg  [2:0] pt_class_9_d_c;
-    reg  [3:0] pt_used_0_d_c;
-    reg  [3:0] pt_used_10_d_c;
-    reg  [3:0] pt_used_11_d_c;
-    reg  [3:0] pt_used_12_d_c;
-    reg  [3:0] pt_used_13_d_c;
-    reg  [3:0] pt_used_14_d_c;
-    reg  [3:0] pt_used_15_d_c;
-    reg  [3:0] pt_used_1_d_c;
-    reg  [3:0] pt_used_2_d_c;
-    reg  [3:0] pt_used_3_d_c;
-    reg  [3:0] pt_used_4_d_c;
-    reg  [3:0] pt_used_5_d_c;
-    reg  [3:0] pt_used_6_d_c;
-    reg  [3:0] pt_used_7_d_c;
-    reg  [3:0] pt_used_8_d_c;
-    reg  [3:0] pt_used_9_d_c;
-    reg  [63:0] rdata_r_d_c;
-    reg  rear_bad_r_d_c;
-    reg  [2:0] region_full_0_d_c;
-    reg  [2:0] region_full_1_d_c;
-    reg  [2:0] region_full_2_d_c;
-    reg  [2:0] region_full_3_d_c;
-    reg  [11:0] rel_r_d_c;
-    reg  [2:0] resp_code_r_d_c;
-    reg  resp_free_r_d_c;
-    reg  resp_front_r_d_c;
-    reg  [2:0] resp_id_r_d_c;
-    reg  [63:0] resp_ptr_r_d_c;
-    reg  resp_rear_r_d_c;
-    reg  [8:0] resp_size_r_d_c;
-    reg  resp_valid_r_d_c;
-    reg  [63:0] sip_msg_c;
-    reg  sip_start_c;
-    reg  [8:0] size_r_d_c;
-    reg  [6:0] sizes_read_address_c;
-    reg  sizes_write_enable_c;
-    reg  [2:0] slot_r_d_c;
-    reg  [3:0] state_d_c;
-    reg  [4:0] vis_r_d_c;
+    reg  [63:0] arg_r_d_comb;
+    reg  [7:0] bitfield_0_d_comb;
+    reg  [7:0] bitfield_10_d_comb;
+    reg  [7:0] bitfield_11_d_comb;
+    reg  [7:0] bitfield_12_d_comb;
+    reg  [7:0] bitfield_13_d_comb;
+    reg  [7:0] bitfield_14_d_comb;
+    reg  [7:0] bitfield_15_d_comb;
+    reg  [7:0] bitfield_1_d_comb;
+    reg  [7:0] bitfield_2_d_comb;
+    reg  [7:0] bitfield_3_d_comb;
+    reg  [7:0] bitfield_4_d_comb;
+    reg  [7:0] bitfield_5_d_comb;
+    reg  [7:0] bitfield_6_d_comb;
+    reg  [7:0] bitfield_7_d_comb;
+    reg  [7:0] bitfield_8_d_comb;
+    reg  [7:0] bitfield_9_d_comb;
+    reg  [63:0] chk_chunk_r_d_comb;
+    reg  chk_done_r_d_comb;
+    reg  chk_front_r_d_comb;
+    reg  [1:0] chk_op_comb;
+    reg  chk_r_d_comb;
+    reg  chk_rear_r_d_comb;
+    reg  [1:0] cls_r_d_comb;
+    reg  first_r_d_comb;
+    reg  free_r_d_comb;
+    reg  front_bad_r_d_comb;
+    reg  got_r_d_comb;
+    reg  hd_r_d_comb;
+    reg  [2:0] id_r_d_comb;
+    reg  [63:0] key0_r_d_comb;
+    reg  [63:0] key1_r_d_comb;
+    reg  [63:0] mem_addr_comb;
+    reg  mem_valid_comb;
+    reg  mem_we_comb;
+    reg  new_r_d_comb;
+    reg  [3:0] p_r_d_comb;
+    reg  [2:0] pt_class_0_d_comb;
+    reg  [2:0] pt_class_10_d_comb;
+    reg  [2:0] pt_class_11_d_comb;
+    reg  [2:0] pt_class_12_d_comb;
+    reg  [2:0] pt_class_13_d_comb;
+    reg  [2:0] pt_class_14_d_comb;
+    reg  [2:0] pt_class_15_d_comb;
+    reg  [2:0] pt_class_1_d_comb;
+    reg  [2:0] pt_class_2_d_comb;
+    reg  [2:0] pt_class_3_d_comb;
+    reg  [2:0] pt_class_4_d_comb;
+    reg  [2:0] pt_class_5_d_comb;
+    reg  [2:0] pt_class_6_d_comb;
+    reg  [2:0] pt_class_7_d_comb;
+    reg  [2:0] pt_class_8_d_comb;
+    reg  [2:0] pt_class_9_d_comb;
+    reg  [3:0] pt_used_0_d_comb;
+    reg  [3:0] pt_used_10_d_comb;
+    reg  [3:0] pt_used_11_d_comb;
+    reg  [3:0] pt_used_12_d_comb;
+    reg  [3:0] pt_used_13_d_comb;
+    reg  [3:0] pt_used_14_d_comb;
+    reg  [3:0] pt_used_15_d_comb;
+    reg  [3:0] pt_used_1_d_comb;
+    reg  [3:0] pt_used_2_d_comb;
+    reg  [3:0] pt_used_3_d_comb;
+    reg  [3:0] pt_used_4_d_comb;
+    reg  [3:0] pt_used_5_d_comb;
+    reg  [3:0] pt_used_6_d_comb;
+    reg  [3:0] pt_used_7_d_comb;
+    reg  [3:0] pt_used_8_d_comb;
+    reg  [3:0] pt_used_9_d_comb;
+    reg  [63:0] rdata_r_d_comb;
+    reg  rear_bad_r_d_comb;
+    reg  [2:0] region_full_0_d_comb;
+    reg  [2:0] region_full_1_d_comb;
+    reg  [2:0] region_full_2_d_comb;
+    reg  [2:0] region_full_3_d_comb;
+    reg  [11:0] rel_r_d_comb;
+    reg  [2:0] resp_code_r_d_comb;
+    reg  resp_free_r_d_comb;
+    reg  resp_front_r_d_comb;
+    reg  [2:0] resp_id_r_d_comb;
+    reg  [63:0] resp_ptr_r_d_comb;
+    reg  resp_rear_r_d_comb;
+    reg  [8:0] resp_size_r_d_comb;
+    reg  resp_valid_r_d_comb;
+    reg  [63:0] sip_msg_comb;
+    reg  sip_start_comb;
+    reg  [8:0] size_r_d_comb;
+    reg  [6:0] sizes_read_address_comb;
+    reg  sizes_write_enable_comb;
+    reg  [2:0] slot_r_d_comb;
+    reg  [3:0] state_d_comb;
+    reg  [4:0] vis_r_d_comb;
     always @(*) begin
-        key0_r_d_c = key0_r_q;
-        key1_r_d_c = key1_r_q;
-        id_r_d_c = id_r_q;
-        free_r_d_c = free_r_q;
-        arg_r_d_c = arg_r_q;
-        cls_r_d_c = cls_r_q;
-        p_r_d_c = p_r_q;
-        vis_r_d_c = vis_r_q;
-        first_r_d_c = first_r_q;
-        slot_r_d_c = slot_r_q;
-        new_r_d_c = new_r_q;
-        rel_r_d_c = rel_r_q;
-        size_r_d_c = size_r_q;
-        rdata_r_d_c = rdata_r_q;
-        got_r_d_c = got_r_q;
-        hd_r_d_c = hd_r_q;
-        front_bad_r_d_c = front_bad_r_q;
-        rear_bad_r_d_c = rear_bad_r_q;
-        chk_r_d_c = chk_r_q;
-        resp_valid_r_d_c = resp_valid_r_q;
-        resp_id_r_d_c = resp_id_r_q;
-        resp_free_r_d_c = resp_free_r_q;
-        resp_code_r_d_c = resp_code_r_q;
-        resp_ptr_r_d_c = resp_ptr_r_q;
-        resp_size_r_d_c = resp_size_r_q;
-        resp_front_r_d_c = resp_front_r_q;
-        resp_rear_r_d_c = resp_rear_r_q;
-        chk_done_r_d_c = chk_done_r_q;
-        chk_chunk_r_d_c = chk_chunk_r_q;
-        chk_front_r_d_c = chk_front_r_q;
-        chk_rear_r_d_c = chk_rear_r_q;
-        state_d_c = state_q;
-        pt_class_0_d_c = pt_class_0_q;
-        pt_used_0_d_c = pt_used_0_q;
-        bitfield_0_d_c = bitfield_0_q;
-        pt_class_1_d_c = pt_class_1_q;
-        pt_used_1_d_c = pt_used_1_q;
-        bitfield_1_d_c = bitfield_1_q;
-        pt_class_2_d_c = pt_class_2_q;
-        pt_used_2_d_c = pt_used_2_q;
-        bitfield_2_d_c = bitfield_2_q;
-        pt_class_3_d_c = pt_class_3_q;
-        pt_used_3_d_c = pt_used_3_q;
-        bitfield_3_d_c = bitfield_3_q;
-        pt_class_4_d_c = pt_class_4_q;
-        pt_used_4_d_c = pt_used_4_q;
-        bitfield_4_d_c = bitfield_4_q;
-        pt_class_5_d_c = pt_class_5_q;
-        pt_used_5_d_c = pt_used_5_q;
-        bitfield_5_d_c = bitfield_5_q;
-        pt_class_6_d_c = pt_class_6_q;
-        pt_used_6_d_c = pt_used_6_q;
-        bitfield_6_d_c = bitfield_6_q;
-        pt_class_7_d_c = pt_class_7_q;
-        pt_used_7_d_c = pt_used_7_q;
-        bitfield_7_d_c = bitfield_7_q;
-        pt_class_8_d_c = pt_class_8_q;
-        pt_used_8_d_c = pt_used_8_q;
-        bitfield_8_d_c = bitfield_8_q;
-        pt_class_9_d_c = pt_class_9_q;
-        pt_used_9_d_c = pt_used_9_q;
-        bitfield_9_d_c = bitfield_9_q;
-        pt_class_10_d_c = pt_class_10_q;
-        pt_used_10_d_c = pt_used_10_q;
-        bitfield_10_d_c = bitfield_10_q;
-        pt_class_11_d_c = pt_class_11_q;
-        pt_used_11_d_c = pt_used_11_q;
-        bitfield_11_d_c = bitfield_11_q;
-        pt_class_12_d_c = pt_class_12_q;
-        pt_used_12_d_c = pt_used_12_q;
-        bitfield_12_d_c = bitfield_12_q;
-        pt_class_13_d_c = pt_class_13_q;
-        pt_used_13_d_c = pt_used_13_q;
-        bitfield_13_d_c = bitfield_13_q;
-        pt_class_14_d_c = pt_class_14_q;
-        pt_used_14_d_c = pt_used_14_q;
-        bitfield_14_d_c = bitfield_14_q;
-        pt_class_15_d_c = pt_class_15_q;
-        pt_used_15_d_c = pt_used_15_q;
-        bitfield_15_d_c = bitfield_15_q;
-        region_full_0_d_c = region_full_0_q;
-        region_full_1_d_c = region_full_1_q;
-        region_full_2_d_c = region_full_2_q;
-        region_full_3_d_c = region_full_3_q;
-        resp_valid_r_d_c = 1'b0;
-        chk_done_r_d_c = 1'b0;
-        resp_id_r_d_c = id_r_q;
-        resp_free_r_d_c = free_r_q;
+        key0_r_d_comb = key0_r_q;
+        key1_r_d_comb = key1_r_q;
+        id_r_d_comb = id_r_q;
+        free_r_d_comb = free_r_q;
+        arg_r_d_comb = arg_r_q;
+        cls_r_d_comb = cls_r_q;
+        p_r_d_comb = p_r_q;
+        vis_r_d_comb = vis_r_q;
+        first_r_d_comb = first_r_q;
+        slot_r_d_comb = slot_r_q;
+        new_r_d_comb = new_r_q;
+        rel_r_d_comb = rel_r_q;
+        size_r_d_comb = size_r_q;
+        rdata_r_d_comb = rdata_r_q;
+        got_r_d_comb = got_r_q;
+        hd_r_d_comb = hd_r_q;
+        front_bad_r_d_comb = front_bad_r_q;
+        rear_bad_r_d_comb = rear_bad_r_q;
+        chk_r_d_comb = chk_r_q;
+        resp_valid_r_d_comb = resp_valid_r_q;
+        resp_id_r_d_comb = resp_id_r_q;
+        resp_free_r_d_comb = resp_free_r_q;
+        resp_code_r_d_comb = resp_code_r_q;
+        resp_ptr_r_d_comb = resp_ptr_r_q;
+        resp_size_r_d_comb = resp_size_r_q;
+        resp_front_r_d_comb = resp_front_r_q;
+        resp_rear_r_d_comb = resp_rear_r_q;
+        chk_done_r_d_comb = chk_done_r_q;
+        chk_chunk_r_d_comb = chk_chunk_r_q;
+        chk_front_r_d_comb = chk_front_r_q;
+        chk_rear_r_d_comb = chk_rear_r_q;
+        state_d_comb = state_q;
+        pt_class_0_d_comb = pt_class_0_q;
+        pt_used_0_d_comb = pt_used_0_q;
+        bitfield_0_d_comb = bitfield_0_q;
+        pt_class_1_d_comb = pt_class_1_q;
+        pt_used_1_d_comb = pt_used_1_q;
+        bitfield_1_d_comb = bitfield_1_q;
+        pt_class_2_d_comb = pt_class_2_q;
+        pt_used_2_d_comb = pt_used_2_q;
+        bitfield_2_d_comb = bitfield_2_q;
+        pt_class_3_d_comb = pt_class_3_q;
+        pt_used_3_d_comb = pt_used_3_q;
+        bitfield_3_d_comb = bitfield_3_q;
+        pt_class_4_d_comb = pt_class_4_q;
+        pt_used_4_d_comb = pt_used_4_q;
+        bitfield_4_d_comb = bitfield_4_q;
+        pt_class_5_d_comb = pt_class_5_q;
+        pt_used_5_d_comb = pt_used_5_q;
+        bitfield_5_d_comb = bitfield_5_q;
+        pt_class_6_d_comb = pt_class_6_q;
+        pt_used_6_d_comb = pt_used_6_q;
+        bitfield_6_d_comb = bitfield_6_q;
+        pt_class_7_d_comb = pt_class_7_q;
+        pt_used_7_d_comb = pt_used_7_q;
+        bitfield_7_d_comb = bitfield_7_q;
+        pt_class_8_d_comb = pt_class_8_q;
+        pt_used_8_d_comb = pt_used_8_q;
+        bitfield_8_d_comb = bitfield_8_q;
+        pt_class_9_d_comb = pt_class_9_q;
+        pt_used_9_d_comb = pt_used_9_q;
+        bitfield_9_d_comb = bitfield_9_q;
+        pt_class_10_d_comb = pt_class_10_q;
+        pt_used_10_d_comb = pt_used_10_q;
+        bitfield_10_d_comb = bitfield_10_q;
+        pt_class_11_d_comb = pt_class_11_q;
+        pt_used_11_d_comb = pt_used_11_q;
+        bitfield_11_d_comb = bitfield_11_q;
+        pt_class_12_d_comb = pt_class_12_q;
+        pt_used_12_d_comb = pt_used_12_q;
+        bitfield_12_d_comb = bitfield_12_q;
+        pt_class_13_d_comb = pt_class_13_q;
+        pt_used_13_d_comb = pt_used_13_q;
+        bitfield_13_d_comb = bitfield_13_q;
+        pt_class_14_d_comb = pt_class_14_q;
+        pt_used_14_d_comb = pt_used_14_q;
+        bitfield_14_d_comb = bitfield_14_q;
+        pt_class_15_d_comb = pt_class_15_q;
+        pt_used_15_d_comb = pt_used_15_q;
+        bitfield_15_d_comb = bitfield_15_q;
+        region_full_0_d_comb = region_full_0_q;
+        region_full_1_d_comb = region_full_1_q;
+        region_full_2_d_comb = region_full_2_q;
+        region_full_3_d_comb = region_full_3_q;
+        resp_valid_r_d_comb = 1'b0;
+        chk_done_r_d_comb = 1'b0;
+        resp_id_r_d_comb = id_r_q;
+        resp_free_r_d_comb = free_r_q;
         arb_reset = reset;
         sip_reset = reset;
         chk_reset = reset;
         chk_rate = rate;
-        chk_op_c = op_none;
-        sip_start_c = 1'b0;
+        chk_op_comb = op_none;
+        sip_start_comb = 1'b0;
         sip_k0 = key0_r_q;
         sip_k1 = key1_r_q;
         if (key_we) begin
-            key0_r_d_c = key_k0;
-            key1_r_d_c = key_k1;
+            key0_r_d_comb = key_k0;
+            key1_r_d_comb = key_k1;
         end
         resp_valid = resp_valid_r_q;
         resp_id = resp_id_r_q;
@@ -1066,16 +1066,16 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
         chunk = base + w_rel_y;
         rear = chunk + slack8 + w_size_y;
         idx = rel_r_q[(32'h5)+:(7)];
-        sip_msg_c = chunk;
-        mem_valid_c = 1'b0;
-        mem_we_c = 1'b0;
-        mem_addr_c = chunk;
+        sip_msg_comb = chunk;
+        mem_valid_comb = 1'b0;
+        mem_we_comb = 1'b0;
+        mem_addr_comb = chunk;
         mem_wdata = sip_tag;
         chk_idx = idx;
-        sizes_write_enable_c = 1'b0;
+        sizes_write_enable_comb = 1'b0;
         sizes_write_address = idx;
         sizes_write_data = arg_r_q[(32'h0)+:(9)];
-        sizes_read_address_c = idx;
+        sizes_read_address_comb = idx;
         cls_l = cls_id_3;
         if (arg_r_q <= usable_3) begin
             cls_l = cls_id_3;
@@ -1398,648 +1398,648 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
             AllocState_Idle:
                 begin
                     if (check_first) begin
-                        chk_op_c = op_take;
-                        chk_r_d_c = 1'b1;
-                        state_d_c = AllocState_CTake;
+                        chk_op_comb = op_take;
+                        chk_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_CTake;
                     end
                     else if (arb_any) begin
-                        id_r_d_c = arb_index;
-                        free_r_d_c = sel_free;
-                        arg_r_d_c = sel_arg;
-                        chk_r_d_c = 1'b0;
+                        id_r_d_comb = arb_index;
+                        free_r_d_comb = sel_free;
+                        arg_r_d_comb = sel_arg;
+                        chk_r_d_comb = 1'b0;
                         if (sel_free) begin
-                            state_d_c = AllocState_FDec;
+                            state_d_comb = AllocState_FDec;
                         end
                         else begin
-                            state_d_c = AllocState_MDec;
+                            state_d_comb = AllocState_MDec;
                         end
                     end
                 end
             AllocState_MDec:
                 begin
-                    resp_ptr_r_d_c = zero64;
-                    resp_front_r_d_c = 1'b0;
-                    resp_rear_r_d_c = 1'b0;
+                    resp_ptr_r_d_comb = zero64;
+                    resp_front_r_d_comb = 1'b0;
+                    resp_rear_r_d_comb = 1'b0;
                     if (arg_r_q == zero64) begin
-                        resp_code_r_d_c = res_zero;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_zero;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else if (arg_r_q > usable_3) begin
-                        resp_code_r_d_c = res_large;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_large;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else begin
-                        cls_r_d_c = cls_l;
-                        p_r_d_c = h_c + h_m;
-                        vis_r_d_c = zero5;
-                        first_r_d_c = 1'b1;
-                        state_d_c = AllocState_Probe;
+                        cls_r_d_comb = cls_l;
+                        p_r_d_comb = h_c + h_m;
+                        vis_r_d_comb = zero5;
+                        first_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Probe;
                     end
                 end
             AllocState_Probe:
                 begin
-                    first_r_d_c = 1'b0;
+                    first_r_d_comb = 1'b0;
                     if (vis_r_q >= sixteen5) begin
-                        resp_code_r_d_c = res_exh;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_exh;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else if (at_rs & rfull) begin
-                        p_r_d_c = (p_r_q | three4) + one4;
-                        vis_r_d_c = vis_r_q + four5 - w_pm5_y;
+                        p_r_d_comb = (p_r_q | three4) + one4;
+                        vis_r_d_comb = vis_r_q + four5 - w_pm5_y;
                     end
                     else if ((pg_class == zero3) | ((pg_class == want_code) & (pg_used < want_cpp))) begin
-                        new_r_d_c = pg_class == zero3;
-                        rel_r_d_c = rel_claim;
-                        slot_r_d_c = slot_l;
+                        new_r_d_comb = pg_class == zero3;
+                        rel_r_d_comb = rel_claim;
+                        slot_r_d_comb = slot_l;
                         if (pg_class == zero3) begin
-                            slot_r_d_c = zero3;
+                            slot_r_d_comb = zero3;
                         end
-                        state_d_c = AllocState_Claim;
+                        state_d_comb = AllocState_Claim;
                     end
                     else begin
-                        p_r_d_c = p_r_q + one4;
-                        vis_r_d_c = vis_r_q + one5;
+                        p_r_d_comb = p_r_q + one4;
+                        vis_r_d_comb = vis_r_q + one5;
                     end
                 end
             AllocState_Claim:
                 begin
                     if (p_r_q == page_id_0) begin
-                        bitfield_0_d_c = bitfield_0_q | slot_mask;
-                        pt_used_0_d_c = pt_used_0_q + one4;
+                        bitfield_0_d_comb = bitfield_0_q | slot_mask;
+                        pt_used_0_d_comb = pt_used_0_q + one4;
                         if (new_r_q) begin
-                            pt_class_0_d_c = want_code;
+                            pt_class_0_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_1) begin
-                        bitfield_1_d_c = bitfield_1_q | slot_mask;
-                        pt_used_1_d_c = pt_used_1_q + one4;
+                        bitfield_1_d_comb = bitfield_1_q | slot_mask;
+                        pt_used_1_d_comb = pt_used_1_q + one4;
                         if (new_r_q) begin
-                            pt_class_1_d_c = want_code;
+                            pt_class_1_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_2) begin
-                        bitfield_2_d_c = bitfield_2_q | slot_mask;
-                        pt_used_2_d_c = pt_used_2_q + one4;
+                        bitfield_2_d_comb = bitfield_2_q | slot_mask;
+                        pt_used_2_d_comb = pt_used_2_q + one4;
                         if (new_r_q) begin
-                            pt_class_2_d_c = want_code;
+                            pt_class_2_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_3) begin
-                        bitfield_3_d_c = bitfield_3_q | slot_mask;
-                        pt_used_3_d_c = pt_used_3_q + one4;
+                        bitfield_3_d_comb = bitfield_3_q | slot_mask;
+                        pt_used_3_d_comb = pt_used_3_q + one4;
                         if (new_r_q) begin
-                            pt_class_3_d_c = want_code;
+                            pt_class_3_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_4) begin
-                        bitfield_4_d_c = bitfield_4_q | slot_mask;
-                        pt_used_4_d_c = pt_used_4_q + one4;
+                        bitfield_4_d_comb = bitfield_4_q | slot_mask;
+                        pt_used_4_d_comb = pt_used_4_q + one4;
                         if (new_r_q) begin
-                            pt_class_4_d_c = want_code;
+                            pt_class_4_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_5) begin
-                        bitfield_5_d_c = bitfield_5_q | slot_mask;
-                        pt_used_5_d_c = pt_used_5_q + one4;
+                        bitfield_5_d_comb = bitfield_5_q | slot_mask;
+                        pt_used_5_d_comb = pt_used_5_q + one4;
                         if (new_r_q) begin
-                            pt_class_5_d_c = want_code;
+                            pt_class_5_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_6) begin
-                        bitfield_6_d_c = bitfield_6_q | slot_mask;
-                        pt_used_6_d_c = pt_used_6_q + one4;
+                        bitfield_6_d_comb = bitfield_6_q | slot_mask;
+                        pt_used_6_d_comb = pt_used_6_q + one4;
                         if (new_r_q) begin
-                            pt_class_6_d_c = want_code;
+                            pt_class_6_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_7) begin
-                        bitfield_7_d_c = bitfield_7_q | slot_mask;
-                        pt_used_7_d_c = pt_used_7_q + one4;
+                        bitfield_7_d_comb = bitfield_7_q | slot_mask;
+                        pt_used_7_d_comb = pt_used_7_q + one4;
                         if (new_r_q) begin
-                            pt_class_7_d_c = want_code;
+                            pt_class_7_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_8) begin
-                        bitfield_8_d_c = bitfield_8_q | slot_mask;
-                        pt_used_8_d_c = pt_used_8_q + one4;
+                        bitfield_8_d_comb = bitfield_8_q | slot_mask;
+                        pt_used_8_d_comb = pt_used_8_q + one4;
                         if (new_r_q) begin
-                            pt_class_8_d_c = want_code;
+                            pt_class_8_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_9) begin
-                        bitfield_9_d_c = bitfield_9_q | slot_mask;
-                        pt_used_9_d_c = pt_used_9_q + one4;
+                        bitfield_9_d_comb = bitfield_9_q | slot_mask;
+                        pt_used_9_d_comb = pt_used_9_q + one4;
                         if (new_r_q) begin
-                            pt_class_9_d_c = want_code;
+                            pt_class_9_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_10) begin
-                        bitfield_10_d_c = bitfield_10_q | slot_mask;
-                        pt_used_10_d_c = pt_used_10_q + one4;
+                        bitfield_10_d_comb = bitfield_10_q | slot_mask;
+                        pt_used_10_d_comb = pt_used_10_q + one4;
                         if (new_r_q) begin
-                            pt_class_10_d_c = want_code;
+                            pt_class_10_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_11) begin
-                        bitfield_11_d_c = bitfield_11_q | slot_mask;
-                        pt_used_11_d_c = pt_used_11_q + one4;
+                        bitfield_11_d_comb = bitfield_11_q | slot_mask;
+                        pt_used_11_d_comb = pt_used_11_q + one4;
                         if (new_r_q) begin
-                            pt_class_11_d_c = want_code;
+                            pt_class_11_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_12) begin
-                        bitfield_12_d_c = bitfield_12_q | slot_mask;
-                        pt_used_12_d_c = pt_used_12_q + one4;
+                        bitfield_12_d_comb = bitfield_12_q | slot_mask;
+                        pt_used_12_d_comb = pt_used_12_q + one4;
                         if (new_r_q) begin
-                            pt_class_12_d_c = want_code;
+                            pt_class_12_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_13) begin
-                        bitfield_13_d_c = bitfield_13_q | slot_mask;
-                        pt_used_13_d_c = pt_used_13_q + one4;
+                        bitfield_13_d_comb = bitfield_13_q | slot_mask;
+                        pt_used_13_d_comb = pt_used_13_q + one4;
                         if (new_r_q) begin
-                            pt_class_13_d_c = want_code;
+                            pt_class_13_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_14) begin
-                        bitfield_14_d_c = bitfield_14_q | slot_mask;
-                        pt_used_14_d_c = pt_used_14_q + one4;
+                        bitfield_14_d_comb = bitfield_14_q | slot_mask;
+                        pt_used_14_d_comb = pt_used_14_q + one4;
                         if (new_r_q) begin
-                            pt_class_14_d_c = want_code;
+                            pt_class_14_d_comb = want_code;
                         end
                     end
                     if (p_r_q == page_id_15) begin
-                        bitfield_15_d_c = bitfield_15_q | slot_mask;
-                        pt_used_15_d_c = pt_used_15_q + one4;
+                        bitfield_15_d_comb = bitfield_15_q | slot_mask;
+                        pt_used_15_d_comb = pt_used_15_q + one4;
                         if (new_r_q) begin
-                            pt_class_15_d_c = want_code;
+                            pt_class_15_d_comb = want_code;
                         end
                     end
                     if (((p_r_q >> 64'h2) == region_id_0) & ((pg_used + one4) == want_cpp)) begin
-                        region_full_0_d_c = region_full_0_q + one3;
+                        region_full_0_d_comb = region_full_0_q + one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_1) & ((pg_used + one4) == want_cpp)) begin
-                        region_full_1_d_c = region_full_1_q + one3;
+                        region_full_1_d_comb = region_full_1_q + one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_2) & ((pg_used + one4) == want_cpp)) begin
-                        region_full_2_d_c = region_full_2_q + one3;
+                        region_full_2_d_comb = region_full_2_q + one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_3) & ((pg_used + one4) == want_cpp)) begin
-                        region_full_3_d_c = region_full_3_q + one3;
+                        region_full_3_d_comb = region_full_3_q + one3;
                     end
-                    sizes_write_enable_c = 1'b1;
-                    resp_code_r_d_c = res_ok;
-                    resp_ptr_r_d_c = chunk + off;
-                    resp_front_r_d_c = 1'b0;
-                    resp_rear_r_d_c = 1'b0;
+                    sizes_write_enable_comb = 1'b1;
+                    resp_code_r_d_comb = res_ok;
+                    resp_ptr_r_d_comb = chunk + off;
+                    resp_front_r_d_comb = 1'b0;
+                    resp_rear_r_d_comb = 1'b0;
                     if (canaries) begin
-                        size_r_d_c = arg_r_q[(32'h0)+:(9)];
-                        sip_start_c = 1'b1;
-                        state_d_c = AllocState_MFront;
+                        size_r_d_comb = arg_r_q[(32'h0)+:(9)];
+                        sip_start_comb = 1'b1;
+                        state_d_comb = AllocState_MFront;
                     end
                     else begin
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                 end
             AllocState_MFront:
                 begin
                     if (sip_done) begin
-                        mem_valid_c = 1'b1;
-                        mem_we_c = 1'b1;
-                        sip_start_c = 1'b1;
-                        sip_msg_c = rear;
-                        state_d_c = AllocState_MRear;
+                        mem_valid_comb = 1'b1;
+                        mem_we_comb = 1'b1;
+                        sip_start_comb = 1'b1;
+                        sip_msg_comb = rear;
+                        state_d_comb = AllocState_MRear;
                     end
                 end
             AllocState_MRear:
                 begin
                     if (sip_done) begin
-                        mem_valid_c = 1'b1;
-                        mem_we_c = 1'b1;
-                        mem_addr_c = rear;
+                        mem_valid_comb = 1'b1;
+                        mem_we_comb = 1'b1;
+                        mem_addr_comb = rear;
                         if (mode_always) begin
-                            chk_op_c = op_ins;
-                            state_d_c = AllocState_MIns;
+                            chk_op_comb = op_ins;
+                            state_d_comb = AllocState_MIns;
                         end
                         else begin
-                            resp_valid_r_d_c = 1'b1;
-                            state_d_c = AllocState_Idle;
+                            resp_valid_r_d_comb = 1'b1;
+                            state_d_comb = AllocState_Idle;
                         end
                     end
                 end
             AllocState_MIns:
                 begin
                     if (chk__done) begin
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                 end
             AllocState_FDec:
                 begin
-                    resp_ptr_r_d_c = zero64;
-                    resp_front_r_d_c = 1'b0;
-                    resp_rear_r_d_c = 1'b0;
+                    resp_ptr_r_d_comb = zero64;
+                    resp_front_r_d_comb = 1'b0;
+                    resp_rear_r_d_comb = 1'b0;
                     if (outside) begin
-                        resp_code_r_d_c = res_out;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_out;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else if ((f_class == zero3) | f_bad) begin
-                        resp_code_r_d_c = res_nac;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_nac;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else if (~f_set) begin
-                        resp_code_r_d_c = res_dbl;
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_code_r_d_comb = res_dbl;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                     else begin
-                        p_r_d_c = fpage;
-                        slot_r_d_c = f_slot;
-                        cls_r_d_c = f_cls;
-                        rel_r_d_c = frel;
-                        sizes_read_address_c = frel[(32'h5)+:(7)];
-                        state_d_c = AllocState_FSize;
+                        p_r_d_comb = fpage;
+                        slot_r_d_comb = f_slot;
+                        cls_r_d_comb = f_cls;
+                        rel_r_d_comb = frel;
+                        sizes_read_address_comb = frel[(32'h5)+:(7)];
+                        state_d_comb = AllocState_FSize;
                     end
                 end
             AllocState_FSize:
                 begin
-                    size_r_d_c = sizes_read_data;
-                    got_r_d_c = 1'b0;
-                    hd_r_d_c = 1'b0;
-                    front_bad_r_d_c = 1'b0;
-                    rear_bad_r_d_c = 1'b0;
+                    size_r_d_comb = sizes_read_data;
+                    got_r_d_comb = 1'b0;
+                    hd_r_d_comb = 1'b0;
+                    front_bad_r_d_comb = 1'b0;
+                    rear_bad_r_d_comb = 1'b0;
                     if (canaries) begin
-                        sip_start_c = 1'b1;
-                        mem_valid_c = 1'b1;
-                        state_d_c = AllocState_FFront;
+                        sip_start_comb = 1'b1;
+                        mem_valid_comb = 1'b1;
+                        state_d_comb = AllocState_FFront;
                     end
                     else begin
-                        state_d_c = AllocState_FCommit;
+                        state_d_comb = AllocState_FCommit;
                     end
                 end
             AllocState_FFront:
                 begin
                     if (mem_rvalid) begin
-                        rdata_r_d_c = mem_rdata;
-                        got_r_d_c = 1'b1;
+                        rdata_r_d_comb = mem_rdata;
+                        got_r_d_comb = 1'b1;
                     end
                     if (sip_done) begin
-                        hd_r_d_c = 1'b1;
+                        hd_r_d_comb = 1'b1;
                     end
                     if (got_r_q & hd_r_q) begin
-                        front_bad_r_d_c = rdata_r_q != sip_tag;
-                        got_r_d_c = 1'b0;
-                        hd_r_d_c = 1'b0;
-                        sip_start_c = 1'b1;
-                        sip_msg_c = rear;
-                        mem_valid_c = 1'b1;
-                        mem_addr_c = rear;
-                        state_d_c = AllocState_FRear;
+                        front_bad_r_d_comb = rdata_r_q != sip_tag;
+                        got_r_d_comb = 1'b0;
+                        hd_r_d_comb = 1'b0;
+                        sip_start_comb = 1'b1;
+                        sip_msg_comb = rear;
+                        mem_valid_comb = 1'b1;
+                        mem_addr_comb = rear;
+                        state_d_comb = AllocState_FRear;
                     end
                 end
             AllocState_FRear:
                 begin
                     if (mem_rvalid) begin
-                        rdata_r_d_c = mem_rdata;
-                        got_r_d_c = 1'b1;
+                        rdata_r_d_comb = mem_rdata;
+                        got_r_d_comb = 1'b1;
                     end
                     if (sip_done) begin
-                        hd_r_d_c = 1'b1;
+                        hd_r_d_comb = 1'b1;
                     end
                     if (got_r_q & hd_r_q) begin
-                        rear_bad_r_d_c = rdata_r_q != sip_tag;
+                        rear_bad_r_d_comb = rdata_r_q != sip_tag;
                         if (chk_r_q) begin
-                            state_d_c = AllocState_CReport;
+                            state_d_comb = AllocState_CReport;
                         end
                         else begin
-                            state_d_c = AllocState_FCommit;
+                            state_d_comb = AllocState_FCommit;
                         end
                     end
                 end
             AllocState_FCommit:
                 begin
                     if (p_r_q == page_id_0) begin
-                        bitfield_0_d_c = bitfield_0_q & ~slot_mask;
-                        pt_used_0_d_c = pt_used_0_q - one4;
+                        bitfield_0_d_comb = bitfield_0_q & ~slot_mask;
+                        pt_used_0_d_comb = pt_used_0_q - one4;
                         if (pt_used_0_q == one4) begin
-                            pt_class_0_d_c = zero3;
+                            pt_class_0_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_1) begin
-                        bitfield_1_d_c = bitfield_1_q & ~slot_mask;
-                        pt_used_1_d_c = pt_used_1_q - one4;
+                        bitfield_1_d_comb = bitfield_1_q & ~slot_mask;
+                        pt_used_1_d_comb = pt_used_1_q - one4;
                         if (pt_used_1_q == one4) begin
-                            pt_class_1_d_c = zero3;
+                            pt_class_1_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_2) begin
-                        bitfield_2_d_c = bitfield_2_q & ~slot_mask;
-                        pt_used_2_d_c = pt_used_2_q - one4;
+                        bitfield_2_d_comb = bitfield_2_q & ~slot_mask;
+                        pt_used_2_d_comb = pt_used_2_q - one4;
                         if (pt_used_2_q == one4) begin
-                            pt_class_2_d_c = zero3;
+                            pt_class_2_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_3) begin
-                        bitfield_3_d_c = bitfield_3_q & ~slot_mask;
-                        pt_used_3_d_c = pt_used_3_q - one4;
+                        bitfield_3_d_comb = bitfield_3_q & ~slot_mask;
+                        pt_used_3_d_comb = pt_used_3_q - one4;
                         if (pt_used_3_q == one4) begin
-                            pt_class_3_d_c = zero3;
+                            pt_class_3_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_4) begin
-                        bitfield_4_d_c = bitfield_4_q & ~slot_mask;
-                        pt_used_4_d_c = pt_used_4_q - one4;
+                        bitfield_4_d_comb = bitfield_4_q & ~slot_mask;
+                        pt_used_4_d_comb = pt_used_4_q - one4;
                         if (pt_used_4_q == one4) begin
-                            pt_class_4_d_c = zero3;
+                            pt_class_4_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_5) begin
-                        bitfield_5_d_c = bitfield_5_q & ~slot_mask;
-                        pt_used_5_d_c = pt_used_5_q - one4;
+                        bitfield_5_d_comb = bitfield_5_q & ~slot_mask;
+                        pt_used_5_d_comb = pt_used_5_q - one4;
                         if (pt_used_5_q == one4) begin
-                            pt_class_5_d_c = zero3;
+                            pt_class_5_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_6) begin
-                        bitfield_6_d_c = bitfield_6_q & ~slot_mask;
-                        pt_used_6_d_c = pt_used_6_q - one4;
+                        bitfield_6_d_comb = bitfield_6_q & ~slot_mask;
+                        pt_used_6_d_comb = pt_used_6_q - one4;
                         if (pt_used_6_q == one4) begin
-                            pt_class_6_d_c = zero3;
+                            pt_class_6_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_7) begin
-                        bitfield_7_d_c = bitfield_7_q & ~slot_mask;
-                        pt_used_7_d_c = pt_used_7_q - one4;
+                        bitfield_7_d_comb = bitfield_7_q & ~slot_mask;
+                        pt_used_7_d_comb = pt_used_7_q - one4;
                         if (pt_used_7_q == one4) begin
-                            pt_class_7_d_c = zero3;
+                            pt_class_7_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_8) begin
-                        bitfield_8_d_c = bitfield_8_q & ~slot_mask;
-                        pt_used_8_d_c = pt_used_8_q - one4;
+                        bitfield_8_d_comb = bitfield_8_q & ~slot_mask;
+                        pt_used_8_d_comb = pt_used_8_q - one4;
                         if (pt_used_8_q == one4) begin
-                            pt_class_8_d_c = zero3;
+                            pt_class_8_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_9) begin
-                        bitfield_9_d_c = bitfield_9_q & ~slot_mask;
-                        pt_used_9_d_c = pt_used_9_q - one4;
+                        bitfield_9_d_comb = bitfield_9_q & ~slot_mask;
+                        pt_used_9_d_comb = pt_used_9_q - one4;
                         if (pt_used_9_q == one4) begin
-                            pt_class_9_d_c = zero3;
+                            pt_class_9_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_10) begin
-                        bitfield_10_d_c = bitfield_10_q & ~slot_mask;
-                        pt_used_10_d_c = pt_used_10_q - one4;
+                        bitfield_10_d_comb = bitfield_10_q & ~slot_mask;
+                        pt_used_10_d_comb = pt_used_10_q - one4;
                         if (pt_used_10_q == one4) begin
-                            pt_class_10_d_c = zero3;
+                            pt_class_10_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_11) begin
-                        bitfield_11_d_c = bitfield_11_q & ~slot_mask;
-                        pt_used_11_d_c = pt_used_11_q - one4;
+                        bitfield_11_d_comb = bitfield_11_q & ~slot_mask;
+                        pt_used_11_d_comb = pt_used_11_q - one4;
                         if (pt_used_11_q == one4) begin
-                            pt_class_11_d_c = zero3;
+                            pt_class_11_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_12) begin
-                        bitfield_12_d_c = bitfield_12_q & ~slot_mask;
-                        pt_used_12_d_c = pt_used_12_q - one4;
+                        bitfield_12_d_comb = bitfield_12_q & ~slot_mask;
+                        pt_used_12_d_comb = pt_used_12_q - one4;
                         if (pt_used_12_q == one4) begin
-                            pt_class_12_d_c = zero3;
+                            pt_class_12_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_13) begin
-                        bitfield_13_d_c = bitfield_13_q & ~slot_mask;
-                        pt_used_13_d_c = pt_used_13_q - one4;
+                        bitfield_13_d_comb = bitfield_13_q & ~slot_mask;
+                        pt_used_13_d_comb = pt_used_13_q - one4;
                         if (pt_used_13_q == one4) begin
-                            pt_class_13_d_c = zero3;
+                            pt_class_13_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_14) begin
-                        bitfield_14_d_c = bitfield_14_q & ~slot_mask;
-                        pt_used_14_d_c = pt_used_14_q - one4;
+                        bitfield_14_d_comb = bitfield_14_q & ~slot_mask;
+                        pt_used_14_d_comb = pt_used_14_q - one4;
                         if (pt_used_14_q == one4) begin
-                            pt_class_14_d_c = zero3;
+                            pt_class_14_d_comb = zero3;
                         end
                     end
                     if (p_r_q == page_id_15) begin
-                        bitfield_15_d_c = bitfield_15_q & ~slot_mask;
-                        pt_used_15_d_c = pt_used_15_q - one4;
+                        bitfield_15_d_comb = bitfield_15_q & ~slot_mask;
+                        pt_used_15_d_comb = pt_used_15_q - one4;
                         if (pt_used_15_q == one4) begin
-                            pt_class_15_d_c = zero3;
+                            pt_class_15_d_comb = zero3;
                         end
                     end
                     if (((p_r_q >> 64'h2) == region_id_0) & (pg_used == want_cpp)) begin
-                        region_full_0_d_c = region_full_0_q - one3;
+                        region_full_0_d_comb = region_full_0_q - one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_1) & (pg_used == want_cpp)) begin
-                        region_full_1_d_c = region_full_1_q - one3;
+                        region_full_1_d_comb = region_full_1_q - one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_2) & (pg_used == want_cpp)) begin
-                        region_full_2_d_c = region_full_2_q - one3;
+                        region_full_2_d_comb = region_full_2_q - one3;
                     end
                     if (((p_r_q >> 64'h2) == region_id_3) & (pg_used == want_cpp)) begin
-                        region_full_3_d_c = region_full_3_q - one3;
+                        region_full_3_d_comb = region_full_3_q - one3;
                     end
-                    resp_code_r_d_c = res_ok;
-                    resp_ptr_r_d_c = chunk;
-                    resp_size_r_d_c = size_r_q;
-                    resp_front_r_d_c = front_bad_r_q;
-                    resp_rear_r_d_c = rear_bad_r_q;
+                    resp_code_r_d_comb = res_ok;
+                    resp_ptr_r_d_comb = chunk;
+                    resp_size_r_d_comb = size_r_q;
+                    resp_front_r_d_comb = front_bad_r_q;
+                    resp_rear_r_d_comb = rear_bad_r_q;
                     if (mode_always) begin
-                        chk_op_c = op_rem;
-                        state_d_c = AllocState_FRem;
+                        chk_op_comb = op_rem;
+                        state_d_comb = AllocState_FRem;
                     end
                     else begin
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                 end
             AllocState_FRem:
                 begin
                     if (chk__done) begin
-                        resp_valid_r_d_c = 1'b1;
-                        state_d_c = AllocState_Idle;
+                        resp_valid_r_d_comb = 1'b1;
+                        state_d_comb = AllocState_Idle;
                     end
                 end
             AllocState_CTake:
                 begin
                     if (chk__done) begin
-                        rel_r_d_c = w_idx12_y << 64'h5;
-                        sizes_read_address_c = chk_out_idx;
-                        state_d_c = AllocState_FSize;
+                        rel_r_d_comb = w_idx12_y << 64'h5;
+                        sizes_read_address_comb = chk_out_idx;
+                        state_d_comb = AllocState_FSize;
                     end
                 end
             AllocState_CReport:
                 begin
-                    chk_done_r_d_c = 1'b1;
-                    chk_chunk_r_d_c = chunk;
-                    chk_front_r_d_c = front_bad_r_q;
-                    chk_rear_r_d_c = rear_bad_r_q;
-                    chk_r_d_c = 1'b0;
-                    state_d_c = AllocState_Idle;
+                    chk_done_r_d_comb = 1'b1;
+                    chk_chunk_r_d_comb = chunk;
+                    chk_front_r_d_comb = front_bad_r_q;
+                    chk_rear_r_d_comb = rear_bad_r_q;
+                    chk_r_d_comb = 1'b0;
+                    state_d_comb = AllocState_Idle;
                 end
             default:
                 begin
-                    state_d_c = AllocState_Idle;
+                    state_d_comb = AllocState_Idle;
                 end
         endcase
         if (reset) begin
-            state_d_c = AllocState_Idle;
-            resp_valid_r_d_c = 1'b0;
-            chk_done_r_d_c = 1'b0;
-            pt_class_0_d_c = zero3;
-            pt_used_0_d_c = zero4;
-            bitfield_0_d_c = zero8;
-            pt_class_1_d_c = zero3;
-            pt_used_1_d_c = zero4;
-            bitfield_1_d_c = zero8;
-            pt_class_2_d_c = zero3;
-            pt_used_2_d_c = zero4;
-            bitfield_2_d_c = zero8;
-            pt_class_3_d_c = zero3;
-            pt_used_3_d_c = zero4;
-            bitfield_3_d_c = zero8;
-            pt_class_4_d_c = zero3;
-            pt_used_4_d_c = zero4;
-            bitfield_4_d_c = zero8;
-            pt_class_5_d_c = zero3;
-            pt_used_5_d_c = zero4;
-            bitfield_5_d_c = zero8;
-            pt_class_6_d_c = zero3;
-            pt_used_6_d_c = zero4;
-            bitfield_6_d_c = zero8;
-            pt_class_7_d_c = zero3;
-            pt_used_7_d_c = zero4;
-            bitfield_7_d_c = zero8;
-            pt_class_8_d_c = zero3;
-            pt_used_8_d_c = zero4;
-            bitfield_8_d_c = zero8;
-            pt_class_9_d_c = zero3;
-            pt_used_9_d_c = zero4;
-            bitfield_9_d_c = zero8;
-            pt_class_10_d_c = zero3;
-            pt_used_10_d_c = zero4;
-            bitfield_10_d_c = zero8;
-            pt_class_11_d_c = zero3;
-            pt_used_11_d_c = zero4;
-            bitfield_11_d_c = zero8;
-            pt_class_12_d_c = zero3;
-            pt_used_12_d_c = zero4;
-            bitfield_12_d_c = zero8;
-            pt_class_13_d_c = zero3;
-            pt_used_13_d_c = zero4;
-            bitfield_13_d_c = zero8;
-            pt_class_14_d_c = zero3;
-            pt_used_14_d_c = zero4;
-            bitfield_14_d_c = zero8;
-            pt_class_15_d_c = zero3;
-            pt_used_15_d_c = zero4;
-            bitfield_15_d_c = zero8;
-            region_full_0_d_c = zero3;
-            region_full_1_d_c = zero3;
-            region_full_2_d_c = zero3;
-            region_full_3_d_c = zero3;
+            state_d_comb = AllocState_Idle;
+            resp_valid_r_d_comb = 1'b0;
+            chk_done_r_d_comb = 1'b0;
+            pt_class_0_d_comb = zero3;
+            pt_used_0_d_comb = zero4;
+            bitfield_0_d_comb = zero8;
+            pt_class_1_d_comb = zero3;
+            pt_used_1_d_comb = zero4;
+            bitfield_1_d_comb = zero8;
+            pt_class_2_d_comb = zero3;
+            pt_used_2_d_comb = zero4;
+            bitfield_2_d_comb = zero8;
+            pt_class_3_d_comb = zero3;
+            pt_used_3_d_comb = zero4;
+            bitfield_3_d_comb = zero8;
+            pt_class_4_d_comb = zero3;
+            pt_used_4_d_comb = zero4;
+            bitfield_4_d_comb = zero8;
+            pt_class_5_d_comb = zero3;
+            pt_used_5_d_comb = zero4;
+            bitfield_5_d_comb = zero8;
+            pt_class_6_d_comb = zero3;
+            pt_used_6_d_comb = zero4;
+            bitfield_6_d_comb = zero8;
+            pt_class_7_d_comb = zero3;
+            pt_used_7_d_comb = zero4;
+            bitfield_7_d_comb = zero8;
+            pt_class_8_d_comb = zero3;
+            pt_used_8_d_comb = zero4;
+            bitfield_8_d_comb = zero8;
+            pt_class_9_d_comb = zero3;
+            pt_used_9_d_comb = zero4;
+            bitfield_9_d_comb = zero8;
+            pt_class_10_d_comb = zero3;
+            pt_used_10_d_comb = zero4;
+            bitfield_10_d_comb = zero8;
+            pt_class_11_d_comb = zero3;
+            pt_used_11_d_comb = zero4;
+            bitfield_11_d_comb = zero8;
+            pt_class_12_d_comb = zero3;
+            pt_used_12_d_comb = zero4;
+            bitfield_12_d_comb = zero8;
+            pt_class_13_d_comb = zero3;
+            pt_used_13_d_comb = zero4;
+            bitfield_13_d_comb = zero8;
+            pt_class_14_d_comb = zero3;
+            pt_used_14_d_comb = zero4;
+            bitfield_14_d_comb = zero8;
+            pt_class_15_d_comb = zero3;
+            pt_used_15_d_comb = zero4;
+            bitfield_15_d_comb = zero8;
+            region_full_0_d_comb = zero3;
+            region_full_1_d_comb = zero3;
+            region_full_2_d_comb = zero3;
+            region_full_3_d_comb = zero3;
         end
-        arg_r_d = arg_r_d_c;
-        bitfield_0_d = bitfield_0_d_c;
-        bitfield_10_d = bitfield_10_d_c;
-        bitfield_11_d = bitfield_11_d_c;
-        bitfield_12_d = bitfield_12_d_c;
-        bitfield_13_d = bitfield_13_d_c;
-        bitfield_14_d = bitfield_14_d_c;
-        bitfield_15_d = bitfield_15_d_c;
-        bitfield_1_d = bitfield_1_d_c;
-        bitfield_2_d = bitfield_2_d_c;
-        bitfield_3_d = bitfield_3_d_c;
-        bitfield_4_d = bitfield_4_d_c;
-        bitfield_5_d = bitfield_5_d_c;
-        bitfield_6_d = bitfield_6_d_c;
-        bitfield_7_d = bitfield_7_d_c;
-        bitfield_8_d = bitfield_8_d_c;
-        bitfield_9_d = bitfield_9_d_c;
-        chk_chunk_r_d = chk_chunk_r_d_c;
-        chk_done_r_d = chk_done_r_d_c;
-        chk_front_r_d = chk_front_r_d_c;
-        chk_op = chk_op_c;
-        chk_r_d = chk_r_d_c;
-        chk_rear_r_d = chk_rear_r_d_c;
-        cls_r_d = cls_r_d_c;
-        first_r_d = first_r_d_c;
-        free_r_d = free_r_d_c;
-        front_bad_r_d = front_bad_r_d_c;
-        got_r_d = got_r_d_c;
-        hd_r_d = hd_r_d_c;
-        id_r_d = id_r_d_c;
-        key0_r_d = key0_r_d_c;
-        key1_r_d = key1_r_d_c;
-        mem_addr = mem_addr_c;
-        mem_valid = mem_valid_c;
-        mem_we = mem_we_c;
-        new_r_d = new_r_d_c;
-        p_r_d = p_r_d_c;
-        pt_class_0_d = pt_class_0_d_c;
-        pt_class_10_d = pt_class_10_d_c;
-        pt_class_11_d = pt_class_11_d_c;
-        pt_class_12_d = pt_class_12_d_c;
-        pt_class_13_d = pt_class_13_d_c;
-        pt_class_14_d = pt_class_14_d_c;
-        pt_class_15_d = pt_class_15_d_c;
-        pt_class_1_d = pt_class_1_d_c;
-        pt_class_2_d = pt_class_2_d_c;
-        pt_class_3_d = pt_class_3_d_c;
-        pt_class_4_d = pt_class_4_d_c;
-        pt_class_5_d = pt_class_5_d_c;
-        pt_class_6_d = pt_class_6_d_c;
-        pt_class_7_d = pt_class_7_d_c;
-        pt_class_8_d = pt_class_8_d_c;
-        pt_class_9_d = pt_class_9_d_c;
-        pt_used_0_d = pt_used_0_d_c;
-        pt_used_10_d = pt_used_10_d_c;
-        pt_used_11_d = pt_used_11_d_c;
-        pt_used_12_d = pt_used_12_d_c;
-        pt_used_13_d = pt_used_13_d_c;
-        pt_used_14_d = pt_used_14_d_c;
-        pt_used_15_d = pt_used_15_d_c;
-        pt_used_1_d = pt_used_1_d_c;
-        pt_used_2_d = pt_used_2_d_c;
-        pt_used_3_d = pt_used_3_d_c;
-        pt_used_4_d = pt_used_4_d_c;
-        pt_used_5_d = pt_used_5_d_c;
-        pt_used_6_d = pt_used_6_d_c;
-        pt_used_7_d = pt_used_7_d_c;
-        pt_used_8_d = pt_used_8_d_c;
-        pt_used_9_d = pt_used_9_d_c;
-        rdata_r_d = rdata_r_d_c;
-        rear_bad_r_d = rear_bad_r_d_c;
-        region_full_0_d = region_full_0_d_c;
-        region_full_1_d = region_full_1_d_c;
-        region_full_2_d = region_full_2_d_c;
-        region_full_3_d = region_full_3_d_c;
-        rel_r_d = rel_r_d_c;
-        resp_code_r_d = resp_code_r_d_c;
-        resp_free_r_d = resp_free_r_d_c;
-        resp_front_r_d = resp_front_r_d_c;
-        resp_id_r_d = resp_id_r_d_c;
-        resp_ptr_r_d = resp_ptr_r_d_c;
-        resp_rear_r_d = resp_rear_r_d_c;
-        resp_size_r_d = resp_size_r_d_c;
-        resp_valid_r_d = resp_valid_r_d_c;
-        sip_msg = sip_msg_c;
-        sip_start = sip_start_c;
-        size_r_d = size_r_d_c;
-        sizes_read_address = sizes_read_address_c;
-        sizes_write_enable = sizes_write_enable_c;
-        slot_r_d = slot_r_d_c;
-        state_d = state_d_c;
-        vis_r_d = vis_r_d_c;
+        arg_r_d = arg_r_d_comb;
+        bitfield_0_d = bitfield_0_d_comb;
+        bitfield_10_d = bitfield_10_d_comb;
+        bitfield_11_d = bitfield_11_d_comb;
+        bitfield_12_d = bitfield_12_d_comb;
+        bitfield_13_d = bitfield_13_d_comb;
+        bitfield_14_d = bitfield_14_d_comb;
+        bitfield_15_d = bitfield_15_d_comb;
+        bitfield_1_d = bitfield_1_d_comb;
+        bitfield_2_d = bitfield_2_d_comb;
+        bitfield_3_d = bitfield_3_d_comb;
+        bitfield_4_d = bitfield_4_d_comb;
+        bitfield_5_d = bitfield_5_d_comb;
+        bitfield_6_d = bitfield_6_d_comb;
+        bitfield_7_d = bitfield_7_d_comb;
+        bitfield_8_d = bitfield_8_d_comb;
+        bitfield_9_d = bitfield_9_d_comb;
+        chk_chunk_r_d = chk_chunk_r_d_comb;
+        chk_done_r_d = chk_done_r_d_comb;
+        chk_front_r_d = chk_front_r_d_comb;
+        chk_op = chk_op_comb;
+        chk_r_d = chk_r_d_comb;
+        chk_rear_r_d = chk_rear_r_d_comb;
+        cls_r_d = cls_r_d_comb;
+        first_r_d = first_r_d_comb;
+        free_r_d = free_r_d_comb;
+        front_bad_r_d = front_bad_r_d_comb;
+        got_r_d = got_r_d_comb;
+        hd_r_d = hd_r_d_comb;
+        id_r_d = id_r_d_comb;
+        key0_r_d = key0_r_d_comb;
+        key1_r_d = key1_r_d_comb;
+        mem_addr = mem_addr_comb;
+        mem_valid = mem_valid_comb;
+        mem_we = mem_we_comb;
+        new_r_d = new_r_d_comb;
+        p_r_d = p_r_d_comb;
+        pt_class_0_d = pt_class_0_d_comb;
+        pt_class_10_d = pt_class_10_d_comb;
+        pt_class_11_d = pt_class_11_d_comb;
+        pt_class_12_d = pt_class_12_d_comb;
+        pt_class_13_d = pt_class_13_d_comb;
+        pt_class_14_d = pt_class_14_d_comb;
+        pt_class_15_d = pt_class_15_d_comb;
+        pt_class_1_d = pt_class_1_d_comb;
+        pt_class_2_d = pt_class_2_d_comb;
+        pt_class_3_d = pt_class_3_d_comb;
+        pt_class_4_d = pt_class_4_d_comb;
+        pt_class_5_d = pt_class_5_d_comb;
+        pt_class_6_d = pt_class_6_d_comb;
+        pt_class_7_d = pt_class_7_d_comb;
+        pt_class_8_d = pt_class_8_d_comb;
+        pt_class_9_d = pt_class_9_d_comb;
+        pt_used_0_d = pt_used_0_d_comb;
+        pt_used_10_d = pt_used_10_d_comb;
+        pt_used_11_d = pt_used_11_d_comb;
+        pt_used_12_d = pt_used_12_d_comb;
+        pt_used_13_d = pt_used_13_d_comb;
+        pt_used_14_d = pt_used_14_d_comb;
+        pt_used_15_d = pt_used_15_d_comb;
+        pt_used_1_d = pt_used_1_d_comb;
+        pt_used_2_d = pt_used_2_d_comb;
+        pt_used_3_d = pt_used_3_d_comb;
+        pt_used_4_d = pt_used_4_d_comb;
+        pt_used_5_d = pt_used_5_d_comb;
+        pt_used_6_d = pt_used_6_d_comb;
+        pt_used_7_d = pt_used_7_d_comb;
+        pt_used_8_d = pt_used_8_d_comb;
+        pt_used_9_d = pt_used_9_d_comb;
+        rdata_r_d = rdata_r_d_comb;
+        rear_bad_r_d = rear_bad_r_d_comb;
+        region_full_0_d = region_full_0_d_comb;
+        region_full_1_d = region_full_1_d_comb;
+        region_full_2_d = region_full_2_d_comb;
+        region_full_3_d = region_full_3_d_comb;
+        rel_r_d = rel_r_d_comb;
+        resp_code_r_d = resp_code_r_d_comb;
+        resp_free_r_d = resp_free_r_d_comb;
+        resp_front_r_d = resp_front_r_d_comb;
+        resp_id_r_d = resp_id_r_d_comb;
+        resp_ptr_r_d = resp_ptr_r_d_comb;
+        resp_rear_r_d = resp_rear_r_d_comb;
+        resp_size_r_d = resp_size_r_d_comb;
+        resp_valid_r_d = resp_valid_r_d_comb;
+        sip_msg = sip_msg_comb;
+        sip_start = sip_start_comb;
+        size_r_d = size_r_d_comb;
+        sizes_read_address = sizes_read_address_comb;
+        sizes_write_enable = sizes_write_enable_comb;
+        slot_r_d = slot_r_d_comb;
+        state_d = state_d_comb;
+        vis_r_d = vis_r_d_comb;
     end
 endmodule // canary_alloc
 
@@ -2102,11 +2102,11 @@ module canary_alloc_arb(clock,reset,req_0,req_1,req_2,req_3,req_4,req_5,req_6,re
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [2:0] nxt_d_c;
+    reg  [2:0] nxt_d_comb;
     always @(*) begin
-        nxt_d_c = nxt_q;
+        nxt_d_comb = nxt_q;
         any_l = 1'b0;
         index_l = way_0;
         if (req_7) begin
@@ -2176,12 +2176,12 @@ module canary_alloc_arb(clock,reset,req_0,req_1,req_2,req_3,req_4,req_5,req_6,re
         grant_6 = take && any_l && (index_l == way_6);
         grant_7 = take && any_l && (index_l == way_7);
         if (take && any_l) begin
-            nxt_d_c = index_l + one;
+            nxt_d_comb = index_l + one;
         end
         if (reset) begin
-            nxt_d_c = zero;
+            nxt_d_comb = zero;
         end
-        nxt_d = nxt_d_c;
+        nxt_d = nxt_d_comb;
     end
 endmodule // canary_alloc_arb
 
@@ -2308,45 +2308,45 @@ module canary_alloc_chk(clock,reset,op,idx,rate,busy,done,out_idx,due);
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [7:0] acc_r_d_c;
-    reg  [7:0] cur_r_d_c;
-    reg  done_r_d_c;
-    reg  [7:0] from_r_d_c;
-    reg  [7:0] len_r_d_c;
-    reg  [6:0] list_read_address_c;
-    reg  [6:0] list_write_address_c;
-    reg  [6:0] list_write_data_c;
-    reg  list_write_enable_c;
-    reg  [6:0] out_r_d_c;
-    reg  [7:0] pending_r_d_c;
-    reg  [6:0] pos_write_address_c;
-    reg  [7:0] pos_write_data_c;
-    reg  pos_write_enable_c;
-    reg  [2:0] state_d_c;
-    reg  [7:0] to_r_d_c;
-    reg  two_r_d_c;
+    reg  [7:0] acc_r_d_comb;
+    reg  [7:0] cur_r_d_comb;
+    reg  done_r_d_comb;
+    reg  [7:0] from_r_d_comb;
+    reg  [7:0] len_r_d_comb;
+    reg  [6:0] list_read_address_comb;
+    reg  [6:0] list_write_address_comb;
+    reg  [6:0] list_write_data_comb;
+    reg  list_write_enable_comb;
+    reg  [6:0] out_r_d_comb;
+    reg  [7:0] pending_r_d_comb;
+    reg  [6:0] pos_write_address_comb;
+    reg  [7:0] pos_write_data_comb;
+    reg  pos_write_enable_comb;
+    reg  [2:0] state_d_comb;
+    reg  [7:0] to_r_d_comb;
+    reg  two_r_d_comb;
     always @(*) begin
-        len_r_d_c = len_r_q;
-        cur_r_d_c = cur_r_q;
-        from_r_d_c = from_r_q;
-        to_r_d_c = to_r_q;
-        two_r_d_c = two_r_q;
-        out_r_d_c = out_r_q;
-        done_r_d_c = done_r_q;
-        acc_r_d_c = acc_r_q;
-        pending_r_d_c = pending_r_q;
-        state_d_c = state_q;
-        list_write_enable_c = 1'b0;
-        pos_write_enable_c = 1'b0;
-        list_write_address_c = idx;
-        list_write_data_c = idx;
-        pos_write_address_c = idx;
-        pos_write_data_c = len_r_q;
-        list_read_address_c = from_r_q[(32'h0)+:(7)];
+        len_r_d_comb = len_r_q;
+        cur_r_d_comb = cur_r_q;
+        from_r_d_comb = from_r_q;
+        to_r_d_comb = to_r_q;
+        two_r_d_comb = two_r_q;
+        out_r_d_comb = out_r_q;
+        done_r_d_comb = done_r_q;
+        acc_r_d_comb = acc_r_q;
+        pending_r_d_comb = pending_r_q;
+        state_d_comb = state_q;
+        list_write_enable_comb = 1'b0;
+        pos_write_enable_comb = 1'b0;
+        list_write_address_comb = idx;
+        list_write_data_comb = idx;
+        pos_write_address_comb = idx;
+        pos_write_data_comb = len_r_q;
+        list_read_address_comb = from_r_q[(32'h0)+:(7)];
         pos_read_address = idx;
-        done_r_d_c = 1'b0;
+        done_r_d_comb = 1'b0;
         busy = state_q != CheckerState_Idle;
         done = done_r_q;
         out_idx = out_r_q;
@@ -2364,132 +2364,132 @@ module canary_alloc_chk(clock,reset,op,idx,rate,busy,done,out_idx,due);
             CheckerState_Idle:
                 begin
                     if (op == op_ins) begin
-                        list_write_enable_c = 1'b1;
-                        list_write_address_c = len_r_q[(32'h0)+:(7)];
-                        pos_write_enable_c = 1'b1;
-                        pos_write_data_c = len_r_q;
-                        len_r_d_c = len_r_q + one8;
-                        done_r_d_c = 1'b1;
+                        list_write_enable_comb = 1'b1;
+                        list_write_address_comb = len_r_q[(32'h0)+:(7)];
+                        pos_write_enable_comb = 1'b1;
+                        pos_write_data_comb = len_r_q;
+                        len_r_d_comb = len_r_q + one8;
+                        done_r_d_comb = 1'b1;
                     end
                     else if (op == op_rem) begin
-                        state_d_c = CheckerState_RemPos;
+                        state_d_comb = CheckerState_RemPos;
                     end
                     else if (op == op_take) begin
-                        list_read_address_c = start8[(32'h0)+:(7)];
-                        cur_r_d_c = start8 + one8;
+                        list_read_address_comb = start8[(32'h0)+:(7)];
+                        cur_r_d_comb = start8 + one8;
                         took = 1'b1;
-                        state_d_c = CheckerState_TakeRead;
+                        state_d_comb = CheckerState_TakeRead;
                     end
                 end
             CheckerState_RemPos:
                 begin
-                    to_r_d_c = j8;
+                    to_r_d_comb = j8;
                     if (j8 >= cur_r_q) begin
-                        from_r_d_c = last8;
-                        list_read_address_c = last8[(32'h0)+:(7)];
-                        two_r_d_c = 1'b0;
+                        from_r_d_comb = last8;
+                        list_read_address_comb = last8[(32'h0)+:(7)];
+                        two_r_d_comb = 1'b0;
                     end
                     else begin
-                        from_r_d_c = curm1;
-                        list_read_address_c = curm1[(32'h0)+:(7)];
-                        two_r_d_c = 1'b1;
+                        from_r_d_comb = curm1;
+                        list_read_address_comb = curm1[(32'h0)+:(7)];
+                        two_r_d_comb = 1'b1;
                     end
-                    state_d_c = CheckerState_RemMove1;
+                    state_d_comb = CheckerState_RemMove1;
                 end
             CheckerState_RemMove1:
                 begin
                     if (from_r_q != to_r_q) begin
-                        list_write_enable_c = 1'b1;
-                        list_write_address_c = to_r_q[(32'h0)+:(7)];
-                        list_write_data_c = e7;
-                        pos_write_enable_c = 1'b1;
-                        pos_write_address_c = e7;
-                        pos_write_data_c = to_r_q;
+                        list_write_enable_comb = 1'b1;
+                        list_write_address_comb = to_r_q[(32'h0)+:(7)];
+                        list_write_data_comb = e7;
+                        pos_write_enable_comb = 1'b1;
+                        pos_write_address_comb = e7;
+                        pos_write_data_comb = to_r_q;
                     end
                     if (two_r_q) begin
-                        state_d_c = CheckerState_RemRead2;
+                        state_d_comb = CheckerState_RemRead2;
                     end
                     else begin
-                        state_d_c = CheckerState_RemFin;
+                        state_d_comb = CheckerState_RemFin;
                     end
                 end
             CheckerState_RemRead2:
                 begin
-                    list_read_address_c = last8[(32'h0)+:(7)];
-                    to_r_d_c = curm1;
-                    from_r_d_c = last8;
-                    state_d_c = CheckerState_RemMove2;
+                    list_read_address_comb = last8[(32'h0)+:(7)];
+                    to_r_d_comb = curm1;
+                    from_r_d_comb = last8;
+                    state_d_comb = CheckerState_RemMove2;
                 end
             CheckerState_RemMove2:
                 begin
                     if (from_r_q != to_r_q) begin
-                        list_write_enable_c = 1'b1;
-                        list_write_address_c = to_r_q[(32'h0)+:(7)];
-                        list_write_data_c = e7;
-                        pos_write_enable_c = 1'b1;
-                        pos_write_address_c = e7;
-                        pos_write_data_c = to_r_q;
+                        list_write_enable_comb = 1'b1;
+                        list_write_address_comb = to_r_q[(32'h0)+:(7)];
+                        list_write_data_comb = e7;
+                        pos_write_enable_comb = 1'b1;
+                        pos_write_address_comb = e7;
+                        pos_write_data_comb = to_r_q;
                     end
-                    cur_r_d_c = curm1;
-                    state_d_c = CheckerState_RemFin;
+                    cur_r_d_comb = curm1;
+                    state_d_comb = CheckerState_RemFin;
                 end
             CheckerState_RemFin:
                 begin
-                    len_r_d_c = last8;
+                    len_r_d_comb = last8;
                     if (cur_r_q > last8) begin
-                        cur_r_d_c = last8;
+                        cur_r_d_comb = last8;
                     end
-                    done_r_d_c = 1'b1;
-                    state_d_c = CheckerState_Idle;
+                    done_r_d_comb = 1'b1;
+                    state_d_comb = CheckerState_Idle;
                 end
             CheckerState_TakeRead:
                 begin
-                    out_r_d_c = e7;
-                    done_r_d_c = 1'b1;
-                    state_d_c = CheckerState_Idle;
+                    out_r_d_comb = e7;
+                    done_r_d_comb = 1'b1;
+                    state_d_comb = CheckerState_Idle;
                 end
             default:
                 begin
-                    state_d_c = CheckerState_Idle;
+                    state_d_comb = CheckerState_Idle;
                 end
         endcase
         sum8 = acc_r_q + rate;
         carry = sum8 < acc_r_q;
-        acc_r_d_c = sum8;
+        acc_r_d_comb = sum8;
         if (carry & ~took & (pending_r_q != max8)) begin
-            pending_r_d_c = pending_r_q + one8;
+            pending_r_d_comb = pending_r_q + one8;
         end
         if (~carry & took & (pending_r_q != zero8)) begin
-            pending_r_d_c = pending_r_q - one8;
+            pending_r_d_comb = pending_r_q - one8;
         end
         if (len_r_q == zero8) begin
-            pending_r_d_c = zero8;
+            pending_r_d_comb = zero8;
         end
         if (reset) begin
-            state_d_c = CheckerState_Idle;
-            len_r_d_c = zero8;
-            cur_r_d_c = zero8;
-            acc_r_d_c = zero8;
-            pending_r_d_c = zero8;
-            done_r_d_c = 1'b0;
+            state_d_comb = CheckerState_Idle;
+            len_r_d_comb = zero8;
+            cur_r_d_comb = zero8;
+            acc_r_d_comb = zero8;
+            pending_r_d_comb = zero8;
+            done_r_d_comb = 1'b0;
         end
-        acc_r_d = acc_r_d_c;
-        cur_r_d = cur_r_d_c;
-        done_r_d = done_r_d_c;
-        from_r_d = from_r_d_c;
-        len_r_d = len_r_d_c;
-        list_read_address = list_read_address_c;
-        list_write_address = list_write_address_c;
-        list_write_data = list_write_data_c;
-        list_write_enable = list_write_enable_c;
-        out_r_d = out_r_d_c;
-        pending_r_d = pending_r_d_c;
-        pos_write_address = pos_write_address_c;
-        pos_write_data = pos_write_data_c;
-        pos_write_enable = pos_write_enable_c;
-        state_d = state_d_c;
-        to_r_d = to_r_d_c;
-        two_r_d = two_r_d_c;
+        acc_r_d = acc_r_d_comb;
+        cur_r_d = cur_r_d_comb;
+        done_r_d = done_r_d_comb;
+        from_r_d = from_r_d_comb;
+        len_r_d = len_r_d_comb;
+        list_read_address = list_read_address_comb;
+        list_write_address = list_write_address_comb;
+        list_write_data = list_write_data_comb;
+        list_write_enable = list_write_enable_comb;
+        out_r_d = out_r_d_comb;
+        pending_r_d = pending_r_d_comb;
+        pos_write_address = pos_write_address_comb;
+        pos_write_data = pos_write_data_comb;
+        pos_write_enable = pos_write_enable_comb;
+        state_d = state_d_comb;
+        to_r_d = to_r_d_comb;
+        two_r_d = two_r_d_comb;
     end
 endmodule // canary_alloc_chk
 
@@ -2636,28 +2636,28 @@ module canary_alloc_sip(clock,reset,start,k0,k1,msg,busy,done,tag);
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  busy_r_d_c;
-    reg  done_r_d_c;
-    reg  [63:0] m_r_d_c;
-    reg  [2:0] round_d_c;
-    reg  [63:0] tag_r_d_c;
-    reg  [63:0] v0_d_c;
-    reg  [63:0] v1_d_c;
-    reg  [63:0] v2_d_c;
-    reg  [63:0] v3_d_c;
+    reg  busy_r_d_comb;
+    reg  done_r_d_comb;
+    reg  [63:0] m_r_d_comb;
+    reg  [2:0] round_d_comb;
+    reg  [63:0] tag_r_d_comb;
+    reg  [63:0] v0_d_comb;
+    reg  [63:0] v1_d_comb;
+    reg  [63:0] v2_d_comb;
+    reg  [63:0] v3_d_comb;
     always @(*) begin
-        v0_d_c = v0_q;
-        v1_d_c = v1_q;
-        v2_d_c = v2_q;
-        v3_d_c = v3_q;
-        m_r_d_c = m_r_q;
-        round_d_c = round_q;
-        busy_r_d_c = busy_r_q;
-        done_r_d_c = done_r_q;
-        tag_r_d_c = tag_r_q;
-        done_r_d_c = 1'b0;
+        v0_d_comb = v0_q;
+        v1_d_comb = v1_q;
+        v2_d_comb = v2_q;
+        v3_d_comb = v3_q;
+        m_r_d_comb = m_r_q;
+        round_d_comb = round_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        tag_r_d_comb = tag_r_q;
+        done_r_d_comb = 1'b0;
         busy = busy_r_q;
         done = done_r_q;
         tag = tag_r_q;
@@ -2683,39 +2683,39 @@ module canary_alloc_sip(clock,reset,start,k0,k1,msg,busy,done,tag);
         e1 = ((b1 << 64'h11) | (b1 >> 64'h2f)) ^ d2;
         f2 = (d2 << 64'h20) | (d2 >> 64'h20);
         if (busy_r_q) begin
-            v0_d_c = d0;
-            v1_d_c = e1;
-            v2_d_c = f2;
-            v3_d_c = e3;
-            round_d_c = round_q + one3;
+            v0_d_comb = d0;
+            v1_d_comb = e1;
+            v2_d_comb = f2;
+            v3_d_comb = e3;
+            round_d_comb = round_q + one3;
             if (round_q == r7) begin
-                busy_r_d_c = 1'b0;
-                done_r_d_c = 1'b1;
-                tag_r_d_c = d0 ^ e1 ^ f2 ^ e3;
+                busy_r_d_comb = 1'b0;
+                done_r_d_comb = 1'b1;
+                tag_r_d_comb = d0 ^ e1 ^ f2 ^ e3;
             end
         end
         else if (start) begin
-            v0_d_c = k0 ^ c_0;
-            v1_d_c = k1 ^ c_1;
-            v2_d_c = k0 ^ c_2;
-            v3_d_c = k1 ^ c_3 ^ msg;
-            m_r_d_c = msg;
-            round_d_c = zero3;
-            busy_r_d_c = 1'b1;
+            v0_d_comb = k0 ^ c_0;
+            v1_d_comb = k1 ^ c_1;
+            v2_d_comb = k0 ^ c_2;
+            v3_d_comb = k1 ^ c_3 ^ msg;
+            m_r_d_comb = msg;
+            round_d_comb = zero3;
+            busy_r_d_comb = 1'b1;
         end
         if (reset) begin
-            busy_r_d_c = 1'b0;
-            done_r_d_c = 1'b0;
+            busy_r_d_comb = 1'b0;
+            done_r_d_comb = 1'b0;
         end
-        busy_r_d = busy_r_d_c;
-        done_r_d = done_r_d_c;
-        m_r_d = m_r_d_c;
-        round_d = round_d_c;
-        tag_r_d = tag_r_d_c;
-        v0_d = v0_d_c;
-        v1_d = v1_d_c;
-        v2_d = v2_d_c;
-        v3_d = v3_d_c;
+        busy_r_d = busy_r_d_comb;
+        done_r_d = done_r_d_comb;
+        m_r_d = m_r_d_comb;
+        round_d = round_d_comb;
+        tag_r_d = tag_r_d_comb;
+        v0_d = v0_d_comb;
+        v1_d = v1_d_comb;
+        v2_d = v2_d_comb;
+        v3_d = v3_d_comb;
     end
 endmodule // canary_alloc_sip
 

@@ -187,12 +187,12 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  g_done_c;
-    reg  [2:0] g_fault_c;
-    reg  g_need_meta_c;
-    reg  [2:0] s_fault_c;
+    reg  g_done_comb;
+    reg  [2:0] g_fault_comb;
+    reg  g_need_meta_comb;
+    reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
         g_tag = g_ptr[(32'h38)+:(8)];
@@ -393,38 +393,38 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         g_d = g_a - g_meta_base;
         g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
         g_addr = g_a;
-        g_need_meta_c = 1'b0;
-        g_done_c = 1'b1;
-        g_fault_c = f_none;
+        g_need_meta_comb = 1'b0;
+        g_done_comb = 1'b1;
+        g_fault_comb = f_none;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_c = f_nometa;
+                g_fault_comb = f_nometa;
             end
             else begin
-                g_need_meta_c = 1'b1;
-                g_done_c = g_meta_valid;
+                g_need_meta_comb = 1'b1;
+                g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_c = f_uaf;
+                        g_fault_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_c = f_tag;
+                        g_fault_comb = f_tag;
                     end
                     else if (~g_in_bounds) begin
-                        g_fault_c = f_oob;
+                        g_fault_comb = f_oob;
                     end
                 end
             end
         end
         s_d = s_addr - s_base;
         s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
-        s_fault_c = f_none;
+        s_fault_comb = f_none;
         if (~s_ok) begin
-            s_fault_c = f_shared;
+            s_fault_comb = f_shared;
         end
-        g_done = g_done_c;
-        g_fault = g_fault_c;
-        g_need_meta = g_need_meta_c;
-        s_fault = s_fault_c;
+        g_done = g_done_comb;
+        g_fault = g_fault_comb;
+        g_need_meta = g_need_meta_comb;
+        s_fault = s_fault_comb;
     end
 endmodule // memcheck

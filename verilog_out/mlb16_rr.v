@@ -1031,116 +1031,116 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [55:0] base_0_d_c;
-    reg  [55:0] base_10_d_c;
-    reg  [55:0] base_11_d_c;
-    reg  [55:0] base_12_d_c;
-    reg  [55:0] base_13_d_c;
-    reg  [55:0] base_14_d_c;
-    reg  [55:0] base_15_d_c;
-    reg  [55:0] base_1_d_c;
-    reg  [55:0] base_2_d_c;
-    reg  [55:0] base_3_d_c;
-    reg  [55:0] base_4_d_c;
-    reg  [55:0] base_5_d_c;
-    reg  [55:0] base_6_d_c;
-    reg  [55:0] base_7_d_c;
-    reg  [55:0] base_8_d_c;
-    reg  [55:0] base_9_d_c;
-    reg  [50:0] loc_0_d_c;
-    reg  [50:0] loc_10_d_c;
-    reg  [50:0] loc_11_d_c;
-    reg  [50:0] loc_12_d_c;
-    reg  [50:0] loc_13_d_c;
-    reg  [50:0] loc_14_d_c;
-    reg  [50:0] loc_15_d_c;
-    reg  [50:0] loc_1_d_c;
-    reg  [50:0] loc_2_d_c;
-    reg  [50:0] loc_3_d_c;
-    reg  [50:0] loc_4_d_c;
-    reg  [50:0] loc_5_d_c;
-    reg  [50:0] loc_6_d_c;
-    reg  [50:0] loc_7_d_c;
-    reg  [50:0] loc_8_d_c;
-    reg  [50:0] loc_9_d_c;
-    reg  [55:0] ls_base_r_d_c;
-    reg  ls_hit_r_d_c;
-    reg  ls_multi_r_d_c;
-    reg  [55:0] ls_size_r_d_c;
-    reg  [7:0] ls_tag_r_d_c;
-    reg  [3:0] ls_way_r_d_c;
-    reg  [15:0] repl_state_c;
-    reg  [55:0] rs_base_r_d_c;
-    reg  rs_hit_r_d_c;
-    reg  [50:0] rs_loc_r_d_c;
-    reg  rs_multi_r_d_c;
-    reg  [55:0] rs_size_r_d_c;
-    reg  [7:0] rs_tag_r_d_c;
-    reg  [3:0] rs_way_r_d_c;
-    reg  [55:0] size_0_d_c;
-    reg  [55:0] size_10_d_c;
-    reg  [55:0] size_11_d_c;
-    reg  [55:0] size_12_d_c;
-    reg  [55:0] size_13_d_c;
-    reg  [55:0] size_14_d_c;
-    reg  [55:0] size_15_d_c;
-    reg  [55:0] size_1_d_c;
-    reg  [55:0] size_2_d_c;
-    reg  [55:0] size_3_d_c;
-    reg  [55:0] size_4_d_c;
-    reg  [55:0] size_5_d_c;
-    reg  [55:0] size_6_d_c;
-    reg  [55:0] size_7_d_c;
-    reg  [55:0] size_8_d_c;
-    reg  [55:0] size_9_d_c;
-    reg  [7:0] tag_0_d_c;
-    reg  [7:0] tag_10_d_c;
-    reg  [7:0] tag_11_d_c;
-    reg  [7:0] tag_12_d_c;
-    reg  [7:0] tag_13_d_c;
-    reg  [7:0] tag_14_d_c;
-    reg  [7:0] tag_15_d_c;
-    reg  [7:0] tag_1_d_c;
-    reg  [7:0] tag_2_d_c;
-    reg  [7:0] tag_3_d_c;
-    reg  [7:0] tag_4_d_c;
-    reg  [7:0] tag_5_d_c;
-    reg  [7:0] tag_6_d_c;
-    reg  [7:0] tag_7_d_c;
-    reg  [7:0] tag_8_d_c;
-    reg  [7:0] tag_9_d_c;
-    reg  valid_0_d_c;
-    reg  valid_10_d_c;
-    reg  valid_11_d_c;
-    reg  valid_12_d_c;
-    reg  valid_13_d_c;
-    reg  valid_14_d_c;
-    reg  valid_15_d_c;
-    reg  valid_1_d_c;
-    reg  valid_2_d_c;
-    reg  valid_3_d_c;
-    reg  valid_4_d_c;
-    reg  valid_5_d_c;
-    reg  valid_6_d_c;
-    reg  valid_7_d_c;
-    reg  valid_8_d_c;
-    reg  valid_9_d_c;
+    reg  [55:0] base_0_d_comb;
+    reg  [55:0] base_10_d_comb;
+    reg  [55:0] base_11_d_comb;
+    reg  [55:0] base_12_d_comb;
+    reg  [55:0] base_13_d_comb;
+    reg  [55:0] base_14_d_comb;
+    reg  [55:0] base_15_d_comb;
+    reg  [55:0] base_1_d_comb;
+    reg  [55:0] base_2_d_comb;
+    reg  [55:0] base_3_d_comb;
+    reg  [55:0] base_4_d_comb;
+    reg  [55:0] base_5_d_comb;
+    reg  [55:0] base_6_d_comb;
+    reg  [55:0] base_7_d_comb;
+    reg  [55:0] base_8_d_comb;
+    reg  [55:0] base_9_d_comb;
+    reg  [50:0] loc_0_d_comb;
+    reg  [50:0] loc_10_d_comb;
+    reg  [50:0] loc_11_d_comb;
+    reg  [50:0] loc_12_d_comb;
+    reg  [50:0] loc_13_d_comb;
+    reg  [50:0] loc_14_d_comb;
+    reg  [50:0] loc_15_d_comb;
+    reg  [50:0] loc_1_d_comb;
+    reg  [50:0] loc_2_d_comb;
+    reg  [50:0] loc_3_d_comb;
+    reg  [50:0] loc_4_d_comb;
+    reg  [50:0] loc_5_d_comb;
+    reg  [50:0] loc_6_d_comb;
+    reg  [50:0] loc_7_d_comb;
+    reg  [50:0] loc_8_d_comb;
+    reg  [50:0] loc_9_d_comb;
+    reg  [55:0] ls_base_r_d_comb;
+    reg  ls_hit_r_d_comb;
+    reg  ls_multi_r_d_comb;
+    reg  [55:0] ls_size_r_d_comb;
+    reg  [7:0] ls_tag_r_d_comb;
+    reg  [3:0] ls_way_r_d_comb;
+    reg  [15:0] repl_state_comb;
+    reg  [55:0] rs_base_r_d_comb;
+    reg  rs_hit_r_d_comb;
+    reg  [50:0] rs_loc_r_d_comb;
+    reg  rs_multi_r_d_comb;
+    reg  [55:0] rs_size_r_d_comb;
+    reg  [7:0] rs_tag_r_d_comb;
+    reg  [3:0] rs_way_r_d_comb;
+    reg  [55:0] size_0_d_comb;
+    reg  [55:0] size_10_d_comb;
+    reg  [55:0] size_11_d_comb;
+    reg  [55:0] size_12_d_comb;
+    reg  [55:0] size_13_d_comb;
+    reg  [55:0] size_14_d_comb;
+    reg  [55:0] size_15_d_comb;
+    reg  [55:0] size_1_d_comb;
+    reg  [55:0] size_2_d_comb;
+    reg  [55:0] size_3_d_comb;
+    reg  [55:0] size_4_d_comb;
+    reg  [55:0] size_5_d_comb;
+    reg  [55:0] size_6_d_comb;
+    reg  [55:0] size_7_d_comb;
+    reg  [55:0] size_8_d_comb;
+    reg  [55:0] size_9_d_comb;
+    reg  [7:0] tag_0_d_comb;
+    reg  [7:0] tag_10_d_comb;
+    reg  [7:0] tag_11_d_comb;
+    reg  [7:0] tag_12_d_comb;
+    reg  [7:0] tag_13_d_comb;
+    reg  [7:0] tag_14_d_comb;
+    reg  [7:0] tag_15_d_comb;
+    reg  [7:0] tag_1_d_comb;
+    reg  [7:0] tag_2_d_comb;
+    reg  [7:0] tag_3_d_comb;
+    reg  [7:0] tag_4_d_comb;
+    reg  [7:0] tag_5_d_comb;
+    reg  [7:0] tag_6_d_comb;
+    reg  [7:0] tag_7_d_comb;
+    reg  [7:0] tag_8_d_comb;
+    reg  [7:0] tag_9_d_comb;
+    reg  valid_0_d_comb;
+    reg  valid_10_d_comb;
+    reg  valid_11_d_comb;
+    reg  valid_12_d_comb;
+    reg  valid_13_d_comb;
+    reg  valid_14_d_comb;
+    reg  valid_15_d_comb;
+    reg  valid_1_d_comb;
+    reg  valid_2_d_comb;
+    reg  valid_3_d_comb;
+    reg  valid_4_d_comb;
+    reg  valid_5_d_comb;
+    reg  valid_6_d_comb;
+    reg  valid_7_d_comb;
+    reg  valid_8_d_comb;
+    reg  valid_9_d_comb;
     always @(*) begin
-        rs_hit_r_d_c = rs_hit_r_q;
-        rs_multi_r_d_c = rs_multi_r_q;
-        rs_way_r_d_c = rs_way_r_q;
-        rs_loc_r_d_c = rs_loc_r_q;
-        rs_base_r_d_c = rs_base_r_q;
-        rs_size_r_d_c = rs_size_r_q;
-        rs_tag_r_d_c = rs_tag_r_q;
-        ls_hit_r_d_c = ls_hit_r_q;
-        ls_multi_r_d_c = ls_multi_r_q;
-        ls_way_r_d_c = ls_way_r_q;
-        ls_base_r_d_c = ls_base_r_q;
-        ls_size_r_d_c = ls_size_r_q;
-        ls_tag_r_d_c = ls_tag_r_q;
+        rs_hit_r_d_comb = rs_hit_r_q;
+        rs_multi_r_d_comb = rs_multi_r_q;
+        rs_way_r_d_comb = rs_way_r_q;
+        rs_loc_r_d_comb = rs_loc_r_q;
+        rs_base_r_d_comb = rs_base_r_q;
+        rs_size_r_d_comb = rs_size_r_q;
+        rs_tag_r_d_comb = rs_tag_r_q;
+        ls_hit_r_d_comb = ls_hit_r_q;
+        ls_multi_r_d_comb = ls_multi_r_q;
+        ls_way_r_d_comb = ls_way_r_q;
+        ls_base_r_d_comb = ls_base_r_q;
+        ls_size_r_d_comb = ls_size_r_q;
+        ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
         cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
         cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
@@ -1255,9 +1255,9 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         free_pe_req_15 = ~valid_15_q;
         victim_l = zero_iw;
-        repl_state_c = zero_n;
+        repl_state_comb = zero_n;
         victim_l = rr_0_victim;
-        repl_state_c = rr_0_state;
+        repl_state_comb = rr_0_state;
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
@@ -1316,265 +1316,265 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rr_0_clear = clear;
         rr_0_advance = fill_ok_l && ~free_pe_any;
         write_en_0 = fill_ok_l && (victim_l == way_0);
-        valid_0_d_c = valid_0_q;
-        loc_0_d_c = loc_0_q;
-        base_0_d_c = base_0_q;
-        size_0_d_c = size_0_q;
-        tag_0_d_c = tag_0_q;
+        valid_0_d_comb = valid_0_q;
+        loc_0_d_comb = loc_0_q;
+        base_0_d_comb = base_0_q;
+        size_0_d_comb = size_0_q;
+        tag_0_d_comb = tag_0_q;
         if (write_en_0) begin
-            valid_0_d_c = 1'b1;
-            loc_0_d_c = fill_loc;
-            base_0_d_c = fill_base;
-            size_0_d_c = fill_size;
-            tag_0_d_c = fill_tag;
+            valid_0_d_comb = 1'b1;
+            loc_0_d_comb = fill_loc;
+            base_0_d_comb = fill_base;
+            size_0_d_comb = fill_size;
+            tag_0_d_comb = fill_tag;
         end
         if (inv_match_0 || clear) begin
-            valid_0_d_c = 1'b0;
+            valid_0_d_comb = 1'b0;
         end
         write_en_1 = fill_ok_l && (victim_l == way_1);
-        valid_1_d_c = valid_1_q;
-        loc_1_d_c = loc_1_q;
-        base_1_d_c = base_1_q;
-        size_1_d_c = size_1_q;
-        tag_1_d_c = tag_1_q;
+        valid_1_d_comb = valid_1_q;
+        loc_1_d_comb = loc_1_q;
+        base_1_d_comb = base_1_q;
+        size_1_d_comb = size_1_q;
+        tag_1_d_comb = tag_1_q;
         if (write_en_1) begin
-            valid_1_d_c = 1'b1;
-            loc_1_d_c = fill_loc;
-            base_1_d_c = fill_base;
-            size_1_d_c = fill_size;
-            tag_1_d_c = fill_tag;
+            valid_1_d_comb = 1'b1;
+            loc_1_d_comb = fill_loc;
+            base_1_d_comb = fill_base;
+            size_1_d_comb = fill_size;
+            tag_1_d_comb = fill_tag;
         end
         if (inv_match_1 || clear) begin
-            valid_1_d_c = 1'b0;
+            valid_1_d_comb = 1'b0;
         end
         write_en_2 = fill_ok_l && (victim_l == way_2);
-        valid_2_d_c = valid_2_q;
-        loc_2_d_c = loc_2_q;
-        base_2_d_c = base_2_q;
-        size_2_d_c = size_2_q;
-        tag_2_d_c = tag_2_q;
+        valid_2_d_comb = valid_2_q;
+        loc_2_d_comb = loc_2_q;
+        base_2_d_comb = base_2_q;
+        size_2_d_comb = size_2_q;
+        tag_2_d_comb = tag_2_q;
         if (write_en_2) begin
-            valid_2_d_c = 1'b1;
-            loc_2_d_c = fill_loc;
-            base_2_d_c = fill_base;
-            size_2_d_c = fill_size;
-            tag_2_d_c = fill_tag;
+            valid_2_d_comb = 1'b1;
+            loc_2_d_comb = fill_loc;
+            base_2_d_comb = fill_base;
+            size_2_d_comb = fill_size;
+            tag_2_d_comb = fill_tag;
         end
         if (inv_match_2 || clear) begin
-            valid_2_d_c = 1'b0;
+            valid_2_d_comb = 1'b0;
         end
         write_en_3 = fill_ok_l && (victim_l == way_3);
-        valid_3_d_c = valid_3_q;
-        loc_3_d_c = loc_3_q;
-        base_3_d_c = base_3_q;
-        size_3_d_c = size_3_q;
-        tag_3_d_c = tag_3_q;
+        valid_3_d_comb = valid_3_q;
+        loc_3_d_comb = loc_3_q;
+        base_3_d_comb = base_3_q;
+        size_3_d_comb = size_3_q;
+        tag_3_d_comb = tag_3_q;
         if (write_en_3) begin
-            valid_3_d_c = 1'b1;
-            loc_3_d_c = fill_loc;
-            base_3_d_c = fill_base;
-            size_3_d_c = fill_size;
-            tag_3_d_c = fill_tag;
+            valid_3_d_comb = 1'b1;
+            loc_3_d_comb = fill_loc;
+            base_3_d_comb = fill_base;
+            size_3_d_comb = fill_size;
+            tag_3_d_comb = fill_tag;
         end
         if (inv_match_3 || clear) begin
-            valid_3_d_c = 1'b0;
+            valid_3_d_comb = 1'b0;
         end
         write_en_4 = fill_ok_l && (victim_l == way_4);
-        valid_4_d_c = valid_4_q;
-        loc_4_d_c = loc_4_q;
-        base_4_d_c = base_4_q;
-        size_4_d_c = size_4_q;
-        tag_4_d_c = tag_4_q;
+        valid_4_d_comb = valid_4_q;
+        loc_4_d_comb = loc_4_q;
+        base_4_d_comb = base_4_q;
+        size_4_d_comb = size_4_q;
+        tag_4_d_comb = tag_4_q;
         if (write_en_4) begin
-            valid_4_d_c = 1'b1;
-            loc_4_d_c = fill_loc;
-            base_4_d_c = fill_base;
-            size_4_d_c = fill_size;
-            tag_4_d_c = fill_tag;
+            valid_4_d_comb = 1'b1;
+            loc_4_d_comb = fill_loc;
+            base_4_d_comb = fill_base;
+            size_4_d_comb = fill_size;
+            tag_4_d_comb = fill_tag;
         end
         if (inv_match_4 || clear) begin
-            valid_4_d_c = 1'b0;
+            valid_4_d_comb = 1'b0;
         end
         write_en_5 = fill_ok_l && (victim_l == way_5);
-        valid_5_d_c = valid_5_q;
-        loc_5_d_c = loc_5_q;
-        base_5_d_c = base_5_q;
-        size_5_d_c = size_5_q;
-        tag_5_d_c = tag_5_q;
+        valid_5_d_comb = valid_5_q;
+        loc_5_d_comb = loc_5_q;
+        base_5_d_comb = base_5_q;
+        size_5_d_comb = size_5_q;
+        tag_5_d_comb = tag_5_q;
         if (write_en_5) begin
-            valid_5_d_c = 1'b1;
-            loc_5_d_c = fill_loc;
-            base_5_d_c = fill_base;
-            size_5_d_c = fill_size;
-            tag_5_d_c = fill_tag;
+            valid_5_d_comb = 1'b1;
+            loc_5_d_comb = fill_loc;
+            base_5_d_comb = fill_base;
+            size_5_d_comb = fill_size;
+            tag_5_d_comb = fill_tag;
         end
         if (inv_match_5 || clear) begin
-            valid_5_d_c = 1'b0;
+            valid_5_d_comb = 1'b0;
         end
         write_en_6 = fill_ok_l && (victim_l == way_6);
-        valid_6_d_c = valid_6_q;
-        loc_6_d_c = loc_6_q;
-        base_6_d_c = base_6_q;
-        size_6_d_c = size_6_q;
-        tag_6_d_c = tag_6_q;
+        valid_6_d_comb = valid_6_q;
+        loc_6_d_comb = loc_6_q;
+        base_6_d_comb = base_6_q;
+        size_6_d_comb = size_6_q;
+        tag_6_d_comb = tag_6_q;
         if (write_en_6) begin
-            valid_6_d_c = 1'b1;
-            loc_6_d_c = fill_loc;
-            base_6_d_c = fill_base;
-            size_6_d_c = fill_size;
-            tag_6_d_c = fill_tag;
+            valid_6_d_comb = 1'b1;
+            loc_6_d_comb = fill_loc;
+            base_6_d_comb = fill_base;
+            size_6_d_comb = fill_size;
+            tag_6_d_comb = fill_tag;
         end
         if (inv_match_6 || clear) begin
-            valid_6_d_c = 1'b0;
+            valid_6_d_comb = 1'b0;
         end
         write_en_7 = fill_ok_l && (victim_l == way_7);
-        valid_7_d_c = valid_7_q;
-        loc_7_d_c = loc_7_q;
-        base_7_d_c = base_7_q;
-        size_7_d_c = size_7_q;
-        tag_7_d_c = tag_7_q;
+        valid_7_d_comb = valid_7_q;
+        loc_7_d_comb = loc_7_q;
+        base_7_d_comb = base_7_q;
+        size_7_d_comb = size_7_q;
+        tag_7_d_comb = tag_7_q;
         if (write_en_7) begin
-            valid_7_d_c = 1'b1;
-            loc_7_d_c = fill_loc;
-            base_7_d_c = fill_base;
-            size_7_d_c = fill_size;
-            tag_7_d_c = fill_tag;
+            valid_7_d_comb = 1'b1;
+            loc_7_d_comb = fill_loc;
+            base_7_d_comb = fill_base;
+            size_7_d_comb = fill_size;
+            tag_7_d_comb = fill_tag;
         end
         if (inv_match_7 || clear) begin
-            valid_7_d_c = 1'b0;
+            valid_7_d_comb = 1'b0;
         end
         write_en_8 = fill_ok_l && (victim_l == way_8);
-        valid_8_d_c = valid_8_q;
-        loc_8_d_c = loc_8_q;
-        base_8_d_c = base_8_q;
-        size_8_d_c = size_8_q;
-        tag_8_d_c = tag_8_q;
+        valid_8_d_comb = valid_8_q;
+        loc_8_d_comb = loc_8_q;
+        base_8_d_comb = base_8_q;
+        size_8_d_comb = size_8_q;
+        tag_8_d_comb = tag_8_q;
         if (write_en_8) begin
-            valid_8_d_c = 1'b1;
-            loc_8_d_c = fill_loc;
-            base_8_d_c = fill_base;
-            size_8_d_c = fill_size;
-            tag_8_d_c = fill_tag;
+            valid_8_d_comb = 1'b1;
+            loc_8_d_comb = fill_loc;
+            base_8_d_comb = fill_base;
+            size_8_d_comb = fill_size;
+            tag_8_d_comb = fill_tag;
         end
         if (inv_match_8 || clear) begin
-            valid_8_d_c = 1'b0;
+            valid_8_d_comb = 1'b0;
         end
         write_en_9 = fill_ok_l && (victim_l == way_9);
-        valid_9_d_c = valid_9_q;
-        loc_9_d_c = loc_9_q;
-        base_9_d_c = base_9_q;
-        size_9_d_c = size_9_q;
-        tag_9_d_c = tag_9_q;
+        valid_9_d_comb = valid_9_q;
+        loc_9_d_comb = loc_9_q;
+        base_9_d_comb = base_9_q;
+        size_9_d_comb = size_9_q;
+        tag_9_d_comb = tag_9_q;
         if (write_en_9) begin
-            valid_9_d_c = 1'b1;
-            loc_9_d_c = fill_loc;
-            base_9_d_c = fill_base;
-            size_9_d_c = fill_size;
-            tag_9_d_c = fill_tag;
+            valid_9_d_comb = 1'b1;
+            loc_9_d_comb = fill_loc;
+            base_9_d_comb = fill_base;
+            size_9_d_comb = fill_size;
+            tag_9_d_comb = fill_tag;
         end
         if (inv_match_9 || clear) begin
-            valid_9_d_c = 1'b0;
+            valid_9_d_comb = 1'b0;
         end
         write_en_10 = fill_ok_l && (victim_l == way_10);
-        valid_10_d_c = valid_10_q;
-        loc_10_d_c = loc_10_q;
-        base_10_d_c = base_10_q;
-        size_10_d_c = size_10_q;
-        tag_10_d_c = tag_10_q;
+        valid_10_d_comb = valid_10_q;
+        loc_10_d_comb = loc_10_q;
+        base_10_d_comb = base_10_q;
+        size_10_d_comb = size_10_q;
+        tag_10_d_comb = tag_10_q;
         if (write_en_10) begin
-            valid_10_d_c = 1'b1;
-            loc_10_d_c = fill_loc;
-            base_10_d_c = fill_base;
-            size_10_d_c = fill_size;
-            tag_10_d_c = fill_tag;
+            valid_10_d_comb = 1'b1;
+            loc_10_d_comb = fill_loc;
+            base_10_d_comb = fill_base;
+            size_10_d_comb = fill_size;
+            tag_10_d_comb = fill_tag;
         end
         if (inv_match_10 || clear) begin
-            valid_10_d_c = 1'b0;
+            valid_10_d_comb = 1'b0;
         end
         write_en_11 = fill_ok_l && (victim_l == way_11);
-        valid_11_d_c = valid_11_q;
-        loc_11_d_c = loc_11_q;
-        base_11_d_c = base_11_q;
-        size_11_d_c = size_11_q;
-        tag_11_d_c = tag_11_q;
+        valid_11_d_comb = valid_11_q;
+        loc_11_d_comb = loc_11_q;
+        base_11_d_comb = base_11_q;
+        size_11_d_comb = size_11_q;
+        tag_11_d_comb = tag_11_q;
         if (write_en_11) begin
-            valid_11_d_c = 1'b1;
-            loc_11_d_c = fill_loc;
-            base_11_d_c = fill_base;
-            size_11_d_c = fill_size;
-            tag_11_d_c = fill_tag;
+            valid_11_d_comb = 1'b1;
+            loc_11_d_comb = fill_loc;
+            base_11_d_comb = fill_base;
+            size_11_d_comb = fill_size;
+            tag_11_d_comb = fill_tag;
         end
         if (inv_match_11 || clear) begin
-            valid_11_d_c = 1'b0;
+            valid_11_d_comb = 1'b0;
         end
         write_en_12 = fill_ok_l && (victim_l == way_12);
-        valid_12_d_c = valid_12_q;
-        loc_12_d_c = loc_12_q;
-        base_12_d_c = base_12_q;
-        size_12_d_c = size_12_q;
-        tag_12_d_c = tag_12_q;
+        valid_12_d_comb = valid_12_q;
+        loc_12_d_comb = loc_12_q;
+        base_12_d_comb = base_12_q;
+        size_12_d_comb = size_12_q;
+        tag_12_d_comb = tag_12_q;
         if (write_en_12) begin
-            valid_12_d_c = 1'b1;
-            loc_12_d_c = fill_loc;
-            base_12_d_c = fill_base;
-            size_12_d_c = fill_size;
-            tag_12_d_c = fill_tag;
+            valid_12_d_comb = 1'b1;
+            loc_12_d_comb = fill_loc;
+            base_12_d_comb = fill_base;
+            size_12_d_comb = fill_size;
+            tag_12_d_comb = fill_tag;
         end
         if (inv_match_12 || clear) begin
-            valid_12_d_c = 1'b0;
+            valid_12_d_comb = 1'b0;
         end
         write_en_13 = fill_ok_l && (victim_l == way_13);
-        valid_13_d_c = valid_13_q;
-        loc_13_d_c = loc_13_q;
-        base_13_d_c = base_13_q;
-        size_13_d_c = size_13_q;
-        tag_13_d_c = tag_13_q;
+        valid_13_d_comb = valid_13_q;
+        loc_13_d_comb = loc_13_q;
+        base_13_d_comb = base_13_q;
+        size_13_d_comb = size_13_q;
+        tag_13_d_comb = tag_13_q;
         if (write_en_13) begin
-            valid_13_d_c = 1'b1;
-            loc_13_d_c = fill_loc;
-            base_13_d_c = fill_base;
-            size_13_d_c = fill_size;
-            tag_13_d_c = fill_tag;
+            valid_13_d_comb = 1'b1;
+            loc_13_d_comb = fill_loc;
+            base_13_d_comb = fill_base;
+            size_13_d_comb = fill_size;
+            tag_13_d_comb = fill_tag;
         end
         if (inv_match_13 || clear) begin
-            valid_13_d_c = 1'b0;
+            valid_13_d_comb = 1'b0;
         end
         write_en_14 = fill_ok_l && (victim_l == way_14);
-        valid_14_d_c = valid_14_q;
-        loc_14_d_c = loc_14_q;
-        base_14_d_c = base_14_q;
-        size_14_d_c = size_14_q;
-        tag_14_d_c = tag_14_q;
+        valid_14_d_comb = valid_14_q;
+        loc_14_d_comb = loc_14_q;
+        base_14_d_comb = base_14_q;
+        size_14_d_comb = size_14_q;
+        tag_14_d_comb = tag_14_q;
         if (write_en_14) begin
-            valid_14_d_c = 1'b1;
-            loc_14_d_c = fill_loc;
-            base_14_d_c = fill_base;
-            size_14_d_c = fill_size;
-            tag_14_d_c = fill_tag;
+            valid_14_d_comb = 1'b1;
+            loc_14_d_comb = fill_loc;
+            base_14_d_comb = fill_base;
+            size_14_d_comb = fill_size;
+            tag_14_d_comb = fill_tag;
         end
         if (inv_match_14 || clear) begin
-            valid_14_d_c = 1'b0;
+            valid_14_d_comb = 1'b0;
         end
         write_en_15 = fill_ok_l && (victim_l == way_15);
-        valid_15_d_c = valid_15_q;
-        loc_15_d_c = loc_15_q;
-        base_15_d_c = base_15_q;
-        size_15_d_c = size_15_q;
-        tag_15_d_c = tag_15_q;
+        valid_15_d_comb = valid_15_q;
+        loc_15_d_comb = loc_15_q;
+        base_15_d_comb = base_15_q;
+        size_15_d_comb = size_15_q;
+        tag_15_d_comb = tag_15_q;
         if (write_en_15) begin
-            valid_15_d_c = 1'b1;
-            loc_15_d_c = fill_loc;
-            base_15_d_c = fill_base;
-            size_15_d_c = fill_size;
-            tag_15_d_c = fill_tag;
+            valid_15_d_comb = 1'b1;
+            loc_15_d_comb = fill_loc;
+            base_15_d_comb = fill_base;
+            size_15_d_comb = fill_size;
+            tag_15_d_comb = fill_tag;
         end
         if (inv_match_15 || clear) begin
-            valid_15_d_c = 1'b0;
+            valid_15_d_comb = 1'b0;
         end
-        rs_hit_r_d_c = rs_pe_any && ~reset;
-        rs_multi_r_d_c = rs_pe_multi && ~reset;
-        ls_hit_r_d_c = ls_pe_any && ~reset;
-        ls_multi_r_d_c = ls_pe_multi && ~reset;
+        rs_hit_r_d_comb = rs_pe_any && ~reset;
+        rs_multi_r_d_comb = rs_pe_multi && ~reset;
+        ls_hit_r_d_comb = ls_pe_any && ~reset;
+        ls_multi_r_d_comb = ls_pe_multi && ~reset;
         rs_or_loc_15 = zero_51;
         rs_or_base_15 = zero_56;
         rs_or_size_15 = zero_56;
@@ -1969,17 +1969,17 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
         if (rs_valid) begin
-            rs_way_r_d_c = rs_pe_index;
-            rs_loc_r_d_c = rs_or_loc_0;
-            rs_base_r_d_c = rs_or_base_0;
-            rs_size_r_d_c = rs_or_size_0;
-            rs_tag_r_d_c = rs_or_tag_0;
+            rs_way_r_d_comb = rs_pe_index;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
         end
         if (ls_valid) begin
-            ls_way_r_d_c = ls_pe_index;
-            ls_base_r_d_c = ls_or_base_0;
-            ls_size_r_d_c = ls_or_size_0;
-            ls_tag_r_d_c = ls_or_tag_0;
+            ls_way_r_d_comb = ls_pe_index;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
         end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
@@ -1994,100 +1994,100 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_base = ls_base_r_q;
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
-        base_0_d = base_0_d_c;
-        base_10_d = base_10_d_c;
-        base_11_d = base_11_d_c;
-        base_12_d = base_12_d_c;
-        base_13_d = base_13_d_c;
-        base_14_d = base_14_d_c;
-        base_15_d = base_15_d_c;
-        base_1_d = base_1_d_c;
-        base_2_d = base_2_d_c;
-        base_3_d = base_3_d_c;
-        base_4_d = base_4_d_c;
-        base_5_d = base_5_d_c;
-        base_6_d = base_6_d_c;
-        base_7_d = base_7_d_c;
-        base_8_d = base_8_d_c;
-        base_9_d = base_9_d_c;
-        loc_0_d = loc_0_d_c;
-        loc_10_d = loc_10_d_c;
-        loc_11_d = loc_11_d_c;
-        loc_12_d = loc_12_d_c;
-        loc_13_d = loc_13_d_c;
-        loc_14_d = loc_14_d_c;
-        loc_15_d = loc_15_d_c;
-        loc_1_d = loc_1_d_c;
-        loc_2_d = loc_2_d_c;
-        loc_3_d = loc_3_d_c;
-        loc_4_d = loc_4_d_c;
-        loc_5_d = loc_5_d_c;
-        loc_6_d = loc_6_d_c;
-        loc_7_d = loc_7_d_c;
-        loc_8_d = loc_8_d_c;
-        loc_9_d = loc_9_d_c;
-        ls_base_r_d = ls_base_r_d_c;
-        ls_hit_r_d = ls_hit_r_d_c;
-        ls_multi_r_d = ls_multi_r_d_c;
-        ls_size_r_d = ls_size_r_d_c;
-        ls_tag_r_d = ls_tag_r_d_c;
-        ls_way_r_d = ls_way_r_d_c;
-        repl_state = repl_state_c;
-        rs_base_r_d = rs_base_r_d_c;
-        rs_hit_r_d = rs_hit_r_d_c;
-        rs_loc_r_d = rs_loc_r_d_c;
-        rs_multi_r_d = rs_multi_r_d_c;
-        rs_size_r_d = rs_size_r_d_c;
-        rs_tag_r_d = rs_tag_r_d_c;
-        rs_way_r_d = rs_way_r_d_c;
-        size_0_d = size_0_d_c;
-        size_10_d = size_10_d_c;
-        size_11_d = size_11_d_c;
-        size_12_d = size_12_d_c;
-        size_13_d = size_13_d_c;
-        size_14_d = size_14_d_c;
-        size_15_d = size_15_d_c;
-        size_1_d = size_1_d_c;
-        size_2_d = size_2_d_c;
-        size_3_d = size_3_d_c;
-        size_4_d = size_4_d_c;
-        size_5_d = size_5_d_c;
-        size_6_d = size_6_d_c;
-        size_7_d = size_7_d_c;
-        size_8_d = size_8_d_c;
-        size_9_d = size_9_d_c;
-        tag_0_d = tag_0_d_c;
-        tag_10_d = tag_10_d_c;
-        tag_11_d = tag_11_d_c;
-        tag_12_d = tag_12_d_c;
-        tag_13_d = tag_13_d_c;
-        tag_14_d = tag_14_d_c;
-        tag_15_d = tag_15_d_c;
-        tag_1_d = tag_1_d_c;
-        tag_2_d = tag_2_d_c;
-        tag_3_d = tag_3_d_c;
-        tag_4_d = tag_4_d_c;
-        tag_5_d = tag_5_d_c;
-        tag_6_d = tag_6_d_c;
-        tag_7_d = tag_7_d_c;
-        tag_8_d = tag_8_d_c;
-        tag_9_d = tag_9_d_c;
-        valid_0_d = valid_0_d_c;
-        valid_10_d = valid_10_d_c;
-        valid_11_d = valid_11_d_c;
-        valid_12_d = valid_12_d_c;
-        valid_13_d = valid_13_d_c;
-        valid_14_d = valid_14_d_c;
-        valid_15_d = valid_15_d_c;
-        valid_1_d = valid_1_d_c;
-        valid_2_d = valid_2_d_c;
-        valid_3_d = valid_3_d_c;
-        valid_4_d = valid_4_d_c;
-        valid_5_d = valid_5_d_c;
-        valid_6_d = valid_6_d_c;
-        valid_7_d = valid_7_d_c;
-        valid_8_d = valid_8_d_c;
-        valid_9_d = valid_9_d_c;
+        base_0_d = base_0_d_comb;
+        base_10_d = base_10_d_comb;
+        base_11_d = base_11_d_comb;
+        base_12_d = base_12_d_comb;
+        base_13_d = base_13_d_comb;
+        base_14_d = base_14_d_comb;
+        base_15_d = base_15_d_comb;
+        base_1_d = base_1_d_comb;
+        base_2_d = base_2_d_comb;
+        base_3_d = base_3_d_comb;
+        base_4_d = base_4_d_comb;
+        base_5_d = base_5_d_comb;
+        base_6_d = base_6_d_comb;
+        base_7_d = base_7_d_comb;
+        base_8_d = base_8_d_comb;
+        base_9_d = base_9_d_comb;
+        loc_0_d = loc_0_d_comb;
+        loc_10_d = loc_10_d_comb;
+        loc_11_d = loc_11_d_comb;
+        loc_12_d = loc_12_d_comb;
+        loc_13_d = loc_13_d_comb;
+        loc_14_d = loc_14_d_comb;
+        loc_15_d = loc_15_d_comb;
+        loc_1_d = loc_1_d_comb;
+        loc_2_d = loc_2_d_comb;
+        loc_3_d = loc_3_d_comb;
+        loc_4_d = loc_4_d_comb;
+        loc_5_d = loc_5_d_comb;
+        loc_6_d = loc_6_d_comb;
+        loc_7_d = loc_7_d_comb;
+        loc_8_d = loc_8_d_comb;
+        loc_9_d = loc_9_d_comb;
+        ls_base_r_d = ls_base_r_d_comb;
+        ls_hit_r_d = ls_hit_r_d_comb;
+        ls_multi_r_d = ls_multi_r_d_comb;
+        ls_size_r_d = ls_size_r_d_comb;
+        ls_tag_r_d = ls_tag_r_d_comb;
+        ls_way_r_d = ls_way_r_d_comb;
+        repl_state = repl_state_comb;
+        rs_base_r_d = rs_base_r_d_comb;
+        rs_hit_r_d = rs_hit_r_d_comb;
+        rs_loc_r_d = rs_loc_r_d_comb;
+        rs_multi_r_d = rs_multi_r_d_comb;
+        rs_size_r_d = rs_size_r_d_comb;
+        rs_tag_r_d = rs_tag_r_d_comb;
+        rs_way_r_d = rs_way_r_d_comb;
+        size_0_d = size_0_d_comb;
+        size_10_d = size_10_d_comb;
+        size_11_d = size_11_d_comb;
+        size_12_d = size_12_d_comb;
+        size_13_d = size_13_d_comb;
+        size_14_d = size_14_d_comb;
+        size_15_d = size_15_d_comb;
+        size_1_d = size_1_d_comb;
+        size_2_d = size_2_d_comb;
+        size_3_d = size_3_d_comb;
+        size_4_d = size_4_d_comb;
+        size_5_d = size_5_d_comb;
+        size_6_d = size_6_d_comb;
+        size_7_d = size_7_d_comb;
+        size_8_d = size_8_d_comb;
+        size_9_d = size_9_d_comb;
+        tag_0_d = tag_0_d_comb;
+        tag_10_d = tag_10_d_comb;
+        tag_11_d = tag_11_d_comb;
+        tag_12_d = tag_12_d_comb;
+        tag_13_d = tag_13_d_comb;
+        tag_14_d = tag_14_d_comb;
+        tag_15_d = tag_15_d_comb;
+        tag_1_d = tag_1_d_comb;
+        tag_2_d = tag_2_d_comb;
+        tag_3_d = tag_3_d_comb;
+        tag_4_d = tag_4_d_comb;
+        tag_5_d = tag_5_d_comb;
+        tag_6_d = tag_6_d_comb;
+        tag_7_d = tag_7_d_comb;
+        tag_8_d = tag_8_d_comb;
+        tag_9_d = tag_9_d_comb;
+        valid_0_d = valid_0_d_comb;
+        valid_10_d = valid_10_d_comb;
+        valid_11_d = valid_11_d_comb;
+        valid_12_d = valid_12_d_comb;
+        valid_13_d = valid_13_d_comb;
+        valid_14_d = valid_14_d_comb;
+        valid_15_d = valid_15_d_comb;
+        valid_1_d = valid_1_d_comb;
+        valid_2_d = valid_2_d_comb;
+        valid_3_d = valid_3_d_comb;
+        valid_4_d = valid_4_d_comb;
+        valid_5_d = valid_5_d_comb;
+        valid_6_d = valid_6_d_comb;
+        valid_7_d = valid_7_d_comb;
+        valid_8_d = valid_8_d_comb;
+        valid_9_d = valid_9_d_comb;
     end
 endmodule // mlb16_rr
 
@@ -3008,75 +3008,75 @@ module mlb16_rr_rr_0(clock,clear,advance,victim,state);
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [3:0] ptr_d_c;
-    reg  [15:0] state_c;
+    reg  [3:0] ptr_d_comb;
+    reg  [15:0] state_comb;
     always @(*) begin
-        ptr_d_c = ptr_q;
+        ptr_d_comb = ptr_q;
         if (advance) begin
             if (ptr_q == last) begin
-                ptr_d_c = zero;
+                ptr_d_comb = zero;
             end
             else begin
-                ptr_d_c = ptr_q + one;
+                ptr_d_comb = ptr_q + one;
             end
         end
         if (clear) begin
-            ptr_d_c = zero;
+            ptr_d_comb = zero;
         end
         victim = ptr_q;
-        state_c = zero_n;
+        state_comb = zero_n;
         if (ptr_q == way_0) begin
-            state_c = way_n_0;
+            state_comb = way_n_0;
         end
         if (ptr_q == way_1) begin
-            state_c = way_n_1;
+            state_comb = way_n_1;
         end
         if (ptr_q == way_2) begin
-            state_c = way_n_2;
+            state_comb = way_n_2;
         end
         if (ptr_q == way_3) begin
-            state_c = way_n_3;
+            state_comb = way_n_3;
         end
         if (ptr_q == way_4) begin
-            state_c = way_n_4;
+            state_comb = way_n_4;
         end
         if (ptr_q == way_5) begin
-            state_c = way_n_5;
+            state_comb = way_n_5;
         end
         if (ptr_q == way_6) begin
-            state_c = way_n_6;
+            state_comb = way_n_6;
         end
         if (ptr_q == way_7) begin
-            state_c = way_n_7;
+            state_comb = way_n_7;
         end
         if (ptr_q == way_8) begin
-            state_c = way_n_8;
+            state_comb = way_n_8;
         end
         if (ptr_q == way_9) begin
-            state_c = way_n_9;
+            state_comb = way_n_9;
         end
         if (ptr_q == way_10) begin
-            state_c = way_n_10;
+            state_comb = way_n_10;
         end
         if (ptr_q == way_11) begin
-            state_c = way_n_11;
+            state_comb = way_n_11;
         end
         if (ptr_q == way_12) begin
-            state_c = way_n_12;
+            state_comb = way_n_12;
         end
         if (ptr_q == way_13) begin
-            state_c = way_n_13;
+            state_comb = way_n_13;
         end
         if (ptr_q == way_14) begin
-            state_c = way_n_14;
+            state_comb = way_n_14;
         end
         if (ptr_q == way_15) begin
-            state_c = way_n_15;
+            state_comb = way_n_15;
         end
-        ptr_d = ptr_d_c;
-        state = state_c;
+        ptr_d = ptr_d_comb;
+        state = state_comb;
     end
 endmodule // mlb16_rr_rr_0
 

@@ -261,41 +261,41 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [55:0] base_0_d_c;
-    reg  [50:0] loc_0_d_c;
-    reg  [55:0] ls_base_r_d_c;
-    reg  ls_hit_r_d_c;
-    reg  ls_multi_r_d_c;
-    reg  [55:0] ls_size_r_d_c;
-    reg  [7:0] ls_tag_r_d_c;
-    reg  ls_way_r_d_c;
-    reg  repl_state_c;
-    reg  [55:0] rs_base_r_d_c;
-    reg  rs_hit_r_d_c;
-    reg  [50:0] rs_loc_r_d_c;
-    reg  rs_multi_r_d_c;
-    reg  [55:0] rs_size_r_d_c;
-    reg  [7:0] rs_tag_r_d_c;
-    reg  rs_way_r_d_c;
-    reg  [55:0] size_0_d_c;
-    reg  [7:0] tag_0_d_c;
-    reg  valid_0_d_c;
+    reg  [55:0] base_0_d_comb;
+    reg  [50:0] loc_0_d_comb;
+    reg  [55:0] ls_base_r_d_comb;
+    reg  ls_hit_r_d_comb;
+    reg  ls_multi_r_d_comb;
+    reg  [55:0] ls_size_r_d_comb;
+    reg  [7:0] ls_tag_r_d_comb;
+    reg  ls_way_r_d_comb;
+    reg  repl_state_comb;
+    reg  [55:0] rs_base_r_d_comb;
+    reg  rs_hit_r_d_comb;
+    reg  [50:0] rs_loc_r_d_comb;
+    reg  rs_multi_r_d_comb;
+    reg  [55:0] rs_size_r_d_comb;
+    reg  [7:0] rs_tag_r_d_comb;
+    reg  rs_way_r_d_comb;
+    reg  [55:0] size_0_d_comb;
+    reg  [7:0] tag_0_d_comb;
+    reg  valid_0_d_comb;
     always @(*) begin
-        rs_hit_r_d_c = rs_hit_r_q;
-        rs_multi_r_d_c = rs_multi_r_q;
-        rs_way_r_d_c = rs_way_r_q;
-        rs_loc_r_d_c = rs_loc_r_q;
-        rs_base_r_d_c = rs_base_r_q;
-        rs_size_r_d_c = rs_size_r_q;
-        rs_tag_r_d_c = rs_tag_r_q;
-        ls_hit_r_d_c = ls_hit_r_q;
-        ls_multi_r_d_c = ls_multi_r_q;
-        ls_way_r_d_c = ls_way_r_q;
-        ls_base_r_d_c = ls_base_r_q;
-        ls_size_r_d_c = ls_size_r_q;
-        ls_tag_r_d_c = ls_tag_r_q;
+        rs_hit_r_d_comb = rs_hit_r_q;
+        rs_multi_r_d_comb = rs_multi_r_q;
+        rs_way_r_d_comb = rs_way_r_q;
+        rs_loc_r_d_comb = rs_loc_r_q;
+        rs_base_r_d_comb = rs_base_r_q;
+        rs_size_r_d_comb = rs_size_r_q;
+        rs_tag_r_d_comb = rs_tag_r_q;
+        ls_hit_r_d_comb = ls_hit_r_q;
+        ls_multi_r_d_comb = ls_multi_r_q;
+        ls_way_r_d_comb = ls_way_r_q;
+        ls_base_r_d_comb = ls_base_r_q;
+        ls_size_r_d_comb = ls_size_r_q;
+        ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
         cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
         cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
@@ -305,9 +305,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         free_pe_req_0 = ~valid_0_q;
         victim_l = zero_iw;
-        repl_state_c = zero_n;
+        repl_state_comb = zero_n;
         victim_l = plru_0_victim;
-        repl_state_c = plru_0_state;
+        repl_state_comb = plru_0_state;
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
@@ -326,25 +326,25 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_ok_l && (victim_l == way_0);
-        valid_0_d_c = valid_0_q;
-        loc_0_d_c = loc_0_q;
-        base_0_d_c = base_0_q;
-        size_0_d_c = size_0_q;
-        tag_0_d_c = tag_0_q;
+        valid_0_d_comb = valid_0_q;
+        loc_0_d_comb = loc_0_q;
+        base_0_d_comb = base_0_q;
+        size_0_d_comb = size_0_q;
+        tag_0_d_comb = tag_0_q;
         if (write_en_0) begin
-            valid_0_d_c = 1'b1;
-            loc_0_d_c = fill_loc;
-            base_0_d_c = fill_base;
-            size_0_d_c = fill_size;
-            tag_0_d_c = fill_tag;
+            valid_0_d_comb = 1'b1;
+            loc_0_d_comb = fill_loc;
+            base_0_d_comb = fill_base;
+            size_0_d_comb = fill_size;
+            tag_0_d_comb = fill_tag;
         end
         if (inv_match_0 || clear) begin
-            valid_0_d_c = 1'b0;
+            valid_0_d_comb = 1'b0;
         end
-        rs_hit_r_d_c = rs_pe_any && ~reset;
-        rs_multi_r_d_c = rs_pe_multi && ~reset;
-        ls_hit_r_d_c = ls_pe_any && ~reset;
-        ls_multi_r_d_c = ls_pe_multi && ~reset;
+        rs_hit_r_d_comb = rs_pe_any && ~reset;
+        rs_multi_r_d_comb = rs_pe_multi && ~reset;
+        ls_hit_r_d_comb = ls_pe_any && ~reset;
+        ls_multi_r_d_comb = ls_pe_multi && ~reset;
         rs_or_loc_0 = zero_51;
         rs_or_base_0 = zero_56;
         rs_or_size_0 = zero_56;
@@ -364,17 +364,17 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             ls_or_tag_0 = tag_0_q;
         end
         if (rs_valid) begin
-            rs_way_r_d_c = rs_pe_index;
-            rs_loc_r_d_c = rs_or_loc_0;
-            rs_base_r_d_c = rs_or_base_0;
-            rs_size_r_d_c = rs_or_size_0;
-            rs_tag_r_d_c = rs_or_tag_0;
+            rs_way_r_d_comb = rs_pe_index;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
         end
         if (ls_valid) begin
-            ls_way_r_d_c = ls_pe_index;
-            ls_base_r_d_c = ls_or_base_0;
-            ls_size_r_d_c = ls_or_size_0;
-            ls_tag_r_d_c = ls_or_tag_0;
+            ls_way_r_d_comb = ls_pe_index;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
         end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
@@ -389,25 +389,25 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_base = ls_base_r_q;
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
-        base_0_d = base_0_d_c;
-        loc_0_d = loc_0_d_c;
-        ls_base_r_d = ls_base_r_d_c;
-        ls_hit_r_d = ls_hit_r_d_c;
-        ls_multi_r_d = ls_multi_r_d_c;
-        ls_size_r_d = ls_size_r_d_c;
-        ls_tag_r_d = ls_tag_r_d_c;
-        ls_way_r_d = ls_way_r_d_c;
-        repl_state = repl_state_c;
-        rs_base_r_d = rs_base_r_d_c;
-        rs_hit_r_d = rs_hit_r_d_c;
-        rs_loc_r_d = rs_loc_r_d_c;
-        rs_multi_r_d = rs_multi_r_d_c;
-        rs_size_r_d = rs_size_r_d_c;
-        rs_tag_r_d = rs_tag_r_d_c;
-        rs_way_r_d = rs_way_r_d_c;
-        size_0_d = size_0_d_c;
-        tag_0_d = tag_0_d_c;
-        valid_0_d = valid_0_d_c;
+        base_0_d = base_0_d_comb;
+        loc_0_d = loc_0_d_comb;
+        ls_base_r_d = ls_base_r_d_comb;
+        ls_hit_r_d = ls_hit_r_d_comb;
+        ls_multi_r_d = ls_multi_r_d_comb;
+        ls_size_r_d = ls_size_r_d_comb;
+        ls_tag_r_d = ls_tag_r_d_comb;
+        ls_way_r_d = ls_way_r_d_comb;
+        repl_state = repl_state_comb;
+        rs_base_r_d = rs_base_r_d_comb;
+        rs_hit_r_d = rs_hit_r_d_comb;
+        rs_loc_r_d = rs_loc_r_d_comb;
+        rs_multi_r_d = rs_multi_r_d_comb;
+        rs_size_r_d = rs_size_r_d_comb;
+        rs_tag_r_d = rs_tag_r_d_comb;
+        rs_way_r_d = rs_way_r_d_comb;
+        size_0_d = size_0_d_comb;
+        tag_0_d = tag_0_d_comb;
+        valid_0_d = valid_0_d_comb;
     end
 endmodule // mlb1_plru
 
@@ -533,10 +533,10 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  bits_d_c;
-    reg  victim_c;
+    reg  bits_d_comb;
+    reg  victim_comb;
     always @(*) begin
         mask_a = zero;
         set_a = zero;
@@ -559,17 +559,17 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         after_a = (bits_q & ~mask_a) | set_a;
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
-        victim_c = way_0;
+        victim_comb = way_0;
         if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
-            victim_c = way_0;
+            victim_comb = way_0;
         end
-        bits_d_c = after_c;
+        bits_d_comb = after_c;
         if (clear) begin
-            bits_d_c = zero;
+            bits_d_comb = zero;
         end
         state = bits_q;
-        bits_d = bits_d_c;
-        victim = victim_c;
+        bits_d = bits_d_comb;
+        victim = victim_comb;
     end
 endmodule // mlb1_plru_plru_0
 

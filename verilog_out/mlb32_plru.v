@@ -1873,196 +1873,196 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [55:0] base_0_d_c;
-    reg  [55:0] base_10_d_c;
-    reg  [55:0] base_11_d_c;
-    reg  [55:0] base_12_d_c;
-    reg  [55:0] base_13_d_c;
-    reg  [55:0] base_14_d_c;
-    reg  [55:0] base_15_d_c;
-    reg  [55:0] base_16_d_c;
-    reg  [55:0] base_17_d_c;
-    reg  [55:0] base_18_d_c;
-    reg  [55:0] base_19_d_c;
-    reg  [55:0] base_1_d_c;
-    reg  [55:0] base_20_d_c;
-    reg  [55:0] base_21_d_c;
-    reg  [55:0] base_22_d_c;
-    reg  [55:0] base_23_d_c;
-    reg  [55:0] base_24_d_c;
-    reg  [55:0] base_25_d_c;
-    reg  [55:0] base_26_d_c;
-    reg  [55:0] base_27_d_c;
-    reg  [55:0] base_28_d_c;
-    reg  [55:0] base_29_d_c;
-    reg  [55:0] base_2_d_c;
-    reg  [55:0] base_30_d_c;
-    reg  [55:0] base_31_d_c;
-    reg  [55:0] base_3_d_c;
-    reg  [55:0] base_4_d_c;
-    reg  [55:0] base_5_d_c;
-    reg  [55:0] base_6_d_c;
-    reg  [55:0] base_7_d_c;
-    reg  [55:0] base_8_d_c;
-    reg  [55:0] base_9_d_c;
-    reg  [50:0] loc_0_d_c;
-    reg  [50:0] loc_10_d_c;
-    reg  [50:0] loc_11_d_c;
-    reg  [50:0] loc_12_d_c;
-    reg  [50:0] loc_13_d_c;
-    reg  [50:0] loc_14_d_c;
-    reg  [50:0] loc_15_d_c;
-    reg  [50:0] loc_16_d_c;
-    reg  [50:0] loc_17_d_c;
-    reg  [50:0] loc_18_d_c;
-    reg  [50:0] loc_19_d_c;
-    reg  [50:0] loc_1_d_c;
-    reg  [50:0] loc_20_d_c;
-    reg  [50:0] loc_21_d_c;
-    reg  [50:0] loc_22_d_c;
-    reg  [50:0] loc_23_d_c;
-    reg  [50:0] loc_24_d_c;
-    reg  [50:0] loc_25_d_c;
-    reg  [50:0] loc_26_d_c;
-    reg  [50:0] loc_27_d_c;
-    reg  [50:0] loc_28_d_c;
-    reg  [50:0] loc_29_d_c;
-    reg  [50:0] loc_2_d_c;
-    reg  [50:0] loc_30_d_c;
-    reg  [50:0] loc_31_d_c;
-    reg  [50:0] loc_3_d_c;
-    reg  [50:0] loc_4_d_c;
-    reg  [50:0] loc_5_d_c;
-    reg  [50:0] loc_6_d_c;
-    reg  [50:0] loc_7_d_c;
-    reg  [50:0] loc_8_d_c;
-    reg  [50:0] loc_9_d_c;
-    reg  [55:0] ls_base_r_d_c;
-    reg  ls_hit_r_d_c;
-    reg  ls_multi_r_d_c;
-    reg  [55:0] ls_size_r_d_c;
-    reg  [7:0] ls_tag_r_d_c;
-    reg  [4:0] ls_way_r_d_c;
-    reg  [31:0] repl_state_c;
-    reg  [55:0] rs_base_r_d_c;
-    reg  rs_hit_r_d_c;
-    reg  [50:0] rs_loc_r_d_c;
-    reg  rs_multi_r_d_c;
-    reg  [55:0] rs_size_r_d_c;
-    reg  [7:0] rs_tag_r_d_c;
-    reg  [4:0] rs_way_r_d_c;
-    reg  [55:0] size_0_d_c;
-    reg  [55:0] size_10_d_c;
-    reg  [55:0] size_11_d_c;
-    reg  [55:0] size_12_d_c;
-    reg  [55:0] size_13_d_c;
-    reg  [55:0] size_14_d_c;
-    reg  [55:0] size_15_d_c;
-    reg  [55:0] size_16_d_c;
-    reg  [55:0] size_17_d_c;
-    reg  [55:0] size_18_d_c;
-    reg  [55:0] size_19_d_c;
-    reg  [55:0] size_1_d_c;
-    reg  [55:0] size_20_d_c;
-    reg  [55:0] size_21_d_c;
-    reg  [55:0] size_22_d_c;
-    reg  [55:0] size_23_d_c;
-    reg  [55:0] size_24_d_c;
-    reg  [55:0] size_25_d_c;
-    reg  [55:0] size_26_d_c;
-    reg  [55:0] size_27_d_c;
-    reg  [55:0] size_28_d_c;
-    reg  [55:0] size_29_d_c;
-    reg  [55:0] size_2_d_c;
-    reg  [55:0] size_30_d_c;
-    reg  [55:0] size_31_d_c;
-    reg  [55:0] size_3_d_c;
-    reg  [55:0] size_4_d_c;
-    reg  [55:0] size_5_d_c;
-    reg  [55:0] size_6_d_c;
-    reg  [55:0] size_7_d_c;
-    reg  [55:0] size_8_d_c;
-    reg  [55:0] size_9_d_c;
-    reg  [7:0] tag_0_d_c;
-    reg  [7:0] tag_10_d_c;
-    reg  [7:0] tag_11_d_c;
-    reg  [7:0] tag_12_d_c;
-    reg  [7:0] tag_13_d_c;
-    reg  [7:0] tag_14_d_c;
-    reg  [7:0] tag_15_d_c;
-    reg  [7:0] tag_16_d_c;
-    reg  [7:0] tag_17_d_c;
-    reg  [7:0] tag_18_d_c;
-    reg  [7:0] tag_19_d_c;
-    reg  [7:0] tag_1_d_c;
-    reg  [7:0] tag_20_d_c;
-    reg  [7:0] tag_21_d_c;
-    reg  [7:0] tag_22_d_c;
-    reg  [7:0] tag_23_d_c;
-    reg  [7:0] tag_24_d_c;
-    reg  [7:0] tag_25_d_c;
-    reg  [7:0] tag_26_d_c;
-    reg  [7:0] tag_27_d_c;
-    reg  [7:0] tag_28_d_c;
-    reg  [7:0] tag_29_d_c;
-    reg  [7:0] tag_2_d_c;
-    reg  [7:0] tag_30_d_c;
-    reg  [7:0] tag_31_d_c;
-    reg  [7:0] tag_3_d_c;
-    reg  [7:0] tag_4_d_c;
-    reg  [7:0] tag_5_d_c;
-    reg  [7:0] tag_6_d_c;
-    reg  [7:0] tag_7_d_c;
-    reg  [7:0] tag_8_d_c;
-    reg  [7:0] tag_9_d_c;
-    reg  valid_0_d_c;
-    reg  valid_10_d_c;
-    reg  valid_11_d_c;
-    reg  valid_12_d_c;
-    reg  valid_13_d_c;
-    reg  valid_14_d_c;
-    reg  valid_15_d_c;
-    reg  valid_16_d_c;
-    reg  valid_17_d_c;
-    reg  valid_18_d_c;
-    reg  valid_19_d_c;
-    reg  valid_1_d_c;
-    reg  valid_20_d_c;
-    reg  valid_21_d_c;
-    reg  valid_22_d_c;
-    reg  valid_23_d_c;
-    reg  valid_24_d_c;
-    reg  valid_25_d_c;
-    reg  valid_26_d_c;
-    reg  valid_27_d_c;
-    reg  valid_28_d_c;
-    reg  valid_29_d_c;
-    reg  valid_2_d_c;
-    reg  valid_30_d_c;
-    reg  valid_31_d_c;
-    reg  valid_3_d_c;
-    reg  valid_4_d_c;
-    reg  valid_5_d_c;
-    reg  valid_6_d_c;
-    reg  valid_7_d_c;
-    reg  valid_8_d_c;
-    reg  valid_9_d_c;
+    reg  [55:0] base_0_d_comb;
+    reg  [55:0] base_10_d_comb;
+    reg  [55:0] base_11_d_comb;
+    reg  [55:0] base_12_d_comb;
+    reg  [55:0] base_13_d_comb;
+    reg  [55:0] base_14_d_comb;
+    reg  [55:0] base_15_d_comb;
+    reg  [55:0] base_16_d_comb;
+    reg  [55:0] base_17_d_comb;
+    reg  [55:0] base_18_d_comb;
+    reg  [55:0] base_19_d_comb;
+    reg  [55:0] base_1_d_comb;
+    reg  [55:0] base_20_d_comb;
+    reg  [55:0] base_21_d_comb;
+    reg  [55:0] base_22_d_comb;
+    reg  [55:0] base_23_d_comb;
+    reg  [55:0] base_24_d_comb;
+    reg  [55:0] base_25_d_comb;
+    reg  [55:0] base_26_d_comb;
+    reg  [55:0] base_27_d_comb;
+    reg  [55:0] base_28_d_comb;
+    reg  [55:0] base_29_d_comb;
+    reg  [55:0] base_2_d_comb;
+    reg  [55:0] base_30_d_comb;
+    reg  [55:0] base_31_d_comb;
+    reg  [55:0] base_3_d_comb;
+    reg  [55:0] base_4_d_comb;
+    reg  [55:0] base_5_d_comb;
+    reg  [55:0] base_6_d_comb;
+    reg  [55:0] base_7_d_comb;
+    reg  [55:0] base_8_d_comb;
+    reg  [55:0] base_9_d_comb;
+    reg  [50:0] loc_0_d_comb;
+    reg  [50:0] loc_10_d_comb;
+    reg  [50:0] loc_11_d_comb;
+    reg  [50:0] loc_12_d_comb;
+    reg  [50:0] loc_13_d_comb;
+    reg  [50:0] loc_14_d_comb;
+    reg  [50:0] loc_15_d_comb;
+    reg  [50:0] loc_16_d_comb;
+    reg  [50:0] loc_17_d_comb;
+    reg  [50:0] loc_18_d_comb;
+    reg  [50:0] loc_19_d_comb;
+    reg  [50:0] loc_1_d_comb;
+    reg  [50:0] loc_20_d_comb;
+    reg  [50:0] loc_21_d_comb;
+    reg  [50:0] loc_22_d_comb;
+    reg  [50:0] loc_23_d_comb;
+    reg  [50:0] loc_24_d_comb;
+    reg  [50:0] loc_25_d_comb;
+    reg  [50:0] loc_26_d_comb;
+    reg  [50:0] loc_27_d_comb;
+    reg  [50:0] loc_28_d_comb;
+    reg  [50:0] loc_29_d_comb;
+    reg  [50:0] loc_2_d_comb;
+    reg  [50:0] loc_30_d_comb;
+    reg  [50:0] loc_31_d_comb;
+    reg  [50:0] loc_3_d_comb;
+    reg  [50:0] loc_4_d_comb;
+    reg  [50:0] loc_5_d_comb;
+    reg  [50:0] loc_6_d_comb;
+    reg  [50:0] loc_7_d_comb;
+    reg  [50:0] loc_8_d_comb;
+    reg  [50:0] loc_9_d_comb;
+    reg  [55:0] ls_base_r_d_comb;
+    reg  ls_hit_r_d_comb;
+    reg  ls_multi_r_d_comb;
+    reg  [55:0] ls_size_r_d_comb;
+    reg  [7:0] ls_tag_r_d_comb;
+    reg  [4:0] ls_way_r_d_comb;
+    reg  [31:0] repl_state_comb;
+    reg  [55:0] rs_base_r_d_comb;
+    reg  rs_hit_r_d_comb;
+    reg  [50:0] rs_loc_r_d_comb;
+    reg  rs_multi_r_d_comb;
+    reg  [55:0] rs_size_r_d_comb;
+    reg  [7:0] rs_tag_r_d_comb;
+    reg  [4:0] rs_way_r_d_comb;
+    reg  [55:0] size_0_d_comb;
+    reg  [55:0] size_10_d_comb;
+    reg  [55:0] size_11_d_comb;
+    reg  [55:0] size_12_d_comb;
+    reg  [55:0] size_13_d_comb;
+    reg  [55:0] size_14_d_comb;
+    reg  [55:0] size_15_d_comb;
+    reg  [55:0] size_16_d_comb;
+    reg  [55:0] size_17_d_comb;
+    reg  [55:0] size_18_d_comb;
+    reg  [55:0] size_19_d_comb;
+    reg  [55:0] size_1_d_comb;
+    reg  [55:0] size_20_d_comb;
+    reg  [55:0] size_21_d_comb;
+    reg  [55:0] size_22_d_comb;
+    reg  [55:0] size_23_d_comb;
+    reg  [55:0] size_24_d_comb;
+    reg  [55:0] size_25_d_comb;
+    reg  [55:0] size_26_d_comb;
+    reg  [55:0] size_27_d_comb;
+    reg  [55:0] size_28_d_comb;
+    reg  [55:0] size_29_d_comb;
+    reg  [55:0] size_2_d_comb;
+    reg  [55:0] size_30_d_comb;
+    reg  [55:0] size_31_d_comb;
+    reg  [55:0] size_3_d_comb;
+    reg  [55:0] size_4_d_comb;
+    reg  [55:0] size_5_d_comb;
+    reg  [55:0] size_6_d_comb;
+    reg  [55:0] size_7_d_comb;
+    reg  [55:0] size_8_d_comb;
+    reg  [55:0] size_9_d_comb;
+    reg  [7:0] tag_0_d_comb;
+    reg  [7:0] tag_10_d_comb;
+    reg  [7:0] tag_11_d_comb;
+    reg  [7:0] tag_12_d_comb;
+    reg  [7:0] tag_13_d_comb;
+    reg  [7:0] tag_14_d_comb;
+    reg  [7:0] tag_15_d_comb;
+    reg  [7:0] tag_16_d_comb;
+    reg  [7:0] tag_17_d_comb;
+    reg  [7:0] tag_18_d_comb;
+    reg  [7:0] tag_19_d_comb;
+    reg  [7:0] tag_1_d_comb;
+    reg  [7:0] tag_20_d_comb;
+    reg  [7:0] tag_21_d_comb;
+    reg  [7:0] tag_22_d_comb;
+    reg  [7:0] tag_23_d_comb;
+    reg  [7:0] tag_24_d_comb;
+    reg  [7:0] tag_25_d_comb;
+    reg  [7:0] tag_26_d_comb;
+    reg  [7:0] tag_27_d_comb;
+    reg  [7:0] tag_28_d_comb;
+    reg  [7:0] tag_29_d_comb;
+    reg  [7:0] tag_2_d_comb;
+    reg  [7:0] tag_30_d_comb;
+    reg  [7:0] tag_31_d_comb;
+    reg  [7:0] tag_3_d_comb;
+    reg  [7:0] tag_4_d_comb;
+    reg  [7:0] tag_5_d_comb;
+    reg  [7:0] tag_6_d_comb;
+    reg  [7:0] tag_7_d_comb;
+    reg  [7:0] tag_8_d_comb;
+    reg  [7:0] tag_9_d_comb;
+    reg  valid_0_d_comb;
+    reg  valid_10_d_comb;
+    reg  valid_11_d_comb;
+    reg  valid_12_d_comb;
+    reg  valid_13_d_comb;
+    reg  valid_14_d_comb;
+    reg  valid_15_d_comb;
+    reg  valid_16_d_comb;
+    reg  valid_17_d_comb;
+    reg  valid_18_d_comb;
+    reg  valid_19_d_comb;
+    reg  valid_1_d_comb;
+    reg  valid_20_d_comb;
+    reg  valid_21_d_comb;
+    reg  valid_22_d_comb;
+    reg  valid_23_d_comb;
+    reg  valid_24_d_comb;
+    reg  valid_25_d_comb;
+    reg  valid_26_d_comb;
+    reg  valid_27_d_comb;
+    reg  valid_28_d_comb;
+    reg  valid_29_d_comb;
+    reg  valid_2_d_comb;
+    reg  valid_30_d_comb;
+    reg  valid_31_d_comb;
+    reg  valid_3_d_comb;
+    reg  valid_4_d_comb;
+    reg  valid_5_d_comb;
+    reg  valid_6_d_comb;
+    reg  valid_7_d_comb;
+    reg  valid_8_d_comb;
+    reg  valid_9_d_comb;
     always @(*) begin
-        rs_hit_r_d_c = rs_hit_r_q;
-        rs_multi_r_d_c = rs_multi_r_q;
-        rs_way_r_d_c = rs_way_r_q;
-        rs_loc_r_d_c = rs_loc_r_q;
-        rs_base_r_d_c = rs_base_r_q;
-        rs_size_r_d_c = rs_size_r_q;
-        rs_tag_r_d_c = rs_tag_r_q;
-        ls_hit_r_d_c = ls_hit_r_q;
-        ls_multi_r_d_c = ls_multi_r_q;
-        ls_way_r_d_c = ls_way_r_q;
-        ls_base_r_d_c = ls_base_r_q;
-        ls_size_r_d_c = ls_size_r_q;
-        ls_tag_r_d_c = ls_tag_r_q;
+        rs_hit_r_d_comb = rs_hit_r_q;
+        rs_multi_r_d_comb = rs_multi_r_q;
+        rs_way_r_d_comb = rs_way_r_q;
+        rs_loc_r_d_comb = rs_loc_r_q;
+        rs_base_r_d_comb = rs_base_r_q;
+        rs_size_r_d_comb = rs_size_r_q;
+        rs_tag_r_d_comb = rs_tag_r_q;
+        ls_hit_r_d_comb = ls_hit_r_q;
+        ls_multi_r_d_comb = ls_multi_r_q;
+        ls_way_r_d_comb = ls_way_r_q;
+        ls_base_r_d_comb = ls_base_r_q;
+        ls_size_r_d_comb = ls_size_r_q;
+        ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
         cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
         cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
@@ -2289,9 +2289,9 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         inv_match_31 = inv_valid && valid_31_q && (loc_31_q == inv_loc);
         free_pe_req_31 = ~valid_31_q;
         victim_l = zero_iw;
-        repl_state_c = zero_n;
+        repl_state_comb = zero_n;
         victim_l = plru_0_victim;
-        repl_state_c = plru_0_state;
+        repl_state_comb = plru_0_state;
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
@@ -2403,521 +2403,521 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_ok_l && (victim_l == way_0);
-        valid_0_d_c = valid_0_q;
-        loc_0_d_c = loc_0_q;
-        base_0_d_c = base_0_q;
-        size_0_d_c = size_0_q;
-        tag_0_d_c = tag_0_q;
+        valid_0_d_comb = valid_0_q;
+        loc_0_d_comb = loc_0_q;
+        base_0_d_comb = base_0_q;
+        size_0_d_comb = size_0_q;
+        tag_0_d_comb = tag_0_q;
         if (write_en_0) begin
-            valid_0_d_c = 1'b1;
-            loc_0_d_c = fill_loc;
-            base_0_d_c = fill_base;
-            size_0_d_c = fill_size;
-            tag_0_d_c = fill_tag;
+            valid_0_d_comb = 1'b1;
+            loc_0_d_comb = fill_loc;
+            base_0_d_comb = fill_base;
+            size_0_d_comb = fill_size;
+            tag_0_d_comb = fill_tag;
         end
         if (inv_match_0 || clear) begin
-            valid_0_d_c = 1'b0;
+            valid_0_d_comb = 1'b0;
         end
         write_en_1 = fill_ok_l && (victim_l == way_1);
-        valid_1_d_c = valid_1_q;
-        loc_1_d_c = loc_1_q;
-        base_1_d_c = base_1_q;
-        size_1_d_c = size_1_q;
-        tag_1_d_c = tag_1_q;
+        valid_1_d_comb = valid_1_q;
+        loc_1_d_comb = loc_1_q;
+        base_1_d_comb = base_1_q;
+        size_1_d_comb = size_1_q;
+        tag_1_d_comb = tag_1_q;
         if (write_en_1) begin
-            valid_1_d_c = 1'b1;
-            loc_1_d_c = fill_loc;
-            base_1_d_c = fill_base;
-            size_1_d_c = fill_size;
-            tag_1_d_c = fill_tag;
+            valid_1_d_comb = 1'b1;
+            loc_1_d_comb = fill_loc;
+            base_1_d_comb = fill_base;
+            size_1_d_comb = fill_size;
+            tag_1_d_comb = fill_tag;
         end
         if (inv_match_1 || clear) begin
-            valid_1_d_c = 1'b0;
+            valid_1_d_comb = 1'b0;
         end
         write_en_2 = fill_ok_l && (victim_l == way_2);
-        valid_2_d_c = valid_2_q;
-        loc_2_d_c = loc_2_q;
-        base_2_d_c = base_2_q;
-        size_2_d_c = size_2_q;
-        tag_2_d_c = tag_2_q;
+        valid_2_d_comb = valid_2_q;
+        loc_2_d_comb = loc_2_q;
+        base_2_d_comb = base_2_q;
+        size_2_d_comb = size_2_q;
+        tag_2_d_comb = tag_2_q;
         if (write_en_2) begin
-            valid_2_d_c = 1'b1;
-            loc_2_d_c = fill_loc;
-            base_2_d_c = fill_base;
-            size_2_d_c = fill_size;
-            tag_2_d_c = fill_tag;
+            valid_2_d_comb = 1'b1;
+            loc_2_d_comb = fill_loc;
+            base_2_d_comb = fill_base;
+            size_2_d_comb = fill_size;
+            tag_2_d_comb = fill_tag;
         end
         if (inv_match_2 || clear) begin
-            valid_2_d_c = 1'b0;
+            valid_2_d_comb = 1'b0;
         end
         write_en_3 = fill_ok_l && (victim_l == way_3);
-        valid_3_d_c = valid_3_q;
-        loc_3_d_c = loc_3_q;
-        base_3_d_c = base_3_q;
-        size_3_d_c = size_3_q;
-        tag_3_d_c = tag_3_q;
+        valid_3_d_comb = valid_3_q;
+        loc_3_d_comb = loc_3_q;
+        base_3_d_comb = base_3_q;
+        size_3_d_comb = size_3_q;
+        tag_3_d_comb = tag_3_q;
         if (write_en_3) begin
-            valid_3_d_c = 1'b1;
-            loc_3_d_c = fill_loc;
-            base_3_d_c = fill_base;
-            size_3_d_c = fill_size;
-            tag_3_d_c = fill_tag;
+            valid_3_d_comb = 1'b1;
+            loc_3_d_comb = fill_loc;
+            base_3_d_comb = fill_base;
+            size_3_d_comb = fill_size;
+            tag_3_d_comb = fill_tag;
         end
         if (inv_match_3 || clear) begin
-            valid_3_d_c = 1'b0;
+            valid_3_d_comb = 1'b0;
         end
         write_en_4 = fill_ok_l && (victim_l == way_4);
-        valid_4_d_c = valid_4_q;
-        loc_4_d_c = loc_4_q;
-        base_4_d_c = base_4_q;
-        size_4_d_c = size_4_q;
-        tag_4_d_c = tag_4_q;
+        valid_4_d_comb = valid_4_q;
+        loc_4_d_comb = loc_4_q;
+        base_4_d_comb = base_4_q;
+        size_4_d_comb = size_4_q;
+        tag_4_d_comb = tag_4_q;
         if (write_en_4) begin
-            valid_4_d_c = 1'b1;
-            loc_4_d_c = fill_loc;
-            base_4_d_c = fill_base;
-            size_4_d_c = fill_size;
-            tag_4_d_c = fill_tag;
+            valid_4_d_comb = 1'b1;
+            loc_4_d_comb = fill_loc;
+            base_4_d_comb = fill_base;
+            size_4_d_comb = fill_size;
+            tag_4_d_comb = fill_tag;
         end
         if (inv_match_4 || clear) begin
-            valid_4_d_c = 1'b0;
+            valid_4_d_comb = 1'b0;
         end
         write_en_5 = fill_ok_l && (victim_l == way_5);
-        valid_5_d_c = valid_5_q;
-        loc_5_d_c = loc_5_q;
-        base_5_d_c = base_5_q;
-        size_5_d_c = size_5_q;
-        tag_5_d_c = tag_5_q;
+        valid_5_d_comb = valid_5_q;
+        loc_5_d_comb = loc_5_q;
+        base_5_d_comb = base_5_q;
+        size_5_d_comb = size_5_q;
+        tag_5_d_comb = tag_5_q;
         if (write_en_5) begin
-            valid_5_d_c = 1'b1;
-            loc_5_d_c = fill_loc;
-            base_5_d_c = fill_base;
-            size_5_d_c = fill_size;
-            tag_5_d_c = fill_tag;
+            valid_5_d_comb = 1'b1;
+            loc_5_d_comb = fill_loc;
+            base_5_d_comb = fill_base;
+            size_5_d_comb = fill_size;
+            tag_5_d_comb = fill_tag;
         end
         if (inv_match_5 || clear) begin
-            valid_5_d_c = 1'b0;
+            valid_5_d_comb = 1'b0;
         end
         write_en_6 = fill_ok_l && (victim_l == way_6);
-        valid_6_d_c = valid_6_q;
-        loc_6_d_c = loc_6_q;
-        base_6_d_c = base_6_q;
-        size_6_d_c = size_6_q;
-        tag_6_d_c = tag_6_q;
+        valid_6_d_comb = valid_6_q;
+        loc_6_d_comb = loc_6_q;
+        base_6_d_comb = base_6_q;
+        size_6_d_comb = size_6_q;
+        tag_6_d_comb = tag_6_q;
         if (write_en_6) begin
-            valid_6_d_c = 1'b1;
-            loc_6_d_c = fill_loc;
-            base_6_d_c = fill_base;
-            size_6_d_c = fill_size;
-            tag_6_d_c = fill_tag;
+            valid_6_d_comb = 1'b1;
+            loc_6_d_comb = fill_loc;
+            base_6_d_comb = fill_base;
+            size_6_d_comb = fill_size;
+            tag_6_d_comb = fill_tag;
         end
         if (inv_match_6 || clear) begin
-            valid_6_d_c = 1'b0;
+            valid_6_d_comb = 1'b0;
         end
         write_en_7 = fill_ok_l && (victim_l == way_7);
-        valid_7_d_c = valid_7_q;
-        loc_7_d_c = loc_7_q;
-        base_7_d_c = base_7_q;
-        size_7_d_c = size_7_q;
-        tag_7_d_c = tag_7_q;
+        valid_7_d_comb = valid_7_q;
+        loc_7_d_comb = loc_7_q;
+        base_7_d_comb = base_7_q;
+        size_7_d_comb = size_7_q;
+        tag_7_d_comb = tag_7_q;
         if (write_en_7) begin
-            valid_7_d_c = 1'b1;
-            loc_7_d_c = fill_loc;
-            base_7_d_c = fill_base;
-            size_7_d_c = fill_size;
-            tag_7_d_c = fill_tag;
+            valid_7_d_comb = 1'b1;
+            loc_7_d_comb = fill_loc;
+            base_7_d_comb = fill_base;
+            size_7_d_comb = fill_size;
+            tag_7_d_comb = fill_tag;
         end
         if (inv_match_7 || clear) begin
-            valid_7_d_c = 1'b0;
+            valid_7_d_comb = 1'b0;
         end
         write_en_8 = fill_ok_l && (victim_l == way_8);
-        valid_8_d_c = valid_8_q;
-        loc_8_d_c = loc_8_q;
-        base_8_d_c = base_8_q;
-        size_8_d_c = size_8_q;
-        tag_8_d_c = tag_8_q;
+        valid_8_d_comb = valid_8_q;
+        loc_8_d_comb = loc_8_q;
+        base_8_d_comb = base_8_q;
+        size_8_d_comb = size_8_q;
+        tag_8_d_comb = tag_8_q;
         if (write_en_8) begin
-            valid_8_d_c = 1'b1;
-            loc_8_d_c = fill_loc;
-            base_8_d_c = fill_base;
-            size_8_d_c = fill_size;
-            tag_8_d_c = fill_tag;
+            valid_8_d_comb = 1'b1;
+            loc_8_d_comb = fill_loc;
+            base_8_d_comb = fill_base;
+            size_8_d_comb = fill_size;
+            tag_8_d_comb = fill_tag;
         end
         if (inv_match_8 || clear) begin
-            valid_8_d_c = 1'b0;
+            valid_8_d_comb = 1'b0;
         end
         write_en_9 = fill_ok_l && (victim_l == way_9);
-        valid_9_d_c = valid_9_q;
-        loc_9_d_c = loc_9_q;
-        base_9_d_c = base_9_q;
-        size_9_d_c = size_9_q;
-        tag_9_d_c = tag_9_q;
+        valid_9_d_comb = valid_9_q;
+        loc_9_d_comb = loc_9_q;
+        base_9_d_comb = base_9_q;
+        size_9_d_comb = size_9_q;
+        tag_9_d_comb = tag_9_q;
         if (write_en_9) begin
-            valid_9_d_c = 1'b1;
-            loc_9_d_c = fill_loc;
-            base_9_d_c = fill_base;
-            size_9_d_c = fill_size;
-            tag_9_d_c = fill_tag;
+            valid_9_d_comb = 1'b1;
+            loc_9_d_comb = fill_loc;
+            base_9_d_comb = fill_base;
+            size_9_d_comb = fill_size;
+            tag_9_d_comb = fill_tag;
         end
         if (inv_match_9 || clear) begin
-            valid_9_d_c = 1'b0;
+            valid_9_d_comb = 1'b0;
         end
         write_en_10 = fill_ok_l && (victim_l == way_10);
-        valid_10_d_c = valid_10_q;
-        loc_10_d_c = loc_10_q;
-        base_10_d_c = base_10_q;
-        size_10_d_c = size_10_q;
-        tag_10_d_c = tag_10_q;
+        valid_10_d_comb = valid_10_q;
+        loc_10_d_comb = loc_10_q;
+        base_10_d_comb = base_10_q;
+        size_10_d_comb = size_10_q;
+        tag_10_d_comb = tag_10_q;
         if (write_en_10) begin
-            valid_10_d_c = 1'b1;
-            loc_10_d_c = fill_loc;
-            base_10_d_c = fill_base;
-            size_10_d_c = fill_size;
-            tag_10_d_c = fill_tag;
+            valid_10_d_comb = 1'b1;
+            loc_10_d_comb = fill_loc;
+            base_10_d_comb = fill_base;
+            size_10_d_comb = fill_size;
+            tag_10_d_comb = fill_tag;
         end
         if (inv_match_10 || clear) begin
-            valid_10_d_c = 1'b0;
+            valid_10_d_comb = 1'b0;
         end
         write_en_11 = fill_ok_l && (victim_l == way_11);
-        valid_11_d_c = valid_11_q;
-        loc_11_d_c = loc_11_q;
-        base_11_d_c = base_11_q;
-        size_11_d_c = size_11_q;
-        tag_11_d_c = tag_11_q;
+        valid_11_d_comb = valid_11_q;
+        loc_11_d_comb = loc_11_q;
+        base_11_d_comb = base_11_q;
+        size_11_d_comb = size_11_q;
+        tag_11_d_comb = tag_11_q;
         if (write_en_11) begin
-            valid_11_d_c = 1'b1;
-            loc_11_d_c = fill_loc;
-            base_11_d_c = fill_base;
-            size_11_d_c = fill_size;
-            tag_11_d_c = fill_tag;
+            valid_11_d_comb = 1'b1;
+            loc_11_d_comb = fill_loc;
+            base_11_d_comb = fill_base;
+            size_11_d_comb = fill_size;
+            tag_11_d_comb = fill_tag;
         end
         if (inv_match_11 || clear) begin
-            valid_11_d_c = 1'b0;
+            valid_11_d_comb = 1'b0;
         end
         write_en_12 = fill_ok_l && (victim_l == way_12);
-        valid_12_d_c = valid_12_q;
-        loc_12_d_c = loc_12_q;
-        base_12_d_c = base_12_q;
-        size_12_d_c = size_12_q;
-        tag_12_d_c = tag_12_q;
+        valid_12_d_comb = valid_12_q;
+        loc_12_d_comb = loc_12_q;
+        base_12_d_comb = base_12_q;
+        size_12_d_comb = size_12_q;
+        tag_12_d_comb = tag_12_q;
         if (write_en_12) begin
-            valid_12_d_c = 1'b1;
-            loc_12_d_c = fill_loc;
-            base_12_d_c = fill_base;
-            size_12_d_c = fill_size;
-            tag_12_d_c = fill_tag;
+            valid_12_d_comb = 1'b1;
+            loc_12_d_comb = fill_loc;
+            base_12_d_comb = fill_base;
+            size_12_d_comb = fill_size;
+            tag_12_d_comb = fill_tag;
         end
         if (inv_match_12 || clear) begin
-            valid_12_d_c = 1'b0;
+            valid_12_d_comb = 1'b0;
         end
         write_en_13 = fill_ok_l && (victim_l == way_13);
-        valid_13_d_c = valid_13_q;
-        loc_13_d_c = loc_13_q;
-        base_13_d_c = base_13_q;
-        size_13_d_c = size_13_q;
-        tag_13_d_c = tag_13_q;
+        valid_13_d_comb = valid_13_q;
+        loc_13_d_comb = loc_13_q;
+        base_13_d_comb = base_13_q;
+        size_13_d_comb = size_13_q;
+        tag_13_d_comb = tag_13_q;
         if (write_en_13) begin
-            valid_13_d_c = 1'b1;
-            loc_13_d_c = fill_loc;
-            base_13_d_c = fill_base;
-            size_13_d_c = fill_size;
-            tag_13_d_c = fill_tag;
+            valid_13_d_comb = 1'b1;
+            loc_13_d_comb = fill_loc;
+            base_13_d_comb = fill_base;
+            size_13_d_comb = fill_size;
+            tag_13_d_comb = fill_tag;
         end
         if (inv_match_13 || clear) begin
-            valid_13_d_c = 1'b0;
+            valid_13_d_comb = 1'b0;
         end
         write_en_14 = fill_ok_l && (victim_l == way_14);
-        valid_14_d_c = valid_14_q;
-        loc_14_d_c = loc_14_q;
-        base_14_d_c = base_14_q;
-        size_14_d_c = size_14_q;
-        tag_14_d_c = tag_14_q;
+        valid_14_d_comb = valid_14_q;
+        loc_14_d_comb = loc_14_q;
+        base_14_d_comb = base_14_q;
+        size_14_d_comb = size_14_q;
+        tag_14_d_comb = tag_14_q;
         if (write_en_14) begin
-            valid_14_d_c = 1'b1;
-            loc_14_d_c = fill_loc;
-            base_14_d_c = fill_base;
-            size_14_d_c = fill_size;
-            tag_14_d_c = fill_tag;
+            valid_14_d_comb = 1'b1;
+            loc_14_d_comb = fill_loc;
+            base_14_d_comb = fill_base;
+            size_14_d_comb = fill_size;
+            tag_14_d_comb = fill_tag;
         end
         if (inv_match_14 || clear) begin
-            valid_14_d_c = 1'b0;
+            valid_14_d_comb = 1'b0;
         end
         write_en_15 = fill_ok_l && (victim_l == way_15);
-        valid_15_d_c = valid_15_q;
-        loc_15_d_c = loc_15_q;
-        base_15_d_c = base_15_q;
-        size_15_d_c = size_15_q;
-        tag_15_d_c = tag_15_q;
+        valid_15_d_comb = valid_15_q;
+        loc_15_d_comb = loc_15_q;
+        base_15_d_comb = base_15_q;
+        size_15_d_comb = size_15_q;
+        tag_15_d_comb = tag_15_q;
         if (write_en_15) begin
-            valid_15_d_c = 1'b1;
-            loc_15_d_c = fill_loc;
-            base_15_d_c = fill_base;
-            size_15_d_c = fill_size;
-            tag_15_d_c = fill_tag;
+            valid_15_d_comb = 1'b1;
+            loc_15_d_comb = fill_loc;
+            base_15_d_comb = fill_base;
+            size_15_d_comb = fill_size;
+            tag_15_d_comb = fill_tag;
         end
         if (inv_match_15 || clear) begin
-            valid_15_d_c = 1'b0;
+            valid_15_d_comb = 1'b0;
         end
         write_en_16 = fill_ok_l && (victim_l == way_16);
-        valid_16_d_c = valid_16_q;
-        loc_16_d_c = loc_16_q;
-        base_16_d_c = base_16_q;
-        size_16_d_c = size_16_q;
-        tag_16_d_c = tag_16_q;
+        valid_16_d_comb = valid_16_q;
+        loc_16_d_comb = loc_16_q;
+        base_16_d_comb = base_16_q;
+        size_16_d_comb = size_16_q;
+        tag_16_d_comb = tag_16_q;
         if (write_en_16) begin
-            valid_16_d_c = 1'b1;
-            loc_16_d_c = fill_loc;
-            base_16_d_c = fill_base;
-            size_16_d_c = fill_size;
-            tag_16_d_c = fill_tag;
+            valid_16_d_comb = 1'b1;
+            loc_16_d_comb = fill_loc;
+            base_16_d_comb = fill_base;
+            size_16_d_comb = fill_size;
+            tag_16_d_comb = fill_tag;
         end
         if (inv_match_16 || clear) begin
-            valid_16_d_c = 1'b0;
+            valid_16_d_comb = 1'b0;
         end
         write_en_17 = fill_ok_l && (victim_l == way_17);
-        valid_17_d_c = valid_17_q;
-        loc_17_d_c = loc_17_q;
-        base_17_d_c = base_17_q;
-        size_17_d_c = size_17_q;
-        tag_17_d_c = tag_17_q;
+        valid_17_d_comb = valid_17_q;
+        loc_17_d_comb = loc_17_q;
+        base_17_d_comb = base_17_q;
+        size_17_d_comb = size_17_q;
+        tag_17_d_comb = tag_17_q;
         if (write_en_17) begin
-            valid_17_d_c = 1'b1;
-            loc_17_d_c = fill_loc;
-            base_17_d_c = fill_base;
-            size_17_d_c = fill_size;
-            tag_17_d_c = fill_tag;
+            valid_17_d_comb = 1'b1;
+            loc_17_d_comb = fill_loc;
+            base_17_d_comb = fill_base;
+            size_17_d_comb = fill_size;
+            tag_17_d_comb = fill_tag;
         end
         if (inv_match_17 || clear) begin
-            valid_17_d_c = 1'b0;
+            valid_17_d_comb = 1'b0;
         end
         write_en_18 = fill_ok_l && (victim_l == way_18);
-        valid_18_d_c = valid_18_q;
-        loc_18_d_c = loc_18_q;
-        base_18_d_c = base_18_q;
-        size_18_d_c = size_18_q;
-        tag_18_d_c = tag_18_q;
+        valid_18_d_comb = valid_18_q;
+        loc_18_d_comb = loc_18_q;
+        base_18_d_comb = base_18_q;
+        size_18_d_comb = size_18_q;
+        tag_18_d_comb = tag_18_q;
         if (write_en_18) begin
-            valid_18_d_c = 1'b1;
-            loc_18_d_c = fill_loc;
-            base_18_d_c = fill_base;
-            size_18_d_c = fill_size;
-            tag_18_d_c = fill_tag;
+            valid_18_d_comb = 1'b1;
+            loc_18_d_comb = fill_loc;
+            base_18_d_comb = fill_base;
+            size_18_d_comb = fill_size;
+            tag_18_d_comb = fill_tag;
         end
         if (inv_match_18 || clear) begin
-            valid_18_d_c = 1'b0;
+            valid_18_d_comb = 1'b0;
         end
         write_en_19 = fill_ok_l && (victim_l == way_19);
-        valid_19_d_c = valid_19_q;
-        loc_19_d_c = loc_19_q;
-        base_19_d_c = base_19_q;
-        size_19_d_c = size_19_q;
-        tag_19_d_c = tag_19_q;
+        valid_19_d_comb = valid_19_q;
+        loc_19_d_comb = loc_19_q;
+        base_19_d_comb = base_19_q;
+        size_19_d_comb = size_19_q;
+        tag_19_d_comb = tag_19_q;
         if (write_en_19) begin
-            valid_19_d_c = 1'b1;
-            loc_19_d_c = fill_loc;
-            base_19_d_c = fill_base;
-            size_19_d_c = fill_size;
-            tag_19_d_c = fill_tag;
+            valid_19_d_comb = 1'b1;
+            loc_19_d_comb = fill_loc;
+            base_19_d_comb = fill_base;
+            size_19_d_comb = fill_size;
+            tag_19_d_comb = fill_tag;
         end
         if (inv_match_19 || clear) begin
-            valid_19_d_c = 1'b0;
+            valid_19_d_comb = 1'b0;
         end
         write_en_20 = fill_ok_l && (victim_l == way_20);
-        valid_20_d_c = valid_20_q;
-        loc_20_d_c = loc_20_q;
-        base_20_d_c = base_20_q;
-        size_20_d_c = size_20_q;
-        tag_20_d_c = tag_20_q;
+        valid_20_d_comb = valid_20_q;
+        loc_20_d_comb = loc_20_q;
+        base_20_d_comb = base_20_q;
+        size_20_d_comb = size_20_q;
+        tag_20_d_comb = tag_20_q;
         if (write_en_20) begin
-            valid_20_d_c = 1'b1;
-            loc_20_d_c = fill_loc;
-            base_20_d_c = fill_base;
-            size_20_d_c = fill_size;
-            tag_20_d_c = fill_tag;
+            valid_20_d_comb = 1'b1;
+            loc_20_d_comb = fill_loc;
+            base_20_d_comb = fill_base;
+            size_20_d_comb = fill_size;
+            tag_20_d_comb = fill_tag;
         end
         if (inv_match_20 || clear) begin
-            valid_20_d_c = 1'b0;
+            valid_20_d_comb = 1'b0;
         end
         write_en_21 = fill_ok_l && (victim_l == way_21);
-        valid_21_d_c = valid_21_q;
-        loc_21_d_c = loc_21_q;
-        base_21_d_c = base_21_q;
-        size_21_d_c = size_21_q;
-        tag_21_d_c = tag_21_q;
+        valid_21_d_comb = valid_21_q;
+        loc_21_d_comb = loc_21_q;
+        base_21_d_comb = base_21_q;
+        size_21_d_comb = size_21_q;
+        tag_21_d_comb = tag_21_q;
         if (write_en_21) begin
-            valid_21_d_c = 1'b1;
-            loc_21_d_c = fill_loc;
-            base_21_d_c = fill_base;
-            size_21_d_c = fill_size;
-            tag_21_d_c = fill_tag;
+            valid_21_d_comb = 1'b1;
+            loc_21_d_comb = fill_loc;
+            base_21_d_comb = fill_base;
+            size_21_d_comb = fill_size;
+            tag_21_d_comb = fill_tag;
         end
         if (inv_match_21 || clear) begin
-            valid_21_d_c = 1'b0;
+            valid_21_d_comb = 1'b0;
         end
         write_en_22 = fill_ok_l && (victim_l == way_22);
-        valid_22_d_c = valid_22_q;
-        loc_22_d_c = loc_22_q;
-        base_22_d_c = base_22_q;
-        size_22_d_c = size_22_q;
-        tag_22_d_c = tag_22_q;
+        valid_22_d_comb = valid_22_q;
+        loc_22_d_comb = loc_22_q;
+        base_22_d_comb = base_22_q;
+        size_22_d_comb = size_22_q;
+        tag_22_d_comb = tag_22_q;
         if (write_en_22) begin
-            valid_22_d_c = 1'b1;
-            loc_22_d_c = fill_loc;
-            base_22_d_c = fill_base;
-            size_22_d_c = fill_size;
-            tag_22_d_c = fill_tag;
+            valid_22_d_comb = 1'b1;
+            loc_22_d_comb = fill_loc;
+            base_22_d_comb = fill_base;
+            size_22_d_comb = fill_size;
+            tag_22_d_comb = fill_tag;
         end
         if (inv_match_22 || clear) begin
-            valid_22_d_c = 1'b0;
+            valid_22_d_comb = 1'b0;
         end
         write_en_23 = fill_ok_l && (victim_l == way_23);
-        valid_23_d_c = valid_23_q;
-        loc_23_d_c = loc_23_q;
-        base_23_d_c = base_23_q;
-        size_23_d_c = size_23_q;
-        tag_23_d_c = tag_23_q;
+        valid_23_d_comb = valid_23_q;
+        loc_23_d_comb = loc_23_q;
+        base_23_d_comb = base_23_q;
+        size_23_d_comb = size_23_q;
+        tag_23_d_comb = tag_23_q;
         if (write_en_23) begin
-            valid_23_d_c = 1'b1;
-            loc_23_d_c = fill_loc;
-            base_23_d_c = fill_base;
-            size_23_d_c = fill_size;
-            tag_23_d_c = fill_tag;
+            valid_23_d_comb = 1'b1;
+            loc_23_d_comb = fill_loc;
+            base_23_d_comb = fill_base;
+            size_23_d_comb = fill_size;
+            tag_23_d_comb = fill_tag;
         end
         if (inv_match_23 || clear) begin
-            valid_23_d_c = 1'b0;
+            valid_23_d_comb = 1'b0;
         end
         write_en_24 = fill_ok_l && (victim_l == way_24);
-        valid_24_d_c = valid_24_q;
-        loc_24_d_c = loc_24_q;
-        base_24_d_c = base_24_q;
-        size_24_d_c = size_24_q;
-        tag_24_d_c = tag_24_q;
+        valid_24_d_comb = valid_24_q;
+        loc_24_d_comb = loc_24_q;
+        base_24_d_comb = base_24_q;
+        size_24_d_comb = size_24_q;
+        tag_24_d_comb = tag_24_q;
         if (write_en_24) begin
-            valid_24_d_c = 1'b1;
-            loc_24_d_c = fill_loc;
-            base_24_d_c = fill_base;
-            size_24_d_c = fill_size;
-            tag_24_d_c = fill_tag;
+            valid_24_d_comb = 1'b1;
+            loc_24_d_comb = fill_loc;
+            base_24_d_comb = fill_base;
+            size_24_d_comb = fill_size;
+            tag_24_d_comb = fill_tag;
         end
         if (inv_match_24 || clear) begin
-            valid_24_d_c = 1'b0;
+            valid_24_d_comb = 1'b0;
         end
         write_en_25 = fill_ok_l && (victim_l == way_25);
-        valid_25_d_c = valid_25_q;
-        loc_25_d_c = loc_25_q;
-        base_25_d_c = base_25_q;
-        size_25_d_c = size_25_q;
-        tag_25_d_c = tag_25_q;
+        valid_25_d_comb = valid_25_q;
+        loc_25_d_comb = loc_25_q;
+        base_25_d_comb = base_25_q;
+        size_25_d_comb = size_25_q;
+        tag_25_d_comb = tag_25_q;
         if (write_en_25) begin
-            valid_25_d_c = 1'b1;
-            loc_25_d_c = fill_loc;
-            base_25_d_c = fill_base;
-            size_25_d_c = fill_size;
-            tag_25_d_c = fill_tag;
+            valid_25_d_comb = 1'b1;
+            loc_25_d_comb = fill_loc;
+            base_25_d_comb = fill_base;
+            size_25_d_comb = fill_size;
+            tag_25_d_comb = fill_tag;
         end
         if (inv_match_25 || clear) begin
-            valid_25_d_c = 1'b0;
+            valid_25_d_comb = 1'b0;
         end
         write_en_26 = fill_ok_l && (victim_l == way_26);
-        valid_26_d_c = valid_26_q;
-        loc_26_d_c = loc_26_q;
-        base_26_d_c = base_26_q;
-        size_26_d_c = size_26_q;
-        tag_26_d_c = tag_26_q;
+        valid_26_d_comb = valid_26_q;
+        loc_26_d_comb = loc_26_q;
+        base_26_d_comb = base_26_q;
+        size_26_d_comb = size_26_q;
+        tag_26_d_comb = tag_26_q;
         if (write_en_26) begin
-            valid_26_d_c = 1'b1;
-            loc_26_d_c = fill_loc;
-            base_26_d_c = fill_base;
-            size_26_d_c = fill_size;
-            tag_26_d_c = fill_tag;
+            valid_26_d_comb = 1'b1;
+            loc_26_d_comb = fill_loc;
+            base_26_d_comb = fill_base;
+            size_26_d_comb = fill_size;
+            tag_26_d_comb = fill_tag;
         end
         if (inv_match_26 || clear) begin
-            valid_26_d_c = 1'b0;
+            valid_26_d_comb = 1'b0;
         end
         write_en_27 = fill_ok_l && (victim_l == way_27);
-        valid_27_d_c = valid_27_q;
-        loc_27_d_c = loc_27_q;
-        base_27_d_c = base_27_q;
-        size_27_d_c = size_27_q;
-        tag_27_d_c = tag_27_q;
+        valid_27_d_comb = valid_27_q;
+        loc_27_d_comb = loc_27_q;
+        base_27_d_comb = base_27_q;
+        size_27_d_comb = size_27_q;
+        tag_27_d_comb = tag_27_q;
         if (write_en_27) begin
-            valid_27_d_c = 1'b1;
-            loc_27_d_c = fill_loc;
-            base_27_d_c = fill_base;
-            size_27_d_c = fill_size;
-            tag_27_d_c = fill_tag;
+            valid_27_d_comb = 1'b1;
+            loc_27_d_comb = fill_loc;
+            base_27_d_comb = fill_base;
+            size_27_d_comb = fill_size;
+            tag_27_d_comb = fill_tag;
         end
         if (inv_match_27 || clear) begin
-            valid_27_d_c = 1'b0;
+            valid_27_d_comb = 1'b0;
         end
         write_en_28 = fill_ok_l && (victim_l == way_28);
-        valid_28_d_c = valid_28_q;
-        loc_28_d_c = loc_28_q;
-        base_28_d_c = base_28_q;
-        size_28_d_c = size_28_q;
-        tag_28_d_c = tag_28_q;
+        valid_28_d_comb = valid_28_q;
+        loc_28_d_comb = loc_28_q;
+        base_28_d_comb = base_28_q;
+        size_28_d_comb = size_28_q;
+        tag_28_d_comb = tag_28_q;
         if (write_en_28) begin
-            valid_28_d_c = 1'b1;
-            loc_28_d_c = fill_loc;
-            base_28_d_c = fill_base;
-            size_28_d_c = fill_size;
-            tag_28_d_c = fill_tag;
+            valid_28_d_comb = 1'b1;
+            loc_28_d_comb = fill_loc;
+            base_28_d_comb = fill_base;
+            size_28_d_comb = fill_size;
+            tag_28_d_comb = fill_tag;
         end
         if (inv_match_28 || clear) begin
-            valid_28_d_c = 1'b0;
+            valid_28_d_comb = 1'b0;
         end
         write_en_29 = fill_ok_l && (victim_l == way_29);
-        valid_29_d_c = valid_29_q;
-        loc_29_d_c = loc_29_q;
-        base_29_d_c = base_29_q;
-        size_29_d_c = size_29_q;
-        tag_29_d_c = tag_29_q;
+        valid_29_d_comb = valid_29_q;
+        loc_29_d_comb = loc_29_q;
+        base_29_d_comb = base_29_q;
+        size_29_d_comb = size_29_q;
+        tag_29_d_comb = tag_29_q;
         if (write_en_29) begin
-            valid_29_d_c = 1'b1;
-            loc_29_d_c = fill_loc;
-            base_29_d_c = fill_base;
-            size_29_d_c = fill_size;
-            tag_29_d_c = fill_tag;
+            valid_29_d_comb = 1'b1;
+            loc_29_d_comb = fill_loc;
+            base_29_d_comb = fill_base;
+            size_29_d_comb = fill_size;
+            tag_29_d_comb = fill_tag;
         end
         if (inv_match_29 || clear) begin
-            valid_29_d_c = 1'b0;
+            valid_29_d_comb = 1'b0;
         end
         write_en_30 = fill_ok_l && (victim_l == way_30);
-        valid_30_d_c = valid_30_q;
-        loc_30_d_c = loc_30_q;
-        base_30_d_c = base_30_q;
-        size_30_d_c = size_30_q;
-        tag_30_d_c = tag_30_q;
+        valid_30_d_comb = valid_30_q;
+        loc_30_d_comb = loc_30_q;
+        base_30_d_comb = base_30_q;
+        size_30_d_comb = size_30_q;
+        tag_30_d_comb = tag_30_q;
         if (write_en_30) begin
-            valid_30_d_c = 1'b1;
-            loc_30_d_c = fill_loc;
-            base_30_d_c = fill_base;
-            size_30_d_c = fill_size;
-            tag_30_d_c = fill_tag;
+            valid_30_d_comb = 1'b1;
+            loc_30_d_comb = fill_loc;
+            base_30_d_comb = fill_base;
+            size_30_d_comb = fill_size;
+            tag_30_d_comb = fill_tag;
         end
         if (inv_match_30 || clear) begin
-            valid_30_d_c = 1'b0;
+            valid_30_d_comb = 1'b0;
         end
         write_en_31 = fill_ok_l && (victim_l == way_31);
-        valid_31_d_c = valid_31_q;
-        loc_31_d_c = loc_31_q;
-        base_31_d_c = base_31_q;
-        size_31_d_c = size_31_q;
-        tag_31_d_c = tag_31_q;
+        valid_31_d_comb = valid_31_q;
+        loc_31_d_comb = loc_31_q;
+        base_31_d_comb = base_31_q;
+        size_31_d_comb = size_31_q;
+        tag_31_d_comb = tag_31_q;
         if (write_en_31) begin
-            valid_31_d_c = 1'b1;
-            loc_31_d_c = fill_loc;
-            base_31_d_c = fill_base;
-            size_31_d_c = fill_size;
-            tag_31_d_c = fill_tag;
+            valid_31_d_comb = 1'b1;
+            loc_31_d_comb = fill_loc;
+            base_31_d_comb = fill_base;
+            size_31_d_comb = fill_size;
+            tag_31_d_comb = fill_tag;
         end
         if (inv_match_31 || clear) begin
-            valid_31_d_c = 1'b0;
+            valid_31_d_comb = 1'b0;
         end
-        rs_hit_r_d_c = rs_pe_any && ~reset;
-        rs_multi_r_d_c = rs_pe_multi && ~reset;
-        ls_hit_r_d_c = ls_pe_any && ~reset;
-        ls_multi_r_d_c = ls_pe_multi && ~reset;
+        rs_hit_r_d_comb = rs_pe_any && ~reset;
+        rs_multi_r_d_comb = rs_pe_multi && ~reset;
+        ls_hit_r_d_comb = ls_pe_any && ~reset;
+        ls_multi_r_d_comb = ls_pe_multi && ~reset;
         rs_or_loc_31 = zero_51;
         rs_or_base_31 = zero_56;
         rs_or_size_31 = zero_56;
@@ -3712,17 +3712,17 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
         if (rs_valid) begin
-            rs_way_r_d_c = rs_pe_index;
-            rs_loc_r_d_c = rs_or_loc_0;
-            rs_base_r_d_c = rs_or_base_0;
-            rs_size_r_d_c = rs_or_size_0;
-            rs_tag_r_d_c = rs_or_tag_0;
+            rs_way_r_d_comb = rs_pe_index;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
         end
         if (ls_valid) begin
-            ls_way_r_d_c = ls_pe_index;
-            ls_base_r_d_c = ls_or_base_0;
-            ls_size_r_d_c = ls_or_size_0;
-            ls_tag_r_d_c = ls_or_tag_0;
+            ls_way_r_d_comb = ls_pe_index;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
         end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
@@ -3737,180 +3737,180 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_base = ls_base_r_q;
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
-        base_0_d = base_0_d_c;
-        base_10_d = base_10_d_c;
-        base_11_d = base_11_d_c;
-        base_12_d = base_12_d_c;
-        base_13_d = base_13_d_c;
-        base_14_d = base_14_d_c;
-        base_15_d = base_15_d_c;
-        base_16_d = base_16_d_c;
-        base_17_d = base_17_d_c;
-        base_18_d = base_18_d_c;
-        base_19_d = base_19_d_c;
-        base_1_d = base_1_d_c;
-        base_20_d = base_20_d_c;
-        base_21_d = base_21_d_c;
-        base_22_d = base_22_d_c;
-        base_23_d = base_23_d_c;
-        base_24_d = base_24_d_c;
-        base_25_d = base_25_d_c;
-        base_26_d = base_26_d_c;
-        base_27_d = base_27_d_c;
-        base_28_d = base_28_d_c;
-        base_29_d = base_29_d_c;
-        base_2_d = base_2_d_c;
-        base_30_d = base_30_d_c;
-        base_31_d = base_31_d_c;
-        base_3_d = base_3_d_c;
-        base_4_d = base_4_d_c;
-        base_5_d = base_5_d_c;
-        base_6_d = base_6_d_c;
-        base_7_d = base_7_d_c;
-        base_8_d = base_8_d_c;
-        base_9_d = base_9_d_c;
-        loc_0_d = loc_0_d_c;
-        loc_10_d = loc_10_d_c;
-        loc_11_d = loc_11_d_c;
-        loc_12_d = loc_12_d_c;
-        loc_13_d = loc_13_d_c;
-        loc_14_d = loc_14_d_c;
-        loc_15_d = loc_15_d_c;
-        loc_16_d = loc_16_d_c;
-        loc_17_d = loc_17_d_c;
-        loc_18_d = loc_18_d_c;
-        loc_19_d = loc_19_d_c;
-        loc_1_d = loc_1_d_c;
-        loc_20_d = loc_20_d_c;
-        loc_21_d = loc_21_d_c;
-        loc_22_d = loc_22_d_c;
-        loc_23_d = loc_23_d_c;
-        loc_24_d = loc_24_d_c;
-        loc_25_d = loc_25_d_c;
-        loc_26_d = loc_26_d_c;
-        loc_27_d = loc_27_d_c;
-        loc_28_d = loc_28_d_c;
-        loc_29_d = loc_29_d_c;
-        loc_2_d = loc_2_d_c;
-        loc_30_d = loc_30_d_c;
-        loc_31_d = loc_31_d_c;
-        loc_3_d = loc_3_d_c;
-        loc_4_d = loc_4_d_c;
-        loc_5_d = loc_5_d_c;
-        loc_6_d = loc_6_d_c;
-        loc_7_d = loc_7_d_c;
-        loc_8_d = loc_8_d_c;
-        loc_9_d = loc_9_d_c;
-        ls_base_r_d = ls_base_r_d_c;
-        ls_hit_r_d = ls_hit_r_d_c;
-        ls_multi_r_d = ls_multi_r_d_c;
-        ls_size_r_d = ls_size_r_d_c;
-        ls_tag_r_d = ls_tag_r_d_c;
-        ls_way_r_d = ls_way_r_d_c;
-        repl_state = repl_state_c;
-        rs_base_r_d = rs_base_r_d_c;
-        rs_hit_r_d = rs_hit_r_d_c;
-        rs_loc_r_d = rs_loc_r_d_c;
-        rs_multi_r_d = rs_multi_r_d_c;
-        rs_size_r_d = rs_size_r_d_c;
-        rs_tag_r_d = rs_tag_r_d_c;
-        rs_way_r_d = rs_way_r_d_c;
-        size_0_d = size_0_d_c;
-        size_10_d = size_10_d_c;
-        size_11_d = size_11_d_c;
-        size_12_d = size_12_d_c;
-        size_13_d = size_13_d_c;
-        size_14_d = size_14_d_c;
-        size_15_d = size_15_d_c;
-        size_16_d = size_16_d_c;
-        size_17_d = size_17_d_c;
-        size_18_d = size_18_d_c;
-        size_19_d = size_19_d_c;
-        size_1_d = size_1_d_c;
-        size_20_d = size_20_d_c;
-        size_21_d = size_21_d_c;
-        size_22_d = size_22_d_c;
-        size_23_d = size_23_d_c;
-        size_24_d = size_24_d_c;
-        size_25_d = size_25_d_c;
-        size_26_d = size_26_d_c;
-        size_27_d = size_27_d_c;
-        size_28_d = size_28_d_c;
-        size_29_d = size_29_d_c;
-        size_2_d = size_2_d_c;
-        size_30_d = size_30_d_c;
-        size_31_d = size_31_d_c;
-        size_3_d = size_3_d_c;
-        size_4_d = size_4_d_c;
-        size_5_d = size_5_d_c;
-        size_6_d = size_6_d_c;
-        size_7_d = size_7_d_c;
-        size_8_d = size_8_d_c;
-        size_9_d = size_9_d_c;
-        tag_0_d = tag_0_d_c;
-        tag_10_d = tag_10_d_c;
-        tag_11_d = tag_11_d_c;
-        tag_12_d = tag_12_d_c;
-        tag_13_d = tag_13_d_c;
-        tag_14_d = tag_14_d_c;
-        tag_15_d = tag_15_d_c;
-        tag_16_d = tag_16_d_c;
-        tag_17_d = tag_17_d_c;
-        tag_18_d = tag_18_d_c;
-        tag_19_d = tag_19_d_c;
-        tag_1_d = tag_1_d_c;
-        tag_20_d = tag_20_d_c;
-        tag_21_d = tag_21_d_c;
-        tag_22_d = tag_22_d_c;
-        tag_23_d = tag_23_d_c;
-        tag_24_d = tag_24_d_c;
-        tag_25_d = tag_25_d_c;
-        tag_26_d = tag_26_d_c;
-        tag_27_d = tag_27_d_c;
-        tag_28_d = tag_28_d_c;
-        tag_29_d = tag_29_d_c;
-        tag_2_d = tag_2_d_c;
-        tag_30_d = tag_30_d_c;
-        tag_31_d = tag_31_d_c;
-        tag_3_d = tag_3_d_c;
-        tag_4_d = tag_4_d_c;
-        tag_5_d = tag_5_d_c;
-        tag_6_d = tag_6_d_c;
-        tag_7_d = tag_7_d_c;
-        tag_8_d = tag_8_d_c;
-        tag_9_d = tag_9_d_c;
-        valid_0_d = valid_0_d_c;
-        valid_10_d = valid_10_d_c;
-        valid_11_d = valid_11_d_c;
-        valid_12_d = valid_12_d_c;
-        valid_13_d = valid_13_d_c;
-        valid_14_d = valid_14_d_c;
-        valid_15_d = valid_15_d_c;
-        valid_16_d = valid_16_d_c;
-        valid_17_d = valid_17_d_c;
-        valid_18_d = valid_18_d_c;
-        valid_19_d = valid_19_d_c;
-        valid_1_d = valid_1_d_c;
-        valid_20_d = valid_20_d_c;
-        valid_21_d = valid_21_d_c;
-        valid_22_d = valid_22_d_c;
-        valid_23_d = valid_23_d_c;
-        valid_24_d = valid_24_d_c;
-        valid_25_d = valid_25_d_c;
-        valid_26_d = valid_26_d_c;
-        valid_27_d = valid_27_d_c;
-        valid_28_d = valid_28_d_c;
-        valid_29_d = valid_29_d_c;
-        valid_2_d = valid_2_d_c;
-        valid_30_d = valid_30_d_c;
-        valid_31_d = valid_31_d_c;
-        valid_3_d = valid_3_d_c;
-        valid_4_d = valid_4_d_c;
-        valid_5_d = valid_5_d_c;
-        valid_6_d = valid_6_d_c;
-        valid_7_d = valid_7_d_c;
-        valid_8_d = valid_8_d_c;
-        valid_9_d = valid_9_d_c;
+        base_0_d = base_0_d_comb;
+        base_10_d = base_10_d_comb;
+        base_11_d = base_11_d_comb;
+        base_12_d = base_12_d_comb;
+        base_13_d = base_13_d_comb;
+        base_14_d = base_14_d_comb;
+        base_15_d = base_15_d_comb;
+        base_16_d = base_16_d_comb;
+        base_17_d = base_17_d_comb;
+        base_18_d = base_18_d_comb;
+        base_19_d = base_19_d_comb;
+        base_1_d = base_1_d_comb;
+        base_20_d = base_20_d_comb;
+        base_21_d = base_21_d_comb;
+        base_22_d = base_22_d_comb;
+        base_23_d = base_23_d_comb;
+        base_24_d = base_24_d_comb;
+        base_25_d = base_25_d_comb;
+        base_26_d = base_26_d_comb;
+        base_27_d = base_27_d_comb;
+        base_28_d = base_28_d_comb;
+        base_29_d = base_29_d_comb;
+        base_2_d = base_2_d_comb;
+        base_30_d = base_30_d_comb;
+        base_31_d = base_31_d_comb;
+        base_3_d = base_3_d_comb;
+        base_4_d = base_4_d_comb;
+        base_5_d = base_5_d_comb;
+        base_6_d = base_6_d_comb;
+        base_7_d = base_7_d_comb;
+        base_8_d = base_8_d_comb;
+        base_9_d = base_9_d_comb;
+        loc_0_d = loc_0_d_comb;
+        loc_10_d = loc_10_d_comb;
+        loc_11_d = loc_11_d_comb;
+        loc_12_d = loc_12_d_comb;
+        loc_13_d = loc_13_d_comb;
+        loc_14_d = loc_14_d_comb;
+        loc_15_d = loc_15_d_comb;
+        loc_16_d = loc_16_d_comb;
+        loc_17_d = loc_17_d_comb;
+        loc_18_d = loc_18_d_comb;
+        loc_19_d = loc_19_d_comb;
+        loc_1_d = loc_1_d_comb;
+        loc_20_d = loc_20_d_comb;
+        loc_21_d = loc_21_d_comb;
+        loc_22_d = loc_22_d_comb;
+        loc_23_d = loc_23_d_comb;
+        loc_24_d = loc_24_d_comb;
+        loc_25_d = loc_25_d_comb;
+        loc_26_d = loc_26_d_comb;
+        loc_27_d = loc_27_d_comb;
+        loc_28_d = loc_28_d_comb;
+        loc_29_d = loc_29_d_comb;
+        loc_2_d = loc_2_d_comb;
+        loc_30_d = loc_30_d_comb;
+        loc_31_d = loc_31_d_comb;
+        loc_3_d = loc_3_d_comb;
+        loc_4_d = loc_4_d_comb;
+        loc_5_d = loc_5_d_comb;
+        loc_6_d = loc_6_d_comb;
+        loc_7_d = loc_7_d_comb;
+        loc_8_d = loc_8_d_comb;
+        loc_9_d = loc_9_d_comb;
+        ls_base_r_d = ls_base_r_d_comb;
+        ls_hit_r_d = ls_hit_r_d_comb;
+        ls_multi_r_d = ls_multi_r_d_comb;
+        ls_size_r_d = ls_size_r_d_comb;
+        ls_tag_r_d = ls_tag_r_d_comb;
+        ls_way_r_d = ls_way_r_d_comb;
+        repl_state = repl_state_comb;
+        rs_base_r_d = rs_base_r_d_comb;
+        rs_hit_r_d = rs_hit_r_d_comb;
+        rs_loc_r_d = rs_loc_r_d_comb;
+        rs_multi_r_d = rs_multi_r_d_comb;
+        rs_size_r_d = rs_size_r_d_comb;
+        rs_tag_r_d = rs_tag_r_d_comb;
+        rs_way_r_d = rs_way_r_d_comb;
+        size_0_d = size_0_d_comb;
+        size_10_d = size_10_d_comb;
+        size_11_d = size_11_d_comb;
+        size_12_d = size_12_d_comb;
+        size_13_d = size_13_d_comb;
+        size_14_d = size_14_d_comb;
+        size_15_d = size_15_d_comb;
+        size_16_d = size_16_d_comb;
+        size_17_d = size_17_d_comb;
+        size_18_d = size_18_d_comb;
+        size_19_d = size_19_d_comb;
+        size_1_d = size_1_d_comb;
+        size_20_d = size_20_d_comb;
+        size_21_d = size_21_d_comb;
+        size_22_d = size_22_d_comb;
+        size_23_d = size_23_d_comb;
+        size_24_d = size_24_d_comb;
+        size_25_d = size_25_d_comb;
+        size_26_d = size_26_d_comb;
+        size_27_d = size_27_d_comb;
+        size_28_d = size_28_d_comb;
+        size_29_d = size_29_d_comb;
+        size_2_d = size_2_d_comb;
+        size_30_d = size_30_d_comb;
+        size_31_d = size_31_d_comb;
+        size_3_d = size_3_d_comb;
+        size_4_d = size_4_d_comb;
+        size_5_d = size_5_d_comb;
+        size_6_d = size_6_d_comb;
+        size_7_d = size_7_d_comb;
+        size_8_d = size_8_d_comb;
+        size_9_d = size_9_d_comb;
+        tag_0_d = tag_0_d_comb;
+        tag_10_d = tag_10_d_comb;
+        tag_11_d = tag_11_d_comb;
+        tag_12_d = tag_12_d_comb;
+        tag_13_d = tag_13_d_comb;
+        tag_14_d = tag_14_d_comb;
+        tag_15_d = tag_15_d_comb;
+        tag_16_d = tag_16_d_comb;
+        tag_17_d = tag_17_d_comb;
+        tag_18_d = tag_18_d_comb;
+        tag_19_d = tag_19_d_comb;
+        tag_1_d = tag_1_d_comb;
+        tag_20_d = tag_20_d_comb;
+        tag_21_d = tag_21_d_comb;
+        tag_22_d = tag_22_d_comb;
+        tag_23_d = tag_23_d_comb;
+        tag_24_d = tag_24_d_comb;
+        tag_25_d = tag_25_d_comb;
+        tag_26_d = tag_26_d_comb;
+        tag_27_d = tag_27_d_comb;
+        tag_28_d = tag_28_d_comb;
+        tag_29_d = tag_29_d_comb;
+        tag_2_d = tag_2_d_comb;
+        tag_30_d = tag_30_d_comb;
+        tag_31_d = tag_31_d_comb;
+        tag_3_d = tag_3_d_comb;
+        tag_4_d = tag_4_d_comb;
+        tag_5_d = tag_5_d_comb;
+        tag_6_d = tag_6_d_comb;
+        tag_7_d = tag_7_d_comb;
+        tag_8_d = tag_8_d_comb;
+        tag_9_d = tag_9_d_comb;
+        valid_0_d = valid_0_d_comb;
+        valid_10_d = valid_10_d_comb;
+        valid_11_d = valid_11_d_comb;
+        valid_12_d = valid_12_d_comb;
+        valid_13_d = valid_13_d_comb;
+        valid_14_d = valid_14_d_comb;
+        valid_15_d = valid_15_d_comb;
+        valid_16_d = valid_16_d_comb;
+        valid_17_d = valid_17_d_comb;
+        valid_18_d = valid_18_d_comb;
+        valid_19_d = valid_19_d_comb;
+        valid_1_d = valid_1_d_comb;
+        valid_20_d = valid_20_d_comb;
+        valid_21_d = valid_21_d_comb;
+        valid_22_d = valid_22_d_comb;
+        valid_23_d = valid_23_d_comb;
+        valid_24_d = valid_24_d_comb;
+        valid_25_d = valid_25_d_comb;
+        valid_26_d = valid_26_d_comb;
+        valid_27_d = valid_27_d_comb;
+        valid_28_d = valid_28_d_comb;
+        valid_29_d = valid_29_d_comb;
+        valid_2_d = valid_2_d_comb;
+        valid_30_d = valid_30_d_comb;
+        valid_31_d = valid_31_d_comb;
+        valid_3_d = valid_3_d_comb;
+        valid_4_d = valid_4_d_comb;
+        valid_5_d = valid_5_d_comb;
+        valid_6_d = valid_6_d_comb;
+        valid_7_d = valid_7_d_comb;
+        valid_8_d = valid_8_d_comb;
+        valid_9_d = valid_9_d_comb;
     end
 endmodule // mlb32_plru
 
@@ -5772,10 +5772,10 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [31:0] bits_d_c;
-    reg  [4:0] victim_c;
+    reg  [31:0] bits_d_comb;
+    reg  [4:0] victim_comb;
     always @(*) begin
         mask_a = zero;
         set_a = zero;
@@ -6170,110 +6170,110 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
         after_a = (bits_q & ~mask_a) | set_a;
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
-        victim_c = way_0;
+        victim_comb = way_0;
         if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
-            victim_c = way_0;
+            victim_comb = way_0;
         end
         if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
-            victim_c = way_1;
+            victim_comb = way_1;
         end
         if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
-            victim_c = way_2;
+            victim_comb = way_2;
         end
         if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
-            victim_c = way_3;
+            victim_comb = way_3;
         end
         if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
-            victim_c = way_4;
+            victim_comb = way_4;
         end
         if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
-            victim_c = way_5;
+            victim_comb = way_5;
         end
         if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
-            victim_c = way_6;
+            victim_comb = way_6;
         end
         if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
-            victim_c = way_7;
+            victim_comb = way_7;
         end
         if (((bits_q ^ path_to_8) & path_mask_8) == zero) begin
-            victim_c = way_8;
+            victim_comb = way_8;
         end
         if (((bits_q ^ path_to_9) & path_mask_9) == zero) begin
-            victim_c = way_9;
+            victim_comb = way_9;
         end
         if (((bits_q ^ path_to_10) & path_mask_10) == zero) begin
-            victim_c = way_10;
+            victim_comb = way_10;
         end
         if (((bits_q ^ path_to_11) & path_mask_11) == zero) begin
-            victim_c = way_11;
+            victim_comb = way_11;
         end
         if (((bits_q ^ path_to_12) & path_mask_12) == zero) begin
-            victim_c = way_12;
+            victim_comb = way_12;
         end
         if (((bits_q ^ path_to_13) & path_mask_13) == zero) begin
-            victim_c = way_13;
+            victim_comb = way_13;
         end
         if (((bits_q ^ path_to_14) & path_mask_14) == zero) begin
-            victim_c = way_14;
+            victim_comb = way_14;
         end
         if (((bits_q ^ path_to_15) & path_mask_15) == zero) begin
-            victim_c = way_15;
+            victim_comb = way_15;
         end
         if (((bits_q ^ path_to_16) & path_mask_16) == zero) begin
-            victim_c = way_16;
+            victim_comb = way_16;
         end
         if (((bits_q ^ path_to_17) & path_mask_17) == zero) begin
-            victim_c = way_17;
+            victim_comb = way_17;
         end
         if (((bits_q ^ path_to_18) & path_mask_18) == zero) begin
-            victim_c = way_18;
+            victim_comb = way_18;
         end
         if (((bits_q ^ path_to_19) & path_mask_19) == zero) begin
-            victim_c = way_19;
+            victim_comb = way_19;
         end
         if (((bits_q ^ path_to_20) & path_mask_20) == zero) begin
-            victim_c = way_20;
+            victim_comb = way_20;
         end
         if (((bits_q ^ path_to_21) & path_mask_21) == zero) begin
-            victim_c = way_21;
+            victim_comb = way_21;
         end
         if (((bits_q ^ path_to_22) & path_mask_22) == zero) begin
-            victim_c = way_22;
+            victim_comb = way_22;
         end
         if (((bits_q ^ path_to_23) & path_mask_23) == zero) begin
-            victim_c = way_23;
+            victim_comb = way_23;
         end
         if (((bits_q ^ path_to_24) & path_mask_24) == zero) begin
-            victim_c = way_24;
+            victim_comb = way_24;
         end
         if (((bits_q ^ path_to_25) & path_mask_25) == zero) begin
-            victim_c = way_25;
+            victim_comb = way_25;
         end
         if (((bits_q ^ path_to_26) & path_mask_26) == zero) begin
-            victim_c = way_26;
+            victim_comb = way_26;
         end
         if (((bits_q ^ path_to_27) & path_mask_27) == zero) begin
-            victim_c = way_27;
+            victim_comb = way_27;
         end
         if (((bits_q ^ path_to_28) & path_mask_28) == zero) begin
-            victim_c = way_28;
+            victim_comb = way_28;
         end
         if (((bits_q ^ path_to_29) & path_mask_29) == zero) begin
-            victim_c = way_29;
+            victim_comb = way_29;
         end
         if (((bits_q ^ path_to_30) & path_mask_30) == zero) begin
-            victim_c = way_30;
+            victim_comb = way_30;
         end
         if (((bits_q ^ path_to_31) & path_mask_31) == zero) begin
-            victim_c = way_31;
+            victim_comb = way_31;
         end
-        bits_d_c = after_c;
+        bits_d_comb = after_c;
         if (clear) begin
-            bits_d_c = zero;
+            bits_d_comb = zero;
         end
         state = bits_q;
-        bits_d = bits_d_c;
-        victim = victim_c;
+        bits_d = bits_d_comb;
+        victim = victim_comb;
     end
 endmodule // mlb32_plru_plru_0
 

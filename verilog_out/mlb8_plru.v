@@ -625,76 +625,76 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [55:0] base_0_d_c;
-    reg  [55:0] base_1_d_c;
-    reg  [55:0] base_2_d_c;
-    reg  [55:0] base_3_d_c;
-    reg  [55:0] base_4_d_c;
-    reg  [55:0] base_5_d_c;
-    reg  [55:0] base_6_d_c;
-    reg  [55:0] base_7_d_c;
-    reg  [50:0] loc_0_d_c;
-    reg  [50:0] loc_1_d_c;
-    reg  [50:0] loc_2_d_c;
-    reg  [50:0] loc_3_d_c;
-    reg  [50:0] loc_4_d_c;
-    reg  [50:0] loc_5_d_c;
-    reg  [50:0] loc_6_d_c;
-    reg  [50:0] loc_7_d_c;
-    reg  [55:0] ls_base_r_d_c;
-    reg  ls_hit_r_d_c;
-    reg  ls_multi_r_d_c;
-    reg  [55:0] ls_size_r_d_c;
-    reg  [7:0] ls_tag_r_d_c;
-    reg  [2:0] ls_way_r_d_c;
-    reg  [7:0] repl_state_c;
-    reg  [55:0] rs_base_r_d_c;
-    reg  rs_hit_r_d_c;
-    reg  [50:0] rs_loc_r_d_c;
-    reg  rs_multi_r_d_c;
-    reg  [55:0] rs_size_r_d_c;
-    reg  [7:0] rs_tag_r_d_c;
-    reg  [2:0] rs_way_r_d_c;
-    reg  [55:0] size_0_d_c;
-    reg  [55:0] size_1_d_c;
-    reg  [55:0] size_2_d_c;
-    reg  [55:0] size_3_d_c;
-    reg  [55:0] size_4_d_c;
-    reg  [55:0] size_5_d_c;
-    reg  [55:0] size_6_d_c;
-    reg  [55:0] size_7_d_c;
-    reg  [7:0] tag_0_d_c;
-    reg  [7:0] tag_1_d_c;
-    reg  [7:0] tag_2_d_c;
-    reg  [7:0] tag_3_d_c;
-    reg  [7:0] tag_4_d_c;
-    reg  [7:0] tag_5_d_c;
-    reg  [7:0] tag_6_d_c;
-    reg  [7:0] tag_7_d_c;
-    reg  valid_0_d_c;
-    reg  valid_1_d_c;
-    reg  valid_2_d_c;
-    reg  valid_3_d_c;
-    reg  valid_4_d_c;
-    reg  valid_5_d_c;
-    reg  valid_6_d_c;
-    reg  valid_7_d_c;
+    reg  [55:0] base_0_d_comb;
+    reg  [55:0] base_1_d_comb;
+    reg  [55:0] base_2_d_comb;
+    reg  [55:0] base_3_d_comb;
+    reg  [55:0] base_4_d_comb;
+    reg  [55:0] base_5_d_comb;
+    reg  [55:0] base_6_d_comb;
+    reg  [55:0] base_7_d_comb;
+    reg  [50:0] loc_0_d_comb;
+    reg  [50:0] loc_1_d_comb;
+    reg  [50:0] loc_2_d_comb;
+    reg  [50:0] loc_3_d_comb;
+    reg  [50:0] loc_4_d_comb;
+    reg  [50:0] loc_5_d_comb;
+    reg  [50:0] loc_6_d_comb;
+    reg  [50:0] loc_7_d_comb;
+    reg  [55:0] ls_base_r_d_comb;
+    reg  ls_hit_r_d_comb;
+    reg  ls_multi_r_d_comb;
+    reg  [55:0] ls_size_r_d_comb;
+    reg  [7:0] ls_tag_r_d_comb;
+    reg  [2:0] ls_way_r_d_comb;
+    reg  [7:0] repl_state_comb;
+    reg  [55:0] rs_base_r_d_comb;
+    reg  rs_hit_r_d_comb;
+    reg  [50:0] rs_loc_r_d_comb;
+    reg  rs_multi_r_d_comb;
+    reg  [55:0] rs_size_r_d_comb;
+    reg  [7:0] rs_tag_r_d_comb;
+    reg  [2:0] rs_way_r_d_comb;
+    reg  [55:0] size_0_d_comb;
+    reg  [55:0] size_1_d_comb;
+    reg  [55:0] size_2_d_comb;
+    reg  [55:0] size_3_d_comb;
+    reg  [55:0] size_4_d_comb;
+    reg  [55:0] size_5_d_comb;
+    reg  [55:0] size_6_d_comb;
+    reg  [55:0] size_7_d_comb;
+    reg  [7:0] tag_0_d_comb;
+    reg  [7:0] tag_1_d_comb;
+    reg  [7:0] tag_2_d_comb;
+    reg  [7:0] tag_3_d_comb;
+    reg  [7:0] tag_4_d_comb;
+    reg  [7:0] tag_5_d_comb;
+    reg  [7:0] tag_6_d_comb;
+    reg  [7:0] tag_7_d_comb;
+    reg  valid_0_d_comb;
+    reg  valid_1_d_comb;
+    reg  valid_2_d_comb;
+    reg  valid_3_d_comb;
+    reg  valid_4_d_comb;
+    reg  valid_5_d_comb;
+    reg  valid_6_d_comb;
+    reg  valid_7_d_comb;
     always @(*) begin
-        rs_hit_r_d_c = rs_hit_r_q;
-        rs_multi_r_d_c = rs_multi_r_q;
-        rs_way_r_d_c = rs_way_r_q;
-        rs_loc_r_d_c = rs_loc_r_q;
-        rs_base_r_d_c = rs_base_r_q;
-        rs_size_r_d_c = rs_size_r_q;
-        rs_tag_r_d_c = rs_tag_r_q;
-        ls_hit_r_d_c = ls_hit_r_q;
-        ls_multi_r_d_c = ls_multi_r_q;
-        ls_way_r_d_c = ls_way_r_q;
-        ls_base_r_d_c = ls_base_r_q;
-        ls_size_r_d_c = ls_size_r_q;
-        ls_tag_r_d_c = ls_tag_r_q;
+        rs_hit_r_d_comb = rs_hit_r_q;
+        rs_multi_r_d_comb = rs_multi_r_q;
+        rs_way_r_d_comb = rs_way_r_q;
+        rs_loc_r_d_comb = rs_loc_r_q;
+        rs_base_r_d_comb = rs_base_r_q;
+        rs_size_r_d_comb = rs_size_r_q;
+        rs_tag_r_d_comb = rs_tag_r_q;
+        ls_hit_r_d_comb = ls_hit_r_q;
+        ls_multi_r_d_comb = ls_multi_r_q;
+        ls_way_r_d_comb = ls_way_r_q;
+        ls_base_r_d_comb = ls_base_r_q;
+        ls_size_r_d_comb = ls_size_r_q;
+        ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
         cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
         cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
@@ -753,9 +753,9 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         free_pe_req_7 = ~valid_7_q;
         victim_l = zero_iw;
-        repl_state_c = zero_n;
+        repl_state_comb = zero_n;
         victim_l = plru_0_victim;
-        repl_state_c = plru_0_state;
+        repl_state_comb = plru_0_state;
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
@@ -795,137 +795,137 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_ok_l && (victim_l == way_0);
-        valid_0_d_c = valid_0_q;
-        loc_0_d_c = loc_0_q;
-        base_0_d_c = base_0_q;
-        size_0_d_c = size_0_q;
-        tag_0_d_c = tag_0_q;
+        valid_0_d_comb = valid_0_q;
+        loc_0_d_comb = loc_0_q;
+        base_0_d_comb = base_0_q;
+        size_0_d_comb = size_0_q;
+        tag_0_d_comb = tag_0_q;
         if (write_en_0) begin
-            valid_0_d_c = 1'b1;
-            loc_0_d_c = fill_loc;
-            base_0_d_c = fill_base;
-            size_0_d_c = fill_size;
-            tag_0_d_c = fill_tag;
+            valid_0_d_comb = 1'b1;
+            loc_0_d_comb = fill_loc;
+            base_0_d_comb = fill_base;
+            size_0_d_comb = fill_size;
+            tag_0_d_comb = fill_tag;
         end
         if (inv_match_0 || clear) begin
-            valid_0_d_c = 1'b0;
+            valid_0_d_comb = 1'b0;
         end
         write_en_1 = fill_ok_l && (victim_l == way_1);
-        valid_1_d_c = valid_1_q;
-        loc_1_d_c = loc_1_q;
-        base_1_d_c = base_1_q;
-        size_1_d_c = size_1_q;
-        tag_1_d_c = tag_1_q;
+        valid_1_d_comb = valid_1_q;
+        loc_1_d_comb = loc_1_q;
+        base_1_d_comb = base_1_q;
+        size_1_d_comb = size_1_q;
+        tag_1_d_comb = tag_1_q;
         if (write_en_1) begin
-            valid_1_d_c = 1'b1;
-            loc_1_d_c = fill_loc;
-            base_1_d_c = fill_base;
-            size_1_d_c = fill_size;
-            tag_1_d_c = fill_tag;
+            valid_1_d_comb = 1'b1;
+            loc_1_d_comb = fill_loc;
+            base_1_d_comb = fill_base;
+            size_1_d_comb = fill_size;
+            tag_1_d_comb = fill_tag;
         end
         if (inv_match_1 || clear) begin
-            valid_1_d_c = 1'b0;
+            valid_1_d_comb = 1'b0;
         end
         write_en_2 = fill_ok_l && (victim_l == way_2);
-        valid_2_d_c = valid_2_q;
-        loc_2_d_c = loc_2_q;
-        base_2_d_c = base_2_q;
-        size_2_d_c = size_2_q;
-        tag_2_d_c = tag_2_q;
+        valid_2_d_comb = valid_2_q;
+        loc_2_d_comb = loc_2_q;
+        base_2_d_comb = base_2_q;
+        size_2_d_comb = size_2_q;
+        tag_2_d_comb = tag_2_q;
         if (write_en_2) begin
-            valid_2_d_c = 1'b1;
-            loc_2_d_c = fill_loc;
-            base_2_d_c = fill_base;
-            size_2_d_c = fill_size;
-            tag_2_d_c = fill_tag;
+            valid_2_d_comb = 1'b1;
+            loc_2_d_comb = fill_loc;
+            base_2_d_comb = fill_base;
+            size_2_d_comb = fill_size;
+            tag_2_d_comb = fill_tag;
         end
         if (inv_match_2 || clear) begin
-            valid_2_d_c = 1'b0;
+            valid_2_d_comb = 1'b0;
         end
         write_en_3 = fill_ok_l && (victim_l == way_3);
-        valid_3_d_c = valid_3_q;
-        loc_3_d_c = loc_3_q;
-        base_3_d_c = base_3_q;
-        size_3_d_c = size_3_q;
-        tag_3_d_c = tag_3_q;
+        valid_3_d_comb = valid_3_q;
+        loc_3_d_comb = loc_3_q;
+        base_3_d_comb = base_3_q;
+        size_3_d_comb = size_3_q;
+        tag_3_d_comb = tag_3_q;
         if (write_en_3) begin
-            valid_3_d_c = 1'b1;
-            loc_3_d_c = fill_loc;
-            base_3_d_c = fill_base;
-            size_3_d_c = fill_size;
-            tag_3_d_c = fill_tag;
+            valid_3_d_comb = 1'b1;
+            loc_3_d_comb = fill_loc;
+            base_3_d_comb = fill_base;
+            size_3_d_comb = fill_size;
+            tag_3_d_comb = fill_tag;
         end
         if (inv_match_3 || clear) begin
-            valid_3_d_c = 1'b0;
+            valid_3_d_comb = 1'b0;
         end
         write_en_4 = fill_ok_l && (victim_l == way_4);
-        valid_4_d_c = valid_4_q;
-        loc_4_d_c = loc_4_q;
-        base_4_d_c = base_4_q;
-        size_4_d_c = size_4_q;
-        tag_4_d_c = tag_4_q;
+        valid_4_d_comb = valid_4_q;
+        loc_4_d_comb = loc_4_q;
+        base_4_d_comb = base_4_q;
+        size_4_d_comb = size_4_q;
+        tag_4_d_comb = tag_4_q;
         if (write_en_4) begin
-            valid_4_d_c = 1'b1;
-            loc_4_d_c = fill_loc;
-            base_4_d_c = fill_base;
-            size_4_d_c = fill_size;
-            tag_4_d_c = fill_tag;
+            valid_4_d_comb = 1'b1;
+            loc_4_d_comb = fill_loc;
+            base_4_d_comb = fill_base;
+            size_4_d_comb = fill_size;
+            tag_4_d_comb = fill_tag;
         end
         if (inv_match_4 || clear) begin
-            valid_4_d_c = 1'b0;
+            valid_4_d_comb = 1'b0;
         end
         write_en_5 = fill_ok_l && (victim_l == way_5);
-        valid_5_d_c = valid_5_q;
-        loc_5_d_c = loc_5_q;
-        base_5_d_c = base_5_q;
-        size_5_d_c = size_5_q;
-        tag_5_d_c = tag_5_q;
+        valid_5_d_comb = valid_5_q;
+        loc_5_d_comb = loc_5_q;
+        base_5_d_comb = base_5_q;
+        size_5_d_comb = size_5_q;
+        tag_5_d_comb = tag_5_q;
         if (write_en_5) begin
-            valid_5_d_c = 1'b1;
-            loc_5_d_c = fill_loc;
-            base_5_d_c = fill_base;
-            size_5_d_c = fill_size;
-            tag_5_d_c = fill_tag;
+            valid_5_d_comb = 1'b1;
+            loc_5_d_comb = fill_loc;
+            base_5_d_comb = fill_base;
+            size_5_d_comb = fill_size;
+            tag_5_d_comb = fill_tag;
         end
         if (inv_match_5 || clear) begin
-            valid_5_d_c = 1'b0;
+            valid_5_d_comb = 1'b0;
         end
         write_en_6 = fill_ok_l && (victim_l == way_6);
-        valid_6_d_c = valid_6_q;
-        loc_6_d_c = loc_6_q;
-        base_6_d_c = base_6_q;
-        size_6_d_c = size_6_q;
-        tag_6_d_c = tag_6_q;
+        valid_6_d_comb = valid_6_q;
+        loc_6_d_comb = loc_6_q;
+        base_6_d_comb = base_6_q;
+        size_6_d_comb = size_6_q;
+        tag_6_d_comb = tag_6_q;
         if (write_en_6) begin
-            valid_6_d_c = 1'b1;
-            loc_6_d_c = fill_loc;
-            base_6_d_c = fill_base;
-            size_6_d_c = fill_size;
-            tag_6_d_c = fill_tag;
+            valid_6_d_comb = 1'b1;
+            loc_6_d_comb = fill_loc;
+            base_6_d_comb = fill_base;
+            size_6_d_comb = fill_size;
+            tag_6_d_comb = fill_tag;
         end
         if (inv_match_6 || clear) begin
-            valid_6_d_c = 1'b0;
+            valid_6_d_comb = 1'b0;
         end
         write_en_7 = fill_ok_l && (victim_l == way_7);
-        valid_7_d_c = valid_7_q;
-        loc_7_d_c = loc_7_q;
-        base_7_d_c = base_7_q;
-        size_7_d_c = size_7_q;
-        tag_7_d_c = tag_7_q;
+        valid_7_d_comb = valid_7_q;
+        loc_7_d_comb = loc_7_q;
+        base_7_d_comb = base_7_q;
+        size_7_d_comb = size_7_q;
+        tag_7_d_comb = tag_7_q;
         if (write_en_7) begin
-            valid_7_d_c = 1'b1;
-            loc_7_d_c = fill_loc;
-            base_7_d_c = fill_base;
-            size_7_d_c = fill_size;
-            tag_7_d_c = fill_tag;
+            valid_7_d_comb = 1'b1;
+            loc_7_d_comb = fill_loc;
+            base_7_d_comb = fill_base;
+            size_7_d_comb = fill_size;
+            tag_7_d_comb = fill_tag;
         end
         if (inv_match_7 || clear) begin
-            valid_7_d_c = 1'b0;
+            valid_7_d_comb = 1'b0;
         end
-        rs_hit_r_d_c = rs_pe_any && ~reset;
-        rs_multi_r_d_c = rs_pe_multi && ~reset;
-        ls_hit_r_d_c = ls_pe_any && ~reset;
-        ls_multi_r_d_c = ls_pe_multi && ~reset;
+        rs_hit_r_d_comb = rs_pe_any && ~reset;
+        rs_multi_r_d_comb = rs_pe_multi && ~reset;
+        ls_hit_r_d_comb = ls_pe_any && ~reset;
+        ls_multi_r_d_comb = ls_pe_multi && ~reset;
         rs_or_loc_7 = zero_51;
         rs_or_base_7 = zero_56;
         rs_or_size_7 = zero_56;
@@ -1120,17 +1120,17 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
         if (rs_valid) begin
-            rs_way_r_d_c = rs_pe_index;
-            rs_loc_r_d_c = rs_or_loc_0;
-            rs_base_r_d_c = rs_or_base_0;
-            rs_size_r_d_c = rs_or_size_0;
-            rs_tag_r_d_c = rs_or_tag_0;
+            rs_way_r_d_comb = rs_pe_index;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
         end
         if (ls_valid) begin
-            ls_way_r_d_c = ls_pe_index;
-            ls_base_r_d_c = ls_or_base_0;
-            ls_size_r_d_c = ls_or_size_0;
-            ls_tag_r_d_c = ls_or_tag_0;
+            ls_way_r_d_comb = ls_pe_index;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
         end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
@@ -1145,60 +1145,60 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_base = ls_base_r_q;
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
-        base_0_d = base_0_d_c;
-        base_1_d = base_1_d_c;
-        base_2_d = base_2_d_c;
-        base_3_d = base_3_d_c;
-        base_4_d = base_4_d_c;
-        base_5_d = base_5_d_c;
-        base_6_d = base_6_d_c;
-        base_7_d = base_7_d_c;
-        loc_0_d = loc_0_d_c;
-        loc_1_d = loc_1_d_c;
-        loc_2_d = loc_2_d_c;
-        loc_3_d = loc_3_d_c;
-        loc_4_d = loc_4_d_c;
-        loc_5_d = loc_5_d_c;
-        loc_6_d = loc_6_d_c;
-        loc_7_d = loc_7_d_c;
-        ls_base_r_d = ls_base_r_d_c;
-        ls_hit_r_d = ls_hit_r_d_c;
-        ls_multi_r_d = ls_multi_r_d_c;
-        ls_size_r_d = ls_size_r_d_c;
-        ls_tag_r_d = ls_tag_r_d_c;
-        ls_way_r_d = ls_way_r_d_c;
-        repl_state = repl_state_c;
-        rs_base_r_d = rs_base_r_d_c;
-        rs_hit_r_d = rs_hit_r_d_c;
-        rs_loc_r_d = rs_loc_r_d_c;
-        rs_multi_r_d = rs_multi_r_d_c;
-        rs_size_r_d = rs_size_r_d_c;
-        rs_tag_r_d = rs_tag_r_d_c;
-        rs_way_r_d = rs_way_r_d_c;
-        size_0_d = size_0_d_c;
-        size_1_d = size_1_d_c;
-        size_2_d = size_2_d_c;
-        size_3_d = size_3_d_c;
-        size_4_d = size_4_d_c;
-        size_5_d = size_5_d_c;
-        size_6_d = size_6_d_c;
-        size_7_d = size_7_d_c;
-        tag_0_d = tag_0_d_c;
-        tag_1_d = tag_1_d_c;
-        tag_2_d = tag_2_d_c;
-        tag_3_d = tag_3_d_c;
-        tag_4_d = tag_4_d_c;
-        tag_5_d = tag_5_d_c;
-        tag_6_d = tag_6_d_c;
-        tag_7_d = tag_7_d_c;
-        valid_0_d = valid_0_d_c;
-        valid_1_d = valid_1_d_c;
-        valid_2_d = valid_2_d_c;
-        valid_3_d = valid_3_d_c;
-        valid_4_d = valid_4_d_c;
-        valid_5_d = valid_5_d_c;
-        valid_6_d = valid_6_d_c;
-        valid_7_d = valid_7_d_c;
+        base_0_d = base_0_d_comb;
+        base_1_d = base_1_d_comb;
+        base_2_d = base_2_d_comb;
+        base_3_d = base_3_d_comb;
+        base_4_d = base_4_d_comb;
+        base_5_d = base_5_d_comb;
+        base_6_d = base_6_d_comb;
+        base_7_d = base_7_d_comb;
+        loc_0_d = loc_0_d_comb;
+        loc_1_d = loc_1_d_comb;
+        loc_2_d = loc_2_d_comb;
+        loc_3_d = loc_3_d_comb;
+        loc_4_d = loc_4_d_comb;
+        loc_5_d = loc_5_d_comb;
+        loc_6_d = loc_6_d_comb;
+        loc_7_d = loc_7_d_comb;
+        ls_base_r_d = ls_base_r_d_comb;
+        ls_hit_r_d = ls_hit_r_d_comb;
+        ls_multi_r_d = ls_multi_r_d_comb;
+        ls_size_r_d = ls_size_r_d_comb;
+        ls_tag_r_d = ls_tag_r_d_comb;
+        ls_way_r_d = ls_way_r_d_comb;
+        repl_state = repl_state_comb;
+        rs_base_r_d = rs_base_r_d_comb;
+        rs_hit_r_d = rs_hit_r_d_comb;
+        rs_loc_r_d = rs_loc_r_d_comb;
+        rs_multi_r_d = rs_multi_r_d_comb;
+        rs_size_r_d = rs_size_r_d_comb;
+        rs_tag_r_d = rs_tag_r_d_comb;
+        rs_way_r_d = rs_way_r_d_comb;
+        size_0_d = size_0_d_comb;
+        size_1_d = size_1_d_comb;
+        size_2_d = size_2_d_comb;
+        size_3_d = size_3_d_comb;
+        size_4_d = size_4_d_comb;
+        size_5_d = size_5_d_comb;
+        size_6_d = size_6_d_comb;
+        size_7_d = size_7_d_comb;
+        tag_0_d = tag_0_d_comb;
+        tag_1_d = tag_1_d_comb;
+        tag_2_d = tag_2_d_comb;
+        tag_3_d = tag_3_d_comb;
+        tag_4_d = tag_4_d_comb;
+        tag_5_d = tag_5_d_comb;
+        tag_6_d = tag_6_d_comb;
+        tag_7_d = tag_7_d_comb;
+        valid_0_d = valid_0_d_comb;
+        valid_1_d = valid_1_d_comb;
+        valid_2_d = valid_2_d_comb;
+        valid_3_d = valid_3_d_comb;
+        valid_4_d = valid_4_d_comb;
+        valid_5_d = valid_5_d_comb;
+        valid_6_d = valid_6_d_comb;
+        valid_7_d = valid_7_d_comb;
     end
 endmodule // mlb8_plru
 
@@ -1716,10 +1716,10 @@ module mlb8_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [7:0] bits_d_c;
-    reg  [2:0] victim_c;
+    reg  [7:0] bits_d_comb;
+    reg  [2:0] victim_comb;
     always @(*) begin
         mask_a = zero;
         set_a = zero;
@@ -1826,38 +1826,38 @@ module mlb8_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         after_a = (bits_q & ~mask_a) | set_a;
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
-        victim_c = way_0;
+        victim_comb = way_0;
         if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
-            victim_c = way_0;
+            victim_comb = way_0;
         end
         if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
-            victim_c = way_1;
+            victim_comb = way_1;
         end
         if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
-            victim_c = way_2;
+            victim_comb = way_2;
         end
         if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
-            victim_c = way_3;
+            victim_comb = way_3;
         end
         if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
-            victim_c = way_4;
+            victim_comb = way_4;
         end
         if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
-            victim_c = way_5;
+            victim_comb = way_5;
         end
         if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
-            victim_c = way_6;
+            victim_comb = way_6;
         end
         if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
-            victim_c = way_7;
+            victim_comb = way_7;
         end
-        bits_d_c = after_c;
+        bits_d_comb = after_c;
         if (clear) begin
-            bits_d_c = zero;
+            bits_d_comb = zero;
         end
         state = bits_q;
-        bits_d = bits_d_c;
-        victim = victim_c;
+        bits_d = bits_d_comb;
+        victim = victim_comb;
     end
 endmodule // mlb8_plru_plru_0
 

@@ -531,97 +531,97 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [31:0] c_faults_d_c;
-    reg  [31:0] c_flushes_d_c;
-    reg  [31:0] c_invalidates_d_c;
-    reg  [31:0] c_loadmeta_d_c;
-    reg  [31:0] c_loc_hits_d_c;
-    reg  [31:0] c_loc_lookups_d_c;
-    reg  [31:0] c_loc_misses_d_c;
-    reg  [31:0] c_memcheck_g_d_c;
-    reg  [31:0] c_memcheck_s_d_c;
-    reg  [31:0] c_meta_reads_d_c;
-    reg  [31:0] c_range_hits_d_c;
-    reg  [31:0] c_range_lookups_d_c;
-    reg  [31:0] c_range_misses_d_c;
-    reg  [31:0] c_steps_d_c;
-    reg  check_pass_c;
-    reg  [15:0] limit_r_d_c;
-    reg  [63:0] loc_r_d_c;
-    reg  [55:0] mbase_r_d_c;
-    reg  [63:0] mem_req_addr_c;
-    reg  mem_req_valid_c;
-    reg  [63:0] memcheck_g_loc_c;
-    reg  memcheck_g_meta_valid_c;
-    reg  [63:0] memcheck_g_ptr_c;
-    reg  [55:0] mlb_fill_base_c;
-    reg  [50:0] mlb_fill_loc_c;
-    reg  [55:0] mlb_fill_size_c;
-    reg  [7:0] mlb_fill_tag_c;
-    reg  mlb_fill_valid_c;
-    reg  mlb_flush_c;
-    reg  [3:0] mlb_hit_way_c;
-    reg  mlb_inv_valid_c;
-    reg  mlb_ls_valid_c;
-    reg  mlb_rs_valid_c;
-    reg  mode_r_d_c;
-    reg  [55:0] msize_r_d_c;
-    reg  [7:0] mtag_r_d_c;
-    reg  [2:0] op_r_d_c;
-    reg  [63:0] ptr_r_d_c;
-    reg  [55:0] resp_addr_r_d_c;
-    reg  [55:0] resp_base_r_d_c;
-    reg  [2:0] resp_fault_r_d_c;
-    reg  [63:0] resp_loc_r_d_c;
-    reg  [2:0] resp_op_r_d_c;
-    reg  [55:0] resp_size_r_d_c;
-    reg  resp_valid_r_d_c;
-    reg  [63:0] root_r_d_c;
-    reg  [31:0] sbase_r_d_c;
-    reg  [31:0] ssize_r_d_c;
-    reg  [3:0] state_d_c;
-    reg  structure_r_d_c;
-    reg  traverser_start_c;
-    reg  [4:0] width_r_d_c;
+    reg  [31:0] c_faults_d_comb;
+    reg  [31:0] c_flushes_d_comb;
+    reg  [31:0] c_invalidates_d_comb;
+    reg  [31:0] c_loadmeta_d_comb;
+    reg  [31:0] c_loc_hits_d_comb;
+    reg  [31:0] c_loc_lookups_d_comb;
+    reg  [31:0] c_loc_misses_d_comb;
+    reg  [31:0] c_memcheck_g_d_comb;
+    reg  [31:0] c_memcheck_s_d_comb;
+    reg  [31:0] c_meta_reads_d_comb;
+    reg  [31:0] c_range_hits_d_comb;
+    reg  [31:0] c_range_lookups_d_comb;
+    reg  [31:0] c_range_misses_d_comb;
+    reg  [31:0] c_steps_d_comb;
+    reg  check_pass_comb;
+    reg  [15:0] limit_r_d_comb;
+    reg  [63:0] loc_r_d_comb;
+    reg  [55:0] mbase_r_d_comb;
+    reg  [63:0] mem_req_addr_comb;
+    reg  mem_req_valid_comb;
+    reg  [63:0] memcheck_g_loc_comb;
+    reg  memcheck_g_meta_valid_comb;
+    reg  [63:0] memcheck_g_ptr_comb;
+    reg  [55:0] mlb_fill_base_comb;
+    reg  [50:0] mlb_fill_loc_comb;
+    reg  [55:0] mlb_fill_size_comb;
+    reg  [7:0] mlb_fill_tag_comb;
+    reg  mlb_fill_valid_comb;
+    reg  mlb_flush_comb;
+    reg  [3:0] mlb_hit_way_comb;
+    reg  mlb_inv_valid_comb;
+    reg  mlb_ls_valid_comb;
+    reg  mlb_rs_valid_comb;
+    reg  mode_r_d_comb;
+    reg  [55:0] msize_r_d_comb;
+    reg  [7:0] mtag_r_d_comb;
+    reg  [2:0] op_r_d_comb;
+    reg  [63:0] ptr_r_d_comb;
+    reg  [55:0] resp_addr_r_d_comb;
+    reg  [55:0] resp_base_r_d_comb;
+    reg  [2:0] resp_fault_r_d_comb;
+    reg  [63:0] resp_loc_r_d_comb;
+    reg  [2:0] resp_op_r_d_comb;
+    reg  [55:0] resp_size_r_d_comb;
+    reg  resp_valid_r_d_comb;
+    reg  [63:0] root_r_d_comb;
+    reg  [31:0] sbase_r_d_comb;
+    reg  [31:0] ssize_r_d_comb;
+    reg  [3:0] state_d_comb;
+    reg  structure_r_d_comb;
+    reg  traverser_start_comb;
+    reg  [4:0] width_r_d_comb;
     always @(*) begin
-        state_d_c = state_q;
-        op_r_d_c = op_r_q;
-        ptr_r_d_c = ptr_r_q;
-        width_r_d_c = width_r_q;
-        loc_r_d_c = loc_r_q;
-        sbase_r_d_c = sbase_r_q;
-        ssize_r_d_c = ssize_r_q;
-        mbase_r_d_c = mbase_r_q;
-        msize_r_d_c = msize_r_q;
-        mtag_r_d_c = mtag_r_q;
-        resp_valid_r_d_c = resp_valid_r_q;
-        resp_op_r_d_c = resp_op_r_q;
-        resp_fault_r_d_c = resp_fault_r_q;
-        resp_loc_r_d_c = resp_loc_r_q;
-        resp_addr_r_d_c = resp_addr_r_q;
-        resp_base_r_d_c = resp_base_r_q;
-        resp_size_r_d_c = resp_size_r_q;
-        mode_r_d_c = mode_r_q;
-        structure_r_d_c = structure_r_q;
-        root_r_d_c = root_r_q;
-        limit_r_d_c = limit_r_q;
-        c_loadmeta_d_c = c_loadmeta_q;
-        c_memcheck_g_d_c = c_memcheck_g_q;
-        c_memcheck_s_d_c = c_memcheck_s_q;
-        c_range_lookups_d_c = c_range_lookups_q;
-        c_range_hits_d_c = c_range_hits_q;
-        c_range_misses_d_c = c_range_misses_q;
-        c_loc_lookups_d_c = c_loc_lookups_q;
-        c_loc_hits_d_c = c_loc_hits_q;
-        c_loc_misses_d_c = c_loc_misses_q;
-        c_steps_d_c = c_steps_q;
-        c_meta_reads_d_c = c_meta_reads_q;
-        c_faults_d_c = c_faults_q;
-        c_invalidates_d_c = c_invalidates_q;
-        c_flushes_d_c = c_flushes_q;
-        resp_valid_r_d_c = 1'b0;
+        state_d_comb = state_q;
+        op_r_d_comb = op_r_q;
+        ptr_r_d_comb = ptr_r_q;
+        width_r_d_comb = width_r_q;
+        loc_r_d_comb = loc_r_q;
+        sbase_r_d_comb = sbase_r_q;
+        ssize_r_d_comb = ssize_r_q;
+        mbase_r_d_comb = mbase_r_q;
+        msize_r_d_comb = msize_r_q;
+        mtag_r_d_comb = mtag_r_q;
+        resp_valid_r_d_comb = resp_valid_r_q;
+        resp_op_r_d_comb = resp_op_r_q;
+        resp_fault_r_d_comb = resp_fault_r_q;
+        resp_loc_r_d_comb = resp_loc_r_q;
+        resp_addr_r_d_comb = resp_addr_r_q;
+        resp_base_r_d_comb = resp_base_r_q;
+        resp_size_r_d_comb = resp_size_r_q;
+        mode_r_d_comb = mode_r_q;
+        structure_r_d_comb = structure_r_q;
+        root_r_d_comb = root_r_q;
+        limit_r_d_comb = limit_r_q;
+        c_loadmeta_d_comb = c_loadmeta_q;
+        c_memcheck_g_d_comb = c_memcheck_g_q;
+        c_memcheck_s_d_comb = c_memcheck_s_q;
+        c_range_lookups_d_comb = c_range_lookups_q;
+        c_range_hits_d_comb = c_range_hits_q;
+        c_range_misses_d_comb = c_range_misses_q;
+        c_loc_lookups_d_comb = c_loc_lookups_q;
+        c_loc_hits_d_comb = c_loc_hits_q;
+        c_loc_misses_d_comb = c_loc_misses_q;
+        c_steps_d_comb = c_steps_q;
+        c_meta_reads_d_comb = c_meta_reads_q;
+        c_faults_d_comb = c_faults_q;
+        c_invalidates_d_comb = c_invalidates_q;
+        c_flushes_d_comb = c_flushes_q;
+        resp_valid_r_d_comb = 1'b0;
         i_loadmeta = 1'b0;
         i_memcheck_g = 1'b0;
         i_memcheck_s = 1'b0;
@@ -643,21 +643,21 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         own_req_addr = fetch_loc;
         req_tag0 = req_ptr[(32'h38)+:(8)] == zero8;
         mlb_reset = reset;
-        mlb_rs_valid_c = 1'b0;
+        mlb_rs_valid_comb = 1'b0;
         mlb_rs_addr = req_ptr[(32'h0)+:(56)];
-        mlb_ls_valid_c = 1'b0;
+        mlb_ls_valid_comb = 1'b0;
         mlb_ls_loc = req_loc[(32'h5)+:(51)];
-        mlb_fill_valid_c = 1'b0;
-        mlb_fill_loc_c = traverser_location[(32'h5)+:(51)];
-        mlb_fill_base_c = traverser_base;
-        mlb_fill_size_c = traverser_size;
-        mlb_fill_tag_c = traverser_tag;
-        mlb_inv_valid_c = 1'b0;
+        mlb_fill_valid_comb = 1'b0;
+        mlb_fill_loc_comb = traverser_location[(32'h5)+:(51)];
+        mlb_fill_base_comb = traverser_base;
+        mlb_fill_size_comb = traverser_size;
+        mlb_fill_tag_comb = traverser_tag;
+        mlb_inv_valid_comb = 1'b0;
         mlb_inv_loc = req_loc[(32'h5)+:(51)];
-        mlb_flush_c = 1'b0;
+        mlb_flush_comb = 1'b0;
         rs_widen_loc51 = mlb_rs_loc;
         traverser_reset = reset;
-        traverser_start_c = 1'b0;
+        traverser_start_comb = 1'b0;
         traverser_a = ptr_r_q;
         traverser_root = root_r_q;
         traverser_limit = limit_r_q;
@@ -666,14 +666,14 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         traverser_mem_resp_valid = mem_resp_valid;
         traverser_mem_resp_data = mem_resp_data;
         traverser_mem_resp_error = mem_resp_error;
-        memcheck_g_ptr_c = ptr_r_q;
+        memcheck_g_ptr_comb = ptr_r_q;
         memcheck_g_width = width_r_q;
-        memcheck_g_loc_c = loc_r_q;
-        memcheck_g_meta_valid_c = 1'b1;
+        memcheck_g_loc_comb = loc_r_q;
+        memcheck_g_meta_valid_comb = 1'b1;
         if (state_q == MluState_Idle) begin
-            memcheck_g_ptr_c = req_ptr;
-            memcheck_g_loc_c = req_loc;
-            memcheck_g_meta_valid_c = 1'b0;
+            memcheck_g_ptr_comb = req_ptr;
+            memcheck_g_loc_comb = req_loc;
+            memcheck_g_meta_valid_comb = 1'b0;
         end
         memcheck_g_meta_base = mbase_r_q;
         memcheck_g_meta_size = msize_r_q;
@@ -685,15 +685,15 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         req_ready = (state_q == MluState_Idle) & ~traverser_busy;
         mlb_multi = mlb_rs_multi | mlb_ls_multi;
         mlb_repl_state = mlb__repl_state;
-        mlb_hit_way_c = mlb_ls_way;
+        mlb_hit_way_comb = mlb_ls_way;
         if (mlb_rs_hit) begin
-            mlb_hit_way_c = mlb_rs_way;
+            mlb_hit_way_comb = mlb_rs_way;
         end
         mlb_victim = mlb__victim;
         mlb_fill_ok = mlb__fill_ok;
         trav_busy = traverser_busy;
         trav_steps = traverser_steps;
-        check_pass_c = 1'b0;
+        check_pass_comb = 1'b0;
         resp_valid = resp_valid_r_q;
         resp_op = resp_op_r_q;
         resp_fault = resp_fault_r_q;
@@ -723,13 +723,13 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
             MluState_Idle:
                 begin
                     if (req_valid & ~traverser_busy) begin
-                        op_r_d_c = req_op;
-                        ptr_r_d_c = req_ptr;
-                        width_r_d_c = req_width;
-                        loc_r_d_c = req_loc;
-                        sbase_r_d_c = req_sbase;
-                        ssize_r_d_c = req_ssize;
-                        resp_op_r_d_c = req_op;
+                        op_r_d_comb = req_op;
+                        ptr_r_d_comb = req_ptr;
+                        width_r_d_comb = req_width;
+                        loc_r_d_comb = req_loc;
+                        sbase_r_d_comb = req_sbase;
+                        ssize_r_d_comb = req_ssize;
+                        resp_op_r_d_comb = req_op;
                         r_set = 1'b1;
                         r_loc = zero64;
                         if (req_op == op_loadmeta) begin
@@ -740,42 +740,42 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                             else begin
                                 r_set = 1'b0;
                                 i_range_lookups = 1'b1;
-                                mlb_rs_valid_c = 1'b1;
-                                state_d_c = MluState_RangeWait;
+                                mlb_rs_valid_comb = 1'b1;
+                                state_d_comb = MluState_RangeWait;
                             end
                         end
                         if (req_op == op_memcheck_g) begin
                             i_memcheck_g = 1'b1;
                             r_set = 1'b0;
                             if (req_tag0) begin
-                                state_d_c = MluState_Check;
+                                state_d_comb = MluState_Check;
                             end
                             else if (mode_r_q) begin
                                 i_range_lookups = 1'b1;
-                                mlb_rs_valid_c = 1'b1;
-                                state_d_c = MluState_RangeWait;
+                                mlb_rs_valid_comb = 1'b1;
+                                state_d_comb = MluState_RangeWait;
                             end
                             else if (~memcheck_g_need_meta) begin
-                                state_d_c = MluState_Check;
+                                state_d_comb = MluState_Check;
                             end
                             else begin
                                 i_loc_lookups = 1'b1;
-                                mlb_ls_valid_c = 1'b1;
-                                state_d_c = MluState_LocWait;
+                                mlb_ls_valid_comb = 1'b1;
+                                state_d_comb = MluState_LocWait;
                             end
                         end
                         if (req_op == op_memcheck_s) begin
                             i_memcheck_s = 1'b1;
                             r_set = 1'b0;
-                            state_d_c = MluState_Check;
+                            state_d_comb = MluState_Check;
                         end
                         if (req_op == op_invalidate) begin
                             i_invalidates = 1'b1;
-                            mlb_inv_valid_c = 1'b1;
+                            mlb_inv_valid_comb = 1'b1;
                         end
                         if (req_op == op_flush) begin
                             i_flushes = 1'b1;
-                            mlb_flush_c = 1'b1;
+                            mlb_flush_comb = 1'b1;
                         end
                     end
                 end
@@ -783,63 +783,63 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                 begin
                     if (mlb_rs_hit) begin
                         i_range_hits = 1'b1;
-                        mbase_r_d_c = mlb_rs_base;
-                        msize_r_d_c = mlb_rs_size;
-                        mtag_r_d_c = mlb_rs_tag;
-                        loc_r_d_c = rs_widen_loc64;
+                        mbase_r_d_comb = mlb_rs_base;
+                        msize_r_d_comb = mlb_rs_size;
+                        mtag_r_d_comb = mlb_rs_tag;
+                        loc_r_d_comb = rs_widen_loc64;
                         if (op_r_q == op_loadmeta) begin
                             r_set = 1'b1;
                             r_loc = rs_widen_loc64;
-                            state_d_c = MluState_Idle;
+                            state_d_comb = MluState_Idle;
                         end
                         else begin
-                            state_d_c = MluState_Check;
+                            state_d_comb = MluState_Check;
                         end
                     end
                     else begin
                         i_range_misses = 1'b1;
-                        traverser_start_c = 1'b1;
-                        state_d_c = MluState_Traverse;
+                        traverser_start_comb = 1'b1;
+                        state_d_comb = MluState_Traverse;
                     end
                 end
             MluState_Traverse:
                 begin
                     if (traverser_done) begin
                         if (traverser_result == t_found) begin
-                            mlb_fill_valid_c = 1'b1;
-                            mbase_r_d_c = traverser_base;
-                            msize_r_d_c = traverser_size;
-                            mtag_r_d_c = traverser_tag;
-                            loc_r_d_c = traverser_location;
+                            mlb_fill_valid_comb = 1'b1;
+                            mbase_r_d_comb = traverser_base;
+                            msize_r_d_comb = traverser_size;
+                            mtag_r_d_comb = traverser_tag;
+                            loc_r_d_comb = traverser_location;
                             if (op_r_q == op_loadmeta) begin
                                 r_set = 1'b1;
                                 r_loc = traverser_location;
-                                state_d_c = MluState_Idle;
+                                state_d_comb = MluState_Idle;
                             end
                             else begin
-                                state_d_c = MluState_Check;
+                                state_d_comb = MluState_Check;
                             end
                         end
                         else if (traverser_result == t_not_found) begin
                             if (op_r_q == op_loadmeta) begin
                                 r_set = 1'b1;
                                 r_loc = no_meta;
-                                state_d_c = MluState_Idle;
+                                state_d_comb = MluState_Idle;
                             end
                             else begin
-                                loc_r_d_c = no_meta;
-                                state_d_c = MluState_Check;
+                                loc_r_d_comb = no_meta;
+                                state_d_comb = MluState_Check;
                             end
                         end
                         else if (traverser_result == t_limit) begin
                             r_set = 1'b1;
                             r_fault = f_limit;
-                            state_d_c = MluState_Idle;
+                            state_d_comb = MluState_Idle;
                         end
                         else begin
                             r_set = 1'b1;
                             r_fault = f_mem_error;
-                            state_d_c = MluState_Idle;
+                            state_d_comb = MluState_Idle;
                         end
                     end
                 end
@@ -847,14 +847,14 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                 begin
                     if (mlb_ls_hit) begin
                         i_loc_hits = 1'b1;
-                        mbase_r_d_c = mlb_ls_base;
-                        msize_r_d_c = mlb_ls_size;
-                        mtag_r_d_c = mlb_ls_tag;
-                        state_d_c = MluState_Check;
+                        mbase_r_d_comb = mlb_ls_base;
+                        msize_r_d_comb = mlb_ls_size;
+                        mtag_r_d_comb = mlb_ls_tag;
+                        state_d_comb = MluState_Check;
                     end
                     else begin
                         i_loc_misses = 1'b1;
-                        state_d_c = MluState_FetchBaseReq;
+                        state_d_comb = MluState_FetchBaseReq;
                     end
                 end
             MluState_FetchBaseReq:
@@ -862,20 +862,20 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                     own_req_valid = 1'b1;
                     own_req_addr = fetch_loc;
                     if (mem_req_ready) begin
-                        state_d_c = MluState_FetchBaseWait;
+                        state_d_comb = MluState_FetchBaseWait;
                     end
                 end
             MluState_FetchBaseWait:
                 begin
                     if (mem_resp_valid) begin
-                        mbase_r_d_c = mem_resp_data[(32'h0)+:(56)];
+                        mbase_r_d_comb = mem_resp_data[(32'h0)+:(56)];
                         if (mem_resp_error) begin
                             r_set = 1'b1;
                             r_fault = f_mem_error;
-                            state_d_c = MluState_Idle;
+                            state_d_comb = MluState_Idle;
                         end
                         else begin
-                            state_d_c = MluState_FetchSizeReq;
+                            state_d_comb = MluState_FetchSizeReq;
                         end
                     end
                 end
@@ -884,26 +884,26 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                     own_req_valid = 1'b1;
                     own_req_addr = fetch_loc + 64'h8;
                     if (mem_req_ready) begin
-                        state_d_c = MluState_FetchSizeWait;
+                        state_d_comb = MluState_FetchSizeWait;
                     end
                 end
             MluState_FetchSizeWait:
                 begin
                     if (mem_resp_valid) begin
-                        msize_r_d_c = mem_resp_data[(32'h0)+:(56)];
-                        mtag_r_d_c = mem_resp_data[(32'h38)+:(8)];
+                        msize_r_d_comb = mem_resp_data[(32'h0)+:(56)];
+                        mtag_r_d_comb = mem_resp_data[(32'h38)+:(8)];
                         if (mem_resp_error) begin
                             r_set = 1'b1;
                             r_fault = f_mem_error;
-                            state_d_c = MluState_Idle;
+                            state_d_comb = MluState_Idle;
                         end
                         else begin
-                            mlb_fill_valid_c = 1'b1;
-                            mlb_fill_loc_c = loc_r_q[(32'h5)+:(51)];
-                            mlb_fill_base_c = mbase_r_q;
-                            mlb_fill_size_c = mem_resp_data[(32'h0)+:(56)];
-                            mlb_fill_tag_c = mem_resp_data[(32'h38)+:(8)];
-                            state_d_c = MluState_Check;
+                            mlb_fill_valid_comb = 1'b1;
+                            mlb_fill_loc_comb = loc_r_q[(32'h5)+:(51)];
+                            mlb_fill_base_comb = mbase_r_q;
+                            mlb_fill_size_comb = mem_resp_data[(32'h0)+:(56)];
+                            mlb_fill_tag_comb = mem_resp_data[(32'h38)+:(8)];
+                            state_d_comb = MluState_Check;
                         end
                     end
                 end
@@ -913,168 +913,168 @@ module mlu16_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
                     r_loc = loc_r_q;
                     if (op_r_q == op_memcheck_s) begin
                         r_fault = memcheck_s_fault;
-                        check_pass_c = memcheck_s_ok;
+                        check_pass_comb = memcheck_s_ok;
                     end
                     else begin
-                        check_pass_c = memcheck_g_done & (memcheck_g_fault == f_none);
+                        check_pass_comb = memcheck_g_done & (memcheck_g_fault == f_none);
                         r_fault = memcheck_g_fault;
                         r_base = mbase_r_q;
                         r_size = msize_r_q;
                     end
-                    state_d_c = MluState_Idle;
+                    state_d_comb = MluState_Idle;
                 end
             default:
                 begin
-                    state_d_c = MluState_Idle;
+                    state_d_comb = MluState_Idle;
                 end
         endcase
         if (state_q == MluState_Traverse) begin
-            mem_req_valid_c = traverser_mem_req_valid;
-            mem_req_addr_c = traverser_mem_req_addr;
+            mem_req_valid_comb = traverser_mem_req_valid;
+            mem_req_addr_comb = traverser_mem_req_addr;
         end
         else begin
-            mem_req_valid_c = own_req_valid;
-            mem_req_addr_c = own_req_addr;
+            mem_req_valid_comb = own_req_valid;
+            mem_req_addr_comb = own_req_addr;
         end
-        mem_take = mem_req_valid_c & mem_req_ready;
+        mem_take = mem_req_valid_comb & mem_req_ready;
         if (r_set) begin
-            resp_valid_r_d_c = 1'b1;
-            resp_fault_r_d_c = r_fault;
-            resp_loc_r_d_c = r_loc;
-            resp_addr_r_d_c = memcheck_g_addr;
-            resp_base_r_d_c = r_base;
-            resp_size_r_d_c = r_size;
+            resp_valid_r_d_comb = 1'b1;
+            resp_fault_r_d_comb = r_fault;
+            resp_loc_r_d_comb = r_loc;
+            resp_addr_r_d_comb = memcheck_g_addr;
+            resp_base_r_d_comb = r_base;
+            resp_size_r_d_comb = r_size;
         end
         if (csr_we) begin
             if (csr_addr == csr_a_mode) begin
-                mode_r_d_c = csr_data[32'h0];
+                mode_r_d_comb = csr_data[32'h0];
             end
             if (csr_addr == csr_a_structure) begin
-                structure_r_d_c = csr_data[32'h0];
+                structure_r_d_comb = csr_data[32'h0];
             end
             if (csr_addr == csr_a_root) begin
-                root_r_d_c = csr_data;
+                root_r_d_comb = csr_data;
             end
             if (csr_addr == csr_a_limit) begin
-                limit_r_d_c = csr_data[(32'h0)+:(16)];
+                limit_r_d_comb = csr_data[(32'h0)+:(16)];
             end
         end
         if (i_loadmeta) begin
-            c_loadmeta_d_c = c_loadmeta_q + one32;
+            c_loadmeta_d_comb = c_loadmeta_q + one32;
         end
         if (i_memcheck_g) begin
-            c_memcheck_g_d_c = c_memcheck_g_q + one32;
+            c_memcheck_g_d_comb = c_memcheck_g_q + one32;
         end
         if (i_memcheck_s) begin
-            c_memcheck_s_d_c = c_memcheck_s_q + one32;
+            c_memcheck_s_d_comb = c_memcheck_s_q + one32;
         end
         if (i_range_lookups) begin
-            c_range_lookups_d_c = c_range_lookups_q + one32;
+            c_range_lookups_d_comb = c_range_lookups_q + one32;
         end
         if (i_range_hits) begin
-            c_range_hits_d_c = c_range_hits_q + one32;
+            c_range_hits_d_comb = c_range_hits_q + one32;
         end
         if (i_range_misses) begin
-            c_range_misses_d_c = c_range_misses_q + one32;
+            c_range_misses_d_comb = c_range_misses_q + one32;
         end
         if (i_loc_lookups) begin
-            c_loc_lookups_d_c = c_loc_lookups_q + one32;
+            c_loc_lookups_d_comb = c_loc_lookups_q + one32;
         end
         if (i_loc_hits) begin
-            c_loc_hits_d_c = c_loc_hits_q + one32;
+            c_loc_hits_d_comb = c_loc_hits_q + one32;
         end
         if (i_loc_misses) begin
-            c_loc_misses_d_c = c_loc_misses_q + one32;
+            c_loc_misses_d_comb = c_loc_misses_q + one32;
         end
         if ((state_q == MluState_Traverse) & traverser_visit) begin
-            c_steps_d_c = c_steps_q + one32;
+            c_steps_d_comb = c_steps_q + one32;
         end
         if (mem_take) begin
-            c_meta_reads_d_c = c_meta_reads_q + one32;
+            c_meta_reads_d_comb = c_meta_reads_q + one32;
         end
         if (r_set & (r_fault != f_none)) begin
-            c_faults_d_c = c_faults_q + one32;
+            c_faults_d_comb = c_faults_q + one32;
         end
         if (i_invalidates) begin
-            c_invalidates_d_c = c_invalidates_q + one32;
+            c_invalidates_d_comb = c_invalidates_q + one32;
         end
         if (i_flushes) begin
-            c_flushes_d_c = c_flushes_q + one32;
+            c_flushes_d_comb = c_flushes_q + one32;
         end
         if (reset) begin
-            state_d_c = MluState_Idle;
-            resp_valid_r_d_c = 1'b0;
-            mode_r_d_c = reset_mode;
-            structure_r_d_c = reset_structure;
-            root_r_d_c = zero64;
-            limit_r_d_c = reset_limit;
-            c_loadmeta_d_c = zero32;
-            c_memcheck_g_d_c = zero32;
-            c_memcheck_s_d_c = zero32;
-            c_range_lookups_d_c = zero32;
-            c_range_hits_d_c = zero32;
-            c_range_misses_d_c = zero32;
-            c_loc_lookups_d_c = zero32;
-            c_loc_hits_d_c = zero32;
-            c_loc_misses_d_c = zero32;
-            c_steps_d_c = zero32;
-            c_meta_reads_d_c = zero32;
-            c_faults_d_c = zero32;
-            c_invalidates_d_c = zero32;
-            c_flushes_d_c = zero32;
+            state_d_comb = MluState_Idle;
+            resp_valid_r_d_comb = 1'b0;
+            mode_r_d_comb = reset_mode;
+            structure_r_d_comb = reset_structure;
+            root_r_d_comb = zero64;
+            limit_r_d_comb = reset_limit;
+            c_loadmeta_d_comb = zero32;
+            c_memcheck_g_d_comb = zero32;
+            c_memcheck_s_d_comb = zero32;
+            c_range_lookups_d_comb = zero32;
+            c_range_hits_d_comb = zero32;
+            c_range_misses_d_comb = zero32;
+            c_loc_lookups_d_comb = zero32;
+            c_loc_hits_d_comb = zero32;
+            c_loc_misses_d_comb = zero32;
+            c_steps_d_comb = zero32;
+            c_meta_reads_d_comb = zero32;
+            c_faults_d_comb = zero32;
+            c_invalidates_d_comb = zero32;
+            c_flushes_d_comb = zero32;
         end
-        c_faults_d = c_faults_d_c;
-        c_flushes_d = c_flushes_d_c;
-        c_invalidates_d = c_invalidates_d_c;
-        c_loadmeta_d = c_loadmeta_d_c;
-        c_loc_hits_d = c_loc_hits_d_c;
-        c_loc_lookups_d = c_loc_lookups_d_c;
-        c_loc_misses_d = c_loc_misses_d_c;
-        c_memcheck_g_d = c_memcheck_g_d_c;
-        c_memcheck_s_d = c_memcheck_s_d_c;
-        c_meta_reads_d = c_meta_reads_d_c;
-        c_range_hits_d = c_range_hits_d_c;
-        c_range_lookups_d = c_range_lookups_d_c;
-        c_range_misses_d = c_range_misses_d_c;
-        c_steps_d = c_steps_d_c;
-        check_pass = check_pass_c;
-        limit_r_d = limit_r_d_c;
-        loc_r_d = loc_r_d_c;
-        mbase_r_d = mbase_r_d_c;
-        mem_req_addr = mem_req_addr_c;
-        mem_req_valid = mem_req_valid_c;
-        memcheck_g_loc = memcheck_g_loc_c;
-        memcheck_g_meta_valid = memcheck_g_meta_valid_c;
-        memcheck_g_ptr = memcheck_g_ptr_c;
-        mlb_fill_base = mlb_fill_base_c;
-        mlb_fill_loc = mlb_fill_loc_c;
-        mlb_fill_size = mlb_fill_size_c;
-        mlb_fill_tag = mlb_fill_tag_c;
-        mlb_fill_valid = mlb_fill_valid_c;
-        mlb_flush = mlb_flush_c;
-        mlb_hit_way = mlb_hit_way_c;
-        mlb_inv_valid = mlb_inv_valid_c;
-        mlb_ls_valid = mlb_ls_valid_c;
-        mlb_rs_valid = mlb_rs_valid_c;
-        mode_r_d = mode_r_d_c;
-        msize_r_d = msize_r_d_c;
-        mtag_r_d = mtag_r_d_c;
-        op_r_d = op_r_d_c;
-        ptr_r_d = ptr_r_d_c;
-        resp_addr_r_d = resp_addr_r_d_c;
-        resp_base_r_d = resp_base_r_d_c;
-        resp_fault_r_d = resp_fault_r_d_c;
-        resp_loc_r_d = resp_loc_r_d_c;
-        resp_op_r_d = resp_op_r_d_c;
-        resp_size_r_d = resp_size_r_d_c;
-        resp_valid_r_d = resp_valid_r_d_c;
-        root_r_d = root_r_d_c;
-        sbase_r_d = sbase_r_d_c;
-        ssize_r_d = ssize_r_d_c;
-        state_d = state_d_c;
-        structure_r_d = structure_r_d_c;
-        traverser_start = traverser_start_c;
-        width_r_d = width_r_d_c;
+        c_faults_d = c_faults_d_comb;
+        c_flushes_d = c_flushes_d_comb;
+        c_invalidates_d = c_invalidates_d_comb;
+        c_loadmeta_d = c_loadmeta_d_comb;
+        c_loc_hits_d = c_loc_hits_d_comb;
+        c_loc_lookups_d = c_loc_lookups_d_comb;
+        c_loc_misses_d = c_loc_misses_d_comb;
+        c_memcheck_g_d = c_memcheck_g_d_comb;
+        c_memcheck_s_d = c_memcheck_s_d_comb;
+        c_meta_reads_d = c_meta_reads_d_comb;
+        c_range_hits_d = c_range_hits_d_comb;
+        c_range_lookups_d = c_range_lookups_d_comb;
+        c_range_misses_d = c_range_misses_d_comb;
+        c_steps_d = c_steps_d_comb;
+        check_pass = check_pass_comb;
+        limit_r_d = limit_r_d_comb;
+        loc_r_d = loc_r_d_comb;
+        mbase_r_d = mbase_r_d_comb;
+        mem_req_addr = mem_req_addr_comb;
+        mem_req_valid = mem_req_valid_comb;
+        memcheck_g_loc = memcheck_g_loc_comb;
+        memcheck_g_meta_valid = memcheck_g_meta_valid_comb;
+        memcheck_g_ptr = memcheck_g_ptr_comb;
+        mlb_fill_base = mlb_fill_base_comb;
+        mlb_fill_loc = mlb_fill_loc_comb;
+        mlb_fill_size = mlb_fill_size_comb;
+        mlb_fill_tag = mlb_fill_tag_comb;
+        mlb_fill_valid = mlb_fill_valid_comb;
+        mlb_flush = mlb_flush_comb;
+        mlb_hit_way = mlb_hit_way_comb;
+        mlb_inv_valid = mlb_inv_valid_comb;
+        mlb_ls_valid = mlb_ls_valid_comb;
+        mlb_rs_valid = mlb_rs_valid_comb;
+        mode_r_d = mode_r_d_comb;
+        msize_r_d = msize_r_d_comb;
+        mtag_r_d = mtag_r_d_comb;
+        op_r_d = op_r_d_comb;
+        ptr_r_d = ptr_r_d_comb;
+        resp_addr_r_d = resp_addr_r_d_comb;
+        resp_base_r_d = resp_base_r_d_comb;
+        resp_fault_r_d = resp_fault_r_d_comb;
+        resp_loc_r_d = resp_loc_r_d_comb;
+        resp_op_r_d = resp_op_r_d_comb;
+        resp_size_r_d = resp_size_r_d_comb;
+        resp_valid_r_d = resp_valid_r_d_comb;
+        root_r_d = root_r_d_comb;
+        sbase_r_d = sbase_r_d_comb;
+        ssize_r_d = ssize_r_d_comb;
+        state_d = state_d_comb;
+        structure_r_d = structure_r_d_comb;
+        traverser_start = traverser_start_comb;
+        width_r_d = width_r_d_comb;
     end
 endmodule // mlu16_bst
 
@@ -1221,12 +1221,12 @@ module mlu16_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  g_done_c;
-    reg  [2:0] g_fault_c;
-    reg  g_need_meta_c;
-    reg  [2:0] s_fault_c;
+    reg  g_done_comb;
+    reg  [2:0] g_fault_comb;
+    reg  g_need_meta_comb;
+    reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
         g_tag = g_ptr[(32'h38)+:(8)];
@@ -1427,39 +1427,39 @@ module mlu16_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         g_d = g_a - g_meta_base;
         g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
         g_addr = g_a;
-        g_need_meta_c = 1'b0;
-        g_done_c = 1'b1;
-        g_fault_c = f_none;
+        g_need_meta_comb = 1'b0;
+        g_done_comb = 1'b1;
+        g_fault_comb = f_none;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_c = f_nometa;
+                g_fault_comb = f_nometa;
             end
             else begin
-                g_need_meta_c = 1'b1;
-                g_done_c = g_meta_valid;
+                g_need_meta_comb = 1'b1;
+                g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_c = f_uaf;
+                        g_fault_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_c = f_tag;
+                        g_fault_comb = f_tag;
                     end
                     else if (~g_in_bounds) begin
-                        g_fault_c = f_oob;
+                        g_fault_comb = f_oob;
                     end
                 end
             end
         end
         s_d = s_addr - s_base;
         s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
-        s_fault_c = f_none;
+        s_fault_comb = f_none;
         if (~s_ok) begin
-            s_fault_c = f_shared;
+            s_fault_comb = f_shared;
         end
-        g_done = g_done_c;
-        g_fault = g_fault_c;
-        g_need_meta = g_need_meta_c;
-        s_fault = s_fault_c;
+        g_done = g_done_comb;
+        g_fault = g_fault_comb;
+        g_need_meta = g_need_meta_comb;
+        s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_memcheck
 
@@ -2452,116 +2452,116 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [55:0] base_0_d_c;
-    reg  [55:0] base_10_d_c;
-    reg  [55:0] base_11_d_c;
-    reg  [55:0] base_12_d_c;
-    reg  [55:0] base_13_d_c;
-    reg  [55:0] base_14_d_c;
-    reg  [55:0] base_15_d_c;
-    reg  [55:0] base_1_d_c;
-    reg  [55:0] base_2_d_c;
-    reg  [55:0] base_3_d_c;
-    reg  [55:0] base_4_d_c;
-    reg  [55:0] base_5_d_c;
-    reg  [55:0] base_6_d_c;
-    reg  [55:0] base_7_d_c;
-    reg  [55:0] base_8_d_c;
-    reg  [55:0] base_9_d_c;
-    reg  [50:0] loc_0_d_c;
-    reg  [50:0] loc_10_d_c;
-    reg  [50:0] loc_11_d_c;
-    reg  [50:0] loc_12_d_c;
-    reg  [50:0] loc_13_d_c;
-    reg  [50:0] loc_14_d_c;
-    reg  [50:0] loc_15_d_c;
-    reg  [50:0] loc_1_d_c;
-    reg  [50:0] loc_2_d_c;
-    reg  [50:0] loc_3_d_c;
-    reg  [50:0] loc_4_d_c;
-    reg  [50:0] loc_5_d_c;
-    reg  [50:0] loc_6_d_c;
-    reg  [50:0] loc_7_d_c;
-    reg  [50:0] loc_8_d_c;
-    reg  [50:0] loc_9_d_c;
-    reg  [55:0] ls_base_r_d_c;
-    reg  ls_hit_r_d_c;
-    reg  ls_multi_r_d_c;
-    reg  [55:0] ls_size_r_d_c;
-    reg  [7:0] ls_tag_r_d_c;
-    reg  [3:0] ls_way_r_d_c;
-    reg  [15:0] repl_state_c;
-    reg  [55:0] rs_base_r_d_c;
-    reg  rs_hit_r_d_c;
-    reg  [50:0] rs_loc_r_d_c;
-    reg  rs_multi_r_d_c;
-    reg  [55:0] rs_size_r_d_c;
-    reg  [7:0] rs_tag_r_d_c;
-    reg  [3:0] rs_way_r_d_c;
-    reg  [55:0] size_0_d_c;
-    reg  [55:0] size_10_d_c;
-    reg  [55:0] size_11_d_c;
-    reg  [55:0] size_12_d_c;
-    reg  [55:0] size_13_d_c;
-    reg  [55:0] size_14_d_c;
-    reg  [55:0] size_15_d_c;
-    reg  [55:0] size_1_d_c;
-    reg  [55:0] size_2_d_c;
-    reg  [55:0] size_3_d_c;
-    reg  [55:0] size_4_d_c;
-    reg  [55:0] size_5_d_c;
-    reg  [55:0] size_6_d_c;
-    reg  [55:0] size_7_d_c;
-    reg  [55:0] size_8_d_c;
-    reg  [55:0] size_9_d_c;
-    reg  [7:0] tag_0_d_c;
-    reg  [7:0] tag_10_d_c;
-    reg  [7:0] tag_11_d_c;
-    reg  [7:0] tag_12_d_c;
-    reg  [7:0] tag_13_d_c;
-    reg  [7:0] tag_14_d_c;
-    reg  [7:0] tag_15_d_c;
-    reg  [7:0] tag_1_d_c;
-    reg  [7:0] tag_2_d_c;
-    reg  [7:0] tag_3_d_c;
-    reg  [7:0] tag_4_d_c;
-    reg  [7:0] tag_5_d_c;
-    reg  [7:0] tag_6_d_c;
-    reg  [7:0] tag_7_d_c;
-    reg  [7:0] tag_8_d_c;
-    reg  [7:0] tag_9_d_c;
-    reg  valid_0_d_c;
-    reg  valid_10_d_c;
-    reg  valid_11_d_c;
-    reg  valid_12_d_c;
-    reg  valid_13_d_c;
-    reg  valid_14_d_c;
-    reg  valid_15_d_c;
-    reg  valid_1_d_c;
-    reg  valid_2_d_c;
-    reg  valid_3_d_c;
-    reg  valid_4_d_c;
-    reg  valid_5_d_c;
-    reg  valid_6_d_c;
-    reg  valid_7_d_c;
-    reg  valid_8_d_c;
-    reg  valid_9_d_c;
+    reg  [55:0] base_0_d_comb;
+    reg  [55:0] base_10_d_comb;
+    reg  [55:0] base_11_d_comb;
+    reg  [55:0] base_12_d_comb;
+    reg  [55:0] base_13_d_comb;
+    reg  [55:0] base_14_d_comb;
+    reg  [55:0] base_15_d_comb;
+    reg  [55:0] base_1_d_comb;
+    reg  [55:0] base_2_d_comb;
+    reg  [55:0] base_3_d_comb;
+    reg  [55:0] base_4_d_comb;
+    reg  [55:0] base_5_d_comb;
+    reg  [55:0] base_6_d_comb;
+    reg  [55:0] base_7_d_comb;
+    reg  [55:0] base_8_d_comb;
+    reg  [55:0] base_9_d_comb;
+    reg  [50:0] loc_0_d_comb;
+    reg  [50:0] loc_10_d_comb;
+    reg  [50:0] loc_11_d_comb;
+    reg  [50:0] loc_12_d_comb;
+    reg  [50:0] loc_13_d_comb;
+    reg  [50:0] loc_14_d_comb;
+    reg  [50:0] loc_15_d_comb;
+    reg  [50:0] loc_1_d_comb;
+    reg  [50:0] loc_2_d_comb;
+    reg  [50:0] loc_3_d_comb;
+    reg  [50:0] loc_4_d_comb;
+    reg  [50:0] loc_5_d_comb;
+    reg  [50:0] loc_6_d_comb;
+    reg  [50:0] loc_7_d_comb;
+    reg  [50:0] loc_8_d_comb;
+    reg  [50:0] loc_9_d_comb;
+    reg  [55:0] ls_base_r_d_comb;
+    reg  ls_hit_r_d_comb;
+    reg  ls_multi_r_d_comb;
+    reg  [55:0] ls_size_r_d_comb;
+    reg  [7:0] ls_tag_r_d_comb;
+    reg  [3:0] ls_way_r_d_comb;
+    reg  [15:0] repl_state_comb;
+    reg  [55:0] rs_base_r_d_comb;
+    reg  rs_hit_r_d_comb;
+    reg  [50:0] rs_loc_r_d_comb;
+    reg  rs_multi_r_d_comb;
+    reg  [55:0] rs_size_r_d_comb;
+    reg  [7:0] rs_tag_r_d_comb;
+    reg  [3:0] rs_way_r_d_comb;
+    reg  [55:0] size_0_d_comb;
+    reg  [55:0] size_10_d_comb;
+    reg  [55:0] size_11_d_comb;
+    reg  [55:0] size_12_d_comb;
+    reg  [55:0] size_13_d_comb;
+    reg  [55:0] size_14_d_comb;
+    reg  [55:0] size_15_d_comb;
+    reg  [55:0] size_1_d_comb;
+    reg  [55:0] size_2_d_comb;
+    reg  [55:0] size_3_d_comb;
+    reg  [55:0] size_4_d_comb;
+    reg  [55:0] size_5_d_comb;
+    reg  [55:0] size_6_d_comb;
+    reg  [55:0] size_7_d_comb;
+    reg  [55:0] size_8_d_comb;
+    reg  [55:0] size_9_d_comb;
+    reg  [7:0] tag_0_d_comb;
+    reg  [7:0] tag_10_d_comb;
+    reg  [7:0] tag_11_d_comb;
+    reg  [7:0] tag_12_d_comb;
+    reg  [7:0] tag_13_d_comb;
+    reg  [7:0] tag_14_d_comb;
+    reg  [7:0] tag_15_d_comb;
+    reg  [7:0] tag_1_d_comb;
+    reg  [7:0] tag_2_d_comb;
+    reg  [7:0] tag_3_d_comb;
+    reg  [7:0] tag_4_d_comb;
+    reg  [7:0] tag_5_d_comb;
+    reg  [7:0] tag_6_d_comb;
+    reg  [7:0] tag_7_d_comb;
+    reg  [7:0] tag_8_d_comb;
+    reg  [7:0] tag_9_d_comb;
+    reg  valid_0_d_comb;
+    reg  valid_10_d_comb;
+    reg  valid_11_d_comb;
+    reg  valid_12_d_comb;
+    reg  valid_13_d_comb;
+    reg  valid_14_d_comb;
+    reg  valid_15_d_comb;
+    reg  valid_1_d_comb;
+    reg  valid_2_d_comb;
+    reg  valid_3_d_comb;
+    reg  valid_4_d_comb;
+    reg  valid_5_d_comb;
+    reg  valid_6_d_comb;
+    reg  valid_7_d_comb;
+    reg  valid_8_d_comb;
+    reg  valid_9_d_comb;
     always @(*) begin
-        rs_hit_r_d_c = rs_hit_r_q;
-        rs_multi_r_d_c = rs_multi_r_q;
-        rs_way_r_d_c = rs_way_r_q;
-        rs_loc_r_d_c = rs_loc_r_q;
-        rs_base_r_d_c = rs_base_r_q;
-        rs_size_r_d_c = rs_size_r_q;
-        rs_tag_r_d_c = rs_tag_r_q;
-        ls_hit_r_d_c = ls_hit_r_q;
-        ls_multi_r_d_c = ls_multi_r_q;
-        ls_way_r_d_c = ls_way_r_q;
-        ls_base_r_d_c = ls_base_r_q;
-        ls_size_r_d_c = ls_size_r_q;
-        ls_tag_r_d_c = ls_tag_r_q;
+        rs_hit_r_d_comb = rs_hit_r_q;
+        rs_multi_r_d_comb = rs_multi_r_q;
+        rs_way_r_d_comb = rs_way_r_q;
+        rs_loc_r_d_comb = rs_loc_r_q;
+        rs_base_r_d_comb = rs_base_r_q;
+        rs_size_r_d_comb = rs_size_r_q;
+        rs_tag_r_d_comb = rs_tag_r_q;
+        ls_hit_r_d_comb = ls_hit_r_q;
+        ls_multi_r_d_comb = ls_multi_r_q;
+        ls_way_r_d_comb = ls_way_r_q;
+        ls_base_r_d_comb = ls_base_r_q;
+        ls_size_r_d_comb = ls_size_r_q;
+        ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
         cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
         cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
@@ -2676,9 +2676,9 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         free_pe_req_15 = ~valid_15_q;
         victim_l = zero_iw;
-        repl_state_c = zero_n;
+        repl_state_comb = zero_n;
         victim_l = plru_0_victim;
-        repl_state_c = plru_0_state;
+        repl_state_comb = plru_0_state;
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
@@ -2742,265 +2742,265 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_ok_l && (victim_l == way_0);
-        valid_0_d_c = valid_0_q;
-        loc_0_d_c = loc_0_q;
-        base_0_d_c = base_0_q;
-        size_0_d_c = size_0_q;
-        tag_0_d_c = tag_0_q;
+        valid_0_d_comb = valid_0_q;
+        loc_0_d_comb = loc_0_q;
+        base_0_d_comb = base_0_q;
+        size_0_d_comb = size_0_q;
+        tag_0_d_comb = tag_0_q;
         if (write_en_0) begin
-            valid_0_d_c = 1'b1;
-            loc_0_d_c = fill_loc;
-            base_0_d_c = fill_base;
-            size_0_d_c = fill_size;
-            tag_0_d_c = fill_tag;
+            valid_0_d_comb = 1'b1;
+            loc_0_d_comb = fill_loc;
+            base_0_d_comb = fill_base;
+            size_0_d_comb = fill_size;
+            tag_0_d_comb = fill_tag;
         end
         if (inv_match_0 || clear) begin
-            valid_0_d_c = 1'b0;
+            valid_0_d_comb = 1'b0;
         end
         write_en_1 = fill_ok_l && (victim_l == way_1);
-        valid_1_d_c = valid_1_q;
-        loc_1_d_c = loc_1_q;
-        base_1_d_c = base_1_q;
-        size_1_d_c = size_1_q;
-        tag_1_d_c = tag_1_q;
+        valid_1_d_comb = valid_1_q;
+        loc_1_d_comb = loc_1_q;
+        base_1_d_comb = base_1_q;
+        size_1_d_comb = size_1_q;
+        tag_1_d_comb = tag_1_q;
         if (write_en_1) begin
-            valid_1_d_c = 1'b1;
-            loc_1_d_c = fill_loc;
-            base_1_d_c = fill_base;
-            size_1_d_c = fill_size;
-            tag_1_d_c = fill_tag;
+            valid_1_d_comb = 1'b1;
+            loc_1_d_comb = fill_loc;
+            base_1_d_comb = fill_base;
+            size_1_d_comb = fill_size;
+            tag_1_d_comb = fill_tag;
         end
         if (inv_match_1 || clear) begin
-            valid_1_d_c = 1'b0;
+            valid_1_d_comb = 1'b0;
         end
         write_en_2 = fill_ok_l && (victim_l == way_2);
-        valid_2_d_c = valid_2_q;
-        loc_2_d_c = loc_2_q;
-        base_2_d_c = base_2_q;
-        size_2_d_c = size_2_q;
-        tag_2_d_c = tag_2_q;
+        valid_2_d_comb = valid_2_q;
+        loc_2_d_comb = loc_2_q;
+        base_2_d_comb = base_2_q;
+        size_2_d_comb = size_2_q;
+        tag_2_d_comb = tag_2_q;
         if (write_en_2) begin
-            valid_2_d_c = 1'b1;
-            loc_2_d_c = fill_loc;
-            base_2_d_c = fill_base;
-            size_2_d_c = fill_size;
-            tag_2_d_c = fill_tag;
+            valid_2_d_comb = 1'b1;
+            loc_2_d_comb = fill_loc;
+            base_2_d_comb = fill_base;
+            size_2_d_comb = fill_size;
+            tag_2_d_comb = fill_tag;
         end
         if (inv_match_2 || clear) begin
-            valid_2_d_c = 1'b0;
+            valid_2_d_comb = 1'b0;
         end
         write_en_3 = fill_ok_l && (victim_l == way_3);
-        valid_3_d_c = valid_3_q;
-        loc_3_d_c = loc_3_q;
-        base_3_d_c = base_3_q;
-        size_3_d_c = size_3_q;
-        tag_3_d_c = tag_3_q;
+        valid_3_d_comb = valid_3_q;
+        loc_3_d_comb = loc_3_q;
+        base_3_d_comb = base_3_q;
+        size_3_d_comb = size_3_q;
+        tag_3_d_comb = tag_3_q;
         if (write_en_3) begin
-            valid_3_d_c = 1'b1;
-            loc_3_d_c = fill_loc;
-            base_3_d_c = fill_base;
-            size_3_d_c = fill_size;
-            tag_3_d_c = fill_tag;
+            valid_3_d_comb = 1'b1;
+            loc_3_d_comb = fill_loc;
+            base_3_d_comb = fill_base;
+            size_3_d_comb = fill_size;
+            tag_3_d_comb = fill_tag;
         end
         if (inv_match_3 || clear) begin
-            valid_3_d_c = 1'b0;
+            valid_3_d_comb = 1'b0;
         end
         write_en_4 = fill_ok_l && (victim_l == way_4);
-        valid_4_d_c = valid_4_q;
-        loc_4_d_c = loc_4_q;
-        base_4_d_c = base_4_q;
-        size_4_d_c = size_4_q;
-        tag_4_d_c = tag_4_q;
+        valid_4_d_comb = valid_4_q;
+        loc_4_d_comb = loc_4_q;
+        base_4_d_comb = base_4_q;
+        size_4_d_comb = size_4_q;
+        tag_4_d_comb = tag_4_q;
         if (write_en_4) begin
-            valid_4_d_c = 1'b1;
-            loc_4_d_c = fill_loc;
-            base_4_d_c = fill_base;
-            size_4_d_c = fill_size;
-            tag_4_d_c = fill_tag;
+            valid_4_d_comb = 1'b1;
+            loc_4_d_comb = fill_loc;
+            base_4_d_comb = fill_base;
+            size_4_d_comb = fill_size;
+            tag_4_d_comb = fill_tag;
         end
         if (inv_match_4 || clear) begin
-            valid_4_d_c = 1'b0;
+            valid_4_d_comb = 1'b0;
         end
         write_en_5 = fill_ok_l && (victim_l == way_5);
-        valid_5_d_c = valid_5_q;
-        loc_5_d_c = loc_5_q;
-        base_5_d_c = base_5_q;
-        size_5_d_c = size_5_q;
-        tag_5_d_c = tag_5_q;
+        valid_5_d_comb = valid_5_q;
+        loc_5_d_comb = loc_5_q;
+        base_5_d_comb = base_5_q;
+        size_5_d_comb = size_5_q;
+        tag_5_d_comb = tag_5_q;
         if (write_en_5) begin
-            valid_5_d_c = 1'b1;
-            loc_5_d_c = fill_loc;
-            base_5_d_c = fill_base;
-            size_5_d_c = fill_size;
-            tag_5_d_c = fill_tag;
+            valid_5_d_comb = 1'b1;
+            loc_5_d_comb = fill_loc;
+            base_5_d_comb = fill_base;
+            size_5_d_comb = fill_size;
+            tag_5_d_comb = fill_tag;
         end
         if (inv_match_5 || clear) begin
-            valid_5_d_c = 1'b0;
+            valid_5_d_comb = 1'b0;
         end
         write_en_6 = fill_ok_l && (victim_l == way_6);
-        valid_6_d_c = valid_6_q;
-        loc_6_d_c = loc_6_q;
-        base_6_d_c = base_6_q;
-        size_6_d_c = size_6_q;
-        tag_6_d_c = tag_6_q;
+        valid_6_d_comb = valid_6_q;
+        loc_6_d_comb = loc_6_q;
+        base_6_d_comb = base_6_q;
+        size_6_d_comb = size_6_q;
+        tag_6_d_comb = tag_6_q;
         if (write_en_6) begin
-            valid_6_d_c = 1'b1;
-            loc_6_d_c = fill_loc;
-            base_6_d_c = fill_base;
-            size_6_d_c = fill_size;
-            tag_6_d_c = fill_tag;
+            valid_6_d_comb = 1'b1;
+            loc_6_d_comb = fill_loc;
+            base_6_d_comb = fill_base;
+            size_6_d_comb = fill_size;
+            tag_6_d_comb = fill_tag;
         end
         if (inv_match_6 || clear) begin
-            valid_6_d_c = 1'b0;
+            valid_6_d_comb = 1'b0;
         end
         write_en_7 = fill_ok_l && (victim_l == way_7);
-        valid_7_d_c = valid_7_q;
-        loc_7_d_c = loc_7_q;
-        base_7_d_c = base_7_q;
-        size_7_d_c = size_7_q;
-        tag_7_d_c = tag_7_q;
+        valid_7_d_comb = valid_7_q;
+        loc_7_d_comb = loc_7_q;
+        base_7_d_comb = base_7_q;
+        size_7_d_comb = size_7_q;
+        tag_7_d_comb = tag_7_q;
         if (write_en_7) begin
-            valid_7_d_c = 1'b1;
-            loc_7_d_c = fill_loc;
-            base_7_d_c = fill_base;
-            size_7_d_c = fill_size;
-            tag_7_d_c = fill_tag;
+            valid_7_d_comb = 1'b1;
+            loc_7_d_comb = fill_loc;
+            base_7_d_comb = fill_base;
+            size_7_d_comb = fill_size;
+            tag_7_d_comb = fill_tag;
         end
         if (inv_match_7 || clear) begin
-            valid_7_d_c = 1'b0;
+            valid_7_d_comb = 1'b0;
         end
         write_en_8 = fill_ok_l && (victim_l == way_8);
-        valid_8_d_c = valid_8_q;
-        loc_8_d_c = loc_8_q;
-        base_8_d_c = base_8_q;
-        size_8_d_c = size_8_q;
-        tag_8_d_c = tag_8_q;
+        valid_8_d_comb = valid_8_q;
+        loc_8_d_comb = loc_8_q;
+        base_8_d_comb = base_8_q;
+        size_8_d_comb = size_8_q;
+        tag_8_d_comb = tag_8_q;
         if (write_en_8) begin
-            valid_8_d_c = 1'b1;
-            loc_8_d_c = fill_loc;
-            base_8_d_c = fill_base;
-            size_8_d_c = fill_size;
-            tag_8_d_c = fill_tag;
+            valid_8_d_comb = 1'b1;
+            loc_8_d_comb = fill_loc;
+            base_8_d_comb = fill_base;
+            size_8_d_comb = fill_size;
+            tag_8_d_comb = fill_tag;
         end
         if (inv_match_8 || clear) begin
-            valid_8_d_c = 1'b0;
+            valid_8_d_comb = 1'b0;
         end
         write_en_9 = fill_ok_l && (victim_l == way_9);
-        valid_9_d_c = valid_9_q;
-        loc_9_d_c = loc_9_q;
-        base_9_d_c = base_9_q;
-        size_9_d_c = size_9_q;
-        tag_9_d_c = tag_9_q;
+        valid_9_d_comb = valid_9_q;
+        loc_9_d_comb = loc_9_q;
+        base_9_d_comb = base_9_q;
+        size_9_d_comb = size_9_q;
+        tag_9_d_comb = tag_9_q;
         if (write_en_9) begin
-            valid_9_d_c = 1'b1;
-            loc_9_d_c = fill_loc;
-            base_9_d_c = fill_base;
-            size_9_d_c = fill_size;
-            tag_9_d_c = fill_tag;
+            valid_9_d_comb = 1'b1;
+            loc_9_d_comb = fill_loc;
+            base_9_d_comb = fill_base;
+            size_9_d_comb = fill_size;
+            tag_9_d_comb = fill_tag;
         end
         if (inv_match_9 || clear) begin
-            valid_9_d_c = 1'b0;
+            valid_9_d_comb = 1'b0;
         end
         write_en_10 = fill_ok_l && (victim_l == way_10);
-        valid_10_d_c = valid_10_q;
-        loc_10_d_c = loc_10_q;
-        base_10_d_c = base_10_q;
-        size_10_d_c = size_10_q;
-        tag_10_d_c = tag_10_q;
+        valid_10_d_comb = valid_10_q;
+        loc_10_d_comb = loc_10_q;
+        base_10_d_comb = base_10_q;
+        size_10_d_comb = size_10_q;
+        tag_10_d_comb = tag_10_q;
         if (write_en_10) begin
-            valid_10_d_c = 1'b1;
-            loc_10_d_c = fill_loc;
-            base_10_d_c = fill_base;
-            size_10_d_c = fill_size;
-            tag_10_d_c = fill_tag;
+            valid_10_d_comb = 1'b1;
+            loc_10_d_comb = fill_loc;
+            base_10_d_comb = fill_base;
+            size_10_d_comb = fill_size;
+            tag_10_d_comb = fill_tag;
         end
         if (inv_match_10 || clear) begin
-            valid_10_d_c = 1'b0;
+            valid_10_d_comb = 1'b0;
         end
         write_en_11 = fill_ok_l && (victim_l == way_11);
-        valid_11_d_c = valid_11_q;
-        loc_11_d_c = loc_11_q;
-        base_11_d_c = base_11_q;
-        size_11_d_c = size_11_q;
-        tag_11_d_c = tag_11_q;
+        valid_11_d_comb = valid_11_q;
+        loc_11_d_comb = loc_11_q;
+        base_11_d_comb = base_11_q;
+        size_11_d_comb = size_11_q;
+        tag_11_d_comb = tag_11_q;
         if (write_en_11) begin
-            valid_11_d_c = 1'b1;
-            loc_11_d_c = fill_loc;
-            base_11_d_c = fill_base;
-            size_11_d_c = fill_size;
-            tag_11_d_c = fill_tag;
+            valid_11_d_comb = 1'b1;
+            loc_11_d_comb = fill_loc;
+            base_11_d_comb = fill_base;
+            size_11_d_comb = fill_size;
+            tag_11_d_comb = fill_tag;
         end
         if (inv_match_11 || clear) begin
-            valid_11_d_c = 1'b0;
+            valid_11_d_comb = 1'b0;
         end
         write_en_12 = fill_ok_l && (victim_l == way_12);
-        valid_12_d_c = valid_12_q;
-        loc_12_d_c = loc_12_q;
-        base_12_d_c = base_12_q;
-        size_12_d_c = size_12_q;
-        tag_12_d_c = tag_12_q;
+        valid_12_d_comb = valid_12_q;
+        loc_12_d_comb = loc_12_q;
+        base_12_d_comb = base_12_q;
+        size_12_d_comb = size_12_q;
+        tag_12_d_comb = tag_12_q;
         if (write_en_12) begin
-            valid_12_d_c = 1'b1;
-            loc_12_d_c = fill_loc;
-            base_12_d_c = fill_base;
-            size_12_d_c = fill_size;
-            tag_12_d_c = fill_tag;
+            valid_12_d_comb = 1'b1;
+            loc_12_d_comb = fill_loc;
+            base_12_d_comb = fill_base;
+            size_12_d_comb = fill_size;
+            tag_12_d_comb = fill_tag;
         end
         if (inv_match_12 || clear) begin
-            valid_12_d_c = 1'b0;
+            valid_12_d_comb = 1'b0;
         end
         write_en_13 = fill_ok_l && (victim_l == way_13);
-        valid_13_d_c = valid_13_q;
-        loc_13_d_c = loc_13_q;
-        base_13_d_c = base_13_q;
-        size_13_d_c = size_13_q;
-        tag_13_d_c = tag_13_q;
+        valid_13_d_comb = valid_13_q;
+        loc_13_d_comb = loc_13_q;
+        base_13_d_comb = base_13_q;
+        size_13_d_comb = size_13_q;
+        tag_13_d_comb = tag_13_q;
         if (write_en_13) begin
-            valid_13_d_c = 1'b1;
-            loc_13_d_c = fill_loc;
-            base_13_d_c = fill_base;
-            size_13_d_c = fill_size;
-            tag_13_d_c = fill_tag;
+            valid_13_d_comb = 1'b1;
+            loc_13_d_comb = fill_loc;
+            base_13_d_comb = fill_base;
+            size_13_d_comb = fill_size;
+            tag_13_d_comb = fill_tag;
         end
         if (inv_match_13 || clear) begin
-            valid_13_d_c = 1'b0;
+            valid_13_d_comb = 1'b0;
         end
         write_en_14 = fill_ok_l && (victim_l == way_14);
-        valid_14_d_c = valid_14_q;
-        loc_14_d_c = loc_14_q;
-        base_14_d_c = base_14_q;
-        size_14_d_c = size_14_q;
-        tag_14_d_c = tag_14_q;
+        valid_14_d_comb = valid_14_q;
+        loc_14_d_comb = loc_14_q;
+        base_14_d_comb = base_14_q;
+        size_14_d_comb = size_14_q;
+        tag_14_d_comb = tag_14_q;
         if (write_en_14) begin
-            valid_14_d_c = 1'b1;
-            loc_14_d_c = fill_loc;
-            base_14_d_c = fill_base;
-            size_14_d_c = fill_size;
-            tag_14_d_c = fill_tag;
+            valid_14_d_comb = 1'b1;
+            loc_14_d_comb = fill_loc;
+            base_14_d_comb = fill_base;
+            size_14_d_comb = fill_size;
+            tag_14_d_comb = fill_tag;
         end
         if (inv_match_14 || clear) begin
-            valid_14_d_c = 1'b0;
+            valid_14_d_comb = 1'b0;
         end
         write_en_15 = fill_ok_l && (victim_l == way_15);
-        valid_15_d_c = valid_15_q;
-        loc_15_d_c = loc_15_q;
-        base_15_d_c = base_15_q;
-        size_15_d_c = size_15_q;
-        tag_15_d_c = tag_15_q;
+        valid_15_d_comb = valid_15_q;
+        loc_15_d_comb = loc_15_q;
+        base_15_d_comb = base_15_q;
+        size_15_d_comb = size_15_q;
+        tag_15_d_comb = tag_15_q;
         if (write_en_15) begin
-            valid_15_d_c = 1'b1;
-            loc_15_d_c = fill_loc;
-            base_15_d_c = fill_base;
-            size_15_d_c = fill_size;
-            tag_15_d_c = fill_tag;
+            valid_15_d_comb = 1'b1;
+            loc_15_d_comb = fill_loc;
+            base_15_d_comb = fill_base;
+            size_15_d_comb = fill_size;
+            tag_15_d_comb = fill_tag;
         end
         if (inv_match_15 || clear) begin
-            valid_15_d_c = 1'b0;
+            valid_15_d_comb = 1'b0;
         end
-        rs_hit_r_d_c = rs_pe_any && ~reset;
-        rs_multi_r_d_c = rs_pe_multi && ~reset;
-        ls_hit_r_d_c = ls_pe_any && ~reset;
-        ls_multi_r_d_c = ls_pe_multi && ~reset;
+        rs_hit_r_d_comb = rs_pe_any && ~reset;
+        rs_multi_r_d_comb = rs_pe_multi && ~reset;
+        ls_hit_r_d_comb = ls_pe_any && ~reset;
+        ls_multi_r_d_comb = ls_pe_multi && ~reset;
         rs_or_loc_15 = zero_51;
         rs_or_base_15 = zero_56;
         rs_or_size_15 = zero_56;
@@ -3395,17 +3395,17 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
         if (rs_valid) begin
-            rs_way_r_d_c = rs_pe_index;
-            rs_loc_r_d_c = rs_or_loc_0;
-            rs_base_r_d_c = rs_or_base_0;
-            rs_size_r_d_c = rs_or_size_0;
-            rs_tag_r_d_c = rs_or_tag_0;
+            rs_way_r_d_comb = rs_pe_index;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
         end
         if (ls_valid) begin
-            ls_way_r_d_c = ls_pe_index;
-            ls_base_r_d_c = ls_or_base_0;
-            ls_size_r_d_c = ls_or_size_0;
-            ls_tag_r_d_c = ls_or_tag_0;
+            ls_way_r_d_comb = ls_pe_index;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
         end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
@@ -3420,100 +3420,100 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_base = ls_base_r_q;
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
-        base_0_d = base_0_d_c;
-        base_10_d = base_10_d_c;
-        base_11_d = base_11_d_c;
-        base_12_d = base_12_d_c;
-        base_13_d = base_13_d_c;
-        base_14_d = base_14_d_c;
-        base_15_d = base_15_d_c;
-        base_1_d = base_1_d_c;
-        base_2_d = base_2_d_c;
-        base_3_d = base_3_d_c;
-        base_4_d = base_4_d_c;
-        base_5_d = base_5_d_c;
-        base_6_d = base_6_d_c;
-        base_7_d = base_7_d_c;
-        base_8_d = base_8_d_c;
-        base_9_d = base_9_d_c;
-        loc_0_d = loc_0_d_c;
-        loc_10_d = loc_10_d_c;
-        loc_11_d = loc_11_d_c;
-        loc_12_d = loc_12_d_c;
-        loc_13_d = loc_13_d_c;
-        loc_14_d = loc_14_d_c;
-        loc_15_d = loc_15_d_c;
-        loc_1_d = loc_1_d_c;
-        loc_2_d = loc_2_d_c;
-        loc_3_d = loc_3_d_c;
-        loc_4_d = loc_4_d_c;
-        loc_5_d = loc_5_d_c;
-        loc_6_d = loc_6_d_c;
-        loc_7_d = loc_7_d_c;
-        loc_8_d = loc_8_d_c;
-        loc_9_d = loc_9_d_c;
-        ls_base_r_d = ls_base_r_d_c;
-        ls_hit_r_d = ls_hit_r_d_c;
-        ls_multi_r_d = ls_multi_r_d_c;
-        ls_size_r_d = ls_size_r_d_c;
-        ls_tag_r_d = ls_tag_r_d_c;
-        ls_way_r_d = ls_way_r_d_c;
-        repl_state = repl_state_c;
-        rs_base_r_d = rs_base_r_d_c;
-        rs_hit_r_d = rs_hit_r_d_c;
-        rs_loc_r_d = rs_loc_r_d_c;
-        rs_multi_r_d = rs_multi_r_d_c;
-        rs_size_r_d = rs_size_r_d_c;
-        rs_tag_r_d = rs_tag_r_d_c;
-        rs_way_r_d = rs_way_r_d_c;
-        size_0_d = size_0_d_c;
-        size_10_d = size_10_d_c;
-        size_11_d = size_11_d_c;
-        size_12_d = size_12_d_c;
-        size_13_d = size_13_d_c;
-        size_14_d = size_14_d_c;
-        size_15_d = size_15_d_c;
-        size_1_d = size_1_d_c;
-        size_2_d = size_2_d_c;
-        size_3_d = size_3_d_c;
-        size_4_d = size_4_d_c;
-        size_5_d = size_5_d_c;
-        size_6_d = size_6_d_c;
-        size_7_d = size_7_d_c;
-        size_8_d = size_8_d_c;
-        size_9_d = size_9_d_c;
-        tag_0_d = tag_0_d_c;
-        tag_10_d = tag_10_d_c;
-        tag_11_d = tag_11_d_c;
-        tag_12_d = tag_12_d_c;
-        tag_13_d = tag_13_d_c;
-        tag_14_d = tag_14_d_c;
-        tag_15_d = tag_15_d_c;
-        tag_1_d = tag_1_d_c;
-        tag_2_d = tag_2_d_c;
-        tag_3_d = tag_3_d_c;
-        tag_4_d = tag_4_d_c;
-        tag_5_d = tag_5_d_c;
-        tag_6_d = tag_6_d_c;
-        tag_7_d = tag_7_d_c;
-        tag_8_d = tag_8_d_c;
-        tag_9_d = tag_9_d_c;
-        valid_0_d = valid_0_d_c;
-        valid_10_d = valid_10_d_c;
-        valid_11_d = valid_11_d_c;
-        valid_12_d = valid_12_d_c;
-        valid_13_d = valid_13_d_c;
-        valid_14_d = valid_14_d_c;
-        valid_15_d = valid_15_d_c;
-        valid_1_d = valid_1_d_c;
-        valid_2_d = valid_2_d_c;
-        valid_3_d = valid_3_d_c;
-        valid_4_d = valid_4_d_c;
-        valid_5_d = valid_5_d_c;
-        valid_6_d = valid_6_d_c;
-        valid_7_d = valid_7_d_c;
-        valid_8_d = valid_8_d_c;
-        valid_9_d = valid_9_d_c;
+        base_0_d = base_0_d_comb;
+        base_10_d = base_10_d_comb;
+        base_11_d = base_11_d_comb;
+        base_12_d = base_12_d_comb;
+        base_13_d = base_13_d_comb;
+        base_14_d = base_14_d_comb;
+        base_15_d = base_15_d_comb;
+        base_1_d = base_1_d_comb;
+        base_2_d = base_2_d_comb;
+        base_3_d = base_3_d_comb;
+        base_4_d = base_4_d_comb;
+        base_5_d = base_5_d_comb;
+        base_6_d = base_6_d_comb;
+        base_7_d = base_7_d_comb;
+        base_8_d = base_8_d_comb;
+        base_9_d = base_9_d_comb;
+        loc_0_d = loc_0_d_comb;
+        loc_10_d = loc_10_d_comb;
+        loc_11_d = loc_11_d_comb;
+        loc_12_d = loc_12_d_comb;
+        loc_13_d = loc_13_d_comb;
+        loc_14_d = loc_14_d_comb;
+        loc_15_d = loc_15_d_comb;
+        loc_1_d = loc_1_d_comb;
+        loc_2_d = loc_2_d_comb;
+        loc_3_d = loc_3_d_comb;
+        loc_4_d = loc_4_d_comb;
+        loc_5_d = loc_5_d_comb;
+        loc_6_d = loc_6_d_comb;
+        loc_7_d = loc_7_d_comb;
+        loc_8_d = loc_8_d_comb;
+        loc_9_d = loc_9_d_comb;
+        ls_base_r_d = ls_base_r_d_comb;
+        ls_hit_r_d = ls_hit_r_d_comb;
+        ls_multi_r_d = ls_multi_r_d_comb;
+        ls_size_r_d = ls_size_r_d_comb;
+        ls_tag_r_d = ls_tag_r_d_comb;
+        ls_way_r_d = ls_way_r_d_comb;
+        repl_state = repl_state_comb;
+        rs_base_r_d = rs_base_r_d_comb;
+        rs_hit_r_d = rs_hit_r_d_comb;
+        rs_loc_r_d = rs_loc_r_d_comb;
+        rs_multi_r_d = rs_multi_r_d_comb;
+        rs_size_r_d = rs_size_r_d_comb;
+        rs_tag_r_d = rs_tag_r_d_comb;
+        rs_way_r_d = rs_way_r_d_comb;
+        size_0_d = size_0_d_comb;
+        size_10_d = size_10_d_comb;
+        size_11_d = size_11_d_comb;
+        size_12_d = size_12_d_comb;
+        size_13_d = size_13_d_comb;
+        size_14_d = size_14_d_comb;
+        size_15_d = size_15_d_comb;
+        size_1_d = size_1_d_comb;
+        size_2_d = size_2_d_comb;
+        size_3_d = size_3_d_comb;
+        size_4_d = size_4_d_comb;
+        size_5_d = size_5_d_comb;
+        size_6_d = size_6_d_comb;
+        size_7_d = size_7_d_comb;
+        size_8_d = size_8_d_comb;
+        size_9_d = size_9_d_comb;
+        tag_0_d = tag_0_d_comb;
+        tag_10_d = tag_10_d_comb;
+        tag_11_d = tag_11_d_comb;
+        tag_12_d = tag_12_d_comb;
+        tag_13_d = tag_13_d_comb;
+        tag_14_d = tag_14_d_comb;
+        tag_15_d = tag_15_d_comb;
+        tag_1_d = tag_1_d_comb;
+        tag_2_d = tag_2_d_comb;
+        tag_3_d = tag_3_d_comb;
+        tag_4_d = tag_4_d_comb;
+        tag_5_d = tag_5_d_comb;
+        tag_6_d = tag_6_d_comb;
+        tag_7_d = tag_7_d_comb;
+        tag_8_d = tag_8_d_comb;
+        tag_9_d = tag_9_d_comb;
+        valid_0_d = valid_0_d_comb;
+        valid_10_d = valid_10_d_comb;
+        valid_11_d = valid_11_d_comb;
+        valid_12_d = valid_12_d_comb;
+        valid_13_d = valid_13_d_comb;
+        valid_14_d = valid_14_d_comb;
+        valid_15_d = valid_15_d_comb;
+        valid_1_d = valid_1_d_comb;
+        valid_2_d = valid_2_d_comb;
+        valid_3_d = valid_3_d_comb;
+        valid_4_d = valid_4_d_comb;
+        valid_5_d = valid_5_d_comb;
+        valid_6_d = valid_6_d_comb;
+        valid_7_d = valid_7_d_comb;
+        valid_8_d = valid_8_d_comb;
+        valid_9_d = valid_9_d_comb;
     end
 endmodule // mlu16_bst_mlb
 
@@ -4479,10 +4479,10 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [15:0] bits_d_c;
-    reg  [3:0] victim_c;
+    reg  [15:0] bits_d_comb;
+    reg  [3:0] victim_comb;
     always @(*) begin
         mask_a = zero;
         set_a = zero;
@@ -4685,62 +4685,62 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
         after_a = (bits_q & ~mask_a) | set_a;
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
-        victim_c = way_0;
+        victim_comb = way_0;
         if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
-            victim_c = way_0;
+            victim_comb = way_0;
         end
         if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
-            victim_c = way_1;
+            victim_comb = way_1;
         end
         if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
-            victim_c = way_2;
+            victim_comb = way_2;
         end
         if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
-            victim_c = way_3;
+            victim_comb = way_3;
         end
         if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
-            victim_c = way_4;
+            victim_comb = way_4;
         end
         if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
-            victim_c = way_5;
+            victim_comb = way_5;
         end
         if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
-            victim_c = way_6;
+            victim_comb = way_6;
         end
         if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
-            victim_c = way_7;
+            victim_comb = way_7;
         end
         if (((bits_q ^ path_to_8) & path_mask_8) == zero) begin
-            victim_c = way_8;
+            victim_comb = way_8;
         end
         if (((bits_q ^ path_to_9) & path_mask_9) == zero) begin
-            victim_c = way_9;
+            victim_comb = way_9;
         end
         if (((bits_q ^ path_to_10) & path_mask_10) == zero) begin
-            victim_c = way_10;
+            victim_comb = way_10;
         end
         if (((bits_q ^ path_to_11) & path_mask_11) == zero) begin
-            victim_c = way_11;
+            victim_comb = way_11;
         end
         if (((bits_q ^ path_to_12) & path_mask_12) == zero) begin
-            victim_c = way_12;
+            victim_comb = way_12;
         end
         if (((bits_q ^ path_to_13) & path_mask_13) == zero) begin
-            victim_c = way_13;
+            victim_comb = way_13;
         end
         if (((bits_q ^ path_to_14) & path_mask_14) == zero) begin
-            victim_c = way_14;
+            victim_comb = way_14;
         end
         if (((bits_q ^ path_to_15) & path_mask_15) == zero) begin
-            victim_c = way_15;
+            victim_comb = way_15;
         end
-        bits_d_c = after_c;
+        bits_d_comb = after_c;
         if (clear) begin
-            bits_d_c = zero;
+            bits_d_comb = zero;
         end
         state = bits_q;
-        bits_d = bits_d_c;
-        victim = victim_c;
+        bits_d = bits_d_comb;
+        victim = victim_comb;
     end
 endmodule // mlu16_bst_mlb_plru_0
 
@@ -5287,36 +5287,36 @@ module mlu16_bst_traverser(clock,reset,start,a,root,limit,structure,busy,done,re
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
-    // in `<name>_c` and assigned once at the end, so other processes never see
+    // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [63:0] addr_r_d_c;
-    reg  [63:0] base_r_d_c;
-    reg  bst_r_d_c;
-    reg  done_r_d_c;
-    reg  [15:0] limit_r_d_c;
-    reg  [63:0] link_addr_r_d_c;
-    reg  [63:0] mem_req_addr_c;
-    reg  mem_req_valid_c;
-    reg  [63:0] node_r_d_c;
-    reg  [1:0] result_r_d_c;
-    reg  [55:0] size_r_d_c;
-    reg  [2:0] state_d_c;
-    reg  [15:0] steps_r_d_c;
-    reg  [7:0] tag_r_d_c;
+    reg  [63:0] addr_r_d_comb;
+    reg  [63:0] base_r_d_comb;
+    reg  bst_r_d_comb;
+    reg  done_r_d_comb;
+    reg  [15:0] limit_r_d_comb;
+    reg  [63:0] link_addr_r_d_comb;
+    reg  [63:0] mem_req_addr_comb;
+    reg  mem_req_valid_comb;
+    reg  [63:0] node_r_d_comb;
+    reg  [1:0] result_r_d_comb;
+    reg  [55:0] size_r_d_comb;
+    reg  [2:0] state_d_comb;
+    reg  [15:0] steps_r_d_comb;
+    reg  [7:0] tag_r_d_comb;
     always @(*) begin
-        state_d_c = state_q;
-        addr_r_d_c = addr_r_q;
-        limit_r_d_c = limit_r_q;
-        bst_r_d_c = bst_r_q;
-        node_r_d_c = node_r_q;
-        base_r_d_c = base_r_q;
-        link_addr_r_d_c = link_addr_r_q;
-        steps_r_d_c = steps_r_q;
-        done_r_d_c = done_r_q;
-        result_r_d_c = result_r_q;
-        size_r_d_c = size_r_q;
-        tag_r_d_c = tag_r_q;
-        done_r_d_c = 1'b0;
+        state_d_comb = state_q;
+        addr_r_d_comb = addr_r_q;
+        limit_r_d_comb = limit_r_q;
+        bst_r_d_comb = bst_r_q;
+        node_r_d_comb = node_r_q;
+        base_r_d_comb = base_r_q;
+        link_addr_r_d_comb = link_addr_r_q;
+        steps_r_d_comb = steps_r_q;
+        done_r_d_comb = done_r_q;
+        result_r_d_comb = result_r_q;
+        size_r_d_comb = size_r_q;
+        tag_r_d_comb = tag_r_q;
+        done_r_d_comb = 1'b0;
         is_bst = has_bst & (~has_list | structure);
         a_ge_base = addr_r_q >= base_r_q;
         offset = addr_r_q - base_r_q;
@@ -5331,143 +5331,143 @@ module mlu16_bst_traverser(clock,reset,start,a,root,limit,structure,busy,done,re
         base = base_r_q[(32'h0)+:(56)];
         size = size_r_q;
         tag = tag_r_q;
-        mem_req_valid_c = 1'b0;
-        mem_req_addr_c = node_r_q;
+        mem_req_valid_comb = 1'b0;
+        mem_req_addr_comb = node_r_q;
         visit = (state_q == TraverserState_ReqBase) & mem_req_ready;
         case (state_q)
             TraverserState_Idle:
                 begin
                     if (start) begin
-                        addr_r_d_c = a & mask56;
-                        limit_r_d_c = limit;
-                        bst_r_d_c = is_bst;
-                        node_r_d_c = root_m;
-                        steps_r_d_c = zero16;
+                        addr_r_d_comb = a & mask56;
+                        limit_r_d_comb = limit;
+                        bst_r_d_comb = is_bst;
+                        node_r_d_comb = root_m;
+                        steps_r_d_comb = zero16;
                         if (root_m == 64'h0) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_not_found;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_not_found;
                         end
                         else if (limit == zero16) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_limit;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_limit;
                         end
                         else begin
-                            steps_r_d_c = one16;
-                            state_d_c = TraverserState_ReqBase;
+                            steps_r_d_comb = one16;
+                            state_d_comb = TraverserState_ReqBase;
                         end
                     end
                 end
             TraverserState_ReqBase:
                 begin
-                    mem_req_valid_c = 1'b1;
-                    mem_req_addr_c = node_r_q;
+                    mem_req_valid_comb = 1'b1;
+                    mem_req_addr_comb = node_r_q;
                     if (mem_req_ready) begin
-                        state_d_c = TraverserState_WaitBase;
+                        state_d_comb = TraverserState_WaitBase;
                     end
                 end
             TraverserState_WaitBase:
                 begin
                     if (mem_resp_valid) begin
                         if (mem_resp_error) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_mem_error;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_mem_error;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else begin
-                            base_r_d_c = mem_resp_data;
-                            state_d_c = TraverserState_ReqSize;
+                            base_r_d_comb = mem_resp_data;
+                            state_d_comb = TraverserState_ReqSize;
                         end
                     end
                 end
             TraverserState_ReqSize:
                 begin
-                    mem_req_valid_c = 1'b1;
-                    mem_req_addr_c = node_r_q + 64'h8;
+                    mem_req_valid_comb = 1'b1;
+                    mem_req_addr_comb = node_r_q + 64'h8;
                     if (mem_req_ready) begin
-                        state_d_c = TraverserState_WaitSize;
+                        state_d_comb = TraverserState_WaitSize;
                     end
                 end
             TraverserState_WaitSize:
                 begin
                     if (mem_resp_valid) begin
-                        size_r_d_c = mem_resp_data[(32'h0)+:(56)];
-                        tag_r_d_c = mem_resp_data[(32'h38)+:(8)];
+                        size_r_d_comb = mem_resp_data[(32'h0)+:(56)];
+                        tag_r_d_comb = mem_resp_data[(32'h38)+:(8)];
                         if (mem_resp_error) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_mem_error;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_mem_error;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else if (a_ge_base & (offset < resp_size)) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_found;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_found;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else begin
                             if (bst_r_q & a_ge_base) begin
-                                link_addr_r_d_c = node_r_q + 64'h18;
+                                link_addr_r_d_comb = node_r_q + 64'h18;
                             end
                             else begin
-                                link_addr_r_d_c = node_r_q + 64'h10;
+                                link_addr_r_d_comb = node_r_q + 64'h10;
                             end
-                            state_d_c = TraverserState_ReqLink;
+                            state_d_comb = TraverserState_ReqLink;
                         end
                     end
                 end
             TraverserState_ReqLink:
                 begin
-                    mem_req_valid_c = 1'b1;
-                    mem_req_addr_c = link_addr_r_q;
+                    mem_req_valid_comb = 1'b1;
+                    mem_req_addr_comb = link_addr_r_q;
                     if (mem_req_ready) begin
-                        state_d_c = TraverserState_WaitLink;
+                        state_d_comb = TraverserState_WaitLink;
                     end
                 end
             TraverserState_WaitLink:
                 begin
                     if (mem_resp_valid) begin
                         if (mem_resp_error) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_mem_error;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_mem_error;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else if (link_m == 64'h0) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_not_found;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_not_found;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else if (steps_r_q == limit_r_q) begin
-                            done_r_d_c = 1'b1;
-                            result_r_d_c = res_limit;
-                            state_d_c = TraverserState_Idle;
+                            done_r_d_comb = 1'b1;
+                            result_r_d_comb = res_limit;
+                            state_d_comb = TraverserState_Idle;
                         end
                         else begin
-                            node_r_d_c = link_m;
-                            steps_r_d_c = steps_r_q + one16;
-                            state_d_c = TraverserState_ReqBase;
+                            node_r_d_comb = link_m;
+                            steps_r_d_comb = steps_r_q + one16;
+                            state_d_comb = TraverserState_ReqBase;
                         end
                     end
                 end
             default:
                 begin
-                    state_d_c = TraverserState_Idle;
+                    state_d_comb = TraverserState_Idle;
                 end
         endcase
         if (reset) begin
-            state_d_c = TraverserState_Idle;
-            done_r_d_c = 1'b0;
+            state_d_comb = TraverserState_Idle;
+            done_r_d_comb = 1'b0;
         end
-        addr_r_d = addr_r_d_c;
-        base_r_d = base_r_d_c;
-        bst_r_d = bst_r_d_c;
-        done_r_d = done_r_d_c;
-        limit_r_d = limit_r_d_c;
-        link_addr_r_d = link_addr_r_d_c;
-        mem_req_addr = mem_req_addr_c;
-        mem_req_valid = mem_req_valid_c;
-        node_r_d = node_r_d_c;
-        result_r_d = result_r_d_c;
-        size_r_d = size_r_d_c;
-        state_d = state_d_c;
-        steps_r_d = steps_r_d_c;
-        tag_r_d = tag_r_d_c;
+        addr_r_d = addr_r_d_comb;
+        base_r_d = base_r_d_comb;
+        bst_r_d = bst_r_d_comb;
+        done_r_d = done_r_d_comb;
+        limit_r_d = limit_r_d_comb;
+        link_addr_r_d = link_addr_r_d_comb;
+        mem_req_addr = mem_req_addr_comb;
+        mem_req_valid = mem_req_valid_comb;
+        node_r_d = node_r_d_comb;
+        result_r_d = result_r_d_comb;
+        size_r_d = size_r_d_comb;
+        state_d = state_d_comb;
+        steps_r_d = steps_r_d_comb;
+        tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_traverser

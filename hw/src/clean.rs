@@ -98,11 +98,11 @@ pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer) -> Result
 }
 
 /// Suffix of a working copy (see [`single_assignment`]).
-const WORKING: &str = "_c";
+const WORKING: &str = "_comb";
 
 /// In each module's `always @(*)` block, every signal assigned more than
 /// once (rust-hdl writes a default, then overrides it) is computed in a
-/// working copy `<name>_c` and assigned once, at the end of the block. The
+/// working copy `<name>_comb` and assigned once, at the end of the block. The
 /// value is the same; what changes is that no other process ever sees an
 /// intermediate value. Event-driven simulators (Icarus, and any simulator
 /// that schedules per event) wake every reader of a signal on each change, so
@@ -163,7 +163,7 @@ fn single_assignment(text: &str) -> Result<String> {
             None
         });
         out.push("    // Working copies: each signal assigned more than once below is computed".to_string());
-        out.push("    // in `<name>_c` and assigned once at the end, so other processes never see".to_string());
+        out.push("    // in `<name>_comb` and assigned once at the end, so other processes never see".to_string());
         out.push("    // an intermediate value (event-driven simulators would loop on it).".to_string());
         for id in &multi {
             let working = format!("{id}{WORKING}");
@@ -626,10 +626,10 @@ mod tests {
     fn a_signal_assigned_twice_is_computed_in_a_working_copy() {
         let t = "module m(a,y);\n    input wire  a;\n    output reg  [1:0] y;\n    reg  z;\n    reg  l;\n    always @(*) begin\n        y = 2'd0;\n        z = a;\n        l = 1'b0;\n        l = a;\n        if (l) begin\n            y = {1'b0, z};\n        end\n    end\nendmodule // m\n";
         let c = single_assignment(t).unwrap();
-        assert!(c.contains("    reg  [1:0] y_c;\n    always @(*) begin\n        y_c = 2'd0;\n        z = a;"), "{c}");
-        assert!(c.contains("            y_c = {1'b0, z};\n        end\n        y = y_c;\n    end\n"), "{c}");
+        assert!(c.contains("    reg  [1:0] y_comb;\n    always @(*) begin\n        y_comb = 2'd0;\n        z = a;"), "{c}");
+        assert!(c.contains("            y_comb = {1'b0, z};\n        end\n        y = y_comb;\n    end\n"), "{c}");
         // z is assigned once, l is read only inside the block: no copies.
-        assert!(!c.contains("z_c") && !c.contains("l_c"), "{c}");
+        assert!(!c.contains("z_comb") && !c.contains("l_comb"), "{c}");
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn mlb_range_compare_off_by_one_is_caught_with_a_vcd() {
 #[test]
 fn mlb_stuck_plru_bit_is_caught() {
     let top = mlb_top(8, Replacement::Plru).unwrap();
-    let v = mutate(&top.verilog, "bits_d = after_c;", "bits_d = after_c & 8'hFD;");
+    let v = mutate(&top.verilog, "bits_d_comb = after_c;", "bits_d_comb = after_c & 8'hFD;");
     let r = run_mlb(&top, &v, "-mutant-plru", 8, Replacement::Plru, &RunOptions { count: 300_000, seed: 42, ..Default::default() }).unwrap();
     let m = r.mismatch.expect("a PLRU bit stuck at 0 must be caught");
     println!("{m}");
