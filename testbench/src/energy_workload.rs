@@ -294,6 +294,26 @@ pub(crate) struct CanaryRec {
 }
 
 impl CanaryRec {
+    /// Start `top`'s recorder with its heap memory (latency
+    /// [`MEMORY_LATENCY`]) and the model; one cycle of reset that also loads
+    /// [`CANARY_KEY`]; checker rate 0.
+    pub(crate) fn start(top: &Top, params: &CanaryParams) -> Result<CanaryRec> {
+        let mut r = CanaryRec {
+            r: Recorder::start(top, 1)?,
+            mem: HeapMem::new(params.base, MEMORY_LATENCY as u64),
+            model: ModelReplay::new(params, CANARY_KEY, 0).map_err(|e| anyhow!(e))?,
+        };
+        r.r.set("reset", 1)?;
+        r.r.set("key_we", 1)?;
+        r.r.set("key_k0", CANARY_KEY.k0 as u128)?;
+        r.r.set("key_k1", CANARY_KEY.k1 as u128)?;
+        r.r.set("rate", 0)?;
+        r.step(&[None; REQUESTERS])?;
+        r.r.set("reset", 0)?;
+        r.r.set("key_we", 0)?;
+        Ok(r)
+    }
+
     pub(crate) fn step(&mut self, reqs: &[Option<(bool, u64)>; REQUESTERS]) -> Result<CanaryOut> {
         let c = self.r.cycles();
         for (i, q) in reqs.iter().enumerate() {
@@ -388,19 +408,7 @@ impl CanaryRec {
 pub fn canary_workloads(top: &Top, params: &CanaryParams, min_cycles: usize) -> Result<Vec<Workload>> {
     let mut out = Vec::new();
     for w in ["malloc", "free", "check", "idle"] {
-        let mut r = CanaryRec {
-            r: Recorder::start(top, 1)?,
-            mem: HeapMem::new(params.base, MEMORY_LATENCY as u64),
-            model: ModelReplay::new(params, CANARY_KEY, 0).map_err(|e| anyhow!(e))?,
-        };
-        r.r.set("reset", 1)?;
-        r.r.set("key_we", 1)?;
-        r.r.set("key_k0", CANARY_KEY.k0 as u128)?;
-        r.r.set("key_k1", CANARY_KEY.k1 as u128)?;
-        r.r.set("rate", 0)?;
-        r.step(&[None; REQUESTERS])?;
-        r.r.set("reset", 0)?;
-        r.r.set("key_we", 0)?;
+        let mut r = CanaryRec::start(top, params)?;
         // Frees take ~30 cycles: enough chunks for the window (the heap holds 64).
         let live = match w {
             "malloc" => 0,

@@ -18,7 +18,7 @@
 //!   compared with the golden model while recording (`sim::mlu::Mlu` called
 //!   in response order; the canary model replay); the expected outputs are
 //!   the outputs of that run, every port, every cycle after the first.
-use crate::energy_workload::{CanaryRec, MluReq, CANARY_KEY, MEMORY_LATENCY};
+use crate::energy_workload::{CanaryRec, MluReq, MEMORY_LATENCY};
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
 use crate::memport::{Latency, MemPort, Rng};
 use crate::recorder::Recorder;
@@ -390,22 +390,9 @@ fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
 /// A canary-unit program: reset and key, mallocs, background checks, frees,
 /// every grant, response and check applied to the model replay.
 fn canary(top: &Top) -> Result<Vectors> {
-    use crate::canary_driver::{HeapMem, ModelReplay};
     use hw::canary::alloc_unit::REQUESTERS;
     let params = crate::energy_workload::canary_params(top)?;
-    let mut r = CanaryRec {
-        r: Recorder::start(top, 1)?,
-        mem: HeapMem::new(params.base, MEMORY_LATENCY as u64),
-        model: ModelReplay::new(&params, CANARY_KEY, 0).map_err(|e| anyhow!(e))?,
-    };
-    r.r.set("reset", 1)?;
-    r.r.set("key_we", 1)?;
-    r.r.set("key_k0", CANARY_KEY.k0 as u128)?;
-    r.r.set("key_k1", CANARY_KEY.k1 as u128)?;
-    r.r.set("rate", 0)?;
-    r.step(&[None; REQUESTERS])?;
-    r.r.set("reset", 0)?;
-    r.r.set("key_we", 0)?;
+    let mut r = CanaryRec::start(top, &params)?;
     let sizes: Vec<(bool, u64)> = [8u64, 100, 200, 40].iter().map(|s| (false, *s)).collect();
     let (_, resps) = r.run(&sizes, None)?;
     let frees: Vec<(bool, u64)> = resps.iter().step_by(2).map(|x| (true, x.ptr)).collect();
