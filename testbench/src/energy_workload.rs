@@ -36,6 +36,7 @@
 //! background check falls in them; the check window has no requests.
 use crate::canary_driver::{Check, Event, HeapMem, ModelReplay, Resp};
 use crate::memport::{Latency, MemPort, Rng};
+use crate::mlu_driver::Request as MluReq;
 use crate::recorder::Recorder;
 use crate::verilator::Top;
 use anyhow::{anyhow, bail, ensure, Context, Result};
@@ -56,17 +57,6 @@ pub type Workload = (String, Stimulus);
 
 // ---------------------------------------------------------------- MLU --
 
-/// One MLU request (also the vector programs' driver: crate::vectors).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct MluReq {
-    pub op: u8,
-    pub ptr: u64,
-    pub width: u8,
-    pub loc: u64,
-    /// MEMCHECK.S's window.
-    pub sbase: u32,
-    pub ssize: u32,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MluDone {

@@ -18,7 +18,8 @@
 //!   compared with the golden model while recording (`sim::mlu::Mlu` called
 //!   in response order; the canary model replay); the expected outputs are
 //!   the outputs of that run, every port, every cycle after the first.
-use crate::energy_workload::{CanaryRec, MluReq, MEMORY_LATENCY};
+use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};
+use crate::mlu_driver::Request as MluReq;
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
 use crate::memport::{Latency, MemPort, Rng};
 use crate::recorder::Recorder;
