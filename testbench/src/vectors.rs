@@ -27,7 +27,7 @@ use crate::verilator::{Layout, Top};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use hw::manifest::Manifest;
 use sim::config::{MluConfig, Replacement, Structure};
-use sim::fault::Op;
+use sim::fault::{FaultCode, Op};
 use synth::activity::Stimulus;
 
 /// One top's vectors: per cycle every input's value and every output's
@@ -304,9 +304,15 @@ fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
     let mut r = crate::energy_workload::MluRec { r: Recorder::start(top, 1)?, port: MemPort::new(&img, Latency::Random(1, 3), 5) };
     r.reset()?;
     r.csr(hw::mlu::CSR_ROOT, rt.root())?;
-    let mut counts = [0usize; 8];
+    let mut program = vec![];
     for _ in 0..requests {
-        let a = &allocs[rng.range(0, allocs.len() as u64 - 1) as usize];
+        // One request in 16 on a freed allocation, so every program sees use after free.
+        let a = if rng.range(0, 15) == 0 {
+            let p = freed[rng.range(0, freed.len() as u64 - 1) as usize];
+            allocs.iter().find(|a| a.ptr == p).context("a freed allocation")?
+        } else {
+            &allocs[rng.range(0, allocs.len() as u64 - 1) as usize]
+        };
         let w = [1u8, 2, 4, 8, 16][rng.range(0, 4) as usize];
         let k = rng.range(0, 99);
         let q = if k < 35 {
@@ -339,6 +345,25 @@ fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
         } else {
             MluReq { op: Op::Flush.bits(), ..Default::default() }
         };
+        program.push(q);
+    }
+    // A fixed tail, so every program reaches each fault a request can have:
+    // no node (LOADMETA answers NO_META as its location, MEMCHECK.G with that
+    // location faults NO_META), outside the shared window, freed, one past the
+    // end, wrong tag.
+    let live = allocs.iter().find(|a| !freed.contains(&a.ptr)).context("a live allocation")?;
+    let dead = allocs.iter().find(|a| a.ptr == freed[0]).context("a freed allocation")?;
+    let g = |ptr: u64, loc: u64| MluReq { op: Op::MemcheckG.bits(), ptr, width: 4, loc, ..Default::default() };
+    program.extend([
+        MluReq { op: Op::LoadMeta.bits(), ptr: 0x0100_0000_0000_1234, width: 8, ..Default::default() },
+        MluReq { op: Op::MemcheckS.bits(), ptr: 0x13e, width: 4, sbase: 0x100, ssize: 0x40, ..Default::default() },
+        g(dead.ptr, dead.location),
+        g(live.ptr + live.size, live.location),
+        g(live.ptr ^ (1 << 57), live.location),
+        g(live.ptr, sim::pointer::NO_META),
+    ]);
+    let mut counts = [0usize; 8];
+    for q in program {
         let expect = match Op::from_bits(q.op).expect("an op of the program") {
             Op::LoadMeta => model.loadmeta(&img, q.ptr),
             Op::MemcheckG => model.memcheck_g(&img, q.ptr, q.width as u32, q.loc),
@@ -364,18 +389,21 @@ fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
         }
         counts[fault as usize] += 1;
     }
+    for f in [FaultCode::None, FaultCode::OutOfBounds, FaultCode::UseAfterFree, FaultCode::TagMismatch, FaultCode::NoMeta, FaultCode::SharedOob] {
+        ensure!(counts[f.bits() as usize] > 0, "{}: the program reached no {} verdict", top.name(), f.name());
+    }
     for _ in 0..2 {
         r.cycle(None)?;
     }
     let end = r.r.cycles();
     let st = r.r.stimulus(end, 0, 1, "program", 1.0)?;
     r.r.finish()?;
-    let faults: Vec<String> = sim::fault::FaultCode::ALL.iter().filter(|f| counts[f.bits() as usize] > 0).map(|f| format!("{} {}", f.name(), counts[f.bits() as usize])).collect();
+    let faults: Vec<String> = FaultCode::ALL.iter().filter(|f| counts[f.bits() as usize] > 0).map(|f| format!("{} {}", f.name(), counts[f.bits() as usize])).collect();
     let mut v = Vectors::new(
         &top.manifest,
         &[
             &format!(
-                "MLU, {} entries, {}{}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH), metadata memory latency 1..3 cycles.",
+                "MLU, {} entries, {}{}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH) and 6 fixed ones (each fault), metadata memory latency 1..3 cycles.",
                 n,
                 cfg.structure.name(),
                 if hum { ", hit-under-miss" } else { "" }
