@@ -155,8 +155,7 @@ pub fn emit<B: Block>(
     } else {
         parameters.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
     };
-    let table: Vec<(String, String, usize)> = ports.iter().map(|p| (p.name.clone(), p.direction.clone(), p.width)).collect();
-    let header = crate::interface::header(name, block, &generator, &params, iface, &table).map_err(|e| anyhow!("{e}"))?;
+    let header = crate::interface::header(name, block, &generator, &params, iface, &ports);
     let verilog = format!("{header}\n{body}");
     let manifest = Manifest {
         manifest_version: MANIFEST_VERSION,

@@ -44,7 +44,8 @@ fn find<'a>(ps: &'a [PortSlot], top: &str, name: &str, dir: &str) -> Result<&'a 
     ps.iter().find(|p| p.name == name).ok_or_else(|| anyhow!("top {top} has no {dir} port `{name}`"))
 }
 
-fn read(p: &PortSlot, rec: &[u8]) -> u128 {
+/// A port's value (at most 128 bits) from a record.
+pub(crate) fn read(p: &PortSlot, rec: &[u8]) -> u128 {
     let l = p.get_wide(rec);
     l[0] as u128 | (l.get(1).copied().unwrap_or(0) as u128) << 64
 }

@@ -22,7 +22,7 @@ use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};
 use crate::mlu_driver::Request as MluReq;
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
 use crate::memport::{Latency, MemPort, Rng};
-use crate::recorder::Recorder;
+use crate::recorder::{read, Recorder};
 use crate::verilator::{Layout, Top};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use hw::manifest::Manifest;
@@ -201,11 +201,6 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
         v.rows.push((ins, outs));
     }
     Ok(v)
-}
-
-fn read(p: &crate::verilator::PortSlot, rec: &[u8]) -> u128 {
-    let l = p.get_wide(rec);
-    l[0] as u128 | (l.get(1).copied().unwrap_or(0) as u128) << 64
 }
 
 /// MEMCHECK vectors: the edges (tag 0, FREED, location 0 and NO_META,
