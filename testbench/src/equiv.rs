@@ -1,114 +1,332 @@
 //! Yosys equivalence check of the clean emission pass (hw/src/clean.rs):
-//! rust-hdl's raw text against the shipped clean text of one top.
+//! rust-hdl's raw text against the shipped clean text of one top, module by
+//! module.
 //!
-//! Method: the raw design's declared signals are renamed with the pass's
-//! own renaming (`valid$0$q` -> `valid_0_q`) so registers and wires carry the
-//! same names on both sides; both are `proc`ed, flattened and lightly
-//! optimised; `equiv_make` pairs every same-named signal, `equiv_simple`
-//! proves the pairs combinationally from the paired signals around them and
-//! `equiv_induct` proves the rest by induction over the paired registers;
-//! `equiv_status -assert` fails on any pair left unproven. The initial values
-//! (which equivalence of next-state functions does not cover) are compared
-//! per register name from Yosys's JSON of both designs.
+//! The pass keeps every real block as a module of its own (it inlines only
+//! register wrappers and width-cast helpers), so the proof goes one block at
+//! a time, which keeps each SAT problem the size of one block instead of
+//! the whole flattened MLU. For each block, on both sides:
+//! - the raw side's declared signals (ports included) are renamed with the
+//!   pass's own renaming (`valid$0$q` -> `valid_0_q`), so registers and wires
+//!   carry the same names on both sides;
+//! - `proc`, then the register wrappers and helpers are flattened in (the
+//!   real sub-blocks are made black boxes first, so they stay cells);
+//! - `expose -evert` cuts every sub-block instance out: its outputs become
+//!   free inputs of the block, its inputs outputs to be proven, so a
+//!   sub-block's own proof covers what is behind the cut;
+//! - `equiv_make` pairs every same-named signal, `equiv_simple` proves the
+//!   pairs from the paired signals around them, `equiv_induct` the rest by
+//!   induction over the paired registers, and `equiv_status -assert` fails
+//!   on any pair left unproven.
+//! The initial values (which equivalence of next-state functions does not
+//! cover) are compared per register from Yosys's JSON of both sides.
+//!
+//! Blocks whose raw text is identical up to the module name (the same
+//! priority encoder three times in one MLB) are proven once.
 use hw::generate::Generated;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-/// Per raw non-register module, `rename` for every declared signal the
-/// pass renamed (the top's ports included, sub-modules' ports not).
-fn rename_script(g: &Generated) -> String {
-    let mut s = String::new();
-    let mut module: Option<&str> = None;
-    let mut lines = vec![];
-    for line in g.raw.lines() {
+/// One raw module: name, ports, body lines.
+struct RawModule<'a> {
+    name: &'a str,
+    ports: Vec<&'a str>,
+    body: Vec<&'a str>,
+}
+
+fn raw_modules(raw: &str) -> Vec<RawModule<'_>> {
+    let mut out = vec![];
+    let mut cur: Option<RawModule> = None;
+    for line in raw.lines() {
         if let Some(rest) = line.strip_prefix("module ") {
             let (name, ports) = rest.split_once('(').unwrap_or((rest, ""));
-            module = (!ports.starts_with("d,q,clock)")).then_some(name);
-            lines.clear();
+            let ports = ports
+                .trim_end_matches(';')
+                .trim_end_matches(')')
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .collect();
+            cur = Some(RawModule {
+                name,
+                ports,
+                body: vec![],
+            });
         } else if line.starts_with("endmodule") {
-            if let Some(m) = module.take() {
-                s += &format!("cd {m}\n{}cd ..\n", lines.join(""));
-            }
-        } else if module.is_some() {
-            let t = line.trim();
-            // A sub-module's ports keep their names: renaming them would cut
-            // the parent's connections (Yosys does not rename cell ports).
-            let kinds: &[&str] = if module == Some(g.name()) { &["reg ", "wire ", "input ", "output "] } else { &["reg ", "wire "] };
-            if kinds.iter().any(|k| t.starts_with(k)) {
-                if let Some(new) = t.trim_end_matches(';').split_whitespace().last().and_then(|n| g.renames.get(n).map(|new| (n, new))) {
-                    lines.push(format!("rename {} {}\n", new.0, new.1));
-                }
+            out.extend(cur.take());
+        } else if let Some(m) = cur.as_mut() {
+            m.body.push(line);
+        }
+    }
+    out
+}
+
+/// The last identifier of a declaration line (`reg [2:0] a$b;` -> `a$b`).
+fn declared(line: &str) -> Option<&str> {
+    let t = line.trim();
+    ["reg ", "wire ", "input ", "output "]
+        .iter()
+        .any(|k| t.starts_with(k))
+        .then(|| t.trim_end_matches(';').split_whitespace().last())
+        .flatten()
+}
+
+/// Instances `(module, instance)` in a body of the modules `of` accepts.
+fn instances<'a>(m: &RawModule<'a>, of: impl Fn(&str) -> bool) -> Vec<(&'a str, &'a str)> {
+    m.body
+        .iter()
+        .filter_map(|l| {
+            let mut w = l.trim().split_whitespace();
+            let (module, inst) = (w.next()?, w.next()?);
+            let inst = inst.strip_suffix('(')?;
+            of(module).then_some((module, inst))
+        })
+        .collect()
+}
+
+/// The text of module `name` in `text`, from `module` to `endmodule`.
+fn module_text<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let start = text.find(&format!("\nmodule {name}("))?;
+    let len = text[start..].find("\nendmodule")?;
+    Some(&text[start..start + len])
+}
+
+/// One module's signals from Yosys JSON: per public name, its bits and
+/// their initial values, MSB first (`-` for a bit without one), whichever of
+/// the bit's aliases carries the `init` attribute.
+struct Signals {
+    init: BTreeMap<String, String>,
+    /// The names of each bit that has an initial value (a register's bits).
+    names_of_init_bit: BTreeMap<String, Vec<String>>,
+}
+
+fn signals(json: &str, module: &str) -> Result<Signals, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("yosys JSON: {e}"))?;
+    let nets = v["modules"][module]["netnames"]
+        .as_object()
+        .ok_or_else(|| format!("yosys JSON: no netnames for {module}"))?;
+    let bits = |net: &serde_json::Value| -> Vec<String> {
+        net["bits"]
+            .as_array()
+            .map(|b| b.iter().map(|b| b.to_string()).collect())
+            .unwrap_or_default()
+    };
+    let mut init_of_bit: BTreeMap<String, char> = BTreeMap::new();
+    for net in nets.values() {
+        if let Some(init) = net["attributes"]["init"].as_str() {
+            // `init` is MSB first; `bits` LSB first.
+            for (bit, value) in bits(net).into_iter().zip(init.chars().rev()) {
+                init_of_bit.insert(bit, value);
             }
         }
     }
-    s
+    let mut s = Signals {
+        init: BTreeMap::new(),
+        names_of_init_bit: BTreeMap::new(),
+    };
+    for (name, net) in nets.iter().filter(|(name, _)| !name.starts_with('$')) {
+        let b = bits(net);
+        s.init.insert(
+            name.clone(),
+            b.iter()
+                .rev()
+                .map(|b| init_of_bit.get(b).copied().unwrap_or('-'))
+                .collect(),
+        );
+        for bit in b.into_iter().filter(|b| init_of_bit.contains_key(b)) {
+            s.names_of_init_bit
+                .entry(bit)
+                .or_default()
+                .push(name.clone());
+        }
+    }
+    Ok(s)
 }
 
-/// Initial values by wire name (Yosys JSON `init` attributes, top module).
-fn inits(json: &str, top: &str) -> Result<BTreeMap<String, String>, String> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("yosys JSON: {e}"))?;
-    let nets = v["modules"][top]["netnames"].as_object().ok_or("yosys JSON: no netnames")?;
-    Ok(nets
+/// Compare the initial values of the two sides of one block: every register
+/// bit must be visible under a name both sides have (the proof pairs
+/// registers by name), and every name both sides have must start equal.
+fn compare_inits(gold: &Signals, gate: &Signals) -> Result<(), String> {
+    for (side, this, other) in [("raw", gold, gate), ("clean", gate, gold)] {
+        if let Some(names) = this
+            .names_of_init_bit
+            .values()
+            .find(|names| !names.iter().any(|n| other.init.contains_key(n)))
+        {
+            return Err(format!("a register of the {side} side, named {names:?}, has no same-named partner (its initial value cannot be compared)"));
+        }
+    }
+    let bad: Vec<String> = gold
+        .init
         .iter()
-        .filter_map(|(name, net)| net["attributes"]["init"].as_str().map(|i| (name.clone(), i.to_string())))
-        .filter(|(name, _)| !name.starts_with('$'))
-        .collect())
+        .filter_map(|(k, v)| {
+            gate.init
+                .get(k)
+                .filter(|w| *w != v)
+                .map(|w| format!("{k}: raw {v}, clean {w}"))
+        })
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("initial values differ:\n  {}", bad.join("\n  ")))
+    }
+}
+
+/// Proves tops one after another, each block once: a block whose raw text
+/// (with its register and helper modules) and clean text are those of a
+/// block proven before, up to its own name, is not proven again (the MLB
+/// inside `mlu8_bst` is the block `mlb8_plru`; one MLB has three identical
+/// priority encoders).
+#[derive(Default)]
+pub struct Prover {
+    proven: BTreeSet<String>,
+    /// Blocks proven and blocks skipped as proven before.
+    pub blocks: (usize, usize),
 }
 
 /// Prove `g.raw` and `g.verilog` equivalent; `Err` says where they differ.
 pub fn prove_clean(g: &Generated, dir: &Path) -> Result<(), String> {
-    let top = g.name();
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).map_err(|e| format!("{f}: {e}"));
-    w("raw.v", &g.raw)?;
-    w("clean.v", &g.verilog)?;
-    w("rename.ys", &rename_script(g))?;
-    let prep = "proc\nflatten\nopt -fast\n";
-    let script = format!(
-        "read_verilog raw.v\nhierarchy -check -top {top}\nscript rename.ys\n{prep}write_json gold.json\nrename {top} gold\ndesign -stash gold\n\
-         read_verilog clean.v\nhierarchy -check -top {top}\n{prep}write_json gate.json\nrename {top} gate\ndesign -stash gate\n\
-         design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n\
-         equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_struct\nequiv_simple\nequiv_induct\nequiv_status -assert\n"
-    );
-    w("equiv.ys", &script)?;
-    let out = Command::new("yosys")
-        .args(["-q", "-l", "equiv.log", "equiv.ys"])
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("cannot run yosys: {e} (is it installed and on PATH?)"))?;
-    if !out.status.success() {
-        let log = std::fs::read_to_string(dir.join("equiv.log")).unwrap_or_default();
-        let tail: Vec<&str> = log.lines().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect();
-        return Err(format!("{top}: raw and clean Verilog not proven equivalent (yosys, {}):\n{}", dir.display(), tail.join("\n")));
-    }
-    let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| format!("{f}: {e}"));
-    // In the raw design a register's initial value sits on its register
-    // module's flip-flop wire (`mlb.valid$0.q`, or `state.state_q` in
-    // rust-hdl's wrapper form); the clean design has it on `mlb.valid_0_q`.
-    let renamed = |part: &str| g.renames.get(part).cloned().unwrap_or_else(|| part.to_string());
-    let gold: BTreeMap<String, String> = inits(&read("gold.json")?, top)?
-        .into_iter()
-        .map(|(name, v)| match name.rsplit_once('.') {
-            // The register is named for its parent's stub `<instance>$q`.
-            Some((path, wire)) if wire == "q" || wire.ends_with("_q") => {
-                let (parents, inst) = path.rsplit_once('.').map_or(("", path), |(p, i)| (p, i));
-                let mut parts: Vec<String> = parents.split('.').filter(|p| !p.is_empty()).map(renamed).collect();
-                parts.push(renamed(&format!("{inst}$q")));
-                (parts.join("."), v)
-            }
-            _ => (name, v),
-        })
-        .collect();
-    let gate = inits(&read("gate.json")?, top)?;
-    if gold != gate {
-        let keys: std::collections::BTreeSet<&String> = gold.keys().chain(gate.keys()).collect();
-        let bad: Vec<String> = keys
-            .into_iter()
-            .filter(|k| gold.get(*k) != gate.get(*k))
-            .map(|k| format!("{k}: raw {:?}, clean {:?}", gold.get(k), gate.get(k)))
+    Prover::default().prove(g, dir)
+}
+
+impl Prover {
+    /// Prove `g.raw` and `g.verilog` equivalent (in the scratch directory
+    /// `dir`); `Err` says where they differ.
+    pub fn prove(&mut self, g: &Generated, dir: &Path) -> Result<(), String> {
+        let top = g.name();
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).map_err(|e| format!("{f}: {e}"));
+        w("raw.v", &g.raw)?;
+        w("clean.v", &g.verilog)?;
+        let renamed = |id: &str| g.renames.get(id).cloned().unwrap_or_else(|| id.to_string());
+        let modules = raw_modules(&g.raw);
+        // The real blocks: raw modules the clean text still has (by their clean name).
+        let real: BTreeSet<&str> = modules
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| g.verilog.contains(&format!("\nmodule {}(", renamed(n))))
             .collect();
-        return Err(format!("{top}: initial values differ:\n  {}", bad.join("\n  ")));
+        if !real.contains(top) {
+            return Err(format!("{top}: the clean text has no module `{top}`"));
+        }
+        let mut script = String::from("read_verilog raw.v\ndesign -save raw\ndesign -reset\nread_verilog clean.v\ndesign -save clean\n");
+        let mut checked = vec![];
+        for m in modules.iter().filter(|m| real.contains(m.name)) {
+            let (raw, clean) = (m.name, renamed(m.name));
+            let subs = instances(m, |module| real.contains(module));
+            // The block's own text, its register and helper modules' and its
+            // clean text, each with the block's name taken out.
+            let mut key = format!("{}\n{}\n", m.ports.join(","), m.body.join("\n"));
+            for (module, _) in instances(m, |module| !real.contains(module)) {
+                key += module_text(&g.raw, module)
+                    .ok_or_else(|| format!("{top}: no module {module}"))?;
+            }
+            key = key.replace(raw, "<self>");
+            key += &module_text(&g.verilog, &clean)
+                .ok_or_else(|| format!("{top}: no clean module {clean}"))?
+                .replace(&clean, "<self>");
+            if !self.proven.insert(key) {
+                self.blocks.1 += 1;
+                continue;
+            }
+            self.blocks.0 += 1;
+            let sub_modules: BTreeSet<&str> = subs.iter().map(|s| s.0).collect();
+            let bb = |names: Vec<String>| {
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!("blackbox {}\n", names.join(" "))
+                }
+            };
+            let mut renames = String::new();
+            for d in m.body.iter().filter_map(|l| declared(l)) {
+                if let Some(n) = g.renames.get(d) {
+                    renames += &format!("rename {d} {n}\n");
+                }
+            }
+            let mut cut_renames = String::new();
+            for (module, inst) in &subs {
+                let sub = modules
+                    .iter()
+                    .find(|s| s.name == *module)
+                    .ok_or_else(|| format!("{top}: no module {module}"))?;
+                for p in &sub.ports {
+                    let (from, to) = (
+                        format!("{inst}.{p}"),
+                        format!("{}.{}", renamed(inst), renamed(p)),
+                    );
+                    if from != to {
+                        cut_renames += &format!("rename {from} {to}\n");
+                    }
+                }
+            }
+            let prep = |design: &str,
+                        name: &str,
+                        subs: Vec<String>,
+                        pre: &str,
+                        post: &str,
+                        side: &str| {
+                format!(
+                "design -load {design}\nhierarchy -check -top {name}\ncd {name}\n{pre}cd ..\nproc\nmemory\n{}flatten\nrename -hide {name}/w:*.*\nexpose -evert {name}/c:*\ncd {name}\n{post}cd ..\nopt -fast -nodffe -nosdff\nwrite_json {side}.json\nrename {name} {side}\ndesign -stash {side}\n",
+                bb(subs)
+            )
+            };
+            script += &format!("log -header {raw}\n");
+            script += &prep(
+                "raw",
+                raw,
+                sub_modules.iter().map(|s| s.to_string()).collect(),
+                &renames,
+                &cut_renames,
+                "gold",
+            );
+            script += &prep(
+                "clean",
+                &clean,
+                sub_modules.iter().map(|s| renamed(s)).collect(),
+                "",
+                "",
+                "gate",
+            );
+            script += "design -reset\ndesign -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n\
+                   equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple -short\nequiv_simple\nequiv_induct\nequiv_status -assert\n";
+            // Keep this block's JSON for the initial values below.
+            script += &format!(
+                "exec -- mv gold.json gold_{n}.json\nexec -- mv gate.json gate_{n}.json\n",
+                n = checked.len()
+            );
+            checked.push((raw, clean));
+        }
+        w("equiv.ys", &script)?;
+        let out = Command::new("yosys")
+            .args(["-q", "-l", "equiv.log", "equiv.ys"])
+            .current_dir(dir)
+            .output()
+            .map_err(|e| format!("cannot run yosys: {e} (is it installed and on PATH?)"))?;
+        if !out.status.success() {
+            let log = std::fs::read_to_string(dir.join("equiv.log")).unwrap_or_default();
+            let tail: Vec<&str> = log
+                .lines()
+                .rev()
+                .take(12)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            return Err(format!(
+                "{top}: raw and clean Verilog not proven equivalent (yosys, {}):\n{}",
+                dir.display(),
+                tail.join("\n")
+            ));
+        }
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| format!("{f}: {e}"));
+        for (i, (raw, clean)) in checked.iter().enumerate() {
+            let gold = signals(&read(&format!("gold_{i}.json"))?, raw)?;
+            let gate = signals(&read(&format!("gate_{i}.json"))?, clean)?;
+            compare_inits(&gold, &gate).map_err(|e| format!("{top}: {clean}: {e}"))?;
+        }
+        Ok(())
     }
-    Ok(())
 }
