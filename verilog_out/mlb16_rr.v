@@ -410,6 +410,46 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
+    reg  out_rs_hit;
+    reg  out_rs_multi;
+    reg  [3:0] out_rs_way;
+    reg  out_rs_onehot_0;
+    reg  out_rs_onehot_1;
+    reg  out_rs_onehot_2;
+    reg  out_rs_onehot_3;
+    reg  out_rs_onehot_4;
+    reg  out_rs_onehot_5;
+    reg  out_rs_onehot_6;
+    reg  out_rs_onehot_7;
+    reg  out_rs_onehot_8;
+    reg  out_rs_onehot_9;
+    reg  out_rs_onehot_10;
+    reg  out_rs_onehot_11;
+    reg  out_rs_onehot_12;
+    reg  out_rs_onehot_13;
+    reg  out_rs_onehot_14;
+    reg  out_rs_onehot_15;
+    reg  out_ls_valid;
+    reg  out_ls_hit;
+    reg  out_ls_multi;
+    reg  [3:0] out_ls_way;
+    reg  out_ls_onehot_0;
+    reg  out_ls_onehot_1;
+    reg  out_ls_onehot_2;
+    reg  out_ls_onehot_3;
+    reg  out_ls_onehot_4;
+    reg  out_ls_onehot_5;
+    reg  out_ls_onehot_6;
+    reg  out_ls_onehot_7;
+    reg  out_ls_onehot_8;
+    reg  out_ls_onehot_9;
+    reg  out_ls_onehot_10;
+    reg  out_ls_onehot_11;
+    reg  out_ls_onehot_12;
+    reg  out_ls_onehot_13;
+    reg  out_ls_onehot_14;
+    reg  out_ls_onehot_15;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -707,6 +747,39 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     reg  write_en_13;
     reg  write_en_14;
     reg  write_en_15;
+    reg  victim_oh_0;
+    reg  victim_oh_1;
+    reg  victim_oh_2;
+    reg  victim_oh_3;
+    reg  victim_oh_4;
+    reg  victim_oh_5;
+    reg  victim_oh_6;
+    reg  victim_oh_7;
+    reg  victim_oh_8;
+    reg  victim_oh_9;
+    reg  victim_oh_10;
+    reg  victim_oh_11;
+    reg  victim_oh_12;
+    reg  victim_oh_13;
+    reg  victim_oh_14;
+    reg  victim_oh_15;
+    reg  pol_oh_0;
+    reg  pol_oh_1;
+    reg  pol_oh_2;
+    reg  pol_oh_3;
+    reg  pol_oh_4;
+    reg  pol_oh_5;
+    reg  pol_oh_6;
+    reg  pol_oh_7;
+    reg  pol_oh_8;
+    reg  pol_oh_9;
+    reg  pol_oh_10;
+    reg  pol_oh_11;
+    reg  pol_oh_12;
+    reg  pol_oh_13;
+    reg  pol_oh_14;
+    reg  pol_oh_15;
+    reg  fill_base_ok;
     reg  [3:0] victim_l;
     reg  inv_victim;
     reg  fill_ok_l;
@@ -833,7 +906,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_onehot_0, free_pe_onehot_1, free_pe_onehot_2, free_pe_onehot_3, free_pe_onehot_4, free_pe_onehot_5, free_pe_onehot_6, free_pe_onehot_7, free_pe_onehot_8, free_pe_onehot_9, free_pe_onehot_10, free_pe_onehot_11, free_pe_onehot_12, free_pe_onehot_13, free_pe_onehot_14, free_pe_onehot_15, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1261,61 +1334,158 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
+        pol_oh_0 = 1'b0;
+        pol_oh_0 = rr_0_victim == way_0;
+        victim_oh_0 = pol_oh_0;
+        if (free_pe_any) begin
+            victim_oh_0 = free_pe_onehot_0;
+        end
+        pol_oh_1 = 1'b0;
+        pol_oh_1 = rr_0_victim == way_1;
+        victim_oh_1 = pol_oh_1;
+        if (free_pe_any) begin
+            victim_oh_1 = free_pe_onehot_1;
+        end
+        pol_oh_2 = 1'b0;
+        pol_oh_2 = rr_0_victim == way_2;
+        victim_oh_2 = pol_oh_2;
+        if (free_pe_any) begin
+            victim_oh_2 = free_pe_onehot_2;
+        end
+        pol_oh_3 = 1'b0;
+        pol_oh_3 = rr_0_victim == way_3;
+        victim_oh_3 = pol_oh_3;
+        if (free_pe_any) begin
+            victim_oh_3 = free_pe_onehot_3;
+        end
+        pol_oh_4 = 1'b0;
+        pol_oh_4 = rr_0_victim == way_4;
+        victim_oh_4 = pol_oh_4;
+        if (free_pe_any) begin
+            victim_oh_4 = free_pe_onehot_4;
+        end
+        pol_oh_5 = 1'b0;
+        pol_oh_5 = rr_0_victim == way_5;
+        victim_oh_5 = pol_oh_5;
+        if (free_pe_any) begin
+            victim_oh_5 = free_pe_onehot_5;
+        end
+        pol_oh_6 = 1'b0;
+        pol_oh_6 = rr_0_victim == way_6;
+        victim_oh_6 = pol_oh_6;
+        if (free_pe_any) begin
+            victim_oh_6 = free_pe_onehot_6;
+        end
+        pol_oh_7 = 1'b0;
+        pol_oh_7 = rr_0_victim == way_7;
+        victim_oh_7 = pol_oh_7;
+        if (free_pe_any) begin
+            victim_oh_7 = free_pe_onehot_7;
+        end
+        pol_oh_8 = 1'b0;
+        pol_oh_8 = rr_0_victim == way_8;
+        victim_oh_8 = pol_oh_8;
+        if (free_pe_any) begin
+            victim_oh_8 = free_pe_onehot_8;
+        end
+        pol_oh_9 = 1'b0;
+        pol_oh_9 = rr_0_victim == way_9;
+        victim_oh_9 = pol_oh_9;
+        if (free_pe_any) begin
+            victim_oh_9 = free_pe_onehot_9;
+        end
+        pol_oh_10 = 1'b0;
+        pol_oh_10 = rr_0_victim == way_10;
+        victim_oh_10 = pol_oh_10;
+        if (free_pe_any) begin
+            victim_oh_10 = free_pe_onehot_10;
+        end
+        pol_oh_11 = 1'b0;
+        pol_oh_11 = rr_0_victim == way_11;
+        victim_oh_11 = pol_oh_11;
+        if (free_pe_any) begin
+            victim_oh_11 = free_pe_onehot_11;
+        end
+        pol_oh_12 = 1'b0;
+        pol_oh_12 = rr_0_victim == way_12;
+        victim_oh_12 = pol_oh_12;
+        if (free_pe_any) begin
+            victim_oh_12 = free_pe_onehot_12;
+        end
+        pol_oh_13 = 1'b0;
+        pol_oh_13 = rr_0_victim == way_13;
+        victim_oh_13 = pol_oh_13;
+        if (free_pe_any) begin
+            victim_oh_13 = free_pe_onehot_13;
+        end
+        pol_oh_14 = 1'b0;
+        pol_oh_14 = rr_0_victim == way_14;
+        victim_oh_14 = pol_oh_14;
+        if (free_pe_any) begin
+            victim_oh_14 = free_pe_onehot_14;
+        end
+        pol_oh_15 = 1'b0;
+        pol_oh_15 = rr_0_victim == way_15;
+        victim_oh_15 = pol_oh_15;
+        if (free_pe_any) begin
+            victim_oh_15 = free_pe_onehot_15;
+        end
+        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
-        if (inv_match_0 && (victim_l == way_0)) begin
+        if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_1 && (victim_l == way_1)) begin
+        if (inv_match_1 && victim_oh_1) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_2 && (victim_l == way_2)) begin
+        if (inv_match_2 && victim_oh_2) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_3 && (victim_l == way_3)) begin
+        if (inv_match_3 && victim_oh_3) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_4 && (victim_l == way_4)) begin
+        if (inv_match_4 && victim_oh_4) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_5 && (victim_l == way_5)) begin
+        if (inv_match_5 && victim_oh_5) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_6 && (victim_l == way_6)) begin
+        if (inv_match_6 && victim_oh_6) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_7 && (victim_l == way_7)) begin
+        if (inv_match_7 && victim_oh_7) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_8 && (victim_l == way_8)) begin
+        if (inv_match_8 && victim_oh_8) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_9 && (victim_l == way_9)) begin
+        if (inv_match_9 && victim_oh_9) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_10 && (victim_l == way_10)) begin
+        if (inv_match_10 && victim_oh_10) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_11 && (victim_l == way_11)) begin
+        if (inv_match_11 && victim_oh_11) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_12 && (victim_l == way_12)) begin
+        if (inv_match_12 && victim_oh_12) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_13 && (victim_l == way_13)) begin
+        if (inv_match_13 && victim_oh_13) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_14 && (victim_l == way_14)) begin
+        if (inv_match_14 && victim_oh_14) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_15 && (victim_l == way_15)) begin
+        if (inv_match_15 && victim_oh_15) begin
             inv_victim = 1'b1;
         end
-        fill_ok_l = fill_valid && ~clear && ~inv_victim && ~(inv_valid && (inv_loc == fill_loc));
+        fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
         rr_0_clear = clear;
         rr_0_advance = fill_ok_l && ~free_pe_any;
-        write_en_0 = fill_ok_l && (victim_l == way_0);
+        write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
         base_0_d_comb = base_0_q;
@@ -1331,7 +1501,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
         end
-        write_en_1 = fill_ok_l && (victim_l == way_1);
+        write_en_1 = fill_base_ok && victim_oh_1 && ~inv_match_1;
         valid_1_d_comb = valid_1_q;
         loc_1_d_comb = loc_1_q;
         base_1_d_comb = base_1_q;
@@ -1347,7 +1517,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
         end
-        write_en_2 = fill_ok_l && (victim_l == way_2);
+        write_en_2 = fill_base_ok && victim_oh_2 && ~inv_match_2;
         valid_2_d_comb = valid_2_q;
         loc_2_d_comb = loc_2_q;
         base_2_d_comb = base_2_q;
@@ -1363,7 +1533,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
         end
-        write_en_3 = fill_ok_l && (victim_l == way_3);
+        write_en_3 = fill_base_ok && victim_oh_3 && ~inv_match_3;
         valid_3_d_comb = valid_3_q;
         loc_3_d_comb = loc_3_q;
         base_3_d_comb = base_3_q;
@@ -1379,7 +1549,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
         end
-        write_en_4 = fill_ok_l && (victim_l == way_4);
+        write_en_4 = fill_base_ok && victim_oh_4 && ~inv_match_4;
         valid_4_d_comb = valid_4_q;
         loc_4_d_comb = loc_4_q;
         base_4_d_comb = base_4_q;
@@ -1395,7 +1565,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
         end
-        write_en_5 = fill_ok_l && (victim_l == way_5);
+        write_en_5 = fill_base_ok && victim_oh_5 && ~inv_match_5;
         valid_5_d_comb = valid_5_q;
         loc_5_d_comb = loc_5_q;
         base_5_d_comb = base_5_q;
@@ -1411,7 +1581,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
         end
-        write_en_6 = fill_ok_l && (victim_l == way_6);
+        write_en_6 = fill_base_ok && victim_oh_6 && ~inv_match_6;
         valid_6_d_comb = valid_6_q;
         loc_6_d_comb = loc_6_q;
         base_6_d_comb = base_6_q;
@@ -1427,7 +1597,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
         end
-        write_en_7 = fill_ok_l && (victim_l == way_7);
+        write_en_7 = fill_base_ok && victim_oh_7 && ~inv_match_7;
         valid_7_d_comb = valid_7_q;
         loc_7_d_comb = loc_7_q;
         base_7_d_comb = base_7_q;
@@ -1443,7 +1613,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        write_en_8 = fill_ok_l && (victim_l == way_8);
+        write_en_8 = fill_base_ok && victim_oh_8 && ~inv_match_8;
         valid_8_d_comb = valid_8_q;
         loc_8_d_comb = loc_8_q;
         base_8_d_comb = base_8_q;
@@ -1459,7 +1629,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_8 || clear) begin
             valid_8_d_comb = 1'b0;
         end
-        write_en_9 = fill_ok_l && (victim_l == way_9);
+        write_en_9 = fill_base_ok && victim_oh_9 && ~inv_match_9;
         valid_9_d_comb = valid_9_q;
         loc_9_d_comb = loc_9_q;
         base_9_d_comb = base_9_q;
@@ -1475,7 +1645,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_9 || clear) begin
             valid_9_d_comb = 1'b0;
         end
-        write_en_10 = fill_ok_l && (victim_l == way_10);
+        write_en_10 = fill_base_ok && victim_oh_10 && ~inv_match_10;
         valid_10_d_comb = valid_10_q;
         loc_10_d_comb = loc_10_q;
         base_10_d_comb = base_10_q;
@@ -1491,7 +1661,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_10 || clear) begin
             valid_10_d_comb = 1'b0;
         end
-        write_en_11 = fill_ok_l && (victim_l == way_11);
+        write_en_11 = fill_base_ok && victim_oh_11 && ~inv_match_11;
         valid_11_d_comb = valid_11_q;
         loc_11_d_comb = loc_11_q;
         base_11_d_comb = base_11_q;
@@ -1507,7 +1677,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_11 || clear) begin
             valid_11_d_comb = 1'b0;
         end
-        write_en_12 = fill_ok_l && (victim_l == way_12);
+        write_en_12 = fill_base_ok && victim_oh_12 && ~inv_match_12;
         valid_12_d_comb = valid_12_q;
         loc_12_d_comb = loc_12_q;
         base_12_d_comb = base_12_q;
@@ -1523,7 +1693,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_12 || clear) begin
             valid_12_d_comb = 1'b0;
         end
-        write_en_13 = fill_ok_l && (victim_l == way_13);
+        write_en_13 = fill_base_ok && victim_oh_13 && ~inv_match_13;
         valid_13_d_comb = valid_13_q;
         loc_13_d_comb = loc_13_q;
         base_13_d_comb = base_13_q;
@@ -1539,7 +1709,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_13 || clear) begin
             valid_13_d_comb = 1'b0;
         end
-        write_en_14 = fill_ok_l && (victim_l == way_14);
+        write_en_14 = fill_base_ok && victim_oh_14 && ~inv_match_14;
         valid_14_d_comb = valid_14_q;
         loc_14_d_comb = loc_14_q;
         base_14_d_comb = base_14_q;
@@ -1555,7 +1725,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_14 || clear) begin
             valid_14_d_comb = 1'b0;
         end
-        write_en_15 = fill_ok_l && (victim_l == way_15);
+        write_en_15 = fill_base_ok && victim_oh_15 && ~inv_match_15;
         valid_15_d_comb = valid_15_q;
         loc_15_d_comb = loc_15_q;
         base_15_d_comb = base_15_q;
@@ -1571,15 +1741,55 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
-        rs_hit_r_d_comb = rs_pe_any && ~reset;
-        rs_multi_r_d_comb = rs_pe_multi && ~reset;
-        ls_hit_r_d_comb = ls_pe_any && ~reset;
-        ls_multi_r_d_comb = ls_pe_multi && ~reset;
+        out_rs_valid = rs_valid;
+        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_multi = rs_pe_multi && ~reset;
+        out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
+        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_multi = ls_pe_multi && ~reset;
+        out_ls_way = ls_pe_index;
+        out_rs_onehot_0 = rs_pe_onehot_0;
+        out_ls_onehot_0 = ls_pe_onehot_0;
+        out_rs_onehot_1 = rs_pe_onehot_1;
+        out_ls_onehot_1 = ls_pe_onehot_1;
+        out_rs_onehot_2 = rs_pe_onehot_2;
+        out_ls_onehot_2 = ls_pe_onehot_2;
+        out_rs_onehot_3 = rs_pe_onehot_3;
+        out_ls_onehot_3 = ls_pe_onehot_3;
+        out_rs_onehot_4 = rs_pe_onehot_4;
+        out_ls_onehot_4 = ls_pe_onehot_4;
+        out_rs_onehot_5 = rs_pe_onehot_5;
+        out_ls_onehot_5 = ls_pe_onehot_5;
+        out_rs_onehot_6 = rs_pe_onehot_6;
+        out_ls_onehot_6 = ls_pe_onehot_6;
+        out_rs_onehot_7 = rs_pe_onehot_7;
+        out_ls_onehot_7 = ls_pe_onehot_7;
+        out_rs_onehot_8 = rs_pe_onehot_8;
+        out_ls_onehot_8 = ls_pe_onehot_8;
+        out_rs_onehot_9 = rs_pe_onehot_9;
+        out_ls_onehot_9 = ls_pe_onehot_9;
+        out_rs_onehot_10 = rs_pe_onehot_10;
+        out_ls_onehot_10 = ls_pe_onehot_10;
+        out_rs_onehot_11 = rs_pe_onehot_11;
+        out_ls_onehot_11 = ls_pe_onehot_11;
+        out_rs_onehot_12 = rs_pe_onehot_12;
+        out_ls_onehot_12 = ls_pe_onehot_12;
+        out_rs_onehot_13 = rs_pe_onehot_13;
+        out_ls_onehot_13 = ls_pe_onehot_13;
+        out_rs_onehot_14 = rs_pe_onehot_14;
+        out_ls_onehot_14 = ls_pe_onehot_14;
+        out_rs_onehot_15 = rs_pe_onehot_15;
+        out_ls_onehot_15 = ls_pe_onehot_15;
+        rs_hit_r_d_comb = out_rs_hit;
+        rs_multi_r_d_comb = out_rs_multi;
+        ls_hit_r_d_comb = out_ls_hit;
+        ls_multi_r_d_comb = out_ls_multi;
         rs_or_loc_15 = zero_51;
         rs_or_base_15 = zero_56;
         rs_or_size_15 = zero_56;
         rs_or_tag_15 = zero_8;
-        if (rs_pe_onehot_0) begin
+        if (out_rs_onehot_0) begin
             rs_or_loc_15 = loc_0_q;
             rs_or_base_15 = base_0_q;
             rs_or_size_15 = size_0_q;
@@ -1588,7 +1798,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_15 = zero_56;
         ls_or_size_15 = zero_56;
         ls_or_tag_15 = zero_8;
-        if (ls_pe_onehot_0) begin
+        if (out_ls_onehot_0) begin
             ls_or_base_15 = base_0_q;
             ls_or_size_15 = size_0_q;
             ls_or_tag_15 = tag_0_q;
@@ -1597,7 +1807,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_16 = zero_56;
         rs_or_size_16 = zero_56;
         rs_or_tag_16 = zero_8;
-        if (rs_pe_onehot_1) begin
+        if (out_rs_onehot_1) begin
             rs_or_loc_16 = loc_1_q;
             rs_or_base_16 = base_1_q;
             rs_or_size_16 = size_1_q;
@@ -1606,7 +1816,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_16 = zero_56;
         ls_or_size_16 = zero_56;
         ls_or_tag_16 = zero_8;
-        if (ls_pe_onehot_1) begin
+        if (out_ls_onehot_1) begin
             ls_or_base_16 = base_1_q;
             ls_or_size_16 = size_1_q;
             ls_or_tag_16 = tag_1_q;
@@ -1615,7 +1825,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_17 = zero_56;
         rs_or_size_17 = zero_56;
         rs_or_tag_17 = zero_8;
-        if (rs_pe_onehot_2) begin
+        if (out_rs_onehot_2) begin
             rs_or_loc_17 = loc_2_q;
             rs_or_base_17 = base_2_q;
             rs_or_size_17 = size_2_q;
@@ -1624,7 +1834,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_17 = zero_56;
         ls_or_size_17 = zero_56;
         ls_or_tag_17 = zero_8;
-        if (ls_pe_onehot_2) begin
+        if (out_ls_onehot_2) begin
             ls_or_base_17 = base_2_q;
             ls_or_size_17 = size_2_q;
             ls_or_tag_17 = tag_2_q;
@@ -1633,7 +1843,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_18 = zero_56;
         rs_or_size_18 = zero_56;
         rs_or_tag_18 = zero_8;
-        if (rs_pe_onehot_3) begin
+        if (out_rs_onehot_3) begin
             rs_or_loc_18 = loc_3_q;
             rs_or_base_18 = base_3_q;
             rs_or_size_18 = size_3_q;
@@ -1642,7 +1852,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_18 = zero_56;
         ls_or_size_18 = zero_56;
         ls_or_tag_18 = zero_8;
-        if (ls_pe_onehot_3) begin
+        if (out_ls_onehot_3) begin
             ls_or_base_18 = base_3_q;
             ls_or_size_18 = size_3_q;
             ls_or_tag_18 = tag_3_q;
@@ -1651,7 +1861,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_19 = zero_56;
         rs_or_size_19 = zero_56;
         rs_or_tag_19 = zero_8;
-        if (rs_pe_onehot_4) begin
+        if (out_rs_onehot_4) begin
             rs_or_loc_19 = loc_4_q;
             rs_or_base_19 = base_4_q;
             rs_or_size_19 = size_4_q;
@@ -1660,7 +1870,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_19 = zero_56;
         ls_or_size_19 = zero_56;
         ls_or_tag_19 = zero_8;
-        if (ls_pe_onehot_4) begin
+        if (out_ls_onehot_4) begin
             ls_or_base_19 = base_4_q;
             ls_or_size_19 = size_4_q;
             ls_or_tag_19 = tag_4_q;
@@ -1669,7 +1879,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_20 = zero_56;
         rs_or_size_20 = zero_56;
         rs_or_tag_20 = zero_8;
-        if (rs_pe_onehot_5) begin
+        if (out_rs_onehot_5) begin
             rs_or_loc_20 = loc_5_q;
             rs_or_base_20 = base_5_q;
             rs_or_size_20 = size_5_q;
@@ -1678,7 +1888,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_20 = zero_56;
         ls_or_size_20 = zero_56;
         ls_or_tag_20 = zero_8;
-        if (ls_pe_onehot_5) begin
+        if (out_ls_onehot_5) begin
             ls_or_base_20 = base_5_q;
             ls_or_size_20 = size_5_q;
             ls_or_tag_20 = tag_5_q;
@@ -1687,7 +1897,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_21 = zero_56;
         rs_or_size_21 = zero_56;
         rs_or_tag_21 = zero_8;
-        if (rs_pe_onehot_6) begin
+        if (out_rs_onehot_6) begin
             rs_or_loc_21 = loc_6_q;
             rs_or_base_21 = base_6_q;
             rs_or_size_21 = size_6_q;
@@ -1696,7 +1906,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_21 = zero_56;
         ls_or_size_21 = zero_56;
         ls_or_tag_21 = zero_8;
-        if (ls_pe_onehot_6) begin
+        if (out_ls_onehot_6) begin
             ls_or_base_21 = base_6_q;
             ls_or_size_21 = size_6_q;
             ls_or_tag_21 = tag_6_q;
@@ -1705,7 +1915,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_22 = zero_56;
         rs_or_size_22 = zero_56;
         rs_or_tag_22 = zero_8;
-        if (rs_pe_onehot_7) begin
+        if (out_rs_onehot_7) begin
             rs_or_loc_22 = loc_7_q;
             rs_or_base_22 = base_7_q;
             rs_or_size_22 = size_7_q;
@@ -1714,7 +1924,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_22 = zero_56;
         ls_or_size_22 = zero_56;
         ls_or_tag_22 = zero_8;
-        if (ls_pe_onehot_7) begin
+        if (out_ls_onehot_7) begin
             ls_or_base_22 = base_7_q;
             ls_or_size_22 = size_7_q;
             ls_or_tag_22 = tag_7_q;
@@ -1723,7 +1933,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_23 = zero_56;
         rs_or_size_23 = zero_56;
         rs_or_tag_23 = zero_8;
-        if (rs_pe_onehot_8) begin
+        if (out_rs_onehot_8) begin
             rs_or_loc_23 = loc_8_q;
             rs_or_base_23 = base_8_q;
             rs_or_size_23 = size_8_q;
@@ -1732,7 +1942,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_23 = zero_56;
         ls_or_size_23 = zero_56;
         ls_or_tag_23 = zero_8;
-        if (ls_pe_onehot_8) begin
+        if (out_ls_onehot_8) begin
             ls_or_base_23 = base_8_q;
             ls_or_size_23 = size_8_q;
             ls_or_tag_23 = tag_8_q;
@@ -1741,7 +1951,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_24 = zero_56;
         rs_or_size_24 = zero_56;
         rs_or_tag_24 = zero_8;
-        if (rs_pe_onehot_9) begin
+        if (out_rs_onehot_9) begin
             rs_or_loc_24 = loc_9_q;
             rs_or_base_24 = base_9_q;
             rs_or_size_24 = size_9_q;
@@ -1750,7 +1960,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_24 = zero_56;
         ls_or_size_24 = zero_56;
         ls_or_tag_24 = zero_8;
-        if (ls_pe_onehot_9) begin
+        if (out_ls_onehot_9) begin
             ls_or_base_24 = base_9_q;
             ls_or_size_24 = size_9_q;
             ls_or_tag_24 = tag_9_q;
@@ -1759,7 +1969,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_25 = zero_56;
         rs_or_size_25 = zero_56;
         rs_or_tag_25 = zero_8;
-        if (rs_pe_onehot_10) begin
+        if (out_rs_onehot_10) begin
             rs_or_loc_25 = loc_10_q;
             rs_or_base_25 = base_10_q;
             rs_or_size_25 = size_10_q;
@@ -1768,7 +1978,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_25 = zero_56;
         ls_or_size_25 = zero_56;
         ls_or_tag_25 = zero_8;
-        if (ls_pe_onehot_10) begin
+        if (out_ls_onehot_10) begin
             ls_or_base_25 = base_10_q;
             ls_or_size_25 = size_10_q;
             ls_or_tag_25 = tag_10_q;
@@ -1777,7 +1987,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_26 = zero_56;
         rs_or_size_26 = zero_56;
         rs_or_tag_26 = zero_8;
-        if (rs_pe_onehot_11) begin
+        if (out_rs_onehot_11) begin
             rs_or_loc_26 = loc_11_q;
             rs_or_base_26 = base_11_q;
             rs_or_size_26 = size_11_q;
@@ -1786,7 +1996,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_26 = zero_56;
         ls_or_size_26 = zero_56;
         ls_or_tag_26 = zero_8;
-        if (ls_pe_onehot_11) begin
+        if (out_ls_onehot_11) begin
             ls_or_base_26 = base_11_q;
             ls_or_size_26 = size_11_q;
             ls_or_tag_26 = tag_11_q;
@@ -1795,7 +2005,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_27 = zero_56;
         rs_or_size_27 = zero_56;
         rs_or_tag_27 = zero_8;
-        if (rs_pe_onehot_12) begin
+        if (out_rs_onehot_12) begin
             rs_or_loc_27 = loc_12_q;
             rs_or_base_27 = base_12_q;
             rs_or_size_27 = size_12_q;
@@ -1804,7 +2014,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_27 = zero_56;
         ls_or_size_27 = zero_56;
         ls_or_tag_27 = zero_8;
-        if (ls_pe_onehot_12) begin
+        if (out_ls_onehot_12) begin
             ls_or_base_27 = base_12_q;
             ls_or_size_27 = size_12_q;
             ls_or_tag_27 = tag_12_q;
@@ -1813,7 +2023,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_28 = zero_56;
         rs_or_size_28 = zero_56;
         rs_or_tag_28 = zero_8;
-        if (rs_pe_onehot_13) begin
+        if (out_rs_onehot_13) begin
             rs_or_loc_28 = loc_13_q;
             rs_or_base_28 = base_13_q;
             rs_or_size_28 = size_13_q;
@@ -1822,7 +2032,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_28 = zero_56;
         ls_or_size_28 = zero_56;
         ls_or_tag_28 = zero_8;
-        if (ls_pe_onehot_13) begin
+        if (out_ls_onehot_13) begin
             ls_or_base_28 = base_13_q;
             ls_or_size_28 = size_13_q;
             ls_or_tag_28 = tag_13_q;
@@ -1831,7 +2041,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_29 = zero_56;
         rs_or_size_29 = zero_56;
         rs_or_tag_29 = zero_8;
-        if (rs_pe_onehot_14) begin
+        if (out_rs_onehot_14) begin
             rs_or_loc_29 = loc_14_q;
             rs_or_base_29 = base_14_q;
             rs_or_size_29 = size_14_q;
@@ -1840,7 +2050,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_29 = zero_56;
         ls_or_size_29 = zero_56;
         ls_or_tag_29 = zero_8;
-        if (ls_pe_onehot_14) begin
+        if (out_ls_onehot_14) begin
             ls_or_base_29 = base_14_q;
             ls_or_size_29 = size_14_q;
             ls_or_tag_29 = tag_14_q;
@@ -1849,7 +2059,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_or_base_30 = zero_56;
         rs_or_size_30 = zero_56;
         rs_or_tag_30 = zero_8;
-        if (rs_pe_onehot_15) begin
+        if (out_rs_onehot_15) begin
             rs_or_loc_30 = loc_15_q;
             rs_or_base_30 = base_15_q;
             rs_or_size_30 = size_15_q;
@@ -1858,7 +2068,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_30 = zero_56;
         ls_or_size_30 = zero_56;
         ls_or_tag_30 = zero_8;
-        if (ls_pe_onehot_15) begin
+        if (out_ls_onehot_15) begin
             ls_or_base_30 = base_15_q;
             ls_or_size_30 = size_15_q;
             ls_or_tag_30 = tag_15_q;
@@ -1968,15 +2178,15 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (rs_valid) begin
-            rs_way_r_d_comb = rs_pe_index;
+        if (out_rs_valid) begin
+            rs_way_r_d_comb = out_rs_way;
             rs_loc_r_d_comb = rs_or_loc_0;
             rs_base_r_d_comb = rs_or_base_0;
             rs_size_r_d_comb = rs_or_size_0;
             rs_tag_r_d_comb = rs_or_tag_0;
         end
-        if (ls_valid) begin
-            ls_way_r_d_comb = ls_pe_index;
+        if (out_ls_valid) begin
+            ls_way_r_d_comb = out_ls_way;
             ls_base_r_d_comb = ls_or_base_0;
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;

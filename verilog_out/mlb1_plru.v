@@ -90,12 +90,13 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way_0 = 1'b0;
     localparam  zero_iw = 1'b0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 1'b0;
+    localparam  path_mask_0 = 1'b0;
+    localparam  path_to_0 = 1'b0;
     
     // Stub signals
     reg  valid_0_d;
@@ -160,6 +161,16 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
+    reg  out_rs_hit;
+    reg  out_rs_multi;
+    reg  out_rs_way;
+    reg  out_rs_onehot_0;
+    reg  out_ls_valid;
+    reg  out_ls_hit;
+    reg  out_ls_multi;
+    reg  out_ls_way;
+    reg  out_ls_onehot_0;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_c_0;
     reg  [55:0] cs_nr_0;
@@ -172,6 +183,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_or_tag_0;
     reg  inv_match_0;
     reg  write_en_0;
+    reg  victim_oh_0;
+    reg  pol_oh_0;
+    reg  fill_base_ok;
     reg  victim_l;
     reg  inv_victim;
     reg  fill_ok_l;
@@ -213,7 +227,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_onehot_0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -311,11 +325,18 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
+        pol_oh_0 = 1'b0;
+        pol_oh_0 = ((plru_0_state ^ path_to_0) & path_mask_0) == zero_n;
+        victim_oh_0 = pol_oh_0;
+        if (free_pe_any) begin
+            victim_oh_0 = free_pe_onehot_0;
+        end
+        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
-        if (inv_match_0 && (victim_l == way_0)) begin
+        if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;
         end
-        fill_ok_l = fill_valid && ~clear && ~inv_victim && ~(inv_valid && (inv_loc == fill_loc));
+        fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
         plru_0_clear = clear;
@@ -325,7 +346,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         plru_0_touch_b_way = ls_pe_index;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
-        write_en_0 = fill_ok_l && (victim_l == way_0);
+        write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
         base_0_d_comb = base_0_q;
@@ -341,15 +362,25 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
         end
-        rs_hit_r_d_comb = rs_pe_any && ~reset;
-        rs_multi_r_d_comb = rs_pe_multi && ~reset;
-        ls_hit_r_d_comb = ls_pe_any && ~reset;
-        ls_multi_r_d_comb = ls_pe_multi && ~reset;
+        out_rs_valid = rs_valid;
+        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_multi = rs_pe_multi && ~reset;
+        out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
+        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_multi = ls_pe_multi && ~reset;
+        out_ls_way = ls_pe_index;
+        out_rs_onehot_0 = rs_pe_onehot_0;
+        out_ls_onehot_0 = ls_pe_onehot_0;
+        rs_hit_r_d_comb = out_rs_hit;
+        rs_multi_r_d_comb = out_rs_multi;
+        ls_hit_r_d_comb = out_ls_hit;
+        ls_multi_r_d_comb = out_ls_multi;
         rs_or_loc_0 = zero_51;
         rs_or_base_0 = zero_56;
         rs_or_size_0 = zero_56;
         rs_or_tag_0 = zero_8;
-        if (rs_pe_onehot_0) begin
+        if (out_rs_onehot_0) begin
             rs_or_loc_0 = loc_0_q;
             rs_or_base_0 = base_0_q;
             rs_or_size_0 = size_0_q;
@@ -358,20 +389,20 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_or_base_0 = zero_56;
         ls_or_size_0 = zero_56;
         ls_or_tag_0 = zero_8;
-        if (ls_pe_onehot_0) begin
+        if (out_ls_onehot_0) begin
             ls_or_base_0 = base_0_q;
             ls_or_size_0 = size_0_q;
             ls_or_tag_0 = tag_0_q;
         end
-        if (rs_valid) begin
-            rs_way_r_d_comb = rs_pe_index;
+        if (out_rs_valid) begin
+            rs_way_r_d_comb = out_rs_way;
             rs_loc_r_d_comb = rs_or_loc_0;
             rs_base_r_d_comb = rs_or_base_0;
             rs_size_r_d_comb = rs_or_size_0;
             rs_tag_r_d_comb = rs_or_tag_0;
         end
-        if (ls_valid) begin
-            ls_way_r_d_comb = ls_pe_index;
+        if (out_ls_valid) begin
+            ls_way_r_d_comb = out_ls_way;
             ls_base_r_d_comb = ls_or_base_0;
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;

@@ -90,43 +90,75 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way_0 = 5'b0;
-    localparam  way_1 = 5'b1;
-    localparam  way_2 = 5'b10;
-    localparam  way_3 = 5'b11;
-    localparam  way_4 = 5'b100;
-    localparam  way_5 = 5'b101;
-    localparam  way_6 = 5'b110;
-    localparam  way_7 = 5'b111;
-    localparam  way_8 = 5'b1000;
-    localparam  way_9 = 5'b1001;
-    localparam  way_10 = 5'b1010;
-    localparam  way_11 = 5'b1011;
-    localparam  way_12 = 5'b1100;
-    localparam  way_13 = 5'b1101;
-    localparam  way_14 = 5'b1110;
-    localparam  way_15 = 5'b1111;
-    localparam  way_16 = 5'b10000;
-    localparam  way_17 = 5'b10001;
-    localparam  way_18 = 5'b10010;
-    localparam  way_19 = 5'b10011;
-    localparam  way_20 = 5'b10100;
-    localparam  way_21 = 5'b10101;
-    localparam  way_22 = 5'b10110;
-    localparam  way_23 = 5'b10111;
-    localparam  way_24 = 5'b11000;
-    localparam  way_25 = 5'b11001;
-    localparam  way_26 = 5'b11010;
-    localparam  way_27 = 5'b11011;
-    localparam  way_28 = 5'b11100;
-    localparam  way_29 = 5'b11101;
-    localparam  way_30 = 5'b11110;
-    localparam  way_31 = 5'b11111;
     localparam  zero_iw = 5'b0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 32'h0;
+    localparam  path_mask_0 = 32'h808b;
+    localparam  path_mask_1 = 32'h808b;
+    localparam  path_mask_2 = 32'h1008b;
+    localparam  path_mask_3 = 32'h1008b;
+    localparam  path_mask_4 = 32'h2010b;
+    localparam  path_mask_5 = 32'h2010b;
+    localparam  path_mask_6 = 32'h4010b;
+    localparam  path_mask_7 = 32'h4010b;
+    localparam  path_mask_8 = 32'h80213;
+    localparam  path_mask_9 = 32'h80213;
+    localparam  path_mask_10 = 32'h100213;
+    localparam  path_mask_11 = 32'h100213;
+    localparam  path_mask_12 = 32'h200413;
+    localparam  path_mask_13 = 32'h200413;
+    localparam  path_mask_14 = 32'h400413;
+    localparam  path_mask_15 = 32'h400413;
+    localparam  path_mask_16 = 32'h800825;
+    localparam  path_mask_17 = 32'h800825;
+    localparam  path_mask_18 = 32'h1000825;
+    localparam  path_mask_19 = 32'h1000825;
+    localparam  path_mask_20 = 32'h2001025;
+    localparam  path_mask_21 = 32'h2001025;
+    localparam  path_mask_22 = 32'h4001025;
+    localparam  path_mask_23 = 32'h4001025;
+    localparam  path_mask_24 = 32'h8002045;
+    localparam  path_mask_25 = 32'h8002045;
+    localparam  path_mask_26 = 32'h10002045;
+    localparam  path_mask_27 = 32'h10002045;
+    localparam  path_mask_28 = 32'h20004045;
+    localparam  path_mask_29 = 32'h20004045;
+    localparam  path_mask_30 = 32'h40004045;
+    localparam  path_mask_31 = 32'h40004045;
+    localparam  path_to_0 = 32'h0;
+    localparam  path_to_1 = 32'h8000;
+    localparam  path_to_2 = 32'h80;
+    localparam  path_to_3 = 32'h10080;
+    localparam  path_to_4 = 32'h8;
+    localparam  path_to_5 = 32'h20008;
+    localparam  path_to_6 = 32'h108;
+    localparam  path_to_7 = 32'h40108;
+    localparam  path_to_8 = 32'h2;
+    localparam  path_to_9 = 32'h80002;
+    localparam  path_to_10 = 32'h202;
+    localparam  path_to_11 = 32'h100202;
+    localparam  path_to_12 = 32'h12;
+    localparam  path_to_13 = 32'h200012;
+    localparam  path_to_14 = 32'h412;
+    localparam  path_to_15 = 32'h400412;
+    localparam  path_to_16 = 32'h1;
+    localparam  path_to_17 = 32'h800001;
+    localparam  path_to_18 = 32'h801;
+    localparam  path_to_19 = 32'h1000801;
+    localparam  path_to_20 = 32'h21;
+    localparam  path_to_21 = 32'h2000021;
+    localparam  path_to_22 = 32'h1021;
+    localparam  path_to_23 = 32'h4001021;
+    localparam  path_to_24 = 32'h5;
+    localparam  path_to_25 = 32'h8000005;
+    localparam  path_to_26 = 32'h2005;
+    localparam  path_to_27 = 32'h10002005;
+    localparam  path_to_28 = 32'h45;
+    localparam  path_to_29 = 32'h20000045;
+    localparam  path_to_30 = 32'h4045;
+    localparam  path_to_31 = 32'h40004045;
     
     // Stub signals
     reg  valid_0_d;
@@ -687,6 +719,78 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
+    reg  out_rs_hit;
+    reg  out_rs_multi;
+    reg  [4:0] out_rs_way;
+    reg  out_rs_onehot_0;
+    reg  out_rs_onehot_1;
+    reg  out_rs_onehot_2;
+    reg  out_rs_onehot_3;
+    reg  out_rs_onehot_4;
+    reg  out_rs_onehot_5;
+    reg  out_rs_onehot_6;
+    reg  out_rs_onehot_7;
+    reg  out_rs_onehot_8;
+    reg  out_rs_onehot_9;
+    reg  out_rs_onehot_10;
+    reg  out_rs_onehot_11;
+    reg  out_rs_onehot_12;
+    reg  out_rs_onehot_13;
+    reg  out_rs_onehot_14;
+    reg  out_rs_onehot_15;
+    reg  out_rs_onehot_16;
+    reg  out_rs_onehot_17;
+    reg  out_rs_onehot_18;
+    reg  out_rs_onehot_19;
+    reg  out_rs_onehot_20;
+    reg  out_rs_onehot_21;
+    reg  out_rs_onehot_22;
+    reg  out_rs_onehot_23;
+    reg  out_rs_onehot_24;
+    reg  out_rs_onehot_25;
+    reg  out_rs_onehot_26;
+    reg  out_rs_onehot_27;
+    reg  out_rs_onehot_28;
+    reg  out_rs_onehot_29;
+    reg  out_rs_onehot_30;
+    reg  out_rs_onehot_31;
+    reg  out_ls_valid;
+    reg  out_ls_hit;
+    reg  out_ls_multi;
+    reg  [4:0] out_ls_way;
+    reg  out_ls_onehot_0;
+    reg  out_ls_onehot_1;
+    reg  out_ls_onehot_2;
+    reg  out_ls_onehot_3;
+    reg  out_ls_onehot_4;
+    reg  out_ls_onehot_5;
+    reg  out_ls_onehot_6;
+    reg  out_ls_onehot_7;
+    reg  out_ls_onehot_8;
+    reg  out_ls_onehot_9;
+    reg  out_ls_onehot_10;
+    reg  out_ls_onehot_11;
+    reg  out_ls_onehot_12;
+    reg  out_ls_onehot_13;
+    reg  out_ls_onehot_14;
+    reg  out_ls_onehot_15;
+    reg  out_ls_onehot_16;
+    reg  out_ls_onehot_17;
+    reg  out_ls_onehot_18;
+    reg  out_ls_onehot_19;
+    reg  out_ls_onehot_20;
+    reg  out_ls_onehot_21;
+    reg  out_ls_onehot_22;
+    reg  out_ls_onehot_23;
+    reg  out_ls_onehot_24;
+    reg  out_ls_onehot_25;
+    reg  out_ls_onehot_26;
+    reg  out_ls_onehot_27;
+    reg  out_ls_onehot_28;
+    reg  out_ls_onehot_29;
+    reg  out_ls_onehot_30;
+    reg  out_ls_onehot_31;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -1288,6 +1392,71 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  write_en_29;
     reg  write_en_30;
     reg  write_en_31;
+    reg  victim_oh_0;
+    reg  victim_oh_1;
+    reg  victim_oh_2;
+    reg  victim_oh_3;
+    reg  victim_oh_4;
+    reg  victim_oh_5;
+    reg  victim_oh_6;
+    reg  victim_oh_7;
+    reg  victim_oh_8;
+    reg  victim_oh_9;
+    reg  victim_oh_10;
+    reg  victim_oh_11;
+    reg  victim_oh_12;
+    reg  victim_oh_13;
+    reg  victim_oh_14;
+    reg  victim_oh_15;
+    reg  victim_oh_16;
+    reg  victim_oh_17;
+    reg  victim_oh_18;
+    reg  victim_oh_19;
+    reg  victim_oh_20;
+    reg  victim_oh_21;
+    reg  victim_oh_22;
+    reg  victim_oh_23;
+    reg  victim_oh_24;
+    reg  victim_oh_25;
+    reg  victim_oh_26;
+    reg  victim_oh_27;
+    reg  victim_oh_28;
+    reg  victim_oh_29;
+    reg  victim_oh_30;
+    reg  victim_oh_31;
+    reg  pol_oh_0;
+    reg  pol_oh_1;
+    reg  pol_oh_2;
+    reg  pol_oh_3;
+    reg  pol_oh_4;
+    reg  pol_oh_5;
+    reg  pol_oh_6;
+    reg  pol_oh_7;
+    reg  pol_oh_8;
+    reg  pol_oh_9;
+    reg  pol_oh_10;
+    reg  pol_oh_11;
+    reg  pol_oh_12;
+    reg  pol_oh_13;
+    reg  pol_oh_14;
+    reg  pol_oh_15;
+    reg  pol_oh_16;
+    reg  pol_oh_17;
+    reg  pol_oh_18;
+    reg  pol_oh_19;
+    reg  pol_oh_20;
+    reg  pol_oh_21;
+    reg  pol_oh_22;
+    reg  pol_oh_23;
+    reg  pol_oh_24;
+    reg  pol_oh_25;
+    reg  pol_oh_26;
+    reg  pol_oh_27;
+    reg  pol_oh_28;
+    reg  pol_oh_29;
+    reg  pol_oh_30;
+    reg  pol_oh_31;
+    reg  fill_base_ok;
     reg  [4:0] victim_l;
     reg  inv_victim;
     reg  fill_ok_l;
@@ -1515,7 +1684,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_onehot_0, free_pe_onehot_1, free_pe_onehot_2, free_pe_onehot_3, free_pe_onehot_4, free_pe_onehot_5, free_pe_onehot_6, free_pe_onehot_7, free_pe_onehot_8, free_pe_onehot_9, free_pe_onehot_10, free_pe_onehot_11, free_pe_onehot_12, free_pe_onehot_13, free_pe_onehot_14, free_pe_onehot_15, free_pe_onehot_16, free_pe_onehot_17, free_pe_onehot_18, free_pe_onehot_19, free_pe_onehot_20, free_pe_onehot_21, free_pe_onehot_22, free_pe_onehot_23, free_pe_onehot_24, free_pe_onehot_25, free_pe_onehot_26, free_pe_onehot_27, free_pe_onehot_28, free_pe_onehot_29, free_pe_onehot_30, free_pe_onehot_31, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -2295,104 +2464,297 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
+        pol_oh_0 = 1'b0;
+        pol_oh_0 = ((plru_0_state ^ path_to_0) & path_mask_0) == zero_n;
+        victim_oh_0 = pol_oh_0;
+        if (free_pe_any) begin
+            victim_oh_0 = free_pe_onehot_0;
+        end
+        pol_oh_1 = 1'b0;
+        pol_oh_1 = ((plru_0_state ^ path_to_1) & path_mask_1) == zero_n;
+        victim_oh_1 = pol_oh_1;
+        if (free_pe_any) begin
+            victim_oh_1 = free_pe_onehot_1;
+        end
+        pol_oh_2 = 1'b0;
+        pol_oh_2 = ((plru_0_state ^ path_to_2) & path_mask_2) == zero_n;
+        victim_oh_2 = pol_oh_2;
+        if (free_pe_any) begin
+            victim_oh_2 = free_pe_onehot_2;
+        end
+        pol_oh_3 = 1'b0;
+        pol_oh_3 = ((plru_0_state ^ path_to_3) & path_mask_3) == zero_n;
+        victim_oh_3 = pol_oh_3;
+        if (free_pe_any) begin
+            victim_oh_3 = free_pe_onehot_3;
+        end
+        pol_oh_4 = 1'b0;
+        pol_oh_4 = ((plru_0_state ^ path_to_4) & path_mask_4) == zero_n;
+        victim_oh_4 = pol_oh_4;
+        if (free_pe_any) begin
+            victim_oh_4 = free_pe_onehot_4;
+        end
+        pol_oh_5 = 1'b0;
+        pol_oh_5 = ((plru_0_state ^ path_to_5) & path_mask_5) == zero_n;
+        victim_oh_5 = pol_oh_5;
+        if (free_pe_any) begin
+            victim_oh_5 = free_pe_onehot_5;
+        end
+        pol_oh_6 = 1'b0;
+        pol_oh_6 = ((plru_0_state ^ path_to_6) & path_mask_6) == zero_n;
+        victim_oh_6 = pol_oh_6;
+        if (free_pe_any) begin
+            victim_oh_6 = free_pe_onehot_6;
+        end
+        pol_oh_7 = 1'b0;
+        pol_oh_7 = ((plru_0_state ^ path_to_7) & path_mask_7) == zero_n;
+        victim_oh_7 = pol_oh_7;
+        if (free_pe_any) begin
+            victim_oh_7 = free_pe_onehot_7;
+        end
+        pol_oh_8 = 1'b0;
+        pol_oh_8 = ((plru_0_state ^ path_to_8) & path_mask_8) == zero_n;
+        victim_oh_8 = pol_oh_8;
+        if (free_pe_any) begin
+            victim_oh_8 = free_pe_onehot_8;
+        end
+        pol_oh_9 = 1'b0;
+        pol_oh_9 = ((plru_0_state ^ path_to_9) & path_mask_9) == zero_n;
+        victim_oh_9 = pol_oh_9;
+        if (free_pe_any) begin
+            victim_oh_9 = free_pe_onehot_9;
+        end
+        pol_oh_10 = 1'b0;
+        pol_oh_10 = ((plru_0_state ^ path_to_10) & path_mask_10) == zero_n;
+        victim_oh_10 = pol_oh_10;
+        if (free_pe_any) begin
+            victim_oh_10 = free_pe_onehot_10;
+        end
+        pol_oh_11 = 1'b0;
+        pol_oh_11 = ((plru_0_state ^ path_to_11) & path_mask_11) == zero_n;
+        victim_oh_11 = pol_oh_11;
+        if (free_pe_any) begin
+            victim_oh_11 = free_pe_onehot_11;
+        end
+        pol_oh_12 = 1'b0;
+        pol_oh_12 = ((plru_0_state ^ path_to_12) & path_mask_12) == zero_n;
+        victim_oh_12 = pol_oh_12;
+        if (free_pe_any) begin
+            victim_oh_12 = free_pe_onehot_12;
+        end
+        pol_oh_13 = 1'b0;
+        pol_oh_13 = ((plru_0_state ^ path_to_13) & path_mask_13) == zero_n;
+        victim_oh_13 = pol_oh_13;
+        if (free_pe_any) begin
+            victim_oh_13 = free_pe_onehot_13;
+        end
+        pol_oh_14 = 1'b0;
+        pol_oh_14 = ((plru_0_state ^ path_to_14) & path_mask_14) == zero_n;
+        victim_oh_14 = pol_oh_14;
+        if (free_pe_any) begin
+            victim_oh_14 = free_pe_onehot_14;
+        end
+        pol_oh_15 = 1'b0;
+        pol_oh_15 = ((plru_0_state ^ path_to_15) & path_mask_15) == zero_n;
+        victim_oh_15 = pol_oh_15;
+        if (free_pe_any) begin
+            victim_oh_15 = free_pe_onehot_15;
+        end
+        pol_oh_16 = 1'b0;
+        pol_oh_16 = ((plru_0_state ^ path_to_16) & path_mask_16) == zero_n;
+        victim_oh_16 = pol_oh_16;
+        if (free_pe_any) begin
+            victim_oh_16 = free_pe_onehot_16;
+        end
+        pol_oh_17 = 1'b0;
+        pol_oh_17 = ((plru_0_state ^ path_to_17) & path_mask_17) == zero_n;
+        victim_oh_17 = pol_oh_17;
+        if (free_pe_any) begin
+            victim_oh_17 = free_pe_onehot_17;
+        end
+        pol_oh_18 = 1'b0;
+        pol_oh_18 = ((plru_0_state ^ path_to_18) & path_mask_18) == zero_n;
+        victim_oh_18 = pol_oh_18;
+        if (free_pe_any) begin
+            victim_oh_18 = free_pe_onehot_18;
+        end
+        pol_oh_19 = 1'b0;
+        pol_oh_19 = ((plru_0_state ^ path_to_19) & path_mask_19) == zero_n;
+        victim_oh_19 = pol_oh_19;
+        if (free_pe_any) begin
+            victim_oh_19 = free_pe_onehot_19;
+        end
+        pol_oh_20 = 1'b0;
+        pol_oh_20 = ((plru_0_state ^ path_to_20) & path_mask_20) == zero_n;
+        victim_oh_20 = pol_oh_20;
+        if (free_pe_any) begin
+            victim_oh_20 = free_pe_onehot_20;
+        end
+        pol_oh_21 = 1'b0;
+        pol_oh_21 = ((plru_0_state ^ path_to_21) & path_mask_21) == zero_n;
+        victim_oh_21 = pol_oh_21;
+        if (free_pe_any) begin
+            victim_oh_21 = free_pe_onehot_21;
+        end
+        pol_oh_22 = 1'b0;
+        pol_oh_22 = ((plru_0_state ^ path_to_22) & path_mask_22) == zero_n;
+        victim_oh_22 = pol_oh_22;
+        if (free_pe_any) begin
+            victim_oh_22 = free_pe_onehot_22;
+        end
+        pol_oh_23 = 1'b0;
+        pol_oh_23 = ((plru_0_state ^ path_to_23) & path_mask_23) == zero_n;
+        victim_oh_23 = pol_oh_23;
+        if (free_pe_any) begin
+            victim_oh_23 = free_pe_onehot_23;
+        end
+        pol_oh_24 = 1'b0;
+        pol_oh_24 = ((plru_0_state ^ path_to_24) & path_mask_24) == zero_n;
+        victim_oh_24 = pol_oh_24;
+        if (free_pe_any) begin
+            victim_oh_24 = free_pe_onehot_24;
+        end
+        pol_oh_25 = 1'b0;
+        pol_oh_25 = ((plru_0_state ^ path_to_25) & path_mask_25) == zero_n;
+        victim_oh_25 = pol_oh_25;
+        if (free_pe_any) begin
+            victim_oh_25 = free_pe_onehot_25;
+        end
+        pol_oh_26 = 1'b0;
+        pol_oh_26 = ((plru_0_state ^ path_to_26) & path_mask_26) == zero_n;
+        victim_oh_26 = pol_oh_26;
+        if (free_pe_any) begin
+            victim_oh_26 = free_pe_onehot_26;
+        end
+        pol_oh_27 = 1'b0;
+        pol_oh_27 = ((plru_0_state ^ path_to_27) & path_mask_27) == zero_n;
+        victim_oh_27 = pol_oh_27;
+        if (free_pe_any) begin
+            victim_oh_27 = free_pe_onehot_27;
+        end
+        pol_oh_28 = 1'b0;
+        pol_oh_28 = ((plru_0_state ^ path_to_28) & path_mask_28) == zero_n;
+        victim_oh_28 = pol_oh_28;
+        if (free_pe_any) begin
+            victim_oh_28 = free_pe_onehot_28;
+        end
+        pol_oh_29 = 1'b0;
+        pol_oh_29 = ((plru_0_state ^ path_to_29) & path_mask_29) == zero_n;
+        victim_oh_29 = pol_oh_29;
+        if (free_pe_any) begin
+            victim_oh_29 = free_pe_onehot_29;
+        end
+        pol_oh_30 = 1'b0;
+        pol_oh_30 = ((plru_0_state ^ path_to_30) & path_mask_30) == zero_n;
+        victim_oh_30 = pol_oh_30;
+        if (free_pe_any) begin
+            victim_oh_30 = free_pe_onehot_30;
+        end
+        pol_oh_31 = 1'b0;
+        pol_oh_31 = ((plru_0_state ^ path_to_31) & path_mask_31) == zero_n;
+        victim_oh_31 = pol_oh_31;
+        if (free_pe_any) begin
+            victim_oh_31 = free_pe_onehot_31;
+        end
+        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
-        if (inv_match_0 && (victim_l == way_0)) begin
+        if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_1 && (victim_l == way_1)) begin
+        if (inv_match_1 && victim_oh_1) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_2 && (victim_l == way_2)) begin
+        if (inv_match_2 && victim_oh_2) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_3 && (victim_l == way_3)) begin
+        if (inv_match_3 && victim_oh_3) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_4 && (victim_l == way_4)) begin
+        if (inv_match_4 && victim_oh_4) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_5 && (victim_l == way_5)) begin
+        if (inv_match_5 && victim_oh_5) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_6 && (victim_l == way_6)) begin
+        if (inv_match_6 && victim_oh_6) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_7 && (victim_l == way_7)) begin
+        if (inv_match_7 && victim_oh_7) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_8 && (victim_l == way_8)) begin
+        if (inv_match_8 && victim_oh_8) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_9 && (victim_l == way_9)) begin
+        if (inv_match_9 && victim_oh_9) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_10 && (victim_l == way_10)) begin
+        if (inv_match_10 && victim_oh_10) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_11 && (victim_l == way_11)) begin
+        if (inv_match_11 && victim_oh_11) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_12 && (victim_l == way_12)) begin
+        if (inv_match_12 && victim_oh_12) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_13 && (victim_l == way_13)) begin
+        if (inv_match_13 && victim_oh_13) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_14 && (victim_l == way_14)) begin
+        if (inv_match_14 && victim_oh_14) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_15 && (victim_l == way_15)) begin
+        if (inv_match_15 && victim_oh_15) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_16 && (victim_l == way_16)) begin
+        if (inv_match_16 && victim_oh_16) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_17 && (victim_l == way_17)) begin
+        if (inv_match_17 && victim_oh_17) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_18 && (victim_l == way_18)) begin
+        if (inv_match_18 && victim_oh_18) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_19 && (victim_l == way_19)) begin
+        if (inv_match_19 && victim_oh_19) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_20 && (victim_l == way_20)) begin
+        if (inv_match_20 && victim_oh_20) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_21 && (victim_l == way_21)) begin
+        if (inv_match_21 && victim_oh_21) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_22 && (victim_l == way_22)) begin
+        if (inv_match_22 && victim_oh_22) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_23 && (victim_l == way_23)) begin
+        if (inv_match_23 && victim_oh_23) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_24 && (victim_l == way_24)) begin
+        if (inv_match_24 && victim_oh_24) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_25 && (victim_l == way_25)) begin
+        if (inv_match_25 && victim_oh_25) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_26 && (victim_l == way_26)) begin
+        if (inv_match_26 && victim_oh_26) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_27 && (victim_l == way_27)) begin
+        if (inv_match_27 && victim_oh_27) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_28 && (victim_l == way_28)) begin
+        if (inv_match_28 && victim_oh_28) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_29 && (victim_l == way_29)) begin
+        if (inv_match_29 && victim_oh_29) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_30 && (victim_l == way_30)) begin
+        if (inv_match_30 && victim_oh_30) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_31 && (victim_l == way_31)) begin
+        if (inv_match_31 && victim_oh_31) begin
             inv_victim = 1'b1;
         end
-        fill_ok_l = fill_valid && ~clear && ~inv_victim && ~(inv_valid && (inv_loc == fill_loc));
+        fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
         plru_0_clear = clear;
@@ -2402,7 +2764,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         plru_0_touch_b_way = ls_pe_index;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
-        write_en_0 = fill_ok_l && (victim_l == way_0);
+        write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
         base_0_d_comb = base_0_q;
@@ -2418,7 +2780,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
         end
-        write_en_1 = fill_ok_l && (victim_l == way_1);
+        write_en_1 = fill_base_ok && victim_oh_1 && ~inv_match_1;
         valid_1_d_comb = valid_1_q;
         loc_1_d_comb = loc_1_q;
         base_1_d_comb = base_1_q;
@@ -2434,7 +2796,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
         end
-        write_en_2 = fill_ok_l && (victim_l == way_2);
+        write_en_2 = fill_base_ok && victim_oh_2 && ~inv_match_2;
         valid_2_d_comb = valid_2_q;
         loc_2_d_comb = loc_2_q;
         base_2_d_comb = base_2_q;
@@ -2450,7 +2812,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
         end
-        write_en_3 = fill_ok_l && (victim_l == way_3);
+        write_en_3 = fill_base_ok && victim_oh_3 && ~inv_match_3;
         valid_3_d_comb = valid_3_q;
         loc_3_d_comb = loc_3_q;
         base_3_d_comb = base_3_q;
@@ -2466,7 +2828,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
         end
-        write_en_4 = fill_ok_l && (victim_l == way_4);
+        write_en_4 = fill_base_ok && victim_oh_4 && ~inv_match_4;
         valid_4_d_comb = valid_4_q;
         loc_4_d_comb = loc_4_q;
         base_4_d_comb = base_4_q;
@@ -2482,7 +2844,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
         end
-        write_en_5 = fill_ok_l && (victim_l == way_5);
+        write_en_5 = fill_base_ok && victim_oh_5 && ~inv_match_5;
         valid_5_d_comb = valid_5_q;
         loc_5_d_comb = loc_5_q;
         base_5_d_comb = base_5_q;
@@ -2498,7 +2860,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
         end
-        write_en_6 = fill_ok_l && (victim_l == way_6);
+        write_en_6 = fill_base_ok && victim_oh_6 && ~inv_match_6;
         valid_6_d_comb = valid_6_q;
         loc_6_d_comb = loc_6_q;
         base_6_d_comb = base_6_q;
@@ -2514,7 +2876,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
         end
-        write_en_7 = fill_ok_l && (victim_l == way_7);
+        write_en_7 = fill_base_ok && victim_oh_7 && ~inv_match_7;
         valid_7_d_comb = valid_7_q;
         loc_7_d_comb = loc_7_q;
         base_7_d_comb = base_7_q;
@@ -2530,7 +2892,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        write_en_8 = fill_ok_l && (victim_l == way_8);
+        write_en_8 = fill_base_ok && victim_oh_8 && ~inv_match_8;
         valid_8_d_comb = valid_8_q;
         loc_8_d_comb = loc_8_q;
         base_8_d_comb = base_8_q;
@@ -2546,7 +2908,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_8 || clear) begin
             valid_8_d_comb = 1'b0;
         end
-        write_en_9 = fill_ok_l && (victim_l == way_9);
+        write_en_9 = fill_base_ok && victim_oh_9 && ~inv_match_9;
         valid_9_d_comb = valid_9_q;
         loc_9_d_comb = loc_9_q;
         base_9_d_comb = base_9_q;
@@ -2562,7 +2924,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_9 || clear) begin
             valid_9_d_comb = 1'b0;
         end
-        write_en_10 = fill_ok_l && (victim_l == way_10);
+        write_en_10 = fill_base_ok && victim_oh_10 && ~inv_match_10;
         valid_10_d_comb = valid_10_q;
         loc_10_d_comb = loc_10_q;
         base_10_d_comb = base_10_q;
@@ -2578,7 +2940,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_10 || clear) begin
             valid_10_d_comb = 1'b0;
         end
-        write_en_11 = fill_ok_l && (victim_l == way_11);
+        write_en_11 = fill_base_ok && victim_oh_11 && ~inv_match_11;
         valid_11_d_comb = valid_11_q;
         loc_11_d_comb = loc_11_q;
         base_11_d_comb = base_11_q;
@@ -2594,7 +2956,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_11 || clear) begin
             valid_11_d_comb = 1'b0;
         end
-        write_en_12 = fill_ok_l && (victim_l == way_12);
+        write_en_12 = fill_base_ok && victim_oh_12 && ~inv_match_12;
         valid_12_d_comb = valid_12_q;
         loc_12_d_comb = loc_12_q;
         base_12_d_comb = base_12_q;
@@ -2610,7 +2972,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_12 || clear) begin
             valid_12_d_comb = 1'b0;
         end
-        write_en_13 = fill_ok_l && (victim_l == way_13);
+        write_en_13 = fill_base_ok && victim_oh_13 && ~inv_match_13;
         valid_13_d_comb = valid_13_q;
         loc_13_d_comb = loc_13_q;
         base_13_d_comb = base_13_q;
@@ -2626,7 +2988,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_13 || clear) begin
             valid_13_d_comb = 1'b0;
         end
-        write_en_14 = fill_ok_l && (victim_l == way_14);
+        write_en_14 = fill_base_ok && victim_oh_14 && ~inv_match_14;
         valid_14_d_comb = valid_14_q;
         loc_14_d_comb = loc_14_q;
         base_14_d_comb = base_14_q;
@@ -2642,7 +3004,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_14 || clear) begin
             valid_14_d_comb = 1'b0;
         end
-        write_en_15 = fill_ok_l && (victim_l == way_15);
+        write_en_15 = fill_base_ok && victim_oh_15 && ~inv_match_15;
         valid_15_d_comb = valid_15_q;
         loc_15_d_comb = loc_15_q;
         base_15_d_comb = base_15_q;
@@ -2658,7 +3020,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
-        write_en_16 = fill_ok_l && (victim_l == way_16);
+        write_en_16 = fill_base_ok && victim_oh_16 && ~inv_match_16;
         valid_16_d_comb = valid_16_q;
         loc_16_d_comb = loc_16_q;
         base_16_d_comb = base_16_q;
@@ -2674,7 +3036,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_16 || clear) begin
             valid_16_d_comb = 1'b0;
         end
-        write_en_17 = fill_ok_l && (victim_l == way_17);
+        write_en_17 = fill_base_ok && victim_oh_17 && ~inv_match_17;
         valid_17_d_comb = valid_17_q;
         loc_17_d_comb = loc_17_q;
         base_17_d_comb = base_17_q;
@@ -2690,7 +3052,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_17 || clear) begin
             valid_17_d_comb = 1'b0;
         end
-        write_en_18 = fill_ok_l && (victim_l == way_18);
+        write_en_18 = fill_base_ok && victim_oh_18 && ~inv_match_18;
         valid_18_d_comb = valid_18_q;
         loc_18_d_comb = loc_18_q;
         base_18_d_comb = base_18_q;
@@ -2706,7 +3068,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_18 || clear) begin
             valid_18_d_comb = 1'b0;
         end
-        write_en_19 = fill_ok_l && (victim_l == way_19);
+        write_en_19 = fill_base_ok && victim_oh_19 && ~inv_match_19;
         valid_19_d_comb = valid_19_q;
         loc_19_d_comb = loc_19_q;
         base_19_d_comb = base_19_q;
@@ -2722,7 +3084,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_19 || clear) begin
             valid_19_d_comb = 1'b0;
         end
-        write_en_20 = fill_ok_l && (victim_l == way_20);
+        write_en_20 = fill_base_ok && victim_oh_20 && ~inv_match_20;
         valid_20_d_comb = valid_20_q;
         loc_20_d_comb = loc_20_q;
         base_20_d_comb = base_20_q;
@@ -2738,7 +3100,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_20 || clear) begin
             valid_20_d_comb = 1'b0;
         end
-        write_en_21 = fill_ok_l && (victim_l == way_21);
+        write_en_21 = fill_base_ok && victim_oh_21 && ~inv_match_21;
         valid_21_d_comb = valid_21_q;
         loc_21_d_comb = loc_21_q;
         base_21_d_comb = base_21_q;
@@ -2754,7 +3116,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_21 || clear) begin
             valid_21_d_comb = 1'b0;
         end
-        write_en_22 = fill_ok_l && (victim_l == way_22);
+        write_en_22 = fill_base_ok && victim_oh_22 && ~inv_match_22;
         valid_22_d_comb = valid_22_q;
         loc_22_d_comb = loc_22_q;
         base_22_d_comb = base_22_q;
@@ -2770,7 +3132,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_22 || clear) begin
             valid_22_d_comb = 1'b0;
         end
-        write_en_23 = fill_ok_l && (victim_l == way_23);
+        write_en_23 = fill_base_ok && victim_oh_23 && ~inv_match_23;
         valid_23_d_comb = valid_23_q;
         loc_23_d_comb = loc_23_q;
         base_23_d_comb = base_23_q;
@@ -2786,7 +3148,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_23 || clear) begin
             valid_23_d_comb = 1'b0;
         end
-        write_en_24 = fill_ok_l && (victim_l == way_24);
+        write_en_24 = fill_base_ok && victim_oh_24 && ~inv_match_24;
         valid_24_d_comb = valid_24_q;
         loc_24_d_comb = loc_24_q;
         base_24_d_comb = base_24_q;
@@ -2802,7 +3164,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_24 || clear) begin
             valid_24_d_comb = 1'b0;
         end
-        write_en_25 = fill_ok_l && (victim_l == way_25);
+        write_en_25 = fill_base_ok && victim_oh_25 && ~inv_match_25;
         valid_25_d_comb = valid_25_q;
         loc_25_d_comb = loc_25_q;
         base_25_d_comb = base_25_q;
@@ -2818,7 +3180,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_25 || clear) begin
             valid_25_d_comb = 1'b0;
         end
-        write_en_26 = fill_ok_l && (victim_l == way_26);
+        write_en_26 = fill_base_ok && victim_oh_26 && ~inv_match_26;
         valid_26_d_comb = valid_26_q;
         loc_26_d_comb = loc_26_q;
         base_26_d_comb = base_26_q;
@@ -2834,7 +3196,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_26 || clear) begin
             valid_26_d_comb = 1'b0;
         end
-        write_en_27 = fill_ok_l && (victim_l == way_27);
+        write_en_27 = fill_base_ok && victim_oh_27 && ~inv_match_27;
         valid_27_d_comb = valid_27_q;
         loc_27_d_comb = loc_27_q;
         base_27_d_comb = base_27_q;
@@ -2850,7 +3212,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_27 || clear) begin
             valid_27_d_comb = 1'b0;
         end
-        write_en_28 = fill_ok_l && (victim_l == way_28);
+        write_en_28 = fill_base_ok && victim_oh_28 && ~inv_match_28;
         valid_28_d_comb = valid_28_q;
         loc_28_d_comb = loc_28_q;
         base_28_d_comb = base_28_q;
@@ -2866,7 +3228,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_28 || clear) begin
             valid_28_d_comb = 1'b0;
         end
-        write_en_29 = fill_ok_l && (victim_l == way_29);
+        write_en_29 = fill_base_ok && victim_oh_29 && ~inv_match_29;
         valid_29_d_comb = valid_29_q;
         loc_29_d_comb = loc_29_q;
         base_29_d_comb = base_29_q;
@@ -2882,7 +3244,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_29 || clear) begin
             valid_29_d_comb = 1'b0;
         end
-        write_en_30 = fill_ok_l && (victim_l == way_30);
+        write_en_30 = fill_base_ok && victim_oh_30 && ~inv_match_30;
         valid_30_d_comb = valid_30_q;
         loc_30_d_comb = loc_30_q;
         base_30_d_comb = base_30_q;
@@ -2898,7 +3260,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_30 || clear) begin
             valid_30_d_comb = 1'b0;
         end
-        write_en_31 = fill_ok_l && (victim_l == way_31);
+        write_en_31 = fill_base_ok && victim_oh_31 && ~inv_match_31;
         valid_31_d_comb = valid_31_q;
         loc_31_d_comb = loc_31_q;
         base_31_d_comb = base_31_q;
@@ -2914,15 +3276,87 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (inv_match_31 || clear) begin
             valid_31_d_comb = 1'b0;
         end
-        rs_hit_r_d_comb = rs_pe_any && ~reset;
-        rs_multi_r_d_comb = rs_pe_multi && ~reset;
-        ls_hit_r_d_comb = ls_pe_any && ~reset;
-        ls_multi_r_d_comb = ls_pe_multi && ~reset;
+        out_rs_valid = rs_valid;
+        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_multi = rs_pe_multi && ~reset;
+        out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
+        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_multi = ls_pe_multi && ~reset;
+        out_ls_way = ls_pe_index;
+        out_rs_onehot_0 = rs_pe_onehot_0;
+        out_ls_onehot_0 = ls_pe_onehot_0;
+        out_rs_onehot_1 = rs_pe_onehot_1;
+        out_ls_onehot_1 = ls_pe_onehot_1;
+        out_rs_onehot_2 = rs_pe_onehot_2;
+        out_ls_onehot_2 = ls_pe_onehot_2;
+        out_rs_onehot_3 = rs_pe_onehot_3;
+        out_ls_onehot_3 = ls_pe_onehot_3;
+        out_rs_onehot_4 = rs_pe_onehot_4;
+        out_ls_onehot_4 = ls_pe_onehot_4;
+        out_rs_onehot_5 = rs_pe_onehot_5;
+        out_ls_onehot_5 = ls_pe_onehot_5;
+        out_rs_onehot_6 = rs_pe_onehot_6;
+        out_ls_onehot_6 = ls_pe_onehot_6;
+        out_rs_onehot_7 = rs_pe_onehot_7;
+        out_ls_onehot_7 = ls_pe_onehot_7;
+        out_rs_onehot_8 = rs_pe_onehot_8;
+        out_ls_onehot_8 = ls_pe_onehot_8;
+        out_rs_onehot_9 = rs_pe_onehot_9;
+        out_ls_onehot_9 = ls_pe_onehot_9;
+        out_rs_onehot_10 = rs_pe_onehot_10;
+        out_ls_onehot_10 = ls_pe_onehot_10;
+        out_rs_onehot_11 = rs_pe_onehot_11;
+        out_ls_onehot_11 = ls_pe_onehot_11;
+        out_rs_onehot_12 = rs_pe_onehot_12;
+        out_ls_onehot_12 = ls_pe_onehot_12;
+        out_rs_onehot_13 = rs_pe_onehot_13;
+        out_ls_onehot_13 = ls_pe_onehot_13;
+        out_rs_onehot_14 = rs_pe_onehot_14;
+        out_ls_onehot_14 = ls_pe_onehot_14;
+        out_rs_onehot_15 = rs_pe_onehot_15;
+        out_ls_onehot_15 = ls_pe_onehot_15;
+        out_rs_onehot_16 = rs_pe_onehot_16;
+        out_ls_onehot_16 = ls_pe_onehot_16;
+        out_rs_onehot_17 = rs_pe_onehot_17;
+        out_ls_onehot_17 = ls_pe_onehot_17;
+        out_rs_onehot_18 = rs_pe_onehot_18;
+        out_ls_onehot_18 = ls_pe_onehot_18;
+        out_rs_onehot_19 = rs_pe_onehot_19;
+        out_ls_onehot_19 = ls_pe_onehot_19;
+        out_rs_onehot_20 = rs_pe_onehot_20;
+        out_ls_onehot_20 = ls_pe_onehot_20;
+        out_rs_onehot_21 = rs_pe_onehot_21;
+        out_ls_onehot_21 = ls_pe_onehot_21;
+        out_rs_onehot_22 = rs_pe_onehot_22;
+        out_ls_onehot_22 = ls_pe_onehot_22;
+        out_rs_onehot_23 = rs_pe_onehot_23;
+        out_ls_onehot_23 = ls_pe_onehot_23;
+        out_rs_onehot_24 = rs_pe_onehot_24;
+        out_ls_onehot_24 = ls_pe_onehot_24;
+        out_rs_onehot_25 = rs_pe_onehot_25;
+        out_ls_onehot_25 = ls_pe_onehot_25;
+        out_rs_onehot_26 = rs_pe_onehot_26;
+        out_ls_onehot_26 = ls_pe_onehot_26;
+        out_rs_onehot_27 = rs_pe_onehot_27;
+        out_ls_onehot_27 = ls_pe_onehot_27;
+        out_rs_onehot_28 = rs_pe_onehot_28;
+        out_ls_onehot_28 = ls_pe_onehot_28;
+        out_rs_onehot_29 = rs_pe_onehot_29;
+        out_ls_onehot_29 = ls_pe_onehot_29;
+        out_rs_onehot_30 = rs_pe_onehot_30;
+        out_ls_onehot_30 = ls_pe_onehot_30;
+        out_rs_onehot_31 = rs_pe_onehot_31;
+        out_ls_onehot_31 = ls_pe_onehot_31;
+        rs_hit_r_d_comb = out_rs_hit;
+        rs_multi_r_d_comb = out_rs_multi;
+        ls_hit_r_d_comb = out_ls_hit;
+        ls_multi_r_d_comb = out_ls_multi;
         rs_or_loc_31 = zero_51;
         rs_or_base_31 = zero_56;
         rs_or_size_31 = zero_56;
         rs_or_tag_31 = zero_8;
-        if (rs_pe_onehot_0) begin
+        if (out_rs_onehot_0) begin
             rs_or_loc_31 = loc_0_q;
             rs_or_base_31 = base_0_q;
             rs_or_size_31 = size_0_q;
@@ -2931,7 +3365,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_31 = zero_56;
         ls_or_size_31 = zero_56;
         ls_or_tag_31 = zero_8;
-        if (ls_pe_onehot_0) begin
+        if (out_ls_onehot_0) begin
             ls_or_base_31 = base_0_q;
             ls_or_size_31 = size_0_q;
             ls_or_tag_31 = tag_0_q;
@@ -2940,7 +3374,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_32 = zero_56;
         rs_or_size_32 = zero_56;
         rs_or_tag_32 = zero_8;
-        if (rs_pe_onehot_1) begin
+        if (out_rs_onehot_1) begin
             rs_or_loc_32 = loc_1_q;
             rs_or_base_32 = base_1_q;
             rs_or_size_32 = size_1_q;
@@ -2949,7 +3383,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_32 = zero_56;
         ls_or_size_32 = zero_56;
         ls_or_tag_32 = zero_8;
-        if (ls_pe_onehot_1) begin
+        if (out_ls_onehot_1) begin
             ls_or_base_32 = base_1_q;
             ls_or_size_32 = size_1_q;
             ls_or_tag_32 = tag_1_q;
@@ -2958,7 +3392,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_33 = zero_56;
         rs_or_size_33 = zero_56;
         rs_or_tag_33 = zero_8;
-        if (rs_pe_onehot_2) begin
+        if (out_rs_onehot_2) begin
             rs_or_loc_33 = loc_2_q;
             rs_or_base_33 = base_2_q;
             rs_or_size_33 = size_2_q;
@@ -2967,7 +3401,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_33 = zero_56;
         ls_or_size_33 = zero_56;
         ls_or_tag_33 = zero_8;
-        if (ls_pe_onehot_2) begin
+        if (out_ls_onehot_2) begin
             ls_or_base_33 = base_2_q;
             ls_or_size_33 = size_2_q;
             ls_or_tag_33 = tag_2_q;
@@ -2976,7 +3410,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_34 = zero_56;
         rs_or_size_34 = zero_56;
         rs_or_tag_34 = zero_8;
-        if (rs_pe_onehot_3) begin
+        if (out_rs_onehot_3) begin
             rs_or_loc_34 = loc_3_q;
             rs_or_base_34 = base_3_q;
             rs_or_size_34 = size_3_q;
@@ -2985,7 +3419,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_34 = zero_56;
         ls_or_size_34 = zero_56;
         ls_or_tag_34 = zero_8;
-        if (ls_pe_onehot_3) begin
+        if (out_ls_onehot_3) begin
             ls_or_base_34 = base_3_q;
             ls_or_size_34 = size_3_q;
             ls_or_tag_34 = tag_3_q;
@@ -2994,7 +3428,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_35 = zero_56;
         rs_or_size_35 = zero_56;
         rs_or_tag_35 = zero_8;
-        if (rs_pe_onehot_4) begin
+        if (out_rs_onehot_4) begin
             rs_or_loc_35 = loc_4_q;
             rs_or_base_35 = base_4_q;
             rs_or_size_35 = size_4_q;
@@ -3003,7 +3437,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_35 = zero_56;
         ls_or_size_35 = zero_56;
         ls_or_tag_35 = zero_8;
-        if (ls_pe_onehot_4) begin
+        if (out_ls_onehot_4) begin
             ls_or_base_35 = base_4_q;
             ls_or_size_35 = size_4_q;
             ls_or_tag_35 = tag_4_q;
@@ -3012,7 +3446,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_36 = zero_56;
         rs_or_size_36 = zero_56;
         rs_or_tag_36 = zero_8;
-        if (rs_pe_onehot_5) begin
+        if (out_rs_onehot_5) begin
             rs_or_loc_36 = loc_5_q;
             rs_or_base_36 = base_5_q;
             rs_or_size_36 = size_5_q;
@@ -3021,7 +3455,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_36 = zero_56;
         ls_or_size_36 = zero_56;
         ls_or_tag_36 = zero_8;
-        if (ls_pe_onehot_5) begin
+        if (out_ls_onehot_5) begin
             ls_or_base_36 = base_5_q;
             ls_or_size_36 = size_5_q;
             ls_or_tag_36 = tag_5_q;
@@ -3030,7 +3464,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_37 = zero_56;
         rs_or_size_37 = zero_56;
         rs_or_tag_37 = zero_8;
-        if (rs_pe_onehot_6) begin
+        if (out_rs_onehot_6) begin
             rs_or_loc_37 = loc_6_q;
             rs_or_base_37 = base_6_q;
             rs_or_size_37 = size_6_q;
@@ -3039,7 +3473,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_37 = zero_56;
         ls_or_size_37 = zero_56;
         ls_or_tag_37 = zero_8;
-        if (ls_pe_onehot_6) begin
+        if (out_ls_onehot_6) begin
             ls_or_base_37 = base_6_q;
             ls_or_size_37 = size_6_q;
             ls_or_tag_37 = tag_6_q;
@@ -3048,7 +3482,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_38 = zero_56;
         rs_or_size_38 = zero_56;
         rs_or_tag_38 = zero_8;
-        if (rs_pe_onehot_7) begin
+        if (out_rs_onehot_7) begin
             rs_or_loc_38 = loc_7_q;
             rs_or_base_38 = base_7_q;
             rs_or_size_38 = size_7_q;
@@ -3057,7 +3491,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_38 = zero_56;
         ls_or_size_38 = zero_56;
         ls_or_tag_38 = zero_8;
-        if (ls_pe_onehot_7) begin
+        if (out_ls_onehot_7) begin
             ls_or_base_38 = base_7_q;
             ls_or_size_38 = size_7_q;
             ls_or_tag_38 = tag_7_q;
@@ -3066,7 +3500,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_39 = zero_56;
         rs_or_size_39 = zero_56;
         rs_or_tag_39 = zero_8;
-        if (rs_pe_onehot_8) begin
+        if (out_rs_onehot_8) begin
             rs_or_loc_39 = loc_8_q;
             rs_or_base_39 = base_8_q;
             rs_or_size_39 = size_8_q;
@@ -3075,7 +3509,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_39 = zero_56;
         ls_or_size_39 = zero_56;
         ls_or_tag_39 = zero_8;
-        if (ls_pe_onehot_8) begin
+        if (out_ls_onehot_8) begin
             ls_or_base_39 = base_8_q;
             ls_or_size_39 = size_8_q;
             ls_or_tag_39 = tag_8_q;
@@ -3084,7 +3518,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_40 = zero_56;
         rs_or_size_40 = zero_56;
         rs_or_tag_40 = zero_8;
-        if (rs_pe_onehot_9) begin
+        if (out_rs_onehot_9) begin
             rs_or_loc_40 = loc_9_q;
             rs_or_base_40 = base_9_q;
             rs_or_size_40 = size_9_q;
@@ -3093,7 +3527,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_40 = zero_56;
         ls_or_size_40 = zero_56;
         ls_or_tag_40 = zero_8;
-        if (ls_pe_onehot_9) begin
+        if (out_ls_onehot_9) begin
             ls_or_base_40 = base_9_q;
             ls_or_size_40 = size_9_q;
             ls_or_tag_40 = tag_9_q;
@@ -3102,7 +3536,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_41 = zero_56;
         rs_or_size_41 = zero_56;
         rs_or_tag_41 = zero_8;
-        if (rs_pe_onehot_10) begin
+        if (out_rs_onehot_10) begin
             rs_or_loc_41 = loc_10_q;
             rs_or_base_41 = base_10_q;
             rs_or_size_41 = size_10_q;
@@ -3111,7 +3545,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_41 = zero_56;
         ls_or_size_41 = zero_56;
         ls_or_tag_41 = zero_8;
-        if (ls_pe_onehot_10) begin
+        if (out_ls_onehot_10) begin
             ls_or_base_41 = base_10_q;
             ls_or_size_41 = size_10_q;
             ls_or_tag_41 = tag_10_q;
@@ -3120,7 +3554,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_42 = zero_56;
         rs_or_size_42 = zero_56;
         rs_or_tag_42 = zero_8;
-        if (rs_pe_onehot_11) begin
+        if (out_rs_onehot_11) begin
             rs_or_loc_42 = loc_11_q;
             rs_or_base_42 = base_11_q;
             rs_or_size_42 = size_11_q;
@@ -3129,7 +3563,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_42 = zero_56;
         ls_or_size_42 = zero_56;
         ls_or_tag_42 = zero_8;
-        if (ls_pe_onehot_11) begin
+        if (out_ls_onehot_11) begin
             ls_or_base_42 = base_11_q;
             ls_or_size_42 = size_11_q;
             ls_or_tag_42 = tag_11_q;
@@ -3138,7 +3572,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_43 = zero_56;
         rs_or_size_43 = zero_56;
         rs_or_tag_43 = zero_8;
-        if (rs_pe_onehot_12) begin
+        if (out_rs_onehot_12) begin
             rs_or_loc_43 = loc_12_q;
             rs_or_base_43 = base_12_q;
             rs_or_size_43 = size_12_q;
@@ -3147,7 +3581,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_43 = zero_56;
         ls_or_size_43 = zero_56;
         ls_or_tag_43 = zero_8;
-        if (ls_pe_onehot_12) begin
+        if (out_ls_onehot_12) begin
             ls_or_base_43 = base_12_q;
             ls_or_size_43 = size_12_q;
             ls_or_tag_43 = tag_12_q;
@@ -3156,7 +3590,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_44 = zero_56;
         rs_or_size_44 = zero_56;
         rs_or_tag_44 = zero_8;
-        if (rs_pe_onehot_13) begin
+        if (out_rs_onehot_13) begin
             rs_or_loc_44 = loc_13_q;
             rs_or_base_44 = base_13_q;
             rs_or_size_44 = size_13_q;
@@ -3165,7 +3599,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_44 = zero_56;
         ls_or_size_44 = zero_56;
         ls_or_tag_44 = zero_8;
-        if (ls_pe_onehot_13) begin
+        if (out_ls_onehot_13) begin
             ls_or_base_44 = base_13_q;
             ls_or_size_44 = size_13_q;
             ls_or_tag_44 = tag_13_q;
@@ -3174,7 +3608,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_45 = zero_56;
         rs_or_size_45 = zero_56;
         rs_or_tag_45 = zero_8;
-        if (rs_pe_onehot_14) begin
+        if (out_rs_onehot_14) begin
             rs_or_loc_45 = loc_14_q;
             rs_or_base_45 = base_14_q;
             rs_or_size_45 = size_14_q;
@@ -3183,7 +3617,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_45 = zero_56;
         ls_or_size_45 = zero_56;
         ls_or_tag_45 = zero_8;
-        if (ls_pe_onehot_14) begin
+        if (out_ls_onehot_14) begin
             ls_or_base_45 = base_14_q;
             ls_or_size_45 = size_14_q;
             ls_or_tag_45 = tag_14_q;
@@ -3192,7 +3626,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_46 = zero_56;
         rs_or_size_46 = zero_56;
         rs_or_tag_46 = zero_8;
-        if (rs_pe_onehot_15) begin
+        if (out_rs_onehot_15) begin
             rs_or_loc_46 = loc_15_q;
             rs_or_base_46 = base_15_q;
             rs_or_size_46 = size_15_q;
@@ -3201,7 +3635,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_46 = zero_56;
         ls_or_size_46 = zero_56;
         ls_or_tag_46 = zero_8;
-        if (ls_pe_onehot_15) begin
+        if (out_ls_onehot_15) begin
             ls_or_base_46 = base_15_q;
             ls_or_size_46 = size_15_q;
             ls_or_tag_46 = tag_15_q;
@@ -3210,7 +3644,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_47 = zero_56;
         rs_or_size_47 = zero_56;
         rs_or_tag_47 = zero_8;
-        if (rs_pe_onehot_16) begin
+        if (out_rs_onehot_16) begin
             rs_or_loc_47 = loc_16_q;
             rs_or_base_47 = base_16_q;
             rs_or_size_47 = size_16_q;
@@ -3219,7 +3653,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_47 = zero_56;
         ls_or_size_47 = zero_56;
         ls_or_tag_47 = zero_8;
-        if (ls_pe_onehot_16) begin
+        if (out_ls_onehot_16) begin
             ls_or_base_47 = base_16_q;
             ls_or_size_47 = size_16_q;
             ls_or_tag_47 = tag_16_q;
@@ -3228,7 +3662,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_48 = zero_56;
         rs_or_size_48 = zero_56;
         rs_or_tag_48 = zero_8;
-        if (rs_pe_onehot_17) begin
+        if (out_rs_onehot_17) begin
             rs_or_loc_48 = loc_17_q;
             rs_or_base_48 = base_17_q;
             rs_or_size_48 = size_17_q;
@@ -3237,7 +3671,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_48 = zero_56;
         ls_or_size_48 = zero_56;
         ls_or_tag_48 = zero_8;
-        if (ls_pe_onehot_17) begin
+        if (out_ls_onehot_17) begin
             ls_or_base_48 = base_17_q;
             ls_or_size_48 = size_17_q;
             ls_or_tag_48 = tag_17_q;
@@ -3246,7 +3680,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_49 = zero_56;
         rs_or_size_49 = zero_56;
         rs_or_tag_49 = zero_8;
-        if (rs_pe_onehot_18) begin
+        if (out_rs_onehot_18) begin
             rs_or_loc_49 = loc_18_q;
             rs_or_base_49 = base_18_q;
             rs_or_size_49 = size_18_q;
@@ -3255,7 +3689,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_49 = zero_56;
         ls_or_size_49 = zero_56;
         ls_or_tag_49 = zero_8;
-        if (ls_pe_onehot_18) begin
+        if (out_ls_onehot_18) begin
             ls_or_base_49 = base_18_q;
             ls_or_size_49 = size_18_q;
             ls_or_tag_49 = tag_18_q;
@@ -3264,7 +3698,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_50 = zero_56;
         rs_or_size_50 = zero_56;
         rs_or_tag_50 = zero_8;
-        if (rs_pe_onehot_19) begin
+        if (out_rs_onehot_19) begin
             rs_or_loc_50 = loc_19_q;
             rs_or_base_50 = base_19_q;
             rs_or_size_50 = size_19_q;
@@ -3273,7 +3707,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_50 = zero_56;
         ls_or_size_50 = zero_56;
         ls_or_tag_50 = zero_8;
-        if (ls_pe_onehot_19) begin
+        if (out_ls_onehot_19) begin
             ls_or_base_50 = base_19_q;
             ls_or_size_50 = size_19_q;
             ls_or_tag_50 = tag_19_q;
@@ -3282,7 +3716,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_51 = zero_56;
         rs_or_size_51 = zero_56;
         rs_or_tag_51 = zero_8;
-        if (rs_pe_onehot_20) begin
+        if (out_rs_onehot_20) begin
             rs_or_loc_51 = loc_20_q;
             rs_or_base_51 = base_20_q;
             rs_or_size_51 = size_20_q;
@@ -3291,7 +3725,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_51 = zero_56;
         ls_or_size_51 = zero_56;
         ls_or_tag_51 = zero_8;
-        if (ls_pe_onehot_20) begin
+        if (out_ls_onehot_20) begin
             ls_or_base_51 = base_20_q;
             ls_or_size_51 = size_20_q;
             ls_or_tag_51 = tag_20_q;
@@ -3300,7 +3734,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_52 = zero_56;
         rs_or_size_52 = zero_56;
         rs_or_tag_52 = zero_8;
-        if (rs_pe_onehot_21) begin
+        if (out_rs_onehot_21) begin
             rs_or_loc_52 = loc_21_q;
             rs_or_base_52 = base_21_q;
             rs_or_size_52 = size_21_q;
@@ -3309,7 +3743,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_52 = zero_56;
         ls_or_size_52 = zero_56;
         ls_or_tag_52 = zero_8;
-        if (ls_pe_onehot_21) begin
+        if (out_ls_onehot_21) begin
             ls_or_base_52 = base_21_q;
             ls_or_size_52 = size_21_q;
             ls_or_tag_52 = tag_21_q;
@@ -3318,7 +3752,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_53 = zero_56;
         rs_or_size_53 = zero_56;
         rs_or_tag_53 = zero_8;
-        if (rs_pe_onehot_22) begin
+        if (out_rs_onehot_22) begin
             rs_or_loc_53 = loc_22_q;
             rs_or_base_53 = base_22_q;
             rs_or_size_53 = size_22_q;
@@ -3327,7 +3761,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_53 = zero_56;
         ls_or_size_53 = zero_56;
         ls_or_tag_53 = zero_8;
-        if (ls_pe_onehot_22) begin
+        if (out_ls_onehot_22) begin
             ls_or_base_53 = base_22_q;
             ls_or_size_53 = size_22_q;
             ls_or_tag_53 = tag_22_q;
@@ -3336,7 +3770,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_54 = zero_56;
         rs_or_size_54 = zero_56;
         rs_or_tag_54 = zero_8;
-        if (rs_pe_onehot_23) begin
+        if (out_rs_onehot_23) begin
             rs_or_loc_54 = loc_23_q;
             rs_or_base_54 = base_23_q;
             rs_or_size_54 = size_23_q;
@@ -3345,7 +3779,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_54 = zero_56;
         ls_or_size_54 = zero_56;
         ls_or_tag_54 = zero_8;
-        if (ls_pe_onehot_23) begin
+        if (out_ls_onehot_23) begin
             ls_or_base_54 = base_23_q;
             ls_or_size_54 = size_23_q;
             ls_or_tag_54 = tag_23_q;
@@ -3354,7 +3788,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_55 = zero_56;
         rs_or_size_55 = zero_56;
         rs_or_tag_55 = zero_8;
-        if (rs_pe_onehot_24) begin
+        if (out_rs_onehot_24) begin
             rs_or_loc_55 = loc_24_q;
             rs_or_base_55 = base_24_q;
             rs_or_size_55 = size_24_q;
@@ -3363,7 +3797,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_55 = zero_56;
         ls_or_size_55 = zero_56;
         ls_or_tag_55 = zero_8;
-        if (ls_pe_onehot_24) begin
+        if (out_ls_onehot_24) begin
             ls_or_base_55 = base_24_q;
             ls_or_size_55 = size_24_q;
             ls_or_tag_55 = tag_24_q;
@@ -3372,7 +3806,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_56 = zero_56;
         rs_or_size_56 = zero_56;
         rs_or_tag_56 = zero_8;
-        if (rs_pe_onehot_25) begin
+        if (out_rs_onehot_25) begin
             rs_or_loc_56 = loc_25_q;
             rs_or_base_56 = base_25_q;
             rs_or_size_56 = size_25_q;
@@ -3381,7 +3815,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_56 = zero_56;
         ls_or_size_56 = zero_56;
         ls_or_tag_56 = zero_8;
-        if (ls_pe_onehot_25) begin
+        if (out_ls_onehot_25) begin
             ls_or_base_56 = base_25_q;
             ls_or_size_56 = size_25_q;
             ls_or_tag_56 = tag_25_q;
@@ -3390,7 +3824,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_57 = zero_56;
         rs_or_size_57 = zero_56;
         rs_or_tag_57 = zero_8;
-        if (rs_pe_onehot_26) begin
+        if (out_rs_onehot_26) begin
             rs_or_loc_57 = loc_26_q;
             rs_or_base_57 = base_26_q;
             rs_or_size_57 = size_26_q;
@@ -3399,7 +3833,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_57 = zero_56;
         ls_or_size_57 = zero_56;
         ls_or_tag_57 = zero_8;
-        if (ls_pe_onehot_26) begin
+        if (out_ls_onehot_26) begin
             ls_or_base_57 = base_26_q;
             ls_or_size_57 = size_26_q;
             ls_or_tag_57 = tag_26_q;
@@ -3408,7 +3842,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_58 = zero_56;
         rs_or_size_58 = zero_56;
         rs_or_tag_58 = zero_8;
-        if (rs_pe_onehot_27) begin
+        if (out_rs_onehot_27) begin
             rs_or_loc_58 = loc_27_q;
             rs_or_base_58 = base_27_q;
             rs_or_size_58 = size_27_q;
@@ -3417,7 +3851,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_58 = zero_56;
         ls_or_size_58 = zero_56;
         ls_or_tag_58 = zero_8;
-        if (ls_pe_onehot_27) begin
+        if (out_ls_onehot_27) begin
             ls_or_base_58 = base_27_q;
             ls_or_size_58 = size_27_q;
             ls_or_tag_58 = tag_27_q;
@@ -3426,7 +3860,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_59 = zero_56;
         rs_or_size_59 = zero_56;
         rs_or_tag_59 = zero_8;
-        if (rs_pe_onehot_28) begin
+        if (out_rs_onehot_28) begin
             rs_or_loc_59 = loc_28_q;
             rs_or_base_59 = base_28_q;
             rs_or_size_59 = size_28_q;
@@ -3435,7 +3869,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_59 = zero_56;
         ls_or_size_59 = zero_56;
         ls_or_tag_59 = zero_8;
-        if (ls_pe_onehot_28) begin
+        if (out_ls_onehot_28) begin
             ls_or_base_59 = base_28_q;
             ls_or_size_59 = size_28_q;
             ls_or_tag_59 = tag_28_q;
@@ -3444,7 +3878,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_60 = zero_56;
         rs_or_size_60 = zero_56;
         rs_or_tag_60 = zero_8;
-        if (rs_pe_onehot_29) begin
+        if (out_rs_onehot_29) begin
             rs_or_loc_60 = loc_29_q;
             rs_or_base_60 = base_29_q;
             rs_or_size_60 = size_29_q;
@@ -3453,7 +3887,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_60 = zero_56;
         ls_or_size_60 = zero_56;
         ls_or_tag_60 = zero_8;
-        if (ls_pe_onehot_29) begin
+        if (out_ls_onehot_29) begin
             ls_or_base_60 = base_29_q;
             ls_or_size_60 = size_29_q;
             ls_or_tag_60 = tag_29_q;
@@ -3462,7 +3896,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_61 = zero_56;
         rs_or_size_61 = zero_56;
         rs_or_tag_61 = zero_8;
-        if (rs_pe_onehot_30) begin
+        if (out_rs_onehot_30) begin
             rs_or_loc_61 = loc_30_q;
             rs_or_base_61 = base_30_q;
             rs_or_size_61 = size_30_q;
@@ -3471,7 +3905,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_61 = zero_56;
         ls_or_size_61 = zero_56;
         ls_or_tag_61 = zero_8;
-        if (ls_pe_onehot_30) begin
+        if (out_ls_onehot_30) begin
             ls_or_base_61 = base_30_q;
             ls_or_size_61 = size_30_q;
             ls_or_tag_61 = tag_30_q;
@@ -3480,7 +3914,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_or_base_62 = zero_56;
         rs_or_size_62 = zero_56;
         rs_or_tag_62 = zero_8;
-        if (rs_pe_onehot_31) begin
+        if (out_rs_onehot_31) begin
             rs_or_loc_62 = loc_31_q;
             rs_or_base_62 = base_31_q;
             rs_or_size_62 = size_31_q;
@@ -3489,7 +3923,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_62 = zero_56;
         ls_or_size_62 = zero_56;
         ls_or_tag_62 = zero_8;
-        if (ls_pe_onehot_31) begin
+        if (out_ls_onehot_31) begin
             ls_or_base_62 = base_31_q;
             ls_or_size_62 = size_31_q;
             ls_or_tag_62 = tag_31_q;
@@ -3711,15 +4145,15 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (rs_valid) begin
-            rs_way_r_d_comb = rs_pe_index;
+        if (out_rs_valid) begin
+            rs_way_r_d_comb = out_rs_way;
             rs_loc_r_d_comb = rs_or_loc_0;
             rs_base_r_d_comb = rs_or_base_0;
             rs_size_r_d_comb = rs_or_size_0;
             rs_tag_r_d_comb = rs_or_tag_0;
         end
-        if (ls_valid) begin
-            ls_way_r_d_comb = ls_pe_index;
+        if (out_ls_valid) begin
+            ls_way_r_d_comb = out_ls_way;
             ls_base_r_d_comb = ls_or_base_0;
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;

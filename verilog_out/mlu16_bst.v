@@ -1501,27 +1501,43 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way_0 = 4'h0;
-    localparam  way_1 = 4'h1;
-    localparam  way_2 = 4'h2;
-    localparam  way_3 = 4'h3;
-    localparam  way_4 = 4'h4;
-    localparam  way_5 = 4'h5;
-    localparam  way_6 = 4'h6;
-    localparam  way_7 = 4'h7;
-    localparam  way_8 = 4'h8;
-    localparam  way_9 = 4'h9;
-    localparam  way_10 = 4'ha;
-    localparam  way_11 = 4'hb;
-    localparam  way_12 = 4'hc;
-    localparam  way_13 = 4'hd;
-    localparam  way_14 = 4'he;
-    localparam  way_15 = 4'hf;
     localparam  zero_iw = 4'h0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 16'h0;
+    localparam  path_mask_0 = 16'h8b;
+    localparam  path_mask_1 = 16'h8b;
+    localparam  path_mask_2 = 16'h10b;
+    localparam  path_mask_3 = 16'h10b;
+    localparam  path_mask_4 = 16'h213;
+    localparam  path_mask_5 = 16'h213;
+    localparam  path_mask_6 = 16'h413;
+    localparam  path_mask_7 = 16'h413;
+    localparam  path_mask_8 = 16'h825;
+    localparam  path_mask_9 = 16'h825;
+    localparam  path_mask_10 = 16'h1025;
+    localparam  path_mask_11 = 16'h1025;
+    localparam  path_mask_12 = 16'h2045;
+    localparam  path_mask_13 = 16'h2045;
+    localparam  path_mask_14 = 16'h4045;
+    localparam  path_mask_15 = 16'h4045;
+    localparam  path_to_0 = 16'h0;
+    localparam  path_to_1 = 16'h80;
+    localparam  path_to_2 = 16'h8;
+    localparam  path_to_3 = 16'h108;
+    localparam  path_to_4 = 16'h2;
+    localparam  path_to_5 = 16'h202;
+    localparam  path_to_6 = 16'h12;
+    localparam  path_to_7 = 16'h412;
+    localparam  path_to_8 = 16'h1;
+    localparam  path_to_9 = 16'h801;
+    localparam  path_to_10 = 16'h21;
+    localparam  path_to_11 = 16'h1021;
+    localparam  path_to_12 = 16'h5;
+    localparam  path_to_13 = 16'h2005;
+    localparam  path_to_14 = 16'h45;
+    localparam  path_to_15 = 16'h4045;
     
     // Stub signals
     reg  valid_0_d;
@@ -1826,6 +1842,46 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
+    reg  out_rs_hit;
+    reg  out_rs_multi;
+    reg  [3:0] out_rs_way;
+    reg  out_rs_onehot_0;
+    reg  out_rs_onehot_1;
+    reg  out_rs_onehot_2;
+    reg  out_rs_onehot_3;
+    reg  out_rs_onehot_4;
+    reg  out_rs_onehot_5;
+    reg  out_rs_onehot_6;
+    reg  out_rs_onehot_7;
+    reg  out_rs_onehot_8;
+    reg  out_rs_onehot_9;
+    reg  out_rs_onehot_10;
+    reg  out_rs_onehot_11;
+    reg  out_rs_onehot_12;
+    reg  out_rs_onehot_13;
+    reg  out_rs_onehot_14;
+    reg  out_rs_onehot_15;
+    reg  out_ls_valid;
+    reg  out_ls_hit;
+    reg  out_ls_multi;
+    reg  [3:0] out_ls_way;
+    reg  out_ls_onehot_0;
+    reg  out_ls_onehot_1;
+    reg  out_ls_onehot_2;
+    reg  out_ls_onehot_3;
+    reg  out_ls_onehot_4;
+    reg  out_ls_onehot_5;
+    reg  out_ls_onehot_6;
+    reg  out_ls_onehot_7;
+    reg  out_ls_onehot_8;
+    reg  out_ls_onehot_9;
+    reg  out_ls_onehot_10;
+    reg  out_ls_onehot_11;
+    reg  out_ls_onehot_12;
+    reg  out_ls_onehot_13;
+    reg  out_ls_onehot_14;
+    reg  out_ls_onehot_15;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -2123,6 +2179,39 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  write_en_13;
     reg  write_en_14;
     reg  write_en_15;
+    reg  victim_oh_0;
+    reg  victim_oh_1;
+    reg  victim_oh_2;
+    reg  victim_oh_3;
+    reg  victim_oh_4;
+    reg  victim_oh_5;
+    reg  victim_oh_6;
+    reg  victim_oh_7;
+    reg  victim_oh_8;
+    reg  victim_oh_9;
+    reg  victim_oh_10;
+    reg  victim_oh_11;
+    reg  victim_oh_12;
+    reg  victim_oh_13;
+    reg  victim_oh_14;
+    reg  victim_oh_15;
+    reg  pol_oh_0;
+    reg  pol_oh_1;
+    reg  pol_oh_2;
+    reg  pol_oh_3;
+    reg  pol_oh_4;
+    reg  pol_oh_5;
+    reg  pol_oh_6;
+    reg  pol_oh_7;
+    reg  pol_oh_8;
+    reg  pol_oh_9;
+    reg  pol_oh_10;
+    reg  pol_oh_11;
+    reg  pol_oh_12;
+    reg  pol_oh_13;
+    reg  pol_oh_14;
+    reg  pol_oh_15;
+    reg  fill_base_ok;
     reg  [3:0] victim_l;
     reg  inv_victim;
     reg  fill_ok_l;
@@ -2254,7 +2343,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_onehot_0, free_pe_onehot_1, free_pe_onehot_2, free_pe_onehot_3, free_pe_onehot_4, free_pe_onehot_5, free_pe_onehot_6, free_pe_onehot_7, free_pe_onehot_8, free_pe_onehot_9, free_pe_onehot_10, free_pe_onehot_11, free_pe_onehot_12, free_pe_onehot_13, free_pe_onehot_14, free_pe_onehot_15, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -2682,56 +2771,153 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
+        pol_oh_0 = 1'b0;
+        pol_oh_0 = ((plru_0_state ^ path_to_0) & path_mask_0) == zero_n;
+        victim_oh_0 = pol_oh_0;
+        if (free_pe_any) begin
+            victim_oh_0 = free_pe_onehot_0;
+        end
+        pol_oh_1 = 1'b0;
+        pol_oh_1 = ((plru_0_state ^ path_to_1) & path_mask_1) == zero_n;
+        victim_oh_1 = pol_oh_1;
+        if (free_pe_any) begin
+            victim_oh_1 = free_pe_onehot_1;
+        end
+        pol_oh_2 = 1'b0;
+        pol_oh_2 = ((plru_0_state ^ path_to_2) & path_mask_2) == zero_n;
+        victim_oh_2 = pol_oh_2;
+        if (free_pe_any) begin
+            victim_oh_2 = free_pe_onehot_2;
+        end
+        pol_oh_3 = 1'b0;
+        pol_oh_3 = ((plru_0_state ^ path_to_3) & path_mask_3) == zero_n;
+        victim_oh_3 = pol_oh_3;
+        if (free_pe_any) begin
+            victim_oh_3 = free_pe_onehot_3;
+        end
+        pol_oh_4 = 1'b0;
+        pol_oh_4 = ((plru_0_state ^ path_to_4) & path_mask_4) == zero_n;
+        victim_oh_4 = pol_oh_4;
+        if (free_pe_any) begin
+            victim_oh_4 = free_pe_onehot_4;
+        end
+        pol_oh_5 = 1'b0;
+        pol_oh_5 = ((plru_0_state ^ path_to_5) & path_mask_5) == zero_n;
+        victim_oh_5 = pol_oh_5;
+        if (free_pe_any) begin
+            victim_oh_5 = free_pe_onehot_5;
+        end
+        pol_oh_6 = 1'b0;
+        pol_oh_6 = ((plru_0_state ^ path_to_6) & path_mask_6) == zero_n;
+        victim_oh_6 = pol_oh_6;
+        if (free_pe_any) begin
+            victim_oh_6 = free_pe_onehot_6;
+        end
+        pol_oh_7 = 1'b0;
+        pol_oh_7 = ((plru_0_state ^ path_to_7) & path_mask_7) == zero_n;
+        victim_oh_7 = pol_oh_7;
+        if (free_pe_any) begin
+            victim_oh_7 = free_pe_onehot_7;
+        end
+        pol_oh_8 = 1'b0;
+        pol_oh_8 = ((plru_0_state ^ path_to_8) & path_mask_8) == zero_n;
+        victim_oh_8 = pol_oh_8;
+        if (free_pe_any) begin
+            victim_oh_8 = free_pe_onehot_8;
+        end
+        pol_oh_9 = 1'b0;
+        pol_oh_9 = ((plru_0_state ^ path_to_9) & path_mask_9) == zero_n;
+        victim_oh_9 = pol_oh_9;
+        if (free_pe_any) begin
+            victim_oh_9 = free_pe_onehot_9;
+        end
+        pol_oh_10 = 1'b0;
+        pol_oh_10 = ((plru_0_state ^ path_to_10) & path_mask_10) == zero_n;
+        victim_oh_10 = pol_oh_10;
+        if (free_pe_any) begin
+            victim_oh_10 = free_pe_onehot_10;
+        end
+        pol_oh_11 = 1'b0;
+        pol_oh_11 = ((plru_0_state ^ path_to_11) & path_mask_11) == zero_n;
+        victim_oh_11 = pol_oh_11;
+        if (free_pe_any) begin
+            victim_oh_11 = free_pe_onehot_11;
+        end
+        pol_oh_12 = 1'b0;
+        pol_oh_12 = ((plru_0_state ^ path_to_12) & path_mask_12) == zero_n;
+        victim_oh_12 = pol_oh_12;
+        if (free_pe_any) begin
+            victim_oh_12 = free_pe_onehot_12;
+        end
+        pol_oh_13 = 1'b0;
+        pol_oh_13 = ((plru_0_state ^ path_to_13) & path_mask_13) == zero_n;
+        victim_oh_13 = pol_oh_13;
+        if (free_pe_any) begin
+            victim_oh_13 = free_pe_onehot_13;
+        end
+        pol_oh_14 = 1'b0;
+        pol_oh_14 = ((plru_0_state ^ path_to_14) & path_mask_14) == zero_n;
+        victim_oh_14 = pol_oh_14;
+        if (free_pe_any) begin
+            victim_oh_14 = free_pe_onehot_14;
+        end
+        pol_oh_15 = 1'b0;
+        pol_oh_15 = ((plru_0_state ^ path_to_15) & path_mask_15) == zero_n;
+        victim_oh_15 = pol_oh_15;
+        if (free_pe_any) begin
+            victim_oh_15 = free_pe_onehot_15;
+        end
+        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
-        if (inv_match_0 && (victim_l == way_0)) begin
+        if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_1 && (victim_l == way_1)) begin
+        if (inv_match_1 && victim_oh_1) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_2 && (victim_l == way_2)) begin
+        if (inv_match_2 && victim_oh_2) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_3 && (victim_l == way_3)) begin
+        if (inv_match_3 && victim_oh_3) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_4 && (victim_l == way_4)) begin
+        if (inv_match_4 && victim_oh_4) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_5 && (victim_l == way_5)) begin
+        if (inv_match_5 && victim_oh_5) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_6 && (victim_l == way_6)) begin
+        if (inv_match_6 && victim_oh_6) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_7 && (victim_l == way_7)) begin
+        if (inv_match_7 && victim_oh_7) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_8 && (victim_l == way_8)) begin
+        if (inv_match_8 && victim_oh_8) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_9 && (victim_l == way_9)) begin
+        if (inv_match_9 && victim_oh_9) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_10 && (victim_l == way_10)) begin
+        if (inv_match_10 && victim_oh_10) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_11 && (victim_l == way_11)) begin
+        if (inv_match_11 && victim_oh_11) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_12 && (victim_l == way_12)) begin
+        if (inv_match_12 && victim_oh_12) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_13 && (victim_l == way_13)) begin
+        if (inv_match_13 && victim_oh_13) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_14 && (victim_l == way_14)) begin
+        if (inv_match_14 && victim_oh_14) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_15 && (victim_l == way_15)) begin
+        if (inv_match_15 && victim_oh_15) begin
             inv_victim = 1'b1;
         end
-        fill_ok_l = fill_valid && ~clear && ~inv_victim && ~(inv_valid && (inv_loc == fill_loc));
+        fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
         plru_0_clear = clear;
@@ -2741,7 +2927,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         plru_0_touch_b_way = ls_pe_index;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
-        write_en_0 = fill_ok_l && (victim_l == way_0);
+        write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
         base_0_d_comb = base_0_q;
@@ -2757,7 +2943,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
         end
-        write_en_1 = fill_ok_l && (victim_l == way_1);
+        write_en_1 = fill_base_ok && victim_oh_1 && ~inv_match_1;
         valid_1_d_comb = valid_1_q;
         loc_1_d_comb = loc_1_q;
         base_1_d_comb = base_1_q;
@@ -2773,7 +2959,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
         end
-        write_en_2 = fill_ok_l && (victim_l == way_2);
+        write_en_2 = fill_base_ok && victim_oh_2 && ~inv_match_2;
         valid_2_d_comb = valid_2_q;
         loc_2_d_comb = loc_2_q;
         base_2_d_comb = base_2_q;
@@ -2789,7 +2975,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
         end
-        write_en_3 = fill_ok_l && (victim_l == way_3);
+        write_en_3 = fill_base_ok && victim_oh_3 && ~inv_match_3;
         valid_3_d_comb = valid_3_q;
         loc_3_d_comb = loc_3_q;
         base_3_d_comb = base_3_q;
@@ -2805,7 +2991,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
         end
-        write_en_4 = fill_ok_l && (victim_l == way_4);
+        write_en_4 = fill_base_ok && victim_oh_4 && ~inv_match_4;
         valid_4_d_comb = valid_4_q;
         loc_4_d_comb = loc_4_q;
         base_4_d_comb = base_4_q;
@@ -2821,7 +3007,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
         end
-        write_en_5 = fill_ok_l && (victim_l == way_5);
+        write_en_5 = fill_base_ok && victim_oh_5 && ~inv_match_5;
         valid_5_d_comb = valid_5_q;
         loc_5_d_comb = loc_5_q;
         base_5_d_comb = base_5_q;
@@ -2837,7 +3023,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
         end
-        write_en_6 = fill_ok_l && (victim_l == way_6);
+        write_en_6 = fill_base_ok && victim_oh_6 && ~inv_match_6;
         valid_6_d_comb = valid_6_q;
         loc_6_d_comb = loc_6_q;
         base_6_d_comb = base_6_q;
@@ -2853,7 +3039,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
         end
-        write_en_7 = fill_ok_l && (victim_l == way_7);
+        write_en_7 = fill_base_ok && victim_oh_7 && ~inv_match_7;
         valid_7_d_comb = valid_7_q;
         loc_7_d_comb = loc_7_q;
         base_7_d_comb = base_7_q;
@@ -2869,7 +3055,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        write_en_8 = fill_ok_l && (victim_l == way_8);
+        write_en_8 = fill_base_ok && victim_oh_8 && ~inv_match_8;
         valid_8_d_comb = valid_8_q;
         loc_8_d_comb = loc_8_q;
         base_8_d_comb = base_8_q;
@@ -2885,7 +3071,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_8 || clear) begin
             valid_8_d_comb = 1'b0;
         end
-        write_en_9 = fill_ok_l && (victim_l == way_9);
+        write_en_9 = fill_base_ok && victim_oh_9 && ~inv_match_9;
         valid_9_d_comb = valid_9_q;
         loc_9_d_comb = loc_9_q;
         base_9_d_comb = base_9_q;
@@ -2901,7 +3087,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_9 || clear) begin
             valid_9_d_comb = 1'b0;
         end
-        write_en_10 = fill_ok_l && (victim_l == way_10);
+        write_en_10 = fill_base_ok && victim_oh_10 && ~inv_match_10;
         valid_10_d_comb = valid_10_q;
         loc_10_d_comb = loc_10_q;
         base_10_d_comb = base_10_q;
@@ -2917,7 +3103,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_10 || clear) begin
             valid_10_d_comb = 1'b0;
         end
-        write_en_11 = fill_ok_l && (victim_l == way_11);
+        write_en_11 = fill_base_ok && victim_oh_11 && ~inv_match_11;
         valid_11_d_comb = valid_11_q;
         loc_11_d_comb = loc_11_q;
         base_11_d_comb = base_11_q;
@@ -2933,7 +3119,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_11 || clear) begin
             valid_11_d_comb = 1'b0;
         end
-        write_en_12 = fill_ok_l && (victim_l == way_12);
+        write_en_12 = fill_base_ok && victim_oh_12 && ~inv_match_12;
         valid_12_d_comb = valid_12_q;
         loc_12_d_comb = loc_12_q;
         base_12_d_comb = base_12_q;
@@ -2949,7 +3135,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_12 || clear) begin
             valid_12_d_comb = 1'b0;
         end
-        write_en_13 = fill_ok_l && (victim_l == way_13);
+        write_en_13 = fill_base_ok && victim_oh_13 && ~inv_match_13;
         valid_13_d_comb = valid_13_q;
         loc_13_d_comb = loc_13_q;
         base_13_d_comb = base_13_q;
@@ -2965,7 +3151,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_13 || clear) begin
             valid_13_d_comb = 1'b0;
         end
-        write_en_14 = fill_ok_l && (victim_l == way_14);
+        write_en_14 = fill_base_ok && victim_oh_14 && ~inv_match_14;
         valid_14_d_comb = valid_14_q;
         loc_14_d_comb = loc_14_q;
         base_14_d_comb = base_14_q;
@@ -2981,7 +3167,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_14 || clear) begin
             valid_14_d_comb = 1'b0;
         end
-        write_en_15 = fill_ok_l && (victim_l == way_15);
+        write_en_15 = fill_base_ok && victim_oh_15 && ~inv_match_15;
         valid_15_d_comb = valid_15_q;
         loc_15_d_comb = loc_15_q;
         base_15_d_comb = base_15_q;
@@ -2997,15 +3183,55 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
-        rs_hit_r_d_comb = rs_pe_any && ~reset;
-        rs_multi_r_d_comb = rs_pe_multi && ~reset;
-        ls_hit_r_d_comb = ls_pe_any && ~reset;
-        ls_multi_r_d_comb = ls_pe_multi && ~reset;
+        out_rs_valid = rs_valid;
+        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_multi = rs_pe_multi && ~reset;
+        out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
+        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_multi = ls_pe_multi && ~reset;
+        out_ls_way = ls_pe_index;
+        out_rs_onehot_0 = rs_pe_onehot_0;
+        out_ls_onehot_0 = ls_pe_onehot_0;
+        out_rs_onehot_1 = rs_pe_onehot_1;
+        out_ls_onehot_1 = ls_pe_onehot_1;
+        out_rs_onehot_2 = rs_pe_onehot_2;
+        out_ls_onehot_2 = ls_pe_onehot_2;
+        out_rs_onehot_3 = rs_pe_onehot_3;
+        out_ls_onehot_3 = ls_pe_onehot_3;
+        out_rs_onehot_4 = rs_pe_onehot_4;
+        out_ls_onehot_4 = ls_pe_onehot_4;
+        out_rs_onehot_5 = rs_pe_onehot_5;
+        out_ls_onehot_5 = ls_pe_onehot_5;
+        out_rs_onehot_6 = rs_pe_onehot_6;
+        out_ls_onehot_6 = ls_pe_onehot_6;
+        out_rs_onehot_7 = rs_pe_onehot_7;
+        out_ls_onehot_7 = ls_pe_onehot_7;
+        out_rs_onehot_8 = rs_pe_onehot_8;
+        out_ls_onehot_8 = ls_pe_onehot_8;
+        out_rs_onehot_9 = rs_pe_onehot_9;
+        out_ls_onehot_9 = ls_pe_onehot_9;
+        out_rs_onehot_10 = rs_pe_onehot_10;
+        out_ls_onehot_10 = ls_pe_onehot_10;
+        out_rs_onehot_11 = rs_pe_onehot_11;
+        out_ls_onehot_11 = ls_pe_onehot_11;
+        out_rs_onehot_12 = rs_pe_onehot_12;
+        out_ls_onehot_12 = ls_pe_onehot_12;
+        out_rs_onehot_13 = rs_pe_onehot_13;
+        out_ls_onehot_13 = ls_pe_onehot_13;
+        out_rs_onehot_14 = rs_pe_onehot_14;
+        out_ls_onehot_14 = ls_pe_onehot_14;
+        out_rs_onehot_15 = rs_pe_onehot_15;
+        out_ls_onehot_15 = ls_pe_onehot_15;
+        rs_hit_r_d_comb = out_rs_hit;
+        rs_multi_r_d_comb = out_rs_multi;
+        ls_hit_r_d_comb = out_ls_hit;
+        ls_multi_r_d_comb = out_ls_multi;
         rs_or_loc_15 = zero_51;
         rs_or_base_15 = zero_56;
         rs_or_size_15 = zero_56;
         rs_or_tag_15 = zero_8;
-        if (rs_pe_onehot_0) begin
+        if (out_rs_onehot_0) begin
             rs_or_loc_15 = loc_0_q;
             rs_or_base_15 = base_0_q;
             rs_or_size_15 = size_0_q;
@@ -3014,7 +3240,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_15 = zero_56;
         ls_or_size_15 = zero_56;
         ls_or_tag_15 = zero_8;
-        if (ls_pe_onehot_0) begin
+        if (out_ls_onehot_0) begin
             ls_or_base_15 = base_0_q;
             ls_or_size_15 = size_0_q;
             ls_or_tag_15 = tag_0_q;
@@ -3023,7 +3249,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_16 = zero_56;
         rs_or_size_16 = zero_56;
         rs_or_tag_16 = zero_8;
-        if (rs_pe_onehot_1) begin
+        if (out_rs_onehot_1) begin
             rs_or_loc_16 = loc_1_q;
             rs_or_base_16 = base_1_q;
             rs_or_size_16 = size_1_q;
@@ -3032,7 +3258,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_16 = zero_56;
         ls_or_size_16 = zero_56;
         ls_or_tag_16 = zero_8;
-        if (ls_pe_onehot_1) begin
+        if (out_ls_onehot_1) begin
             ls_or_base_16 = base_1_q;
             ls_or_size_16 = size_1_q;
             ls_or_tag_16 = tag_1_q;
@@ -3041,7 +3267,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_17 = zero_56;
         rs_or_size_17 = zero_56;
         rs_or_tag_17 = zero_8;
-        if (rs_pe_onehot_2) begin
+        if (out_rs_onehot_2) begin
             rs_or_loc_17 = loc_2_q;
             rs_or_base_17 = base_2_q;
             rs_or_size_17 = size_2_q;
@@ -3050,7 +3276,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_17 = zero_56;
         ls_or_size_17 = zero_56;
         ls_or_tag_17 = zero_8;
-        if (ls_pe_onehot_2) begin
+        if (out_ls_onehot_2) begin
             ls_or_base_17 = base_2_q;
             ls_or_size_17 = size_2_q;
             ls_or_tag_17 = tag_2_q;
@@ -3059,7 +3285,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_18 = zero_56;
         rs_or_size_18 = zero_56;
         rs_or_tag_18 = zero_8;
-        if (rs_pe_onehot_3) begin
+        if (out_rs_onehot_3) begin
             rs_or_loc_18 = loc_3_q;
             rs_or_base_18 = base_3_q;
             rs_or_size_18 = size_3_q;
@@ -3068,7 +3294,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_18 = zero_56;
         ls_or_size_18 = zero_56;
         ls_or_tag_18 = zero_8;
-        if (ls_pe_onehot_3) begin
+        if (out_ls_onehot_3) begin
             ls_or_base_18 = base_3_q;
             ls_or_size_18 = size_3_q;
             ls_or_tag_18 = tag_3_q;
@@ -3077,7 +3303,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_19 = zero_56;
         rs_or_size_19 = zero_56;
         rs_or_tag_19 = zero_8;
-        if (rs_pe_onehot_4) begin
+        if (out_rs_onehot_4) begin
             rs_or_loc_19 = loc_4_q;
             rs_or_base_19 = base_4_q;
             rs_or_size_19 = size_4_q;
@@ -3086,7 +3312,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_19 = zero_56;
         ls_or_size_19 = zero_56;
         ls_or_tag_19 = zero_8;
-        if (ls_pe_onehot_4) begin
+        if (out_ls_onehot_4) begin
             ls_or_base_19 = base_4_q;
             ls_or_size_19 = size_4_q;
             ls_or_tag_19 = tag_4_q;
@@ -3095,7 +3321,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_20 = zero_56;
         rs_or_size_20 = zero_56;
         rs_or_tag_20 = zero_8;
-        if (rs_pe_onehot_5) begin
+        if (out_rs_onehot_5) begin
             rs_or_loc_20 = loc_5_q;
             rs_or_base_20 = base_5_q;
             rs_or_size_20 = size_5_q;
@@ -3104,7 +3330,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_20 = zero_56;
         ls_or_size_20 = zero_56;
         ls_or_tag_20 = zero_8;
-        if (ls_pe_onehot_5) begin
+        if (out_ls_onehot_5) begin
             ls_or_base_20 = base_5_q;
             ls_or_size_20 = size_5_q;
             ls_or_tag_20 = tag_5_q;
@@ -3113,7 +3339,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_21 = zero_56;
         rs_or_size_21 = zero_56;
         rs_or_tag_21 = zero_8;
-        if (rs_pe_onehot_6) begin
+        if (out_rs_onehot_6) begin
             rs_or_loc_21 = loc_6_q;
             rs_or_base_21 = base_6_q;
             rs_or_size_21 = size_6_q;
@@ -3122,7 +3348,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_21 = zero_56;
         ls_or_size_21 = zero_56;
         ls_or_tag_21 = zero_8;
-        if (ls_pe_onehot_6) begin
+        if (out_ls_onehot_6) begin
             ls_or_base_21 = base_6_q;
             ls_or_size_21 = size_6_q;
             ls_or_tag_21 = tag_6_q;
@@ -3131,7 +3357,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_22 = zero_56;
         rs_or_size_22 = zero_56;
         rs_or_tag_22 = zero_8;
-        if (rs_pe_onehot_7) begin
+        if (out_rs_onehot_7) begin
             rs_or_loc_22 = loc_7_q;
             rs_or_base_22 = base_7_q;
             rs_or_size_22 = size_7_q;
@@ -3140,7 +3366,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_22 = zero_56;
         ls_or_size_22 = zero_56;
         ls_or_tag_22 = zero_8;
-        if (ls_pe_onehot_7) begin
+        if (out_ls_onehot_7) begin
             ls_or_base_22 = base_7_q;
             ls_or_size_22 = size_7_q;
             ls_or_tag_22 = tag_7_q;
@@ -3149,7 +3375,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_23 = zero_56;
         rs_or_size_23 = zero_56;
         rs_or_tag_23 = zero_8;
-        if (rs_pe_onehot_8) begin
+        if (out_rs_onehot_8) begin
             rs_or_loc_23 = loc_8_q;
             rs_or_base_23 = base_8_q;
             rs_or_size_23 = size_8_q;
@@ -3158,7 +3384,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_23 = zero_56;
         ls_or_size_23 = zero_56;
         ls_or_tag_23 = zero_8;
-        if (ls_pe_onehot_8) begin
+        if (out_ls_onehot_8) begin
             ls_or_base_23 = base_8_q;
             ls_or_size_23 = size_8_q;
             ls_or_tag_23 = tag_8_q;
@@ -3167,7 +3393,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_24 = zero_56;
         rs_or_size_24 = zero_56;
         rs_or_tag_24 = zero_8;
-        if (rs_pe_onehot_9) begin
+        if (out_rs_onehot_9) begin
             rs_or_loc_24 = loc_9_q;
             rs_or_base_24 = base_9_q;
             rs_or_size_24 = size_9_q;
@@ -3176,7 +3402,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_24 = zero_56;
         ls_or_size_24 = zero_56;
         ls_or_tag_24 = zero_8;
-        if (ls_pe_onehot_9) begin
+        if (out_ls_onehot_9) begin
             ls_or_base_24 = base_9_q;
             ls_or_size_24 = size_9_q;
             ls_or_tag_24 = tag_9_q;
@@ -3185,7 +3411,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_25 = zero_56;
         rs_or_size_25 = zero_56;
         rs_or_tag_25 = zero_8;
-        if (rs_pe_onehot_10) begin
+        if (out_rs_onehot_10) begin
             rs_or_loc_25 = loc_10_q;
             rs_or_base_25 = base_10_q;
             rs_or_size_25 = size_10_q;
@@ -3194,7 +3420,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_25 = zero_56;
         ls_or_size_25 = zero_56;
         ls_or_tag_25 = zero_8;
-        if (ls_pe_onehot_10) begin
+        if (out_ls_onehot_10) begin
             ls_or_base_25 = base_10_q;
             ls_or_size_25 = size_10_q;
             ls_or_tag_25 = tag_10_q;
@@ -3203,7 +3429,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_26 = zero_56;
         rs_or_size_26 = zero_56;
         rs_or_tag_26 = zero_8;
-        if (rs_pe_onehot_11) begin
+        if (out_rs_onehot_11) begin
             rs_or_loc_26 = loc_11_q;
             rs_or_base_26 = base_11_q;
             rs_or_size_26 = size_11_q;
@@ -3212,7 +3438,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_26 = zero_56;
         ls_or_size_26 = zero_56;
         ls_or_tag_26 = zero_8;
-        if (ls_pe_onehot_11) begin
+        if (out_ls_onehot_11) begin
             ls_or_base_26 = base_11_q;
             ls_or_size_26 = size_11_q;
             ls_or_tag_26 = tag_11_q;
@@ -3221,7 +3447,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_27 = zero_56;
         rs_or_size_27 = zero_56;
         rs_or_tag_27 = zero_8;
-        if (rs_pe_onehot_12) begin
+        if (out_rs_onehot_12) begin
             rs_or_loc_27 = loc_12_q;
             rs_or_base_27 = base_12_q;
             rs_or_size_27 = size_12_q;
@@ -3230,7 +3456,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_27 = zero_56;
         ls_or_size_27 = zero_56;
         ls_or_tag_27 = zero_8;
-        if (ls_pe_onehot_12) begin
+        if (out_ls_onehot_12) begin
             ls_or_base_27 = base_12_q;
             ls_or_size_27 = size_12_q;
             ls_or_tag_27 = tag_12_q;
@@ -3239,7 +3465,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_28 = zero_56;
         rs_or_size_28 = zero_56;
         rs_or_tag_28 = zero_8;
-        if (rs_pe_onehot_13) begin
+        if (out_rs_onehot_13) begin
             rs_or_loc_28 = loc_13_q;
             rs_or_base_28 = base_13_q;
             rs_or_size_28 = size_13_q;
@@ -3248,7 +3474,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_28 = zero_56;
         ls_or_size_28 = zero_56;
         ls_or_tag_28 = zero_8;
-        if (ls_pe_onehot_13) begin
+        if (out_ls_onehot_13) begin
             ls_or_base_28 = base_13_q;
             ls_or_size_28 = size_13_q;
             ls_or_tag_28 = tag_13_q;
@@ -3257,7 +3483,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_29 = zero_56;
         rs_or_size_29 = zero_56;
         rs_or_tag_29 = zero_8;
-        if (rs_pe_onehot_14) begin
+        if (out_rs_onehot_14) begin
             rs_or_loc_29 = loc_14_q;
             rs_or_base_29 = base_14_q;
             rs_or_size_29 = size_14_q;
@@ -3266,7 +3492,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_29 = zero_56;
         ls_or_size_29 = zero_56;
         ls_or_tag_29 = zero_8;
-        if (ls_pe_onehot_14) begin
+        if (out_ls_onehot_14) begin
             ls_or_base_29 = base_14_q;
             ls_or_size_29 = size_14_q;
             ls_or_tag_29 = tag_14_q;
@@ -3275,7 +3501,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_or_base_30 = zero_56;
         rs_or_size_30 = zero_56;
         rs_or_tag_30 = zero_8;
-        if (rs_pe_onehot_15) begin
+        if (out_rs_onehot_15) begin
             rs_or_loc_30 = loc_15_q;
             rs_or_base_30 = base_15_q;
             rs_or_size_30 = size_15_q;
@@ -3284,7 +3510,7 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_30 = zero_56;
         ls_or_size_30 = zero_56;
         ls_or_tag_30 = zero_8;
-        if (ls_pe_onehot_15) begin
+        if (out_ls_onehot_15) begin
             ls_or_base_30 = base_15_q;
             ls_or_size_30 = size_15_q;
             ls_or_tag_30 = tag_15_q;
@@ -3394,15 +3620,15 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (rs_valid) begin
-            rs_way_r_d_comb = rs_pe_index;
+        if (out_rs_valid) begin
+            rs_way_r_d_comb = out_rs_way;
             rs_loc_r_d_comb = rs_or_loc_0;
             rs_base_r_d_comb = rs_or_base_0;
             rs_size_r_d_comb = rs_or_size_0;
             rs_tag_r_d_comb = rs_or_tag_0;
         end
-        if (ls_valid) begin
-            ls_way_r_d_comb = ls_pe_index;
+        if (out_ls_valid) begin
+            ls_way_r_d_comb = out_ls_way;
             ls_base_r_d_comb = ls_or_base_0;
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;

@@ -1501,19 +1501,27 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     // Constant declarations
     localparam  one_56 = 56'h1;
     localparam  top_56 = 56'h80000000000000;
-    localparam  way_0 = 3'b0;
-    localparam  way_1 = 3'b1;
-    localparam  way_2 = 3'b10;
-    localparam  way_3 = 3'b11;
-    localparam  way_4 = 3'b100;
-    localparam  way_5 = 3'b101;
-    localparam  way_6 = 3'b110;
-    localparam  way_7 = 3'b111;
     localparam  zero_iw = 3'b0;
     localparam  zero_51 = 51'h0;
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 8'h0;
+    localparam  path_mask_0 = 8'hb;
+    localparam  path_mask_1 = 8'hb;
+    localparam  path_mask_2 = 8'h13;
+    localparam  path_mask_3 = 8'h13;
+    localparam  path_mask_4 = 8'h25;
+    localparam  path_mask_5 = 8'h25;
+    localparam  path_mask_6 = 8'h45;
+    localparam  path_mask_7 = 8'h45;
+    localparam  path_to_0 = 8'h0;
+    localparam  path_to_1 = 8'h8;
+    localparam  path_to_2 = 8'h2;
+    localparam  path_to_3 = 8'h12;
+    localparam  path_to_4 = 8'h1;
+    localparam  path_to_5 = 8'h21;
+    localparam  path_to_6 = 8'h5;
+    localparam  path_to_7 = 8'h45;
     
     // Stub signals
     reg  valid_0_d;
@@ -1690,6 +1698,30 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
+    reg  out_rs_hit;
+    reg  out_rs_multi;
+    reg  [2:0] out_rs_way;
+    reg  out_rs_onehot_0;
+    reg  out_rs_onehot_1;
+    reg  out_rs_onehot_2;
+    reg  out_rs_onehot_3;
+    reg  out_rs_onehot_4;
+    reg  out_rs_onehot_5;
+    reg  out_rs_onehot_6;
+    reg  out_rs_onehot_7;
+    reg  out_ls_valid;
+    reg  out_ls_hit;
+    reg  out_ls_multi;
+    reg  [2:0] out_ls_way;
+    reg  out_ls_onehot_0;
+    reg  out_ls_onehot_1;
+    reg  out_ls_onehot_2;
+    reg  out_ls_onehot_3;
+    reg  out_ls_onehot_4;
+    reg  out_ls_onehot_5;
+    reg  out_ls_onehot_6;
+    reg  out_ls_onehot_7;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -1835,6 +1867,23 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  write_en_5;
     reg  write_en_6;
     reg  write_en_7;
+    reg  victim_oh_0;
+    reg  victim_oh_1;
+    reg  victim_oh_2;
+    reg  victim_oh_3;
+    reg  victim_oh_4;
+    reg  victim_oh_5;
+    reg  victim_oh_6;
+    reg  victim_oh_7;
+    reg  pol_oh_0;
+    reg  pol_oh_1;
+    reg  pol_oh_2;
+    reg  pol_oh_3;
+    reg  pol_oh_4;
+    reg  pol_oh_5;
+    reg  pol_oh_6;
+    reg  pol_oh_7;
+    reg  fill_base_ok;
     reg  [2:0] victim_l;
     reg  inv_victim;
     reg  fill_ok_l;
@@ -1918,7 +1967,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_onehot_0, free_pe_onehot_1, free_pe_onehot_2, free_pe_onehot_3, free_pe_onehot_4, free_pe_onehot_5, free_pe_onehot_6, free_pe_onehot_7, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -2170,32 +2219,81 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (free_pe_any) begin
             victim_l = free_pe_index;
         end
+        pol_oh_0 = 1'b0;
+        pol_oh_0 = ((plru_0_state ^ path_to_0) & path_mask_0) == zero_n;
+        victim_oh_0 = pol_oh_0;
+        if (free_pe_any) begin
+            victim_oh_0 = free_pe_onehot_0;
+        end
+        pol_oh_1 = 1'b0;
+        pol_oh_1 = ((plru_0_state ^ path_to_1) & path_mask_1) == zero_n;
+        victim_oh_1 = pol_oh_1;
+        if (free_pe_any) begin
+            victim_oh_1 = free_pe_onehot_1;
+        end
+        pol_oh_2 = 1'b0;
+        pol_oh_2 = ((plru_0_state ^ path_to_2) & path_mask_2) == zero_n;
+        victim_oh_2 = pol_oh_2;
+        if (free_pe_any) begin
+            victim_oh_2 = free_pe_onehot_2;
+        end
+        pol_oh_3 = 1'b0;
+        pol_oh_3 = ((plru_0_state ^ path_to_3) & path_mask_3) == zero_n;
+        victim_oh_3 = pol_oh_3;
+        if (free_pe_any) begin
+            victim_oh_3 = free_pe_onehot_3;
+        end
+        pol_oh_4 = 1'b0;
+        pol_oh_4 = ((plru_0_state ^ path_to_4) & path_mask_4) == zero_n;
+        victim_oh_4 = pol_oh_4;
+        if (free_pe_any) begin
+            victim_oh_4 = free_pe_onehot_4;
+        end
+        pol_oh_5 = 1'b0;
+        pol_oh_5 = ((plru_0_state ^ path_to_5) & path_mask_5) == zero_n;
+        victim_oh_5 = pol_oh_5;
+        if (free_pe_any) begin
+            victim_oh_5 = free_pe_onehot_5;
+        end
+        pol_oh_6 = 1'b0;
+        pol_oh_6 = ((plru_0_state ^ path_to_6) & path_mask_6) == zero_n;
+        victim_oh_6 = pol_oh_6;
+        if (free_pe_any) begin
+            victim_oh_6 = free_pe_onehot_6;
+        end
+        pol_oh_7 = 1'b0;
+        pol_oh_7 = ((plru_0_state ^ path_to_7) & path_mask_7) == zero_n;
+        victim_oh_7 = pol_oh_7;
+        if (free_pe_any) begin
+            victim_oh_7 = free_pe_onehot_7;
+        end
+        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
-        if (inv_match_0 && (victim_l == way_0)) begin
+        if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_1 && (victim_l == way_1)) begin
+        if (inv_match_1 && victim_oh_1) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_2 && (victim_l == way_2)) begin
+        if (inv_match_2 && victim_oh_2) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_3 && (victim_l == way_3)) begin
+        if (inv_match_3 && victim_oh_3) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_4 && (victim_l == way_4)) begin
+        if (inv_match_4 && victim_oh_4) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_5 && (victim_l == way_5)) begin
+        if (inv_match_5 && victim_oh_5) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_6 && (victim_l == way_6)) begin
+        if (inv_match_6 && victim_oh_6) begin
             inv_victim = 1'b1;
         end
-        if (inv_match_7 && (victim_l == way_7)) begin
+        if (inv_match_7 && victim_oh_7) begin
             inv_victim = 1'b1;
         end
-        fill_ok_l = fill_valid && ~clear && ~inv_victim && ~(inv_valid && (inv_loc == fill_loc));
+        fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
         plru_0_clear = clear;
@@ -2205,7 +2303,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         plru_0_touch_b_way = ls_pe_index;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
-        write_en_0 = fill_ok_l && (victim_l == way_0);
+        write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
         base_0_d_comb = base_0_q;
@@ -2221,7 +2319,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
         end
-        write_en_1 = fill_ok_l && (victim_l == way_1);
+        write_en_1 = fill_base_ok && victim_oh_1 && ~inv_match_1;
         valid_1_d_comb = valid_1_q;
         loc_1_d_comb = loc_1_q;
         base_1_d_comb = base_1_q;
@@ -2237,7 +2335,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
         end
-        write_en_2 = fill_ok_l && (victim_l == way_2);
+        write_en_2 = fill_base_ok && victim_oh_2 && ~inv_match_2;
         valid_2_d_comb = valid_2_q;
         loc_2_d_comb = loc_2_q;
         base_2_d_comb = base_2_q;
@@ -2253,7 +2351,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
         end
-        write_en_3 = fill_ok_l && (victim_l == way_3);
+        write_en_3 = fill_base_ok && victim_oh_3 && ~inv_match_3;
         valid_3_d_comb = valid_3_q;
         loc_3_d_comb = loc_3_q;
         base_3_d_comb = base_3_q;
@@ -2269,7 +2367,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
         end
-        write_en_4 = fill_ok_l && (victim_l == way_4);
+        write_en_4 = fill_base_ok && victim_oh_4 && ~inv_match_4;
         valid_4_d_comb = valid_4_q;
         loc_4_d_comb = loc_4_q;
         base_4_d_comb = base_4_q;
@@ -2285,7 +2383,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
         end
-        write_en_5 = fill_ok_l && (victim_l == way_5);
+        write_en_5 = fill_base_ok && victim_oh_5 && ~inv_match_5;
         valid_5_d_comb = valid_5_q;
         loc_5_d_comb = loc_5_q;
         base_5_d_comb = base_5_q;
@@ -2301,7 +2399,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
         end
-        write_en_6 = fill_ok_l && (victim_l == way_6);
+        write_en_6 = fill_base_ok && victim_oh_6 && ~inv_match_6;
         valid_6_d_comb = valid_6_q;
         loc_6_d_comb = loc_6_q;
         base_6_d_comb = base_6_q;
@@ -2317,7 +2415,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
         end
-        write_en_7 = fill_ok_l && (victim_l == way_7);
+        write_en_7 = fill_base_ok && victim_oh_7 && ~inv_match_7;
         valid_7_d_comb = valid_7_q;
         loc_7_d_comb = loc_7_q;
         base_7_d_comb = base_7_q;
@@ -2333,15 +2431,39 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        rs_hit_r_d_comb = rs_pe_any && ~reset;
-        rs_multi_r_d_comb = rs_pe_multi && ~reset;
-        ls_hit_r_d_comb = ls_pe_any && ~reset;
-        ls_multi_r_d_comb = ls_pe_multi && ~reset;
+        out_rs_valid = rs_valid;
+        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_multi = rs_pe_multi && ~reset;
+        out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
+        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_multi = ls_pe_multi && ~reset;
+        out_ls_way = ls_pe_index;
+        out_rs_onehot_0 = rs_pe_onehot_0;
+        out_ls_onehot_0 = ls_pe_onehot_0;
+        out_rs_onehot_1 = rs_pe_onehot_1;
+        out_ls_onehot_1 = ls_pe_onehot_1;
+        out_rs_onehot_2 = rs_pe_onehot_2;
+        out_ls_onehot_2 = ls_pe_onehot_2;
+        out_rs_onehot_3 = rs_pe_onehot_3;
+        out_ls_onehot_3 = ls_pe_onehot_3;
+        out_rs_onehot_4 = rs_pe_onehot_4;
+        out_ls_onehot_4 = ls_pe_onehot_4;
+        out_rs_onehot_5 = rs_pe_onehot_5;
+        out_ls_onehot_5 = ls_pe_onehot_5;
+        out_rs_onehot_6 = rs_pe_onehot_6;
+        out_ls_onehot_6 = ls_pe_onehot_6;
+        out_rs_onehot_7 = rs_pe_onehot_7;
+        out_ls_onehot_7 = ls_pe_onehot_7;
+        rs_hit_r_d_comb = out_rs_hit;
+        rs_multi_r_d_comb = out_rs_multi;
+        ls_hit_r_d_comb = out_ls_hit;
+        ls_multi_r_d_comb = out_ls_multi;
         rs_or_loc_7 = zero_51;
         rs_or_base_7 = zero_56;
         rs_or_size_7 = zero_56;
         rs_or_tag_7 = zero_8;
-        if (rs_pe_onehot_0) begin
+        if (out_rs_onehot_0) begin
             rs_or_loc_7 = loc_0_q;
             rs_or_base_7 = base_0_q;
             rs_or_size_7 = size_0_q;
@@ -2350,7 +2472,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_7 = zero_56;
         ls_or_size_7 = zero_56;
         ls_or_tag_7 = zero_8;
-        if (ls_pe_onehot_0) begin
+        if (out_ls_onehot_0) begin
             ls_or_base_7 = base_0_q;
             ls_or_size_7 = size_0_q;
             ls_or_tag_7 = tag_0_q;
@@ -2359,7 +2481,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_8 = zero_56;
         rs_or_size_8 = zero_56;
         rs_or_tag_8 = zero_8;
-        if (rs_pe_onehot_1) begin
+        if (out_rs_onehot_1) begin
             rs_or_loc_8 = loc_1_q;
             rs_or_base_8 = base_1_q;
             rs_or_size_8 = size_1_q;
@@ -2368,7 +2490,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_8 = zero_56;
         ls_or_size_8 = zero_56;
         ls_or_tag_8 = zero_8;
-        if (ls_pe_onehot_1) begin
+        if (out_ls_onehot_1) begin
             ls_or_base_8 = base_1_q;
             ls_or_size_8 = size_1_q;
             ls_or_tag_8 = tag_1_q;
@@ -2377,7 +2499,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_9 = zero_56;
         rs_or_size_9 = zero_56;
         rs_or_tag_9 = zero_8;
-        if (rs_pe_onehot_2) begin
+        if (out_rs_onehot_2) begin
             rs_or_loc_9 = loc_2_q;
             rs_or_base_9 = base_2_q;
             rs_or_size_9 = size_2_q;
@@ -2386,7 +2508,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_9 = zero_56;
         ls_or_size_9 = zero_56;
         ls_or_tag_9 = zero_8;
-        if (ls_pe_onehot_2) begin
+        if (out_ls_onehot_2) begin
             ls_or_base_9 = base_2_q;
             ls_or_size_9 = size_2_q;
             ls_or_tag_9 = tag_2_q;
@@ -2395,7 +2517,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_10 = zero_56;
         rs_or_size_10 = zero_56;
         rs_or_tag_10 = zero_8;
-        if (rs_pe_onehot_3) begin
+        if (out_rs_onehot_3) begin
             rs_or_loc_10 = loc_3_q;
             rs_or_base_10 = base_3_q;
             rs_or_size_10 = size_3_q;
@@ -2404,7 +2526,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_10 = zero_56;
         ls_or_size_10 = zero_56;
         ls_or_tag_10 = zero_8;
-        if (ls_pe_onehot_3) begin
+        if (out_ls_onehot_3) begin
             ls_or_base_10 = base_3_q;
             ls_or_size_10 = size_3_q;
             ls_or_tag_10 = tag_3_q;
@@ -2413,7 +2535,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_11 = zero_56;
         rs_or_size_11 = zero_56;
         rs_or_tag_11 = zero_8;
-        if (rs_pe_onehot_4) begin
+        if (out_rs_onehot_4) begin
             rs_or_loc_11 = loc_4_q;
             rs_or_base_11 = base_4_q;
             rs_or_size_11 = size_4_q;
@@ -2422,7 +2544,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_11 = zero_56;
         ls_or_size_11 = zero_56;
         ls_or_tag_11 = zero_8;
-        if (ls_pe_onehot_4) begin
+        if (out_ls_onehot_4) begin
             ls_or_base_11 = base_4_q;
             ls_or_size_11 = size_4_q;
             ls_or_tag_11 = tag_4_q;
@@ -2431,7 +2553,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_12 = zero_56;
         rs_or_size_12 = zero_56;
         rs_or_tag_12 = zero_8;
-        if (rs_pe_onehot_5) begin
+        if (out_rs_onehot_5) begin
             rs_or_loc_12 = loc_5_q;
             rs_or_base_12 = base_5_q;
             rs_or_size_12 = size_5_q;
@@ -2440,7 +2562,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_12 = zero_56;
         ls_or_size_12 = zero_56;
         ls_or_tag_12 = zero_8;
-        if (ls_pe_onehot_5) begin
+        if (out_ls_onehot_5) begin
             ls_or_base_12 = base_5_q;
             ls_or_size_12 = size_5_q;
             ls_or_tag_12 = tag_5_q;
@@ -2449,7 +2571,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_13 = zero_56;
         rs_or_size_13 = zero_56;
         rs_or_tag_13 = zero_8;
-        if (rs_pe_onehot_6) begin
+        if (out_rs_onehot_6) begin
             rs_or_loc_13 = loc_6_q;
             rs_or_base_13 = base_6_q;
             rs_or_size_13 = size_6_q;
@@ -2458,7 +2580,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_13 = zero_56;
         ls_or_size_13 = zero_56;
         ls_or_tag_13 = zero_8;
-        if (ls_pe_onehot_6) begin
+        if (out_ls_onehot_6) begin
             ls_or_base_13 = base_6_q;
             ls_or_size_13 = size_6_q;
             ls_or_tag_13 = tag_6_q;
@@ -2467,7 +2589,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_or_base_14 = zero_56;
         rs_or_size_14 = zero_56;
         rs_or_tag_14 = zero_8;
-        if (rs_pe_onehot_7) begin
+        if (out_rs_onehot_7) begin
             rs_or_loc_14 = loc_7_q;
             rs_or_base_14 = base_7_q;
             rs_or_size_14 = size_7_q;
@@ -2476,7 +2598,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_14 = zero_56;
         ls_or_size_14 = zero_56;
         ls_or_tag_14 = zero_8;
-        if (ls_pe_onehot_7) begin
+        if (out_ls_onehot_7) begin
             ls_or_base_14 = base_7_q;
             ls_or_size_14 = size_7_q;
             ls_or_tag_14 = tag_7_q;
@@ -2530,15 +2652,15 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (rs_valid) begin
-            rs_way_r_d_comb = rs_pe_index;
+        if (out_rs_valid) begin
+            rs_way_r_d_comb = out_rs_way;
             rs_loc_r_d_comb = rs_or_loc_0;
             rs_base_r_d_comb = rs_or_base_0;
             rs_size_r_d_comb = rs_or_size_0;
             rs_tag_r_d_comb = rs_or_tag_0;
         end
-        if (ls_valid) begin
-            ls_way_r_d_comb = ls_pe_index;
+        if (out_ls_valid) begin
+            ls_way_r_d_comb = out_ls_way;
             ls_base_r_d_comb = ls_or_base_0;
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;

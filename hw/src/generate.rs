@@ -17,7 +17,6 @@ use crate::interface::Interface;
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
-use crate::mlb_p2::{MlbP2x1, MlbP2x16, MlbP2x2, MlbP2x32, MlbP2x4, MlbP2x8};
 use crate::mlu::{Mlu, MluParams};
 use crate::mlu_hum::MluHum;
 use crate::traverser::Structures;
@@ -223,10 +222,9 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
 /// What a top is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TopKind {
-    /// `hw::mlb::Mlb<entries, ..>`.
-    Mlb { entries: usize, replacement: Replacement },
-    /// `hw::mlb_p2::MlbP2<entries, ..>`: the two-stage MLB (hit latency 2).
-    MlbP2 { entries: usize, replacement: Replacement },
+    /// `hw::mlb::Mlb<entries, ..>` with a search pipeline of `hit_latency`
+    /// (1 or 2) stages.
+    Mlb { entries: usize, replacement: Replacement, hit_latency: usize },
     /// `hw::memcheck::Memcheck`.
     Memcheck,
     /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
@@ -243,8 +241,12 @@ impl TopKind {
     /// The top's module and file name, e.g. `mlb8_plru`, `mlb16_rr`, `memcheck`.
     pub fn name(&self) -> String {
         match self {
-            TopKind::Mlb { entries, replacement } => format!("mlb{entries}_{}", replacement_short(*replacement)),
-            TopKind::MlbP2 { entries, replacement } => format!("mlb{entries}_{}_p2", replacement_short(*replacement)),
+            // mlb8_plru, mlb16_rr; `_p2` for the two-stage search.
+            TopKind::Mlb { entries, replacement, hit_latency } => format!(
+                "mlb{entries}_{}{}",
+                replacement_short(*replacement),
+                if *hit_latency == 1 { String::new() } else { format!("_p{hit_latency}") }
+            ),
             TopKind::Memcheck => "memcheck".to_string(),
             TopKind::CanaryAlloc => "canary_alloc".to_string(),
             // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin. The
@@ -272,8 +274,7 @@ impl TopKind {
     /// The rule [`TopKind::name`] follows, for the manifest.
     pub fn naming(&self) -> &'static str {
         match self {
-            TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>",
-            TopKind::MlbP2 { .. } => "mlb<entries>_<replacement: plru|rr>_p2 (hit_latency 2)",
+            TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>, then _p2 if hit_latency is 2",
             TopKind::Memcheck => "memcheck (no parameters)",
             TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
             TopKind::Mlu { .. } => {
@@ -318,15 +319,21 @@ impl TopSpec {
     fn build_block(&self) -> Result<Generated> {
         let name = self.name();
         match self.kind {
-            TopKind::Mlb { entries, replacement } => {
-                let params = BTreeMap::from([
+            TopKind::Mlb { entries, replacement, hit_latency } => {
+                if !(1..=2).contains(&hit_latency) {
+                    bail!("an MLB with hit latency {hit_latency} cannot be built (allowed: 1, 2)");
+                }
+                let mut params = BTreeMap::from([
                     ("entries".to_string(), json!(entries)),
                     ("replacement".to_string(), json!(replacement.name())),
                 ]);
+                if hit_latency != 1 {
+                    params.insert("hit_latency".to_string(), json!(hit_latency));
+                }
                 macro_rules! mlb {
                     ($t:ty, $n:expr, $iw:expr) => {{
-                        let mut uut = <$t>::new(replacement);
-                        emit(&name, concat!("hw::mlb::Mlb<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlb(1))
+                        let mut uut = <$t>::new(replacement, hit_latency);
+                        emit(&name, concat!("hw::mlb::Mlb<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlb(hit_latency))
                     }};
                 }
                 match entries {
@@ -336,28 +343,6 @@ impl TopSpec {
                     8 => mlb!(Mlb8, 8, 3),
                     16 => mlb!(Mlb16, 16, 4),
                     32 => mlb!(Mlb32, 32, 5),
-                    n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
-                }
-            }
-            TopKind::MlbP2 { entries, replacement } => {
-                let params = BTreeMap::from([
-                    ("entries".to_string(), json!(entries)),
-                    ("replacement".to_string(), json!(replacement.name())),
-                    ("hit_latency".to_string(), json!(2)),
-                ]);
-                macro_rules! mlb {
-                    ($t:ty, $n:expr, $iw:expr) => {{
-                        let mut uut = <$t>::new(replacement);
-                        emit(&name, concat!("hw::mlb_p2::MlbP2<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlb(2))
-                    }};
-                }
-                match entries {
-                    1 => mlb!(MlbP2x1, 1, 1),
-                    2 => mlb!(MlbP2x2, 2, 1),
-                    4 => mlb!(MlbP2x4, 4, 2),
-                    8 => mlb!(MlbP2x8, 8, 3),
-                    16 => mlb!(MlbP2x16, 16, 4),
-                    32 => mlb!(MlbP2x32, 32, 5),
                     n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
                 }
             }
@@ -409,14 +394,14 @@ impl TopSpec {
 pub fn committed_tops() -> Vec<TopSpec> {
     let mut v: Vec<TopSpec> = [1, 2, 4, 8, 16, 32]
         .into_iter()
-        .map(|entries| TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::Plru }))
+        .map(|entries| TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::Plru, hit_latency: 1 }))
         .collect();
     for entries in [8, 16] {
-        v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::RoundRobin }));
+        v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::RoundRobin, hit_latency: 1 }));
     }
     // The two-stage MLBs (hit latency 2) for 2 GHz-class clocks.
     for entries in [8, 16] {
-        v.push(TopSpec::new(TopKind::MlbP2 { entries, replacement: Replacement::Plru }));
+        v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::Plru, hit_latency: 2 }));
     }
     v.push(TopSpec::new(TopKind::Memcheck));
     // The four default MLUs: 8 and 16 entries x bst and list, tree PLRU.
@@ -453,7 +438,7 @@ pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     Ok(vec![
-        TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement }),
+        TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: 1 }),
         TopSpec::new(TopKind::Memcheck),
         TopSpec::new(if cfg.hit_under_miss {
             TopKind::MluHum {

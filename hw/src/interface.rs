@@ -6,7 +6,7 @@
 //! table in a comment, the encodings as `localparam`s of the top module).
 //!
 //! The prose is a summary of the block's module doc (hw/src/mlu.rs,
-//! mlb.rs, mlb_p2.rs, memcheck.rs, mlu_hum.rs, canary/alloc_unit.rs), which
+//! mlb.rs, memcheck.rs, mlu_hum.rs, canary/alloc_unit.rs), which
 //! stays the reference. Emission fails when a port of the top has no entry
 //! here, so a new port cannot ship undocumented.
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,6 @@
 pub mod prio_enc;
 pub mod plru;
 pub mod mlb;
-pub mod mlb_p2;
 pub mod memcheck;
 pub mod manifest;
 pub mod interface;

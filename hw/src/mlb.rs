@@ -1,7 +1,8 @@
 //! `Mlb<N, IW>`: the Metadata Lookaside Buffer, N fully associative entries
-//! {valid, location, base, size, tag} (spec section 5, docs/design.md "MLB").
-//! The golden model is `sim::mlb::Mlb`; `Mlb::cycle` there is this block's
-//! cycle-by-cycle reference.
+//! {valid, location, base, size, tag} (spec section 5, docs/design.md "MLB"),
+//! with a search pipeline of one or two stages (`hit_latency`, a generation
+//! parameter). The golden model is `sim::mlb::Mlb`; `Mlb::cycle` there is
+//! this block's cycle-by-cycle reference at either latency.
 //!
 //! Storage: one register array per field (rust-hdl cannot cast fields of an
 //! array of structs): valid 1 bit, location bits 55..5 (51 bits), base 56,
@@ -11,22 +12,22 @@
 //!
 //! Ports (one clock, rising edge; all inputs sampled at the edge):
 //! - `reset`: synchronous reset. Clears every valid bit, the replacement state
-//!   and the hit outputs; drops the cycle's fill. Registers have no reset of
-//!   their own in rust-hdl, so this input must be held for one cycle after
-//!   power-up.
+//!   and the hit of the cycle's searches; drops the cycle's fill. Registers
+//!   have no reset of their own in rust-hdl, so this input must be held for
+//!   one cycle after power-up.
 //! - Range search: `rs_valid`, `rs_addr` (56-bit untagged address). Matches
 //!   `valid && base <= a && a - base < size` (no overflow).
 //! - Location search: `ls_valid`, `ls_loc`. Every location port of the MLB
 //!   carries location bits 55..5 only (51 bits, `location >> 5`): that is all
 //!   an entry stores and compares (the caller slices, which is free).
-//! - Search results, registered, one cycle after the request (one-cycle hit,
-//!   pipelined: a new request every cycle on each port):
-//!   `*_hit`, `*_way`, and the entry's `rs_loc` (range port only: the
-//!   location port already knows it), `*_base`, `*_size`, `*_tag`; these data outputs are meaningful
-//!   only while `*_hit` is 1 (they load on every request and hold otherwise).
-//!   `*_multi` (registered like `*_hit`) is the one-hot assertion: more than one
-//!   entry matched; it must stay 0 (a testbench checks it every cycle). If it
-//!   were violated the lowest index wins.
+//! - Search results, registered, `hit_latency` cycles after the request
+//!   (pipelined: a new request every cycle on each port): `*_hit`, `*_way`,
+//!   and the entry's `rs_loc` (range port only: the location port already
+//!   knows it), `*_base`, `*_size`, `*_tag`; these data outputs are
+//!   meaningful only while `*_hit` is 1 (they load on every request and hold
+//!   otherwise). `*_multi` (registered like `*_hit`) is the one-hot
+//!   assertion: more than one entry matched; it must stay 0 (a testbench
+//!   checks it every cycle). If it were violated the lowest index wins.
 //! - Fill: `fill_valid`, `fill_loc` (51), `fill_base`, `fill_size` (56),
 //!   `fill_tag` (8). Writes the victim: the lowest invalid entry, else the
 //!   policy's (tree PLRU or round-robin). The MLU fills only after a miss, so
@@ -36,6 +37,7 @@
 //! - `victim` (comb.): the way a fill in this cycle writes; `fill_ok` (comb.):
 //!   the fill in this cycle is taken. `repl_state` (registered): the PLRU bits
 //!   (bit N-1 = 0) or the round-robin pointer, for comparison with the model.
+//!   These three are not delayed by the search pipeline.
 //!
 //! Same-cycle rules (docs/design.md), identical to `sim::mlb::Mlb::cycle`:
 //! both searches and the victim see the state before the cycle's writes; at
@@ -43,7 +45,35 @@
 //! names the filled location or clears the victim way; a flush (or reset)
 //! drops the fill and the cycle's touches; the replacement state is touched by
 //! the range hit, then the location hit, then the fill.
-use crate::plru::{RoundRobin, TreePlru};
+//!
+//! Pipeline. Stage 1 (cycle t): both searches compare every entry against
+//! the state at the start of cycle t, the priority encoders pick the lowest
+//! match and the replacement state is touched at the edge ending t, at
+//! either latency (so the victim of a fill in cycle t+1 is the model's). The
+//! output stage selects the hit entry's data through an AND-OR multiplexer
+//! into the output registers. At hit latency 1 both happen in cycle t; at
+//! hit latency 2 (for clocks a one-cycle search cannot make: 16 entries in
+//! ASAP7 at 2 GHz, docs/synth.md) the one-hot match vector, index, hit and
+//! multi bits of each port are registered at the end of t (the `s1_*`
+//! registers, which exist only then) and the data are selected in t+1, so
+//! the results of a search in cycle t are on the outputs in cycle t+2:
+//! exactly `Mlb::cycle`'s answer for cycle t, one cycle later.
+//!
+//! One restriction at hit latency 2 (the MLU never does it: it fills only
+//! after a miss, with no search in that cycle): a fill in cycle t that
+//! replaces an entry a search of cycle t hit overwrites that entry before
+//! the output stage reads it, so the search's data outputs show the new
+//! entry (hit, multi and way are still the model's). The testbench checks
+//! this documented behaviour too.
+//!
+//! Range compare: `base <= a && a - base < size` evaluated with one carry
+//! chain instead of a subtract followed by a compare: with nb = !base,
+//! ns = !size, the carry-save pair s = a ^ nb ^ ns, c = maj(a, nb, ns) gives
+//! a - base - size + 2^57 = s + 2c + 2, whose bit 57 is
+//! `carry(s + (c << 1) + 2) && c[55]`, and `carry(s + r + 1) == (s >= !r)`
+//! for r = (c << 1) | 1. So `a - base < size` is `!((s >= !r) && c[55])`
+//! (checked exhaustively at 6 bits and against the model in the tests).
+use crate::plru::{tree_paths, RoundRobin, TreePlru};
 use crate::prio_enc::{array_init, index_width, PrioEnc};
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
@@ -94,9 +124,32 @@ pub struct Mlb<const N: usize, const IW: usize> {
     // is empty and emits no Verilog.
     plru: Vec<TreePlru<N, IW>>,
     rr: Vec<RoundRobin<N, IW>>,
-    // Carry-save range compare terms per entry (`a - base < size` with one
-    // carry chain instead of a subtractor feeding a comparator; the
-    // derivation is in crate::mlb_p2's module doc).
+    // Stage-1 registers, hit latency 2 only (empty at latency 1, emitting
+    // nothing): the search of the previous cycle (request seen, hit/multi
+    // with reset applied, index, one-hot match vector).
+    s1_rs_valid: Vec<DFF<Bit>>,
+    s1_rs_hit: Vec<DFF<Bit>>,
+    s1_rs_multi: Vec<DFF<Bit>>,
+    s1_rs_way: Vec<DFF<Bits<IW>>>,
+    s1_rs_onehot: Vec<DFF<Bit>>,
+    s1_ls_valid: Vec<DFF<Bit>>,
+    s1_ls_hit: Vec<DFF<Bit>>,
+    s1_ls_multi: Vec<DFF<Bit>>,
+    s1_ls_way: Vec<DFF<Bits<IW>>>,
+    s1_ls_onehot: Vec<DFF<Bit>>,
+    // The search the output stage reports this cycle: this cycle's (latency
+    // 1) or the stage-1 registers' (latency 2).
+    out_rs_valid: Signal<Local, Bit>,
+    out_rs_hit: Signal<Local, Bit>,
+    out_rs_multi: Signal<Local, Bit>,
+    out_rs_way: Signal<Local, Bits<IW>>,
+    out_rs_onehot: [Signal<Local, Bit>; N],
+    out_ls_valid: Signal<Local, Bit>,
+    out_ls_hit: Signal<Local, Bit>,
+    out_ls_multi: Signal<Local, Bit>,
+    out_ls_way: Signal<Local, Bits<IW>>,
+    out_ls_onehot: [Signal<Local, Bit>; N],
+    // Carry-save range compare terms per entry (module doc).
     cs_s: [Signal<Local, Bits<56>>; N],
     cs_c: [Signal<Local, Bits<56>>; N],
     cs_nr: [Signal<Local, Bits<56>>; N],
@@ -125,7 +178,9 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_or_size: Vec<Signal<Local, Bits<56>>>,
     ls_or_tag: Vec<Signal<Local, Bits<8>>>,
     // Constants.
-    way: [Constant<Bits<IW>>; N],
+    // Per-policy constants: only the configured policy's are built, so the
+    // emitted Verilog has no unused localparams (Verilator UNUSEDPARAM).
+    way: Vec<Constant<Bits<IW>>>,
     zero_iw: Constant<Bits<IW>>,
     zero_51: Constant<Bits<51>>,
     zero_56: Constant<Bits<56>>,
@@ -134,6 +189,15 @@ pub struct Mlb<const N: usize, const IW: usize> {
     // Combinational per-entry and global terms.
     inv_match: [Signal<Local, Bit>; N],
     write_en: [Signal<Local, Bit>; N],
+    // The victim as a one-hot vector straight from the state registers (the
+    // tree paths of crate::plru, or the round-robin pointer), so the write
+    // enables need no index decode (the fill path is the critical one once
+    // the searches are split).
+    victim_oh: [Signal<Local, Bit>; N],
+    pol_oh: [Signal<Local, Bit>; N],
+    path_mask: Vec<Constant<Bits<N>>>,
+    path_to: Vec<Constant<Bits<N>>>,
+    fill_base_ok: Signal<Local, Bit>,
     victim_l: Signal<Local, Bits<IW>>,
     inv_victim: Signal<Local, Bit>,
     fill_ok_l: Signal<Local, Bit>,
@@ -149,16 +213,21 @@ pub type Mlb16 = Mlb<16, 4>;
 pub type Mlb32 = Mlb<32, 5>;
 
 impl<const N: usize, const IW: usize> Mlb<N, IW> {
-    /// An N-entry MLB with the given replacement policy.
-    pub fn new(replacement: Replacement) -> Self {
+    /// An N-entry MLB with the given replacement policy and hit latency (1
+    /// or 2 cycles; the generator validates both before it gets here).
+    pub fn new(replacement: Replacement, hit_latency: usize) -> Self {
         assert!(
             N.is_power_of_two() && N <= 32 && IW == index_width(N),
             "Mlb<{N}, {IW}>: N must be 1, 2, 4, 8, 16 or 32 and IW = max(1, clog2(N))"
         );
+        assert!(hit_latency == 1 || hit_latency == 2, "Mlb: hit latency {hit_latency} (1 or 2)");
+        let s1 = |n: usize| if hit_latency == 2 { n } else { 0 };
         let (plru, rr) = match replacement {
             Replacement::Plru => (vec![TreePlru::default()], vec![]),
             Replacement::RoundRobin => (vec![], vec![RoundRobin::default()]),
         };
+        let is_plru = replacement == Replacement::Plru;
+        let per_policy = |on: bool| if on { N } else { 0 };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -200,6 +269,26 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             free_pe: Default::default(),
             plru,
             rr,
+            s1_rs_valid: regs(s1(1)),
+            s1_rs_hit: regs(s1(1)),
+            s1_rs_multi: regs(s1(1)),
+            s1_rs_way: regs(s1(1)),
+            s1_rs_onehot: regs(s1(N)),
+            s1_ls_valid: regs(s1(1)),
+            s1_ls_hit: regs(s1(1)),
+            s1_ls_multi: regs(s1(1)),
+            s1_ls_way: regs(s1(1)),
+            s1_ls_onehot: regs(s1(N)),
+            out_rs_valid: Default::default(),
+            out_rs_hit: Default::default(),
+            out_rs_multi: Default::default(),
+            out_rs_way: Default::default(),
+            out_rs_onehot: array_init(Default::default),
+            out_ls_valid: Default::default(),
+            out_ls_hit: Default::default(),
+            out_ls_multi: Default::default(),
+            out_ls_way: Default::default(),
+            out_ls_onehot: array_init(Default::default),
             cs_s: array_init(Default::default),
             cs_c: array_init(Default::default),
             cs_nr: array_init(Default::default),
@@ -225,7 +314,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_or_base: tree(N),
             ls_or_size: tree(N),
             ls_or_tag: tree(N),
-            way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
+            way: (0..per_policy(!is_plru)).map(|i| Constant::new(bits::<IW>(i as u64))).collect(),
             zero_iw: Constant::new(Bits::default()),
             zero_51: Constant::new(Bits::default()),
             zero_56: Constant::new(Bits::default()),
@@ -233,11 +322,21 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             zero_n: Constant::new(Bits::default()),
             inv_match: array_init(Default::default),
             write_en: array_init(Default::default),
+            victim_oh: array_init(Default::default),
+            pol_oh: array_init(Default::default),
+            path_mask: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].0))).collect(),
+            path_to: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].1))).collect(),
+            fill_base_ok: Default::default(),
             victim_l: Default::default(),
             inv_victim: Default::default(),
             fill_ok_l: Default::default(),
             clear: Default::default(),
         }
+    }
+
+    /// The configured hit latency (1 or 2 cycles).
+    pub fn hit_latency(&self) -> usize {
+        1 + self.s1_rs_valid.len()
     }
 
     /// The configured replacement policy.
@@ -250,6 +349,11 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
     }
 }
 
+/// `n` registers (0 for a stage that is not built).
+fn regs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
 /// The 2N-1 nodes of one result OR tree.
 fn tree<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
     (0..2 * n - 1).map(|_| Signal::default()).collect()
@@ -257,7 +361,7 @@ fn tree<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
 
 impl<const N: usize, const IW: usize> Default for Mlb<N, IW> {
     fn default() -> Self {
-        Self::new(Replacement::Plru)
+        Self::new(Replacement::Plru, 1)
     }
 }
 
@@ -265,8 +369,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rs_hit_r, rs_multi_r, rs_way_r, rs_loc_r, rs_base_r, rs_size_r, rs_tag_r, ls_hit_r,
-            ls_multi_r, ls_way_r, ls_base_r, ls_size_r, ls_tag_r
+            self, clock, rs_hit_r, rs_multi_r, rs_way_r, rs_loc_r, rs_base_r, rs_size_r, rs_tag_r, ls_hit_r, ls_multi_r, ls_way_r, ls_base_r, ls_size_r, ls_tag_r
         );
         self.clear.next = self.flush.val() || self.reset.val();
         // Searches, invalidate matches and free entries, all on the state at
@@ -277,7 +380,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.base[i].clock.next = self.clock.val();
             self.size[i].clock.next = self.clock.val();
             self.tag[i].clock.next = self.clock.val();
-            // Carry-save form of `a - base < size` (crate::mlb_p2 module doc).
+            // Carry-save form of `a - base < size` (module doc).
             self.cs_s[i].next = self.rs_addr.val() ^ !self.base[i].q.val() ^ !self.size[i].q.val();
             self.cs_c[i].next = (self.rs_addr.val() & !self.base[i].q.val())
                 | (self.rs_addr.val() & !self.size[i].q.val())
@@ -312,16 +415,30 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         // The fill is dropped by a flush/reset, by an invalidate of the same
         // location, and by an invalidate that clears the victim way.
+        for i in 0..N {
+            self.pol_oh[i].next = false;
+            for k in 0..self.plru.len() {
+                self.pol_oh[i].next =
+                    ((self.plru[k].state.val() ^ self.path_to[i].val()) & self.path_mask[i].val()) == self.zero_n.val();
+            }
+            for k in 0..self.rr.len() {
+                self.pol_oh[i].next = self.rr[k].victim.val() == self.way[i].val();
+            }
+            self.victim_oh[i].next = self.pol_oh[i].val();
+            if self.free_pe.any.val() {
+                self.victim_oh[i].next = self.free_pe.onehot[i].val();
+            }
+        }
+        self.fill_base_ok.next = self.fill_valid.val()
+            && !self.clear.val()
+            && !(self.inv_valid.val() && (self.inv_loc.val() == self.fill_loc.val()));
         self.inv_victim.next = false;
         for i in 0..N {
-            if self.inv_match[i].val() && (self.victim_l.val() == self.way[i].val()) {
+            if self.inv_match[i].val() && self.victim_oh[i].val() {
                 self.inv_victim.next = true;
             }
         }
-        self.fill_ok_l.next = self.fill_valid.val()
-            && !self.clear.val()
-            && !self.inv_victim.val()
-            && !(self.inv_valid.val() && (self.inv_loc.val() == self.fill_loc.val()));
+        self.fill_ok_l.next = self.fill_base_ok.val() && !self.inv_victim.val();
         self.victim.next = self.victim_l.val();
         self.fill_ok.next = self.fill_ok_l.val();
         // Replacement updates: range hit, location hit, fill (a clear wins).
@@ -343,7 +460,9 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         // Entry writes: flush > invalidate > fill. Storage holds unless written.
         for i in 0..N {
-            self.write_en[i].next = self.fill_ok_l.val() && (self.victim_l.val() == self.way[i].val());
+            // = fill_ok && victim == i (victim_oh is one-hot, so inv_victim
+            // is inv_match[i] here), without the OR over all entries.
+            self.write_en[i].next = self.fill_base_ok.val() && self.victim_oh[i].val() && !self.inv_match[i].val();
             self.valid[i].d.next = self.valid[i].q.val();
             self.loc[i].d.next = self.loc[i].q.val();
             self.base[i].d.next = self.base[i].q.val();
@@ -360,11 +479,60 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 self.valid[i].d.next = false;
             }
         }
-        // Registered search results. Data registers load only on a request.
-        self.rs_hit_r.d.next = self.rs_pe.any.val() && !self.reset.val();
-        self.rs_multi_r.d.next = self.rs_pe.multi.val() && !self.reset.val();
-        self.ls_hit_r.d.next = self.ls_pe.any.val() && !self.reset.val();
-        self.ls_multi_r.d.next = self.ls_pe.multi.val() && !self.reset.val();
+        // The search the output stage reports: this cycle's (reset
+        // suppresses its hit)...
+        self.out_rs_valid.next = self.rs_valid.val();
+        self.out_rs_hit.next = self.rs_pe.any.val() && !self.reset.val();
+        self.out_rs_multi.next = self.rs_pe.multi.val() && !self.reset.val();
+        self.out_rs_way.next = self.rs_pe.index.val();
+        self.out_ls_valid.next = self.ls_valid.val();
+        self.out_ls_hit.next = self.ls_pe.any.val() && !self.reset.val();
+        self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
+        self.out_ls_way.next = self.ls_pe.index.val();
+        for i in 0..N {
+            self.out_rs_onehot[i].next = self.rs_pe.onehot[i].val();
+            self.out_ls_onehot[i].next = self.ls_pe.onehot[i].val();
+        }
+        // ...or, at hit latency 2, the previous cycle's, registered.
+        for k in 0..self.s1_rs_valid.len() {
+            self.s1_rs_valid[k].clock.next = self.clock.val();
+            self.s1_rs_hit[k].clock.next = self.clock.val();
+            self.s1_rs_multi[k].clock.next = self.clock.val();
+            self.s1_rs_way[k].clock.next = self.clock.val();
+            self.s1_ls_valid[k].clock.next = self.clock.val();
+            self.s1_ls_hit[k].clock.next = self.clock.val();
+            self.s1_ls_multi[k].clock.next = self.clock.val();
+            self.s1_ls_way[k].clock.next = self.clock.val();
+            self.s1_rs_valid[k].d.next = self.rs_valid.val();
+            self.s1_rs_hit[k].d.next = self.rs_pe.any.val() && !self.reset.val();
+            self.s1_rs_multi[k].d.next = self.rs_pe.multi.val() && !self.reset.val();
+            self.s1_rs_way[k].d.next = self.rs_pe.index.val();
+            self.s1_ls_valid[k].d.next = self.ls_valid.val();
+            self.s1_ls_hit[k].d.next = self.ls_pe.any.val() && !self.reset.val();
+            self.s1_ls_multi[k].d.next = self.ls_pe.multi.val() && !self.reset.val();
+            self.s1_ls_way[k].d.next = self.ls_pe.index.val();
+            self.out_rs_valid.next = self.s1_rs_valid[k].q.val();
+            self.out_rs_hit.next = self.s1_rs_hit[k].q.val();
+            self.out_rs_multi.next = self.s1_rs_multi[k].q.val();
+            self.out_rs_way.next = self.s1_rs_way[k].q.val();
+            self.out_ls_valid.next = self.s1_ls_valid[k].q.val();
+            self.out_ls_hit.next = self.s1_ls_hit[k].q.val();
+            self.out_ls_multi.next = self.s1_ls_multi[k].q.val();
+            self.out_ls_way.next = self.s1_ls_way[k].q.val();
+        }
+        for i in 0..self.s1_rs_onehot.len() {
+            self.s1_rs_onehot[i].clock.next = self.clock.val();
+            self.s1_ls_onehot[i].clock.next = self.clock.val();
+            self.s1_rs_onehot[i].d.next = self.rs_pe.onehot[i].val();
+            self.s1_ls_onehot[i].d.next = self.ls_pe.onehot[i].val();
+            self.out_rs_onehot[i].next = self.s1_rs_onehot[i].q.val();
+            self.out_ls_onehot[i].next = self.s1_ls_onehot[i].q.val();
+        }
+        // Output stage: registered results.
+        self.rs_hit_r.d.next = self.out_rs_hit.val();
+        self.rs_multi_r.d.next = self.out_rs_multi.val();
+        self.ls_hit_r.d.next = self.out_ls_hit.val();
+        self.ls_multi_r.d.next = self.out_ls_multi.val();
         // Result data: an AND-OR multiplexer (one-hot select) reduced by a
         // balanced OR tree, so the select-to-register depth is log2(N), not a
         // priority chain of N muxes. Each tree is heap-ordered: node k =
@@ -375,7 +543,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 self.rs_or_base[leaf0 + i].next = self.zero_56.val();
                 self.rs_or_size[leaf0 + i].next = self.zero_56.val();
                 self.rs_or_tag[leaf0 + i].next = self.zero_8.val();
-                if self.rs_pe.onehot[i].val() {
+                if self.out_rs_onehot[i].val() {
                     self.rs_or_loc[leaf0 + i].next = self.loc[i].q.val();
                     self.rs_or_base[leaf0 + i].next = self.base[i].q.val();
                     self.rs_or_size[leaf0 + i].next = self.size[i].q.val();
@@ -384,7 +552,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 self.ls_or_base[leaf0 + i].next = self.zero_56.val();
                 self.ls_or_size[leaf0 + i].next = self.zero_56.val();
                 self.ls_or_tag[leaf0 + i].next = self.zero_8.val();
-                if self.ls_pe.onehot[i].val() {
+                if self.out_ls_onehot[i].val() {
                     self.ls_or_base[leaf0 + i].next = self.base[i].q.val();
                     self.ls_or_size[leaf0 + i].next = self.size[i].q.val();
                     self.ls_or_tag[leaf0 + i].next = self.tag[i].q.val();
@@ -411,17 +579,17 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                     self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
             }
         }
-        // Registered search results. Data registers load only on a request
-        // (dff_setup! made them hold by default).
-        if self.rs_valid.val() {
-            self.rs_way_r.d.next = self.rs_pe.index.val();
+        // Data registers load only on a reported request (dff_setup! made
+        // them hold by default).
+        if self.out_rs_valid.val() {
+            self.rs_way_r.d.next = self.out_rs_way.val();
             self.rs_loc_r.d.next = self.rs_or_loc[0].val();
             self.rs_base_r.d.next = self.rs_or_base[0].val();
             self.rs_size_r.d.next = self.rs_or_size[0].val();
             self.rs_tag_r.d.next = self.rs_or_tag[0].val();
         }
-        if self.ls_valid.val() {
-            self.ls_way_r.d.next = self.ls_pe.index.val();
+        if self.out_ls_valid.val() {
+            self.ls_way_r.d.next = self.out_ls_way.val();
             self.ls_base_r.d.next = self.ls_or_base[0].val();
             self.ls_size_r.d.next = self.ls_or_size[0].val();
             self.ls_tag_r.d.next = self.ls_or_tag[0].val();

@@ -407,7 +407,7 @@ impl<const N: usize, const IW: usize> Mlu<N, IW> {
             trav_busy: Default::default(),
             trav_steps: Default::default(),
             check_pass: Default::default(),
-            mlb: Mlb::new(p.replacement),
+            mlb: Mlb::new(p.replacement, 1),
             traverser: Traverser::new(p.structures),
             memcheck: Default::default(),
             rs_widen: Default::default(),

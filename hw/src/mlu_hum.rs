@@ -353,7 +353,7 @@ impl<const N: usize, const IW: usize> MluHum<N, IW> {
             trav_steps: Default::default(),
             check_pass: Default::default(),
             hum_busy: Default::default(),
-            mlb: Mlb::new(p.replacement),
+            mlb: Mlb::new(p.replacement, 1),
             traverser: Traverser::new(p.structures),
             memcheck: Default::default(),
             rs_widen: Default::default(),

@@ -596,7 +596,7 @@ pub fn check_scenario_verilog(sc: &sim::scenario::Scenario) -> Result<VerilogChe
 /// The committed MLB top `mlb<entries>_<plru|rr>` (generated if absent).
 pub fn mlb_top(entries: usize, replacement: Replacement) -> Result<Top> {
     let name = format!("mlb{entries}_{}", hw::generate::replacement_short(replacement));
-    Top::committed_or_generated(&name, || Ok(hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries, replacement })))
+    Top::committed_or_generated(&name, || Ok(hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries, replacement, hit_latency: 1 })))
 }
 
 /// The committed MLU top `mlu<entries>_<list|bst>` (tree PLRU, compiler

@@ -9,7 +9,7 @@
 //!   expected, the rest (a hit's data while there is no hit) is `x`. The
 //!   two-stage MLB answers searches one cycle later, so its search outputs
 //!   are the model's shifted by one cycle; in the one documented case where
-//!   a same-cycle fill overwrites the entry a search hit (hw/src/mlb_p2.rs),
+//!   a same-cycle fill overwrites the entry a search hit (hw/src/mlb.rs, hit latency 2),
 //!   that hit's data outputs are `x` (hit, way and multi still compared).
 //! - MEMCHECK (combinational): `sim::memcheck` for every output, on edge and
 //!   random vectors.
@@ -116,9 +116,12 @@ pub fn record(top: &Top) -> Result<Vectors> {
     };
     let block = m.block.as_str();
     let v = if block.starts_with("hw::mlb::Mlb<") {
-        mlb(top, entries()?, replacement()?, 1)?
-    } else if block.starts_with("hw::mlb_p2::MlbP2<") {
-        mlb(top, entries()?, replacement()?, 2)?
+        // hit_latency is in the manifest only when it is not 1.
+        let hit_latency = match m.parameters.get("hit_latency") {
+            None => 1,
+            Some(l) => l.as_u64().filter(|l| (1..=2).contains(l)).context("hit_latency is not 1 or 2")? as usize,
+        };
+        mlb(top, entries()?, replacement()?, hit_latency)?
     } else if block == "hw::memcheck::Memcheck" {
         memcheck(m)
     } else if block.starts_with("hw::mlu::Mlu<") || block.starts_with("hw::mlu_hum::MluHum<") {
@@ -149,7 +152,7 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
         ],
     );
     if hit_latency == 2 {
-        v.about.push("Two-stage MLB: search outputs are the model's one cycle later; data x where a same-cycle fill replaced the hit entry (hw/src/mlb_p2.rs).".into());
+        v.about.push("Two-stage MLB: search outputs are the model's one cycle later; data x where a same-cycle fill replaced the hit entry (hw/src/mlb.rs, hit latency 2).".into());
     }
     let mut bench = MlbBench::new(entries, replacement, 7);
     let mut rec = vec![0u8; layout.in_bytes];

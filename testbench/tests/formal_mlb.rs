@@ -55,7 +55,7 @@ fn props(n: usize, with_contract: bool) -> String {
 /// generated now by hw::generate.
 fn verilog(top: &str) -> String {
     if top == "mlb4_rr" {
-        let kind = TopKind::Mlb { entries: 4, replacement: Replacement::RoundRobin };
+        let kind = TopKind::Mlb { entries: 4, replacement: Replacement::RoundRobin, hit_latency: 1 };
         return TopSpec::new(kind).build().unwrap().verilog;
     }
     emitted(top).unwrap()

@@ -108,7 +108,7 @@ enum Contract {
 
 fn verilog(top: &str) -> String {
     if top == "mlb4_rr" {
-        let kind = TopKind::Mlb { entries: 4, replacement: Replacement::RoundRobin };
+        let kind = TopKind::Mlb { entries: 4, replacement: Replacement::RoundRobin, hit_latency: 1 };
         return TopSpec::new(kind).build().unwrap().verilog;
     }
     emitted(top).unwrap()

@@ -33,7 +33,7 @@ struct Rig<const N: usize, const IW: usize> {
 
 impl<const N: usize, const IW: usize> Rig<N, IW> {
     fn new(replacement: Replacement) -> Self {
-        let mut uut = Box::new(Mlb::<N, IW>::new(replacement));
+        let mut uut = Box::new(Mlb::<N, IW>::new(replacement, 1));
         uut.connect_all();
         let mut rig = Rig { uut, model: Model::new(N, replacement), cycle: 0, label: format!("N={N} {replacement:?}") };
         // Power-up: registers start at their initial values; reset once.
@@ -356,10 +356,12 @@ fn reset_clears_entries_state_and_outputs() {
 /// The aliases build with their documented sizes.
 #[test]
 fn aliases() {
-    assert_eq!(Mlb1::new(Replacement::Plru).valid.len(), 1);
-    assert_eq!(Mlb2::new(Replacement::Plru).valid.len(), 2);
-    assert_eq!(Mlb4::new(Replacement::Plru).valid.len(), 4);
-    assert_eq!(Mlb8::new(Replacement::Plru).valid.len(), 8);
-    assert_eq!(Mlb16::new(Replacement::RoundRobin).replacement(), Replacement::RoundRobin);
+    assert_eq!(Mlb1::new(Replacement::Plru, 1).valid.len(), 1);
+    assert_eq!(Mlb2::new(Replacement::Plru, 1).valid.len(), 2);
+    assert_eq!(Mlb4::new(Replacement::Plru, 2).valid.len(), 4);
+    assert_eq!(Mlb8::new(Replacement::Plru, 1).valid.len(), 8);
+    assert_eq!(Mlb16::new(Replacement::RoundRobin, 1).replacement(), Replacement::RoundRobin);
+    assert_eq!(Mlb16::new(Replacement::Plru, 2).hit_latency(), 2);
     assert_eq!(Mlb32::default().valid.len(), 32);
+    assert_eq!(Mlb32::default().hit_latency(), 1);
 }

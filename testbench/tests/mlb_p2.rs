@@ -1,4 +1,4 @@
-//! hw::mlb_p2::MlbP2 (the two-stage MLB, hit latency 2) against the golden
+//! hw::mlb::Mlb at hit latency 2 (the two-stage MLB) against the golden
 //! model sim::mlb::Mlb::cycle shifted by one cycle: the search outputs seen
 //! after the edge ending cycle t+1 are the model's answer to cycle t (hits,
 //! ways, entry outputs, one-hot assertion), while the victim, fill
@@ -6,7 +6,7 @@
 //! in the one-stage MLB. Random fill/lookup/invalidate/flush/reset runs for
 //! 1..32 entries and both policies, plus the latency itself and the one
 //! documented restriction (a fill replacing the entry a same-cycle search hit).
-use hw::mlb_p2::MlbP2;
+use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
 use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbEntry, LOC_MASK};
@@ -36,7 +36,7 @@ struct Expect {
 }
 
 struct Rig<const N: usize, const IW: usize> {
-    uut: Box<MlbP2<N, IW>>,
+    uut: Box<Mlb<N, IW>>,
     model: Model,
     cycle: usize,
     label: String,
@@ -48,7 +48,7 @@ struct Rig<const N: usize, const IW: usize> {
 
 impl<const N: usize, const IW: usize> Rig<N, IW> {
     fn new(replacement: Replacement) -> Self {
-        let mut uut = Box::new(MlbP2::<N, IW>::new(replacement));
+        let mut uut = Box::new(Mlb::<N, IW>::new(replacement, 2));
         uut.connect_all();
         let mut rig = Rig {
             uut,

@@ -75,6 +75,7 @@ fn mlb_manifest_ports() {
     let g = hw::generate::TopSpec::new(hw::generate::TopKind::Mlb {
         entries: 16,
         replacement: sim::config::Replacement::Plru,
+        hit_latency: 1,
     })
     .build()
     .unwrap();
@@ -111,7 +112,7 @@ fn impossible_configurations_are_errors() {
     let cfg = MluConfig { structure: Structure::Sol, ..MluConfig::default() };
     let e = hw::generate::tops_for_config(&cfg).unwrap_err().to_string();
     assert!(e.contains("`structure`"), "{e}");
-    let e = hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries: 12, replacement: sim::config::Replacement::Plru })
+    let e = hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries: 12, replacement: sim::config::Replacement::Plru, hit_latency: 1 })
         .build()
         .unwrap_err()
         .to_string();
@@ -130,7 +131,8 @@ fn impossible_configurations_are_errors() {
 fn mlb_storage_flops_have_enables() {
     let dir = verilog_out();
     for top in committed_tops() {
-        let hw::generate::TopKind::Mlb { entries: n, replacement } = top.kind else { continue };
+        // (The two-stage MLBs add plain stage-1 flops: not counted here.)
+        let hw::generate::TopKind::Mlb { entries: n, replacement, hit_latency: 1 } = top.kind else { continue };
         let name = top.name();
         let iw = hw::prio_enc::index_width(n);
         let out = std::process::Command::new("yosys")

@@ -39,7 +39,7 @@ fn every_other_committed_top_is_equivalent_to_the_raw_verilog() {
 
 #[test]
 fn a_changed_register_load_or_initial_value_is_caught() {
-    let g = TopSpec::new(TopKind::Mlb { entries: 2, replacement: Replacement::Plru }).build().unwrap();
+    let g = TopSpec::new(TopKind::Mlb { entries: 2, replacement: Replacement::Plru, hit_latency: 1 }).build().unwrap();
     for (what, from, to) in [
         ("a register loads another signal", "valid_1_q <= valid_1_d;", "valid_1_q <= valid_0_d;"),
         ("an initial value", "valid_1_q = 1'h0;", "valid_1_q = 1'h1;"),
