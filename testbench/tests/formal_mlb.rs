@@ -120,9 +120,9 @@ fn mlb_mutants_are_caught() {
     let original = dut("mlb4_plru", 4, true);
     let mutants = [
         // A fill into way 1 or 3 writes both (a write-enable decode slip).
-        ("fill write-enable decodes one index bit", "write_en_1 = fill_ok_l && (victim_l == way_1);", "write_en_1 = fill_ok_l && victim_l[0];"),
+        ("fill write-enable decodes one index bit", "write_en_1 = fill_base_ok && victim_oh_1 && ~inv_match_1;", "write_en_1 = fill_base_ok && (victim_oh_1 || victim_oh_3) && ~inv_match_1;"),
         // The one-hot flag raised by any single hit (the assertion output itself).
-        ("multi flag driven by any hit", "ls_multi_r_d_comb = ls_pe_multi && ~reset;", "ls_multi_r_d_comb = ls_pe_any && ~reset;"),
+        ("multi flag driven by any hit", "out_ls_multi = ls_pe_multi && ~reset;", "out_ls_multi = ls_pe_any && ~reset;"),
         // The location compare drops bit 50: two locations 2^55 bytes apart alias.
         ("location compare drops a bit", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q[49:0] == ls_loc[49:0]);"),
     ];

@@ -205,7 +205,7 @@ fn mlb_range_mutants_are_caught() {
         // Entry 1 also matches the byte just past its end (the next range's base).
         ("range compare off by one", &lemma, comb, "(cs_s_1 >= cs_nr_1)", "(cs_s_1 > cs_nr_1)"),
         // mlb2: every fill also writes way 0 (one range in two entries).
-        ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_ok_l && (victim_l == way_0);", "write_en_0 = fill_ok_l;"),
+        ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;", "write_en_0 = fill_base_ok && ~inv_match_0;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
         ("lower bound dropped", &lemma, comb, "rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ", "rs_pe_req_2 = rs_valid && valid_2_q && "),
     ];
