@@ -12,6 +12,9 @@
 //! - [`traverser`]: the structure-walking FSM (RTL `traverser`).
 //! - [`memcheck`]: the MEMCHECK.G/S decisions (RTL `memcheck`).
 //! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
+//! - [`mlu_unit`], [`walker`]: the MLU as an SM unit (pipelined, K walkers,
+//!   warp-wide), cycle by cycle; its RTL is not built yet.
+//! - [`meta_port`]: the metadata port's far side (latency, reordering, errors).
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
 //! - [`oracle`]: a brute-force reference used by the property tests.
 //! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
@@ -22,8 +25,10 @@ pub mod fault;
 pub mod json;
 pub mod memcheck;
 pub mod memory;
+pub mod meta_port;
 pub mod mlb;
 pub mod mlu;
+pub mod mlu_unit;
 pub mod node;
 pub mod oracle;
 pub mod plru;
@@ -32,6 +37,7 @@ pub mod project;
 pub mod runtime;
 pub mod shard;
 pub mod traverser;
+pub mod walker;
 
 pub mod scenario;
 pub mod trace;
