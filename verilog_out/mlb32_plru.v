@@ -4,37 +4,38 @@
 // Parameters: entries = 32, replacement = "plru"
 //
 // Ports:
-//   name        dir  width  meaning
-//   clock       in       1  clock, rising edge
-//   reset       in       1  synchronous reset: clears valid bits, replacement state, hit outputs; drops the cycle's fill
-//   rs_valid    in       1  range search this cycle
-//   rs_addr     in      56  range search: untagged address; hits base <= a < base + size
-//   ls_valid    in       1  location search this cycle
-//   ls_loc      in      51  location search: location bits 55..5
-//   fill_valid  in       1  fill the victim way this cycle
-//   fill_loc    in      51  fill: location bits 55..5
-//   fill_base   in      56  fill: allocation base
-//   fill_size   in      56  fill: allocation size in bytes
-//   fill_tag    in       8  fill: allocation tag
-//   inv_valid   in       1  invalidate every entry whose location is inv_loc
-//   inv_loc     in      51  invalidate: location bits 55..5
-//   flush       in       1  clear every valid bit and the replacement state
-//   rs_hit      out      1  range search of the previous cycle hit (registered)
-//   rs_way      out      5  range hit: way (meaningful while rs_hit)
-//   rs_loc      out     51  range hit: location bits 55..5 (while rs_hit)
-//   rs_base     out     56  range hit: base (while rs_hit)
-//   rs_size     out     56  range hit: size (while rs_hit)
-//   rs_tag      out      8  range hit: tag (while rs_hit)
-//   rs_multi    out      1  range search matched more than one entry: one-hot assertion, must stay 0
-//   ls_hit      out      1  location search of the previous cycle hit (registered)
-//   ls_way      out      5  location hit: way (while ls_hit)
-//   ls_base     out     56  location hit: base (while ls_hit)
-//   ls_size     out     56  location hit: size (while ls_hit)
-//   ls_tag      out      8  location hit: tag (while ls_hit)
-//   ls_multi    out      1  location search matched more than one entry: must stay 0
-//   victim      out      5  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
-//   fill_ok     out      1  the fill in this cycle is taken (combinational)
-//   repl_state  out     32  replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer
+//   name          dir  width  meaning
+//   clock         in       1  clock, rising edge
+//   reset         in       1  synchronous reset: clears valid bits, replacement state, hit outputs; drops the cycle's fill
+//   rs_valid      in       1  range search this cycle
+//   rs_addr       in      56  range search: untagged address; hits base <= a < base + size
+//   ls_valid      in       1  location search this cycle
+//   ls_loc        in      51  location search: location bits 55..5
+//   fill_valid    in       1  fill the victim way this cycle
+//   fill_loc      in      51  fill: location bits 55..5
+//   fill_base     in      56  fill: allocation base
+//   fill_size     in      56  fill: allocation size in bytes
+//   fill_tag      in       8  fill: allocation tag
+//   inv_valid     in       1  invalidate every entry whose location is inv_loc
+//   inv_loc       in      51  invalidate: location bits 55..5
+//   flush         in       1  clear every valid bit and the replacement state
+//   rs_hit        out      1  range search of the previous cycle hit (registered)
+//   rs_way        out      5  range hit: way (meaningful while rs_hit)
+//   rs_loc        out     51  range hit: location bits 55..5 (while rs_hit)
+//   rs_base       out     56  range hit: base (while rs_hit)
+//   rs_size       out     56  range hit: size (while rs_hit)
+//   rs_tag        out      8  range hit: tag (while rs_hit)
+//   rs_multi      out      1  range search matched more than one entry: one-hot assertion, must stay 0
+//   ls_hit        out      1  location search of the previous cycle hit (registered)
+//   ls_way        out      5  location hit: way (while ls_hit)
+//   ls_base       out     56  location hit: base (while ls_hit)
+//   ls_size       out     56  location hit: size (while ls_hit)
+//   ls_tag        out      8  location hit: tag (while ls_hit)
+//   ls_multi      out      1  location search matched more than one entry: must stay 0
+//   victim        out      5  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
+//   fill_ok       out      1  the fill in this cycle is taken (combinational)
+//   fill_present  out      1  the fill's location is already held: the fill writes nothing (combinational)
+//   repl_state    out     32  replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer
 //
 // Reset: Synchronous, active high, for one cycle after power-up (registers have initial values,
 //   no asynchronous reset).
@@ -44,16 +45,15 @@
 //   - Both searches and the victim see the state before the cycle's writes; at the edge flush >
 //     invalidate > fill.
 //   - A fill is dropped when the same cycle's invalidate names its location or clears the
-//     victim way; flush or reset drops it too.
-//   - Never fill a location that is already present (fill only after a miss): the MLB does not
-//     check for duplicates.
+//     victim way, or when a valid entry already holds its location (fill_present); flush or
+//     reset drops it too. So no fill sequence makes a duplicate.
 // Latency (cycles):
 //   - search (range or location) to *_hit and data: 1
 //   - fill, invalidate, flush take effect: 1 (the next edge)
 
 
 // mlb32_plru: hw::mlb::Mlb<32, 5>
-module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
+module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -85,6 +85,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     output reg  ls_multi;
     output reg  [4:0] victim;
     output reg  fill_ok;
+    output reg  fill_present;
     output reg  [31:0] repl_state;
     
     // Constant declarations
@@ -1360,6 +1361,39 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  inv_match_29;
     reg  inv_match_30;
     reg  inv_match_31;
+    reg  fill_match_0;
+    reg  fill_match_1;
+    reg  fill_match_2;
+    reg  fill_match_3;
+    reg  fill_match_4;
+    reg  fill_match_5;
+    reg  fill_match_6;
+    reg  fill_match_7;
+    reg  fill_match_8;
+    reg  fill_match_9;
+    reg  fill_match_10;
+    reg  fill_match_11;
+    reg  fill_match_12;
+    reg  fill_match_13;
+    reg  fill_match_14;
+    reg  fill_match_15;
+    reg  fill_match_16;
+    reg  fill_match_17;
+    reg  fill_match_18;
+    reg  fill_match_19;
+    reg  fill_match_20;
+    reg  fill_match_21;
+    reg  fill_match_22;
+    reg  fill_match_23;
+    reg  fill_match_24;
+    reg  fill_match_25;
+    reg  fill_match_26;
+    reg  fill_match_27;
+    reg  fill_match_28;
+    reg  fill_match_29;
+    reg  fill_match_30;
+    reg  fill_match_31;
+    reg  fill_held;
     reg  write_en_0;
     reg  write_en_1;
     reg  write_en_2;
@@ -2239,6 +2273,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
+        fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
         cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
@@ -2246,6 +2281,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
+        fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
         cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
@@ -2253,6 +2289,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
+        fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
         cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
@@ -2260,6 +2297,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
+        fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
         cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
@@ -2267,6 +2305,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
+        fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
         cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
@@ -2274,6 +2313,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
+        fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
         cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
@@ -2281,6 +2321,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
+        fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
         cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
@@ -2288,6 +2329,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
+        fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
         cs_s_8 = rs_addr ^ ~base_8_q ^ ~size_8_q;
         cs_c_8 = (rs_addr & ~base_8_q) | (rs_addr & ~size_8_q) | (~base_8_q & ~size_8_q);
@@ -2295,6 +2337,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
         ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
+        fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
         cs_s_9 = rs_addr ^ ~base_9_q ^ ~size_9_q;
         cs_c_9 = (rs_addr & ~base_9_q) | (rs_addr & ~size_9_q) | (~base_9_q & ~size_9_q);
@@ -2302,6 +2345,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
         ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
+        fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
         cs_s_10 = rs_addr ^ ~base_10_q ^ ~size_10_q;
         cs_c_10 = (rs_addr & ~base_10_q) | (rs_addr & ~size_10_q) | (~base_10_q & ~size_10_q);
@@ -2309,6 +2353,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
         ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
+        fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
         cs_s_11 = rs_addr ^ ~base_11_q ^ ~size_11_q;
         cs_c_11 = (rs_addr & ~base_11_q) | (rs_addr & ~size_11_q) | (~base_11_q & ~size_11_q);
@@ -2316,6 +2361,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
         ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
+        fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
         cs_s_12 = rs_addr ^ ~base_12_q ^ ~size_12_q;
         cs_c_12 = (rs_addr & ~base_12_q) | (rs_addr & ~size_12_q) | (~base_12_q & ~size_12_q);
@@ -2323,6 +2369,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
         ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
+        fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
         cs_s_13 = rs_addr ^ ~base_13_q ^ ~size_13_q;
         cs_c_13 = (rs_addr & ~base_13_q) | (rs_addr & ~size_13_q) | (~base_13_q & ~size_13_q);
@@ -2330,6 +2377,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
         ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
+        fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
         cs_s_14 = rs_addr ^ ~base_14_q ^ ~size_14_q;
         cs_c_14 = (rs_addr & ~base_14_q) | (rs_addr & ~size_14_q) | (~base_14_q & ~size_14_q);
@@ -2337,6 +2385,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
         ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
+        fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
         cs_s_15 = rs_addr ^ ~base_15_q ^ ~size_15_q;
         cs_c_15 = (rs_addr & ~base_15_q) | (rs_addr & ~size_15_q) | (~base_15_q & ~size_15_q);
@@ -2344,6 +2393,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
         ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
+        fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
         cs_s_16 = rs_addr ^ ~base_16_q ^ ~size_16_q;
         cs_c_16 = (rs_addr & ~base_16_q) | (rs_addr & ~size_16_q) | (~base_16_q & ~size_16_q);
@@ -2351,6 +2401,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_16 = rs_valid && valid_16_q && (base_16_q <= rs_addr) && ~((cs_s_16 >= cs_nr_16) && ((cs_c_16 & top_56) != zero_56));
         ls_pe_req_16 = ls_valid && valid_16_q && (loc_16_q == ls_loc);
         inv_match_16 = inv_valid && valid_16_q && (loc_16_q == inv_loc);
+        fill_match_16 = valid_16_q && (loc_16_q == fill_loc);
         free_pe_req_16 = ~valid_16_q;
         cs_s_17 = rs_addr ^ ~base_17_q ^ ~size_17_q;
         cs_c_17 = (rs_addr & ~base_17_q) | (rs_addr & ~size_17_q) | (~base_17_q & ~size_17_q);
@@ -2358,6 +2409,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_17 = rs_valid && valid_17_q && (base_17_q <= rs_addr) && ~((cs_s_17 >= cs_nr_17) && ((cs_c_17 & top_56) != zero_56));
         ls_pe_req_17 = ls_valid && valid_17_q && (loc_17_q == ls_loc);
         inv_match_17 = inv_valid && valid_17_q && (loc_17_q == inv_loc);
+        fill_match_17 = valid_17_q && (loc_17_q == fill_loc);
         free_pe_req_17 = ~valid_17_q;
         cs_s_18 = rs_addr ^ ~base_18_q ^ ~size_18_q;
         cs_c_18 = (rs_addr & ~base_18_q) | (rs_addr & ~size_18_q) | (~base_18_q & ~size_18_q);
@@ -2365,6 +2417,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_18 = rs_valid && valid_18_q && (base_18_q <= rs_addr) && ~((cs_s_18 >= cs_nr_18) && ((cs_c_18 & top_56) != zero_56));
         ls_pe_req_18 = ls_valid && valid_18_q && (loc_18_q == ls_loc);
         inv_match_18 = inv_valid && valid_18_q && (loc_18_q == inv_loc);
+        fill_match_18 = valid_18_q && (loc_18_q == fill_loc);
         free_pe_req_18 = ~valid_18_q;
         cs_s_19 = rs_addr ^ ~base_19_q ^ ~size_19_q;
         cs_c_19 = (rs_addr & ~base_19_q) | (rs_addr & ~size_19_q) | (~base_19_q & ~size_19_q);
@@ -2372,6 +2425,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_19 = rs_valid && valid_19_q && (base_19_q <= rs_addr) && ~((cs_s_19 >= cs_nr_19) && ((cs_c_19 & top_56) != zero_56));
         ls_pe_req_19 = ls_valid && valid_19_q && (loc_19_q == ls_loc);
         inv_match_19 = inv_valid && valid_19_q && (loc_19_q == inv_loc);
+        fill_match_19 = valid_19_q && (loc_19_q == fill_loc);
         free_pe_req_19 = ~valid_19_q;
         cs_s_20 = rs_addr ^ ~base_20_q ^ ~size_20_q;
         cs_c_20 = (rs_addr & ~base_20_q) | (rs_addr & ~size_20_q) | (~base_20_q & ~size_20_q);
@@ -2379,6 +2433,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_20 = rs_valid && valid_20_q && (base_20_q <= rs_addr) && ~((cs_s_20 >= cs_nr_20) && ((cs_c_20 & top_56) != zero_56));
         ls_pe_req_20 = ls_valid && valid_20_q && (loc_20_q == ls_loc);
         inv_match_20 = inv_valid && valid_20_q && (loc_20_q == inv_loc);
+        fill_match_20 = valid_20_q && (loc_20_q == fill_loc);
         free_pe_req_20 = ~valid_20_q;
         cs_s_21 = rs_addr ^ ~base_21_q ^ ~size_21_q;
         cs_c_21 = (rs_addr & ~base_21_q) | (rs_addr & ~size_21_q) | (~base_21_q & ~size_21_q);
@@ -2386,6 +2441,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_21 = rs_valid && valid_21_q && (base_21_q <= rs_addr) && ~((cs_s_21 >= cs_nr_21) && ((cs_c_21 & top_56) != zero_56));
         ls_pe_req_21 = ls_valid && valid_21_q && (loc_21_q == ls_loc);
         inv_match_21 = inv_valid && valid_21_q && (loc_21_q == inv_loc);
+        fill_match_21 = valid_21_q && (loc_21_q == fill_loc);
         free_pe_req_21 = ~valid_21_q;
         cs_s_22 = rs_addr ^ ~base_22_q ^ ~size_22_q;
         cs_c_22 = (rs_addr & ~base_22_q) | (rs_addr & ~size_22_q) | (~base_22_q & ~size_22_q);
@@ -2393,6 +2449,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_22 = rs_valid && valid_22_q && (base_22_q <= rs_addr) && ~((cs_s_22 >= cs_nr_22) && ((cs_c_22 & top_56) != zero_56));
         ls_pe_req_22 = ls_valid && valid_22_q && (loc_22_q == ls_loc);
         inv_match_22 = inv_valid && valid_22_q && (loc_22_q == inv_loc);
+        fill_match_22 = valid_22_q && (loc_22_q == fill_loc);
         free_pe_req_22 = ~valid_22_q;
         cs_s_23 = rs_addr ^ ~base_23_q ^ ~size_23_q;
         cs_c_23 = (rs_addr & ~base_23_q) | (rs_addr & ~size_23_q) | (~base_23_q & ~size_23_q);
@@ -2400,6 +2457,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_23 = rs_valid && valid_23_q && (base_23_q <= rs_addr) && ~((cs_s_23 >= cs_nr_23) && ((cs_c_23 & top_56) != zero_56));
         ls_pe_req_23 = ls_valid && valid_23_q && (loc_23_q == ls_loc);
         inv_match_23 = inv_valid && valid_23_q && (loc_23_q == inv_loc);
+        fill_match_23 = valid_23_q && (loc_23_q == fill_loc);
         free_pe_req_23 = ~valid_23_q;
         cs_s_24 = rs_addr ^ ~base_24_q ^ ~size_24_q;
         cs_c_24 = (rs_addr & ~base_24_q) | (rs_addr & ~size_24_q) | (~base_24_q & ~size_24_q);
@@ -2407,6 +2465,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_24 = rs_valid && valid_24_q && (base_24_q <= rs_addr) && ~((cs_s_24 >= cs_nr_24) && ((cs_c_24 & top_56) != zero_56));
         ls_pe_req_24 = ls_valid && valid_24_q && (loc_24_q == ls_loc);
         inv_match_24 = inv_valid && valid_24_q && (loc_24_q == inv_loc);
+        fill_match_24 = valid_24_q && (loc_24_q == fill_loc);
         free_pe_req_24 = ~valid_24_q;
         cs_s_25 = rs_addr ^ ~base_25_q ^ ~size_25_q;
         cs_c_25 = (rs_addr & ~base_25_q) | (rs_addr & ~size_25_q) | (~base_25_q & ~size_25_q);
@@ -2414,6 +2473,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_25 = rs_valid && valid_25_q && (base_25_q <= rs_addr) && ~((cs_s_25 >= cs_nr_25) && ((cs_c_25 & top_56) != zero_56));
         ls_pe_req_25 = ls_valid && valid_25_q && (loc_25_q == ls_loc);
         inv_match_25 = inv_valid && valid_25_q && (loc_25_q == inv_loc);
+        fill_match_25 = valid_25_q && (loc_25_q == fill_loc);
         free_pe_req_25 = ~valid_25_q;
         cs_s_26 = rs_addr ^ ~base_26_q ^ ~size_26_q;
         cs_c_26 = (rs_addr & ~base_26_q) | (rs_addr & ~size_26_q) | (~base_26_q & ~size_26_q);
@@ -2421,6 +2481,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_26 = rs_valid && valid_26_q && (base_26_q <= rs_addr) && ~((cs_s_26 >= cs_nr_26) && ((cs_c_26 & top_56) != zero_56));
         ls_pe_req_26 = ls_valid && valid_26_q && (loc_26_q == ls_loc);
         inv_match_26 = inv_valid && valid_26_q && (loc_26_q == inv_loc);
+        fill_match_26 = valid_26_q && (loc_26_q == fill_loc);
         free_pe_req_26 = ~valid_26_q;
         cs_s_27 = rs_addr ^ ~base_27_q ^ ~size_27_q;
         cs_c_27 = (rs_addr & ~base_27_q) | (rs_addr & ~size_27_q) | (~base_27_q & ~size_27_q);
@@ -2428,6 +2489,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_27 = rs_valid && valid_27_q && (base_27_q <= rs_addr) && ~((cs_s_27 >= cs_nr_27) && ((cs_c_27 & top_56) != zero_56));
         ls_pe_req_27 = ls_valid && valid_27_q && (loc_27_q == ls_loc);
         inv_match_27 = inv_valid && valid_27_q && (loc_27_q == inv_loc);
+        fill_match_27 = valid_27_q && (loc_27_q == fill_loc);
         free_pe_req_27 = ~valid_27_q;
         cs_s_28 = rs_addr ^ ~base_28_q ^ ~size_28_q;
         cs_c_28 = (rs_addr & ~base_28_q) | (rs_addr & ~size_28_q) | (~base_28_q & ~size_28_q);
@@ -2435,6 +2497,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_28 = rs_valid && valid_28_q && (base_28_q <= rs_addr) && ~((cs_s_28 >= cs_nr_28) && ((cs_c_28 & top_56) != zero_56));
         ls_pe_req_28 = ls_valid && valid_28_q && (loc_28_q == ls_loc);
         inv_match_28 = inv_valid && valid_28_q && (loc_28_q == inv_loc);
+        fill_match_28 = valid_28_q && (loc_28_q == fill_loc);
         free_pe_req_28 = ~valid_28_q;
         cs_s_29 = rs_addr ^ ~base_29_q ^ ~size_29_q;
         cs_c_29 = (rs_addr & ~base_29_q) | (rs_addr & ~size_29_q) | (~base_29_q & ~size_29_q);
@@ -2442,6 +2505,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_29 = rs_valid && valid_29_q && (base_29_q <= rs_addr) && ~((cs_s_29 >= cs_nr_29) && ((cs_c_29 & top_56) != zero_56));
         ls_pe_req_29 = ls_valid && valid_29_q && (loc_29_q == ls_loc);
         inv_match_29 = inv_valid && valid_29_q && (loc_29_q == inv_loc);
+        fill_match_29 = valid_29_q && (loc_29_q == fill_loc);
         free_pe_req_29 = ~valid_29_q;
         cs_s_30 = rs_addr ^ ~base_30_q ^ ~size_30_q;
         cs_c_30 = (rs_addr & ~base_30_q) | (rs_addr & ~size_30_q) | (~base_30_q & ~size_30_q);
@@ -2449,6 +2513,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_30 = rs_valid && valid_30_q && (base_30_q <= rs_addr) && ~((cs_s_30 >= cs_nr_30) && ((cs_c_30 & top_56) != zero_56));
         ls_pe_req_30 = ls_valid && valid_30_q && (loc_30_q == ls_loc);
         inv_match_30 = inv_valid && valid_30_q && (loc_30_q == inv_loc);
+        fill_match_30 = valid_30_q && (loc_30_q == fill_loc);
         free_pe_req_30 = ~valid_30_q;
         cs_s_31 = rs_addr ^ ~base_31_q ^ ~size_31_q;
         cs_c_31 = (rs_addr & ~base_31_q) | (rs_addr & ~size_31_q) | (~base_31_q & ~size_31_q);
@@ -2456,7 +2521,106 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_pe_req_31 = rs_valid && valid_31_q && (base_31_q <= rs_addr) && ~((cs_s_31 >= cs_nr_31) && ((cs_c_31 & top_56) != zero_56));
         ls_pe_req_31 = ls_valid && valid_31_q && (loc_31_q == ls_loc);
         inv_match_31 = inv_valid && valid_31_q && (loc_31_q == inv_loc);
+        fill_match_31 = valid_31_q && (loc_31_q == fill_loc);
         free_pe_req_31 = ~valid_31_q;
+        fill_held = 1'b0;
+        if (fill_match_0) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_1) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_2) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_3) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_4) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_5) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_6) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_7) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_8) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_9) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_10) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_11) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_12) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_13) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_14) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_15) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_16) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_17) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_18) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_19) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_20) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_21) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_22) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_23) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_24) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_25) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_26) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_27) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_28) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_29) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_30) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_31) begin
+            fill_held = 1'b1;
+        end
+        fill_present = fill_valid && fill_held;
         victim_l = zero_iw;
         repl_state_comb = zero_n;
         victim_l = plru_0_victim;
@@ -2656,7 +2820,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         if (free_pe_any) begin
             victim_oh_31 = free_pe_onehot_31;
         end
-        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
+        fill_base_ok = fill_valid && ~clear && ~fill_held && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
         if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;

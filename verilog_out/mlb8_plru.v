@@ -4,37 +4,38 @@
 // Parameters: entries = 8, replacement = "plru"
 //
 // Ports:
-//   name        dir  width  meaning
-//   clock       in       1  clock, rising edge
-//   reset       in       1  synchronous reset: clears valid bits, replacement state, hit outputs; drops the cycle's fill
-//   rs_valid    in       1  range search this cycle
-//   rs_addr     in      56  range search: untagged address; hits base <= a < base + size
-//   ls_valid    in       1  location search this cycle
-//   ls_loc      in      51  location search: location bits 55..5
-//   fill_valid  in       1  fill the victim way this cycle
-//   fill_loc    in      51  fill: location bits 55..5
-//   fill_base   in      56  fill: allocation base
-//   fill_size   in      56  fill: allocation size in bytes
-//   fill_tag    in       8  fill: allocation tag
-//   inv_valid   in       1  invalidate every entry whose location is inv_loc
-//   inv_loc     in      51  invalidate: location bits 55..5
-//   flush       in       1  clear every valid bit and the replacement state
-//   rs_hit      out      1  range search of the previous cycle hit (registered)
-//   rs_way      out      3  range hit: way (meaningful while rs_hit)
-//   rs_loc      out     51  range hit: location bits 55..5 (while rs_hit)
-//   rs_base     out     56  range hit: base (while rs_hit)
-//   rs_size     out     56  range hit: size (while rs_hit)
-//   rs_tag      out      8  range hit: tag (while rs_hit)
-//   rs_multi    out      1  range search matched more than one entry: one-hot assertion, must stay 0
-//   ls_hit      out      1  location search of the previous cycle hit (registered)
-//   ls_way      out      3  location hit: way (while ls_hit)
-//   ls_base     out     56  location hit: base (while ls_hit)
-//   ls_size     out     56  location hit: size (while ls_hit)
-//   ls_tag      out      8  location hit: tag (while ls_hit)
-//   ls_multi    out      1  location search matched more than one entry: must stay 0
-//   victim      out      3  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
-//   fill_ok     out      1  the fill in this cycle is taken (combinational)
-//   repl_state  out      8  replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer
+//   name          dir  width  meaning
+//   clock         in       1  clock, rising edge
+//   reset         in       1  synchronous reset: clears valid bits, replacement state, hit outputs; drops the cycle's fill
+//   rs_valid      in       1  range search this cycle
+//   rs_addr       in      56  range search: untagged address; hits base <= a < base + size
+//   ls_valid      in       1  location search this cycle
+//   ls_loc        in      51  location search: location bits 55..5
+//   fill_valid    in       1  fill the victim way this cycle
+//   fill_loc      in      51  fill: location bits 55..5
+//   fill_base     in      56  fill: allocation base
+//   fill_size     in      56  fill: allocation size in bytes
+//   fill_tag      in       8  fill: allocation tag
+//   inv_valid     in       1  invalidate every entry whose location is inv_loc
+//   inv_loc       in      51  invalidate: location bits 55..5
+//   flush         in       1  clear every valid bit and the replacement state
+//   rs_hit        out      1  range search of the previous cycle hit (registered)
+//   rs_way        out      3  range hit: way (meaningful while rs_hit)
+//   rs_loc        out     51  range hit: location bits 55..5 (while rs_hit)
+//   rs_base       out     56  range hit: base (while rs_hit)
+//   rs_size       out     56  range hit: size (while rs_hit)
+//   rs_tag        out      8  range hit: tag (while rs_hit)
+//   rs_multi      out      1  range search matched more than one entry: one-hot assertion, must stay 0
+//   ls_hit        out      1  location search of the previous cycle hit (registered)
+//   ls_way        out      3  location hit: way (while ls_hit)
+//   ls_base       out     56  location hit: base (while ls_hit)
+//   ls_size       out     56  location hit: size (while ls_hit)
+//   ls_tag        out      8  location hit: tag (while ls_hit)
+//   ls_multi      out      1  location search matched more than one entry: must stay 0
+//   victim        out      3  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
+//   fill_ok       out      1  the fill in this cycle is taken (combinational)
+//   fill_present  out      1  the fill's location is already held: the fill writes nothing (combinational)
+//   repl_state    out      8  replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer
 //
 // Reset: Synchronous, active high, for one cycle after power-up (registers have initial values,
 //   no asynchronous reset).
@@ -44,16 +45,15 @@
 //   - Both searches and the victim see the state before the cycle's writes; at the edge flush >
 //     invalidate > fill.
 //   - A fill is dropped when the same cycle's invalidate names its location or clears the
-//     victim way; flush or reset drops it too.
-//   - Never fill a location that is already present (fill only after a miss): the MLB does not
-//     check for duplicates.
+//     victim way, or when a valid entry already holds its location (fill_present); flush or
+//     reset drops it too. So no fill sequence makes a duplicate.
 // Latency (cycles):
 //   - search (range or location) to *_hit and data: 1
 //   - fill, invalidate, flush take effect: 1 (the next edge)
 
 
 // mlb8_plru: hw::mlb::Mlb<8, 3>
-module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
+module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -85,6 +85,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     output reg  ls_multi;
     output reg  [2:0] victim;
     output reg  fill_ok;
+    output reg  fill_present;
     output reg  [7:0] repl_state;
     
     // Constant declarations
@@ -448,6 +449,15 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  inv_match_5;
     reg  inv_match_6;
     reg  inv_match_7;
+    reg  fill_match_0;
+    reg  fill_match_1;
+    reg  fill_match_2;
+    reg  fill_match_3;
+    reg  fill_match_4;
+    reg  fill_match_5;
+    reg  fill_match_6;
+    reg  fill_match_7;
+    reg  fill_held;
     reg  write_en_0;
     reg  write_en_1;
     reg  write_en_2;
@@ -751,6 +761,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
+        fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
         cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
@@ -758,6 +769,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
+        fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
         cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
@@ -765,6 +777,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
+        fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
         cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
@@ -772,6 +785,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
+        fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
         cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
@@ -779,6 +793,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
+        fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
         cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
@@ -786,6 +801,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
+        fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
         cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
@@ -793,6 +809,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
+        fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
         cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
@@ -800,7 +817,34 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
+        fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
+        fill_held = 1'b0;
+        if (fill_match_0) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_1) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_2) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_3) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_4) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_5) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_6) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_7) begin
+            fill_held = 1'b1;
+        end
+        fill_present = fill_valid && fill_held;
         victim_l = zero_iw;
         repl_state_comb = zero_n;
         victim_l = plru_0_victim;
@@ -856,7 +900,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         if (free_pe_any) begin
             victim_oh_7 = free_pe_onehot_7;
         end
-        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
+        fill_base_ok = fill_valid && ~clear && ~fill_held && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
         if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;

@@ -250,6 +250,7 @@ module mlu16_bst_hum(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,re
     wire  mlb_ls_multi;
     wire  [3:0] mlb__victim;
     wire  mlb__fill_ok;
+    wire  mlb_fill_present;
     wire  [15:0] mlb__repl_state;
     reg  traverser_reset;
     reg  traverser_start;
@@ -459,6 +460,7 @@ module mlu16_bst_hum(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,re
         .ls_multi(mlb_ls_multi),
         .victim(mlb__victim),
         .fill_ok(mlb__fill_ok),
+        .fill_present(mlb_fill_present),
         .repl_state(mlb__repl_state)
     );
     mlu16_bst_hum_traverser traverser(
@@ -507,6 +509,8 @@ module mlu16_bst_hum(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,re
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) rs_widen_loc64 = {8'h00, rs_widen_loc51, 5'h00}; // rs_widen
+    // Sub-block outputs this block does not use
+    wire unused_mlb = &{1'b0, mlb_fill_present, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1791,7 +1795,7 @@ module mlu16_bst_hum_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_met
 endmodule // mlu16_bst_hum_memcheck
 
 // mlu16_bst_hum_mlb: hw::mlb::Mlb
-module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
+module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -1823,6 +1827,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
     output reg  ls_multi;
     output reg  [3:0] victim;
     output reg  fill_ok;
+    output reg  fill_present;
     output reg  [15:0] repl_state;
     
     // Constant declarations
@@ -2490,6 +2495,23 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
     reg  inv_match_13;
     reg  inv_match_14;
     reg  inv_match_15;
+    reg  fill_match_0;
+    reg  fill_match_1;
+    reg  fill_match_2;
+    reg  fill_match_3;
+    reg  fill_match_4;
+    reg  fill_match_5;
+    reg  fill_match_6;
+    reg  fill_match_7;
+    reg  fill_match_8;
+    reg  fill_match_9;
+    reg  fill_match_10;
+    reg  fill_match_11;
+    reg  fill_match_12;
+    reg  fill_match_13;
+    reg  fill_match_14;
+    reg  fill_match_15;
+    reg  fill_held;
     reg  write_en_0;
     reg  write_en_1;
     reg  write_en_2;
@@ -2985,6 +3007,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
+        fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
         cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
@@ -2992,6 +3015,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
+        fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
         cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
@@ -2999,6 +3023,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
+        fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
         cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
@@ -3006,6 +3031,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
+        fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
         cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
@@ -3013,6 +3039,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
+        fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
         cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
@@ -3020,6 +3047,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
+        fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
         cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
@@ -3027,6 +3055,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
+        fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
         cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
@@ -3034,6 +3063,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
+        fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
         cs_s_8 = rs_addr ^ ~base_8_q ^ ~size_8_q;
         cs_c_8 = (rs_addr & ~base_8_q) | (rs_addr & ~size_8_q) | (~base_8_q & ~size_8_q);
@@ -3041,6 +3071,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
         ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
+        fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
         cs_s_9 = rs_addr ^ ~base_9_q ^ ~size_9_q;
         cs_c_9 = (rs_addr & ~base_9_q) | (rs_addr & ~size_9_q) | (~base_9_q & ~size_9_q);
@@ -3048,6 +3079,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
         ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
+        fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
         cs_s_10 = rs_addr ^ ~base_10_q ^ ~size_10_q;
         cs_c_10 = (rs_addr & ~base_10_q) | (rs_addr & ~size_10_q) | (~base_10_q & ~size_10_q);
@@ -3055,6 +3087,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
         ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
+        fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
         cs_s_11 = rs_addr ^ ~base_11_q ^ ~size_11_q;
         cs_c_11 = (rs_addr & ~base_11_q) | (rs_addr & ~size_11_q) | (~base_11_q & ~size_11_q);
@@ -3062,6 +3095,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
         ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
+        fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
         cs_s_12 = rs_addr ^ ~base_12_q ^ ~size_12_q;
         cs_c_12 = (rs_addr & ~base_12_q) | (rs_addr & ~size_12_q) | (~base_12_q & ~size_12_q);
@@ -3069,6 +3103,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
         ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
+        fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
         cs_s_13 = rs_addr ^ ~base_13_q ^ ~size_13_q;
         cs_c_13 = (rs_addr & ~base_13_q) | (rs_addr & ~size_13_q) | (~base_13_q & ~size_13_q);
@@ -3076,6 +3111,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
         ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
+        fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
         cs_s_14 = rs_addr ^ ~base_14_q ^ ~size_14_q;
         cs_c_14 = (rs_addr & ~base_14_q) | (rs_addr & ~size_14_q) | (~base_14_q & ~size_14_q);
@@ -3083,6 +3119,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
         ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
+        fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
         cs_s_15 = rs_addr ^ ~base_15_q ^ ~size_15_q;
         cs_c_15 = (rs_addr & ~base_15_q) | (rs_addr & ~size_15_q) | (~base_15_q & ~size_15_q);
@@ -3090,7 +3127,58 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
         ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
+        fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
+        fill_held = 1'b0;
+        if (fill_match_0) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_1) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_2) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_3) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_4) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_5) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_6) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_7) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_8) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_9) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_10) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_11) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_12) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_13) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_14) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_15) begin
+            fill_held = 1'b1;
+        end
+        fill_present = fill_valid && fill_held;
         victim_l = zero_iw;
         repl_state_comb = zero_n;
         victim_l = plru_0_victim;
@@ -3194,7 +3282,7 @@ module mlu16_bst_hum_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid
         if (free_pe_any) begin
             victim_oh_15 = free_pe_onehot_15;
         end
-        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
+        fill_base_ok = fill_valid && ~clear && ~fill_held && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
         if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;

@@ -236,6 +236,7 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     wire  mlb_ls_multi;
     wire  [2:0] mlb__victim;
     wire  mlb__fill_ok;
+    wire  mlb_fill_present;
     wire  [7:0] mlb__repl_state;
     reg  traverser_reset;
     reg  traverser_start;
@@ -402,6 +403,7 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         .ls_multi(mlb_ls_multi),
         .victim(mlb__victim),
         .fill_ok(mlb__fill_ok),
+        .fill_present(mlb_fill_present),
         .repl_state(mlb__repl_state)
     );
     mlu8_list_traverser traverser(
@@ -450,6 +452,8 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) rs_widen_loc64 = {8'h00, rs_widen_loc51, 5'h00}; // rs_widen
+    // Sub-block outputs this block does not use
+    wire unused_mlb = &{1'b0, mlb_fill_present, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1464,7 +1468,7 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
 endmodule // mlu8_list_memcheck
 
 // mlu8_list_mlb: hw::mlb::Mlb
-module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,repl_state);
+module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -1496,6 +1500,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     output reg  ls_multi;
     output reg  [2:0] victim;
     output reg  fill_ok;
+    output reg  fill_present;
     output reg  [7:0] repl_state;
     
     // Constant declarations
@@ -1859,6 +1864,15 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  inv_match_5;
     reg  inv_match_6;
     reg  inv_match_7;
+    reg  fill_match_0;
+    reg  fill_match_1;
+    reg  fill_match_2;
+    reg  fill_match_3;
+    reg  fill_match_4;
+    reg  fill_match_5;
+    reg  fill_match_6;
+    reg  fill_match_7;
+    reg  fill_held;
     reg  write_en_0;
     reg  write_en_1;
     reg  write_en_2;
@@ -2162,6 +2176,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
+        fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
         cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
@@ -2169,6 +2184,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
+        fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
         cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
@@ -2176,6 +2192,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
+        fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
         cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
@@ -2183,6 +2200,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
+        fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
         cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
@@ -2190,6 +2208,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
+        fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
         cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
@@ -2197,6 +2216,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
+        fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
         cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
@@ -2204,6 +2224,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
+        fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
         cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
@@ -2211,7 +2232,34 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
+        fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
+        fill_held = 1'b0;
+        if (fill_match_0) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_1) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_2) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_3) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_4) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_5) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_6) begin
+            fill_held = 1'b1;
+        end
+        if (fill_match_7) begin
+            fill_held = 1'b1;
+        end
+        fill_present = fill_valid && fill_held;
         victim_l = zero_iw;
         repl_state_comb = zero_n;
         victim_l = plru_0_victim;
@@ -2267,7 +2315,7 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (free_pe_any) begin
             victim_oh_7 = free_pe_onehot_7;
         end
-        fill_base_ok = fill_valid && ~clear && ~(inv_valid && (inv_loc == fill_loc));
+        fill_base_ok = fill_valid && ~clear && ~fill_held && ~(inv_valid && (inv_loc == fill_loc));
         inv_victim = 1'b0;
         if (inv_match_0 && victim_oh_0) begin
             inv_victim = 1'b1;

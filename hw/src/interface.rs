@@ -139,6 +139,7 @@ pub fn mlb(hit_latency: usize) -> Interface {
             ("ls_multi", "location search matched more than one entry: must stay 0"),
             ("victim", "way a fill in this cycle writes: lowest invalid, else the policy's (combinational)"),
             ("fill_ok", "the fill in this cycle is taken (combinational)"),
+            ("fill_present", "the fill's location is already held: the fill writes nothing (combinational)"),
             ("repl_state", "replacement state: tree-PLRU bits (bit N-1 = 0) or round-robin pointer"),
         ]),
         encodings: vec![],
@@ -146,8 +147,7 @@ pub fn mlb(hit_latency: usize) -> Interface {
         handshake: vec![
             "No handshake: every input is sampled at each rising edge; a search can start every cycle on each port.".into(),
             "Both searches and the victim see the state before the cycle's writes; at the edge flush > invalidate > fill.".into(),
-            "A fill is dropped when the same cycle's invalidate names its location or clears the victim way; flush or reset drops it too.".into(),
-            "Never fill a location that is already present (fill only after a miss): the MLB does not check for duplicates.".into(),
+            "A fill is dropped when the same cycle's invalidate names its location or clears the victim way, or when a valid entry already holds its location (fill_present); flush or reset drops it too. So no fill sequence makes a duplicate.".into(),
         ],
         latencies: vec![lat("search (range or location) to *_hit and data", &hit_latency.to_string()), lat("fill, invalidate, flush take effect", "1 (the next edge)")],
     }

@@ -15,6 +15,7 @@ pub mod clean;
 pub mod generate;
 pub mod state_reg;
 pub mod traverser;
+pub mod walker;
 pub mod mlu;
 pub mod warp_sched;
 pub mod mem_model;

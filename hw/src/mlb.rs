@@ -30,8 +30,10 @@
 //!   checks it every cycle). If it were violated the lowest index wins.
 //! - Fill: `fill_valid`, `fill_loc` (51), `fill_base`, `fill_size` (56),
 //!   `fill_tag` (8). Writes the victim: the lowest invalid entry, else the
-//!   policy's (tree PLRU or round-robin). The MLU fills only after a miss, so
-//!   the MLB never checks for duplicates.
+//!   policy's (tree PLRU or round-robin). A fill of a location a valid entry
+//!   already holds writes nothing (`fill_present`, comb.): with several
+//!   walkers filling, two walks may find the same node, and the MLB never
+//!   holds a location twice, whatever the fill sequence (proved formally).
 //! - `inv_valid`, `inv_loc`: invalidate every entry whose location matches.
 //! - `flush`: clear every valid bit and the replacement state.
 //! - `victim` (comb.): the way a fill in this cycle writes; `fill_ok` (comb.):
@@ -42,7 +44,8 @@
 //! Same-cycle rules (docs/design.md), identical to `sim::mlb::Mlb::cycle`:
 //! both searches and the victim see the state before the cycle's writes; at
 //! the edge flush > invalidate > fill; the fill is dropped when the invalidate
-//! names the filled location or clears the victim way; a flush (or reset)
+//! names the filled location or clears the victim way, or when the location
+//! is already held; a flush (or reset)
 //! drops the fill and the cycle's touches; the replacement state is touched by
 //! the range hit, then the location hit, then the fill.
 //!
@@ -109,6 +112,7 @@ pub struct Mlb<const N: usize, const IW: usize> {
     pub ls_multi: Signal<Out, Bit>,
     pub victim: Signal<Out, Bits<IW>>,
     pub fill_ok: Signal<Out, Bit>,
+    pub fill_present: Signal<Out, Bit>,
     pub repl_state: Signal<Out, Bits<N>>,
     // Entry storage, one array per field (index = way).
     pub valid: [DFF<Bit>; N],
@@ -188,6 +192,9 @@ pub struct Mlb<const N: usize, const IW: usize> {
     zero_n: Constant<Bits<N>>,
     // Combinational per-entry and global terms.
     inv_match: [Signal<Local, Bit>; N],
+    // A valid entry already holds the fill's location.
+    fill_match: [Signal<Local, Bit>; N],
+    fill_held: Signal<Local, Bit>,
     write_en: [Signal<Local, Bit>; N],
     // The victim as a one-hot vector straight from the state registers (the
     // tree paths of crate::plru, or the round-robin pointer), so the write
@@ -258,6 +265,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_multi: Default::default(),
             victim: Default::default(),
             fill_ok: Default::default(),
+            fill_present: Default::default(),
             repl_state: Default::default(),
             valid: array_init(Default::default),
             loc: array_init(Default::default),
@@ -321,6 +329,8 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             zero_8: Constant::new(Bits::default()),
             zero_n: Constant::new(Bits::default()),
             inv_match: array_init(Default::default),
+            fill_match: array_init(Default::default),
+            fill_held: Default::default(),
             write_en: array_init(Default::default),
             victim_oh: array_init(Default::default),
             pol_oh: array_init(Default::default),
@@ -397,8 +407,16 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.inv_match[i].next = self.inv_valid.val()
                 && self.valid[i].q.val()
                 && (self.loc[i].q.val() == self.inv_loc.val());
+            self.fill_match[i].next = self.valid[i].q.val() && (self.loc[i].q.val() == self.fill_loc.val());
             self.free_pe.req[i].next = !self.valid[i].q.val();
         }
+        self.fill_held.next = false;
+        for i in 0..N {
+            if self.fill_match[i].val() {
+                self.fill_held.next = true;
+            }
+        }
+        self.fill_present.next = self.fill_valid.val() && self.fill_held.val();
         // Victim: the lowest invalid entry, else the policy's choice.
         self.victim_l.next = self.zero_iw.val();
         self.repl_state.next = self.zero_n.val();
@@ -431,6 +449,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         self.fill_base_ok.next = self.fill_valid.val()
             && !self.clear.val()
+            && !self.fill_held.val()
             && !(self.inv_valid.val() && (self.inv_loc.val() == self.fill_loc.val()));
         self.inv_victim.next = false;
         for i in 0..N {

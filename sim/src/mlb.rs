@@ -80,6 +80,8 @@ pub struct MlbCycleOutputs {
     pub loc_hit: Option<(usize, MlbEntry)>,
     /// The way the fill wrote, or None if there was no fill or it was dropped.
     pub fill_way: Option<usize>,
+    /// A valid entry already held the fill's location (it wrote nothing).
+    pub fill_present: bool,
     /// The way the invalidate cleared, if it matched.
     pub invalidated_way: Option<usize>,
 }
@@ -253,17 +255,19 @@ impl Mlb {
     ///    everything, resets the policy and drops the cycle's fill and touches;
     ///    an invalidate clears the entry whose location matches; the fill
     ///    writes the victim way unless it is dropped, which happens when the
-    ///    invalidate names the filled location or clears the victim way.
+    ///    invalidate names the filled location or clears the victim way, or
+    ///    when a valid entry already holds its location.
     /// 3. Policy updates in order: range hit, location hit, fill (so the fill,
     ///    if any, is most recently used, then the location hit).
     ///
-    /// Unlike [`Mlb::fill`], a fill of a location already present is not
-    /// checked (the RTL does not check it either); searches then return the
-    /// lowest way.
+    /// A fill of a location a valid entry already holds writes nothing (two
+    /// walks of the unit can find the same node): the MLB never holds a
+    /// location twice, whatever the fill sequence.
     pub fn cycle(&mut self, inp: MlbCycleInputs) -> MlbCycleOutputs {
         let mut out = MlbCycleOutputs {
             range_hit: inp.range_lookup.and_then(|a| self.search_range(a)).map(|w| (w, self.entries[w])),
             loc_hit: inp.loc_lookup.and_then(|l| self.search_location(l)).map(|w| (w, self.entries[w])),
+            fill_present: inp.fill.is_some_and(|(loc, _)| self.location_matches(loc) != 0),
             ..MlbCycleOutputs::default()
         };
         if self.policy.is_none() {
@@ -279,7 +283,7 @@ impl Mlb {
         out.invalidated_way = (inv_mask != 0).then(|| inv_mask.trailing_zeros() as usize);
         let fill = inp.fill.filter(|(loc, _)| {
             let same_loc = inp.invalidate.is_some_and(|l| (l ^ loc) & LOC_MASK == 0);
-            !same_loc && inv_mask & (1 << victim) == 0
+            !same_loc && inv_mask & (1 << victim) == 0 && !out.fill_present
         });
         for (i, e) in self.entries.iter_mut().enumerate() {
             if inv_mask & (1 << i) != 0 {

@@ -36,7 +36,7 @@
 //!   request already in the pipeline plus this one. With R >= m + 2 an
 //!   all-hit stream is never held up.
 //! - Fills never duplicate: a fill whose location the MLB already holds
-//!   (two walks found the same node) writes nothing.
+//!   (two walks found the same node) writes nothing (the MLB's own rule).
 //! - INVALIDATE and FLUSH apply to the MLB in stage A, in order with the
 //!   requests around them: a later request's search sees them. Every walk in
 //!   flight in that cycle is cancelled: it fills nothing (what it read may
@@ -518,12 +518,7 @@ impl MluUnit {
                 release.push(i);
             } else if fill.is_none() {
                 let WalkResult::Found { location, meta } = result else { unreachable!() };
-                if self.mlb.search_location(location).is_some() {
-                    self.counters.fills_present += 1;
-                } else {
-                    fill = Some((location, meta));
-                    self.counters.fills += 1;
-                }
+                fill = Some((location, meta));
                 release.push(i);
             }
         }
@@ -540,6 +535,9 @@ impl MluUnit {
             }
         }
         let mlb_out = if self.p.cfg.entries == 0 { Default::default() } else { self.mlb.cycle(mlb_in) };
+        // (The MLB writes nothing for a location it already holds.)
+        self.counters.fills += mlb_out.fill_way.is_some() as u64;
+        self.counters.fills_present += mlb_out.fill_present as u64;
         if let Some(f) = self.pipe[0].as_mut().filter(|f| f.replay.is_none() && f.key.is_some()) {
             self.counters.lookups += 1;
             f.hit = mlb_out.range_hit.or(mlb_out.loc_hit).map(|(_, e)| (e.location, e.meta()));

@@ -199,6 +199,7 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
             }
             set("victim", e.victim as u64);
             set("fill_ok", e.fill_ok as u64);
+            set("fill_present", e.fill_present as u64);
             set("repl_state", e.repl_state);
         }
         v.rows.push((ins, outs));

@@ -83,6 +83,7 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
                 ..inp
             });
             assert_eq!(self.uut.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
+            assert_eq!(self.uut.fill_present.val(), out.fill_present, "{ctx}: fill_present");
             if let Some(w) = out.fill_way {
                 assert_eq!(w, victim, "{ctx}: the model filled its victim");
             }
@@ -327,17 +328,35 @@ fn both_ports_hit_same_cycle() {
 
 #[test]
 fn multi_match_is_flagged_and_lowest_wins() {
-    // Illegal on purpose (the MLU never fills a duplicate): two overlapping
-    // ranges and the same location in two ways.
+    // Illegal on purpose (the runtime never makes overlapping allocations):
+    // two overlapping ranges. A second fill of a held location is dropped,
+    // so the location search cannot match twice.
     let mut rig = Rig::<4, 2>::new(Replacement::Plru);
     rig.step(MlbCycleInputs { fill: Some((A.0, meta(0x1000, 0x100, 1))), ..Default::default() }, false);
-    rig.step(MlbCycleInputs { fill: Some((A.0, meta(0x1080, 0x100, 2))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { fill: Some((A.0 + 0x20, meta(0x1080, 0x100, 2))), ..Default::default() }, false);
+    let dup = MlbCycleInputs { fill: Some((A.0, meta(0x9000, 0x10, 3))), ..Default::default() };
+    rig.step(dup, false);
     rig.step(MlbCycleInputs { range_lookup: Some(0x10a0), loc_lookup: Some(A.0), ..Default::default() }, false);
-    assert!(rig.uut.rs_multi.val() && rig.uut.ls_multi.val());
+    assert!(rig.uut.rs_multi.val() && !rig.uut.ls_multi.val());
     assert_eq!((rig.uut.rs_way.val().index(), rig.uut.rs_tag.val().to_u64()), (0, 1));
-    assert_eq!(rig.uut.ls_way.val().index(), 0);
+    assert_eq!((rig.uut.ls_way.val().index(), rig.uut.ls_tag.val().to_u64()), (0, 1));
     rig.step(MlbCycleInputs { range_lookup: Some(0x1150), ..Default::default() }, false);
     assert!(!rig.uut.rs_multi.val() && rig.uut.rs_way.val().index() == 1);
+}
+
+/// A fill of a location the MLB holds writes nothing, whichever way it
+/// would have gone to (two walks of the unit finding one node).
+#[test]
+fn a_fill_of_a_held_location_writes_nothing() {
+    let mut rig = Rig::<2, 1>::new(Replacement::Plru);
+    rig.step(MlbCycleInputs { fill: Some((A.0, meta(0x1000, 0x100, 1))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { fill: Some((A.0 + 0x20, meta(0x2000, 0x100, 2))), ..Default::default() }, false);
+    // Full: the duplicate would evict the PLRU victim (way 0).
+    rig.step(MlbCycleInputs { fill: Some((A.0 + 0x20, meta(0x3000, 0x100, 3))), ..Default::default() }, false);
+    assert_eq!(rig.model.location_matches(A.0 + 0x20).count_ones(), 1);
+    assert!(rig.model.search_location(A.0).is_some(), "the victim survived");
+    rig.step(MlbCycleInputs { loc_lookup: Some(A.0 + 0x20), ..Default::default() }, false);
+    assert!(rig.uut.ls_hit.val() && rig.uut.ls_tag.val().to_u64() == 2, "the entry kept its first metadata");
 }
 
 #[test]

@@ -102,6 +102,7 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!(self.uut.victim.val().index(), victim, "{ctx}: victim");
             let out = self.model.cycle(MlbCycleInputs { range_lookup: inp.range_lookup.map(|a| a & ADDR_MASK), ..inp });
             assert_eq!(self.uut.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
+            assert_eq!(self.uut.fill_present.val(), out.fill_present, "{ctx}: fill_present");
             Some(out)
         };
         self.tick();
@@ -303,16 +304,18 @@ fn p2_fill_over_a_same_cycle_hit_shows_the_new_entry() {
 
 #[test]
 fn p2_multi_match_is_flagged_and_lowest_wins() {
-    // Illegal on purpose (the MLU never fills a duplicate): two overlapping
-    // ranges and the same location in two ways; the Rig checks multi, way
-    // and data against the model (lowest way wins) one cycle late.
+    // Illegal on purpose (the runtime never makes overlapping allocations):
+    // two overlapping ranges; the Rig checks multi, way and data against the
+    // model (lowest way wins) one cycle late. A second fill of a held
+    // location is dropped, so the location search cannot match twice.
     let loc = 0x1000_0000_0000;
     let mut rig = Rig::<4, 2>::new(Replacement::Plru);
     rig.step(MlbCycleInputs { fill: Some((loc, meta(0x1000, 0x100, 1))), ..Default::default() }, false);
-    rig.step(MlbCycleInputs { fill: Some((loc, meta(0x1080, 0x100, 2))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { fill: Some((loc + 0x20, meta(0x1080, 0x100, 2))), ..Default::default() }, false);
+    rig.step(MlbCycleInputs { fill: Some((loc, meta(0x9000, 0x10, 3))), ..Default::default() }, false);
     rig.step(MlbCycleInputs { range_lookup: Some(0x10a0), loc_lookup: Some(loc), ..Default::default() }, false);
     rig.step(MlbCycleInputs { range_lookup: Some(0x1150), ..Default::default() }, false);
-    assert!(rig.uut.rs_multi.val() && rig.uut.ls_multi.val());
+    assert!(rig.uut.rs_multi.val() && !rig.uut.ls_multi.val());
     assert_eq!((rig.uut.rs_way.val().index(), rig.uut.rs_tag.val().to_u64()), (0, 1));
     rig.step(MlbCycleInputs::default(), false);
     assert!(!rig.uut.rs_multi.val() && rig.uut.rs_way.val().index() == 1);

@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  reset rs_valid rs_addr ls_valid ls_loc fill_valid fill_loc fill_base fill_size fill_tag inv_valid inv_loc flush
-//   outputs: rs_hit rs_way rs_loc rs_base rs_size rs_tag rs_multi ls_hit ls_way ls_base ls_size ls_tag ls_multi victim fill_ok repl_state
+//   outputs: rs_hit rs_way rs_loc rs_base rs_size rs_tag rs_multi ls_hit ls_way ls_base ls_size ls_tag ls_multi victim fill_ok fill_present repl_state
 `timescale 1ns/1ps
 module mlb8_rr_tb;
     reg clock = 1'b0;
@@ -58,6 +58,8 @@ module mlb8_rr_tb;
     reg  [2:0] exp_victim;
     wire fill_ok;
     reg  exp_fill_ok;
+    wire fill_present;
+    reg  exp_fill_present;
     wire [7:0] repl_state;
     reg  [7:0] exp_repl_state;
 
@@ -91,6 +93,7 @@ module mlb8_rr_tb;
         .ls_multi(ls_multi),
         .victim(victim),
         .fill_ok(fill_ok),
+        .fill_present(fill_present),
         .repl_state(repl_state)
     );
 
@@ -112,7 +115,7 @@ module mlb8_rr_tb;
     endtask
 
     // Compare one output with its expected value (skipped when it is x).
-    task check(input [8*10-1:0] port, input [55:0] value, input [55:0] expected);
+    task check(input [8*12-1:0] port, input [55:0] value, input [55:0] expected);
         begin
             if (expected[0] !== 1'bx && failed == 0 && value !== expected) begin
                 $display("FAIL cycle %0d (vector file line %0d) port %0s: expected %h, got %h", vectors, lineno, port, expected, value);
@@ -144,9 +147,9 @@ module mlb8_rr_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, rs_valid, rs_addr, ls_valid, ls_loc, fill_valid, fill_loc, fill_base, fill_size, fill_tag, inv_valid, inv_loc, flush, exp_rs_hit, exp_rs_way, exp_rs_loc, exp_rs_base, exp_rs_size, exp_rs_tag, exp_rs_multi, exp_ls_hit, exp_ls_way, exp_ls_base, exp_ls_size, exp_ls_tag, exp_ls_multi, exp_victim, exp_fill_ok, exp_repl_state);
-                if (fields != 29) begin
-                    $display("FAIL vector file line %0d: %0d of 29 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, rs_valid, rs_addr, ls_valid, ls_loc, fill_valid, fill_loc, fill_base, fill_size, fill_tag, inv_valid, inv_loc, flush, exp_rs_hit, exp_rs_way, exp_rs_loc, exp_rs_base, exp_rs_size, exp_rs_tag, exp_rs_multi, exp_ls_hit, exp_ls_way, exp_ls_base, exp_ls_size, exp_ls_tag, exp_ls_multi, exp_victim, exp_fill_ok, exp_fill_present, exp_repl_state);
+                if (fields != 30) begin
+                    $display("FAIL vector file line %0d: %0d of 30 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -165,6 +168,7 @@ module mlb8_rr_tb;
                 check("ls_multi", ls_multi, exp_ls_multi);
                 check("victim", victim, exp_victim);
                 check("fill_ok", fill_ok, exp_fill_ok);
+                check("fill_present", fill_present, exp_fill_present);
                 check("repl_state", repl_state, exp_repl_state);
                 clock = 1'b1;
                 #1;

@@ -60,6 +60,7 @@ pub struct MlbPorts {
     ls_multi: PortSlot,
     victim: PortSlot,
     fill_ok: PortSlot,
+    fill_present: PortSlot,
     repl_state: PortSlot,
 }
 
@@ -104,6 +105,7 @@ impl MlbPorts {
             ls_multi: o("ls_multi", 1)?,
             victim: o("victim", iw)?,
             fill_ok: o("fill_ok", 1)?,
+            fill_present: o("fill_present", 1)?,
             repl_state: o("repl_state", entries)?,
         })
     }
@@ -209,6 +211,8 @@ pub struct MlbExpect {
     pub check: bool,
     pub victim: usize,
     pub fill_ok: bool,
+    /// The fill's location was already held (combinational, like fill_ok).
+    pub fill_present: bool,
     pub repl_state: u64,
     /// The searches of the previous cycle.
     pub rs: SearchExpect,
@@ -233,6 +237,7 @@ pub struct MlbOut {
     pub ls_multi: bool,
     pub victim: u64,
     pub fill_ok: bool,
+    pub fill_present: bool,
     pub repl_state: u64,
 }
 
@@ -254,6 +259,7 @@ impl MlbOut {
             ls_multi: p.ls_multi.get(rec) != 0,
             victim: p.victim.get(rec),
             fill_ok: p.fill_ok.get(rec) != 0,
+            fill_present: p.fill_present.get(rec) != 0,
             repl_state: p.repl_state.get(rec),
         }
     }
@@ -293,6 +299,7 @@ pub fn compare(e: &MlbExpect, o: &MlbOut) -> Option<(&'static str, String, Strin
         })
         .or_else(|| d("victim", e.victim as u64, o.victim))
         .or_else(|| d("fill_ok", e.fill_ok as u64, o.fill_ok as u64))
+        .or_else(|| d("fill_present", e.fill_present as u64, o.fill_present as u64))
         .or_else(|| d("repl_state", e.repl_state, o.repl_state))
 }
 
@@ -309,6 +316,8 @@ pub struct MlbStats {
     /// Fills into a full MLB (the replacement policy chose the way).
     pub evictions: u64,
     pub fills_dropped_by_invalidate: u64,
+    /// Fills of a location already held (dropped: never a duplicate).
+    pub fills_present: u64,
     pub invalidates_matched: u64,
     pub both_hits_same_cycle: u64,
     pub multi_matches: u64,
@@ -450,6 +459,7 @@ impl MlbBench {
             rs: self.prev.0,
             ls: self.prev.1,
             fill_ok: false,
+            fill_present: s.model_inputs().fill.is_some_and(|(l, _)| self.model.location_matches(l) != 0),
         };
         let st = &mut self.stats;
         st.cycles += 1;
@@ -471,7 +481,8 @@ impl MlbBench {
             st.fills += s.fill_valid as u64;
             st.fills_taken += e.fill_ok as u64;
             st.evictions += (e.fill_ok && full) as u64;
-            st.fills_dropped_by_invalidate += (s.fill_valid && !s.flush && !e.fill_ok) as u64;
+            st.fills_dropped_by_invalidate += (s.fill_valid && !s.flush && !e.fill_ok && !e.fill_present) as u64;
+            st.fills_present += e.fill_present as u64;
             st.invalidates_matched += out.invalidated_way.is_some() as u64;
             st.both_hits_same_cycle += (out.range_hit.is_some() && out.loc_hit.is_some()) as u64;
             st.multi_matches += (rs_multi || ls_multi) as u64;
@@ -562,7 +573,7 @@ impl fmt::Display for MlbStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} range searches ({} hits), {} location searches ({} hits), {} fills ({} taken, {} evictions, {} dropped by a same-cycle invalidate), {} invalidates matched, {} cycles with both hits, {} multi-matches, {} flushes, {} resets",
+            "{} range searches ({} hits), {} location searches ({} hits), {} fills ({} taken, {} evictions, {} dropped by a same-cycle invalidate, {} of a held location), {} invalidates matched, {} cycles with both hits, {} multi-matches, {} flushes, {} resets",
             self.range_searches,
             self.range_hits,
             self.loc_searches,
@@ -571,6 +582,7 @@ impl fmt::Display for MlbStats {
             self.fills_taken,
             self.evictions,
             self.fills_dropped_by_invalidate,
+            self.fills_present,
             self.invalidates_matched,
             self.both_hits_same_cycle,
             self.multi_matches,

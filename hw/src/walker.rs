@@ -1,0 +1,309 @@
+//! `Walker`: one walker of the MLU as an SM unit (spec section 6,
+//! docs/design.md "The MLU as an SM unit"). The golden model is
+//! `sim::walker::Walker`, state for state and cycle for cycle; the unit has
+//! K of these.
+//!
+//! A walker reads whole 32-byte nodes (one port request returns base,
+//! size|tag, link0 and link1), at most one read outstanding, for one key:
+//! - range (`start_range` = 1): the node whose range holds `start_a`, from
+//!   `root`; list: follow link0; bst: `a < base` link0, `a >= base + size`
+//!   link1, else found. A link of 0 ends it (not found); before reading a
+//!   node after `limit` nodes it ends in RES_LIMIT (limit 0: at once); an
+//!   error response in RES_MEM_ERROR. A root of 0 is an empty structure.
+//! - location (`start_range` = 0): the node at `start_loc`: one read.
+//!
+//! Node addresses are 51-bit locations (address bits 55..5), as the MLB
+//! stores them; the port address is `{node, 5'b0}`.
+//!
+//! # Ports (one clock, rising edge; inputs sampled at the edge)
+//! - `reset`: synchronous; back to idle. A read outstanding at reset must
+//!   not be answered afterwards (the unit resets the port with it).
+//! - `start` with `start_range`, `start_a` (the address: bits 55..0 are
+//!   used, so a tagged pointer may be given), `start_loc` and `root` (node
+//!   addresses: bits 55..5 are used), `limit` (16), `structure` (0 list,
+//!   1 bst; ignored unless both are built): taken only while idle (`busy`
+//!   low); latched.
+//! - `req_valid`, `req_node`: the read this walker wants (from registers).
+//!   `grant`: the unit's port arbiter passed it to the port this cycle.
+//! - `resp_valid` (this walker's response, routed by id by the unit) with
+//!   `resp_error` and the sector's words `resp_base`, `resp_size_tag`,
+//!   `resp_link0`, `resp_link1`: registered, compared the next cycle
+//!   (`visit` is high in that cycle: one node visited).
+//! - `in_flight`: reading (a merge candidate unless `cancelled`); `busy`:
+//!   not idle; `done`: finished, holding `result` (RES_*), and for
+//!   RES_FOUND `location`, `base`, `size`, `tag`, until `release`.
+//! - `release`: the unit took the result; idle at the edge.
+//! - `cancel`: an INVALIDATE or FLUSH met this walk (no fill, no merges):
+//!   sets `cancelled` until the next start.
+//! - `key_range`, `key`: the key being served (range: `a`, bits 55..0;
+//!   location: the node address, bits 55..5), for the unit's merge match.
+//!
+//! # Timing
+//! Started in cycle t, the first read is asked for in t+1; a read granted in
+//! cycle g with its response in cycle r >= g+1 is compared in r+1, and the
+//! next read is asked for in r+2 (or `done` in r+2). A walk of n nodes at
+//! port latency L with the port free takes n (L + 2) + 1 cycles to `done`.
+use crate::state_reg::StateReg;
+use crate::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum WalkerState {
+    Idle,
+    /// Ask the port for node `node_r`.
+    Issue,
+    /// The read of `node_r` is outstanding.
+    Wait,
+    /// The sector arrived last cycle: compare it.
+    Decide,
+    /// Finished: `result_r` and the node registers hold the result.
+    Done,
+}
+
+#[derive(LogicBlock)]
+pub struct Walker {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub start_range: Signal<In, Bit>,
+    pub start_a: Signal<In, Bits<64>>,
+    pub start_loc: Signal<In, Bits<64>>,
+    pub root: Signal<In, Bits<64>>,
+    pub limit: Signal<In, Bits<16>>,
+    pub structure: Signal<In, Bit>,
+    pub grant: Signal<In, Bit>,
+    pub resp_valid: Signal<In, Bit>,
+    pub resp_error: Signal<In, Bit>,
+    pub resp_base: Signal<In, Bits<64>>,
+    pub resp_size_tag: Signal<In, Bits<64>>,
+    pub resp_link0: Signal<In, Bits<64>>,
+    pub resp_link1: Signal<In, Bits<64>>,
+    pub release: Signal<In, Bit>,
+    pub cancel: Signal<In, Bit>,
+    pub req_valid: Signal<Out, Bit>,
+    pub req_node: Signal<Out, Bits<51>>,
+    pub busy: Signal<Out, Bit>,
+    pub in_flight: Signal<Out, Bit>,
+    pub done: Signal<Out, Bit>,
+    pub visit: Signal<Out, Bit>,
+    pub result: Signal<Out, Bits<2>>,
+    pub location: Signal<Out, Bits<51>>,
+    pub base: Signal<Out, Bits<64>>,
+    pub size: Signal<Out, Bits<56>>,
+    pub tag: Signal<Out, Bits<8>>,
+    pub cancelled: Signal<Out, Bit>,
+    pub key_range: Signal<Out, Bit>,
+    pub key: Signal<Out, Bits<64>>,
+    state: StateReg<WalkerState>,
+    range_r: DFF<Bit>,
+    /// The key: range `a & ADDR_MASK`, location `loc & LOC_MASK`.
+    a_r: DFF<Bits<64>>,
+    bst_r: DFF<Bit>,
+    limit_r: DFF<Bits<16>>,
+    steps_r: DFF<Bits<16>>,
+    node_r: DFF<Bits<51>>,
+    cancelled_r: DFF<Bit>,
+    result_r: DFF<Bits<2>>,
+    // The sector of the node read last (what Decide compares, and the
+    // result's metadata).
+    base_r: DFF<Bits<64>>,
+    size_r: DFF<Bits<64>>,
+    tag_r: DFF<Bits<8>>,
+    link0_r: DFF<Bits<51>>,
+    link1_r: DFF<Bits<51>>,
+    // Decide's terms.
+    a_ge_base: Signal<Local, Bit>,
+    found: Signal<Local, Bit>,
+    link: Signal<Local, Bits<51>>,
+    steps_inc: Signal<Local, Bits<16>>,
+    is_bst: Signal<Local, Bit>,
+    root_node: Signal<Local, Bits<51>>,
+    addr_mask: Constant<Bits<64>>,
+    loc_mask: Constant<Bits<64>>,
+    has_list: Constant<Bit>,
+    has_bst: Constant<Bit>,
+    res_found: Constant<Bits<2>>,
+    res_not_found: Constant<Bits<2>>,
+    res_limit: Constant<Bits<2>>,
+    res_mem_error: Constant<Bits<2>>,
+}
+
+impl Walker {
+    pub fn new(structures: Structures) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            start_range: Default::default(),
+            start_a: Default::default(),
+            start_loc: Default::default(),
+            root: Default::default(),
+            limit: Default::default(),
+            structure: Default::default(),
+            grant: Default::default(),
+            resp_valid: Default::default(),
+            resp_error: Default::default(),
+            resp_base: Default::default(),
+            resp_size_tag: Default::default(),
+            resp_link0: Default::default(),
+            resp_link1: Default::default(),
+            release: Default::default(),
+            cancel: Default::default(),
+            req_valid: Default::default(),
+            req_node: Default::default(),
+            busy: Default::default(),
+            in_flight: Default::default(),
+            done: Default::default(),
+            visit: Default::default(),
+            result: Default::default(),
+            location: Default::default(),
+            base: Default::default(),
+            size: Default::default(),
+            tag: Default::default(),
+            cancelled: Default::default(),
+            key_range: Default::default(),
+            key: Default::default(),
+            state: Default::default(),
+            range_r: Default::default(),
+            a_r: Default::default(),
+            bst_r: Default::default(),
+            limit_r: Default::default(),
+            steps_r: Default::default(),
+            node_r: Default::default(),
+            cancelled_r: Default::default(),
+            result_r: Default::default(),
+            base_r: Default::default(),
+            size_r: Default::default(),
+            tag_r: Default::default(),
+            link0_r: Default::default(),
+            link1_r: Default::default(),
+            a_ge_base: Default::default(),
+            found: Default::default(),
+            link: Default::default(),
+            steps_inc: Default::default(),
+            is_bst: Default::default(),
+            root_node: Default::default(),
+            addr_mask: Constant::new(sim::pointer::ADDR_MASK.into()),
+            loc_mask: Constant::new(sim::mlb::LOC_MASK.into()),
+            has_list: Constant::new(structures != Structures::Bst),
+            has_bst: Constant::new(structures != Structures::List),
+            res_found: Constant::new(RES_FOUND.into()),
+            res_not_found: Constant::new(RES_NOT_FOUND.into()),
+            res_limit: Constant::new(RES_LIMIT.into()),
+            res_mem_error: Constant::new(RES_MEM_ERROR.into()),
+        }
+    }
+}
+
+impl Logic for Walker {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, range_r, a_r, bst_r, limit_r, steps_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
+            link0_r, link1_r
+        );
+        self.is_bst.next = self.has_bst.val() & (!self.has_list.val() | self.structure.val());
+        // Decide: `base <= a < base + size` as `a >= base && a - base < size`
+        // (64-bit base word: a base above 2^56 is never <= a).
+        self.a_ge_base.next = self.a_r.q.val() >= self.base_r.q.val();
+        self.found.next =
+            !self.range_r.q.val() | (self.a_ge_base.val() & ((self.a_r.q.val() - self.base_r.q.val()) < self.size_r.q.val()));
+        self.root_node.next = self.root.val().get_bits::<51>(5);
+        self.link.next = self.link0_r.q.val();
+        if self.bst_r.q.val() & self.a_ge_base.val() {
+            self.link.next = self.link1_r.q.val();
+        }
+        self.steps_inc.next = self.steps_r.q.val() + 1_u64;
+        // Outputs from registers.
+        self.req_valid.next = self.state.q.val() == WalkerState::Issue;
+        self.req_node.next = self.node_r.q.val();
+        self.busy.next = self.state.q.val() != WalkerState::Idle;
+        self.in_flight.next = (self.state.q.val() == WalkerState::Issue)
+            | (self.state.q.val() == WalkerState::Wait)
+            | (self.state.q.val() == WalkerState::Decide);
+        self.done.next = self.state.q.val() == WalkerState::Done;
+        self.visit.next = self.state.q.val() == WalkerState::Decide;
+        self.result.next = self.result_r.q.val();
+        self.location.next = self.node_r.q.val();
+        self.base.next = self.base_r.q.val();
+        self.size.next = self.size_r.q.val().get_bits::<56>(0);
+        self.tag.next = self.tag_r.q.val();
+        self.cancelled.next = self.cancelled_r.q.val();
+        self.key_range.next = self.range_r.q.val();
+        self.key.next = self.a_r.q.val();
+        if self.cancel.val() & (self.state.q.val() != WalkerState::Idle) {
+            self.cancelled_r.d.next = true;
+        }
+        match self.state.q.val() {
+            WalkerState::Idle => {
+                if self.start.val() {
+                    self.range_r.d.next = self.start_range.val();
+                    self.bst_r.d.next = self.is_bst.val();
+                    self.limit_r.d.next = self.limit.val();
+                    self.steps_r.d.next = 0_u64.into();
+                    self.cancelled_r.d.next = false;
+                    self.state.d.next = WalkerState::Issue;
+                    if self.start_range.val() {
+                        self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
+                        self.node_r.d.next = self.root_node.val();
+                        if self.root_node.val() == 0_u64 {
+                            self.result_r.d.next = self.res_not_found.val();
+                            self.state.d.next = WalkerState::Done;
+                        } else if self.limit.val() == 0_u64 {
+                            self.result_r.d.next = self.res_limit.val();
+                            self.state.d.next = WalkerState::Done;
+                        }
+                    } else {
+                        self.a_r.d.next = self.start_loc.val() & self.loc_mask.val();
+                        self.node_r.d.next = self.start_loc.val().get_bits::<51>(5);
+                    }
+                }
+            }
+            WalkerState::Issue => {
+                if self.grant.val() {
+                    self.state.d.next = WalkerState::Wait;
+                }
+            }
+            WalkerState::Wait => {
+                if self.resp_valid.val() {
+                    self.result_r.d.next = self.res_found.val();
+                    if self.resp_error.val() {
+                        self.result_r.d.next = self.res_mem_error.val();
+                    }
+                    self.base_r.d.next = self.resp_base.val();
+                    self.size_r.d.next = self.resp_size_tag.val() & self.addr_mask.val();
+                    self.tag_r.d.next = self.resp_size_tag.val().get_bits::<8>(56);
+                    self.link0_r.d.next = self.resp_link0.val().get_bits::<51>(5);
+                    self.link1_r.d.next = self.resp_link1.val().get_bits::<51>(5);
+                    self.state.d.next = WalkerState::Decide;
+                }
+            }
+            WalkerState::Decide => {
+                self.steps_r.d.next = self.steps_inc.val();
+                self.state.d.next = WalkerState::Done;
+                if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
+                    if self.link.val() == 0_u64 {
+                        self.result_r.d.next = self.res_not_found.val();
+                    } else if self.steps_inc.val() >= self.limit_r.q.val() {
+                        self.result_r.d.next = self.res_limit.val();
+                    } else {
+                        self.node_r.d.next = self.link.val();
+                        self.state.d.next = WalkerState::Issue;
+                    }
+                }
+            }
+            WalkerState::Done => {
+                if self.release.val() {
+                    self.state.d.next = WalkerState::Idle;
+                }
+            }
+            _ => {
+                self.state.d.next = WalkerState::Idle;
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = WalkerState::Idle;
+            self.cancelled_r.d.next = false;
+        }
+    }
+}
