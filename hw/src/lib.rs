@@ -8,6 +8,7 @@ pub mod prio_enc;
 pub mod plru;
 pub mod mlb;
 pub mod memcheck;
+pub mod lane_checks;
 pub mod manifest;
 pub mod interface;
 pub mod tb;

@@ -86,3 +86,52 @@ pub fn distance(a: u64, base: u64, size: u64) -> String {
         format!("{} bytes after", f - end + 1)
     }
 }
+
+/// The metadata of a warp-wide MEMCHECK.G: found, or the fault of its lookup
+/// (NO_META, TRAVERSAL_LIMIT, MEM_ERROR).
+pub type LaneMeta = Result<Meta, FaultCode>;
+
+/// A warp-wide MEMCHECK (spec section 6), lane by lane, as the RTL's lane
+/// checks do it: every active lane (bit i of `mask`) is decided on its own
+/// pointer `ptrs[i]`, in the fault order of [`memcheck_g_decide`]
+/// (MEMCHECK.G: tag 0 passes; a location operand of 0 or NO_META faults
+/// NO_META, `loc` None meaning HWONLY, which has none; then `meta`) or of
+/// [`memcheck_s`] (`shared`: bits 31..0 of the lane against `sbase`/`ssize`,
+/// 32-bit shared-window addresses). `meta` is looked at only for tagged lanes
+/// of a MEMCHECK.G that needs it. Returns the mask of active lanes that
+/// passed and the lowest faulting lane with its fault.
+#[allow(clippy::too_many_arguments)]
+pub fn check_lanes(
+    shared: bool,
+    mask: u32,
+    ptrs: &[u64],
+    w: u32,
+    loc: Option<u64>,
+    meta: Option<LaneMeta>,
+    sbase: u64,
+    ssize: u64,
+) -> (u32, Option<(u8, FaultCode)>) {
+    let (mut pass, mut first) = (0u32, None);
+    for (i, &p) in ptrs.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1) {
+        let v = if shared {
+            memcheck_s(p & 0xFFFF_FFFF, w, sbase, ssize).map(|_| ())
+        } else if tag(p) == 0 {
+            Ok(())
+        } else if loc.is_some_and(|l| l == 0 || l == NO_META) {
+            Err(FaultCode::NoMeta)
+        } else {
+            match meta {
+                Some(Ok(m)) => check_meta(p, w, &m).map(|_| ()),
+                Some(Err(f)) => Err(f),
+                None => Err(FaultCode::MemError),
+            }
+        };
+        match v {
+            Ok(()) => pass |= 1 << i,
+            Err(f) => {
+                first.get_or_insert((i as u8, f));
+            }
+        }
+    }
+    (pass, first)
+}

@@ -25,7 +25,8 @@
 //!   on a walk: the walk in flight for the same key if there is one and it
 //!   was not cancelled (a merged miss: one walk, many requests), else a free
 //!   walker, else it waits unassigned until a walker frees (the oldest
-//!   unassigned slot first; every unassigned slot of the same key joins it).
+//!   unassigned slot first, one per cycle; every unassigned slot of the same
+//!   key joins it).
 //!   When the walk ends, its result is copied into its slots, the MLB is
 //!   filled (one fill per cycle, lowest walker first), and each slot
 //!   re-enters stage A with the result, one per cycle (lowest slot first),
@@ -59,7 +60,7 @@
 //! port took the read, the port's response) and advances one clock edge.
 use crate::config::{Mode, MluConfig, Structure};
 use crate::fault::FaultCode;
-use crate::memcheck::{check_meta, memcheck_s};
+use crate::memcheck::{check_lanes, LaneMeta};
 use crate::mlb::{Mlb, MlbCycleInputs, LOC_MASK};
 use crate::node::Meta;
 use crate::pointer::{tag, untag, NO_META};
@@ -267,10 +268,16 @@ enum Source {
 
 /// The response to `req` given its metadata (the lane checks of stage C).
 fn answer(req: &UnitRequest, mode: Mode, src: Source) -> UnitResponse {
-    let lanes = req.ptrs.len();
     let found = match src {
         Source::Found { location, meta } | Source::Walk(WalkResult::Found { location, meta }) => Some((location, meta)),
         _ => None,
+    };
+    let lookup: Option<LaneMeta> = match src {
+        Source::None => None,
+        Source::Found { meta, .. } | Source::Walk(WalkResult::Found { meta, .. }) => Some(Ok(meta)),
+        Source::Walk(WalkResult::NotFound) => Some(Err(FaultCode::NoMeta)),
+        Source::Walk(WalkResult::StepLimit) => Some(Err(FaultCode::TraversalLimit)),
+        Source::Walk(WalkResult::MemError) => Some(Err(FaultCode::MemError)),
     };
     let mut r = UnitResponse {
         id: req.id,
@@ -282,61 +289,26 @@ fn answer(req: &UnitRequest, mode: Mode, src: Source) -> UnitResponse {
         meta: None,
         addrs: req.ptrs.iter().map(|&p| untag(p)).collect(),
     };
-    // Per lane: Ok (pass) or the fault; inactive lanes None.
-    let lane_result: Vec<Option<Result<(), FaultCode>>> = (0..lanes)
-        .map(|i| {
-            if req.mask >> i & 1 == 0 {
-                return None;
-            }
-            let p = req.ptrs[i];
-            Some(match req.op {
-                UnitOp::MemcheckS => memcheck_s(p, req.width, req.sbase, req.ssize).map(|_| ()),
-                UnitOp::MemcheckG if tag(p) == 0 => Ok(()),
-                UnitOp::MemcheckG if mode == Mode::Compiler && (req.loc == 0 || req.loc == NO_META) => Err(FaultCode::NoMeta),
-                UnitOp::MemcheckG => match (found, src) {
-                    (Some((_, meta)), _) => check_meta(p, req.width, &meta).map(|_| ()),
-                    (None, Source::Walk(WalkResult::NotFound)) => Err(FaultCode::NoMeta),
-                    (None, Source::Walk(WalkResult::StepLimit)) => Err(FaultCode::TraversalLimit),
-                    (None, Source::Walk(WalkResult::MemError)) => Err(FaultCode::MemError),
-                    (None, _) => unreachable!("a tagged lane with a lookup has a source"),
-                },
-                UnitOp::LoadMeta | UnitOp::Invalidate | UnitOp::Flush => Ok(()),
-            })
-        })
-        .collect();
     match req.op {
         UnitOp::LoadMeta => {
-            r.loc = match (tag(req.ptrs[0]), src) {
-                (0, _) => 0,
-                (_, Source::Walk(WalkResult::NotFound)) => NO_META,
+            (r.loc, r.fault) = match (tag(req.ptrs[0]), lookup) {
+                (0, _) | (_, None) => (0, FaultCode::None),
+                (_, Some(Ok(_))) => (found.map_or(NO_META, |(l, _)| l), FaultCode::None),
+                (_, Some(Err(FaultCode::NoMeta))) => (NO_META, FaultCode::None),
                 // A faulting LOADMETA answers NO_META, as the blocking MLU does.
-                (_, Source::Walk(WalkResult::StepLimit)) => {
-                    r.fault = FaultCode::TraversalLimit;
-                    NO_META
-                }
-                (_, Source::Walk(WalkResult::MemError)) => {
-                    r.fault = FaultCode::MemError;
-                    NO_META
-                }
-                _ => found.map_or(NO_META, |(l, _)| l),
+                (_, Some(Err(f))) => (NO_META, f),
             };
             r.pass = (r.fault == FaultCode::None) as u32;
         }
         UnitOp::MemcheckG | UnitOp::MemcheckS => {
-            for (i, lr) in lane_result.iter().enumerate() {
-                match lr {
-                    Some(Ok(())) => r.pass |= 1 << i,
-                    Some(Err(f)) if r.fault == FaultCode::None => {
-                        r.fault = *f;
-                        r.lane = i as u8;
-                    }
-                    _ => {}
-                }
+            let shared = req.op == UnitOp::MemcheckS;
+            let loc = (mode == Mode::Compiler).then_some(req.loc);
+            let (pass, first) = check_lanes(shared, req.mask, &req.ptrs, req.width, loc, lookup, req.sbase, req.ssize);
+            r.pass = pass;
+            if let Some((lane, f)) = first {
+                (r.lane, r.fault) = (lane, f);
             }
-            r.meta = match req.op {
-                UnitOp::MemcheckS => Some(Meta { base: req.sbase, size: req.ssize, tag: 0 }),
-                _ => found.map(|(_, m)| m),
-            };
+            r.meta = if shared { Some(Meta { base: req.sbase, size: req.ssize, tag: 0 }) } else { found.map(|(_, m)| m) };
         }
         UnitOp::Invalidate | UnitOp::Flush => {}
     }
@@ -572,10 +544,12 @@ impl MluUnit {
         }
 
         // Free walkers (idle at the start of the cycle) go to the oldest
-        // unassigned slots first, then to stage C's miss.
+        // unassigned slot first (one slot group per cycle), then to stage C's
+        // miss.
         let mut free: VecDeque<usize> = (0..self.walkers.len()).filter(|&i| was_idle[i]).collect();
-        while let Some(s) = self.slots.iter().position(|s| s.as_ref().is_some_and(|s| s.walker.is_none() && s.result.is_none())) {
-            let Some(w) = free.pop_front() else { break };
+        let unassigned = self.slots.iter().position(|s| s.as_ref().is_some_and(|s| s.walker.is_none() && s.result.is_none()));
+        if let (Some(s), Some(&w)) = (unassigned, free.front()) {
+            free.pop_front();
             let key = self.slots[s].as_ref().map(|s| s.key).expect("picked");
             self.start_walk(w, key);
             for slot in self.slots.iter_mut().flatten().filter(|x| x.walker.is_none() && x.result.is_none() && x.key == key) {

@@ -1,0 +1,143 @@
+//! `LaneChecks<L, LW>`: the lane checks of a warp-wide MEMCHECK (spec
+//! section 6): L lanes checked in parallel against one piece of metadata,
+//! each in the fault order of spec section 4, and the lowest faulting lane.
+//! Combinational. The golden model is `sim::memcheck::check_lanes`.
+//!
+//! Each lane is a [`Memcheck`] (the scalar datapath), so a lane decides
+//! exactly as the scalar MLU does; a priority encoder picks the lowest
+//! faulting lane (OR-tree, log2 L deep).
+//!
+//! # Ports (all combinational)
+//! - `shared`: MEMCHECK.S (else MEMCHECK.G). `hwonly`: MEMCHECK.G has no
+//!   location operand (HWONLY mode: `loc` is ignored).
+//! - `mask[i]`: lane i is active; `ptr[i]` (64): its pointer (MEMCHECK.S:
+//!   bits 31..0 are the shared-window address).
+//! - `width` (5): access bytes; `loc` (64): MEMCHECK.G's location operand.
+//! - `meta_valid` with `meta_base`, `meta_size` (56), `meta_tag` (8): the
+//!   metadata, when the lookup found it; else `meta_fault` (3): the lookup's
+//!   fault (NO_META, TRAVERSAL_LIMIT or MEM_ERROR), given to every tagged
+//!   lane that needs metadata.
+//! - `sbase`, `ssize` (32): MEMCHECK.S's compile-time window.
+//! - `pass[i]`: lane i is active and passed. `any_fault`, `fault` (3),
+//!   `lane` (LW): the lowest faulting active lane and its fault (NONE and 0
+//!   when none faults).
+use crate::memcheck::Memcheck;
+use crate::prio_enc::{array_init, index_width, PrioEnc};
+use rust_hdl::prelude::*;
+use sim::fault::FaultCode;
+
+#[derive(LogicBlock)]
+pub struct LaneChecks<const L: usize, const LW: usize> {
+    pub shared: Signal<In, Bit>,
+    pub hwonly: Signal<In, Bit>,
+    pub mask: [Signal<In, Bit>; L],
+    pub ptr: [Signal<In, Bits<64>>; L],
+    pub width: Signal<In, Bits<5>>,
+    pub loc: Signal<In, Bits<64>>,
+    pub meta_valid: Signal<In, Bit>,
+    pub meta_base: Signal<In, Bits<56>>,
+    pub meta_size: Signal<In, Bits<56>>,
+    pub meta_tag: Signal<In, Bits<8>>,
+    pub meta_fault: Signal<In, Bits<3>>,
+    pub sbase: Signal<In, Bits<32>>,
+    pub ssize: Signal<In, Bits<32>>,
+    pub pass: [Signal<Out, Bit>; L],
+    pub any_fault: Signal<Out, Bit>,
+    pub fault: Signal<Out, Bits<3>>,
+    pub lane: Signal<Out, Bits<LW>>,
+    lanes: Vec<Memcheck>,
+    first: PrioEnc<L, LW>,
+    lane_fault: [Signal<Local, Bits<3>>; L],
+    // Result multiplexer OR tree over the one-hot lowest lane (heap order,
+    // 2L-1 nodes, leaves L-1..).
+    or_fault: Vec<Signal<Local, Bits<3>>>,
+    g_loc: Signal<Local, Bits<64>>,
+    any_loc: Constant<Bits<64>>,
+    f_none: Constant<Bits<3>>,
+}
+
+impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
+    fn default() -> Self {
+        assert!(L.is_power_of_two() && L <= 32 && LW == index_width(L), "LaneChecks<{L}, {LW}>: L a power of two <= 32, LW = max(1, clog2(L))");
+        Self {
+            shared: Default::default(),
+            hwonly: Default::default(),
+            mask: array_init(Default::default),
+            ptr: array_init(Default::default),
+            width: Default::default(),
+            loc: Default::default(),
+            meta_valid: Default::default(),
+            meta_base: Default::default(),
+            meta_size: Default::default(),
+            meta_tag: Default::default(),
+            meta_fault: Default::default(),
+            sbase: Default::default(),
+            ssize: Default::default(),
+            pass: array_init(Default::default),
+            any_fault: Default::default(),
+            fault: Default::default(),
+            lane: Default::default(),
+            lanes: (0..L).map(|_| Memcheck::default()).collect(),
+            first: Default::default(),
+            lane_fault: array_init(Default::default),
+            or_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
+            g_loc: Default::default(),
+            // HWONLY has no location operand: any location other than 0 and
+            // NO_META makes a tagged lane need the metadata.
+            any_loc: Constant::new(32_u64.into()),
+            f_none: Constant::new((FaultCode::None.bits() as u64).into()),
+        }
+    }
+}
+
+impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.g_loc.next = self.loc.val();
+        if self.hwonly.val() {
+            self.g_loc.next = self.any_loc.val();
+        }
+        for i in 0..L {
+            self.lanes[i].g_ptr.next = self.ptr[i].val();
+            self.lanes[i].g_width.next = self.width.val();
+            self.lanes[i].g_loc.next = self.g_loc.val();
+            self.lanes[i].g_meta_valid.next = self.meta_valid.val();
+            self.lanes[i].g_meta_base.next = self.meta_base.val();
+            self.lanes[i].g_meta_size.next = self.meta_size.val();
+            self.lanes[i].g_meta_tag.next = self.meta_tag.val();
+            self.lanes[i].s_addr.next = self.ptr[i].val().get_bits::<32>(0);
+            self.lanes[i].s_width.next = self.width.val();
+            self.lanes[i].s_base.next = self.sbase.val();
+            self.lanes[i].s_size.next = self.ssize.val();
+            self.lane_fault[i].next = self.f_none.val();
+            if self.mask[i].val() {
+                if self.shared.val() {
+                    self.lane_fault[i].next = self.lanes[i].s_fault.val();
+                } else if self.lanes[i].g_need_meta.val() & !self.meta_valid.val() {
+                    self.lane_fault[i].next = self.meta_fault.val();
+                } else {
+                    self.lane_fault[i].next = self.lanes[i].g_fault.val();
+                }
+            }
+            self.pass[i].next = self.mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
+            self.first.req[i].next = self.lane_fault[i].val() != self.f_none.val();
+        }
+        self.any_fault.next = self.first.any.val();
+        self.lane.next = self.first.index.val();
+        // The lowest faulting lane's fault: AND-OR over the one-hot select.
+        for leaf0 in (L - 1)..L {
+            for i in 0..L {
+                self.or_fault[leaf0 + i].next = self.f_none.val();
+                if self.first.onehot[i].val() {
+                    self.or_fault[leaf0 + i].next = self.lane_fault[i].val();
+                }
+            }
+        }
+        for top in L.saturating_sub(2)..L.saturating_sub(1) {
+            for j in 0..(L - 1) {
+                self.or_fault[top - j].next = self.or_fault[2 * (top - j) + 1].val() | self.or_fault[2 * (top - j) + 2].val();
+            }
+        }
+        self.fault.next = self.or_fault[0].val();
+    }
+}
