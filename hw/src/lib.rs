@@ -9,6 +9,7 @@ pub mod plru;
 pub mod mlb;
 pub mod memcheck;
 pub mod lane_checks;
+pub mod mlu_unit;
 pub mod manifest;
 pub mod interface;
 pub mod tb;

@@ -59,7 +59,7 @@
 //! [`MluUnit::tick`] then takes the cycle's inputs (the request, whether the
 //! port took the read, the port's response) and advances one clock edge.
 use crate::config::{Mode, MluConfig, Structure};
-use crate::fault::FaultCode;
+use crate::fault::{FaultCode, Op};
 use crate::memcheck::{check_lanes, LaneMeta};
 use crate::mlb::{Mlb, MlbCycleInputs, LOC_MASK};
 use crate::node::Meta;
@@ -147,23 +147,12 @@ impl UnitParams {
     }
 }
 
-/// Operation of a request (the encodings of [`crate::fault::Op`] plus the
-/// two MLB maintenance operations).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnitOp {
-    LoadMeta,
-    MemcheckG,
-    MemcheckS,
-    Invalidate,
-    Flush,
-}
-
 /// One request of the SM's load/store unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitRequest {
     /// The requester's tag, returned with the response.
     pub id: u32,
-    pub op: UnitOp,
+    pub op: Op,
     /// Active lanes (bit i = lane i).
     pub mask: u32,
     /// One pointer per lane: LOADMETA reads lane 0's; MEMCHECK.S lanes hold
@@ -182,7 +171,7 @@ pub struct UnitRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitResponse {
     pub id: u32,
-    pub op: UnitOp,
+    pub op: Op,
     /// Active lanes that passed (MEMCHECK.G/S; lane 0 for a LOADMETA
     /// without fault).
     pub pass: u32,
@@ -246,13 +235,13 @@ pub struct UnitCounters {
 fn lookup_of(req: &UnitRequest, mode: Mode) -> Option<WalkKey> {
     let tagged = |i: usize| req.mask >> i & 1 == 1 && tag(req.ptrs[i]) != 0;
     match req.op {
-        UnitOp::LoadMeta => (tag(req.ptrs[0]) != 0).then(|| WalkKey::Range(untag(req.ptrs[0]))),
-        UnitOp::MemcheckG if mode == Mode::Hwonly => tagged(0).then(|| WalkKey::Range(untag(req.ptrs[0]))),
-        UnitOp::MemcheckG => {
+        Op::LoadMeta => (tag(req.ptrs[0]) != 0).then(|| WalkKey::Range(untag(req.ptrs[0]))),
+        Op::MemcheckG if mode == Mode::Hwonly => tagged(0).then(|| WalkKey::Range(untag(req.ptrs[0]))),
+        Op::MemcheckG => {
             let any = (0..req.ptrs.len()).any(tagged);
             (any && req.loc != 0 && req.loc != NO_META).then_some(WalkKey::Location(req.loc & LOC_MASK))
         }
-        UnitOp::MemcheckS | UnitOp::Invalidate | UnitOp::Flush => None,
+        Op::MemcheckS | Op::Invalidate | Op::Flush => None,
     }
 }
 
@@ -290,7 +279,7 @@ fn answer(req: &UnitRequest, mode: Mode, src: Source) -> UnitResponse {
         addrs: req.ptrs.iter().map(|&p| untag(p)).collect(),
     };
     match req.op {
-        UnitOp::LoadMeta => {
+        Op::LoadMeta => {
             (r.loc, r.fault) = match (tag(req.ptrs[0]), lookup) {
                 (0, _) | (_, None) => (0, FaultCode::None),
                 (_, Some(Ok(_))) => (found.map_or(NO_META, |(l, _)| l), FaultCode::None),
@@ -300,8 +289,8 @@ fn answer(req: &UnitRequest, mode: Mode, src: Source) -> UnitResponse {
             };
             r.pass = (r.fault == FaultCode::None) as u32;
         }
-        UnitOp::MemcheckG | UnitOp::MemcheckS => {
-            let shared = req.op == UnitOp::MemcheckS;
+        Op::MemcheckG | Op::MemcheckS => {
+            let shared = req.op == Op::MemcheckS;
             let loc = (mode == Mode::Compiler).then_some(req.loc);
             let (pass, first) = check_lanes(shared, req.mask, &req.ptrs, req.width, loc, lookup, req.sbase, req.ssize);
             r.pass = pass;
@@ -310,7 +299,7 @@ fn answer(req: &UnitRequest, mode: Mode, src: Source) -> UnitResponse {
             }
             r.meta = if shared { Some(Meta { base: req.sbase, size: req.ssize, tag: 0 }) } else { found.map(|(_, m)| m) };
         }
-        UnitOp::Invalidate | UnitOp::Flush => {}
+        Op::Invalidate | Op::Flush => {}
     }
     r
 }
@@ -474,7 +463,7 @@ impl MluUnit {
         let mergeable: Vec<Option<WalkKey>> =
             self.walkers.iter().map(|w| (w.in_flight() && !w.cancelled).then_some(w.key)).collect();
         let a_op = self.pipe[0].as_ref().filter(|f| f.replay.is_none()).map(|f| f.req.op);
-        let maintenance = matches!(a_op, Some(UnitOp::Invalidate | UnitOp::Flush));
+        let maintenance = matches!(a_op, Some(Op::Invalidate | Op::Flush));
 
         // Walks that ended: the lowest one with a fill to write takes the
         // fill port; the others without one hand their result over now.
@@ -499,8 +488,8 @@ impl MluUnit {
         let mut mlb_in = MlbCycleInputs { fill, ..Default::default() };
         if let Some(f) = self.pipe[0].as_ref().filter(|f| f.replay.is_none()) {
             match (f.req.op, f.key) {
-                (UnitOp::Invalidate, _) => mlb_in.invalidate = Some(f.req.loc & LOC_MASK),
-                (UnitOp::Flush, _) => mlb_in.flush = true,
+                (Op::Invalidate, _) => mlb_in.invalidate = Some(f.req.loc & LOC_MASK),
+                (Op::Flush, _) => mlb_in.flush = true,
                 (_, Some(WalkKey::Range(a))) => mlb_in.range_lookup = Some(a),
                 (_, Some(WalkKey::Location(l))) => mlb_in.loc_lookup = Some(l),
                 _ => {}

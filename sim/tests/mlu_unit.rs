@@ -6,11 +6,11 @@
 //! cycle on hits, K misses overlapped, merged misses, no duplicate fill, and
 //! no stale entry after an INVALIDATE that races a walk.
 use sim::config::{Mode, MluConfig, Structure};
-use sim::fault::FaultCode;
+use sim::fault::{FaultCode, Op};
 use sim::memory::MetaMemory;
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu::Mlu;
-use sim::mlu_unit::{MluUnit, UnitIn, UnitOp, UnitParams, UnitRequest, UnitResponse};
+use sim::mlu_unit::{MluUnit, UnitIn, UnitParams, UnitRequest, UnitResponse};
 use sim::pointer::{tagged, untag, NO_META, TAG_FREED};
 use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
 use std::collections::{BTreeMap, VecDeque};
@@ -81,12 +81,12 @@ impl Rig {
     }
 }
 
-fn lanes_req(id: u32, op: UnitOp, lanes: usize, mask: u32, ptrs: impl Fn(usize) -> u64, width: u32, loc: u64) -> UnitRequest {
+fn lanes_req(id: u32, op: Op, lanes: usize, mask: u32, ptrs: impl Fn(usize) -> u64, width: u32, loc: u64) -> UnitRequest {
     UnitRequest { id, op, mask, ptrs: (0..lanes).map(ptrs).collect(), width, loc, sbase: 0, ssize: 0 }
 }
 
 fn loadmeta(id: u32, lanes: usize, p: u64) -> UnitRequest {
-    lanes_req(id, UnitOp::LoadMeta, lanes, 1, |i| if i == 0 { p } else { 0 }, 0, 0)
+    lanes_req(id, Op::LoadMeta, lanes, 1, |i| if i == 0 { p } else { 0 }, 0, 0)
 }
 
 /// The transaction model's answer to `r`, lane by lane: (pass mask, lowest
@@ -94,16 +94,16 @@ fn loadmeta(id: u32, lanes: usize, p: u64) -> UnitRequest {
 fn expected(mlu: &mut Mlu, mem: &impl MetaMemory, r: &UnitRequest) -> (u32, Option<(u8, FaultCode)>, u64) {
     let (mut pass, mut fault, mut loc) = (0u32, None, 0u64);
     match r.op {
-        UnitOp::LoadMeta => match mlu.loadmeta(mem, r.ptrs[0]) {
+        Op::LoadMeta => match mlu.loadmeta(mem, r.ptrs[0]) {
             Ok(l) => {
                 pass = 1;
                 loc = l;
             }
             Err(f) => fault = Some((0, f.code)),
         },
-        UnitOp::MemcheckG | UnitOp::MemcheckS => {
+        Op::MemcheckG | Op::MemcheckS => {
             for (i, &p) in r.ptrs.iter().enumerate().filter(|(i, _)| r.mask >> i & 1 == 1) {
-                let v = if r.op == UnitOp::MemcheckG { mlu.memcheck_g(mem, p, r.width, r.loc) } else { mlu.memcheck_s(p, r.width, r.sbase, r.ssize) };
+                let v = if r.op == Op::MemcheckG { mlu.memcheck_g(mem, p, r.width, r.loc) } else { mlu.memcheck_s(p, r.width, r.sbase, r.ssize) };
                 match v {
                     Ok(_) => pass |= 1 << i,
                     Err(f) => {
@@ -112,7 +112,7 @@ fn expected(mlu: &mut Mlu, mem: &impl MetaMemory, r: &UnitRequest) -> (u32, Opti
                 }
             }
         }
-        UnitOp::Invalidate | UnitOp::Flush => {}
+        Op::Invalidate | Op::Flush => {}
     }
     (pass, fault, loc)
 }
@@ -124,7 +124,7 @@ fn check_response(mlu: &mut Mlu, mem: &impl MetaMemory, req: &UnitRequest, got: 
     assert_eq!(got.pass, pass, "{ctx}: pass mask");
     assert_eq!(got.fault, fault.map_or(FaultCode::None, |f| f.1), "{ctx}: fault");
     assert_eq!(got.lane, fault.map_or(0, |f| f.0), "{ctx}: faulting lane");
-    if req.op == UnitOp::LoadMeta && fault.is_none() {
+    if req.op == Op::LoadMeta && fault.is_none() {
         assert_eq!(got.loc, loc, "{ctx}: location");
     }
     assert_eq!(got.addrs, req.ptrs.iter().map(|&p| untag(p)).collect::<Vec<_>>(), "{ctx}: untagged addresses");
@@ -150,7 +150,7 @@ fn hits_are_answered_one_per_cycle_at_the_fixed_latency() {
         let n = 2000u32;
         for k in 0..n {
             let a = (k as usize) % ptrs.len();
-            rig.queue.push_back(lanes_req(1000 + k, UnitOp::MemcheckG, 32, 0xFFFF_FFFF, |i| ptrs[a] + 4 * i as u64, 4, locs[a]));
+            rig.queue.push_back(lanes_req(1000 + k, Op::MemcheckG, 32, 0xFFFF_FFFF, |i| ptrs[a] + 4 * i as u64, 4, locs[a]));
         }
         rig.got.clear();
         let start = rig.unit.cycle();
@@ -240,13 +240,13 @@ fn an_invalidate_racing_a_fetch_leaves_no_stale_entry() {
     let (mut rt, ptrs) = heap(Structure::Bst, 8, 11);
     let loc = rt.node_of(ptrs[2]).unwrap();
     let mut rig = Rig::new(&params(Structure::Bst, 4, 32), PortParams { min_latency: 40, max_latency: 40, ..Default::default() }, rt.root());
-    let check = |id| lanes_req(id, UnitOp::MemcheckG, 32, 1, |i| ptrs[2] + i as u64, 1, loc);
+    let check = |id| lanes_req(id, Op::MemcheckG, 32, 1, |i| ptrs[2] + i as u64, 1, loc);
     rig.queue.push_back(check(0));
     for _ in 0..10 {
         rig.step(rt.memory()); // the fetch is out
     }
     rt.free(ptrs[2]).unwrap();
-    rig.queue.push_back(lanes_req(1, UnitOp::Invalidate, 32, 0, |_| 0, 0, loc));
+    rig.queue.push_back(lanes_req(1, Op::Invalidate, 32, 0, |_| 0, 0, loc));
     rig.queue.push_back(check(2));
     rig.drain(rt.memory(), 10_000);
     let by_id: BTreeMap<u32, &UnitResponse> = rig.got.iter().map(|(_, r)| (r.id, r)).collect();
@@ -261,7 +261,7 @@ fn an_invalidate_racing_a_fetch_leaves_no_stale_entry() {
     for _ in 0..10 {
         rig.step(rt.memory());
     }
-    rig.queue.push_back(lanes_req(4, UnitOp::Flush, 32, 0, |_| 0, 0, 0));
+    rig.queue.push_back(lanes_req(4, Op::Flush, 32, 0, |_| 0, 0, 0));
     rig.drain(rt.memory(), 10_000);
     assert!(!rig.unit.mlb().entries().iter().any(|e| e.valid), "a walk in flight filled after the FLUSH");
 }
@@ -300,11 +300,11 @@ fn random_streams_match_the_transaction_model() {
                 }
             };
             let op = match x % 100 {
-                0..=14 => UnitOp::LoadMeta,
-                15..=89 => UnitOp::MemcheckG,
-                90..=95 => UnitOp::MemcheckS,
-                96..=98 => UnitOp::Invalidate,
-                _ => UnitOp::Flush,
+                0..=14 => Op::LoadMeta,
+                15..=89 => Op::MemcheckG,
+                90..=95 => Op::MemcheckS,
+                96..=98 => Op::Invalidate,
+                _ => Op::Flush,
             };
             let loc = match (x >> 20) % 20 {
                 0 => 0,
@@ -314,10 +314,10 @@ fn random_streams_match_the_transaction_model() {
             };
             let mask = if lanes == 1 { 1 } else { (x >> 24) as u32 | 1 };
             let mut r = lanes_req(id, op, lanes, mask, lane_ptr, [1, 2, 4, 8, 16][(x >> 40) as usize % 5], loc);
-            if op == UnitOp::LoadMeta {
+            if op == Op::LoadMeta {
                 r = loadmeta(id, lanes, lane_ptr(0));
             }
-            if op == UnitOp::MemcheckS {
+            if op == Op::MemcheckS {
                 r.ptrs = (0..lanes).map(|i| (x >> 8) % 0x1000 + 4 * i as u64).collect();
                 r.sbase = 0x100;
                 r.ssize = 0xC00;
@@ -347,7 +347,7 @@ fn read_errors_fault_mem_error() {
     let mut rig = Rig::new(&params(Structure::Bst, 4, 32), port, rt.root());
     let loc = rt.node_of(ptrs[1]).unwrap();
     rig.queue.push_back(loadmeta(0, 32, ptrs[0]));
-    rig.queue.push_back(lanes_req(1, UnitOp::MemcheckG, 32, 0b101, |i| ptrs[1] + i as u64, 1, loc));
+    rig.queue.push_back(lanes_req(1, Op::MemcheckG, 32, 0b101, |i| ptrs[1] + i as u64, 1, loc));
     rig.drain(rt.memory(), 10_000);
     for (_, r) in &rig.got {
         assert_eq!(r.fault, FaultCode::MemError, "{r:?}");

@@ -1,0 +1,976 @@
+//! `MluUnit<N, IW, L, LW>`: the MLU as an SM unit (spec section 6,
+//! docs/design.md "The MLU as an SM unit"): pipelined, non-blocking,
+//! warp-wide. The golden model is `sim::mlu_unit::MluUnit`, cycle for cycle;
+//! read its module doc first (stages, miss slots, merging, replay,
+//! INVALIDATE/FLUSH ordering, back-pressure). Blocks: the MLB
+//! ([`Mlb`], hit latency m), K [`Walker`]s, the lane checks
+//! ([`LaneChecks`]). This RTL has one check stage (c = 1) and no counters yet.
+//!
+//! # Ports (one clock, rising edge; inputs sampled at the edge)
+//! - `reset`: synchronous; empties the pipeline, slots, walkers and MLB;
+//!   CSRs to their reset values. Hold one cycle after power-up.
+//! - Request: `req_valid`, `req_ready` (from registers; taken when both are
+//!   high), `req_id` (16), `req_op` (3, sim::fault::Op), `req_mask[i]`,
+//!   `req_ptr[i]` (64) per lane, `req_width` (5), `req_loc` (64),
+//!   `req_sbase`, `req_ssize` (32).
+//! - Response (registered, no ready: the SM takes one per cycle):
+//!   `resp_valid`, `resp_id`, `resp_op`, `resp_pass[i]`, `resp_fault` (3),
+//!   `resp_lane` (LW), `resp_loc` (64: LOADMETA's location, NO_META when
+//!   none or on a fault), `resp_meta_valid` with `resp_base`, `resp_size`
+//!   (56), `resp_tag` (8), `resp_addr[i]` (56: the untagged lane address).
+//! - Metadata port: `mem_req_valid`, `mem_req_ready`, `mem_req_id` (3: the
+//!   walker), `mem_req_node` (51: address bits 55..5 of the 32-byte node);
+//!   `mem_resp_valid`, `mem_resp_id`, `mem_resp_error`, `mem_resp_base`,
+//!   `mem_resp_size_tag`, `mem_resp_link0`, `mem_resp_link1` (64 each), any
+//!   order, any latency of at least one cycle, always taken.
+//! - CSR write port: `csr_we`, `csr_addr` (2: 0 MODE, 1 STRUCTURE, 2 ROOT,
+//!   3 STEP_LIMIT), `csr_data` (64). Write only while the unit is idle.
+use crate::canary::widen::Widen;
+use crate::lane_checks::LaneChecks;
+use crate::mlb::Mlb;
+use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use crate::prio_enc::{array_init, index_width};
+use crate::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use crate::walker::Walker;
+use rust_hdl::prelude::*;
+use sim::config::{Mode, Replacement};
+use sim::fault::{FaultCode, Op};
+use sim::mlb::LOC_MASK;
+use sim::pointer::{ADDR_MASK, NO_META};
+
+/// The unit's build parameters beyond the const generics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitBuild {
+    pub structures: Structures,
+    pub replacement: Replacement,
+    pub mode: Mode,
+    pub step_limit: u16,
+    pub walkers: usize,
+    pub mlb_latency: usize,
+    pub miss_slots: usize,
+}
+
+fn regs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
+fn sigs<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
+    (0..n).map(|_| Signal::default()).collect()
+}
+
+fn c3(v: u64) -> Constant<Bits<3>> {
+    Constant::new(v.into())
+}
+
+#[derive(LogicBlock)]
+pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_ready: Signal<Out, Bit>,
+    pub req_id: Signal<In, Bits<16>>,
+    pub req_op: Signal<In, Bits<3>>,
+    pub req_mask: [Signal<In, Bit>; L],
+    pub req_ptr: [Signal<In, Bits<64>>; L],
+    pub req_width: Signal<In, Bits<5>>,
+    pub req_loc: Signal<In, Bits<64>>,
+    pub req_sbase: Signal<In, Bits<32>>,
+    pub req_ssize: Signal<In, Bits<32>>,
+    pub resp_valid: Signal<Out, Bit>,
+    pub resp_id: Signal<Out, Bits<16>>,
+    pub resp_op: Signal<Out, Bits<3>>,
+    pub resp_pass: [Signal<Out, Bit>; L],
+    pub resp_fault: Signal<Out, Bits<3>>,
+    pub resp_lane: Signal<Out, Bits<LW>>,
+    pub resp_loc: Signal<Out, Bits<64>>,
+    pub resp_meta_valid: Signal<Out, Bit>,
+    pub resp_base: Signal<Out, Bits<56>>,
+    pub resp_size: Signal<Out, Bits<56>>,
+    pub resp_tag: Signal<Out, Bits<8>>,
+    pub resp_addr: [Signal<Out, Bits<56>>; L],
+    pub mem_req_valid: Signal<Out, Bit>,
+    pub mem_req_ready: Signal<In, Bit>,
+    pub mem_req_id: Signal<Out, Bits<3>>,
+    pub mem_req_node: Signal<Out, Bits<51>>,
+    pub mem_resp_valid: Signal<In, Bit>,
+    pub mem_resp_id: Signal<In, Bits<3>>,
+    pub mem_resp_error: Signal<In, Bit>,
+    pub mem_resp_base: Signal<In, Bits<64>>,
+    pub mem_resp_size_tag: Signal<In, Bits<64>>,
+    pub mem_resp_link0: Signal<In, Bits<64>>,
+    pub mem_resp_link1: Signal<In, Bits<64>>,
+    pub csr_we: Signal<In, Bit>,
+    pub csr_addr: Signal<In, Bits<2>>,
+    pub csr_data: Signal<In, Bits<64>>,
+    // Blocks.
+    pub mlb: Mlb<N, IW>,
+    pub walkers: Vec<Walker>,
+    checks: LaneChecks<L, LW>,
+    loc_out: LocWiden,
+    sbase_w: Widen<56, 32>,
+    ssize_w: Widen<56, 32>,
+    // CSRs.
+    mode_r: DFF<Bit>,
+    structure_r: DFF<Bit>,
+    root_r: DFF<Bits<64>>,
+    limit_r: DFF<Bits<16>>,
+    mode_reset: Constant<Bit>,
+    structure_reset: Constant<Bit>,
+    limit_reset: Constant<Bits<16>>,
+    // Pipeline stages A (0) .. C (m): per field, one register per stage
+    // (lane fields: stage * L + lane).
+    p_valid: Vec<DFF<Bit>>,
+    p_replay: Vec<DFF<Bit>>,
+    p_id: Vec<DFF<Bits<16>>>,
+    p_op: Vec<DFF<Bits<3>>>,
+    p_mask: Vec<DFF<Bit>>,
+    p_ptr: Vec<DFF<Bits<64>>>,
+    p_width: Vec<DFF<Bits<5>>>,
+    p_loc: Vec<DFF<Bits<64>>>,
+    p_sbase: Vec<DFF<Bits<32>>>,
+    p_ssize: Vec<DFF<Bits<32>>>,
+    p_key_valid: Vec<DFF<Bit>>,
+    p_key_range: Vec<DFF<Bit>>,
+    p_key: Vec<DFF<Bits<64>>>,
+    p_res: Vec<DFF<Bits<2>>>,
+    p_res_loc: Vec<DFF<Bits<51>>>,
+    p_res_base: Vec<DFF<Bits<64>>>,
+    p_res_size: Vec<DFF<Bits<56>>>,
+    p_res_tag: Vec<DFF<Bits<8>>>,
+    // Miss slots (lane fields: slot * L + lane).
+    s_valid: Vec<DFF<Bit>>,
+    s_id: Vec<DFF<Bits<16>>>,
+    s_op: Vec<DFF<Bits<3>>>,
+    s_mask: Vec<DFF<Bit>>,
+    s_ptr: Vec<DFF<Bits<64>>>,
+    s_width: Vec<DFF<Bits<5>>>,
+    s_loc: Vec<DFF<Bits<64>>>,
+    s_sbase: Vec<DFF<Bits<32>>>,
+    s_ssize: Vec<DFF<Bits<32>>>,
+    s_key_range: Vec<DFF<Bit>>,
+    s_key: Vec<DFF<Bits<64>>>,
+    s_assigned: Vec<DFF<Bit>>,
+    s_walker: Vec<DFF<Bits<3>>>,
+    s_done: Vec<DFF<Bit>>,
+    s_res: Vec<DFF<Bits<2>>>,
+    s_res_loc: Vec<DFF<Bits<51>>>,
+    s_res_base: Vec<DFF<Bits<64>>>,
+    s_res_size: Vec<DFF<Bits<56>>>,
+    s_res_tag: Vec<DFF<Bits<8>>>,
+    // Response registers.
+    r_valid: DFF<Bit>,
+    r_id: DFF<Bits<16>>,
+    r_op: DFF<Bits<3>>,
+    r_pass: [DFF<Bit>; L],
+    r_fault: DFF<Bits<3>>,
+    r_lane: DFF<Bits<LW>>,
+    r_loc: DFF<Bits<64>>,
+    r_meta_valid: DFF<Bit>,
+    r_base: DFF<Bits<56>>,
+    r_size: DFF<Bits<56>>,
+    r_tag: DFF<Bits<8>>,
+    r_addr: [DFF<Bits<56>>; L],
+    // Combinational terms. Prefix chains (`*_pre[k]`: some earlier index
+    // qualifies) make each "lowest index" pick log-free but loop-free.
+    in_key_valid: Signal<Local, Bit>,
+    in_key_range: Signal<Local, Bit>,
+    in_key: Signal<Local, Bits<64>>,
+    in_tagged: Vec<Signal<Local, Bit>>,
+    a_search: Signal<Local, Bit>,
+    maintenance: Signal<Local, Bit>,
+    wants_fill: Vec<Signal<Local, Bit>>,
+    fill_pre: Vec<Signal<Local, Bit>>,
+    fill_grant: Vec<Signal<Local, Bit>>,
+    release: Vec<Signal<Local, Bit>>,
+    port_pre: Vec<Signal<Local, Bit>>,
+    port_grant: Vec<Signal<Local, Bit>>,
+    mergeable: Vec<Signal<Local, Bit>>,
+    free1_pre: Vec<Signal<Local, Bit>>,
+    free1: Vec<Signal<Local, Bit>>,
+    free2_pre: Vec<Signal<Local, Bit>>,
+    free2: Vec<Signal<Local, Bit>>,
+    replay_pre: Vec<Signal<Local, Bit>>,
+    replay_pick: Vec<Signal<Local, Bit>>,
+    any_replay: Signal<Local, Bit>,
+    unas: Vec<Signal<Local, Bit>>,
+    unas_pre: Vec<Signal<Local, Bit>>,
+    unas_pick: Vec<Signal<Local, Bit>>,
+    assign_now: Signal<Local, Bit>,
+    u_key_range: Signal<Local, Bit>,
+    u_key: Signal<Local, Bits<64>>,
+    slot_free_pre: Vec<Signal<Local, Bit>>,
+    slot_free_pick: Vec<Signal<Local, Bit>>,
+    free_count: Vec<Signal<Local, Bits<6>>>,
+    miss_count: Vec<Signal<Local, Bits<6>>>,
+    c_valid: Signal<Local, Bit>,
+    c_hit: Signal<Local, Bit>,
+    c_answered: Signal<Local, Bit>,
+    c_miss: Signal<Local, Bit>,
+    c_found: Signal<Local, Bit>,
+    c_res: Signal<Local, Bits<2>>,
+    c_res_loc: Signal<Local, Bits<51>>,
+    c_base: Signal<Local, Bits<56>>,
+    c_size: Signal<Local, Bits<56>>,
+    c_tag: Signal<Local, Bits<8>>,
+    merge_w: Vec<Signal<Local, Bit>>,
+    merge_pre: Vec<Signal<Local, Bit>>,
+    merge_any: Signal<Local, Bit>,
+    join_any: Signal<Local, Bit>,
+    alloc_any: Signal<Local, Bit>,
+    c_walker: Signal<Local, Bits<3>>,
+    widx: Vec<Constant<Bits<3>>>,
+    op_loadmeta: Constant<Bits<3>>,
+    op_g: Constant<Bits<3>>,
+    op_s: Constant<Bits<3>>,
+    op_inv: Constant<Bits<3>>,
+    op_flush: Constant<Bits<3>>,
+    res_found: Constant<Bits<2>>,
+    res_not_found: Constant<Bits<2>>,
+    res_limit: Constant<Bits<2>>,
+    res_mem_error: Constant<Bits<2>>,
+    f_none: Constant<Bits<3>>,
+    f_nometa: Constant<Bits<3>>,
+    f_limit: Constant<Bits<3>>,
+    f_mem: Constant<Bits<3>>,
+    addr_mask: Constant<Bits<64>>,
+    loc_mask: Constant<Bits<64>>,
+    no_meta: Constant<Bits<64>>,
+    zero64: Constant<Bits<64>>,
+    csr_a_mode: Constant<Bits<2>>,
+    csr_a_structure: Constant<Bits<2>>,
+    csr_a_root: Constant<Bits<2>>,
+    csr_a_limit: Constant<Bits<2>>,
+}
+
+impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N, IW, L, LW> {
+    pub fn new(b: UnitBuild) -> Self {
+        assert!(IW == index_width(N) && LW == index_width(L) && (L == 1 || L == 32), "MluUnit<{N}, {IW}, {L}, {LW}>");
+        assert!([1, 2, 4, 8].contains(&b.walkers) && (1..=2).contains(&b.mlb_latency) && b.miss_slots >= b.mlb_latency + 2 && b.miss_slots <= 31);
+        let (k, m1, r) = (b.walkers, b.mlb_latency + 1, b.miss_slots);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_ready: Default::default(),
+            req_id: Default::default(),
+            req_op: Default::default(),
+            req_mask: array_init(Default::default),
+            req_ptr: array_init(Default::default),
+            req_width: Default::default(),
+            req_loc: Default::default(),
+            req_sbase: Default::default(),
+            req_ssize: Default::default(),
+            resp_valid: Default::default(),
+            resp_id: Default::default(),
+            resp_op: Default::default(),
+            resp_pass: array_init(Default::default),
+            resp_fault: Default::default(),
+            resp_lane: Default::default(),
+            resp_loc: Default::default(),
+            resp_meta_valid: Default::default(),
+            resp_base: Default::default(),
+            resp_size: Default::default(),
+            resp_tag: Default::default(),
+            resp_addr: array_init(Default::default),
+            mem_req_valid: Default::default(),
+            mem_req_ready: Default::default(),
+            mem_req_id: Default::default(),
+            mem_req_node: Default::default(),
+            mem_resp_valid: Default::default(),
+            mem_resp_id: Default::default(),
+            mem_resp_error: Default::default(),
+            mem_resp_base: Default::default(),
+            mem_resp_size_tag: Default::default(),
+            mem_resp_link0: Default::default(),
+            mem_resp_link1: Default::default(),
+            csr_we: Default::default(),
+            csr_addr: Default::default(),
+            csr_data: Default::default(),
+            mlb: Mlb::new(b.replacement, b.mlb_latency),
+            walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
+            checks: Default::default(),
+            loc_out: Default::default(),
+            sbase_w: Default::default(),
+            ssize_w: Default::default(),
+            mode_r: Default::default(),
+            structure_r: Default::default(),
+            root_r: Default::default(),
+            limit_r: Default::default(),
+            mode_reset: Constant::new(b.mode == Mode::Hwonly),
+            structure_reset: Constant::new(b.structures != Structures::List),
+            limit_reset: Constant::new((b.step_limit as u64).into()),
+            p_valid: regs(m1),
+            p_replay: regs(m1),
+            p_id: regs(m1),
+            p_op: regs(m1),
+            p_mask: regs(m1 * L),
+            p_ptr: regs(m1 * L),
+            p_width: regs(m1),
+            p_loc: regs(m1),
+            p_sbase: regs(m1),
+            p_ssize: regs(m1),
+            p_key_valid: regs(m1),
+            p_key_range: regs(m1),
+            p_key: regs(m1),
+            p_res: regs(m1),
+            p_res_loc: regs(m1),
+            p_res_base: regs(m1),
+            p_res_size: regs(m1),
+            p_res_tag: regs(m1),
+            s_valid: regs(r),
+            s_id: regs(r),
+            s_op: regs(r),
+            s_mask: regs(r * L),
+            s_ptr: regs(r * L),
+            s_width: regs(r),
+            s_loc: regs(r),
+            s_sbase: regs(r),
+            s_ssize: regs(r),
+            s_key_range: regs(r),
+            s_key: regs(r),
+            s_assigned: regs(r),
+            s_walker: regs(r),
+            s_done: regs(r),
+            s_res: regs(r),
+            s_res_loc: regs(r),
+            s_res_base: regs(r),
+            s_res_size: regs(r),
+            s_res_tag: regs(r),
+            r_valid: Default::default(),
+            r_id: Default::default(),
+            r_op: Default::default(),
+            r_pass: array_init(Default::default),
+            r_fault: Default::default(),
+            r_lane: Default::default(),
+            r_loc: Default::default(),
+            r_meta_valid: Default::default(),
+            r_base: Default::default(),
+            r_size: Default::default(),
+            r_tag: Default::default(),
+            r_addr: array_init(Default::default),
+            in_key_valid: Default::default(),
+            in_key_range: Default::default(),
+            in_key: Default::default(),
+            in_tagged: sigs(L + 1),
+            a_search: Default::default(),
+            maintenance: Default::default(),
+            wants_fill: sigs(k),
+            fill_pre: sigs(k + 1),
+            fill_grant: sigs(k),
+            release: sigs(k),
+            port_pre: sigs(k + 1),
+            port_grant: sigs(k),
+            mergeable: sigs(k),
+            free1_pre: sigs(k + 1),
+            free1: sigs(k),
+            free2_pre: sigs(k + 1),
+            free2: sigs(k),
+            replay_pre: sigs(r + 1),
+            replay_pick: sigs(r),
+            any_replay: Default::default(),
+            unas: sigs(r),
+            unas_pre: sigs(r + 1),
+            unas_pick: sigs(r),
+            assign_now: Default::default(),
+            u_key_range: Default::default(),
+            u_key: Default::default(),
+            slot_free_pre: sigs(r + 1),
+            slot_free_pick: sigs(r),
+            free_count: sigs(r + 1),
+            miss_count: sigs(m1 + 1),
+            c_valid: Default::default(),
+            c_hit: Default::default(),
+            c_answered: Default::default(),
+            c_miss: Default::default(),
+            c_found: Default::default(),
+            c_res: Default::default(),
+            c_res_loc: Default::default(),
+            c_base: Default::default(),
+            c_size: Default::default(),
+            c_tag: Default::default(),
+            merge_w: sigs(k),
+            merge_pre: sigs(k + 1),
+            merge_any: Default::default(),
+            join_any: Default::default(),
+            alloc_any: Default::default(),
+            c_walker: Default::default(),
+            widx: (0..k).map(|i| c3(i as u64)).collect(),
+            op_loadmeta: c3(Op::LoadMeta.bits() as u64),
+            op_g: c3(Op::MemcheckG.bits() as u64),
+            op_s: c3(Op::MemcheckS.bits() as u64),
+            op_inv: c3(Op::Invalidate.bits() as u64),
+            op_flush: c3(Op::Flush.bits() as u64),
+            res_found: Constant::new(RES_FOUND.into()),
+            res_not_found: Constant::new(RES_NOT_FOUND.into()),
+            res_limit: Constant::new(RES_LIMIT.into()),
+            res_mem_error: Constant::new(RES_MEM_ERROR.into()),
+            f_none: c3(FaultCode::None.bits() as u64),
+            f_nometa: c3(FaultCode::NoMeta.bits() as u64),
+            f_limit: c3(FaultCode::TraversalLimit.bits() as u64),
+            f_mem: c3(FaultCode::MemError.bits() as u64),
+            addr_mask: Constant::new(ADDR_MASK.into()),
+            loc_mask: Constant::new(LOC_MASK.into()),
+            no_meta: Constant::new(NO_META.into()),
+            zero64: Constant::new(0_u64.into()),
+            csr_a_mode: Constant::new(CSR_MODE.into()),
+            csr_a_structure: Constant::new(CSR_STRUCTURE.into()),
+            csr_a_root: Constant::new(CSR_ROOT.into()),
+            csr_a_limit: Constant::new(CSR_STEP_LIMIT.into()),
+        }
+    }
+}
+
+impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for MluUnit<N, IW, L, LW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
+            r_size, r_tag
+        );
+        self.mlb.clock.next = self.clock.val();
+        for i in 0..L {
+            self.r_pass[i].clock.next = self.clock.val();
+            self.r_pass[i].d.next = self.r_pass[i].q.val();
+            self.r_addr[i].clock.next = self.clock.val();
+            self.r_addr[i].d.next = self.r_addr[i].q.val();
+        }
+        // Every stage and slot register holds unless written below.
+        for j in 0..self.p_valid.len() {
+            self.p_valid[j].clock.next = self.clock.val();
+            self.p_replay[j].clock.next = self.clock.val();
+            self.p_id[j].clock.next = self.clock.val();
+            self.p_op[j].clock.next = self.clock.val();
+            self.p_width[j].clock.next = self.clock.val();
+            self.p_loc[j].clock.next = self.clock.val();
+            self.p_sbase[j].clock.next = self.clock.val();
+            self.p_ssize[j].clock.next = self.clock.val();
+            self.p_key_valid[j].clock.next = self.clock.val();
+            self.p_key_range[j].clock.next = self.clock.val();
+            self.p_key[j].clock.next = self.clock.val();
+            self.p_res[j].clock.next = self.clock.val();
+            self.p_res_loc[j].clock.next = self.clock.val();
+            self.p_res_base[j].clock.next = self.clock.val();
+            self.p_res_size[j].clock.next = self.clock.val();
+            self.p_res_tag[j].clock.next = self.clock.val();
+        }
+        for x in 0..self.p_ptr.len() {
+            self.p_ptr[x].clock.next = self.clock.val();
+            self.p_mask[x].clock.next = self.clock.val();
+        }
+        for s in 0..self.s_valid.len() {
+            self.s_valid[s].clock.next = self.clock.val();
+            self.s_id[s].clock.next = self.clock.val();
+            self.s_op[s].clock.next = self.clock.val();
+            self.s_width[s].clock.next = self.clock.val();
+            self.s_loc[s].clock.next = self.clock.val();
+            self.s_sbase[s].clock.next = self.clock.val();
+            self.s_ssize[s].clock.next = self.clock.val();
+            self.s_key_range[s].clock.next = self.clock.val();
+            self.s_key[s].clock.next = self.clock.val();
+            self.s_assigned[s].clock.next = self.clock.val();
+            self.s_walker[s].clock.next = self.clock.val();
+            self.s_done[s].clock.next = self.clock.val();
+            self.s_res[s].clock.next = self.clock.val();
+            self.s_res_loc[s].clock.next = self.clock.val();
+            self.s_res_base[s].clock.next = self.clock.val();
+            self.s_res_size[s].clock.next = self.clock.val();
+            self.s_res_tag[s].clock.next = self.clock.val();
+            self.s_valid[s].d.next = self.s_valid[s].q.val();
+            self.s_id[s].d.next = self.s_id[s].q.val();
+            self.s_op[s].d.next = self.s_op[s].q.val();
+            self.s_width[s].d.next = self.s_width[s].q.val();
+            self.s_loc[s].d.next = self.s_loc[s].q.val();
+            self.s_sbase[s].d.next = self.s_sbase[s].q.val();
+            self.s_ssize[s].d.next = self.s_ssize[s].q.val();
+            self.s_key_range[s].d.next = self.s_key_range[s].q.val();
+            self.s_key[s].d.next = self.s_key[s].q.val();
+            self.s_assigned[s].d.next = self.s_assigned[s].q.val();
+            self.s_walker[s].d.next = self.s_walker[s].q.val();
+            self.s_done[s].d.next = self.s_done[s].q.val();
+            self.s_res[s].d.next = self.s_res[s].q.val();
+            self.s_res_loc[s].d.next = self.s_res_loc[s].q.val();
+            self.s_res_base[s].d.next = self.s_res_base[s].q.val();
+            self.s_res_size[s].d.next = self.s_res_size[s].q.val();
+            self.s_res_tag[s].d.next = self.s_res_tag[s].q.val();
+        }
+        for x in 0..self.s_ptr.len() {
+            self.s_ptr[x].clock.next = self.clock.val();
+            self.s_mask[x].clock.next = self.clock.val();
+            self.s_ptr[x].d.next = self.s_ptr[x].q.val();
+            self.s_mask[x].d.next = self.s_mask[x].q.val();
+        }
+
+        // CSR writes.
+        if self.csr_we.val() {
+            if self.csr_addr.val() == self.csr_a_mode.val() {
+                self.mode_r.d.next = self.csr_data.val().get_bit(0);
+            }
+            if self.csr_addr.val() == self.csr_a_structure.val() {
+                self.structure_r.d.next = self.csr_data.val().get_bit(0);
+            }
+            if self.csr_addr.val() == self.csr_a_root.val() {
+                self.root_r.d.next = self.csr_data.val();
+            }
+            if self.csr_addr.val() == self.csr_a_limit.val() {
+                self.limit_r.d.next = self.csr_data.val().get_bits::<16>(0);
+            }
+        }
+
+        // One-value loops name the lane count, the last stage (C), the
+        // stage count, the slot count and the walker count for the Verilog
+        // emitter (a const generic or a length in an index is not substituted).
+        for l in L..(L + 1) {
+            for c in (self.p_valid.len() - 1)..self.p_valid.len() {
+                for m1 in self.p_valid.len()..(self.p_valid.len() + 1) {
+                    for rr in self.s_valid.len()..(self.s_valid.len() + 1) {
+                        for kk in self.walkers.len()..(self.walkers.len() + 1) {
+                            // The new request's key (sim::mlu_unit lookup_of).
+                            self.in_tagged[0].next = false;
+                            for i in 0..L {
+                                self.in_tagged[i + 1].next =
+                                    self.in_tagged[i].val() | (self.req_mask[i].val() & (self.req_ptr[i].val().get_bits::<8>(56) != 0_u64));
+                            }
+                            self.in_key_valid.next = false;
+                            self.in_key_range.next = true;
+                            self.in_key.next = self.req_ptr[0].val() & self.addr_mask.val();
+                            if self.req_op.val() == self.op_loadmeta.val() {
+                                self.in_key_valid.next = self.req_ptr[0].val().get_bits::<8>(56) != 0_u64;
+                            }
+                            if self.req_op.val() == self.op_g.val() {
+                                if self.mode_r.q.val() {
+                                    self.in_key_valid.next = self.req_mask[0].val() & (self.req_ptr[0].val().get_bits::<8>(56) != 0_u64);
+                                } else {
+                                    self.in_key_range.next = false;
+                                    self.in_key.next = self.req_loc.val() & self.loc_mask.val();
+                                    self.in_key_valid.next =
+                                        self.in_tagged[L].val() & (self.req_loc.val() != self.zero64.val()) & (self.req_loc.val() != self.no_meta.val());
+                                }
+                            }
+
+                            // Stage A: the MLB search, INVALIDATE or FLUSH.
+                            self.a_search.next = self.p_valid[0].q.val() & !self.p_replay[0].q.val() & self.p_key_valid[0].q.val();
+                            self.maintenance.next = self.p_valid[0].q.val()
+                                & !self.p_replay[0].q.val()
+                                & ((self.p_op[0].q.val() == self.op_inv.val()) | (self.p_op[0].q.val() == self.op_flush.val()));
+                            self.mlb.reset.next = self.reset.val();
+                            self.mlb.rs_valid.next = self.a_search.val() & self.p_key_range[0].q.val();
+                            self.mlb.rs_addr.next = self.p_key[0].q.val().get_bits::<56>(0);
+                            self.mlb.ls_valid.next = self.a_search.val() & !self.p_key_range[0].q.val();
+                            self.mlb.ls_loc.next = self.p_key[0].q.val().get_bits::<51>(5);
+                            self.mlb.inv_valid.next =
+                                self.p_valid[0].q.val() & !self.p_replay[0].q.val() & (self.p_op[0].q.val() == self.op_inv.val());
+                            self.mlb.inv_loc.next = self.p_loc[0].q.val().get_bits::<51>(5);
+                            self.mlb.flush.next = self.p_valid[0].q.val() & !self.p_replay[0].q.val() & (self.p_op[0].q.val() == self.op_flush.val());
+
+                            // Walks that ended: the lowest with a fill to write takes the fill
+                            // port; the others without one are released now.
+                            self.fill_pre[0].next = false;
+                            self.port_pre[0].next = false;
+                            self.free1_pre[0].next = false;
+                            self.free2_pre[0].next = false;
+                            for k in 0..self.walkers.len() {
+                                self.wants_fill[k].next = self.walkers[k].done.val()
+                                    & (self.walkers[k].result.val() == self.res_found.val())
+                                    & !self.walkers[k].cancelled.val()
+                                    & !self.maintenance.val();
+                                self.fill_grant[k].next = self.wants_fill[k].val() & !self.fill_pre[k].val();
+                                self.fill_pre[k + 1].next = self.fill_pre[k].val() | self.wants_fill[k].val();
+                                self.release[k].next = self.walkers[k].done.val() & (!self.wants_fill[k].val() | self.fill_grant[k].val());
+                                // The port: the lowest walker asking.
+                                self.port_grant[k].next = self.walkers[k].req_valid.val() & !self.port_pre[k].val();
+                                self.port_pre[k + 1].next = self.port_pre[k].val() | self.walkers[k].req_valid.val();
+                                self.mergeable[k].next = self.walkers[k].in_flight.val() & !self.walkers[k].cancelled.val();
+                                // The first and second idle walkers.
+                                self.free1[k].next = !self.walkers[k].busy.val() & !self.free1_pre[k].val();
+                                self.free1_pre[k + 1].next = self.free1_pre[k].val() | !self.walkers[k].busy.val();
+                                self.free2[k].next = !self.walkers[k].busy.val() & self.free1_pre[k].val() & !self.free2_pre[k].val();
+                                self.free2_pre[k + 1].next = self.free2_pre[k].val() | (!self.walkers[k].busy.val() & self.free1_pre[k].val());
+                            }
+                            self.mlb.fill_valid.next = false;
+                            self.mlb.fill_loc.next = self.walkers[0].location.val();
+                            self.mlb.fill_base.next = self.walkers[0].base.val().get_bits::<56>(0);
+                            self.mlb.fill_size.next = self.walkers[0].size.val();
+                            self.mlb.fill_tag.next = self.walkers[0].tag.val();
+                            self.mem_req_valid.next = false;
+                            self.mem_req_id.next = self.widx[0].val();
+                            self.mem_req_node.next = self.walkers[0].req_node.val();
+                            for k in 0..self.walkers.len() {
+                                if self.fill_grant[k].val() {
+                                    self.mlb.fill_valid.next = true;
+                                    self.mlb.fill_loc.next = self.walkers[k].location.val();
+                                    self.mlb.fill_base.next = self.walkers[k].base.val().get_bits::<56>(0);
+                                    self.mlb.fill_size.next = self.walkers[k].size.val();
+                                    self.mlb.fill_tag.next = self.walkers[k].tag.val();
+                                }
+                                if self.port_grant[k].val() {
+                                    self.mem_req_valid.next = true;
+                                    self.mem_req_id.next = self.widx[k].val();
+                                    self.mem_req_node.next = self.walkers[k].req_node.val();
+                                }
+                            }
+
+                            // Slots: the one that re-enters (lowest with a result), the lowest
+                            // free one, the lowest unassigned one; free slots counted.
+                            self.replay_pre[0].next = false;
+                            self.unas_pre[0].next = false;
+                            self.slot_free_pre[0].next = false;
+                            self.free_count[0].next = 0_u64.into();
+                            for s in 0..self.s_valid.len() {
+                                self.replay_pick[s].next = self.s_valid[s].q.val() & self.s_done[s].q.val() & !self.replay_pre[s].val();
+                                self.replay_pre[s + 1].next = self.replay_pre[s].val() | (self.s_valid[s].q.val() & self.s_done[s].q.val());
+                                self.unas[s].next = self.s_valid[s].q.val() & !self.s_assigned[s].q.val();
+                                self.unas_pick[s].next = self.unas[s].val() & !self.unas_pre[s].val();
+                                self.unas_pre[s + 1].next = self.unas_pre[s].val() | self.unas[s].val();
+                                self.slot_free_pick[s].next = !self.s_valid[s].q.val() & !self.slot_free_pre[s].val();
+                                self.slot_free_pre[s + 1].next = self.slot_free_pre[s].val() | !self.s_valid[s].q.val();
+                                self.free_count[s + 1].next = self.free_count[s].val();
+                                if !self.s_valid[s].q.val() {
+                                    self.free_count[s + 1].next = self.free_count[s].val() + 1_u64;
+                                }
+                            }
+                            self.any_replay.next = self.replay_pre[rr].val();
+                            self.miss_count[0].next = 0_u64.into();
+                            for j in 0..self.p_valid.len() {
+                                self.miss_count[j + 1].next = self.miss_count[j].val();
+                                if self.p_valid[j].q.val() & !self.p_replay[j].q.val() & self.p_key_valid[j].q.val() {
+                                    self.miss_count[j + 1].next = self.miss_count[j].val() + 1_u64;
+                                }
+                            }
+                            self.req_ready.next = !self.any_replay.val() & (self.free_count[rr].val() > self.miss_count[m1].val());
+
+                            // The oldest unassigned slot group gets the first idle walker.
+                            self.assign_now.next = self.unas_pre[rr].val() & self.free1_pre[kk].val();
+                            self.u_key_range.next = self.s_key_range[0].q.val();
+                            self.u_key.next = self.s_key[0].q.val();
+                            for s in 0..self.s_valid.len() {
+                                if self.unas_pick[s].val() {
+                                    self.u_key_range.next = self.s_key_range[s].q.val();
+                                    self.u_key.next = self.s_key[s].q.val();
+                                }
+                            }
+
+                            // Stage C.
+                            self.c_valid.next = self.p_valid[c].q.val();
+                            self.c_hit.next = self.mlb.ls_hit.val();
+                            if self.p_key_range[c].q.val() {
+                                self.c_hit.next = self.mlb.rs_hit.val();
+                            }
+                            self.c_answered.next = self.c_valid.val()
+                                & (self.p_replay[c].q.val() | !self.p_key_valid[c].q.val() | self.c_hit.val());
+                            self.c_miss.next = self.c_valid.val() & !self.c_answered.val();
+                            // Its metadata: the MLB's (hit) or the walk's (replay).
+                            self.c_res.next = self.res_found.val();
+                            self.c_res_loc.next = self.p_key[c].q.val().get_bits::<51>(5);
+                            self.c_base.next = self.mlb.ls_base.val();
+                            self.c_size.next = self.mlb.ls_size.val();
+                            self.c_tag.next = self.mlb.ls_tag.val();
+                            if self.p_key_range[c].q.val() {
+                                self.c_res_loc.next = self.mlb.rs_loc.val();
+                                self.c_base.next = self.mlb.rs_base.val();
+                                self.c_size.next = self.mlb.rs_size.val();
+                                self.c_tag.next = self.mlb.rs_tag.val();
+                            }
+                            if self.p_replay[c].q.val() {
+                                self.c_res.next = self.p_res[c].q.val();
+                                self.c_res_loc.next = self.p_res_loc[c].q.val();
+                                self.c_base.next = self.p_res_base[c].q.val().get_bits::<56>(0);
+                                self.c_size.next = self.p_res_size[c].q.val();
+                                self.c_tag.next = self.p_res_tag[c].q.val();
+                            }
+                            self.c_found.next = self.p_key_valid[c].q.val() & (self.c_res.val() == self.res_found.val());
+                            // The lane checks.
+                            self.checks.shared.next = self.p_op[c].q.val() == self.op_s.val();
+                            self.checks.hwonly.next = self.mode_r.q.val();
+                            for i in 0..L {
+                                self.checks.mask[i].next = self.p_mask[c * l + i].q.val();
+                                self.checks.ptr[i].next = self.p_ptr[c * l + i].q.val();
+                            }
+                            self.checks.width.next = self.p_width[c].q.val();
+                            self.checks.loc.next = self.p_loc[c].q.val();
+                            self.checks.meta_valid.next = self.c_found.val();
+                            self.checks.meta_base.next = self.c_base.val();
+                            self.checks.meta_size.next = self.c_size.val();
+                            self.checks.meta_tag.next = self.c_tag.val();
+                            self.checks.meta_fault.next = self.f_mem.val();
+                            if self.c_res.val() == self.res_not_found.val() {
+                                self.checks.meta_fault.next = self.f_nometa.val();
+                            }
+                            if self.c_res.val() == self.res_limit.val() {
+                                self.checks.meta_fault.next = self.f_limit.val();
+                            }
+                            self.checks.sbase.next = self.p_sbase[c].q.val();
+                            self.checks.ssize.next = self.p_ssize[c].q.val();
+                            self.sbase_w.a.next = self.p_sbase[c].q.val();
+                            self.ssize_w.a.next = self.p_ssize[c].q.val();
+                            self.loc_out.loc51.next = self.c_res_loc.val();
+
+                            // The response register.
+                            self.r_valid.d.next = self.c_answered.val() & !self.reset.val();
+                            if self.c_answered.val() {
+                                self.r_id.d.next = self.p_id[c].q.val();
+                                self.r_op.d.next = self.p_op[c].q.val();
+                                self.r_fault.d.next = self.f_none.val();
+                                self.r_lane.d.next = 0_u64.into();
+                                self.r_loc.d.next = self.zero64.val();
+                                self.r_meta_valid.d.next = false;
+                                self.r_base.d.next = self.c_base.val();
+                                self.r_size.d.next = self.c_size.val();
+                                self.r_tag.d.next = self.c_tag.val();
+                                for i in 0..L {
+                                    self.r_pass[i].d.next = false;
+                                    self.r_addr[i].d.next = self.p_ptr[c * l + i].q.val().get_bits::<56>(0);
+                                }
+                                if self.p_op[c].q.val() == self.op_loadmeta.val() {
+                                    if self.p_key_valid[c].q.val() {
+                                        self.r_loc.d.next = self.no_meta.val();
+                                        if self.c_found.val() {
+                                            self.r_loc.d.next = self.loc_out.loc64.val();
+                                        }
+                                        if self.c_res.val() == self.res_limit.val() {
+                                            self.r_fault.d.next = self.f_limit.val();
+                                        }
+                                        if self.c_res.val() == self.res_mem_error.val() {
+                                            self.r_fault.d.next = self.f_mem.val();
+                                        }
+                                    }
+                                    self.r_pass[0].d.next = !(self.c_res.val() == self.res_limit.val()) & !(self.c_res.val() == self.res_mem_error.val())
+                                        | !self.p_key_valid[c].q.val();
+                                }
+                                if (self.p_op[c].q.val() == self.op_g.val()) | (self.p_op[c].q.val() == self.op_s.val()) {
+                                    for i in 0..L {
+                                        self.r_pass[i].d.next = self.checks.pass[i].val();
+                                    }
+                                    self.r_fault.d.next = self.checks.fault.val();
+                                    self.r_lane.d.next = self.checks.lane.val();
+                                    self.r_meta_valid.d.next = self.c_found.val();
+                                }
+                                if self.p_op[c].q.val() == self.op_s.val() {
+                                    self.r_meta_valid.d.next = true;
+                                    self.r_base.d.next = self.sbase_w.y.val();
+                                    self.r_size.d.next = self.ssize_w.y.val();
+                                    self.r_tag.d.next = 0_u64.into();
+                                }
+                            }
+
+                            // A miss: merge onto a walk of its key in flight, or join the
+                            // unassigned slots of its key, or take an idle walker, or wait.
+                            self.merge_pre[0].next = false;
+                            for k in 0..self.walkers.len() {
+                                self.merge_w[k].next = self.mergeable[k].val()
+                                    & (self.walkers[k].key_range.val() == self.p_key_range[c].q.val())
+                                    & (self.walkers[k].key.val() == self.p_key[c].q.val())
+                                    & !self.merge_pre[k].val();
+                                self.merge_pre[k + 1].next = self.merge_pre[k].val() | self.merge_w[k].val();
+                            }
+                            self.merge_any.next = self.merge_pre[kk].val();
+                            self.join_any.next = false;
+                            for s in 0..self.s_valid.len() {
+                                if self.unas[s].val()
+                                    & (self.s_key_range[s].q.val() == self.p_key_range[c].q.val())
+                                    & (self.s_key[s].q.val() == self.p_key[c].q.val())
+                                {
+                                    self.join_any.next = true;
+                                }
+                            }
+                            // (The group assigned this cycle is no longer unassigned.)
+                            if self.assign_now.val()
+                                & (self.u_key_range.val() == self.p_key_range[c].q.val())
+                                & (self.u_key.val() == self.p_key[c].q.val())
+                            {
+                                self.join_any.next = false;
+                            }
+                            self.alloc_any.next = self.free2_pre[kk].val();
+                            if !self.assign_now.val() {
+                                self.alloc_any.next = self.free1_pre[kk].val();
+                            }
+                            self.c_walker.next = self.widx[0].val();
+                            for k in 0..self.walkers.len() {
+                                if (self.free2[k].val() & self.assign_now.val()) | (self.free1[k].val() & !self.assign_now.val()) {
+                                    self.c_walker.next = self.widx[k].val();
+                                }
+                            }
+                            for k in 0..self.walkers.len() {
+                                if self.merge_w[k].val() {
+                                    self.c_walker.next = self.widx[k].val();
+                                }
+                            }
+
+                            // Walkers: port, responses, cancel, release, starts.
+                            for k in 0..self.walkers.len() {
+                                self.walkers[k].clock.next = self.clock.val();
+                                self.walkers[k].reset.next = self.reset.val();
+                                self.walkers[k].root.next = self.root_r.q.val();
+                                self.walkers[k].limit.next = self.limit_r.q.val();
+                                self.walkers[k].structure.next = self.structure_r.q.val();
+                                self.walkers[k].grant.next = self.port_grant[k].val() & self.mem_req_ready.val();
+                                self.walkers[k].resp_valid.next = self.mem_resp_valid.val() & (self.mem_resp_id.val() == self.widx[k].val());
+                                self.walkers[k].resp_error.next = self.mem_resp_error.val();
+                                self.walkers[k].resp_base.next = self.mem_resp_base.val();
+                                self.walkers[k].resp_size_tag.next = self.mem_resp_size_tag.val();
+                                self.walkers[k].resp_link0.next = self.mem_resp_link0.val();
+                                self.walkers[k].resp_link1.next = self.mem_resp_link1.val();
+                                self.walkers[k].release.next = self.release[k].val();
+                                self.walkers[k].cancel.next = self.maintenance.val();
+                                self.walkers[k].start.next = false;
+                                self.walkers[k].start_range.next = self.u_key_range.val();
+                                self.walkers[k].start_a.next = self.u_key.val();
+                                self.walkers[k].start_loc.next = self.u_key.val();
+                                if self.assign_now.val() & self.free1[k].val() {
+                                    self.walkers[k].start.next = true;
+                                }
+                                if self.c_miss.val() & !self.merge_any.val() & !self.join_any.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
+                                    self.walkers[k].start.next = true;
+                                    self.walkers[k].start_range.next = self.p_key_range[c].q.val();
+                                    self.walkers[k].start_a.next = self.p_key[c].q.val();
+                                    self.walkers[k].start_loc.next = self.p_key[c].q.val();
+                                }
+                            }
+
+                            // Slots: results of released walks, the unassigned group assigned,
+                            // the replayed slot freed, stage C's miss written.
+                            for s in 0..self.s_valid.len() {
+                                for k in 0..self.walkers.len() {
+                                    if self.s_valid[s].q.val() & self.s_assigned[s].q.val() & (self.s_walker[s].q.val() == self.widx[k].val()) & self.release[k].val() {
+                                        self.s_done[s].d.next = true;
+                                        self.s_res[s].d.next = self.walkers[k].result.val();
+                                        self.s_res_loc[s].d.next = self.walkers[k].location.val();
+                                        self.s_res_base[s].d.next = self.walkers[k].base.val();
+                                        self.s_res_size[s].d.next = self.walkers[k].size.val();
+                                        self.s_res_tag[s].d.next = self.walkers[k].tag.val();
+                                    }
+                                    if self.assign_now.val()
+                                        & self.free1[k].val()
+                                        & self.unas[s].val()
+                                        & (self.s_key_range[s].q.val() == self.u_key_range.val())
+                                        & (self.s_key[s].q.val() == self.u_key.val())
+                                    {
+                                        self.s_assigned[s].d.next = true;
+                                        self.s_walker[s].d.next = self.widx[k].val();
+                                    }
+                                }
+                                if self.replay_pick[s].val() {
+                                    self.s_valid[s].d.next = false;
+                                }
+                                if self.c_miss.val() & self.slot_free_pick[s].val() {
+                                    self.s_valid[s].d.next = true;
+                                    self.s_id[s].d.next = self.p_id[c].q.val();
+                                    self.s_op[s].d.next = self.p_op[c].q.val();
+                                    self.s_width[s].d.next = self.p_width[c].q.val();
+                                    self.s_loc[s].d.next = self.p_loc[c].q.val();
+                                    self.s_sbase[s].d.next = self.p_sbase[c].q.val();
+                                    self.s_ssize[s].d.next = self.p_ssize[c].q.val();
+                                    self.s_key_range[s].d.next = self.p_key_range[c].q.val();
+                                    self.s_key[s].d.next = self.p_key[c].q.val();
+                                    self.s_assigned[s].d.next = self.merge_any.val() | (!self.join_any.val() & self.alloc_any.val());
+                                    self.s_walker[s].d.next = self.c_walker.val();
+                                    self.s_done[s].d.next = false;
+                                    for i in 0..L {
+                                        self.s_mask[s * l + i].d.next = self.p_mask[c * l + i].q.val();
+                                        self.s_ptr[s * l + i].d.next = self.p_ptr[c * l + i].q.val();
+                                    }
+                                }
+                                if self.reset.val() {
+                                    self.s_valid[s].d.next = false;
+                                }
+                            }
+
+                            // Shift the pipeline; stage A takes a replay before a new request.
+                            for j in 1..self.p_valid.len() {
+                                self.p_valid[j].d.next = self.p_valid[j - 1].q.val();
+                                self.p_replay[j].d.next = self.p_replay[j - 1].q.val();
+                                self.p_id[j].d.next = self.p_id[j - 1].q.val();
+                                self.p_op[j].d.next = self.p_op[j - 1].q.val();
+                                self.p_width[j].d.next = self.p_width[j - 1].q.val();
+                                self.p_loc[j].d.next = self.p_loc[j - 1].q.val();
+                                self.p_sbase[j].d.next = self.p_sbase[j - 1].q.val();
+                                self.p_ssize[j].d.next = self.p_ssize[j - 1].q.val();
+                                self.p_key_valid[j].d.next = self.p_key_valid[j - 1].q.val();
+                                self.p_key_range[j].d.next = self.p_key_range[j - 1].q.val();
+                                self.p_key[j].d.next = self.p_key[j - 1].q.val();
+                                self.p_res[j].d.next = self.p_res[j - 1].q.val();
+                                self.p_res_loc[j].d.next = self.p_res_loc[j - 1].q.val();
+                                self.p_res_base[j].d.next = self.p_res_base[j - 1].q.val();
+                                self.p_res_size[j].d.next = self.p_res_size[j - 1].q.val();
+                                self.p_res_tag[j].d.next = self.p_res_tag[j - 1].q.val();
+                                for i in 0..L {
+                                    self.p_mask[j * l + i].d.next = self.p_mask[(j - 1) * l + i].q.val();
+                                    self.p_ptr[j * l + i].d.next = self.p_ptr[(j - 1) * l + i].q.val();
+                                }
+                                if self.reset.val() {
+                                    self.p_valid[j].d.next = false;
+                                }
+                            }
+                            self.p_valid[0].d.next = self.req_valid.val() & self.req_ready.val();
+                            self.p_replay[0].d.next = false;
+                            self.p_id[0].d.next = self.req_id.val();
+                            self.p_op[0].d.next = self.req_op.val();
+                            self.p_width[0].d.next = self.req_width.val();
+                            self.p_loc[0].d.next = self.req_loc.val();
+                            self.p_sbase[0].d.next = self.req_sbase.val();
+                            self.p_ssize[0].d.next = self.req_ssize.val();
+                            self.p_key_valid[0].d.next = self.in_key_valid.val();
+                            self.p_key_range[0].d.next = self.in_key_range.val();
+                            self.p_key[0].d.next = self.in_key.val();
+                            self.p_res[0].d.next = self.res_found.val();
+                            self.p_res_loc[0].d.next = self.p_res_loc[0].q.val();
+                            self.p_res_base[0].d.next = self.p_res_base[0].q.val();
+                            self.p_res_size[0].d.next = self.p_res_size[0].q.val();
+                            self.p_res_tag[0].d.next = self.p_res_tag[0].q.val();
+                            for i in 0..L {
+                                self.p_mask[i].d.next = self.req_mask[i].val();
+                                self.p_ptr[i].d.next = self.req_ptr[i].val();
+                            }
+                            for s in 0..self.s_valid.len() {
+                                if self.replay_pick[s].val() {
+                                    self.p_valid[0].d.next = true;
+                                    self.p_replay[0].d.next = true;
+                                    self.p_id[0].d.next = self.s_id[s].q.val();
+                                    self.p_op[0].d.next = self.s_op[s].q.val();
+                                    self.p_width[0].d.next = self.s_width[s].q.val();
+                                    self.p_loc[0].d.next = self.s_loc[s].q.val();
+                                    self.p_sbase[0].d.next = self.s_sbase[s].q.val();
+                                    self.p_ssize[0].d.next = self.s_ssize[s].q.val();
+                                    self.p_key_valid[0].d.next = true;
+                                    self.p_key_range[0].d.next = self.s_key_range[s].q.val();
+                                    self.p_key[0].d.next = self.s_key[s].q.val();
+                                    self.p_res[0].d.next = self.s_res[s].q.val();
+                                    self.p_res_loc[0].d.next = self.s_res_loc[s].q.val();
+                                    self.p_res_base[0].d.next = self.s_res_base[s].q.val();
+                                    self.p_res_size[0].d.next = self.s_res_size[s].q.val();
+                                    self.p_res_tag[0].d.next = self.s_res_tag[s].q.val();
+                                    for i in 0..L {
+                                        self.p_mask[i].d.next = self.s_mask[s * l + i].q.val();
+                                        self.p_ptr[i].d.next = self.s_ptr[s * l + i].q.val();
+                                    }
+                                }
+                            }
+                            if self.reset.val() {
+                                self.p_valid[0].d.next = false;
+                                self.mode_r.d.next = self.mode_reset.val();
+                                self.structure_r.d.next = self.structure_reset.val();
+                                self.root_r.d.next = self.zero64.val();
+                                self.limit_r.d.next = self.limit_reset.val();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // Outputs from registers.
+        self.resp_valid.next = self.r_valid.q.val();
+        self.resp_id.next = self.r_id.q.val();
+        self.resp_op.next = self.r_op.q.val();
+        self.resp_fault.next = self.r_fault.q.val();
+        self.resp_lane.next = self.r_lane.q.val();
+        self.resp_loc.next = self.r_loc.q.val();
+        self.resp_meta_valid.next = self.r_meta_valid.q.val();
+        self.resp_base.next = self.r_base.q.val();
+        self.resp_size.next = self.r_size.q.val();
+        self.resp_tag.next = self.r_tag.q.val();
+        for i in 0..L {
+            self.resp_pass[i].next = self.r_pass[i].q.val();
+            self.resp_addr[i].next = self.r_addr[i].q.val();
+        }
+    }
+}
