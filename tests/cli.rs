@@ -258,6 +258,33 @@ fn generate_names_non_default_csr_resets_apart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `generate` into a directory that already holds other tops keeps them in
+/// the FuseSoC core: generating the default MLU into verilog_out/ (as
+/// scripts/run.sh does) must not drop the committed tops from mlugen.core.
+#[test]
+fn generate_keeps_the_directory_tops_in_the_core() {
+    let dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-core", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A top generated earlier: its filelist and its Verilog.
+    std::fs::write(dir.join("aaa_other.f"), "aaa_other.v\n").unwrap();
+    std::fs::write(dir.join("aaa_other.v"), "module aaa_other(); endmodule\n").unwrap();
+    // A filelist without its Verilog is not a top.
+    std::fs::write(dir.join("zzz_orphan.f"), "zzz_orphan.v\n").unwrap();
+    let out = mlugen(&["generate", "--out", dir.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let core = std::fs::read_to_string(dir.join("mlugen.core")).unwrap();
+    // Each top's target opens a line of the `targets:` section.
+    let target = |t: &str| core.find(&format!("\n  lint_{t}:\n"));
+    for t in ["aaa_other", "mlu8_bst"] {
+        assert!(target(t).is_some(), "mlugen.core has target lint_{t}:\n{core}");
+    }
+    assert!(!core.contains("zzz_orphan"), "a filelist without Verilog is not listed");
+    // Sorted by name: the earlier top comes first.
+    assert!(target("aaa_other") < target("mlu8_bst"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn alloc_bench_pipeline_workload_options() {
     for (args, want) in [

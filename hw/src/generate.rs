@@ -462,8 +462,13 @@ pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
 
 /// The files of `verilog_out/` that belong to no one top (name, text),
 /// written by every `mlugen generate`: the waivers, the README and the
-/// FuseSoC core of `tops` (the tops generated into the same directory).
+/// FuseSoC core of `tops` (every top in the directory: the caller passes the
+/// ones it generated and the ones already there, so generating one top never
+/// drops the others from the core). The core lists them sorted by name, so
+/// its text does not depend on the order of generation.
 pub fn shared_files(tops: &[String]) -> Vec<(String, String)> {
+    let tops: Vec<String> = tops.iter().cloned().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let tops = &tops[..];
     vec![
         (LINT_WAIVERS_FILE.to_string(), LINT_WAIVERS.to_string()),
         (README_FILE.to_string(), README.to_string()),

@@ -2,7 +2,7 @@
 //!
 //! `--all` regenerates every top kept under verilog_out/; otherwise the tops
 //! of one configuration: defaults, then `--config FILE`, then the flags.
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use hw::generate::{committed_tops, tops_for_config, TopSpec, VERILOG_OUT};
 use sim::config::{MluConfig, Replacement, Structure, Target};
 use std::io::Write;
@@ -99,11 +99,31 @@ pub fn run(args: Args) -> Result<()> {
         let (v, j) = g.write(&out)?;
         writeln!(stdout, "{} ({} modules) -> {}, {}", g.name(), g.manifest.modules.len(), v.display(), j.display())?;
     }
-    // The lint waivers, the README and the FuseSoC core beside the tops.
+    // The lint waivers, the README and the FuseSoC core beside the tops. The
+    // core lists every top of the directory (each has its `<top>.f`
+    // filelist), not only this run's: `generate` of the default MLU into
+    // verilog_out/ must leave the committed core as it is.
+    let mut names = names;
+    names.extend(tops_in_dir(&out)?);
     let shared = hw::generate::shared_files(&names);
     hw::generate::write_files(&out, shared.iter().map(|(f, t)| (f.as_str(), t.as_str())))?;
     for (file, _) in &shared {
         writeln!(stdout, "{}", out.join(file).display())?;
     }
     Ok(())
+}
+
+/// The tops already generated into `dir`: the stems of its `<top>.f` filelists
+/// that have their `<top>.v` beside them.
+fn tops_in_dir(dir: &std::path::Path) -> Result<Vec<String>> {
+    let mut tops = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry.with_context(|| format!("reading {}", dir.display()))?.path();
+        if path.extension().is_some_and(|e| e == "f") && path.with_extension("v").is_file() {
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                tops.push(stem.to_string());
+            }
+        }
+    }
+    Ok(tops)
 }
