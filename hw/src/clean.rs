@@ -66,6 +66,7 @@ pub fn clean(raw: &str, top: &str, top_block: &str, namer: BlockNamer) -> Result
     if modules.first().map(|m| m.name.as_str()) != Some(top) {
         bail!("clean: the first module of the rust-hdl output is not `{top}`");
     }
+    refuse_keywords(&modules)?;
     let mut registers = HashMap::new();
     let mut helpers = HashMap::new();
     for m in &modules {
@@ -574,6 +575,50 @@ fn map_identifiers(text: &str, mut f: impl FnMut(&str) -> Option<String>) -> Str
     out
 }
 
+/// The reserved words of Verilog-2005 (IEEE 1364) and SystemVerilog-2017
+/// (IEEE 1800, which Verilator and most ASIC tools read a `.v` file as).
+const KEYWORDS: &[&str] = &[
+    "accept_on", "alias", "always", "always_comb", "always_ff", "always_latch", "and", "assert", "assign", "assume", "automatic",
+    "before", "begin", "bind", "bins", "binsof", "bit", "break", "buf", "bufif0", "bufif1", "byte", "case", "casex", "casez",
+    "cell", "chandle", "checker", "class", "clocking", "cmos", "config", "const", "constraint", "context", "continue", "cover",
+    "covergroup", "coverpoint", "cross", "deassign", "default", "defparam", "design", "disable", "dist", "do", "edge", "else",
+    "end", "endcase", "endchecker", "endclass", "endclocking", "endconfig", "endfunction", "endgenerate", "endgroup",
+    "endinterface", "endmodule", "endpackage", "endprimitive", "endprogram", "endproperty", "endspecify", "endsequence",
+    "endtable", "endtask", "enum", "event", "eventually", "expect", "export", "extends", "extern", "final", "first_match", "for",
+    "force", "foreach", "forever", "fork", "forkjoin", "function", "generate", "genvar", "global", "highz0", "highz1", "if", "iff",
+    "ifnone", "ignore_bins", "illegal_bins", "implements", "implies", "import", "incdir", "include", "initial", "inout", "input",
+    "inside", "instance", "int", "integer", "interconnect", "interface", "intersect", "join", "join_any", "join_none", "large",
+    "let", "liblist", "library", "local", "localparam", "logic", "longint", "macromodule", "matches", "medium", "modport", "module",
+    "nand", "negedge", "nettype", "new", "nexttime", "nmos", "nor", "noshowcancelled", "not", "notif0", "notif1", "null", "or",
+    "output", "package", "packed", "parameter", "pmos", "posedge", "primitive", "priority", "program", "property", "protected",
+    "pull0", "pull1", "pulldown", "pullup", "pulsestyle_ondetect", "pulsestyle_onevent", "pure", "rand", "randc", "randcase",
+    "randsequence", "rcmos", "real", "realtime", "ref", "reg", "reject_on", "release", "repeat", "restrict", "return", "rnmos",
+    "rpmos", "rtran", "rtranif0", "rtranif1", "s_always", "s_eventually", "s_nexttime", "s_until", "s_until_with", "scalared",
+    "sequence", "shortint", "shortreal", "showcancelled", "signed", "small", "soft", "solve", "specify", "specparam", "static",
+    "string", "strong", "strong0", "strong1", "struct", "super", "supply0", "supply1", "sync_accept_on", "sync_reject_on",
+    "table", "tagged", "task", "this", "throughout", "time", "timeprecision", "timeunit", "tran", "tranif0", "tranif1", "tri",
+    "tri0", "tri1", "triand", "trior", "trireg", "type", "typedef", "union", "unique", "unique0", "unsigned", "until",
+    "until_with", "untyped", "use", "uwire", "var", "vectored", "virtual", "void", "wait", "wait_order", "wand", "weak", "weak0",
+    "weak1", "while", "wildcard", "wire", "with", "within", "wor", "xnor", "xor",
+];
+
+/// Refuse a port or signal whose clean name is a reserved word: rust-hdl
+/// writes a Rust field `release` as is, and its own simulation runs, but
+/// every Verilog tool then stops at a syntax error (`release` is Verilog's
+/// `force`/`release`; `join_any` is SystemVerilog's). Rename the field.
+fn refuse_keywords(modules: &[Module]) -> Result<()> {
+    for m in modules {
+        let declared = significant(&m.body).into_iter().filter_map(declaration).filter(|(d, _, _)| matches!(*d, "input" | "output" | "reg" | "wire")).map(|(_, _, n)| n.to_string());
+        for name in m.ports.iter().cloned().chain(declared) {
+            let n = rename(&name);
+            if KEYWORDS.contains(&n.as_str()) {
+                bail!("clean: module `{}` has a port or signal `{name}`, a Verilog/SystemVerilog reserved word: rename the Rust field", m.name);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `a$b$0` -> `a_b_0`.
 fn rename(id: &str) -> String {
     id.replace('$', "_")
@@ -630,6 +675,19 @@ mod tests {
         assert!(c.contains("            y_comb = {1'b0, z};\n        end\n        y = y_comb;\n    end\n"), "{c}");
         // z is assigned once, l is read only inside the block: no copies.
         assert!(!c.contains("z_comb") && !c.contains("l_comb"), "{c}");
+    }
+
+    #[test]
+    fn a_port_or_signal_named_by_a_reserved_word_is_refused() {
+        for (raw, word) in [
+            ("module t(clock,release);\n    input wire  clock;\n    input wire  release;\nendmodule // t\n", "release"),
+            ("module t(clock);\n    input wire  clock;\n    reg  join_any;\nendmodule // t\n", "join_any"),
+        ] {
+            let e = clean(raw, "t", "T", &|_| None).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{word}`, a Verilog/SystemVerilog reserved word")), "{e}");
+        }
+        let ok = "module t(clock,taken);\n    input wire  clock;\n    input wire  taken;\nendmodule // t\n";
+        assert!(refuse_keywords(&parse(ok).unwrap()).is_ok());
     }
 
     #[test]

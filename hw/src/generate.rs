@@ -19,6 +19,7 @@ use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use crate::mlu::{Mlu, MluParams};
 use crate::mlu_hum::MluHum;
+use crate::mlu_unit::{MluUnit, UnitBuild, MISS_SLOTS};
 use crate::traverser::Structures;
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
@@ -208,7 +209,12 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
         "mlb" => "hw::mlb::Mlb",
         "memcheck" => "hw::memcheck::Memcheck",
         "traverser" => "hw::traverser::Traverser",
-        "rs_widen" => "hw::mlu::LocWiden",
+        "rs_widen" | "loc_out" => "hw::mlu::LocWiden",
+        "walkers" => "hw::walker::Walker",
+        "checks" => "hw::lane_checks::LaneChecks",
+        "lanes" => "hw::memcheck::Memcheck",
+        "first" => "hw::prio_enc::PrioEnc",
+        "sbase_w" | "ssize_w" => "hw::canary::widen::Widen",
         "arb" => "hw::canary::arbiter::Arbiter",
         "chk" => "hw::canary::checker::Checker",
         "sip" => "hw::canary::siphash::SipHash",
@@ -232,6 +238,9 @@ pub enum TopKind {
     /// `hw::mlu_hum::MluHum<entries, ..>`: the MLU with hit-under-miss
     /// (generator option `hit_under_miss`).
     MluHum { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
+    /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
+    /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
+    MluUnit { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16, walkers: usize, lanes: usize, mlb_latency: usize },
     /// `hw::canary::alloc_unit::AllocUnit` (issue 7) with its default
     /// parameters (always-on checking, slack 0): `canary_alloc`.
     CanaryAlloc,
@@ -260,6 +269,12 @@ impl TopKind {
                 if *mode == Mode::Compiler { "" } else { "_hwonly" },
                 if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") }
             ),
+            // mlu8_bst_k4_l32, mlu16_list_k2_l1_p2.
+            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency } => format!(
+                "{}_k{walkers}_l{lanes}{}",
+                TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }.name(),
+                if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") }
+            ),
             // mlu8_bst_hum, mlu16_list_rr_hum.
             TopKind::MluHum { entries, structures, replacement, mode, step_limit } => format!(
                 "{}_hum",
@@ -279,6 +294,9 @@ impl TopKind {
             TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
             TopKind::Mlu { .. } => {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096"
+            }
+            TopKind::MluUnit { .. } => {
+                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2"
             }
             TopKind::MluHum { .. } => {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _hum (hit_under_miss)"
@@ -344,6 +362,52 @@ impl TopSpec {
                     16 => mlb!(Mlb16, 16, 4),
                     32 => mlb!(Mlb32, 32, 5),
                     n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
+                }
+            }
+            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency } => {
+                let b = UnitBuild { structures, replacement, mode, step_limit, walkers, mlb_latency, miss_slots: MISS_SLOTS };
+                let params = BTreeMap::from([
+                    ("entries".to_string(), json!(entries)),
+                    ("structures".to_string(), json!(structures.name())),
+                    ("replacement".to_string(), json!(replacement.name())),
+                    ("mode_reset".to_string(), json!(mode.name())),
+                    ("step_limit_reset".to_string(), json!(step_limit)),
+                    ("walkers".to_string(), json!(walkers)),
+                    ("lanes".to_string(), json!(lanes)),
+                    ("mlb_latency".to_string(), json!(mlb_latency)),
+                    ("check_latency".to_string(), json!(1)),
+                    ("miss_slots".to_string(), json!(MISS_SLOTS)),
+                ]);
+                if ![1, 2, 4, 8].contains(&walkers) {
+                    bail!("an MLU with {walkers} walkers cannot be built (allowed: 1, 2, 4, 8)");
+                }
+                if !(1..=2).contains(&mlb_latency) {
+                    bail!("an MLU with MLB search latency {mlb_latency} cannot be built (allowed: 1, 2)");
+                }
+                let iface = crate::interface::mlu_unit(lanes, mlb_latency, walkers);
+                macro_rules! unit {
+                    ($n:expr, $iw:expr, $l:expr, $lw:expr) => {{
+                        let mut uut = MluUnit::<$n, $iw, $l, $lw>::new(b);
+                        emit(&name, concat!("hw::mlu_unit::MluUnit<", $n, ", ", $iw, ", ", $l, ", ", $lw, ">"), &mut uut, params, &iface)
+                    }};
+                }
+                macro_rules! lanes {
+                    ($n:expr, $iw:expr) => {{
+                        match lanes {
+                            1 => unit!($n, $iw, 1, 1),
+                            32 => unit!($n, $iw, 32, 5),
+                            l => bail!("an MLU of {l} lanes cannot be built (allowed: 1, 32)"),
+                        }
+                    }};
+                }
+                match entries {
+                    1 => lanes!(1, 1),
+                    2 => lanes!(2, 1),
+                    4 => lanes!(4, 2),
+                    8 => lanes!(8, 3),
+                    16 => lanes!(16, 4),
+                    32 => lanes!(32, 5),
+                    n => bail!("an MLU of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
                 }
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),

@@ -295,6 +295,83 @@ pub fn mlu(hit_under_miss: bool) -> Interface {
     }
 }
 
+/// The MLU as an SM unit (hw::mlu_unit): `lanes` 1 or 32, MLB search
+/// latency `mlb_latency`, `walkers` K.
+pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
+    let p = [
+        ("clock", "clock, rising edge"),
+        ("reset", "synchronous reset: pipeline, miss slots, walkers and MLB empty; CSRs at their reset values"),
+        ("req_valid", "a request is offered"),
+        ("req_ready", "the unit takes the offered request at this edge (from registers)"),
+        ("req_id", "requester's tag, returned as resp_id"),
+        ("req_op", "OP_*; 5..7 are answered FAULT_NONE and do nothing"),
+        ("req_mask_<i>", "MEMCHECK: lane i is active (LOADMETA uses lane 0)"),
+        ("req_ptr_<i>", "lane i: LOADMETA/MEMCHECK.G tagged pointer; MEMCHECK.S shared address in bits 31..0"),
+        ("req_width", "MEMCHECK: access width in bytes (1, 2, 4, 8, 16), the same for every lane"),
+        ("req_loc", "MEMCHECK.G and INVALIDATE: location operand (one per instruction)"),
+        ("req_sbase", "MEMCHECK.S: shared window base"),
+        ("req_ssize", "MEMCHECK.S: shared window size"),
+        ("resp_valid", "a response in this cycle; no resp_ready (always taken)"),
+        ("resp_id", "req_id of the request answered (responses overtake each other)"),
+        ("resp_op", "OP_* of the request answered"),
+        ("resp_pass_<i>", "MEMCHECK: lane i passed (inactive lanes pass)"),
+        ("resp_fault", "FAULT_* of the lowest faulting lane (spec section 4 order per lane)"),
+        ("resp_lane", "the lowest faulting lane (0 when none)"),
+        ("resp_loc", "LOADMETA: the location (0 for tag 0, LOC_NO_META when none or on a fault)"),
+        ("resp_meta_valid", "resp_base/size/tag hold the metadata the request was checked against"),
+        ("resp_base", "metadata: allocation base (while resp_meta_valid)"),
+        ("resp_size", "metadata: allocation size (while resp_meta_valid)"),
+        ("resp_tag", "metadata: allocation tag (while resp_meta_valid)"),
+        ("resp_addr_<i>", "lane i: the untagged address (bits 55..0)"),
+        ("mem_req_valid", "metadata read of one 32-byte node (from registers)"),
+        ("mem_req_ready", "memory takes the read at this edge"),
+        ("mem_req_id", "the walker reading (returned as mem_resp_id)"),
+        ("mem_req_node", "node address bits 55..5"),
+        ("mem_resp_valid", "a node arrives (any order, at least one cycle after its request; always taken)"),
+        ("mem_resp_id", "mem_req_id of the read answered"),
+        ("mem_resp_error", "the read failed (the walk answers FAULT_MEM_ERROR)"),
+        ("mem_resp_base", "node word 0: allocation base"),
+        ("mem_resp_size_tag", "node word 1: size (bits 55..0) and tag (bits 63..56)"),
+        ("mem_resp_link0", "node word 2: left child / next"),
+        ("mem_resp_link1", "node word 3: right child"),
+        ("csr_we", "CSR write at this edge (only while no request is in flight)"),
+        ("csr_addr", "CSR_*"),
+        ("csr_data", "CSR write data"),
+    ];
+    let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
+    encodings.extend(faults("resp_fault"));
+    encodings.extend([
+        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
+        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
+        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
+        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
+        enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, "MODE CSR bit 0"),
+        enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, "MODE CSR bit 0"),
+        enc("STRUCTURE_LIST", 1, 0, "STRUCTURE CSR bit 0"),
+        enc("STRUCTURE_BST", 1, 1, "STRUCTURE CSR bit 0"),
+    ]);
+    encodings.extend(node_values());
+    let hit = (2 + mlb_latency).to_string();
+    Interface {
+        ports: ports(&p),
+        encodings,
+        reset: "Synchronous, active high, for one cycle after power-up; a metadata read outstanding at reset must not be answered afterwards (reset the memory side too).".into(),
+        handshake: vec![
+            format!("Request: taken at an edge where req_valid && req_ready; one per cycle. {lanes} lane(s): one pointer and one active bit per lane, one width and one location per instruction."),
+            "req_ready is low in a cycle a waiting miss re-enters the pipeline, and when the free miss slots could not hold a miss of every request in flight plus this one.".into(),
+            format!("Misses wait in miss slots; a miss to a block already being walked joins that walk; {walkers} walker(s) walk at once. Responses carry resp_id and overtake each other."),
+            "INVALIDATE and FLUSH act on the MLB in the cycle after they are taken, in order with the requests around them, and cancel every walk in flight (it fills nothing): a freed allocation's entry never survives.".into(),
+            "Metadata port: one 32-byte node per read; up to one read per walker outstanding, tagged by mem_req_id; responses in any order and latency >= 1.".into(),
+            "Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.".into(),
+        ],
+        latencies: vec![
+            lat("from the cycle a request is taken to its resp_valid cycle (m = MLB search latency)", ""),
+            lat("MLB hit, tag-0 pointer, location 0/LOC_NO_META, MEMCHECK.S, INVALIDATE, FLUSH (fixed, one per cycle in any mix)", &hit),
+            lat("miss", &format!("{hit} + the walk (or the merged walk's remainder) + re-entry")),
+        ],
+    }
+}
+
 /// The canary allocator unit.
 pub fn canary() -> Interface {
     use crate::canary::alloc_unit::*;

@@ -38,6 +38,11 @@ use sim::fault::{FaultCode, Op};
 use sim::mlb::LOC_MASK;
 use sim::pointer::{ADDR_MASK, NO_META};
 
+/// R, the miss slots of every generated unit: the model's default
+/// (sim::mlu_unit::UnitParams), m + 2 or more so an all-hit stream is never
+/// held up, and room for two misses per walker.
+pub const MISS_SLOTS: usize = 8;
+
 /// The unit's build parameters beyond the const generics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnitBuild {
@@ -181,7 +186,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     wants_fill: Vec<Signal<Local, Bit>>,
     fill_pre: Vec<Signal<Local, Bit>>,
     fill_grant: Vec<Signal<Local, Bit>>,
-    release: Vec<Signal<Local, Bit>>,
+    taken: Vec<Signal<Local, Bit>>,
     port_pre: Vec<Signal<Local, Bit>>,
     port_grant: Vec<Signal<Local, Bit>>,
     mergeable: Vec<Signal<Local, Bit>>,
@@ -215,7 +220,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     merge_w: Vec<Signal<Local, Bit>>,
     merge_pre: Vec<Signal<Local, Bit>>,
     merge_any: Signal<Local, Bit>,
-    join_any: Signal<Local, Bit>,
+    join_group: Signal<Local, Bit>,
     alloc_any: Signal<Local, Bit>,
     c_walker: Signal<Local, Bits<3>>,
     widx: Vec<Constant<Bits<3>>>,
@@ -357,7 +362,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             wants_fill: sigs(k),
             fill_pre: sigs(k + 1),
             fill_grant: sigs(k),
-            release: sigs(k),
+            taken: sigs(k),
             port_pre: sigs(k + 1),
             port_grant: sigs(k),
             mergeable: sigs(k),
@@ -391,7 +396,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
             merge_any: Default::default(),
-            join_any: Default::default(),
+            join_group: Default::default(),
             alloc_any: Default::default(),
             c_walker: Default::default(),
             widx: (0..k).map(|i| c3(i as u64)).collect(),
@@ -543,7 +548,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.in_key_range.next = false;
                                     self.in_key.next = self.req_loc.val() & self.loc_mask.val();
                                     self.in_key_valid.next =
-                                        self.in_tagged[L].val() & (self.req_loc.val() != self.zero64.val()) & (self.req_loc.val() != self.no_meta.val());
+                                        self.in_tagged[l].val() & (self.req_loc.val() != self.zero64.val()) & (self.req_loc.val() != self.no_meta.val());
                                 }
                             }
 
@@ -575,7 +580,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     & !self.maintenance.val();
                                 self.fill_grant[k].next = self.wants_fill[k].val() & !self.fill_pre[k].val();
                                 self.fill_pre[k + 1].next = self.fill_pre[k].val() | self.wants_fill[k].val();
-                                self.release[k].next = self.walkers[k].done.val() & (!self.wants_fill[k].val() | self.fill_grant[k].val());
+                                self.taken[k].next = self.walkers[k].done.val() & (!self.wants_fill[k].val() | self.fill_grant[k].val());
                                 // The port: the lowest walker asking.
                                 self.port_grant[k].next = self.walkers[k].req_valid.val() & !self.port_pre[k].val();
                                 self.port_pre[k + 1].next = self.port_pre[k].val() | self.walkers[k].req_valid.val();
@@ -763,13 +768,13 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.merge_pre[k + 1].next = self.merge_pre[k].val() | self.merge_w[k].val();
                             }
                             self.merge_any.next = self.merge_pre[kk].val();
-                            self.join_any.next = false;
+                            self.join_group.next = false;
                             for s in 0..self.s_valid.len() {
                                 if self.unas[s].val()
                                     & (self.s_key_range[s].q.val() == self.p_key_range[c].q.val())
                                     & (self.s_key[s].q.val() == self.p_key[c].q.val())
                                 {
-                                    self.join_any.next = true;
+                                    self.join_group.next = true;
                                 }
                             }
                             // (The group assigned this cycle is no longer unassigned.)
@@ -777,7 +782,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 & (self.u_key_range.val() == self.p_key_range[c].q.val())
                                 & (self.u_key.val() == self.p_key[c].q.val())
                             {
-                                self.join_any.next = false;
+                                self.join_group.next = false;
                             }
                             self.alloc_any.next = self.free2_pre[kk].val();
                             if !self.assign_now.val() {
@@ -795,7 +800,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 }
                             }
 
-                            // Walkers: port, responses, cancel, release, starts.
+                            // Walkers: port, responses, cancel, taken, starts.
                             for k in 0..self.walkers.len() {
                                 self.walkers[k].clock.next = self.clock.val();
                                 self.walkers[k].reset.next = self.reset.val();
@@ -809,7 +814,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].resp_size_tag.next = self.mem_resp_size_tag.val();
                                 self.walkers[k].resp_link0.next = self.mem_resp_link0.val();
                                 self.walkers[k].resp_link1.next = self.mem_resp_link1.val();
-                                self.walkers[k].release.next = self.release[k].val();
+                                self.walkers[k].taken.next = self.taken[k].val();
                                 self.walkers[k].cancel.next = self.maintenance.val();
                                 self.walkers[k].start.next = false;
                                 self.walkers[k].start_range.next = self.u_key_range.val();
@@ -818,7 +823,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 if self.assign_now.val() & self.free1[k].val() {
                                     self.walkers[k].start.next = true;
                                 }
-                                if self.c_miss.val() & !self.merge_any.val() & !self.join_any.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
+                                if self.c_miss.val() & !self.merge_any.val() & !self.join_group.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
                                     self.walkers[k].start.next = true;
                                     self.walkers[k].start_range.next = self.p_key_range[c].q.val();
                                     self.walkers[k].start_a.next = self.p_key[c].q.val();
@@ -830,7 +835,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // the replayed slot freed, stage C's miss written.
                             for s in 0..self.s_valid.len() {
                                 for k in 0..self.walkers.len() {
-                                    if self.s_valid[s].q.val() & self.s_assigned[s].q.val() & (self.s_walker[s].q.val() == self.widx[k].val()) & self.release[k].val() {
+                                    if self.s_valid[s].q.val() & self.s_assigned[s].q.val() & (self.s_walker[s].q.val() == self.widx[k].val()) & self.taken[k].val() {
                                         self.s_done[s].d.next = true;
                                         self.s_res[s].d.next = self.walkers[k].result.val();
                                         self.s_res_loc[s].d.next = self.walkers[k].location.val();
@@ -861,7 +866,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.s_ssize[s].d.next = self.p_ssize[c].q.val();
                                     self.s_key_range[s].d.next = self.p_key_range[c].q.val();
                                     self.s_key[s].d.next = self.p_key[c].q.val();
-                                    self.s_assigned[s].d.next = self.merge_any.val() | (!self.join_any.val() & self.alloc_any.val());
+                                    self.s_assigned[s].d.next = self.merge_any.val() | (!self.join_group.val() & self.alloc_any.val());
                                     self.s_walker[s].d.next = self.c_walker.val();
                                     self.s_done[s].d.next = false;
                                     for i in 0..L {

@@ -31,8 +31,8 @@
 //!   (`visit` is high in that cycle: one node visited).
 //! - `in_flight`: reading (a merge candidate unless `cancelled`); `busy`:
 //!   not idle; `done`: finished, holding `result` (RES_*), and for
-//!   RES_FOUND `location`, `base`, `size`, `tag`, until `release`.
-//! - `release`: the unit took the result; idle at the edge.
+//!   RES_FOUND `location`, `base`, `size`, `tag`, until `taken`.
+//! - `taken`: the unit took the result; idle at the edge.
 //! - `cancel`: an INVALIDATE or FLUSH met this walk (no fill, no merges):
 //!   sets `cancelled` until the next start.
 //! - `key_range`, `key`: the key being served (range: `a`, bits 55..0;
@@ -78,7 +78,7 @@ pub struct Walker {
     pub resp_size_tag: Signal<In, Bits<64>>,
     pub resp_link0: Signal<In, Bits<64>>,
     pub resp_link1: Signal<In, Bits<64>>,
-    pub release: Signal<In, Bit>,
+    pub taken: Signal<In, Bit>,
     pub cancel: Signal<In, Bit>,
     pub req_valid: Signal<Out, Bit>,
     pub req_node: Signal<Out, Bits<51>>,
@@ -147,7 +147,7 @@ impl Walker {
             resp_size_tag: Default::default(),
             resp_link0: Default::default(),
             resp_link1: Default::default(),
-            release: Default::default(),
+            taken: Default::default(),
             cancel: Default::default(),
             req_valid: Default::default(),
             req_node: Default::default(),
@@ -293,7 +293,7 @@ impl Logic for Walker {
                 }
             }
             WalkerState::Done => {
-                if self.release.val() {
+                if self.taken.val() {
                     self.state.d.next = WalkerState::Idle;
                 }
             }

@@ -468,7 +468,7 @@ impl MluUnit {
         // Walks that ended: the lowest one with a fill to write takes the
         // fill port; the others without one hand their result over now.
         let mut fill = None;
-        let mut release = vec![];
+        let mut taken = vec![];
         for (i, w) in self.walkers.iter().enumerate() {
             let WalkerState::Done(result) = w.state else { continue };
             let wants_fill = matches!(result, WalkResult::Found { .. }) && !w.cancelled && !maintenance;
@@ -476,11 +476,11 @@ impl MluUnit {
                 if matches!(result, WalkResult::Found { .. }) {
                     self.counters.fills_cancelled += 1;
                 }
-                release.push(i);
+                taken.push(i);
             } else if fill.is_none() {
                 let WalkResult::Found { location, meta } = result else { unreachable!() };
                 fill = Some((location, meta));
-                release.push(i);
+                taken.push(i);
             }
         }
 
@@ -516,7 +516,7 @@ impl MluUnit {
             w.next(granted == Some(i), resp, &self.csrs);
             self.counters.nodes += (w.steps - before) as u64;
         }
-        for &i in &release {
+        for &i in &taken {
             let WalkerState::Done(result) = self.walkers[i].state else { unreachable!() };
             for s in self.slots.iter_mut().flatten().filter(|s| s.walker == Some(i)) {
                 s.result = Some(result);

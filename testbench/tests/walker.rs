@@ -107,7 +107,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
                 ends[result_code(r) as usize] += 1;
             }
         }
-        let release = done && x % 2 == 0;
+        let taken = done && x % 2 == 0;
         let cancel = x % 50 == 1;
         let start = was_idle && x % 3 != 0;
         // A start's key and CSRs: mostly range walks for live or
@@ -139,16 +139,16 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         u.resp_size_tag.next = d[1].into();
         u.resp_link0.next = d[2].into();
         u.resp_link1.next = d[3].into();
-        u.release.next = release;
+        u.taken.next = taken;
         u.cancel.next = cancel;
         settle(&mut u);
         clock(&mut u);
-        // The model, in the unit's order: advance, release, cancel, start.
+        // The model, in the unit's order: advance, take the result, cancel, start.
         m.next(granted, resp.as_ref(), &csrs);
-        if release {
+        if taken {
             m = Walker::default();
         }
-        if cancel && !was_idle && !release {
+        if cancel && !was_idle && !taken {
             m.cancelled = true;
         }
         if start {
