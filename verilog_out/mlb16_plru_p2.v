@@ -484,6 +484,38 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  s1_ls_onehot_14_q;
     reg  s1_ls_onehot_15_d;
     reg  s1_ls_onehot_15_q;
+    reg  s1_written_0_d;
+    reg  s1_written_0_q;
+    reg  s1_written_1_d;
+    reg  s1_written_1_q;
+    reg  s1_written_2_d;
+    reg  s1_written_2_q;
+    reg  s1_written_3_d;
+    reg  s1_written_3_q;
+    reg  s1_written_4_d;
+    reg  s1_written_4_q;
+    reg  s1_written_5_d;
+    reg  s1_written_5_q;
+    reg  s1_written_6_d;
+    reg  s1_written_6_q;
+    reg  s1_written_7_d;
+    reg  s1_written_7_q;
+    reg  s1_written_8_d;
+    reg  s1_written_8_q;
+    reg  s1_written_9_d;
+    reg  s1_written_9_q;
+    reg  s1_written_10_d;
+    reg  s1_written_10_q;
+    reg  s1_written_11_d;
+    reg  s1_written_11_q;
+    reg  s1_written_12_d;
+    reg  s1_written_12_q;
+    reg  s1_written_13_d;
+    reg  s1_written_13_q;
+    reg  s1_written_14_d;
+    reg  s1_written_14_q;
+    reg  s1_written_15_d;
+    reg  s1_written_15_q;
     reg  rs_hit_r_d;
     reg  rs_hit_r_q;
     reg  rs_multi_r_d;
@@ -1156,6 +1188,22 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_ls_onehot_13_q = 1'h0;
         s1_ls_onehot_14_q = 1'h0;
         s1_ls_onehot_15_q = 1'h0;
+        s1_written_0_q = 1'h0;
+        s1_written_1_q = 1'h0;
+        s1_written_2_q = 1'h0;
+        s1_written_3_q = 1'h0;
+        s1_written_4_q = 1'h0;
+        s1_written_5_q = 1'h0;
+        s1_written_6_q = 1'h0;
+        s1_written_7_q = 1'h0;
+        s1_written_8_q = 1'h0;
+        s1_written_9_q = 1'h0;
+        s1_written_10_q = 1'h0;
+        s1_written_11_q = 1'h0;
+        s1_written_12_q = 1'h0;
+        s1_written_13_q = 1'h0;
+        s1_written_14_q = 1'h0;
+        s1_written_15_q = 1'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 4'h0;
@@ -1291,6 +1339,22 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_ls_onehot_13_q <= s1_ls_onehot_13_d;
         s1_ls_onehot_14_q <= s1_ls_onehot_14_d;
         s1_ls_onehot_15_q <= s1_ls_onehot_15_d;
+        s1_written_0_q <= s1_written_0_d;
+        s1_written_1_q <= s1_written_1_d;
+        s1_written_2_q <= s1_written_2_d;
+        s1_written_3_q <= s1_written_3_d;
+        s1_written_4_q <= s1_written_4_d;
+        s1_written_5_q <= s1_written_5_d;
+        s1_written_6_q <= s1_written_6_d;
+        s1_written_7_q <= s1_written_7_d;
+        s1_written_8_q <= s1_written_8_d;
+        s1_written_9_q <= s1_written_9_d;
+        s1_written_10_q <= s1_written_10_d;
+        s1_written_11_q <= s1_written_11_d;
+        s1_written_12_q <= s1_written_12_d;
+        s1_written_13_q <= s1_written_13_d;
+        s1_written_14_q <= s1_written_14_d;
+        s1_written_15_q <= s1_written_15_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -2076,66 +2140,178 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_ls_onehot_0_d = ls_pe_onehot_0;
         out_rs_onehot_0 = s1_rs_onehot_0_q;
         out_ls_onehot_0 = s1_ls_onehot_0_q;
+        s1_written_0_d = write_en_0;
+        if (s1_written_0_q && s1_rs_onehot_0_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_0_q && s1_ls_onehot_0_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_1_d = rs_pe_onehot_1;
         s1_ls_onehot_1_d = ls_pe_onehot_1;
         out_rs_onehot_1 = s1_rs_onehot_1_q;
         out_ls_onehot_1 = s1_ls_onehot_1_q;
+        s1_written_1_d = write_en_1;
+        if (s1_written_1_q && s1_rs_onehot_1_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_1_q && s1_ls_onehot_1_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_2_d = rs_pe_onehot_2;
         s1_ls_onehot_2_d = ls_pe_onehot_2;
         out_rs_onehot_2 = s1_rs_onehot_2_q;
         out_ls_onehot_2 = s1_ls_onehot_2_q;
+        s1_written_2_d = write_en_2;
+        if (s1_written_2_q && s1_rs_onehot_2_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_2_q && s1_ls_onehot_2_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_3_d = rs_pe_onehot_3;
         s1_ls_onehot_3_d = ls_pe_onehot_3;
         out_rs_onehot_3 = s1_rs_onehot_3_q;
         out_ls_onehot_3 = s1_ls_onehot_3_q;
+        s1_written_3_d = write_en_3;
+        if (s1_written_3_q && s1_rs_onehot_3_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_3_q && s1_ls_onehot_3_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_4_d = rs_pe_onehot_4;
         s1_ls_onehot_4_d = ls_pe_onehot_4;
         out_rs_onehot_4 = s1_rs_onehot_4_q;
         out_ls_onehot_4 = s1_ls_onehot_4_q;
+        s1_written_4_d = write_en_4;
+        if (s1_written_4_q && s1_rs_onehot_4_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_4_q && s1_ls_onehot_4_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_5_d = rs_pe_onehot_5;
         s1_ls_onehot_5_d = ls_pe_onehot_5;
         out_rs_onehot_5 = s1_rs_onehot_5_q;
         out_ls_onehot_5 = s1_ls_onehot_5_q;
+        s1_written_5_d = write_en_5;
+        if (s1_written_5_q && s1_rs_onehot_5_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_5_q && s1_ls_onehot_5_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_6_d = rs_pe_onehot_6;
         s1_ls_onehot_6_d = ls_pe_onehot_6;
         out_rs_onehot_6 = s1_rs_onehot_6_q;
         out_ls_onehot_6 = s1_ls_onehot_6_q;
+        s1_written_6_d = write_en_6;
+        if (s1_written_6_q && s1_rs_onehot_6_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_6_q && s1_ls_onehot_6_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_7_d = rs_pe_onehot_7;
         s1_ls_onehot_7_d = ls_pe_onehot_7;
         out_rs_onehot_7 = s1_rs_onehot_7_q;
         out_ls_onehot_7 = s1_ls_onehot_7_q;
+        s1_written_7_d = write_en_7;
+        if (s1_written_7_q && s1_rs_onehot_7_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_7_q && s1_ls_onehot_7_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_8_d = rs_pe_onehot_8;
         s1_ls_onehot_8_d = ls_pe_onehot_8;
         out_rs_onehot_8 = s1_rs_onehot_8_q;
         out_ls_onehot_8 = s1_ls_onehot_8_q;
+        s1_written_8_d = write_en_8;
+        if (s1_written_8_q && s1_rs_onehot_8_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_8_q && s1_ls_onehot_8_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_9_d = rs_pe_onehot_9;
         s1_ls_onehot_9_d = ls_pe_onehot_9;
         out_rs_onehot_9 = s1_rs_onehot_9_q;
         out_ls_onehot_9 = s1_ls_onehot_9_q;
+        s1_written_9_d = write_en_9;
+        if (s1_written_9_q && s1_rs_onehot_9_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_9_q && s1_ls_onehot_9_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_10_d = rs_pe_onehot_10;
         s1_ls_onehot_10_d = ls_pe_onehot_10;
         out_rs_onehot_10 = s1_rs_onehot_10_q;
         out_ls_onehot_10 = s1_ls_onehot_10_q;
+        s1_written_10_d = write_en_10;
+        if (s1_written_10_q && s1_rs_onehot_10_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_10_q && s1_ls_onehot_10_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_11_d = rs_pe_onehot_11;
         s1_ls_onehot_11_d = ls_pe_onehot_11;
         out_rs_onehot_11 = s1_rs_onehot_11_q;
         out_ls_onehot_11 = s1_ls_onehot_11_q;
+        s1_written_11_d = write_en_11;
+        if (s1_written_11_q && s1_rs_onehot_11_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_11_q && s1_ls_onehot_11_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_12_d = rs_pe_onehot_12;
         s1_ls_onehot_12_d = ls_pe_onehot_12;
         out_rs_onehot_12 = s1_rs_onehot_12_q;
         out_ls_onehot_12 = s1_ls_onehot_12_q;
+        s1_written_12_d = write_en_12;
+        if (s1_written_12_q && s1_rs_onehot_12_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_12_q && s1_ls_onehot_12_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_13_d = rs_pe_onehot_13;
         s1_ls_onehot_13_d = ls_pe_onehot_13;
         out_rs_onehot_13 = s1_rs_onehot_13_q;
         out_ls_onehot_13 = s1_ls_onehot_13_q;
+        s1_written_13_d = write_en_13;
+        if (s1_written_13_q && s1_rs_onehot_13_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_13_q && s1_ls_onehot_13_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_14_d = rs_pe_onehot_14;
         s1_ls_onehot_14_d = ls_pe_onehot_14;
         out_rs_onehot_14 = s1_rs_onehot_14_q;
         out_ls_onehot_14 = s1_ls_onehot_14_q;
+        s1_written_14_d = write_en_14;
+        if (s1_written_14_q && s1_rs_onehot_14_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_14_q && s1_ls_onehot_14_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_15_d = rs_pe_onehot_15;
         s1_ls_onehot_15_d = ls_pe_onehot_15;
         out_rs_onehot_15 = s1_rs_onehot_15_q;
         out_ls_onehot_15 = s1_ls_onehot_15_q;
+        s1_written_15_d = write_en_15;
+        if (s1_written_15_q && s1_rs_onehot_15_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_15_q && s1_ls_onehot_15_q) begin
+            out_ls_hit = 1'b0;
+        end
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;

@@ -308,6 +308,22 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  s1_ls_onehot_6_q;
     reg  s1_ls_onehot_7_d;
     reg  s1_ls_onehot_7_q;
+    reg  s1_written_0_d;
+    reg  s1_written_0_q;
+    reg  s1_written_1_d;
+    reg  s1_written_1_q;
+    reg  s1_written_2_d;
+    reg  s1_written_2_q;
+    reg  s1_written_3_d;
+    reg  s1_written_3_q;
+    reg  s1_written_4_d;
+    reg  s1_written_4_q;
+    reg  s1_written_5_d;
+    reg  s1_written_5_q;
+    reg  s1_written_6_d;
+    reg  s1_written_6_q;
+    reg  s1_written_7_d;
+    reg  s1_written_7_q;
     reg  rs_hit_r_d;
     reg  rs_hit_r_q;
     reg  rs_multi_r_d;
@@ -684,6 +700,14 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         s1_ls_onehot_5_q = 1'h0;
         s1_ls_onehot_6_q = 1'h0;
         s1_ls_onehot_7_q = 1'h0;
+        s1_written_0_q = 1'h0;
+        s1_written_1_q = 1'h0;
+        s1_written_2_q = 1'h0;
+        s1_written_3_q = 1'h0;
+        s1_written_4_q = 1'h0;
+        s1_written_5_q = 1'h0;
+        s1_written_6_q = 1'h0;
+        s1_written_7_q = 1'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 3'h0;
@@ -763,6 +787,14 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         s1_ls_onehot_5_q <= s1_ls_onehot_5_d;
         s1_ls_onehot_6_q <= s1_ls_onehot_6_d;
         s1_ls_onehot_7_q <= s1_ls_onehot_7_d;
+        s1_written_0_q <= s1_written_0_d;
+        s1_written_1_q <= s1_written_1_d;
+        s1_written_2_q <= s1_written_2_d;
+        s1_written_3_q <= s1_written_3_d;
+        s1_written_4_q <= s1_written_4_d;
+        s1_written_5_q <= s1_written_5_d;
+        s1_written_6_q <= s1_written_6_d;
+        s1_written_7_q <= s1_written_7_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -1204,34 +1236,90 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         s1_ls_onehot_0_d = ls_pe_onehot_0;
         out_rs_onehot_0 = s1_rs_onehot_0_q;
         out_ls_onehot_0 = s1_ls_onehot_0_q;
+        s1_written_0_d = write_en_0;
+        if (s1_written_0_q && s1_rs_onehot_0_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_0_q && s1_ls_onehot_0_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_1_d = rs_pe_onehot_1;
         s1_ls_onehot_1_d = ls_pe_onehot_1;
         out_rs_onehot_1 = s1_rs_onehot_1_q;
         out_ls_onehot_1 = s1_ls_onehot_1_q;
+        s1_written_1_d = write_en_1;
+        if (s1_written_1_q && s1_rs_onehot_1_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_1_q && s1_ls_onehot_1_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_2_d = rs_pe_onehot_2;
         s1_ls_onehot_2_d = ls_pe_onehot_2;
         out_rs_onehot_2 = s1_rs_onehot_2_q;
         out_ls_onehot_2 = s1_ls_onehot_2_q;
+        s1_written_2_d = write_en_2;
+        if (s1_written_2_q && s1_rs_onehot_2_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_2_q && s1_ls_onehot_2_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_3_d = rs_pe_onehot_3;
         s1_ls_onehot_3_d = ls_pe_onehot_3;
         out_rs_onehot_3 = s1_rs_onehot_3_q;
         out_ls_onehot_3 = s1_ls_onehot_3_q;
+        s1_written_3_d = write_en_3;
+        if (s1_written_3_q && s1_rs_onehot_3_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_3_q && s1_ls_onehot_3_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_4_d = rs_pe_onehot_4;
         s1_ls_onehot_4_d = ls_pe_onehot_4;
         out_rs_onehot_4 = s1_rs_onehot_4_q;
         out_ls_onehot_4 = s1_ls_onehot_4_q;
+        s1_written_4_d = write_en_4;
+        if (s1_written_4_q && s1_rs_onehot_4_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_4_q && s1_ls_onehot_4_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_5_d = rs_pe_onehot_5;
         s1_ls_onehot_5_d = ls_pe_onehot_5;
         out_rs_onehot_5 = s1_rs_onehot_5_q;
         out_ls_onehot_5 = s1_ls_onehot_5_q;
+        s1_written_5_d = write_en_5;
+        if (s1_written_5_q && s1_rs_onehot_5_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_5_q && s1_ls_onehot_5_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_6_d = rs_pe_onehot_6;
         s1_ls_onehot_6_d = ls_pe_onehot_6;
         out_rs_onehot_6 = s1_rs_onehot_6_q;
         out_ls_onehot_6 = s1_ls_onehot_6_q;
+        s1_written_6_d = write_en_6;
+        if (s1_written_6_q && s1_rs_onehot_6_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_6_q && s1_ls_onehot_6_q) begin
+            out_ls_hit = 1'b0;
+        end
         s1_rs_onehot_7_d = rs_pe_onehot_7;
         s1_ls_onehot_7_d = ls_pe_onehot_7;
         out_rs_onehot_7 = s1_rs_onehot_7_q;
         out_ls_onehot_7 = s1_ls_onehot_7_q;
+        s1_written_7_d = write_en_7;
+        if (s1_written_7_q && s1_rs_onehot_7_q) begin
+            out_rs_hit = 1'b0;
+        end
+        if (s1_written_7_q && s1_ls_onehot_7_q) begin
+            out_ls_hit = 1'b0;
+        end
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;

@@ -62,13 +62,16 @@
 //! the results of a search in cycle t are on the outputs in cycle t+2:
 //! exactly `Mlb::cycle`'s answer for cycle t, one cycle later.
 //!
-//! One restriction at hit latency 2 (the MLU never does it: it fills only
-//! after a miss, with no search in that cycle): a fill in cycle t that
-//! replaces an entry a search of cycle t hit overwrites that entry before
-//! the output stage reads it, so the search's data outputs show the new
-//! entry (hit, multi and way are still the model's). The testbench checks
-//! this documented behaviour too.
-//!
+//! A fill in cycle t that replaces an entry a search of cycle t hit writes
+//! that entry before the output stage reads it in t+1. At hit latency 2 the
+//! stage-1 registers also keep which ways the fill wrote (`s1_written`), and
+//! such a search reports a miss (hit 0; way and data undefined) rather than
+//! the new entry's data under the old hit: with K walkers the MLU fills while
+//! it searches, and a miss there only costs a walk, where the new entry's
+//! data would check a request against the wrong allocation. `Mlb::cycle`
+//! answers with the old entry (at hit latency 1 the data are read in t);
+//! the testbenches expect the miss.
+
 //! Range compare: `base <= a && a - base < size` evaluated with one carry
 //! chain instead of a subtract followed by a compare: with nb = !base,
 //! ns = !size, the carry-save pair s = a ^ nb ^ ns, c = maj(a, nb, ns) gives
@@ -141,6 +144,7 @@ pub struct Mlb<const N: usize, const IW: usize> {
     s1_ls_multi: Vec<DFF<Bit>>,
     s1_ls_way: Vec<DFF<Bits<IW>>>,
     s1_ls_onehot: Vec<DFF<Bit>>,
+    s1_written: Vec<DFF<Bit>>,
     // The search the output stage reports this cycle: this cycle's (latency
     // 1) or the stage-1 registers' (latency 2).
     out_rs_valid: Signal<Local, Bit>,
@@ -287,6 +291,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             s1_ls_multi: regs(s1(1)),
             s1_ls_way: regs(s1(1)),
             s1_ls_onehot: regs(s1(N)),
+            s1_written: regs(s1(N)),
             out_rs_valid: Default::default(),
             out_rs_hit: Default::default(),
             out_rs_multi: Default::default(),
@@ -546,6 +551,15 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.s1_ls_onehot[i].d.next = self.ls_pe.onehot[i].val();
             self.out_rs_onehot[i].next = self.s1_rs_onehot[i].q.val();
             self.out_ls_onehot[i].next = self.s1_ls_onehot[i].q.val();
+            // The fill of the search's cycle replaced the entry it hit.
+            self.s1_written[i].clock.next = self.clock.val();
+            self.s1_written[i].d.next = self.write_en[i].val();
+            if self.s1_written[i].q.val() && self.s1_rs_onehot[i].q.val() {
+                self.out_rs_hit.next = false;
+            }
+            if self.s1_written[i].q.val() && self.s1_ls_onehot[i].q.val() {
+                self.out_ls_hit.next = false;
+            }
         }
         // Output stage: registered results.
         self.rs_hit_r.d.next = self.out_rs_hit.val();

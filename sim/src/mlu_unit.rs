@@ -38,6 +38,8 @@
 //!   all-hit stream is never held up.
 //! - Fills never duplicate: a fill whose location the MLB already holds
 //!   (two walks found the same node) writes nothing (the MLB's own rule).
+//! - At m = 2 the MLB reads the entry a cycle after its search: a fill that
+//!   replaces the entry a same-cycle search hit makes that search a miss.
 //! - INVALIDATE and FLUSH apply to the MLB in stage A, in order with the
 //!   requests around them: a later request's search sees them. Every walk in
 //!   flight in that cycle is cancelled: it fills nothing (what it read may
@@ -501,7 +503,11 @@ impl MluUnit {
         self.counters.fills_present += mlb_out.fill_present as u64;
         if let Some(f) = self.pipe[0].as_mut().filter(|f| f.replay.is_none() && f.key.is_some()) {
             self.counters.lookups += 1;
-            f.hit = mlb_out.range_hit.or(mlb_out.loc_hit).map(|(_, e)| (e.location, e.meta()));
+            // A two-stage MLB reads the entry a cycle after the search: a
+            // fill of this cycle over the way hit turns the hit into a miss
+            // (hw/src/mlb.rs).
+            let clobbered = |way: usize| m == 2 && mlb_out.fill_way == Some(way);
+            f.hit = mlb_out.range_hit.or(mlb_out.loc_hit).filter(|&(w, _)| !clobbered(w)).map(|(_, e)| (e.location, e.meta()));
             self.counters.hits += f.hit.is_some() as u64;
         }
 

@@ -152,7 +152,7 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
         ],
     );
     if hit_latency == 2 {
-        v.about.push("Two-stage MLB: search outputs are the model's one cycle later; data x where a same-cycle fill replaced the hit entry (hw/src/mlb.rs, hit latency 2).".into());
+        v.about.push("Two-stage MLB: search outputs are the model's one cycle later, a miss where a same-cycle fill replaced the hit entry (hw/src/mlb.rs, hit latency 2).".into());
     }
     let mut bench = MlbBench::new(entries, replacement, 7);
     let mut rec = vec![0u8; layout.in_bytes];
@@ -168,7 +168,7 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
         let mut outs = vec![None; v.outputs.len()];
         if e.check && search.is_some_and(|s| s.check) {
             let s = search.unwrap();
-            // p2: the fill of the search's own cycle (two cycles ago) wrote the hit way before stage 2 read it.
+            // p2: the fill of the search's own cycle (two cycles ago).
             let fill = if hit_latency == 2 && c >= 2 { Some(hist[c - 2]) } else { None };
             let clobbered = |way: usize| fill.is_some_and(|f| f.fill_ok && f.victim == way);
             let mut set = |name: &str, val: u64| {
@@ -176,26 +176,25 @@ fn mlb(top: &Top, entries: usize, replacement: Replacement, hit_latency: usize) 
                     outs[i] = Some(val as u128);
                 }
             };
-            set("rs_hit", s.rs.hit.is_some() as u64);
+            // p2: a hit whose way the fill of the search's cycle wrote is a miss.
+            let rs = s.rs.hit.filter(|&(w, _)| !clobbered(w));
+            let ls = s.ls.hit.filter(|&(w, _)| !clobbered(w));
+            set("rs_hit", rs.is_some() as u64);
             set("rs_multi", s.rs.multi as u64);
-            set("ls_hit", s.ls.hit.is_some() as u64);
+            set("ls_hit", ls.is_some() as u64);
             set("ls_multi", s.ls.multi as u64);
-            if let Some((w, en)) = s.rs.hit {
+            if let Some((w, en)) = rs {
                 set("rs_way", w as u64);
-                if !clobbered(w) {
-                    set("rs_loc", en.location >> 5);
-                    set("rs_base", en.base);
-                    set("rs_size", en.size);
-                    set("rs_tag", en.tag as u64);
-                }
+                set("rs_loc", en.location >> 5);
+                set("rs_base", en.base);
+                set("rs_size", en.size);
+                set("rs_tag", en.tag as u64);
             }
-            if let Some((w, en)) = s.ls.hit {
+            if let Some((w, en)) = ls {
                 set("ls_way", w as u64);
-                if !clobbered(w) {
-                    set("ls_base", en.base);
-                    set("ls_size", en.size);
-                    set("ls_tag", en.tag as u64);
-                }
+                set("ls_base", en.base);
+                set("ls_size", en.size);
+                set("ls_tag", en.tag as u64);
             }
             set("victim", e.victim as u64);
             set("fill_ok", e.fill_ok as u64);
