@@ -16,3 +16,4 @@ pub mod vectors;
 pub mod sm_pipeline_driver;
 pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;
+pub mod unit_driver;

@@ -9,11 +9,9 @@ use hw::mlu_unit::{MluUnit as Rtl, UnitBuild};
 use hw::traverser::Structures;
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig, Replacement, Structure};
-use sim::fault::Op;
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitIn, UnitParams, UnitRequest};
-use sim::pointer::{tagged, untag, NO_META};
-use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
+use testbench::unit_driver::{heap, RandomRequests};
 use std::collections::VecDeque;
 
 fn settle<const N: usize, const IW: usize, const L: usize, const LW: usize>(u: &mut Rtl<N, IW, L, LW>) {
@@ -27,65 +25,16 @@ fn clock<const N: usize, const IW: usize, const L: usize, const LW: usize>(u: &m
     settle(u);
 }
 
-/// Random requests over the heap's allocations (as sim/tests/mlu_unit.rs).
-fn requests(rt: &Runtime, lanes: usize, n: u32, seed: u64) -> VecDeque<UnitRequest> {
-    let mut rng = SplitMix64(seed);
-    let allocs: Vec<(u64, u64, u64)> = rt.allocations().iter().map(|a| (a.ptr, a.size, a.location)).collect();
-    (0..n)
-        .map(|id| {
-            let k = rng.next_u64() as usize % allocs.len();
-            let (ptr, size, loc) = allocs[k];
-            let x = rng.next_u64();
-            let lane_ptr = |i: usize| -> u64 {
-                match x.rotate_left(i as u32 * 7) % 64 {
-                    0 => 0x1000 + i as u64,
-                    1 => tagged(0x55, untag(ptr)),
-                    2 => ptr + size,
-                    h => ptr + (h * 13 + i as u64) % size,
-                }
-            };
-            let op = match x % 100 {
-                0..=14 => Op::LoadMeta,
-                15..=89 => Op::MemcheckG,
-                90..=95 => Op::MemcheckS,
-                96..=98 => Op::Invalidate,
-                _ => Op::Flush,
-            };
-            let loc = match (x >> 20) % 20 {
-                0 => 0,
-                1 => NO_META,
-                2 => allocs[(k + 1) % allocs.len()].2,
-                _ => loc,
-            };
-            let mask = if lanes == 1 { 1 } else { (x >> 24) as u32 | 1 };
-            let mut r = UnitRequest {
-                id,
-                op,
-                mask,
-                ptrs: (0..lanes).map(lane_ptr).collect(),
-                width: [1, 2, 4, 8, 16][(x >> 40) as usize % 5],
-                loc,
-                sbase: 0x100,
-                ssize: 0xC00,
-            };
-            if op == Op::MemcheckS {
-                r.ptrs = (0..lanes).map(|i| (x >> 8) % 0x1000 + 4 * i as u64).collect();
-            }
-            if op == Op::LoadMeta {
-                r.mask = 1;
-            }
-            r
-        })
-        .collect()
+/// The metadata port: latency 1..60, ready 70% of cycles, reordering.
+fn port(seed: u64) -> PortParams {
+    PortParams { min_latency: 1, max_latency: 60, ready_percent: 70, shuffle: true, seed, ..Default::default() }
 }
 
-fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structure: Structure, walkers: usize, mlb_latency: usize, seed: u64, n: u32) {
+/// `n` requests of testbench::unit_driver::RandomRequests on a heap of 40
+/// allocations, the port `port`.
+fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structure: Structure, walkers: usize, mlb_latency: usize, seed: u64, n: u32, port: PortParams) {
     let cfg = MluConfig { entries: N, structure, ..MluConfig::default() };
-    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), seed, ..RuntimeConfig::default() }).unwrap();
-    let mut rng = SplitMix64(seed);
-    for _ in 0..40 {
-        rt.malloc(16 + rng.next_u64() % 4000, None).unwrap();
-    }
+    let rt = heap(&cfg, 40, seed).unwrap();
     let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency: 1, miss_slots: 8 };
     let mut model = MluUnit::new(&p).unwrap();
     model.set_root(rt.root());
@@ -103,8 +52,8 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structu
     settle(&mut u);
     clock(&mut u);
     u.csr_we.next = false;
-    let mut port = PortSim::new(PortParams { min_latency: 1, max_latency: 60, ready_percent: 70, shuffle: true, seed, ..Default::default() });
-    let mut queue = requests(&rt, L, n, seed * 31);
+    let mut port = PortSim::new(port);
+    let mut queue: VecDeque<UnitRequest> = RandomRequests::new(&rt, L, seed * 31).take(n as usize).collect();
     let mut answered = 0u32;
     for cyc in 0..2_000_000u64 {
         if queue.is_empty() && model.is_idle() {
@@ -180,15 +129,16 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structu
 
 #[test]
 fn unit_matches_the_model_32_lanes_bst() {
-    run::<8, 3, 32, 5>(Structure::Bst, 4, 1, 1, 1500);
+    run::<8, 3, 32, 5>(Structure::Bst, 4, 1, 1, 1500, port(1));
 }
 
 #[test]
 fn unit_matches_the_model_1_lane_list_two_stage_mlb() {
-    run::<4, 2, 1, 1>(Structure::List, 2, 2, 2, 1500);
+    run::<4, 2, 1, 1>(Structure::List, 2, 2, 2, 1500, port(2));
 }
 
 #[test]
 fn unit_matches_the_model_one_walker() {
-    run::<2, 1, 1, 1>(Structure::Bst, 1, 1, 3, 1000);
+    run::<2, 1, 1, 1>(Structure::Bst, 1, 1, 3, 1000, port(3));
 }
+

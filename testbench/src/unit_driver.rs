@@ -1,0 +1,390 @@
+//! Cosimulation of the MLU as an SM unit: `hw::mlu_unit::MluUnit` as
+//! emitted Verilog, under Verilator through the generic cycle harness
+//! (`portvec.cpp`), against its golden twin `sim::mlu_unit::MluUnit`, every
+//! output compared every cycle.
+//!
+//! The model is cycle-accurate, so the driver runs it ahead of the RTL: for a
+//! batch of cycles it computes each cycle's inputs (the request at the head
+//! of the stream; the metadata port's answer, from [`PortSim`], to the
+//! model's own port request) and the outputs the RTL must give, sends the
+//! inputs to Verilator and compares. The inputs after a mismatch assumed the
+//! model's outputs, so the first mismatch ends the run and is reported with
+//! its cycle, port, expected and actual value.
+//!
+//! Cycle 0 resets the unit, cycle 1 writes the ROOT CSR, and the stream
+//! starts at cycle 2 (the model's cycle 0). Throughput and latency are
+//! measured from the RTL's own outputs ([`UnitRun::taken_at`],
+//! [`UnitRun::answered_at`]), not from the model.
+use crate::harness::{portvec_cpp, CycleSim};
+use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
+use anyhow::{anyhow, Result};
+use sim::config::MluConfig;
+use sim::fault::Op;
+use sim::meta_port::{PortParams, PortSim};
+use sim::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitOut, UnitParams, UnitRequest};
+use sim::pointer::{tagged, untag, NO_META};
+use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
+use std::iter::Peekable;
+
+/// The CSR address of the BST/list root (hw::mlu::CSR_ROOT).
+const CSR_ROOT: u64 = 2;
+/// Cycles per batch sent to Verilator.
+const BATCH: usize = 2048;
+/// `req_id` is 16 bits wide: ids repeat every 65,536 requests.
+const ID_MASK: u32 = 0xFFFF;
+
+/// A heap of `allocations` random-sized allocations (16..4,016 bytes) in a
+/// runtime built for `cfg`'s structure and entry count.
+pub fn heap(cfg: &MluConfig, allocations: usize, seed: u64) -> Result<Runtime> {
+    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), seed, ..RuntimeConfig::default() })?;
+    let mut rng = SplitMix64(seed);
+    for _ in 0..allocations {
+        rt.malloc(16 + rng.next_u64() % 4000, None)?;
+    }
+    Ok(rt)
+}
+
+/// An endless stream of random requests over `rt`'s allocations: 15%
+/// LOADMETA, 75% MEMCHECK.G, 6% MEMCHECK.S, 3% INVALIDATE, 1% FLUSH. Lane
+/// pointers are mostly in bounds, with untagged, stale-tag and one-past-end
+/// pointers; 1 in 10 locations is 0, NO_META or another allocation's. Ids
+/// count up modulo 2^16 (the width of `req_id`).
+pub struct RandomRequests {
+    allocs: Vec<(u64, u64, u64)>,
+    lanes: usize,
+    rng: SplitMix64,
+    next_id: u32,
+}
+
+impl RandomRequests {
+    pub fn new(rt: &Runtime, lanes: usize, seed: u64) -> RandomRequests {
+        let allocs = rt.allocations().iter().map(|a| (a.ptr, a.size, a.location)).collect();
+        RandomRequests { allocs, lanes, rng: SplitMix64(seed), next_id: 0 }
+    }
+}
+
+impl Iterator for RandomRequests {
+    type Item = UnitRequest;
+    fn next(&mut self) -> Option<UnitRequest> {
+        let id = self.next_id;
+        self.next_id = (id + 1) & ID_MASK;
+        let k = self.rng.next_u64() as usize % self.allocs.len();
+        let (ptr, size, loc) = self.allocs[k];
+        let x = self.rng.next_u64();
+        let lane_ptr = |i: usize| -> u64 {
+            match x.rotate_left(i as u32 * 7) % 64 {
+                0 => 0x1000 + i as u64,
+                1 => tagged(0x55, untag(ptr)),
+                2 => ptr + size,
+                h => ptr + (h * 13 + i as u64) % size,
+            }
+        };
+        let op = match x % 100 {
+            0..=14 => Op::LoadMeta,
+            15..=89 => Op::MemcheckG,
+            90..=95 => Op::MemcheckS,
+            96..=98 => Op::Invalidate,
+            _ => Op::Flush,
+        };
+        let loc = match (x >> 20) % 20 {
+            0 => 0,
+            1 => NO_META,
+            2 => self.allocs[(k + 1) % self.allocs.len()].2,
+            _ => loc,
+        };
+        let lanes = self.lanes;
+        let mut r = UnitRequest {
+            id,
+            op,
+            mask: if lanes == 1 { 1 } else { (x >> 24) as u32 | 1 },
+            ptrs: (0..lanes).map(lane_ptr).collect(),
+            width: [1, 2, 4, 8, 16][(x >> 40) as usize % 5],
+            loc,
+            sbase: 0x100,
+            ssize: 0xC00,
+        };
+        match op {
+            Op::MemcheckS => r.ptrs = (0..lanes).map(|i| (x >> 8) % 0x1000 + 4 * i as u64).collect(),
+            Op::LoadMeta => r.mask = 1,
+            _ => {}
+        }
+        Some(r)
+    }
+}
+
+/// The unit's ports in the harness records.
+struct UnitPorts {
+    reset: PortSlot,
+    req_valid: PortSlot,
+    req_id: PortSlot,
+    req_op: PortSlot,
+    req_mask: Vec<PortSlot>,
+    req_ptr: Vec<PortSlot>,
+    req_width: PortSlot,
+    req_loc: PortSlot,
+    req_sbase: PortSlot,
+    req_ssize: PortSlot,
+    mem_req_ready: PortSlot,
+    mem_resp_valid: PortSlot,
+    mem_resp_id: PortSlot,
+    mem_resp_error: PortSlot,
+    /// base, size_tag, link0, link1: the node's four words.
+    mem_resp_words: [PortSlot; 4],
+    csr_we: PortSlot,
+    csr_addr: PortSlot,
+    csr_data: PortSlot,
+    req_ready: PortSlot,
+    mem_req_valid: PortSlot,
+    mem_req_id: PortSlot,
+    mem_req_node: PortSlot,
+    resp_valid: PortSlot,
+    resp_id: PortSlot,
+    resp_op: PortSlot,
+    resp_pass: Vec<PortSlot>,
+    resp_addr: Vec<PortSlot>,
+    resp_fault: PortSlot,
+    resp_lane: PortSlot,
+    resp_loc: PortSlot,
+    resp_meta_valid: PortSlot,
+    resp_base: PortSlot,
+    resp_size: PortSlot,
+    resp_tag: PortSlot,
+}
+
+impl UnitPorts {
+    fn new(l: &Layout, lanes: usize) -> Result<UnitPorts> {
+        let i = |n: &str| l.input(n);
+        let o = |n: &str| l.output(n);
+        let each = |f: &dyn Fn(&str) -> Result<PortSlot>, n: &str| (0..lanes).map(|k| f(&format!("{n}_{k}"))).collect::<Result<Vec<_>>>();
+        Ok(UnitPorts {
+            reset: i("reset")?,
+            req_valid: i("req_valid")?,
+            req_id: i("req_id")?,
+            req_op: i("req_op")?,
+            req_mask: each(&i, "req_mask")?,
+            req_ptr: each(&i, "req_ptr")?,
+            req_width: i("req_width")?,
+            req_loc: i("req_loc")?,
+            req_sbase: i("req_sbase")?,
+            req_ssize: i("req_ssize")?,
+            mem_req_ready: i("mem_req_ready")?,
+            mem_resp_valid: i("mem_resp_valid")?,
+            mem_resp_id: i("mem_resp_id")?,
+            mem_resp_error: i("mem_resp_error")?,
+            mem_resp_words: [i("mem_resp_base")?, i("mem_resp_size_tag")?, i("mem_resp_link0")?, i("mem_resp_link1")?],
+            csr_we: i("csr_we")?,
+            csr_addr: i("csr_addr")?,
+            csr_data: i("csr_data")?,
+            req_ready: o("req_ready")?,
+            mem_req_valid: o("mem_req_valid")?,
+            mem_req_id: o("mem_req_id")?,
+            mem_req_node: o("mem_req_node")?,
+            resp_valid: o("resp_valid")?,
+            resp_id: o("resp_id")?,
+            resp_op: o("resp_op")?,
+            resp_pass: each(&o, "resp_pass")?,
+            resp_addr: each(&o, "resp_addr")?,
+            resp_fault: o("resp_fault")?,
+            resp_lane: o("resp_lane")?,
+            resp_loc: o("resp_loc")?,
+            resp_meta_valid: o("resp_meta_valid")?,
+            resp_base: o("resp_base")?,
+            resp_size: o("resp_size")?,
+            resp_tag: o("resp_tag")?,
+        })
+    }
+
+    /// One cycle's input record.
+    fn encode(&self, rec: &mut [u8], req: Option<&UnitRequest>, ready: bool, resp: Option<&sim::walker::MemResp>) {
+        rec.fill(0);
+        if let Some(r) = req {
+            self.req_valid.put(rec, 1);
+            self.req_id.put(rec, r.id as u64);
+            self.req_op.put(rec, r.op.bits() as u64);
+            for (k, (m, p)) in self.req_mask.iter().zip(&self.req_ptr).enumerate() {
+                m.put(rec, (r.mask >> k & 1) as u64);
+                p.put(rec, r.ptrs[k]);
+            }
+            self.req_width.put(rec, r.width as u64);
+            self.req_loc.put(rec, r.loc);
+            self.req_sbase.put(rec, r.sbase);
+            self.req_ssize.put(rec, r.ssize);
+        }
+        self.mem_req_ready.put(rec, ready as u64);
+        if let Some(m) = resp {
+            self.mem_resp_valid.put(rec, 1);
+            self.mem_resp_id.put(rec, m.id as u64);
+            self.mem_resp_error.put(rec, m.data.is_none() as u64);
+            for (p, w) in self.mem_resp_words.iter().zip(m.data.unwrap_or([0; 4])) {
+                p.put(rec, w);
+            }
+        }
+    }
+
+    /// The outputs of `rec` that differ from the model's `e`, as
+    /// (port, expected, actual).
+    fn compare(&self, e: &UnitOut, rec: &[u8]) -> Vec<(String, u64, u64)> {
+        let mut checks: Vec<(String, u64, &PortSlot)> = vec![
+            ("req_ready".into(), e.req_ready as u64, &self.req_ready),
+            ("mem_req_valid".into(), e.mem_req.is_some() as u64, &self.mem_req_valid),
+            ("resp_valid".into(), e.resp.is_some() as u64, &self.resp_valid),
+        ];
+        if let Some(m) = &e.mem_req {
+            checks.push(("mem_req_id".into(), m.id as u64, &self.mem_req_id));
+            checks.push(("mem_req_node".into(), m.addr >> 5, &self.mem_req_node));
+        }
+        if let Some(r) = &e.resp {
+            checks.push(("resp_id".into(), r.id as u64, &self.resp_id));
+            checks.push(("resp_op".into(), r.op.bits() as u64, &self.resp_op));
+            for (k, (p, a)) in self.resp_pass.iter().zip(&self.resp_addr).enumerate() {
+                checks.push((format!("resp_pass_{k}"), (r.pass >> k & 1) as u64, p));
+                checks.push((format!("resp_addr_{k}"), r.addrs[k], a));
+            }
+            checks.push(("resp_fault".into(), r.fault.bits() as u64, &self.resp_fault));
+            checks.push(("resp_lane".into(), r.lane as u64, &self.resp_lane));
+            checks.push(("resp_loc".into(), r.loc, &self.resp_loc));
+            checks.push(("resp_meta_valid".into(), r.meta.is_some() as u64, &self.resp_meta_valid));
+            if let Some(m) = r.meta {
+                checks.push(("resp_base".into(), m.base, &self.resp_base));
+                checks.push(("resp_size".into(), m.size, &self.resp_size));
+                checks.push(("resp_tag".into(), m.tag as u64, &self.resp_tag));
+            }
+        }
+        checks.into_iter().filter_map(|(n, want, p)| (p.get(rec) != want).then(|| (n, want, p.get(rec)))).collect()
+    }
+}
+
+/// The first cycle in which the RTL and the model disagree.
+#[derive(Clone, Debug)]
+pub struct UnitMismatch {
+    /// Stream cycle (the model's cycle; the harness cycle is 2 more).
+    pub cycle: u64,
+    /// Every output that differs: (port, model's value, RTL's value).
+    pub ports: Vec<(String, u64, u64)>,
+    /// The model's outputs in that cycle.
+    pub model: String,
+}
+
+impl std::fmt::Display for UnitMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cycle {}:", self.cycle)?;
+        for (port, want, got) in &self.ports {
+            write!(f, " {port} is {got:#x}, the model gives {want:#x};")?;
+        }
+        write!(f, " model outputs: {}", self.model)
+    }
+}
+
+/// What a run observed.
+#[derive(Clone, Debug, Default)]
+pub struct UnitRun {
+    /// Stream cycles simulated.
+    pub cycles: u64,
+    /// Requests taken and responses compared.
+    pub requests: u64,
+    pub responses: u64,
+    /// The RTL's own observations: the cycle each request was taken
+    /// (`req_valid && req_ready`), and each response's (`resp_id`, cycle).
+    pub taken_at: Vec<u64>,
+    pub answered_at: Vec<(u32, u64)>,
+    pub counters: UnitCounters,
+    pub mismatch: Option<UnitMismatch>,
+}
+
+/// A built, started unit harness.
+pub struct UnitCosim {
+    sim: CycleSim,
+    ports: UnitPorts,
+    lanes: usize,
+}
+
+impl UnitCosim {
+    /// Build (or reuse the cached build of) `top`'s harness with `verilog`
+    /// (the top's own text, or a mutant of it; `variant` names the build).
+    pub fn start(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64) -> Result<UnitCosim> {
+        let mut layout = Layout::from_manifest(&top.manifest)?;
+        let ports = UnitPorts::new(&layout, lanes)?;
+        for p in layout.inputs.iter_mut().chain(layout.outputs.iter_mut()) {
+            // Verilator's C++ name of rust-hdl's `$` array separator.
+            p.name = p.name.replace('$', "__024");
+        }
+        let cpp = portvec_cpp(&layout)?;
+        let name = format!("{}{variant}", top.name());
+        let built = build(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false })?;
+        Ok(UnitCosim { sim: CycleSim::start(layout, &built, seed)?, ports, lanes })
+    }
+
+    /// Reset the unit, point it at `rt`'s root, and run `requests` (the
+    /// first `limit` of them) through it and through a fresh model of `p`,
+    /// with the metadata port `port` answering from `rt`'s memory, until the
+    /// stream is taken and the model is idle (or the first mismatch).
+    pub fn run(&mut self, p: &UnitParams, rt: &Runtime, requests: impl Iterator<Item = UnitRequest>, limit: u64, port: PortParams) -> Result<UnitRun> {
+        if p.lanes != self.lanes {
+            return Err(anyhow!("the harness was started for {} lanes, the parameters give {}", self.lanes, p.lanes));
+        }
+        let mut model = MluUnit::new(p).map_err(|e| anyhow!("unit parameters: {e}"))?;
+        model.set_root(rt.root());
+        let mut port = PortSim::new(port);
+        let mut stream: Peekable<_> = requests.take(limit as usize).peekable();
+        let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
+        let mut run = UnitRun::default();
+
+        // Cycle 0: reset; cycle 1: ROOT CSR.
+        let mut recs = vec![0u8; 2 * ib];
+        self.ports.reset.put(&mut recs[..ib], 1);
+        self.ports.csr_we.put(&mut recs[ib..], 1);
+        self.ports.csr_addr.put(&mut recs[ib..], CSR_ROOT);
+        self.ports.csr_data.put(&mut recs[ib..], rt.root());
+        let mut out = vec![];
+        self.sim.run(&recs, &mut out)?;
+
+        let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
+        while stream.peek().is_some() || !model.is_idle() {
+            recs.clear();
+            expected.clear();
+            while expected.len() < BATCH && (stream.peek().is_some() || !model.is_idle()) {
+                let o = model.outputs();
+                let (ready, resp) = port.cycle(rt.memory(), o.mem_req.as_ref());
+                let req = stream.peek();
+                let at = recs.len();
+                recs.resize(at + ib, 0);
+                self.ports.encode(&mut recs[at..], req, ready, resp.as_ref());
+                let taken = o.req_ready && req.is_some();
+                model.tick(UnitIn { req, mem_req_ready: ready, mem_resp: resp }).map_err(|e| anyhow!("model: {e}"))?;
+                if taken {
+                    stream.next();
+                }
+                expected.push(o);
+            }
+            self.sim.run(&recs, &mut out)?;
+            for (k, e) in expected.iter().enumerate() {
+                let (i, o) = (&recs[k * ib..(k + 1) * ib], &out[k * ob..(k + 1) * ob]);
+                let cycle = run.cycles;
+                let ports = self.ports.compare(e, o);
+                if !ports.is_empty() {
+                    run.mismatch = Some(UnitMismatch { cycle, ports, model: format!("{e:?}") });
+                    break;
+                }
+                if self.ports.req_valid.get(i) == 1 && self.ports.req_ready.get(o) == 1 {
+                    run.taken_at.push(cycle);
+                }
+                if self.ports.resp_valid.get(o) == 1 {
+                    run.answered_at.push((self.ports.resp_id.get(o) as u32, cycle));
+                }
+                run.cycles += 1;
+            }
+            if run.mismatch.is_some() {
+                break;
+            }
+        }
+        run.requests = run.taken_at.len() as u64;
+        run.responses = run.answered_at.len() as u64;
+        run.counters = *model.counters();
+        Ok(run)
+    }
+
+    /// Stop the harness.
+    pub fn finish(self) -> Result<()> {
+        self.sim.finish()
+    }
+}

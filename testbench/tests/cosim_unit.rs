@@ -1,0 +1,152 @@
+//! The MLU as an SM unit as Verilog under Verilator (testbench::unit_driver)
+//! against the golden model, every output every cycle; and the unit's
+//! throughput and miss overlap measured from the Verilog's own outputs.
+use hw::generate::{TopKind, TopSpec};
+use hw::traverser::Structures;
+use sim::config::{Mode, MluConfig, Replacement, Structure};
+use sim::fault::Op;
+use sim::meta_port::PortParams;
+use sim::mlu_unit::{UnitParams, UnitRequest};
+use sim::pointer::untag;
+use sim::runtime::Runtime;
+use testbench::unit_driver::{heap, RandomRequests, UnitCosim, UnitRun};
+use testbench::verilator::Top;
+
+/// The parameters of one unit: model side and top.
+struct Unit {
+    params: UnitParams,
+    top: Top,
+}
+
+fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_latency: usize) -> Unit {
+    let cfg = MluConfig { entries, structure, ..MluConfig::default() };
+    let params = UnitParams { cfg: cfg.clone(), walkers, lanes, mlb_latency, check_latency: 1, miss_slots: hw::mlu_unit::MISS_SLOTS };
+    let structures = if structure == Structure::List { Structures::List } else { Structures::Bst };
+    let kind = TopKind::MluUnit {
+        entries,
+        structures,
+        replacement: Replacement::Plru,
+        mode: Mode::Compiler,
+        step_limit: cfg.step_limit as u16,
+        walkers,
+        lanes,
+        mlb_latency,
+    };
+    let spec = TopSpec::new(kind);
+    let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone())).unwrap();
+    Unit { params, top }
+}
+
+fn start(u: &Unit, seed: u64) -> UnitCosim {
+    UnitCosim::start(&u.top, &u.top.verilog, "", u.params.lanes, seed).unwrap()
+}
+
+fn check(u: &Unit, run: &UnitRun, what: &str) {
+    eprintln!("{} {what}: {} requests, {} responses, {} cycles, {:?}", u.top.name(), run.requests, run.responses, run.cycles, run.counters);
+    if let Some(m) = &run.mismatch {
+        panic!("{} {what}: {m}", u.top.name());
+    }
+    assert_eq!(run.responses, run.requests, "{} {what}: every request is answered once", u.top.name());
+}
+
+/// Random requests (LOADMETA, warp-wide MEMCHECK.G/S, INVALIDATE and FLUSH
+/// racing walks) with random port latency, reordering, errors and
+/// back-pressure.
+fn random(u: &Unit, seed: u64, n: u64) {
+    let rt = heap(&u.params.cfg, 40, seed).unwrap();
+    let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
+    let mut cs = start(u, seed);
+    let run = cs.run(&u.params, &rt, RandomRequests::new(&rt, u.params.lanes, seed * 31), n, port).unwrap();
+    cs.finish().unwrap();
+    check(u, &run, "random");
+    let c = run.counters;
+    assert_eq!(run.requests, n);
+    assert!(c.merged > 0 && c.walks > 0 && c.hits > 0 && c.stalls > 0 && c.fills_cancelled > 0, "{c:?}");
+}
+
+#[test]
+fn unit_verilog_matches_the_model_bst_8_entries_4_walkers_32_lanes() {
+    random(&unit(8, Structure::Bst, 4, 32, 1), 11, 20_000);
+}
+
+#[test]
+fn unit_verilog_matches_the_model_list_4_entries_2_walkers_1_lane_two_stage_mlb() {
+    random(&unit(4, Structure::List, 2, 1, 2), 12, 20_000);
+}
+
+/// Random requests with every lookup a hit once each of `rt`'s allocations
+/// has been touched: no INVALIDATE or FLUSH, MEMCHECK.G only with a live
+/// allocation's location, LOADMETA only of a pointer inside its allocation
+/// (or untagged). Lanes still fault (bounds, stale tags) against the metadata.
+fn hits(rt: &Runtime, lanes: usize, seed: u64) -> impl Iterator<Item = UnitRequest> {
+    let allocs: Vec<(u64, u64, u64, u64)> = rt.allocations().iter().map(|a| (a.ptr >> 56, a.base, a.size, a.location)).collect();
+    let inside = move |p: u64| p >> 56 == 0 || allocs.iter().any(|&(t, b, s, _)| t == p >> 56 && (b..b + s).contains(&untag(p)));
+    let locs: Vec<u64> = rt.allocations().iter().map(|a| a.location).collect();
+    RandomRequests::new(rt, lanes, seed).filter(move |r| match r.op {
+        Op::MemcheckS => true,
+        Op::MemcheckG => locs.contains(&r.loc),
+        Op::LoadMeta => inside(r.ptrs[0]),
+        _ => false,
+    })
+}
+
+/// One request taken per cycle on an all-hit stream (MLB hits of LOADMETA
+/// and warp-wide MEMCHECK.G, tag-0 lanes and MEMCHECK.S in any mix),
+/// measured from the Verilog's `req_valid && req_ready`.
+#[test]
+fn unit_verilog_takes_one_request_per_cycle_on_hits() {
+    let u = unit(8, Structure::Bst, 4, 32, 1);
+    // A heap of 6 allocations: every one fits in the 8-entry MLB.
+    let rt = heap(&u.params.cfg, 6, 21).unwrap();
+    let port = PortParams { min_latency: 20, max_latency: 20, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 21 };
+    let mut cs = start(&u, 21);
+    let n = 20_000;
+    let run = cs.run(&u.params, &rt, hits(&rt, 32, 22), n, port).unwrap();
+    cs.finish().unwrap();
+    check(&u, &run, "hits");
+    // The second half of the stream, well after the MLB is warm.
+    let t = &run.taken_at[n as usize / 2..];
+    let rate = t.len() as f64 / (t[t.len() - 1] - t[0] + 1) as f64;
+    eprintln!("{}: {:.4} requests per cycle over the last {} requests ({} walks in all)", u.top.name(), rate, t.len(), run.counters.walks);
+    // Each allocation is walked at most once by range (LOADMETA) and once by
+    // location (MEMCHECK.G): no lookup misses once both are in the MLB.
+    assert!(run.counters.walks <= 12, "{:?}", run.counters);
+    assert!(rate > 0.999, "{rate} requests per cycle");
+}
+
+/// The cycles from the first request taken to the last response.
+fn span(run: &UnitRun) -> u64 {
+    run.answered_at.last().unwrap().1 - run.taken_at[0] + 1
+}
+
+/// K LOADMETA misses to K different allocations take about one walk's
+/// time, not K walks: the walkers overlap their node reads.
+#[test]
+fn unit_verilog_overlaps_misses_to_different_blocks() {
+    let u = unit(8, Structure::Bst, 4, 32, 1);
+    let rt = heap(&u.params.cfg, 40, 31).unwrap();
+    let port = PortParams { min_latency: 100, max_latency: 100, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 31 };
+    let mut cs = start(&u, 31);
+    let load = |i: usize, id: u32| {
+        let a = &rt.allocations()[i];
+        UnitRequest { id, op: Op::LoadMeta, mask: 1, ptrs: vec![a.ptr; 32], width: 1, loc: a.location, sbase: 0, ssize: 0 }
+    };
+    // Four allocations at different depths of the tree.
+    let picks = [0, 13, 26, 39];
+    let mut alone = vec![];
+    for (k, &i) in picks.iter().enumerate() {
+        let run = cs.run(&u.params, &rt, std::iter::once(load(i, k as u32)), 1, port).unwrap();
+        check(&u, &run, "one miss");
+        alone.push((span(&run), run.counters.nodes));
+    }
+    let run = cs.run(&u.params, &rt, picks.iter().enumerate().map(|(k, &i)| load(i, k as u32)), 4, port).unwrap();
+    cs.finish().unwrap();
+    check(&u, &run, "four misses");
+    let together = span(&run);
+    let longest = alone.iter().map(|a| a.0).max().unwrap();
+    let sum: u64 = alone.iter().map(|a| a.0).sum();
+    eprintln!("{}: misses alone (cycles, nodes): {alone:?}; the four together: {together} cycles", u.top.name());
+    assert_eq!(run.counters.walks, 4);
+    assert!(together <= longest + 8, "four misses take {together} cycles, the longest alone {longest}");
+    assert!(together * 2 < sum, "four misses take {together} cycles, one after another would be {sum}");
+}
