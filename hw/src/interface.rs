@@ -314,7 +314,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
         ("resp_valid", "a response in this cycle; no resp_ready (always taken)"),
         ("resp_id", "req_id of the request answered (responses overtake each other)"),
         ("resp_op", "OP_* of the request answered"),
-        ("resp_pass_<i>", "MEMCHECK: lane i passed (inactive lanes pass)"),
+        ("resp_pass_<i>", "MEMCHECK: lane i is active and passed (0 for an inactive lane)"),
         ("resp_fault", "FAULT_* of the lowest faulting lane (spec section 4 order per lane)"),
         ("resp_lane", "the lowest faulting lane (0 when none)"),
         ("resp_loc", "LOADMETA: the location (0 for tag 0, LOC_NO_META when none or on a fault)"),

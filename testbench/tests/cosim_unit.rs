@@ -1,6 +1,8 @@
 //! The MLU as an SM unit as Verilog under Verilator (testbench::unit_driver)
-//! against the golden model, every output every cycle; and the unit's
-//! throughput and miss overlap measured from the Verilog's own outputs.
+//! against the golden model, every output every cycle; the unit's
+//! throughput and miss overlap measured from the Verilog's own outputs; and
+//! three Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
+//! walk in flight, a wrong lane mask), each caught.
 use hw::generate::{TopKind, TopSpec};
 use hw::traverser::Structures;
 use sim::config::{Mode, MluConfig, Replacement, Structure};
@@ -149,4 +151,53 @@ fn unit_verilog_overlaps_misses_to_different_blocks() {
     assert_eq!(run.counters.walks, 4);
     assert!(together <= longest + 8, "four misses take {together} cycles, the longest alone {longest}");
     assert!(together * 2 < sum, "four misses take {together} cycles, one after another would be {sum}");
+}
+
+/// `text` with every `from` replaced by `to`; the site must occur `count`
+/// times (the emitted names are the mutation sites: if the emission
+/// changes, this fails rather than testing nothing).
+fn mutate(text: &str, from: &str, to: &str, count: usize) -> String {
+    assert_eq!(text.matches(from).count(), count, "mutation site `{from}` in the Verilog");
+    text.replace(from, to)
+}
+
+/// A mutant of mlu8_bst_k4_l32's Verilog run on the random stream of
+/// `unit_verilog_matches_the_model_bst_8_entries_4_walkers_32_lanes` (which
+/// the unmutated Verilog passes): the mismatch it must give.
+fn mutant(variant: &str, edit: impl Fn(&str) -> String) -> testbench::unit_driver::UnitMismatch {
+    let u = unit(8, Structure::Bst, 4, 32, 1);
+    let seed = 11;
+    let rt = heap(&u.params.cfg, 40, seed).unwrap();
+    let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
+    let v = edit(&u.top.verilog);
+    let mut cs = UnitCosim::start(&u.top, &v, variant, 32, seed).unwrap();
+    let run = cs.run(&u.params, &rt, RandomRequests::new(&rt, 32, seed * 31), 20_000, port).unwrap();
+    cs.finish().unwrap();
+    let m = run.mismatch.unwrap_or_else(|| panic!("mutant {variant} passed {} requests", run.requests));
+    eprintln!("mutant {variant}: caught at {m}");
+    m
+}
+
+#[test]
+fn unit_mutant_missed_merge_is_caught() {
+    // Walker 1's walk never takes a merged miss: a second walk of its key.
+    let m = mutant("-mutant-merge", |v| mutate(v, "mergeable_1 = walkers_1_in_flight & ~walkers_1_cancelled;", "mergeable_1 = 1'b0;", 1));
+    assert!(m.ports.iter().any(|p| p.0.starts_with("mem_req") || p.0 == "req_ready" || p.0 == "resp_valid"), "{m}");
+}
+
+#[test]
+fn unit_mutant_invalidate_lost_during_a_walk_is_caught() {
+    // INVALIDATE/FLUSH no longer cancel the walks in flight: they fill what
+    // they read before the free.
+    mutant("-mutant-cancel", |v| {
+        (0..4).fold(v.to_string(), |v, k| mutate(&v, &format!("walkers_{k}_cancel = maintenance;"), &format!("walkers_{k}_cancel = 1'b0;"), 1))
+    });
+}
+
+#[test]
+fn unit_mutant_wrong_lane_mask_is_caught() {
+    // Lane 3 checked whether or not it is active (an inactive lane reports
+    // no pass and no fault).
+    let m = mutant("-mutant-mask", |v| mutate(v, "checks_mask_3 = p_mask_35_q;", "checks_mask_3 = 1'b1;", 1));
+    assert!(m.ports.iter().any(|p| p.0 == "resp_pass_3" || p.0 == "resp_fault" || p.0 == "resp_lane"), "{m}");
 }
