@@ -51,7 +51,6 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     // Result multiplexer OR tree over the one-hot lowest lane (heap order,
     // 2L-1 nodes, leaves L-1..).
     or_fault: Vec<Signal<Local, Bits<3>>>,
-    g_loc: Signal<Local, Bits<64>>,
     any_loc: Constant<Bits<64>>,
     f_none: Constant<Bits<3>>,
 }
@@ -81,7 +80,6 @@ impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
             first: Default::default(),
             lane_fault: array_init(Default::default),
             or_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
-            g_loc: Default::default(),
             // HWONLY has no location operand: any location other than 0 and
             // NO_META makes a tagged lane need the metadata.
             any_loc: Constant::new(32_u64.into()),
@@ -93,14 +91,13 @@ impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
 impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.g_loc.next = self.loc.val();
-        if self.hwonly.val() {
-            self.g_loc.next = self.any_loc.val();
-        }
         for i in 0..L {
             self.lanes[i].g_ptr.next = self.ptr[i].val();
             self.lanes[i].g_width.next = self.width.val();
-            self.lanes[i].g_loc.next = self.g_loc.val();
+            self.lanes[i].g_loc.next = self.loc.val();
+            if self.hwonly.val() {
+                self.lanes[i].g_loc.next = self.any_loc.val();
+            }
             self.lanes[i].g_meta_valid.next = self.meta_valid.val();
             self.lanes[i].g_meta_base.next = self.meta_base.val();
             self.lanes[i].g_meta_size.next = self.meta_size.val();

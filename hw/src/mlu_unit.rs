@@ -139,7 +139,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     p_key: Vec<DFF<Bits<64>>>,
     p_res: Vec<DFF<Bits<2>>>,
     p_res_loc: Vec<DFF<Bits<51>>>,
-    p_res_base: Vec<DFF<Bits<64>>>,
+    p_res_base: Vec<DFF<Bits<56>>>,
     p_res_size: Vec<DFF<Bits<56>>>,
     p_res_tag: Vec<DFF<Bits<8>>>,
     // Miss slots (lane fields: slot * L + lane).
@@ -159,7 +159,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     s_done: Vec<DFF<Bit>>,
     s_res: Vec<DFF<Bits<2>>>,
     s_res_loc: Vec<DFF<Bits<51>>>,
-    s_res_base: Vec<DFF<Bits<64>>>,
+    s_res_base: Vec<DFF<Bits<56>>>,
     s_res_size: Vec<DFF<Bits<56>>>,
     s_res_tag: Vec<DFF<Bits<8>>>,
     // Response registers.
@@ -241,6 +241,11 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     loc_mask: Constant<Bits<64>>,
     no_meta: Constant<Bits<64>>,
     zero64: Constant<Bits<64>>,
+    // Typed constants: a bare integer literal is emitted as a 64-bit one.
+    zero6: Constant<Bits<6>>,
+    one6: Constant<Bits<6>>,
+    zero8: Constant<Bits<8>>,
+    zero_lane: Constant<Bits<LW>>,
     csr_a_mode: Constant<Bits<2>>,
     csr_a_structure: Constant<Bits<2>>,
     csr_a_root: Constant<Bits<2>>,
@@ -379,7 +384,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             assign_now: Default::default(),
             u_key_range: Default::default(),
             u_key: Default::default(),
-            slot_free_pre: sigs(r + 1),
+            slot_free_pre: sigs(r),
             slot_free_pick: sigs(r),
             free_count: sigs(r + 1),
             miss_count: sigs(m1 + 1),
@@ -417,6 +422,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             loc_mask: Constant::new(LOC_MASK.into()),
             no_meta: Constant::new(NO_META.into()),
             zero64: Constant::new(0_u64.into()),
+            zero6: Constant::new(0_u64.into()),
+            one6: Constant::new(1_u64.into()),
+            zero8: Constant::new(0_u64.into()),
+            zero_lane: Constant::new(0_u64.into()),
             csr_a_mode: Constant::new(CSR_MODE.into()),
             csr_a_structure: Constant::new(CSR_STRUCTURE.into()),
             csr_a_root: Constant::new(CSR_ROOT.into()),
@@ -533,17 +542,17 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.in_tagged[0].next = false;
                             for i in 0..L {
                                 self.in_tagged[i + 1].next =
-                                    self.in_tagged[i].val() | (self.req_mask[i].val() & (self.req_ptr[i].val().get_bits::<8>(56) != 0_u64));
+                                    self.in_tagged[i].val() | (self.req_mask[i].val() & (self.req_ptr[i].val().get_bits::<8>(56) != self.zero8.val()));
                             }
                             self.in_key_valid.next = false;
                             self.in_key_range.next = true;
                             self.in_key.next = self.req_ptr[0].val() & self.addr_mask.val();
                             if self.req_op.val() == self.op_loadmeta.val() {
-                                self.in_key_valid.next = self.req_ptr[0].val().get_bits::<8>(56) != 0_u64;
+                                self.in_key_valid.next = self.req_ptr[0].val().get_bits::<8>(56) != self.zero8.val();
                             }
                             if self.req_op.val() == self.op_g.val() {
                                 if self.mode_r.q.val() {
-                                    self.in_key_valid.next = self.req_mask[0].val() & (self.req_ptr[0].val().get_bits::<8>(56) != 0_u64);
+                                    self.in_key_valid.next = self.req_mask[0].val() & (self.req_ptr[0].val().get_bits::<8>(56) != self.zero8.val());
                                 } else {
                                     self.in_key_range.next = false;
                                     self.in_key.next = self.req_loc.val() & self.loc_mask.val();
@@ -591,24 +600,23 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.free2[k].next = !self.walkers[k].busy.val() & self.free1_pre[k].val() & !self.free2_pre[k].val();
                                 self.free2_pre[k + 1].next = self.free2_pre[k].val() | (!self.walkers[k].busy.val() & self.free1_pre[k].val());
                             }
-                            self.mlb.fill_valid.next = false;
+                            // A fill (a read) is granted exactly when some walker wants one.
+                            self.mlb.fill_valid.next = self.fill_pre[kk].val();
                             self.mlb.fill_loc.next = self.walkers[0].location.val();
-                            self.mlb.fill_base.next = self.walkers[0].base.val().get_bits::<56>(0);
+                            self.mlb.fill_base.next = self.walkers[0].base.val();
                             self.mlb.fill_size.next = self.walkers[0].size.val();
                             self.mlb.fill_tag.next = self.walkers[0].tag.val();
-                            self.mem_req_valid.next = false;
+                            self.mem_req_valid.next = self.port_pre[kk].val();
                             self.mem_req_id.next = self.widx[0].val();
                             self.mem_req_node.next = self.walkers[0].req_node.val();
                             for k in 0..self.walkers.len() {
                                 if self.fill_grant[k].val() {
-                                    self.mlb.fill_valid.next = true;
                                     self.mlb.fill_loc.next = self.walkers[k].location.val();
-                                    self.mlb.fill_base.next = self.walkers[k].base.val().get_bits::<56>(0);
+                                    self.mlb.fill_base.next = self.walkers[k].base.val();
                                     self.mlb.fill_size.next = self.walkers[k].size.val();
                                     self.mlb.fill_tag.next = self.walkers[k].tag.val();
                                 }
                                 if self.port_grant[k].val() {
-                                    self.mem_req_valid.next = true;
                                     self.mem_req_id.next = self.widx[k].val();
                                     self.mem_req_node.next = self.walkers[k].req_node.val();
                                 }
@@ -619,7 +627,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.replay_pre[0].next = false;
                             self.unas_pre[0].next = false;
                             self.slot_free_pre[0].next = false;
-                            self.free_count[0].next = 0_u64.into();
+                            for s in 1..self.s_valid.len() {
+                                self.slot_free_pre[s].next = self.slot_free_pre[s - 1].val() | !self.s_valid[s - 1].q.val();
+                            }
+                            self.free_count[0].next = self.zero6.val();
                             for s in 0..self.s_valid.len() {
                                 self.replay_pick[s].next = self.s_valid[s].q.val() & self.s_done[s].q.val() & !self.replay_pre[s].val();
                                 self.replay_pre[s + 1].next = self.replay_pre[s].val() | (self.s_valid[s].q.val() & self.s_done[s].q.val());
@@ -627,18 +638,17 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.unas_pick[s].next = self.unas[s].val() & !self.unas_pre[s].val();
                                 self.unas_pre[s + 1].next = self.unas_pre[s].val() | self.unas[s].val();
                                 self.slot_free_pick[s].next = !self.s_valid[s].q.val() & !self.slot_free_pre[s].val();
-                                self.slot_free_pre[s + 1].next = self.slot_free_pre[s].val() | !self.s_valid[s].q.val();
                                 self.free_count[s + 1].next = self.free_count[s].val();
                                 if !self.s_valid[s].q.val() {
-                                    self.free_count[s + 1].next = self.free_count[s].val() + 1_u64;
+                                    self.free_count[s + 1].next = self.free_count[s].val() + self.one6.val();
                                 }
                             }
                             self.any_replay.next = self.replay_pre[rr].val();
-                            self.miss_count[0].next = 0_u64.into();
+                            self.miss_count[0].next = self.zero6.val();
                             for j in 0..self.p_valid.len() {
                                 self.miss_count[j + 1].next = self.miss_count[j].val();
                                 if self.p_valid[j].q.val() & !self.p_replay[j].q.val() & self.p_key_valid[j].q.val() {
-                                    self.miss_count[j + 1].next = self.miss_count[j].val() + 1_u64;
+                                    self.miss_count[j + 1].next = self.miss_count[j].val() + self.one6.val();
                                 }
                             }
                             self.req_ready.next = !self.any_replay.val() & (self.free_count[rr].val() > self.miss_count[m1].val());
@@ -678,7 +688,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             if self.p_replay[c].q.val() {
                                 self.c_res.next = self.p_res[c].q.val();
                                 self.c_res_loc.next = self.p_res_loc[c].q.val();
-                                self.c_base.next = self.p_res_base[c].q.val().get_bits::<56>(0);
+                                self.c_base.next = self.p_res_base[c].q.val();
                                 self.c_size.next = self.p_res_size[c].q.val();
                                 self.c_tag.next = self.p_res_tag[c].q.val();
                             }
@@ -715,7 +725,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.r_id.d.next = self.p_id[c].q.val();
                                 self.r_op.d.next = self.p_op[c].q.val();
                                 self.r_fault.d.next = self.f_none.val();
-                                self.r_lane.d.next = 0_u64.into();
+                                self.r_lane.d.next = self.zero_lane.val();
                                 self.r_loc.d.next = self.zero64.val();
                                 self.r_meta_valid.d.next = false;
                                 self.r_base.d.next = self.c_base.val();
@@ -753,7 +763,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.r_meta_valid.d.next = true;
                                     self.r_base.d.next = self.sbase_w.y.val();
                                     self.r_size.d.next = self.ssize_w.y.val();
-                                    self.r_tag.d.next = 0_u64.into();
+                                    self.r_tag.d.next = self.zero8.val();
                                 }
                             }
 

@@ -88,7 +88,7 @@ pub struct Walker {
     pub visit: Signal<Out, Bit>,
     pub result: Signal<Out, Bits<2>>,
     pub location: Signal<Out, Bits<51>>,
-    pub base: Signal<Out, Bits<64>>,
+    pub base: Signal<Out, Bits<56>>,
     pub size: Signal<Out, Bits<56>>,
     pub tag: Signal<Out, Bits<8>>,
     pub cancelled: Signal<Out, Bit>,
@@ -109,15 +109,20 @@ pub struct Walker {
     base_r: DFF<Bits<64>>,
     size_r: DFF<Bits<64>>,
     tag_r: DFF<Bits<8>>,
-    link0_r: DFF<Bits<51>>,
-    link1_r: DFF<Bits<51>>,
+    // Links as read, masked to bits 55..5 (the masked bits are constant 0
+    // flops, which synthesis removes; every bit of the port is read).
+    link0_r: DFF<Bits<64>>,
+    link1_r: DFF<Bits<64>>,
     // Decide's terms.
     a_ge_base: Signal<Local, Bit>,
     found: Signal<Local, Bit>,
-    link: Signal<Local, Bits<51>>,
+    link: Signal<Local, Bits<64>>,
     steps_inc: Signal<Local, Bits<16>>,
     is_bst: Signal<Local, Bit>,
-    root_node: Signal<Local, Bits<51>>,
+    root_m: Signal<Local, Bits<64>>,
+    zero16: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero64: Constant<Bits<64>>,
     addr_mask: Constant<Bits<64>>,
     loc_mask: Constant<Bits<64>>,
     has_list: Constant<Bit>,
@@ -182,7 +187,10 @@ impl Walker {
             link: Default::default(),
             steps_inc: Default::default(),
             is_bst: Default::default(),
-            root_node: Default::default(),
+            root_m: Default::default(),
+            zero16: Constant::new(0_u64.into()),
+            one16: Constant::new(1_u64.into()),
+            zero64: Constant::new(0_u64.into()),
             addr_mask: Constant::new(sim::pointer::ADDR_MASK.into()),
             loc_mask: Constant::new(sim::mlb::LOC_MASK.into()),
             has_list: Constant::new(structures != Structures::Bst),
@@ -208,12 +216,12 @@ impl Logic for Walker {
         self.a_ge_base.next = self.a_r.q.val() >= self.base_r.q.val();
         self.found.next =
             !self.range_r.q.val() | (self.a_ge_base.val() & ((self.a_r.q.val() - self.base_r.q.val()) < self.size_r.q.val()));
-        self.root_node.next = self.root.val().get_bits::<51>(5);
+        self.root_m.next = self.root.val() & self.loc_mask.val();
         self.link.next = self.link0_r.q.val();
         if self.bst_r.q.val() & self.a_ge_base.val() {
             self.link.next = self.link1_r.q.val();
         }
-        self.steps_inc.next = self.steps_r.q.val() + 1_u64;
+        self.steps_inc.next = self.steps_r.q.val() + self.one16.val();
         // Outputs from registers.
         self.req_valid.next = self.state.q.val() == WalkerState::Issue;
         self.req_node.next = self.node_r.q.val();
@@ -225,7 +233,7 @@ impl Logic for Walker {
         self.visit.next = self.state.q.val() == WalkerState::Decide;
         self.result.next = self.result_r.q.val();
         self.location.next = self.node_r.q.val();
-        self.base.next = self.base_r.q.val();
+        self.base.next = self.base_r.q.val().get_bits::<56>(0);
         self.size.next = self.size_r.q.val().get_bits::<56>(0);
         self.tag.next = self.tag_r.q.val();
         self.cancelled.next = self.cancelled_r.q.val();
@@ -240,16 +248,16 @@ impl Logic for Walker {
                     self.range_r.d.next = self.start_range.val();
                     self.bst_r.d.next = self.is_bst.val();
                     self.limit_r.d.next = self.limit.val();
-                    self.steps_r.d.next = 0_u64.into();
+                    self.steps_r.d.next = self.zero16.val();
                     self.cancelled_r.d.next = false;
                     self.state.d.next = WalkerState::Issue;
                     if self.start_range.val() {
                         self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
-                        self.node_r.d.next = self.root_node.val();
-                        if self.root_node.val() == 0_u64 {
+                        self.node_r.d.next = self.root_m.val().get_bits::<51>(5);
+                        if self.root_m.val() == self.zero64.val() {
                             self.result_r.d.next = self.res_not_found.val();
                             self.state.d.next = WalkerState::Done;
-                        } else if self.limit.val() == 0_u64 {
+                        } else if self.limit.val() == self.zero16.val() {
                             self.result_r.d.next = self.res_limit.val();
                             self.state.d.next = WalkerState::Done;
                         }
@@ -273,8 +281,8 @@ impl Logic for Walker {
                     self.base_r.d.next = self.resp_base.val();
                     self.size_r.d.next = self.resp_size_tag.val() & self.addr_mask.val();
                     self.tag_r.d.next = self.resp_size_tag.val().get_bits::<8>(56);
-                    self.link0_r.d.next = self.resp_link0.val().get_bits::<51>(5);
-                    self.link1_r.d.next = self.resp_link1.val().get_bits::<51>(5);
+                    self.link0_r.d.next = self.resp_link0.val() & self.loc_mask.val();
+                    self.link1_r.d.next = self.resp_link1.val() & self.loc_mask.val();
                     self.state.d.next = WalkerState::Decide;
                 }
             }
@@ -282,12 +290,12 @@ impl Logic for Walker {
                 self.steps_r.d.next = self.steps_inc.val();
                 self.state.d.next = WalkerState::Done;
                 if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
-                    if self.link.val() == 0_u64 {
+                    if self.link.val() == self.zero64.val() {
                         self.result_r.d.next = self.res_not_found.val();
                     } else if self.steps_inc.val() >= self.limit_r.q.val() {
                         self.result_r.d.next = self.res_limit.val();
                     } else {
-                        self.node_r.d.next = self.link.val();
+                        self.node_r.d.next = self.link.val().get_bits::<51>(5);
                         self.state.d.next = WalkerState::Issue;
                     }
                 }
