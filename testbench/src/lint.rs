@@ -50,7 +50,9 @@ pub fn verilator_lint(file: &Path, top: &str) -> Result<(), String> {
 /// of verilog_out/README.md): `iverilog -g2005 -f verilog_out/<top>.f` and
 /// `verilator --lint-only -Wall verilog_out/lint.vlt -f verilog_out/<top>.f`
 /// (the filelist), and Yosys `hierarchy -check; proc; check -assert` (no warning of any kind: multiple drivers, undriven
-/// or unused-but-driven wires, combinational loops).
+/// or unused-but-driven wires, combinational loops), then `flatten; check
+/// -assert` again, for loops that cross module boundaries (what the
+/// UNOPTFLAT waiver of lint.vlt relies on).
 pub fn user_checks(top: &str) -> Result<(), String> {
     let root = workspace_root();
     let f = format!("{}/{top}.f", hw::generate::VERILOG_OUT);
@@ -63,7 +65,7 @@ pub fn user_checks(top: &str) -> Result<(), String> {
         Command::new("verilator").current_dir(&root).args(["--lint-only", "-Wall", "--top-module", top, &vlt, "-f", &f]),
         &format!("verilator --lint-only -Wall {vlt} -f {f}"),
     )?;
-    let script = format!("read_verilog {}/{top}.v; hierarchy -check -top {top}; proc; check -assert", hw::generate::VERILOG_OUT);
+    let script = format!("read_verilog {}/{top}.v; hierarchy -check -top {top}; proc; check -assert; flatten; check -assert", hw::generate::VERILOG_OUT);
     run(Command::new("yosys").current_dir(&root).args(["-q", "-p", &script]), &format!("yosys -p '{script}'"))
 }
 
