@@ -258,6 +258,34 @@ fn generate_names_non_default_csr_resets_apart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `generate --unit` and its flags, or the config field `unit`, build the
+/// MLU as an SM unit under a name that says its shape, beside its MLB at the
+/// unit's search latency; the manifest gives the parameters.
+#[test]
+fn generate_builds_the_mlu_unit_from_flags_or_config() {
+    let dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-unit", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let f = Scratch::new("unit.json", br#"{"entries": 4, "structure": "list", "unit": {"walkers": 2, "lanes": 1}}"#);
+    for args in [
+        vec!["--unit", "--entries", "4", "--structure", "list", "--walkers", "2", "--lanes", "1", "--mlb-latency", "2"],
+        vec!["--config", f.path(), "--mlb-latency", "2"],
+    ] {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut a = vec!["generate", "--out", d, "--quiet"];
+        a.extend(args.iter().copied());
+        let out = mlugen(&a);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v = std::fs::read_to_string(dir.join("mlu4_list_k2_l1_p2.v")).expect("the unit top");
+        assert!(v.contains("module mlu4_list_k2_l1_p2(") && v.contains("req_ptr_0") && !v.contains("req_ptr_1"), "one lane");
+        let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("mlu4_list_k2_l1_p2.json")).unwrap()).unwrap();
+        assert_eq!((m["parameters"]["walkers"].as_u64(), m["parameters"]["lanes"].as_u64(), m["parameters"]["mlb_latency"].as_u64()), (Some(2), Some(1), Some(2)));
+        assert!(dir.join("mlb4_plru_p2.v").exists(), "the unit's MLB, two-stage");
+        assert!(!dir.join("mlu4_list.v").exists(), "not the blocking MLU");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `generate` into a directory that already holds other tops keeps them in
 /// the FuseSoC core: generating the default MLU into verilog_out/ (as
 /// scripts/run.sh does) must not drop the committed tops from mlugen.core.

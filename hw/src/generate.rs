@@ -491,16 +491,48 @@ pub fn committed_tops() -> Vec<TopSpec> {
             step_limit: d.step_limit as u16,
         }));
     }
+    // The MLU as an SM unit (bst, 4 walkers, a warp of 32 lanes): 8 entries
+    // with a one-stage MLB search, 16 with the two-stage one a 2 GHz clock
+    // needs (docs/synth.md).
+    for (entries, mlb_latency) in [(8, 1), (16, 2)] {
+        v.push(TopSpec::new(TopKind::MluUnit {
+            entries,
+            structures: Structures::Bst,
+            replacement: Replacement::Plru,
+            mode: d.mode,
+            step_limit: d.step_limit as u16,
+            walkers: 4,
+            lanes: 32,
+            mlb_latency,
+        }));
+    }
     v.push(TopSpec::new(TopKind::CanaryAlloc));
     v
 }
 
 /// The tops one configuration generates (validated for hardware first, so a
 /// bad value is an error naming its field): the MLB, MEMCHECK and the MLU
-/// (`MluHum` when `hit_under_miss` is set).
+/// (`MluHum` when `hit_under_miss` is set); with `unit`, the MLB (at the
+/// unit's search latency) and the MLU unit.
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
+    if let Some(u) = cfg.unit {
+        // The MLU as an SM unit, and its MLB on its own.
+        return Ok(vec![
+            TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: u.mlb_latency }),
+            TopSpec::new(TopKind::MluUnit {
+                entries: cfg.entries,
+                structures: p.structures,
+                replacement: p.replacement,
+                mode: p.mode,
+                step_limit: p.step_limit,
+                walkers: u.walkers,
+                lanes: u.lanes,
+                mlb_latency: u.mlb_latency,
+            }),
+        ]);
+    }
     Ok(vec![
         TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: 1 }),
         TopSpec::new(TopKind::Memcheck),

@@ -146,6 +146,37 @@ pub struct MluConfig {
     /// pipeline model (`mlugen sweep`) models its timing. Default off.
     #[serde(deserialize_with = "de_hit_under_miss", skip_serializing_if = "is_false")]
     pub hit_under_miss: bool,
+    /// Build the MLU as an SM unit (spec section 6; `sim::mlu_unit`,
+    /// `hw::mlu_unit`, top `mlu<N>_<structure>_k<K>_l<L>[_p2]`): pipelined,
+    /// non-blocking, warp-wide. Absent (the default for now): the blocking
+    /// MLU of the paper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<UnitShape>,
+}
+
+/// Walker counts the MLU unit is built with.
+pub const UNIT_WALKERS: [usize; 4] = [1, 2, 4, 8];
+/// Lane counts: a scalar unit or a whole warp.
+pub const UNIT_LANES: [usize; 2] = [1, 32];
+/// MLB search stages: 1, or 2 for clocks a one-cycle search cannot make.
+pub const UNIT_MLB_LATENCIES: [usize; 2] = [1, 2];
+
+/// The shape of the MLU as an SM unit (config field `unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnitShape {
+    /// K walkers, each serving one walk or location fetch at a time.
+    pub walkers: usize,
+    /// Lanes checked per MEMCHECK.G: 1 (scalar interface) or 32 (a warp).
+    pub lanes: usize,
+    /// MLB search stages m (the pipeline depth the clock needs).
+    pub mlb_latency: usize,
+}
+
+impl Default for UnitShape {
+    fn default() -> Self {
+        UnitShape { walkers: 4, lanes: 32, mlb_latency: 1 }
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -170,6 +201,7 @@ impl Default for MluConfig {
             mode: Mode::Compiler,
             step_limit: 4096,
             hit_under_miss: false,
+            unit: None,
         }
     }
 }
@@ -238,6 +270,32 @@ impl MluConfig {
                 format!("{} does not fit the 16-bit step-limit CSR; allowed: 0..=65535", self.step_limit),
             ));
         }
+        if let Some(u) = &self.unit {
+            if !UNIT_WALKERS.contains(&u.walkers) {
+                return Err(ConfigError::field("unit.walkers", format!("{} walkers is not supported; allowed: {}", u.walkers, list(&UNIT_WALKERS))));
+            }
+            if !UNIT_LANES.contains(&u.lanes) {
+                return Err(ConfigError::field("unit.lanes", format!("{} lanes is not supported; allowed: {}", u.lanes, list(&UNIT_LANES))));
+            }
+            if !UNIT_MLB_LATENCIES.contains(&u.mlb_latency) {
+                return Err(ConfigError::field(
+                    "unit.mlb_latency",
+                    format!("{} MLB search stages is not supported; allowed: {}", u.mlb_latency, list(&UNIT_MLB_LATENCIES)),
+                ));
+            }
+            if self.hit_under_miss {
+                return Err(ConfigError::field("hit_under_miss", "the MLU unit serves hits under misses itself; give `unit` or `hit_under_miss`, not both"));
+            }
+            if self.mode == Mode::Hwonly && u.lanes != 1 {
+                return Err(ConfigError::field(
+                    "unit.lanes",
+                    "mode hwonly needs lanes = 1 (one range lookup per allocation a warp touches is not built)",
+                ));
+            }
+            if self.structure == Structure::Sol {
+                return Err(ConfigError::field("structure", "the MLU unit walks a list or a bst; sol has no walker"));
+            }
+        }
         Ok(())
     }
 
@@ -246,7 +304,7 @@ impl MluConfig {
         serde_json::from_str(s).map_err(|e| ConfigError {
             file: None,
             field: None,
-            message: format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, hit_under_miss (true|false))"),
+            message: format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, hit_under_miss (true|false), unit {{walkers (1|2|4|8), lanes (1|32), mlb_latency (1|2)}})"),
         })
     }
 

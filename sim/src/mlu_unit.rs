@@ -60,7 +60,7 @@
 //! registers alone (`req_ready`, the response, the walker's read request);
 //! [`MluUnit::tick`] then takes the cycle's inputs (the request, whether the
 //! port took the read, the port's response) and advances one clock edge.
-use crate::config::{Mode, MluConfig, Structure};
+use crate::config::{Mode, MluConfig, Structure, UnitShape};
 use crate::fault::{FaultCode, Op};
 use crate::memcheck::{check_lanes, LaneMeta};
 use crate::mlb::{Mlb, MlbCycleInputs, LOC_MASK};
@@ -69,11 +69,6 @@ use crate::pointer::{tag, untag, NO_META};
 use crate::walker::{MemReq, MemResp, WalkCsrs, WalkKey, WalkResult, Walker, WalkerState};
 use std::collections::VecDeque;
 use std::fmt;
-
-/// Walker counts the unit is built with.
-pub const WALKERS: [usize; 4] = [1, 2, 4, 8];
-/// Lane counts: a scalar unit or a whole warp.
-pub const LANES: [usize; 2] = [1, 32];
 
 /// The unit's generator parameters beyond [`MluConfig`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +88,17 @@ pub struct UnitParams {
 
 impl Default for UnitParams {
     fn default() -> Self {
-        UnitParams { cfg: MluConfig::default(), walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 1, miss_slots: 8 }
+        let u = UnitShape::default();
+        UnitParams { cfg: MluConfig::default(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, check_latency: 1, miss_slots: 8 }
+    }
+}
+
+impl UnitParams {
+    /// The unit a configuration with a `unit` field describes (one check
+    /// stage and 8 miss slots, as the RTL is built); None without one.
+    pub fn from_config(cfg: &MluConfig) -> Option<UnitParams> {
+        let u = cfg.unit?;
+        Some(UnitParams { cfg: cfg.clone(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, ..UnitParams::default() })
     }
 }
 
@@ -115,17 +120,11 @@ impl std::error::Error for ParamError {}
 impl UnitParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         let err = |field, message: String| Err(ParamError { field, message });
-        if let Err(e) = self.cfg.validate(crate::config::Target::Model) {
+        // The shape is checked where every configuration is: MluConfig.
+        let shape = UnitShape { walkers: self.walkers, lanes: self.lanes, mlb_latency: self.mlb_latency };
+        let cfg = MluConfig { unit: Some(shape), ..self.cfg.clone() };
+        if let Err(e) = cfg.validate(crate::config::Target::Model) {
             return err("cfg", e.to_string());
-        }
-        if !WALKERS.contains(&self.walkers) {
-            return err("walkers", format!("{} walkers (allowed: 1, 2, 4, 8)", self.walkers));
-        }
-        if !LANES.contains(&self.lanes) {
-            return err("lanes", format!("{} lanes (allowed: 1, 32)", self.lanes));
-        }
-        if !(1..=2).contains(&self.mlb_latency) {
-            return err("mlb_latency", format!("{} (allowed: 1, 2)", self.mlb_latency));
         }
         if !(1..=2).contains(&self.check_latency) {
             return err("check_latency", format!("{} (allowed: 1, 2)", self.check_latency));
@@ -135,9 +134,6 @@ impl UnitParams {
                 "miss_slots",
                 format!("{} (allowed: {}..=32: fewer would hold up an all-hit stream)", self.miss_slots, self.mlb_latency + 2),
             );
-        }
-        if self.cfg.mode == Mode::Hwonly && self.lanes != 1 {
-            return err("lanes", "mode hwonly needs lanes = 1 (a warp-wide HWONLY lookup is not built)".into());
         }
         Ok(())
     }

@@ -357,15 +357,18 @@ fn read_errors_fault_mem_error() {
 
 #[test]
 fn impossible_parameters_are_errors_naming_the_field() {
-    for (p, field) in [
-        (UnitParams { walkers: 3, ..UnitParams::default() }, "walkers"),
-        (UnitParams { lanes: 16, ..UnitParams::default() }, "lanes"),
-        (UnitParams { mlb_latency: 3, ..UnitParams::default() }, "mlb_latency"),
-        (UnitParams { miss_slots: 2, ..UnitParams::default() }, "miss_slots"),
-        (UnitParams { cfg: MluConfig { mode: Mode::Hwonly, ..MluConfig::default() }, ..UnitParams::default() }, "lanes"),
-        (UnitParams { cfg: MluConfig { entries: 12, ..MluConfig::default() }, ..UnitParams::default() }, "cfg"),
+    // The unit's shape is checked by MluConfig::validate (field `cfg`, the
+    // message naming the config field); the rest by UnitParams itself.
+    for (p, field, says) in [
+        (UnitParams { walkers: 3, ..UnitParams::default() }, "cfg", "field `unit.walkers`: 3 walkers"),
+        (UnitParams { lanes: 16, ..UnitParams::default() }, "cfg", "field `unit.lanes`: 16 lanes"),
+        (UnitParams { mlb_latency: 3, ..UnitParams::default() }, "cfg", "field `unit.mlb_latency`: 3"),
+        (UnitParams { miss_slots: 2, ..UnitParams::default() }, "miss_slots", "2"),
+        (UnitParams { cfg: MluConfig { mode: Mode::Hwonly, ..MluConfig::default() }, ..UnitParams::default() }, "cfg", "field `unit.lanes`: mode hwonly"),
+        (UnitParams { cfg: MluConfig { entries: 12, ..MluConfig::default() }, ..UnitParams::default() }, "cfg", "field `entries`: 12"),
     ] {
         let e = MluUnit::new(&p).unwrap_err();
         assert_eq!(e.field, field, "{e}");
+        assert!(e.to_string().contains(says), "{e}");
     }
 }

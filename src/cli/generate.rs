@@ -11,7 +11,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON configuration file (sim::config::MluConfig: entries, structure,
-    /// replacement, mode, step_limit, hit_under_miss); flags below override it.
+    /// replacement, mode, step_limit, hit_under_miss, unit); flags below
+    /// override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// MLB entries: 1, 2, 4, 8, 16 or 32.
@@ -27,6 +28,21 @@ pub struct Args {
     /// field `hit_under_miss`).
     #[arg(long)]
     pub hit_under_miss: bool,
+    /// Build the MLU as an SM unit (pipelined, non-blocking, warp-wide; top
+    /// `mlu<N>_<structure>_k<K>_l<L>[_p2]`; config field `unit`), with 4
+    /// walkers, 32 lanes and a one-stage MLB search unless given below.
+    #[arg(long)]
+    pub unit: bool,
+    /// MLU unit: walkers K (1, 2, 4 or 8); implies --unit.
+    #[arg(long)]
+    pub walkers: Option<usize>,
+    /// MLU unit: lanes (1 or 32); implies --unit.
+    #[arg(long)]
+    pub lanes: Option<usize>,
+    /// MLU unit: MLB search stages (1, or 2 for a clock a one-cycle search
+    /// cannot make); implies --unit.
+    #[arg(long)]
+    pub mlb_latency: Option<usize>,
     /// Output directory (default: verilog_out/ of the project, or of the
     /// current directory).
     #[arg(long)]
@@ -59,12 +75,22 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
     if args.hit_under_miss {
         cfg.hit_under_miss = true;
     }
+    if args.unit || args.walkers.is_some() || args.lanes.is_some() || args.mlb_latency.is_some() {
+        let mut u = cfg.unit.unwrap_or_default();
+        u.walkers = args.walkers.unwrap_or(u.walkers);
+        u.lanes = args.lanes.unwrap_or(u.lanes);
+        u.mlb_latency = args.mlb_latency.unwrap_or(u.mlb_latency);
+        cfg.unit = Some(u);
+    }
     cfg.validate(Target::Hardware).map_err(|e| {
         // Name where the bad value came from: the flag that set it, else the file.
         let flag = match e.field.as_deref() {
             Some("entries") if args.entries.is_some() => Some("--entries"),
             Some("structure") if args.structure.is_some() => Some("--structure"),
             Some("replacement") if args.replacement.is_some() => Some("--replacement"),
+            Some("unit.walkers") if args.walkers.is_some() => Some("--walkers"),
+            Some("unit.lanes") if args.lanes.is_some() => Some("--lanes"),
+            Some("unit.mlb_latency") if args.mlb_latency.is_some() => Some("--mlb-latency"),
             _ => None,
         };
         match (flag, &args.config) {
@@ -83,8 +109,12 @@ pub fn run(args: Args) -> Result<()> {
             || args.structure.is_some()
             || args.replacement.is_some()
             || args.hit_under_miss
+            || args.unit
+            || args.walkers.is_some()
+            || args.lanes.is_some()
+            || args.mlb_latency.is_some()
         {
-            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--hit-under-miss");
+            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--hit-under-miss/--unit/--walkers/--lanes/--mlb-latency");
         }
         committed_tops()
     } else {

@@ -22,6 +22,7 @@ use sim::config::MluConfig;
 use sim::fault::Op;
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitOut, UnitParams, UnitRequest};
+use sim::walker::MemResp;
 use sim::pointer::{tagged, untag, NO_META};
 use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
 use std::iter::Peekable;
@@ -195,7 +196,7 @@ impl UnitPorts {
     }
 
     /// One cycle's input record.
-    fn encode(&self, rec: &mut [u8], req: Option<&UnitRequest>, ready: bool, resp: Option<&sim::walker::MemResp>) {
+    fn encode(&self, rec: &mut [u8], req: Option<&UnitRequest>, ready: bool, resp: Option<&MemResp>) {
         rec.fill(0);
         if let Some(r) = req {
             self.req_valid.put(rec, 1);
@@ -224,6 +225,13 @@ impl UnitPorts {
     /// The outputs of `rec` that differ from the model's `e`, as
     /// (port, expected, actual).
     fn compare(&self, e: &UnitOut, rec: &[u8]) -> Vec<(String, u64, u64)> {
+        self.expected(e).into_iter().filter_map(|(n, want, p)| (p.get(rec) != want).then(|| (n, want, p.get(rec)))).collect()
+    }
+
+    /// Every output the model defines in a cycle whose outputs are `e`, as
+    /// (port, value, slot): the valid bits always, a request's or a
+    /// response's fields while it is valid, the metadata while meta_valid.
+    fn expected(&self, e: &UnitOut) -> Vec<(String, u64, &PortSlot)> {
         let mut checks: Vec<(String, u64, &PortSlot)> = vec![
             ("req_ready".into(), e.req_ready as u64, &self.req_ready),
             ("mem_req_valid".into(), e.mem_req.is_some() as u64, &self.mem_req_valid),
@@ -250,8 +258,94 @@ impl UnitPorts {
                 checks.push(("resp_tag".into(), m.tag as u64, &self.resp_tag));
             }
         }
-        checks.into_iter().filter_map(|(n, want, p)| (p.get(rec) != want).then(|| (n, want, p.get(rec)))).collect()
+        checks
     }
+}
+
+/// One cycle's inputs as the driver computes them.
+struct CycleIn {
+    req: Option<UnitRequest>,
+    mem_req_ready: bool,
+    mem_resp: Option<MemResp>,
+}
+
+/// The model run ahead of the RTL: a request stream, the metadata port
+/// answering the model's own reads, the model itself.
+struct ModelAhead<I: Iterator<Item = UnitRequest>> {
+    model: MluUnit,
+    port: PortSim,
+    stream: Peekable<I>,
+}
+
+impl<I: Iterator<Item = UnitRequest>> ModelAhead<I> {
+    fn new(p: &UnitParams, rt: &Runtime, stream: I, port: PortParams) -> Result<Self> {
+        let mut model = MluUnit::new(p).map_err(|e| anyhow!("unit parameters: {e}"))?;
+        model.set_root(rt.root());
+        Ok(ModelAhead { model, port: PortSim::new(port), stream: stream.peekable() })
+    }
+
+    /// The next cycle's inputs and the outputs the RTL must give in it;
+    /// None once the stream is taken and the model is idle.
+    fn next(&mut self, rt: &Runtime) -> Result<Option<(CycleIn, UnitOut)>> {
+        if self.stream.peek().is_none() && self.model.is_idle() {
+            return Ok(None);
+        }
+        let o = self.model.outputs();
+        let (ready, resp) = self.port.cycle(rt.memory(), o.mem_req.as_ref());
+        let req = self.stream.peek().cloned();
+        self.model.tick(UnitIn { req: req.as_ref(), mem_req_ready: ready, mem_resp: resp }).map_err(|e| anyhow!("model: {e}"))?;
+        if o.req_ready && req.is_some() {
+            self.stream.next();
+        }
+        Ok(Some((CycleIn { req, mem_req_ready: ready, mem_resp: resp }, o)))
+    }
+}
+
+/// The harness cycles before the stream: reset, then the ROOT CSR write.
+fn preamble(ports: &UnitPorts, ib: usize, root: u64) -> Vec<u8> {
+    let mut recs = vec![0u8; 2 * ib];
+    ports.reset.put(&mut recs[..ib], 1);
+    ports.csr_we.put(&mut recs[ib..], 1);
+    ports.csr_addr.put(&mut recs[ib..], CSR_ROOT);
+    ports.csr_data.put(&mut recs[ib..], root);
+    recs
+}
+
+/// The vectors of the standalone Verilog testbench of a unit top: `n`
+/// random requests ([`RandomRequests`] on a heap of 12 allocations, seed
+/// 7, so hits and misses mix) through the model with the port at latency
+/// 1..20, reordering, 70% ready and 0.5% errors. The expected outputs are the model's, every
+/// output it defines, every cycle after the preamble (reset, ROOT).
+pub fn record_vectors(top: &Top, p: &UnitParams, n: u64) -> Result<crate::vectors::Vectors> {
+    let layout = Layout::from_manifest(&top.manifest)?;
+    let ports = UnitPorts::new(&layout, p.lanes)?;
+    let rt = heap(&p.cfg, 12, 7)?;
+    let port = PortParams { min_latency: 1, max_latency: 20, ready_percent: 70, errors_per_million: 5000, shuffle: true, seed: 7 };
+    let mut ahead = ModelAhead::new(p, &rt, RandomRequests::new(&rt, p.lanes, 7 * 31).take(n as usize), port)?;
+    let mut v = crate::vectors::Vectors::new(
+        &top.manifest,
+        &[
+            &format!("MLU unit, {} entries, {} walkers, {} lanes, MLB search latency {}: {n} random requests (testbench::unit_driver::RandomRequests, seed 7) with the metadata port answering from a heap of 12 allocations (latency 1..20, reordered, 70% ready, 0.5% errors).", p.cfg.entries, p.walkers, p.lanes, p.mlb_latency),
+            "Expected outputs: the golden model sim::mlu_unit::MluUnit, cycle for cycle: the valid bits always, a response's or a read's fields while valid; x in the two preamble cycles (reset, ROOT CSR write) and where the model defines no value.",
+        ],
+    );
+    let ib = layout.in_bytes;
+    let values = |rec: &[u8]| layout.inputs.iter().map(|p| p.get(rec) as u128).collect::<Vec<_>>();
+    let pre = preamble(&ports, ib, rt.root());
+    for rec in pre.chunks(ib) {
+        v.rows.push((values(rec), vec![None; v.outputs.len()]));
+    }
+    let mut rec = vec![0u8; ib];
+    while let Some((i, o)) = ahead.next(&rt)? {
+        ports.encode(&mut rec, i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
+        let mut out = vec![None; v.outputs.len()];
+        for (name, want, _) in ports.expected(&o) {
+            let k = v.outputs.iter().position(|q| q.0 == name).ok_or_else(|| anyhow!("{}: no output `{name}`", top.name()))?;
+            out[k] = Some(want as u128);
+        }
+        v.rows.push((values(&rec), out));
+    }
+    Ok(v)
 }
 
 /// The first cycle in which the RTL and the model disagree.
@@ -322,39 +416,26 @@ impl UnitCosim {
         if p.lanes != self.lanes {
             return Err(anyhow!("the harness was started for {} lanes, the parameters give {}", self.lanes, p.lanes));
         }
-        let mut model = MluUnit::new(p).map_err(|e| anyhow!("unit parameters: {e}"))?;
-        model.set_root(rt.root());
-        let mut port = PortSim::new(port);
-        let mut stream: Peekable<_> = requests.take(limit as usize).peekable();
+        let mut ahead = ModelAhead::new(p, rt, requests.take(limit as usize), port)?;
         let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
         let mut run = UnitRun::default();
-
-        // Cycle 0: reset; cycle 1: ROOT CSR.
-        let mut recs = vec![0u8; 2 * ib];
-        self.ports.reset.put(&mut recs[..ib], 1);
-        self.ports.csr_we.put(&mut recs[ib..], 1);
-        self.ports.csr_addr.put(&mut recs[ib..], CSR_ROOT);
-        self.ports.csr_data.put(&mut recs[ib..], rt.root());
+        let mut recs = preamble(&self.ports, ib, rt.root());
         let mut out = vec![];
         self.sim.run(&recs, &mut out)?;
 
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
-        while stream.peek().is_some() || !model.is_idle() {
+        loop {
             recs.clear();
             expected.clear();
-            while expected.len() < BATCH && (stream.peek().is_some() || !model.is_idle()) {
-                let o = model.outputs();
-                let (ready, resp) = port.cycle(rt.memory(), o.mem_req.as_ref());
-                let req = stream.peek();
+            while expected.len() < BATCH {
+                let Some((i, o)) = ahead.next(rt)? else { break };
                 let at = recs.len();
                 recs.resize(at + ib, 0);
-                self.ports.encode(&mut recs[at..], req, ready, resp.as_ref());
-                let taken = o.req_ready && req.is_some();
-                model.tick(UnitIn { req, mem_req_ready: ready, mem_resp: resp }).map_err(|e| anyhow!("model: {e}"))?;
-                if taken {
-                    stream.next();
-                }
+                self.ports.encode(&mut recs[at..], i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
                 expected.push(o);
+            }
+            if expected.is_empty() {
+                break;
             }
             self.sim.run(&recs, &mut out)?;
             for (k, e) in expected.iter().enumerate() {
@@ -379,7 +460,7 @@ impl UnitCosim {
         }
         run.requests = run.taken_at.len() as u64;
         run.responses = run.answered_at.len() as u64;
-        run.counters = *model.counters();
+        run.counters = *ahead.model.counters();
         Ok(run)
     }
 

@@ -8,9 +8,9 @@
 //!   (harness::mlb::MlbBench): every output the model defines in a cycle is
 //!   expected, the rest (a hit's data while there is no hit) is `x`. The
 //!   two-stage MLB answers searches one cycle later, so its search outputs
-//!   are the model's shifted by one cycle; in the one documented case where
-//!   a same-cycle fill overwrites the entry a search hit (hw/src/mlb.rs, hit latency 2),
-//!   that hit's data outputs are `x` (hit, way and multi still compared).
+//!   are the model's shifted by one cycle, and a search whose hit entry the
+//!   same cycle's fill replaced is expected as a miss (hw/src/mlb.rs, hit
+//!   latency 2).
 //! - MEMCHECK (combinational): `sim::memcheck` for every output, on edge and
 //!   random vectors.
 //! - MLU and canary unit (closed loop: a memory answers the unit): a program
@@ -18,6 +18,10 @@
 //!   compared with the golden model while recording (`sim::mlu::Mlu` called
 //!   in response order; the canary model replay); the expected outputs are
 //!   the outputs of that run, every port, every cycle after the first.
+//! - MLU unit: its cycle-accurate model `sim::mlu_unit::MluUnit` alone
+//!   (testbench::unit_driver::record_vectors): random requests, the
+//!   metadata port answering the model's reads; every output the model
+//!   defines, every cycle.
 use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};
 use crate::mlu_driver::Request as MluReq;
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
@@ -105,6 +109,10 @@ impl Vectors {
     }
 }
 
+/// Requests in an MLU unit's vectors (each row holds 32 lane pointers and
+/// addresses: about 1.5 KB per cycle at 32 lanes).
+const UNIT_REQUESTS: u64 = 120;
+
 /// The vectors of a committed top, by what its manifest says it is.
 pub fn record(top: &Top) -> Result<Vectors> {
     let m = &top.manifest;
@@ -129,6 +137,16 @@ pub fn record(top: &Top) -> Result<Vectors> {
         let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
         let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, ..Default::default() };
         mlu(top, &cfg, block.starts_with("hw::mlu_hum"))?
+    } else if block.starts_with("hw::mlu_unit::MluUnit<") {
+        let num = |k: &str| -> Result<usize> { param(k)?.as_u64().map(|n| n as usize).with_context(|| format!("{k} is not a number")) };
+        let s = param("structures")?.as_str().context("structures is not a string")?;
+        let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
+        let mode = param("mode_reset")?.as_str().and_then(sim::config::Mode::from_name).context("mode_reset is not compiler or hwonly")?;
+        let unit = sim::config::UnitShape { walkers: num("walkers")?, lanes: num("lanes")?, mlb_latency: num("mlb_latency")? };
+        let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, mode, step_limit: num("step_limit_reset")? as u32, unit: Some(unit), ..Default::default() };
+        cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow!("{}.json: {e}", m.top))?;
+        let p = sim::mlu_unit::UnitParams::from_config(&cfg).expect("unit is set");
+        crate::unit_driver::record_vectors(top, &p, UNIT_REQUESTS)?
     } else if block == "hw::canary::alloc_unit::AllocUnit" {
         canary(top)?
     } else {

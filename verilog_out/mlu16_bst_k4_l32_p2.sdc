@@ -1,0 +1,13 @@
+# mlu16_bst_k4_l32_p2: timing constraints for mlu16_bst_k4_l32_p2.v (mlugen 0.1.0; regenerate with `mlugen generate --all`).
+# Times in ns. Liberty files in ps (ASAP7) need `set_units -time ns` first
+# where the tool has it (OpenSTA does), or every number x 1000.
+#
+# 2.0 GHz, the H200 SM clock class the MLU is designed for (spec section 6);
+# synth/reports/ give the period each top reaches in each library.
+create_clock -name clk -period 0.500 [get_ports clock]
+# A neighbouring block's flip-flop and wiring: inputs arrive, and outputs
+# are taken, 20% of the period from the clock edge.
+set_input_delay 0.100 -clock clk [get_ports {reset req_valid req_id req_op req_mask_0 req_mask_1 req_mask_2 req_mask_3 req_mask_4 req_mask_5 req_mask_6 req_mask_7 req_mask_8 req_mask_9 req_mask_10 req_mask_11 req_mask_12 req_mask_13 req_mask_14 req_mask_15 req_mask_16 req_mask_17 req_mask_18 req_mask_19 req_mask_20 req_mask_21 req_mask_22 req_mask_23 req_mask_24 req_mask_25 req_mask_26 req_mask_27 req_mask_28 req_mask_29 req_mask_30 req_mask_31 req_ptr_0 req_ptr_1 req_ptr_2 req_ptr_3 req_ptr_4 req_ptr_5 req_ptr_6 req_ptr_7 req_ptr_8 req_ptr_9 req_ptr_10 req_ptr_11 req_ptr_12 req_ptr_13 req_ptr_14 req_ptr_15 req_ptr_16 req_ptr_17 req_ptr_18 req_ptr_19 req_ptr_20 req_ptr_21 req_ptr_22 req_ptr_23 req_ptr_24 req_ptr_25 req_ptr_26 req_ptr_27 req_ptr_28 req_ptr_29 req_ptr_30 req_ptr_31 req_width req_loc req_sbase req_ssize mem_req_ready mem_resp_valid mem_resp_id mem_resp_error mem_resp_base mem_resp_size_tag mem_resp_link0 mem_resp_link1 csr_we csr_addr csr_data}]
+set_output_delay 0.100 -clock clk [get_ports {req_ready resp_valid resp_id resp_op resp_pass_0 resp_pass_1 resp_pass_2 resp_pass_3 resp_pass_4 resp_pass_5 resp_pass_6 resp_pass_7 resp_pass_8 resp_pass_9 resp_pass_10 resp_pass_11 resp_pass_12 resp_pass_13 resp_pass_14 resp_pass_15 resp_pass_16 resp_pass_17 resp_pass_18 resp_pass_19 resp_pass_20 resp_pass_21 resp_pass_22 resp_pass_23 resp_pass_24 resp_pass_25 resp_pass_26 resp_pass_27 resp_pass_28 resp_pass_29 resp_pass_30 resp_pass_31 resp_fault resp_lane resp_loc resp_meta_valid resp_base resp_size resp_tag resp_addr_0 resp_addr_1 resp_addr_2 resp_addr_3 resp_addr_4 resp_addr_5 resp_addr_6 resp_addr_7 resp_addr_8 resp_addr_9 resp_addr_10 resp_addr_11 resp_addr_12 resp_addr_13 resp_addr_14 resp_addr_15 resp_addr_16 resp_addr_17 resp_addr_18 resp_addr_19 resp_addr_20 resp_addr_21 resp_addr_22 resp_addr_23 resp_addr_24 resp_addr_25 resp_addr_26 resp_addr_27 resp_addr_28 resp_addr_29 resp_addr_30 resp_addr_31 mem_req_valid mem_req_id mem_req_node}]
+# `reset` is synchronous (sampled by flip-flops like any other input), so it
+# is timed with the inputs above: no false path.
