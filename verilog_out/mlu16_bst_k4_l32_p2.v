@@ -7329,7 +7329,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             walkers_3_start_a_comb = p_key_2_q;
             walkers_3_start_loc_comb = p_key_2_q;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_0) & taken_0) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_0) & taken_0) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_0_result;
             s_res_loc_0_d_comb = walkers_0_location;
@@ -7341,7 +7341,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_0;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_1) & taken_1) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_1) & taken_1) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_1_result;
             s_res_loc_0_d_comb = walkers_1_location;
@@ -7353,7 +7353,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_1;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_2) & taken_2) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_2) & taken_2) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_2_result;
             s_res_loc_0_d_comb = walkers_2_location;
@@ -7365,7 +7365,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_2;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_3) & taken_3) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_3) & taken_3) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_3_result;
             s_res_loc_0_d_comb = walkers_3_location;
@@ -7461,7 +7461,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_0_d_comb = 1'b0;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_0) & taken_0) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_0) & taken_0) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_0_result;
             s_res_loc_1_d_comb = walkers_0_location;
@@ -7473,7 +7473,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_0;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_1) & taken_1) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_1) & taken_1) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_1_result;
             s_res_loc_1_d_comb = walkers_1_location;
@@ -7485,7 +7485,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_1;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_2) & taken_2) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_2) & taken_2) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_2_result;
             s_res_loc_1_d_comb = walkers_2_location;
@@ -7497,7 +7497,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_2;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_3) & taken_3) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_3) & taken_3) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_3_result;
             s_res_loc_1_d_comb = walkers_3_location;
@@ -7593,7 +7593,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_1_d_comb = 1'b0;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_0) & taken_0) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_0) & taken_0) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_0_result;
             s_res_loc_2_d_comb = walkers_0_location;
@@ -7605,7 +7605,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_0;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_1) & taken_1) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_1) & taken_1) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_1_result;
             s_res_loc_2_d_comb = walkers_1_location;
@@ -7617,7 +7617,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_1;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_2) & taken_2) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_2) & taken_2) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_2_result;
             s_res_loc_2_d_comb = walkers_2_location;
@@ -7629,7 +7629,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_2;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_3) & taken_3) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_3) & taken_3) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_3_result;
             s_res_loc_2_d_comb = walkers_3_location;
@@ -7725,7 +7725,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_2_d_comb = 1'b0;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_0) & taken_0) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_0) & taken_0) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_0_result;
             s_res_loc_3_d_comb = walkers_0_location;
@@ -7737,7 +7737,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_0;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_1) & taken_1) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_1) & taken_1) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_1_result;
             s_res_loc_3_d_comb = walkers_1_location;
@@ -7749,7 +7749,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_1;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_2) & taken_2) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_2) & taken_2) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_2_result;
             s_res_loc_3_d_comb = walkers_2_location;
@@ -7761,7 +7761,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_2;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_3) & taken_3) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_3) & taken_3) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_3_result;
             s_res_loc_3_d_comb = walkers_3_location;
@@ -7857,7 +7857,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_3_d_comb = 1'b0;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_0) & taken_0) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_0) & taken_0) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_0_result;
             s_res_loc_4_d_comb = walkers_0_location;
@@ -7869,7 +7869,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_0;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_1) & taken_1) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_1) & taken_1) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_1_result;
             s_res_loc_4_d_comb = walkers_1_location;
@@ -7881,7 +7881,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_1;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_2) & taken_2) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_2) & taken_2) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_2_result;
             s_res_loc_4_d_comb = walkers_2_location;
@@ -7893,7 +7893,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_2;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_3) & taken_3) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_3) & taken_3) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_3_result;
             s_res_loc_4_d_comb = walkers_3_location;
@@ -7989,7 +7989,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_4_d_comb = 1'b0;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_0) & taken_0) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_0) & taken_0) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_0_result;
             s_res_loc_5_d_comb = walkers_0_location;
@@ -8001,7 +8001,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_0;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_1) & taken_1) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_1) & taken_1) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_1_result;
             s_res_loc_5_d_comb = walkers_1_location;
@@ -8013,7 +8013,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_1;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_2) & taken_2) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_2) & taken_2) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_2_result;
             s_res_loc_5_d_comb = walkers_2_location;
@@ -8025,7 +8025,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_2;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_3) & taken_3) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_3) & taken_3) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_3_result;
             s_res_loc_5_d_comb = walkers_3_location;
@@ -8121,7 +8121,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_5_d_comb = 1'b0;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_0) & taken_0) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_0) & taken_0) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_0_result;
             s_res_loc_6_d_comb = walkers_0_location;
@@ -8133,7 +8133,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_0;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_1) & taken_1) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_1) & taken_1) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_1_result;
             s_res_loc_6_d_comb = walkers_1_location;
@@ -8145,7 +8145,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_1;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_2) & taken_2) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_2) & taken_2) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_2_result;
             s_res_loc_6_d_comb = walkers_2_location;
@@ -8157,7 +8157,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_2;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_3) & taken_3) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_3) & taken_3) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_3_result;
             s_res_loc_6_d_comb = walkers_3_location;
@@ -8253,7 +8253,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         if (reset) begin
             s_valid_6_d_comb = 1'b0;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_0) & taken_0) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_0) & taken_0) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_0_result;
             s_res_loc_7_d_comb = walkers_0_location;
@@ -8265,7 +8265,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_0;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_1) & taken_1) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_1) & taken_1) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_1_result;
             s_res_loc_7_d_comb = walkers_1_location;
@@ -8277,7 +8277,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_1;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_2) & taken_2) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_2) & taken_2) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_2_result;
             s_res_loc_7_d_comb = walkers_2_location;
@@ -8289,7 +8289,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_2;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_3) & taken_3) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_3) & taken_3) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_3_result;
             s_res_loc_7_d_comb = walkers_3_location;

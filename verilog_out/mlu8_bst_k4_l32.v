@@ -7003,7 +7003,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             walkers_3_start_a_comb = p_key_1_q;
             walkers_3_start_loc_comb = p_key_1_q;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_0) & taken_0) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_0) & taken_0) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_0_result;
             s_res_loc_0_d_comb = walkers_0_location;
@@ -7015,7 +7015,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_0;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_1) & taken_1) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_1) & taken_1) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_1_result;
             s_res_loc_0_d_comb = walkers_1_location;
@@ -7027,7 +7027,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_1;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_2) & taken_2) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_2) & taken_2) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_2_result;
             s_res_loc_0_d_comb = walkers_2_location;
@@ -7039,7 +7039,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_2;
         end
-        if (s_valid_0_q & s_assigned_0_q & (s_walker_0_q == widx_3) & taken_3) begin
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_3) & taken_3) begin
             s_done_0_d_comb = 1'b1;
             s_res_0_d_comb = walkers_3_result;
             s_res_loc_0_d_comb = walkers_3_location;
@@ -7135,7 +7135,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_0_d_comb = 1'b0;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_0) & taken_0) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_0) & taken_0) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_0_result;
             s_res_loc_1_d_comb = walkers_0_location;
@@ -7147,7 +7147,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_0;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_1) & taken_1) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_1) & taken_1) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_1_result;
             s_res_loc_1_d_comb = walkers_1_location;
@@ -7159,7 +7159,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_1;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_2) & taken_2) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_2) & taken_2) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_2_result;
             s_res_loc_1_d_comb = walkers_2_location;
@@ -7171,7 +7171,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_2;
         end
-        if (s_valid_1_q & s_assigned_1_q & (s_walker_1_q == widx_3) & taken_3) begin
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_3) & taken_3) begin
             s_done_1_d_comb = 1'b1;
             s_res_1_d_comb = walkers_3_result;
             s_res_loc_1_d_comb = walkers_3_location;
@@ -7267,7 +7267,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_1_d_comb = 1'b0;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_0) & taken_0) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_0) & taken_0) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_0_result;
             s_res_loc_2_d_comb = walkers_0_location;
@@ -7279,7 +7279,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_0;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_1) & taken_1) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_1) & taken_1) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_1_result;
             s_res_loc_2_d_comb = walkers_1_location;
@@ -7291,7 +7291,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_1;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_2) & taken_2) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_2) & taken_2) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_2_result;
             s_res_loc_2_d_comb = walkers_2_location;
@@ -7303,7 +7303,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_2;
         end
-        if (s_valid_2_q & s_assigned_2_q & (s_walker_2_q == widx_3) & taken_3) begin
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_3) & taken_3) begin
             s_done_2_d_comb = 1'b1;
             s_res_2_d_comb = walkers_3_result;
             s_res_loc_2_d_comb = walkers_3_location;
@@ -7399,7 +7399,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_2_d_comb = 1'b0;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_0) & taken_0) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_0) & taken_0) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_0_result;
             s_res_loc_3_d_comb = walkers_0_location;
@@ -7411,7 +7411,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_0;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_1) & taken_1) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_1) & taken_1) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_1_result;
             s_res_loc_3_d_comb = walkers_1_location;
@@ -7423,7 +7423,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_1;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_2) & taken_2) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_2) & taken_2) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_2_result;
             s_res_loc_3_d_comb = walkers_2_location;
@@ -7435,7 +7435,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_2;
         end
-        if (s_valid_3_q & s_assigned_3_q & (s_walker_3_q == widx_3) & taken_3) begin
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_3) & taken_3) begin
             s_done_3_d_comb = 1'b1;
             s_res_3_d_comb = walkers_3_result;
             s_res_loc_3_d_comb = walkers_3_location;
@@ -7531,7 +7531,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_3_d_comb = 1'b0;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_0) & taken_0) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_0) & taken_0) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_0_result;
             s_res_loc_4_d_comb = walkers_0_location;
@@ -7543,7 +7543,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_0;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_1) & taken_1) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_1) & taken_1) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_1_result;
             s_res_loc_4_d_comb = walkers_1_location;
@@ -7555,7 +7555,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_1;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_2) & taken_2) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_2) & taken_2) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_2_result;
             s_res_loc_4_d_comb = walkers_2_location;
@@ -7567,7 +7567,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_2;
         end
-        if (s_valid_4_q & s_assigned_4_q & (s_walker_4_q == widx_3) & taken_3) begin
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_3) & taken_3) begin
             s_done_4_d_comb = 1'b1;
             s_res_4_d_comb = walkers_3_result;
             s_res_loc_4_d_comb = walkers_3_location;
@@ -7663,7 +7663,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_4_d_comb = 1'b0;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_0) & taken_0) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_0) & taken_0) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_0_result;
             s_res_loc_5_d_comb = walkers_0_location;
@@ -7675,7 +7675,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_0;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_1) & taken_1) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_1) & taken_1) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_1_result;
             s_res_loc_5_d_comb = walkers_1_location;
@@ -7687,7 +7687,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_1;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_2) & taken_2) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_2) & taken_2) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_2_result;
             s_res_loc_5_d_comb = walkers_2_location;
@@ -7699,7 +7699,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_2;
         end
-        if (s_valid_5_q & s_assigned_5_q & (s_walker_5_q == widx_3) & taken_3) begin
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_3) & taken_3) begin
             s_done_5_d_comb = 1'b1;
             s_res_5_d_comb = walkers_3_result;
             s_res_loc_5_d_comb = walkers_3_location;
@@ -7795,7 +7795,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_5_d_comb = 1'b0;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_0) & taken_0) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_0) & taken_0) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_0_result;
             s_res_loc_6_d_comb = walkers_0_location;
@@ -7807,7 +7807,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_0;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_1) & taken_1) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_1) & taken_1) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_1_result;
             s_res_loc_6_d_comb = walkers_1_location;
@@ -7819,7 +7819,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_1;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_2) & taken_2) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_2) & taken_2) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_2_result;
             s_res_loc_6_d_comb = walkers_2_location;
@@ -7831,7 +7831,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_2;
         end
-        if (s_valid_6_q & s_assigned_6_q & (s_walker_6_q == widx_3) & taken_3) begin
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_3) & taken_3) begin
             s_done_6_d_comb = 1'b1;
             s_res_6_d_comb = walkers_3_result;
             s_res_loc_6_d_comb = walkers_3_location;
@@ -7927,7 +7927,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         if (reset) begin
             s_valid_6_d_comb = 1'b0;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_0) & taken_0) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_0) & taken_0) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_0_result;
             s_res_loc_7_d_comb = walkers_0_location;
@@ -7939,7 +7939,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_0;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_1) & taken_1) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_1) & taken_1) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_1_result;
             s_res_loc_7_d_comb = walkers_1_location;
@@ -7951,7 +7951,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_1;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_2) & taken_2) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_2) & taken_2) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_2_result;
             s_res_loc_7_d_comb = walkers_2_location;
@@ -7963,7 +7963,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_2;
         end
-        if (s_valid_7_q & s_assigned_7_q & (s_walker_7_q == widx_3) & taken_3) begin
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_3) & taken_3) begin
             s_done_7_d_comb = 1'b1;
             s_res_7_d_comb = walkers_3_result;
             s_res_loc_7_d_comb = walkers_3_location;

@@ -845,7 +845,15 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // the replayed slot freed, stage C's miss written.
                             for s in 0..self.s_valid.len() {
                                 for k in 0..self.walkers.len() {
-                                    if self.s_valid[s].q.val() & self.s_assigned[s].q.val() & (self.s_walker[s].q.val() == self.widx[k].val()) & self.taken[k].val() {
+                                    // Only a slot still waiting: one already done keeps its walker
+                                    // index while it waits to replay, and that walker may have
+                                    // ended another walk since.
+                                    if self.s_valid[s].q.val()
+                                        & self.s_assigned[s].q.val()
+                                        & !self.s_done[s].q.val()
+                                        & (self.s_walker[s].q.val() == self.widx[k].val())
+                                        & self.taken[k].val()
+                                    {
                                         self.s_done[s].d.next = true;
                                         self.s_res[s].d.next = self.walkers[k].result.val();
                                         self.s_res_loc[s].d.next = self.walkers[k].location.val();

@@ -520,7 +520,10 @@ impl MluUnit {
         }
         for &i in &taken {
             let WalkerState::Done(result) = self.walkers[i].state else { unreachable!() };
-            for s in self.slots.iter_mut().flatten().filter(|s| s.walker == Some(i)) {
+            // Only the slots still waiting on this walk: a slot already done
+            // keeps its walker while it waits to replay, and the walker may
+            // have ended another walk since.
+            for s in self.slots.iter_mut().flatten().filter(|s| s.walker == Some(i) && s.result.is_none()) {
                 s.result = Some(result);
             }
             self.walkers[i] = Walker::default();
