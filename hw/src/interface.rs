@@ -247,19 +247,7 @@ pub fn mlu(hit_under_miss: bool) -> Interface {
             ("hum_busy", "the side path holds a request"),
         ]);
     }
-    let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
-    encodings.extend(faults("resp_fault"));
-    encodings.extend([
-        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
-        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
-        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
-        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
-        enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, "MODE CSR bit 0, csr_mode"),
-        enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, "MODE CSR bit 0, csr_mode"),
-        enc("STRUCTURE_LIST", 1, 0, "STRUCTURE CSR bit 0, csr_structure"),
-        enc("STRUCTURE_BST", 1, 1, "STRUCTURE CSR bit 0, csr_structure"),
-    ]);
-    encodings.extend(node_values());
+    let encodings = mlu_encodings("MODE CSR bit 0, csr_mode", "STRUCTURE CSR bit 0, csr_structure");
     let mut handshake = vec![
         "Request: taken at an edge where req_valid && req_ready; hold the operands with req_valid until then.".to_string(),
         if hit_under_miss {
@@ -293,6 +281,26 @@ pub fn mlu(hit_under_miss: bool) -> Interface {
             lat("HWONLY MEMCHECK.G range miss (walk)", hw),
         ],
     }
+}
+
+/// The encodings of an MLU top (either kind): ops, faults, CSR addresses
+/// and values, node values; `mode_use` and `structure_use` say where the
+/// MODE and STRUCTURE values appear.
+fn mlu_encodings(mode_use: &str, structure_use: &str) -> Vec<Encoding> {
+    let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
+    encodings.extend(faults("resp_fault"));
+    encodings.extend([
+        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
+        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
+        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
+        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
+        enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, mode_use),
+        enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, mode_use),
+        enc("STRUCTURE_LIST", 1, 0, structure_use),
+        enc("STRUCTURE_BST", 1, 1, structure_use),
+    ]);
+    encodings.extend(node_values());
+    encodings
 }
 
 /// The MLU as an SM unit (hw::mlu_unit): `lanes` 1 or 32, MLB search
@@ -338,19 +346,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
         ("csr_addr", "CSR_*"),
         ("csr_data", "CSR write data"),
     ];
-    let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
-    encodings.extend(faults("resp_fault"));
-    encodings.extend([
-        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
-        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
-        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
-        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
-        enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, "MODE CSR bit 0"),
-        enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, "MODE CSR bit 0"),
-        enc("STRUCTURE_LIST", 1, 0, "STRUCTURE CSR bit 0"),
-        enc("STRUCTURE_BST", 1, 1, "STRUCTURE CSR bit 0"),
-    ]);
-    encodings.extend(node_values());
+    let encodings = mlu_encodings("MODE CSR bit 0", "STRUCTURE CSR bit 0");
     let hit = (2 + mlb_latency).to_string();
     Interface {
         ports: ports(&p),
