@@ -378,10 +378,10 @@ impl TopSpec {
                     ("check_latency".to_string(), json!(1)),
                     ("miss_slots".to_string(), json!(MISS_SLOTS)),
                 ]);
-                if ![1, 2, 4, 8].contains(&walkers) {
+                if !sim::config::UNIT_WALKERS.contains(&walkers) {
                     bail!("an MLU with {walkers} walkers cannot be built (allowed: 1, 2, 4, 8)");
                 }
-                if !(1..=2).contains(&mlb_latency) {
+                if !sim::config::UNIT_MLB_LATENCIES.contains(&mlb_latency) {
                     bail!("an MLU with MLB search latency {mlb_latency} cannot be built (allowed: 1, 2)");
                 }
                 let iface = crate::interface::mlu_unit(lanes, mlb_latency, walkers);
@@ -494,6 +494,7 @@ pub fn committed_tops() -> Vec<TopSpec> {
     // The MLU as an SM unit (bst, 4 walkers, a warp of 32 lanes): 8 entries
     // with a one-stage MLB search, 16 with the two-stage one a 2 GHz clock
     // needs (docs/synth.md).
+    let u = sim::config::UnitShape::default();
     for (entries, mlb_latency) in [(8, 1), (16, 2)] {
         v.push(TopSpec::new(TopKind::MluUnit {
             entries,
@@ -501,8 +502,8 @@ pub fn committed_tops() -> Vec<TopSpec> {
             replacement: Replacement::Plru,
             mode: d.mode,
             step_limit: d.step_limit as u16,
-            walkers: 4,
-            lanes: 32,
+            walkers: u.walkers,
+            lanes: u.lanes,
             mlb_latency,
         }));
     }

@@ -38,10 +38,8 @@ use sim::fault::{FaultCode, Op};
 use sim::mlb::LOC_MASK;
 use sim::pointer::{ADDR_MASK, NO_META};
 
-/// R, the miss slots of every generated unit: the model's default
-/// (sim::mlu_unit::UnitParams), m + 2 or more so an all-hit stream is never
-/// held up, and room for two misses per walker.
-pub const MISS_SLOTS: usize = 8;
+/// R, the miss slots of every generated unit: the model's.
+pub use sim::mlu_unit::MISS_SLOTS;
 
 /// The unit's build parameters beyond the const generics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

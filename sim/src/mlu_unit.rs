@@ -70,6 +70,11 @@ use crate::walker::{MemReq, MemResp, WalkCsrs, WalkKey, WalkResult, Walker, Walk
 use std::collections::VecDeque;
 use std::fmt;
 
+/// R, the miss slots the unit is built with (the RTL's too: hw::mlu_unit):
+/// m + 2 or more so an all-hit stream is never held up, and room for two
+/// misses per walker.
+pub const MISS_SLOTS: usize = 8;
+
 /// The unit's generator parameters beyond [`MluConfig`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitParams {
@@ -89,7 +94,7 @@ pub struct UnitParams {
 impl Default for UnitParams {
     fn default() -> Self {
         let u = UnitShape::default();
-        UnitParams { cfg: MluConfig::default(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, check_latency: 1, miss_slots: 8 }
+        UnitParams { cfg: MluConfig::default(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, check_latency: 1, miss_slots: MISS_SLOTS }
     }
 }
 

@@ -18,6 +18,7 @@
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
+use hw::mlu::CSR_ROOT;
 use sim::config::MluConfig;
 use sim::fault::Op;
 use sim::meta_port::{PortParams, PortSim};
@@ -27,8 +28,6 @@ use sim::pointer::{tagged, untag, NO_META};
 use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
 use std::iter::Peekable;
 
-/// The CSR address of the BST/list root (hw::mlu::CSR_ROOT).
-const CSR_ROOT: u64 = 2;
 /// Cycles per batch sent to Verilator.
 const BATCH: usize = 2048;
 /// `req_id` is 16 bits wide: ids repeat every 65,536 requests.

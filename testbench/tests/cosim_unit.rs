@@ -4,9 +4,8 @@
 //! throughput and miss overlap measured from the Verilog's own outputs; and
 //! three Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
 //! walk in flight, a wrong lane mask), each caught.
-use hw::generate::{TopKind, TopSpec};
-use hw::traverser::Structures;
-use sim::config::{Mode, MluConfig, Replacement, Structure};
+use hw::generate::tops_for_config;
+use sim::config::{MluConfig, Structure, UnitShape};
 use sim::fault::Op;
 use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
@@ -21,21 +20,12 @@ struct Unit {
     top: Top,
 }
 
+/// The unit a configuration describes: its model parameters and its top
+/// (the one `mlugen generate --unit` builds for it).
 fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_latency: usize) -> Unit {
-    let cfg = MluConfig { entries, structure, ..MluConfig::default() };
-    let params = UnitParams { cfg: cfg.clone(), walkers, lanes, mlb_latency, check_latency: 1, miss_slots: hw::mlu_unit::MISS_SLOTS };
-    let structures = if structure == Structure::List { Structures::List } else { Structures::Bst };
-    let kind = TopKind::MluUnit {
-        entries,
-        structures,
-        replacement: Replacement::Plru,
-        mode: Mode::Compiler,
-        step_limit: cfg.step_limit as u16,
-        walkers,
-        lanes,
-        mlb_latency,
-    };
-    let spec = TopSpec::new(kind);
+    let cfg = MluConfig { entries, structure, unit: Some(UnitShape { walkers, lanes, mlb_latency }), ..MluConfig::default() };
+    let params = UnitParams::from_config(&cfg).expect("unit is set");
+    let spec = tops_for_config(&cfg).unwrap().pop().expect("the unit is the last top");
     let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone())).unwrap();
     Unit { params, top }
 }
