@@ -155,14 +155,15 @@ w("1. **Host-supplied locations** (`--host-locations`): the host runtime already
   "`FetchBaseReq`..`FetchSizeWait` of `hw::mlu::Mlu`: reads of `loc+0` and `loc+8`, then the fill). What changes is "
   "the ABI: 8 more bytes of launch parameters per pointer argument, and no LOADMETA in the kernel.\n")
 w("2. **Hit-under-miss MLU** (`--hit-under-miss`): while the traverser waits for memory, MLB hits of other warps are "
-  "answered; only misses and hits on the entry being filled wait. Built in the RTL as `hw::mlu_hum::MluHum` (generator "
-  "option `hit_under_miss`, default off): a side lookup path with its own request register answers MLB hits, tag-0 "
+  "answered; only misses and hits on the entry being filled wait. It was built in the RTL as `hw::mlu_hum::MluHum` "
+  "(retired after commit af74a31: the MLU as an SM unit, `hw::mlu_unit`, serves hits under misses with K walks in "
+  "flight, so a second copy of the blocking MLU is no longer kept; the figures below were measured on it): a side lookup path with its own request register answers MLB hits, tag-0 "
   "pointers, location-0/NO_META checks and MEMCHECK.S at the blocking MLU's hit latencies while the main FSM walks or "
   "fetches; a miss, INVALIDATE or FLUSH is held and handed to the main FSM after the walk (a held miss searches the MLB "
   "again, so a second request for the block being filled hits instead of walking twice). Responses carry the "
-  "requester's `req_id` back as `resp_id`, since they can overtake. The RTL is compared in rust-hdl simulation with the "
+  "requester's `req_id` back as `resp_id`, since they can overtake. The RTL was compared in rust-hdl simulation with the "
   "golden model called in response order (`testbench/tests/mlu_hum.rs`: random multi-warp programs, results, reads, "
-  "replacement state and counters). Two differences from this pipeline model, documented on `hw::mlu_hum`: the model "
+  "replacement state and counters). Two differences from this pipeline model, documented on `hw::mlu_hum`, remain in the model: the model "
   "applies the walk's fill at issue, so a hit on the entry the walk will evict waits there but is answered by the RTL "
   "(the victim is chosen at the fill); and the RTL's side path answers one request at a time (2-3 cycles each, plus one "
   "cycle per walk), where the model answers one hit per cycle.\n")
@@ -190,8 +191,8 @@ for lib in ("nangate45", "asap7"):
         if a and b:
             rows.append((lib, n, a, b))
 if rows:
-    w("Cost of hit-under-miss from the synthesis flow (`eval/ext_synth.sh`: `mlugen synth` of the committed tops "
-      "`mlu<N>_bst` and `mlu<N>_bst_hum`, Yosys/ABC + OpenSTA, unplaced, at the flow's default clock; power at the "
+    w("Cost of hit-under-miss from the synthesis flow (`eval/ext_synth.sh` of commit af74a31, the last with "
+      "the retired tops: `mlugen synth` of `mlu<N>_bst` and `mlu<N>_bst_hum`, Yosys/ABC + OpenSTA, unplaced, at the flow's default clock; power at the "
       "flow's default activity; reports in `eval/ext_synth/`). Host-supplied locations add nothing to the MLU (above).\n")
     w("| library | MLB entries | area blocking (um2) | area hit-under-miss (um2) | area delta | flip-flops | min period (ps) | power (mW) | leakage (uW) |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -233,14 +234,11 @@ if rows:
       "the walks, which dominate) and cost no MLU area; hit-under-miss alone helps less (it hides walks only behind "
       "other warps' hits) but stacks with it, and the two together are the lowest overhead in every training row "
       f"above, for {cost}. "
-      "Since host-supplied locations need no MLU hardware, hit-under-miss is the change kept in the generator: "
-      "`\"hit_under_miss\": true` in the configuration file (`sim::config::MluConfig`), or `mlugen generate "
-      "--hit-under-miss` (with `--config`, `--entries`, `--structure`, `--replacement`), emits `mlu<N>_<structure>_hum`; "
-      "`verilog_out/` keeps `mlu8_bst_hum` and `mlu16_bst_hum`. The same field or flag selects the model's timing: "
-      "`mlugen sweep --config FILE` or `--hit-under-miss`. Host-supplied locations stay a model option "
-      "(`mlugen sweep --host-locations`), a runtime/ABI change.\n")
+      "Hit-under-miss lives on in the MLU as an SM unit (`mlugen generate --unit`), which is non-blocking by "
+      "construction; the model keeps it as `mlugen sweep --hit-under-miss`. Host-supplied locations stay a model "
+      "option (`mlugen sweep --host-locations`), a runtime/ABI change.\n")
 else:
-    w("Area of hit-under-miss from the synthesis flow: run `eval/ext_synth.sh` (no reports in `eval/ext_synth/`).\n")
+    w("Area of hit-under-miss from the synthesis flow: no reports in `eval/ext_synth/` (`eval/ext_synth.sh` of commit af74a31).\n")
 w('## RTL cross-check\n')
 w("The timing rules of `sim/src/pipeline.rs` are also built in RTL: `hw/src/sm_pipeline.rs` (W warps with one instruction slot each, filled by the testbench through a fetch port; the round-robin `hw/src/warp_sched.rs`; 1-cycle ALU instructions; a load/store unit with the outstanding-request bound; the RTL MLU `hw/src/mlu.rs`, unchanged, on the same memory port with priority for its metadata reads; the fixed-latency delay-line memory `hw/src/mem_model.rs`, which takes each metadata word from the host runtime's memory at request time; cycle and per-operation counters). `testbench/tests/sm_pipeline.rs` replays six pieces of the four traces (inference, and training with optimizer kernels of 76-322 arguments; list and bst; COMPILER and HWONLY; 2 and 8 MLB entries; 4 and 8 warps; data/metadata latencies from 4/1 to 30/5 and 20/20; 1 to 16 requests in flight; about 320k simulated cycles and 2,200 MLB misses) through the RTL in rust-hdl simulation and through the model with `MluTiming::Rtl`: every kernel's cycle count, the issue, load, store and MLU-operation counts and all 14 MLU counters (hits, misses, steps, metadata reads, ...) are **identical** (tolerance 0).\n")
 w("Exact agreement needs the RTL MLU's own operation latencies (`MluTiming::Rtl`: 2 cycles for a LOADMETA hit, 3 for a MEMCHECK.G hit, L + 1 per metadata read, 3-4 cycles around a walk), which are longer than those of the ideal MLU that `mlugen sweep` and every table above use (`MluTiming::Ideal`: 1 cycle per hit, L per read). On the whole traces (32 warps, compiler mode; `cargo run --release -p testbench --example mlu_timing_gap -- 400`, and `-- 30`), the RTL timing changes the numbers above by:\n")

@@ -18,7 +18,6 @@ use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use crate::mlu::{Mlu, MluParams};
-use crate::mlu_hum::MluHum;
 use crate::mlu_unit::{MluUnit, UnitBuild, MISS_SLOTS};
 use crate::traverser::Structures;
 use anyhow::{anyhow, bail, Context, Result};
@@ -235,9 +234,6 @@ pub enum TopKind {
     Memcheck,
     /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
     Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
-    /// `hw::mlu_hum::MluHum<entries, ..>`: the MLU with hit-under-miss
-    /// (generator option `hit_under_miss`).
-    MluHum { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
     /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
     /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
     MluUnit { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16, walkers: usize, lanes: usize, mlb_latency: usize },
@@ -275,12 +271,6 @@ impl TopKind {
                 TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }.name(),
                 if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") }
             ),
-            // mlu8_bst_hum, mlu16_list_rr_hum.
-            TopKind::MluHum { entries, structures, replacement, mode, step_limit } => format!(
-                "{}_hum",
-                TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }
-                    .name()
-            ),
         }
     }
 }
@@ -297,9 +287,6 @@ impl TopKind {
             }
             TopKind::MluUnit { .. } => {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2"
-            }
-            TopKind::MluHum { .. } => {
-                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _hum (hit_under_miss)"
             }
         }
     }
@@ -412,32 +399,22 @@ impl TopSpec {
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),
             TopKind::CanaryAlloc => crate::canary::top::build(&name, &crate::canary::alloc_unit::CanaryParams::default()),
-            TopKind::Mlu { entries, structures, replacement, mode, step_limit }
-            | TopKind::MluHum { entries, structures, replacement, mode, step_limit } => {
-                let hum = matches!(self.kind, TopKind::MluHum { .. });
-                let mut params = BTreeMap::from([
+            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => {
+                let params = BTreeMap::from([
                     ("entries".to_string(), json!(entries)),
                     ("structures".to_string(), json!(structures.name())),
                     ("replacement".to_string(), json!(replacement.name())),
                     ("mode_reset".to_string(), json!(mode.name())),
                     ("step_limit_reset".to_string(), json!(step_limit)),
                 ]);
-                if hum {
-                    params.insert("hit_under_miss".to_string(), json!(true));
-                }
                 let mut p = MluParams::new(structures);
                 p.replacement = replacement;
                 p.mode = mode;
                 p.step_limit = step_limit;
                 macro_rules! mlu {
                     ($n:expr, $iw:expr) => {{
-                        if hum {
-                            let mut uut = MluHum::<$n, $iw>::new(p);
-                            emit(&name, concat!("hw::mlu_hum::MluHum<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlu(true))
-                        } else {
-                            let mut uut = Mlu::<$n, $iw>::new(p);
-                            emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlu(false))
-                        }
+                        let mut uut = Mlu::<$n, $iw>::new(p);
+                        emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlu())
                     }};
                 }
                 match entries {
@@ -481,16 +458,6 @@ pub fn committed_tops() -> Vec<TopSpec> {
             }));
         }
     }
-    // The hit-under-miss option (eval/README.md "Beyond the paper"), bst.
-    for entries in [8, 16] {
-        v.push(TopSpec::new(TopKind::MluHum {
-            entries,
-            structures: Structures::Bst,
-            replacement: Replacement::Plru,
-            mode: d.mode,
-            step_limit: d.step_limit as u16,
-        }));
-    }
     // The MLU as an SM unit (bst, 4 walkers, a warp of 32 lanes): 8 entries
     // with a one-stage MLB search, 16 with the two-stage one a 2 GHz clock
     // needs (docs/synth.md).
@@ -513,7 +480,7 @@ pub fn committed_tops() -> Vec<TopSpec> {
 
 /// The tops one configuration generates (validated for hardware first, so a
 /// bad value is an error naming its field): the MLB, MEMCHECK and the MLU
-/// (`MluHum` when `hit_under_miss` is set); with `unit`, the MLB (at the
+/// (blocking); with `unit`, the MLB (at the
 /// unit's search latency) and the MLU unit.
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
@@ -537,22 +504,12 @@ pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
     Ok(vec![
         TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: 1 }),
         TopSpec::new(TopKind::Memcheck),
-        TopSpec::new(if cfg.hit_under_miss {
-            TopKind::MluHum {
-                entries: cfg.entries,
-                structures: p.structures,
-                replacement: p.replacement,
-                mode: p.mode,
-                step_limit: p.step_limit,
-            }
-        } else {
-            TopKind::Mlu {
-                entries: cfg.entries,
-                structures: p.structures,
-                replacement: p.replacement,
-                mode: p.mode,
-                step_limit: p.step_limit,
-            }
+        TopSpec::new(TopKind::Mlu {
+            entries: cfg.entries,
+            structures: p.structures,
+            replacement: p.replacement,
+            mode: p.mode,
+            step_limit: p.step_limit,
         }),
     ])
 }

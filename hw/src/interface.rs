@@ -6,7 +6,7 @@
 //! table in a comment, the encodings as `localparam`s of the top module).
 //!
 //! The prose is a summary of the block's module doc (hw/src/mlu.rs,
-//! mlb.rs, memcheck.rs, mlu_hum.rs, canary/alloc_unit.rs), which
+//! mlb.rs, memcheck.rs, mlu_unit.rs, canary/alloc_unit.rs), which
 //! stays the reference. Emission fails when a port of the top has no entry
 //! here, so a new port cannot ship undocumented.
 use serde::{Deserialize, Serialize};
@@ -184,9 +184,9 @@ pub fn memcheck() -> Interface {
     }
 }
 
-/// The MLU top; `hit_under_miss` adds the id ports and the side path.
-pub fn mlu(hit_under_miss: bool) -> Interface {
-    let mut p = vec![
+/// The blocking MLU top.
+pub fn mlu() -> Interface {
+    let p = vec![
         ("clock", "clock, rising edge"),
         ("reset", "synchronous reset: FSM and walker idle, MLB empty, counters 0, CSRs at their reset values"),
         ("req_valid", "a request is offered"),
@@ -240,31 +240,15 @@ pub fn mlu(hit_under_miss: bool) -> Interface {
         ("trav_steps", "nodes visited by the last walk"),
         ("check_pass", "the MEMCHECK decision made in this cycle passes"),
     ];
-    if hit_under_miss {
-        p.extend([
-            ("req_id", "requester's tag, returned as resp_id"),
-            ("resp_id", "req_id of the request answered (responses may overtake a walking miss)"),
-            ("hum_busy", "the side path holds a request"),
-        ]);
-    }
     let encodings = mlu_encodings("MODE CSR bit 0, csr_mode", "STRUCTURE CSR bit 0, csr_structure");
-    let mut handshake = vec![
+    let handshake = vec![
         "Request: taken at an edge where req_valid && req_ready; hold the operands with req_valid until then.".to_string(),
-        if hit_under_miss {
-            "req_ready is high when the FSM is idle, or walking with the side path empty: hits, tag-0 pointers and MEMCHECK.S taken during a walk are answered before it; a miss or INVALIDATE/FLUSH is held until the walk ends.".to_string()
-        } else {
-            "Blocking: req_ready is high exactly when no operation is in flight (including the cycle its response is presented).".to_string()
-        },
+        "Blocking: req_ready is high exactly when no operation is in flight (including the cycle its response is presented).".to_string(),
         "Response: resp_valid is a one-cycle pulse per request; no back-pressure, take it in that cycle.".to_string(),
         "CSR writes take effect at the edge, also during an operation; a walk latches root, step limit and structure when it starts.".to_string(),
         "Metadata port: one read outstanding, taken when mem_req_valid && mem_req_ready; any response latency >= 1 cycle.".to_string(),
+        "INVALIDATE or FLUSH offered during a walk waits (req_ready low) and then acts on the filled MLB.".to_string(),
     ];
-    if hit_under_miss {
-        handshake.push("Responses, in the order they come out, equal the golden model's results called in that order (linearizable at the response).".to_string());
-    } else {
-        handshake.push("INVALIDATE or FLUSH offered during a walk waits (req_ready low) and then acts on the filled MLB.".to_string());
-    }
-    let (walk, fetch, hw) = if hit_under_miss { ("4 + R(L + 1)", "6 + 2L", "5 + R(L + 1)") } else { ("3 + R(L + 1)", "5 + 2L", "4 + R(L + 1)") };
     Interface {
         ports: ports(&p),
         encodings,
@@ -276,9 +260,9 @@ pub fn mlu(hit_under_miss: bool) -> Interface {
             lat("MEMCHECK.S; MEMCHECK.G with tag 0 or location 0/LOC_NO_META", "2"),
             lat("LOADMETA MLB hit", "2"),
             lat("MEMCHECK.G MLB hit", "3"),
-            lat("MEMCHECK.G location miss (16-byte fetch)", fetch),
-            lat("LOADMETA range miss (walk)", walk),
-            lat("HWONLY MEMCHECK.G range miss (walk)", hw),
+            lat("MEMCHECK.G location miss (16-byte fetch)", "5 + 2L"),
+            lat("LOADMETA range miss (walk)", "3 + R(L + 1)"),
+            lat("HWONLY MEMCHECK.G range miss (walk)", "4 + R(L + 1)"),
         ],
     }
 }

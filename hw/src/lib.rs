@@ -23,5 +23,4 @@ pub mod warp_sched;
 pub mod mem_model;
 pub mod sm_pipeline;
 pub mod sm_pipeline_alloc;
-pub mod mlu_hum;
 pub mod canary;

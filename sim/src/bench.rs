@@ -28,7 +28,7 @@ impl Rate {
 }
 
 fn runtime(structure: Structure, entries: usize) -> Runtime {
-    let mlu = MluConfig { entries, structure, mode: Mode::Compiler, replacement: Replacement::Plru, step_limit: 4096, hit_under_miss: false, unit: None };
+    let mlu = MluConfig { entries, structure, mode: Mode::Compiler, replacement: Replacement::Plru, step_limit: 4096, unit: None };
     Runtime::new(RuntimeConfig { mlu, seed: 1, ..RuntimeConfig::default() }).expect("valid bench configuration")
 }
 

@@ -387,7 +387,7 @@ impl Scenario {
             description,
             seed,
             tag_history,
-            config: MluConfig { entries, structure, replacement, mode, step_limit, hit_under_miss: false, unit: None },
+            config: MluConfig { entries, structure, replacement, mode, step_limit, unit: None },
             events,
         })
     }

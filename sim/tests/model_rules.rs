@@ -13,7 +13,7 @@ use sim::runtime::{DEFAULT_HEAP_BASE as H, DEFAULT_NODE_POOL_BASE as POOL};
 use sim::traverser::{walk, WalkOutcome};
 
 fn cfg(structure: Structure, mode: Mode, entries: usize) -> MluConfig {
-    MluConfig { entries, structure, mode, replacement: Replacement::Plru, step_limit: 4096, hit_under_miss: false, unit: None }
+    MluConfig { entries, structure, mode, replacement: Replacement::Plru, step_limit: 4096, unit: None }
 }
 
 fn rt_seed(structure: Structure, mode: Mode, entries: usize, seed: u64) -> Runtime {
@@ -731,7 +731,7 @@ fn config_validation_names_field_and_allowed_values() {
 #[test]
 fn config_json_parsing_and_file_errors() {
     let c = MluConfig::from_json_str(r#"{"entries": 16, "structure": "list", "replacement": "round_robin", "mode": "hwonly", "step_limit": 7}"#).unwrap();
-    assert_eq!(c, MluConfig { entries: 16, structure: Structure::List, replacement: Replacement::RoundRobin, mode: Mode::Hwonly, step_limit: 7, hit_under_miss: false, unit: None });
+    assert_eq!(c, MluConfig { entries: 16, structure: Structure::List, replacement: Replacement::RoundRobin, mode: Mode::Hwonly, step_limit: 7, unit: None });
     assert_eq!(MluConfig::from_json_str("{}").unwrap(), MluConfig::default());
     let e = MluConfig::from_json_str(r#"{"entires": 8}"#).unwrap_err();
     assert!(e.to_string().contains("entires"), "{e}");

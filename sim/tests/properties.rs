@@ -49,7 +49,7 @@ struct Tally {
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
 
 fn run(c: &Case, tally: &mut Tally) -> Result<(), String> {
-    let mlu = MluConfig { entries: c.entries, structure: c.structure, mode: c.mode, replacement: c.replacement, step_limit: 4096, hit_under_miss: false, unit: None };
+    let mlu = MluConfig { entries: c.entries, structure: c.structure, mode: c.mode, replacement: c.replacement, step_limit: 4096, unit: None };
     let mut rt = Runtime::new(RuntimeConfig { mlu, seed: c.seed, ..RuntimeConfig::default() }).map_err(|e| e.to_string())?;
     let mut or = Oracle::new();
     // (ptr, size) of every allocation made, in order.

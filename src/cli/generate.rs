@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON configuration file (sim::config::MluConfig: entries, structure,
-    /// replacement, mode, step_limit, hit_under_miss, unit); flags below
+    /// replacement, mode, step_limit, unit); flags below
     /// override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -24,10 +24,6 @@ pub struct Args {
     /// MLB replacement policy: plru or rr (round robin).
     #[arg(long)]
     pub replacement: Option<String>,
-    /// Build the hit-under-miss MLU (top `mlu<N>_<structure>_hum`; config
-    /// field `hit_under_miss`).
-    #[arg(long)]
-    pub hit_under_miss: bool,
     /// Build the MLU as an SM unit (pipelined, non-blocking, warp-wide; top
     /// `mlu<N>_<structure>_k<K>_l<L>[_p2]`; config field `unit`), with 4
     /// walkers, 32 lanes and a one-stage MLB search unless given below.
@@ -72,9 +68,6 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
                 .ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
         };
     }
-    if args.hit_under_miss {
-        cfg.hit_under_miss = true;
-    }
     if args.unit || args.walkers.is_some() || args.lanes.is_some() || args.mlb_latency.is_some() {
         let mut u = cfg.unit.unwrap_or_default();
         u.walkers = args.walkers.unwrap_or(u.walkers);
@@ -108,13 +101,12 @@ pub fn run(args: Args) -> Result<()> {
             || args.entries.is_some()
             || args.structure.is_some()
             || args.replacement.is_some()
-            || args.hit_under_miss
             || args.unit
             || args.walkers.is_some()
             || args.lanes.is_some()
             || args.mlb_latency.is_some()
         {
-            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--hit-under-miss/--unit/--walkers/--lanes/--mlb-latency");
+            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--unit/--walkers/--lanes/--mlb-latency");
         }
         committed_tops()
     } else {

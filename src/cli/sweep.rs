@@ -59,7 +59,9 @@ pub struct Args {
     /// (compiler mode runs no LOADMETA).
     #[arg(long = "host-locations")]
     pub host_locations: bool,
-    /// Extension: MLB hits are answered while the traverser walks.
+    /// Extension (model only; the RTL that built it, `MluHum`, was retired:
+    /// the MLU unit serves hits under misses): MLB hits are answered while
+    /// the traverser walks.
     #[arg(long = "hit-under-miss")]
     pub hit_under_miss: bool,
     /// MLU operation latencies: `ideal` (the model's rule: 1 cycle without
@@ -68,11 +70,6 @@ pub struct Args {
     /// matches cycle for cycle, testbench/tests/sm_pipeline.rs).
     #[arg(long = "mlu-timing", default_value = "ideal")]
     pub mlu_timing: String,
-    /// MLU configuration JSON (sim::config::MluConfig); its generator option
-    /// `hit_under_miss` turns the extension on as --hit-under-miss does, so
-    /// that one file selects the model's timing and the generated top.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
     /// Tag PRNG seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -122,11 +119,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     cfg.pipeline.max_outstanding = a.max_outstanding;
     cfg.pipeline.host_locations = a.host_locations;
     cfg.pipeline.hit_under_miss = a.hit_under_miss;
-    if let Some(p) = &a.config {
-        let m = sim::config::MluConfig::from_json_file(p)?;
-        m.validate(sim::config::Target::Model).map_err(|e| e.in_file(p.display().to_string()))?;
-        cfg.pipeline.hit_under_miss |= m.hit_under_miss;
-    }
     cfg.timing = sim::pipeline::MluTiming::from_name(&a.mlu_timing)
         .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, rtl)", a.mlu_timing))?;
     cfg.seed = a.seed;

@@ -626,7 +626,7 @@ pub fn mlu_top_for(cfg: &sim::config::MluConfig) -> Result<Top> {
     ]);
     macro_rules! mlu {
         ($n:literal, $iw:literal) => {
-            hw::generate::emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut Mlu::<$n, $iw>::new(params), pj, &hw::interface::mlu(false))
+            hw::generate::emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut Mlu::<$n, $iw>::new(params), pj, &hw::interface::mlu())
         };
     }
     let g = match cfg.entries {

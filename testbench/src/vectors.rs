@@ -132,11 +132,11 @@ pub fn record(top: &Top) -> Result<Vectors> {
         mlb(top, entries()?, replacement()?, hit_latency)?
     } else if block == "hw::memcheck::Memcheck" {
         memcheck(m)
-    } else if block.starts_with("hw::mlu::Mlu<") || block.starts_with("hw::mlu_hum::MluHum<") {
+    } else if block.starts_with("hw::mlu::Mlu<") {
         let s = param("structures")?.as_str().context("structures is not a string")?;
         let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
         let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, ..Default::default() };
-        mlu(top, &cfg, block.starts_with("hw::mlu_hum"))?
+        mlu(top, &cfg)?
     } else if block.starts_with("hw::mlu_unit::MluUnit<") {
         let num = |k: &str| -> Result<usize> { param(k)?.as_u64().map(|n| n as usize).with_context(|| format!("{k} is not a number")) };
         let s = param("structures")?.as_str().context("structures is not a string")?;
@@ -292,7 +292,7 @@ fn memcheck(m: &Manifest) -> Vectors {
 
 /// An MLU program (module doc), one request in flight at a time, every
 /// response compared with `sim::mlu::Mlu` called in the same order.
-fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
+fn mlu(top: &Top, cfg: &MluConfig) -> Result<Vectors> {
     use sim::runtime::{Runtime, RuntimeConfig};
     // Sized to keep each file near 1,000 cycles (a list walk visits up to
     // every node): enough for every verdict, misses, evictions and flushes.
@@ -419,10 +419,9 @@ fn mlu(top: &Top, cfg: &MluConfig, hum: bool) -> Result<Vectors> {
         &top.manifest,
         &[
             &format!(
-                "MLU, {} entries, {}{}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH) and 6 fixed ones (each fault), metadata memory latency 1..3 cycles.",
+                "MLU, {} entries, {}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH) and 6 fixed ones (each fault), metadata memory latency 1..3 cycles.",
                 n,
                 cfg.structure.name(),
-                if hum { ", hit-under-miss" } else { "" }
             ),
             &format!("Verdicts: {}.", faults.join(", ")),
             "Expected outputs: this run's outputs under Verilator, every port from cycle 1, with every response's fault (and LOADMETA's location) checked against the golden model sim::mlu::Mlu while recording.",

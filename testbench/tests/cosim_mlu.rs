@@ -77,7 +77,7 @@ fn mlu1_rr_bst() -> Top {
     use hw::mlu::{Mlu, MluParams};
     use hw::traverser::Structures;
     let mut uut = Mlu::<1, 1>::new(MluParams { replacement: Replacement::RoundRobin, ..MluParams::new(Structures::Bst) });
-    hw::generate::emit("mlu1_rr_bst", "hw::mlu::Mlu<1, 1>", &mut uut, Default::default(), &hw::interface::mlu(false)).expect("Mlu<1, 1> emits").into()
+    hw::generate::emit("mlu1_rr_bst", "hw::mlu::Mlu<1, 1>", &mut uut, Default::default(), &hw::interface::mlu()).expect("Mlu<1, 1> emits").into()
 }
 
 #[test]

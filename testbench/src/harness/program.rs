@@ -305,7 +305,7 @@ impl MluBench {
     }
 
     fn runtime(cfg: &ProgramConfig, seed: u64) -> Runtime {
-        let mlu = MluConfig { entries: cfg.entries, structure: cfg.structure, replacement: cfg.replacement, mode: cfg.mode, step_limit: 4096, hit_under_miss: false, unit: None };
+        let mlu = MluConfig { entries: cfg.entries, structure: cfg.structure, replacement: cfg.replacement, mode: cfg.mode, step_limit: 4096, unit: None };
         Runtime::new(RuntimeConfig { mlu, seed, ..Default::default() }).expect("a valid hardware configuration")
     }
 
