@@ -39,7 +39,7 @@ fn mlb_mismatch_report_is_text() {
 
 #[test]
 fn mlu_mismatch_report_is_text() {
-    let v = mutant("mlu8_bst", "(g_w <= (g_meta_size - g_d))", "(g_w < (g_meta_size - g_d))");
+    let v = mutant("mlu8_bst", "g_bounds_w = g_w;", "g_bounds_w = g_w + 56'h1;");
     let (code, out, err) = cosim(&["cosim", "--top", "mlu", "--verilog", v.to_str().unwrap(), "--transactions", "200000", "--seed", "43", "--quiet"]);
     let _ = std::fs::remove_file(&v);
     assert_eq!(code, Some(1), "{err}");

@@ -176,14 +176,47 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    memcheck_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    memcheck_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -390,8 +423,10 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -410,14 +445,17 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -428,3 +466,89 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         s_fault = s_fault_comb;
     end
 endmodule // memcheck
+
+// memcheck_g_bounds: hw::in_bounds::InBounds
+module memcheck_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // memcheck_g_bounds
+
+// memcheck_s_bounds: hw::in_bounds::InBounds
+module memcheck_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // memcheck_s_bounds

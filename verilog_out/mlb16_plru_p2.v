@@ -404,8 +404,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
     wire  [15:0] plru_0_state;
-    reg  s1_rs_valid_0_d;
-    reg  s1_rs_valid_0_q;
     reg  s1_rs_hit_0_d;
     reg  s1_rs_hit_0_q;
     reg  s1_rs_multi_0_d;
@@ -444,8 +442,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  s1_rs_onehot_14_q;
     reg  s1_rs_onehot_15_d;
     reg  s1_rs_onehot_15_q;
-    reg  s1_ls_valid_0_d;
-    reg  s1_ls_valid_0_q;
     reg  s1_ls_hit_0_d;
     reg  s1_ls_hit_0_q;
     reg  s1_ls_multi_0_d;
@@ -544,7 +540,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
-    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [3:0] out_rs_way;
@@ -564,7 +559,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  out_rs_onehot_13;
     reg  out_rs_onehot_14;
     reg  out_rs_onehot_15;
-    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [3:0] out_ls_way;
@@ -1148,7 +1142,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         tag_13_q = 8'h0;
         tag_14_q = 8'h0;
         tag_15_q = 8'h0;
-        s1_rs_valid_0_q = 1'h0;
         s1_rs_hit_0_q = 1'h0;
         s1_rs_multi_0_q = 1'h0;
         s1_rs_way_0_q = 4'h0;
@@ -1168,7 +1161,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_rs_onehot_13_q = 1'h0;
         s1_rs_onehot_14_q = 1'h0;
         s1_rs_onehot_15_q = 1'h0;
-        s1_ls_valid_0_q = 1'h0;
         s1_ls_hit_0_q = 1'h0;
         s1_ls_multi_0_q = 1'h0;
         s1_ls_way_0_q = 4'h0;
@@ -1299,7 +1291,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         tag_13_q <= tag_13_d;
         tag_14_q <= tag_14_d;
         tag_15_q <= tag_15_d;
-        s1_rs_valid_0_q <= s1_rs_valid_0_d;
         s1_rs_hit_0_q <= s1_rs_hit_0_d;
         s1_rs_multi_0_q <= s1_rs_multi_0_d;
         s1_rs_way_0_q <= s1_rs_way_0_d;
@@ -1319,7 +1310,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_rs_onehot_13_q <= s1_rs_onehot_13_d;
         s1_rs_onehot_14_q <= s1_rs_onehot_14_d;
         s1_rs_onehot_15_q <= s1_rs_onehot_15_d;
-        s1_ls_valid_0_q <= s1_ls_valid_0_d;
         s1_ls_hit_0_q <= s1_ls_hit_0_d;
         s1_ls_multi_0_q <= s1_ls_multi_0_d;
         s1_ls_way_0_q <= s1_ls_way_0_d;
@@ -2080,11 +2070,9 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
-        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
-        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -2120,19 +2108,15 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         out_ls_onehot_14 = ls_pe_onehot_14;
         out_rs_onehot_15 = rs_pe_onehot_15;
         out_ls_onehot_15 = ls_pe_onehot_15;
-        s1_rs_valid_0_d = rs_valid;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
-        s1_ls_valid_0_d = ls_valid;
         s1_ls_hit_0_d = ls_pe_any && ~reset;
         s1_ls_multi_0_d = ls_pe_multi && ~reset;
         s1_ls_way_0_d = ls_pe_index;
-        out_rs_valid = s1_rs_valid_0_q;
         out_rs_hit = s1_rs_hit_0_q;
         out_rs_multi = s1_rs_multi_0_q;
         out_rs_way = s1_rs_way_0_q;
-        out_ls_valid = s1_ls_valid_0_q;
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
@@ -2143,9 +2127,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_0_d = write_en_0;
         if (s1_written_0_q && s1_rs_onehot_0_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_0 = 1'b0;
         end
         if (s1_written_0_q && s1_ls_onehot_0_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_0 = 1'b0;
         end
         s1_rs_onehot_1_d = rs_pe_onehot_1;
         s1_ls_onehot_1_d = ls_pe_onehot_1;
@@ -2154,9 +2140,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_1_d = write_en_1;
         if (s1_written_1_q && s1_rs_onehot_1_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_1 = 1'b0;
         end
         if (s1_written_1_q && s1_ls_onehot_1_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_1 = 1'b0;
         end
         s1_rs_onehot_2_d = rs_pe_onehot_2;
         s1_ls_onehot_2_d = ls_pe_onehot_2;
@@ -2165,9 +2153,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_2_d = write_en_2;
         if (s1_written_2_q && s1_rs_onehot_2_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_2 = 1'b0;
         end
         if (s1_written_2_q && s1_ls_onehot_2_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_2 = 1'b0;
         end
         s1_rs_onehot_3_d = rs_pe_onehot_3;
         s1_ls_onehot_3_d = ls_pe_onehot_3;
@@ -2176,9 +2166,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_3_d = write_en_3;
         if (s1_written_3_q && s1_rs_onehot_3_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_3 = 1'b0;
         end
         if (s1_written_3_q && s1_ls_onehot_3_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_3 = 1'b0;
         end
         s1_rs_onehot_4_d = rs_pe_onehot_4;
         s1_ls_onehot_4_d = ls_pe_onehot_4;
@@ -2187,9 +2179,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_4_d = write_en_4;
         if (s1_written_4_q && s1_rs_onehot_4_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_4 = 1'b0;
         end
         if (s1_written_4_q && s1_ls_onehot_4_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_4 = 1'b0;
         end
         s1_rs_onehot_5_d = rs_pe_onehot_5;
         s1_ls_onehot_5_d = ls_pe_onehot_5;
@@ -2198,9 +2192,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_5_d = write_en_5;
         if (s1_written_5_q && s1_rs_onehot_5_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_5 = 1'b0;
         end
         if (s1_written_5_q && s1_ls_onehot_5_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_5 = 1'b0;
         end
         s1_rs_onehot_6_d = rs_pe_onehot_6;
         s1_ls_onehot_6_d = ls_pe_onehot_6;
@@ -2209,9 +2205,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_6_d = write_en_6;
         if (s1_written_6_q && s1_rs_onehot_6_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_6 = 1'b0;
         end
         if (s1_written_6_q && s1_ls_onehot_6_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_6 = 1'b0;
         end
         s1_rs_onehot_7_d = rs_pe_onehot_7;
         s1_ls_onehot_7_d = ls_pe_onehot_7;
@@ -2220,9 +2218,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_7_d = write_en_7;
         if (s1_written_7_q && s1_rs_onehot_7_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_7 = 1'b0;
         end
         if (s1_written_7_q && s1_ls_onehot_7_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_7 = 1'b0;
         end
         s1_rs_onehot_8_d = rs_pe_onehot_8;
         s1_ls_onehot_8_d = ls_pe_onehot_8;
@@ -2231,9 +2231,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_8_d = write_en_8;
         if (s1_written_8_q && s1_rs_onehot_8_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_8 = 1'b0;
         end
         if (s1_written_8_q && s1_ls_onehot_8_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_8 = 1'b0;
         end
         s1_rs_onehot_9_d = rs_pe_onehot_9;
         s1_ls_onehot_9_d = ls_pe_onehot_9;
@@ -2242,9 +2244,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_9_d = write_en_9;
         if (s1_written_9_q && s1_rs_onehot_9_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_9 = 1'b0;
         end
         if (s1_written_9_q && s1_ls_onehot_9_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_9 = 1'b0;
         end
         s1_rs_onehot_10_d = rs_pe_onehot_10;
         s1_ls_onehot_10_d = ls_pe_onehot_10;
@@ -2253,9 +2257,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_10_d = write_en_10;
         if (s1_written_10_q && s1_rs_onehot_10_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_10 = 1'b0;
         end
         if (s1_written_10_q && s1_ls_onehot_10_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_10 = 1'b0;
         end
         s1_rs_onehot_11_d = rs_pe_onehot_11;
         s1_ls_onehot_11_d = ls_pe_onehot_11;
@@ -2264,9 +2270,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_11_d = write_en_11;
         if (s1_written_11_q && s1_rs_onehot_11_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_11 = 1'b0;
         end
         if (s1_written_11_q && s1_ls_onehot_11_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_11 = 1'b0;
         end
         s1_rs_onehot_12_d = rs_pe_onehot_12;
         s1_ls_onehot_12_d = ls_pe_onehot_12;
@@ -2275,9 +2283,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_12_d = write_en_12;
         if (s1_written_12_q && s1_rs_onehot_12_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_12 = 1'b0;
         end
         if (s1_written_12_q && s1_ls_onehot_12_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_12 = 1'b0;
         end
         s1_rs_onehot_13_d = rs_pe_onehot_13;
         s1_ls_onehot_13_d = ls_pe_onehot_13;
@@ -2286,9 +2296,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_13_d = write_en_13;
         if (s1_written_13_q && s1_rs_onehot_13_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_13 = 1'b0;
         end
         if (s1_written_13_q && s1_ls_onehot_13_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_13 = 1'b0;
         end
         s1_rs_onehot_14_d = rs_pe_onehot_14;
         s1_ls_onehot_14_d = ls_pe_onehot_14;
@@ -2297,9 +2309,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_14_d = write_en_14;
         if (s1_written_14_q && s1_rs_onehot_14_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_14 = 1'b0;
         end
         if (s1_written_14_q && s1_ls_onehot_14_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_14 = 1'b0;
         end
         s1_rs_onehot_15_d = rs_pe_onehot_15;
         s1_ls_onehot_15_d = ls_pe_onehot_15;
@@ -2308,9 +2322,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_written_15_d = write_en_15;
         if (s1_written_15_q && s1_rs_onehot_15_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_15 = 1'b0;
         end
         if (s1_written_15_q && s1_ls_onehot_15_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_15 = 1'b0;
         end
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
@@ -2709,19 +2725,15 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (out_rs_valid) begin
-            rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
-        end
-        if (out_ls_valid) begin
-            ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
-        end
+        rs_way_r_d_comb = out_rs_way;
+        rs_loc_r_d_comb = rs_or_loc_0;
+        rs_base_r_d_comb = rs_or_base_0;
+        rs_size_r_d_comb = rs_or_size_0;
+        rs_tag_r_d_comb = rs_or_tag_0;
+        ls_way_r_d_comb = out_ls_way;
+        ls_base_r_d_comb = ls_or_base_0;
+        ls_size_r_d_comb = ls_or_size_0;
+        ls_tag_r_d_comb = ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

@@ -184,7 +184,8 @@
 //     by mem_req_id; responses in any order and latency >= 1.
 //   - Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.
 // Latency (cycles):
-//   from the cycle a request is taken to its resp_valid cycle (m = MLB search latency):
+//   from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m
+//   = 2, lane-check stages c = 1):
 //   - MLB hit, tag-0 pointer, location 0/LOC_NO_META, MEMCHECK.S, INVALIDATE, FLUSH (fixed, one per cycle in any mix): 4
 //   - miss: 4 + the walk (or the merged walk's remainder) + re-entry
 // Encodings: the localparams at the head of module mlu16_bst_k4_l32_p2.
@@ -411,6 +412,8 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
     localparam  zero6 = 6'b0;
     localparam  one6 = 6'b1;
     localparam  zero8 = 8'h0;
+    localparam  zero51 = 51'h0;
+    localparam  zero56 = 56'h0;
     localparam  zero_lane = 5'b0;
     localparam  csr_a_mode = 2'b0;
     localparam  csr_a_structure = 2'b1;
@@ -2622,6 +2625,50 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
     reg  [55:0] r_addr_31_q;
     
     // Local signals
+    reg  k_valid;
+    reg  [15:0] k_id;
+    reg  [2:0] k_op;
+    reg  k_key_valid;
+    reg  k_found;
+    reg  [1:0] k_res;
+    reg  [63:0] k_loc;
+    reg  [55:0] k_base;
+    reg  [55:0] k_size;
+    reg  [7:0] k_tag;
+    reg  [55:0] k_sbase;
+    reg  [55:0] k_ssize;
+    reg  [55:0] k_addr_0;
+    reg  [55:0] k_addr_1;
+    reg  [55:0] k_addr_2;
+    reg  [55:0] k_addr_3;
+    reg  [55:0] k_addr_4;
+    reg  [55:0] k_addr_5;
+    reg  [55:0] k_addr_6;
+    reg  [55:0] k_addr_7;
+    reg  [55:0] k_addr_8;
+    reg  [55:0] k_addr_9;
+    reg  [55:0] k_addr_10;
+    reg  [55:0] k_addr_11;
+    reg  [55:0] k_addr_12;
+    reg  [55:0] k_addr_13;
+    reg  [55:0] k_addr_14;
+    reg  [55:0] k_addr_15;
+    reg  [55:0] k_addr_16;
+    reg  [55:0] k_addr_17;
+    reg  [55:0] k_addr_18;
+    reg  [55:0] k_addr_19;
+    reg  [55:0] k_addr_20;
+    reg  [55:0] k_addr_21;
+    reg  [55:0] k_addr_22;
+    reg  [55:0] k_addr_23;
+    reg  [55:0] k_addr_24;
+    reg  [55:0] k_addr_25;
+    reg  [55:0] k_addr_26;
+    reg  [55:0] k_addr_27;
+    reg  [55:0] k_addr_28;
+    reg  [55:0] k_addr_29;
+    reg  [55:0] k_addr_30;
+    reg  [55:0] k_addr_31;
     reg  in_key_valid;
     reg  in_key_range;
     reg  [63:0] in_key;
@@ -2803,6 +2850,16 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
     reg  merge_pre_3;
     reg  merge_pre_4;
     reg  merge_any;
+    reg  key_eq_0;
+    reg  key_eq_1;
+    reg  key_eq_2;
+    reg  key_eq_3;
+    reg  key_eq_4;
+    reg  key_eq_5;
+    reg  key_eq_6;
+    reg  key_eq_7;
+    reg  join_some;
+    reg  join_assigned;
     reg  join_group;
     reg  alloc_any;
     reg  [2:0] c_walker;
@@ -2978,6 +3035,7 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         .key(walkers_3_key)
     );
     mlu16_bst_k4_l32_p2_checks checks(
+        .clock(clock),
         .shared(checks_shared),
         .hwonly(checks_hwonly),
         .mask_0(checks_mask_0),
@@ -6915,30 +6973,14 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
             u_key = s_key_7_q;
         end
         c_valid = p_valid_2_q;
-        c_hit = mlb_ls_hit;
-        if (p_key_range_2_q) begin
-            c_hit = mlb_rs_hit;
-        end
+        c_hit = mlb_rs_hit | mlb_ls_hit;
         c_answered = c_valid & (p_replay_2_q | ~p_key_valid_2_q | c_hit);
         c_miss = c_valid & ~c_answered;
-        c_res = res_found;
-        c_res_loc = p_key_2_q[(32'h5)+:(51)];
-        c_base = mlb_ls_base;
-        c_size = mlb_ls_size;
-        c_tag = mlb_ls_tag;
-        if (p_key_range_2_q) begin
-            c_res_loc = mlb_rs_loc;
-            c_base = mlb_rs_base;
-            c_size = mlb_rs_size;
-            c_tag = mlb_rs_tag;
-        end
-        if (p_replay_2_q) begin
-            c_res = p_res_2_q;
-            c_res_loc = p_res_loc_2_q;
-            c_base = p_res_base_2_q;
-            c_size = p_res_size_2_q;
-            c_tag = p_res_tag_2_q;
-        end
+        c_res = p_res_2_q;
+        c_res_loc = mlb_rs_loc | p_res_loc_2_q;
+        c_base = mlb_rs_base | mlb_ls_base | p_res_base_2_q;
+        c_size = mlb_rs_size | mlb_ls_size | p_res_size_2_q;
+        c_tag = mlb_rs_tag | mlb_ls_tag | p_res_tag_2_q;
         c_found = p_key_valid_2_q & (c_res == res_found);
         checks_shared = p_op_2_q == op_s;
         checks_hwonly = mode_r_q;
@@ -7024,97 +7066,141 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         sbase_w_a = p_sbase_2_q;
         ssize_w_a = p_ssize_2_q;
         loc_out_loc51 = c_res_loc;
-        r_valid_d_comb = c_answered & ~reset;
-        if (c_answered) begin
-            r_id_d_comb = p_id_2_q;
-            r_op_d_comb = p_op_2_q;
+        k_valid = c_answered;
+        k_id = p_id_2_q;
+        k_op = p_op_2_q;
+        k_key_valid = p_key_valid_2_q;
+        k_found = c_found;
+        k_res = c_res;
+        k_loc = loc_out_loc64;
+        k_base = c_base;
+        k_size = c_size;
+        k_tag = c_tag;
+        k_sbase = sbase_w_y;
+        k_ssize = ssize_w_y;
+        k_addr_0 = p_ptr_64_q[(32'h0)+:(56)];
+        k_addr_1 = p_ptr_65_q[(32'h0)+:(56)];
+        k_addr_2 = p_ptr_66_q[(32'h0)+:(56)];
+        k_addr_3 = p_ptr_67_q[(32'h0)+:(56)];
+        k_addr_4 = p_ptr_68_q[(32'h0)+:(56)];
+        k_addr_5 = p_ptr_69_q[(32'h0)+:(56)];
+        k_addr_6 = p_ptr_70_q[(32'h0)+:(56)];
+        k_addr_7 = p_ptr_71_q[(32'h0)+:(56)];
+        k_addr_8 = p_ptr_72_q[(32'h0)+:(56)];
+        k_addr_9 = p_ptr_73_q[(32'h0)+:(56)];
+        k_addr_10 = p_ptr_74_q[(32'h0)+:(56)];
+        k_addr_11 = p_ptr_75_q[(32'h0)+:(56)];
+        k_addr_12 = p_ptr_76_q[(32'h0)+:(56)];
+        k_addr_13 = p_ptr_77_q[(32'h0)+:(56)];
+        k_addr_14 = p_ptr_78_q[(32'h0)+:(56)];
+        k_addr_15 = p_ptr_79_q[(32'h0)+:(56)];
+        k_addr_16 = p_ptr_80_q[(32'h0)+:(56)];
+        k_addr_17 = p_ptr_81_q[(32'h0)+:(56)];
+        k_addr_18 = p_ptr_82_q[(32'h0)+:(56)];
+        k_addr_19 = p_ptr_83_q[(32'h0)+:(56)];
+        k_addr_20 = p_ptr_84_q[(32'h0)+:(56)];
+        k_addr_21 = p_ptr_85_q[(32'h0)+:(56)];
+        k_addr_22 = p_ptr_86_q[(32'h0)+:(56)];
+        k_addr_23 = p_ptr_87_q[(32'h0)+:(56)];
+        k_addr_24 = p_ptr_88_q[(32'h0)+:(56)];
+        k_addr_25 = p_ptr_89_q[(32'h0)+:(56)];
+        k_addr_26 = p_ptr_90_q[(32'h0)+:(56)];
+        k_addr_27 = p_ptr_91_q[(32'h0)+:(56)];
+        k_addr_28 = p_ptr_92_q[(32'h0)+:(56)];
+        k_addr_29 = p_ptr_93_q[(32'h0)+:(56)];
+        k_addr_30 = p_ptr_94_q[(32'h0)+:(56)];
+        k_addr_31 = p_ptr_95_q[(32'h0)+:(56)];
+        r_valid_d_comb = k_valid & ~reset;
+        if (k_valid) begin
+            r_id_d_comb = k_id;
+            r_op_d_comb = k_op;
             r_fault_d_comb = f_none;
             r_lane_d_comb = zero_lane;
             r_loc_d_comb = zero64;
             r_meta_valid_d_comb = 1'b0;
-            r_base_d_comb = c_base;
-            r_size_d_comb = c_size;
-            r_tag_d_comb = c_tag;
+            r_base_d_comb = k_base;
+            r_size_d_comb = k_size;
+            r_tag_d_comb = k_tag;
             r_pass_0_d_comb = 1'b0;
-            r_addr_0_d_comb = p_ptr_64_q[(32'h0)+:(56)];
+            r_addr_0_d_comb = k_addr_0;
             r_pass_1_d_comb = 1'b0;
-            r_addr_1_d_comb = p_ptr_65_q[(32'h0)+:(56)];
+            r_addr_1_d_comb = k_addr_1;
             r_pass_2_d_comb = 1'b0;
-            r_addr_2_d_comb = p_ptr_66_q[(32'h0)+:(56)];
+            r_addr_2_d_comb = k_addr_2;
             r_pass_3_d_comb = 1'b0;
-            r_addr_3_d_comb = p_ptr_67_q[(32'h0)+:(56)];
+            r_addr_3_d_comb = k_addr_3;
             r_pass_4_d_comb = 1'b0;
-            r_addr_4_d_comb = p_ptr_68_q[(32'h0)+:(56)];
+            r_addr_4_d_comb = k_addr_4;
             r_pass_5_d_comb = 1'b0;
-            r_addr_5_d_comb = p_ptr_69_q[(32'h0)+:(56)];
+            r_addr_5_d_comb = k_addr_5;
             r_pass_6_d_comb = 1'b0;
-            r_addr_6_d_comb = p_ptr_70_q[(32'h0)+:(56)];
+            r_addr_6_d_comb = k_addr_6;
             r_pass_7_d_comb = 1'b0;
-            r_addr_7_d_comb = p_ptr_71_q[(32'h0)+:(56)];
+            r_addr_7_d_comb = k_addr_7;
             r_pass_8_d_comb = 1'b0;
-            r_addr_8_d_comb = p_ptr_72_q[(32'h0)+:(56)];
+            r_addr_8_d_comb = k_addr_8;
             r_pass_9_d_comb = 1'b0;
-            r_addr_9_d_comb = p_ptr_73_q[(32'h0)+:(56)];
+            r_addr_9_d_comb = k_addr_9;
             r_pass_10_d_comb = 1'b0;
-            r_addr_10_d_comb = p_ptr_74_q[(32'h0)+:(56)];
+            r_addr_10_d_comb = k_addr_10;
             r_pass_11_d_comb = 1'b0;
-            r_addr_11_d_comb = p_ptr_75_q[(32'h0)+:(56)];
+            r_addr_11_d_comb = k_addr_11;
             r_pass_12_d_comb = 1'b0;
-            r_addr_12_d_comb = p_ptr_76_q[(32'h0)+:(56)];
+            r_addr_12_d_comb = k_addr_12;
             r_pass_13_d_comb = 1'b0;
-            r_addr_13_d_comb = p_ptr_77_q[(32'h0)+:(56)];
+            r_addr_13_d_comb = k_addr_13;
             r_pass_14_d_comb = 1'b0;
-            r_addr_14_d_comb = p_ptr_78_q[(32'h0)+:(56)];
+            r_addr_14_d_comb = k_addr_14;
             r_pass_15_d_comb = 1'b0;
-            r_addr_15_d_comb = p_ptr_79_q[(32'h0)+:(56)];
+            r_addr_15_d_comb = k_addr_15;
             r_pass_16_d_comb = 1'b0;
-            r_addr_16_d_comb = p_ptr_80_q[(32'h0)+:(56)];
+            r_addr_16_d_comb = k_addr_16;
             r_pass_17_d_comb = 1'b0;
-            r_addr_17_d_comb = p_ptr_81_q[(32'h0)+:(56)];
+            r_addr_17_d_comb = k_addr_17;
             r_pass_18_d_comb = 1'b0;
-            r_addr_18_d_comb = p_ptr_82_q[(32'h0)+:(56)];
+            r_addr_18_d_comb = k_addr_18;
             r_pass_19_d_comb = 1'b0;
-            r_addr_19_d_comb = p_ptr_83_q[(32'h0)+:(56)];
+            r_addr_19_d_comb = k_addr_19;
             r_pass_20_d_comb = 1'b0;
-            r_addr_20_d_comb = p_ptr_84_q[(32'h0)+:(56)];
+            r_addr_20_d_comb = k_addr_20;
             r_pass_21_d_comb = 1'b0;
-            r_addr_21_d_comb = p_ptr_85_q[(32'h0)+:(56)];
+            r_addr_21_d_comb = k_addr_21;
             r_pass_22_d_comb = 1'b0;
-            r_addr_22_d_comb = p_ptr_86_q[(32'h0)+:(56)];
+            r_addr_22_d_comb = k_addr_22;
             r_pass_23_d_comb = 1'b0;
-            r_addr_23_d_comb = p_ptr_87_q[(32'h0)+:(56)];
+            r_addr_23_d_comb = k_addr_23;
             r_pass_24_d_comb = 1'b0;
-            r_addr_24_d_comb = p_ptr_88_q[(32'h0)+:(56)];
+            r_addr_24_d_comb = k_addr_24;
             r_pass_25_d_comb = 1'b0;
-            r_addr_25_d_comb = p_ptr_89_q[(32'h0)+:(56)];
+            r_addr_25_d_comb = k_addr_25;
             r_pass_26_d_comb = 1'b0;
-            r_addr_26_d_comb = p_ptr_90_q[(32'h0)+:(56)];
+            r_addr_26_d_comb = k_addr_26;
             r_pass_27_d_comb = 1'b0;
-            r_addr_27_d_comb = p_ptr_91_q[(32'h0)+:(56)];
+            r_addr_27_d_comb = k_addr_27;
             r_pass_28_d_comb = 1'b0;
-            r_addr_28_d_comb = p_ptr_92_q[(32'h0)+:(56)];
+            r_addr_28_d_comb = k_addr_28;
             r_pass_29_d_comb = 1'b0;
-            r_addr_29_d_comb = p_ptr_93_q[(32'h0)+:(56)];
+            r_addr_29_d_comb = k_addr_29;
             r_pass_30_d_comb = 1'b0;
-            r_addr_30_d_comb = p_ptr_94_q[(32'h0)+:(56)];
+            r_addr_30_d_comb = k_addr_30;
             r_pass_31_d_comb = 1'b0;
-            r_addr_31_d_comb = p_ptr_95_q[(32'h0)+:(56)];
-            if (p_op_2_q == op_loadmeta) begin
-                if (p_key_valid_2_q) begin
+            r_addr_31_d_comb = k_addr_31;
+            if (k_op == op_loadmeta) begin
+                if (k_key_valid) begin
                     r_loc_d_comb = no_meta;
-                    if (c_found) begin
-                        r_loc_d_comb = loc_out_loc64;
+                    if (k_found) begin
+                        r_loc_d_comb = k_loc;
                     end
-                    if (c_res == res_limit) begin
+                    if (k_res == res_limit) begin
                         r_fault_d_comb = f_limit;
                     end
-                    if (c_res == res_mem_error) begin
+                    if (k_res == res_mem_error) begin
                         r_fault_d_comb = f_mem;
                     end
                 end
-                r_pass_0_d_comb = ~(c_res == res_limit) & ~(c_res == res_mem_error) | ~p_key_valid_2_q;
+                r_pass_0_d_comb = ~(k_res == res_limit) & ~(k_res == res_mem_error) | ~k_key_valid;
             end
-            if ((p_op_2_q == op_g) | (p_op_2_q == op_s)) begin
+            if ((k_op == op_g) | (k_op == op_s)) begin
                 r_pass_0_d_comb = checks_pass_0;
                 r_pass_1_d_comb = checks_pass_1;
                 r_pass_2_d_comb = checks_pass_2;
@@ -7149,12 +7235,12 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
                 r_pass_31_d_comb = checks_pass_31;
                 r_fault_d_comb = checks_fault;
                 r_lane_d_comb = checks_lane;
-                r_meta_valid_d_comb = c_found;
+                r_meta_valid_d_comb = k_found;
             end
-            if (p_op_2_q == op_s) begin
+            if (k_op == op_s) begin
                 r_meta_valid_d_comb = 1'b1;
-                r_base_d_comb = sbase_w_y;
-                r_size_d_comb = ssize_w_y;
+                r_base_d_comb = k_sbase;
+                r_size_d_comb = k_ssize;
                 r_tag_d_comb = zero8;
             end
         end
@@ -7168,34 +7254,65 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         merge_w_3 = mergeable_3 & (walkers_3_key_range == p_key_range_2_q) & (walkers_3_key == p_key_2_q) & ~merge_pre_3;
         merge_pre_4 = merge_pre_3 | merge_w_3;
         merge_any = merge_pre_4;
-        join_group = 1'b0;
-        if (unas_0 & (s_key_range_0_q == p_key_range_2_q) & (s_key_0_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        join_some = 1'b0;
+        join_assigned = 1'b0;
+        key_eq_0 = (s_key_range_0_q == p_key_range_2_q) & (s_key_0_q == p_key_2_q);
+        if (unas_0 & key_eq_0) begin
+            join_some = 1'b1;
         end
-        if (unas_1 & (s_key_range_1_q == p_key_range_2_q) & (s_key_1_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_0 & key_eq_0) begin
+            join_assigned = 1'b1;
         end
-        if (unas_2 & (s_key_range_2_q == p_key_range_2_q) & (s_key_2_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        key_eq_1 = (s_key_range_1_q == p_key_range_2_q) & (s_key_1_q == p_key_2_q);
+        if (unas_1 & key_eq_1) begin
+            join_some = 1'b1;
         end
-        if (unas_3 & (s_key_range_3_q == p_key_range_2_q) & (s_key_3_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_1 & key_eq_1) begin
+            join_assigned = 1'b1;
         end
-        if (unas_4 & (s_key_range_4_q == p_key_range_2_q) & (s_key_4_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        key_eq_2 = (s_key_range_2_q == p_key_range_2_q) & (s_key_2_q == p_key_2_q);
+        if (unas_2 & key_eq_2) begin
+            join_some = 1'b1;
         end
-        if (unas_5 & (s_key_range_5_q == p_key_range_2_q) & (s_key_5_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_2 & key_eq_2) begin
+            join_assigned = 1'b1;
         end
-        if (unas_6 & (s_key_range_6_q == p_key_range_2_q) & (s_key_6_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        key_eq_3 = (s_key_range_3_q == p_key_range_2_q) & (s_key_3_q == p_key_2_q);
+        if (unas_3 & key_eq_3) begin
+            join_some = 1'b1;
         end
-        if (unas_7 & (s_key_range_7_q == p_key_range_2_q) & (s_key_7_q == p_key_2_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_3 & key_eq_3) begin
+            join_assigned = 1'b1;
         end
-        if (assign_now & (u_key_range == p_key_range_2_q) & (u_key == p_key_2_q)) begin
-            join_group = 1'b0;
+        key_eq_4 = (s_key_range_4_q == p_key_range_2_q) & (s_key_4_q == p_key_2_q);
+        if (unas_4 & key_eq_4) begin
+            join_some = 1'b1;
         end
+        if (unas_pick_4 & key_eq_4) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_5 = (s_key_range_5_q == p_key_range_2_q) & (s_key_5_q == p_key_2_q);
+        if (unas_5 & key_eq_5) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_5 & key_eq_5) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_6 = (s_key_range_6_q == p_key_range_2_q) & (s_key_6_q == p_key_2_q);
+        if (unas_6 & key_eq_6) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_6 & key_eq_6) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_7 = (s_key_range_7_q == p_key_range_2_q) & (s_key_7_q == p_key_2_q);
+        if (unas_7 & key_eq_7) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_7 & key_eq_7) begin
+            join_assigned = 1'b1;
+        end
+        join_group = join_some & ~(assign_now & join_assigned);
         alloc_any = free2_pre_4;
         if (~assign_now) begin
             alloc_any = free1_pre_4;
@@ -8563,10 +8680,10 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
         p_key_range_0_d_comb = in_key_range;
         p_key_0_d_comb = in_key;
         p_res_0_d_comb = res_found;
-        p_res_loc_0_d_comb = p_res_loc_0_q;
-        p_res_base_0_d_comb = p_res_base_0_q;
-        p_res_size_0_d_comb = p_res_size_0_q;
-        p_res_tag_0_d_comb = p_res_tag_0_q;
+        p_res_loc_0_d_comb = zero51;
+        p_res_base_0_d_comb = zero56;
+        p_res_size_0_d_comb = zero56;
+        p_res_tag_0_d_comb = zero8;
         p_mask_0_d_comb = req_mask_0;
         p_ptr_0_d_comb = req_ptr_0;
         p_mask_1_d_comb = req_mask_1;
@@ -10203,9 +10320,10 @@ module mlu16_bst_k4_l32_p2(clock,reset,req_valid,req_ready,req_id,req_op,req_mas
 endmodule // mlu16_bst_k4_l32_p2
 
 // mlu16_bst_k4_l32_p2_checks: hw::lane_checks::LaneChecks
-module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base,meta_size,meta_tag,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu16_bst_k4_l32_p2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base,meta_size,meta_tag,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
+    input wire  clock;
     input wire  shared;
     input wire  hwonly;
     input wire  mask_0;
@@ -10935,6 +11053,38 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
     wire  first_multi;
     
     // Local signals
+    reg  [2:0] lane_fault_now_0;
+    reg  [2:0] lane_fault_now_1;
+    reg  [2:0] lane_fault_now_2;
+    reg  [2:0] lane_fault_now_3;
+    reg  [2:0] lane_fault_now_4;
+    reg  [2:0] lane_fault_now_5;
+    reg  [2:0] lane_fault_now_6;
+    reg  [2:0] lane_fault_now_7;
+    reg  [2:0] lane_fault_now_8;
+    reg  [2:0] lane_fault_now_9;
+    reg  [2:0] lane_fault_now_10;
+    reg  [2:0] lane_fault_now_11;
+    reg  [2:0] lane_fault_now_12;
+    reg  [2:0] lane_fault_now_13;
+    reg  [2:0] lane_fault_now_14;
+    reg  [2:0] lane_fault_now_15;
+    reg  [2:0] lane_fault_now_16;
+    reg  [2:0] lane_fault_now_17;
+    reg  [2:0] lane_fault_now_18;
+    reg  [2:0] lane_fault_now_19;
+    reg  [2:0] lane_fault_now_20;
+    reg  [2:0] lane_fault_now_21;
+    reg  [2:0] lane_fault_now_22;
+    reg  [2:0] lane_fault_now_23;
+    reg  [2:0] lane_fault_now_24;
+    reg  [2:0] lane_fault_now_25;
+    reg  [2:0] lane_fault_now_26;
+    reg  [2:0] lane_fault_now_27;
+    reg  [2:0] lane_fault_now_28;
+    reg  [2:0] lane_fault_now_29;
+    reg  [2:0] lane_fault_now_30;
+    reg  [2:0] lane_fault_now_31;
     reg  [2:0] lane_fault_0;
     reg  [2:0] lane_fault_1;
     reg  [2:0] lane_fault_2;
@@ -10967,6 +11117,38 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
     reg  [2:0] lane_fault_29;
     reg  [2:0] lane_fault_30;
     reg  [2:0] lane_fault_31;
+    reg  lane_mask_0;
+    reg  lane_mask_1;
+    reg  lane_mask_2;
+    reg  lane_mask_3;
+    reg  lane_mask_4;
+    reg  lane_mask_5;
+    reg  lane_mask_6;
+    reg  lane_mask_7;
+    reg  lane_mask_8;
+    reg  lane_mask_9;
+    reg  lane_mask_10;
+    reg  lane_mask_11;
+    reg  lane_mask_12;
+    reg  lane_mask_13;
+    reg  lane_mask_14;
+    reg  lane_mask_15;
+    reg  lane_mask_16;
+    reg  lane_mask_17;
+    reg  lane_mask_18;
+    reg  lane_mask_19;
+    reg  lane_mask_20;
+    reg  lane_mask_21;
+    reg  lane_mask_22;
+    reg  lane_mask_23;
+    reg  lane_mask_24;
+    reg  lane_mask_25;
+    reg  lane_mask_26;
+    reg  lane_mask_27;
+    reg  lane_mask_28;
+    reg  lane_mask_29;
+    reg  lane_mask_30;
+    reg  lane_mask_31;
     reg  [2:0] or_fault_0;
     reg  [2:0] or_fault_1;
     reg  [2:0] or_fault_2;
@@ -11796,20 +11978,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_0_s_width = width;
         lanes_0_s_base = sbase;
         lanes_0_s_size = ssize;
-        lane_fault_0 = f_none;
+        lane_fault_now_0 = f_none;
         if (mask_0) begin
             if (shared) begin
-                lane_fault_0 = lanes_0_s_fault;
+                lane_fault_now_0 = lanes_0_s_fault;
             end
             else if (lanes_0_g_need_meta & ~meta_valid) begin
-                lane_fault_0 = meta_fault;
+                lane_fault_now_0 = meta_fault;
             end
             else begin
-                lane_fault_0 = lanes_0_g_fault;
+                lane_fault_now_0 = lanes_0_g_fault;
             end
         end
-        pass_0 = mask_0 & (lane_fault_0 == f_none);
-        first_req_0 = lane_fault_0 != f_none;
+        lane_fault_0 = lane_fault_now_0;
+        lane_mask_0 = mask_0;
         lanes_1_g_ptr = ptr_1;
         lanes_1_g_width = width;
         lanes_1_g_loc_comb = loc;
@@ -11824,20 +12006,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_1_s_width = width;
         lanes_1_s_base = sbase;
         lanes_1_s_size = ssize;
-        lane_fault_1 = f_none;
+        lane_fault_now_1 = f_none;
         if (mask_1) begin
             if (shared) begin
-                lane_fault_1 = lanes_1_s_fault;
+                lane_fault_now_1 = lanes_1_s_fault;
             end
             else if (lanes_1_g_need_meta & ~meta_valid) begin
-                lane_fault_1 = meta_fault;
+                lane_fault_now_1 = meta_fault;
             end
             else begin
-                lane_fault_1 = lanes_1_g_fault;
+                lane_fault_now_1 = lanes_1_g_fault;
             end
         end
-        pass_1 = mask_1 & (lane_fault_1 == f_none);
-        first_req_1 = lane_fault_1 != f_none;
+        lane_fault_1 = lane_fault_now_1;
+        lane_mask_1 = mask_1;
         lanes_2_g_ptr = ptr_2;
         lanes_2_g_width = width;
         lanes_2_g_loc_comb = loc;
@@ -11852,20 +12034,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_2_s_width = width;
         lanes_2_s_base = sbase;
         lanes_2_s_size = ssize;
-        lane_fault_2 = f_none;
+        lane_fault_now_2 = f_none;
         if (mask_2) begin
             if (shared) begin
-                lane_fault_2 = lanes_2_s_fault;
+                lane_fault_now_2 = lanes_2_s_fault;
             end
             else if (lanes_2_g_need_meta & ~meta_valid) begin
-                lane_fault_2 = meta_fault;
+                lane_fault_now_2 = meta_fault;
             end
             else begin
-                lane_fault_2 = lanes_2_g_fault;
+                lane_fault_now_2 = lanes_2_g_fault;
             end
         end
-        pass_2 = mask_2 & (lane_fault_2 == f_none);
-        first_req_2 = lane_fault_2 != f_none;
+        lane_fault_2 = lane_fault_now_2;
+        lane_mask_2 = mask_2;
         lanes_3_g_ptr = ptr_3;
         lanes_3_g_width = width;
         lanes_3_g_loc_comb = loc;
@@ -11880,20 +12062,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_3_s_width = width;
         lanes_3_s_base = sbase;
         lanes_3_s_size = ssize;
-        lane_fault_3 = f_none;
+        lane_fault_now_3 = f_none;
         if (mask_3) begin
             if (shared) begin
-                lane_fault_3 = lanes_3_s_fault;
+                lane_fault_now_3 = lanes_3_s_fault;
             end
             else if (lanes_3_g_need_meta & ~meta_valid) begin
-                lane_fault_3 = meta_fault;
+                lane_fault_now_3 = meta_fault;
             end
             else begin
-                lane_fault_3 = lanes_3_g_fault;
+                lane_fault_now_3 = lanes_3_g_fault;
             end
         end
-        pass_3 = mask_3 & (lane_fault_3 == f_none);
-        first_req_3 = lane_fault_3 != f_none;
+        lane_fault_3 = lane_fault_now_3;
+        lane_mask_3 = mask_3;
         lanes_4_g_ptr = ptr_4;
         lanes_4_g_width = width;
         lanes_4_g_loc_comb = loc;
@@ -11908,20 +12090,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_4_s_width = width;
         lanes_4_s_base = sbase;
         lanes_4_s_size = ssize;
-        lane_fault_4 = f_none;
+        lane_fault_now_4 = f_none;
         if (mask_4) begin
             if (shared) begin
-                lane_fault_4 = lanes_4_s_fault;
+                lane_fault_now_4 = lanes_4_s_fault;
             end
             else if (lanes_4_g_need_meta & ~meta_valid) begin
-                lane_fault_4 = meta_fault;
+                lane_fault_now_4 = meta_fault;
             end
             else begin
-                lane_fault_4 = lanes_4_g_fault;
+                lane_fault_now_4 = lanes_4_g_fault;
             end
         end
-        pass_4 = mask_4 & (lane_fault_4 == f_none);
-        first_req_4 = lane_fault_4 != f_none;
+        lane_fault_4 = lane_fault_now_4;
+        lane_mask_4 = mask_4;
         lanes_5_g_ptr = ptr_5;
         lanes_5_g_width = width;
         lanes_5_g_loc_comb = loc;
@@ -11936,20 +12118,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_5_s_width = width;
         lanes_5_s_base = sbase;
         lanes_5_s_size = ssize;
-        lane_fault_5 = f_none;
+        lane_fault_now_5 = f_none;
         if (mask_5) begin
             if (shared) begin
-                lane_fault_5 = lanes_5_s_fault;
+                lane_fault_now_5 = lanes_5_s_fault;
             end
             else if (lanes_5_g_need_meta & ~meta_valid) begin
-                lane_fault_5 = meta_fault;
+                lane_fault_now_5 = meta_fault;
             end
             else begin
-                lane_fault_5 = lanes_5_g_fault;
+                lane_fault_now_5 = lanes_5_g_fault;
             end
         end
-        pass_5 = mask_5 & (lane_fault_5 == f_none);
-        first_req_5 = lane_fault_5 != f_none;
+        lane_fault_5 = lane_fault_now_5;
+        lane_mask_5 = mask_5;
         lanes_6_g_ptr = ptr_6;
         lanes_6_g_width = width;
         lanes_6_g_loc_comb = loc;
@@ -11964,20 +12146,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_6_s_width = width;
         lanes_6_s_base = sbase;
         lanes_6_s_size = ssize;
-        lane_fault_6 = f_none;
+        lane_fault_now_6 = f_none;
         if (mask_6) begin
             if (shared) begin
-                lane_fault_6 = lanes_6_s_fault;
+                lane_fault_now_6 = lanes_6_s_fault;
             end
             else if (lanes_6_g_need_meta & ~meta_valid) begin
-                lane_fault_6 = meta_fault;
+                lane_fault_now_6 = meta_fault;
             end
             else begin
-                lane_fault_6 = lanes_6_g_fault;
+                lane_fault_now_6 = lanes_6_g_fault;
             end
         end
-        pass_6 = mask_6 & (lane_fault_6 == f_none);
-        first_req_6 = lane_fault_6 != f_none;
+        lane_fault_6 = lane_fault_now_6;
+        lane_mask_6 = mask_6;
         lanes_7_g_ptr = ptr_7;
         lanes_7_g_width = width;
         lanes_7_g_loc_comb = loc;
@@ -11992,20 +12174,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_7_s_width = width;
         lanes_7_s_base = sbase;
         lanes_7_s_size = ssize;
-        lane_fault_7 = f_none;
+        lane_fault_now_7 = f_none;
         if (mask_7) begin
             if (shared) begin
-                lane_fault_7 = lanes_7_s_fault;
+                lane_fault_now_7 = lanes_7_s_fault;
             end
             else if (lanes_7_g_need_meta & ~meta_valid) begin
-                lane_fault_7 = meta_fault;
+                lane_fault_now_7 = meta_fault;
             end
             else begin
-                lane_fault_7 = lanes_7_g_fault;
+                lane_fault_now_7 = lanes_7_g_fault;
             end
         end
-        pass_7 = mask_7 & (lane_fault_7 == f_none);
-        first_req_7 = lane_fault_7 != f_none;
+        lane_fault_7 = lane_fault_now_7;
+        lane_mask_7 = mask_7;
         lanes_8_g_ptr = ptr_8;
         lanes_8_g_width = width;
         lanes_8_g_loc_comb = loc;
@@ -12020,20 +12202,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_8_s_width = width;
         lanes_8_s_base = sbase;
         lanes_8_s_size = ssize;
-        lane_fault_8 = f_none;
+        lane_fault_now_8 = f_none;
         if (mask_8) begin
             if (shared) begin
-                lane_fault_8 = lanes_8_s_fault;
+                lane_fault_now_8 = lanes_8_s_fault;
             end
             else if (lanes_8_g_need_meta & ~meta_valid) begin
-                lane_fault_8 = meta_fault;
+                lane_fault_now_8 = meta_fault;
             end
             else begin
-                lane_fault_8 = lanes_8_g_fault;
+                lane_fault_now_8 = lanes_8_g_fault;
             end
         end
-        pass_8 = mask_8 & (lane_fault_8 == f_none);
-        first_req_8 = lane_fault_8 != f_none;
+        lane_fault_8 = lane_fault_now_8;
+        lane_mask_8 = mask_8;
         lanes_9_g_ptr = ptr_9;
         lanes_9_g_width = width;
         lanes_9_g_loc_comb = loc;
@@ -12048,20 +12230,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_9_s_width = width;
         lanes_9_s_base = sbase;
         lanes_9_s_size = ssize;
-        lane_fault_9 = f_none;
+        lane_fault_now_9 = f_none;
         if (mask_9) begin
             if (shared) begin
-                lane_fault_9 = lanes_9_s_fault;
+                lane_fault_now_9 = lanes_9_s_fault;
             end
             else if (lanes_9_g_need_meta & ~meta_valid) begin
-                lane_fault_9 = meta_fault;
+                lane_fault_now_9 = meta_fault;
             end
             else begin
-                lane_fault_9 = lanes_9_g_fault;
+                lane_fault_now_9 = lanes_9_g_fault;
             end
         end
-        pass_9 = mask_9 & (lane_fault_9 == f_none);
-        first_req_9 = lane_fault_9 != f_none;
+        lane_fault_9 = lane_fault_now_9;
+        lane_mask_9 = mask_9;
         lanes_10_g_ptr = ptr_10;
         lanes_10_g_width = width;
         lanes_10_g_loc_comb = loc;
@@ -12076,20 +12258,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_10_s_width = width;
         lanes_10_s_base = sbase;
         lanes_10_s_size = ssize;
-        lane_fault_10 = f_none;
+        lane_fault_now_10 = f_none;
         if (mask_10) begin
             if (shared) begin
-                lane_fault_10 = lanes_10_s_fault;
+                lane_fault_now_10 = lanes_10_s_fault;
             end
             else if (lanes_10_g_need_meta & ~meta_valid) begin
-                lane_fault_10 = meta_fault;
+                lane_fault_now_10 = meta_fault;
             end
             else begin
-                lane_fault_10 = lanes_10_g_fault;
+                lane_fault_now_10 = lanes_10_g_fault;
             end
         end
-        pass_10 = mask_10 & (lane_fault_10 == f_none);
-        first_req_10 = lane_fault_10 != f_none;
+        lane_fault_10 = lane_fault_now_10;
+        lane_mask_10 = mask_10;
         lanes_11_g_ptr = ptr_11;
         lanes_11_g_width = width;
         lanes_11_g_loc_comb = loc;
@@ -12104,20 +12286,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_11_s_width = width;
         lanes_11_s_base = sbase;
         lanes_11_s_size = ssize;
-        lane_fault_11 = f_none;
+        lane_fault_now_11 = f_none;
         if (mask_11) begin
             if (shared) begin
-                lane_fault_11 = lanes_11_s_fault;
+                lane_fault_now_11 = lanes_11_s_fault;
             end
             else if (lanes_11_g_need_meta & ~meta_valid) begin
-                lane_fault_11 = meta_fault;
+                lane_fault_now_11 = meta_fault;
             end
             else begin
-                lane_fault_11 = lanes_11_g_fault;
+                lane_fault_now_11 = lanes_11_g_fault;
             end
         end
-        pass_11 = mask_11 & (lane_fault_11 == f_none);
-        first_req_11 = lane_fault_11 != f_none;
+        lane_fault_11 = lane_fault_now_11;
+        lane_mask_11 = mask_11;
         lanes_12_g_ptr = ptr_12;
         lanes_12_g_width = width;
         lanes_12_g_loc_comb = loc;
@@ -12132,20 +12314,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_12_s_width = width;
         lanes_12_s_base = sbase;
         lanes_12_s_size = ssize;
-        lane_fault_12 = f_none;
+        lane_fault_now_12 = f_none;
         if (mask_12) begin
             if (shared) begin
-                lane_fault_12 = lanes_12_s_fault;
+                lane_fault_now_12 = lanes_12_s_fault;
             end
             else if (lanes_12_g_need_meta & ~meta_valid) begin
-                lane_fault_12 = meta_fault;
+                lane_fault_now_12 = meta_fault;
             end
             else begin
-                lane_fault_12 = lanes_12_g_fault;
+                lane_fault_now_12 = lanes_12_g_fault;
             end
         end
-        pass_12 = mask_12 & (lane_fault_12 == f_none);
-        first_req_12 = lane_fault_12 != f_none;
+        lane_fault_12 = lane_fault_now_12;
+        lane_mask_12 = mask_12;
         lanes_13_g_ptr = ptr_13;
         lanes_13_g_width = width;
         lanes_13_g_loc_comb = loc;
@@ -12160,20 +12342,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_13_s_width = width;
         lanes_13_s_base = sbase;
         lanes_13_s_size = ssize;
-        lane_fault_13 = f_none;
+        lane_fault_now_13 = f_none;
         if (mask_13) begin
             if (shared) begin
-                lane_fault_13 = lanes_13_s_fault;
+                lane_fault_now_13 = lanes_13_s_fault;
             end
             else if (lanes_13_g_need_meta & ~meta_valid) begin
-                lane_fault_13 = meta_fault;
+                lane_fault_now_13 = meta_fault;
             end
             else begin
-                lane_fault_13 = lanes_13_g_fault;
+                lane_fault_now_13 = lanes_13_g_fault;
             end
         end
-        pass_13 = mask_13 & (lane_fault_13 == f_none);
-        first_req_13 = lane_fault_13 != f_none;
+        lane_fault_13 = lane_fault_now_13;
+        lane_mask_13 = mask_13;
         lanes_14_g_ptr = ptr_14;
         lanes_14_g_width = width;
         lanes_14_g_loc_comb = loc;
@@ -12188,20 +12370,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_14_s_width = width;
         lanes_14_s_base = sbase;
         lanes_14_s_size = ssize;
-        lane_fault_14 = f_none;
+        lane_fault_now_14 = f_none;
         if (mask_14) begin
             if (shared) begin
-                lane_fault_14 = lanes_14_s_fault;
+                lane_fault_now_14 = lanes_14_s_fault;
             end
             else if (lanes_14_g_need_meta & ~meta_valid) begin
-                lane_fault_14 = meta_fault;
+                lane_fault_now_14 = meta_fault;
             end
             else begin
-                lane_fault_14 = lanes_14_g_fault;
+                lane_fault_now_14 = lanes_14_g_fault;
             end
         end
-        pass_14 = mask_14 & (lane_fault_14 == f_none);
-        first_req_14 = lane_fault_14 != f_none;
+        lane_fault_14 = lane_fault_now_14;
+        lane_mask_14 = mask_14;
         lanes_15_g_ptr = ptr_15;
         lanes_15_g_width = width;
         lanes_15_g_loc_comb = loc;
@@ -12216,20 +12398,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_15_s_width = width;
         lanes_15_s_base = sbase;
         lanes_15_s_size = ssize;
-        lane_fault_15 = f_none;
+        lane_fault_now_15 = f_none;
         if (mask_15) begin
             if (shared) begin
-                lane_fault_15 = lanes_15_s_fault;
+                lane_fault_now_15 = lanes_15_s_fault;
             end
             else if (lanes_15_g_need_meta & ~meta_valid) begin
-                lane_fault_15 = meta_fault;
+                lane_fault_now_15 = meta_fault;
             end
             else begin
-                lane_fault_15 = lanes_15_g_fault;
+                lane_fault_now_15 = lanes_15_g_fault;
             end
         end
-        pass_15 = mask_15 & (lane_fault_15 == f_none);
-        first_req_15 = lane_fault_15 != f_none;
+        lane_fault_15 = lane_fault_now_15;
+        lane_mask_15 = mask_15;
         lanes_16_g_ptr = ptr_16;
         lanes_16_g_width = width;
         lanes_16_g_loc_comb = loc;
@@ -12244,20 +12426,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_16_s_width = width;
         lanes_16_s_base = sbase;
         lanes_16_s_size = ssize;
-        lane_fault_16 = f_none;
+        lane_fault_now_16 = f_none;
         if (mask_16) begin
             if (shared) begin
-                lane_fault_16 = lanes_16_s_fault;
+                lane_fault_now_16 = lanes_16_s_fault;
             end
             else if (lanes_16_g_need_meta & ~meta_valid) begin
-                lane_fault_16 = meta_fault;
+                lane_fault_now_16 = meta_fault;
             end
             else begin
-                lane_fault_16 = lanes_16_g_fault;
+                lane_fault_now_16 = lanes_16_g_fault;
             end
         end
-        pass_16 = mask_16 & (lane_fault_16 == f_none);
-        first_req_16 = lane_fault_16 != f_none;
+        lane_fault_16 = lane_fault_now_16;
+        lane_mask_16 = mask_16;
         lanes_17_g_ptr = ptr_17;
         lanes_17_g_width = width;
         lanes_17_g_loc_comb = loc;
@@ -12272,20 +12454,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_17_s_width = width;
         lanes_17_s_base = sbase;
         lanes_17_s_size = ssize;
-        lane_fault_17 = f_none;
+        lane_fault_now_17 = f_none;
         if (mask_17) begin
             if (shared) begin
-                lane_fault_17 = lanes_17_s_fault;
+                lane_fault_now_17 = lanes_17_s_fault;
             end
             else if (lanes_17_g_need_meta & ~meta_valid) begin
-                lane_fault_17 = meta_fault;
+                lane_fault_now_17 = meta_fault;
             end
             else begin
-                lane_fault_17 = lanes_17_g_fault;
+                lane_fault_now_17 = lanes_17_g_fault;
             end
         end
-        pass_17 = mask_17 & (lane_fault_17 == f_none);
-        first_req_17 = lane_fault_17 != f_none;
+        lane_fault_17 = lane_fault_now_17;
+        lane_mask_17 = mask_17;
         lanes_18_g_ptr = ptr_18;
         lanes_18_g_width = width;
         lanes_18_g_loc_comb = loc;
@@ -12300,20 +12482,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_18_s_width = width;
         lanes_18_s_base = sbase;
         lanes_18_s_size = ssize;
-        lane_fault_18 = f_none;
+        lane_fault_now_18 = f_none;
         if (mask_18) begin
             if (shared) begin
-                lane_fault_18 = lanes_18_s_fault;
+                lane_fault_now_18 = lanes_18_s_fault;
             end
             else if (lanes_18_g_need_meta & ~meta_valid) begin
-                lane_fault_18 = meta_fault;
+                lane_fault_now_18 = meta_fault;
             end
             else begin
-                lane_fault_18 = lanes_18_g_fault;
+                lane_fault_now_18 = lanes_18_g_fault;
             end
         end
-        pass_18 = mask_18 & (lane_fault_18 == f_none);
-        first_req_18 = lane_fault_18 != f_none;
+        lane_fault_18 = lane_fault_now_18;
+        lane_mask_18 = mask_18;
         lanes_19_g_ptr = ptr_19;
         lanes_19_g_width = width;
         lanes_19_g_loc_comb = loc;
@@ -12328,20 +12510,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_19_s_width = width;
         lanes_19_s_base = sbase;
         lanes_19_s_size = ssize;
-        lane_fault_19 = f_none;
+        lane_fault_now_19 = f_none;
         if (mask_19) begin
             if (shared) begin
-                lane_fault_19 = lanes_19_s_fault;
+                lane_fault_now_19 = lanes_19_s_fault;
             end
             else if (lanes_19_g_need_meta & ~meta_valid) begin
-                lane_fault_19 = meta_fault;
+                lane_fault_now_19 = meta_fault;
             end
             else begin
-                lane_fault_19 = lanes_19_g_fault;
+                lane_fault_now_19 = lanes_19_g_fault;
             end
         end
-        pass_19 = mask_19 & (lane_fault_19 == f_none);
-        first_req_19 = lane_fault_19 != f_none;
+        lane_fault_19 = lane_fault_now_19;
+        lane_mask_19 = mask_19;
         lanes_20_g_ptr = ptr_20;
         lanes_20_g_width = width;
         lanes_20_g_loc_comb = loc;
@@ -12356,20 +12538,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_20_s_width = width;
         lanes_20_s_base = sbase;
         lanes_20_s_size = ssize;
-        lane_fault_20 = f_none;
+        lane_fault_now_20 = f_none;
         if (mask_20) begin
             if (shared) begin
-                lane_fault_20 = lanes_20_s_fault;
+                lane_fault_now_20 = lanes_20_s_fault;
             end
             else if (lanes_20_g_need_meta & ~meta_valid) begin
-                lane_fault_20 = meta_fault;
+                lane_fault_now_20 = meta_fault;
             end
             else begin
-                lane_fault_20 = lanes_20_g_fault;
+                lane_fault_now_20 = lanes_20_g_fault;
             end
         end
-        pass_20 = mask_20 & (lane_fault_20 == f_none);
-        first_req_20 = lane_fault_20 != f_none;
+        lane_fault_20 = lane_fault_now_20;
+        lane_mask_20 = mask_20;
         lanes_21_g_ptr = ptr_21;
         lanes_21_g_width = width;
         lanes_21_g_loc_comb = loc;
@@ -12384,20 +12566,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_21_s_width = width;
         lanes_21_s_base = sbase;
         lanes_21_s_size = ssize;
-        lane_fault_21 = f_none;
+        lane_fault_now_21 = f_none;
         if (mask_21) begin
             if (shared) begin
-                lane_fault_21 = lanes_21_s_fault;
+                lane_fault_now_21 = lanes_21_s_fault;
             end
             else if (lanes_21_g_need_meta & ~meta_valid) begin
-                lane_fault_21 = meta_fault;
+                lane_fault_now_21 = meta_fault;
             end
             else begin
-                lane_fault_21 = lanes_21_g_fault;
+                lane_fault_now_21 = lanes_21_g_fault;
             end
         end
-        pass_21 = mask_21 & (lane_fault_21 == f_none);
-        first_req_21 = lane_fault_21 != f_none;
+        lane_fault_21 = lane_fault_now_21;
+        lane_mask_21 = mask_21;
         lanes_22_g_ptr = ptr_22;
         lanes_22_g_width = width;
         lanes_22_g_loc_comb = loc;
@@ -12412,20 +12594,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_22_s_width = width;
         lanes_22_s_base = sbase;
         lanes_22_s_size = ssize;
-        lane_fault_22 = f_none;
+        lane_fault_now_22 = f_none;
         if (mask_22) begin
             if (shared) begin
-                lane_fault_22 = lanes_22_s_fault;
+                lane_fault_now_22 = lanes_22_s_fault;
             end
             else if (lanes_22_g_need_meta & ~meta_valid) begin
-                lane_fault_22 = meta_fault;
+                lane_fault_now_22 = meta_fault;
             end
             else begin
-                lane_fault_22 = lanes_22_g_fault;
+                lane_fault_now_22 = lanes_22_g_fault;
             end
         end
-        pass_22 = mask_22 & (lane_fault_22 == f_none);
-        first_req_22 = lane_fault_22 != f_none;
+        lane_fault_22 = lane_fault_now_22;
+        lane_mask_22 = mask_22;
         lanes_23_g_ptr = ptr_23;
         lanes_23_g_width = width;
         lanes_23_g_loc_comb = loc;
@@ -12440,20 +12622,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_23_s_width = width;
         lanes_23_s_base = sbase;
         lanes_23_s_size = ssize;
-        lane_fault_23 = f_none;
+        lane_fault_now_23 = f_none;
         if (mask_23) begin
             if (shared) begin
-                lane_fault_23 = lanes_23_s_fault;
+                lane_fault_now_23 = lanes_23_s_fault;
             end
             else if (lanes_23_g_need_meta & ~meta_valid) begin
-                lane_fault_23 = meta_fault;
+                lane_fault_now_23 = meta_fault;
             end
             else begin
-                lane_fault_23 = lanes_23_g_fault;
+                lane_fault_now_23 = lanes_23_g_fault;
             end
         end
-        pass_23 = mask_23 & (lane_fault_23 == f_none);
-        first_req_23 = lane_fault_23 != f_none;
+        lane_fault_23 = lane_fault_now_23;
+        lane_mask_23 = mask_23;
         lanes_24_g_ptr = ptr_24;
         lanes_24_g_width = width;
         lanes_24_g_loc_comb = loc;
@@ -12468,20 +12650,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_24_s_width = width;
         lanes_24_s_base = sbase;
         lanes_24_s_size = ssize;
-        lane_fault_24 = f_none;
+        lane_fault_now_24 = f_none;
         if (mask_24) begin
             if (shared) begin
-                lane_fault_24 = lanes_24_s_fault;
+                lane_fault_now_24 = lanes_24_s_fault;
             end
             else if (lanes_24_g_need_meta & ~meta_valid) begin
-                lane_fault_24 = meta_fault;
+                lane_fault_now_24 = meta_fault;
             end
             else begin
-                lane_fault_24 = lanes_24_g_fault;
+                lane_fault_now_24 = lanes_24_g_fault;
             end
         end
-        pass_24 = mask_24 & (lane_fault_24 == f_none);
-        first_req_24 = lane_fault_24 != f_none;
+        lane_fault_24 = lane_fault_now_24;
+        lane_mask_24 = mask_24;
         lanes_25_g_ptr = ptr_25;
         lanes_25_g_width = width;
         lanes_25_g_loc_comb = loc;
@@ -12496,20 +12678,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_25_s_width = width;
         lanes_25_s_base = sbase;
         lanes_25_s_size = ssize;
-        lane_fault_25 = f_none;
+        lane_fault_now_25 = f_none;
         if (mask_25) begin
             if (shared) begin
-                lane_fault_25 = lanes_25_s_fault;
+                lane_fault_now_25 = lanes_25_s_fault;
             end
             else if (lanes_25_g_need_meta & ~meta_valid) begin
-                lane_fault_25 = meta_fault;
+                lane_fault_now_25 = meta_fault;
             end
             else begin
-                lane_fault_25 = lanes_25_g_fault;
+                lane_fault_now_25 = lanes_25_g_fault;
             end
         end
-        pass_25 = mask_25 & (lane_fault_25 == f_none);
-        first_req_25 = lane_fault_25 != f_none;
+        lane_fault_25 = lane_fault_now_25;
+        lane_mask_25 = mask_25;
         lanes_26_g_ptr = ptr_26;
         lanes_26_g_width = width;
         lanes_26_g_loc_comb = loc;
@@ -12524,20 +12706,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_26_s_width = width;
         lanes_26_s_base = sbase;
         lanes_26_s_size = ssize;
-        lane_fault_26 = f_none;
+        lane_fault_now_26 = f_none;
         if (mask_26) begin
             if (shared) begin
-                lane_fault_26 = lanes_26_s_fault;
+                lane_fault_now_26 = lanes_26_s_fault;
             end
             else if (lanes_26_g_need_meta & ~meta_valid) begin
-                lane_fault_26 = meta_fault;
+                lane_fault_now_26 = meta_fault;
             end
             else begin
-                lane_fault_26 = lanes_26_g_fault;
+                lane_fault_now_26 = lanes_26_g_fault;
             end
         end
-        pass_26 = mask_26 & (lane_fault_26 == f_none);
-        first_req_26 = lane_fault_26 != f_none;
+        lane_fault_26 = lane_fault_now_26;
+        lane_mask_26 = mask_26;
         lanes_27_g_ptr = ptr_27;
         lanes_27_g_width = width;
         lanes_27_g_loc_comb = loc;
@@ -12552,20 +12734,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_27_s_width = width;
         lanes_27_s_base = sbase;
         lanes_27_s_size = ssize;
-        lane_fault_27 = f_none;
+        lane_fault_now_27 = f_none;
         if (mask_27) begin
             if (shared) begin
-                lane_fault_27 = lanes_27_s_fault;
+                lane_fault_now_27 = lanes_27_s_fault;
             end
             else if (lanes_27_g_need_meta & ~meta_valid) begin
-                lane_fault_27 = meta_fault;
+                lane_fault_now_27 = meta_fault;
             end
             else begin
-                lane_fault_27 = lanes_27_g_fault;
+                lane_fault_now_27 = lanes_27_g_fault;
             end
         end
-        pass_27 = mask_27 & (lane_fault_27 == f_none);
-        first_req_27 = lane_fault_27 != f_none;
+        lane_fault_27 = lane_fault_now_27;
+        lane_mask_27 = mask_27;
         lanes_28_g_ptr = ptr_28;
         lanes_28_g_width = width;
         lanes_28_g_loc_comb = loc;
@@ -12580,20 +12762,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_28_s_width = width;
         lanes_28_s_base = sbase;
         lanes_28_s_size = ssize;
-        lane_fault_28 = f_none;
+        lane_fault_now_28 = f_none;
         if (mask_28) begin
             if (shared) begin
-                lane_fault_28 = lanes_28_s_fault;
+                lane_fault_now_28 = lanes_28_s_fault;
             end
             else if (lanes_28_g_need_meta & ~meta_valid) begin
-                lane_fault_28 = meta_fault;
+                lane_fault_now_28 = meta_fault;
             end
             else begin
-                lane_fault_28 = lanes_28_g_fault;
+                lane_fault_now_28 = lanes_28_g_fault;
             end
         end
-        pass_28 = mask_28 & (lane_fault_28 == f_none);
-        first_req_28 = lane_fault_28 != f_none;
+        lane_fault_28 = lane_fault_now_28;
+        lane_mask_28 = mask_28;
         lanes_29_g_ptr = ptr_29;
         lanes_29_g_width = width;
         lanes_29_g_loc_comb = loc;
@@ -12608,20 +12790,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_29_s_width = width;
         lanes_29_s_base = sbase;
         lanes_29_s_size = ssize;
-        lane_fault_29 = f_none;
+        lane_fault_now_29 = f_none;
         if (mask_29) begin
             if (shared) begin
-                lane_fault_29 = lanes_29_s_fault;
+                lane_fault_now_29 = lanes_29_s_fault;
             end
             else if (lanes_29_g_need_meta & ~meta_valid) begin
-                lane_fault_29 = meta_fault;
+                lane_fault_now_29 = meta_fault;
             end
             else begin
-                lane_fault_29 = lanes_29_g_fault;
+                lane_fault_now_29 = lanes_29_g_fault;
             end
         end
-        pass_29 = mask_29 & (lane_fault_29 == f_none);
-        first_req_29 = lane_fault_29 != f_none;
+        lane_fault_29 = lane_fault_now_29;
+        lane_mask_29 = mask_29;
         lanes_30_g_ptr = ptr_30;
         lanes_30_g_width = width;
         lanes_30_g_loc_comb = loc;
@@ -12636,20 +12818,20 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_30_s_width = width;
         lanes_30_s_base = sbase;
         lanes_30_s_size = ssize;
-        lane_fault_30 = f_none;
+        lane_fault_now_30 = f_none;
         if (mask_30) begin
             if (shared) begin
-                lane_fault_30 = lanes_30_s_fault;
+                lane_fault_now_30 = lanes_30_s_fault;
             end
             else if (lanes_30_g_need_meta & ~meta_valid) begin
-                lane_fault_30 = meta_fault;
+                lane_fault_now_30 = meta_fault;
             end
             else begin
-                lane_fault_30 = lanes_30_g_fault;
+                lane_fault_now_30 = lanes_30_g_fault;
             end
         end
-        pass_30 = mask_30 & (lane_fault_30 == f_none);
-        first_req_30 = lane_fault_30 != f_none;
+        lane_fault_30 = lane_fault_now_30;
+        lane_mask_30 = mask_30;
         lanes_31_g_ptr = ptr_31;
         lanes_31_g_width = width;
         lanes_31_g_loc_comb = loc;
@@ -12664,19 +12846,83 @@ module mlu16_bst_k4_l32_p2_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask
         lanes_31_s_width = width;
         lanes_31_s_base = sbase;
         lanes_31_s_size = ssize;
-        lane_fault_31 = f_none;
+        lane_fault_now_31 = f_none;
         if (mask_31) begin
             if (shared) begin
-                lane_fault_31 = lanes_31_s_fault;
+                lane_fault_now_31 = lanes_31_s_fault;
             end
             else if (lanes_31_g_need_meta & ~meta_valid) begin
-                lane_fault_31 = meta_fault;
+                lane_fault_now_31 = meta_fault;
             end
             else begin
-                lane_fault_31 = lanes_31_g_fault;
+                lane_fault_now_31 = lanes_31_g_fault;
             end
         end
-        pass_31 = mask_31 & (lane_fault_31 == f_none);
+        lane_fault_31 = lane_fault_now_31;
+        lane_mask_31 = mask_31;
+        pass_0 = lane_mask_0 & (lane_fault_0 == f_none);
+        first_req_0 = lane_fault_0 != f_none;
+        pass_1 = lane_mask_1 & (lane_fault_1 == f_none);
+        first_req_1 = lane_fault_1 != f_none;
+        pass_2 = lane_mask_2 & (lane_fault_2 == f_none);
+        first_req_2 = lane_fault_2 != f_none;
+        pass_3 = lane_mask_3 & (lane_fault_3 == f_none);
+        first_req_3 = lane_fault_3 != f_none;
+        pass_4 = lane_mask_4 & (lane_fault_4 == f_none);
+        first_req_4 = lane_fault_4 != f_none;
+        pass_5 = lane_mask_5 & (lane_fault_5 == f_none);
+        first_req_5 = lane_fault_5 != f_none;
+        pass_6 = lane_mask_6 & (lane_fault_6 == f_none);
+        first_req_6 = lane_fault_6 != f_none;
+        pass_7 = lane_mask_7 & (lane_fault_7 == f_none);
+        first_req_7 = lane_fault_7 != f_none;
+        pass_8 = lane_mask_8 & (lane_fault_8 == f_none);
+        first_req_8 = lane_fault_8 != f_none;
+        pass_9 = lane_mask_9 & (lane_fault_9 == f_none);
+        first_req_9 = lane_fault_9 != f_none;
+        pass_10 = lane_mask_10 & (lane_fault_10 == f_none);
+        first_req_10 = lane_fault_10 != f_none;
+        pass_11 = lane_mask_11 & (lane_fault_11 == f_none);
+        first_req_11 = lane_fault_11 != f_none;
+        pass_12 = lane_mask_12 & (lane_fault_12 == f_none);
+        first_req_12 = lane_fault_12 != f_none;
+        pass_13 = lane_mask_13 & (lane_fault_13 == f_none);
+        first_req_13 = lane_fault_13 != f_none;
+        pass_14 = lane_mask_14 & (lane_fault_14 == f_none);
+        first_req_14 = lane_fault_14 != f_none;
+        pass_15 = lane_mask_15 & (lane_fault_15 == f_none);
+        first_req_15 = lane_fault_15 != f_none;
+        pass_16 = lane_mask_16 & (lane_fault_16 == f_none);
+        first_req_16 = lane_fault_16 != f_none;
+        pass_17 = lane_mask_17 & (lane_fault_17 == f_none);
+        first_req_17 = lane_fault_17 != f_none;
+        pass_18 = lane_mask_18 & (lane_fault_18 == f_none);
+        first_req_18 = lane_fault_18 != f_none;
+        pass_19 = lane_mask_19 & (lane_fault_19 == f_none);
+        first_req_19 = lane_fault_19 != f_none;
+        pass_20 = lane_mask_20 & (lane_fault_20 == f_none);
+        first_req_20 = lane_fault_20 != f_none;
+        pass_21 = lane_mask_21 & (lane_fault_21 == f_none);
+        first_req_21 = lane_fault_21 != f_none;
+        pass_22 = lane_mask_22 & (lane_fault_22 == f_none);
+        first_req_22 = lane_fault_22 != f_none;
+        pass_23 = lane_mask_23 & (lane_fault_23 == f_none);
+        first_req_23 = lane_fault_23 != f_none;
+        pass_24 = lane_mask_24 & (lane_fault_24 == f_none);
+        first_req_24 = lane_fault_24 != f_none;
+        pass_25 = lane_mask_25 & (lane_fault_25 == f_none);
+        first_req_25 = lane_fault_25 != f_none;
+        pass_26 = lane_mask_26 & (lane_fault_26 == f_none);
+        first_req_26 = lane_fault_26 != f_none;
+        pass_27 = lane_mask_27 & (lane_fault_27 == f_none);
+        first_req_27 = lane_fault_27 != f_none;
+        pass_28 = lane_mask_28 & (lane_fault_28 == f_none);
+        first_req_28 = lane_fault_28 != f_none;
+        pass_29 = lane_mask_29 & (lane_fault_29 == f_none);
+        first_req_29 = lane_fault_29 != f_none;
+        pass_30 = lane_mask_30 & (lane_fault_30 == f_none);
+        first_req_30 = lane_fault_30 != f_none;
+        pass_31 = lane_mask_31 & (lane_fault_31 == f_none);
         first_req_31 = lane_fault_31 != f_none;
         any_fault = first_any;
         lane = first_index;
@@ -13849,14 +14095,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_0_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_0_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14063,8 +14342,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14083,14 +14364,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14101,6 +14385,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_0
+
+// mlu16_bst_k4_l32_p2_checks_lanes_0_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_0_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_0_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_0_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_1: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -14234,14 +14604,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_1_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_1_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14448,8 +14851,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14468,14 +14873,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14486,6 +14894,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_1
+
+// mlu16_bst_k4_l32_p2_checks_lanes_1_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_1_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_1_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_1_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_10: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -14619,14 +15113,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_10_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_10_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14833,8 +15360,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14853,14 +15382,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14871,6 +15403,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_10
+
+// mlu16_bst_k4_l32_p2_checks_lanes_10_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_10_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_10_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_10_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_11: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -15004,14 +15622,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_11_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_11_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15218,8 +15869,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -15238,14 +15891,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -15256,6 +15912,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_11
+
+// mlu16_bst_k4_l32_p2_checks_lanes_11_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_11_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_11_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_11_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_12: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -15389,14 +16131,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_12_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_12_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15603,8 +16378,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -15623,14 +16400,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -15641,6 +16421,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_12
+
+// mlu16_bst_k4_l32_p2_checks_lanes_12_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_12_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_12_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_12_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_13: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -15774,14 +16640,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_13_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_13_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15988,8 +16887,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -16008,14 +16909,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16026,6 +16930,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_13
+
+// mlu16_bst_k4_l32_p2_checks_lanes_13_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_13_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_13_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_13_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_14: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16159,14 +17149,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_14_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_14_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -16373,8 +17396,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -16393,14 +17418,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16411,6 +17439,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_14
+
+// mlu16_bst_k4_l32_p2_checks_lanes_14_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_14_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_14_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_14_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_15: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16544,14 +17658,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_15_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_15_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -16758,8 +17905,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -16778,14 +17927,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16796,6 +17948,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_15
+
+// mlu16_bst_k4_l32_p2_checks_lanes_15_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_15_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_15_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_15_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_16: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16929,14 +18167,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_16_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_16_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17143,8 +18414,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17163,14 +18436,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17181,6 +18457,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_16
+
+// mlu16_bst_k4_l32_p2_checks_lanes_16_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_16_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_16_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_16_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_17: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -17314,14 +18676,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_17_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_17_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17528,8 +18923,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17548,14 +18945,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17566,6 +18966,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_17
+
+// mlu16_bst_k4_l32_p2_checks_lanes_17_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_17_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_17_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_17_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_18: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -17699,14 +19185,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_18_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_18_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17913,8 +19432,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17933,14 +19454,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17951,6 +19475,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_18
+
+// mlu16_bst_k4_l32_p2_checks_lanes_18_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_18_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_18_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_18_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_19: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18084,14 +19694,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_19_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_19_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18298,8 +19941,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -18318,14 +19963,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -18336,6 +19984,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_19
+
+// mlu16_bst_k4_l32_p2_checks_lanes_19_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_19_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_19_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_19_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_2: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18469,14 +20203,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_2_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_2_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18683,8 +20450,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -18703,14 +20472,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -18721,6 +20493,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_2
+
+// mlu16_bst_k4_l32_p2_checks_lanes_2_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_2_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_2_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_2_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_20: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18854,14 +20712,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_20_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_20_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19068,8 +20959,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19088,14 +20981,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19106,6 +21002,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_20
+
+// mlu16_bst_k4_l32_p2_checks_lanes_20_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_20_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_20_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_20_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_21: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -19239,14 +21221,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_21_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_21_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19453,8 +21468,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19473,14 +21490,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19491,6 +21511,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_21
+
+// mlu16_bst_k4_l32_p2_checks_lanes_21_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_21_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_21_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_21_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_22: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -19624,14 +21730,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_22_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_22_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19838,8 +21977,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19858,14 +21999,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19876,6 +22020,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_22
+
+// mlu16_bst_k4_l32_p2_checks_lanes_22_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_22_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_22_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_22_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_23: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -20009,14 +22239,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_23_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_23_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20223,8 +22486,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -20243,14 +22508,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20261,6 +22529,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_23
+
+// mlu16_bst_k4_l32_p2_checks_lanes_23_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_23_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_23_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_23_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_24: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -20394,14 +22748,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_24_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_24_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20608,8 +22995,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -20628,14 +23017,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20646,6 +23038,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_24
+
+// mlu16_bst_k4_l32_p2_checks_lanes_24_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_24_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_24_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_24_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_25: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -20779,14 +23257,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_25_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_25_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20993,8 +23504,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -21013,14 +23526,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21031,6 +23547,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_25
+
+// mlu16_bst_k4_l32_p2_checks_lanes_25_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_25_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_25_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_25_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_26: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21164,14 +23766,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_26_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_26_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21378,8 +24013,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -21398,14 +24035,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21416,6 +24056,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_26
+
+// mlu16_bst_k4_l32_p2_checks_lanes_26_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_26_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_26_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_26_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_27: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21549,14 +24275,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_27_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_27_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21763,8 +24522,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -21783,14 +24544,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21801,6 +24565,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_27
+
+// mlu16_bst_k4_l32_p2_checks_lanes_27_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_27_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_27_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_27_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_28: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21934,14 +24784,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_28_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_28_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22148,8 +25031,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22168,14 +25053,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22186,6 +25074,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_28
+
+// mlu16_bst_k4_l32_p2_checks_lanes_28_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_28_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_28_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_28_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_29: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -22319,14 +25293,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_29_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_29_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22533,8 +25540,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22553,14 +25562,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22571,6 +25583,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_29
+
+// mlu16_bst_k4_l32_p2_checks_lanes_29_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_29_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_29_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_29_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_3: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -22704,14 +25802,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_3_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_3_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22918,8 +26049,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22938,14 +26071,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22956,6 +26092,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_3
+
+// mlu16_bst_k4_l32_p2_checks_lanes_3_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_3_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_3_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_3_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_30: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23089,14 +26311,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_30_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_30_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23303,8 +26558,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -23323,14 +26580,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -23341,6 +26601,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_30
+
+// mlu16_bst_k4_l32_p2_checks_lanes_30_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_30_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_30_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_30_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_31: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23474,14 +26820,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_me
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_31_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_31_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23688,8 +27067,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_me
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -23708,14 +27089,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_me
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -23726,6 +27110,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_me
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_31
+
+// mlu16_bst_k4_l32_p2_checks_lanes_31_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_31_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_31_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_31_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_4: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23859,14 +27329,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_4_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_4_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24073,8 +27576,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24093,14 +27598,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24111,6 +27619,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_4
+
+// mlu16_bst_k4_l32_p2_checks_lanes_4_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_4_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_4_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_4_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_5: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -24244,14 +27838,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_5_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_5_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24458,8 +28085,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24478,14 +28107,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24496,6 +28128,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_5
+
+// mlu16_bst_k4_l32_p2_checks_lanes_5_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_5_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_5_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_5_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_6: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -24629,14 +28347,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_6_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_6_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24843,8 +28594,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24863,14 +28616,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24881,6 +28637,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_6
+
+// mlu16_bst_k4_l32_p2_checks_lanes_6_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_6_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_6_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_6_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_7: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -25014,14 +28856,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_7_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_7_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25228,8 +29103,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -25248,14 +29125,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25266,6 +29146,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_7
+
+// mlu16_bst_k4_l32_p2_checks_lanes_7_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_7_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_7_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_7_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_8: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -25399,14 +29365,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_8_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_8_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25613,8 +29612,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -25633,14 +29634,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25651,6 +29655,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_8
+
+// mlu16_bst_k4_l32_p2_checks_lanes_8_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_8_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_8_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_8_s_bounds
 
 // mlu16_bst_k4_l32_p2_checks_lanes_9: hw::memcheck::Memcheck
 module mlu16_bst_k4_l32_p2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -25784,14 +29874,47 @@ module mlu16_bst_k4_l32_p2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_met
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_checks_lanes_9_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu16_bst_k4_l32_p2_checks_lanes_9_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25998,8 +30121,10 @@ module mlu16_bst_k4_l32_p2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_met
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -26018,14 +30143,17 @@ module mlu16_bst_k4_l32_p2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_met
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -26036,6 +30164,92 @@ module mlu16_bst_k4_l32_p2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_met
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_checks_lanes_9
+
+// mlu16_bst_k4_l32_p2_checks_lanes_9_g_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_9_g_bounds
+
+// mlu16_bst_k4_l32_p2_checks_lanes_9_s_bounds: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_checks_lanes_9_s_bounds
 
 // mlu16_bst_k4_l32_p2_mlb: hw::mlb::Mlb
 module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
@@ -26389,8 +30603,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
     reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
     wire  [15:0] plru_0_state;
-    reg  s1_rs_valid_0_d;
-    reg  s1_rs_valid_0_q;
     reg  s1_rs_hit_0_d;
     reg  s1_rs_hit_0_q;
     reg  s1_rs_multi_0_d;
@@ -26429,8 +30641,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
     reg  s1_rs_onehot_14_q;
     reg  s1_rs_onehot_15_d;
     reg  s1_rs_onehot_15_q;
-    reg  s1_ls_valid_0_d;
-    reg  s1_ls_valid_0_q;
     reg  s1_ls_hit_0_d;
     reg  s1_ls_hit_0_q;
     reg  s1_ls_multi_0_d;
@@ -26529,7 +30739,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
-    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [3:0] out_rs_way;
@@ -26549,7 +30758,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
     reg  out_rs_onehot_13;
     reg  out_rs_onehot_14;
     reg  out_rs_onehot_15;
-    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [3:0] out_ls_way;
@@ -27133,7 +31341,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         tag_13_q = 8'h0;
         tag_14_q = 8'h0;
         tag_15_q = 8'h0;
-        s1_rs_valid_0_q = 1'h0;
         s1_rs_hit_0_q = 1'h0;
         s1_rs_multi_0_q = 1'h0;
         s1_rs_way_0_q = 4'h0;
@@ -27153,7 +31360,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_rs_onehot_13_q = 1'h0;
         s1_rs_onehot_14_q = 1'h0;
         s1_rs_onehot_15_q = 1'h0;
-        s1_ls_valid_0_q = 1'h0;
         s1_ls_hit_0_q = 1'h0;
         s1_ls_multi_0_q = 1'h0;
         s1_ls_way_0_q = 4'h0;
@@ -27284,7 +31490,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         tag_13_q <= tag_13_d;
         tag_14_q <= tag_14_d;
         tag_15_q <= tag_15_d;
-        s1_rs_valid_0_q <= s1_rs_valid_0_d;
         s1_rs_hit_0_q <= s1_rs_hit_0_d;
         s1_rs_multi_0_q <= s1_rs_multi_0_d;
         s1_rs_way_0_q <= s1_rs_way_0_d;
@@ -27304,7 +31509,6 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_rs_onehot_13_q <= s1_rs_onehot_13_d;
         s1_rs_onehot_14_q <= s1_rs_onehot_14_d;
         s1_rs_onehot_15_q <= s1_rs_onehot_15_d;
-        s1_ls_valid_0_q <= s1_ls_valid_0_d;
         s1_ls_hit_0_q <= s1_ls_hit_0_d;
         s1_ls_multi_0_q <= s1_ls_multi_0_d;
         s1_ls_way_0_q <= s1_ls_way_0_d;
@@ -28065,11 +32269,9 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
-        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
-        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -28105,19 +32307,15 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         out_ls_onehot_14 = ls_pe_onehot_14;
         out_rs_onehot_15 = rs_pe_onehot_15;
         out_ls_onehot_15 = ls_pe_onehot_15;
-        s1_rs_valid_0_d = rs_valid;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
-        s1_ls_valid_0_d = ls_valid;
         s1_ls_hit_0_d = ls_pe_any && ~reset;
         s1_ls_multi_0_d = ls_pe_multi && ~reset;
         s1_ls_way_0_d = ls_pe_index;
-        out_rs_valid = s1_rs_valid_0_q;
         out_rs_hit = s1_rs_hit_0_q;
         out_rs_multi = s1_rs_multi_0_q;
         out_rs_way = s1_rs_way_0_q;
-        out_ls_valid = s1_ls_valid_0_q;
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
@@ -28128,9 +32326,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_0_d = write_en_0;
         if (s1_written_0_q && s1_rs_onehot_0_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_0 = 1'b0;
         end
         if (s1_written_0_q && s1_ls_onehot_0_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_0 = 1'b0;
         end
         s1_rs_onehot_1_d = rs_pe_onehot_1;
         s1_ls_onehot_1_d = ls_pe_onehot_1;
@@ -28139,9 +32339,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_1_d = write_en_1;
         if (s1_written_1_q && s1_rs_onehot_1_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_1 = 1'b0;
         end
         if (s1_written_1_q && s1_ls_onehot_1_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_1 = 1'b0;
         end
         s1_rs_onehot_2_d = rs_pe_onehot_2;
         s1_ls_onehot_2_d = ls_pe_onehot_2;
@@ -28150,9 +32352,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_2_d = write_en_2;
         if (s1_written_2_q && s1_rs_onehot_2_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_2 = 1'b0;
         end
         if (s1_written_2_q && s1_ls_onehot_2_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_2 = 1'b0;
         end
         s1_rs_onehot_3_d = rs_pe_onehot_3;
         s1_ls_onehot_3_d = ls_pe_onehot_3;
@@ -28161,9 +32365,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_3_d = write_en_3;
         if (s1_written_3_q && s1_rs_onehot_3_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_3 = 1'b0;
         end
         if (s1_written_3_q && s1_ls_onehot_3_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_3 = 1'b0;
         end
         s1_rs_onehot_4_d = rs_pe_onehot_4;
         s1_ls_onehot_4_d = ls_pe_onehot_4;
@@ -28172,9 +32378,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_4_d = write_en_4;
         if (s1_written_4_q && s1_rs_onehot_4_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_4 = 1'b0;
         end
         if (s1_written_4_q && s1_ls_onehot_4_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_4 = 1'b0;
         end
         s1_rs_onehot_5_d = rs_pe_onehot_5;
         s1_ls_onehot_5_d = ls_pe_onehot_5;
@@ -28183,9 +32391,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_5_d = write_en_5;
         if (s1_written_5_q && s1_rs_onehot_5_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_5 = 1'b0;
         end
         if (s1_written_5_q && s1_ls_onehot_5_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_5 = 1'b0;
         end
         s1_rs_onehot_6_d = rs_pe_onehot_6;
         s1_ls_onehot_6_d = ls_pe_onehot_6;
@@ -28194,9 +32404,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_6_d = write_en_6;
         if (s1_written_6_q && s1_rs_onehot_6_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_6 = 1'b0;
         end
         if (s1_written_6_q && s1_ls_onehot_6_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_6 = 1'b0;
         end
         s1_rs_onehot_7_d = rs_pe_onehot_7;
         s1_ls_onehot_7_d = ls_pe_onehot_7;
@@ -28205,9 +32417,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_7_d = write_en_7;
         if (s1_written_7_q && s1_rs_onehot_7_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_7 = 1'b0;
         end
         if (s1_written_7_q && s1_ls_onehot_7_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_7 = 1'b0;
         end
         s1_rs_onehot_8_d = rs_pe_onehot_8;
         s1_ls_onehot_8_d = ls_pe_onehot_8;
@@ -28216,9 +32430,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_8_d = write_en_8;
         if (s1_written_8_q && s1_rs_onehot_8_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_8 = 1'b0;
         end
         if (s1_written_8_q && s1_ls_onehot_8_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_8 = 1'b0;
         end
         s1_rs_onehot_9_d = rs_pe_onehot_9;
         s1_ls_onehot_9_d = ls_pe_onehot_9;
@@ -28227,9 +32443,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_9_d = write_en_9;
         if (s1_written_9_q && s1_rs_onehot_9_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_9 = 1'b0;
         end
         if (s1_written_9_q && s1_ls_onehot_9_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_9 = 1'b0;
         end
         s1_rs_onehot_10_d = rs_pe_onehot_10;
         s1_ls_onehot_10_d = ls_pe_onehot_10;
@@ -28238,9 +32456,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_10_d = write_en_10;
         if (s1_written_10_q && s1_rs_onehot_10_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_10 = 1'b0;
         end
         if (s1_written_10_q && s1_ls_onehot_10_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_10 = 1'b0;
         end
         s1_rs_onehot_11_d = rs_pe_onehot_11;
         s1_ls_onehot_11_d = ls_pe_onehot_11;
@@ -28249,9 +32469,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_11_d = write_en_11;
         if (s1_written_11_q && s1_rs_onehot_11_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_11 = 1'b0;
         end
         if (s1_written_11_q && s1_ls_onehot_11_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_11 = 1'b0;
         end
         s1_rs_onehot_12_d = rs_pe_onehot_12;
         s1_ls_onehot_12_d = ls_pe_onehot_12;
@@ -28260,9 +32482,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_12_d = write_en_12;
         if (s1_written_12_q && s1_rs_onehot_12_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_12 = 1'b0;
         end
         if (s1_written_12_q && s1_ls_onehot_12_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_12 = 1'b0;
         end
         s1_rs_onehot_13_d = rs_pe_onehot_13;
         s1_ls_onehot_13_d = ls_pe_onehot_13;
@@ -28271,9 +32495,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_13_d = write_en_13;
         if (s1_written_13_q && s1_rs_onehot_13_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_13 = 1'b0;
         end
         if (s1_written_13_q && s1_ls_onehot_13_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_13 = 1'b0;
         end
         s1_rs_onehot_14_d = rs_pe_onehot_14;
         s1_ls_onehot_14_d = ls_pe_onehot_14;
@@ -28282,9 +32508,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_14_d = write_en_14;
         if (s1_written_14_q && s1_rs_onehot_14_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_14 = 1'b0;
         end
         if (s1_written_14_q && s1_ls_onehot_14_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_14 = 1'b0;
         end
         s1_rs_onehot_15_d = rs_pe_onehot_15;
         s1_ls_onehot_15_d = ls_pe_onehot_15;
@@ -28293,9 +32521,11 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         s1_written_15_d = write_en_15;
         if (s1_written_15_q && s1_rs_onehot_15_q) begin
             out_rs_hit = 1'b0;
+            out_rs_onehot_15 = 1'b0;
         end
         if (s1_written_15_q && s1_ls_onehot_15_q) begin
             out_ls_hit = 1'b0;
+            out_ls_onehot_15 = 1'b0;
         end
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
@@ -28694,19 +32924,15 @@ module mlu16_bst_k4_l32_p2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (out_rs_valid) begin
-            rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
-        end
-        if (out_ls_valid) begin
-            ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
-        end
+        rs_way_r_d_comb = out_rs_way;
+        rs_loc_r_d_comb = rs_or_loc_0;
+        rs_base_r_d_comb = rs_or_base_0;
+        rs_size_r_d_comb = rs_or_size_0;
+        rs_tag_r_d_comb = rs_or_tag_0;
+        ls_way_r_d_comb = out_ls_way;
+        ls_base_r_d_comb = ls_or_base_0;
+        ls_size_r_d_comb = ls_or_size_0;
+        ls_tag_r_d_comb = ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -30511,6 +34737,7 @@ module mlu16_bst_k4_l32_p2_walkers_0(clock,reset,start,start_range,start_a,start
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -30556,15 +34783,29 @@ module mlu16_bst_k4_l32_p2_walkers_0(clock,reset,start,start_range,start_a,start
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_walkers_0_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -30636,11 +34877,14 @@ module mlu16_bst_k4_l32_p2_walkers_0(clock,reset,start,start_range,start_a,start
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -30759,6 +35003,49 @@ module mlu16_bst_k4_l32_p2_walkers_0(clock,reset,start,start_range,start_a,start
     end
 endmodule // mlu16_bst_k4_l32_p2_walkers_0
 
+// mlu16_bst_k4_l32_p2_walkers_0_node_cmp: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_walkers_0_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_walkers_0_node_cmp
+
 // mlu16_bst_k4_l32_p2_walkers_1: hw::walker::Walker
 module mlu16_bst_k4_l32_p2_walkers_1(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -30800,6 +35087,7 @@ module mlu16_bst_k4_l32_p2_walkers_1(clock,reset,start,start_range,start_a,start
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -30845,15 +35133,29 @@ module mlu16_bst_k4_l32_p2_walkers_1(clock,reset,start,start_range,start_a,start
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_walkers_1_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -30925,11 +35227,14 @@ module mlu16_bst_k4_l32_p2_walkers_1(clock,reset,start,start_range,start_a,start
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -31048,6 +35353,49 @@ module mlu16_bst_k4_l32_p2_walkers_1(clock,reset,start,start_range,start_a,start
     end
 endmodule // mlu16_bst_k4_l32_p2_walkers_1
 
+// mlu16_bst_k4_l32_p2_walkers_1_node_cmp: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_walkers_1_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_walkers_1_node_cmp
+
 // mlu16_bst_k4_l32_p2_walkers_2: hw::walker::Walker
 module mlu16_bst_k4_l32_p2_walkers_2(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -31089,6 +35437,7 @@ module mlu16_bst_k4_l32_p2_walkers_2(clock,reset,start,start_range,start_a,start
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -31134,15 +35483,29 @@ module mlu16_bst_k4_l32_p2_walkers_2(clock,reset,start,start_range,start_a,start
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_walkers_2_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -31214,11 +35577,14 @@ module mlu16_bst_k4_l32_p2_walkers_2(clock,reset,start,start_range,start_a,start
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -31337,6 +35703,49 @@ module mlu16_bst_k4_l32_p2_walkers_2(clock,reset,start,start_range,start_a,start
     end
 endmodule // mlu16_bst_k4_l32_p2_walkers_2
 
+// mlu16_bst_k4_l32_p2_walkers_2_node_cmp: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_walkers_2_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_walkers_2_node_cmp
+
 // mlu16_bst_k4_l32_p2_walkers_3: hw::walker::Walker
 module mlu16_bst_k4_l32_p2_walkers_3(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -31378,6 +35787,7 @@ module mlu16_bst_k4_l32_p2_walkers_3(clock,reset,start,start_range,start_a,start
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -31423,15 +35833,29 @@ module mlu16_bst_k4_l32_p2_walkers_3(clock,reset,start,start_range,start_a,start
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu16_bst_k4_l32_p2_walkers_3_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -31503,11 +35927,14 @@ module mlu16_bst_k4_l32_p2_walkers_3(clock,reset,start,start_range,start_a,start
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -31625,3 +36052,46 @@ module mlu16_bst_k4_l32_p2_walkers_3(clock,reset,start,start_range,start_a,start
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_walkers_3
+
+// mlu16_bst_k4_l32_p2_walkers_3_node_cmp: hw::in_bounds::InBounds
+module mlu16_bst_k4_l32_p2_walkers_3_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu16_bst_k4_l32_p2_walkers_3_node_cmp

@@ -184,7 +184,8 @@
 //     by mem_req_id; responses in any order and latency >= 1.
 //   - Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.
 // Latency (cycles):
-//   from the cycle a request is taken to its resp_valid cycle (m = MLB search latency):
+//   from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m
+//   = 1, lane-check stages c = 1):
 //   - MLB hit, tag-0 pointer, location 0/LOC_NO_META, MEMCHECK.S, INVALIDATE, FLUSH (fixed, one per cycle in any mix): 3
 //   - miss: 3 + the walk (or the merged walk's remainder) + re-entry
 // Encodings: the localparams at the head of module mlu8_bst_k4_l32.
@@ -411,6 +412,8 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
     localparam  zero6 = 6'b0;
     localparam  one6 = 6'b1;
     localparam  zero8 = 8'h0;
+    localparam  zero51 = 51'h0;
+    localparam  zero56 = 56'h0;
     localparam  zero_lane = 5'b0;
     localparam  csr_a_mode = 2'b0;
     localparam  csr_a_structure = 2'b1;
@@ -2462,6 +2465,50 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
     reg  [55:0] r_addr_31_q;
     
     // Local signals
+    reg  k_valid;
+    reg  [15:0] k_id;
+    reg  [2:0] k_op;
+    reg  k_key_valid;
+    reg  k_found;
+    reg  [1:0] k_res;
+    reg  [63:0] k_loc;
+    reg  [55:0] k_base;
+    reg  [55:0] k_size;
+    reg  [7:0] k_tag;
+    reg  [55:0] k_sbase;
+    reg  [55:0] k_ssize;
+    reg  [55:0] k_addr_0;
+    reg  [55:0] k_addr_1;
+    reg  [55:0] k_addr_2;
+    reg  [55:0] k_addr_3;
+    reg  [55:0] k_addr_4;
+    reg  [55:0] k_addr_5;
+    reg  [55:0] k_addr_6;
+    reg  [55:0] k_addr_7;
+    reg  [55:0] k_addr_8;
+    reg  [55:0] k_addr_9;
+    reg  [55:0] k_addr_10;
+    reg  [55:0] k_addr_11;
+    reg  [55:0] k_addr_12;
+    reg  [55:0] k_addr_13;
+    reg  [55:0] k_addr_14;
+    reg  [55:0] k_addr_15;
+    reg  [55:0] k_addr_16;
+    reg  [55:0] k_addr_17;
+    reg  [55:0] k_addr_18;
+    reg  [55:0] k_addr_19;
+    reg  [55:0] k_addr_20;
+    reg  [55:0] k_addr_21;
+    reg  [55:0] k_addr_22;
+    reg  [55:0] k_addr_23;
+    reg  [55:0] k_addr_24;
+    reg  [55:0] k_addr_25;
+    reg  [55:0] k_addr_26;
+    reg  [55:0] k_addr_27;
+    reg  [55:0] k_addr_28;
+    reg  [55:0] k_addr_29;
+    reg  [55:0] k_addr_30;
+    reg  [55:0] k_addr_31;
     reg  in_key_valid;
     reg  in_key_range;
     reg  [63:0] in_key;
@@ -2642,6 +2689,16 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
     reg  merge_pre_3;
     reg  merge_pre_4;
     reg  merge_any;
+    reg  key_eq_0;
+    reg  key_eq_1;
+    reg  key_eq_2;
+    reg  key_eq_3;
+    reg  key_eq_4;
+    reg  key_eq_5;
+    reg  key_eq_6;
+    reg  key_eq_7;
+    reg  join_some;
+    reg  join_assigned;
     reg  join_group;
     reg  alloc_any;
     reg  [2:0] c_walker;
@@ -2817,6 +2874,7 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         .key(walkers_3_key)
     );
     mlu8_bst_k4_l32_checks checks(
+        .clock(clock),
         .shared(checks_shared),
         .hwonly(checks_hwonly),
         .mask_0(checks_mask_0),
@@ -6589,30 +6647,14 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
             u_key = s_key_7_q;
         end
         c_valid = p_valid_1_q;
-        c_hit = mlb_ls_hit;
-        if (p_key_range_1_q) begin
-            c_hit = mlb_rs_hit;
-        end
+        c_hit = mlb_rs_hit | mlb_ls_hit;
         c_answered = c_valid & (p_replay_1_q | ~p_key_valid_1_q | c_hit);
         c_miss = c_valid & ~c_answered;
-        c_res = res_found;
-        c_res_loc = p_key_1_q[(32'h5)+:(51)];
-        c_base = mlb_ls_base;
-        c_size = mlb_ls_size;
-        c_tag = mlb_ls_tag;
-        if (p_key_range_1_q) begin
-            c_res_loc = mlb_rs_loc;
-            c_base = mlb_rs_base;
-            c_size = mlb_rs_size;
-            c_tag = mlb_rs_tag;
-        end
-        if (p_replay_1_q) begin
-            c_res = p_res_1_q;
-            c_res_loc = p_res_loc_1_q;
-            c_base = p_res_base_1_q;
-            c_size = p_res_size_1_q;
-            c_tag = p_res_tag_1_q;
-        end
+        c_res = p_res_1_q;
+        c_res_loc = mlb_rs_loc | p_res_loc_1_q;
+        c_base = mlb_rs_base | mlb_ls_base | p_res_base_1_q;
+        c_size = mlb_rs_size | mlb_ls_size | p_res_size_1_q;
+        c_tag = mlb_rs_tag | mlb_ls_tag | p_res_tag_1_q;
         c_found = p_key_valid_1_q & (c_res == res_found);
         checks_shared = p_op_1_q == op_s;
         checks_hwonly = mode_r_q;
@@ -6698,97 +6740,141 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         sbase_w_a = p_sbase_1_q;
         ssize_w_a = p_ssize_1_q;
         loc_out_loc51 = c_res_loc;
-        r_valid_d_comb = c_answered & ~reset;
-        if (c_answered) begin
-            r_id_d_comb = p_id_1_q;
-            r_op_d_comb = p_op_1_q;
+        k_valid = c_answered;
+        k_id = p_id_1_q;
+        k_op = p_op_1_q;
+        k_key_valid = p_key_valid_1_q;
+        k_found = c_found;
+        k_res = c_res;
+        k_loc = loc_out_loc64;
+        k_base = c_base;
+        k_size = c_size;
+        k_tag = c_tag;
+        k_sbase = sbase_w_y;
+        k_ssize = ssize_w_y;
+        k_addr_0 = p_ptr_32_q[(32'h0)+:(56)];
+        k_addr_1 = p_ptr_33_q[(32'h0)+:(56)];
+        k_addr_2 = p_ptr_34_q[(32'h0)+:(56)];
+        k_addr_3 = p_ptr_35_q[(32'h0)+:(56)];
+        k_addr_4 = p_ptr_36_q[(32'h0)+:(56)];
+        k_addr_5 = p_ptr_37_q[(32'h0)+:(56)];
+        k_addr_6 = p_ptr_38_q[(32'h0)+:(56)];
+        k_addr_7 = p_ptr_39_q[(32'h0)+:(56)];
+        k_addr_8 = p_ptr_40_q[(32'h0)+:(56)];
+        k_addr_9 = p_ptr_41_q[(32'h0)+:(56)];
+        k_addr_10 = p_ptr_42_q[(32'h0)+:(56)];
+        k_addr_11 = p_ptr_43_q[(32'h0)+:(56)];
+        k_addr_12 = p_ptr_44_q[(32'h0)+:(56)];
+        k_addr_13 = p_ptr_45_q[(32'h0)+:(56)];
+        k_addr_14 = p_ptr_46_q[(32'h0)+:(56)];
+        k_addr_15 = p_ptr_47_q[(32'h0)+:(56)];
+        k_addr_16 = p_ptr_48_q[(32'h0)+:(56)];
+        k_addr_17 = p_ptr_49_q[(32'h0)+:(56)];
+        k_addr_18 = p_ptr_50_q[(32'h0)+:(56)];
+        k_addr_19 = p_ptr_51_q[(32'h0)+:(56)];
+        k_addr_20 = p_ptr_52_q[(32'h0)+:(56)];
+        k_addr_21 = p_ptr_53_q[(32'h0)+:(56)];
+        k_addr_22 = p_ptr_54_q[(32'h0)+:(56)];
+        k_addr_23 = p_ptr_55_q[(32'h0)+:(56)];
+        k_addr_24 = p_ptr_56_q[(32'h0)+:(56)];
+        k_addr_25 = p_ptr_57_q[(32'h0)+:(56)];
+        k_addr_26 = p_ptr_58_q[(32'h0)+:(56)];
+        k_addr_27 = p_ptr_59_q[(32'h0)+:(56)];
+        k_addr_28 = p_ptr_60_q[(32'h0)+:(56)];
+        k_addr_29 = p_ptr_61_q[(32'h0)+:(56)];
+        k_addr_30 = p_ptr_62_q[(32'h0)+:(56)];
+        k_addr_31 = p_ptr_63_q[(32'h0)+:(56)];
+        r_valid_d_comb = k_valid & ~reset;
+        if (k_valid) begin
+            r_id_d_comb = k_id;
+            r_op_d_comb = k_op;
             r_fault_d_comb = f_none;
             r_lane_d_comb = zero_lane;
             r_loc_d_comb = zero64;
             r_meta_valid_d_comb = 1'b0;
-            r_base_d_comb = c_base;
-            r_size_d_comb = c_size;
-            r_tag_d_comb = c_tag;
+            r_base_d_comb = k_base;
+            r_size_d_comb = k_size;
+            r_tag_d_comb = k_tag;
             r_pass_0_d_comb = 1'b0;
-            r_addr_0_d_comb = p_ptr_32_q[(32'h0)+:(56)];
+            r_addr_0_d_comb = k_addr_0;
             r_pass_1_d_comb = 1'b0;
-            r_addr_1_d_comb = p_ptr_33_q[(32'h0)+:(56)];
+            r_addr_1_d_comb = k_addr_1;
             r_pass_2_d_comb = 1'b0;
-            r_addr_2_d_comb = p_ptr_34_q[(32'h0)+:(56)];
+            r_addr_2_d_comb = k_addr_2;
             r_pass_3_d_comb = 1'b0;
-            r_addr_3_d_comb = p_ptr_35_q[(32'h0)+:(56)];
+            r_addr_3_d_comb = k_addr_3;
             r_pass_4_d_comb = 1'b0;
-            r_addr_4_d_comb = p_ptr_36_q[(32'h0)+:(56)];
+            r_addr_4_d_comb = k_addr_4;
             r_pass_5_d_comb = 1'b0;
-            r_addr_5_d_comb = p_ptr_37_q[(32'h0)+:(56)];
+            r_addr_5_d_comb = k_addr_5;
             r_pass_6_d_comb = 1'b0;
-            r_addr_6_d_comb = p_ptr_38_q[(32'h0)+:(56)];
+            r_addr_6_d_comb = k_addr_6;
             r_pass_7_d_comb = 1'b0;
-            r_addr_7_d_comb = p_ptr_39_q[(32'h0)+:(56)];
+            r_addr_7_d_comb = k_addr_7;
             r_pass_8_d_comb = 1'b0;
-            r_addr_8_d_comb = p_ptr_40_q[(32'h0)+:(56)];
+            r_addr_8_d_comb = k_addr_8;
             r_pass_9_d_comb = 1'b0;
-            r_addr_9_d_comb = p_ptr_41_q[(32'h0)+:(56)];
+            r_addr_9_d_comb = k_addr_9;
             r_pass_10_d_comb = 1'b0;
-            r_addr_10_d_comb = p_ptr_42_q[(32'h0)+:(56)];
+            r_addr_10_d_comb = k_addr_10;
             r_pass_11_d_comb = 1'b0;
-            r_addr_11_d_comb = p_ptr_43_q[(32'h0)+:(56)];
+            r_addr_11_d_comb = k_addr_11;
             r_pass_12_d_comb = 1'b0;
-            r_addr_12_d_comb = p_ptr_44_q[(32'h0)+:(56)];
+            r_addr_12_d_comb = k_addr_12;
             r_pass_13_d_comb = 1'b0;
-            r_addr_13_d_comb = p_ptr_45_q[(32'h0)+:(56)];
+            r_addr_13_d_comb = k_addr_13;
             r_pass_14_d_comb = 1'b0;
-            r_addr_14_d_comb = p_ptr_46_q[(32'h0)+:(56)];
+            r_addr_14_d_comb = k_addr_14;
             r_pass_15_d_comb = 1'b0;
-            r_addr_15_d_comb = p_ptr_47_q[(32'h0)+:(56)];
+            r_addr_15_d_comb = k_addr_15;
             r_pass_16_d_comb = 1'b0;
-            r_addr_16_d_comb = p_ptr_48_q[(32'h0)+:(56)];
+            r_addr_16_d_comb = k_addr_16;
             r_pass_17_d_comb = 1'b0;
-            r_addr_17_d_comb = p_ptr_49_q[(32'h0)+:(56)];
+            r_addr_17_d_comb = k_addr_17;
             r_pass_18_d_comb = 1'b0;
-            r_addr_18_d_comb = p_ptr_50_q[(32'h0)+:(56)];
+            r_addr_18_d_comb = k_addr_18;
             r_pass_19_d_comb = 1'b0;
-            r_addr_19_d_comb = p_ptr_51_q[(32'h0)+:(56)];
+            r_addr_19_d_comb = k_addr_19;
             r_pass_20_d_comb = 1'b0;
-            r_addr_20_d_comb = p_ptr_52_q[(32'h0)+:(56)];
+            r_addr_20_d_comb = k_addr_20;
             r_pass_21_d_comb = 1'b0;
-            r_addr_21_d_comb = p_ptr_53_q[(32'h0)+:(56)];
+            r_addr_21_d_comb = k_addr_21;
             r_pass_22_d_comb = 1'b0;
-            r_addr_22_d_comb = p_ptr_54_q[(32'h0)+:(56)];
+            r_addr_22_d_comb = k_addr_22;
             r_pass_23_d_comb = 1'b0;
-            r_addr_23_d_comb = p_ptr_55_q[(32'h0)+:(56)];
+            r_addr_23_d_comb = k_addr_23;
             r_pass_24_d_comb = 1'b0;
-            r_addr_24_d_comb = p_ptr_56_q[(32'h0)+:(56)];
+            r_addr_24_d_comb = k_addr_24;
             r_pass_25_d_comb = 1'b0;
-            r_addr_25_d_comb = p_ptr_57_q[(32'h0)+:(56)];
+            r_addr_25_d_comb = k_addr_25;
             r_pass_26_d_comb = 1'b0;
-            r_addr_26_d_comb = p_ptr_58_q[(32'h0)+:(56)];
+            r_addr_26_d_comb = k_addr_26;
             r_pass_27_d_comb = 1'b0;
-            r_addr_27_d_comb = p_ptr_59_q[(32'h0)+:(56)];
+            r_addr_27_d_comb = k_addr_27;
             r_pass_28_d_comb = 1'b0;
-            r_addr_28_d_comb = p_ptr_60_q[(32'h0)+:(56)];
+            r_addr_28_d_comb = k_addr_28;
             r_pass_29_d_comb = 1'b0;
-            r_addr_29_d_comb = p_ptr_61_q[(32'h0)+:(56)];
+            r_addr_29_d_comb = k_addr_29;
             r_pass_30_d_comb = 1'b0;
-            r_addr_30_d_comb = p_ptr_62_q[(32'h0)+:(56)];
+            r_addr_30_d_comb = k_addr_30;
             r_pass_31_d_comb = 1'b0;
-            r_addr_31_d_comb = p_ptr_63_q[(32'h0)+:(56)];
-            if (p_op_1_q == op_loadmeta) begin
-                if (p_key_valid_1_q) begin
+            r_addr_31_d_comb = k_addr_31;
+            if (k_op == op_loadmeta) begin
+                if (k_key_valid) begin
                     r_loc_d_comb = no_meta;
-                    if (c_found) begin
-                        r_loc_d_comb = loc_out_loc64;
+                    if (k_found) begin
+                        r_loc_d_comb = k_loc;
                     end
-                    if (c_res == res_limit) begin
+                    if (k_res == res_limit) begin
                         r_fault_d_comb = f_limit;
                     end
-                    if (c_res == res_mem_error) begin
+                    if (k_res == res_mem_error) begin
                         r_fault_d_comb = f_mem;
                     end
                 end
-                r_pass_0_d_comb = ~(c_res == res_limit) & ~(c_res == res_mem_error) | ~p_key_valid_1_q;
+                r_pass_0_d_comb = ~(k_res == res_limit) & ~(k_res == res_mem_error) | ~k_key_valid;
             end
-            if ((p_op_1_q == op_g) | (p_op_1_q == op_s)) begin
+            if ((k_op == op_g) | (k_op == op_s)) begin
                 r_pass_0_d_comb = checks_pass_0;
                 r_pass_1_d_comb = checks_pass_1;
                 r_pass_2_d_comb = checks_pass_2;
@@ -6823,12 +6909,12 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
                 r_pass_31_d_comb = checks_pass_31;
                 r_fault_d_comb = checks_fault;
                 r_lane_d_comb = checks_lane;
-                r_meta_valid_d_comb = c_found;
+                r_meta_valid_d_comb = k_found;
             end
-            if (p_op_1_q == op_s) begin
+            if (k_op == op_s) begin
                 r_meta_valid_d_comb = 1'b1;
-                r_base_d_comb = sbase_w_y;
-                r_size_d_comb = ssize_w_y;
+                r_base_d_comb = k_sbase;
+                r_size_d_comb = k_ssize;
                 r_tag_d_comb = zero8;
             end
         end
@@ -6842,34 +6928,65 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         merge_w_3 = mergeable_3 & (walkers_3_key_range == p_key_range_1_q) & (walkers_3_key == p_key_1_q) & ~merge_pre_3;
         merge_pre_4 = merge_pre_3 | merge_w_3;
         merge_any = merge_pre_4;
-        join_group = 1'b0;
-        if (unas_0 & (s_key_range_0_q == p_key_range_1_q) & (s_key_0_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        join_some = 1'b0;
+        join_assigned = 1'b0;
+        key_eq_0 = (s_key_range_0_q == p_key_range_1_q) & (s_key_0_q == p_key_1_q);
+        if (unas_0 & key_eq_0) begin
+            join_some = 1'b1;
         end
-        if (unas_1 & (s_key_range_1_q == p_key_range_1_q) & (s_key_1_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_0 & key_eq_0) begin
+            join_assigned = 1'b1;
         end
-        if (unas_2 & (s_key_range_2_q == p_key_range_1_q) & (s_key_2_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        key_eq_1 = (s_key_range_1_q == p_key_range_1_q) & (s_key_1_q == p_key_1_q);
+        if (unas_1 & key_eq_1) begin
+            join_some = 1'b1;
         end
-        if (unas_3 & (s_key_range_3_q == p_key_range_1_q) & (s_key_3_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_1 & key_eq_1) begin
+            join_assigned = 1'b1;
         end
-        if (unas_4 & (s_key_range_4_q == p_key_range_1_q) & (s_key_4_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        key_eq_2 = (s_key_range_2_q == p_key_range_1_q) & (s_key_2_q == p_key_1_q);
+        if (unas_2 & key_eq_2) begin
+            join_some = 1'b1;
         end
-        if (unas_5 & (s_key_range_5_q == p_key_range_1_q) & (s_key_5_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_2 & key_eq_2) begin
+            join_assigned = 1'b1;
         end
-        if (unas_6 & (s_key_range_6_q == p_key_range_1_q) & (s_key_6_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        key_eq_3 = (s_key_range_3_q == p_key_range_1_q) & (s_key_3_q == p_key_1_q);
+        if (unas_3 & key_eq_3) begin
+            join_some = 1'b1;
         end
-        if (unas_7 & (s_key_range_7_q == p_key_range_1_q) & (s_key_7_q == p_key_1_q)) begin
-            join_group = 1'b1;
+        if (unas_pick_3 & key_eq_3) begin
+            join_assigned = 1'b1;
         end
-        if (assign_now & (u_key_range == p_key_range_1_q) & (u_key == p_key_1_q)) begin
-            join_group = 1'b0;
+        key_eq_4 = (s_key_range_4_q == p_key_range_1_q) & (s_key_4_q == p_key_1_q);
+        if (unas_4 & key_eq_4) begin
+            join_some = 1'b1;
         end
+        if (unas_pick_4 & key_eq_4) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_5 = (s_key_range_5_q == p_key_range_1_q) & (s_key_5_q == p_key_1_q);
+        if (unas_5 & key_eq_5) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_5 & key_eq_5) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_6 = (s_key_range_6_q == p_key_range_1_q) & (s_key_6_q == p_key_1_q);
+        if (unas_6 & key_eq_6) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_6 & key_eq_6) begin
+            join_assigned = 1'b1;
+        end
+        key_eq_7 = (s_key_range_7_q == p_key_range_1_q) & (s_key_7_q == p_key_1_q);
+        if (unas_7 & key_eq_7) begin
+            join_some = 1'b1;
+        end
+        if (unas_pick_7 & key_eq_7) begin
+            join_assigned = 1'b1;
+        end
+        join_group = join_some & ~(assign_now & join_assigned);
         alloc_any = free2_pre_4;
         if (~assign_now) begin
             alloc_any = free1_pre_4;
@@ -8154,10 +8271,10 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
         p_key_range_0_d_comb = in_key_range;
         p_key_0_d_comb = in_key;
         p_res_0_d_comb = res_found;
-        p_res_loc_0_d_comb = p_res_loc_0_q;
-        p_res_base_0_d_comb = p_res_base_0_q;
-        p_res_size_0_d_comb = p_res_size_0_q;
-        p_res_tag_0_d_comb = p_res_tag_0_q;
+        p_res_loc_0_d_comb = zero51;
+        p_res_base_0_d_comb = zero56;
+        p_res_size_0_d_comb = zero56;
+        p_res_tag_0_d_comb = zero8;
         p_mask_0_d_comb = req_mask_0;
         p_ptr_0_d_comb = req_ptr_0;
         p_mask_1_d_comb = req_mask_1;
@@ -9793,9 +9910,10 @@ module mlu8_bst_k4_l32(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,
 endmodule // mlu8_bst_k4_l32
 
 // mlu8_bst_k4_l32_checks: hw::lane_checks::LaneChecks
-module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base,meta_size,meta_tag,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu8_bst_k4_l32_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base,meta_size,meta_tag,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
+    input wire  clock;
     input wire  shared;
     input wire  hwonly;
     input wire  mask_0;
@@ -10525,6 +10643,38 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
     wire  first_multi;
     
     // Local signals
+    reg  [2:0] lane_fault_now_0;
+    reg  [2:0] lane_fault_now_1;
+    reg  [2:0] lane_fault_now_2;
+    reg  [2:0] lane_fault_now_3;
+    reg  [2:0] lane_fault_now_4;
+    reg  [2:0] lane_fault_now_5;
+    reg  [2:0] lane_fault_now_6;
+    reg  [2:0] lane_fault_now_7;
+    reg  [2:0] lane_fault_now_8;
+    reg  [2:0] lane_fault_now_9;
+    reg  [2:0] lane_fault_now_10;
+    reg  [2:0] lane_fault_now_11;
+    reg  [2:0] lane_fault_now_12;
+    reg  [2:0] lane_fault_now_13;
+    reg  [2:0] lane_fault_now_14;
+    reg  [2:0] lane_fault_now_15;
+    reg  [2:0] lane_fault_now_16;
+    reg  [2:0] lane_fault_now_17;
+    reg  [2:0] lane_fault_now_18;
+    reg  [2:0] lane_fault_now_19;
+    reg  [2:0] lane_fault_now_20;
+    reg  [2:0] lane_fault_now_21;
+    reg  [2:0] lane_fault_now_22;
+    reg  [2:0] lane_fault_now_23;
+    reg  [2:0] lane_fault_now_24;
+    reg  [2:0] lane_fault_now_25;
+    reg  [2:0] lane_fault_now_26;
+    reg  [2:0] lane_fault_now_27;
+    reg  [2:0] lane_fault_now_28;
+    reg  [2:0] lane_fault_now_29;
+    reg  [2:0] lane_fault_now_30;
+    reg  [2:0] lane_fault_now_31;
     reg  [2:0] lane_fault_0;
     reg  [2:0] lane_fault_1;
     reg  [2:0] lane_fault_2;
@@ -10557,6 +10707,38 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
     reg  [2:0] lane_fault_29;
     reg  [2:0] lane_fault_30;
     reg  [2:0] lane_fault_31;
+    reg  lane_mask_0;
+    reg  lane_mask_1;
+    reg  lane_mask_2;
+    reg  lane_mask_3;
+    reg  lane_mask_4;
+    reg  lane_mask_5;
+    reg  lane_mask_6;
+    reg  lane_mask_7;
+    reg  lane_mask_8;
+    reg  lane_mask_9;
+    reg  lane_mask_10;
+    reg  lane_mask_11;
+    reg  lane_mask_12;
+    reg  lane_mask_13;
+    reg  lane_mask_14;
+    reg  lane_mask_15;
+    reg  lane_mask_16;
+    reg  lane_mask_17;
+    reg  lane_mask_18;
+    reg  lane_mask_19;
+    reg  lane_mask_20;
+    reg  lane_mask_21;
+    reg  lane_mask_22;
+    reg  lane_mask_23;
+    reg  lane_mask_24;
+    reg  lane_mask_25;
+    reg  lane_mask_26;
+    reg  lane_mask_27;
+    reg  lane_mask_28;
+    reg  lane_mask_29;
+    reg  lane_mask_30;
+    reg  lane_mask_31;
     reg  [2:0] or_fault_0;
     reg  [2:0] or_fault_1;
     reg  [2:0] or_fault_2;
@@ -11386,20 +11568,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_0_s_width = width;
         lanes_0_s_base = sbase;
         lanes_0_s_size = ssize;
-        lane_fault_0 = f_none;
+        lane_fault_now_0 = f_none;
         if (mask_0) begin
             if (shared) begin
-                lane_fault_0 = lanes_0_s_fault;
+                lane_fault_now_0 = lanes_0_s_fault;
             end
             else if (lanes_0_g_need_meta & ~meta_valid) begin
-                lane_fault_0 = meta_fault;
+                lane_fault_now_0 = meta_fault;
             end
             else begin
-                lane_fault_0 = lanes_0_g_fault;
+                lane_fault_now_0 = lanes_0_g_fault;
             end
         end
-        pass_0 = mask_0 & (lane_fault_0 == f_none);
-        first_req_0 = lane_fault_0 != f_none;
+        lane_fault_0 = lane_fault_now_0;
+        lane_mask_0 = mask_0;
         lanes_1_g_ptr = ptr_1;
         lanes_1_g_width = width;
         lanes_1_g_loc_comb = loc;
@@ -11414,20 +11596,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_1_s_width = width;
         lanes_1_s_base = sbase;
         lanes_1_s_size = ssize;
-        lane_fault_1 = f_none;
+        lane_fault_now_1 = f_none;
         if (mask_1) begin
             if (shared) begin
-                lane_fault_1 = lanes_1_s_fault;
+                lane_fault_now_1 = lanes_1_s_fault;
             end
             else if (lanes_1_g_need_meta & ~meta_valid) begin
-                lane_fault_1 = meta_fault;
+                lane_fault_now_1 = meta_fault;
             end
             else begin
-                lane_fault_1 = lanes_1_g_fault;
+                lane_fault_now_1 = lanes_1_g_fault;
             end
         end
-        pass_1 = mask_1 & (lane_fault_1 == f_none);
-        first_req_1 = lane_fault_1 != f_none;
+        lane_fault_1 = lane_fault_now_1;
+        lane_mask_1 = mask_1;
         lanes_2_g_ptr = ptr_2;
         lanes_2_g_width = width;
         lanes_2_g_loc_comb = loc;
@@ -11442,20 +11624,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_2_s_width = width;
         lanes_2_s_base = sbase;
         lanes_2_s_size = ssize;
-        lane_fault_2 = f_none;
+        lane_fault_now_2 = f_none;
         if (mask_2) begin
             if (shared) begin
-                lane_fault_2 = lanes_2_s_fault;
+                lane_fault_now_2 = lanes_2_s_fault;
             end
             else if (lanes_2_g_need_meta & ~meta_valid) begin
-                lane_fault_2 = meta_fault;
+                lane_fault_now_2 = meta_fault;
             end
             else begin
-                lane_fault_2 = lanes_2_g_fault;
+                lane_fault_now_2 = lanes_2_g_fault;
             end
         end
-        pass_2 = mask_2 & (lane_fault_2 == f_none);
-        first_req_2 = lane_fault_2 != f_none;
+        lane_fault_2 = lane_fault_now_2;
+        lane_mask_2 = mask_2;
         lanes_3_g_ptr = ptr_3;
         lanes_3_g_width = width;
         lanes_3_g_loc_comb = loc;
@@ -11470,20 +11652,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_3_s_width = width;
         lanes_3_s_base = sbase;
         lanes_3_s_size = ssize;
-        lane_fault_3 = f_none;
+        lane_fault_now_3 = f_none;
         if (mask_3) begin
             if (shared) begin
-                lane_fault_3 = lanes_3_s_fault;
+                lane_fault_now_3 = lanes_3_s_fault;
             end
             else if (lanes_3_g_need_meta & ~meta_valid) begin
-                lane_fault_3 = meta_fault;
+                lane_fault_now_3 = meta_fault;
             end
             else begin
-                lane_fault_3 = lanes_3_g_fault;
+                lane_fault_now_3 = lanes_3_g_fault;
             end
         end
-        pass_3 = mask_3 & (lane_fault_3 == f_none);
-        first_req_3 = lane_fault_3 != f_none;
+        lane_fault_3 = lane_fault_now_3;
+        lane_mask_3 = mask_3;
         lanes_4_g_ptr = ptr_4;
         lanes_4_g_width = width;
         lanes_4_g_loc_comb = loc;
@@ -11498,20 +11680,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_4_s_width = width;
         lanes_4_s_base = sbase;
         lanes_4_s_size = ssize;
-        lane_fault_4 = f_none;
+        lane_fault_now_4 = f_none;
         if (mask_4) begin
             if (shared) begin
-                lane_fault_4 = lanes_4_s_fault;
+                lane_fault_now_4 = lanes_4_s_fault;
             end
             else if (lanes_4_g_need_meta & ~meta_valid) begin
-                lane_fault_4 = meta_fault;
+                lane_fault_now_4 = meta_fault;
             end
             else begin
-                lane_fault_4 = lanes_4_g_fault;
+                lane_fault_now_4 = lanes_4_g_fault;
             end
         end
-        pass_4 = mask_4 & (lane_fault_4 == f_none);
-        first_req_4 = lane_fault_4 != f_none;
+        lane_fault_4 = lane_fault_now_4;
+        lane_mask_4 = mask_4;
         lanes_5_g_ptr = ptr_5;
         lanes_5_g_width = width;
         lanes_5_g_loc_comb = loc;
@@ -11526,20 +11708,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_5_s_width = width;
         lanes_5_s_base = sbase;
         lanes_5_s_size = ssize;
-        lane_fault_5 = f_none;
+        lane_fault_now_5 = f_none;
         if (mask_5) begin
             if (shared) begin
-                lane_fault_5 = lanes_5_s_fault;
+                lane_fault_now_5 = lanes_5_s_fault;
             end
             else if (lanes_5_g_need_meta & ~meta_valid) begin
-                lane_fault_5 = meta_fault;
+                lane_fault_now_5 = meta_fault;
             end
             else begin
-                lane_fault_5 = lanes_5_g_fault;
+                lane_fault_now_5 = lanes_5_g_fault;
             end
         end
-        pass_5 = mask_5 & (lane_fault_5 == f_none);
-        first_req_5 = lane_fault_5 != f_none;
+        lane_fault_5 = lane_fault_now_5;
+        lane_mask_5 = mask_5;
         lanes_6_g_ptr = ptr_6;
         lanes_6_g_width = width;
         lanes_6_g_loc_comb = loc;
@@ -11554,20 +11736,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_6_s_width = width;
         lanes_6_s_base = sbase;
         lanes_6_s_size = ssize;
-        lane_fault_6 = f_none;
+        lane_fault_now_6 = f_none;
         if (mask_6) begin
             if (shared) begin
-                lane_fault_6 = lanes_6_s_fault;
+                lane_fault_now_6 = lanes_6_s_fault;
             end
             else if (lanes_6_g_need_meta & ~meta_valid) begin
-                lane_fault_6 = meta_fault;
+                lane_fault_now_6 = meta_fault;
             end
             else begin
-                lane_fault_6 = lanes_6_g_fault;
+                lane_fault_now_6 = lanes_6_g_fault;
             end
         end
-        pass_6 = mask_6 & (lane_fault_6 == f_none);
-        first_req_6 = lane_fault_6 != f_none;
+        lane_fault_6 = lane_fault_now_6;
+        lane_mask_6 = mask_6;
         lanes_7_g_ptr = ptr_7;
         lanes_7_g_width = width;
         lanes_7_g_loc_comb = loc;
@@ -11582,20 +11764,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_7_s_width = width;
         lanes_7_s_base = sbase;
         lanes_7_s_size = ssize;
-        lane_fault_7 = f_none;
+        lane_fault_now_7 = f_none;
         if (mask_7) begin
             if (shared) begin
-                lane_fault_7 = lanes_7_s_fault;
+                lane_fault_now_7 = lanes_7_s_fault;
             end
             else if (lanes_7_g_need_meta & ~meta_valid) begin
-                lane_fault_7 = meta_fault;
+                lane_fault_now_7 = meta_fault;
             end
             else begin
-                lane_fault_7 = lanes_7_g_fault;
+                lane_fault_now_7 = lanes_7_g_fault;
             end
         end
-        pass_7 = mask_7 & (lane_fault_7 == f_none);
-        first_req_7 = lane_fault_7 != f_none;
+        lane_fault_7 = lane_fault_now_7;
+        lane_mask_7 = mask_7;
         lanes_8_g_ptr = ptr_8;
         lanes_8_g_width = width;
         lanes_8_g_loc_comb = loc;
@@ -11610,20 +11792,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_8_s_width = width;
         lanes_8_s_base = sbase;
         lanes_8_s_size = ssize;
-        lane_fault_8 = f_none;
+        lane_fault_now_8 = f_none;
         if (mask_8) begin
             if (shared) begin
-                lane_fault_8 = lanes_8_s_fault;
+                lane_fault_now_8 = lanes_8_s_fault;
             end
             else if (lanes_8_g_need_meta & ~meta_valid) begin
-                lane_fault_8 = meta_fault;
+                lane_fault_now_8 = meta_fault;
             end
             else begin
-                lane_fault_8 = lanes_8_g_fault;
+                lane_fault_now_8 = lanes_8_g_fault;
             end
         end
-        pass_8 = mask_8 & (lane_fault_8 == f_none);
-        first_req_8 = lane_fault_8 != f_none;
+        lane_fault_8 = lane_fault_now_8;
+        lane_mask_8 = mask_8;
         lanes_9_g_ptr = ptr_9;
         lanes_9_g_width = width;
         lanes_9_g_loc_comb = loc;
@@ -11638,20 +11820,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_9_s_width = width;
         lanes_9_s_base = sbase;
         lanes_9_s_size = ssize;
-        lane_fault_9 = f_none;
+        lane_fault_now_9 = f_none;
         if (mask_9) begin
             if (shared) begin
-                lane_fault_9 = lanes_9_s_fault;
+                lane_fault_now_9 = lanes_9_s_fault;
             end
             else if (lanes_9_g_need_meta & ~meta_valid) begin
-                lane_fault_9 = meta_fault;
+                lane_fault_now_9 = meta_fault;
             end
             else begin
-                lane_fault_9 = lanes_9_g_fault;
+                lane_fault_now_9 = lanes_9_g_fault;
             end
         end
-        pass_9 = mask_9 & (lane_fault_9 == f_none);
-        first_req_9 = lane_fault_9 != f_none;
+        lane_fault_9 = lane_fault_now_9;
+        lane_mask_9 = mask_9;
         lanes_10_g_ptr = ptr_10;
         lanes_10_g_width = width;
         lanes_10_g_loc_comb = loc;
@@ -11666,20 +11848,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_10_s_width = width;
         lanes_10_s_base = sbase;
         lanes_10_s_size = ssize;
-        lane_fault_10 = f_none;
+        lane_fault_now_10 = f_none;
         if (mask_10) begin
             if (shared) begin
-                lane_fault_10 = lanes_10_s_fault;
+                lane_fault_now_10 = lanes_10_s_fault;
             end
             else if (lanes_10_g_need_meta & ~meta_valid) begin
-                lane_fault_10 = meta_fault;
+                lane_fault_now_10 = meta_fault;
             end
             else begin
-                lane_fault_10 = lanes_10_g_fault;
+                lane_fault_now_10 = lanes_10_g_fault;
             end
         end
-        pass_10 = mask_10 & (lane_fault_10 == f_none);
-        first_req_10 = lane_fault_10 != f_none;
+        lane_fault_10 = lane_fault_now_10;
+        lane_mask_10 = mask_10;
         lanes_11_g_ptr = ptr_11;
         lanes_11_g_width = width;
         lanes_11_g_loc_comb = loc;
@@ -11694,20 +11876,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_11_s_width = width;
         lanes_11_s_base = sbase;
         lanes_11_s_size = ssize;
-        lane_fault_11 = f_none;
+        lane_fault_now_11 = f_none;
         if (mask_11) begin
             if (shared) begin
-                lane_fault_11 = lanes_11_s_fault;
+                lane_fault_now_11 = lanes_11_s_fault;
             end
             else if (lanes_11_g_need_meta & ~meta_valid) begin
-                lane_fault_11 = meta_fault;
+                lane_fault_now_11 = meta_fault;
             end
             else begin
-                lane_fault_11 = lanes_11_g_fault;
+                lane_fault_now_11 = lanes_11_g_fault;
             end
         end
-        pass_11 = mask_11 & (lane_fault_11 == f_none);
-        first_req_11 = lane_fault_11 != f_none;
+        lane_fault_11 = lane_fault_now_11;
+        lane_mask_11 = mask_11;
         lanes_12_g_ptr = ptr_12;
         lanes_12_g_width = width;
         lanes_12_g_loc_comb = loc;
@@ -11722,20 +11904,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_12_s_width = width;
         lanes_12_s_base = sbase;
         lanes_12_s_size = ssize;
-        lane_fault_12 = f_none;
+        lane_fault_now_12 = f_none;
         if (mask_12) begin
             if (shared) begin
-                lane_fault_12 = lanes_12_s_fault;
+                lane_fault_now_12 = lanes_12_s_fault;
             end
             else if (lanes_12_g_need_meta & ~meta_valid) begin
-                lane_fault_12 = meta_fault;
+                lane_fault_now_12 = meta_fault;
             end
             else begin
-                lane_fault_12 = lanes_12_g_fault;
+                lane_fault_now_12 = lanes_12_g_fault;
             end
         end
-        pass_12 = mask_12 & (lane_fault_12 == f_none);
-        first_req_12 = lane_fault_12 != f_none;
+        lane_fault_12 = lane_fault_now_12;
+        lane_mask_12 = mask_12;
         lanes_13_g_ptr = ptr_13;
         lanes_13_g_width = width;
         lanes_13_g_loc_comb = loc;
@@ -11750,20 +11932,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_13_s_width = width;
         lanes_13_s_base = sbase;
         lanes_13_s_size = ssize;
-        lane_fault_13 = f_none;
+        lane_fault_now_13 = f_none;
         if (mask_13) begin
             if (shared) begin
-                lane_fault_13 = lanes_13_s_fault;
+                lane_fault_now_13 = lanes_13_s_fault;
             end
             else if (lanes_13_g_need_meta & ~meta_valid) begin
-                lane_fault_13 = meta_fault;
+                lane_fault_now_13 = meta_fault;
             end
             else begin
-                lane_fault_13 = lanes_13_g_fault;
+                lane_fault_now_13 = lanes_13_g_fault;
             end
         end
-        pass_13 = mask_13 & (lane_fault_13 == f_none);
-        first_req_13 = lane_fault_13 != f_none;
+        lane_fault_13 = lane_fault_now_13;
+        lane_mask_13 = mask_13;
         lanes_14_g_ptr = ptr_14;
         lanes_14_g_width = width;
         lanes_14_g_loc_comb = loc;
@@ -11778,20 +11960,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_14_s_width = width;
         lanes_14_s_base = sbase;
         lanes_14_s_size = ssize;
-        lane_fault_14 = f_none;
+        lane_fault_now_14 = f_none;
         if (mask_14) begin
             if (shared) begin
-                lane_fault_14 = lanes_14_s_fault;
+                lane_fault_now_14 = lanes_14_s_fault;
             end
             else if (lanes_14_g_need_meta & ~meta_valid) begin
-                lane_fault_14 = meta_fault;
+                lane_fault_now_14 = meta_fault;
             end
             else begin
-                lane_fault_14 = lanes_14_g_fault;
+                lane_fault_now_14 = lanes_14_g_fault;
             end
         end
-        pass_14 = mask_14 & (lane_fault_14 == f_none);
-        first_req_14 = lane_fault_14 != f_none;
+        lane_fault_14 = lane_fault_now_14;
+        lane_mask_14 = mask_14;
         lanes_15_g_ptr = ptr_15;
         lanes_15_g_width = width;
         lanes_15_g_loc_comb = loc;
@@ -11806,20 +11988,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_15_s_width = width;
         lanes_15_s_base = sbase;
         lanes_15_s_size = ssize;
-        lane_fault_15 = f_none;
+        lane_fault_now_15 = f_none;
         if (mask_15) begin
             if (shared) begin
-                lane_fault_15 = lanes_15_s_fault;
+                lane_fault_now_15 = lanes_15_s_fault;
             end
             else if (lanes_15_g_need_meta & ~meta_valid) begin
-                lane_fault_15 = meta_fault;
+                lane_fault_now_15 = meta_fault;
             end
             else begin
-                lane_fault_15 = lanes_15_g_fault;
+                lane_fault_now_15 = lanes_15_g_fault;
             end
         end
-        pass_15 = mask_15 & (lane_fault_15 == f_none);
-        first_req_15 = lane_fault_15 != f_none;
+        lane_fault_15 = lane_fault_now_15;
+        lane_mask_15 = mask_15;
         lanes_16_g_ptr = ptr_16;
         lanes_16_g_width = width;
         lanes_16_g_loc_comb = loc;
@@ -11834,20 +12016,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_16_s_width = width;
         lanes_16_s_base = sbase;
         lanes_16_s_size = ssize;
-        lane_fault_16 = f_none;
+        lane_fault_now_16 = f_none;
         if (mask_16) begin
             if (shared) begin
-                lane_fault_16 = lanes_16_s_fault;
+                lane_fault_now_16 = lanes_16_s_fault;
             end
             else if (lanes_16_g_need_meta & ~meta_valid) begin
-                lane_fault_16 = meta_fault;
+                lane_fault_now_16 = meta_fault;
             end
             else begin
-                lane_fault_16 = lanes_16_g_fault;
+                lane_fault_now_16 = lanes_16_g_fault;
             end
         end
-        pass_16 = mask_16 & (lane_fault_16 == f_none);
-        first_req_16 = lane_fault_16 != f_none;
+        lane_fault_16 = lane_fault_now_16;
+        lane_mask_16 = mask_16;
         lanes_17_g_ptr = ptr_17;
         lanes_17_g_width = width;
         lanes_17_g_loc_comb = loc;
@@ -11862,20 +12044,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_17_s_width = width;
         lanes_17_s_base = sbase;
         lanes_17_s_size = ssize;
-        lane_fault_17 = f_none;
+        lane_fault_now_17 = f_none;
         if (mask_17) begin
             if (shared) begin
-                lane_fault_17 = lanes_17_s_fault;
+                lane_fault_now_17 = lanes_17_s_fault;
             end
             else if (lanes_17_g_need_meta & ~meta_valid) begin
-                lane_fault_17 = meta_fault;
+                lane_fault_now_17 = meta_fault;
             end
             else begin
-                lane_fault_17 = lanes_17_g_fault;
+                lane_fault_now_17 = lanes_17_g_fault;
             end
         end
-        pass_17 = mask_17 & (lane_fault_17 == f_none);
-        first_req_17 = lane_fault_17 != f_none;
+        lane_fault_17 = lane_fault_now_17;
+        lane_mask_17 = mask_17;
         lanes_18_g_ptr = ptr_18;
         lanes_18_g_width = width;
         lanes_18_g_loc_comb = loc;
@@ -11890,20 +12072,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_18_s_width = width;
         lanes_18_s_base = sbase;
         lanes_18_s_size = ssize;
-        lane_fault_18 = f_none;
+        lane_fault_now_18 = f_none;
         if (mask_18) begin
             if (shared) begin
-                lane_fault_18 = lanes_18_s_fault;
+                lane_fault_now_18 = lanes_18_s_fault;
             end
             else if (lanes_18_g_need_meta & ~meta_valid) begin
-                lane_fault_18 = meta_fault;
+                lane_fault_now_18 = meta_fault;
             end
             else begin
-                lane_fault_18 = lanes_18_g_fault;
+                lane_fault_now_18 = lanes_18_g_fault;
             end
         end
-        pass_18 = mask_18 & (lane_fault_18 == f_none);
-        first_req_18 = lane_fault_18 != f_none;
+        lane_fault_18 = lane_fault_now_18;
+        lane_mask_18 = mask_18;
         lanes_19_g_ptr = ptr_19;
         lanes_19_g_width = width;
         lanes_19_g_loc_comb = loc;
@@ -11918,20 +12100,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_19_s_width = width;
         lanes_19_s_base = sbase;
         lanes_19_s_size = ssize;
-        lane_fault_19 = f_none;
+        lane_fault_now_19 = f_none;
         if (mask_19) begin
             if (shared) begin
-                lane_fault_19 = lanes_19_s_fault;
+                lane_fault_now_19 = lanes_19_s_fault;
             end
             else if (lanes_19_g_need_meta & ~meta_valid) begin
-                lane_fault_19 = meta_fault;
+                lane_fault_now_19 = meta_fault;
             end
             else begin
-                lane_fault_19 = lanes_19_g_fault;
+                lane_fault_now_19 = lanes_19_g_fault;
             end
         end
-        pass_19 = mask_19 & (lane_fault_19 == f_none);
-        first_req_19 = lane_fault_19 != f_none;
+        lane_fault_19 = lane_fault_now_19;
+        lane_mask_19 = mask_19;
         lanes_20_g_ptr = ptr_20;
         lanes_20_g_width = width;
         lanes_20_g_loc_comb = loc;
@@ -11946,20 +12128,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_20_s_width = width;
         lanes_20_s_base = sbase;
         lanes_20_s_size = ssize;
-        lane_fault_20 = f_none;
+        lane_fault_now_20 = f_none;
         if (mask_20) begin
             if (shared) begin
-                lane_fault_20 = lanes_20_s_fault;
+                lane_fault_now_20 = lanes_20_s_fault;
             end
             else if (lanes_20_g_need_meta & ~meta_valid) begin
-                lane_fault_20 = meta_fault;
+                lane_fault_now_20 = meta_fault;
             end
             else begin
-                lane_fault_20 = lanes_20_g_fault;
+                lane_fault_now_20 = lanes_20_g_fault;
             end
         end
-        pass_20 = mask_20 & (lane_fault_20 == f_none);
-        first_req_20 = lane_fault_20 != f_none;
+        lane_fault_20 = lane_fault_now_20;
+        lane_mask_20 = mask_20;
         lanes_21_g_ptr = ptr_21;
         lanes_21_g_width = width;
         lanes_21_g_loc_comb = loc;
@@ -11974,20 +12156,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_21_s_width = width;
         lanes_21_s_base = sbase;
         lanes_21_s_size = ssize;
-        lane_fault_21 = f_none;
+        lane_fault_now_21 = f_none;
         if (mask_21) begin
             if (shared) begin
-                lane_fault_21 = lanes_21_s_fault;
+                lane_fault_now_21 = lanes_21_s_fault;
             end
             else if (lanes_21_g_need_meta & ~meta_valid) begin
-                lane_fault_21 = meta_fault;
+                lane_fault_now_21 = meta_fault;
             end
             else begin
-                lane_fault_21 = lanes_21_g_fault;
+                lane_fault_now_21 = lanes_21_g_fault;
             end
         end
-        pass_21 = mask_21 & (lane_fault_21 == f_none);
-        first_req_21 = lane_fault_21 != f_none;
+        lane_fault_21 = lane_fault_now_21;
+        lane_mask_21 = mask_21;
         lanes_22_g_ptr = ptr_22;
         lanes_22_g_width = width;
         lanes_22_g_loc_comb = loc;
@@ -12002,20 +12184,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_22_s_width = width;
         lanes_22_s_base = sbase;
         lanes_22_s_size = ssize;
-        lane_fault_22 = f_none;
+        lane_fault_now_22 = f_none;
         if (mask_22) begin
             if (shared) begin
-                lane_fault_22 = lanes_22_s_fault;
+                lane_fault_now_22 = lanes_22_s_fault;
             end
             else if (lanes_22_g_need_meta & ~meta_valid) begin
-                lane_fault_22 = meta_fault;
+                lane_fault_now_22 = meta_fault;
             end
             else begin
-                lane_fault_22 = lanes_22_g_fault;
+                lane_fault_now_22 = lanes_22_g_fault;
             end
         end
-        pass_22 = mask_22 & (lane_fault_22 == f_none);
-        first_req_22 = lane_fault_22 != f_none;
+        lane_fault_22 = lane_fault_now_22;
+        lane_mask_22 = mask_22;
         lanes_23_g_ptr = ptr_23;
         lanes_23_g_width = width;
         lanes_23_g_loc_comb = loc;
@@ -12030,20 +12212,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_23_s_width = width;
         lanes_23_s_base = sbase;
         lanes_23_s_size = ssize;
-        lane_fault_23 = f_none;
+        lane_fault_now_23 = f_none;
         if (mask_23) begin
             if (shared) begin
-                lane_fault_23 = lanes_23_s_fault;
+                lane_fault_now_23 = lanes_23_s_fault;
             end
             else if (lanes_23_g_need_meta & ~meta_valid) begin
-                lane_fault_23 = meta_fault;
+                lane_fault_now_23 = meta_fault;
             end
             else begin
-                lane_fault_23 = lanes_23_g_fault;
+                lane_fault_now_23 = lanes_23_g_fault;
             end
         end
-        pass_23 = mask_23 & (lane_fault_23 == f_none);
-        first_req_23 = lane_fault_23 != f_none;
+        lane_fault_23 = lane_fault_now_23;
+        lane_mask_23 = mask_23;
         lanes_24_g_ptr = ptr_24;
         lanes_24_g_width = width;
         lanes_24_g_loc_comb = loc;
@@ -12058,20 +12240,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_24_s_width = width;
         lanes_24_s_base = sbase;
         lanes_24_s_size = ssize;
-        lane_fault_24 = f_none;
+        lane_fault_now_24 = f_none;
         if (mask_24) begin
             if (shared) begin
-                lane_fault_24 = lanes_24_s_fault;
+                lane_fault_now_24 = lanes_24_s_fault;
             end
             else if (lanes_24_g_need_meta & ~meta_valid) begin
-                lane_fault_24 = meta_fault;
+                lane_fault_now_24 = meta_fault;
             end
             else begin
-                lane_fault_24 = lanes_24_g_fault;
+                lane_fault_now_24 = lanes_24_g_fault;
             end
         end
-        pass_24 = mask_24 & (lane_fault_24 == f_none);
-        first_req_24 = lane_fault_24 != f_none;
+        lane_fault_24 = lane_fault_now_24;
+        lane_mask_24 = mask_24;
         lanes_25_g_ptr = ptr_25;
         lanes_25_g_width = width;
         lanes_25_g_loc_comb = loc;
@@ -12086,20 +12268,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_25_s_width = width;
         lanes_25_s_base = sbase;
         lanes_25_s_size = ssize;
-        lane_fault_25 = f_none;
+        lane_fault_now_25 = f_none;
         if (mask_25) begin
             if (shared) begin
-                lane_fault_25 = lanes_25_s_fault;
+                lane_fault_now_25 = lanes_25_s_fault;
             end
             else if (lanes_25_g_need_meta & ~meta_valid) begin
-                lane_fault_25 = meta_fault;
+                lane_fault_now_25 = meta_fault;
             end
             else begin
-                lane_fault_25 = lanes_25_g_fault;
+                lane_fault_now_25 = lanes_25_g_fault;
             end
         end
-        pass_25 = mask_25 & (lane_fault_25 == f_none);
-        first_req_25 = lane_fault_25 != f_none;
+        lane_fault_25 = lane_fault_now_25;
+        lane_mask_25 = mask_25;
         lanes_26_g_ptr = ptr_26;
         lanes_26_g_width = width;
         lanes_26_g_loc_comb = loc;
@@ -12114,20 +12296,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_26_s_width = width;
         lanes_26_s_base = sbase;
         lanes_26_s_size = ssize;
-        lane_fault_26 = f_none;
+        lane_fault_now_26 = f_none;
         if (mask_26) begin
             if (shared) begin
-                lane_fault_26 = lanes_26_s_fault;
+                lane_fault_now_26 = lanes_26_s_fault;
             end
             else if (lanes_26_g_need_meta & ~meta_valid) begin
-                lane_fault_26 = meta_fault;
+                lane_fault_now_26 = meta_fault;
             end
             else begin
-                lane_fault_26 = lanes_26_g_fault;
+                lane_fault_now_26 = lanes_26_g_fault;
             end
         end
-        pass_26 = mask_26 & (lane_fault_26 == f_none);
-        first_req_26 = lane_fault_26 != f_none;
+        lane_fault_26 = lane_fault_now_26;
+        lane_mask_26 = mask_26;
         lanes_27_g_ptr = ptr_27;
         lanes_27_g_width = width;
         lanes_27_g_loc_comb = loc;
@@ -12142,20 +12324,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_27_s_width = width;
         lanes_27_s_base = sbase;
         lanes_27_s_size = ssize;
-        lane_fault_27 = f_none;
+        lane_fault_now_27 = f_none;
         if (mask_27) begin
             if (shared) begin
-                lane_fault_27 = lanes_27_s_fault;
+                lane_fault_now_27 = lanes_27_s_fault;
             end
             else if (lanes_27_g_need_meta & ~meta_valid) begin
-                lane_fault_27 = meta_fault;
+                lane_fault_now_27 = meta_fault;
             end
             else begin
-                lane_fault_27 = lanes_27_g_fault;
+                lane_fault_now_27 = lanes_27_g_fault;
             end
         end
-        pass_27 = mask_27 & (lane_fault_27 == f_none);
-        first_req_27 = lane_fault_27 != f_none;
+        lane_fault_27 = lane_fault_now_27;
+        lane_mask_27 = mask_27;
         lanes_28_g_ptr = ptr_28;
         lanes_28_g_width = width;
         lanes_28_g_loc_comb = loc;
@@ -12170,20 +12352,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_28_s_width = width;
         lanes_28_s_base = sbase;
         lanes_28_s_size = ssize;
-        lane_fault_28 = f_none;
+        lane_fault_now_28 = f_none;
         if (mask_28) begin
             if (shared) begin
-                lane_fault_28 = lanes_28_s_fault;
+                lane_fault_now_28 = lanes_28_s_fault;
             end
             else if (lanes_28_g_need_meta & ~meta_valid) begin
-                lane_fault_28 = meta_fault;
+                lane_fault_now_28 = meta_fault;
             end
             else begin
-                lane_fault_28 = lanes_28_g_fault;
+                lane_fault_now_28 = lanes_28_g_fault;
             end
         end
-        pass_28 = mask_28 & (lane_fault_28 == f_none);
-        first_req_28 = lane_fault_28 != f_none;
+        lane_fault_28 = lane_fault_now_28;
+        lane_mask_28 = mask_28;
         lanes_29_g_ptr = ptr_29;
         lanes_29_g_width = width;
         lanes_29_g_loc_comb = loc;
@@ -12198,20 +12380,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_29_s_width = width;
         lanes_29_s_base = sbase;
         lanes_29_s_size = ssize;
-        lane_fault_29 = f_none;
+        lane_fault_now_29 = f_none;
         if (mask_29) begin
             if (shared) begin
-                lane_fault_29 = lanes_29_s_fault;
+                lane_fault_now_29 = lanes_29_s_fault;
             end
             else if (lanes_29_g_need_meta & ~meta_valid) begin
-                lane_fault_29 = meta_fault;
+                lane_fault_now_29 = meta_fault;
             end
             else begin
-                lane_fault_29 = lanes_29_g_fault;
+                lane_fault_now_29 = lanes_29_g_fault;
             end
         end
-        pass_29 = mask_29 & (lane_fault_29 == f_none);
-        first_req_29 = lane_fault_29 != f_none;
+        lane_fault_29 = lane_fault_now_29;
+        lane_mask_29 = mask_29;
         lanes_30_g_ptr = ptr_30;
         lanes_30_g_width = width;
         lanes_30_g_loc_comb = loc;
@@ -12226,20 +12408,20 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_30_s_width = width;
         lanes_30_s_base = sbase;
         lanes_30_s_size = ssize;
-        lane_fault_30 = f_none;
+        lane_fault_now_30 = f_none;
         if (mask_30) begin
             if (shared) begin
-                lane_fault_30 = lanes_30_s_fault;
+                lane_fault_now_30 = lanes_30_s_fault;
             end
             else if (lanes_30_g_need_meta & ~meta_valid) begin
-                lane_fault_30 = meta_fault;
+                lane_fault_now_30 = meta_fault;
             end
             else begin
-                lane_fault_30 = lanes_30_g_fault;
+                lane_fault_now_30 = lanes_30_g_fault;
             end
         end
-        pass_30 = mask_30 & (lane_fault_30 == f_none);
-        first_req_30 = lane_fault_30 != f_none;
+        lane_fault_30 = lane_fault_now_30;
+        lane_mask_30 = mask_30;
         lanes_31_g_ptr = ptr_31;
         lanes_31_g_width = width;
         lanes_31_g_loc_comb = loc;
@@ -12254,19 +12436,83 @@ module mlu8_bst_k4_l32_checks(shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,m
         lanes_31_s_width = width;
         lanes_31_s_base = sbase;
         lanes_31_s_size = ssize;
-        lane_fault_31 = f_none;
+        lane_fault_now_31 = f_none;
         if (mask_31) begin
             if (shared) begin
-                lane_fault_31 = lanes_31_s_fault;
+                lane_fault_now_31 = lanes_31_s_fault;
             end
             else if (lanes_31_g_need_meta & ~meta_valid) begin
-                lane_fault_31 = meta_fault;
+                lane_fault_now_31 = meta_fault;
             end
             else begin
-                lane_fault_31 = lanes_31_g_fault;
+                lane_fault_now_31 = lanes_31_g_fault;
             end
         end
-        pass_31 = mask_31 & (lane_fault_31 == f_none);
+        lane_fault_31 = lane_fault_now_31;
+        lane_mask_31 = mask_31;
+        pass_0 = lane_mask_0 & (lane_fault_0 == f_none);
+        first_req_0 = lane_fault_0 != f_none;
+        pass_1 = lane_mask_1 & (lane_fault_1 == f_none);
+        first_req_1 = lane_fault_1 != f_none;
+        pass_2 = lane_mask_2 & (lane_fault_2 == f_none);
+        first_req_2 = lane_fault_2 != f_none;
+        pass_3 = lane_mask_3 & (lane_fault_3 == f_none);
+        first_req_3 = lane_fault_3 != f_none;
+        pass_4 = lane_mask_4 & (lane_fault_4 == f_none);
+        first_req_4 = lane_fault_4 != f_none;
+        pass_5 = lane_mask_5 & (lane_fault_5 == f_none);
+        first_req_5 = lane_fault_5 != f_none;
+        pass_6 = lane_mask_6 & (lane_fault_6 == f_none);
+        first_req_6 = lane_fault_6 != f_none;
+        pass_7 = lane_mask_7 & (lane_fault_7 == f_none);
+        first_req_7 = lane_fault_7 != f_none;
+        pass_8 = lane_mask_8 & (lane_fault_8 == f_none);
+        first_req_8 = lane_fault_8 != f_none;
+        pass_9 = lane_mask_9 & (lane_fault_9 == f_none);
+        first_req_9 = lane_fault_9 != f_none;
+        pass_10 = lane_mask_10 & (lane_fault_10 == f_none);
+        first_req_10 = lane_fault_10 != f_none;
+        pass_11 = lane_mask_11 & (lane_fault_11 == f_none);
+        first_req_11 = lane_fault_11 != f_none;
+        pass_12 = lane_mask_12 & (lane_fault_12 == f_none);
+        first_req_12 = lane_fault_12 != f_none;
+        pass_13 = lane_mask_13 & (lane_fault_13 == f_none);
+        first_req_13 = lane_fault_13 != f_none;
+        pass_14 = lane_mask_14 & (lane_fault_14 == f_none);
+        first_req_14 = lane_fault_14 != f_none;
+        pass_15 = lane_mask_15 & (lane_fault_15 == f_none);
+        first_req_15 = lane_fault_15 != f_none;
+        pass_16 = lane_mask_16 & (lane_fault_16 == f_none);
+        first_req_16 = lane_fault_16 != f_none;
+        pass_17 = lane_mask_17 & (lane_fault_17 == f_none);
+        first_req_17 = lane_fault_17 != f_none;
+        pass_18 = lane_mask_18 & (lane_fault_18 == f_none);
+        first_req_18 = lane_fault_18 != f_none;
+        pass_19 = lane_mask_19 & (lane_fault_19 == f_none);
+        first_req_19 = lane_fault_19 != f_none;
+        pass_20 = lane_mask_20 & (lane_fault_20 == f_none);
+        first_req_20 = lane_fault_20 != f_none;
+        pass_21 = lane_mask_21 & (lane_fault_21 == f_none);
+        first_req_21 = lane_fault_21 != f_none;
+        pass_22 = lane_mask_22 & (lane_fault_22 == f_none);
+        first_req_22 = lane_fault_22 != f_none;
+        pass_23 = lane_mask_23 & (lane_fault_23 == f_none);
+        first_req_23 = lane_fault_23 != f_none;
+        pass_24 = lane_mask_24 & (lane_fault_24 == f_none);
+        first_req_24 = lane_fault_24 != f_none;
+        pass_25 = lane_mask_25 & (lane_fault_25 == f_none);
+        first_req_25 = lane_fault_25 != f_none;
+        pass_26 = lane_mask_26 & (lane_fault_26 == f_none);
+        first_req_26 = lane_fault_26 != f_none;
+        pass_27 = lane_mask_27 & (lane_fault_27 == f_none);
+        first_req_27 = lane_fault_27 != f_none;
+        pass_28 = lane_mask_28 & (lane_fault_28 == f_none);
+        first_req_28 = lane_fault_28 != f_none;
+        pass_29 = lane_mask_29 & (lane_fault_29 == f_none);
+        first_req_29 = lane_fault_29 != f_none;
+        pass_30 = lane_mask_30 & (lane_fault_30 == f_none);
+        first_req_30 = lane_fault_30 != f_none;
+        pass_31 = lane_mask_31 & (lane_fault_31 == f_none);
         first_req_31 = lane_fault_31 != f_none;
         any_fault = first_any;
         lane = first_index;
@@ -13439,14 +13685,47 @@ module mlu8_bst_k4_l32_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_0_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_0_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -13653,8 +13932,10 @@ module mlu8_bst_k4_l32_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -13673,14 +13954,17 @@ module mlu8_bst_k4_l32_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -13691,6 +13975,92 @@ module mlu8_bst_k4_l32_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_0
+
+// mlu8_bst_k4_l32_checks_lanes_0_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_0_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_0_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_0_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_1: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -13824,14 +14194,47 @@ module mlu8_bst_k4_l32_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_1_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_1_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14038,8 +14441,10 @@ module mlu8_bst_k4_l32_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14058,14 +14463,17 @@ module mlu8_bst_k4_l32_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14076,6 +14484,92 @@ module mlu8_bst_k4_l32_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_1
+
+// mlu8_bst_k4_l32_checks_lanes_1_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_1_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_1_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_1_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_10: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -14209,14 +14703,47 @@ module mlu8_bst_k4_l32_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_10_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_10_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14423,8 +14950,10 @@ module mlu8_bst_k4_l32_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14443,14 +14972,17 @@ module mlu8_bst_k4_l32_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14461,6 +14993,92 @@ module mlu8_bst_k4_l32_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_10
+
+// mlu8_bst_k4_l32_checks_lanes_10_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_10_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_10_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_10_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_11: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -14594,14 +15212,47 @@ module mlu8_bst_k4_l32_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_11_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_11_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -14808,8 +15459,10 @@ module mlu8_bst_k4_l32_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -14828,14 +15481,17 @@ module mlu8_bst_k4_l32_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -14846,6 +15502,92 @@ module mlu8_bst_k4_l32_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_11
+
+// mlu8_bst_k4_l32_checks_lanes_11_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_11_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_11_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_11_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_12: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -14979,14 +15721,47 @@ module mlu8_bst_k4_l32_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_12_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_12_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15193,8 +15968,10 @@ module mlu8_bst_k4_l32_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -15213,14 +15990,17 @@ module mlu8_bst_k4_l32_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -15231,6 +16011,92 @@ module mlu8_bst_k4_l32_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_12
+
+// mlu8_bst_k4_l32_checks_lanes_12_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_12_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_12_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_12_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_13: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -15364,14 +16230,47 @@ module mlu8_bst_k4_l32_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_13_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_13_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15578,8 +16477,10 @@ module mlu8_bst_k4_l32_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -15598,14 +16499,17 @@ module mlu8_bst_k4_l32_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -15616,6 +16520,92 @@ module mlu8_bst_k4_l32_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_13
+
+// mlu8_bst_k4_l32_checks_lanes_13_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_13_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_13_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_13_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_14: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -15749,14 +16739,47 @@ module mlu8_bst_k4_l32_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_14_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_14_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -15963,8 +16986,10 @@ module mlu8_bst_k4_l32_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -15983,14 +17008,17 @@ module mlu8_bst_k4_l32_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16001,6 +17029,92 @@ module mlu8_bst_k4_l32_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_14
+
+// mlu8_bst_k4_l32_checks_lanes_14_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_14_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_14_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_14_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_15: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16134,14 +17248,47 @@ module mlu8_bst_k4_l32_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_15_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_15_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -16348,8 +17495,10 @@ module mlu8_bst_k4_l32_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -16368,14 +17517,17 @@ module mlu8_bst_k4_l32_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16386,6 +17538,92 @@ module mlu8_bst_k4_l32_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_15
+
+// mlu8_bst_k4_l32_checks_lanes_15_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_15_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_15_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_15_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_16: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16519,14 +17757,47 @@ module mlu8_bst_k4_l32_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_16_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_16_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -16733,8 +18004,10 @@ module mlu8_bst_k4_l32_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -16753,14 +18026,17 @@ module mlu8_bst_k4_l32_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -16771,6 +18047,92 @@ module mlu8_bst_k4_l32_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_16
+
+// mlu8_bst_k4_l32_checks_lanes_16_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_16_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_16_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_16_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_17: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -16904,14 +18266,47 @@ module mlu8_bst_k4_l32_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_17_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_17_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17118,8 +18513,10 @@ module mlu8_bst_k4_l32_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17138,14 +18535,17 @@ module mlu8_bst_k4_l32_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17156,6 +18556,92 @@ module mlu8_bst_k4_l32_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_17
+
+// mlu8_bst_k4_l32_checks_lanes_17_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_17_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_17_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_17_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_18: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -17289,14 +18775,47 @@ module mlu8_bst_k4_l32_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_18_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_18_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17503,8 +19022,10 @@ module mlu8_bst_k4_l32_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17523,14 +19044,17 @@ module mlu8_bst_k4_l32_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17541,6 +19065,92 @@ module mlu8_bst_k4_l32_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_18
+
+// mlu8_bst_k4_l32_checks_lanes_18_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_18_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_18_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_18_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_19: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -17674,14 +19284,47 @@ module mlu8_bst_k4_l32_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_19_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_19_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17888,8 +19531,10 @@ module mlu8_bst_k4_l32_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -17908,14 +19553,17 @@ module mlu8_bst_k4_l32_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -17926,6 +19574,92 @@ module mlu8_bst_k4_l32_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_19
+
+// mlu8_bst_k4_l32_checks_lanes_19_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_19_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_19_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_19_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_2: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18059,14 +19793,47 @@ module mlu8_bst_k4_l32_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_2_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_2_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18273,8 +20040,10 @@ module mlu8_bst_k4_l32_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -18293,14 +20062,17 @@ module mlu8_bst_k4_l32_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -18311,6 +20083,92 @@ module mlu8_bst_k4_l32_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_2
+
+// mlu8_bst_k4_l32_checks_lanes_2_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_2_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_2_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_2_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_20: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18444,14 +20302,47 @@ module mlu8_bst_k4_l32_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_20_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_20_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18658,8 +20549,10 @@ module mlu8_bst_k4_l32_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -18678,14 +20571,17 @@ module mlu8_bst_k4_l32_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -18696,6 +20592,92 @@ module mlu8_bst_k4_l32_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_20
+
+// mlu8_bst_k4_l32_checks_lanes_20_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_20_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_20_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_20_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_21: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -18829,14 +20811,47 @@ module mlu8_bst_k4_l32_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_21_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_21_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19043,8 +21058,10 @@ module mlu8_bst_k4_l32_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19063,14 +21080,17 @@ module mlu8_bst_k4_l32_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19081,6 +21101,92 @@ module mlu8_bst_k4_l32_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_21
+
+// mlu8_bst_k4_l32_checks_lanes_21_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_21_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_21_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_21_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_22: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -19214,14 +21320,47 @@ module mlu8_bst_k4_l32_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_22_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_22_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19428,8 +21567,10 @@ module mlu8_bst_k4_l32_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19448,14 +21589,17 @@ module mlu8_bst_k4_l32_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19466,6 +21610,92 @@ module mlu8_bst_k4_l32_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_22
+
+// mlu8_bst_k4_l32_checks_lanes_22_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_22_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_22_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_22_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_23: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -19599,14 +21829,47 @@ module mlu8_bst_k4_l32_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_23_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_23_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19813,8 +22076,10 @@ module mlu8_bst_k4_l32_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -19833,14 +22098,17 @@ module mlu8_bst_k4_l32_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19851,6 +22119,92 @@ module mlu8_bst_k4_l32_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_23
+
+// mlu8_bst_k4_l32_checks_lanes_23_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_23_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_23_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_23_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_24: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -19984,14 +22338,47 @@ module mlu8_bst_k4_l32_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_24_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_24_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20198,8 +22585,10 @@ module mlu8_bst_k4_l32_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -20218,14 +22607,17 @@ module mlu8_bst_k4_l32_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20236,6 +22628,92 @@ module mlu8_bst_k4_l32_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_24
+
+// mlu8_bst_k4_l32_checks_lanes_24_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_24_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_24_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_24_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_25: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -20369,14 +22847,47 @@ module mlu8_bst_k4_l32_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_25_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_25_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20583,8 +23094,10 @@ module mlu8_bst_k4_l32_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -20603,14 +23116,17 @@ module mlu8_bst_k4_l32_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20621,6 +23137,92 @@ module mlu8_bst_k4_l32_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_25
+
+// mlu8_bst_k4_l32_checks_lanes_25_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_25_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_25_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_25_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_26: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -20754,14 +23356,47 @@ module mlu8_bst_k4_l32_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_26_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_26_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20968,8 +23603,10 @@ module mlu8_bst_k4_l32_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -20988,14 +23625,17 @@ module mlu8_bst_k4_l32_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21006,6 +23646,92 @@ module mlu8_bst_k4_l32_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_26
+
+// mlu8_bst_k4_l32_checks_lanes_26_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_26_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_26_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_26_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_27: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21139,14 +23865,47 @@ module mlu8_bst_k4_l32_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_27_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_27_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21353,8 +24112,10 @@ module mlu8_bst_k4_l32_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -21373,14 +24134,17 @@ module mlu8_bst_k4_l32_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21391,6 +24155,92 @@ module mlu8_bst_k4_l32_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_27
+
+// mlu8_bst_k4_l32_checks_lanes_27_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_27_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_27_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_27_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_28: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21524,14 +24374,47 @@ module mlu8_bst_k4_l32_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_28_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_28_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21738,8 +24621,10 @@ module mlu8_bst_k4_l32_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -21758,14 +24643,17 @@ module mlu8_bst_k4_l32_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21776,6 +24664,92 @@ module mlu8_bst_k4_l32_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_28
+
+// mlu8_bst_k4_l32_checks_lanes_28_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_28_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_28_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_28_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_29: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -21909,14 +24883,47 @@ module mlu8_bst_k4_l32_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_29_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_29_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22123,8 +25130,10 @@ module mlu8_bst_k4_l32_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22143,14 +25152,17 @@ module mlu8_bst_k4_l32_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22161,6 +25173,92 @@ module mlu8_bst_k4_l32_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_29
+
+// mlu8_bst_k4_l32_checks_lanes_29_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_29_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_29_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_29_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_3: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -22294,14 +25392,47 @@ module mlu8_bst_k4_l32_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_3_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_3_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22508,8 +25639,10 @@ module mlu8_bst_k4_l32_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22528,14 +25661,17 @@ module mlu8_bst_k4_l32_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22546,6 +25682,92 @@ module mlu8_bst_k4_l32_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_3
+
+// mlu8_bst_k4_l32_checks_lanes_3_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_3_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_3_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_3_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_30: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -22679,14 +25901,47 @@ module mlu8_bst_k4_l32_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_30_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_30_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22893,8 +26148,10 @@ module mlu8_bst_k4_l32_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -22913,14 +26170,17 @@ module mlu8_bst_k4_l32_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22931,6 +26191,92 @@ module mlu8_bst_k4_l32_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_30
+
+// mlu8_bst_k4_l32_checks_lanes_30_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_30_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_30_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_30_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_31: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23064,14 +26410,47 @@ module mlu8_bst_k4_l32_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_31_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_31_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23278,8 +26657,10 @@ module mlu8_bst_k4_l32_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -23298,14 +26679,17 @@ module mlu8_bst_k4_l32_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -23316,6 +26700,92 @@ module mlu8_bst_k4_l32_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_b
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_31
+
+// mlu8_bst_k4_l32_checks_lanes_31_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_31_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_31_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_31_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_4: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23449,14 +26919,47 @@ module mlu8_bst_k4_l32_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_4_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_4_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23663,8 +27166,10 @@ module mlu8_bst_k4_l32_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -23683,14 +27188,17 @@ module mlu8_bst_k4_l32_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -23701,6 +27209,92 @@ module mlu8_bst_k4_l32_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_4
+
+// mlu8_bst_k4_l32_checks_lanes_4_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_4_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_4_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_4_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_5: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -23834,14 +27428,47 @@ module mlu8_bst_k4_l32_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_5_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_5_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24048,8 +27675,10 @@ module mlu8_bst_k4_l32_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24068,14 +27697,17 @@ module mlu8_bst_k4_l32_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24086,6 +27718,92 @@ module mlu8_bst_k4_l32_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_5
+
+// mlu8_bst_k4_l32_checks_lanes_5_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_5_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_5_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_5_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_6: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -24219,14 +27937,47 @@ module mlu8_bst_k4_l32_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_6_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_6_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24433,8 +28184,10 @@ module mlu8_bst_k4_l32_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24453,14 +28206,17 @@ module mlu8_bst_k4_l32_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24471,6 +28227,92 @@ module mlu8_bst_k4_l32_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_6
+
+// mlu8_bst_k4_l32_checks_lanes_6_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_6_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_6_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_6_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_7: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -24604,14 +28446,47 @@ module mlu8_bst_k4_l32_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_7_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_7_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24818,8 +28693,10 @@ module mlu8_bst_k4_l32_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -24838,14 +28715,17 @@ module mlu8_bst_k4_l32_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24856,6 +28736,92 @@ module mlu8_bst_k4_l32_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_7
+
+// mlu8_bst_k4_l32_checks_lanes_7_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_7_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_7_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_7_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_8: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -24989,14 +28955,47 @@ module mlu8_bst_k4_l32_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_8_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_8_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25203,8 +29202,10 @@ module mlu8_bst_k4_l32_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -25223,14 +29224,17 @@ module mlu8_bst_k4_l32_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25241,6 +29245,92 @@ module mlu8_bst_k4_l32_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_8
+
+// mlu8_bst_k4_l32_checks_lanes_8_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_8_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_8_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_8_s_bounds
 
 // mlu8_bst_k4_l32_checks_lanes_9: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -25374,14 +29464,47 @@ module mlu8_bst_k4_l32_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_bst_k4_l32_checks_lanes_9_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_bst_k4_l32_checks_lanes_9_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25588,8 +29711,10 @@ module mlu8_bst_k4_l32_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -25608,14 +29733,17 @@ module mlu8_bst_k4_l32_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25626,6 +29754,92 @@ module mlu8_bst_k4_l32_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_ba
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_bst_k4_l32_checks_lanes_9
+
+// mlu8_bst_k4_l32_checks_lanes_9_g_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_9_g_bounds
+
+// mlu8_bst_k4_l32_checks_lanes_9_s_bounds: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_checks_lanes_9_s_bounds
 
 // mlu8_bst_k4_l32_mlb: hw::mlb::Mlb
 module mlu8_bst_k4_l32_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
@@ -25863,7 +30077,6 @@ module mlu8_bst_k4_l32_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_val
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
-    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
@@ -25875,7 +30088,6 @@ module mlu8_bst_k4_l32_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_val
     reg  out_rs_onehot_5;
     reg  out_rs_onehot_6;
     reg  out_rs_onehot_7;
-    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
@@ -26639,11 +30851,9 @@ module mlu8_bst_k4_l32_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_val
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
-        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -26860,19 +31070,15 @@ module mlu8_bst_k4_l32_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_val
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (out_rs_valid) begin
-            rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
-        end
-        if (out_ls_valid) begin
-            ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
-        end
+        rs_way_r_d_comb = out_rs_way;
+        rs_loc_r_d_comb = rs_or_loc_0;
+        rs_base_r_d_comb = rs_or_base_0;
+        rs_size_r_d_comb = rs_or_size_0;
+        rs_tag_r_d_comb = rs_or_tag_0;
+        ls_way_r_d_comb = out_ls_way;
+        ls_base_r_d_comb = ls_or_base_0;
+        ls_size_r_d_comb = ls_or_size_0;
+        ls_tag_r_d_comb = ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -27861,6 +32067,7 @@ module mlu8_bst_k4_l32_walkers_0(clock,reset,start,start_range,start_a,start_loc
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -27906,15 +32113,29 @@ module mlu8_bst_k4_l32_walkers_0(clock,reset,start,start_range,start_a,start_loc
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu8_bst_k4_l32_walkers_0_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -27986,11 +32207,14 @@ module mlu8_bst_k4_l32_walkers_0(clock,reset,start,start_range,start_a,start_loc
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -28109,6 +32333,49 @@ module mlu8_bst_k4_l32_walkers_0(clock,reset,start,start_range,start_a,start_loc
     end
 endmodule // mlu8_bst_k4_l32_walkers_0
 
+// mlu8_bst_k4_l32_walkers_0_node_cmp: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_walkers_0_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_walkers_0_node_cmp
+
 // mlu8_bst_k4_l32_walkers_1: hw::walker::Walker
 module mlu8_bst_k4_l32_walkers_1(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -28150,6 +32417,7 @@ module mlu8_bst_k4_l32_walkers_1(clock,reset,start,start_range,start_a,start_loc
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -28195,15 +32463,29 @@ module mlu8_bst_k4_l32_walkers_1(clock,reset,start,start_range,start_a,start_loc
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu8_bst_k4_l32_walkers_1_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -28275,11 +32557,14 @@ module mlu8_bst_k4_l32_walkers_1(clock,reset,start,start_range,start_a,start_loc
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -28398,6 +32683,49 @@ module mlu8_bst_k4_l32_walkers_1(clock,reset,start,start_range,start_a,start_loc
     end
 endmodule // mlu8_bst_k4_l32_walkers_1
 
+// mlu8_bst_k4_l32_walkers_1_node_cmp: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_walkers_1_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_walkers_1_node_cmp
+
 // mlu8_bst_k4_l32_walkers_2: hw::walker::Walker
 module mlu8_bst_k4_l32_walkers_2(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -28439,6 +32767,7 @@ module mlu8_bst_k4_l32_walkers_2(clock,reset,start,start_range,start_a,start_loc
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -28484,15 +32813,29 @@ module mlu8_bst_k4_l32_walkers_2(clock,reset,start,start_range,start_a,start_loc
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu8_bst_k4_l32_walkers_2_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -28564,11 +32907,14 @@ module mlu8_bst_k4_l32_walkers_2(clock,reset,start,start_range,start_a,start_loc
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -28687,6 +33033,49 @@ module mlu8_bst_k4_l32_walkers_2(clock,reset,start,start_range,start_a,start_loc
     end
 endmodule // mlu8_bst_k4_l32_walkers_2
 
+// mlu8_bst_k4_l32_walkers_2_node_cmp: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_walkers_2_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_walkers_2_node_cmp
+
 // mlu8_bst_k4_l32_walkers_3: hw::walker::Walker
 module mlu8_bst_k4_l32_walkers_3(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
@@ -28728,6 +33117,7 @@ module mlu8_bst_k4_l32_walkers_3(clock,reset,start,start_range,start_a,start_loc
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
     localparam  zero64 = 64'h0;
+    localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
     localparam  loc_mask = 64'hffffffffffffe0;
     localparam  has_list = 1'b0;
@@ -28773,15 +33163,29 @@ module mlu8_bst_k4_l32_walkers_3(clock,reset,start,start_range,start_a,start_loc
     reg  [63:0] link0_r_q;
     reg  [63:0] link1_r_d;
     reg  [63:0] link1_r_q;
+    reg  [63:0] node_cmp_a;
+    reg  [63:0] node_cmp_base;
+    reg  [63:0] node_cmp_size;
+    reg  [63:0] node_cmp_w;
+    wire  node_cmp_ge;
+    wire  node_cmp_ok;
     
     // Local signals
-    reg  a_ge_base;
     reg  found;
     reg  [63:0] link;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
+    // Sub module instances
+    mlu8_bst_k4_l32_walkers_3_node_cmp node_cmp(
+        .a(node_cmp_a),
+        .base(node_cmp_base),
+        .size(node_cmp_size),
+        .w(node_cmp_w),
+        .ge(node_cmp_ge),
+        .ok(node_cmp_ok)
+    );
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -28853,11 +33257,14 @@ module mlu8_bst_k4_l32_walkers_3(clock,reset,start,start_range,start_a,start_loc
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
         is_bst = has_bst & (~has_list | structure);
-        a_ge_base = a_r_q >= base_r_q;
-        found = ~range_r_q | (a_ge_base & ((a_r_q - base_r_q) < size_r_q));
+        node_cmp_a = a_r_q;
+        node_cmp_base = base_r_q;
+        node_cmp_size = size_r_q;
+        node_cmp_w = one64;
+        found = ~range_r_q | node_cmp_ok;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & a_ge_base) begin
+        if (bst_r_q & node_cmp_ge) begin
             link = link1_r_q;
         end
         steps_inc = steps_r_q + one16;
@@ -28975,3 +33382,46 @@ module mlu8_bst_k4_l32_walkers_3(clock,reset,start,start_range,start_a,start_loc
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu8_bst_k4_l32_walkers_3
+
+// mlu8_bst_k4_l32_walkers_3_node_cmp: hw::in_bounds::InBounds
+module mlu8_bst_k4_l32_walkers_3_node_cmp(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] base;
+    input wire  [63:0] size;
+    input wire  [63:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 64'h1;
+    localparam  top = 64'h8000000000000000;
+    localparam  zero = 64'h0;
+    
+    // Local signals
+    reg  [63:0] s1;
+    reg  [63:0] c1;
+    reg  [63:0] c1s;
+    reg  [63:0] s2;
+    reg  [63:0] c2;
+    reg  [63:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_bst_k4_l32_walkers_3_node_cmp

@@ -1214,14 +1214,47 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     localparam  zero_56 = 56'h0;
     localparam  zero_32 = 32'h0;
     
+    // Stub signals
+    reg  [55:0] g_bounds_a;
+    reg  [55:0] g_bounds_base;
+    reg  [55:0] g_bounds_size;
+    reg  [55:0] g_bounds_w;
+    wire  g_bounds_ge;
+    wire  g_bounds_ok;
+    reg  [31:0] s_bounds_a;
+    reg  [31:0] s_bounds_base;
+    reg  [31:0] s_bounds_size;
+    reg  [31:0] s_bounds_w;
+    wire  s_bounds_ge;
+    wire  s_bounds_ok;
+    
     // Local signals
     reg  [55:0] g_a;
     reg  [7:0] g_tag;
     reg  [55:0] g_w;
-    reg  [55:0] g_d;
-    reg  g_in_bounds;
     reg  [31:0] s_w;
-    reg  [31:0] s_d;
+    
+    // Sub module instances
+    mlu8_list_memcheck_g_bounds g_bounds(
+        .a(g_bounds_a),
+        .base(g_bounds_base),
+        .size(g_bounds_size),
+        .w(g_bounds_w),
+        .ge(g_bounds_ge),
+        .ok(g_bounds_ok)
+    );
+    mlu8_list_memcheck_s_bounds s_bounds(
+        .a(s_bounds_a),
+        .base(s_bounds_base),
+        .size(s_bounds_size),
+        .w(s_bounds_w),
+        .ge(s_bounds_ge),
+        .ok(s_bounds_ok)
+    );
+    
+    // Sub-block outputs this block does not use
+    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -1428,8 +1461,10 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         if (s_width == w5_31) begin
             s_w = w32_31;
         end
-        g_d = g_a - g_meta_base;
-        g_in_bounds = (g_a >= g_meta_base) && (g_d <= g_meta_size) && (g_w <= (g_meta_size - g_d));
+        g_bounds_a = g_a;
+        g_bounds_base = g_meta_base;
+        g_bounds_size = g_meta_size;
+        g_bounds_w = g_w;
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
@@ -1448,14 +1483,17 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
                     else if (g_meta_tag != g_tag) begin
                         g_fault_comb = f_tag;
                     end
-                    else if (~g_in_bounds) begin
+                    else if (~g_bounds_ok) begin
                         g_fault_comb = f_oob;
                     end
                 end
             end
         end
-        s_d = s_addr - s_base;
-        s_ok = (s_addr >= s_base) && (s_d <= s_size) && (s_w <= (s_size - s_d));
+        s_bounds_a = s_addr;
+        s_bounds_base = s_base;
+        s_bounds_size = s_size;
+        s_bounds_w = s_w;
+        s_ok = s_bounds_ok;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -1466,6 +1504,92 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_list_memcheck
+
+// mlu8_list_memcheck_g_bounds: hw::in_bounds::InBounds
+module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [55:0] a;
+    input wire  [55:0] base;
+    input wire  [55:0] size;
+    input wire  [55:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 56'h1;
+    localparam  top = 56'h80000000000000;
+    localparam  zero = 56'h0;
+    
+    // Local signals
+    reg  [55:0] s1;
+    reg  [55:0] c1;
+    reg  [55:0] c1s;
+    reg  [55:0] s2;
+    reg  [55:0] c2;
+    reg  [55:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_list_memcheck_g_bounds
+
+// mlu8_list_memcheck_s_bounds: hw::in_bounds::InBounds
+module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok);
+    
+    // Module arguments
+    input wire  [31:0] a;
+    input wire  [31:0] base;
+    input wire  [31:0] size;
+    input wire  [31:0] w;
+    output reg  ge;
+    output reg  ok;
+    
+    // Constant declarations
+    localparam  one = 32'h1;
+    localparam  top = 32'h80000000;
+    localparam  zero = 32'h0;
+    
+    // Local signals
+    reg  [31:0] s1;
+    reg  [31:0] c1;
+    reg  [31:0] c1s;
+    reg  [31:0] s2;
+    reg  [31:0] c2;
+    reg  [31:0] not_r;
+    reg  carry1;
+    reg  carry2;
+    reg  carry3;
+    
+    // Update code
+    always @(*) begin
+        ge = a >= base;
+        s1 = base ^ size ^ ~a;
+        c1 = (base & size) | (base & ~a) | (size & ~a);
+        c1s = c1 << 64'h1;
+        s2 = s1 ^ c1s ^ ~w;
+        c2 = (s1 & c1s) | (s1 & ~w) | (c1s & ~w);
+        not_r = ~((c2 << 64'h1) | one);
+        carry1 = (c1 & top) != zero;
+        carry2 = (c2 & top) != zero;
+        carry3 = s2 >= not_r;
+        ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
+    end
+endmodule // mlu8_list_memcheck_s_bounds
 
 // mlu8_list_mlb: hw::mlb::Mlb
 module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
@@ -1703,7 +1827,6 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
-    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
@@ -1715,7 +1838,6 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  out_rs_onehot_5;
     reg  out_rs_onehot_6;
     reg  out_rs_onehot_7;
-    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
@@ -2479,11 +2601,9 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
-        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
-        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -2700,19 +2820,15 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        if (out_rs_valid) begin
-            rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
-        end
-        if (out_ls_valid) begin
-            ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
-        end
+        rs_way_r_d_comb = out_rs_way;
+        rs_loc_r_d_comb = rs_or_loc_0;
+        rs_base_r_d_comb = rs_or_base_0;
+        rs_size_r_d_comb = rs_or_size_0;
+        rs_tag_r_d_comb = rs_or_tag_0;
+        ls_way_r_d_comb = out_ls_way;
+        ls_base_r_d_comb = ls_or_base_0;
+        ls_size_r_d_comb = ls_or_size_0;
+        ls_tag_r_d_comb = ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

@@ -207,6 +207,7 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
         "rr" => "hw::plru::RoundRobin",
         "mlb" => "hw::mlb::Mlb",
         "memcheck" => "hw::memcheck::Memcheck",
+        "g_bounds" | "s_bounds" | "node_cmp" => "hw::in_bounds::InBounds",
         "traverser" => "hw::traverser::Traverser",
         "rs_widen" | "loc_out" => "hw::mlu::LocWiden",
         "walkers" => "hw::walker::Walker",
@@ -236,7 +237,17 @@ pub enum TopKind {
     Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
     /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
     /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
-    MluUnit { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16, walkers: usize, lanes: usize, mlb_latency: usize },
+    MluUnit {
+        entries: usize,
+        structures: Structures,
+        replacement: Replacement,
+        mode: Mode,
+        step_limit: u16,
+        walkers: usize,
+        lanes: usize,
+        mlb_latency: usize,
+        check_latency: usize,
+    },
     /// `hw::canary::alloc_unit::AllocUnit` (issue 7) with its default
     /// parameters (always-on checking, slack 0): `canary_alloc`.
     CanaryAlloc,
@@ -266,10 +277,11 @@ impl TopKind {
                 if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") }
             ),
             // mlu8_bst_k4_l32, mlu16_list_k2_l1_p2.
-            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency } => format!(
-                "{}_k{walkers}_l{lanes}{}",
+            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => format!(
+                "{}_k{walkers}_l{lanes}{}{}",
                 TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }.name(),
-                if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") }
+                if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") },
+                if *check_latency == 1 { String::new() } else { format!("_c{check_latency}") }
             ),
         }
     }
@@ -286,7 +298,7 @@ impl TopKind {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096"
             }
             TopKind::MluUnit { .. } => {
-                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2"
+                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages"
             }
         }
     }
@@ -351,8 +363,8 @@ impl TopSpec {
                     n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
                 }
             }
-            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency } => {
-                let b = UnitBuild { structures, replacement, mode, step_limit, walkers, mlb_latency, miss_slots: MISS_SLOTS };
+            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => {
+                let b = UnitBuild { structures, replacement, mode, step_limit, walkers, mlb_latency, check_latency, miss_slots: MISS_SLOTS };
                 let params = BTreeMap::from([
                     ("entries".to_string(), json!(entries)),
                     ("structures".to_string(), json!(structures.name())),
@@ -362,7 +374,7 @@ impl TopSpec {
                     ("walkers".to_string(), json!(walkers)),
                     ("lanes".to_string(), json!(lanes)),
                     ("mlb_latency".to_string(), json!(mlb_latency)),
-                    ("check_latency".to_string(), json!(1)),
+                    ("check_latency".to_string(), json!(check_latency)),
                     ("miss_slots".to_string(), json!(MISS_SLOTS)),
                 ]);
                 if !sim::config::UNIT_WALKERS.contains(&walkers) {
@@ -371,7 +383,10 @@ impl TopSpec {
                 if !sim::config::UNIT_MLB_LATENCIES.contains(&mlb_latency) {
                     bail!("an MLU with MLB search latency {mlb_latency} cannot be built (allowed: 1, 2)");
                 }
-                let iface = crate::interface::mlu_unit(lanes, mlb_latency, walkers);
+                if !sim::config::UNIT_CHECK_LATENCIES.contains(&check_latency) {
+                    bail!("an MLU with {check_latency} lane-check stages cannot be built (allowed: 1, 2)");
+                }
+                let iface = crate::interface::mlu_unit(lanes, mlb_latency, check_latency, walkers);
                 macro_rules! unit {
                     ($n:expr, $iw:expr, $l:expr, $lw:expr) => {{
                         let mut uut = MluUnit::<$n, $iw, $l, $lw>::new(b);
@@ -472,6 +487,7 @@ pub fn committed_tops() -> Vec<TopSpec> {
             walkers: u.walkers,
             lanes: u.lanes,
             mlb_latency,
+            check_latency: u.check_latency,
         }));
     }
     v.push(TopSpec::new(TopKind::CanaryAlloc));
@@ -498,6 +514,7 @@ pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
                 walkers: u.walkers,
                 lanes: u.lanes,
                 mlb_latency: u.mlb_latency,
+                check_latency: u.check_latency,
             }),
         ]);
     }

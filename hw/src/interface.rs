@@ -289,7 +289,7 @@ fn mlu_encodings(mode_use: &str, structure_use: &str) -> Vec<Encoding> {
 
 /// The MLU as an SM unit (hw::mlu_unit): `lanes` 1 or 32, MLB search
 /// latency `mlb_latency`, `walkers` K.
-pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
+pub fn mlu_unit(lanes: usize, mlb_latency: usize, check_latency: usize, walkers: usize) -> Interface {
     let p = [
         ("clock", "clock, rising edge"),
         ("reset", "synchronous reset: pipeline, miss slots, walkers and MLB empty; CSRs at their reset values"),
@@ -331,7 +331,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
         ("csr_data", "CSR write data"),
     ];
     let encodings = mlu_encodings("MODE CSR bit 0", "STRUCTURE CSR bit 0");
-    let hit = (2 + mlb_latency).to_string();
+    let hit = (1 + mlb_latency + check_latency).to_string();
     Interface {
         ports: ports(&p),
         encodings,
@@ -345,7 +345,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, walkers: usize) -> Interface {
             "Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.".into(),
         ],
         latencies: vec![
-            lat("from the cycle a request is taken to its resp_valid cycle (m = MLB search latency)", ""),
+            lat(&format!("from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m = {mlb_latency}, lane-check stages c = {check_latency})"), ""),
             lat("MLB hit, tag-0 pointer, location 0/LOC_NO_META, MEMCHECK.S, INVALIDATE, FLUSH (fixed, one per cycle in any mix)", &hit),
             lat("miss", &format!("{hit} + the walk (or the merged walk's remainder) + re-entry")),
         ],

@@ -7,7 +7,14 @@
 //! exactly as the scalar MLU does; a priority encoder picks the lowest
 //! faulting lane (OR-tree, log2 L deep).
 //!
-//! # Ports (all combinational)
+//! `stages` (1 or 2, [`LaneChecks::new`]): at 2 the lanes' faults and masks
+//! are registered and the lowest faulting lane is picked in the next cycle,
+//! so the outputs answer the inputs of the cycle before (one lane compare
+//! and one reduction per cycle instead of both). At 1 it is combinational
+//! and `clock` is unused.
+//!
+//! # Ports (combinational unless `stages` is 2)
+//! - `clock`: the stage register's clock (stages 2).
 //! - `shared`: MEMCHECK.S (else MEMCHECK.G). `hwonly`: MEMCHECK.G has no
 //!   location operand (HWONLY mode: `loc` is ignored).
 //! - `mask[i]`: lane i is active; `ptr[i]` (64): its pointer (MEMCHECK.S:
@@ -28,6 +35,7 @@ use sim::fault::FaultCode;
 
 #[derive(LogicBlock)]
 pub struct LaneChecks<const L: usize, const LW: usize> {
+    pub clock: Signal<In, Clock>,
     pub shared: Signal<In, Bit>,
     pub hwonly: Signal<In, Bit>,
     pub mask: [Signal<In, Bit>; L],
@@ -47,7 +55,13 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub lane: Signal<Out, Bits<LW>>,
     lanes: Vec<Memcheck>,
     first: PrioEnc<L, LW>,
+    // Each lane's fault this cycle, and the fault and mask the reduction
+    // sees (these, or the stage registers' at stages 2).
+    lane_fault_now: [Signal<Local, Bits<3>>; L],
     lane_fault: [Signal<Local, Bits<3>>; L],
+    lane_mask: [Signal<Local, Bit>; L],
+    st_fault: Vec<DFF<Bits<3>>>,
+    st_mask: Vec<DFF<Bit>>,
     // Result multiplexer OR tree over the one-hot lowest lane (heap order,
     // 2L-1 nodes, leaves L-1..).
     or_fault: Vec<Signal<Local, Bits<3>>>,
@@ -56,9 +70,18 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
 }
 
 impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
+    /// Combinational (one stage).
     fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
+    pub fn new(stages: usize) -> Self {
         assert!(L.is_power_of_two() && L <= 32 && LW == index_width(L), "LaneChecks<{L}, {LW}>: L a power of two <= 32, LW = max(1, clog2(L))");
+        assert!((1..=2).contains(&stages), "LaneChecks: stages {stages} (1 or 2)");
         Self {
+            clock: Default::default(),
             shared: Default::default(),
             hwonly: Default::default(),
             mask: array_init(Default::default),
@@ -78,7 +101,11 @@ impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
             lane: Default::default(),
             lanes: (0..L).map(|_| Memcheck::default()).collect(),
             first: Default::default(),
+            lane_fault_now: array_init(Default::default),
             lane_fault: array_init(Default::default),
+            lane_mask: array_init(Default::default),
+            st_fault: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             or_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             // HWONLY has no location operand: any location other than 0 and
             // NO_META makes a tagged lane need the metadata.
@@ -106,17 +133,30 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lanes[i].s_width.next = self.width.val();
             self.lanes[i].s_base.next = self.sbase.val();
             self.lanes[i].s_size.next = self.ssize.val();
-            self.lane_fault[i].next = self.f_none.val();
+            self.lane_fault_now[i].next = self.f_none.val();
             if self.mask[i].val() {
                 if self.shared.val() {
-                    self.lane_fault[i].next = self.lanes[i].s_fault.val();
+                    self.lane_fault_now[i].next = self.lanes[i].s_fault.val();
                 } else if self.lanes[i].g_need_meta.val() & !self.meta_valid.val() {
-                    self.lane_fault[i].next = self.meta_fault.val();
+                    self.lane_fault_now[i].next = self.meta_fault.val();
                 } else {
-                    self.lane_fault[i].next = self.lanes[i].g_fault.val();
+                    self.lane_fault_now[i].next = self.lanes[i].g_fault.val();
                 }
             }
-            self.pass[i].next = self.mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
+            self.lane_fault[i].next = self.lane_fault_now[i].val();
+            self.lane_mask[i].next = self.mask[i].val();
+        }
+        // The stage register (stages 2 only; empty otherwise).
+        for i in 0..self.st_fault.len() {
+            self.st_fault[i].clock.next = self.clock.val();
+            self.st_mask[i].clock.next = self.clock.val();
+            self.st_fault[i].d.next = self.lane_fault_now[i].val();
+            self.st_mask[i].d.next = self.mask[i].val();
+            self.lane_fault[i].next = self.st_fault[i].q.val();
+            self.lane_mask[i].next = self.st_mask[i].q.val();
+        }
+        for i in 0..L {
+            self.pass[i].next = self.lane_mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
             self.first.req[i].next = self.lane_fault[i].val() != self.f_none.val();
         }
         self.any_fault.next = self.first.any.val();

@@ -7,6 +7,7 @@
 pub mod prio_enc;
 pub mod plru;
 pub mod mlb;
+pub mod in_bounds;
 pub mod memcheck;
 pub mod lane_checks;
 pub mod mlu_unit;

@@ -3,10 +3,10 @@
 //! `sim::memcheck` (`memcheck_g_decide`, `check_meta`, `memcheck_s`).
 //! MEM_ERROR and the traversal faults are the MLU top's business.
 //!
-//! The whole-access bounds test `base <= a && a + w <= base + size` is done
-//! without any widening, in the operands' own width, as
-//! `a >= base && d <= size && w <= size - d` with `d = a - base`: exact for
-//! every operand value (no term can wrap), so `base + size` may exceed 2^56.
+//! The whole-access bounds test `base <= a && a + w <= base + size` is an
+//! [`InBounds`] in the operands' own width (56 bits for MEMCHECK.G, 32 for
+//! MEMCHECK.S): exact for every operand value, so `base + size` may exceed
+//! 2^56, and two carry chains deep side by side rather than three in series.
 //!
 //! Ports (all combinational):
 //! MEMCHECK.G
@@ -28,6 +28,7 @@
 //! (docs/design.md "RTL conventions").
 //! - `s_addr`, `s_base`, `s_size` (32), `s_width` (5).
 //! - `s_ok`: in bounds; `s_fault` (3): NONE or SHARED_OOB.
+use crate::in_bounds::InBounds;
 use rust_hdl::prelude::*;
 use sim::fault::FaultCode;
 
@@ -70,10 +71,9 @@ pub struct Memcheck {
     g_a: Signal<Local, Bits<56>>,
     g_tag: Signal<Local, Bits<8>>,
     g_w: Signal<Local, Bits<56>>,
-    g_d: Signal<Local, Bits<56>>,
-    g_in_bounds: Signal<Local, Bit>,
+    g_bounds: InBounds<56>,
     s_w: Signal<Local, Bits<32>>,
-    s_d: Signal<Local, Bits<32>>,
+    s_bounds: InBounds<32>,
 }
 
 impl Default for Memcheck {
@@ -115,10 +115,9 @@ impl Default for Memcheck {
             g_a: Default::default(),
             g_tag: Default::default(),
             g_w: Default::default(),
-            g_d: Default::default(),
-            g_in_bounds: Default::default(),
+            g_bounds: Default::default(),
             s_w: Default::default(),
-            s_d: Default::default(),
+            s_bounds: Default::default(),
         }
     }
 }
@@ -139,10 +138,10 @@ impl Logic for Memcheck {
                 self.s_w.next = self.w32[k].val();
             }
         }
-        self.g_d.next = self.g_a.val() - self.g_meta_base.val();
-        self.g_in_bounds.next = (self.g_a.val() >= self.g_meta_base.val())
-            && (self.g_d.val() <= self.g_meta_size.val())
-            && (self.g_w.val() <= (self.g_meta_size.val() - self.g_d.val()));
+        self.g_bounds.a.next = self.g_a.val();
+        self.g_bounds.base.next = self.g_meta_base.val();
+        self.g_bounds.size.next = self.g_meta_size.val();
+        self.g_bounds.w.next = self.g_w.val();
         self.g_addr.next = self.g_a.val();
         self.g_need_meta.next = false;
         self.g_done.next = true;
@@ -158,17 +157,18 @@ impl Logic for Memcheck {
                         self.g_fault.next = self.f_uaf.val();
                     } else if self.g_meta_tag.val() != self.g_tag.val() {
                         self.g_fault.next = self.f_tag.val();
-                    } else if !self.g_in_bounds.val() {
+                    } else if !self.g_bounds.ok.val() {
                         self.g_fault.next = self.f_oob.val();
                     }
                 }
             }
         }
         // MEMCHECK.S
-        self.s_d.next = self.s_addr.val() - self.s_base.val();
-        self.s_ok.next = (self.s_addr.val() >= self.s_base.val())
-            && (self.s_d.val() <= self.s_size.val())
-            && (self.s_w.val() <= (self.s_size.val() - self.s_d.val()));
+        self.s_bounds.a.next = self.s_addr.val();
+        self.s_bounds.base.next = self.s_base.val();
+        self.s_bounds.size.next = self.s_size.val();
+        self.s_bounds.w.next = self.s_w.val();
+        self.s_ok.next = self.s_bounds.ok.val();
         self.s_fault.next = self.f_none.val();
         if !self.s_ok.val() {
             self.s_fault.next = self.f_shared.val();

@@ -23,9 +23,12 @@
 //! - Search results, registered, `hit_latency` cycles after the request
 //!   (pipelined: a new request every cycle on each port): `*_hit`, `*_way`,
 //!   and the entry's `rs_loc` (range port only: the location port already
-//!   knows it), `*_base`, `*_size`, `*_tag`; these data outputs are
-//!   meaningful only while `*_hit` is 1 (they load on every request and hold
-//!   otherwise). `*_multi` (registered like `*_hit`) is the one-hot
+//!   knows it), `*_base`, `*_size`, `*_tag`: the hit entry's while `*_hit`
+//!   is 1, and 0 otherwise (`*_way` is meaningful only with a hit), so the
+//!   two ports' data can be ORed
+//!   together without a select (the MLU unit does: a select driven by one
+//!   register bit fans out to some 170 multiplexers, and the buffer chain
+//!   synthesis builds for it was the unit's critical path). `*_multi` (registered like `*_hit`) is the one-hot
 //!   assertion: more than one entry matched; it must stay 0 (a testbench
 //!   checks it every cycle). If it were violated the lowest index wins.
 //! - Fill: `fill_valid`, `fill_loc` (51), `fill_base`, `fill_size` (56),
@@ -65,7 +68,7 @@
 //! A fill in cycle t that replaces an entry a search of cycle t hit writes
 //! that entry before the output stage reads it in t+1. At hit latency 2 the
 //! stage-1 registers also keep which ways the fill wrote (`s1_written`), and
-//! such a search reports a miss (hit 0; way and data undefined) rather than
+//! such a search reports a miss (hit 0, data 0) rather than
 //! the new entry's data under the old hit: with K walkers the MLU fills while
 //! it searches, and a miss there only costs a walk, where the new entry's
 //! data would check a request against the wrong allocation. `Mlb::cycle`
@@ -132,14 +135,12 @@ pub struct Mlb<const N: usize, const IW: usize> {
     plru: Vec<TreePlru<N, IW>>,
     rr: Vec<RoundRobin<N, IW>>,
     // Stage-1 registers, hit latency 2 only (empty at latency 1, emitting
-    // nothing): the search of the previous cycle (request seen, hit/multi
+    // nothing): the search of the previous cycle (hit/multi
     // with reset applied, index, one-hot match vector).
-    s1_rs_valid: Vec<DFF<Bit>>,
     s1_rs_hit: Vec<DFF<Bit>>,
     s1_rs_multi: Vec<DFF<Bit>>,
     s1_rs_way: Vec<DFF<Bits<IW>>>,
     s1_rs_onehot: Vec<DFF<Bit>>,
-    s1_ls_valid: Vec<DFF<Bit>>,
     s1_ls_hit: Vec<DFF<Bit>>,
     s1_ls_multi: Vec<DFF<Bit>>,
     s1_ls_way: Vec<DFF<Bits<IW>>>,
@@ -147,12 +148,10 @@ pub struct Mlb<const N: usize, const IW: usize> {
     s1_written: Vec<DFF<Bit>>,
     // The search the output stage reports this cycle: this cycle's (latency
     // 1) or the stage-1 registers' (latency 2).
-    out_rs_valid: Signal<Local, Bit>,
     out_rs_hit: Signal<Local, Bit>,
     out_rs_multi: Signal<Local, Bit>,
     out_rs_way: Signal<Local, Bits<IW>>,
     out_rs_onehot: [Signal<Local, Bit>; N],
-    out_ls_valid: Signal<Local, Bit>,
     out_ls_hit: Signal<Local, Bit>,
     out_ls_multi: Signal<Local, Bit>,
     out_ls_way: Signal<Local, Bits<IW>>,
@@ -281,23 +280,19 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             free_pe: Default::default(),
             plru,
             rr,
-            s1_rs_valid: regs(s1(1)),
             s1_rs_hit: regs(s1(1)),
             s1_rs_multi: regs(s1(1)),
             s1_rs_way: regs(s1(1)),
             s1_rs_onehot: regs(s1(N)),
-            s1_ls_valid: regs(s1(1)),
             s1_ls_hit: regs(s1(1)),
             s1_ls_multi: regs(s1(1)),
             s1_ls_way: regs(s1(1)),
             s1_ls_onehot: regs(s1(N)),
             s1_written: regs(s1(N)),
-            out_rs_valid: Default::default(),
             out_rs_hit: Default::default(),
             out_rs_multi: Default::default(),
             out_rs_way: Default::default(),
             out_rs_onehot: array_init(Default::default),
-            out_ls_valid: Default::default(),
             out_ls_hit: Default::default(),
             out_ls_multi: Default::default(),
             out_ls_way: Default::default(),
@@ -351,7 +346,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
 
     /// The configured hit latency (1 or 2 cycles).
     pub fn hit_latency(&self) -> usize {
-        1 + self.s1_rs_valid.len()
+        1 + self.s1_rs_hit.len()
     }
 
     /// The configured replacement policy.
@@ -505,11 +500,9 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         // The search the output stage reports: this cycle's (reset
         // suppresses its hit)...
-        self.out_rs_valid.next = self.rs_valid.val();
         self.out_rs_hit.next = self.rs_pe.any.val() && !self.reset.val();
         self.out_rs_multi.next = self.rs_pe.multi.val() && !self.reset.val();
         self.out_rs_way.next = self.rs_pe.index.val();
-        self.out_ls_valid.next = self.ls_valid.val();
         self.out_ls_hit.next = self.ls_pe.any.val() && !self.reset.val();
         self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
         self.out_ls_way.next = self.ls_pe.index.val();
@@ -518,28 +511,22 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.out_ls_onehot[i].next = self.ls_pe.onehot[i].val();
         }
         // ...or, at hit latency 2, the previous cycle's, registered.
-        for k in 0..self.s1_rs_valid.len() {
-            self.s1_rs_valid[k].clock.next = self.clock.val();
+        for k in 0..self.s1_rs_hit.len() {
             self.s1_rs_hit[k].clock.next = self.clock.val();
             self.s1_rs_multi[k].clock.next = self.clock.val();
             self.s1_rs_way[k].clock.next = self.clock.val();
-            self.s1_ls_valid[k].clock.next = self.clock.val();
             self.s1_ls_hit[k].clock.next = self.clock.val();
             self.s1_ls_multi[k].clock.next = self.clock.val();
             self.s1_ls_way[k].clock.next = self.clock.val();
-            self.s1_rs_valid[k].d.next = self.rs_valid.val();
             self.s1_rs_hit[k].d.next = self.rs_pe.any.val() && !self.reset.val();
             self.s1_rs_multi[k].d.next = self.rs_pe.multi.val() && !self.reset.val();
             self.s1_rs_way[k].d.next = self.rs_pe.index.val();
-            self.s1_ls_valid[k].d.next = self.ls_valid.val();
             self.s1_ls_hit[k].d.next = self.ls_pe.any.val() && !self.reset.val();
             self.s1_ls_multi[k].d.next = self.ls_pe.multi.val() && !self.reset.val();
             self.s1_ls_way[k].d.next = self.ls_pe.index.val();
-            self.out_rs_valid.next = self.s1_rs_valid[k].q.val();
             self.out_rs_hit.next = self.s1_rs_hit[k].q.val();
             self.out_rs_multi.next = self.s1_rs_multi[k].q.val();
             self.out_rs_way.next = self.s1_rs_way[k].q.val();
-            self.out_ls_valid.next = self.s1_ls_valid[k].q.val();
             self.out_ls_hit.next = self.s1_ls_hit[k].q.val();
             self.out_ls_multi.next = self.s1_ls_multi[k].q.val();
             self.out_ls_way.next = self.s1_ls_way[k].q.val();
@@ -556,9 +543,11 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.s1_written[i].d.next = self.write_en[i].val();
             if self.s1_written[i].q.val() && self.s1_rs_onehot[i].q.val() {
                 self.out_rs_hit.next = false;
+                self.out_rs_onehot[i].next = false;
             }
             if self.s1_written[i].q.val() && self.s1_ls_onehot[i].q.val() {
                 self.out_ls_hit.next = false;
+                self.out_ls_onehot[i].next = false;
             }
         }
         // Output stage: registered results.
@@ -612,21 +601,18 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                     self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
             }
         }
-        // Data registers load only on a reported request (dff_setup! made
-        // them hold by default).
-        if self.out_rs_valid.val() {
-            self.rs_way_r.d.next = self.out_rs_way.val();
-            self.rs_loc_r.d.next = self.rs_or_loc[0].val();
-            self.rs_base_r.d.next = self.rs_or_base[0].val();
-            self.rs_size_r.d.next = self.rs_or_size[0].val();
-            self.rs_tag_r.d.next = self.rs_or_tag[0].val();
-        }
-        if self.out_ls_valid.val() {
-            self.ls_way_r.d.next = self.out_ls_way.val();
-            self.ls_base_r.d.next = self.ls_or_base[0].val();
-            self.ls_size_r.d.next = self.ls_or_size[0].val();
-            self.ls_tag_r.d.next = self.ls_or_tag[0].val();
-        }
+        // Data registers load every cycle: the AND-OR tree gives 0 unless an
+        // entry is selected, so the data are 0 whenever `*_hit` is 0 and a
+        // user may OR the two ports' results together with no select.
+        self.rs_way_r.d.next = self.out_rs_way.val();
+        self.rs_loc_r.d.next = self.rs_or_loc[0].val();
+        self.rs_base_r.d.next = self.rs_or_base[0].val();
+        self.rs_size_r.d.next = self.rs_or_size[0].val();
+        self.rs_tag_r.d.next = self.rs_or_tag[0].val();
+        self.ls_way_r.d.next = self.out_ls_way.val();
+        self.ls_base_r.d.next = self.ls_or_base[0].val();
+        self.ls_size_r.d.next = self.ls_or_size[0].val();
+        self.ls_tag_r.d.next = self.ls_or_tag[0].val();
         self.rs_hit.next = self.rs_hit_r.q.val();
         self.rs_multi.next = self.rs_multi_r.q.val();
         self.rs_way.next = self.rs_way_r.q.val();

@@ -4,7 +4,9 @@
 //! read its module doc first (stages, miss slots, merging, replay,
 //! INVALIDATE/FLUSH ordering, back-pressure). Blocks: the MLB
 //! ([`Mlb`], hit latency m), K [`Walker`]s, the lane checks
-//! ([`LaneChecks`]). This RTL has one check stage (c = 1) and no counters yet.
+//! ([`LaneChecks`]), with one or two check stages (c; at 2 the lanes'
+//! faults are registered and the lowest faulting lane picked in stage D).
+//! No counters yet.
 //!
 //! # Ports (one clock, rising edge; inputs sampled at the edge)
 //! - `reset`: synchronous; empties the pipeline, slots, walkers and MLB;
@@ -50,6 +52,8 @@ pub struct UnitBuild {
     pub step_limit: u16,
     pub walkers: usize,
     pub mlb_latency: usize,
+    /// c: lane-check stages (1 or 2).
+    pub check_latency: usize,
     pub miss_slots: usize,
 }
 
@@ -173,6 +177,35 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     r_size: DFF<Bits<56>>,
     r_tag: DFF<Bits<8>>,
     r_addr: [DFF<Bits<56>>; L],
+    // Stage D, the second check stage (c = 2 only; empty at c = 1): what the
+    // response needs beside the lane checks' own stage register.
+    d_valid: Vec<DFF<Bit>>,
+    d_id: Vec<DFF<Bits<16>>>,
+    d_op: Vec<DFF<Bits<3>>>,
+    d_key_valid: Vec<DFF<Bit>>,
+    d_found: Vec<DFF<Bit>>,
+    d_res: Vec<DFF<Bits<2>>>,
+    d_loc: Vec<DFF<Bits<64>>>,
+    d_base: Vec<DFF<Bits<56>>>,
+    d_size: Vec<DFF<Bits<56>>>,
+    d_tag: Vec<DFF<Bits<8>>>,
+    d_sbase: Vec<DFF<Bits<56>>>,
+    d_ssize: Vec<DFF<Bits<56>>>,
+    d_addr: Vec<DFF<Bits<56>>>,
+    // The response's inputs: stage C's (c = 1) or stage D's (c = 2).
+    k_valid: Signal<Local, Bit>,
+    k_id: Signal<Local, Bits<16>>,
+    k_op: Signal<Local, Bits<3>>,
+    k_key_valid: Signal<Local, Bit>,
+    k_found: Signal<Local, Bit>,
+    k_res: Signal<Local, Bits<2>>,
+    k_loc: Signal<Local, Bits<64>>,
+    k_base: Signal<Local, Bits<56>>,
+    k_size: Signal<Local, Bits<56>>,
+    k_tag: Signal<Local, Bits<8>>,
+    k_sbase: Signal<Local, Bits<56>>,
+    k_ssize: Signal<Local, Bits<56>>,
+    k_addr: [Signal<Local, Bits<56>>; L],
     // Combinational terms. Prefix chains (`*_pre[k]`: some earlier index
     // qualifies) make each "lowest index" pick log-free but loop-free.
     in_key_valid: Signal<Local, Bit>,
@@ -218,6 +251,9 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     merge_w: Vec<Signal<Local, Bit>>,
     merge_pre: Vec<Signal<Local, Bit>>,
     merge_any: Signal<Local, Bit>,
+    key_eq: Vec<Signal<Local, Bit>>,
+    join_some: Signal<Local, Bit>,
+    join_assigned: Signal<Local, Bit>,
     join_group: Signal<Local, Bit>,
     alloc_any: Signal<Local, Bit>,
     c_walker: Signal<Local, Bits<3>>,
@@ -243,6 +279,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     zero6: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
     zero8: Constant<Bits<8>>,
+    zero51: Constant<Bits<51>>,
+    zero56: Constant<Bits<56>>,
     zero_lane: Constant<Bits<LW>>,
     csr_a_mode: Constant<Bits<2>>,
     csr_a_structure: Constant<Bits<2>>,
@@ -253,8 +291,14 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
 impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N, IW, L, LW> {
     pub fn new(b: UnitBuild) -> Self {
         assert!(IW == index_width(N) && LW == index_width(L) && (L == 1 || L == 32), "MluUnit<{N}, {IW}, {L}, {LW}>");
-        assert!([1, 2, 4, 8].contains(&b.walkers) && (1..=2).contains(&b.mlb_latency) && b.miss_slots >= b.mlb_latency + 2 && b.miss_slots <= 31);
-        let (k, m1, r) = (b.walkers, b.mlb_latency + 1, b.miss_slots);
+        assert!(
+            [1, 2, 4, 8].contains(&b.walkers)
+                && (1..=2).contains(&b.mlb_latency)
+                && (1..=2).contains(&b.check_latency)
+                && b.miss_slots >= b.mlb_latency + 2
+                && b.miss_slots <= 31
+        );
+        let (k, m1, r, d) = (b.walkers, b.mlb_latency + 1, b.miss_slots, b.check_latency - 1);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -296,7 +340,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             csr_data: Default::default(),
             mlb: Mlb::new(b.replacement, b.mlb_latency),
             walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
-            checks: Default::default(),
+            checks: LaneChecks::new(b.check_latency),
             loc_out: Default::default(),
             sbase_w: Default::default(),
             ssize_w: Default::default(),
@@ -356,6 +400,32 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             r_size: Default::default(),
             r_tag: Default::default(),
             r_addr: array_init(Default::default),
+            d_valid: regs(d),
+            d_id: regs(d),
+            d_op: regs(d),
+            d_key_valid: regs(d),
+            d_found: regs(d),
+            d_res: regs(d),
+            d_loc: regs(d),
+            d_base: regs(d),
+            d_size: regs(d),
+            d_tag: regs(d),
+            d_sbase: regs(d),
+            d_ssize: regs(d),
+            d_addr: regs(d * L),
+            k_valid: Default::default(),
+            k_id: Default::default(),
+            k_op: Default::default(),
+            k_key_valid: Default::default(),
+            k_found: Default::default(),
+            k_res: Default::default(),
+            k_loc: Default::default(),
+            k_base: Default::default(),
+            k_size: Default::default(),
+            k_tag: Default::default(),
+            k_sbase: Default::default(),
+            k_ssize: Default::default(),
+            k_addr: array_init(Default::default),
             in_key_valid: Default::default(),
             in_key_range: Default::default(),
             in_key: Default::default(),
@@ -399,6 +469,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
             merge_any: Default::default(),
+            key_eq: sigs(r),
+            join_some: Default::default(),
+            join_assigned: Default::default(),
             join_group: Default::default(),
             alloc_any: Default::default(),
             c_walker: Default::default(),
@@ -423,6 +496,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             zero6: Constant::new(0_u64.into()),
             one6: Constant::new(1_u64.into()),
             zero8: Constant::new(0_u64.into()),
+            zero51: Constant::new(0_u64.into()),
+            zero56: Constant::new(0_u64.into()),
             zero_lane: Constant::new(0_u64.into()),
             csr_a_mode: Constant::new(CSR_MODE.into()),
             csr_a_structure: Constant::new(CSR_STRUCTURE.into()),
@@ -664,34 +739,25 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
 
                             // Stage C.
                             self.c_valid.next = self.p_valid[c].q.val();
-                            self.c_hit.next = self.mlb.ls_hit.val();
-                            if self.p_key_range[c].q.val() {
-                                self.c_hit.next = self.mlb.rs_hit.val();
-                            }
+                            // One search per request, so at most one MLB port hits.
+                            self.c_hit.next = self.mlb.rs_hit.val() | self.mlb.ls_hit.val();
                             self.c_answered.next = self.c_valid.val()
                                 & (self.p_replay[c].q.val() | !self.p_key_valid[c].q.val() | self.c_hit.val());
                             self.c_miss.next = self.c_valid.val() & !self.c_answered.val();
-                            // Its metadata: the MLB's (hit) or the walk's (replay).
-                            self.c_res.next = self.res_found.val();
-                            self.c_res_loc.next = self.p_key[c].q.val().get_bits::<51>(5);
-                            self.c_base.next = self.mlb.ls_base.val();
-                            self.c_size.next = self.mlb.ls_size.val();
-                            self.c_tag.next = self.mlb.ls_tag.val();
-                            if self.p_key_range[c].q.val() {
-                                self.c_res_loc.next = self.mlb.rs_loc.val();
-                                self.c_base.next = self.mlb.rs_base.val();
-                                self.c_size.next = self.mlb.rs_size.val();
-                                self.c_tag.next = self.mlb.rs_tag.val();
-                            }
-                            if self.p_replay[c].q.val() {
-                                self.c_res.next = self.p_res[c].q.val();
-                                self.c_res_loc.next = self.p_res_loc[c].q.val();
-                                self.c_base.next = self.p_res_base[c].q.val();
-                                self.c_size.next = self.p_res_size[c].q.val();
-                                self.c_tag.next = self.p_res_tag[c].q.val();
-                            }
+                            // Its metadata: the MLB's (hit) or the walk's (replay). Each
+                            // source is 0 unless it holds the answer (the MLB's data unless
+                            // its port hit, the p_res fields unless a replay), so they are
+                            // ORed: a select would be one register bit fanned out to some
+                            // 170 multiplexers. c_res_loc is read for LOADMETA only, whose
+                            // search is a range search. A new request's p_res is FOUND.
+                            self.c_res.next = self.p_res[c].q.val();
+                            self.c_res_loc.next = self.mlb.rs_loc.val() | self.p_res_loc[c].q.val();
+                            self.c_base.next = self.mlb.rs_base.val() | self.mlb.ls_base.val() | self.p_res_base[c].q.val();
+                            self.c_size.next = self.mlb.rs_size.val() | self.mlb.ls_size.val() | self.p_res_size[c].q.val();
+                            self.c_tag.next = self.mlb.rs_tag.val() | self.mlb.ls_tag.val() | self.p_res_tag[c].q.val();
                             self.c_found.next = self.p_key_valid[c].q.val() & (self.c_res.val() == self.res_found.val());
                             // The lane checks.
+                            self.checks.clock.next = self.clock.val();
                             self.checks.shared.next = self.p_op[c].q.val() == self.op_s.val();
                             self.checks.hwonly.next = self.mode_r.q.val();
                             for i in 0..L {
@@ -717,50 +783,111 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.ssize_w.a.next = self.p_ssize[c].q.val();
                             self.loc_out.loc51.next = self.c_res_loc.val();
 
+                            // The response's inputs: stage C's, or at c = 2 stage D's (the
+                            // lane checks register their lanes' faults alongside).
+                            self.k_valid.next = self.c_answered.val();
+                            self.k_id.next = self.p_id[c].q.val();
+                            self.k_op.next = self.p_op[c].q.val();
+                            self.k_key_valid.next = self.p_key_valid[c].q.val();
+                            self.k_found.next = self.c_found.val();
+                            self.k_res.next = self.c_res.val();
+                            self.k_loc.next = self.loc_out.loc64.val();
+                            self.k_base.next = self.c_base.val();
+                            self.k_size.next = self.c_size.val();
+                            self.k_tag.next = self.c_tag.val();
+                            self.k_sbase.next = self.sbase_w.y.val();
+                            self.k_ssize.next = self.ssize_w.y.val();
+                            for i in 0..L {
+                                self.k_addr[i].next = self.p_ptr[c * l + i].q.val().get_bits::<56>(0);
+                            }
+                            for j in 0..self.d_valid.len() {
+                                self.d_valid[j].clock.next = self.clock.val();
+                                self.d_id[j].clock.next = self.clock.val();
+                                self.d_op[j].clock.next = self.clock.val();
+                                self.d_key_valid[j].clock.next = self.clock.val();
+                                self.d_found[j].clock.next = self.clock.val();
+                                self.d_res[j].clock.next = self.clock.val();
+                                self.d_loc[j].clock.next = self.clock.val();
+                                self.d_base[j].clock.next = self.clock.val();
+                                self.d_size[j].clock.next = self.clock.val();
+                                self.d_tag[j].clock.next = self.clock.val();
+                                self.d_sbase[j].clock.next = self.clock.val();
+                                self.d_ssize[j].clock.next = self.clock.val();
+                                self.d_valid[j].d.next = self.c_answered.val() & !self.reset.val();
+                                self.d_id[j].d.next = self.p_id[c].q.val();
+                                self.d_op[j].d.next = self.p_op[c].q.val();
+                                self.d_key_valid[j].d.next = self.p_key_valid[c].q.val();
+                                self.d_found[j].d.next = self.c_found.val();
+                                self.d_res[j].d.next = self.c_res.val();
+                                self.d_loc[j].d.next = self.loc_out.loc64.val();
+                                self.d_base[j].d.next = self.c_base.val();
+                                self.d_size[j].d.next = self.c_size.val();
+                                self.d_tag[j].d.next = self.c_tag.val();
+                                self.d_sbase[j].d.next = self.sbase_w.y.val();
+                                self.d_ssize[j].d.next = self.ssize_w.y.val();
+                                self.k_valid.next = self.d_valid[j].q.val();
+                                self.k_id.next = self.d_id[j].q.val();
+                                self.k_op.next = self.d_op[j].q.val();
+                                self.k_key_valid.next = self.d_key_valid[j].q.val();
+                                self.k_found.next = self.d_found[j].q.val();
+                                self.k_res.next = self.d_res[j].q.val();
+                                self.k_loc.next = self.d_loc[j].q.val();
+                                self.k_base.next = self.d_base[j].q.val();
+                                self.k_size.next = self.d_size[j].q.val();
+                                self.k_tag.next = self.d_tag[j].q.val();
+                                self.k_sbase.next = self.d_sbase[j].q.val();
+                                self.k_ssize.next = self.d_ssize[j].q.val();
+                                for i in 0..L {
+                                    self.d_addr[j * l + i].clock.next = self.clock.val();
+                                    self.d_addr[j * l + i].d.next = self.p_ptr[c * l + i].q.val().get_bits::<56>(0);
+                                    self.k_addr[i].next = self.d_addr[j * l + i].q.val();
+                                }
+                            }
+
                             // The response register.
-                            self.r_valid.d.next = self.c_answered.val() & !self.reset.val();
-                            if self.c_answered.val() {
-                                self.r_id.d.next = self.p_id[c].q.val();
-                                self.r_op.d.next = self.p_op[c].q.val();
+                            self.r_valid.d.next = self.k_valid.val() & !self.reset.val();
+                            if self.k_valid.val() {
+                                self.r_id.d.next = self.k_id.val();
+                                self.r_op.d.next = self.k_op.val();
                                 self.r_fault.d.next = self.f_none.val();
                                 self.r_lane.d.next = self.zero_lane.val();
                                 self.r_loc.d.next = self.zero64.val();
                                 self.r_meta_valid.d.next = false;
-                                self.r_base.d.next = self.c_base.val();
-                                self.r_size.d.next = self.c_size.val();
-                                self.r_tag.d.next = self.c_tag.val();
+                                self.r_base.d.next = self.k_base.val();
+                                self.r_size.d.next = self.k_size.val();
+                                self.r_tag.d.next = self.k_tag.val();
                                 for i in 0..L {
                                     self.r_pass[i].d.next = false;
-                                    self.r_addr[i].d.next = self.p_ptr[c * l + i].q.val().get_bits::<56>(0);
+                                    self.r_addr[i].d.next = self.k_addr[i].val();
                                 }
-                                if self.p_op[c].q.val() == self.op_loadmeta.val() {
-                                    if self.p_key_valid[c].q.val() {
+                                if self.k_op.val() == self.op_loadmeta.val() {
+                                    if self.k_key_valid.val() {
                                         self.r_loc.d.next = self.no_meta.val();
-                                        if self.c_found.val() {
-                                            self.r_loc.d.next = self.loc_out.loc64.val();
+                                        if self.k_found.val() {
+                                            self.r_loc.d.next = self.k_loc.val();
                                         }
-                                        if self.c_res.val() == self.res_limit.val() {
+                                        if self.k_res.val() == self.res_limit.val() {
                                             self.r_fault.d.next = self.f_limit.val();
                                         }
-                                        if self.c_res.val() == self.res_mem_error.val() {
+                                        if self.k_res.val() == self.res_mem_error.val() {
                                             self.r_fault.d.next = self.f_mem.val();
                                         }
                                     }
-                                    self.r_pass[0].d.next = !(self.c_res.val() == self.res_limit.val()) & !(self.c_res.val() == self.res_mem_error.val())
-                                        | !self.p_key_valid[c].q.val();
+                                    self.r_pass[0].d.next = !(self.k_res.val() == self.res_limit.val()) & !(self.k_res.val() == self.res_mem_error.val())
+                                        | !self.k_key_valid.val();
                                 }
-                                if (self.p_op[c].q.val() == self.op_g.val()) | (self.p_op[c].q.val() == self.op_s.val()) {
+                                if (self.k_op.val() == self.op_g.val()) | (self.k_op.val() == self.op_s.val()) {
                                     for i in 0..L {
                                         self.r_pass[i].d.next = self.checks.pass[i].val();
                                     }
                                     self.r_fault.d.next = self.checks.fault.val();
                                     self.r_lane.d.next = self.checks.lane.val();
-                                    self.r_meta_valid.d.next = self.c_found.val();
+                                    self.r_meta_valid.d.next = self.k_found.val();
                                 }
-                                if self.p_op[c].q.val() == self.op_s.val() {
+                                if self.k_op.val() == self.op_s.val() {
                                     self.r_meta_valid.d.next = true;
-                                    self.r_base.d.next = self.sbase_w.y.val();
-                                    self.r_size.d.next = self.ssize_w.y.val();
+                                    self.r_base.d.next = self.k_sbase.val();
+                                    self.r_size.d.next = self.k_ssize.val();
                                     self.r_tag.d.next = self.zero8.val();
                                 }
                             }
@@ -776,22 +903,22 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.merge_pre[k + 1].next = self.merge_pre[k].val() | self.merge_w[k].val();
                             }
                             self.merge_any.next = self.merge_pre[kk].val();
-                            self.join_group.next = false;
+                            // (The group assigned this cycle is no longer unassigned. Its key
+                            // is compared slot by slot, beside the others, not after the
+                            // multiplexer that picks it: that was a critical path.)
+                            self.join_some.next = false;
+                            self.join_assigned.next = false;
                             for s in 0..self.s_valid.len() {
-                                if self.unas[s].val()
-                                    & (self.s_key_range[s].q.val() == self.p_key_range[c].q.val())
-                                    & (self.s_key[s].q.val() == self.p_key[c].q.val())
-                                {
-                                    self.join_group.next = true;
+                                self.key_eq[s].next =
+                                    (self.s_key_range[s].q.val() == self.p_key_range[c].q.val()) & (self.s_key[s].q.val() == self.p_key[c].q.val());
+                                if self.unas[s].val() & self.key_eq[s].val() {
+                                    self.join_some.next = true;
+                                }
+                                if self.unas_pick[s].val() & self.key_eq[s].val() {
+                                    self.join_assigned.next = true;
                                 }
                             }
-                            // (The group assigned this cycle is no longer unassigned.)
-                            if self.assign_now.val()
-                                & (self.u_key_range.val() == self.p_key_range[c].q.val())
-                                & (self.u_key.val() == self.p_key[c].q.val())
-                            {
-                                self.join_group.next = false;
-                            }
+                            self.join_group.next = self.join_some.val() & !(self.assign_now.val() & self.join_assigned.val());
                             self.alloc_any.next = self.free2_pre[kk].val();
                             if !self.assign_now.val() {
                                 self.alloc_any.next = self.free1_pre[kk].val();
@@ -933,10 +1060,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.p_key_range[0].d.next = self.in_key_range.val();
                             self.p_key[0].d.next = self.in_key.val();
                             self.p_res[0].d.next = self.res_found.val();
-                            self.p_res_loc[0].d.next = self.p_res_loc[0].q.val();
-                            self.p_res_base[0].d.next = self.p_res_base[0].q.val();
-                            self.p_res_size[0].d.next = self.p_res_size[0].q.val();
-                            self.p_res_tag[0].d.next = self.p_res_tag[0].q.val();
+                            self.p_res_loc[0].d.next = self.zero51.val();
+                            self.p_res_base[0].d.next = self.zero56.val();
+                            self.p_res_size[0].d.next = self.zero56.val();
+                            self.p_res_tag[0].d.next = self.zero8.val();
                             for i in 0..L {
                                 self.p_mask[i].d.next = self.req_mask[i].val();
                                 self.p_ptr[i].d.next = self.req_ptr[i].val();

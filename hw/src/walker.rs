@@ -43,6 +43,7 @@
 //! cycle g with its response in cycle r >= g+1 is compared in r+1, and the
 //! next read is asked for in r+2 (or `done` in r+2). A walk of n nodes at
 //! port latency L with the port free takes n (L + 2) + 1 cycles to `done`.
+use crate::in_bounds::InBounds;
 use crate::state_reg::StateReg;
 use crate::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use rust_hdl::prelude::*;
@@ -114,7 +115,8 @@ pub struct Walker {
     link0_r: DFF<Bits<64>>,
     link1_r: DFF<Bits<64>>,
     // Decide's terms.
-    a_ge_base: Signal<Local, Bit>,
+    // `base <= a < base + size`: the whole-access test with w = 1.
+    node_cmp: InBounds<64>,
     found: Signal<Local, Bit>,
     link: Signal<Local, Bits<64>>,
     steps_inc: Signal<Local, Bits<16>>,
@@ -123,6 +125,7 @@ pub struct Walker {
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero64: Constant<Bits<64>>,
+    one64: Constant<Bits<64>>,
     addr_mask: Constant<Bits<64>>,
     loc_mask: Constant<Bits<64>>,
     has_list: Constant<Bit>,
@@ -182,7 +185,7 @@ impl Walker {
             tag_r: Default::default(),
             link0_r: Default::default(),
             link1_r: Default::default(),
-            a_ge_base: Default::default(),
+            node_cmp: Default::default(),
             found: Default::default(),
             link: Default::default(),
             steps_inc: Default::default(),
@@ -191,6 +194,7 @@ impl Walker {
             zero16: Constant::new(0_u64.into()),
             one16: Constant::new(1_u64.into()),
             zero64: Constant::new(0_u64.into()),
+            one64: Constant::new(1_u64.into()),
             addr_mask: Constant::new(sim::pointer::ADDR_MASK.into()),
             loc_mask: Constant::new(sim::mlb::LOC_MASK.into()),
             has_list: Constant::new(structures != Structures::Bst),
@@ -211,14 +215,16 @@ impl Logic for Walker {
             link0_r, link1_r
         );
         self.is_bst.next = self.has_bst.val() & (!self.has_list.val() | self.structure.val());
-        // Decide: `base <= a < base + size` as `a >= base && a - base < size`
-        // (64-bit base word: a base above 2^56 is never <= a).
-        self.a_ge_base.next = self.a_r.q.val() >= self.base_r.q.val();
-        self.found.next =
-            !self.range_r.q.val() | (self.a_ge_base.val() & ((self.a_r.q.val() - self.base_r.q.val()) < self.size_r.q.val()));
+        // Decide: `base <= a < base + size` (64-bit base word: a base above
+        // 2^56 is never <= a), two carry chains side by side (InBounds).
+        self.node_cmp.a.next = self.a_r.q.val();
+        self.node_cmp.base.next = self.base_r.q.val();
+        self.node_cmp.size.next = self.size_r.q.val();
+        self.node_cmp.w.next = self.one64.val();
+        self.found.next = !self.range_r.q.val() | self.node_cmp.ok.val();
         self.root_m.next = self.root.val() & self.loc_mask.val();
         self.link.next = self.link0_r.q.val();
-        if self.bst_r.q.val() & self.a_ge_base.val() {
+        if self.bst_r.q.val() & self.node_cmp.ge.val() {
             self.link.next = self.link1_r.q.val();
         }
         self.steps_inc.next = self.steps_r.q.val() + self.one16.val();

@@ -4,7 +4,7 @@
 //!
 //! JSON form (every field optional, unknown fields rejected):
 //! `{"entries": 8, "structure": "bst", "replacement": "plru", "mode": "compiler", "step_limit": 4096}`,
-//! and `"unit": {"walkers": 4, "lanes": 32, "mlb_latency": 1}` for the MLU as
+//! and `"unit": {"walkers": 4, "lanes": 32, "mlb_latency": 1, "check_latency": 1}` for the MLU as
 //! an SM unit.
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -154,6 +154,9 @@ pub const UNIT_WALKERS: [usize; 4] = [1, 2, 4, 8];
 pub const UNIT_LANES: [usize; 2] = [1, 32];
 /// MLB search stages: 1, or 2 for clocks a one-cycle search cannot make.
 pub const UNIT_MLB_LATENCIES: [usize; 2] = [1, 2];
+/// Lane-check stages: 1, or 2 (the lowest faulting lane picked a cycle
+/// after the lanes compare) for clocks one stage cannot make.
+pub const UNIT_CHECK_LATENCIES: [usize; 2] = [1, 2];
 
 /// The shape of the MLU as an SM unit (config field `unit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,11 +168,13 @@ pub struct UnitShape {
     pub lanes: usize,
     /// MLB search stages m (the pipeline depth the clock needs).
     pub mlb_latency: usize,
+    /// Lane-check stages c (the pipeline depth the clock needs).
+    pub check_latency: usize,
 }
 
 impl Default for UnitShape {
     fn default() -> Self {
-        UnitShape { walkers: 4, lanes: 32, mlb_latency: 1 }
+        UnitShape { walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 1 }
     }
 }
 
@@ -263,6 +268,12 @@ impl MluConfig {
                     format!("{} MLB search stages is not supported; allowed: {}", u.mlb_latency, list(&UNIT_MLB_LATENCIES)),
                 ));
             }
+            if !UNIT_CHECK_LATENCIES.contains(&u.check_latency) {
+                return Err(ConfigError::field(
+                    "unit.check_latency",
+                    format!("{} lane-check stages is not supported; allowed: {}", u.check_latency, list(&UNIT_CHECK_LATENCIES)),
+                ));
+            }
             if self.mode == Mode::Hwonly && u.lanes != 1 {
                 return Err(ConfigError::field(
                     "unit.lanes",
@@ -287,7 +298,7 @@ impl MluConfig {
                 message: if retired {
                     format!("{e}: the hit-under-miss MLU was retired; the MLU unit (field `unit`) serves hits under misses")
                 } else {
-                    format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, unit {{walkers (1|2|4|8), lanes (1|32), mlb_latency (1|2)}})")
+                    format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, unit {{walkers (1|2|4|8), lanes (1|32), mlb_latency (1|2), check_latency (1|2)}})")
                 },
             }
         })

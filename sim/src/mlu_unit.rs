@@ -94,16 +94,30 @@ pub struct UnitParams {
 impl Default for UnitParams {
     fn default() -> Self {
         let u = UnitShape::default();
-        UnitParams { cfg: MluConfig::default(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, check_latency: 1, miss_slots: MISS_SLOTS }
+        UnitParams {
+            cfg: MluConfig::default(),
+            walkers: u.walkers,
+            lanes: u.lanes,
+            mlb_latency: u.mlb_latency,
+            check_latency: u.check_latency,
+            miss_slots: MISS_SLOTS,
+        }
     }
 }
 
 impl UnitParams {
-    /// The unit a configuration with a `unit` field describes (one check
-    /// stage and 8 miss slots, as the RTL is built); None without one.
+    /// The unit a configuration with a `unit` field describes (8 miss
+    /// slots, as the RTL is built); None without one.
     pub fn from_config(cfg: &MluConfig) -> Option<UnitParams> {
         let u = cfg.unit?;
-        Some(UnitParams { cfg: cfg.clone(), walkers: u.walkers, lanes: u.lanes, mlb_latency: u.mlb_latency, ..UnitParams::default() })
+        Some(UnitParams {
+            cfg: cfg.clone(),
+            walkers: u.walkers,
+            lanes: u.lanes,
+            mlb_latency: u.mlb_latency,
+            check_latency: u.check_latency,
+            ..UnitParams::default()
+        })
     }
 }
 
@@ -126,7 +140,7 @@ impl UnitParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         let err = |field, message: String| Err(ParamError { field, message });
         // The shape is checked where every configuration is: MluConfig.
-        let shape = UnitShape { walkers: self.walkers, lanes: self.lanes, mlb_latency: self.mlb_latency };
+        let shape = UnitShape { walkers: self.walkers, lanes: self.lanes, mlb_latency: self.mlb_latency, check_latency: self.check_latency };
         let cfg = MluConfig { unit: Some(shape), ..self.cfg.clone() };
         if let Err(e) = cfg.validate(crate::config::Target::Model) {
             return err("cfg", e.to_string());

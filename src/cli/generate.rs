@@ -39,6 +39,10 @@ pub struct Args {
     /// cannot make); implies --unit.
     #[arg(long)]
     pub mlb_latency: Option<usize>,
+    /// MLU unit: lane-check stages (1, or 2 for a clock one stage cannot
+    /// make: the lowest faulting lane is picked a cycle later); implies --unit.
+    #[arg(long)]
+    pub check_latency: Option<usize>,
     /// Output directory (default: verilog_out/ of the project, or of the
     /// current directory).
     #[arg(long)]
@@ -68,11 +72,12 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
                 .ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
         };
     }
-    if args.unit || args.walkers.is_some() || args.lanes.is_some() || args.mlb_latency.is_some() {
+    if args.unit || args.walkers.is_some() || args.lanes.is_some() || args.mlb_latency.is_some() || args.check_latency.is_some() {
         let mut u = cfg.unit.unwrap_or_default();
         u.walkers = args.walkers.unwrap_or(u.walkers);
         u.lanes = args.lanes.unwrap_or(u.lanes);
         u.mlb_latency = args.mlb_latency.unwrap_or(u.mlb_latency);
+        u.check_latency = args.check_latency.unwrap_or(u.check_latency);
         cfg.unit = Some(u);
     }
     cfg.validate(Target::Hardware).map_err(|e| {
@@ -84,6 +89,7 @@ pub fn config_from_args(args: &Args) -> Result<MluConfig> {
             Some("unit.walkers") if args.walkers.is_some() => Some("--walkers"),
             Some("unit.lanes") if args.lanes.is_some() => Some("--lanes"),
             Some("unit.mlb_latency") if args.mlb_latency.is_some() => Some("--mlb-latency"),
+            Some("unit.check_latency") if args.check_latency.is_some() => Some("--check-latency"),
             _ => None,
         };
         match (flag, &args.config) {
@@ -105,8 +111,9 @@ pub fn run(args: Args) -> Result<()> {
             || args.walkers.is_some()
             || args.lanes.is_some()
             || args.mlb_latency.is_some()
+            || args.check_latency.is_some()
         {
-            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--unit/--walkers/--lanes/--mlb-latency");
+            bail!("--all regenerates every committed top; it takes no --config/--entries/--structure/--replacement/--unit/--walkers/--lanes/--mlb-latency/--check-latency");
         }
         committed_tops()
     } else {

@@ -324,7 +324,7 @@ pub fn record_vectors(top: &Top, p: &UnitParams, n: u64) -> Result<crate::vector
     let mut v = crate::vectors::Vectors::new(
         &top.manifest,
         &[
-            &format!("MLU unit, {} entries, {} walkers, {} lanes, MLB search latency {}: {n} random requests (testbench::unit_driver::RandomRequests, seed 7) with the metadata port answering from a heap of 12 allocations (latency 1..20, reordered, 70% ready, 0.5% errors).", p.cfg.entries, p.walkers, p.lanes, p.mlb_latency),
+            &format!("MLU unit, {} entries, {} walkers, {} lanes, MLB search latency {}, {} lane-check stage(s): {n} random requests (testbench::unit_driver::RandomRequests, seed 7) with the metadata port answering from a heap of 12 allocations (latency 1..20, reordered, 70% ready, 0.5% errors).", p.cfg.entries, p.walkers, p.lanes, p.mlb_latency, p.check_latency),
             "Expected outputs: the golden model sim::mlu_unit::MluUnit, cycle for cycle: the valid bits always, a response's or a read's fields while valid; x in the two preamble cycles (reset, ROOT CSR write) and where the model defines no value.",
         ],
     );

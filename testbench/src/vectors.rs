@@ -142,7 +142,12 @@ pub fn record(top: &Top) -> Result<Vectors> {
         let s = param("structures")?.as_str().context("structures is not a string")?;
         let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
         let mode = param("mode_reset")?.as_str().and_then(sim::config::Mode::from_name).context("mode_reset is not compiler or hwonly")?;
-        let unit = sim::config::UnitShape { walkers: num("walkers")?, lanes: num("lanes")?, mlb_latency: num("mlb_latency")? };
+        let unit = sim::config::UnitShape {
+            walkers: num("walkers")?,
+            lanes: num("lanes")?,
+            mlb_latency: num("mlb_latency")?,
+            check_latency: num("check_latency")?,
+        };
         let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, mode, step_limit: num("step_limit_reset")? as u32, unit: Some(unit), ..Default::default() };
         cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow!("{}.json: {e}", m.top))?;
         let p = sim::mlu_unit::UnitParams::from_config(&cfg).expect("unit is set");

@@ -46,7 +46,7 @@ fn mlb_stuck_plru_bit_is_caught() {
 #[test]
 fn mlu_memcheck_bounds_off_by_one_is_caught() {
     let top = mlu_top(8, Structure::Bst).unwrap();
-    let v = mutate(&top.verilog, "(g_w <= (g_meta_size - g_d))", "(g_w < (g_meta_size - g_d))");
+    let v = mutate(&top.verilog, "g_bounds_w = g_w;", "g_bounds_w = g_w + 56'h1;");
     let cfg = ProgramConfig::new(8, Structure::Bst, Mode::Compiler);
     let r = run_mlu(&top, &v, "-mutant-bounds", &cfg, &RunOptions { count: 200_000, seed: 43, batch: 4096, ..Default::default() }).unwrap();
     let m = r.mismatch.expect("an access ending exactly at the allocation's end must not fault");

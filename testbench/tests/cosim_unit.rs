@@ -22,8 +22,8 @@ struct Unit {
 
 /// The unit a configuration describes: its model parameters and its top
 /// (the one `mlugen generate --unit` builds for it).
-fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_latency: usize) -> Unit {
-    let cfg = MluConfig { entries, structure, unit: Some(UnitShape { walkers, lanes, mlb_latency }), ..MluConfig::default() };
+fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_latency: usize, check_latency: usize) -> Unit {
+    let cfg = MluConfig { entries, structure, unit: Some(UnitShape { walkers, lanes, mlb_latency, check_latency }), ..MluConfig::default() };
     let params = UnitParams::from_config(&cfg).expect("unit is set");
     let spec = tops_for_config(&cfg).unwrap().pop().expect("the unit is the last top");
     let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone())).unwrap();
@@ -75,12 +75,20 @@ fn random(u: &Unit, stream: Stream, seed: u64, n: u64) {
 
 #[test]
 fn unit_verilog_matches_the_model_bst_8_entries_4_walkers_32_lanes() {
-    random(&unit(8, Structure::Bst, 4, 32, 1), Stream::Cold, 11, 20_000);
+    random(&unit(8, Structure::Bst, 4, 32, 1, 1), Stream::Cold, 11, 20_000);
 }
 
 #[test]
 fn unit_verilog_matches_the_model_list_4_entries_2_walkers_1_lane_two_stage_mlb() {
-    random(&unit(4, Structure::List, 2, 1, 2), Stream::Cold, 12, 20_000);
+    random(&unit(4, Structure::List, 2, 1, 2, 1), Stream::Cold, 12, 20_000);
+}
+
+/// Two lane-check stages (the lowest faulting lane picked a cycle after the
+/// lanes compare), 32 lanes and 1.
+#[test]
+fn unit_verilog_matches_the_model_two_check_stages() {
+    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Cold, 13, 20_000);
+    random(&unit(4, Structure::List, 2, 1, 2, 2), Stream::Cold, 14, 10_000);
 }
 
 /// The stream that found a slot already done (waiting to replay) being
@@ -88,18 +96,18 @@ fn unit_verilog_matches_the_model_list_4_entries_2_walkers_1_lane_two_stage_mlb(
 /// 29,525 of this run before the fix).
 #[test]
 fn unit_verilog_matches_the_model_hot_stream_4_entries_2_walkers() {
-    random(&unit(4, Structure::Bst, 2, 1, 1), Stream::Hot, 3, 40_000);
+    random(&unit(4, Structure::Bst, 2, 1, 1, 1), Stream::Hot, 3, 40_000);
 }
 
 /// Every committed unit top, 1,000,000 requests of the hot stream.
 #[test]
 fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32() {
-    random(&unit(8, Structure::Bst, 4, 32, 1), Stream::Hot, 21, 1_000_000);
+    random(&unit(8, Structure::Bst, 4, 32, 1, 1), Stream::Hot, 21, 1_000_000);
 }
 
 #[test]
 fn unit_verilog_matches_the_model_one_million_requests_mlu16_bst_k4_l32_p2() {
-    random(&unit(16, Structure::Bst, 4, 32, 2), Stream::Hot, 22, 1_000_000);
+    random(&unit(16, Structure::Bst, 4, 32, 2, 1), Stream::Hot, 22, 1_000_000);
 }
 
 /// Random requests with every lookup a hit once each of `rt`'s allocations
@@ -123,7 +131,7 @@ fn hits(rt: &Runtime, lanes: usize, seed: u64) -> impl Iterator<Item = UnitReque
 /// measured from the Verilog's `req_valid && req_ready`.
 #[test]
 fn unit_verilog_takes_one_request_per_cycle_on_hits() {
-    let u = unit(8, Structure::Bst, 4, 32, 1);
+    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
     // A heap of 6 allocations: every one fits in the 8-entry MLB.
     let rt = heap(&u.params.cfg, 6, 21).unwrap();
     let port = PortParams { min_latency: 20, max_latency: 20, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 21 };
@@ -151,7 +159,7 @@ fn span(run: &UnitRun) -> u64 {
 /// time, not K walks: the walkers overlap their node reads.
 #[test]
 fn unit_verilog_overlaps_misses_to_different_blocks() {
-    let u = unit(8, Structure::Bst, 4, 32, 1);
+    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
     let rt = heap(&u.params.cfg, 40, 31).unwrap();
     let port = PortParams { min_latency: 100, max_latency: 100, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 31 };
     let mut cs = start(&u, 31);
@@ -191,7 +199,7 @@ fn mutate(text: &str, from: &str, to: &str, count: usize) -> String {
 /// `unit_verilog_matches_the_model_bst_8_entries_4_walkers_32_lanes` (which
 /// the unmutated Verilog passes): the mismatch it must give.
 fn mutant(variant: &str, edit: impl Fn(&str) -> String) -> testbench::unit_driver::UnitMismatch {
-    let u = unit(8, Structure::Bst, 4, 32, 1);
+    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
     let seed = 11;
     let rt = heap(&u.params.cfg, 40, seed).unwrap();
     let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };

@@ -31,16 +31,19 @@ fn memcheck_equals_reference_for_all_inputs() {
 fn memcheck_mutants_are_caught() {
     let original = emitted("memcheck").unwrap();
     let mutants = [
-        // Bounds: last byte of the object rejected (`<=` -> `<`).
-        ("g: w <= size - d  ->  <", "(g_w <= (g_meta_size - g_d))", "(g_w < (g_meta_size - g_d))"),
-        // Bounds: an access starting before the base accepted when d wraps.
-        ("g: a >= base dropped", "(g_a >= g_meta_base) && ", ""),
+        // Bounds: only the first byte checked (the width not connected).
+        ("g: width ignored", "g_bounds_w = g_w;", "g_bounds_w = 56'h0;"),
+        // Bounds: the address off by one.
+        ("g: address + 1", "g_bounds_a = g_a;", "g_bounds_a = g_a + 56'h1;"),
+        // Bounds: a carry out of the carry-save sum taken from the wrong bit.
+        ("g: carry bit 54", "localparam  top = 56'h80000000000000;", "localparam  top = 56'h40000000000000;"),
         // Fault order: tag mismatch tested before FREED.
         ("g: FREED compare against tag 0", "if (g_meta_tag == tag_freed)", "if (g_meta_tag == tag_zero)"),
         // A dropped term: NO_META location not recognised.
         ("g: NO_META location term dropped", " || (g_loc == loc_no_meta)", ""),
         // Shared memory: one byte past the window accepted.
-        ("s: d <= size -> d <= size + 1", "(s_d <= s_size)", "(s_d <= (s_size + 32'h1))"),
+        ("s: size + 1", "s_bounds_size = s_size;", "s_bounds_size = s_size + 32'h1;"),
+        ("s: carry bit 30", "localparam  top = 32'h80000000;", "localparam  top = 32'h40000000;"),
     ];
     for (what, from, to) in mutants {
         let m = mutate(&original, from, to).unwrap();

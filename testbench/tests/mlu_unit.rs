@@ -32,14 +32,21 @@ fn port(seed: u64) -> PortParams {
 
 /// `n` requests of testbench::unit_driver::RandomRequests on a heap of 40
 /// allocations, the port `port`.
-fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structure: Structure, walkers: usize, mlb_latency: usize, seed: u64, n: u32, port: PortParams) {
+fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(
+    structure: Structure,
+    walkers: usize,
+    (mlb_latency, check_latency): (usize, usize),
+    seed: u64,
+    n: u32,
+    port: PortParams,
+) {
     let cfg = MluConfig { entries: N, structure, ..MluConfig::default() };
     let rt = heap(&cfg, 40, seed).unwrap();
-    let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency: 1, miss_slots: 8 };
+    let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency, miss_slots: 8 };
     let mut model = MluUnit::new(&p).unwrap();
     model.set_root(rt.root());
     let structures = if structure == Structure::List { Structures::List } else { Structures::Bst };
-    let b = UnitBuild { structures, replacement: Replacement::Plru, mode: Mode::Compiler, step_limit: 4096, walkers, mlb_latency, miss_slots: 8 };
+    let b = UnitBuild { structures, replacement: Replacement::Plru, mode: Mode::Compiler, step_limit: 4096, walkers, mlb_latency, check_latency, miss_slots: 8 };
     let mut u = Box::new(Rtl::<N, IW, L, LW>::new(b));
     u.connect_all();
     u.reset.next = true;
@@ -88,7 +95,7 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structu
             u.mem_resp_link1.next = d[3].into();
         }
         settle(&mut u);
-        let ctx = format!("N={N} L={L} K={walkers} m={mlb_latency} {structure:?} cycle {cyc}");
+        let ctx = format!("N={N} L={L} K={walkers} m={mlb_latency} c={check_latency} {structure:?} cycle {cyc}");
         assert_eq!(u.req_ready.val(), out.req_ready, "{ctx}: req_ready");
         assert_eq!(u.mem_req_valid.val(), out.mem_req.is_some(), "{ctx}: mem_req_valid");
         if let Some(m) = out.mem_req {
@@ -122,23 +129,29 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(structu
     }
     assert!(queue.is_empty() && model.is_idle(), "not drained");
     let c = model.counters();
-    eprintln!("N={N} L={L} K={walkers} m={mlb_latency} {structure:?}: {answered} responses, {} cycles, {c:?}", model.cycle());
+    eprintln!("N={N} L={L} K={walkers} m={mlb_latency} c={check_latency} {structure:?}: {answered} responses, {} cycles, {c:?}", model.cycle());
     assert_eq!(answered, n);
     assert!(c.merged > 0 && c.walks > 0 && c.hits > 0 && c.stalls > 0, "{c:?}");
 }
 
 #[test]
 fn unit_matches_the_model_32_lanes_bst() {
-    run::<8, 3, 32, 5>(Structure::Bst, 4, 1, 1, 1500, port(1));
+    run::<8, 3, 32, 5>(Structure::Bst, 4, (1, 1), 1, 1500, port(1));
 }
 
 #[test]
 fn unit_matches_the_model_1_lane_list_two_stage_mlb() {
-    run::<4, 2, 1, 1>(Structure::List, 2, 2, 2, 1500, port(2));
+    run::<4, 2, 1, 1>(Structure::List, 2, (2, 1), 2, 1500, port(2));
 }
 
 #[test]
 fn unit_matches_the_model_one_walker() {
-    run::<2, 1, 1, 1>(Structure::Bst, 1, 1, 3, 1000, port(3));
+    run::<2, 1, 1, 1>(Structure::Bst, 1, (1, 1), 3, 1000, port(3));
+}
+
+#[test]
+fn unit_matches_the_model_two_check_stages() {
+    run::<8, 3, 32, 5>(Structure::Bst, 4, (2, 2), 4, 1500, port(4));
+    run::<4, 2, 1, 1>(Structure::List, 2, (1, 2), 5, 1000, port(5));
 }
 
