@@ -2076,38 +2076,38 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0;
-        out_ls_onehot_0 = ls_pe_onehot_0;
-        out_rs_onehot_1 = rs_pe_onehot_1;
-        out_ls_onehot_1 = ls_pe_onehot_1;
-        out_rs_onehot_2 = rs_pe_onehot_2;
-        out_ls_onehot_2 = ls_pe_onehot_2;
-        out_rs_onehot_3 = rs_pe_onehot_3;
-        out_ls_onehot_3 = ls_pe_onehot_3;
-        out_rs_onehot_4 = rs_pe_onehot_4;
-        out_ls_onehot_4 = ls_pe_onehot_4;
-        out_rs_onehot_5 = rs_pe_onehot_5;
-        out_ls_onehot_5 = ls_pe_onehot_5;
-        out_rs_onehot_6 = rs_pe_onehot_6;
-        out_ls_onehot_6 = ls_pe_onehot_6;
-        out_rs_onehot_7 = rs_pe_onehot_7;
-        out_ls_onehot_7 = ls_pe_onehot_7;
-        out_rs_onehot_8 = rs_pe_onehot_8;
-        out_ls_onehot_8 = ls_pe_onehot_8;
-        out_rs_onehot_9 = rs_pe_onehot_9;
-        out_ls_onehot_9 = ls_pe_onehot_9;
-        out_rs_onehot_10 = rs_pe_onehot_10;
-        out_ls_onehot_10 = ls_pe_onehot_10;
-        out_rs_onehot_11 = rs_pe_onehot_11;
-        out_ls_onehot_11 = ls_pe_onehot_11;
-        out_rs_onehot_12 = rs_pe_onehot_12;
-        out_ls_onehot_12 = ls_pe_onehot_12;
-        out_rs_onehot_13 = rs_pe_onehot_13;
-        out_ls_onehot_13 = ls_pe_onehot_13;
-        out_rs_onehot_14 = rs_pe_onehot_14;
-        out_ls_onehot_14 = ls_pe_onehot_14;
-        out_rs_onehot_15 = rs_pe_onehot_15;
-        out_ls_onehot_15 = ls_pe_onehot_15;
+        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
+        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
+        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
+        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
+        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
+        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
+        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
+        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
+        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
+        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
+        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
+        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
+        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
+        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
+        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
+        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
+        out_rs_onehot_8 = rs_pe_onehot_8 && ~reset;
+        out_ls_onehot_8 = ls_pe_onehot_8 && ~reset;
+        out_rs_onehot_9 = rs_pe_onehot_9 && ~reset;
+        out_ls_onehot_9 = ls_pe_onehot_9 && ~reset;
+        out_rs_onehot_10 = rs_pe_onehot_10 && ~reset;
+        out_ls_onehot_10 = ls_pe_onehot_10 && ~reset;
+        out_rs_onehot_11 = rs_pe_onehot_11 && ~reset;
+        out_ls_onehot_11 = ls_pe_onehot_11 && ~reset;
+        out_rs_onehot_12 = rs_pe_onehot_12 && ~reset;
+        out_ls_onehot_12 = ls_pe_onehot_12 && ~reset;
+        out_rs_onehot_13 = rs_pe_onehot_13 && ~reset;
+        out_ls_onehot_13 = ls_pe_onehot_13 && ~reset;
+        out_rs_onehot_14 = rs_pe_onehot_14 && ~reset;
+        out_ls_onehot_14 = ls_pe_onehot_14 && ~reset;
+        out_rs_onehot_15 = rs_pe_onehot_15 && ~reset;
+        out_ls_onehot_15 = ls_pe_onehot_15 && ~reset;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
@@ -2120,8 +2120,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
-        s1_rs_onehot_0_d = rs_pe_onehot_0;
-        s1_ls_onehot_0_d = ls_pe_onehot_0;
+        s1_rs_onehot_0_d = rs_pe_onehot_0 && ~reset;
+        s1_ls_onehot_0_d = ls_pe_onehot_0 && ~reset;
         out_rs_onehot_0 = s1_rs_onehot_0_q;
         out_ls_onehot_0 = s1_ls_onehot_0_q;
         s1_written_0_d = write_en_0;
@@ -2133,8 +2133,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_0 = 1'b0;
         end
-        s1_rs_onehot_1_d = rs_pe_onehot_1;
-        s1_ls_onehot_1_d = ls_pe_onehot_1;
+        s1_rs_onehot_1_d = rs_pe_onehot_1 && ~reset;
+        s1_ls_onehot_1_d = ls_pe_onehot_1 && ~reset;
         out_rs_onehot_1 = s1_rs_onehot_1_q;
         out_ls_onehot_1 = s1_ls_onehot_1_q;
         s1_written_1_d = write_en_1;
@@ -2146,8 +2146,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_1 = 1'b0;
         end
-        s1_rs_onehot_2_d = rs_pe_onehot_2;
-        s1_ls_onehot_2_d = ls_pe_onehot_2;
+        s1_rs_onehot_2_d = rs_pe_onehot_2 && ~reset;
+        s1_ls_onehot_2_d = ls_pe_onehot_2 && ~reset;
         out_rs_onehot_2 = s1_rs_onehot_2_q;
         out_ls_onehot_2 = s1_ls_onehot_2_q;
         s1_written_2_d = write_en_2;
@@ -2159,8 +2159,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_2 = 1'b0;
         end
-        s1_rs_onehot_3_d = rs_pe_onehot_3;
-        s1_ls_onehot_3_d = ls_pe_onehot_3;
+        s1_rs_onehot_3_d = rs_pe_onehot_3 && ~reset;
+        s1_ls_onehot_3_d = ls_pe_onehot_3 && ~reset;
         out_rs_onehot_3 = s1_rs_onehot_3_q;
         out_ls_onehot_3 = s1_ls_onehot_3_q;
         s1_written_3_d = write_en_3;
@@ -2172,8 +2172,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_3 = 1'b0;
         end
-        s1_rs_onehot_4_d = rs_pe_onehot_4;
-        s1_ls_onehot_4_d = ls_pe_onehot_4;
+        s1_rs_onehot_4_d = rs_pe_onehot_4 && ~reset;
+        s1_ls_onehot_4_d = ls_pe_onehot_4 && ~reset;
         out_rs_onehot_4 = s1_rs_onehot_4_q;
         out_ls_onehot_4 = s1_ls_onehot_4_q;
         s1_written_4_d = write_en_4;
@@ -2185,8 +2185,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_4 = 1'b0;
         end
-        s1_rs_onehot_5_d = rs_pe_onehot_5;
-        s1_ls_onehot_5_d = ls_pe_onehot_5;
+        s1_rs_onehot_5_d = rs_pe_onehot_5 && ~reset;
+        s1_ls_onehot_5_d = ls_pe_onehot_5 && ~reset;
         out_rs_onehot_5 = s1_rs_onehot_5_q;
         out_ls_onehot_5 = s1_ls_onehot_5_q;
         s1_written_5_d = write_en_5;
@@ -2198,8 +2198,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_5 = 1'b0;
         end
-        s1_rs_onehot_6_d = rs_pe_onehot_6;
-        s1_ls_onehot_6_d = ls_pe_onehot_6;
+        s1_rs_onehot_6_d = rs_pe_onehot_6 && ~reset;
+        s1_ls_onehot_6_d = ls_pe_onehot_6 && ~reset;
         out_rs_onehot_6 = s1_rs_onehot_6_q;
         out_ls_onehot_6 = s1_ls_onehot_6_q;
         s1_written_6_d = write_en_6;
@@ -2211,8 +2211,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_6 = 1'b0;
         end
-        s1_rs_onehot_7_d = rs_pe_onehot_7;
-        s1_ls_onehot_7_d = ls_pe_onehot_7;
+        s1_rs_onehot_7_d = rs_pe_onehot_7 && ~reset;
+        s1_ls_onehot_7_d = ls_pe_onehot_7 && ~reset;
         out_rs_onehot_7 = s1_rs_onehot_7_q;
         out_ls_onehot_7 = s1_ls_onehot_7_q;
         s1_written_7_d = write_en_7;
@@ -2224,8 +2224,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_7 = 1'b0;
         end
-        s1_rs_onehot_8_d = rs_pe_onehot_8;
-        s1_ls_onehot_8_d = ls_pe_onehot_8;
+        s1_rs_onehot_8_d = rs_pe_onehot_8 && ~reset;
+        s1_ls_onehot_8_d = ls_pe_onehot_8 && ~reset;
         out_rs_onehot_8 = s1_rs_onehot_8_q;
         out_ls_onehot_8 = s1_ls_onehot_8_q;
         s1_written_8_d = write_en_8;
@@ -2237,8 +2237,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_8 = 1'b0;
         end
-        s1_rs_onehot_9_d = rs_pe_onehot_9;
-        s1_ls_onehot_9_d = ls_pe_onehot_9;
+        s1_rs_onehot_9_d = rs_pe_onehot_9 && ~reset;
+        s1_ls_onehot_9_d = ls_pe_onehot_9 && ~reset;
         out_rs_onehot_9 = s1_rs_onehot_9_q;
         out_ls_onehot_9 = s1_ls_onehot_9_q;
         s1_written_9_d = write_en_9;
@@ -2250,8 +2250,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_9 = 1'b0;
         end
-        s1_rs_onehot_10_d = rs_pe_onehot_10;
-        s1_ls_onehot_10_d = ls_pe_onehot_10;
+        s1_rs_onehot_10_d = rs_pe_onehot_10 && ~reset;
+        s1_ls_onehot_10_d = ls_pe_onehot_10 && ~reset;
         out_rs_onehot_10 = s1_rs_onehot_10_q;
         out_ls_onehot_10 = s1_ls_onehot_10_q;
         s1_written_10_d = write_en_10;
@@ -2263,8 +2263,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_10 = 1'b0;
         end
-        s1_rs_onehot_11_d = rs_pe_onehot_11;
-        s1_ls_onehot_11_d = ls_pe_onehot_11;
+        s1_rs_onehot_11_d = rs_pe_onehot_11 && ~reset;
+        s1_ls_onehot_11_d = ls_pe_onehot_11 && ~reset;
         out_rs_onehot_11 = s1_rs_onehot_11_q;
         out_ls_onehot_11 = s1_ls_onehot_11_q;
         s1_written_11_d = write_en_11;
@@ -2276,8 +2276,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_11 = 1'b0;
         end
-        s1_rs_onehot_12_d = rs_pe_onehot_12;
-        s1_ls_onehot_12_d = ls_pe_onehot_12;
+        s1_rs_onehot_12_d = rs_pe_onehot_12 && ~reset;
+        s1_ls_onehot_12_d = ls_pe_onehot_12 && ~reset;
         out_rs_onehot_12 = s1_rs_onehot_12_q;
         out_ls_onehot_12 = s1_ls_onehot_12_q;
         s1_written_12_d = write_en_12;
@@ -2289,8 +2289,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_12 = 1'b0;
         end
-        s1_rs_onehot_13_d = rs_pe_onehot_13;
-        s1_ls_onehot_13_d = ls_pe_onehot_13;
+        s1_rs_onehot_13_d = rs_pe_onehot_13 && ~reset;
+        s1_ls_onehot_13_d = ls_pe_onehot_13 && ~reset;
         out_rs_onehot_13 = s1_rs_onehot_13_q;
         out_ls_onehot_13 = s1_ls_onehot_13_q;
         s1_written_13_d = write_en_13;
@@ -2302,8 +2302,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_13 = 1'b0;
         end
-        s1_rs_onehot_14_d = rs_pe_onehot_14;
-        s1_ls_onehot_14_d = ls_pe_onehot_14;
+        s1_rs_onehot_14_d = rs_pe_onehot_14 && ~reset;
+        s1_ls_onehot_14_d = ls_pe_onehot_14 && ~reset;
         out_rs_onehot_14 = s1_rs_onehot_14_q;
         out_ls_onehot_14 = s1_ls_onehot_14_q;
         s1_written_14_d = write_en_14;
@@ -2315,8 +2315,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             out_ls_hit = 1'b0;
             out_ls_onehot_14 = 1'b0;
         end
-        s1_rs_onehot_15_d = rs_pe_onehot_15;
-        s1_ls_onehot_15_d = ls_pe_onehot_15;
+        s1_rs_onehot_15_d = rs_pe_onehot_15 && ~reset;
+        s1_ls_onehot_15_d = ls_pe_onehot_15 && ~reset;
         out_rs_onehot_15 = s1_rs_onehot_15_q;
         out_ls_onehot_15 = s1_ls_onehot_15_q;
         s1_written_15_d = write_en_15;

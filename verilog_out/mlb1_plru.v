@@ -375,8 +375,8 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0;
-        out_ls_onehot_0 = ls_pe_onehot_0;
+        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
+        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;

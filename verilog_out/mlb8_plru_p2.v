@@ -1188,22 +1188,22 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0;
-        out_ls_onehot_0 = ls_pe_onehot_0;
-        out_rs_onehot_1 = rs_pe_onehot_1;
-        out_ls_onehot_1 = ls_pe_onehot_1;
-        out_rs_onehot_2 = rs_pe_onehot_2;
-        out_ls_onehot_2 = ls_pe_onehot_2;
-        out_rs_onehot_3 = rs_pe_onehot_3;
-        out_ls_onehot_3 = ls_pe_onehot_3;
-        out_rs_onehot_4 = rs_pe_onehot_4;
-        out_ls_onehot_4 = ls_pe_onehot_4;
-        out_rs_onehot_5 = rs_pe_onehot_5;
-        out_ls_onehot_5 = ls_pe_onehot_5;
-        out_rs_onehot_6 = rs_pe_onehot_6;
-        out_ls_onehot_6 = ls_pe_onehot_6;
-        out_rs_onehot_7 = rs_pe_onehot_7;
-        out_ls_onehot_7 = ls_pe_onehot_7;
+        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
+        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
+        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
+        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
+        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
+        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
+        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
+        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
+        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
+        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
+        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
+        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
+        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
+        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
+        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
+        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
@@ -1216,8 +1216,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
-        s1_rs_onehot_0_d = rs_pe_onehot_0;
-        s1_ls_onehot_0_d = ls_pe_onehot_0;
+        s1_rs_onehot_0_d = rs_pe_onehot_0 && ~reset;
+        s1_ls_onehot_0_d = ls_pe_onehot_0 && ~reset;
         out_rs_onehot_0 = s1_rs_onehot_0_q;
         out_ls_onehot_0 = s1_ls_onehot_0_q;
         s1_written_0_d = write_en_0;
@@ -1229,8 +1229,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_0 = 1'b0;
         end
-        s1_rs_onehot_1_d = rs_pe_onehot_1;
-        s1_ls_onehot_1_d = ls_pe_onehot_1;
+        s1_rs_onehot_1_d = rs_pe_onehot_1 && ~reset;
+        s1_ls_onehot_1_d = ls_pe_onehot_1 && ~reset;
         out_rs_onehot_1 = s1_rs_onehot_1_q;
         out_ls_onehot_1 = s1_ls_onehot_1_q;
         s1_written_1_d = write_en_1;
@@ -1242,8 +1242,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_1 = 1'b0;
         end
-        s1_rs_onehot_2_d = rs_pe_onehot_2;
-        s1_ls_onehot_2_d = ls_pe_onehot_2;
+        s1_rs_onehot_2_d = rs_pe_onehot_2 && ~reset;
+        s1_ls_onehot_2_d = ls_pe_onehot_2 && ~reset;
         out_rs_onehot_2 = s1_rs_onehot_2_q;
         out_ls_onehot_2 = s1_ls_onehot_2_q;
         s1_written_2_d = write_en_2;
@@ -1255,8 +1255,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_2 = 1'b0;
         end
-        s1_rs_onehot_3_d = rs_pe_onehot_3;
-        s1_ls_onehot_3_d = ls_pe_onehot_3;
+        s1_rs_onehot_3_d = rs_pe_onehot_3 && ~reset;
+        s1_ls_onehot_3_d = ls_pe_onehot_3 && ~reset;
         out_rs_onehot_3 = s1_rs_onehot_3_q;
         out_ls_onehot_3 = s1_ls_onehot_3_q;
         s1_written_3_d = write_en_3;
@@ -1268,8 +1268,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_3 = 1'b0;
         end
-        s1_rs_onehot_4_d = rs_pe_onehot_4;
-        s1_ls_onehot_4_d = ls_pe_onehot_4;
+        s1_rs_onehot_4_d = rs_pe_onehot_4 && ~reset;
+        s1_ls_onehot_4_d = ls_pe_onehot_4 && ~reset;
         out_rs_onehot_4 = s1_rs_onehot_4_q;
         out_ls_onehot_4 = s1_ls_onehot_4_q;
         s1_written_4_d = write_en_4;
@@ -1281,8 +1281,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_4 = 1'b0;
         end
-        s1_rs_onehot_5_d = rs_pe_onehot_5;
-        s1_ls_onehot_5_d = ls_pe_onehot_5;
+        s1_rs_onehot_5_d = rs_pe_onehot_5 && ~reset;
+        s1_ls_onehot_5_d = ls_pe_onehot_5 && ~reset;
         out_rs_onehot_5 = s1_rs_onehot_5_q;
         out_ls_onehot_5 = s1_ls_onehot_5_q;
         s1_written_5_d = write_en_5;
@@ -1294,8 +1294,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_5 = 1'b0;
         end
-        s1_rs_onehot_6_d = rs_pe_onehot_6;
-        s1_ls_onehot_6_d = ls_pe_onehot_6;
+        s1_rs_onehot_6_d = rs_pe_onehot_6 && ~reset;
+        s1_ls_onehot_6_d = ls_pe_onehot_6 && ~reset;
         out_rs_onehot_6 = s1_rs_onehot_6_q;
         out_ls_onehot_6 = s1_ls_onehot_6_q;
         s1_written_6_d = write_en_6;
@@ -1307,8 +1307,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             out_ls_hit = 1'b0;
             out_ls_onehot_6 = 1'b0;
         end
-        s1_rs_onehot_7_d = rs_pe_onehot_7;
-        s1_ls_onehot_7_d = ls_pe_onehot_7;
+        s1_rs_onehot_7_d = rs_pe_onehot_7 && ~reset;
+        s1_ls_onehot_7_d = ls_pe_onehot_7 && ~reset;
         out_rs_onehot_7 = s1_rs_onehot_7_q;
         out_ls_onehot_7 = s1_ls_onehot_7_q;
         s1_written_7_d = write_en_7;

@@ -507,8 +507,9 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
         self.out_ls_way.next = self.ls_pe.index.val();
         for i in 0..N {
-            self.out_rs_onehot[i].next = self.rs_pe.onehot[i].val();
-            self.out_ls_onehot[i].next = self.ls_pe.onehot[i].val();
+            // (Reset suppresses the data with the hit.)
+            self.out_rs_onehot[i].next = self.rs_pe.onehot[i].val() && !self.reset.val();
+            self.out_ls_onehot[i].next = self.ls_pe.onehot[i].val() && !self.reset.val();
         }
         // ...or, at hit latency 2, the previous cycle's, registered.
         for k in 0..self.s1_rs_hit.len() {
@@ -534,8 +535,8 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         for i in 0..self.s1_rs_onehot.len() {
             self.s1_rs_onehot[i].clock.next = self.clock.val();
             self.s1_ls_onehot[i].clock.next = self.clock.val();
-            self.s1_rs_onehot[i].d.next = self.rs_pe.onehot[i].val();
-            self.s1_ls_onehot[i].d.next = self.ls_pe.onehot[i].val();
+            self.s1_rs_onehot[i].d.next = self.rs_pe.onehot[i].val() && !self.reset.val();
+            self.s1_ls_onehot[i].d.next = self.ls_pe.onehot[i].val() && !self.reset.val();
             self.out_rs_onehot[i].next = self.s1_rs_onehot[i].q.val();
             self.out_ls_onehot[i].next = self.s1_ls_onehot[i].q.val();
             // The fill of the search's cycle replaced the entry it hit.

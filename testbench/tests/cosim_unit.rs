@@ -101,13 +101,13 @@ fn unit_verilog_matches_the_model_hot_stream_4_entries_2_walkers() {
 
 /// Every committed unit top, 1,000,000 requests of the hot stream.
 #[test]
-fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32() {
-    random(&unit(8, Structure::Bst, 4, 32, 1, 1), Stream::Hot, 21, 1_000_000);
+fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32_c2() {
+    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Hot, 21, 1_000_000);
 }
 
 #[test]
-fn unit_verilog_matches_the_model_one_million_requests_mlu16_bst_k4_l32_p2() {
-    random(&unit(16, Structure::Bst, 4, 32, 2, 1), Stream::Hot, 22, 1_000_000);
+fn unit_verilog_matches_the_model_one_million_requests_mlu16_bst_k4_l32_p2_c2() {
+    random(&unit(16, Structure::Bst, 4, 32, 2, 2), Stream::Hot, 22, 1_000_000);
 }
 
 /// Random requests with every lookup a hit once each of `rt`'s allocations
@@ -131,7 +131,7 @@ fn hits(rt: &Runtime, lanes: usize, seed: u64) -> impl Iterator<Item = UnitReque
 /// measured from the Verilog's `req_valid && req_ready`.
 #[test]
 fn unit_verilog_takes_one_request_per_cycle_on_hits() {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
+    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
     // A heap of 6 allocations: every one fits in the 8-entry MLB.
     let rt = heap(&u.params.cfg, 6, 21).unwrap();
     let port = PortParams { min_latency: 20, max_latency: 20, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 21 };
@@ -159,7 +159,7 @@ fn span(run: &UnitRun) -> u64 {
 /// time, not K walks: the walkers overlap their node reads.
 #[test]
 fn unit_verilog_overlaps_misses_to_different_blocks() {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
+    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
     let rt = heap(&u.params.cfg, 40, 31).unwrap();
     let port = PortParams { min_latency: 100, max_latency: 100, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 31 };
     let mut cs = start(&u, 31);
@@ -195,12 +195,12 @@ fn mutate(text: &str, from: &str, to: &str, count: usize) -> String {
     text.replace(from, to)
 }
 
-/// A mutant of mlu8_bst_k4_l32's Verilog run on the random stream of
-/// `unit_verilog_matches_the_model_bst_8_entries_4_walkers_32_lanes` (which
-/// the unmutated Verilog passes): the mismatch it must give.
+/// A mutant of mlu8_bst_k4_l32_c2's Verilog run on the random stream of
+/// `unit_verilog_matches_the_model_two_check_stages` (which the unmutated
+/// Verilog passes): the mismatch it must give.
 fn mutant(variant: &str, edit: impl Fn(&str) -> String) -> testbench::unit_driver::UnitMismatch {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 1);
-    let seed = 11;
+    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
+    let seed = 13;
     let rt = heap(&u.params.cfg, 40, seed).unwrap();
     let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
     let v = edit(&u.top.verilog);

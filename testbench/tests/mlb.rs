@@ -101,6 +101,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!(u.rs_base.val().to_u64(), e.base, "{ctx}: rs_base");
             assert_eq!(u.rs_size.val().to_u64(), e.size, "{ctx}: rs_size");
             assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{ctx}: rs_tag");
+        } else {
+            // No hit: the data are 0 (the MLU unit ORs the ports' data).
+            assert_eq!((u.rs_loc.val().to_u64(), u.rs_base.val().to_u64(), u.rs_size.val().to_u64(), u.rs_tag.val().to_u64()), (0, 0, 0, 0), "{ctx}: rs data without a hit");
         }
         let lh = out.and_then(|o| o.loc_hit);
         assert_eq!(u.ls_hit.val(), lh.is_some(), "{ctx}: ls_hit");
@@ -110,6 +113,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!(u.ls_base.val().to_u64(), e.base, "{ctx}: ls_base");
             assert_eq!(u.ls_size.val().to_u64(), e.size, "{ctx}: ls_size");
             assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{ctx}: ls_tag");
+        } else {
+            // No hit: the data are 0 (the MLU unit ORs the ports' data).
+            assert_eq!((u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64()), (0, 0, 0), "{ctx}: ls data without a hit");
         }
         // State after the edge: replacement state and every entry.
         assert_eq!(u.repl_state.val().to_u64(), self.model.policy_bits(), "{ctx}: replacement state");

@@ -116,6 +116,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!(u.rs_base.val().to_u64(), e.base, "{pctx}: rs_base");
             assert_eq!(u.rs_size.val().to_u64(), e.size, "{pctx}: rs_size");
             assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{pctx}: rs_tag");
+        } else {
+            // No hit: the data are 0 (the MLU unit ORs the ports' data).
+            assert_eq!((u.rs_loc.val().to_u64(), u.rs_base.val().to_u64(), u.rs_size.val().to_u64(), u.rs_tag.val().to_u64()), (0, 0, 0, 0), "{pctx}: rs data without a hit");
         }
         assert_eq!(u.ls_hit.val(), p.ls.is_some(), "{pctx}: ls_hit");
         assert_eq!(u.ls_multi.val(), p.ls_multi, "{pctx}: ls_multi");
@@ -124,6 +127,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!(u.ls_base.val().to_u64(), e.base, "{pctx}: ls_base");
             assert_eq!(u.ls_size.val().to_u64(), e.size, "{pctx}: ls_size");
             assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{pctx}: ls_tag");
+        } else {
+            // No hit: the data are 0 (the MLU unit ORs the ports' data).
+            assert_eq!((u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64()), (0, 0, 0), "{pctx}: ls data without a hit");
         }
         // A hit whose way this cycle's fill wrote is reported as a miss.
         let kept = |h: Option<(usize, MlbEntry)>, o: &sim::mlb::MlbCycleOutputs| h.filter(|&(w, _)| o.fill_way != Some(w));

@@ -1,2 +1,0 @@
-// mlu16_bst_k4_l32_p2: the Verilog of top mlu16_bst_k4_l32_p2, paths from the repository root.
-verilog_out/mlu16_bst_k4_l32_p2.v

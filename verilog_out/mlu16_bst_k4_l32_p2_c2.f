@@ -1,0 +1,2 @@
+// mlu16_bst_k4_l32_p2_c2: the Verilog of top mlu16_bst_k4_l32_p2_c2, paths from the repository root.
+verilog_out/mlu16_bst_k4_l32_p2_c2.v
