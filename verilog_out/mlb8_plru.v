@@ -288,6 +288,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
@@ -299,6 +300,7 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  out_rs_onehot_5;
     reg  out_rs_onehot_6;
     reg  out_rs_onehot_7;
+    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
@@ -1062,9 +1064,11 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
+        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -1281,15 +1285,19 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        rs_way_r_d_comb = out_rs_way;
-        rs_loc_r_d_comb = rs_or_loc_0;
-        rs_base_r_d_comb = rs_or_base_0;
-        rs_size_r_d_comb = rs_or_size_0;
-        rs_tag_r_d_comb = rs_or_tag_0;
-        ls_way_r_d_comb = out_ls_way;
-        ls_base_r_d_comb = ls_or_base_0;
-        ls_size_r_d_comb = ls_or_size_0;
-        ls_tag_r_d_comb = ls_or_tag_0;
+        if (out_rs_valid || rs_hit_r_q) begin
+            rs_way_r_d_comb = out_rs_way;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
+        end
+        if (out_ls_valid || ls_hit_r_q) begin
+            ls_way_r_d_comb = out_ls_way;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
+        end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

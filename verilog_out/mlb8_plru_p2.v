@@ -260,6 +260,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  [2:0] plru_0_touch_c_way;
     wire  [2:0] plru_0_victim;
     wire  [7:0] plru_0_state;
+    reg  s1_rs_valid_0_d;
+    reg  s1_rs_valid_0_q;
     reg  s1_rs_hit_0_d;
     reg  s1_rs_hit_0_q;
     reg  s1_rs_multi_0_d;
@@ -282,6 +284,8 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  s1_rs_onehot_6_q;
     reg  s1_rs_onehot_7_d;
     reg  s1_rs_onehot_7_q;
+    reg  s1_ls_valid_0_d;
+    reg  s1_ls_valid_0_q;
     reg  s1_ls_hit_0_d;
     reg  s1_ls_hit_0_q;
     reg  s1_ls_multi_0_d;
@@ -348,6 +352,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
@@ -359,6 +364,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  out_rs_onehot_5;
     reg  out_rs_onehot_6;
     reg  out_rs_onehot_7;
+    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
@@ -670,6 +676,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         tag_5_q = 8'h0;
         tag_6_q = 8'h0;
         tag_7_q = 8'h0;
+        s1_rs_valid_0_q = 1'h0;
         s1_rs_hit_0_q = 1'h0;
         s1_rs_multi_0_q = 1'h0;
         s1_rs_way_0_q = 3'h0;
@@ -681,6 +688,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         s1_rs_onehot_5_q = 1'h0;
         s1_rs_onehot_6_q = 1'h0;
         s1_rs_onehot_7_q = 1'h0;
+        s1_ls_valid_0_q = 1'h0;
         s1_ls_hit_0_q = 1'h0;
         s1_ls_multi_0_q = 1'h0;
         s1_ls_way_0_q = 3'h0;
@@ -755,6 +763,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         tag_5_q <= tag_5_d;
         tag_6_q <= tag_6_d;
         tag_7_q <= tag_7_d;
+        s1_rs_valid_0_q <= s1_rs_valid_0_d;
         s1_rs_hit_0_q <= s1_rs_hit_0_d;
         s1_rs_multi_0_q <= s1_rs_multi_0_d;
         s1_rs_way_0_q <= s1_rs_way_0_d;
@@ -766,6 +775,7 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         s1_rs_onehot_5_q <= s1_rs_onehot_5_d;
         s1_rs_onehot_6_q <= s1_rs_onehot_6_d;
         s1_rs_onehot_7_q <= s1_rs_onehot_7_d;
+        s1_ls_valid_0_q <= s1_ls_valid_0_d;
         s1_ls_hit_0_q <= s1_ls_hit_0_d;
         s1_ls_multi_0_q <= s1_ls_multi_0_d;
         s1_ls_way_0_q <= s1_ls_way_0_d;
@@ -1182,9 +1192,11 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
         end
+        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -1204,15 +1216,19 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
         out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
         out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
+        s1_rs_valid_0_d = rs_valid;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
+        s1_ls_valid_0_d = ls_valid;
         s1_ls_hit_0_d = ls_pe_any && ~reset;
         s1_ls_multi_0_d = ls_pe_multi && ~reset;
         s1_ls_way_0_d = ls_pe_index;
+        out_rs_valid = s1_rs_valid_0_q;
         out_rs_hit = s1_rs_hit_0_q;
         out_rs_multi = s1_rs_multi_0_q;
         out_rs_way = s1_rs_way_0_q;
+        out_ls_valid = s1_ls_valid_0_q;
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
@@ -1517,15 +1533,19 @@ module mlb8_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        rs_way_r_d_comb = out_rs_way;
-        rs_loc_r_d_comb = rs_or_loc_0;
-        rs_base_r_d_comb = rs_or_base_0;
-        rs_size_r_d_comb = rs_or_size_0;
-        rs_tag_r_d_comb = rs_or_tag_0;
-        ls_way_r_d_comb = out_ls_way;
-        ls_base_r_d_comb = ls_or_base_0;
-        ls_size_r_d_comb = ls_or_size_0;
-        ls_tag_r_d_comb = ls_or_tag_0;
+        if (out_rs_valid || rs_hit_r_q) begin
+            rs_way_r_d_comb = out_rs_way;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
+        end
+        if (out_ls_valid || ls_hit_r_q) begin
+            ls_way_r_d_comb = out_ls_way;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
+        end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

@@ -31259,6 +31259,8 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
     wire  [15:0] plru_0_state;
+    reg  s1_rs_valid_0_d;
+    reg  s1_rs_valid_0_q;
     reg  s1_rs_hit_0_d;
     reg  s1_rs_hit_0_q;
     reg  s1_rs_multi_0_d;
@@ -31297,6 +31299,8 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  s1_rs_onehot_14_q;
     reg  s1_rs_onehot_15_d;
     reg  s1_rs_onehot_15_q;
+    reg  s1_ls_valid_0_d;
+    reg  s1_ls_valid_0_q;
     reg  s1_ls_hit_0_d;
     reg  s1_ls_hit_0_q;
     reg  s1_ls_multi_0_d;
@@ -31395,6 +31399,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [3:0] out_rs_way;
@@ -31414,6 +31419,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  out_rs_onehot_13;
     reg  out_rs_onehot_14;
     reg  out_rs_onehot_15;
+    reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [3:0] out_ls_way;
@@ -31997,6 +32003,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         tag_13_q = 8'h0;
         tag_14_q = 8'h0;
         tag_15_q = 8'h0;
+        s1_rs_valid_0_q = 1'h0;
         s1_rs_hit_0_q = 1'h0;
         s1_rs_multi_0_q = 1'h0;
         s1_rs_way_0_q = 4'h0;
@@ -32016,6 +32023,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         s1_rs_onehot_13_q = 1'h0;
         s1_rs_onehot_14_q = 1'h0;
         s1_rs_onehot_15_q = 1'h0;
+        s1_ls_valid_0_q = 1'h0;
         s1_ls_hit_0_q = 1'h0;
         s1_ls_multi_0_q = 1'h0;
         s1_ls_way_0_q = 4'h0;
@@ -32146,6 +32154,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         tag_13_q <= tag_13_d;
         tag_14_q <= tag_14_d;
         tag_15_q <= tag_15_d;
+        s1_rs_valid_0_q <= s1_rs_valid_0_d;
         s1_rs_hit_0_q <= s1_rs_hit_0_d;
         s1_rs_multi_0_q <= s1_rs_multi_0_d;
         s1_rs_way_0_q <= s1_rs_way_0_d;
@@ -32165,6 +32174,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         s1_rs_onehot_13_q <= s1_rs_onehot_13_d;
         s1_rs_onehot_14_q <= s1_rs_onehot_14_d;
         s1_rs_onehot_15_q <= s1_rs_onehot_15_d;
+        s1_ls_valid_0_q <= s1_ls_valid_0_d;
         s1_ls_hit_0_q <= s1_ls_hit_0_d;
         s1_ls_multi_0_q <= s1_ls_multi_0_d;
         s1_ls_way_0_q <= s1_ls_way_0_d;
@@ -32925,9 +32935,11 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
         end
+        out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
+        out_ls_valid = ls_valid;
         out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
@@ -32963,15 +32975,19 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         out_ls_onehot_14 = ls_pe_onehot_14 && ~reset;
         out_rs_onehot_15 = rs_pe_onehot_15 && ~reset;
         out_ls_onehot_15 = ls_pe_onehot_15 && ~reset;
+        s1_rs_valid_0_d = rs_valid;
         s1_rs_hit_0_d = rs_pe_any && ~reset;
         s1_rs_multi_0_d = rs_pe_multi && ~reset;
         s1_rs_way_0_d = rs_pe_index;
+        s1_ls_valid_0_d = ls_valid;
         s1_ls_hit_0_d = ls_pe_any && ~reset;
         s1_ls_multi_0_d = ls_pe_multi && ~reset;
         s1_ls_way_0_d = ls_pe_index;
+        out_rs_valid = s1_rs_valid_0_q;
         out_rs_hit = s1_rs_hit_0_q;
         out_rs_multi = s1_rs_multi_0_q;
         out_rs_way = s1_rs_way_0_q;
+        out_ls_valid = s1_ls_valid_0_q;
         out_ls_hit = s1_ls_hit_0_q;
         out_ls_multi = s1_ls_multi_0_q;
         out_ls_way = s1_ls_way_0_q;
@@ -33580,15 +33596,19 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
         ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
         ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
-        rs_way_r_d_comb = out_rs_way;
-        rs_loc_r_d_comb = rs_or_loc_0;
-        rs_base_r_d_comb = rs_or_base_0;
-        rs_size_r_d_comb = rs_or_size_0;
-        rs_tag_r_d_comb = rs_or_tag_0;
-        ls_way_r_d_comb = out_ls_way;
-        ls_base_r_d_comb = ls_or_base_0;
-        ls_size_r_d_comb = ls_or_size_0;
-        ls_tag_r_d_comb = ls_or_tag_0;
+        if (out_rs_valid || rs_hit_r_q) begin
+            rs_way_r_d_comb = out_rs_way;
+            rs_loc_r_d_comb = rs_or_loc_0;
+            rs_base_r_d_comb = rs_or_base_0;
+            rs_size_r_d_comb = rs_or_size_0;
+            rs_tag_r_d_comb = rs_or_tag_0;
+        end
+        if (out_ls_valid || ls_hit_r_q) begin
+            ls_way_r_d_comb = out_ls_way;
+            ls_base_r_d_comb = ls_or_base_0;
+            ls_size_r_d_comb = ls_or_size_0;
+            ls_tag_r_d_comb = ls_or_tag_0;
+        end
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

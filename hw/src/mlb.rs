@@ -24,8 +24,10 @@
 //!   (pipelined: a new request every cycle on each port): `*_hit`, `*_way`,
 //!   and the entry's `rs_loc` (range port only: the location port already
 //!   knows it), `*_base`, `*_size`, `*_tag`: the hit entry's while `*_hit`
-//!   is 1, and 0 otherwise (`*_way` is meaningful only with a hit), so the
-//!   two ports' data can be ORed
+//!   is 1, and 0 otherwise (`*_way` is meaningful only with a hit; the
+//!   registers load on a request and in the cycle after a hit, and hold
+//!   otherwise, so their clock can be gated), so the two ports' data can be
+//!   ORed
 //!   together without a select (the MLU unit does: a select driven by one
 //!   register bit fans out to some 170 multiplexers, and the buffer chain
 //!   synthesis builds for it was the unit's critical path). `*_multi` (registered like `*_hit`) is the one-hot
@@ -135,12 +137,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     plru: Vec<TreePlru<N, IW>>,
     rr: Vec<RoundRobin<N, IW>>,
     // Stage-1 registers, hit latency 2 only (empty at latency 1, emitting
-    // nothing): the search of the previous cycle (hit/multi
+    // nothing): the search of the previous cycle (request seen, hit/multi
     // with reset applied, index, one-hot match vector).
+    s1_rs_valid: Vec<DFF<Bit>>,
     s1_rs_hit: Vec<DFF<Bit>>,
     s1_rs_multi: Vec<DFF<Bit>>,
     s1_rs_way: Vec<DFF<Bits<IW>>>,
     s1_rs_onehot: Vec<DFF<Bit>>,
+    s1_ls_valid: Vec<DFF<Bit>>,
     s1_ls_hit: Vec<DFF<Bit>>,
     s1_ls_multi: Vec<DFF<Bit>>,
     s1_ls_way: Vec<DFF<Bits<IW>>>,
@@ -148,10 +152,12 @@ pub struct Mlb<const N: usize, const IW: usize> {
     s1_written: Vec<DFF<Bit>>,
     // The search the output stage reports this cycle: this cycle's (latency
     // 1) or the stage-1 registers' (latency 2).
+    out_rs_valid: Signal<Local, Bit>,
     out_rs_hit: Signal<Local, Bit>,
     out_rs_multi: Signal<Local, Bit>,
     out_rs_way: Signal<Local, Bits<IW>>,
     out_rs_onehot: [Signal<Local, Bit>; N],
+    out_ls_valid: Signal<Local, Bit>,
     out_ls_hit: Signal<Local, Bit>,
     out_ls_multi: Signal<Local, Bit>,
     out_ls_way: Signal<Local, Bits<IW>>,
@@ -280,19 +286,23 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             free_pe: Default::default(),
             plru,
             rr,
+            s1_rs_valid: regs(s1(1)),
             s1_rs_hit: regs(s1(1)),
             s1_rs_multi: regs(s1(1)),
             s1_rs_way: regs(s1(1)),
             s1_rs_onehot: regs(s1(N)),
+            s1_ls_valid: regs(s1(1)),
             s1_ls_hit: regs(s1(1)),
             s1_ls_multi: regs(s1(1)),
             s1_ls_way: regs(s1(1)),
             s1_ls_onehot: regs(s1(N)),
             s1_written: regs(s1(N)),
+            out_rs_valid: Default::default(),
             out_rs_hit: Default::default(),
             out_rs_multi: Default::default(),
             out_rs_way: Default::default(),
             out_rs_onehot: array_init(Default::default),
+            out_ls_valid: Default::default(),
             out_ls_hit: Default::default(),
             out_ls_multi: Default::default(),
             out_ls_way: Default::default(),
@@ -500,9 +510,11 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         // The search the output stage reports: this cycle's (reset
         // suppresses its hit)...
+        self.out_rs_valid.next = self.rs_valid.val();
         self.out_rs_hit.next = self.rs_pe.any.val() && !self.reset.val();
         self.out_rs_multi.next = self.rs_pe.multi.val() && !self.reset.val();
         self.out_rs_way.next = self.rs_pe.index.val();
+        self.out_ls_valid.next = self.ls_valid.val();
         self.out_ls_hit.next = self.ls_pe.any.val() && !self.reset.val();
         self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
         self.out_ls_way.next = self.ls_pe.index.val();
@@ -513,21 +525,27 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         }
         // ...or, at hit latency 2, the previous cycle's, registered.
         for k in 0..self.s1_rs_hit.len() {
+            self.s1_rs_valid[k].clock.next = self.clock.val();
             self.s1_rs_hit[k].clock.next = self.clock.val();
             self.s1_rs_multi[k].clock.next = self.clock.val();
             self.s1_rs_way[k].clock.next = self.clock.val();
+            self.s1_ls_valid[k].clock.next = self.clock.val();
             self.s1_ls_hit[k].clock.next = self.clock.val();
             self.s1_ls_multi[k].clock.next = self.clock.val();
             self.s1_ls_way[k].clock.next = self.clock.val();
+            self.s1_rs_valid[k].d.next = self.rs_valid.val();
             self.s1_rs_hit[k].d.next = self.rs_pe.any.val() && !self.reset.val();
             self.s1_rs_multi[k].d.next = self.rs_pe.multi.val() && !self.reset.val();
             self.s1_rs_way[k].d.next = self.rs_pe.index.val();
+            self.s1_ls_valid[k].d.next = self.ls_valid.val();
             self.s1_ls_hit[k].d.next = self.ls_pe.any.val() && !self.reset.val();
             self.s1_ls_multi[k].d.next = self.ls_pe.multi.val() && !self.reset.val();
             self.s1_ls_way[k].d.next = self.ls_pe.index.val();
+            self.out_rs_valid.next = self.s1_rs_valid[k].q.val();
             self.out_rs_hit.next = self.s1_rs_hit[k].q.val();
             self.out_rs_multi.next = self.s1_rs_multi[k].q.val();
             self.out_rs_way.next = self.s1_rs_way[k].q.val();
+            self.out_ls_valid.next = self.s1_ls_valid[k].q.val();
             self.out_ls_hit.next = self.s1_ls_hit[k].q.val();
             self.out_ls_multi.next = self.s1_ls_multi[k].q.val();
             self.out_ls_way.next = self.s1_ls_way[k].q.val();
@@ -602,18 +620,24 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                     self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
             }
         }
-        // Data registers load every cycle: the AND-OR tree gives 0 unless an
+        // Data registers load on a reported request, and in the cycle after a
+        // hit (to clear it); they hold otherwise (dff_setup! made them hold),
+        // so synthesis gates their clock. The AND-OR tree gives 0 unless an
         // entry is selected, so the data are 0 whenever `*_hit` is 0 and a
         // user may OR the two ports' results together with no select.
-        self.rs_way_r.d.next = self.out_rs_way.val();
-        self.rs_loc_r.d.next = self.rs_or_loc[0].val();
-        self.rs_base_r.d.next = self.rs_or_base[0].val();
-        self.rs_size_r.d.next = self.rs_or_size[0].val();
-        self.rs_tag_r.d.next = self.rs_or_tag[0].val();
-        self.ls_way_r.d.next = self.out_ls_way.val();
-        self.ls_base_r.d.next = self.ls_or_base[0].val();
-        self.ls_size_r.d.next = self.ls_or_size[0].val();
-        self.ls_tag_r.d.next = self.ls_or_tag[0].val();
+        if self.out_rs_valid.val() || self.rs_hit_r.q.val() {
+            self.rs_way_r.d.next = self.out_rs_way.val();
+            self.rs_loc_r.d.next = self.rs_or_loc[0].val();
+            self.rs_base_r.d.next = self.rs_or_base[0].val();
+            self.rs_size_r.d.next = self.rs_or_size[0].val();
+            self.rs_tag_r.d.next = self.rs_or_tag[0].val();
+        }
+        if self.out_ls_valid.val() || self.ls_hit_r.q.val() {
+            self.ls_way_r.d.next = self.out_ls_way.val();
+            self.ls_base_r.d.next = self.ls_or_base[0].val();
+            self.ls_size_r.d.next = self.ls_or_size[0].val();
+            self.ls_tag_r.d.next = self.ls_or_tag[0].val();
+        }
         self.rs_hit.next = self.rs_hit_r.q.val();
         self.rs_multi.next = self.rs_multi_r.q.val();
         self.rs_way.next = self.rs_way_r.q.val();
