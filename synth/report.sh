@@ -16,7 +16,7 @@ M=${MLUGEN:-target/release/mlugen}
 P=synth/reports/parts
 O=build/synth-report
 # Longest first, so two lanes finish close together.
-ALL="a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
+ALL="a7_unit16 a7_unit8 n45_unit16 n45_unit8 a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
 
 # The mlugen synth arguments of each job.
 job_args() {
@@ -36,6 +36,13 @@ job_args() {
     a7_ungated)  echo "--lib asap7 --entries 8,16 --clock-gating off --no-blocks" ;;
     a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
     a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16" ;;
+    # The committed MLU unit tops (the MLU as an SM unit): mlu8_bst_k4_l32_c2
+    # and mlu16_bst_k4_l32_p2_c2; workloads recorded from the golden model
+    # and checked on the RTL (testbench::energy_workload::unit_workloads).
+    n45_unit8)   echo "--lib nangate45 --top unit --config synth/unit8.json" ;;
+    n45_unit16)  echo "--lib nangate45 --top unit --config synth/unit16.json" ;;
+    a7_unit8)    echo "--lib asap7 --top unit --config synth/unit8.json" ;;
+    a7_unit16)   echo "--lib asap7 --top unit --config synth/unit16.json" ;;
     n45_canary)  echo "--lib nangate45 --top canary" ;;
     a7_canary)   echo "--lib asap7 --top canary" ;;
     *) return 1 ;;

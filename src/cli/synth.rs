@@ -17,10 +17,12 @@ pub struct Args {
     /// Comma-separated MLB sizes (1,2,4,8,16,32).
     #[arg(long, value_delimiter = ',')]
     entries: Vec<usize>,
-    /// Which generated top: mlb, mlu, or canary (the canary allocator unit,
-    /// verilog_out/canary_alloc.v; --entries does not apply). The MLU and
-    /// canary energy runs replay workloads recorded on the RTL under
-    /// Verilator (testbench::energy_workload), checked cycle by cycle.
+    /// Which generated top: mlb, mlu, unit (the MLU as an SM unit, of the
+    /// configuration's `unit` shape, else the default: 4 walkers, 32 lanes,
+    /// one MLB stage, one check stage), or canary (the canary allocator
+    /// unit, verilog_out/canary_alloc.v; --entries does not apply). The MLU,
+    /// unit and canary energy runs replay workloads recorded on the RTL
+    /// under Verilator (testbench::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
     top: String,
     /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
@@ -135,7 +137,8 @@ pub fn run(mut a: Args) -> Result<()> {
         "mlb" => TopKind::Mlb,
         "mlu" => TopKind::Mlu,
         "canary" => TopKind::Canary,
-        other => bail!("--top {other:?}: expected mlb, mlu or canary"),
+        "unit" => TopKind::Unit,
+        other => bail!("--top {other:?}: expected mlb, mlu, unit or canary"),
     };
     let cfg = match &a.config {
         Some(p) => {
@@ -145,6 +148,10 @@ pub fn run(mut a: Args) -> Result<()> {
         }
         None => sim::config::MluConfig::default(),
     };
+    let mut cfg = cfg;
+    if kind == TopKind::Unit && cfg.unit.is_none() {
+        cfg.unit = Some(sim::config::UnitShape::default());
+    }
     let mut entries = a.entries.clone();
     if kind == TopKind::Canary {
         if !entries.is_empty() {
@@ -187,6 +194,7 @@ pub fn run(mut a: Args) -> Result<()> {
             let (design, generated) = match (&a.verilog, &a.top_module) {
                 (Some(v), Some(t)) => (synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() }, false),
                 _ if kind == TopKind::Canary => (sweep::resolve_canary(&verilog_out)?.design, true),
+                _ if kind == TopKind::Unit => (resolve_unit(&verilog_out, &sim::config::MluConfig { entries: n, ..cfg.clone() })?, true),
                 _ => (sweep::resolve_latency(&verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design, true),
             };
             note(&format!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps));
@@ -224,13 +232,29 @@ pub fn run(mut a: Args) -> Result<()> {
     Ok(())
 }
 
-/// Record the energy workloads of a generated MLU or canary top on its
+/// The generated unit top of `cfg` (its `unit` set): the name
+/// `mlugen generate` gives it, in `verilog_out`.
+fn resolve_unit(verilog_out: &std::path::Path, cfg: &sim::config::MluConfig) -> Result<synth::flow::Design> {
+    let spec = hw::generate::tops_for_config(cfg)?.pop().context("the configuration generates no top")?;
+    let top = spec.name();
+    let verilog = verilog_out.join(format!("{top}.v"));
+    if !verilog.is_file() {
+        bail!("{} does not exist: generate the unit first (`mlugen generate --unit --entries {}`, with the same --config)", verilog.display(), cfg.entries);
+    }
+    Ok(synth::flow::Design { verilog: vec![verilog], top, clock: "clock".into() })
+}
+
+/// Record the energy workloads of a generated MLU, unit or canary top on its
 /// Verilog (Verilator), windows of at least `cycles` cycles.
 fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::config::MluConfig, cycles: usize) -> Result<Vec<testbench::energy_workload::Workload>> {
     let t = testbench::verilator::Top::load(verilog_out, top)?;
     let t0 = std::time::Instant::now();
     let w = match kind {
         TopKind::Mlu => testbench::energy_workload::mlu_workloads(&t, cfg, cycles),
+        TopKind::Unit => {
+            let p = sim::mlu_unit::UnitParams::from_config(cfg).context("a unit top needs the configuration's unit shape")?;
+            testbench::energy_workload::unit_workloads(&t, &p, cycles)
+        }
         _ => testbench::energy_workload::canary_workloads(&t, &testbench::energy_workload::canary_params(&t)?, cycles),
     }
     .with_context(|| format!("recording the energy workloads of {top} on its RTL"))?;

@@ -196,46 +196,20 @@ reproduce every recorded output (an equivalence check of the netlist on that run
             }
             let _ = writeln!(s);
         }
-        // The MLU tops.
-        let mut ms: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Mlu).collect();
-        ms.sort_by_key(|r| (r.entries, r.top.clone()));
-        if !ms.is_empty() {
-            let _ = writeln!(s, "The full MLU ({lib}; MLB, traverser, MEMCHECK, CSRs, counters):\n");
-            let _ = writeln!(s, "| top | MLB entries | cells | flip-flops | ICGs (gated flops) | area um2 | min period ps | GHz | worst path | leakage uW | power at default activity mW | of which clock-driven (sequential) mW |");
-            let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |");
-            for r in &ms {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.2} | {} -> {} | {:.3} | {:.3} | {:.3} |",
-                    r.top,
-                    r.entries,
-                    r.cells,
-                    r.flip_flops,
-                    icgs(r),
-                    r.area_um2,
-                    r.timing.min_period_ps,
-                    mhz(r) / 1000.0,
-                    r.timing.startpoint.split(' ').next().unwrap_or(""),
-                    r.timing.endpoint.split(' ').next().unwrap_or(""),
-                    r.leakage_w * 1e6,
-                    r.power_default_activity.total_w * 1e3,
-                    r.power_default_activity.sequential_w * 1e3
-                );
-            }
-            let _ = writeln!(s, "\nThe power column is OpenSTA's default activity (0.1 transitions per cycle on every input, propagated; the clock on every flip-flop, ungated and gated alike), for comparison between the tops only.\n");
-            energy_table(&mut s, &ms, lib, "MLU");
-            for r in &ms {
-                if r.blocks.is_empty() {
-                    continue;
-                }
-                let _ = writeln!(s, "Area by block, {} ({lib}, hierarchical run, not clock gated: {:.1} um2 in total):\n", r.top, r.blocks_total_um2);
-                let _ = writeln!(s, "| block | area um2 | % | cells | flip-flops |\n| --- | ---: | ---: | ---: | ---: |");
-                for b in &r.blocks {
-                    let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} | {} |", b.block, b.area_um2, 100.0 * b.area_um2 / r.blocks_total_um2, b.cells, b.flip_flops);
-                }
-                let _ = writeln!(s);
-            }
-        }
+        // The MLU tops, then the MLU as an SM unit.
+        let of = |k: TopKind| {
+            let mut ms: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == k).collect();
+            ms.sort_by_key(|r| (r.entries, r.top.clone()));
+            ms
+        };
+        mlu_section(&mut s, &of(TopKind::Mlu), lib, &format!("The full MLU ({lib}; MLB, traverser, MEMCHECK, CSRs, counters)"), "MLU");
+        mlu_section(
+            &mut s,
+            &of(TopKind::Unit),
+            lib,
+            &format!("The MLU as an SM unit ({lib}; spec section 6: pipelined, K walkers, warp-wide MEMCHECK.G; MLB, walkers, lane checks, miss slots, CSRs)"),
+            "MLU unit",
+        );
         // The canary allocator unit.
         let cs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Canary).collect();
         if !cs.is_empty() {
@@ -342,6 +316,48 @@ reproduce every recorded output (an equivalence check of the netlist on that run
         let _ = writeln!(s, "- Timing: unplaced and without wire parasitics the paths are optimistic; the flow reports what OpenSTA computes for the mapped netlist, nothing more. The two-stage MLB costs one cycle of hit latency in the MLU (docs/design.md).");
     }
     s
+}
+
+/// The table, energies and block split of MLU-like tops `ms` (one library).
+fn mlu_section(s: &mut String, ms: &[&SynthReport], lib: &str, heading: &str, what: &str) {
+    if ms.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "{heading}:\n");
+    let _ = writeln!(s, "| top | MLB entries | cells | flip-flops | ICGs (gated flops) | area um2 | min period ps | GHz | worst path | leakage uW | power at default activity mW | of which clock-driven (sequential) mW |");
+    let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |");
+    for r in ms {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.2} | {} -> {} | {:.3} | {:.3} | {:.3} |",
+            r.top,
+            r.entries,
+            r.cells,
+            r.flip_flops,
+            icgs(r),
+            r.area_um2,
+            r.timing.min_period_ps,
+            mhz(r) / 1000.0,
+            r.timing.startpoint.split(' ').next().unwrap_or(""),
+            r.timing.endpoint.split(' ').next().unwrap_or(""),
+            r.leakage_w * 1e6,
+            r.power_default_activity.total_w * 1e3,
+            r.power_default_activity.sequential_w * 1e3
+        );
+    }
+    let _ = writeln!(s, "\nThe power column is OpenSTA's default activity (0.1 transitions per cycle on every input, propagated; the clock on every flip-flop, ungated and gated alike), for comparison between the tops only.\n");
+    energy_table(s, ms, lib, what);
+    for r in ms {
+        if r.blocks.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "Area by block, {} ({lib}, hierarchical run, not clock gated: {:.1} um2 in total):\n", r.top, r.blocks_total_um2);
+        let _ = writeln!(s, "| block | area um2 | % | cells | flip-flops |\n| --- | ---: | ---: | ---: | ---: |");
+        for b in &r.blocks {
+            let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} | {} |", b.block, b.area_um2, 100.0 * b.area_um2 / r.blocks_total_um2, b.cells, b.flip_flops);
+        }
+        let _ = writeln!(s);
+    }
 }
 
 /// Energy per operation of the recorded (closed-loop) workloads of the MLU

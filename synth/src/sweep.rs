@@ -19,6 +19,10 @@ pub enum TopKind {
     /// The canary allocator unit (`canary_alloc`, hw/src/canary/).
     #[serde(rename = "canary")]
     Canary,
+    /// The MLU as an SM unit (`mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`,
+    /// hw/src/mlu_unit.rs).
+    #[serde(rename = "unit")]
+    Unit,
 }
 
 impl TopKind {
@@ -27,6 +31,7 @@ impl TopKind {
             TopKind::Mlb => "mlb",
             TopKind::Mlu => "mlu",
             TopKind::Canary => "canary",
+            TopKind::Unit => "unit",
         }
     }
 }
@@ -302,6 +307,25 @@ pub fn classify(top: &str, module: &str) -> String {
     }
 }
 
+/// Block of a module of an MLU unit top (hw/src/mlu_unit.rs): the four the
+/// unit is built of, each with its sub-modules (the MLB's priority encoders
+/// and replacement, each walker's node comparator, each lane's bounds
+/// compare).
+pub fn classify_unit(top: &str, module: &str) -> String {
+    let rest = module.strip_prefix(top).map(|r| r.trim_start_matches('_')).unwrap_or(module);
+    if rest.is_empty() {
+        "unit pipeline: request stages, miss slots, merge and replay, response (the top)".into()
+    } else if rest.starts_with("mlb") {
+        "MLB: entries, comparators, priority encoders, replacement".into()
+    } else if rest.starts_with("walkers") {
+        "walkers (each with its node comparator)".into()
+    } else if rest.starts_with("checks") {
+        "lane checks: per-lane bounds and tag checks, lowest faulting lane".into()
+    } else {
+        rest.to_string()
+    }
+}
+
 /// Block of a module of any top: the module's name below the top
 /// (`canary_alloc_chk_list` -> `chk_list`); the top module's own cells are
 /// "<top> top-level logic".
@@ -314,7 +338,22 @@ pub fn hierarchy_block(top: &str, module: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::classify;
+    use super::{classify, classify_unit};
+
+    #[test]
+    fn unit_modules_fall_into_its_four_blocks() {
+        let t = "mlu8_bst_k4_l32_c2";
+        let b = |m: &str| classify_unit(t, &format!("{t}{m}"));
+        assert!(b("").starts_with("unit pipeline"));
+        assert!(b("_mlb").starts_with("MLB"));
+        assert_eq!(b("_mlb_rs_pe"), b("_mlb"));
+        assert_eq!(b("_mlb_plru_0"), b("_mlb"));
+        assert!(b("_walkers_0").starts_with("walkers"));
+        assert_eq!(b("_walkers_3_node_cmp"), b("_walkers_0"));
+        assert!(b("_checks").starts_with("lane checks"));
+        assert_eq!(b("_checks_lanes_31_g_bounds"), b("_checks"));
+        assert_eq!(b("_other"), "other");
+    }
 
     #[test]
     fn other_tops_get_their_own_hierarchy() {
@@ -360,6 +399,7 @@ fn duty_ports(kind: TopKind) -> &'static [&'static str] {
         TopKind::Mlb => &["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"],
         TopKind::Mlu => &["resp_valid", "req_ready", "trav_busy", "mem_req_valid", "check_pass", "mlb_multi"],
         TopKind::Canary => &["resp_valid", "chk_done", "mem_valid", "mem_we"],
+        TopKind::Unit => &["req_ready", "resp_valid", "mem_req_valid"],
     }
 }
 
@@ -377,7 +417,8 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
     let (blocks, blocks_total) = if o.blocks {
         o.stage("block split (Yosys, ABC, hierarchical)");
         let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
-        (flow::blocks(&mods, lib, &|name| classify(&design.top, name)), hm.area_um2)
+        let split = |name: &str| if kind == TopKind::Unit { classify_unit(&design.top, name) } else { classify(&design.top, name) };
+        (flow::blocks(&mods, lib, &split), hm.area_um2)
     } else {
         (vec![], 0.0)
     };
@@ -462,7 +503,7 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
         netlist: rel(&m.netlist),
         clock_gating: m.gating.clone(),
         icg_area_um2: m.icg_area_um2,
-        hit_latency: if design.top.ends_with("_p2") { 2 } else { 1 },
+        hit_latency: if design.top.ends_with("_p2") || design.top.contains("_p2_") { 2 } else { 1 },
         verilog_fnv64: fnv64(&design.verilog),
         notes,
     })

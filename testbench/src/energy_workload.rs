@@ -46,6 +46,8 @@ use sim::config::MluConfig;
 use sim::fault::Op;
 use sim::memory::MemoryImage;
 use sim::runtime::{Runtime, RuntimeConfig};
+use sim::meta_port::PortParams;
+use sim::mlu_unit::{UnitParams, UnitRequest};
 use std::collections::VecDeque;
 use synth::activity::Stimulus;
 
@@ -257,6 +259,102 @@ pub fn mlu_workloads(top: &Top, cfg: &MluConfig, min_cycles: usize) -> Result<Ve
             st.facts.push(("allocations".into(), allocations as f64));
         }
         r.r.finish()?;
+        out.push((w.to_string(), st));
+    }
+    Ok(out)
+}
+
+// ----------------------------------------------------------- MLU unit --
+
+/// The recorded workloads of an MLU unit top (hw::mlu_unit, built for `p`),
+/// each window at least `min_cycles` long, over a heap of N + `min_cycles` +
+/// 64 allocations of 256 to 4,096 bytes whose first N the warm-up loads into
+/// the MLB (LOADMETA each); the metadata port answers every read after
+/// [`MEMORY_LATENCY`] cycles, always ready, no errors:
+/// - `loadmeta_hit`: LOADMETA of a random pointer into a loaded allocation,
+///   one per cycle (range-search hits);
+/// - `memcheck_hit`: warp-wide MEMCHECK.G, every lane active, 8 bytes per
+///   lane, the lanes consecutive 8-byte words of one loaded allocation (as a
+///   coalesced warp access), with its location: location-search hits, every
+///   lane passes; one per cycle;
+/// - `loadmeta_miss`: LOADMETA of allocations never looked up, back to back,
+///   each an MLB miss that walks the structure (K walks in flight), fills
+///   and answers; `nodes_per_op` is the nodes the walks visited in the
+///   window per operation (the model's count);
+/// - `idle`: no request, MLB full.
+///
+/// The stimuli are made by the model and checked against the RTL
+/// (unit_driver::record_workload); each window's counters must show the
+/// operation it names (hits only, misses only, no fault, no read when idle).
+pub fn unit_workloads(top: &Top, p: &UnitParams, min_cycles: usize) -> Result<Vec<Workload>> {
+    let n = p.cfg.entries;
+    let allocations = n + min_cycles + 64;
+    let mut rt = Runtime::new(RuntimeConfig { mlu: p.cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow!("runtime: {e}"))?;
+    let mut rng = Rng(0x5eed_e1e7);
+    for _ in 0..allocations {
+        let size = 256 + 64 * rng.range(0, 60);
+        rt.malloc(size, None).map_err(|e| anyhow!("runtime malloc: {e:?}"))?;
+    }
+    let allocs = rt.allocations().to_vec();
+    let (warm, rest) = allocs.split_at(n);
+    let port = PortParams { min_latency: MEMORY_LATENCY, max_latency: MEMORY_LATENCY, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 1 };
+    let lanes = p.lanes;
+    let mut id = 0u32;
+    let mut req = |op: Op, mask: u32, ptrs: Vec<u64>, loc: u64| {
+        id = (id + 1) & 0xFFFF;
+        UnitRequest { id, op, mask, ptrs, width: 8, loc, sbase: 0, ssize: 0 }
+    };
+    let lane0 = |ptr: u64| (0..lanes).map(|k| if k == 0 { ptr } else { 0 }).collect::<Vec<u64>>();
+    let all_lanes = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+    let warm_reqs: Vec<UnitRequest> = warm.iter().map(|a| req(Op::LoadMeta, 1, lane0(a.ptr), 0)).collect();
+    // Enough operations for a window of `min_cycles` at one per cycle.
+    let hits = min_cycles + 16;
+    let mut out = Vec::new();
+    for w in ["loadmeta_hit", "memcheck_hit", "loadmeta_miss", "idle"] {
+        let (op, measured): (String, Option<Vec<UnitRequest>>) = match w {
+            "loadmeta_hit" => (
+                "LOADMETA, MLB range-search hit".into(),
+                Some((0..hits).map(|_| {
+                    let a = &warm[rng.range(0, n as u64 - 1) as usize];
+                    req(Op::LoadMeta, 1, lane0(a.ptr + rng.range(0, a.size - 1)), 0)
+                }).collect()),
+            ),
+            "memcheck_hit" => (
+                format!("MEMCHECK.G, {lanes} lane(s) of 8 B in bounds, MLB location-search hit"),
+                Some((0..hits).map(|_| {
+                    let a = &warm[rng.range(0, n as u64 - 1) as usize];
+                    let words = a.size / 8;
+                    let first = rng.range(0, words - 1);
+                    let ptrs = (0..lanes as u64).map(|k| a.ptr + 8 * ((first + k) % words)).collect();
+                    req(Op::MemcheckG, all_lanes, ptrs, a.location)
+                }).collect()),
+            ),
+            "loadmeta_miss" => (
+                format!("LOADMETA, MLB miss: walk, fill, response ({} walkers)", p.walkers),
+                Some(rest.iter().map(|a| req(Op::LoadMeta, 1, lane0(a.ptr + rng.range(0, a.size - 1)), 0)).collect()),
+            ),
+            _ => ("idle cycle (MLB full)".into(), None),
+        };
+        let r = crate::unit_driver::record_workload(top, p, &rt, port, warm_reqs.clone(), measured, min_cycles, &op).with_context(|| format!("workload {w}"))?;
+        let (b, a) = (r.before, r.after);
+        let d = |f: fn(&sim::mlu_unit::UnitCounters) -> u64| f(&a) - f(&b);
+        let (lookups, hits_, misses, faults, nodes, reads) = (d(|c| c.lookups), d(|c| c.hits), d(|c| c.misses), d(|c| c.faults), d(|c| c.nodes), d(|c| c.reads));
+        match w {
+            "loadmeta_hit" | "memcheck_hit" => ensure!(lookups > 0 && hits_ == lookups && misses == 0 && faults == 0, "{w}: the window counts {lookups} lookups, {hits_} hits, {misses} misses, {faults} faults"),
+            "loadmeta_miss" => ensure!(misses > 0 && hits_ == 0 && faults == 0 && nodes > 0, "{w}: the window counts {misses} misses, {hits_} hits, {faults} faults, {nodes} nodes"),
+            _ => ensure!(reads == 0 && lookups == 0, "{w}: {reads} metadata reads and {lookups} lookups while idle"),
+        }
+        let mut st = r.stimulus;
+        let ops = r.ops as f64;
+        st.facts.push(("memory_latency".into(), MEMORY_LATENCY as f64));
+        st.facts.push(("cycles_per_op".into(), 1.0 / st.ops_per_cycle));
+        st.facts.push(("lanes".into(), lanes as f64));
+        st.facts.push(("walkers".into(), p.walkers as f64));
+        if w == "loadmeta_miss" {
+            st.facts.push(("nodes_per_op".into(), nodes as f64 / ops));
+            st.facts.push(("meta_reads_per_op".into(), reads as f64 / ops));
+            st.facts.push(("allocations".into(), allocations as f64));
+        }
         out.push((w.to_string(), st));
     }
     Ok(out)

@@ -26,6 +26,7 @@ use sim::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitOut, UnitParams, UnitRequ
 use sim::walker::MemResp;
 use sim::pointer::{tagged, untag, NO_META};
 use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
+use synth::activity::Stimulus;
 use std::iter::Peekable;
 
 /// Cycles per batch sent to Verilator.
@@ -269,18 +270,26 @@ struct CycleIn {
 }
 
 /// The model run ahead of the RTL: a request stream, the metadata port
-/// answering the model's own reads, the model itself.
-struct ModelAhead<I: Iterator<Item = UnitRequest>> {
+/// answering the model's own reads, the model itself. The stream can be
+/// replaced between phases (a warm-up, then the measured requests).
+struct ModelAhead<'a> {
     model: MluUnit,
     port: PortSim,
-    stream: Peekable<I>,
+    stream: Peekable<Box<dyn Iterator<Item = UnitRequest> + 'a>>,
 }
 
-impl<I: Iterator<Item = UnitRequest>> ModelAhead<I> {
-    fn new(p: &UnitParams, rt: &Runtime, stream: I, port: PortParams) -> Result<Self> {
+impl<'a> ModelAhead<'a> {
+    fn new(p: &UnitParams, rt: &Runtime, stream: impl Iterator<Item = UnitRequest> + 'a, port: PortParams) -> Result<Self> {
         let mut model = MluUnit::new(p).map_err(|e| anyhow!("unit parameters: {e}"))?;
         model.set_root(rt.root());
+        let stream: Box<dyn Iterator<Item = UnitRequest> + 'a> = Box::new(stream);
         Ok(ModelAhead { model, port: PortSim::new(port), stream: stream.peekable() })
+    }
+
+    /// Present `stream` from the next cycle on (the rest of the old one is dropped).
+    fn set_stream(&mut self, stream: impl Iterator<Item = UnitRequest> + 'a) {
+        let stream: Box<dyn Iterator<Item = UnitRequest> + 'a> = Box::new(stream);
+        self.stream = stream.peekable();
     }
 
     /// The next cycle's inputs and the outputs the RTL must give in it;
@@ -289,6 +298,11 @@ impl<I: Iterator<Item = UnitRequest>> ModelAhead<I> {
         if self.stream.peek().is_none() && self.model.is_idle() {
             return Ok(None);
         }
+        self.cycle(rt).map(Some)
+    }
+
+    /// One cycle, whether or not anything is left to do.
+    fn cycle(&mut self, rt: &Runtime) -> Result<(CycleIn, UnitOut)> {
         let o = self.model.outputs();
         let (ready, resp) = self.port.cycle(rt.memory(), o.mem_req.as_ref());
         let req = self.stream.peek().cloned();
@@ -296,7 +310,7 @@ impl<I: Iterator<Item = UnitRequest>> ModelAhead<I> {
         if o.req_ready && req.is_some() {
             self.stream.next();
         }
-        Ok(Some((CycleIn { req, mem_req_ready: ready, mem_resp: resp }, o)))
+        Ok((CycleIn { req, mem_req_ready: ready, mem_resp: resp }, o))
     }
 }
 
@@ -345,6 +359,130 @@ pub fn record_vectors(top: &Top, p: &UnitParams, n: u64) -> Result<crate::vector
         v.rows.push((values(&rec), out));
     }
     Ok(v)
+}
+
+/// The cycles of a recording: each one's input record, the model's outputs
+/// (None in the preamble) and the model's counters before it.
+struct Tape {
+    recs: Vec<Vec<u8>>,
+    model_out: Vec<Option<UnitOut>>,
+    before: Vec<UnitCounters>,
+}
+
+impl Tape {
+    /// One cycle of the model run ahead, appended; `always`: even when the
+    /// stream is taken and the model idle (else returns false then).
+    fn step(&mut self, ahead: &mut ModelAhead, rt: &Runtime, ports: &UnitPorts, always: bool) -> Result<bool> {
+        let pre = *ahead.model.counters();
+        let (i, o) = match if always { Some(ahead.cycle(rt)?) } else { ahead.next(rt)? } {
+            Some(x) => x,
+            None => return Ok(false),
+        };
+        let mut rec = vec![0u8; self.recs.first().map_or(0, |r| r.len())];
+        ports.encode(&mut rec, i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
+        self.recs.push(rec);
+        self.model_out.push(Some(o));
+        self.before.push(pre);
+        Ok(true)
+    }
+}
+
+/// A workload of a unit top recorded for the gate-level energy runs
+/// (synth::activity), and the model's counters at the two ends of its
+/// measured window.
+pub struct UnitWorkload {
+    pub stimulus: Stimulus,
+    pub before: UnitCounters,
+    pub after: UnitCounters,
+    /// Operations in the window.
+    pub ops: usize,
+}
+
+/// Record one workload of `top` (built for `p`): the preamble (reset,
+/// ROOT), `warm` run until the unit is idle, two idle cycles, then the
+/// measured part, either
+/// - `measured` None: `min_cycles` cycles without a request (one operation
+///   per cycle), or
+/// - `measured` requests presented back to back: the window runs from the
+///   cycle the first is taken to the cycle the m-th is taken, m the first
+///   that makes the window at least `min_cycles` long, so each operation's
+///   share is its issue period (the requests after m keep the unit as busy
+///   as in the window; there must be at least one).
+///
+/// The inputs are the model's run ahead (the metadata port `port` answering
+/// from `rt`'s memory), so the stimulus is open loop; the Verilog is run on
+/// it (testbench::recorder), and every output the model defines is compared
+/// with the RTL's from the preamble on: a difference is an error naming the
+/// cycle and the port, not a figure.
+pub fn record_workload(
+    top: &Top,
+    p: &UnitParams,
+    rt: &Runtime,
+    port: PortParams,
+    warm: Vec<UnitRequest>,
+    measured: Option<Vec<UnitRequest>>,
+    min_cycles: usize,
+    op: &str,
+) -> Result<UnitWorkload> {
+    let layout = Layout::from_manifest(&top.manifest)?;
+    let ports = UnitPorts::new(&layout, p.lanes)?;
+    let ib = layout.in_bytes;
+    let pre = preamble(&ports, ib, rt.root());
+    let mut tape = Tape { recs: pre.chunks(ib).map(|c| c.to_vec()).collect(), model_out: vec![None; 2], before: vec![UnitCounters::default(); 2] };
+    let mut ahead = ModelAhead::new(p, rt, warm.into_iter(), port)?;
+    while tape.step(&mut ahead, rt, &ports, false)? {}
+    for _ in 0..2 {
+        tape.step(&mut ahead, rt, &ports, true)?;
+    }
+    let first = tape.recs.len();
+    let (warmup, end, ops) = match measured {
+        None => {
+            for _ in 0..min_cycles {
+                tape.step(&mut ahead, rt, &ports, true)?;
+            }
+            (first, first + min_cycles, min_cycles)
+        }
+        Some(reqs) => {
+            let n = reqs.len();
+            ahead.set_stream(reqs.into_iter());
+            let mut taken: Vec<usize> = Vec::new();
+            let mut window = None;
+            while window.is_none() {
+                let c = tape.recs.len();
+                if !tape.step(&mut ahead, rt, &ports, false)? {
+                    break;
+                }
+                if ports.req_valid.get(&tape.recs[c]) == 1 && tape.model_out[c].as_ref().is_some_and(|o| o.req_ready) {
+                    taken.push(c);
+                    if c - taken[0] >= min_cycles {
+                        window = Some((taken[0], c, taken.len() - 1));
+                    }
+                }
+            }
+            window.ok_or_else(|| anyhow!("{}: the {n} requests were taken in fewer than {min_cycles} cycles (give more)", top.name()))?
+        }
+    };
+    // The counters after the window's last cycle.
+    tape.step(&mut ahead, rt, &ports, true)?;
+    let Tape { recs, model_out, before } = tape;
+    // The inputs as changes per cycle, then the RTL's outputs on them.
+    let mut st = Stimulus { warmup, op: op.to_string(), ops_per_cycle: ops as f64 / (end - warmup) as f64, ..Default::default() };
+    let zero = vec![0u8; ib];
+    for c in 0..end {
+        let prev = if c == 0 { &zero } else { &recs[c - 1] };
+        st.cycles.push(layout.inputs.iter().filter(|q| q.get(&recs[c]) != q.get(prev)).map(|q| (q.name.clone(), q.get(&recs[c]) as u128)).collect());
+    }
+    let st = crate::recorder::record_open_loop(top, &st, 2)?;
+    for c in 2..end {
+        let Some(o) = &model_out[c] else { continue };
+        for (name, want, _) in ports.expected(o) {
+            let got = st.expect[c].iter().find(|(n, _)| *n == name).map(|x| x.1);
+            if got != Some(want as u128) {
+                return Err(anyhow!("{}: recording cycle {c}: {name} is {got:x?}, the model gives {want:#x}", top.name()));
+            }
+        }
+    }
+    Ok(UnitWorkload { stimulus: st, before: before[warmup], after: before[end], ops })
 }
 
 /// The first cycle in which the RTL and the model disagree.

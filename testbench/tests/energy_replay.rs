@@ -8,7 +8,7 @@ use synth::flow::{self, MapOptions};
 use synth::liberty::LibSpec;
 use synth::sweep::{self, TopKind};
 use synth::workload;
-use testbench::energy_workload::{canary_params, canary_workloads, mlu_workloads};
+use testbench::energy_workload::{canary_params, canary_workloads, mlu_workloads, unit_workloads};
 use testbench::recorder::record_open_loop;
 use testbench::verilator::{verilog_out_dir, Top};
 
@@ -104,4 +104,41 @@ fn mlu_and_canary_recordings_measure_whole_operations() {
             _ => assert_eq!(cpo, 1.0),
         }
     }
+}
+
+/// The unit's recordings (made by the model, checked against the RTL while
+/// recording) measure what they name: hits one per cycle, every lane of the
+/// warp-wide MEMCHECK.G active, misses overlapped by the K walkers.
+#[test]
+fn unit_recordings_measure_whole_operations() {
+    let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "mlu8_bst_k4_l32_c2").unwrap();
+    let cfg = sim::config::MluConfig { entries: 8, unit: Some(sim::config::UnitShape { walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 2 }), ..Default::default() };
+    let p = sim::mlu_unit::UnitParams::from_config(&cfg).unwrap();
+    let ws = unit_workloads(&top, &p, 60).unwrap();
+    let names: Vec<&str> = ws.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["loadmeta_hit", "memcheck_hit", "loadmeta_miss", "idle"]);
+    for (n, st) in &ws {
+        let measured = st.cycles.len() - st.warmup;
+        assert!(measured >= 60, "{n}: {measured} cycles");
+        let ops = st.ops_per_cycle * measured as f64;
+        assert!((ops - ops.round()).abs() < 1e-9 && ops >= 1.0, "{n}: {ops} operations");
+        assert_eq!(st.expect.len(), st.cycles.len());
+        let fact = |k: &str| st.facts.iter().find(|f| f.0 == k).map(|f| f.1).unwrap();
+        let cpo = fact("cycles_per_op");
+        eprintln!("{n}: {ops} ops in {measured} cycles ({cpo:.2} cycles/op) {:?}", st.facts);
+        match n.as_str() {
+            "loadmeta_miss" => {
+                // Four walks in flight: a miss is issued faster than one
+                // walk of its nodes can take (at least 2 cycles a node: the
+                // read, its answer a cycle later, then the next read).
+                let nodes = fact("nodes_per_op");
+                assert!(nodes >= 3.0 && cpo < 2.0 * nodes, "{cpo} cycles per miss of {nodes} nodes");
+            }
+            _ => assert_eq!(cpo, 1.0, "{n}: one per cycle"),
+        }
+    }
+    // Every lane of the measured MEMCHECK.G requests is active.
+    let g = &ws[1].1;
+    let set: Vec<bool> = (0..32).map(|k| g.cycles[g.warmup..].iter().chain(&g.cycles[..g.warmup]).any(|c| c.iter().any(|(p, v)| *p == format!("req_mask_{k}") && *v == 1))).collect();
+    assert!(set.iter().all(|&b| b), "lanes never active: {set:?}");
 }
