@@ -185,12 +185,12 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     d_key_valid: Vec<DFF<Bit>>,
     d_found: Vec<DFF<Bit>>,
     d_res: Vec<DFF<Bits<2>>>,
-    d_loc: Vec<DFF<Bits<64>>>,
+    d_loc: Vec<DFF<Bits<51>>>,
     d_base: Vec<DFF<Bits<56>>>,
     d_size: Vec<DFF<Bits<56>>>,
     d_tag: Vec<DFF<Bits<8>>>,
-    d_sbase: Vec<DFF<Bits<56>>>,
-    d_ssize: Vec<DFF<Bits<56>>>,
+    d_sbase: Vec<DFF<Bits<32>>>,
+    d_ssize: Vec<DFF<Bits<32>>>,
     d_addr: Vec<DFF<Bits<56>>>,
     // The response's inputs: stage C's (c = 1) or stage D's (c = 2).
     k_valid: Signal<Local, Bit>,
@@ -819,24 +819,26 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.d_key_valid[j].d.next = self.p_key_valid[c].q.val();
                                 self.d_found[j].d.next = self.c_found.val();
                                 self.d_res[j].d.next = self.c_res.val();
-                                self.d_loc[j].d.next = self.loc_out.loc64.val();
+                                self.d_loc[j].d.next = self.c_res_loc.val();
                                 self.d_base[j].d.next = self.c_base.val();
                                 self.d_size[j].d.next = self.c_size.val();
                                 self.d_tag[j].d.next = self.c_tag.val();
-                                self.d_sbase[j].d.next = self.sbase_w.y.val();
-                                self.d_ssize[j].d.next = self.ssize_w.y.val();
+                                self.d_sbase[j].d.next = self.p_sbase[c].q.val();
+                                self.d_ssize[j].d.next = self.p_ssize[c].q.val();
                                 self.k_valid.next = self.d_valid[j].q.val();
                                 self.k_id.next = self.d_id[j].q.val();
                                 self.k_op.next = self.d_op[j].q.val();
                                 self.k_key_valid.next = self.d_key_valid[j].q.val();
                                 self.k_found.next = self.d_found[j].q.val();
                                 self.k_res.next = self.d_res[j].q.val();
-                                self.k_loc.next = self.d_loc[j].q.val();
+                                // Registered narrow, widened after the register (no
+                                // register bit is a constant).
+                                self.loc_out.loc51.next = self.d_loc[j].q.val();
                                 self.k_base.next = self.d_base[j].q.val();
                                 self.k_size.next = self.d_size[j].q.val();
                                 self.k_tag.next = self.d_tag[j].q.val();
-                                self.k_sbase.next = self.d_sbase[j].q.val();
-                                self.k_ssize.next = self.d_ssize[j].q.val();
+                                self.sbase_w.a.next = self.d_sbase[j].q.val();
+                                self.ssize_w.a.next = self.d_ssize[j].q.val();
                                 for i in 0..L {
                                     self.d_addr[j * l + i].clock.next = self.clock.val();
                                     self.d_addr[j * l + i].d.next = self.p_ptr[c * l + i].q.val().get_bits::<56>(0);
