@@ -57,6 +57,17 @@ fn recorded_rtl_replays_exactly_and_a_mutated_recording_is_a_mismatch() {
     assert!(err.contains("1 of "), "exactly the flipped bit differs: {err}");
 }
 
+/// A recorded workload's measured cycles (at least `min`) and its whole
+/// number of operations (at least one); every cycle has its expected outputs.
+fn whole_operations(name: &str, st: &Stimulus, min: usize) -> (usize, f64) {
+    let measured = st.cycles.len() - st.warmup;
+    assert!(measured >= min, "{name}: {measured} cycles");
+    let ops = st.ops_per_cycle * measured as f64;
+    assert!((ops - ops.round()).abs() < 1e-9 && ops >= 1.0, "{name}: {ops} operations");
+    assert_eq!(st.expect.len(), st.cycles.len());
+    (measured, ops)
+}
+
 /// The closed-loop recordings do what they say (checked against the model
 /// while recording; here: windows, operation counts, walk depth, and that
 /// the memory responses are part of the recorded inputs).
@@ -68,11 +79,7 @@ fn mlu_and_canary_recordings_measure_whole_operations() {
     let names: Vec<&str> = ws.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["loadmeta_hit", "memcheck_hit", "loadmeta_miss", "idle"]);
     for (n, st) in &ws {
-        let measured = st.cycles.len() - st.warmup;
-        assert!(measured >= 60, "{n}: {measured} cycles");
-        let ops = st.ops_per_cycle * measured as f64;
-        assert!((ops - ops.round()).abs() < 1e-9 && ops >= 1.0, "{n}: {ops} operations");
-        assert_eq!(st.expect.len(), st.cycles.len());
+        let (measured, ops) = whole_operations(n, st, 60);
         let fact = |k: &str| st.facts.iter().find(|f| f.0 == k).map(|f| f.1);
         assert_eq!(fact("cycles_per_op").unwrap(), measured as f64 / ops);
         // Memory responses are recorded inputs.
@@ -118,11 +125,7 @@ fn unit_recordings_measure_whole_operations() {
     let names: Vec<&str> = ws.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["loadmeta_hit", "memcheck_hit", "loadmeta_miss", "idle"]);
     for (n, st) in &ws {
-        let measured = st.cycles.len() - st.warmup;
-        assert!(measured >= 60, "{n}: {measured} cycles");
-        let ops = st.ops_per_cycle * measured as f64;
-        assert!((ops - ops.round()).abs() < 1e-9 && ops >= 1.0, "{n}: {ops} operations");
-        assert_eq!(st.expect.len(), st.cycles.len());
+        let (measured, ops) = whole_operations(n, st, 60);
         let fact = |k: &str| st.facts.iter().find(|f| f.0 == k).map(|f| f.1).unwrap();
         let cpo = fact("cycles_per_op");
         eprintln!("{n}: {ops} ops in {measured} cycles ({cpo:.2} cycles/op) {:?}", st.facts);
