@@ -379,7 +379,8 @@ fn energy_table(s: &mut String, rs: &[&SynthReport], lib: &str, what: &str) {
             let fact = |k: &str| x.facts.get(k).copied();
             let nodes = match (fact("nodes_per_op"), fact("nodes_min"), fact("nodes_max")) {
                 (Some(n), Some(lo), Some(hi)) if lo != hi => format!("{n:.2} ({lo:.0}..{hi:.0})"),
-                (Some(n), _, _) => format!("{n:.0}"),
+                (Some(n), _, _) if n.fract() == 0.0 => format!("{n:.0}"),
+                (Some(n), _, _) => format!("{n:.2}"),
                 _ => "-".into(),
             };
             let _ = writeln!(
