@@ -140,7 +140,7 @@ pub fn run(mut a: Args) -> Result<()> {
         "unit" => TopKind::Unit,
         other => bail!("--top {other:?}: expected mlb, mlu, unit or canary"),
     };
-    let cfg = match &a.config {
+    let mut cfg = match &a.config {
         Some(p) => {
             let c = sim::config::MluConfig::from_json_file(p)?;
             c.validate(sim::config::Target::Hardware).map_err(|e| e.in_file(p.display().to_string()))?;
@@ -148,7 +148,6 @@ pub fn run(mut a: Args) -> Result<()> {
         }
         None => sim::config::MluConfig::default(),
     };
-    let mut cfg = cfg;
     if kind == TopKind::Unit && cfg.unit.is_none() {
         cfg.unit = Some(sim::config::UnitShape::default());
     }

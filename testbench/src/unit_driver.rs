@@ -115,6 +115,8 @@ impl Iterator for RandomRequests {
 
 /// The unit's ports in the harness records.
 struct UnitPorts {
+    /// Bytes of one cycle's input record.
+    in_bytes: usize,
     reset: PortSlot,
     req_valid: PortSlot,
     req_id: PortSlot,
@@ -158,6 +160,7 @@ impl UnitPorts {
         let o = |n: &str| l.output(n);
         let each = |f: &dyn Fn(&str) -> Result<PortSlot>, n: &str| (0..lanes).map(|k| f(&format!("{n}_{k}"))).collect::<Result<Vec<_>>>();
         Ok(UnitPorts {
+            in_bytes: l.in_bytes,
             reset: i("reset")?,
             req_valid: i("req_valid")?,
             req_id: i("req_id")?,
@@ -378,7 +381,7 @@ impl Tape {
             Some(x) => x,
             None => return Ok(false),
         };
-        let mut rec = vec![0u8; self.recs.first().map_or(0, |r| r.len())];
+        let mut rec = vec![0u8; ports.in_bytes];
         ports.encode(&mut rec, i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
         self.recs.push(rec);
         self.model_out.push(Some(o));
