@@ -1,25 +1,27 @@
 //! `SmPipeline<W, WW, N, IW, Q, QW>`: the simple SM memory pipeline of spec
 //! section 7 in RTL, the twin of `sim::pipeline` (same names, same timing
-//! rules, with the RTL MLU's own operation latencies: `sim::pipeline::
-//! MluTiming::Rtl`). W warps, each with a one-instruction slot filled by the
-//! testbench; the round-robin [`WarpSched`]; one-cycle ALU instructions; a
-//! load/store unit with an outstanding-request bound; the MLU
-//! ([`Mlu`], instantiated unchanged) sharing the one memory port, with
-//! priority for its metadata reads; the fixed-latency [`MemModel`]; counters.
+//! rules, with the MLU as an SM unit: `sim::pipeline::MluTiming::Unit`). W
+//! warps, each with a one-instruction slot filled by the testbench; the
+//! round-robin [`WarpSched`]; one-cycle ALU instructions; a load/store unit
+//! with an outstanding-request bound; the MLU unit ([`MluUnit`], one lane,
+//! instantiated unchanged: pipelined, non-blocking, K walkers) sharing the
+//! one memory port, with priority for its node reads; the fixed-latency
+//! [`MemModel`]; counters.
 //! For validation against the cycle model, not for synthesis (the memory is a
 //! behavioural delay line).
 //!
 //! # Timing rules (as `sim::pipeline`)
 //! - One instruction issues per cycle, from the first warp after the last
 //!   issuer whose slot instruction can issue now (ALU: always; LOADMETA /
-//!   MEMCHECK.G: the MLU is idle, `Mlu::req_ready`; LOAD / STORE: the MLU
-//!   drives no metadata read this cycle and fewer than `max_outstanding` data
-//!   requests are in flight, one answered this cycle not counted).
+//!   MEMCHECK.G: the unit's `req_ready`, a registered output; LOAD / STORE:
+//!   the unit drives no metadata read this cycle and fewer than
+//!   `max_outstanding` data requests are in flight, one answered this cycle
+//!   not counted).
 //! - A warp has one instruction in flight: an ALU instruction or a store
 //!   frees it for the next cycle; a load blocks it until its answer (it may
-//!   issue in the answer's cycle); an MLU operation blocks it until the MLU's
-//!   response (it may issue in the response cycle, as may another warp's MLU
-//!   operation: `req_ready` is high then).
+//!   issue in the answer's cycle); an MLU operation blocks it until the
+//!   unit's response with its id (= the warp; it may issue in the response
+//!   cycle). Other warps' MLU operations issue meanwhile.
 //! - A kernel is done in the first cycle in which every slot is END, no warp
 //!   waits and no data request is in flight (one answered this cycle
 //!   excluded); `kcycles` is then the kernel's cycle count (cycle 0 = the
@@ -54,20 +56,20 @@
 //!   operand combinationally through `rf_warp`, `rf_arg` -> `rf_loc` in its
 //!   issue cycle. A write back of the same register in that cycle is
 //!   forwarded inside the pipeline.
-//! - Metadata words: the memory model shows each metadata read it takes on
-//!   `meta_word_req` / `meta_word_addr`; the testbench drives `meta_word`
-//!   (and `meta_error`) with the runtime's word at that address in the same
-//!   cycle.
+//! - Metadata nodes: the memory model shows each node read it takes on
+//!   `meta_node_req` / `meta_node_addr` (address bits 55..5); the testbench
+//!   drives `meta_base`, `meta_size_tag`, `meta_link0`, `meta_link1` (and
+//!   `meta_error`) with the runtime's node there in the same cycle.
 //! - Host MLU port (run low: INVALIDATE after a free, FLUSH): `host_req_valid`,
-//!   `host_req_op`, `host_req_ptr`, `host_req_loc`; the MLU's `mlu_req_ready`,
-//!   `mlu_resp_valid`, `mlu_resp_fault`, `mlu_resp_loc` are outputs. CSR
-//!   writes (`csr_we`, `csr_addr`, `csr_data`) go to the MLU in any cycle
-//!   (ROOT after the runtime relinks).
+//!   `host_req_op`, `host_req_ptr`, `host_req_loc` (id 0); the unit's
+//!   `mlu_req_ready`, `mlu_resp_valid`, `mlu_resp_fault`, `mlu_resp_loc` are
+//!   outputs. CSR writes (`csr_we`, `csr_addr`, `csr_data`) go to the unit
+//!   while it is idle (ROOT after the runtime relinks).
 //! - Status and counters (32, wrapping; cleared by reset): `kdone`,
 //!   `kcycles`; `cnt_cycles` (kernel cycles summed), `cnt_issued` (an ALU
 //!   instruction of repeat n counts n), `cnt_loads`, `cnt_stores`,
-//!   `cnt_mlu_ops`; the MLU's counters, CSR values and observability
-//!   outputs are passed out as `mlu_<name>` (`mlu_cnt_meta_reads`, ...);
+//!   `cnt_mlu_ops`, `cnt_meta_reads` (node reads on the port),
+//!   `cnt_mlu_faults` (responses with a fault while `run` is high);
 //!   `cnt_alloc_ops` (MALLOCs and FREEs issued).
 //!
 //! # Canary allocator instructions ([`K_MALLOC`], [`K_FREE`])
@@ -110,7 +112,7 @@
 //! run through this block's single always block), so it is not yet a
 //! committed top of `verilog_out/`.
 use crate::mem_model::MemModel;
-use crate::mlu::{Mlu, MluParams};
+use crate::mlu_unit::{MluUnit, UnitBuild};
 use crate::warp_sched::WarpSched;
 use rust_hdl::prelude::*;
 
@@ -153,10 +155,13 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub wb_warp: Signal<Out, Bits<WW>>,
     pub wb_arg: Signal<Out, Bits<16>>,
     pub wb_loc: Signal<Out, Bits<64>>,
-    // Metadata words.
-    pub meta_word_req: Signal<Out, Bit>,
-    pub meta_word_addr: Signal<Out, Bits<64>>,
-    pub meta_word: Signal<In, Bits<64>>,
+    // Metadata nodes.
+    pub meta_node_req: Signal<Out, Bit>,
+    pub meta_node_addr: Signal<Out, Bits<51>>,
+    pub meta_base: Signal<In, Bits<64>>,
+    pub meta_size_tag: Signal<In, Bits<64>>,
+    pub meta_link0: Signal<In, Bits<64>>,
+    pub meta_link1: Signal<In, Bits<64>>,
     pub meta_error: Signal<In, Bit>,
     // Host MLU port and CSRs.
     pub host_req_valid: Signal<In, Bit>,
@@ -178,37 +183,8 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub cnt_loads: Signal<Out, Bits<32>>,
     pub cnt_stores: Signal<Out, Bits<32>>,
     pub cnt_mlu_ops: Signal<Out, Bits<32>>,
-    // The MLU's other outputs, as its ports (`hw::mlu`), prefixed `mlu_`.
-    pub mlu_resp_op: Signal<Out, Bits<3>>,
-    pub mlu_resp_addr: Signal<Out, Bits<56>>,
-    pub mlu_resp_base: Signal<Out, Bits<56>>,
-    pub mlu_resp_size: Signal<Out, Bits<56>>,
-    pub mlu_csr_mode: Signal<Out, Bit>,
-    pub mlu_csr_structure: Signal<Out, Bit>,
-    pub mlu_csr_root: Signal<Out, Bits<64>>,
-    pub mlu_csr_step_limit: Signal<Out, Bits<16>>,
-    pub mlu_cnt_loadmeta: Signal<Out, Bits<32>>,
-    pub mlu_cnt_memcheck_g: Signal<Out, Bits<32>>,
-    pub mlu_cnt_memcheck_s: Signal<Out, Bits<32>>,
-    pub mlu_cnt_range_lookups: Signal<Out, Bits<32>>,
-    pub mlu_cnt_range_hits: Signal<Out, Bits<32>>,
-    pub mlu_cnt_range_misses: Signal<Out, Bits<32>>,
-    pub mlu_cnt_loc_lookups: Signal<Out, Bits<32>>,
-    pub mlu_cnt_loc_hits: Signal<Out, Bits<32>>,
-    pub mlu_cnt_loc_misses: Signal<Out, Bits<32>>,
-    pub mlu_cnt_steps: Signal<Out, Bits<32>>,
-    pub mlu_cnt_meta_reads: Signal<Out, Bits<32>>,
-    pub mlu_cnt_faults: Signal<Out, Bits<32>>,
-    pub mlu_cnt_invalidates: Signal<Out, Bits<32>>,
-    pub mlu_cnt_flushes: Signal<Out, Bits<32>>,
-    pub mlu_mlb_multi: Signal<Out, Bit>,
-    pub mlu_mlb_hit_way: Signal<Out, Bits<IW>>,
-    pub mlu_mlb_victim: Signal<Out, Bits<IW>>,
-    pub mlu_mlb_fill_ok: Signal<Out, Bit>,
-    pub mlu_mlb_repl_state: Signal<Out, Bits<N>>,
-    pub mlu_trav_busy: Signal<Out, Bit>,
-    pub mlu_trav_steps: Signal<Out, Bits<16>>,
-    pub mlu_check_pass: Signal<Out, Bit>,
+    pub cnt_meta_reads: Signal<Out, Bits<32>>,
+    pub cnt_mlu_faults: Signal<Out, Bits<32>>,
     // Canary allocator requester side (see the module doc).
     pub alloc_req_valid: [Signal<Out, Bit>; REQUESTERS],
     pub alloc_req_free: [Signal<Out, Bit>; REQUESTERS],
@@ -231,7 +207,7 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub awb_rear: Signal<Out, Bit>,
     pub cnt_alloc_ops: Signal<Out, Bits<32>>,
     // Blocks.
-    pub mlu: Mlu<N, IW>,
+    pub mlu: MluUnit<N, IW, 1, 1>,
     pub mem: MemModel<Q, QW, WW>,
     pub sched: WarpSched<W, WW>,
     // Warp slots and wait flags.
@@ -252,11 +228,10 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     rq_arg: [DFF<Bits<64>>; REQUESTERS],
     rq_warp: [DFF<Bits<WW>>; REQUESTERS],
     rq_reg: [DFF<Bits<16>>; REQUESTERS],
-    // The MLU operation in flight: its warp and register.
-    owner_valid: DFF<Bit>,
-    owner: DFF<Bits<WW>>,
-    owner_arg: DFF<Bits<16>>,
-    owner_lm: DFF<Bit>,
+    // Per warp, its MLU operation in flight: a LOADMETA (writes back) and
+    // its register.
+    pend_lm: [DFF<Bit>; W],
+    pend_arg: [DFF<Bits<16>>; W],
     last: DFF<Bits<WW>>,
     kcycles_r: DFF<Bits<32>>,
     c_cycles: DFF<Bits<32>>,
@@ -265,9 +240,11 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     c_stores: DFF<Bits<32>>,
     c_mlu_ops: DFF<Bits<32>>,
     c_alloc_ops: DFF<Bits<32>>,
+    c_meta_reads: DFF<Bits<32>>,
+    c_mlu_faults: DFF<Bits<32>>,
     // Combinational.
     waiting: [Signal<Local, Bit>; W],
-    mlu_resp_pipe: Signal<Local, Bit>,
+    mlu_resp_for: [Signal<Local, Bit>; W],
     port_free: Signal<Local, Bit>,
     inflight_ok: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -291,6 +268,7 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     done: Signal<Local, Bit>,
     // Constants.
     way: [Constant<Bits<WW>>; W],
+    wid: [Constant<Bits<16>>; W],
     last_warp: Constant<Bits<WW>>,
     k_end: Constant<Bits<3>>,
     k_alu: Constant<Bits<3>>,
@@ -312,6 +290,8 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     one8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
     zero32s: Constant<Bits<32>>,
+    zero3: Constant<Bits<3>>,
+    zero16: Constant<Bits<16>>,
 }
 
 /// The configurations the tests use: 4 or 8 warps, an 8-entry MLU, up to
@@ -322,7 +302,7 @@ pub type SmPipeline8x8 = SmPipeline<8, 3, 8, 3, 16, 4>;
 impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
     SmPipeline<W, WW, N, IW, Q, QW>
 {
-    pub fn new(p: MluParams) -> Self {
+    pub fn new(b: UnitBuild) -> Self {
         let c3 = |v: u64| Constant::new(bits::<3>(v));
         Self {
             clock: Default::default(),
@@ -347,9 +327,12 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             wb_warp: Default::default(),
             wb_arg: Default::default(),
             wb_loc: Default::default(),
-            meta_word_req: Default::default(),
-            meta_word_addr: Default::default(),
-            meta_word: Default::default(),
+            meta_node_req: Default::default(),
+            meta_node_addr: Default::default(),
+            meta_base: Default::default(),
+            meta_size_tag: Default::default(),
+            meta_link0: Default::default(),
+            meta_link1: Default::default(),
             meta_error: Default::default(),
             host_req_valid: Default::default(),
             host_req_op: Default::default(),
@@ -369,36 +352,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             cnt_loads: Default::default(),
             cnt_stores: Default::default(),
             cnt_mlu_ops: Default::default(),
-            mlu_resp_op: Default::default(),
-            mlu_resp_addr: Default::default(),
-            mlu_resp_base: Default::default(),
-            mlu_resp_size: Default::default(),
-            mlu_csr_mode: Default::default(),
-            mlu_csr_structure: Default::default(),
-            mlu_csr_root: Default::default(),
-            mlu_csr_step_limit: Default::default(),
-            mlu_cnt_loadmeta: Default::default(),
-            mlu_cnt_memcheck_g: Default::default(),
-            mlu_cnt_memcheck_s: Default::default(),
-            mlu_cnt_range_lookups: Default::default(),
-            mlu_cnt_range_hits: Default::default(),
-            mlu_cnt_range_misses: Default::default(),
-            mlu_cnt_loc_lookups: Default::default(),
-            mlu_cnt_loc_hits: Default::default(),
-            mlu_cnt_loc_misses: Default::default(),
-            mlu_cnt_steps: Default::default(),
-            mlu_cnt_meta_reads: Default::default(),
-            mlu_cnt_faults: Default::default(),
-            mlu_cnt_invalidates: Default::default(),
-            mlu_cnt_flushes: Default::default(),
-            mlu_mlb_multi: Default::default(),
-            mlu_mlb_hit_way: Default::default(),
-            mlu_mlb_victim: Default::default(),
-            mlu_mlb_fill_ok: Default::default(),
-            mlu_mlb_repl_state: Default::default(),
-            mlu_trav_busy: Default::default(),
-            mlu_trav_steps: Default::default(),
-            mlu_check_pass: Default::default(),
+            cnt_meta_reads: Default::default(),
+            cnt_mlu_faults: Default::default(),
             alloc_req_valid: std::array::from_fn(|_| Default::default()),
             alloc_req_free: std::array::from_fn(|_| Default::default()),
             alloc_req_arg: std::array::from_fn(|_| Default::default()),
@@ -419,7 +374,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             awb_front: Default::default(),
             awb_rear: Default::default(),
             cnt_alloc_ops: Default::default(),
-            mlu: Mlu::new(p),
+            mlu: MluUnit::new(b),
             mem: Default::default(),
             sched: Default::default(),
             kind: std::array::from_fn(|_| Default::default()),
@@ -436,10 +391,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             rq_arg: std::array::from_fn(|_| Default::default()),
             rq_warp: std::array::from_fn(|_| Default::default()),
             rq_reg: std::array::from_fn(|_| Default::default()),
-            owner_valid: Default::default(),
-            owner: Default::default(),
-            owner_arg: Default::default(),
-            owner_lm: Default::default(),
+            pend_lm: std::array::from_fn(|_| Default::default()),
+            pend_arg: std::array::from_fn(|_| Default::default()),
             last: Default::default(),
             kcycles_r: Default::default(),
             c_cycles: Default::default(),
@@ -448,8 +401,10 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             c_stores: Default::default(),
             c_mlu_ops: Default::default(),
             c_alloc_ops: Default::default(),
+            c_meta_reads: Default::default(),
+            c_mlu_faults: Default::default(),
             waiting: std::array::from_fn(|_| Default::default()),
-            mlu_resp_pipe: Default::default(),
+            mlu_resp_for: std::array::from_fn(|_| Default::default()),
             port_free: Default::default(),
             inflight_ok: Default::default(),
             issue: Default::default(),
@@ -472,6 +427,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             data_idle: Default::default(),
             done: Default::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<WW>(i as u64))),
+            wid: std::array::from_fn(|i| Constant::new(bits::<16>(i as u64))),
             last_warp: Constant::new(bits::<WW>((W - 1) as u64)),
             k_end: c3(K_END),
             k_alu: c3(K_ALU),
@@ -491,6 +447,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             one8: Constant::new(bits::<8>(1)),
             zero32: Constant::new(bits::<32>(0)),
             zero32s: Constant::new(bits::<32>(0)),
+            zero3: Constant::new(bits::<3>(0)),
+            zero16: Constant::new(bits::<16>(0)),
         }
     }
 }
@@ -503,10 +461,6 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         dff_setup!(
             self,
             clock,
-            owner_valid,
-            owner,
-            owner_arg,
-            owner_lm,
             last,
             kcycles_r,
             c_cycles,
@@ -514,7 +468,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             c_loads,
             c_stores,
             c_mlu_ops,
-            c_alloc_ops
+            c_alloc_ops,
+            c_meta_reads,
+            c_mlu_faults
         );
         for w in 0..W {
             self.kind[w].clock.next = self.clock.val();
@@ -533,6 +489,10 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             self.wait_load[w].d.next = self.wait_load[w].q.val();
             self.wait_alloc[w].clock.next = self.clock.val();
             self.wait_alloc[w].d.next = self.wait_alloc[w].q.val();
+            self.pend_lm[w].clock.next = self.clock.val();
+            self.pend_arg[w].clock.next = self.clock.val();
+            self.pend_lm[w].d.next = self.pend_lm[w].q.val();
+            self.pend_arg[w].d.next = self.pend_arg[w].q.val();
         }
         for r in 0..REQUESTERS {
             self.rq_pend[r].clock.next = self.clock.val();
@@ -555,8 +515,12 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.mem.data_latency.next = self.data_latency.val();
         self.mem.meta_latency.next = self.meta_latency.val();
 
-        // Responses arriving this cycle.
-        self.mlu_resp_pipe.next = self.mlu.resp_valid.val() & self.owner_valid.q.val();
+        // The MLU's response (registered) is for the waiting warp whose
+        // number is its id (host operations run while no warp waits).
+        for w in 0..W {
+            self.mlu_resp_for[w].next =
+                self.mlu.resp_valid.val() & self.wait_mlu[w].q.val() & (self.mlu.resp_id.val() == self.wid[w].val());
+        }
         // The port is the MLU's whenever it drives a read (priority); the
         // memory takes every request.
         self.port_free.next = !self.mlu.mem_req_valid.val();
@@ -575,8 +539,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // Which warps can issue.
         self.all_end.next = true;
         for w in 0..W {
-            self.waiting[w].next = (self.wait_mlu[w].q.val()
-                & !(self.mlu_resp_pipe.val() & (self.owner.q.val() == self.way[w].val())))
+            self.waiting[w].next = (self.wait_mlu[w].q.val() & !self.mlu_resp_for[w].val())
                 | (self.wait_load[w].q.val()
                     & !(self.mem.data_resp.val()
                         & self.mem.data_resp_load.val()
@@ -635,16 +598,25 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.fetch_req_warp.next = self.sched.pick.val();
 
         // Registers: write back LOADMETA results, read MEMCHECK locations.
-        self.wb_valid.next = self.mlu_resp_pipe.val() & self.owner_lm.q.val();
-        self.wb_warp.next = self.owner.q.val();
-        self.wb_arg.next = self.owner_arg.q.val();
+        self.wb_valid.next = false;
+        self.wb_warp.next = self.way[0].val();
+        self.wb_arg.next = self.pend_arg[0].q.val();
+        for w in 0..W {
+            if self.mlu_resp_for[w].val() {
+                self.wb_valid.next = self.pend_lm[w].q.val();
+                self.wb_warp.next = self.way[w].val();
+                self.wb_arg.next = self.pend_arg[w].q.val();
+            }
+        }
         self.wb_loc.next = self.mlu.resp_loc.val();
         self.rf_warp.next = self.sched.pick.val();
         self.rf_arg.next = self.sel_arg.val();
         // The register operand (MEMCHECK's location, FREE's pointer), with a
         // write back of that register in this cycle forwarded.
         self.operand.next = self.rf_loc.val();
-        if self.wb_valid.val() & (self.owner.q.val() == self.sched.pick.val()) & (self.owner_arg.q.val() == self.sel_arg.val())
+        if self.wb_valid.val()
+            & (self.wb_warp.val() == self.sched.pick.val())
+            & (self.wb_arg.val() == self.sel_arg.val())
         {
             self.operand.next = self.mlu.resp_loc.val();
         }
@@ -681,85 +653,67 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             }
         }
 
-        // The MLU: the picked warp's operation while running, else the host.
+        // The MLU: the picked warp's operation (id = the warp) while running,
+        // else the host's (id 0).
+        self.mlu.req_mask[0].next = true;
         self.mlu.req_sbase.next = self.zero32.val();
         self.mlu.req_ssize.next = self.zero32s.val();
+        self.mlu.req_width.next = self.sel_width.val();
         self.mlu.csr_we.next = self.csr_we.val();
         self.mlu.csr_addr.next = self.csr_addr.val();
         self.mlu.csr_data.next = self.csr_data.val();
         if self.run.val() {
             self.mlu.req_valid.next = self.issue.val() & self.sel_mlu.val();
+            self.mlu.req_id.next = self.zero16.val();
+            for w in 0..W {
+                if self.sched.pick.val() == self.way[w].val() {
+                    self.mlu.req_id.next = self.wid[w].val();
+                }
+            }
             if self.sel_kind.val() == self.k_memcheck.val() {
                 self.mlu.req_op.next = self.op_memcheck_g.val();
             } else {
                 self.mlu.req_op.next = self.op_loadmeta.val();
             }
-            self.mlu.req_ptr.next = self.sel_ptr.val();
-            self.mlu.req_width.next = self.sel_width.val();
+            self.mlu.req_ptr[0].next = self.sel_ptr.val();
             self.mlu.req_loc.next = self.operand.val();
         } else {
             self.mlu.req_valid.next = self.host_req_valid.val();
+            self.mlu.req_id.next = self.zero16.val();
             self.mlu.req_op.next = self.host_req_op.val();
-            self.mlu.req_ptr.next = self.host_req_ptr.val();
-            self.mlu.req_width.next = self.sel_width.val();
+            self.mlu.req_ptr[0].next = self.host_req_ptr.val();
             self.mlu.req_loc.next = self.host_req_loc.val();
         }
         self.mlu_req_ready.next = self.mlu.req_ready.val();
         self.mlu_resp_valid.next = self.mlu.resp_valid.val();
         self.mlu_resp_fault.next = self.mlu.resp_fault.val();
         self.mlu_resp_loc.next = self.mlu.resp_loc.val();
-
-        self.mlu_resp_op.next = self.mlu.resp_op.val();
-        self.mlu_resp_addr.next = self.mlu.resp_addr.val();
-        self.mlu_resp_base.next = self.mlu.resp_base.val();
-        self.mlu_resp_size.next = self.mlu.resp_size.val();
-        self.mlu_csr_mode.next = self.mlu.csr_mode.val();
-        self.mlu_csr_structure.next = self.mlu.csr_structure.val();
-        self.mlu_csr_root.next = self.mlu.csr_root.val();
-        self.mlu_csr_step_limit.next = self.mlu.csr_step_limit.val();
-        self.mlu_cnt_loadmeta.next = self.mlu.cnt_loadmeta.val();
-        self.mlu_cnt_memcheck_g.next = self.mlu.cnt_memcheck_g.val();
-        self.mlu_cnt_memcheck_s.next = self.mlu.cnt_memcheck_s.val();
-        self.mlu_cnt_range_lookups.next = self.mlu.cnt_range_lookups.val();
-        self.mlu_cnt_range_hits.next = self.mlu.cnt_range_hits.val();
-        self.mlu_cnt_range_misses.next = self.mlu.cnt_range_misses.val();
-        self.mlu_cnt_loc_lookups.next = self.mlu.cnt_loc_lookups.val();
-        self.mlu_cnt_loc_hits.next = self.mlu.cnt_loc_hits.val();
-        self.mlu_cnt_loc_misses.next = self.mlu.cnt_loc_misses.val();
-        self.mlu_cnt_steps.next = self.mlu.cnt_steps.val();
-        self.mlu_cnt_meta_reads.next = self.mlu.cnt_meta_reads.val();
-        self.mlu_cnt_faults.next = self.mlu.cnt_faults.val();
-        self.mlu_cnt_invalidates.next = self.mlu.cnt_invalidates.val();
-        self.mlu_cnt_flushes.next = self.mlu.cnt_flushes.val();
-        self.mlu_mlb_multi.next = self.mlu.mlb_multi.val();
-        self.mlu_mlb_hit_way.next = self.mlu.mlb_hit_way.val();
-        self.mlu_mlb_victim.next = self.mlu.mlb_victim.val();
-        self.mlu_mlb_fill_ok.next = self.mlu.mlb_fill_ok.val();
-        self.mlu_mlb_repl_state.next = self.mlu.mlb_repl_state.val();
-        self.mlu_trav_busy.next = self.mlu.trav_busy.val();
-        self.mlu_trav_steps.next = self.mlu.trav_steps.val();
-        self.mlu_check_pass.next = self.mlu.check_pass.val();
-        // The memory port: the MLU's reads always go; the load/store unit's
-        // request only when the port is free (the scheduler checked).
+        // The memory port: the MLU's node reads always go; the load/store
+        // unit's request only when the port is free (the scheduler checked).
         self.mlu.mem_req_ready.next = true;
         self.mem.meta_req.next = self.mlu.mem_req_valid.val();
-        self.mem.meta_addr.next = self.mlu.mem_req_addr.val();
-        self.meta_word_req.next = self.mlu.mem_req_valid.val();
-        self.meta_word_addr.next = self.mem.meta_word_addr.val();
-        self.mem.meta_word.next = self.meta_word.val();
+        self.mem.meta_id.next = self.mlu.mem_req_id.val();
+        self.mem.meta_node.next = self.mlu.mem_req_node.val();
+        self.meta_node_req.next = self.mem.meta_node_req.val();
+        self.meta_node_addr.next = self.mem.meta_node_addr.val();
+        self.mem.meta_base.next = self.meta_base.val();
+        self.mem.meta_size_tag.next = self.meta_size_tag.val();
+        self.mem.meta_link0.next = self.meta_link0.val();
+        self.mem.meta_link1.next = self.meta_link1.val();
         self.mem.meta_error.next = self.meta_error.val();
         self.mlu.mem_resp_valid.next = self.mem.meta_resp.val();
-        self.mlu.mem_resp_data.next = self.mem.meta_resp_data.val();
+        self.mlu.mem_resp_id.next = self.mem.meta_resp_id.val();
         self.mlu.mem_resp_error.next = self.mem.meta_resp_error.val();
+        self.mlu.mem_resp_base.next = self.mem.meta_resp_base.val();
+        self.mlu.mem_resp_size_tag.next = self.mem.meta_resp_size_tag.val();
+        self.mlu.mem_resp_link0.next = self.mem.meta_resp_link0.val();
+        self.mlu.mem_resp_link1.next = self.mem.meta_resp_link1.val();
         self.mem.data_req.next = self.issue.val() & self.sel_mem.val();
         self.mem.data_warp.next = self.sched.pick.val();
         self.mem.data_load.next = self.sel_kind.val() == self.k_load.val();
 
         // Slot and wait updates: responses clear, the issue sets, the fetch
         // refills (an unanswered fetch leaves END).
-        if self.mlu_resp_pipe.val() {
-            self.owner_valid.d.next = false;
-        }
         for r in 0..REQUESTERS {
             self.rq_pend[r].d.next = self.alloc_req_valid[r].val() & !self.alloc_req_grant[r].val();
             if self.rq_answered[r].val() {
@@ -774,7 +728,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             }
         }
         for w in 0..W {
-            if self.mlu_resp_pipe.val() & (self.owner.q.val() == self.way[w].val()) {
+            if self.mlu_resp_for[w].val() {
                 self.wait_mlu[w].d.next = false;
             }
             if self.mem.data_resp.val()
@@ -792,6 +746,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 }
                 if self.sel_mlu.val() {
                     self.wait_mlu[w].d.next = true;
+                    self.pend_lm[w].d.next = self.sel_kind.val() == self.k_loadmeta.val();
+                    self.pend_arg[w].d.next = self.sel_arg.val();
                 }
                 if self.sel_kind.val() == self.k_load.val() {
                     self.wait_load[w].d.next = true;
@@ -810,12 +766,6 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 self.width[w].d.next = self.fetch_width.val();
                 self.arg[w].d.next = self.fetch_arg.val();
             }
-        }
-        if self.issue.val() & self.sel_mlu.val() {
-            self.owner_valid.d.next = true;
-            self.owner.d.next = self.sched.pick.val();
-            self.owner_arg.d.next = self.sel_arg.val();
-            self.owner_lm.d.next = self.sel_kind.val() == self.k_loadmeta.val();
         }
 
         // Kernel end and counters.
@@ -860,8 +810,17 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.cnt_stores.next = self.c_stores.q.val();
         self.cnt_mlu_ops.next = self.c_mlu_ops.q.val();
         self.cnt_alloc_ops.next = self.c_alloc_ops.q.val();
+        if self.mlu.mem_req_valid.val() {
+            self.c_meta_reads.d.next = self.c_meta_reads.q.val() + self.one32.val();
+        }
+        if self.run.val() & self.mlu.resp_valid.val() & (self.mlu.resp_fault.val() != self.zero3.val()) {
+            self.c_mlu_faults.d.next = self.c_mlu_faults.q.val() + self.one32.val();
+        }
+        self.cnt_meta_reads.next = self.c_meta_reads.q.val();
+        self.cnt_mlu_faults.next = self.c_mlu_faults.q.val();
         if self.reset.val() {
-            self.owner_valid.d.next = false;
+            self.c_meta_reads.d.next = self.zero32.val();
+            self.c_mlu_faults.d.next = self.zero32.val();
             self.last.d.next = self.last_warp.val();
             self.kcycles_r.d.next = self.zero32.val();
             self.c_cycles.d.next = self.zero32.val();

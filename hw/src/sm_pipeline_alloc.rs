@@ -1,6 +1,6 @@
 //! `SmPipelineAlloc<W, WW, N, IW, Q, QW>`: the RTL SM pipeline
 //! ([`SmPipeline`]) with the canary allocator unit ([`AllocUnit`]) behind its
-//! MALLOC/FREE instructions (issue 7): the twin of `sim::pipeline` with the
+//! MALLOC/FREE instructions: the twin of `sim::pipeline` with the
 //! unit. The pipeline's requester side (slot kinds, issue and wait rules,
 //! write back) is documented in `hw::sm_pipeline`; this block only wires it
 //! to the unit and keeps the MLU-only pipeline unchanged.
@@ -24,7 +24,7 @@
 //! simulation against the model, not emitted (a top would pass those ports
 //! through unchanged).
 use crate::canary::alloc_unit::{AllocUnit, CanaryParams, REQUESTERS};
-use crate::mlu::MluParams;
+use crate::mlu_unit::UnitBuild;
 use crate::sm_pipeline::SmPipeline;
 use rust_hdl::prelude::*;
 
@@ -44,10 +44,15 @@ pub type SmPipelineAlloc8x8 = SmPipelineAlloc<8, 3, 8, 3, 16, 4>;
 impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
     SmPipelineAlloc<W, WW, N, IW, Q, QW>
 {
-    /// A pipeline with MLU `p` and allocator `c` (Err: `c` is invalid, the
-    /// message names the field).
-    pub fn new(p: MluParams, c: &CanaryParams) -> Result<Self, String> {
-        Ok(Self { clock: Default::default(), reset: Default::default(), pipe: SmPipeline::new(p), unit: AllocUnit::new(c)? })
+    /// A pipeline with MLU unit `p` and allocator `c` (Err: `c` is invalid,
+    /// the message names the field).
+    pub fn new(p: UnitBuild, c: &CanaryParams) -> Result<Self, String> {
+        Ok(Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            pipe: SmPipeline::new(p),
+            unit: AllocUnit::new(c)?,
+        })
     }
 }
 

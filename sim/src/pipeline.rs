@@ -18,7 +18,7 @@
 //!   and fewer than `max_outstanding` data requests are in flight (a request
 //!   is in flight until its answer). A load blocks its warp until its data
 //!   returns (no scoreboarding); a store frees the warp the next cycle.
-//! - MLU: blocking, one operation at a time (as the RTL). A LOADMETA or
+//! - MLU ([`MluTiming::Ideal`]): blocking, one operation at a time. A LOADMETA or
 //!   MEMCHECK issues only when the MLU is idle and blocks its warp until the
 //!   operation ends. An operation that needs no memory (MLB hit, tag 0, a
 //!   check that fails before the fetch) takes 1 cycle; one with k metadata
@@ -64,11 +64,32 @@
 //! - `LoadReg`/`StoreReg` are `Load`/`Store` in timing; `StoreReg` also
 //!   writes its bytes into the unit's heap at register + off (untagged).
 //!
-//! [`MluTiming::Rtl`] replaces the MLU-operation rule above with the RTL
-//! MLU's documented latencies (`hw::mlu`), everything else unchanged: the
-//! RTL pipeline (`hw::sm_pipeline`) agrees with that timing cycle for cycle
-//! (testbench/tests/sm_pipeline.rs). [`run_kernel`] and [`run_workload`]
-//! use [`MluTiming::Ideal`], the rule above.
+//! # The MLU as an SM unit ([`MluTiming::Unit`])
+//! The MLU-operation rule above is replaced by the unit's own cycle model
+//! ([`UnitMlu`]: `sim::mlu_unit::MluUnit` with one lane, its walkers and
+//! stages from the configuration's `unit` shape), everything else unchanged:
+//! - A LOADMETA or MEMCHECK.G issues in cycle t when the unit's `req_ready`
+//!   is high in t (it is a registered output); the request (id = the warp,
+//!   MEMCHECK's location read from its register in t) is presented in t.
+//!   Other warps' MLU operations keep issuing while it waits: the unit is
+//!   pipelined and non-blocking.
+//! - The warp waits for the response with its id and may issue again in the
+//!   response cycle; a LOADMETA's location is written back in that cycle
+//!   before the issue scan (a MEMCHECK issued in that cycle reads it).
+//! - The unit's metadata read (one 32-byte node) takes the memory port in
+//!   the cycle it is presented, before the load/store unit; it is answered
+//!   `meta_latency` cycles later from the runtime's memory.
+//! - Within a cycle: the unit's outputs, the issue scan, the unit's clock
+//!   edge. The unit is clocked every kernel cycle in which it is busy; it is
+//!   idle between kernels, where the runtime's INVALIDATEs, FLUSHes and ROOT
+//!   writes reach it in order ([`UnitMlu::sync`]); they take no kernel
+//!   cycles.
+//! - Faults and metadata reads are the unit's (a response with a fault
+//!   counts one); the runtime's own MLU is not used for kernel operations.
+//!
+//! The RTL pipeline (`hw::sm_pipeline`) agrees with this timing cycle for
+//! cycle (testbench/tests/sm_pipeline.rs). [`run_kernel`] and
+//! [`run_workload`] use [`MluTiming::Ideal`], the rule above.
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
@@ -77,10 +98,12 @@ use serde::Serialize;
 use crate::canary::unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, UnitStep};
 use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
-use crate::fault::{Fault, FaultCode};
+use crate::fault::{Fault, FaultCode, Op};
+use crate::meta_port::{PortParams, PortSim};
 use crate::mlu::Counters;
+use crate::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitParams, UnitRequest as MluRequest};
 use crate::pointer::{tag, untag, NO_META};
-use crate::runtime::{Runtime, RuntimeConfig};
+use crate::runtime::{HostOp, Runtime, RuntimeConfig};
 
 /// Pipeline timing parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -152,16 +175,12 @@ pub enum MluTiming {
     /// read j at `t + 1 + j * L`.
     #[default]
     Ideal,
-    /// The RTL MLU (`hw::mlu`, blocking, always-accepted responses, the
-    /// warp issues again in the response cycle): `b + k * (L + 1)` cycles,
-    /// read j at `t + 2 + j * (L + 1)` (one request cycle per read), with
-    /// b = 1 for a tag-0 LOADMETA, 2 for a LOADMETA hit and for a MEMCHECK.G
-    /// that needs no lookup (tag 0, location 0 / NO_META), 3 for a MEMCHECK.G
-    /// hit, a LOADMETA walk and a COMPILER location-miss fetch, 4 for a
-    /// HWONLY MEMCHECK.G walk (the check after the walk). A walk ending in
-    /// TRAVERSAL_LIMIT / MEM_ERROR answers without the check (b = 3; b = 2
-    /// for a failed location fetch). Not defined with `hit_under_miss`.
-    Rtl,
+    /// The MLU as an SM unit ([`UnitMlu`]: `sim::mlu_unit::MluUnit`, one
+    /// lane, clocked every kernel cycle): see the module doc, "The MLU as
+    /// an SM unit". The RTL pipeline (`hw::sm_pipeline`) agrees with it
+    /// cycle for cycle. Not defined with `hit_under_miss` or
+    /// `host_locations`.
+    Unit,
 }
 
 impl MluTiming {
@@ -169,42 +188,83 @@ impl MluTiming {
     pub fn name(self) -> &'static str {
         match self {
             MluTiming::Ideal => "ideal",
-            MluTiming::Rtl => "rtl",
+            MluTiming::Unit => "unit",
         }
     }
     pub fn from_name(name: &str) -> Option<MluTiming> {
         match name {
             "ideal" => Some(MluTiming::Ideal),
-            "rtl" => Some(MluTiming::Rtl),
+            "unit" => Some(MluTiming::Unit),
             _ => None,
         }
     }
 }
 
-/// The RTL MLU's fixed cycles b of one operation, from the model's counter
-/// changes (see [`MluTiming::Rtl`]).
-fn rtl_base(before: &Counters, after: &Counters, loadmeta: bool, fault: Option<FaultCode>) -> u64 {
-    let range_hit = after.range_hits > before.range_hits;
-    let range_miss = after.range_misses > before.range_misses;
-    let loc_hit = after.loc_hits > before.loc_hits;
-    let loc_miss = after.loc_misses > before.loc_misses;
-    let walk_failed = matches!(fault, Some(FaultCode::TraversalLimit | FaultCode::MemError));
-    if loadmeta {
-        if range_hit {
-            2
-        } else if range_miss {
-            3
-        } else {
-            1
+/// The MLU as an SM unit behind the pipeline ([`MluTiming::Unit`]): the
+/// unit's cycle model, its metadata port (fixed latency `meta_latency`,
+/// always ready, no errors but those of the memory), and what each warp's
+/// operation in flight writes back. It keeps its MLB across kernels; the
+/// runtime's host operations reach it through [`UnitMlu::sync`].
+#[derive(Clone, Debug)]
+pub struct UnitMlu {
+    unit: MluUnit,
+    port: PortSim,
+    /// Per warp: the register a LOADMETA in flight writes (None: a MEMCHECK).
+    wb: Vec<Option<usize>>,
+}
+
+impl UnitMlu {
+    /// The unit the SM pipelines use for `cfg`: its `unit` shape (walkers,
+    /// MLB and check stages; the defaults without one) with one lane.
+    pub fn params(cfg: &MluConfig) -> UnitParams {
+        let mut p = UnitParams::from_config(cfg).unwrap_or(UnitParams { cfg: cfg.clone(), ..UnitParams::default() });
+        p.lanes = 1;
+        p.cfg.unit = None;
+        p
+    }
+
+    pub fn new(cfg: &MluConfig, meta_latency: u64) -> Result<UnitMlu, String> {
+        let lat =
+            u32::try_from(meta_latency).map_err(|_| format!("meta_latency {meta_latency} does not fit 32 bits"))?;
+        let unit = MluUnit::new(&Self::params(cfg)).map_err(|e| e.to_string())?;
+        let port =
+            PortSim::new(PortParams { min_latency: lat.max(1), max_latency: lat.max(1), ..PortParams::default() });
+        Ok(UnitMlu { unit, port, wb: Vec::new() })
+    }
+
+    pub fn unit(&self) -> &MluUnit {
+        &self.unit
+    }
+
+    /// Replays the runtime's host operations since the last call (between
+    /// kernels, the unit idle): each INVALIDATE and FLUSH as a request run
+    /// to its response, each ROOT as a CSR write.
+    pub fn sync(&mut self, rt: &mut Runtime) -> Result<(), String> {
+        for op in rt.take_host_ops() {
+            let (op, loc) = match op {
+                HostOp::Root(r) => {
+                    self.unit.set_root(r);
+                    continue;
+                }
+                HostOp::Invalidate(loc) => (Op::Invalidate, loc),
+                HostOp::Flush => (Op::Flush, 0),
+            };
+            let req = MluRequest { id: 0, op, mask: 1, ptrs: vec![0], width: 1, loc, sbase: 0, ssize: 0 };
+            if !self.unit.outputs().req_ready {
+                return Err(format!("{op:?}: the unit is not ready between kernels"));
+            }
+            let mut inp = UnitIn { req: Some(&req), mem_req_ready: true, mem_resp: None };
+            for _ in 0..64 {
+                if self.unit.tick(inp)?.resp.is_some() {
+                    break;
+                }
+                inp.req = None;
+            }
+            if !self.unit.is_idle() {
+                return Err(format!("{op:?}: the unit is not idle after its response"));
+            }
         }
-    } else if range_hit || loc_hit {
-        3
-    } else if loc_miss {
-        if walk_failed { 2 } else { 3 }
-    } else if range_miss {
-        if walk_failed { 3 } else { 4 }
-    } else {
-        2
+        Ok(())
     }
 }
 
@@ -248,13 +308,14 @@ pub fn run_kernel_with(
     ptrs: &[u64],
     rt: Option<&mut Runtime>,
 ) -> KernelRun {
-    run_kernel_alloc(cfg, timing, k, ptrs, rt, None)
+    run_kernel_alloc(cfg, timing, k, ptrs, rt, None, None)
 }
 
 /// [`run_kernel_with`] with the canary allocator unit behind MALLOC/FREE
 /// (module doc, "Canary allocator unit"). The unit keeps its state (heap,
 /// checker, cycle) across kernels: kernels run back to back on its clock.
-/// Panics if the kernel has MALLOC/FREE and `unit` is None (a caller bug).
+/// Panics if the kernel has MALLOC/FREE and `unit` is None, or if `umlu`
+/// is given without [`MluTiming::Unit`] or missing with it (caller bugs).
 pub fn run_kernel_alloc(
     cfg: &PipelineConfig,
     timing: MluTiming,
@@ -262,10 +323,12 @@ pub fn run_kernel_alloc(
     ptrs: &[u64],
     mut rt: Option<&mut Runtime>,
     mut unit: Option<&mut CanaryUnit>,
+    umlu: Option<&mut UnitMlu>,
 ) -> KernelRun {
+    assert!(umlu.is_none() || timing == MluTiming::Unit, "a UnitMlu is for MluTiming::Unit");
     assert!(
-        !(timing == MluTiming::Rtl && cfg.hit_under_miss),
-        "MluTiming::Rtl models the blocking RTL MLU, not hit_under_miss"
+        !(timing == MluTiming::Unit && (cfg.hit_under_miss || cfg.host_locations)),
+        "MluTiming::Unit builds neither hit_under_miss nor host_locations"
     );
     let checks = match &rt {
         None => Checks::None,
@@ -274,6 +337,8 @@ pub fn run_kernel_alloc(
             Mode::Hwonly => Checks::Hwonly,
         },
     };
+    let mut umlu = if checks == Checks::None { None } else { umlu };
+    assert!(timing != MluTiming::Unit || checks == Checks::None || umlu.is_some(), "MluTiming::Unit needs its UnitMlu");
     let lat = cfg.mem_latency;
     let mlat = cfg.meta_latency;
     let n = k.warps.len();
@@ -297,6 +362,10 @@ pub fn run_kernel_alloc(
     let has_alloc = k.warps.iter().flatten().any(|i| matches!(i, Instr::Malloc { .. } | Instr::Free { .. }));
     assert!(!has_alloc || unit.is_some(), "a kernel with MALLOC/FREE needs the canary allocator unit");
     let mut locs = vec![NO_META; n * nregs];
+    if let Some(m) = umlu.as_deref_mut() {
+        assert!(m.unit.is_idle(), "the unit MLU is idle between kernels");
+        m.wb = vec![None; n];
+    }
     if checks == Checks::Compiler && cfg.host_locations {
         let r = rt.as_deref().expect("checks need a runtime");
         for (a, arg) in k.args.iter().enumerate() {
@@ -385,13 +454,35 @@ pub fn run_kernel_alloc(
                 }
             }
         }
+        // The unit MLU's outputs (registered): a response wakes its warp
+        // (which may issue in this cycle, with a LOADMETA's location written
+        // first); a metadata read takes the port before the load/store unit.
+        let uout = umlu.as_deref().map(|m| m.unit.outputs());
+        if let (Some(m), Some(r)) = (umlu.as_deref_mut(), uout.as_ref().and_then(|o| o.resp.as_ref())) {
+            let w = r.id as usize;
+            ready[w] = now;
+            if let Some(reg) = m.wb[w].take() {
+                locs[w * nregs + reg] = r.loc;
+            }
+            if r.fault != FaultCode::None {
+                run.faults += 1;
+                run.first_fault.get_or_insert(Fault {
+                    code: r.fault,
+                    op: r.op,
+                    ptr: r.addrs[0],
+                    alloc: r.meta,
+                    distance: None,
+                });
+            }
+        }
+        let mut ureq: Option<MluRequest> = None;
         while inflight.front().is_some_and(|&t| t <= now) {
             inflight.pop_front();
         }
         while claims.front().is_some_and(|&t| t < now) {
             claims.pop_front();
         }
-        let port_free = claims.front() != Some(&now);
+        let port_free = claims.front() != Some(&now) && uout.as_ref().is_none_or(|o| o.mem_req.is_none());
         let mut issued = false;
         for i in 1..=n {
             let w = (rr + i) % n;
@@ -418,6 +509,26 @@ pub fn run_kernel_alloc(
                         pc[w] += 1;
                     }
                     ready[w] = now + 1;
+                }
+                Instr::LoadMeta { arg } | Instr::MemCheck { arg, .. } if umlu.is_some() => {
+                    if !uout.as_ref().is_some_and(|o| o.req_ready) {
+                        continue;
+                    }
+                    let a = arg as usize;
+                    let (op, p, width, wb) = match s[pc[w]] {
+                        Instr::LoadMeta { .. } => (Op::LoadMeta, ptrs[a].wrapping_add(k.args[a].offset), 1, Some(a)),
+                        Instr::MemCheck { off, width, .. } => {
+                            (Op::MemcheckG, ptrs[a].wrapping_add(off), width as u32, None)
+                        }
+                        _ => unreachable!(),
+                    };
+                    let loc = locs[w * nregs + a];
+                    ureq =
+                        Some(MluRequest { id: w as u32, op, mask: 1, ptrs: vec![p], width, loc, sbase: 0, ssize: 0 });
+                    umlu.as_deref_mut().expect("checked above").wb[w] = wb;
+                    ready[w] = u64::MAX;
+                    run.mlu_ops += 1;
+                    pc[w] += 1;
                 }
                 Instr::LoadMeta { arg } | Instr::MemCheck { arg, .. } => {
                     if mlu_free > now {
@@ -452,19 +563,16 @@ pub fn run_kernel_alloc(
                         }
                     }
                     let before = *rt.counters();
-                    let mut fault = None;
                     match s[pc[w]] {
                         Instr::LoadMeta { .. } => {
                             let off = k.args[arg as usize].offset;
                             locs[slot] = rt.loadmeta(base.wrapping_add(off)).unwrap_or_else(|f| {
-                                fault = Some(f.code);
                                 run.first_fault.get_or_insert(f);
                                 NO_META
                             });
                         }
                         Instr::MemCheck { off, width, .. } => {
                             if let Err(f) = rt.memcheck_g(base.wrapping_add(off), width as u32, locs[slot]) {
-                                fault = Some(f.code);
                                 run.first_fault.get_or_insert(f);
                             }
                         }
@@ -475,13 +583,7 @@ pub fn run_kernel_alloc(
                     run.faults += after.faults - before.faults;
                     run.meta_reads += reads;
                     run.mlu_ops += 1;
-                    let (first, stride, dur) = match timing {
-                        MluTiming::Ideal => (1, mlat, 1 + reads * mlat),
-                        MluTiming::Rtl => {
-                            let b = rtl_base(&before, after, matches!(s[pc[w]], Instr::LoadMeta { .. }), fault);
-                            (2, mlat + 1, b + reads * (mlat + 1))
-                        }
-                    };
+                    let (first, stride, dur) = (1, mlat, 1 + reads * mlat);
                     for j in 0..reads {
                         claims.push_back(now + first + j * stride);
                     }
@@ -555,6 +657,15 @@ pub fn run_kernel_alloc(
                 posted[r] = None;
             }
         }
+        if let (Some(m), Some(o)) = (umlu.as_deref_mut(), uout.as_ref()) {
+            let mem = rt.as_deref().expect("checks need a runtime").meta_memory();
+            let (taken, resp) = m.port.cycle(&mem, o.mem_req.as_ref());
+            run.meta_reads += (taken && o.mem_req.is_some()) as u64;
+            let inp = UnitIn { req: ureq.as_ref(), mem_req_ready: taken, mem_resp: resp };
+            if let Err(e) = m.unit.tick(inp) {
+                panic!("the unit MLU's metadata port broke its protocol: {e}");
+            }
+        }
         if issued {
             now += 1;
             continue;
@@ -577,6 +688,10 @@ pub fn run_kernel_alloc(
         }
         if claims.front() == Some(&now) {
             next = next.min(now + 1);
+        }
+        if umlu.as_ref().is_some_and(|m| !m.unit.is_idle() || m.port.outstanding() > 0) {
+            // The unit MLU is busy: it is clocked cycle by cycle.
+            next = now + 1;
         }
         if owner.iter().any(|o| o.is_some()) {
             // A request is outstanding: the unit answers in its own time.
@@ -616,9 +731,13 @@ pub struct WorkloadRun {
     pub mlu_ops: u64,
     pub meta_reads: u64,
     pub faults: u64,
-    /// The MLU's counters at the end (zero for the unchecked run).
+    /// The MLU's counters at the end (zero for the unchecked run and for
+    /// [`MluTiming::Unit`], whose counters are `unit`).
     #[serde(skip)]
     pub counters: Counters,
+    /// [`MluTiming::Unit`]: the unit's counters at the end.
+    #[serde(skip)]
+    pub unit: Option<UnitCounters>,
     /// Cycles of every kernel, in trace order.
     #[serde(skip)]
     pub kernel_cycles: Vec<u64>,
@@ -671,6 +790,12 @@ pub fn run_workload_with(
         ),
         None => None,
     };
+    let mut umlu = match (timing, mlu) {
+        (MluTiming::Unit, Some(m)) => {
+            Some(UnitMlu::new(m, cfg.meta_latency).map_err(|e| err(0, format!("unit MLU: {e}")))?)
+        }
+        _ => None,
+    };
     let mut ptr_of: HashMap<u64, u64> = HashMap::new();
     let mut out = WorkloadRun::default();
     let mut ptrs = Vec::new();
@@ -694,7 +819,10 @@ pub fn run_workload_with(
                 for a in &kernel.args {
                     ptrs.push(*ptr_of.get(&a.id).ok_or_else(|| err(*line, format!("kernel uses unknown id {}", a.id)))?);
                 }
-                let r = run_kernel_with(cfg, timing, kernel, &ptrs, rt.as_mut());
+                if let (Some(m), Some(r)) = (umlu.as_mut(), rt.as_mut()) {
+                    m.sync(r).map_err(|e| err(*line, format!("unit MLU: {e}")))?;
+                }
+                let r = run_kernel_alloc(cfg, timing, kernel, &ptrs, rt.as_mut(), None, umlu.as_mut());
                 out.cycles += r.cycles;
                 out.kernels += 1;
                 out.issued += r.issued;
@@ -715,5 +843,6 @@ pub fn run_workload_with(
     if let Some(r) = rt.as_ref() {
         out.counters = *r.counters();
     }
+    out.unit = umlu.map(|m| *m.unit.counters());
     Ok(out)
 }

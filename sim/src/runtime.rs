@@ -360,6 +360,19 @@ pub struct Runtime {
     root: u64,
     /// Per-address tags of the last `tag_history` allocations.
     hist: TagHistory,
+    /// The host operations sent to the MLU since the last
+    /// [`Runtime::take_host_ops`], in order.
+    host_ops: Vec<HostOp>,
+}
+
+/// A host operation of the runtime on its MLU (INVALIDATE after a free or a
+/// retirement, FLUSH, a ROOT CSR write), logged so that another MLU (the
+/// pipelined unit, an RTL one) can be kept in step with the same sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostOp {
+    Invalidate(u64),
+    Flush,
+    Root(u64),
 }
 
 fn align_up(x: u128) -> u128 {
@@ -394,6 +407,7 @@ impl Runtime {
         Ok(Runtime {
             rng: SplitMix64(cfg.seed),
             hist: TagHistory::new(cfg.tag_history),
+            host_ops: Vec::new(),
             next_slot: cfg.node_pool_base,
             cfg,
             mem: MemoryImage::new(),
@@ -638,6 +652,7 @@ impl Runtime {
             }
         }
         self.mlu.invalidate(n.loc);
+        self.host_ops.push(HostOp::Invalidate(n.loc));
         // The slot is recycled as fresh memory: its words (and any test
         // poison) are gone.
         for off in [BASE, SIZE_TAG, LINK0, LINK1] {
@@ -686,6 +701,9 @@ impl Runtime {
                 self.root = root;
             }
         }
+        if self.mlu.csrs().root != self.root {
+            self.host_ops.push(HostOp::Root(self.root));
+        }
         self.mlu.set_root(self.root);
     }
 
@@ -704,6 +722,7 @@ impl Runtime {
         self.live.remove(&base);
         self.mem.write_word(loc + SIZE_TAG, pack_size_tag(size, TAG_FREED));
         self.mlu.invalidate(loc);
+        self.host_ops.push(HostOp::Invalidate(loc));
         Ok(())
     }
 
@@ -741,6 +760,17 @@ impl Runtime {
     /// FLUSH the MLB (e.g. at a kernel boundary).
     pub fn flush_mlb(&mut self) {
         self.mlu.flush();
+        self.host_ops.push(HostOp::Flush);
+    }
+
+    /// The host operations since the last call, oldest first.
+    pub fn take_host_ops(&mut self) -> Vec<HostOp> {
+        std::mem::take(&mut self.host_ops)
+    }
+
+    /// The memory as the MLU reads it (the image, and the sol table).
+    pub fn meta_memory(&self) -> impl MetaMemory + '_ {
+        MemView { image: &self.mem, nodes: &self.nodes }
     }
 
     /// The location of the structure node whose range holds `untag(ptr)`

@@ -30,8 +30,8 @@ pub struct SweepConfig {
     pub expand: ExpandConfig,
     pub pipeline: PipelineConfig,
     /// MLU operation latencies: the model's ideal rule (default, as the
-    /// committed evaluation) or the RTL MLU's (what the RTL SM pipeline
-    /// matches cycle for cycle; see `MluTiming`).
+    /// committed evaluation) or the MLU as an SM unit, cycle by cycle (what
+    /// the RTL SM pipeline matches cycle for cycle; see `MluTiming`).
     pub timing: MluTiming,
     /// Tag PRNG seed of the runtime.
     pub seed: u64,
@@ -223,8 +223,10 @@ fn point(wl: &Workload, entries: usize, s: Structure, m: Mode, run: &WorkloadRun
 pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(usize, usize) + Sync)) -> anyhow::Result<SweepResult> {
     let t0 = Instant::now();
     cfg.pipeline.validate().map_err(|m| anyhow::anyhow!("{m}"))?;
-    if cfg.timing == MluTiming::Rtl && cfg.pipeline.hit_under_miss {
-        anyhow::bail!("mlu timing rtl models the blocking RTL MLU; it cannot be combined with hit_under_miss");
+    if cfg.timing == MluTiming::Unit && (cfg.pipeline.hit_under_miss || cfg.pipeline.host_locations) {
+        anyhow::bail!(
+            "mlu timing unit (the MLU as an SM unit) cannot be combined with hit_under_miss or host_locations"
+        );
     }
     for &e in &cfg.entries {
         MluConfig { entries: e, ..MluConfig::default() }

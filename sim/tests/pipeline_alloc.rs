@@ -19,7 +19,7 @@ const CFG: PipelineConfig =
     PipelineConfig { mem_latency: 10, meta_latency: 10, max_outstanding: 4, host_locations: false, hit_under_miss: false };
 
 fn run(k: &Kernel, u: &mut CanaryUnit) -> sim::pipeline::KernelRun {
-    run_kernel_alloc(&CFG, MluTiming::Ideal, k, &[0], None, Some(u))
+    run_kernel_alloc(&CFG, MluTiming::Ideal, k, &[0], None, Some(u), None)
 }
 
 #[test]

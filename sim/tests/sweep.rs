@@ -98,24 +98,27 @@ fn bad_parameters_are_errors_naming_them() {
 }
 
 #[test]
-fn rtl_timing_points_are_the_rtl_timed_pipeline_runs() {
+fn unit_timing_points_are_the_unit_timed_pipeline_runs() {
     use sim::pipeline::{run_workload_with, MluTiming};
     let path = traces_dir().join("bert_infer.jsonl.gz");
     let mut cfg = small(vec![path.clone()]);
     cfg.entries = vec![8];
     cfg.structures = vec![Structure::Bst];
     cfg.modes = vec![Mode::Compiler];
-    cfg.timing = MluTiming::Rtl;
+    cfg.timing = MluTiming::Unit;
     let r = sweep::run(&cfg, &|_, _| {}).unwrap();
-    assert_eq!(r.params.mlu_timing, "rtl");
+    assert_eq!(r.params.mlu_timing, "unit");
     let wl = expand::load(&path, &cfg.expand).unwrap();
     let m = MluConfig { entries: 8, structure: Structure::Bst, mode: Mode::Compiler, ..MluConfig::default() };
-    let rtl = run_workload_with(&wl, &cfg.pipeline, MluTiming::Rtl, Some(&m), 1).unwrap();
+    let unit = run_workload_with(&wl, &cfg.pipeline, MluTiming::Unit, Some(&m), 1).unwrap();
     let ideal = run_workload(&wl, &cfg.pipeline, Some(&m), 1).unwrap();
-    assert_eq!(r.points[0].cycles_checked, rtl.cycles);
-    assert_ne!(rtl.cycles, ideal.cycles, "the two timings differ on a real trace");
+    assert_eq!(r.points[0].cycles_checked, unit.cycles);
+    assert_ne!(unit.cycles, ideal.cycles, "the two timings differ on a real trace");
+    assert_eq!(unit.faults, 0, "a bug-free trace: {:?}", unit.first_fault);
+    let c = unit.unit.expect("the unit's counters");
+    assert!(c.misses > 0 && c.hits > 0 && c.reads == unit.meta_reads, "{c:?}");
 
-    // The RTL timing is the blocking MLU's: combining it with hit-under-miss is refused.
+    // The unit builds no hit-under-miss extension (it serves hits under misses itself).
     cfg.pipeline.hit_under_miss = true;
     let err = sweep::run(&cfg, &|_, _| {}).unwrap_err().to_string();
     assert!(err.contains("hit_under_miss"), "{err}");

@@ -65,9 +65,10 @@ pub struct Args {
     #[arg(long = "hit-under-miss")]
     pub hit_under_miss: bool,
     /// MLU operation latencies: `ideal` (the model's rule: 1 cycle without
-    /// memory, 1 + k x L with k reads; the committed evaluation) or `rtl`
-    /// (the RTL MLU's: 2-4 cycles, k x (L + 1); the timing the RTL SM pipeline
-    /// matches cycle for cycle, testbench/tests/sm_pipeline.rs).
+    /// memory, 1 + k x L with k reads; the committed evaluation) or `unit`
+    /// (the MLU as an SM unit, cycle by cycle: pipelined, K walkers, misses
+    /// merged; the timing the RTL SM pipeline matches cycle for cycle,
+    /// testbench/tests/sm_pipeline.rs).
     #[arg(long = "mlu-timing", default_value = "ideal")]
     pub mlu_timing: String,
     /// Tag PRNG seed.
@@ -120,7 +121,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     cfg.pipeline.host_locations = a.host_locations;
     cfg.pipeline.hit_under_miss = a.hit_under_miss;
     cfg.timing = sim::pipeline::MluTiming::from_name(&a.mlu_timing)
-        .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, rtl)", a.mlu_timing))?;
+        .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, unit)", a.mlu_timing))?;
     cfg.seed = a.seed;
     if let Some(t) = a.threads {
         cfg.threads = t;

@@ -19,7 +19,7 @@
 //! cycle); the MLU reads no metadata (these kernels have no MLU operations).
 use crate::canary_driver::{Check, Event, HeapMem, ModelReplay, ReplayStats, Resp};
 use hw::canary::alloc_unit::{CanaryParams, HEAP_BYTES};
-use hw::mlu::MluParams;
+use hw::mlu_unit::UnitBuild;
 use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTERS};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
@@ -124,7 +124,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         if cfg.max_outstanding == 0 || cfg.max_outstanding as usize > Q || cfg.data_latency == 0 {
             return Err(format!("max_outstanding {} (1..={Q}) / data_latency {} (>= 1)", cfg.max_outstanding, cfg.data_latency));
         }
-        let params = MluParams::from_config(&cfg.mlu).map_err(|e| format!("{e:#}"))?;
+        let params = UnitBuild::from_params(&sim::pipeline::UnitMlu::params(&cfg.mlu)).map_err(|e| format!("{e:#}"))?;
         let mut uut = Box::new(SmPipelineAlloc::<W, WW, N, IW, Q, QW>::new(params, &cfg.canary)?);
         mutate(&mut uut);
         uut.connect_all();
@@ -199,7 +199,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         let p = &self.uut.pipe;
         let u = &self.uut.unit;
         let done = p.kdone.val();
-        if p.meta_word_req.val() {
+        if p.meta_node_req.val() {
             return Err(format!("cycle {c}: the MLU read metadata in an allocator kernel"));
         }
         let grant = (0..REQUESTERS).filter(|&i| u.req_grant[i].val()).collect::<Vec<_>>();

@@ -3,22 +3,25 @@
 //! simulation, clock driven by hand, the way `sim::pipeline::run_workload`
 //! replays it through the cycle model: the allocs and frees go through a
 //! host [`Runtime`] of its own (same configuration and seed as the model's,
-//! so the same tags and nodes), mirrored into the RTL MLU as INVALIDATEs and
-//! ROOT CSR writes between kernels; every kernel's per-warp streams are fed
-//! through the fetch port, the warps' registers (LOADMETA locations) are
-//! kept here behind the register port, and metadata reads are answered with
-//! the runtime's words at request time.
+//! so the same tags and nodes), whose host operations are mirrored into the
+//! RTL MLU unit between kernels (INVALIDATE and FLUSH through the host port,
+//! ROOT as a CSR write: `Runtime::take_host_ops`, as the model's
+//! `UnitMlu::sync`); every kernel's per-warp streams are fed through the
+//! fetch port, the warps' registers (LOADMETA locations) are kept here
+//! behind the register port, and node reads are answered with the runtime's
+//! words at request time.
 //!
 //! Every cycle it checks the MLB one-hot assertion and the fetch protocol.
-use hw::mlu::{MluParams, CSR_ROOT};
+use hw::mlu::CSR_ROOT;
+use hw::mlu_unit::UnitBuild;
 use hw::sm_pipeline::{SmPipeline, K_ALU, K_END, K_LOAD, K_LOADMETA, K_MEMCHECK, K_STORE};
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig};
 use sim::expand::{Instr, Item, Kernel, Workload};
 use sim::fault::Op;
-use sim::pipeline::PipelineConfig;
+use sim::pipeline::{PipelineConfig, UnitMlu};
 use sim::pointer::NO_META;
-use sim::runtime::{AllocState, Runtime, RuntimeConfig};
+use sim::runtime::{HostOp, Runtime, RuntimeConfig};
 use std::collections::HashMap;
 
 /// One slot instruction as the fetch port carries it.
@@ -34,7 +37,7 @@ struct Slot {
 const END: Slot = Slot { kind: K_END, count: 0, ptr: 0, width: 0, arg: 0 };
 
 /// What the RTL measured over a workload (the fields of
-/// `sim::pipeline::WorkloadRun` that the RTL has, plus the MLU counters).
+/// `sim::pipeline::WorkloadRun` that the RTL has).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RtlRun {
     pub cycles: u64,
@@ -43,7 +46,9 @@ pub struct RtlRun {
     pub loads: u64,
     pub stores: u64,
     pub mlu_ops: u64,
-    pub counters: crate::mlu_driver::RtlCounters,
+    /// Node reads on the metadata port, and MLU responses with a fault.
+    pub meta_reads: u64,
+    pub faults: u64,
     /// Clock cycles simulated in all (kernels, host operations, fills).
     pub sim_cycles: u64,
 }
@@ -66,7 +71,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         anyhow::ensure!(!p.hit_under_miss && !p.host_locations, "the RTL pipeline builds neither extension");
         anyhow::ensure!(p.max_outstanding <= Q, "max_outstanding {} > the memory's {Q} slots", p.max_outstanding);
         anyhow::ensure!(p.mem_latency < 1 << 31 && p.meta_latency < 1 << 31, "latencies must fit 31 bits");
-        let params = MluParams::from_config(mlu)?;
+        let params = UnitBuild::from_params(&UnitMlu::params(mlu))?;
         let rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), seed, ..RuntimeConfig::default() })
             .map_err(|e| anyhow::anyhow!("MLU configuration: {e}"))?;
         let mut uut = SmPipeline::<W, WW, N, IW, Q, QW>::new(params);
@@ -89,7 +94,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
     /// Settle, then the clock edge that ends the current cycle.
     fn clock(&mut self) {
         self.settle();
-        assert!(!self.uut.mlu.mlb_multi.val(), "MLB one-hot assertion failed (cycle {})", self.cycle);
+        let mlb = &self.uut.mlu.mlb;
+        assert!(!mlb.rs_multi.val() && !mlb.ls_multi.val(), "MLB one-hot assertion failed (cycle {})", self.cycle);
         self.uut.clock.next = true.into();
         self.settle();
         self.uut.clock.next = false.into();
@@ -125,7 +131,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 self.clock();
                 return fault;
             }
-            assert!(!self.uut.meta_word_req.val(), "host operation read metadata");
+            assert!(!self.uut.meta_node_req.val(), "host operation read metadata");
             self.clock();
         }
         panic!("host {op:?} got no response");
@@ -139,17 +145,17 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.uut.csr_we.next = false;
     }
 
-    fn sync_root(&mut self) {
-        let root = self.rt.root();
-        self.settle();
-        if self.uut.mlu.csr_root.val().to_u64() != root {
-            self.csr(CSR_ROOT, root);
+    /// The runtime's host operations since the last call, in order.
+    fn sync(&mut self) {
+        for op in self.rt.take_host_ops() {
+            match op {
+                HostOp::Invalidate(loc) => {
+                    assert_eq!(self.host(Op::Invalidate, 0, loc), 0, "INVALIDATE faulted")
+                }
+                HostOp::Flush => assert_eq!(self.host(Op::Flush, 0, 0), 0, "FLUSH faulted"),
+                HostOp::Root(r) => self.csr(CSR_ROOT, r),
+            }
         }
-    }
-
-    fn invalidate(&mut self, loc: u64) {
-        let f = self.host(Op::Invalidate, 0, loc);
-        assert_eq!(f, 0, "INVALIDATE faulted");
     }
 
     /// A warp's stream as slots: what the pipeline executes in this mode
@@ -217,7 +223,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             let wb = u.wb_valid.val().then(|| {
                 (u.wb_warp.val().to_u64() as usize, u.wb_arg.val().to_u64() as usize, u.wb_loc.val().to_u64())
             });
-            let meta = u.meta_word_req.val().then(|| u.meta_word_addr.val().to_u64());
+            let meta = u.meta_node_req.val().then(|| u.meta_node_addr.val().to_u64() << 5);
             if let Some(w) = fetch {
                 let s = *streams[w].get(pc[w]).expect("fetch past the END of a stream");
                 pc[w] += 1;
@@ -225,12 +231,11 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             }
             self.uut.rf_loc.next = if rw < W && ra < nargs { regs[rw * nargs + ra] } else { NO_META }.into();
             if let Some(a) = meta {
-                let (word, err) = match mem.read_word(a) {
-                    Ok(x) => (x, false),
-                    Err(_) => (0, true),
-                };
-                self.uut.meta_word.next = word.into();
-                self.uut.meta_error.next = err;
+                let words: Vec<Option<u64>> = (0..4).map(|k| mem.read_word(a + 8 * k).ok()).collect();
+                let w = |k: usize| words[k].unwrap_or(0).into();
+                (self.uut.meta_base.next, self.uut.meta_size_tag.next) = (w(0), w(1));
+                (self.uut.meta_link0.next, self.uut.meta_link1.next) = (w(2), w(3));
+                self.uut.meta_error.next = words.iter().any(Option::is_none);
             }
             if let Some((w, a, loc)) = wb {
                 regs[w * nargs + a] = loc;
@@ -258,33 +263,19 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         for item in &wl.items {
             match item {
                 Item::Alloc { id, base, size, line } => {
-                    let before: Vec<AllocState> = self.rt.allocations().iter().map(|a| a.state).collect();
                     let p = self
                         .rt
                         .malloc(*size, Some(*base))
                         .map_err(|e| anyhow::anyhow!("{}:{line}: alloc id {id}: {e}", wl.file))?;
-                    let retired: Vec<u64> = self.rt.allocations()[..before.len()]
-                        .iter()
-                        .zip(&before)
-                        .filter(|(a, &b)| a.state == AllocState::Retired && b != AllocState::Retired)
-                        .map(|(a, _)| a.location)
-                        .collect();
-                    for loc in retired {
-                        self.invalidate(loc);
-                    }
-                    self.sync_root();
+                    self.sync();
                     ptr_of.insert(*id, p);
                 }
                 Item::Free { id, line } => {
-                    let p = ptr_of.remove(id).ok_or_else(|| anyhow::anyhow!("{}:{line}: free of unknown id {id}", wl.file))?;
-                    let loc = self
-                        .rt
-                        .allocations()
-                        .iter()
-                        .find(|a| a.ptr == p && a.state == AllocState::Live)
-                        .map(|a| a.location);
+                    let p = ptr_of
+                        .remove(id)
+                        .ok_or_else(|| anyhow::anyhow!("{}:{line}: free of unknown id {id}", wl.file))?;
                     self.rt.free(p).map_err(|e| anyhow::anyhow!("{}:{line}: free id {id}: {e:?}", wl.file))?;
-                    self.invalidate(loc.expect("a successful free had a live allocation"));
+                    self.sync();
                 }
                 Item::Kernel { kernel, line } => {
                     let mut ptrs = Vec::new();
@@ -308,23 +299,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         out.stores = u.cnt_stores.val().to_u64();
         out.mlu_ops = u.cnt_mlu_ops.val().to_u64();
         assert_eq!(u.cnt_cycles.val().to_u64(), out.cycles & 0xFFFF_FFFF, "cnt_cycles");
-        let m = &u.mlu;
-        out.counters = crate::mlu_driver::RtlCounters {
-            loadmeta: m.cnt_loadmeta.val().to_u64(),
-            memcheck_g: m.cnt_memcheck_g.val().to_u64(),
-            memcheck_s: m.cnt_memcheck_s.val().to_u64(),
-            range_lookups: m.cnt_range_lookups.val().to_u64(),
-            range_hits: m.cnt_range_hits.val().to_u64(),
-            range_misses: m.cnt_range_misses.val().to_u64(),
-            loc_lookups: m.cnt_loc_lookups.val().to_u64(),
-            loc_hits: m.cnt_loc_hits.val().to_u64(),
-            loc_misses: m.cnt_loc_misses.val().to_u64(),
-            steps: m.cnt_steps.val().to_u64(),
-            meta_reads: m.cnt_meta_reads.val().to_u64(),
-            faults: m.cnt_faults.val().to_u64(),
-            invalidates: m.cnt_invalidates.val().to_u64(),
-            flushes: m.cnt_flushes.val().to_u64(),
-        };
+        out.meta_reads = u.cnt_meta_reads.val().to_u64();
+        out.faults = u.cnt_mlu_faults.val().to_u64();
         out.sim_cycles = self.cycle;
         Ok(out)
     }

@@ -1,14 +1,14 @@
-//! The cycle model (`sim::pipeline`, with the RTL MLU's latencies:
-//! `MluTiming::Rtl`) against the RTL SM pipeline (`hw::sm_pipeline`, rust-hdl
-//! simulation) on short pieces of the real traces: per-kernel cycles, the
-//! pipeline's issue counts and every MLU counter must be identical.
+//! The cycle model (`sim::pipeline` with the MLU as an SM unit:
+//! `MluTiming::Unit`) against the RTL SM pipeline (`hw::sm_pipeline` with
+//! `hw::mlu_unit::MluUnit`, rust-hdl simulation) on short pieces of the real
+//! traces: per-kernel cycles, the pipeline's issue counts, the node reads
+//! and the faults must be identical.
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig, Structure};
 use sim::expand::{self, ExpandConfig, Item, Workload};
 use sim::pipeline::{run_workload_with, MluTiming, PipelineConfig};
 use std::path::PathBuf;
 use std::time::Instant;
-use testbench::mlu_driver::RtlCounters;
 use testbench::sm_pipeline_driver::{RtlRun, SmPipelineDriver};
 
 const SEED: u64 = 7;
@@ -42,7 +42,12 @@ fn piece(name: &str, warps: usize, cap: u64, skip: usize, kernels: usize) -> Wor
 }
 
 fn compare(what: &str, wl: &Workload, mlu: &MluConfig, p: &PipelineConfig, rtl: &RtlRun) {
-    let m = run_workload_with(wl, p, MluTiming::Rtl, Some(mlu), SEED).unwrap();
+    let m = run_workload_with(wl, p, MluTiming::Unit, Some(mlu), SEED).unwrap();
+    let c = m.unit.expect("the unit's counters");
+    eprintln!(
+        "{what}: model hits {} misses {} merged {} walks {} reads {}",
+        c.hits, c.misses, c.merged, c.walks, c.reads
+    );
     assert_eq!(m.faults, 0, "{what}: the model faulted: {:?}", m.first_fault);
     assert_eq!(rtl.kernel_cycles, m.kernel_cycles, "{what}: per-kernel cycles");
     assert_eq!(rtl.cycles, m.cycles, "{what}: cycles");
@@ -50,8 +55,8 @@ fn compare(what: &str, wl: &Workload, mlu: &MluConfig, p: &PipelineConfig, rtl: 
     assert_eq!(rtl.loads, m.loads, "{what}: loads");
     assert_eq!(rtl.stores, m.stores, "{what}: stores");
     assert_eq!(rtl.mlu_ops, m.mlu_ops, "{what}: MLU operations");
-    assert_eq!(rtl.counters, RtlCounters::from_model(&m.counters), "{what}: MLU counters");
-    assert_eq!(rtl.counters.meta_reads, m.meta_reads, "{what}: metadata reads");
+    assert_eq!(rtl.meta_reads, m.meta_reads, "{what}: node reads");
+    assert_eq!(rtl.faults, m.faults, "{what}: faults");
 }
 
 /// One case: the piece through the model and the RTL (N = 8 or 2 entries,
@@ -70,13 +75,11 @@ fn case(name: &str, warps: usize, entries: usize, structure: Structure, mode: Mo
     .unwrap();
     let what = format!("{name} kernels {skip}..{} W={warps} N={entries} {structure:?} {mode:?} {p:?}", skip + kernels);
     eprintln!(
-        "{what}: {} kernel cycles, {} sim cycles in {:.1?}; hits {} misses {} reads {}",
+        "{what}: {} kernel cycles, {} sim cycles in {:.1?}; reads {}",
         rtl.cycles,
         rtl.sim_cycles,
         t.elapsed(),
-        rtl.counters.range_hits + rtl.counters.loc_hits,
-        rtl.counters.range_misses + rtl.counters.loc_misses,
-        rtl.counters.meta_reads
+        rtl.meta_reads
     );
     compare(&what, &wl, &mlu, &p, &rtl);
 }
@@ -121,9 +124,8 @@ fn resnet50_train_list_hwonly_2_entries() {
     case("resnet50_train.jsonl.gz", 4, 2, Structure::List, Mode::Hwonly, lat(4, 1, 3), 200, 40);
 }
 
-/// The comparison can fail: the model's ideal MLU timing (1-cycle hit, L
-/// per read) does not match the RTL, which takes 2-3 cycles per operation
-/// without memory and L + 1 per read.
+/// The comparison can fail: the model's ideal MLU timing (a blocking MLU,
+/// 1-cycle hit, L per 8-byte read) does not match the RTL unit's.
 #[test]
 fn ideal_mlu_timing_differs_from_the_rtl() {
     let wl = piece("resnet50_infer.jsonl.gz", 4, 8, 0, 5);
@@ -131,12 +133,11 @@ fn ideal_mlu_timing_differs_from_the_rtl() {
     let p = lat(20, 20, 4);
     let rtl = SmPipelineDriver::<4, 2, 8, 3, 16, 4>::new(&mlu, &p, SEED).unwrap().run_workload(&wl).unwrap();
     let ideal = run_workload_with(&wl, &p, MluTiming::Ideal, Some(&mlu), SEED).unwrap();
-    let exact = run_workload_with(&wl, &p, MluTiming::Rtl, Some(&mlu), SEED).unwrap();
+    let exact = run_workload_with(&wl, &p, MluTiming::Unit, Some(&mlu), SEED).unwrap();
     assert_eq!(rtl.kernel_cycles, exact.kernel_cycles);
-    assert!(ideal.cycles < rtl.cycles, "ideal {} vs RTL {}", ideal.cycles, rtl.cycles);
-    for (i, r) in ideal.kernel_cycles.iter().zip(&rtl.kernel_cycles) {
-        assert_ne!(i, r, "every kernel of the piece runs MLU operations");
-    }
+    assert_ne!(ideal.cycles, rtl.cycles, "ideal {} vs RTL {}", ideal.cycles, rtl.cycles);
+    let differ = ideal.kernel_cycles.iter().zip(&rtl.kernel_cycles).filter(|(i, r)| i != r).count();
+    assert!(differ * 2 > rtl.kernel_cycles.len(), "only {differ} kernels differ");
 }
 
 /// The scheduler alone, exhaustively: every candidate set and last issuer

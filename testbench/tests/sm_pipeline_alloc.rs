@@ -140,7 +140,7 @@ fn cycle_compare<const W: usize, const WW: usize>(c: &AllocPipeConfig, seed: u64
         while unit.cycle() < out.start - 1 {
             unit.step(&[None; REQUESTERS]);
         }
-        let m = run_kernel_alloc(&p, MluTiming::Rtl, &model_kernel(&k), &[0], None, Some(&mut unit));
+        let m = run_kernel_alloc(&p, MluTiming::Unit, &model_kernel(&k), &[0], None, Some(&mut unit), None);
         let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
         let errors = out.ops.iter().filter(|o| o.code != RES_OK).count() as u64;
         if siphash == 9 {

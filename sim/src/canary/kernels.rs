@@ -118,7 +118,7 @@ pub fn run_mode(c: &AllocKernelConfig, check: CheckMode) -> Result<AllocKernelRu
     let mut unit = CanaryUnit::new(rtl_heap_config(check, c.slack), RTL_REQUESTERS, c.rate, timing)?;
     let cfg = PipelineConfig { mem_latency: c.mem_latency, meta_latency: c.mem_latency, ..PipelineConfig::default() };
     cfg.validate()?;
-    let r: KernelRun = run_kernel_alloc(&cfg, MluTiming::Ideal, &c.kernel(), &[0], None, Some(&mut unit));
+    let r: KernelRun = run_kernel_alloc(&cfg, MluTiming::Ideal, &c.kernel(), &[0], None, Some(&mut unit), None);
     Ok(AllocKernelRun {
         check: check.name(),
         cycles: r.cycles,
