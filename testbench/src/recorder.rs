@@ -50,6 +50,18 @@ pub(crate) fn read(p: &PortSlot, rec: &[u8]) -> u128 {
     l[0] as u128 | (l.get(1).copied().unwrap_or(0) as u128) << 64
 }
 
+/// Per cycle `0..log.len()`, the inputs of `ins` whose value changed from
+/// the cycle before (cycle 0: from all zero): a [`Stimulus`]'s `cycles`.
+pub(crate) fn changes(ins: &[PortSlot], log: &[Vec<u8>]) -> Vec<Vec<(String, u128)>> {
+    let zero = vec![0u8; log.first().map_or(0, Vec::len)];
+    (0..log.len())
+        .map(|c| {
+            let (prev, now) = (if c == 0 { &zero } else { &log[c - 1] }, &log[c]);
+            ins.iter().filter(|p| read(p, now) != read(p, prev)).map(|p| (p.name.clone(), read(p, now))).collect()
+        })
+        .collect()
+}
+
 impl Recorder {
     /// Build (or reuse the cached build of) `top`'s cycle harness and start
     /// it with every input at 0. `seed` seeds Verilator's random initial
@@ -119,12 +131,9 @@ impl Recorder {
         if !(ops > 0.0) {
             bail!("recording of {}: no operations in the measured window", self.top);
         }
-        let zero = vec![0u8; self.rec.len()];
         let mut st = Stimulus { warmup, op: op.to_string(), ops_per_cycle: ops / (end - warmup) as f64, ..Default::default() };
+        st.cycles = changes(&self.ins, &self.in_log[..end]);
         for c in 0..end {
-            let prev = if c == 0 { &zero } else { &self.in_log[c - 1] };
-            let now = &self.in_log[c];
-            st.cycles.push(self.ins.iter().filter(|p| read(p, now) != read(p, prev)).map(|p| (p.name.clone(), read(p, now))).collect());
             st.expect.push(if c >= check_from { self.outs.iter().map(|p| (p.name.clone(), read(p, &self.out_log[c]))).collect() } else { vec![] });
         }
         Ok(st)

@@ -469,12 +469,8 @@ pub fn record_workload(
     tape.step(&mut ahead, rt, &ports, true)?;
     let Tape { recs, model_out, before } = tape;
     // The inputs as changes per cycle, then the RTL's outputs on them.
-    let mut st = Stimulus { warmup, op: op.to_string(), ops_per_cycle: ops as f64 / (end - warmup) as f64, ..Default::default() };
-    let zero = vec![0u8; ib];
-    for c in 0..end {
-        let prev = if c == 0 { &zero } else { &recs[c - 1] };
-        st.cycles.push(layout.inputs.iter().filter(|q| q.get(&recs[c]) != q.get(prev)).map(|q| (q.name.clone(), q.get(&recs[c]) as u128)).collect());
-    }
+    let cycles = crate::recorder::changes(&layout.inputs, &recs[..end]);
+    let st = Stimulus { warmup, op: op.to_string(), ops_per_cycle: ops as f64 / (end - warmup) as f64, cycles, ..Default::default() };
     let st = crate::recorder::record_open_loop(top, &st, 2)?;
     for c in 2..end {
         let Some(o) = &model_out[c] else { continue };
