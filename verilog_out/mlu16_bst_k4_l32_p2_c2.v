@@ -167,6 +167,12 @@
 //   csr_we             in       1  CSR write at this edge (only while no request is in flight)
 //   csr_addr           in       2  CSR_*
 //   csr_data           in      64  CSR write data
+//   cnt_lookups        out     32  counter (32-bit, wrapping, registered): MLB searches
+//   cnt_hits           out     32  counter: MLB searches that hit
+//   cnt_misses         out     32  counter: searches that missed (each takes a miss slot)
+//   cnt_merged         out     32  counter: misses that joined a walk in flight or a waiting miss of their block
+//   cnt_nodes          out     32  counter: nodes visited by the walkers
+//   cnt_faults         out     32  counter: responses with a fault
 //
 // Reset: Synchronous, active high, for one cycle after power-up; a metadata read outstanding at
 //   reset must not be answered afterwards (reset the memory side too).
@@ -183,6 +189,8 @@
 //   - Metadata port: one 32-byte node per read; up to one read per walker outstanding, tagged
 //     by mem_req_id; responses in any order and latency >= 1.
 //   - Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.
+//   - cnt_* equal the model's counters in every cycle that starts with the unit idle (between,
+//     an event may be counted a cycle later than the model counts it).
 // Latency (cycles):
 //   from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m
 //   = 2, lane-check stages c = 2):
@@ -192,7 +200,7 @@
 
 
 // mlu16_bst_k4_l32_p2_c2: hw::mlu_unit::MluUnit<16, 4, 32, 5>
-module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,req_mask_1,req_mask_2,req_mask_3,req_mask_4,req_mask_5,req_mask_6,req_mask_7,req_mask_8,req_mask_9,req_mask_10,req_mask_11,req_mask_12,req_mask_13,req_mask_14,req_mask_15,req_mask_16,req_mask_17,req_mask_18,req_mask_19,req_mask_20,req_mask_21,req_mask_22,req_mask_23,req_mask_24,req_mask_25,req_mask_26,req_mask_27,req_mask_28,req_mask_29,req_mask_30,req_mask_31,req_ptr_0,req_ptr_1,req_ptr_2,req_ptr_3,req_ptr_4,req_ptr_5,req_ptr_6,req_ptr_7,req_ptr_8,req_ptr_9,req_ptr_10,req_ptr_11,req_ptr_12,req_ptr_13,req_ptr_14,req_ptr_15,req_ptr_16,req_ptr_17,req_ptr_18,req_ptr_19,req_ptr_20,req_ptr_21,req_ptr_22,req_ptr_23,req_ptr_24,req_ptr_25,req_ptr_26,req_ptr_27,req_ptr_28,req_ptr_29,req_ptr_30,req_ptr_31,req_width,req_loc,req_sbase,req_ssize,resp_valid,resp_id,resp_op,resp_pass_0,resp_pass_1,resp_pass_2,resp_pass_3,resp_pass_4,resp_pass_5,resp_pass_6,resp_pass_7,resp_pass_8,resp_pass_9,resp_pass_10,resp_pass_11,resp_pass_12,resp_pass_13,resp_pass_14,resp_pass_15,resp_pass_16,resp_pass_17,resp_pass_18,resp_pass_19,resp_pass_20,resp_pass_21,resp_pass_22,resp_pass_23,resp_pass_24,resp_pass_25,resp_pass_26,resp_pass_27,resp_pass_28,resp_pass_29,resp_pass_30,resp_pass_31,resp_fault,resp_lane,resp_loc,resp_meta_valid,resp_base,resp_size,resp_tag,resp_addr_0,resp_addr_1,resp_addr_2,resp_addr_3,resp_addr_4,resp_addr_5,resp_addr_6,resp_addr_7,resp_addr_8,resp_addr_9,resp_addr_10,resp_addr_11,resp_addr_12,resp_addr_13,resp_addr_14,resp_addr_15,resp_addr_16,resp_addr_17,resp_addr_18,resp_addr_19,resp_addr_20,resp_addr_21,resp_addr_22,resp_addr_23,resp_addr_24,resp_addr_25,resp_addr_26,resp_addr_27,resp_addr_28,resp_addr_29,resp_addr_30,resp_addr_31,mem_req_valid,mem_req_ready,mem_req_id,mem_req_node,mem_resp_valid,mem_resp_id,mem_resp_error,mem_resp_base,mem_resp_size_tag,mem_resp_link0,mem_resp_link1,csr_we,csr_addr,csr_data);
+module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask_0,req_mask_1,req_mask_2,req_mask_3,req_mask_4,req_mask_5,req_mask_6,req_mask_7,req_mask_8,req_mask_9,req_mask_10,req_mask_11,req_mask_12,req_mask_13,req_mask_14,req_mask_15,req_mask_16,req_mask_17,req_mask_18,req_mask_19,req_mask_20,req_mask_21,req_mask_22,req_mask_23,req_mask_24,req_mask_25,req_mask_26,req_mask_27,req_mask_28,req_mask_29,req_mask_30,req_mask_31,req_ptr_0,req_ptr_1,req_ptr_2,req_ptr_3,req_ptr_4,req_ptr_5,req_ptr_6,req_ptr_7,req_ptr_8,req_ptr_9,req_ptr_10,req_ptr_11,req_ptr_12,req_ptr_13,req_ptr_14,req_ptr_15,req_ptr_16,req_ptr_17,req_ptr_18,req_ptr_19,req_ptr_20,req_ptr_21,req_ptr_22,req_ptr_23,req_ptr_24,req_ptr_25,req_ptr_26,req_ptr_27,req_ptr_28,req_ptr_29,req_ptr_30,req_ptr_31,req_width,req_loc,req_sbase,req_ssize,resp_valid,resp_id,resp_op,resp_pass_0,resp_pass_1,resp_pass_2,resp_pass_3,resp_pass_4,resp_pass_5,resp_pass_6,resp_pass_7,resp_pass_8,resp_pass_9,resp_pass_10,resp_pass_11,resp_pass_12,resp_pass_13,resp_pass_14,resp_pass_15,resp_pass_16,resp_pass_17,resp_pass_18,resp_pass_19,resp_pass_20,resp_pass_21,resp_pass_22,resp_pass_23,resp_pass_24,resp_pass_25,resp_pass_26,resp_pass_27,resp_pass_28,resp_pass_29,resp_pass_30,resp_pass_31,resp_fault,resp_lane,resp_loc,resp_meta_valid,resp_base,resp_size,resp_tag,resp_addr_0,resp_addr_1,resp_addr_2,resp_addr_3,resp_addr_4,resp_addr_5,resp_addr_6,resp_addr_7,resp_addr_8,resp_addr_9,resp_addr_10,resp_addr_11,resp_addr_12,resp_addr_13,resp_addr_14,resp_addr_15,resp_addr_16,resp_addr_17,resp_addr_18,resp_addr_19,resp_addr_20,resp_addr_21,resp_addr_22,resp_addr_23,resp_addr_24,resp_addr_25,resp_addr_26,resp_addr_27,resp_addr_28,resp_addr_29,resp_addr_30,resp_addr_31,mem_req_valid,mem_req_ready,mem_req_id,mem_req_node,mem_resp_valid,mem_resp_id,mem_resp_error,mem_resp_base,mem_resp_size_tag,mem_resp_link0,mem_resp_link1,csr_we,csr_addr,csr_data,cnt_lookups,cnt_hits,cnt_misses,cnt_merged,cnt_nodes,cnt_faults);
     
     // Module arguments
     input wire  clock;
@@ -357,6 +365,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     input wire  csr_we;
     input wire  [1:0] csr_addr;
     input wire  [63:0] csr_data;
+    output reg  [31:0] cnt_lookups;
+    output reg  [31:0] cnt_hits;
+    output reg  [31:0] cnt_misses;
+    output reg  [31:0] cnt_merged;
+    output reg  [31:0] cnt_nodes;
+    output reg  [31:0] cnt_faults;
 
     // Encodings of the interface (for the user's testbench and integration;
     // the logic below does not refer to them).
@@ -385,6 +399,10 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     localparam [7:0]  TAG_FREED             = 8'hff; // node tag of a freed allocation
     
     // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  one4 = 4'h1;
+    localparam  one32 = 32'h1;
+    localparam  zero32 = 32'h0;
     localparam  mode_reset = 1'b0;
     localparam  structure_reset = 1'b1;
     localparam  limit_reset = 16'h1000;
@@ -691,6 +709,20 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] sbase_w_y;
     reg  [31:0] ssize_w_a;
     reg  [55:0] ssize_w_y;
+    reg  [31:0] c_lookups_d;
+    reg  [31:0] c_lookups_q;
+    reg  [31:0] c_hits_d;
+    reg  [31:0] c_hits_q;
+    reg  [31:0] c_misses_d;
+    reg  [31:0] c_misses_q;
+    reg  [31:0] c_merged_d;
+    reg  [31:0] c_merged_q;
+    reg  [31:0] c_nodes_d;
+    reg  [31:0] c_nodes_q;
+    reg  [31:0] c_faults_d;
+    reg  [31:0] c_faults_q;
+    reg  [3:0] visits_w_a;
+    reg  [31:0] visits_w_y;
     reg  mode_r_d;
     reg  mode_r_q;
     reg  structure_r_d;
@@ -2713,6 +2745,11 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] d_addr_31_q;
     
     // Local signals
+    reg  [3:0] visits_0;
+    reg  [3:0] visits_1;
+    reg  [3:0] visits_2;
+    reg  [3:0] visits_3;
+    reg  [3:0] visits_4;
     reg  k_valid;
     reg  [15:0] k_id;
     reg  [2:0] k_op;
@@ -3240,18 +3277,21 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     always @(*) loc_out_loc64 = {8'h00, loc_out_loc51, 5'h00}; // loc_out
     always @(*) sbase_w_y = {24'd0, sbase_w_a}; // sbase_w
     always @(*) ssize_w_y = {24'd0, ssize_w_a}; // ssize_w
+    always @(*) visits_w_y = {28'd0, visits_w_a}; // visits_w
     // Sub-block outputs this block does not use
     wire unused_mlb = &{1'b0, mlb_rs_way, mlb_rs_multi, mlb_ls_way, mlb_ls_multi, mlb_victim, mlb_fill_ok, mlb_fill_present, mlb_repl_state, 1'b0};
-    wire unused_walkers_0 = &{1'b0, walkers_0_visit, 1'b0};
-    wire unused_walkers_1 = &{1'b0, walkers_1_visit, 1'b0};
-    wire unused_walkers_2 = &{1'b0, walkers_2_visit, 1'b0};
-    wire unused_walkers_3 = &{1'b0, walkers_3_visit, 1'b0};
     wire unused_checks = &{1'b0, checks_any_fault, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
+        c_lookups_q = 32'h0;
+        c_hits_q = 32'h0;
+        c_misses_q = 32'h0;
+        c_merged_q = 32'h0;
+        c_nodes_q = 32'h0;
+        c_faults_q = 32'h0;
         mode_r_q = 1'h0;
         structure_r_q = 1'h0;
         root_r_q = 64'h0;
@@ -4264,6 +4304,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         d_addr_31_q = 56'h0;
     end
     always @(posedge clock) begin
+        c_lookups_q <= c_lookups_d;
+        c_hits_q <= c_hits_d;
+        c_misses_q <= c_misses_d;
+        c_merged_q <= c_merged_d;
+        c_nodes_q <= c_nodes_d;
+        c_faults_q <= c_faults_d;
         mode_r_q <= mode_r_d;
         structure_r_q <= structure_r_d;
         root_r_q <= root_r_d;
@@ -5280,6 +5326,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  [31:0] c_faults_d_comb;
+    reg  [31:0] c_hits_d_comb;
+    reg  [31:0] c_lookups_d_comb;
+    reg  [31:0] c_merged_d_comb;
+    reg  [31:0] c_misses_d_comb;
+    reg  [31:0] c_nodes_d_comb;
     reg  [2:0] checks_meta_fault_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
@@ -6129,6 +6181,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         r_base_d_comb = r_base_q;
         r_size_d_comb = r_size_q;
         r_tag_d_comb = r_tag_q;
+        c_lookups_d_comb = c_lookups_q;
+        c_hits_d_comb = c_hits_q;
+        c_misses_d_comb = c_misses_q;
+        c_merged_d_comb = c_merged_q;
+        c_nodes_d_comb = c_nodes_q;
+        c_faults_d_comb = c_faults_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -9671,6 +9729,48 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
+        if (a_search) begin
+            c_lookups_d_comb = c_lookups_q + one32;
+        end
+        if (c_valid & ~p_replay_2_q & p_key_valid_2_q & c_hit) begin
+            c_hits_d_comb = c_hits_q + one32;
+        end
+        if (c_miss) begin
+            c_misses_d_comb = c_misses_q + one32;
+        end
+        if (c_miss & (merge_any | join_group)) begin
+            c_merged_d_comb = c_merged_q + one32;
+        end
+        visits_0 = zero4;
+        visits_1 = visits_0;
+        if (walkers_0_visit) begin
+            visits_1 = visits_0 + one4;
+        end
+        visits_2 = visits_1;
+        if (walkers_1_visit) begin
+            visits_2 = visits_1 + one4;
+        end
+        visits_3 = visits_2;
+        if (walkers_2_visit) begin
+            visits_3 = visits_2 + one4;
+        end
+        visits_4 = visits_3;
+        if (walkers_3_visit) begin
+            visits_4 = visits_3 + one4;
+        end
+        visits_w_a = visits_4;
+        c_nodes_d_comb = c_nodes_q + visits_w_y;
+        if (r_valid_q & (r_fault_q != f_none)) begin
+            c_faults_d_comb = c_faults_q + one32;
+        end
+        if (reset) begin
+            c_lookups_d_comb = zero32;
+            c_hits_d_comb = zero32;
+            c_misses_d_comb = zero32;
+            c_merged_d_comb = zero32;
+            c_nodes_d_comb = zero32;
+            c_faults_d_comb = zero32;
+        end
         if (reset) begin
             p_valid_0_d_comb = 1'b0;
             mode_r_d_comb = mode_reset;
@@ -9678,6 +9778,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
         end
+        cnt_lookups = c_lookups_q;
+        cnt_hits = c_hits_q;
+        cnt_misses = c_misses_q;
+        cnt_merged = c_merged_q;
+        cnt_nodes = c_nodes_q;
+        cnt_faults = c_faults_q;
         resp_valid = r_valid_q;
         resp_id = r_id_q;
         resp_op = r_op_q;
@@ -9752,6 +9858,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         resp_addr_30 = r_addr_30_q;
         resp_pass_31 = r_pass_31_q;
         resp_addr_31 = r_addr_31_q;
+        c_faults_d = c_faults_d_comb;
+        c_hits_d = c_hits_d_comb;
+        c_lookups_d = c_lookups_d_comb;
+        c_merged_d = c_merged_d_comb;
+        c_misses_d = c_misses_d_comb;
+        c_nodes_d = c_nodes_d_comb;
         checks_meta_fault = checks_meta_fault_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;

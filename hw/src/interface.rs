@@ -329,6 +329,12 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, check_latency: usize, walkers:
         ("csr_we", "CSR write at this edge (only while no request is in flight)"),
         ("csr_addr", "CSR_*"),
         ("csr_data", "CSR write data"),
+        ("cnt_lookups", "counter (32-bit, wrapping, registered): MLB searches"),
+        ("cnt_hits", "counter: MLB searches that hit"),
+        ("cnt_misses", "counter: searches that missed (each takes a miss slot)"),
+        ("cnt_merged", "counter: misses that joined a walk in flight or a waiting miss of their block"),
+        ("cnt_nodes", "counter: nodes visited by the walkers"),
+        ("cnt_faults", "counter: responses with a fault"),
     ];
     let encodings = mlu_encodings("MODE CSR bit 0", "STRUCTURE CSR bit 0");
     let hit = (1 + mlb_latency + check_latency).to_string();
@@ -343,6 +349,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, check_latency: usize, walkers:
             "INVALIDATE and FLUSH act on the MLB in the cycle after they are taken, in order with the requests around them, and cancel every walk in flight (it fills nothing): a freed allocation's entry never survives.".into(),
             "Metadata port: one 32-byte node per read; up to one read per walker outstanding, tagged by mem_req_id; responses in any order and latency >= 1.".into(),
             "Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.".into(),
+            "cnt_* equal the model's counters in every cycle that starts with the unit idle (between, an event may be counted a cycle later than the model counts it).".into(),
         ],
         latencies: vec![
             lat(&format!("from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m = {mlb_latency}, lane-check stages c = {check_latency})"), ""),

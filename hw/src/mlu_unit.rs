@@ -6,7 +6,8 @@
 //! ([`Mlb`], hit latency m), K [`Walker`]s, the lane checks
 //! ([`LaneChecks`]), with one or two check stages (c; at 2 the lanes'
 //! faults are registered and the lowest faulting lane picked in stage D).
-//! No counters yet.
+//! Counters (spec section 6): `cnt_*` below, equal to the model's
+//! `UnitCounters` whenever the unit is idle.
 //!
 //! # Ports (one clock, rising edge; inputs sampled at the edge)
 //! - `reset`: synchronous; empties the pipeline, slots, walkers and MLB;
@@ -27,6 +28,13 @@
 //!   order, any latency of at least one cycle, always taken.
 //! - CSR write port: `csr_we`, `csr_addr` (2: 0 MODE, 1 STRUCTURE, 2 ROOT,
 //!   3 STEP_LIMIT), `csr_data` (64). Write only while the unit is idle.
+//! - Counters (32, wrapping, cleared by reset; registered): `cnt_lookups`
+//!   (MLB searches), `cnt_hits`, `cnt_misses` (searches that missed, each
+//!   taking a miss slot), `cnt_merged` (misses that joined a walk in flight
+//!   or a waiting group of their block), `cnt_nodes` (nodes visited by the
+//!   walkers), `cnt_faults` (responses with a fault). They count an event in
+//!   the cycle the RTL decides it, which for hits and misses at m = 2 is a
+//!   cycle after the model's: compare them while the unit is idle.
 use crate::canary::widen::Widen;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
@@ -135,6 +143,12 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     pub csr_we: Signal<In, Bit>,
     pub csr_addr: Signal<In, Bits<2>>,
     pub csr_data: Signal<In, Bits<64>>,
+    pub cnt_lookups: Signal<Out, Bits<32>>,
+    pub cnt_hits: Signal<Out, Bits<32>>,
+    pub cnt_misses: Signal<Out, Bits<32>>,
+    pub cnt_merged: Signal<Out, Bits<32>>,
+    pub cnt_nodes: Signal<Out, Bits<32>>,
+    pub cnt_faults: Signal<Out, Bits<32>>,
     // Blocks.
     pub mlb: Mlb<N, IW>,
     pub walkers: Vec<Walker>,
@@ -142,6 +156,19 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     loc_out: LocWiden,
     sbase_w: Widen<56, 32>,
     ssize_w: Widen<56, 32>,
+    // Counters; `visits[k]`: nodes visited this cycle by walkers below k.
+    c_lookups: DFF<Bits<32>>,
+    c_hits: DFF<Bits<32>>,
+    c_misses: DFF<Bits<32>>,
+    c_merged: DFF<Bits<32>>,
+    c_nodes: DFF<Bits<32>>,
+    c_faults: DFF<Bits<32>>,
+    visits: Vec<Signal<Local, Bits<4>>>,
+    visits_w: Widen<32, 4>,
+    zero4: Constant<Bits<4>>,
+    one4: Constant<Bits<4>>,
+    one32: Constant<Bits<32>>,
+    zero32: Constant<Bits<32>>,
     // CSRs.
     mode_r: DFF<Bit>,
     structure_r: DFF<Bit>,
@@ -364,6 +391,24 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             csr_we: Default::default(),
             csr_addr: Default::default(),
             csr_data: Default::default(),
+            cnt_lookups: Default::default(),
+            cnt_hits: Default::default(),
+            cnt_misses: Default::default(),
+            cnt_merged: Default::default(),
+            cnt_nodes: Default::default(),
+            cnt_faults: Default::default(),
+            c_lookups: Default::default(),
+            c_hits: Default::default(),
+            c_misses: Default::default(),
+            c_merged: Default::default(),
+            c_nodes: Default::default(),
+            c_faults: Default::default(),
+            visits: sigs(k + 1),
+            visits_w: Default::default(),
+            zero4: Constant::new(0u64.into()),
+            one4: Constant::new(1u64.into()),
+            one32: Constant::new(1u64.into()),
+            zero32: Constant::new(0u64.into()),
             mlb: Mlb::new(b.replacement, b.mlb_latency),
             walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
             checks: LaneChecks::new(b.check_latency),
@@ -538,7 +583,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag
+            r_size, r_tag, c_lookups, c_hits, c_misses, c_merged, c_nodes, c_faults
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -1120,6 +1165,39 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     }
                                 }
                             }
+                            // Counters (spec section 6).
+                            if self.a_search.val() {
+                                self.c_lookups.d.next = self.c_lookups.q.val() + self.one32.val();
+                            }
+                            if self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val() {
+                                self.c_hits.d.next = self.c_hits.q.val() + self.one32.val();
+                            }
+                            if self.c_miss.val() {
+                                self.c_misses.d.next = self.c_misses.q.val() + self.one32.val();
+                            }
+                            if self.c_miss.val() & (self.merge_any.val() | self.join_group.val()) {
+                                self.c_merged.d.next = self.c_merged.q.val() + self.one32.val();
+                            }
+                            self.visits[0].next = self.zero4.val();
+                            for k in 0..self.walkers.len() {
+                                self.visits[k + 1].next = self.visits[k].val();
+                                if self.walkers[k].visit.val() {
+                                    self.visits[k + 1].next = self.visits[k].val() + self.one4.val();
+                                }
+                            }
+                            self.visits_w.a.next = self.visits[kk].val();
+                            self.c_nodes.d.next = self.c_nodes.q.val() + self.visits_w.y.val();
+                            if self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val()) {
+                                self.c_faults.d.next = self.c_faults.q.val() + self.one32.val();
+                            }
+                            if self.reset.val() {
+                                self.c_lookups.d.next = self.zero32.val();
+                                self.c_hits.d.next = self.zero32.val();
+                                self.c_misses.d.next = self.zero32.val();
+                                self.c_merged.d.next = self.zero32.val();
+                                self.c_nodes.d.next = self.zero32.val();
+                                self.c_faults.d.next = self.zero32.val();
+                            }
                             if self.reset.val() {
                                 self.p_valid[0].d.next = false;
                                 self.mode_r.d.next = self.mode_reset.val();
@@ -1134,6 +1212,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
         }
 
         // Outputs from registers.
+        self.cnt_lookups.next = self.c_lookups.q.val();
+        self.cnt_hits.next = self.c_hits.q.val();
+        self.cnt_misses.next = self.c_misses.q.val();
+        self.cnt_merged.next = self.c_merged.q.val();
+        self.cnt_nodes.next = self.c_nodes.q.val();
+        self.cnt_faults.next = self.c_faults.q.val();
         self.resp_valid.next = self.r_valid.q.val();
         self.resp_id.next = self.r_id.q.val();
         self.resp_op.next = self.r_op.q.val();

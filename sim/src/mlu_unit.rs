@@ -222,6 +222,10 @@ pub struct UnitOut {
     pub req_ready: bool,
     pub resp: Option<UnitResponse>,
     pub mem_req: Option<MemReq>,
+    /// The counters, in a cycle that starts with the unit idle (the RTL's
+    /// `cnt_*` equal them then; in between, the RTL may count an event a
+    /// cycle later than the model).
+    pub idle_counters: Option<UnitCounters>,
 }
 
 /// Event counters (spec section 6).
@@ -447,6 +451,7 @@ impl MluUnit {
             req_ready: self.replay_pick().is_none() && free > may_miss,
             resp: self.resp.back().cloned().flatten(),
             mem_req: self.port_pick(),
+            idle_counters: self.is_idle().then_some(self.counters),
         }
     }
 

@@ -152,6 +152,8 @@ struct UnitPorts {
     resp_base: PortSlot,
     resp_size: PortSlot,
     resp_tag: PortSlot,
+    /// cnt_lookups, cnt_hits, cnt_misses, cnt_merged, cnt_nodes, cnt_faults.
+    cnt: [PortSlot; 6],
 }
 
 impl UnitPorts {
@@ -195,6 +197,7 @@ impl UnitPorts {
             resp_base: o("resp_base")?,
             resp_size: o("resp_size")?,
             resp_tag: o("resp_tag")?,
+            cnt: [o("cnt_lookups")?, o("cnt_hits")?, o("cnt_misses")?, o("cnt_merged")?, o("cnt_nodes")?, o("cnt_faults")?],
         })
     }
 
@@ -233,13 +236,20 @@ impl UnitPorts {
 
     /// Every output the model defines in a cycle whose outputs are `e`, as
     /// (port, value, slot): the valid bits always, a request's or a
-    /// response's fields while it is valid, the metadata while meta_valid.
+    /// response's fields while it is valid, the metadata while meta_valid,
+    /// the counters in a cycle that starts idle.
     fn expected(&self, e: &UnitOut) -> Vec<(String, u64, &PortSlot)> {
         let mut checks: Vec<(String, u64, &PortSlot)> = vec![
             ("req_ready".into(), e.req_ready as u64, &self.req_ready),
             ("mem_req_valid".into(), e.mem_req.is_some() as u64, &self.mem_req_valid),
             ("resp_valid".into(), e.resp.is_some() as u64, &self.resp_valid),
         ];
+        if let Some(c) = &e.idle_counters {
+            let v = [c.lookups, c.hits, c.misses, c.merged, c.nodes, c.faults];
+            for (p, x) in self.cnt.iter().zip(v) {
+                checks.push((p.name.clone(), x & 0xFFFF_FFFF, p));
+            }
+        }
         if let Some(m) = &e.mem_req {
             checks.push(("mem_req_id".into(), m.id as u64, &self.mem_req_id));
             checks.push(("mem_req_node".into(), m.addr >> 5, &self.mem_req_node));
@@ -547,7 +557,8 @@ impl UnitCosim {
     /// Reset the unit, point it at `rt`'s root, and run `requests` (the
     /// first `limit` of them) through it and through a fresh model of `p`,
     /// with the metadata port `port` answering from `rt`'s memory, until the
-    /// stream is taken and the model is idle (or the first mismatch).
+    /// stream is taken and the model is idle, plus that idle cycle (or the
+    /// first mismatch).
     pub fn run(&mut self, p: &UnitParams, rt: &Runtime, requests: impl Iterator<Item = UnitRequest>, limit: u64, port: PortParams) -> Result<UnitRun> {
         if p.lanes != self.lanes {
             return Err(anyhow!("the harness was started for {} lanes, the parameters give {}", self.lanes, p.lanes));
@@ -560,11 +571,21 @@ impl UnitCosim {
         self.sim.run(&recs, &mut out)?;
 
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
+        // The stream ends with one idle cycle, whose outputs include the
+        // counters (UnitOut::idle_counters).
+        let mut idle_tail = false;
         loop {
             recs.clear();
             expected.clear();
             while expected.len() < BATCH {
-                let Some((i, o)) = ahead.next(rt)? else { break };
+                let next = match ahead.next(rt)? {
+                    None if !idle_tail => {
+                        idle_tail = true;
+                        Some(ahead.cycle(rt)?)
+                    }
+                    x => x,
+                };
+                let Some((i, o)) = next else { break };
                 let at = recs.len();
                 recs.resize(at + ib, 0);
                 self.ports.encode(&mut recs[at..], i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());

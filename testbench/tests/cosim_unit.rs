@@ -235,3 +235,11 @@ fn unit_mutant_wrong_lane_mask_is_caught() {
     let m = mutant("-mutant-mask", |v| mutate(v, "checks_mask_3 = p_mask_35_q;", "checks_mask_3 = 1'b1;", 1));
     assert!(m.ports.iter().any(|p| p.0 == "resp_pass_3" || p.0 == "resp_fault" || p.0 == "resp_lane"), "{m}");
 }
+
+#[test]
+fn unit_mutant_uncounted_node_is_caught() {
+    // Walker 3's node visits are left out of cnt_nodes (spec section 6's
+    // counters are compared whenever the unit is idle).
+    let m = mutant("-mutant-count", |v| mutate(v, "visits_4 = visits_3 + one4;", "visits_4 = visits_3;", 1));
+    assert!(m.ports.iter().any(|p| p.0 == "cnt_nodes"), "{m}");
+}

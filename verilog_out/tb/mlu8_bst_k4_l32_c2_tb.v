@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  reset req_valid req_id req_op req_mask_0 req_mask_1 req_mask_2 req_mask_3 req_mask_4 req_mask_5 req_mask_6 req_mask_7 req_mask_8 req_mask_9 req_mask_10 req_mask_11 req_mask_12 req_mask_13 req_mask_14 req_mask_15 req_mask_16 req_mask_17 req_mask_18 req_mask_19 req_mask_20 req_mask_21 req_mask_22 req_mask_23 req_mask_24 req_mask_25 req_mask_26 req_mask_27 req_mask_28 req_mask_29 req_mask_30 req_mask_31 req_ptr_0 req_ptr_1 req_ptr_2 req_ptr_3 req_ptr_4 req_ptr_5 req_ptr_6 req_ptr_7 req_ptr_8 req_ptr_9 req_ptr_10 req_ptr_11 req_ptr_12 req_ptr_13 req_ptr_14 req_ptr_15 req_ptr_16 req_ptr_17 req_ptr_18 req_ptr_19 req_ptr_20 req_ptr_21 req_ptr_22 req_ptr_23 req_ptr_24 req_ptr_25 req_ptr_26 req_ptr_27 req_ptr_28 req_ptr_29 req_ptr_30 req_ptr_31 req_width req_loc req_sbase req_ssize mem_req_ready mem_resp_valid mem_resp_id mem_resp_error mem_resp_base mem_resp_size_tag mem_resp_link0 mem_resp_link1 csr_we csr_addr csr_data
-//   outputs: req_ready resp_valid resp_id resp_op resp_pass_0 resp_pass_1 resp_pass_2 resp_pass_3 resp_pass_4 resp_pass_5 resp_pass_6 resp_pass_7 resp_pass_8 resp_pass_9 resp_pass_10 resp_pass_11 resp_pass_12 resp_pass_13 resp_pass_14 resp_pass_15 resp_pass_16 resp_pass_17 resp_pass_18 resp_pass_19 resp_pass_20 resp_pass_21 resp_pass_22 resp_pass_23 resp_pass_24 resp_pass_25 resp_pass_26 resp_pass_27 resp_pass_28 resp_pass_29 resp_pass_30 resp_pass_31 resp_fault resp_lane resp_loc resp_meta_valid resp_base resp_size resp_tag resp_addr_0 resp_addr_1 resp_addr_2 resp_addr_3 resp_addr_4 resp_addr_5 resp_addr_6 resp_addr_7 resp_addr_8 resp_addr_9 resp_addr_10 resp_addr_11 resp_addr_12 resp_addr_13 resp_addr_14 resp_addr_15 resp_addr_16 resp_addr_17 resp_addr_18 resp_addr_19 resp_addr_20 resp_addr_21 resp_addr_22 resp_addr_23 resp_addr_24 resp_addr_25 resp_addr_26 resp_addr_27 resp_addr_28 resp_addr_29 resp_addr_30 resp_addr_31 mem_req_valid mem_req_id mem_req_node
+//   outputs: req_ready resp_valid resp_id resp_op resp_pass_0 resp_pass_1 resp_pass_2 resp_pass_3 resp_pass_4 resp_pass_5 resp_pass_6 resp_pass_7 resp_pass_8 resp_pass_9 resp_pass_10 resp_pass_11 resp_pass_12 resp_pass_13 resp_pass_14 resp_pass_15 resp_pass_16 resp_pass_17 resp_pass_18 resp_pass_19 resp_pass_20 resp_pass_21 resp_pass_22 resp_pass_23 resp_pass_24 resp_pass_25 resp_pass_26 resp_pass_27 resp_pass_28 resp_pass_29 resp_pass_30 resp_pass_31 resp_fault resp_lane resp_loc resp_meta_valid resp_base resp_size resp_tag resp_addr_0 resp_addr_1 resp_addr_2 resp_addr_3 resp_addr_4 resp_addr_5 resp_addr_6 resp_addr_7 resp_addr_8 resp_addr_9 resp_addr_10 resp_addr_11 resp_addr_12 resp_addr_13 resp_addr_14 resp_addr_15 resp_addr_16 resp_addr_17 resp_addr_18 resp_addr_19 resp_addr_20 resp_addr_21 resp_addr_22 resp_addr_23 resp_addr_24 resp_addr_25 resp_addr_26 resp_addr_27 resp_addr_28 resp_addr_29 resp_addr_30 resp_addr_31 mem_req_valid mem_req_id mem_req_node cnt_lookups cnt_hits cnt_misses cnt_merged cnt_nodes cnt_faults
 `timescale 1ns/1ps
 module mlu8_bst_k4_l32_c2_tb;
     reg clock = 1'b0;
@@ -254,6 +254,18 @@ module mlu8_bst_k4_l32_c2_tb;
     reg  [2:0] exp_mem_req_id;
     wire [50:0] mem_req_node;
     reg  [50:0] exp_mem_req_node;
+    wire [31:0] cnt_lookups;
+    reg  [31:0] exp_cnt_lookups;
+    wire [31:0] cnt_hits;
+    reg  [31:0] exp_cnt_hits;
+    wire [31:0] cnt_misses;
+    reg  [31:0] exp_cnt_misses;
+    wire [31:0] cnt_merged;
+    reg  [31:0] exp_cnt_merged;
+    wire [31:0] cnt_nodes;
+    reg  [31:0] exp_cnt_nodes;
+    wire [31:0] cnt_faults;
+    reg  [31:0] exp_cnt_faults;
 
     mlu8_bst_k4_l32_c2 dut (
         .clock(clock),
@@ -417,12 +429,18 @@ module mlu8_bst_k4_l32_c2_tb;
         .mem_resp_link1(mem_resp_link1),
         .csr_we(csr_we),
         .csr_addr(csr_addr),
-        .csr_data(csr_data)
+        .csr_data(csr_data),
+        .cnt_lookups(cnt_lookups),
+        .cnt_hits(cnt_hits),
+        .cnt_misses(cnt_misses),
+        .cnt_merged(cnt_merged),
+        .cnt_nodes(cnt_nodes),
+        .cnt_faults(cnt_faults)
     );
 
     // A line of the vector file: the longest vector line fits, and comment
     // lines are at most 512 characters.
-    reg [8*1402-1:0] line;
+    reg [8*1456-1:0] line;
     reg [8*1024-1:0] path;
     integer fd, got, fields, lineno, vectors, failed;
 
@@ -470,9 +488,9 @@ module mlu8_bst_k4_l32_c2_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, req_valid, req_id, req_op, req_mask_0, req_mask_1, req_mask_2, req_mask_3, req_mask_4, req_mask_5, req_mask_6, req_mask_7, req_mask_8, req_mask_9, req_mask_10, req_mask_11, req_mask_12, req_mask_13, req_mask_14, req_mask_15, req_mask_16, req_mask_17, req_mask_18, req_mask_19, req_mask_20, req_mask_21, req_mask_22, req_mask_23, req_mask_24, req_mask_25, req_mask_26, req_mask_27, req_mask_28, req_mask_29, req_mask_30, req_mask_31, req_ptr_0, req_ptr_1, req_ptr_2, req_ptr_3, req_ptr_4, req_ptr_5, req_ptr_6, req_ptr_7, req_ptr_8, req_ptr_9, req_ptr_10, req_ptr_11, req_ptr_12, req_ptr_13, req_ptr_14, req_ptr_15, req_ptr_16, req_ptr_17, req_ptr_18, req_ptr_19, req_ptr_20, req_ptr_21, req_ptr_22, req_ptr_23, req_ptr_24, req_ptr_25, req_ptr_26, req_ptr_27, req_ptr_28, req_ptr_29, req_ptr_30, req_ptr_31, req_width, req_loc, req_sbase, req_ssize, mem_req_ready, mem_resp_valid, mem_resp_id, mem_resp_error, mem_resp_base, mem_resp_size_tag, mem_resp_link0, mem_resp_link1, csr_we, csr_addr, csr_data, exp_req_ready, exp_resp_valid, exp_resp_id, exp_resp_op, exp_resp_pass_0, exp_resp_pass_1, exp_resp_pass_2, exp_resp_pass_3, exp_resp_pass_4, exp_resp_pass_5, exp_resp_pass_6, exp_resp_pass_7, exp_resp_pass_8, exp_resp_pass_9, exp_resp_pass_10, exp_resp_pass_11, exp_resp_pass_12, exp_resp_pass_13, exp_resp_pass_14, exp_resp_pass_15, exp_resp_pass_16, exp_resp_pass_17, exp_resp_pass_18, exp_resp_pass_19, exp_resp_pass_20, exp_resp_pass_21, exp_resp_pass_22, exp_resp_pass_23, exp_resp_pass_24, exp_resp_pass_25, exp_resp_pass_26, exp_resp_pass_27, exp_resp_pass_28, exp_resp_pass_29, exp_resp_pass_30, exp_resp_pass_31, exp_resp_fault, exp_resp_lane, exp_resp_loc, exp_resp_meta_valid, exp_resp_base, exp_resp_size, exp_resp_tag, exp_resp_addr_0, exp_resp_addr_1, exp_resp_addr_2, exp_resp_addr_3, exp_resp_addr_4, exp_resp_addr_5, exp_resp_addr_6, exp_resp_addr_7, exp_resp_addr_8, exp_resp_addr_9, exp_resp_addr_10, exp_resp_addr_11, exp_resp_addr_12, exp_resp_addr_13, exp_resp_addr_14, exp_resp_addr_15, exp_resp_addr_16, exp_resp_addr_17, exp_resp_addr_18, exp_resp_addr_19, exp_resp_addr_20, exp_resp_addr_21, exp_resp_addr_22, exp_resp_addr_23, exp_resp_addr_24, exp_resp_addr_25, exp_resp_addr_26, exp_resp_addr_27, exp_resp_addr_28, exp_resp_addr_29, exp_resp_addr_30, exp_resp_addr_31, exp_mem_req_valid, exp_mem_req_id, exp_mem_req_node);
-                if (fields != 161) begin
-                    $display("FAIL vector file line %0d: %0d of 161 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, req_valid, req_id, req_op, req_mask_0, req_mask_1, req_mask_2, req_mask_3, req_mask_4, req_mask_5, req_mask_6, req_mask_7, req_mask_8, req_mask_9, req_mask_10, req_mask_11, req_mask_12, req_mask_13, req_mask_14, req_mask_15, req_mask_16, req_mask_17, req_mask_18, req_mask_19, req_mask_20, req_mask_21, req_mask_22, req_mask_23, req_mask_24, req_mask_25, req_mask_26, req_mask_27, req_mask_28, req_mask_29, req_mask_30, req_mask_31, req_ptr_0, req_ptr_1, req_ptr_2, req_ptr_3, req_ptr_4, req_ptr_5, req_ptr_6, req_ptr_7, req_ptr_8, req_ptr_9, req_ptr_10, req_ptr_11, req_ptr_12, req_ptr_13, req_ptr_14, req_ptr_15, req_ptr_16, req_ptr_17, req_ptr_18, req_ptr_19, req_ptr_20, req_ptr_21, req_ptr_22, req_ptr_23, req_ptr_24, req_ptr_25, req_ptr_26, req_ptr_27, req_ptr_28, req_ptr_29, req_ptr_30, req_ptr_31, req_width, req_loc, req_sbase, req_ssize, mem_req_ready, mem_resp_valid, mem_resp_id, mem_resp_error, mem_resp_base, mem_resp_size_tag, mem_resp_link0, mem_resp_link1, csr_we, csr_addr, csr_data, exp_req_ready, exp_resp_valid, exp_resp_id, exp_resp_op, exp_resp_pass_0, exp_resp_pass_1, exp_resp_pass_2, exp_resp_pass_3, exp_resp_pass_4, exp_resp_pass_5, exp_resp_pass_6, exp_resp_pass_7, exp_resp_pass_8, exp_resp_pass_9, exp_resp_pass_10, exp_resp_pass_11, exp_resp_pass_12, exp_resp_pass_13, exp_resp_pass_14, exp_resp_pass_15, exp_resp_pass_16, exp_resp_pass_17, exp_resp_pass_18, exp_resp_pass_19, exp_resp_pass_20, exp_resp_pass_21, exp_resp_pass_22, exp_resp_pass_23, exp_resp_pass_24, exp_resp_pass_25, exp_resp_pass_26, exp_resp_pass_27, exp_resp_pass_28, exp_resp_pass_29, exp_resp_pass_30, exp_resp_pass_31, exp_resp_fault, exp_resp_lane, exp_resp_loc, exp_resp_meta_valid, exp_resp_base, exp_resp_size, exp_resp_tag, exp_resp_addr_0, exp_resp_addr_1, exp_resp_addr_2, exp_resp_addr_3, exp_resp_addr_4, exp_resp_addr_5, exp_resp_addr_6, exp_resp_addr_7, exp_resp_addr_8, exp_resp_addr_9, exp_resp_addr_10, exp_resp_addr_11, exp_resp_addr_12, exp_resp_addr_13, exp_resp_addr_14, exp_resp_addr_15, exp_resp_addr_16, exp_resp_addr_17, exp_resp_addr_18, exp_resp_addr_19, exp_resp_addr_20, exp_resp_addr_21, exp_resp_addr_22, exp_resp_addr_23, exp_resp_addr_24, exp_resp_addr_25, exp_resp_addr_26, exp_resp_addr_27, exp_resp_addr_28, exp_resp_addr_29, exp_resp_addr_30, exp_resp_addr_31, exp_mem_req_valid, exp_mem_req_id, exp_mem_req_node, exp_cnt_lookups, exp_cnt_hits, exp_cnt_misses, exp_cnt_merged, exp_cnt_nodes, exp_cnt_faults);
+                if (fields != 167) begin
+                    $display("FAIL vector file line %0d: %0d of 167 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -554,6 +572,12 @@ module mlu8_bst_k4_l32_c2_tb;
                 check("mem_req_valid", mem_req_valid, exp_mem_req_valid);
                 check("mem_req_id", mem_req_id, exp_mem_req_id);
                 check("mem_req_node", mem_req_node, exp_mem_req_node);
+                check("cnt_lookups", cnt_lookups, exp_cnt_lookups);
+                check("cnt_hits", cnt_hits, exp_cnt_hits);
+                check("cnt_misses", cnt_misses, exp_cnt_misses);
+                check("cnt_merged", cnt_merged, exp_cnt_merged);
+                check("cnt_nodes", cnt_nodes, exp_cnt_nodes);
+                check("cnt_faults", cnt_faults, exp_cnt_faults);
                 clock = 1'b1;
                 #1;
                 clock = 1'b0;
