@@ -69,20 +69,14 @@ impl UnitBuild {
     /// The build of the unit the model `p` describes (Err: a parameter the
     /// RTL does not build, named).
     pub fn from_params(p: &sim::mlu_unit::UnitParams) -> anyhow::Result<UnitBuild> {
-        let structures = match p.cfg.structure {
-            sim::config::Structure::List => Structures::List,
-            sim::config::Structure::Bst => Structures::Bst,
-            sim::config::Structure::Sol => {
-                anyhow::bail!("structure \"sol\" is a model-only reference point and has no RTL")
-            }
-        };
-        anyhow::ensure!(p.cfg.step_limit <= 0xFFFF, "step_limit {} does not fit the 16-bit CSR", p.cfg.step_limit);
+        // The MLU parameters are validated where every RTL MLU's are.
+        let m = crate::mlu::MluParams::from_config(&p.cfg)?;
         anyhow::ensure!(p.miss_slots == MISS_SLOTS, "miss_slots {} (the RTL is built with {MISS_SLOTS})", p.miss_slots);
         Ok(UnitBuild {
-            structures,
-            replacement: p.cfg.replacement,
-            mode: p.cfg.mode,
-            step_limit: p.cfg.step_limit as u16,
+            structures: m.structures,
+            replacement: m.replacement,
+            mode: m.mode,
+            step_limit: m.step_limit,
             walkers: p.walkers,
             mlb_latency: p.mlb_latency,
             check_latency: p.check_latency,
