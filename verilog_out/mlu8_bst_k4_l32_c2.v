@@ -189,8 +189,8 @@
 //   - Metadata port: one 32-byte node per read; up to one read per walker outstanding, tagged
 //     by mem_req_id; responses in any order and latency >= 1.
 //   - Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.
-//   - cnt_* equal the model's counters in every cycle that starts with the unit idle (between,
-//     an event may be counted a cycle later than the model counts it).
+//   - cnt_* equal the model's counters once the unit has been idle for two cycles (an event is
+//     registered, then counted: up to two cycles after the model counts it).
 // Latency (cycles):
 //   from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m
 //   = 1, lane-check stages c = 2):
@@ -709,6 +709,18 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
     reg  [55:0] sbase_w_y;
     reg  [31:0] ssize_w_a;
     reg  [55:0] ssize_w_y;
+    reg  e_lookup_d;
+    reg  e_lookup_q;
+    reg  e_hit_d;
+    reg  e_hit_q;
+    reg  e_miss_d;
+    reg  e_miss_q;
+    reg  e_merged_d;
+    reg  e_merged_q;
+    reg  [3:0] e_nodes_d;
+    reg  [3:0] e_nodes_q;
+    reg  e_fault_d;
+    reg  e_fault_q;
     reg  [31:0] c_lookups_d;
     reg  [31:0] c_lookups_q;
     reg  [31:0] c_hits_d;
@@ -3125,6 +3137,12 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
+        e_lookup_q = 1'h0;
+        e_hit_q = 1'h0;
+        e_miss_q = 1'h0;
+        e_merged_q = 1'h0;
+        e_nodes_q = 4'h0;
+        e_fault_q = 1'h0;
         c_lookups_q = 32'h0;
         c_hits_q = 32'h0;
         c_misses_q = 32'h0;
@@ -4063,6 +4081,12 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
         d_addr_31_q = 56'h0;
     end
     always @(posedge clock) begin
+        e_lookup_q <= e_lookup_d;
+        e_hit_q <= e_hit_d;
+        e_miss_q <= e_miss_d;
+        e_merged_q <= e_merged_d;
+        e_nodes_q <= e_nodes_d;
+        e_fault_q <= e_fault_d;
         c_lookups_q <= c_lookups_d;
         c_hits_q <= c_hits_d;
         c_misses_q <= c_misses_d;
@@ -5012,6 +5036,12 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
     reg  [31:0] c_misses_d_comb;
     reg  [31:0] c_nodes_d_comb;
     reg  [2:0] checks_meta_fault_comb;
+    reg  e_fault_d_comb;
+    reg  e_hit_d_comb;
+    reg  e_lookup_d_comb;
+    reg  e_merged_d_comb;
+    reg  e_miss_d_comb;
+    reg  [3:0] e_nodes_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
     reg  [2:0] mem_req_id_comb;
@@ -5859,6 +5889,12 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
         r_base_d_comb = r_base_q;
         r_size_d_comb = r_size_q;
         r_tag_d_comb = r_tag_q;
+        e_lookup_d_comb = e_lookup_q;
+        e_hit_d_comb = e_hit_q;
+        e_miss_d_comb = e_miss_q;
+        e_merged_d_comb = e_merged_q;
+        e_nodes_d_comb = e_nodes_q;
+        e_fault_d_comb = e_fault_q;
         c_lookups_d_comb = c_lookups_q;
         c_hits_d_comb = c_hits_q;
         c_misses_d_comb = c_misses_q;
@@ -9320,18 +9356,10 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
-        if (a_search) begin
-            c_lookups_d_comb = c_lookups_q + one32;
-        end
-        if (c_valid & ~p_replay_1_q & p_key_valid_1_q & c_hit) begin
-            c_hits_d_comb = c_hits_q + one32;
-        end
-        if (c_miss) begin
-            c_misses_d_comb = c_misses_q + one32;
-        end
-        if (c_miss & (merge_any | join_group)) begin
-            c_merged_d_comb = c_merged_q + one32;
-        end
+        e_lookup_d_comb = a_search;
+        e_hit_d_comb = c_valid & ~p_replay_1_q & p_key_valid_1_q & c_hit;
+        e_miss_d_comb = c_miss;
+        e_merged_d_comb = c_miss & (merge_any | join_group);
         visits_0 = zero4;
         visits_1 = visits_0;
         if (walkers_0_visit) begin
@@ -9349,12 +9377,32 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
         if (walkers_3_visit) begin
             visits_4 = visits_3 + one4;
         end
-        visits_w_a = visits_4;
+        e_nodes_d_comb = visits_4;
+        e_fault_d_comb = r_valid_q & (r_fault_q != f_none);
+        if (e_lookup_q) begin
+            c_lookups_d_comb = c_lookups_q + one32;
+        end
+        if (e_hit_q) begin
+            c_hits_d_comb = c_hits_q + one32;
+        end
+        if (e_miss_q) begin
+            c_misses_d_comb = c_misses_q + one32;
+        end
+        if (e_merged_q) begin
+            c_merged_d_comb = c_merged_q + one32;
+        end
+        visits_w_a = e_nodes_q;
         c_nodes_d_comb = c_nodes_q + visits_w_y;
-        if (r_valid_q & (r_fault_q != f_none)) begin
+        if (e_fault_q) begin
             c_faults_d_comb = c_faults_q + one32;
         end
         if (reset) begin
+            e_lookup_d_comb = 1'b0;
+            e_hit_d_comb = 1'b0;
+            e_miss_d_comb = 1'b0;
+            e_merged_d_comb = 1'b0;
+            e_nodes_d_comb = zero4;
+            e_fault_d_comb = 1'b0;
             c_lookups_d_comb = zero32;
             c_hits_d_comb = zero32;
             c_misses_d_comb = zero32;
@@ -9456,6 +9504,12 @@ module mlu8_bst_k4_l32_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_mask
         c_misses_d = c_misses_d_comb;
         c_nodes_d = c_nodes_d_comb;
         checks_meta_fault = checks_meta_fault_comb;
+        e_fault_d = e_fault_d_comb;
+        e_hit_d = e_hit_d_comb;
+        e_lookup_d = e_lookup_d_comb;
+        e_merged_d = e_merged_d_comb;
+        e_miss_d = e_miss_d_comb;
+        e_nodes_d = e_nodes_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
         mem_req_id = mem_req_id_comb;

@@ -349,7 +349,7 @@ pub fn mlu_unit(lanes: usize, mlb_latency: usize, check_latency: usize, walkers:
             "INVALIDATE and FLUSH act on the MLB in the cycle after they are taken, in order with the requests around them, and cancel every walk in flight (it fills nothing): a freed allocation's entry never survives.".into(),
             "Metadata port: one 32-byte node per read; up to one read per walker outstanding, tagged by mem_req_id; responses in any order and latency >= 1.".into(),
             "Every response equals the golden model sim::mlu_unit::MluUnit's, cycle for cycle.".into(),
-            "cnt_* equal the model's counters in every cycle that starts with the unit idle (between, an event may be counted a cycle later than the model counts it).".into(),
+            "cnt_* equal the model's counters once the unit has been idle for two cycles (an event is registered, then counted: up to two cycles after the model counts it).".into(),
         ],
         latencies: vec![
             lat(&format!("from the cycle a request is taken to its resp_valid cycle (1 + m + c: MLB search latency m = {mlb_latency}, lane-check stages c = {check_latency})"), ""),

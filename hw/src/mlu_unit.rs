@@ -32,9 +32,11 @@
 //!   (MLB searches), `cnt_hits`, `cnt_misses` (searches that missed, each
 //!   taking a miss slot), `cnt_merged` (misses that joined a walk in flight
 //!   or a waiting group of their block), `cnt_nodes` (nodes visited by the
-//!   walkers), `cnt_faults` (responses with a fault). They count an event in
-//!   the cycle the RTL decides it, which for hits and misses at m = 2 is a
-//!   cycle after the model's: compare them while the unit is idle.
+//!   walkers), `cnt_faults` (responses with a fault). An event is registered
+//!   in the cycle the RTL decides it (for hits and misses at m = 2 a cycle
+//!   after the model's) and counted in the next, so `cnt_*` lag the model's
+//!   counts: compare them once the unit has been idle for two cycles
+//!   (`UnitOut::idle_counters`).
 use crate::canary::widen::Widen;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
@@ -150,7 +152,15 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     loc_out: LocWiden,
     sbase_w: Widen<56, 32>,
     ssize_w: Widen<56, 32>,
-    // Counters; `visits[k]`: nodes visited this cycle by walkers below k.
+    // Counters. An event is registered (`e_*`) and counted the cycle after,
+    // so no decision path runs on into a 32-bit increment; `visits[k]`:
+    // nodes visited this cycle by walkers below k.
+    e_lookup: DFF<Bit>,
+    e_hit: DFF<Bit>,
+    e_miss: DFF<Bit>,
+    e_merged: DFF<Bit>,
+    e_nodes: DFF<Bits<4>>,
+    e_fault: DFF<Bit>,
     c_lookups: DFF<Bits<32>>,
     c_hits: DFF<Bits<32>>,
     c_misses: DFF<Bits<32>>,
@@ -391,6 +401,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             cnt_merged: Default::default(),
             cnt_nodes: Default::default(),
             cnt_faults: Default::default(),
+            e_lookup: Default::default(),
+            e_hit: Default::default(),
+            e_miss: Default::default(),
+            e_merged: Default::default(),
+            e_nodes: Default::default(),
+            e_fault: Default::default(),
             c_lookups: Default::default(),
             c_hits: Default::default(),
             c_misses: Default::default(),
@@ -577,7 +593,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, c_lookups, c_hits, c_misses, c_merged, c_nodes, c_faults
+            r_size, r_tag, e_lookup, e_hit, e_miss, e_merged, e_nodes, e_fault, c_lookups, c_hits, c_misses, c_merged,
+            c_nodes, c_faults
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -1159,19 +1176,11 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     }
                                 }
                             }
-                            // Counters (spec section 6).
-                            if self.a_search.val() {
-                                self.c_lookups.d.next = self.c_lookups.q.val() + self.one32.val();
-                            }
-                            if self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val() {
-                                self.c_hits.d.next = self.c_hits.q.val() + self.one32.val();
-                            }
-                            if self.c_miss.val() {
-                                self.c_misses.d.next = self.c_misses.q.val() + self.one32.val();
-                            }
-                            if self.c_miss.val() & (self.merge_any.val() | self.join_group.val()) {
-                                self.c_merged.d.next = self.c_merged.q.val() + self.one32.val();
-                            }
+                            // Counters (spec section 6): this cycle's events, registered.
+                            self.e_lookup.d.next = self.a_search.val();
+                            self.e_hit.d.next = self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val();
+                            self.e_miss.d.next = self.c_miss.val();
+                            self.e_merged.d.next = self.c_miss.val() & (self.merge_any.val() | self.join_group.val());
                             self.visits[0].next = self.zero4.val();
                             for k in 0..self.walkers.len() {
                                 self.visits[k + 1].next = self.visits[k].val();
@@ -1179,12 +1188,33 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.visits[k + 1].next = self.visits[k].val() + self.one4.val();
                                 }
                             }
-                            self.visits_w.a.next = self.visits[kk].val();
+                            self.e_nodes.d.next = self.visits[kk].val();
+                            self.e_fault.d.next = self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val());
+                            // ... and last cycle's, counted.
+                            if self.e_lookup.q.val() {
+                                self.c_lookups.d.next = self.c_lookups.q.val() + self.one32.val();
+                            }
+                            if self.e_hit.q.val() {
+                                self.c_hits.d.next = self.c_hits.q.val() + self.one32.val();
+                            }
+                            if self.e_miss.q.val() {
+                                self.c_misses.d.next = self.c_misses.q.val() + self.one32.val();
+                            }
+                            if self.e_merged.q.val() {
+                                self.c_merged.d.next = self.c_merged.q.val() + self.one32.val();
+                            }
+                            self.visits_w.a.next = self.e_nodes.q.val();
                             self.c_nodes.d.next = self.c_nodes.q.val() + self.visits_w.y.val();
-                            if self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val()) {
+                            if self.e_fault.q.val() {
                                 self.c_faults.d.next = self.c_faults.q.val() + self.one32.val();
                             }
                             if self.reset.val() {
+                                self.e_lookup.d.next = false;
+                                self.e_hit.d.next = false;
+                                self.e_miss.d.next = false;
+                                self.e_merged.d.next = false;
+                                self.e_nodes.d.next = self.zero4.val();
+                                self.e_fault.d.next = false;
                                 self.c_lookups.d.next = self.zero32.val();
                                 self.c_hits.d.next = self.zero32.val();
                                 self.c_misses.d.next = self.zero32.val();

@@ -222,9 +222,10 @@ pub struct UnitOut {
     pub req_ready: bool,
     pub resp: Option<UnitResponse>,
     pub mem_req: Option<MemReq>,
-    /// The counters, in a cycle that starts with the unit idle (the RTL's
-    /// `cnt_*` equal them then; in between, the RTL may count an event a
-    /// cycle later than the model).
+    /// The counters, in a cycle that starts with the unit idle, as did the
+    /// one before (the RTL's `cnt_*` equal them then; in between, the RTL
+    /// counts an event up to two cycles later than the model: it registers
+    /// the event, then increments).
     pub idle_counters: Option<UnitCounters>,
 }
 
@@ -361,6 +362,9 @@ pub struct MluUnit {
     walkers: Vec<Walker>,
     slots: Vec<Option<Slot>>,
     counters: UnitCounters,
+    /// The unit was idle at the start of the last cycle (the RTL counts an
+    /// event a cycle or two after the model: `UnitOut::idle_counters`).
+    was_idle: bool,
     cycle: u64,
 }
 
@@ -377,6 +381,7 @@ impl MluUnit {
             walkers: vec![],
             slots: vec![],
             counters: UnitCounters::default(),
+            was_idle: true,
             cycle: 0,
         };
         u.reset();
@@ -393,6 +398,7 @@ impl MluUnit {
         self.walkers = vec![Walker::default(); self.p.walkers];
         self.slots = vec![None; self.p.miss_slots];
         self.counters = UnitCounters::default();
+        self.was_idle = true;
         self.cycle = 0;
     }
 
@@ -451,7 +457,7 @@ impl MluUnit {
             req_ready: self.replay_pick().is_none() && free > may_miss,
             resp: self.resp.back().cloned().flatten(),
             mem_req: self.port_pick(),
-            idle_counters: self.is_idle().then_some(self.counters),
+            idle_counters: (self.was_idle && self.is_idle()).then_some(self.counters),
         }
     }
 
@@ -460,6 +466,7 @@ impl MluUnit {
     /// a walker with no read outstanding is the port's protocol error.
     pub fn tick(&mut self, inp: UnitIn) -> Result<UnitOut, String> {
         let out = self.outputs();
+        self.was_idle = self.is_idle();
         let replay = self.replay_pick();
         let m = self.p.mlb_latency;
         if inp.req.is_some() && !out.req_ready {

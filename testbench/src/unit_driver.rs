@@ -557,7 +557,7 @@ impl UnitCosim {
     /// Reset the unit, point it at `rt`'s root, and run `requests` (the
     /// first `limit` of them) through it and through a fresh model of `p`,
     /// with the metadata port `port` answering from `rt`'s memory, until the
-    /// stream is taken and the model is idle, plus that idle cycle (or the
+    /// stream is taken and the model is idle, plus two idle cycles (or the
     /// first mismatch).
     pub fn run(&mut self, p: &UnitParams, rt: &Runtime, requests: impl Iterator<Item = UnitRequest>, limit: u64, port: PortParams) -> Result<UnitRun> {
         if p.lanes != self.lanes {
@@ -571,16 +571,16 @@ impl UnitCosim {
         self.sim.run(&recs, &mut out)?;
 
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
-        // The stream ends with one idle cycle, whose outputs include the
-        // counters (UnitOut::idle_counters).
-        let mut idle_tail = false;
+        // The stream ends with two idle cycles; the second's outputs include
+        // the counters (UnitOut::idle_counters).
+        let mut idle_tail = 0;
         loop {
             recs.clear();
             expected.clear();
             while expected.len() < BATCH {
                 let next = match ahead.next(rt)? {
-                    None if !idle_tail => {
-                        idle_tail = true;
+                    None if idle_tail < 2 => {
+                        idle_tail += 1;
                         Some(ahead.cycle(rt)?)
                     }
                     x => x,
