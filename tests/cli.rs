@@ -126,7 +126,7 @@ fn gz(text: &str) -> Vec<u8> {
 const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}"#;
 
 /// `trace` and `sweep` read through one validator: a trace the sweep would
-/// refuse is refused by `trace` too, with the same message (issue 16).
+/// refuse is refused by `trace` too, with the same message.
 #[test]
 fn trace_and_sweep_reject_the_same_traces() {
     let alloc = |base: &str, size: &str| format!(r#"{{"t": "alloc", "id": 0, "base": {base}, "size": {size}}}"#);
@@ -237,7 +237,7 @@ fn every_subcommand_rejects_bad_input_naming_the_field_or_file() {
 
 /// A configuration whose RTL differs from the default top's (the mode and
 /// step-limit CSRs' reset values) gets its own top name and never
-/// overwrites the default top (issue 16).
+/// overwrites the default top.
 #[test]
 fn generate_names_non_default_csr_resets_apart() {
     let dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-names", std::process::id()));

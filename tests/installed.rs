@@ -1,6 +1,6 @@
 //! An installed `mlugen` (a copy of the binary somewhere else, run from a
 //! directory that is not the source tree) works: it never looks at the source
-//! path compiled into it (issue 16). What needs the tree (the vendored ASAP7
+//! path compiled into it. What needs the tree (the vendored ASAP7
 //! files) says so and is found through --project.
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,5 +1,5 @@
 //! What `mlugen cosim` prints when the Verilog differs from the model
-//! (issue 16): readable text (inputs, expected and actual outputs, the
+//!: readable text (inputs, expected and actual outputs, the
 //! preceding commands), not Rust `Debug` structs, no "(0 clock cycles)", and
 //! exit 1. The designs are one-operator mutants of committed tops given with
 //! `--verilog`.

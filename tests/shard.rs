@@ -1,4 +1,4 @@
-//! `--shard I/N` and `mlugen merge` (issue 16, docs/scale-out.md): the shards
+//! `--shard I/N` and `mlugen merge` (docs/scale-out.md): the shards
 //! of a sweep or a cosimulation, merged, equal the unsharded run point for
 //! point and count for count; a missing, repeated or foreign shard is refused.
 use serde_json::Value;

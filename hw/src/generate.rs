@@ -7,7 +7,7 @@
 //! testbench/tests/verilog.rs); [`tops_for_config`] is what
 //! `mlugen generate --config ...` emits for one configuration.
 //!
-//! To add a top (e.g. the MLU, Engineer D): add a variant to [`TopKind`], an
+//! To add a top: add a variant to [`TopKind`], an
 //! arm in [`TopSpec::build`] that constructs the block and calls [`emit`], a
 //! name in [`TopKind::name`], and push the configurations to commit in
 //! [`committed_tops`] (and to [`tops_for_config`] if the configuration should
@@ -233,7 +233,7 @@ pub enum TopKind {
     Mlb { entries: usize, replacement: Replacement, hit_latency: usize },
     /// `hw::memcheck::Memcheck`.
     Memcheck,
-    /// `hw::mlu::Mlu<entries, ..>`: the MLU top (Engineer D).
+    /// `hw::mlu::Mlu<entries, ..>`: the blocking MLU top.
     Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
     /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
     /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
@@ -248,7 +248,7 @@ pub enum TopKind {
         mlb_latency: usize,
         check_latency: usize,
     },
-    /// `hw::canary::alloc_unit::AllocUnit` (issue 7) with its default
+    /// `hw::canary::alloc_unit::AllocUnit` with its default
     /// parameters (always-on checking, slack 0): `canary_alloc`.
     CanaryAlloc,
 }

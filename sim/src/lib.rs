@@ -13,11 +13,21 @@
 //! - [`memcheck`]: the MEMCHECK.G/S decisions (RTL `memcheck`).
 //! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
 //! - [`mlu_unit`], [`walker`]: the MLU as an SM unit (pipelined, K walkers,
-//!   warp-wide), cycle by cycle; its RTL is not built yet.
+//!   warp-wide), cycle by cycle (RTL `mlu_unit`, `walker`).
 //! - [`meta_port`]: the metadata port's far side (latency, reordering, errors).
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
+//! - [`canary`]: the canary allocator unit (RTL `hw::canary`).
 //! - [`oracle`]: a brute-force reference used by the property tests.
+//!
+//! Inputs, evaluation and plumbing (no hardware twin):
+//! - [`scenario`]: the scenario files of `mlugen check` (spec section 10).
+//! - [`trace`], [`expand`]: the workload traces and their expansion into
+//!   per-warp instruction streams.
+//! - [`pipeline`]: the SM pipeline model (RTL `sm_pipeline`), cycle level.
+//! - [`sweep`], [`plot`]: the trace-driven evaluation and its SVG plots.
 //! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
+//! - [`json`], [`project`], [`shard`]: strict JSON parsing, the project's
+//!   paths, and `--shard I/N`.
 pub mod bench;
 pub mod canary;
 pub mod config;

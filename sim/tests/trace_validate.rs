@@ -1,4 +1,4 @@
-//! The trace validity rules (issue 16), each against a small gzip'd trace
+//! The trace validity rules, each against a small gzip'd trace
 //! written at test time: the reader rejects it with the line and what is
 //! wrong, and `mlugen trace` (`sim::trace::summarize`) and the sweep's
 //! expansion (`sim::expand::load`, what `sim::sweep` calls per file) reject

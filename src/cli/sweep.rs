@@ -1,4 +1,4 @@
-//! `mlugen sweep --trace FILE...`: the trace-driven evaluation (issue 6):
+//! `mlugen sweep --trace FILE...`: the trace-driven evaluation:
 //! every trace x MLB size x structure x mode through the SM pipeline model,
 //! against the unchecked baseline. Prints a table on stdout, progress and
 //! the elapsed time on stderr; `--json`, `--csv` write the points, `--svg

@@ -1,5 +1,5 @@
-//! Fault injection in the Verilator cosimulation of the committed MLU tops
-//! (issue 8), with the golden model alongside on the same faults
+//! Fault injection in the Verilator cosimulation of the committed MLU tops,
+//! with the golden model alongside on the same faults
 //! (testbench/src/harness/fault.rs). For every fault the result is defined,
 //! and each test checks, for every request: the Verilog's answer (fault,
 //! location, address, allocation, metadata reads) equals the model's; the

@@ -1,6 +1,6 @@
 //! Zero false positives on the four recorded PyTorch traces (traces/*.jsonl.gz:
 //! resnet50 inference and training, gpt2 training, bert inference) in both
-//! modes (COMPILER, HWONLY) and both structures (list, bst), issue 8.
+//! modes (COMPILER, HWONLY) and both structures (list, bst).
 //!
 //! Each trace is expanded into per-warp LOADMETA/MEMCHECK.G streams
 //! (`sim::expand`) and replayed as one program on the golden model's runtime

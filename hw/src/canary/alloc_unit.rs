@@ -1,4 +1,4 @@
-//! `AllocUnit`: the canary allocator unit (spec section 8, issue 7) for a
+//! `AllocUnit`: the canary allocator unit (spec section 8) for a
 //! small fixed heap geometry, result for result equal to the golden model
 //! `sim::canary::heap::Heap` configured by [`CanaryParams::heap_config`].
 //!

@@ -1,4 +1,4 @@
-//! The canary allocator unit in RTL (spec section 8, issue 7). Golden model:
+//! The canary allocator unit in RTL (spec section 8). Golden model:
 //! `sim::canary` (same block names); design and decisions: docs/canary.md.
 //! - [`siphash`]: SipHash-2-4 core behind `canary_key` (one SipRound a cycle).
 //! - [`arbiter`]: round-robin arbiter of the requesters.

@@ -1,4 +1,4 @@
-//! The canary allocator unit (spec section 8, issue 7): the golden model.
+//! The canary allocator unit (spec section 8): the golden model.
 //! These modules are the executable specification the RTL (hw::canary) is
 //! checked against, named as its blocks are:
 //! - [`heap`]: pages, size classes, usage bitfields, page_table, region

@@ -1,4 +1,4 @@
-//! Fault injection for the MLU cosimulation (issue 8): faults the harness
+//! Fault injection for the MLU cosimulation: faults the harness
 //! injects into the metadata memory while a request runs, and the golden
 //! model's view of the same faults, so the two can still be compared exactly.
 //!
