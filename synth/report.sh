@@ -36,7 +36,7 @@ job_args() {
     a7_ungated)  echo "--lib asap7 --entries 8,16 --clock-gating off --no-blocks" ;;
     a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
     a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16" ;;
-    # The committed MLU unit tops (the MLU as an SM unit): mlu8_bst_k4_l32_c2
+    # The committed MLU unit tops (the MLU as an SM unit): mlu8_bst_k4_l32_p2_c2
     # and mlu16_bst_k4_l32_p2_c2; workloads recorded from the golden model
     # and checked on the RTL (testbench::energy_workload::unit_workloads).
     n45_unit8)   echo "--lib nangate45 --top unit --config synth/unit8.json" ;;

@@ -2755,6 +2755,16 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] d_addr_30_q;
     reg  [55:0] d_addr_31_d;
     reg  [55:0] d_addr_31_q;
+    reg  fq_valid_d;
+    reg  fq_valid_q;
+    reg  [50:0] fq_loc_d;
+    reg  [50:0] fq_loc_q;
+    reg  [55:0] fq_base_d;
+    reg  [55:0] fq_base_q;
+    reg  [55:0] fq_size_d;
+    reg  [55:0] fq_size_q;
+    reg  [7:0] fq_tag_d;
+    reg  [7:0] fq_tag_q;
     
     // Local signals
     reg  [3:0] visits_0;
@@ -2935,6 +2945,54 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  unas_pick_5;
     reg  unas_pick_6;
     reg  unas_pick_7;
+    reg  sw_take_0;
+    reg  sw_take_1;
+    reg  sw_take_2;
+    reg  sw_take_3;
+    reg  sw_take_4;
+    reg  sw_take_5;
+    reg  sw_take_6;
+    reg  sw_take_7;
+    reg  [1:0] sw_res_0;
+    reg  [1:0] sw_res_1;
+    reg  [1:0] sw_res_2;
+    reg  [1:0] sw_res_3;
+    reg  [1:0] sw_res_4;
+    reg  [1:0] sw_res_5;
+    reg  [1:0] sw_res_6;
+    reg  [1:0] sw_res_7;
+    reg  [50:0] sw_loc_0;
+    reg  [50:0] sw_loc_1;
+    reg  [50:0] sw_loc_2;
+    reg  [50:0] sw_loc_3;
+    reg  [50:0] sw_loc_4;
+    reg  [50:0] sw_loc_5;
+    reg  [50:0] sw_loc_6;
+    reg  [50:0] sw_loc_7;
+    reg  [55:0] sw_base_0;
+    reg  [55:0] sw_base_1;
+    reg  [55:0] sw_base_2;
+    reg  [55:0] sw_base_3;
+    reg  [55:0] sw_base_4;
+    reg  [55:0] sw_base_5;
+    reg  [55:0] sw_base_6;
+    reg  [55:0] sw_base_7;
+    reg  [55:0] sw_size_0;
+    reg  [55:0] sw_size_1;
+    reg  [55:0] sw_size_2;
+    reg  [55:0] sw_size_3;
+    reg  [55:0] sw_size_4;
+    reg  [55:0] sw_size_5;
+    reg  [55:0] sw_size_6;
+    reg  [55:0] sw_size_7;
+    reg  [7:0] sw_tag_0;
+    reg  [7:0] sw_tag_1;
+    reg  [7:0] sw_tag_2;
+    reg  [7:0] sw_tag_3;
+    reg  [7:0] sw_tag_4;
+    reg  [7:0] sw_tag_5;
+    reg  [7:0] sw_tag_6;
+    reg  [7:0] sw_tag_7;
     reg  assign_now;
     reg  u_key_range;
     reg  [63:0] u_key;
@@ -4320,6 +4378,11 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         d_addr_29_q = 56'h0;
         d_addr_30_q = 56'h0;
         d_addr_31_q = 56'h0;
+        fq_valid_q = 1'h0;
+        fq_loc_q = 51'h0;
+        fq_base_q = 56'h0;
+        fq_size_q = 56'h0;
+        fq_tag_q = 8'h0;
     end
     always @(posedge clock) begin
         e_lookup_q <= e_lookup_d;
@@ -5344,6 +5407,11 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         d_addr_29_q <= d_addr_29_d;
         d_addr_30_q <= d_addr_30_d;
         d_addr_31_q <= d_addr_31_d;
+        fq_valid_q <= fq_valid_d;
+        fq_loc_q <= fq_loc_d;
+        fq_base_q <= fq_base_d;
+        fq_size_q <= fq_size_d;
+        fq_tag_q <= fq_tag_d;
     end
     
     // Update code
@@ -5363,14 +5431,15 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  e_merged_d_comb;
     reg  e_miss_d_comb;
     reg  [3:0] e_nodes_d_comb;
+    reg  [55:0] fq_base_d_comb;
+    reg  [50:0] fq_loc_d_comb;
+    reg  [55:0] fq_size_d_comb;
+    reg  [7:0] fq_tag_d_comb;
+    reg  fq_valid_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
     reg  [2:0] mem_req_id_comb;
     reg  [50:0] mem_req_node_comb;
-    reg  [55:0] mlb_fill_base_comb;
-    reg  [50:0] mlb_fill_loc_comb;
-    reg  [55:0] mlb_fill_size_comb;
-    reg  [7:0] mlb_fill_tag_comb;
     reg  mode_r_d_comb;
     reg  [15:0] p_id_0_d_comb;
     reg  [63:0] p_key_0_d_comb;
@@ -6211,6 +6280,11 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         r_base_d_comb = r_base_q;
         r_size_d_comb = r_size_q;
         r_tag_d_comb = r_tag_q;
+        fq_valid_d_comb = fq_valid_q;
+        fq_loc_d_comb = fq_loc_q;
+        fq_base_d_comb = fq_base_q;
+        fq_size_d_comb = fq_size_q;
+        fq_tag_d_comb = fq_tag_q;
         e_lookup_d_comb = e_lookup_q;
         e_hit_d_comb = e_hit_q;
         e_miss_d_comb = e_miss_q;
@@ -7012,7 +7086,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         port_pre_0 = 1'b0;
         free1_pre_0 = 1'b0;
         free2_pre_0 = 1'b0;
-        wants_fill_0 = walkers_0_done & (walkers_0_result == res_found) & ~walkers_0_cancelled & ~maintenance;
+        wants_fill_0 = walkers_0_done & (walkers_0_result == res_found) & ~walkers_0_cancelled;
         fill_grant_0 = wants_fill_0 & ~fill_pre_0;
         fill_pre_1 = fill_pre_0 | wants_fill_0;
         taken_0 = walkers_0_done & (~wants_fill_0 | fill_grant_0);
@@ -7023,7 +7097,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         free1_pre_1 = free1_pre_0 | ~walkers_0_busy;
         free2_0 = ~walkers_0_busy & free1_pre_0 & ~free2_pre_0;
         free2_pre_1 = free2_pre_0 | (~walkers_0_busy & free1_pre_0);
-        wants_fill_1 = walkers_1_done & (walkers_1_result == res_found) & ~walkers_1_cancelled & ~maintenance;
+        wants_fill_1 = walkers_1_done & (walkers_1_result == res_found) & ~walkers_1_cancelled;
         fill_grant_1 = wants_fill_1 & ~fill_pre_1;
         fill_pre_2 = fill_pre_1 | wants_fill_1;
         taken_1 = walkers_1_done & (~wants_fill_1 | fill_grant_1);
@@ -7034,7 +7108,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         free1_pre_2 = free1_pre_1 | ~walkers_1_busy;
         free2_1 = ~walkers_1_busy & free1_pre_1 & ~free2_pre_1;
         free2_pre_2 = free2_pre_1 | (~walkers_1_busy & free1_pre_1);
-        wants_fill_2 = walkers_2_done & (walkers_2_result == res_found) & ~walkers_2_cancelled & ~maintenance;
+        wants_fill_2 = walkers_2_done & (walkers_2_result == res_found) & ~walkers_2_cancelled;
         fill_grant_2 = wants_fill_2 & ~fill_pre_2;
         fill_pre_3 = fill_pre_2 | wants_fill_2;
         taken_2 = walkers_2_done & (~wants_fill_2 | fill_grant_2);
@@ -7045,7 +7119,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         free1_pre_3 = free1_pre_2 | ~walkers_2_busy;
         free2_2 = ~walkers_2_busy & free1_pre_2 & ~free2_pre_2;
         free2_pre_3 = free2_pre_2 | (~walkers_2_busy & free1_pre_2);
-        wants_fill_3 = walkers_3_done & (walkers_3_result == res_found) & ~walkers_3_cancelled & ~maintenance;
+        wants_fill_3 = walkers_3_done & (walkers_3_result == res_found) & ~walkers_3_cancelled;
         fill_grant_3 = wants_fill_3 & ~fill_pre_3;
         fill_pre_4 = fill_pre_3 | wants_fill_3;
         taken_3 = walkers_3_done & (~wants_fill_3 | fill_grant_3);
@@ -7056,49 +7130,50 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         free1_pre_4 = free1_pre_3 | ~walkers_3_busy;
         free2_3 = ~walkers_3_busy & free1_pre_3 & ~free2_pre_3;
         free2_pre_4 = free2_pre_3 | (~walkers_3_busy & free1_pre_3);
-        mlb_fill_valid = fill_pre_4;
-        mlb_fill_loc_comb = walkers_0_location;
-        mlb_fill_base_comb = walkers_0_base;
-        mlb_fill_size_comb = walkers_0_size;
-        mlb_fill_tag_comb = walkers_0_tag;
+        fq_valid_d_comb = fill_pre_4 & ~maintenance & ~reset;
+        mlb_fill_valid = fq_valid_q & ~maintenance;
+        mlb_fill_loc = fq_loc_q;
+        mlb_fill_base = fq_base_q;
+        mlb_fill_size = fq_size_q;
+        mlb_fill_tag = fq_tag_q;
         mem_req_valid = port_pre_4;
         mem_req_id_comb = widx_0;
         mem_req_node_comb = walkers_0_req_node;
         if (fill_grant_0) begin
-            mlb_fill_loc_comb = walkers_0_location;
-            mlb_fill_base_comb = walkers_0_base;
-            mlb_fill_size_comb = walkers_0_size;
-            mlb_fill_tag_comb = walkers_0_tag;
+            fq_loc_d_comb = walkers_0_location;
+            fq_base_d_comb = walkers_0_base;
+            fq_size_d_comb = walkers_0_size;
+            fq_tag_d_comb = walkers_0_tag;
         end
         if (port_grant_0) begin
             mem_req_id_comb = widx_0;
             mem_req_node_comb = walkers_0_req_node;
         end
         if (fill_grant_1) begin
-            mlb_fill_loc_comb = walkers_1_location;
-            mlb_fill_base_comb = walkers_1_base;
-            mlb_fill_size_comb = walkers_1_size;
-            mlb_fill_tag_comb = walkers_1_tag;
+            fq_loc_d_comb = walkers_1_location;
+            fq_base_d_comb = walkers_1_base;
+            fq_size_d_comb = walkers_1_size;
+            fq_tag_d_comb = walkers_1_tag;
         end
         if (port_grant_1) begin
             mem_req_id_comb = widx_1;
             mem_req_node_comb = walkers_1_req_node;
         end
         if (fill_grant_2) begin
-            mlb_fill_loc_comb = walkers_2_location;
-            mlb_fill_base_comb = walkers_2_base;
-            mlb_fill_size_comb = walkers_2_size;
-            mlb_fill_tag_comb = walkers_2_tag;
+            fq_loc_d_comb = walkers_2_location;
+            fq_base_d_comb = walkers_2_base;
+            fq_size_d_comb = walkers_2_size;
+            fq_tag_d_comb = walkers_2_tag;
         end
         if (port_grant_2) begin
             mem_req_id_comb = widx_2;
             mem_req_node_comb = walkers_2_req_node;
         end
         if (fill_grant_3) begin
-            mlb_fill_loc_comb = walkers_3_location;
-            mlb_fill_base_comb = walkers_3_base;
-            mlb_fill_size_comb = walkers_3_size;
-            mlb_fill_tag_comb = walkers_3_tag;
+            fq_loc_d_comb = walkers_3_location;
+            fq_base_d_comb = walkers_3_base;
+            fq_size_d_comb = walkers_3_size;
+            fq_tag_d_comb = walkers_3_tag;
         end
         if (port_grant_3) begin
             mem_req_id_comb = widx_3;
@@ -7717,17 +7792,17 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_taken = taken_0;
         walkers_0_cancel = maintenance;
         walkers_0_start_comb = 1'b0;
-        walkers_0_start_range_comb = u_key_range;
-        walkers_0_start_a_comb = u_key;
-        walkers_0_start_loc_comb = u_key;
+        walkers_0_start_range_comb = p_key_range_2_q;
+        walkers_0_start_a_comb = p_key_2_q;
+        walkers_0_start_loc_comb = p_key_2_q;
         if (assign_now & free1_0) begin
             walkers_0_start_comb = 1'b1;
+            walkers_0_start_range_comb = u_key_range;
+            walkers_0_start_a_comb = u_key;
+            walkers_0_start_loc_comb = u_key;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_0)) begin
             walkers_0_start_comb = 1'b1;
-            walkers_0_start_range_comb = p_key_range_2_q;
-            walkers_0_start_a_comb = p_key_2_q;
-            walkers_0_start_loc_comb = p_key_2_q;
         end
         walkers_1_reset = reset;
         walkers_1_root = root_r_q;
@@ -7743,17 +7818,17 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_taken = taken_1;
         walkers_1_cancel = maintenance;
         walkers_1_start_comb = 1'b0;
-        walkers_1_start_range_comb = u_key_range;
-        walkers_1_start_a_comb = u_key;
-        walkers_1_start_loc_comb = u_key;
+        walkers_1_start_range_comb = p_key_range_2_q;
+        walkers_1_start_a_comb = p_key_2_q;
+        walkers_1_start_loc_comb = p_key_2_q;
         if (assign_now & free1_1) begin
             walkers_1_start_comb = 1'b1;
+            walkers_1_start_range_comb = u_key_range;
+            walkers_1_start_a_comb = u_key;
+            walkers_1_start_loc_comb = u_key;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_1)) begin
             walkers_1_start_comb = 1'b1;
-            walkers_1_start_range_comb = p_key_range_2_q;
-            walkers_1_start_a_comb = p_key_2_q;
-            walkers_1_start_loc_comb = p_key_2_q;
         end
         walkers_2_reset = reset;
         walkers_2_root = root_r_q;
@@ -7769,17 +7844,17 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_taken = taken_2;
         walkers_2_cancel = maintenance;
         walkers_2_start_comb = 1'b0;
-        walkers_2_start_range_comb = u_key_range;
-        walkers_2_start_a_comb = u_key;
-        walkers_2_start_loc_comb = u_key;
+        walkers_2_start_range_comb = p_key_range_2_q;
+        walkers_2_start_a_comb = p_key_2_q;
+        walkers_2_start_loc_comb = p_key_2_q;
         if (assign_now & free1_2) begin
             walkers_2_start_comb = 1'b1;
+            walkers_2_start_range_comb = u_key_range;
+            walkers_2_start_a_comb = u_key;
+            walkers_2_start_loc_comb = u_key;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_2)) begin
             walkers_2_start_comb = 1'b1;
-            walkers_2_start_range_comb = p_key_range_2_q;
-            walkers_2_start_a_comb = p_key_2_q;
-            walkers_2_start_loc_comb = p_key_2_q;
         end
         walkers_3_reset = reset;
         walkers_3_root = root_r_q;
@@ -7795,61 +7870,75 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_taken = taken_3;
         walkers_3_cancel = maintenance;
         walkers_3_start_comb = 1'b0;
-        walkers_3_start_range_comb = u_key_range;
-        walkers_3_start_a_comb = u_key;
-        walkers_3_start_loc_comb = u_key;
+        walkers_3_start_range_comb = p_key_range_2_q;
+        walkers_3_start_a_comb = p_key_2_q;
+        walkers_3_start_loc_comb = p_key_2_q;
         if (assign_now & free1_3) begin
             walkers_3_start_comb = 1'b1;
+            walkers_3_start_range_comb = u_key_range;
+            walkers_3_start_a_comb = u_key;
+            walkers_3_start_loc_comb = u_key;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_3)) begin
             walkers_3_start_comb = 1'b1;
-            walkers_3_start_range_comb = p_key_range_2_q;
-            walkers_3_start_a_comb = p_key_2_q;
-            walkers_3_start_loc_comb = p_key_2_q;
         end
-        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_0) & taken_0) begin
+        sw_take_0 = 1'b0;
+        sw_res_0 = walkers_0_result;
+        sw_loc_0 = walkers_0_location;
+        sw_base_0 = walkers_0_base;
+        sw_size_0 = walkers_0_size;
+        sw_tag_0 = walkers_0_tag;
+        if (s_walker_0_q == widx_0) begin
+            sw_take_0 = taken_0;
+            sw_res_0 = walkers_0_result;
+            sw_loc_0 = walkers_0_location;
+            sw_base_0 = walkers_0_base;
+            sw_size_0 = walkers_0_size;
+            sw_tag_0 = walkers_0_tag;
+        end
+        if (s_walker_0_q == widx_1) begin
+            sw_take_0 = taken_1;
+            sw_res_0 = walkers_1_result;
+            sw_loc_0 = walkers_1_location;
+            sw_base_0 = walkers_1_base;
+            sw_size_0 = walkers_1_size;
+            sw_tag_0 = walkers_1_tag;
+        end
+        if (s_walker_0_q == widx_2) begin
+            sw_take_0 = taken_2;
+            sw_res_0 = walkers_2_result;
+            sw_loc_0 = walkers_2_location;
+            sw_base_0 = walkers_2_base;
+            sw_size_0 = walkers_2_size;
+            sw_tag_0 = walkers_2_tag;
+        end
+        if (s_walker_0_q == widx_3) begin
+            sw_take_0 = taken_3;
+            sw_res_0 = walkers_3_result;
+            sw_loc_0 = walkers_3_location;
+            sw_base_0 = walkers_3_base;
+            sw_size_0 = walkers_3_size;
+            sw_tag_0 = walkers_3_tag;
+        end
+        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & sw_take_0) begin
             s_done_0_d_comb = 1'b1;
-            s_res_0_d_comb = walkers_0_result;
-            s_res_loc_0_d_comb = walkers_0_location;
-            s_res_base_0_d_comb = walkers_0_base;
-            s_res_size_0_d_comb = walkers_0_size;
-            s_res_tag_0_d_comb = walkers_0_tag;
+            s_res_0_d_comb = sw_res_0;
+            s_res_loc_0_d_comb = sw_loc_0;
+            s_res_base_0_d_comb = sw_base_0;
+            s_res_size_0_d_comb = sw_size_0;
+            s_res_tag_0_d_comb = sw_tag_0;
         end
         if (assign_now & free1_0 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_0;
         end
-        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_1) & taken_1) begin
-            s_done_0_d_comb = 1'b1;
-            s_res_0_d_comb = walkers_1_result;
-            s_res_loc_0_d_comb = walkers_1_location;
-            s_res_base_0_d_comb = walkers_1_base;
-            s_res_size_0_d_comb = walkers_1_size;
-            s_res_tag_0_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_1;
         end
-        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_2) & taken_2) begin
-            s_done_0_d_comb = 1'b1;
-            s_res_0_d_comb = walkers_2_result;
-            s_res_loc_0_d_comb = walkers_2_location;
-            s_res_base_0_d_comb = walkers_2_base;
-            s_res_size_0_d_comb = walkers_2_size;
-            s_res_tag_0_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_2;
-        end
-        if (s_valid_0_q & s_assigned_0_q & ~s_done_0_q & (s_walker_0_q == widx_3) & taken_3) begin
-            s_done_0_d_comb = 1'b1;
-            s_res_0_d_comb = walkers_3_result;
-            s_res_loc_0_d_comb = walkers_3_location;
-            s_res_base_0_d_comb = walkers_3_base;
-            s_res_size_0_d_comb = walkers_3_size;
-            s_res_tag_0_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
             s_assigned_0_d_comb = 1'b1;
@@ -7939,49 +8028,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_0_d_comb = 1'b0;
         end
-        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_0) & taken_0) begin
+        sw_take_1 = 1'b0;
+        sw_res_1 = walkers_0_result;
+        sw_loc_1 = walkers_0_location;
+        sw_base_1 = walkers_0_base;
+        sw_size_1 = walkers_0_size;
+        sw_tag_1 = walkers_0_tag;
+        if (s_walker_1_q == widx_0) begin
+            sw_take_1 = taken_0;
+            sw_res_1 = walkers_0_result;
+            sw_loc_1 = walkers_0_location;
+            sw_base_1 = walkers_0_base;
+            sw_size_1 = walkers_0_size;
+            sw_tag_1 = walkers_0_tag;
+        end
+        if (s_walker_1_q == widx_1) begin
+            sw_take_1 = taken_1;
+            sw_res_1 = walkers_1_result;
+            sw_loc_1 = walkers_1_location;
+            sw_base_1 = walkers_1_base;
+            sw_size_1 = walkers_1_size;
+            sw_tag_1 = walkers_1_tag;
+        end
+        if (s_walker_1_q == widx_2) begin
+            sw_take_1 = taken_2;
+            sw_res_1 = walkers_2_result;
+            sw_loc_1 = walkers_2_location;
+            sw_base_1 = walkers_2_base;
+            sw_size_1 = walkers_2_size;
+            sw_tag_1 = walkers_2_tag;
+        end
+        if (s_walker_1_q == widx_3) begin
+            sw_take_1 = taken_3;
+            sw_res_1 = walkers_3_result;
+            sw_loc_1 = walkers_3_location;
+            sw_base_1 = walkers_3_base;
+            sw_size_1 = walkers_3_size;
+            sw_tag_1 = walkers_3_tag;
+        end
+        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & sw_take_1) begin
             s_done_1_d_comb = 1'b1;
-            s_res_1_d_comb = walkers_0_result;
-            s_res_loc_1_d_comb = walkers_0_location;
-            s_res_base_1_d_comb = walkers_0_base;
-            s_res_size_1_d_comb = walkers_0_size;
-            s_res_tag_1_d_comb = walkers_0_tag;
+            s_res_1_d_comb = sw_res_1;
+            s_res_loc_1_d_comb = sw_loc_1;
+            s_res_base_1_d_comb = sw_base_1;
+            s_res_size_1_d_comb = sw_size_1;
+            s_res_tag_1_d_comb = sw_tag_1;
         end
         if (assign_now & free1_0 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_0;
         end
-        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_1) & taken_1) begin
-            s_done_1_d_comb = 1'b1;
-            s_res_1_d_comb = walkers_1_result;
-            s_res_loc_1_d_comb = walkers_1_location;
-            s_res_base_1_d_comb = walkers_1_base;
-            s_res_size_1_d_comb = walkers_1_size;
-            s_res_tag_1_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_1;
         end
-        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_2) & taken_2) begin
-            s_done_1_d_comb = 1'b1;
-            s_res_1_d_comb = walkers_2_result;
-            s_res_loc_1_d_comb = walkers_2_location;
-            s_res_base_1_d_comb = walkers_2_base;
-            s_res_size_1_d_comb = walkers_2_size;
-            s_res_tag_1_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_2;
-        end
-        if (s_valid_1_q & s_assigned_1_q & ~s_done_1_q & (s_walker_1_q == widx_3) & taken_3) begin
-            s_done_1_d_comb = 1'b1;
-            s_res_1_d_comb = walkers_3_result;
-            s_res_loc_1_d_comb = walkers_3_location;
-            s_res_base_1_d_comb = walkers_3_base;
-            s_res_size_1_d_comb = walkers_3_size;
-            s_res_tag_1_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
             s_assigned_1_d_comb = 1'b1;
@@ -8071,49 +8174,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_1_d_comb = 1'b0;
         end
-        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_0) & taken_0) begin
+        sw_take_2 = 1'b0;
+        sw_res_2 = walkers_0_result;
+        sw_loc_2 = walkers_0_location;
+        sw_base_2 = walkers_0_base;
+        sw_size_2 = walkers_0_size;
+        sw_tag_2 = walkers_0_tag;
+        if (s_walker_2_q == widx_0) begin
+            sw_take_2 = taken_0;
+            sw_res_2 = walkers_0_result;
+            sw_loc_2 = walkers_0_location;
+            sw_base_2 = walkers_0_base;
+            sw_size_2 = walkers_0_size;
+            sw_tag_2 = walkers_0_tag;
+        end
+        if (s_walker_2_q == widx_1) begin
+            sw_take_2 = taken_1;
+            sw_res_2 = walkers_1_result;
+            sw_loc_2 = walkers_1_location;
+            sw_base_2 = walkers_1_base;
+            sw_size_2 = walkers_1_size;
+            sw_tag_2 = walkers_1_tag;
+        end
+        if (s_walker_2_q == widx_2) begin
+            sw_take_2 = taken_2;
+            sw_res_2 = walkers_2_result;
+            sw_loc_2 = walkers_2_location;
+            sw_base_2 = walkers_2_base;
+            sw_size_2 = walkers_2_size;
+            sw_tag_2 = walkers_2_tag;
+        end
+        if (s_walker_2_q == widx_3) begin
+            sw_take_2 = taken_3;
+            sw_res_2 = walkers_3_result;
+            sw_loc_2 = walkers_3_location;
+            sw_base_2 = walkers_3_base;
+            sw_size_2 = walkers_3_size;
+            sw_tag_2 = walkers_3_tag;
+        end
+        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & sw_take_2) begin
             s_done_2_d_comb = 1'b1;
-            s_res_2_d_comb = walkers_0_result;
-            s_res_loc_2_d_comb = walkers_0_location;
-            s_res_base_2_d_comb = walkers_0_base;
-            s_res_size_2_d_comb = walkers_0_size;
-            s_res_tag_2_d_comb = walkers_0_tag;
+            s_res_2_d_comb = sw_res_2;
+            s_res_loc_2_d_comb = sw_loc_2;
+            s_res_base_2_d_comb = sw_base_2;
+            s_res_size_2_d_comb = sw_size_2;
+            s_res_tag_2_d_comb = sw_tag_2;
         end
         if (assign_now & free1_0 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_0;
         end
-        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_1) & taken_1) begin
-            s_done_2_d_comb = 1'b1;
-            s_res_2_d_comb = walkers_1_result;
-            s_res_loc_2_d_comb = walkers_1_location;
-            s_res_base_2_d_comb = walkers_1_base;
-            s_res_size_2_d_comb = walkers_1_size;
-            s_res_tag_2_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_1;
         end
-        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_2) & taken_2) begin
-            s_done_2_d_comb = 1'b1;
-            s_res_2_d_comb = walkers_2_result;
-            s_res_loc_2_d_comb = walkers_2_location;
-            s_res_base_2_d_comb = walkers_2_base;
-            s_res_size_2_d_comb = walkers_2_size;
-            s_res_tag_2_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_2;
-        end
-        if (s_valid_2_q & s_assigned_2_q & ~s_done_2_q & (s_walker_2_q == widx_3) & taken_3) begin
-            s_done_2_d_comb = 1'b1;
-            s_res_2_d_comb = walkers_3_result;
-            s_res_loc_2_d_comb = walkers_3_location;
-            s_res_base_2_d_comb = walkers_3_base;
-            s_res_size_2_d_comb = walkers_3_size;
-            s_res_tag_2_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
             s_assigned_2_d_comb = 1'b1;
@@ -8203,49 +8320,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_2_d_comb = 1'b0;
         end
-        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_0) & taken_0) begin
+        sw_take_3 = 1'b0;
+        sw_res_3 = walkers_0_result;
+        sw_loc_3 = walkers_0_location;
+        sw_base_3 = walkers_0_base;
+        sw_size_3 = walkers_0_size;
+        sw_tag_3 = walkers_0_tag;
+        if (s_walker_3_q == widx_0) begin
+            sw_take_3 = taken_0;
+            sw_res_3 = walkers_0_result;
+            sw_loc_3 = walkers_0_location;
+            sw_base_3 = walkers_0_base;
+            sw_size_3 = walkers_0_size;
+            sw_tag_3 = walkers_0_tag;
+        end
+        if (s_walker_3_q == widx_1) begin
+            sw_take_3 = taken_1;
+            sw_res_3 = walkers_1_result;
+            sw_loc_3 = walkers_1_location;
+            sw_base_3 = walkers_1_base;
+            sw_size_3 = walkers_1_size;
+            sw_tag_3 = walkers_1_tag;
+        end
+        if (s_walker_3_q == widx_2) begin
+            sw_take_3 = taken_2;
+            sw_res_3 = walkers_2_result;
+            sw_loc_3 = walkers_2_location;
+            sw_base_3 = walkers_2_base;
+            sw_size_3 = walkers_2_size;
+            sw_tag_3 = walkers_2_tag;
+        end
+        if (s_walker_3_q == widx_3) begin
+            sw_take_3 = taken_3;
+            sw_res_3 = walkers_3_result;
+            sw_loc_3 = walkers_3_location;
+            sw_base_3 = walkers_3_base;
+            sw_size_3 = walkers_3_size;
+            sw_tag_3 = walkers_3_tag;
+        end
+        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & sw_take_3) begin
             s_done_3_d_comb = 1'b1;
-            s_res_3_d_comb = walkers_0_result;
-            s_res_loc_3_d_comb = walkers_0_location;
-            s_res_base_3_d_comb = walkers_0_base;
-            s_res_size_3_d_comb = walkers_0_size;
-            s_res_tag_3_d_comb = walkers_0_tag;
+            s_res_3_d_comb = sw_res_3;
+            s_res_loc_3_d_comb = sw_loc_3;
+            s_res_base_3_d_comb = sw_base_3;
+            s_res_size_3_d_comb = sw_size_3;
+            s_res_tag_3_d_comb = sw_tag_3;
         end
         if (assign_now & free1_0 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_0;
         end
-        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_1) & taken_1) begin
-            s_done_3_d_comb = 1'b1;
-            s_res_3_d_comb = walkers_1_result;
-            s_res_loc_3_d_comb = walkers_1_location;
-            s_res_base_3_d_comb = walkers_1_base;
-            s_res_size_3_d_comb = walkers_1_size;
-            s_res_tag_3_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_1;
         end
-        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_2) & taken_2) begin
-            s_done_3_d_comb = 1'b1;
-            s_res_3_d_comb = walkers_2_result;
-            s_res_loc_3_d_comb = walkers_2_location;
-            s_res_base_3_d_comb = walkers_2_base;
-            s_res_size_3_d_comb = walkers_2_size;
-            s_res_tag_3_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_2;
-        end
-        if (s_valid_3_q & s_assigned_3_q & ~s_done_3_q & (s_walker_3_q == widx_3) & taken_3) begin
-            s_done_3_d_comb = 1'b1;
-            s_res_3_d_comb = walkers_3_result;
-            s_res_loc_3_d_comb = walkers_3_location;
-            s_res_base_3_d_comb = walkers_3_base;
-            s_res_size_3_d_comb = walkers_3_size;
-            s_res_tag_3_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
             s_assigned_3_d_comb = 1'b1;
@@ -8335,49 +8466,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_3_d_comb = 1'b0;
         end
-        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_0) & taken_0) begin
+        sw_take_4 = 1'b0;
+        sw_res_4 = walkers_0_result;
+        sw_loc_4 = walkers_0_location;
+        sw_base_4 = walkers_0_base;
+        sw_size_4 = walkers_0_size;
+        sw_tag_4 = walkers_0_tag;
+        if (s_walker_4_q == widx_0) begin
+            sw_take_4 = taken_0;
+            sw_res_4 = walkers_0_result;
+            sw_loc_4 = walkers_0_location;
+            sw_base_4 = walkers_0_base;
+            sw_size_4 = walkers_0_size;
+            sw_tag_4 = walkers_0_tag;
+        end
+        if (s_walker_4_q == widx_1) begin
+            sw_take_4 = taken_1;
+            sw_res_4 = walkers_1_result;
+            sw_loc_4 = walkers_1_location;
+            sw_base_4 = walkers_1_base;
+            sw_size_4 = walkers_1_size;
+            sw_tag_4 = walkers_1_tag;
+        end
+        if (s_walker_4_q == widx_2) begin
+            sw_take_4 = taken_2;
+            sw_res_4 = walkers_2_result;
+            sw_loc_4 = walkers_2_location;
+            sw_base_4 = walkers_2_base;
+            sw_size_4 = walkers_2_size;
+            sw_tag_4 = walkers_2_tag;
+        end
+        if (s_walker_4_q == widx_3) begin
+            sw_take_4 = taken_3;
+            sw_res_4 = walkers_3_result;
+            sw_loc_4 = walkers_3_location;
+            sw_base_4 = walkers_3_base;
+            sw_size_4 = walkers_3_size;
+            sw_tag_4 = walkers_3_tag;
+        end
+        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & sw_take_4) begin
             s_done_4_d_comb = 1'b1;
-            s_res_4_d_comb = walkers_0_result;
-            s_res_loc_4_d_comb = walkers_0_location;
-            s_res_base_4_d_comb = walkers_0_base;
-            s_res_size_4_d_comb = walkers_0_size;
-            s_res_tag_4_d_comb = walkers_0_tag;
+            s_res_4_d_comb = sw_res_4;
+            s_res_loc_4_d_comb = sw_loc_4;
+            s_res_base_4_d_comb = sw_base_4;
+            s_res_size_4_d_comb = sw_size_4;
+            s_res_tag_4_d_comb = sw_tag_4;
         end
         if (assign_now & free1_0 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_0;
         end
-        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_1) & taken_1) begin
-            s_done_4_d_comb = 1'b1;
-            s_res_4_d_comb = walkers_1_result;
-            s_res_loc_4_d_comb = walkers_1_location;
-            s_res_base_4_d_comb = walkers_1_base;
-            s_res_size_4_d_comb = walkers_1_size;
-            s_res_tag_4_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_1;
         end
-        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_2) & taken_2) begin
-            s_done_4_d_comb = 1'b1;
-            s_res_4_d_comb = walkers_2_result;
-            s_res_loc_4_d_comb = walkers_2_location;
-            s_res_base_4_d_comb = walkers_2_base;
-            s_res_size_4_d_comb = walkers_2_size;
-            s_res_tag_4_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_2;
-        end
-        if (s_valid_4_q & s_assigned_4_q & ~s_done_4_q & (s_walker_4_q == widx_3) & taken_3) begin
-            s_done_4_d_comb = 1'b1;
-            s_res_4_d_comb = walkers_3_result;
-            s_res_loc_4_d_comb = walkers_3_location;
-            s_res_base_4_d_comb = walkers_3_base;
-            s_res_size_4_d_comb = walkers_3_size;
-            s_res_tag_4_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
             s_assigned_4_d_comb = 1'b1;
@@ -8467,49 +8612,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_4_d_comb = 1'b0;
         end
-        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_0) & taken_0) begin
+        sw_take_5 = 1'b0;
+        sw_res_5 = walkers_0_result;
+        sw_loc_5 = walkers_0_location;
+        sw_base_5 = walkers_0_base;
+        sw_size_5 = walkers_0_size;
+        sw_tag_5 = walkers_0_tag;
+        if (s_walker_5_q == widx_0) begin
+            sw_take_5 = taken_0;
+            sw_res_5 = walkers_0_result;
+            sw_loc_5 = walkers_0_location;
+            sw_base_5 = walkers_0_base;
+            sw_size_5 = walkers_0_size;
+            sw_tag_5 = walkers_0_tag;
+        end
+        if (s_walker_5_q == widx_1) begin
+            sw_take_5 = taken_1;
+            sw_res_5 = walkers_1_result;
+            sw_loc_5 = walkers_1_location;
+            sw_base_5 = walkers_1_base;
+            sw_size_5 = walkers_1_size;
+            sw_tag_5 = walkers_1_tag;
+        end
+        if (s_walker_5_q == widx_2) begin
+            sw_take_5 = taken_2;
+            sw_res_5 = walkers_2_result;
+            sw_loc_5 = walkers_2_location;
+            sw_base_5 = walkers_2_base;
+            sw_size_5 = walkers_2_size;
+            sw_tag_5 = walkers_2_tag;
+        end
+        if (s_walker_5_q == widx_3) begin
+            sw_take_5 = taken_3;
+            sw_res_5 = walkers_3_result;
+            sw_loc_5 = walkers_3_location;
+            sw_base_5 = walkers_3_base;
+            sw_size_5 = walkers_3_size;
+            sw_tag_5 = walkers_3_tag;
+        end
+        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & sw_take_5) begin
             s_done_5_d_comb = 1'b1;
-            s_res_5_d_comb = walkers_0_result;
-            s_res_loc_5_d_comb = walkers_0_location;
-            s_res_base_5_d_comb = walkers_0_base;
-            s_res_size_5_d_comb = walkers_0_size;
-            s_res_tag_5_d_comb = walkers_0_tag;
+            s_res_5_d_comb = sw_res_5;
+            s_res_loc_5_d_comb = sw_loc_5;
+            s_res_base_5_d_comb = sw_base_5;
+            s_res_size_5_d_comb = sw_size_5;
+            s_res_tag_5_d_comb = sw_tag_5;
         end
         if (assign_now & free1_0 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_0;
         end
-        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_1) & taken_1) begin
-            s_done_5_d_comb = 1'b1;
-            s_res_5_d_comb = walkers_1_result;
-            s_res_loc_5_d_comb = walkers_1_location;
-            s_res_base_5_d_comb = walkers_1_base;
-            s_res_size_5_d_comb = walkers_1_size;
-            s_res_tag_5_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_1;
         end
-        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_2) & taken_2) begin
-            s_done_5_d_comb = 1'b1;
-            s_res_5_d_comb = walkers_2_result;
-            s_res_loc_5_d_comb = walkers_2_location;
-            s_res_base_5_d_comb = walkers_2_base;
-            s_res_size_5_d_comb = walkers_2_size;
-            s_res_tag_5_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_2;
-        end
-        if (s_valid_5_q & s_assigned_5_q & ~s_done_5_q & (s_walker_5_q == widx_3) & taken_3) begin
-            s_done_5_d_comb = 1'b1;
-            s_res_5_d_comb = walkers_3_result;
-            s_res_loc_5_d_comb = walkers_3_location;
-            s_res_base_5_d_comb = walkers_3_base;
-            s_res_size_5_d_comb = walkers_3_size;
-            s_res_tag_5_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
             s_assigned_5_d_comb = 1'b1;
@@ -8599,49 +8758,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_5_d_comb = 1'b0;
         end
-        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_0) & taken_0) begin
+        sw_take_6 = 1'b0;
+        sw_res_6 = walkers_0_result;
+        sw_loc_6 = walkers_0_location;
+        sw_base_6 = walkers_0_base;
+        sw_size_6 = walkers_0_size;
+        sw_tag_6 = walkers_0_tag;
+        if (s_walker_6_q == widx_0) begin
+            sw_take_6 = taken_0;
+            sw_res_6 = walkers_0_result;
+            sw_loc_6 = walkers_0_location;
+            sw_base_6 = walkers_0_base;
+            sw_size_6 = walkers_0_size;
+            sw_tag_6 = walkers_0_tag;
+        end
+        if (s_walker_6_q == widx_1) begin
+            sw_take_6 = taken_1;
+            sw_res_6 = walkers_1_result;
+            sw_loc_6 = walkers_1_location;
+            sw_base_6 = walkers_1_base;
+            sw_size_6 = walkers_1_size;
+            sw_tag_6 = walkers_1_tag;
+        end
+        if (s_walker_6_q == widx_2) begin
+            sw_take_6 = taken_2;
+            sw_res_6 = walkers_2_result;
+            sw_loc_6 = walkers_2_location;
+            sw_base_6 = walkers_2_base;
+            sw_size_6 = walkers_2_size;
+            sw_tag_6 = walkers_2_tag;
+        end
+        if (s_walker_6_q == widx_3) begin
+            sw_take_6 = taken_3;
+            sw_res_6 = walkers_3_result;
+            sw_loc_6 = walkers_3_location;
+            sw_base_6 = walkers_3_base;
+            sw_size_6 = walkers_3_size;
+            sw_tag_6 = walkers_3_tag;
+        end
+        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & sw_take_6) begin
             s_done_6_d_comb = 1'b1;
-            s_res_6_d_comb = walkers_0_result;
-            s_res_loc_6_d_comb = walkers_0_location;
-            s_res_base_6_d_comb = walkers_0_base;
-            s_res_size_6_d_comb = walkers_0_size;
-            s_res_tag_6_d_comb = walkers_0_tag;
+            s_res_6_d_comb = sw_res_6;
+            s_res_loc_6_d_comb = sw_loc_6;
+            s_res_base_6_d_comb = sw_base_6;
+            s_res_size_6_d_comb = sw_size_6;
+            s_res_tag_6_d_comb = sw_tag_6;
         end
         if (assign_now & free1_0 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_0;
         end
-        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_1) & taken_1) begin
-            s_done_6_d_comb = 1'b1;
-            s_res_6_d_comb = walkers_1_result;
-            s_res_loc_6_d_comb = walkers_1_location;
-            s_res_base_6_d_comb = walkers_1_base;
-            s_res_size_6_d_comb = walkers_1_size;
-            s_res_tag_6_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_1;
         end
-        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_2) & taken_2) begin
-            s_done_6_d_comb = 1'b1;
-            s_res_6_d_comb = walkers_2_result;
-            s_res_loc_6_d_comb = walkers_2_location;
-            s_res_base_6_d_comb = walkers_2_base;
-            s_res_size_6_d_comb = walkers_2_size;
-            s_res_tag_6_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_2;
-        end
-        if (s_valid_6_q & s_assigned_6_q & ~s_done_6_q & (s_walker_6_q == widx_3) & taken_3) begin
-            s_done_6_d_comb = 1'b1;
-            s_res_6_d_comb = walkers_3_result;
-            s_res_loc_6_d_comb = walkers_3_location;
-            s_res_base_6_d_comb = walkers_3_base;
-            s_res_size_6_d_comb = walkers_3_size;
-            s_res_tag_6_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
             s_assigned_6_d_comb = 1'b1;
@@ -8731,49 +8904,63 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (reset) begin
             s_valid_6_d_comb = 1'b0;
         end
-        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_0) & taken_0) begin
+        sw_take_7 = 1'b0;
+        sw_res_7 = walkers_0_result;
+        sw_loc_7 = walkers_0_location;
+        sw_base_7 = walkers_0_base;
+        sw_size_7 = walkers_0_size;
+        sw_tag_7 = walkers_0_tag;
+        if (s_walker_7_q == widx_0) begin
+            sw_take_7 = taken_0;
+            sw_res_7 = walkers_0_result;
+            sw_loc_7 = walkers_0_location;
+            sw_base_7 = walkers_0_base;
+            sw_size_7 = walkers_0_size;
+            sw_tag_7 = walkers_0_tag;
+        end
+        if (s_walker_7_q == widx_1) begin
+            sw_take_7 = taken_1;
+            sw_res_7 = walkers_1_result;
+            sw_loc_7 = walkers_1_location;
+            sw_base_7 = walkers_1_base;
+            sw_size_7 = walkers_1_size;
+            sw_tag_7 = walkers_1_tag;
+        end
+        if (s_walker_7_q == widx_2) begin
+            sw_take_7 = taken_2;
+            sw_res_7 = walkers_2_result;
+            sw_loc_7 = walkers_2_location;
+            sw_base_7 = walkers_2_base;
+            sw_size_7 = walkers_2_size;
+            sw_tag_7 = walkers_2_tag;
+        end
+        if (s_walker_7_q == widx_3) begin
+            sw_take_7 = taken_3;
+            sw_res_7 = walkers_3_result;
+            sw_loc_7 = walkers_3_location;
+            sw_base_7 = walkers_3_base;
+            sw_size_7 = walkers_3_size;
+            sw_tag_7 = walkers_3_tag;
+        end
+        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & sw_take_7) begin
             s_done_7_d_comb = 1'b1;
-            s_res_7_d_comb = walkers_0_result;
-            s_res_loc_7_d_comb = walkers_0_location;
-            s_res_base_7_d_comb = walkers_0_base;
-            s_res_size_7_d_comb = walkers_0_size;
-            s_res_tag_7_d_comb = walkers_0_tag;
+            s_res_7_d_comb = sw_res_7;
+            s_res_loc_7_d_comb = sw_loc_7;
+            s_res_base_7_d_comb = sw_base_7;
+            s_res_size_7_d_comb = sw_size_7;
+            s_res_tag_7_d_comb = sw_tag_7;
         end
         if (assign_now & free1_0 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_0;
         end
-        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_1) & taken_1) begin
-            s_done_7_d_comb = 1'b1;
-            s_res_7_d_comb = walkers_1_result;
-            s_res_loc_7_d_comb = walkers_1_location;
-            s_res_base_7_d_comb = walkers_1_base;
-            s_res_size_7_d_comb = walkers_1_size;
-            s_res_tag_7_d_comb = walkers_1_tag;
-        end
         if (assign_now & free1_1 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_1;
         end
-        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_2) & taken_2) begin
-            s_done_7_d_comb = 1'b1;
-            s_res_7_d_comb = walkers_2_result;
-            s_res_loc_7_d_comb = walkers_2_location;
-            s_res_base_7_d_comb = walkers_2_base;
-            s_res_size_7_d_comb = walkers_2_size;
-            s_res_tag_7_d_comb = walkers_2_tag;
-        end
         if (assign_now & free1_2 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_2;
-        end
-        if (s_valid_7_q & s_assigned_7_q & ~s_done_7_q & (s_walker_7_q == widx_3) & taken_3) begin
-            s_done_7_d_comb = 1'b1;
-            s_res_7_d_comb = walkers_3_result;
-            s_res_loc_7_d_comb = walkers_3_location;
-            s_res_base_7_d_comb = walkers_3_base;
-            s_res_size_7_d_comb = walkers_3_size;
-            s_res_tag_7_d_comb = walkers_3_tag;
         end
         if (assign_now & free1_3 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
             s_assigned_7_d_comb = 1'b1;
@@ -9919,14 +10106,15 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         e_merged_d = e_merged_d_comb;
         e_miss_d = e_miss_d_comb;
         e_nodes_d = e_nodes_d_comb;
+        fq_base_d = fq_base_d_comb;
+        fq_loc_d = fq_loc_d_comb;
+        fq_size_d = fq_size_d_comb;
+        fq_tag_d = fq_tag_d_comb;
+        fq_valid_d = fq_valid_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
         mem_req_id = mem_req_id_comb;
         mem_req_node = mem_req_node_comb;
-        mlb_fill_base = mlb_fill_base_comb;
-        mlb_fill_loc = mlb_fill_loc_comb;
-        mlb_fill_size = mlb_fill_size_comb;
-        mlb_fill_tag = mlb_fill_tag_comb;
         mode_r_d = mode_r_d_comb;
         p_id_0_d = p_id_0_d_comb;
         p_key_0_d = p_key_0_d_comb;
@@ -35756,28 +35944,30 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    if (start) begin
-                        range_r_d_comb = start_range;
-                        bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
-                        steps_r_d_comb = zero16;
-                        cancelled_r_d_comb = 1'b0;
-                        state_d_comb = WalkerState_Issue;
-                        if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
-                            node_r_d_comb = root_m[(32'h5)+:(51)];
-                            if (root_m == zero64) begin
-                                result_r_d_comb = res_not_found;
-                                state_d_comb = WalkerState_Done;
-                            end
-                            else if (limit == zero16) begin
-                                result_r_d_comb = res_limit;
-                                state_d_comb = WalkerState_Done;
-                            end
+                    range_r_d_comb = start_range;
+                    bst_r_d_comb = is_bst;
+                    limit_r_d_comb = limit;
+                    steps_r_d_comb = zero16;
+                    cancelled_r_d_comb = 1'b0;
+                    if (start_range) begin
+                        a_r_d_comb = start_a & addr_mask;
+                        node_r_d_comb = root_m[(32'h5)+:(51)];
+                        result_r_d_comb = res_found;
+                        if (root_m == zero64) begin
+                            result_r_d_comb = res_not_found;
                         end
-                        else begin
-                            a_r_d_comb = start_loc & loc_mask;
-                            node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        else if (limit == zero16) begin
+                            result_r_d_comb = res_limit;
+                        end
+                    end
+                    else begin
+                        a_r_d_comb = start_loc & loc_mask;
+                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                    end
+                    if (start) begin
+                        state_d_comb = WalkerState_Issue;
+                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                            state_d_comb = WalkerState_Done;
                         end
                     end
                 end
@@ -36106,28 +36296,30 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    if (start) begin
-                        range_r_d_comb = start_range;
-                        bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
-                        steps_r_d_comb = zero16;
-                        cancelled_r_d_comb = 1'b0;
-                        state_d_comb = WalkerState_Issue;
-                        if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
-                            node_r_d_comb = root_m[(32'h5)+:(51)];
-                            if (root_m == zero64) begin
-                                result_r_d_comb = res_not_found;
-                                state_d_comb = WalkerState_Done;
-                            end
-                            else if (limit == zero16) begin
-                                result_r_d_comb = res_limit;
-                                state_d_comb = WalkerState_Done;
-                            end
+                    range_r_d_comb = start_range;
+                    bst_r_d_comb = is_bst;
+                    limit_r_d_comb = limit;
+                    steps_r_d_comb = zero16;
+                    cancelled_r_d_comb = 1'b0;
+                    if (start_range) begin
+                        a_r_d_comb = start_a & addr_mask;
+                        node_r_d_comb = root_m[(32'h5)+:(51)];
+                        result_r_d_comb = res_found;
+                        if (root_m == zero64) begin
+                            result_r_d_comb = res_not_found;
                         end
-                        else begin
-                            a_r_d_comb = start_loc & loc_mask;
-                            node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        else if (limit == zero16) begin
+                            result_r_d_comb = res_limit;
+                        end
+                    end
+                    else begin
+                        a_r_d_comb = start_loc & loc_mask;
+                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                    end
+                    if (start) begin
+                        state_d_comb = WalkerState_Issue;
+                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                            state_d_comb = WalkerState_Done;
                         end
                     end
                 end
@@ -36456,28 +36648,30 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    if (start) begin
-                        range_r_d_comb = start_range;
-                        bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
-                        steps_r_d_comb = zero16;
-                        cancelled_r_d_comb = 1'b0;
-                        state_d_comb = WalkerState_Issue;
-                        if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
-                            node_r_d_comb = root_m[(32'h5)+:(51)];
-                            if (root_m == zero64) begin
-                                result_r_d_comb = res_not_found;
-                                state_d_comb = WalkerState_Done;
-                            end
-                            else if (limit == zero16) begin
-                                result_r_d_comb = res_limit;
-                                state_d_comb = WalkerState_Done;
-                            end
+                    range_r_d_comb = start_range;
+                    bst_r_d_comb = is_bst;
+                    limit_r_d_comb = limit;
+                    steps_r_d_comb = zero16;
+                    cancelled_r_d_comb = 1'b0;
+                    if (start_range) begin
+                        a_r_d_comb = start_a & addr_mask;
+                        node_r_d_comb = root_m[(32'h5)+:(51)];
+                        result_r_d_comb = res_found;
+                        if (root_m == zero64) begin
+                            result_r_d_comb = res_not_found;
                         end
-                        else begin
-                            a_r_d_comb = start_loc & loc_mask;
-                            node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        else if (limit == zero16) begin
+                            result_r_d_comb = res_limit;
+                        end
+                    end
+                    else begin
+                        a_r_d_comb = start_loc & loc_mask;
+                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                    end
+                    if (start) begin
+                        state_d_comb = WalkerState_Issue;
+                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                            state_d_comb = WalkerState_Done;
                         end
                     end
                 end
@@ -36806,28 +37000,30 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    if (start) begin
-                        range_r_d_comb = start_range;
-                        bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
-                        steps_r_d_comb = zero16;
-                        cancelled_r_d_comb = 1'b0;
-                        state_d_comb = WalkerState_Issue;
-                        if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
-                            node_r_d_comb = root_m[(32'h5)+:(51)];
-                            if (root_m == zero64) begin
-                                result_r_d_comb = res_not_found;
-                                state_d_comb = WalkerState_Done;
-                            end
-                            else if (limit == zero16) begin
-                                result_r_d_comb = res_limit;
-                                state_d_comb = WalkerState_Done;
-                            end
+                    range_r_d_comb = start_range;
+                    bst_r_d_comb = is_bst;
+                    limit_r_d_comb = limit;
+                    steps_r_d_comb = zero16;
+                    cancelled_r_d_comb = 1'b0;
+                    if (start_range) begin
+                        a_r_d_comb = start_a & addr_mask;
+                        node_r_d_comb = root_m[(32'h5)+:(51)];
+                        result_r_d_comb = res_found;
+                        if (root_m == zero64) begin
+                            result_r_d_comb = res_not_found;
                         end
-                        else begin
-                            a_r_d_comb = start_loc & loc_mask;
-                            node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        else if (limit == zero16) begin
+                            result_r_d_comb = res_limit;
+                        end
+                    end
+                    else begin
+                        a_r_d_comb = start_loc & loc_mask;
+                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                    end
+                    if (start) begin
+                        state_d_comb = WalkerState_Issue;
+                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                            state_d_comb = WalkerState_Done;
                         end
                     end
                 end

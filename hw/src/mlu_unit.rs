@@ -271,6 +271,13 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     in_tagged: Vec<Signal<Local, Bit>>,
     a_search: Signal<Local, Bit>,
     maintenance: Signal<Local, Bit>,
+    // The fill register (sim::mlu_unit fill_q): a walk's result on its
+    // way to the MLB, written there a cycle later.
+    fq_valid: DFF<Bit>,
+    fq_loc: DFF<Bits<51>>,
+    fq_base: DFF<Bits<56>>,
+    fq_size: DFF<Bits<56>>,
+    fq_tag: DFF<Bits<8>>,
     wants_fill: Vec<Signal<Local, Bit>>,
     fill_pre: Vec<Signal<Local, Bit>>,
     fill_grant: Vec<Signal<Local, Bit>>,
@@ -288,6 +295,15 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     unas: Vec<Signal<Local, Bit>>,
     unas_pre: Vec<Signal<Local, Bit>>,
     unas_pick: Vec<Signal<Local, Bit>>,
+    // Per slot, its walker's result and whether that walker is taken now,
+    // selected by the slot's walker index (a register), so the late `taken`
+    // is the one enable of the slot's result registers.
+    sw_take: Vec<Signal<Local, Bit>>,
+    sw_res: Vec<Signal<Local, Bits<2>>>,
+    sw_loc: Vec<Signal<Local, Bits<51>>>,
+    sw_base: Vec<Signal<Local, Bits<56>>>,
+    sw_size: Vec<Signal<Local, Bits<56>>>,
+    sw_tag: Vec<Signal<Local, Bits<8>>>,
     assign_now: Signal<Local, Bit>,
     u_key_range: Signal<Local, Bit>,
     u_key: Signal<Local, Bits<64>>,
@@ -513,6 +529,11 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             in_tagged: sigs(L + 1),
             a_search: Default::default(),
             maintenance: Default::default(),
+            fq_valid: Default::default(),
+            fq_loc: Default::default(),
+            fq_base: Default::default(),
+            fq_size: Default::default(),
+            fq_tag: Default::default(),
             wants_fill: sigs(k),
             fill_pre: sigs(k + 1),
             fill_grant: sigs(k),
@@ -530,6 +551,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             unas: sigs(r),
             unas_pre: sigs(r + 1),
             unas_pick: sigs(r),
+            sw_take: sigs(r),
+            sw_res: sigs(r),
+            sw_loc: sigs(r),
+            sw_base: sigs(r),
+            sw_size: sigs(r),
+            sw_tag: sigs(r),
             assign_now: Default::default(),
             u_key_range: Default::default(),
             u_key: Default::default(),
@@ -593,7 +620,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, e_lookup, e_hit, e_miss, e_merged, e_nodes, e_fault, c_lookups, c_hits, c_misses, c_merged,
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, e_lookup, e_hit, e_miss, e_merged, e_nodes, e_fault, c_lookups, c_hits, c_misses, c_merged,
             c_nodes, c_faults
         );
         self.mlb.clock.next = self.clock.val();
@@ -731,8 +758,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.mlb.inv_loc.next = self.p_loc[0].q.val().get_bits::<51>(5);
                             self.mlb.flush.next = self.p_valid[0].q.val() & !self.p_replay[0].q.val() & (self.p_op[0].q.val() == self.op_flush.val());
 
-                            // Walks that ended: the lowest with a fill to write takes the fill
-                            // port; the others without one are released now.
+                            // Walks that ended: the lowest with a fill to write moves it to the
+                            // fill register; the others without one are released now. An
+                            // INVALIDATE or FLUSH drops the fill entering or leaving the
+                            // register (the walkers' `cancel` keeps the others from filling).
                             self.fill_pre[0].next = false;
                             self.port_pre[0].next = false;
                             self.free1_pre[0].next = false;
@@ -740,8 +769,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             for k in 0..self.walkers.len() {
                                 self.wants_fill[k].next = self.walkers[k].done.val()
                                     & (self.walkers[k].result.val() == self.res_found.val())
-                                    & !self.walkers[k].cancelled.val()
-                                    & !self.maintenance.val();
+                                    & !self.walkers[k].cancelled.val();
                                 self.fill_grant[k].next = self.wants_fill[k].val() & !self.fill_pre[k].val();
                                 self.fill_pre[k + 1].next = self.fill_pre[k].val() | self.wants_fill[k].val();
                                 self.taken[k].next = self.walkers[k].done.val() & (!self.wants_fill[k].val() | self.fill_grant[k].val());
@@ -755,21 +783,23 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.free2[k].next = !self.walkers[k].busy.val() & self.free1_pre[k].val() & !self.free2_pre[k].val();
                                 self.free2_pre[k + 1].next = self.free2_pre[k].val() | (!self.walkers[k].busy.val() & self.free1_pre[k].val());
                             }
-                            // A fill (a read) is granted exactly when some walker wants one.
-                            self.mlb.fill_valid.next = self.fill_pre[kk].val();
-                            self.mlb.fill_loc.next = self.walkers[0].location.val();
-                            self.mlb.fill_base.next = self.walkers[0].base.val();
-                            self.mlb.fill_size.next = self.walkers[0].size.val();
-                            self.mlb.fill_tag.next = self.walkers[0].tag.val();
+                            // The fill register takes a fill exactly when some walker wants one
+                            // (its data hold otherwise).
+                            self.fq_valid.d.next = self.fill_pre[kk].val() & !self.maintenance.val() & !self.reset.val();
+                            self.mlb.fill_valid.next = self.fq_valid.q.val() & !self.maintenance.val();
+                            self.mlb.fill_loc.next = self.fq_loc.q.val();
+                            self.mlb.fill_base.next = self.fq_base.q.val();
+                            self.mlb.fill_size.next = self.fq_size.q.val();
+                            self.mlb.fill_tag.next = self.fq_tag.q.val();
                             self.mem_req_valid.next = self.port_pre[kk].val();
                             self.mem_req_id.next = self.widx[0].val();
                             self.mem_req_node.next = self.walkers[0].req_node.val();
                             for k in 0..self.walkers.len() {
                                 if self.fill_grant[k].val() {
-                                    self.mlb.fill_loc.next = self.walkers[k].location.val();
-                                    self.mlb.fill_base.next = self.walkers[k].base.val();
-                                    self.mlb.fill_size.next = self.walkers[k].size.val();
-                                    self.mlb.fill_tag.next = self.walkers[k].tag.val();
+                                    self.fq_loc.d.next = self.walkers[k].location.val();
+                                    self.fq_base.d.next = self.walkers[k].base.val();
+                                    self.fq_size.d.next = self.walkers[k].size.val();
+                                    self.fq_tag.d.next = self.walkers[k].tag.val();
                                 }
                                 if self.port_grant[k].val() {
                                     self.mem_req_id.next = self.widx[k].val();
@@ -1035,41 +1065,56 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].resp_link1.next = self.mem_resp_link1.val();
                                 self.walkers[k].taken.next = self.taken[k].val();
                                 self.walkers[k].cancel.next = self.maintenance.val();
+                                // The key offered to walker k: the unassigned group's if k is
+                                // the first idle walker and a group waits, else stage C's. The
+                                // select is made from registers, apart from the late decision
+                                // whether k starts (hw/src/walker.rs loads the key while idle).
                                 self.walkers[k].start.next = false;
-                                self.walkers[k].start_range.next = self.u_key_range.val();
-                                self.walkers[k].start_a.next = self.u_key.val();
-                                self.walkers[k].start_loc.next = self.u_key.val();
+                                self.walkers[k].start_range.next = self.p_key_range[c].q.val();
+                                self.walkers[k].start_a.next = self.p_key[c].q.val();
+                                self.walkers[k].start_loc.next = self.p_key[c].q.val();
                                 if self.assign_now.val() & self.free1[k].val() {
                                     self.walkers[k].start.next = true;
+                                    self.walkers[k].start_range.next = self.u_key_range.val();
+                                    self.walkers[k].start_a.next = self.u_key.val();
+                                    self.walkers[k].start_loc.next = self.u_key.val();
                                 }
                                 if self.c_miss.val() & !self.merge_any.val() & !self.join_group.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
                                     self.walkers[k].start.next = true;
-                                    self.walkers[k].start_range.next = self.p_key_range[c].q.val();
-                                    self.walkers[k].start_a.next = self.p_key[c].q.val();
-                                    self.walkers[k].start_loc.next = self.p_key[c].q.val();
                                 }
                             }
 
                             // Slots: results of released walks, the unassigned group assigned,
                             // the replayed slot freed, stage C's miss written.
                             for s in 0..self.s_valid.len() {
+                                self.sw_take[s].next = false;
+                                self.sw_res[s].next = self.walkers[0].result.val();
+                                self.sw_loc[s].next = self.walkers[0].location.val();
+                                self.sw_base[s].next = self.walkers[0].base.val();
+                                self.sw_size[s].next = self.walkers[0].size.val();
+                                self.sw_tag[s].next = self.walkers[0].tag.val();
                                 for k in 0..self.walkers.len() {
-                                    // Only a slot still waiting: one already done keeps its walker
-                                    // index while it waits to replay, and that walker may have
-                                    // ended another walk since.
-                                    if self.s_valid[s].q.val()
-                                        & self.s_assigned[s].q.val()
-                                        & !self.s_done[s].q.val()
-                                        & (self.s_walker[s].q.val() == self.widx[k].val())
-                                        & self.taken[k].val()
-                                    {
-                                        self.s_done[s].d.next = true;
-                                        self.s_res[s].d.next = self.walkers[k].result.val();
-                                        self.s_res_loc[s].d.next = self.walkers[k].location.val();
-                                        self.s_res_base[s].d.next = self.walkers[k].base.val();
-                                        self.s_res_size[s].d.next = self.walkers[k].size.val();
-                                        self.s_res_tag[s].d.next = self.walkers[k].tag.val();
+                                    if self.s_walker[s].q.val() == self.widx[k].val() {
+                                        self.sw_take[s].next = self.taken[k].val();
+                                        self.sw_res[s].next = self.walkers[k].result.val();
+                                        self.sw_loc[s].next = self.walkers[k].location.val();
+                                        self.sw_base[s].next = self.walkers[k].base.val();
+                                        self.sw_size[s].next = self.walkers[k].size.val();
+                                        self.sw_tag[s].next = self.walkers[k].tag.val();
                                     }
+                                }
+                                // Only a slot still waiting: one already done keeps its walker
+                                // index while it waits to replay, and that walker may have ended
+                                // another walk since.
+                                if self.s_valid[s].q.val() & self.s_assigned[s].q.val() & !self.s_done[s].q.val() & self.sw_take[s].val() {
+                                    self.s_done[s].d.next = true;
+                                    self.s_res[s].d.next = self.sw_res[s].val();
+                                    self.s_res_loc[s].d.next = self.sw_loc[s].val();
+                                    self.s_res_base[s].d.next = self.sw_base[s].val();
+                                    self.s_res_size[s].d.next = self.sw_size[s].val();
+                                    self.s_res_tag[s].d.next = self.sw_tag[s].val();
+                                }
+                                for k in 0..self.walkers.len() {
                                     if self.assign_now.val()
                                         & self.free1[k].val()
                                         & self.unas[s].val()

@@ -22,7 +22,7 @@
 //!   used, so a tagged pointer may be given), `start_loc` and `root` (node
 //!   addresses: bits 55..5 are used), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
-//!   low); latched.
+//!   low); latched (the key registers follow them in every idle cycle).
 //! - `req_valid`, `req_node`: the read this walker wants (from registers).
 //!   `grant`: the unit's port arbiter passed it to the port this cycle.
 //! - `resp_valid` (this walker's response, routed by id by the unit) with
@@ -250,26 +250,32 @@ impl Logic for Walker {
         }
         match self.state.q.val() {
             WalkerState::Idle => {
+                // The key and first node are loaded in every idle cycle (an
+                // idle walker's registers are not looked at), so `start`, the
+                // unit's late miss decision, drives the state alone and not
+                // the select of some 130 register bits.
+                self.range_r.d.next = self.start_range.val();
+                self.bst_r.d.next = self.is_bst.val();
+                self.limit_r.d.next = self.limit.val();
+                self.steps_r.d.next = self.zero16.val();
+                self.cancelled_r.d.next = false;
+                if self.start_range.val() {
+                    self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
+                    self.node_r.d.next = self.root_m.val().get_bits::<51>(5);
+                    self.result_r.d.next = self.res_found.val();
+                    if self.root_m.val() == self.zero64.val() {
+                        self.result_r.d.next = self.res_not_found.val();
+                    } else if self.limit.val() == self.zero16.val() {
+                        self.result_r.d.next = self.res_limit.val();
+                    }
+                } else {
+                    self.a_r.d.next = self.start_loc.val() & self.loc_mask.val();
+                    self.node_r.d.next = self.start_loc.val().get_bits::<51>(5);
+                }
                 if self.start.val() {
-                    self.range_r.d.next = self.start_range.val();
-                    self.bst_r.d.next = self.is_bst.val();
-                    self.limit_r.d.next = self.limit.val();
-                    self.steps_r.d.next = self.zero16.val();
-                    self.cancelled_r.d.next = false;
                     self.state.d.next = WalkerState::Issue;
-                    if self.start_range.val() {
-                        self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
-                        self.node_r.d.next = self.root_m.val().get_bits::<51>(5);
-                        if self.root_m.val() == self.zero64.val() {
-                            self.result_r.d.next = self.res_not_found.val();
-                            self.state.d.next = WalkerState::Done;
-                        } else if self.limit.val() == self.zero16.val() {
-                            self.result_r.d.next = self.res_limit.val();
-                            self.state.d.next = WalkerState::Done;
-                        }
-                    } else {
-                        self.a_r.d.next = self.start_loc.val() & self.loc_mask.val();
-                        self.node_r.d.next = self.start_loc.val().get_bits::<51>(5);
+                    if self.start_range.val() & ((self.root_m.val() == self.zero64.val()) | (self.limit.val() == self.zero16.val())) {
+                        self.state.d.next = WalkerState::Done;
                     }
                 }
             }

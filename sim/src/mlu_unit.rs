@@ -28,7 +28,8 @@
 //!   unassigned slot first, one per cycle; every unassigned slot of the same
 //!   key joins it).
 //!   When the walk ends, its result is copied into its slots, the MLB is
-//!   filled (one fill per cycle, lowest walker first), and each slot
+//!   filled (through a fill register, so a cycle later; one fill per cycle,
+//!   lowest walker first), and each slot
 //!   re-enters stage A with the result, one per cycle (lowest slot first),
 //!   skipping the MLB search; its response follows at the fixed latency.
 //!   Responses carry the request's id and overtake each other freely.
@@ -41,9 +42,10 @@
 //! - At m = 2 the MLB reads the entry a cycle after its search: a fill that
 //!   replaces the entry a same-cycle search hit makes that search a miss.
 //! - INVALIDATE and FLUSH apply to the MLB in stage A, in order with the
-//!   requests around them: a later request's search sees them. Every walk in
-//!   flight in that cycle is cancelled: it fills nothing (what it read may
-//!   predate the free) and takes no more merged misses; the requests already
+//!   requests around them: a later request's search sees them. The fill
+//!   register is emptied, and every walk in flight or done in that cycle is
+//!   cancelled: it fills nothing (what it read may predate the free) and
+//!   takes no more merged misses; the requests already
 //!   waiting on it still get its result (they are older than the free). So
 //!   a freed allocation's entry never survives an INVALIDATE, whatever is in
 //!   flight.
@@ -361,6 +363,8 @@ pub struct MluUnit {
     resp: VecDeque<Option<UnitResponse>>,
     walkers: Vec<Walker>,
     slots: Vec<Option<Slot>>,
+    /// The fill register: a walk's result on its way to the MLB.
+    fill_q: Option<(u64, Meta)>,
     counters: UnitCounters,
     /// The unit was idle at the start of the last cycle (the RTL counts an
     /// event a cycle or two after the model: `UnitOut::idle_counters`).
@@ -380,6 +384,7 @@ impl MluUnit {
             resp: VecDeque::new(),
             walkers: vec![],
             slots: vec![],
+            fill_q: None,
             counters: UnitCounters::default(),
             was_idle: true,
             cycle: 0,
@@ -397,6 +402,7 @@ impl MluUnit {
         self.resp = (0..self.p.check_latency).map(|_| None).collect();
         self.walkers = vec![Walker::default(); self.p.walkers];
         self.slots = vec![None; self.p.miss_slots];
+        self.fill_q = None;
         self.counters = UnitCounters::default();
         self.was_idle = true;
         self.cycle = 0;
@@ -437,6 +443,7 @@ impl MluUnit {
             && self.resp.iter().all(Option::is_none)
             && self.walkers.iter().all(Walker::is_idle)
             && self.slots.iter().all(Option::is_none)
+            && self.fill_q.is_none()
     }
 
     /// The slot that re-enters stage A next cycle, if any.
@@ -494,24 +501,34 @@ impl MluUnit {
         let a_op = self.pipe[0].as_ref().filter(|f| f.replay.is_none()).map(|f| f.req.op);
         let maintenance = matches!(a_op, Some(Op::Invalidate | Op::Flush));
 
-        // Walks that ended: the lowest one with a fill to write takes the
-        // fill port; the others without one hand their result over now.
-        let mut fill = None;
+        // Walks that ended: the lowest one with a fill to write moves it to
+        // the fill register; the others without one hand their result over
+        // now. The fill register writes the MLB a cycle later, so no
+        // decision runs on into the MLB's write enables. An INVALIDATE or
+        // FLUSH in either cycle drops the fill (what it holds may predate
+        // the free).
+        let mut next_fill = None;
         let mut taken = vec![];
         for (i, w) in self.walkers.iter().enumerate() {
             let WalkerState::Done(result) = w.state else { continue };
-            let wants_fill = matches!(result, WalkResult::Found { .. }) && !w.cancelled && !maintenance;
+            let wants_fill = matches!(result, WalkResult::Found { .. }) && !w.cancelled;
             if !wants_fill {
                 if matches!(result, WalkResult::Found { .. }) {
                     self.counters.fills_cancelled += 1;
                 }
                 taken.push(i);
-            } else if fill.is_none() {
+            } else if next_fill.is_none() {
                 let WalkResult::Found { location, meta } = result else { unreachable!() };
-                fill = Some((location, meta));
+                next_fill = Some((location, meta));
                 taken.push(i);
             }
         }
+        let fill = self.fill_q.take();
+        if maintenance {
+            self.counters.fills_cancelled += fill.is_some() as u64 + next_fill.is_some() as u64;
+        }
+        let fill = fill.filter(|_| !maintenance);
+        self.fill_q = next_fill.filter(|_| !maintenance);
 
         // Stage A: the MLB search, INVALIDATE or FLUSH, with the fill.
         let mut mlb_in = MlbCycleInputs { fill, ..Default::default() };

@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn unit_modules_fall_into_its_four_blocks() {
-        let t = "mlu8_bst_k4_l32_c2";
+        let t = "mlu8_bst_k4_l32_p2_c2";
         let b = |m: &str| classify_unit(t, &format!("{t}{m}"));
         assert!(b("").starts_with("unit pipeline"));
         assert!(b("_mlb").starts_with("MLB"));

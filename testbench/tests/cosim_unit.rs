@@ -2,8 +2,8 @@
 //! against the golden model, every output every cycle (1,000,000 requests
 //! on each committed unit top, about 30 s each); the unit's
 //! throughput and miss overlap measured from the Verilog's own outputs; and
-//! three Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
-//! walk in flight, a wrong lane mask), each caught.
+//! four Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
+//! walk in flight, a wrong lane mask, an uncounted node visit), each caught.
 use hw::generate::tops_for_config;
 use sim::config::{MluConfig, Structure, UnitShape};
 use sim::fault::Op;
@@ -84,10 +84,12 @@ fn unit_verilog_matches_the_model_list_4_entries_2_walkers_1_lane_two_stage_mlb(
 }
 
 /// Two lane-check stages (the lowest faulting lane picked a cycle after the
-/// lanes compare), 32 lanes and 1.
+/// lanes compare), 32 lanes and 1, one and two MLB search stages; the first
+/// run is the committed 8-entry top on the stream the mutants below use.
 #[test]
 fn unit_verilog_matches_the_model_two_check_stages() {
-    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Cold, 13, 20_000);
+    random(&unit(8, Structure::Bst, 4, 32, 2, 2), Stream::Cold, 13, 20_000);
+    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Cold, 15, 10_000);
     random(&unit(4, Structure::List, 2, 1, 2, 2), Stream::Cold, 14, 10_000);
 }
 
@@ -101,8 +103,8 @@ fn unit_verilog_matches_the_model_hot_stream_4_entries_2_walkers() {
 
 /// Every committed unit top, 1,000,000 requests of the hot stream.
 #[test]
-fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32_c2() {
-    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Hot, 21, 1_000_000);
+fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32_p2_c2() {
+    random(&unit(8, Structure::Bst, 4, 32, 2, 2), Stream::Hot, 21, 1_000_000);
 }
 
 #[test]
@@ -131,7 +133,7 @@ fn hits(rt: &Runtime, lanes: usize, seed: u64) -> impl Iterator<Item = UnitReque
 /// measured from the Verilog's `req_valid && req_ready`.
 #[test]
 fn unit_verilog_takes_one_request_per_cycle_on_hits() {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
+    let u = unit(8, Structure::Bst, 4, 32, 2, 2);
     // A heap of 6 allocations: every one fits in the 8-entry MLB.
     let rt = heap(&u.params.cfg, 6, 21).unwrap();
     let port = PortParams { min_latency: 20, max_latency: 20, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 21 };
@@ -159,7 +161,7 @@ fn span(run: &UnitRun) -> u64 {
 /// time, not K walks: the walkers overlap their node reads.
 #[test]
 fn unit_verilog_overlaps_misses_to_different_blocks() {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
+    let u = unit(8, Structure::Bst, 4, 32, 2, 2);
     let rt = heap(&u.params.cfg, 40, 31).unwrap();
     let port = PortParams { min_latency: 100, max_latency: 100, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 31 };
     let mut cs = start(&u, 31);
@@ -195,11 +197,11 @@ fn mutate(text: &str, from: &str, to: &str, count: usize) -> String {
     text.replace(from, to)
 }
 
-/// A mutant of mlu8_bst_k4_l32_c2's Verilog run on the random stream of
+/// A mutant of mlu8_bst_k4_l32_p2_c2's Verilog run on the random stream of
 /// `unit_verilog_matches_the_model_two_check_stages` (which the unmutated
 /// Verilog passes): the mismatch it must give.
 fn mutant(variant: &str, edit: impl Fn(&str) -> String) -> testbench::unit_driver::UnitMismatch {
-    let u = unit(8, Structure::Bst, 4, 32, 1, 2);
+    let u = unit(8, Structure::Bst, 4, 32, 2, 2);
     let seed = 13;
     let rt = heap(&u.params.cfg, 40, seed).unwrap();
     let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
@@ -232,7 +234,7 @@ fn unit_mutant_invalidate_lost_during_a_walk_is_caught() {
 fn unit_mutant_wrong_lane_mask_is_caught() {
     // Lane 3 checked whether or not it is active (an inactive lane reports
     // no pass and no fault).
-    let m = mutant("-mutant-mask", |v| mutate(v, "checks_mask_3 = p_mask_35_q;", "checks_mask_3 = 1'b1;", 1));
+    let m = mutant("-mutant-mask", |v| mutate(v, "checks_mask_3 = p_mask_67_q;", "checks_mask_3 = 1'b1;", 1));
     assert!(m.ports.iter().any(|p| p.0 == "resp_pass_3" || p.0 == "resp_fault" || p.0 == "resp_lane"), "{m}");
 }
 

@@ -29,7 +29,7 @@ fn prove_committed(which: impl Fn(&str) -> bool) {
 // The 32-entry MLB and the 8-entry MLU unit are half the work: they run
 // beside the rest (each test has its own prover, so the halves share no
 // proven block).
-const BESIDE: [&str; 2] = ["mlb32_plru", "mlu8_bst_k4_l32_c2"];
+const BESIDE: [&str; 2] = ["mlb32_plru", "mlu8_bst_k4_l32_p2_c2"];
 
 #[test]
 fn clean_mlb32_and_mlu8_unit_are_equivalent_to_the_raw_verilog() {

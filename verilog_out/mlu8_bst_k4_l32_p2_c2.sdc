@@ -1,4 +1,4 @@
-# mlu8_bst_k4_l32_c2: timing constraints for mlu8_bst_k4_l32_c2.v (mlugen 0.1.0; regenerate with `mlugen generate --all`).
+# mlu8_bst_k4_l32_p2_c2: timing constraints for mlu8_bst_k4_l32_p2_c2.v (mlugen 0.1.0; regenerate with `mlugen generate --all`).
 # Times in ns. Liberty files in ps (ASAP7) need `set_units -time ns` first
 # where the tool has it (OpenSTA does), or every number x 1000.
 #

@@ -1,2 +1,0 @@
-// mlu8_bst_k4_l32_c2: the Verilog of top mlu8_bst_k4_l32_c2, paths from the repository root.
-verilog_out/mlu8_bst_k4_l32_c2.v
