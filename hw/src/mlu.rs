@@ -78,6 +78,11 @@
 //! Known difference from the model: the MLB and the check keep base and size
 //! in 56 bits, so a node whose base word has bits 63..56 set (the runtime
 //! never writes one) is checked with those bits dropped.
+//!
+//! Length: this file is over 800 lines because a rust-hdl block is one
+//! `#[hdl_gen] fn update`, emitted as one Verilog always block, and rust-hdl
+//! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
+//! are their own files (`mlb.rs`, `traverser.rs`, `memcheck.rs`).
 use crate::memcheck::Memcheck;
 use crate::mlb::Mlb;
 use crate::state_reg::StateReg;

@@ -37,6 +37,11 @@
 //!   after the model's) and counted in the next, so `cnt_*` lag the model's
 //!   counts: compare them once the unit has been idle for two cycles
 //!   (`UnitOut::idle_counters`).
+//!
+//! Length: this file is over 800 lines because a rust-hdl block is one
+//! `#[hdl_gen] fn update`, emitted as one Verilog always block, and rust-hdl
+//! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
+//! are their own files (`mlb.rs`, `walker.rs`, `lane_checks.rs`, `in_bounds.rs`).
 use crate::canary::widen::Widen;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;

@@ -113,6 +113,11 @@
 //! block's single always block) and UNUSEDSIGNAL (the unit's response
 //! fields a one-lane pipeline does not read: op, pass mask, lane, metadata,
 //! addresses), so it is not yet a committed top of `verilog_out/`.
+//!
+//! Length: this file is over 800 lines because a rust-hdl block is one
+//! `#[hdl_gen] fn update`, emitted as one Verilog always block, and rust-hdl
+//! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
+//! are their own files (`mlu_unit.rs`, `mem_model.rs`).
 use crate::mem_model::MemModel;
 use crate::mlu_unit::{MluUnit, UnitBuild};
 use crate::warp_sched::WarpSched;

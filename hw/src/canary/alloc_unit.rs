@@ -50,6 +50,11 @@
 //!   address of an 8-byte little-endian word; rear canaries may be
 //!   unaligned), `mem_wdata`. Always accepted (no ready). Each read gets one
 //!   `mem_rvalid` with `mem_rdata`, at least one cycle later.
+//!
+//! Length: this file is over 800 lines because a rust-hdl block is one
+//! `#[hdl_gen] fn update`, emitted as one Verilog always block, and rust-hdl
+//! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
+//! are their own files (`siphash.rs` and the other files of `hw/src/canary/`).
 use super::arbiter::Arbiter;
 use super::checker::{Checker, OP_INSERT, OP_NONE, OP_REMOVE, OP_TAKE};
 use super::siphash::SipHash;
