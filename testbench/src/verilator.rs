@@ -348,7 +348,9 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
     }
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     let root = root.canonicalize().with_context(|| format!("cannot resolve {}", root.display()))?;
-    let tmp = root.join(format!(".tmp-{}-{}-{}", spec.name, &key[..16], std::process::id()));
+    // Unique per build, not only per process: two test threads may build
+    // the same harness at once.
+    let tmp = root.join(format!(".tmp-{}-{}-{}-{}", spec.name, &key[..16], std::process::id(), unique()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
     let v = tmp.join("dut.v");
@@ -466,7 +468,8 @@ impl Drop for Process {
     }
 }
 
-fn unique() -> u64 {
+/// A number no other call in this process gets (temporary file names).
+pub(crate) fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed)

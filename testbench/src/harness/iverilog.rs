@@ -64,7 +64,10 @@ impl IverilogSim {
             std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
             std::fs::write(dir.join("dut.v"), verilog)?;
             std::fs::write(dir.join("tb.v"), &tb)?;
-            let tmp = dir.join(format!("tb.vvp.tmp{}", std::process::id()));
+            // Unique per build, not only per process: two test threads may
+            // compile the same testbench at once (each renames its own file
+            // into place; the last rename wins, and both files are whole).
+            let tmp = dir.join(format!("tb.vvp.tmp{}-{}", std::process::id(), crate::verilator::unique()));
             let out = Command::new("iverilog")
                 .args(["-g2005", "-s", "mlugen_tb", "-o"])
                 .arg(&tmp)
@@ -85,7 +88,7 @@ impl IverilogSim {
     pub fn run(&self, records: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
         let (ib, ob) = (self.layout.in_bytes, self.layout.out_bytes);
         let n = records.len() / ib;
-        let tag = format!("{}-{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        let tag = format!("{}-{}", std::process::id(), crate::verilator::unique());
         let stim = self.dir.join(format!("stim-{tag}.hex"));
         let resp = self.dir.join(format!("resp-{tag}.hex"));
         let mut text = String::with_capacity(n * (2 * ib + 1));
