@@ -6,8 +6,10 @@
 //! ([`Mlb`], hit latency m), K [`Walker`]s, the lane checks
 //! ([`LaneChecks`]), with one or two check stages (c; at 2 the lanes'
 //! faults are registered and the lowest faulting lane picked in stage D).
-//! Counters (spec section 6): `cnt_*` below, equal to the model's
-//! `UnitCounters` whenever the unit is idle.
+//! A walk's fill reaches the MLB through a fill register (`fq_*`, the
+//! model's `fill_q`), a cycle after the walk ends. Counters (spec section
+//! 6): `cnt_*` below, equal to the model's `UnitCounters` once the unit has
+//! been idle for two cycles.
 //!
 //! # Ports (one clock, rising edge; inputs sampled at the edge)
 //! - `reset`: synchronous; empties the pipeline, slots, walkers and MLB;
