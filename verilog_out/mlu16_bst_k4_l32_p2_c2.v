@@ -401,8 +401,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // Constant declarations
     localparam  zero4 = 4'h0;
     localparam  one4 = 4'h1;
-    localparam  one32 = 32'h1;
-    localparam  zero32 = 32'h0;
     localparam  mode_reset = 1'b0;
     localparam  structure_reset = 1'b1;
     localparam  limit_reset = 16'h1000;
@@ -473,7 +471,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_0_start;
     reg  walkers_0_start_range;
     reg  [63:0] walkers_0_start_a;
-    reg  [63:0] walkers_0_start_loc;
+    reg  [50:0] walkers_0_start_node;
     reg  [63:0] walkers_0_root;
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
@@ -504,7 +502,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_1_start;
     reg  walkers_1_start_range;
     reg  [63:0] walkers_1_start_a;
-    reg  [63:0] walkers_1_start_loc;
+    reg  [50:0] walkers_1_start_node;
     reg  [63:0] walkers_1_root;
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
@@ -535,7 +533,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_2_start;
     reg  walkers_2_start_range;
     reg  [63:0] walkers_2_start_a;
-    reg  [63:0] walkers_2_start_loc;
+    reg  [50:0] walkers_2_start_node;
     reg  [63:0] walkers_2_root;
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
@@ -566,7 +564,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_3_start;
     reg  walkers_3_start_range;
     reg  [63:0] walkers_3_start_a;
-    reg  [63:0] walkers_3_start_loc;
+    reg  [50:0] walkers_3_start_node;
     reg  [63:0] walkers_3_root;
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
@@ -709,32 +707,24 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] sbase_w_y;
     reg  [31:0] ssize_w_a;
     reg  [55:0] ssize_w_y;
-    reg  e_lookup_d;
-    reg  e_lookup_q;
-    reg  e_hit_d;
-    reg  e_hit_q;
-    reg  e_miss_d;
-    reg  e_miss_q;
-    reg  e_merged_d;
-    reg  e_merged_q;
-    reg  [3:0] e_nodes_d;
-    reg  [3:0] e_nodes_q;
-    reg  e_fault_d;
-    reg  e_fault_q;
-    reg  [31:0] c_lookups_d;
-    reg  [31:0] c_lookups_q;
-    reg  [31:0] c_hits_d;
-    reg  [31:0] c_hits_q;
-    reg  [31:0] c_misses_d;
-    reg  [31:0] c_misses_q;
-    reg  [31:0] c_merged_d;
-    reg  [31:0] c_merged_q;
-    reg  [31:0] c_nodes_d;
-    reg  [31:0] c_nodes_q;
-    reg  [31:0] c_faults_d;
-    reg  [31:0] c_faults_q;
-    reg  [3:0] visits_w_a;
-    reg  [31:0] visits_w_y;
+    reg  ctr_lookups_clear;
+    reg  [3:0] ctr_lookups_amount;
+    wire  [31:0] ctr_lookups_count;
+    reg  ctr_hits_clear;
+    reg  [3:0] ctr_hits_amount;
+    wire  [31:0] ctr_hits_count;
+    reg  ctr_misses_clear;
+    reg  [3:0] ctr_misses_amount;
+    wire  [31:0] ctr_misses_count;
+    reg  ctr_merged_clear;
+    reg  [3:0] ctr_merged_amount;
+    wire  [31:0] ctr_merged_count;
+    reg  ctr_nodes_clear;
+    reg  [3:0] ctr_nodes_amount;
+    wire  [31:0] ctr_nodes_count;
+    reg  ctr_faults_clear;
+    reg  [3:0] ctr_faults_amount;
+    wire  [31:0] ctr_faults_count;
     reg  mode_r_d;
     reg  mode_r_q;
     reg  structure_r_d;
@@ -2439,6 +2429,134 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  s_done_6_q;
     reg  s_done_7_d;
     reg  s_done_7_q;
+    reg  s_same_0_d;
+    reg  s_same_0_q;
+    reg  s_same_1_d;
+    reg  s_same_1_q;
+    reg  s_same_2_d;
+    reg  s_same_2_q;
+    reg  s_same_3_d;
+    reg  s_same_3_q;
+    reg  s_same_4_d;
+    reg  s_same_4_q;
+    reg  s_same_5_d;
+    reg  s_same_5_q;
+    reg  s_same_6_d;
+    reg  s_same_6_q;
+    reg  s_same_7_d;
+    reg  s_same_7_q;
+    reg  s_same_8_d;
+    reg  s_same_8_q;
+    reg  s_same_9_d;
+    reg  s_same_9_q;
+    reg  s_same_10_d;
+    reg  s_same_10_q;
+    reg  s_same_11_d;
+    reg  s_same_11_q;
+    reg  s_same_12_d;
+    reg  s_same_12_q;
+    reg  s_same_13_d;
+    reg  s_same_13_q;
+    reg  s_same_14_d;
+    reg  s_same_14_q;
+    reg  s_same_15_d;
+    reg  s_same_15_q;
+    reg  s_same_16_d;
+    reg  s_same_16_q;
+    reg  s_same_17_d;
+    reg  s_same_17_q;
+    reg  s_same_18_d;
+    reg  s_same_18_q;
+    reg  s_same_19_d;
+    reg  s_same_19_q;
+    reg  s_same_20_d;
+    reg  s_same_20_q;
+    reg  s_same_21_d;
+    reg  s_same_21_q;
+    reg  s_same_22_d;
+    reg  s_same_22_q;
+    reg  s_same_23_d;
+    reg  s_same_23_q;
+    reg  s_same_24_d;
+    reg  s_same_24_q;
+    reg  s_same_25_d;
+    reg  s_same_25_q;
+    reg  s_same_26_d;
+    reg  s_same_26_q;
+    reg  s_same_27_d;
+    reg  s_same_27_q;
+    reg  s_same_28_d;
+    reg  s_same_28_q;
+    reg  s_same_29_d;
+    reg  s_same_29_q;
+    reg  s_same_30_d;
+    reg  s_same_30_q;
+    reg  s_same_31_d;
+    reg  s_same_31_q;
+    reg  s_same_32_d;
+    reg  s_same_32_q;
+    reg  s_same_33_d;
+    reg  s_same_33_q;
+    reg  s_same_34_d;
+    reg  s_same_34_q;
+    reg  s_same_35_d;
+    reg  s_same_35_q;
+    reg  s_same_36_d;
+    reg  s_same_36_q;
+    reg  s_same_37_d;
+    reg  s_same_37_q;
+    reg  s_same_38_d;
+    reg  s_same_38_q;
+    reg  s_same_39_d;
+    reg  s_same_39_q;
+    reg  s_same_40_d;
+    reg  s_same_40_q;
+    reg  s_same_41_d;
+    reg  s_same_41_q;
+    reg  s_same_42_d;
+    reg  s_same_42_q;
+    reg  s_same_43_d;
+    reg  s_same_43_q;
+    reg  s_same_44_d;
+    reg  s_same_44_q;
+    reg  s_same_45_d;
+    reg  s_same_45_q;
+    reg  s_same_46_d;
+    reg  s_same_46_q;
+    reg  s_same_47_d;
+    reg  s_same_47_q;
+    reg  s_same_48_d;
+    reg  s_same_48_q;
+    reg  s_same_49_d;
+    reg  s_same_49_q;
+    reg  s_same_50_d;
+    reg  s_same_50_q;
+    reg  s_same_51_d;
+    reg  s_same_51_q;
+    reg  s_same_52_d;
+    reg  s_same_52_q;
+    reg  s_same_53_d;
+    reg  s_same_53_q;
+    reg  s_same_54_d;
+    reg  s_same_54_q;
+    reg  s_same_55_d;
+    reg  s_same_55_q;
+    reg  s_same_56_d;
+    reg  s_same_56_q;
+    reg  s_same_57_d;
+    reg  s_same_57_q;
+    reg  s_same_58_d;
+    reg  s_same_58_q;
+    reg  s_same_59_d;
+    reg  s_same_59_q;
+    reg  s_same_60_d;
+    reg  s_same_60_q;
+    reg  s_same_61_d;
+    reg  s_same_61_q;
+    reg  s_same_62_d;
+    reg  s_same_62_q;
+    reg  s_same_63_d;
+    reg  s_same_63_q;
     reg  [1:0] s_res_0_d;
     reg  [1:0] s_res_0_q;
     reg  [1:0] s_res_1_d;
@@ -2772,6 +2890,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [3:0] visits_2;
     reg  [3:0] visits_3;
     reg  [3:0] visits_4;
+    reg  [3:0] ev_0;
+    reg  [3:0] ev_1;
+    reg  [3:0] ev_2;
+    reg  [3:0] ev_3;
+    reg  [3:0] ev_4;
+    reg  [3:0] ev_5;
     reg  k_valid;
     reg  [15:0] k_id;
     reg  [2:0] k_op;
@@ -2996,6 +3120,16 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  assign_now;
     reg  u_key_range;
     reg  [63:0] u_key;
+    reg  [50:0] slot_node_0;
+    reg  [50:0] slot_node_1;
+    reg  [50:0] slot_node_2;
+    reg  [50:0] slot_node_3;
+    reg  [50:0] slot_node_4;
+    reg  [50:0] slot_node_5;
+    reg  [50:0] slot_node_6;
+    reg  [50:0] slot_node_7;
+    reg  [50:0] u_node;
+    reg  [50:0] c_node;
     reg  slot_free_pre_0;
     reg  slot_free_pre_1;
     reg  slot_free_pre_2;
@@ -3053,6 +3187,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  key_eq_5;
     reg  key_eq_6;
     reg  key_eq_7;
+    reg  in_group_0;
+    reg  in_group_1;
+    reg  in_group_2;
+    reg  in_group_3;
+    reg  in_group_4;
+    reg  in_group_5;
+    reg  in_group_6;
+    reg  in_group_7;
     reg  join_some;
     reg  join_assigned;
     reg  join_group;
@@ -3099,7 +3241,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_0_start),
         .start_range(walkers_0_start_range),
         .start_a(walkers_0_start_a),
-        .start_loc(walkers_0_start_loc),
+        .start_node(walkers_0_start_node),
         .root(walkers_0_root),
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
@@ -3133,7 +3275,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_1_start),
         .start_range(walkers_1_start_range),
         .start_a(walkers_1_start_a),
-        .start_loc(walkers_1_start_loc),
+        .start_node(walkers_1_start_node),
         .root(walkers_1_root),
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
@@ -3167,7 +3309,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_2_start),
         .start_range(walkers_2_start_range),
         .start_a(walkers_2_start_a),
-        .start_loc(walkers_2_start_loc),
+        .start_node(walkers_2_start_node),
         .root(walkers_2_root),
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
@@ -3201,7 +3343,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_3_start),
         .start_range(walkers_3_start_range),
         .start_a(walkers_3_start_a),
-        .start_loc(walkers_3_start_loc),
+        .start_node(walkers_3_start_node),
         .root(walkers_3_root),
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
@@ -3342,12 +3484,47 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .fault(checks_fault),
         .lane(checks_lane)
     );
+    mlu16_bst_k4_l32_p2_c2_ctr_lookups ctr_lookups(
+        .clock(clock),
+        .clear(ctr_lookups_clear),
+        .amount(ctr_lookups_amount),
+        .count(ctr_lookups_count)
+    );
+    mlu16_bst_k4_l32_p2_c2_ctr_hits ctr_hits(
+        .clock(clock),
+        .clear(ctr_hits_clear),
+        .amount(ctr_hits_amount),
+        .count(ctr_hits_count)
+    );
+    mlu16_bst_k4_l32_p2_c2_ctr_misses ctr_misses(
+        .clock(clock),
+        .clear(ctr_misses_clear),
+        .amount(ctr_misses_amount),
+        .count(ctr_misses_count)
+    );
+    mlu16_bst_k4_l32_p2_c2_ctr_merged ctr_merged(
+        .clock(clock),
+        .clear(ctr_merged_clear),
+        .amount(ctr_merged_amount),
+        .count(ctr_merged_count)
+    );
+    mlu16_bst_k4_l32_p2_c2_ctr_nodes ctr_nodes(
+        .clock(clock),
+        .clear(ctr_nodes_clear),
+        .amount(ctr_nodes_amount),
+        .count(ctr_nodes_count)
+    );
+    mlu16_bst_k4_l32_p2_c2_ctr_faults ctr_faults(
+        .clock(clock),
+        .clear(ctr_faults_clear),
+        .amount(ctr_faults_amount),
+        .count(ctr_faults_count)
+    );
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) loc_out_loc64 = {8'h00, loc_out_loc51, 5'h00}; // loc_out
     always @(*) sbase_w_y = {24'd0, sbase_w_a}; // sbase_w
     always @(*) ssize_w_y = {24'd0, ssize_w_a}; // ssize_w
-    always @(*) visits_w_y = {28'd0, visits_w_a}; // visits_w
     // Sub-block outputs this block does not use
     wire unused_mlb = &{1'b0, mlb_rs_way, mlb_rs_multi, mlb_ls_way, mlb_ls_multi, mlb_victim, mlb_fill_ok, mlb_fill_present, mlb_repl_state, 1'b0};
     wire unused_checks = &{1'b0, checks_any_fault, 1'b0};
@@ -3356,18 +3533,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
-        e_lookup_q = 1'h0;
-        e_hit_q = 1'h0;
-        e_miss_q = 1'h0;
-        e_merged_q = 1'h0;
-        e_nodes_q = 4'h0;
-        e_fault_q = 1'h0;
-        c_lookups_q = 32'h0;
-        c_hits_q = 32'h0;
-        c_misses_q = 32'h0;
-        c_merged_q = 32'h0;
-        c_nodes_q = 32'h0;
-        c_faults_q = 32'h0;
         mode_r_q = 1'h0;
         structure_r_q = 1'h0;
         root_r_q = 64'h0;
@@ -4220,6 +4385,70 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_done_5_q = 1'h0;
         s_done_6_q = 1'h0;
         s_done_7_q = 1'h0;
+        s_same_0_q = 1'h0;
+        s_same_1_q = 1'h0;
+        s_same_2_q = 1'h0;
+        s_same_3_q = 1'h0;
+        s_same_4_q = 1'h0;
+        s_same_5_q = 1'h0;
+        s_same_6_q = 1'h0;
+        s_same_7_q = 1'h0;
+        s_same_8_q = 1'h0;
+        s_same_9_q = 1'h0;
+        s_same_10_q = 1'h0;
+        s_same_11_q = 1'h0;
+        s_same_12_q = 1'h0;
+        s_same_13_q = 1'h0;
+        s_same_14_q = 1'h0;
+        s_same_15_q = 1'h0;
+        s_same_16_q = 1'h0;
+        s_same_17_q = 1'h0;
+        s_same_18_q = 1'h0;
+        s_same_19_q = 1'h0;
+        s_same_20_q = 1'h0;
+        s_same_21_q = 1'h0;
+        s_same_22_q = 1'h0;
+        s_same_23_q = 1'h0;
+        s_same_24_q = 1'h0;
+        s_same_25_q = 1'h0;
+        s_same_26_q = 1'h0;
+        s_same_27_q = 1'h0;
+        s_same_28_q = 1'h0;
+        s_same_29_q = 1'h0;
+        s_same_30_q = 1'h0;
+        s_same_31_q = 1'h0;
+        s_same_32_q = 1'h0;
+        s_same_33_q = 1'h0;
+        s_same_34_q = 1'h0;
+        s_same_35_q = 1'h0;
+        s_same_36_q = 1'h0;
+        s_same_37_q = 1'h0;
+        s_same_38_q = 1'h0;
+        s_same_39_q = 1'h0;
+        s_same_40_q = 1'h0;
+        s_same_41_q = 1'h0;
+        s_same_42_q = 1'h0;
+        s_same_43_q = 1'h0;
+        s_same_44_q = 1'h0;
+        s_same_45_q = 1'h0;
+        s_same_46_q = 1'h0;
+        s_same_47_q = 1'h0;
+        s_same_48_q = 1'h0;
+        s_same_49_q = 1'h0;
+        s_same_50_q = 1'h0;
+        s_same_51_q = 1'h0;
+        s_same_52_q = 1'h0;
+        s_same_53_q = 1'h0;
+        s_same_54_q = 1'h0;
+        s_same_55_q = 1'h0;
+        s_same_56_q = 1'h0;
+        s_same_57_q = 1'h0;
+        s_same_58_q = 1'h0;
+        s_same_59_q = 1'h0;
+        s_same_60_q = 1'h0;
+        s_same_61_q = 1'h0;
+        s_same_62_q = 1'h0;
+        s_same_63_q = 1'h0;
         s_res_0_q = 2'h0;
         s_res_1_q = 2'h0;
         s_res_2_q = 2'h0;
@@ -4385,18 +4614,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_tag_q = 8'h0;
     end
     always @(posedge clock) begin
-        e_lookup_q <= e_lookup_d;
-        e_hit_q <= e_hit_d;
-        e_miss_q <= e_miss_d;
-        e_merged_q <= e_merged_d;
-        e_nodes_q <= e_nodes_d;
-        e_fault_q <= e_fault_d;
-        c_lookups_q <= c_lookups_d;
-        c_hits_q <= c_hits_d;
-        c_misses_q <= c_misses_d;
-        c_merged_q <= c_merged_d;
-        c_nodes_q <= c_nodes_d;
-        c_faults_q <= c_faults_d;
         mode_r_q <= mode_r_d;
         structure_r_q <= structure_r_d;
         root_r_q <= root_r_d;
@@ -5249,6 +5466,70 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_done_5_q <= s_done_5_d;
         s_done_6_q <= s_done_6_d;
         s_done_7_q <= s_done_7_d;
+        s_same_0_q <= s_same_0_d;
+        s_same_1_q <= s_same_1_d;
+        s_same_2_q <= s_same_2_d;
+        s_same_3_q <= s_same_3_d;
+        s_same_4_q <= s_same_4_d;
+        s_same_5_q <= s_same_5_d;
+        s_same_6_q <= s_same_6_d;
+        s_same_7_q <= s_same_7_d;
+        s_same_8_q <= s_same_8_d;
+        s_same_9_q <= s_same_9_d;
+        s_same_10_q <= s_same_10_d;
+        s_same_11_q <= s_same_11_d;
+        s_same_12_q <= s_same_12_d;
+        s_same_13_q <= s_same_13_d;
+        s_same_14_q <= s_same_14_d;
+        s_same_15_q <= s_same_15_d;
+        s_same_16_q <= s_same_16_d;
+        s_same_17_q <= s_same_17_d;
+        s_same_18_q <= s_same_18_d;
+        s_same_19_q <= s_same_19_d;
+        s_same_20_q <= s_same_20_d;
+        s_same_21_q <= s_same_21_d;
+        s_same_22_q <= s_same_22_d;
+        s_same_23_q <= s_same_23_d;
+        s_same_24_q <= s_same_24_d;
+        s_same_25_q <= s_same_25_d;
+        s_same_26_q <= s_same_26_d;
+        s_same_27_q <= s_same_27_d;
+        s_same_28_q <= s_same_28_d;
+        s_same_29_q <= s_same_29_d;
+        s_same_30_q <= s_same_30_d;
+        s_same_31_q <= s_same_31_d;
+        s_same_32_q <= s_same_32_d;
+        s_same_33_q <= s_same_33_d;
+        s_same_34_q <= s_same_34_d;
+        s_same_35_q <= s_same_35_d;
+        s_same_36_q <= s_same_36_d;
+        s_same_37_q <= s_same_37_d;
+        s_same_38_q <= s_same_38_d;
+        s_same_39_q <= s_same_39_d;
+        s_same_40_q <= s_same_40_d;
+        s_same_41_q <= s_same_41_d;
+        s_same_42_q <= s_same_42_d;
+        s_same_43_q <= s_same_43_d;
+        s_same_44_q <= s_same_44_d;
+        s_same_45_q <= s_same_45_d;
+        s_same_46_q <= s_same_46_d;
+        s_same_47_q <= s_same_47_d;
+        s_same_48_q <= s_same_48_d;
+        s_same_49_q <= s_same_49_d;
+        s_same_50_q <= s_same_50_d;
+        s_same_51_q <= s_same_51_d;
+        s_same_52_q <= s_same_52_d;
+        s_same_53_q <= s_same_53_d;
+        s_same_54_q <= s_same_54_d;
+        s_same_55_q <= s_same_55_d;
+        s_same_56_q <= s_same_56_d;
+        s_same_57_q <= s_same_57_d;
+        s_same_58_q <= s_same_58_d;
+        s_same_59_q <= s_same_59_d;
+        s_same_60_q <= s_same_60_d;
+        s_same_61_q <= s_same_61_d;
+        s_same_62_q <= s_same_62_d;
+        s_same_63_q <= s_same_63_d;
         s_res_0_q <= s_res_0_d;
         s_res_1_q <= s_res_1_d;
         s_res_2_q <= s_res_2_d;
@@ -5418,19 +5699,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
-    reg  [31:0] c_faults_d_comb;
-    reg  [31:0] c_hits_d_comb;
-    reg  [31:0] c_lookups_d_comb;
-    reg  [31:0] c_merged_d_comb;
-    reg  [31:0] c_misses_d_comb;
-    reg  [31:0] c_nodes_d_comb;
     reg  [2:0] checks_meta_fault_comb;
-    reg  e_fault_d_comb;
-    reg  e_hit_d_comb;
-    reg  e_lookup_d_comb;
-    reg  e_merged_d_comb;
-    reg  e_miss_d_comb;
-    reg  [3:0] e_nodes_d_comb;
     reg  [55:0] fq_base_d_comb;
     reg  [50:0] fq_loc_d_comb;
     reg  [55:0] fq_size_d_comb;
@@ -6206,6 +6475,70 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [7:0] s_res_tag_5_d_comb;
     reg  [7:0] s_res_tag_6_d_comb;
     reg  [7:0] s_res_tag_7_d_comb;
+    reg  s_same_0_d_comb;
+    reg  s_same_10_d_comb;
+    reg  s_same_11_d_comb;
+    reg  s_same_12_d_comb;
+    reg  s_same_13_d_comb;
+    reg  s_same_14_d_comb;
+    reg  s_same_15_d_comb;
+    reg  s_same_16_d_comb;
+    reg  s_same_17_d_comb;
+    reg  s_same_18_d_comb;
+    reg  s_same_19_d_comb;
+    reg  s_same_1_d_comb;
+    reg  s_same_20_d_comb;
+    reg  s_same_21_d_comb;
+    reg  s_same_22_d_comb;
+    reg  s_same_23_d_comb;
+    reg  s_same_24_d_comb;
+    reg  s_same_25_d_comb;
+    reg  s_same_26_d_comb;
+    reg  s_same_27_d_comb;
+    reg  s_same_28_d_comb;
+    reg  s_same_29_d_comb;
+    reg  s_same_2_d_comb;
+    reg  s_same_30_d_comb;
+    reg  s_same_31_d_comb;
+    reg  s_same_32_d_comb;
+    reg  s_same_33_d_comb;
+    reg  s_same_34_d_comb;
+    reg  s_same_35_d_comb;
+    reg  s_same_36_d_comb;
+    reg  s_same_37_d_comb;
+    reg  s_same_38_d_comb;
+    reg  s_same_39_d_comb;
+    reg  s_same_3_d_comb;
+    reg  s_same_40_d_comb;
+    reg  s_same_41_d_comb;
+    reg  s_same_42_d_comb;
+    reg  s_same_43_d_comb;
+    reg  s_same_44_d_comb;
+    reg  s_same_45_d_comb;
+    reg  s_same_46_d_comb;
+    reg  s_same_47_d_comb;
+    reg  s_same_48_d_comb;
+    reg  s_same_49_d_comb;
+    reg  s_same_4_d_comb;
+    reg  s_same_50_d_comb;
+    reg  s_same_51_d_comb;
+    reg  s_same_52_d_comb;
+    reg  s_same_53_d_comb;
+    reg  s_same_54_d_comb;
+    reg  s_same_55_d_comb;
+    reg  s_same_56_d_comb;
+    reg  s_same_57_d_comb;
+    reg  s_same_58_d_comb;
+    reg  s_same_59_d_comb;
+    reg  s_same_5_d_comb;
+    reg  s_same_60_d_comb;
+    reg  s_same_61_d_comb;
+    reg  s_same_62_d_comb;
+    reg  s_same_63_d_comb;
+    reg  s_same_6_d_comb;
+    reg  s_same_7_d_comb;
+    reg  s_same_8_d_comb;
+    reg  s_same_9_d_comb;
     reg  [31:0] s_sbase_0_d_comb;
     reg  [31:0] s_sbase_1_d_comb;
     reg  [31:0] s_sbase_2_d_comb;
@@ -6251,19 +6584,19 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  structure_r_d_comb;
     reg  walkers_0_start_comb;
     reg  [63:0] walkers_0_start_a_comb;
-    reg  [63:0] walkers_0_start_loc_comb;
+    reg  [50:0] walkers_0_start_node_comb;
     reg  walkers_0_start_range_comb;
     reg  walkers_1_start_comb;
     reg  [63:0] walkers_1_start_a_comb;
-    reg  [63:0] walkers_1_start_loc_comb;
+    reg  [50:0] walkers_1_start_node_comb;
     reg  walkers_1_start_range_comb;
     reg  walkers_2_start_comb;
     reg  [63:0] walkers_2_start_a_comb;
-    reg  [63:0] walkers_2_start_loc_comb;
+    reg  [50:0] walkers_2_start_node_comb;
     reg  walkers_2_start_range_comb;
     reg  walkers_3_start_comb;
     reg  [63:0] walkers_3_start_a_comb;
-    reg  [63:0] walkers_3_start_loc_comb;
+    reg  [50:0] walkers_3_start_node_comb;
     reg  walkers_3_start_range_comb;
     always @(*) begin
         mode_r_d_comb = mode_r_q;
@@ -6285,18 +6618,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_base_d_comb = fq_base_q;
         fq_size_d_comb = fq_size_q;
         fq_tag_d_comb = fq_tag_q;
-        e_lookup_d_comb = e_lookup_q;
-        e_hit_d_comb = e_hit_q;
-        e_miss_d_comb = e_miss_q;
-        e_merged_d_comb = e_merged_q;
-        e_nodes_d_comb = e_nodes_q;
-        e_fault_d_comb = e_fault_q;
-        c_lookups_d_comb = c_lookups_q;
-        c_hits_d_comb = c_hits_q;
-        c_misses_d_comb = c_misses_q;
-        c_merged_d_comb = c_merged_q;
-        c_nodes_d_comb = c_nodes_q;
-        c_faults_d_comb = c_faults_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -6497,6 +6818,70 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_res_base_7_d_comb = s_res_base_7_q;
         s_res_size_7_d_comb = s_res_size_7_q;
         s_res_tag_7_d_comb = s_res_tag_7_q;
+        s_same_0_d_comb = s_same_0_q;
+        s_same_1_d_comb = s_same_1_q;
+        s_same_2_d_comb = s_same_2_q;
+        s_same_3_d_comb = s_same_3_q;
+        s_same_4_d_comb = s_same_4_q;
+        s_same_5_d_comb = s_same_5_q;
+        s_same_6_d_comb = s_same_6_q;
+        s_same_7_d_comb = s_same_7_q;
+        s_same_8_d_comb = s_same_8_q;
+        s_same_9_d_comb = s_same_9_q;
+        s_same_10_d_comb = s_same_10_q;
+        s_same_11_d_comb = s_same_11_q;
+        s_same_12_d_comb = s_same_12_q;
+        s_same_13_d_comb = s_same_13_q;
+        s_same_14_d_comb = s_same_14_q;
+        s_same_15_d_comb = s_same_15_q;
+        s_same_16_d_comb = s_same_16_q;
+        s_same_17_d_comb = s_same_17_q;
+        s_same_18_d_comb = s_same_18_q;
+        s_same_19_d_comb = s_same_19_q;
+        s_same_20_d_comb = s_same_20_q;
+        s_same_21_d_comb = s_same_21_q;
+        s_same_22_d_comb = s_same_22_q;
+        s_same_23_d_comb = s_same_23_q;
+        s_same_24_d_comb = s_same_24_q;
+        s_same_25_d_comb = s_same_25_q;
+        s_same_26_d_comb = s_same_26_q;
+        s_same_27_d_comb = s_same_27_q;
+        s_same_28_d_comb = s_same_28_q;
+        s_same_29_d_comb = s_same_29_q;
+        s_same_30_d_comb = s_same_30_q;
+        s_same_31_d_comb = s_same_31_q;
+        s_same_32_d_comb = s_same_32_q;
+        s_same_33_d_comb = s_same_33_q;
+        s_same_34_d_comb = s_same_34_q;
+        s_same_35_d_comb = s_same_35_q;
+        s_same_36_d_comb = s_same_36_q;
+        s_same_37_d_comb = s_same_37_q;
+        s_same_38_d_comb = s_same_38_q;
+        s_same_39_d_comb = s_same_39_q;
+        s_same_40_d_comb = s_same_40_q;
+        s_same_41_d_comb = s_same_41_q;
+        s_same_42_d_comb = s_same_42_q;
+        s_same_43_d_comb = s_same_43_q;
+        s_same_44_d_comb = s_same_44_q;
+        s_same_45_d_comb = s_same_45_q;
+        s_same_46_d_comb = s_same_46_q;
+        s_same_47_d_comb = s_same_47_q;
+        s_same_48_d_comb = s_same_48_q;
+        s_same_49_d_comb = s_same_49_q;
+        s_same_50_d_comb = s_same_50_q;
+        s_same_51_d_comb = s_same_51_q;
+        s_same_52_d_comb = s_same_52_q;
+        s_same_53_d_comb = s_same_53_q;
+        s_same_54_d_comb = s_same_54_q;
+        s_same_55_d_comb = s_same_55_q;
+        s_same_56_d_comb = s_same_56_q;
+        s_same_57_d_comb = s_same_57_q;
+        s_same_58_d_comb = s_same_58_q;
+        s_same_59_d_comb = s_same_59_q;
+        s_same_60_d_comb = s_same_60_q;
+        s_same_61_d_comb = s_same_61_q;
+        s_same_62_d_comb = s_same_62_q;
+        s_same_63_d_comb = s_same_63_q;
         s_ptr_0_d_comb = s_ptr_0_q;
         s_mask_0_d_comb = s_mask_0_q;
         s_ptr_1_d_comb = s_ptr_1_q;
@@ -7288,37 +7673,82 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         assign_now = unas_pre_8 & free1_pre_4;
         u_key_range = s_key_range_0_q;
         u_key = s_key_0_q;
+        u_node = zero51;
+        slot_node_0 = s_key_0_q[(32'h5)+:(51)];
+        if (s_key_range_0_q) begin
+            slot_node_0 = root_r_q[(32'h5)+:(51)];
+        end
         if (unas_pick_0) begin
             u_key_range = s_key_range_0_q;
             u_key = s_key_0_q;
+            u_node = slot_node_0;
+        end
+        slot_node_1 = s_key_1_q[(32'h5)+:(51)];
+        if (s_key_range_1_q) begin
+            slot_node_1 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_1) begin
             u_key_range = s_key_range_1_q;
             u_key = s_key_1_q;
+            u_node = slot_node_1;
+        end
+        slot_node_2 = s_key_2_q[(32'h5)+:(51)];
+        if (s_key_range_2_q) begin
+            slot_node_2 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_2) begin
             u_key_range = s_key_range_2_q;
             u_key = s_key_2_q;
+            u_node = slot_node_2;
+        end
+        slot_node_3 = s_key_3_q[(32'h5)+:(51)];
+        if (s_key_range_3_q) begin
+            slot_node_3 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_3) begin
             u_key_range = s_key_range_3_q;
             u_key = s_key_3_q;
+            u_node = slot_node_3;
+        end
+        slot_node_4 = s_key_4_q[(32'h5)+:(51)];
+        if (s_key_range_4_q) begin
+            slot_node_4 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_4) begin
             u_key_range = s_key_range_4_q;
             u_key = s_key_4_q;
+            u_node = slot_node_4;
+        end
+        slot_node_5 = s_key_5_q[(32'h5)+:(51)];
+        if (s_key_range_5_q) begin
+            slot_node_5 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_5) begin
             u_key_range = s_key_range_5_q;
             u_key = s_key_5_q;
+            u_node = slot_node_5;
+        end
+        slot_node_6 = s_key_6_q[(32'h5)+:(51)];
+        if (s_key_range_6_q) begin
+            slot_node_6 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_6) begin
             u_key_range = s_key_range_6_q;
             u_key = s_key_6_q;
+            u_node = slot_node_6;
+        end
+        slot_node_7 = s_key_7_q[(32'h5)+:(51)];
+        if (s_key_range_7_q) begin
+            slot_node_7 = root_r_q[(32'h5)+:(51)];
         end
         if (unas_pick_7) begin
             u_key_range = s_key_range_7_q;
             u_key = s_key_7_q;
+            u_node = slot_node_7;
+        end
+        c_node = p_key_2_q[(32'h5)+:(51)];
+        if (p_key_range_2_q) begin
+            c_node = root_r_q[(32'h5)+:(51)];
         end
         c_valid = p_valid_2_q;
         c_hit = mlb_rs_hit | mlb_ls_hit;
@@ -7794,12 +8224,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_start_comb = 1'b0;
         walkers_0_start_range_comb = p_key_range_2_q;
         walkers_0_start_a_comb = p_key_2_q;
-        walkers_0_start_loc_comb = p_key_2_q;
+        walkers_0_start_node_comb = c_node;
         if (assign_now & free1_0) begin
             walkers_0_start_comb = 1'b1;
             walkers_0_start_range_comb = u_key_range;
             walkers_0_start_a_comb = u_key;
-            walkers_0_start_loc_comb = u_key;
+            walkers_0_start_node_comb = u_node;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_0)) begin
             walkers_0_start_comb = 1'b1;
@@ -7820,12 +8250,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_start_comb = 1'b0;
         walkers_1_start_range_comb = p_key_range_2_q;
         walkers_1_start_a_comb = p_key_2_q;
-        walkers_1_start_loc_comb = p_key_2_q;
+        walkers_1_start_node_comb = c_node;
         if (assign_now & free1_1) begin
             walkers_1_start_comb = 1'b1;
             walkers_1_start_range_comb = u_key_range;
             walkers_1_start_a_comb = u_key;
-            walkers_1_start_loc_comb = u_key;
+            walkers_1_start_node_comb = u_node;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_1)) begin
             walkers_1_start_comb = 1'b1;
@@ -7846,12 +8276,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_start_comb = 1'b0;
         walkers_2_start_range_comb = p_key_range_2_q;
         walkers_2_start_a_comb = p_key_2_q;
-        walkers_2_start_loc_comb = p_key_2_q;
+        walkers_2_start_node_comb = c_node;
         if (assign_now & free1_2) begin
             walkers_2_start_comb = 1'b1;
             walkers_2_start_range_comb = u_key_range;
             walkers_2_start_a_comb = u_key;
-            walkers_2_start_loc_comb = u_key;
+            walkers_2_start_node_comb = u_node;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_2)) begin
             walkers_2_start_comb = 1'b1;
@@ -7872,12 +8302,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_start_comb = 1'b0;
         walkers_3_start_range_comb = p_key_range_2_q;
         walkers_3_start_a_comb = p_key_2_q;
-        walkers_3_start_loc_comb = p_key_2_q;
+        walkers_3_start_node_comb = c_node;
         if (assign_now & free1_3) begin
             walkers_3_start_comb = 1'b1;
             walkers_3_start_range_comb = u_key_range;
             walkers_3_start_a_comb = u_key;
-            walkers_3_start_loc_comb = u_key;
+            walkers_3_start_node_comb = u_node;
         end
         if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_3)) begin
             walkers_3_start_comb = 1'b1;
@@ -7928,19 +8358,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_0_d_comb = sw_size_0;
             s_res_tag_0_d_comb = sw_tag_0;
         end
-        if (assign_now & free1_0 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
+        in_group_0 = unas_pick_0;
+        if ((0 != 0) & unas_pick_0 & s_same_0_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((1 != 0) & unas_pick_1 & s_same_1_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((2 != 0) & unas_pick_2 & s_same_2_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((3 != 0) & unas_pick_3 & s_same_3_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((4 != 0) & unas_pick_4 & s_same_4_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((5 != 0) & unas_pick_5 & s_same_5_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((6 != 0) & unas_pick_6 & s_same_6_q) begin
+            in_group_0 = 1'b1;
+        end
+        if ((7 != 0) & unas_pick_7 & s_same_7_q) begin
+            in_group_0 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_0 & in_group_0) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
+        if (assign_now & free1_1 & unas_0 & in_group_0) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
+        if (assign_now & free1_2 & unas_0 & in_group_0) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_0 & (s_key_range_0_q == u_key_range) & (s_key_0_q == u_key)) begin
+        if (assign_now & free1_3 & unas_0 & in_group_0) begin
             s_assigned_0_d_comb = 1'b1;
             s_walker_0_d_comb = widx_3;
         end
@@ -7960,6 +8415,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_0_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_0_d_comb = c_walker;
             s_done_0_d_comb = 1'b0;
+            s_same_0_d_comb = key_eq_0;
+            s_same_0_d_comb = key_eq_0;
+            s_same_1_d_comb = key_eq_1;
+            s_same_8_d_comb = key_eq_1;
+            s_same_2_d_comb = key_eq_2;
+            s_same_16_d_comb = key_eq_2;
+            s_same_3_d_comb = key_eq_3;
+            s_same_24_d_comb = key_eq_3;
+            s_same_4_d_comb = key_eq_4;
+            s_same_32_d_comb = key_eq_4;
+            s_same_5_d_comb = key_eq_5;
+            s_same_40_d_comb = key_eq_5;
+            s_same_6_d_comb = key_eq_6;
+            s_same_48_d_comb = key_eq_6;
+            s_same_7_d_comb = key_eq_7;
+            s_same_56_d_comb = key_eq_7;
             s_mask_0_d_comb = p_mask_64_q;
             s_ptr_0_d_comb = p_ptr_64_q;
             s_mask_1_d_comb = p_mask_65_q;
@@ -8074,19 +8545,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_1_d_comb = sw_size_1;
             s_res_tag_1_d_comb = sw_tag_1;
         end
-        if (assign_now & free1_0 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
+        in_group_1 = unas_pick_1;
+        if ((0 != 1) & unas_pick_0 & s_same_8_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((1 != 1) & unas_pick_1 & s_same_9_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((2 != 1) & unas_pick_2 & s_same_10_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((3 != 1) & unas_pick_3 & s_same_11_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((4 != 1) & unas_pick_4 & s_same_12_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((5 != 1) & unas_pick_5 & s_same_13_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((6 != 1) & unas_pick_6 & s_same_14_q) begin
+            in_group_1 = 1'b1;
+        end
+        if ((7 != 1) & unas_pick_7 & s_same_15_q) begin
+            in_group_1 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_1 & in_group_1) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
+        if (assign_now & free1_1 & unas_1 & in_group_1) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
+        if (assign_now & free1_2 & unas_1 & in_group_1) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_1 & (s_key_range_1_q == u_key_range) & (s_key_1_q == u_key)) begin
+        if (assign_now & free1_3 & unas_1 & in_group_1) begin
             s_assigned_1_d_comb = 1'b1;
             s_walker_1_d_comb = widx_3;
         end
@@ -8106,6 +8602,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_1_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_1_d_comb = c_walker;
             s_done_1_d_comb = 1'b0;
+            s_same_8_d_comb = key_eq_0;
+            s_same_1_d_comb = key_eq_0;
+            s_same_9_d_comb = key_eq_1;
+            s_same_9_d_comb = key_eq_1;
+            s_same_10_d_comb = key_eq_2;
+            s_same_17_d_comb = key_eq_2;
+            s_same_11_d_comb = key_eq_3;
+            s_same_25_d_comb = key_eq_3;
+            s_same_12_d_comb = key_eq_4;
+            s_same_33_d_comb = key_eq_4;
+            s_same_13_d_comb = key_eq_5;
+            s_same_41_d_comb = key_eq_5;
+            s_same_14_d_comb = key_eq_6;
+            s_same_49_d_comb = key_eq_6;
+            s_same_15_d_comb = key_eq_7;
+            s_same_57_d_comb = key_eq_7;
             s_mask_32_d_comb = p_mask_64_q;
             s_ptr_32_d_comb = p_ptr_64_q;
             s_mask_33_d_comb = p_mask_65_q;
@@ -8220,19 +8732,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_2_d_comb = sw_size_2;
             s_res_tag_2_d_comb = sw_tag_2;
         end
-        if (assign_now & free1_0 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
+        in_group_2 = unas_pick_2;
+        if ((0 != 2) & unas_pick_0 & s_same_16_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((1 != 2) & unas_pick_1 & s_same_17_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((2 != 2) & unas_pick_2 & s_same_18_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((3 != 2) & unas_pick_3 & s_same_19_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((4 != 2) & unas_pick_4 & s_same_20_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((5 != 2) & unas_pick_5 & s_same_21_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((6 != 2) & unas_pick_6 & s_same_22_q) begin
+            in_group_2 = 1'b1;
+        end
+        if ((7 != 2) & unas_pick_7 & s_same_23_q) begin
+            in_group_2 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_2 & in_group_2) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
+        if (assign_now & free1_1 & unas_2 & in_group_2) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
+        if (assign_now & free1_2 & unas_2 & in_group_2) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_2 & (s_key_range_2_q == u_key_range) & (s_key_2_q == u_key)) begin
+        if (assign_now & free1_3 & unas_2 & in_group_2) begin
             s_assigned_2_d_comb = 1'b1;
             s_walker_2_d_comb = widx_3;
         end
@@ -8252,6 +8789,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_2_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_2_d_comb = c_walker;
             s_done_2_d_comb = 1'b0;
+            s_same_16_d_comb = key_eq_0;
+            s_same_2_d_comb = key_eq_0;
+            s_same_17_d_comb = key_eq_1;
+            s_same_10_d_comb = key_eq_1;
+            s_same_18_d_comb = key_eq_2;
+            s_same_18_d_comb = key_eq_2;
+            s_same_19_d_comb = key_eq_3;
+            s_same_26_d_comb = key_eq_3;
+            s_same_20_d_comb = key_eq_4;
+            s_same_34_d_comb = key_eq_4;
+            s_same_21_d_comb = key_eq_5;
+            s_same_42_d_comb = key_eq_5;
+            s_same_22_d_comb = key_eq_6;
+            s_same_50_d_comb = key_eq_6;
+            s_same_23_d_comb = key_eq_7;
+            s_same_58_d_comb = key_eq_7;
             s_mask_64_d_comb = p_mask_64_q;
             s_ptr_64_d_comb = p_ptr_64_q;
             s_mask_65_d_comb = p_mask_65_q;
@@ -8366,19 +8919,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_3_d_comb = sw_size_3;
             s_res_tag_3_d_comb = sw_tag_3;
         end
-        if (assign_now & free1_0 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
+        in_group_3 = unas_pick_3;
+        if ((0 != 3) & unas_pick_0 & s_same_24_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((1 != 3) & unas_pick_1 & s_same_25_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((2 != 3) & unas_pick_2 & s_same_26_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((3 != 3) & unas_pick_3 & s_same_27_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((4 != 3) & unas_pick_4 & s_same_28_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((5 != 3) & unas_pick_5 & s_same_29_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((6 != 3) & unas_pick_6 & s_same_30_q) begin
+            in_group_3 = 1'b1;
+        end
+        if ((7 != 3) & unas_pick_7 & s_same_31_q) begin
+            in_group_3 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_3 & in_group_3) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
+        if (assign_now & free1_1 & unas_3 & in_group_3) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
+        if (assign_now & free1_2 & unas_3 & in_group_3) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_3 & (s_key_range_3_q == u_key_range) & (s_key_3_q == u_key)) begin
+        if (assign_now & free1_3 & unas_3 & in_group_3) begin
             s_assigned_3_d_comb = 1'b1;
             s_walker_3_d_comb = widx_3;
         end
@@ -8398,6 +8976,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_3_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_3_d_comb = c_walker;
             s_done_3_d_comb = 1'b0;
+            s_same_24_d_comb = key_eq_0;
+            s_same_3_d_comb = key_eq_0;
+            s_same_25_d_comb = key_eq_1;
+            s_same_11_d_comb = key_eq_1;
+            s_same_26_d_comb = key_eq_2;
+            s_same_19_d_comb = key_eq_2;
+            s_same_27_d_comb = key_eq_3;
+            s_same_27_d_comb = key_eq_3;
+            s_same_28_d_comb = key_eq_4;
+            s_same_35_d_comb = key_eq_4;
+            s_same_29_d_comb = key_eq_5;
+            s_same_43_d_comb = key_eq_5;
+            s_same_30_d_comb = key_eq_6;
+            s_same_51_d_comb = key_eq_6;
+            s_same_31_d_comb = key_eq_7;
+            s_same_59_d_comb = key_eq_7;
             s_mask_96_d_comb = p_mask_64_q;
             s_ptr_96_d_comb = p_ptr_64_q;
             s_mask_97_d_comb = p_mask_65_q;
@@ -8512,19 +9106,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_4_d_comb = sw_size_4;
             s_res_tag_4_d_comb = sw_tag_4;
         end
-        if (assign_now & free1_0 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
+        in_group_4 = unas_pick_4;
+        if ((0 != 4) & unas_pick_0 & s_same_32_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((1 != 4) & unas_pick_1 & s_same_33_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((2 != 4) & unas_pick_2 & s_same_34_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((3 != 4) & unas_pick_3 & s_same_35_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((4 != 4) & unas_pick_4 & s_same_36_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((5 != 4) & unas_pick_5 & s_same_37_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((6 != 4) & unas_pick_6 & s_same_38_q) begin
+            in_group_4 = 1'b1;
+        end
+        if ((7 != 4) & unas_pick_7 & s_same_39_q) begin
+            in_group_4 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_4 & in_group_4) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
+        if (assign_now & free1_1 & unas_4 & in_group_4) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
+        if (assign_now & free1_2 & unas_4 & in_group_4) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_4 & (s_key_range_4_q == u_key_range) & (s_key_4_q == u_key)) begin
+        if (assign_now & free1_3 & unas_4 & in_group_4) begin
             s_assigned_4_d_comb = 1'b1;
             s_walker_4_d_comb = widx_3;
         end
@@ -8544,6 +9163,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_4_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_4_d_comb = c_walker;
             s_done_4_d_comb = 1'b0;
+            s_same_32_d_comb = key_eq_0;
+            s_same_4_d_comb = key_eq_0;
+            s_same_33_d_comb = key_eq_1;
+            s_same_12_d_comb = key_eq_1;
+            s_same_34_d_comb = key_eq_2;
+            s_same_20_d_comb = key_eq_2;
+            s_same_35_d_comb = key_eq_3;
+            s_same_28_d_comb = key_eq_3;
+            s_same_36_d_comb = key_eq_4;
+            s_same_36_d_comb = key_eq_4;
+            s_same_37_d_comb = key_eq_5;
+            s_same_44_d_comb = key_eq_5;
+            s_same_38_d_comb = key_eq_6;
+            s_same_52_d_comb = key_eq_6;
+            s_same_39_d_comb = key_eq_7;
+            s_same_60_d_comb = key_eq_7;
             s_mask_128_d_comb = p_mask_64_q;
             s_ptr_128_d_comb = p_ptr_64_q;
             s_mask_129_d_comb = p_mask_65_q;
@@ -8658,19 +9293,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_5_d_comb = sw_size_5;
             s_res_tag_5_d_comb = sw_tag_5;
         end
-        if (assign_now & free1_0 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
+        in_group_5 = unas_pick_5;
+        if ((0 != 5) & unas_pick_0 & s_same_40_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((1 != 5) & unas_pick_1 & s_same_41_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((2 != 5) & unas_pick_2 & s_same_42_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((3 != 5) & unas_pick_3 & s_same_43_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((4 != 5) & unas_pick_4 & s_same_44_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((5 != 5) & unas_pick_5 & s_same_45_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((6 != 5) & unas_pick_6 & s_same_46_q) begin
+            in_group_5 = 1'b1;
+        end
+        if ((7 != 5) & unas_pick_7 & s_same_47_q) begin
+            in_group_5 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_5 & in_group_5) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
+        if (assign_now & free1_1 & unas_5 & in_group_5) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
+        if (assign_now & free1_2 & unas_5 & in_group_5) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_5 & (s_key_range_5_q == u_key_range) & (s_key_5_q == u_key)) begin
+        if (assign_now & free1_3 & unas_5 & in_group_5) begin
             s_assigned_5_d_comb = 1'b1;
             s_walker_5_d_comb = widx_3;
         end
@@ -8690,6 +9350,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_5_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_5_d_comb = c_walker;
             s_done_5_d_comb = 1'b0;
+            s_same_40_d_comb = key_eq_0;
+            s_same_5_d_comb = key_eq_0;
+            s_same_41_d_comb = key_eq_1;
+            s_same_13_d_comb = key_eq_1;
+            s_same_42_d_comb = key_eq_2;
+            s_same_21_d_comb = key_eq_2;
+            s_same_43_d_comb = key_eq_3;
+            s_same_29_d_comb = key_eq_3;
+            s_same_44_d_comb = key_eq_4;
+            s_same_37_d_comb = key_eq_4;
+            s_same_45_d_comb = key_eq_5;
+            s_same_45_d_comb = key_eq_5;
+            s_same_46_d_comb = key_eq_6;
+            s_same_53_d_comb = key_eq_6;
+            s_same_47_d_comb = key_eq_7;
+            s_same_61_d_comb = key_eq_7;
             s_mask_160_d_comb = p_mask_64_q;
             s_ptr_160_d_comb = p_ptr_64_q;
             s_mask_161_d_comb = p_mask_65_q;
@@ -8804,19 +9480,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_6_d_comb = sw_size_6;
             s_res_tag_6_d_comb = sw_tag_6;
         end
-        if (assign_now & free1_0 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
+        in_group_6 = unas_pick_6;
+        if ((0 != 6) & unas_pick_0 & s_same_48_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((1 != 6) & unas_pick_1 & s_same_49_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((2 != 6) & unas_pick_2 & s_same_50_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((3 != 6) & unas_pick_3 & s_same_51_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((4 != 6) & unas_pick_4 & s_same_52_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((5 != 6) & unas_pick_5 & s_same_53_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((6 != 6) & unas_pick_6 & s_same_54_q) begin
+            in_group_6 = 1'b1;
+        end
+        if ((7 != 6) & unas_pick_7 & s_same_55_q) begin
+            in_group_6 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_6 & in_group_6) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
+        if (assign_now & free1_1 & unas_6 & in_group_6) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
+        if (assign_now & free1_2 & unas_6 & in_group_6) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_6 & (s_key_range_6_q == u_key_range) & (s_key_6_q == u_key)) begin
+        if (assign_now & free1_3 & unas_6 & in_group_6) begin
             s_assigned_6_d_comb = 1'b1;
             s_walker_6_d_comb = widx_3;
         end
@@ -8836,6 +9537,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_6_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_6_d_comb = c_walker;
             s_done_6_d_comb = 1'b0;
+            s_same_48_d_comb = key_eq_0;
+            s_same_6_d_comb = key_eq_0;
+            s_same_49_d_comb = key_eq_1;
+            s_same_14_d_comb = key_eq_1;
+            s_same_50_d_comb = key_eq_2;
+            s_same_22_d_comb = key_eq_2;
+            s_same_51_d_comb = key_eq_3;
+            s_same_30_d_comb = key_eq_3;
+            s_same_52_d_comb = key_eq_4;
+            s_same_38_d_comb = key_eq_4;
+            s_same_53_d_comb = key_eq_5;
+            s_same_46_d_comb = key_eq_5;
+            s_same_54_d_comb = key_eq_6;
+            s_same_54_d_comb = key_eq_6;
+            s_same_55_d_comb = key_eq_7;
+            s_same_62_d_comb = key_eq_7;
             s_mask_192_d_comb = p_mask_64_q;
             s_ptr_192_d_comb = p_ptr_64_q;
             s_mask_193_d_comb = p_mask_65_q;
@@ -8950,19 +9667,44 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_res_size_7_d_comb = sw_size_7;
             s_res_tag_7_d_comb = sw_tag_7;
         end
-        if (assign_now & free1_0 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
+        in_group_7 = unas_pick_7;
+        if ((0 != 7) & unas_pick_0 & s_same_56_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((1 != 7) & unas_pick_1 & s_same_57_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((2 != 7) & unas_pick_2 & s_same_58_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((3 != 7) & unas_pick_3 & s_same_59_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((4 != 7) & unas_pick_4 & s_same_60_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((5 != 7) & unas_pick_5 & s_same_61_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((6 != 7) & unas_pick_6 & s_same_62_q) begin
+            in_group_7 = 1'b1;
+        end
+        if ((7 != 7) & unas_pick_7 & s_same_63_q) begin
+            in_group_7 = 1'b1;
+        end
+        if (assign_now & free1_0 & unas_7 & in_group_7) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_0;
         end
-        if (assign_now & free1_1 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
+        if (assign_now & free1_1 & unas_7 & in_group_7) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_1;
         end
-        if (assign_now & free1_2 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
+        if (assign_now & free1_2 & unas_7 & in_group_7) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_2;
         end
-        if (assign_now & free1_3 & unas_7 & (s_key_range_7_q == u_key_range) & (s_key_7_q == u_key)) begin
+        if (assign_now & free1_3 & unas_7 & in_group_7) begin
             s_assigned_7_d_comb = 1'b1;
             s_walker_7_d_comb = widx_3;
         end
@@ -8982,6 +9724,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_assigned_7_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_7_d_comb = c_walker;
             s_done_7_d_comb = 1'b0;
+            s_same_56_d_comb = key_eq_0;
+            s_same_7_d_comb = key_eq_0;
+            s_same_57_d_comb = key_eq_1;
+            s_same_15_d_comb = key_eq_1;
+            s_same_58_d_comb = key_eq_2;
+            s_same_23_d_comb = key_eq_2;
+            s_same_59_d_comb = key_eq_3;
+            s_same_31_d_comb = key_eq_3;
+            s_same_60_d_comb = key_eq_4;
+            s_same_39_d_comb = key_eq_4;
+            s_same_61_d_comb = key_eq_5;
+            s_same_47_d_comb = key_eq_5;
+            s_same_62_d_comb = key_eq_6;
+            s_same_55_d_comb = key_eq_6;
+            s_same_63_d_comb = key_eq_7;
+            s_same_63_d_comb = key_eq_7;
             s_mask_224_d_comb = p_mask_64_q;
             s_ptr_224_d_comb = p_ptr_64_q;
             s_mask_225_d_comb = p_mask_65_q;
@@ -9952,10 +10710,24 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
-        e_lookup_d_comb = a_search;
-        e_hit_d_comb = c_valid & ~p_replay_2_q & p_key_valid_2_q & c_hit;
-        e_miss_d_comb = c_miss;
-        e_merged_d_comb = c_miss & (merge_any | join_group);
+        ev_0 = zero4;
+        ev_1 = zero4;
+        ev_2 = zero4;
+        ev_3 = zero4;
+        ev_4 = zero4;
+        ev_5 = zero4;
+        if (a_search) begin
+            ev_0 = one4;
+        end
+        if (c_valid & ~p_replay_2_q & p_key_valid_2_q & c_hit) begin
+            ev_1 = one4;
+        end
+        if (c_miss) begin
+            ev_2 = one4;
+        end
+        if (c_miss & (merge_any | join_group)) begin
+            ev_3 = one4;
+        end
         visits_0 = zero4;
         visits_1 = visits_0;
         if (walkers_0_visit) begin
@@ -9973,38 +10745,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (walkers_3_visit) begin
             visits_4 = visits_3 + one4;
         end
-        e_nodes_d_comb = visits_4;
-        e_fault_d_comb = r_valid_q & (r_fault_q != f_none);
-        if (e_lookup_q) begin
-            c_lookups_d_comb = c_lookups_q + one32;
-        end
-        if (e_hit_q) begin
-            c_hits_d_comb = c_hits_q + one32;
-        end
-        if (e_miss_q) begin
-            c_misses_d_comb = c_misses_q + one32;
-        end
-        if (e_merged_q) begin
-            c_merged_d_comb = c_merged_q + one32;
-        end
-        visits_w_a = e_nodes_q;
-        c_nodes_d_comb = c_nodes_q + visits_w_y;
-        if (e_fault_q) begin
-            c_faults_d_comb = c_faults_q + one32;
-        end
-        if (reset) begin
-            e_lookup_d_comb = 1'b0;
-            e_hit_d_comb = 1'b0;
-            e_miss_d_comb = 1'b0;
-            e_merged_d_comb = 1'b0;
-            e_nodes_d_comb = zero4;
-            e_fault_d_comb = 1'b0;
-            c_lookups_d_comb = zero32;
-            c_hits_d_comb = zero32;
-            c_misses_d_comb = zero32;
-            c_merged_d_comb = zero32;
-            c_nodes_d_comb = zero32;
-            c_faults_d_comb = zero32;
+        ev_4 = visits_4;
+        if (r_valid_q & (r_fault_q != f_none)) begin
+            ev_5 = one4;
         end
         if (reset) begin
             p_valid_0_d_comb = 1'b0;
@@ -10013,12 +10756,24 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
         end
-        cnt_lookups = c_lookups_q;
-        cnt_hits = c_hits_q;
-        cnt_misses = c_misses_q;
-        cnt_merged = c_merged_q;
-        cnt_nodes = c_nodes_q;
-        cnt_faults = c_faults_q;
+        ctr_lookups_amount = ev_0;
+        ctr_hits_amount = ev_1;
+        ctr_misses_amount = ev_2;
+        ctr_merged_amount = ev_3;
+        ctr_nodes_amount = ev_4;
+        ctr_faults_amount = ev_5;
+        ctr_lookups_clear = reset;
+        ctr_hits_clear = reset;
+        ctr_misses_clear = reset;
+        ctr_merged_clear = reset;
+        ctr_nodes_clear = reset;
+        ctr_faults_clear = reset;
+        cnt_lookups = ctr_lookups_count;
+        cnt_hits = ctr_hits_count;
+        cnt_misses = ctr_misses_count;
+        cnt_merged = ctr_merged_count;
+        cnt_nodes = ctr_nodes_count;
+        cnt_faults = ctr_faults_count;
         resp_valid = r_valid_q;
         resp_id = r_id_q;
         resp_op = r_op_q;
@@ -10093,19 +10848,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         resp_addr_30 = r_addr_30_q;
         resp_pass_31 = r_pass_31_q;
         resp_addr_31 = r_addr_31_q;
-        c_faults_d = c_faults_d_comb;
-        c_hits_d = c_hits_d_comb;
-        c_lookups_d = c_lookups_d_comb;
-        c_merged_d = c_merged_d_comb;
-        c_misses_d = c_misses_d_comb;
-        c_nodes_d = c_nodes_d_comb;
         checks_meta_fault = checks_meta_fault_comb;
-        e_fault_d = e_fault_d_comb;
-        e_hit_d = e_hit_d_comb;
-        e_lookup_d = e_lookup_d_comb;
-        e_merged_d = e_merged_d_comb;
-        e_miss_d = e_miss_d_comb;
-        e_nodes_d = e_nodes_d_comb;
         fq_base_d = fq_base_d_comb;
         fq_loc_d = fq_loc_d_comb;
         fq_size_d = fq_size_d_comb;
@@ -10881,6 +11624,70 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_res_tag_5_d = s_res_tag_5_d_comb;
         s_res_tag_6_d = s_res_tag_6_d_comb;
         s_res_tag_7_d = s_res_tag_7_d_comb;
+        s_same_0_d = s_same_0_d_comb;
+        s_same_10_d = s_same_10_d_comb;
+        s_same_11_d = s_same_11_d_comb;
+        s_same_12_d = s_same_12_d_comb;
+        s_same_13_d = s_same_13_d_comb;
+        s_same_14_d = s_same_14_d_comb;
+        s_same_15_d = s_same_15_d_comb;
+        s_same_16_d = s_same_16_d_comb;
+        s_same_17_d = s_same_17_d_comb;
+        s_same_18_d = s_same_18_d_comb;
+        s_same_19_d = s_same_19_d_comb;
+        s_same_1_d = s_same_1_d_comb;
+        s_same_20_d = s_same_20_d_comb;
+        s_same_21_d = s_same_21_d_comb;
+        s_same_22_d = s_same_22_d_comb;
+        s_same_23_d = s_same_23_d_comb;
+        s_same_24_d = s_same_24_d_comb;
+        s_same_25_d = s_same_25_d_comb;
+        s_same_26_d = s_same_26_d_comb;
+        s_same_27_d = s_same_27_d_comb;
+        s_same_28_d = s_same_28_d_comb;
+        s_same_29_d = s_same_29_d_comb;
+        s_same_2_d = s_same_2_d_comb;
+        s_same_30_d = s_same_30_d_comb;
+        s_same_31_d = s_same_31_d_comb;
+        s_same_32_d = s_same_32_d_comb;
+        s_same_33_d = s_same_33_d_comb;
+        s_same_34_d = s_same_34_d_comb;
+        s_same_35_d = s_same_35_d_comb;
+        s_same_36_d = s_same_36_d_comb;
+        s_same_37_d = s_same_37_d_comb;
+        s_same_38_d = s_same_38_d_comb;
+        s_same_39_d = s_same_39_d_comb;
+        s_same_3_d = s_same_3_d_comb;
+        s_same_40_d = s_same_40_d_comb;
+        s_same_41_d = s_same_41_d_comb;
+        s_same_42_d = s_same_42_d_comb;
+        s_same_43_d = s_same_43_d_comb;
+        s_same_44_d = s_same_44_d_comb;
+        s_same_45_d = s_same_45_d_comb;
+        s_same_46_d = s_same_46_d_comb;
+        s_same_47_d = s_same_47_d_comb;
+        s_same_48_d = s_same_48_d_comb;
+        s_same_49_d = s_same_49_d_comb;
+        s_same_4_d = s_same_4_d_comb;
+        s_same_50_d = s_same_50_d_comb;
+        s_same_51_d = s_same_51_d_comb;
+        s_same_52_d = s_same_52_d_comb;
+        s_same_53_d = s_same_53_d_comb;
+        s_same_54_d = s_same_54_d_comb;
+        s_same_55_d = s_same_55_d_comb;
+        s_same_56_d = s_same_56_d_comb;
+        s_same_57_d = s_same_57_d_comb;
+        s_same_58_d = s_same_58_d_comb;
+        s_same_59_d = s_same_59_d_comb;
+        s_same_5_d = s_same_5_d_comb;
+        s_same_60_d = s_same_60_d_comb;
+        s_same_61_d = s_same_61_d_comb;
+        s_same_62_d = s_same_62_d_comb;
+        s_same_63_d = s_same_63_d_comb;
+        s_same_6_d = s_same_6_d_comb;
+        s_same_7_d = s_same_7_d_comb;
+        s_same_8_d = s_same_8_d_comb;
+        s_same_9_d = s_same_9_d_comb;
         s_sbase_0_d = s_sbase_0_d_comb;
         s_sbase_1_d = s_sbase_1_d_comb;
         s_sbase_2_d = s_sbase_2_d_comb;
@@ -10926,19 +11733,19 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         structure_r_d = structure_r_d_comb;
         walkers_0_start = walkers_0_start_comb;
         walkers_0_start_a = walkers_0_start_a_comb;
-        walkers_0_start_loc = walkers_0_start_loc_comb;
+        walkers_0_start_node = walkers_0_start_node_comb;
         walkers_0_start_range = walkers_0_start_range_comb;
         walkers_1_start = walkers_1_start_comb;
         walkers_1_start_a = walkers_1_start_a_comb;
-        walkers_1_start_loc = walkers_1_start_loc_comb;
+        walkers_1_start_node = walkers_1_start_node_comb;
         walkers_1_start_range = walkers_1_start_range_comb;
         walkers_2_start = walkers_2_start_comb;
         walkers_2_start_a = walkers_2_start_a_comb;
-        walkers_2_start_loc = walkers_2_start_loc_comb;
+        walkers_2_start_node = walkers_2_start_node_comb;
         walkers_2_start_range = walkers_2_start_range_comb;
         walkers_3_start = walkers_3_start_comb;
         walkers_3_start_a = walkers_3_start_a_comb;
-        walkers_3_start_loc = walkers_3_start_loc_comb;
+        walkers_3_start_node = walkers_3_start_node_comb;
         walkers_3_start_range = walkers_3_start_range_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2
@@ -31267,6 +32074,582 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds
 
+// mlu16_bst_k4_l32_p2_c2_ctr_faults: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_faults(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_faults
+
+// mlu16_bst_k4_l32_p2_c2_ctr_hits: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_hits(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_hits
+
+// mlu16_bst_k4_l32_p2_c2_ctr_lookups: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_lookups(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_lookups
+
+// mlu16_bst_k4_l32_p2_c2_ctr_merged: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_merged(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_merged
+
+// mlu16_bst_k4_l32_p2_c2_ctr_misses: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_misses(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_misses
+
+// mlu16_bst_k4_l32_p2_c2_ctr_nodes: hw::counter::EventCounter
+module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  [3:0] amount;
+    output reg  [31:0] count;
+    
+    // Constant declarations
+    localparam  zero4 = 4'h0;
+    localparam  zero16 = 16'h0;
+    localparam  one16 = 16'h1;
+    
+    // Stub signals
+    reg  [3:0] amount_r_d;
+    reg  [3:0] amount_r_q;
+    reg  [15:0] lo_d;
+    reg  [15:0] lo_q;
+    reg  [15:0] hi_d;
+    reg  [15:0] hi_q;
+    reg  [15:0] hi_p1_d;
+    reg  [15:0] hi_p1_q;
+    reg  [15:0] lo_w_a;
+    reg  [16:0] lo_w_y;
+    reg  [3:0] amount_w_a;
+    reg  [16:0] amount_w_y;
+    reg  [15:0] count_lo_a;
+    reg  [31:0] count_lo_y;
+    reg  [15:0] count_hi_a;
+    reg  [31:0] count_hi_y;
+    
+    // Local signals
+    reg  [16:0] sum;
+    
+    
+    // Width casts (rust-hdl helper blocks, inlined)
+    always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
+    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    
+    // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
+    // in the update code). Initial values as in the rust-hdl model; state
+    // that must reset has an explicit reset input.
+    initial begin
+        amount_r_q = 4'h0;
+        lo_q = 16'h0;
+        hi_q = 16'h0;
+        hi_p1_q = 16'h0;
+    end
+    always @(posedge clock) begin
+        amount_r_q <= amount_r_d;
+        lo_q <= lo_d;
+        hi_q <= hi_d;
+        hi_p1_q <= hi_p1_d;
+    end
+    
+    // Update code
+    // Working copies: each signal assigned more than once below is computed
+    // in `<name>_comb` and assigned once at the end, so other processes never see
+    // an intermediate value (event-driven simulators would loop on it).
+    reg  [3:0] amount_r_d_comb;
+    reg  [15:0] hi_d_comb;
+    reg  [15:0] hi_p1_d_comb;
+    reg  [15:0] lo_d_comb;
+    always @(*) begin
+        amount_r_d_comb = amount_r_q;
+        lo_d_comb = lo_q;
+        hi_d_comb = hi_q;
+        hi_p1_d_comb = hi_p1_q;
+        amount_r_d_comb = amount;
+        lo_w_a = lo_q;
+        amount_w_a = amount_r_q;
+        sum = lo_w_y + amount_w_y;
+        lo_d_comb = sum[(32'h0)+:(16)];
+        if (sum[32'h10]) begin
+            hi_d_comb = hi_p1_q;
+        end
+        hi_p1_d_comb = hi_q + one16;
+        if (clear) begin
+            amount_r_d_comb = zero4;
+            lo_d_comb = zero16;
+            hi_d_comb = zero16;
+            hi_p1_d_comb = one16;
+        end
+        count_lo_a = lo_q;
+        count_hi_a = hi_q;
+        count = (count_hi_y << 64'h10) | count_lo_y;
+        amount_r_d = amount_r_d_comb;
+        hi_d = hi_d_comb;
+        hi_p1_d = hi_p1_d_comb;
+        lo_d = lo_d_comb;
+    end
+endmodule // mlu16_bst_k4_l32_p2_c2_ctr_nodes
+
 // mlu16_bst_k4_l32_p2_c2_mlb: hw::mlb::Mlb
 module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
     
@@ -35733,7 +37116,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -35741,7 +37124,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
     input wire  start;
     input wire  start_range;
     input wire  [63:0] start_a;
-    input wire  [63:0] start_loc;
+    input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
@@ -35815,10 +37198,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
     reg  [63:0] size_r_q;
     reg  [7:0] tag_r_d;
     reg  [7:0] tag_r_q;
-    reg  [63:0] link0_r_d;
-    reg  [63:0] link0_r_q;
-    reg  [63:0] link1_r_d;
-    reg  [63:0] link1_r_q;
+    reg  [50:0] link0_r_d;
+    reg  [50:0] link0_r_q;
+    reg  [50:0] link1_r_d;
+    reg  [50:0] link1_r_q;
+    reg  ge_r_d;
+    reg  ge_r_q;
+    reg  ok_r_d;
+    reg  ok_r_q;
+    reg  link0_zero_r_d;
+    reg  link0_zero_r_q;
+    reg  link1_zero_r_d;
+    reg  link1_zero_r_q;
     reg  [63:0] node_cmp_a;
     reg  [63:0] node_cmp_base;
     reg  [63:0] node_cmp_size;
@@ -35828,7 +37219,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
     
     // Local signals
     reg  found;
-    reg  [63:0] link;
+    reg  [50:0] link;
+    reg  link_zero;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
@@ -35859,8 +37251,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         base_r_q = 64'h0;
         size_r_q = 64'h0;
         tag_r_q = 8'h0;
-        link0_r_q = 64'h0;
-        link1_r_q = 64'h0;
+        link0_r_q = 51'h0;
+        link1_r_q = 51'h0;
+        ge_r_q = 1'h0;
+        ok_r_q = 1'h0;
+        link0_zero_r_q = 1'h0;
+        link1_zero_r_q = 1'h0;
     end
     always @(posedge clock) begin
         state_q <= state_d;
@@ -35877,6 +37273,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         tag_r_q <= tag_r_d;
         link0_r_q <= link0_r_d;
         link1_r_q <= link1_r_d;
+        ge_r_q <= ge_r_d;
+        ok_r_q <= ok_r_d;
+        link0_zero_r_q <= link0_zero_r_d;
+        link1_zero_r_q <= link1_zero_r_d;
     end
     
     // Update code
@@ -35887,10 +37287,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  ge_r_d_comb;
     reg  [15:0] limit_r_d_comb;
-    reg  [63:0] link0_r_d_comb;
-    reg  [63:0] link1_r_d_comb;
+    reg  [50:0] link0_r_d_comb;
+    reg  link0_zero_r_d_comb;
+    reg  [50:0] link1_r_d_comb;
+    reg  link1_zero_r_d_comb;
     reg  [50:0] node_r_d_comb;
+    reg  ok_r_d_comb;
     reg  range_r_d_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
@@ -35912,16 +37316,22 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         tag_r_d_comb = tag_r_q;
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
+        ge_r_d_comb = ge_r_q;
+        ok_r_d_comb = ok_r_q;
+        link0_zero_r_d_comb = link0_zero_r_q;
+        link1_zero_r_d_comb = link1_zero_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
-        node_cmp_base = base_r_q;
-        node_cmp_size = size_r_q;
+        node_cmp_base = resp_base;
+        node_cmp_size = resp_size_tag & addr_mask;
         node_cmp_w = one64;
-        found = ~range_r_q | node_cmp_ok;
+        found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & node_cmp_ge) begin
+        link_zero = link0_zero_r_q;
+        if (bst_r_q & ge_r_q) begin
             link = link1_r_q;
+            link_zero = link1_zero_r_q;
         end
         steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
@@ -35949,9 +37359,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
                     limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
+                    node_r_d_comb = start_node;
                     if (start_range) begin
                         a_r_d_comb = start_a & addr_mask;
-                        node_r_d_comb = root_m[(32'h5)+:(51)];
                         result_r_d_comb = res_found;
                         if (root_m == zero64) begin
                             result_r_d_comb = res_not_found;
@@ -35961,8 +37371,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
                         end
                     end
                     else begin
-                        a_r_d_comb = start_loc & loc_mask;
-                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -35987,8 +37396,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
                         base_r_d_comb = resp_base;
                         size_r_d_comb = resp_size_tag & addr_mask;
                         tag_r_d_comb = resp_size_tag[(32'h38)+:(8)];
-                        link0_r_d_comb = resp_link0 & loc_mask;
-                        link1_r_d_comb = resp_link1 & loc_mask;
+                        link0_r_d_comb = resp_link0[(32'h5)+:(51)];
+                        link1_r_d_comb = resp_link1[(32'h5)+:(51)];
+                        ge_r_d_comb = node_cmp_ge;
+                        ok_r_d_comb = node_cmp_ok;
+                        link0_zero_r_d_comb = (resp_link0 & loc_mask) == zero64;
+                        link1_zero_r_d_comb = (resp_link1 & loc_mask) == zero64;
                         state_d_comb = WalkerState_Decide;
                     end
                 end
@@ -35997,14 +37410,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
                     steps_r_d_comb = steps_inc;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
-                        if (link == zero64) begin
+                        if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
                         else if (steps_inc >= limit_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
-                            node_r_d_comb = link[(32'h5)+:(51)];
+                            node_r_d_comb = link;
                             state_d_comb = WalkerState_Issue;
                         end
                     end
@@ -36028,10 +37441,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        ge_r_d = ge_r_d_comb;
         limit_r_d = limit_r_d_comb;
         link0_r_d = link0_r_d_comb;
+        link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
+        link1_zero_r_d = link1_zero_r_d_comb;
         node_r_d = node_r_d_comb;
+        ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
@@ -36085,7 +37502,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -36093,7 +37510,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
     input wire  start;
     input wire  start_range;
     input wire  [63:0] start_a;
-    input wire  [63:0] start_loc;
+    input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
@@ -36167,10 +37584,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
     reg  [63:0] size_r_q;
     reg  [7:0] tag_r_d;
     reg  [7:0] tag_r_q;
-    reg  [63:0] link0_r_d;
-    reg  [63:0] link0_r_q;
-    reg  [63:0] link1_r_d;
-    reg  [63:0] link1_r_q;
+    reg  [50:0] link0_r_d;
+    reg  [50:0] link0_r_q;
+    reg  [50:0] link1_r_d;
+    reg  [50:0] link1_r_q;
+    reg  ge_r_d;
+    reg  ge_r_q;
+    reg  ok_r_d;
+    reg  ok_r_q;
+    reg  link0_zero_r_d;
+    reg  link0_zero_r_q;
+    reg  link1_zero_r_d;
+    reg  link1_zero_r_q;
     reg  [63:0] node_cmp_a;
     reg  [63:0] node_cmp_base;
     reg  [63:0] node_cmp_size;
@@ -36180,7 +37605,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
     
     // Local signals
     reg  found;
-    reg  [63:0] link;
+    reg  [50:0] link;
+    reg  link_zero;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
@@ -36211,8 +37637,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         base_r_q = 64'h0;
         size_r_q = 64'h0;
         tag_r_q = 8'h0;
-        link0_r_q = 64'h0;
-        link1_r_q = 64'h0;
+        link0_r_q = 51'h0;
+        link1_r_q = 51'h0;
+        ge_r_q = 1'h0;
+        ok_r_q = 1'h0;
+        link0_zero_r_q = 1'h0;
+        link1_zero_r_q = 1'h0;
     end
     always @(posedge clock) begin
         state_q <= state_d;
@@ -36229,6 +37659,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         tag_r_q <= tag_r_d;
         link0_r_q <= link0_r_d;
         link1_r_q <= link1_r_d;
+        ge_r_q <= ge_r_d;
+        ok_r_q <= ok_r_d;
+        link0_zero_r_q <= link0_zero_r_d;
+        link1_zero_r_q <= link1_zero_r_d;
     end
     
     // Update code
@@ -36239,10 +37673,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  ge_r_d_comb;
     reg  [15:0] limit_r_d_comb;
-    reg  [63:0] link0_r_d_comb;
-    reg  [63:0] link1_r_d_comb;
+    reg  [50:0] link0_r_d_comb;
+    reg  link0_zero_r_d_comb;
+    reg  [50:0] link1_r_d_comb;
+    reg  link1_zero_r_d_comb;
     reg  [50:0] node_r_d_comb;
+    reg  ok_r_d_comb;
     reg  range_r_d_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
@@ -36264,16 +37702,22 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         tag_r_d_comb = tag_r_q;
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
+        ge_r_d_comb = ge_r_q;
+        ok_r_d_comb = ok_r_q;
+        link0_zero_r_d_comb = link0_zero_r_q;
+        link1_zero_r_d_comb = link1_zero_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
-        node_cmp_base = base_r_q;
-        node_cmp_size = size_r_q;
+        node_cmp_base = resp_base;
+        node_cmp_size = resp_size_tag & addr_mask;
         node_cmp_w = one64;
-        found = ~range_r_q | node_cmp_ok;
+        found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & node_cmp_ge) begin
+        link_zero = link0_zero_r_q;
+        if (bst_r_q & ge_r_q) begin
             link = link1_r_q;
+            link_zero = link1_zero_r_q;
         end
         steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
@@ -36301,9 +37745,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
                     limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
+                    node_r_d_comb = start_node;
                     if (start_range) begin
                         a_r_d_comb = start_a & addr_mask;
-                        node_r_d_comb = root_m[(32'h5)+:(51)];
                         result_r_d_comb = res_found;
                         if (root_m == zero64) begin
                             result_r_d_comb = res_not_found;
@@ -36313,8 +37757,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
                         end
                     end
                     else begin
-                        a_r_d_comb = start_loc & loc_mask;
-                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -36339,8 +37782,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
                         base_r_d_comb = resp_base;
                         size_r_d_comb = resp_size_tag & addr_mask;
                         tag_r_d_comb = resp_size_tag[(32'h38)+:(8)];
-                        link0_r_d_comb = resp_link0 & loc_mask;
-                        link1_r_d_comb = resp_link1 & loc_mask;
+                        link0_r_d_comb = resp_link0[(32'h5)+:(51)];
+                        link1_r_d_comb = resp_link1[(32'h5)+:(51)];
+                        ge_r_d_comb = node_cmp_ge;
+                        ok_r_d_comb = node_cmp_ok;
+                        link0_zero_r_d_comb = (resp_link0 & loc_mask) == zero64;
+                        link1_zero_r_d_comb = (resp_link1 & loc_mask) == zero64;
                         state_d_comb = WalkerState_Decide;
                     end
                 end
@@ -36349,14 +37796,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
                     steps_r_d_comb = steps_inc;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
-                        if (link == zero64) begin
+                        if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
                         else if (steps_inc >= limit_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
-                            node_r_d_comb = link[(32'h5)+:(51)];
+                            node_r_d_comb = link;
                             state_d_comb = WalkerState_Issue;
                         end
                     end
@@ -36380,10 +37827,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        ge_r_d = ge_r_d_comb;
         limit_r_d = limit_r_d_comb;
         link0_r_d = link0_r_d_comb;
+        link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
+        link1_zero_r_d = link1_zero_r_d_comb;
         node_r_d = node_r_d_comb;
+        ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
@@ -36437,7 +37888,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -36445,7 +37896,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
     input wire  start;
     input wire  start_range;
     input wire  [63:0] start_a;
-    input wire  [63:0] start_loc;
+    input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
@@ -36519,10 +37970,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
     reg  [63:0] size_r_q;
     reg  [7:0] tag_r_d;
     reg  [7:0] tag_r_q;
-    reg  [63:0] link0_r_d;
-    reg  [63:0] link0_r_q;
-    reg  [63:0] link1_r_d;
-    reg  [63:0] link1_r_q;
+    reg  [50:0] link0_r_d;
+    reg  [50:0] link0_r_q;
+    reg  [50:0] link1_r_d;
+    reg  [50:0] link1_r_q;
+    reg  ge_r_d;
+    reg  ge_r_q;
+    reg  ok_r_d;
+    reg  ok_r_q;
+    reg  link0_zero_r_d;
+    reg  link0_zero_r_q;
+    reg  link1_zero_r_d;
+    reg  link1_zero_r_q;
     reg  [63:0] node_cmp_a;
     reg  [63:0] node_cmp_base;
     reg  [63:0] node_cmp_size;
@@ -36532,7 +37991,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
     
     // Local signals
     reg  found;
-    reg  [63:0] link;
+    reg  [50:0] link;
+    reg  link_zero;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
@@ -36563,8 +38023,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         base_r_q = 64'h0;
         size_r_q = 64'h0;
         tag_r_q = 8'h0;
-        link0_r_q = 64'h0;
-        link1_r_q = 64'h0;
+        link0_r_q = 51'h0;
+        link1_r_q = 51'h0;
+        ge_r_q = 1'h0;
+        ok_r_q = 1'h0;
+        link0_zero_r_q = 1'h0;
+        link1_zero_r_q = 1'h0;
     end
     always @(posedge clock) begin
         state_q <= state_d;
@@ -36581,6 +38045,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         tag_r_q <= tag_r_d;
         link0_r_q <= link0_r_d;
         link1_r_q <= link1_r_d;
+        ge_r_q <= ge_r_d;
+        ok_r_q <= ok_r_d;
+        link0_zero_r_q <= link0_zero_r_d;
+        link1_zero_r_q <= link1_zero_r_d;
     end
     
     // Update code
@@ -36591,10 +38059,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  ge_r_d_comb;
     reg  [15:0] limit_r_d_comb;
-    reg  [63:0] link0_r_d_comb;
-    reg  [63:0] link1_r_d_comb;
+    reg  [50:0] link0_r_d_comb;
+    reg  link0_zero_r_d_comb;
+    reg  [50:0] link1_r_d_comb;
+    reg  link1_zero_r_d_comb;
     reg  [50:0] node_r_d_comb;
+    reg  ok_r_d_comb;
     reg  range_r_d_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
@@ -36616,16 +38088,22 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         tag_r_d_comb = tag_r_q;
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
+        ge_r_d_comb = ge_r_q;
+        ok_r_d_comb = ok_r_q;
+        link0_zero_r_d_comb = link0_zero_r_q;
+        link1_zero_r_d_comb = link1_zero_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
-        node_cmp_base = base_r_q;
-        node_cmp_size = size_r_q;
+        node_cmp_base = resp_base;
+        node_cmp_size = resp_size_tag & addr_mask;
         node_cmp_w = one64;
-        found = ~range_r_q | node_cmp_ok;
+        found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & node_cmp_ge) begin
+        link_zero = link0_zero_r_q;
+        if (bst_r_q & ge_r_q) begin
             link = link1_r_q;
+            link_zero = link1_zero_r_q;
         end
         steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
@@ -36653,9 +38131,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
                     limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
+                    node_r_d_comb = start_node;
                     if (start_range) begin
                         a_r_d_comb = start_a & addr_mask;
-                        node_r_d_comb = root_m[(32'h5)+:(51)];
                         result_r_d_comb = res_found;
                         if (root_m == zero64) begin
                             result_r_d_comb = res_not_found;
@@ -36665,8 +38143,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
                         end
                     end
                     else begin
-                        a_r_d_comb = start_loc & loc_mask;
-                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -36691,8 +38168,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
                         base_r_d_comb = resp_base;
                         size_r_d_comb = resp_size_tag & addr_mask;
                         tag_r_d_comb = resp_size_tag[(32'h38)+:(8)];
-                        link0_r_d_comb = resp_link0 & loc_mask;
-                        link1_r_d_comb = resp_link1 & loc_mask;
+                        link0_r_d_comb = resp_link0[(32'h5)+:(51)];
+                        link1_r_d_comb = resp_link1[(32'h5)+:(51)];
+                        ge_r_d_comb = node_cmp_ge;
+                        ok_r_d_comb = node_cmp_ok;
+                        link0_zero_r_d_comb = (resp_link0 & loc_mask) == zero64;
+                        link1_zero_r_d_comb = (resp_link1 & loc_mask) == zero64;
                         state_d_comb = WalkerState_Decide;
                     end
                 end
@@ -36701,14 +38182,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
                     steps_r_d_comb = steps_inc;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
-                        if (link == zero64) begin
+                        if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
                         else if (steps_inc >= limit_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
-                            node_r_d_comb = link[(32'h5)+:(51)];
+                            node_r_d_comb = link;
                             state_d_comb = WalkerState_Issue;
                         end
                     end
@@ -36732,10 +38213,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        ge_r_d = ge_r_d_comb;
         limit_r_d = limit_r_d_comb;
         link0_r_d = link0_r_d_comb;
+        link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
+        link1_zero_r_d = link1_zero_r_d_comb;
         node_r_d = node_r_d_comb;
+        ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
@@ -36789,7 +38274,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,start_loc,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -36797,7 +38282,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
     input wire  start;
     input wire  start_range;
     input wire  [63:0] start_a;
-    input wire  [63:0] start_loc;
+    input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
@@ -36871,10 +38356,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
     reg  [63:0] size_r_q;
     reg  [7:0] tag_r_d;
     reg  [7:0] tag_r_q;
-    reg  [63:0] link0_r_d;
-    reg  [63:0] link0_r_q;
-    reg  [63:0] link1_r_d;
-    reg  [63:0] link1_r_q;
+    reg  [50:0] link0_r_d;
+    reg  [50:0] link0_r_q;
+    reg  [50:0] link1_r_d;
+    reg  [50:0] link1_r_q;
+    reg  ge_r_d;
+    reg  ge_r_q;
+    reg  ok_r_d;
+    reg  ok_r_q;
+    reg  link0_zero_r_d;
+    reg  link0_zero_r_q;
+    reg  link1_zero_r_d;
+    reg  link1_zero_r_q;
     reg  [63:0] node_cmp_a;
     reg  [63:0] node_cmp_base;
     reg  [63:0] node_cmp_size;
@@ -36884,7 +38377,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
     
     // Local signals
     reg  found;
-    reg  [63:0] link;
+    reg  [50:0] link;
+    reg  link_zero;
     reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
@@ -36915,8 +38409,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         base_r_q = 64'h0;
         size_r_q = 64'h0;
         tag_r_q = 8'h0;
-        link0_r_q = 64'h0;
-        link1_r_q = 64'h0;
+        link0_r_q = 51'h0;
+        link1_r_q = 51'h0;
+        ge_r_q = 1'h0;
+        ok_r_q = 1'h0;
+        link0_zero_r_q = 1'h0;
+        link1_zero_r_q = 1'h0;
     end
     always @(posedge clock) begin
         state_q <= state_d;
@@ -36933,6 +38431,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         tag_r_q <= tag_r_d;
         link0_r_q <= link0_r_d;
         link1_r_q <= link1_r_d;
+        ge_r_q <= ge_r_d;
+        ok_r_q <= ok_r_d;
+        link0_zero_r_q <= link0_zero_r_d;
+        link1_zero_r_q <= link1_zero_r_d;
     end
     
     // Update code
@@ -36943,10 +38445,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  ge_r_d_comb;
     reg  [15:0] limit_r_d_comb;
-    reg  [63:0] link0_r_d_comb;
-    reg  [63:0] link1_r_d_comb;
+    reg  [50:0] link0_r_d_comb;
+    reg  link0_zero_r_d_comb;
+    reg  [50:0] link1_r_d_comb;
+    reg  link1_zero_r_d_comb;
     reg  [50:0] node_r_d_comb;
+    reg  ok_r_d_comb;
     reg  range_r_d_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
@@ -36968,16 +38474,22 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         tag_r_d_comb = tag_r_q;
         link0_r_d_comb = link0_r_q;
         link1_r_d_comb = link1_r_q;
+        ge_r_d_comb = ge_r_q;
+        ok_r_d_comb = ok_r_q;
+        link0_zero_r_d_comb = link0_zero_r_q;
+        link1_zero_r_d_comb = link1_zero_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
-        node_cmp_base = base_r_q;
-        node_cmp_size = size_r_q;
+        node_cmp_base = resp_base;
+        node_cmp_size = resp_size_tag & addr_mask;
         node_cmp_w = one64;
-        found = ~range_r_q | node_cmp_ok;
+        found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         link = link0_r_q;
-        if (bst_r_q & node_cmp_ge) begin
+        link_zero = link0_zero_r_q;
+        if (bst_r_q & ge_r_q) begin
             link = link1_r_q;
+            link_zero = link1_zero_r_q;
         end
         steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
@@ -37005,9 +38517,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
                     limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
+                    node_r_d_comb = start_node;
                     if (start_range) begin
                         a_r_d_comb = start_a & addr_mask;
-                        node_r_d_comb = root_m[(32'h5)+:(51)];
                         result_r_d_comb = res_found;
                         if (root_m == zero64) begin
                             result_r_d_comb = res_not_found;
@@ -37017,8 +38529,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
                         end
                     end
                     else begin
-                        a_r_d_comb = start_loc & loc_mask;
-                        node_r_d_comb = start_loc[(32'h5)+:(51)];
+                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -37043,8 +38554,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
                         base_r_d_comb = resp_base;
                         size_r_d_comb = resp_size_tag & addr_mask;
                         tag_r_d_comb = resp_size_tag[(32'h38)+:(8)];
-                        link0_r_d_comb = resp_link0 & loc_mask;
-                        link1_r_d_comb = resp_link1 & loc_mask;
+                        link0_r_d_comb = resp_link0[(32'h5)+:(51)];
+                        link1_r_d_comb = resp_link1[(32'h5)+:(51)];
+                        ge_r_d_comb = node_cmp_ge;
+                        ok_r_d_comb = node_cmp_ok;
+                        link0_zero_r_d_comb = (resp_link0 & loc_mask) == zero64;
+                        link1_zero_r_d_comb = (resp_link1 & loc_mask) == zero64;
                         state_d_comb = WalkerState_Decide;
                     end
                 end
@@ -37053,14 +38568,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
                     steps_r_d_comb = steps_inc;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
-                        if (link == zero64) begin
+                        if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
                         else if (steps_inc >= limit_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
-                            node_r_d_comb = link[(32'h5)+:(51)];
+                            node_r_d_comb = link;
                             state_d_comb = WalkerState_Issue;
                         end
                     end
@@ -37084,10 +38599,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        ge_r_d = ge_r_d_comb;
         limit_r_d = limit_r_d_comb;
         link0_r_d = link0_r_d_comb;
+        link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
+        link1_zero_r_d = link1_zero_r_d_comb;
         node_r_d = node_r_d_comb;
+        ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;

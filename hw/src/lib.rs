@@ -5,6 +5,7 @@
 //! reset/flush input; every combinational signal gets a default first (no
 //! latches); literals that reach the Verilog are sized constants.
 pub mod prio_enc;
+pub mod counter;
 pub mod plru;
 pub mod mlb;
 pub mod in_bounds;

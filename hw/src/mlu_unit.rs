@@ -36,7 +36,8 @@
 //!   or a waiting group of their block), `cnt_nodes` (nodes visited by the
 //!   walkers), `cnt_faults` (responses with a fault). An event is registered
 //!   in the cycle the RTL decides it (for hits and misses at m = 2 a cycle
-//!   after the model's) and counted in the next, so `cnt_*` lag the model's
+//!   after the model's) and counted in the next (`hw::counter::EventCounter`,
+//!   two 16-bit halves), so `cnt_*` lag the model's
 //!   counts: compare them once the unit has been idle for two cycles
 //!   (`UnitOut::idle_counters`).
 //!
@@ -45,6 +46,7 @@
 //! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
 //! are their own files (`mlb.rs`, `walker.rs`, `lane_checks.rs`, `in_bounds.rs`).
 use crate::canary::widen::Widen;
+use crate::counter::EventCounter;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
 use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
@@ -159,27 +161,22 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     loc_out: LocWiden,
     sbase_w: Widen<56, 32>,
     ssize_w: Widen<56, 32>,
-    // Counters. An event is registered (`e_*`) and counted the cycle after,
-    // so no decision path runs on into a 32-bit increment; `visits[k]`:
-    // nodes visited this cycle by walkers below k.
-    e_lookup: DFF<Bit>,
-    e_hit: DFF<Bit>,
-    e_miss: DFF<Bit>,
-    e_merged: DFF<Bit>,
-    e_nodes: DFF<Bits<4>>,
-    e_fault: DFF<Bit>,
-    c_lookups: DFF<Bits<32>>,
-    c_hits: DFF<Bits<32>>,
-    c_misses: DFF<Bits<32>>,
-    c_merged: DFF<Bits<32>>,
-    c_nodes: DFF<Bits<32>>,
-    c_faults: DFF<Bits<32>>,
+    // Counters (EventCounter: the event is registered and counted the cycle
+    // after, in two 16-bit halves, so no decision path runs on into a
+    // 32-bit increment). `visits[k]`: nodes visited this cycle by walkers
+    // below k.
+    ctr_lookups: EventCounter,
+    ctr_hits: EventCounter,
+    ctr_misses: EventCounter,
+    ctr_merged: EventCounter,
+    ctr_nodes: EventCounter,
+    ctr_faults: EventCounter,
     visits: Vec<Signal<Local, Bits<4>>>,
-    visits_w: Widen<32, 4>,
+    /// This cycle's events, in the order lookups, hits, misses, merged,
+    /// nodes, faults.
+    ev: Vec<Signal<Local, Bits<4>>>,
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
-    one32: Constant<Bits<32>>,
-    zero32: Constant<Bits<32>>,
     // CSRs.
     mode_r: DFF<Bit>,
     structure_r: DFF<Bit>,
@@ -223,6 +220,10 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     s_assigned: Vec<DFF<Bit>>,
     s_walker: Vec<DFF<Bits<3>>>,
     s_done: Vec<DFF<Bit>>,
+    /// `s_same[s * R + t]`: slots s and t hold the same key (range flag and
+    /// key), written when either is filled, so the group that a walker
+    /// takes is known without comparing 64-bit keys after the pick.
+    s_same: Vec<DFF<Bit>>,
     s_res: Vec<DFF<Bits<2>>>,
     s_res_loc: Vec<DFF<Bits<51>>>,
     s_res_base: Vec<DFF<Bits<56>>>,
@@ -314,6 +315,12 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     assign_now: Signal<Local, Bit>,
     u_key_range: Signal<Local, Bit>,
     u_key: Signal<Local, Bits<64>>,
+    /// The first node each slot's walk reads (the root for a range key, the
+    /// key for a location), the unassigned group's, and stage C's: the
+    /// walkers' `start_node`, selected per slot before the pick.
+    slot_node: Vec<Signal<Local, Bits<51>>>,
+    u_node: Signal<Local, Bits<51>>,
+    c_node: Signal<Local, Bits<51>>,
     slot_free_pre: Vec<Signal<Local, Bit>>,
     slot_free_pick: Vec<Signal<Local, Bit>>,
     free_count: Vec<Signal<Local, Bits<6>>>,
@@ -332,6 +339,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     merge_pre: Vec<Signal<Local, Bit>>,
     merge_any: Signal<Local, Bit>,
     key_eq: Vec<Signal<Local, Bit>>,
+    /// Slot s holds the key of the lowest unassigned slot (`unas_pick`).
+    in_group: Vec<Signal<Local, Bit>>,
     join_some: Signal<Local, Bit>,
     join_assigned: Signal<Local, Bit>,
     join_group: Signal<Local, Bit>,
@@ -424,24 +433,16 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             cnt_merged: Default::default(),
             cnt_nodes: Default::default(),
             cnt_faults: Default::default(),
-            e_lookup: Default::default(),
-            e_hit: Default::default(),
-            e_miss: Default::default(),
-            e_merged: Default::default(),
-            e_nodes: Default::default(),
-            e_fault: Default::default(),
-            c_lookups: Default::default(),
-            c_hits: Default::default(),
-            c_misses: Default::default(),
-            c_merged: Default::default(),
-            c_nodes: Default::default(),
-            c_faults: Default::default(),
+            ctr_lookups: Default::default(),
+            ctr_hits: Default::default(),
+            ctr_misses: Default::default(),
+            ctr_merged: Default::default(),
+            ctr_nodes: Default::default(),
+            ctr_faults: Default::default(),
             visits: sigs(k + 1),
-            visits_w: Default::default(),
+            ev: sigs(6),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
-            one32: Constant::new(1u64.into()),
-            zero32: Constant::new(0u64.into()),
             mlb: Mlb::new(b.replacement, b.mlb_latency),
             walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
             checks: LaneChecks::new(b.check_latency),
@@ -487,6 +488,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             s_assigned: regs(r),
             s_walker: regs(r),
             s_done: regs(r),
+            s_same: regs(r * r),
             s_res: regs(r),
             s_res_loc: regs(r),
             s_res_base: regs(r),
@@ -567,6 +569,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             assign_now: Default::default(),
             u_key_range: Default::default(),
             u_key: Default::default(),
+            slot_node: sigs(r),
+            u_node: Default::default(),
+            c_node: Default::default(),
             slot_free_pre: sigs(r),
             slot_free_pick: sigs(r),
             free_count: sigs(r + 1),
@@ -585,6 +590,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             merge_pre: sigs(k + 1),
             merge_any: Default::default(),
             key_eq: sigs(r),
+            in_group: sigs(r),
             join_some: Default::default(),
             join_assigned: Default::default(),
             join_group: Default::default(),
@@ -627,8 +633,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, e_lookup, e_hit, e_miss, e_merged, e_nodes, e_fault, c_lookups, c_hits, c_misses, c_merged,
-            c_nodes, c_faults
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -695,6 +700,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
             self.s_res_base[s].d.next = self.s_res_base[s].q.val();
             self.s_res_size[s].d.next = self.s_res_size[s].q.val();
             self.s_res_tag[s].d.next = self.s_res_tag[s].q.val();
+        }
+        for x in 0..self.s_same.len() {
+            self.s_same[x].clock.next = self.clock.val();
+            self.s_same[x].d.next = self.s_same[x].q.val();
         }
         for x in 0..self.s_ptr.len() {
             self.s_ptr[x].clock.next = self.clock.val();
@@ -849,11 +858,21 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.assign_now.next = self.unas_pre[rr].val() & self.free1_pre[kk].val();
                             self.u_key_range.next = self.s_key_range[0].q.val();
                             self.u_key.next = self.s_key[0].q.val();
+                            self.u_node.next = self.zero51.val();
                             for s in 0..self.s_valid.len() {
+                                self.slot_node[s].next = self.s_key[s].q.val().get_bits::<51>(5);
+                                if self.s_key_range[s].q.val() {
+                                    self.slot_node[s].next = self.root_r.q.val().get_bits::<51>(5);
+                                }
                                 if self.unas_pick[s].val() {
                                     self.u_key_range.next = self.s_key_range[s].q.val();
                                     self.u_key.next = self.s_key[s].q.val();
+                                    self.u_node.next = self.slot_node[s].val();
                                 }
+                            }
+                            self.c_node.next = self.p_key[c].q.val().get_bits::<51>(5);
+                            if self.p_key_range[c].q.val() {
+                                self.c_node.next = self.root_r.q.val().get_bits::<51>(5);
                             }
 
                             // Stage C.
@@ -1079,12 +1098,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].start.next = false;
                                 self.walkers[k].start_range.next = self.p_key_range[c].q.val();
                                 self.walkers[k].start_a.next = self.p_key[c].q.val();
-                                self.walkers[k].start_loc.next = self.p_key[c].q.val();
+                                self.walkers[k].start_node.next = self.c_node.val();
                                 if self.assign_now.val() & self.free1[k].val() {
                                     self.walkers[k].start.next = true;
                                     self.walkers[k].start_range.next = self.u_key_range.val();
                                     self.walkers[k].start_a.next = self.u_key.val();
-                                    self.walkers[k].start_loc.next = self.u_key.val();
+                                    self.walkers[k].start_node.next = self.u_node.val();
                                 }
                                 if self.c_miss.val() & !self.merge_any.val() & !self.join_group.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
                                     self.walkers[k].start.next = true;
@@ -1121,13 +1140,16 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.s_res_size[s].d.next = self.sw_size[s].val();
                                     self.s_res_tag[s].d.next = self.sw_tag[s].val();
                                 }
+                                // The group of the lowest unassigned slot: that slot and every
+                                // unassigned slot whose key s_same says equals it.
+                                self.in_group[s].next = self.unas_pick[s].val();
+                                for t in 0..self.s_valid.len() {
+                                    if (t != s) & self.unas_pick[t].val() & self.s_same[s * rr + t].q.val() {
+                                        self.in_group[s].next = true;
+                                    }
+                                }
                                 for k in 0..self.walkers.len() {
-                                    if self.assign_now.val()
-                                        & self.free1[k].val()
-                                        & self.unas[s].val()
-                                        & (self.s_key_range[s].q.val() == self.u_key_range.val())
-                                        & (self.s_key[s].q.val() == self.u_key.val())
-                                    {
+                                    if self.assign_now.val() & self.free1[k].val() & self.unas[s].val() & self.in_group[s].val() {
                                         self.s_assigned[s].d.next = true;
                                         self.s_walker[s].d.next = self.widx[k].val();
                                     }
@@ -1148,6 +1170,11 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.s_assigned[s].d.next = self.merge_any.val() | (!self.join_group.val() & self.alloc_any.val());
                                     self.s_walker[s].d.next = self.c_walker.val();
                                     self.s_done[s].d.next = false;
+                                    // key_eq[t]: slot t's key against this one's.
+                                    for t in 0..self.s_valid.len() {
+                                        self.s_same[s * rr + t].d.next = self.key_eq[t].val();
+                                        self.s_same[t * rr + s].d.next = self.key_eq[t].val();
+                                    }
                                     for i in 0..L {
                                         self.s_mask[s * l + i].d.next = self.p_mask[c * l + i].q.val();
                                         self.s_ptr[s * l + i].d.next = self.p_ptr[c * l + i].q.val();
@@ -1228,11 +1255,23 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     }
                                 }
                             }
-                            // Counters (spec section 6): this cycle's events, registered.
-                            self.e_lookup.d.next = self.a_search.val();
-                            self.e_hit.d.next = self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val();
-                            self.e_miss.d.next = self.c_miss.val();
-                            self.e_merged.d.next = self.c_miss.val() & (self.merge_any.val() | self.join_group.val());
+                            // Counters (spec section 6): this cycle's events (EventCounter
+                            // registers them and counts them the cycle after).
+                            for x in 0..6 {
+                                self.ev[x].next = self.zero4.val();
+                            }
+                            if self.a_search.val() {
+                                self.ev[0].next = self.one4.val();
+                            }
+                            if self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val() {
+                                self.ev[1].next = self.one4.val();
+                            }
+                            if self.c_miss.val() {
+                                self.ev[2].next = self.one4.val();
+                            }
+                            if self.c_miss.val() & (self.merge_any.val() | self.join_group.val()) {
+                                self.ev[3].next = self.one4.val();
+                            }
                             self.visits[0].next = self.zero4.val();
                             for k in 0..self.walkers.len() {
                                 self.visits[k + 1].next = self.visits[k].val();
@@ -1240,39 +1279,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.visits[k + 1].next = self.visits[k].val() + self.one4.val();
                                 }
                             }
-                            self.e_nodes.d.next = self.visits[kk].val();
-                            self.e_fault.d.next = self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val());
-                            // ... and last cycle's, counted.
-                            if self.e_lookup.q.val() {
-                                self.c_lookups.d.next = self.c_lookups.q.val() + self.one32.val();
-                            }
-                            if self.e_hit.q.val() {
-                                self.c_hits.d.next = self.c_hits.q.val() + self.one32.val();
-                            }
-                            if self.e_miss.q.val() {
-                                self.c_misses.d.next = self.c_misses.q.val() + self.one32.val();
-                            }
-                            if self.e_merged.q.val() {
-                                self.c_merged.d.next = self.c_merged.q.val() + self.one32.val();
-                            }
-                            self.visits_w.a.next = self.e_nodes.q.val();
-                            self.c_nodes.d.next = self.c_nodes.q.val() + self.visits_w.y.val();
-                            if self.e_fault.q.val() {
-                                self.c_faults.d.next = self.c_faults.q.val() + self.one32.val();
-                            }
-                            if self.reset.val() {
-                                self.e_lookup.d.next = false;
-                                self.e_hit.d.next = false;
-                                self.e_miss.d.next = false;
-                                self.e_merged.d.next = false;
-                                self.e_nodes.d.next = self.zero4.val();
-                                self.e_fault.d.next = false;
-                                self.c_lookups.d.next = self.zero32.val();
-                                self.c_hits.d.next = self.zero32.val();
-                                self.c_misses.d.next = self.zero32.val();
-                                self.c_merged.d.next = self.zero32.val();
-                                self.c_nodes.d.next = self.zero32.val();
-                                self.c_faults.d.next = self.zero32.val();
+                            self.ev[4].next = self.visits[kk].val();
+                            if self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val()) {
+                                self.ev[5].next = self.one4.val();
                             }
                             if self.reset.val() {
                                 self.p_valid[0].d.next = false;
@@ -1288,12 +1297,30 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
         }
 
         // Outputs from registers.
-        self.cnt_lookups.next = self.c_lookups.q.val();
-        self.cnt_hits.next = self.c_hits.q.val();
-        self.cnt_misses.next = self.c_misses.q.val();
-        self.cnt_merged.next = self.c_merged.q.val();
-        self.cnt_nodes.next = self.c_nodes.q.val();
-        self.cnt_faults.next = self.c_faults.q.val();
+        self.ctr_lookups.amount.next = self.ev[0].val();
+        self.ctr_hits.amount.next = self.ev[1].val();
+        self.ctr_misses.amount.next = self.ev[2].val();
+        self.ctr_merged.amount.next = self.ev[3].val();
+        self.ctr_nodes.amount.next = self.ev[4].val();
+        self.ctr_faults.amount.next = self.ev[5].val();
+        self.ctr_lookups.clear.next = self.reset.val();
+        self.ctr_hits.clear.next = self.reset.val();
+        self.ctr_misses.clear.next = self.reset.val();
+        self.ctr_merged.clear.next = self.reset.val();
+        self.ctr_nodes.clear.next = self.reset.val();
+        self.ctr_faults.clear.next = self.reset.val();
+        self.ctr_lookups.clock.next = self.clock.val();
+        self.ctr_hits.clock.next = self.clock.val();
+        self.ctr_misses.clock.next = self.clock.val();
+        self.ctr_merged.clock.next = self.clock.val();
+        self.ctr_nodes.clock.next = self.clock.val();
+        self.ctr_faults.clock.next = self.clock.val();
+        self.cnt_lookups.next = self.ctr_lookups.count.val();
+        self.cnt_hits.next = self.ctr_hits.count.val();
+        self.cnt_misses.next = self.ctr_misses.count.val();
+        self.cnt_merged.next = self.ctr_merged.count.val();
+        self.cnt_nodes.next = self.ctr_nodes.count.val();
+        self.cnt_faults.next = self.ctr_faults.count.val();
         self.resp_valid.next = self.r_valid.q.val();
         self.resp_id.next = self.r_id.q.val();
         self.resp_op.next = self.r_op.q.val();

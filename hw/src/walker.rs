@@ -10,7 +10,7 @@
 //!   link1, else found. A link of 0 ends it (not found); before reading a
 //!   node after `limit` nodes it ends in RES_LIMIT (limit 0: at once); an
 //!   error response in RES_MEM_ERROR. A root of 0 is an empty structure.
-//! - location (`start_range` = 0): the node at `start_loc`: one read.
+//! - location (`start_range` = 0): the node at `start_a`: one read.
 //!
 //! Node addresses are 51-bit locations (address bits 55..5), as the MLB
 //! stores them; the port address is `{node, 5'b0}`.
@@ -18,17 +18,23 @@
 //! # Ports (one clock, rising edge; inputs sampled at the edge)
 //! - `reset`: synchronous; back to idle. A read outstanding at reset must
 //!   not be answered afterwards (the unit resets the port with it).
-//! - `start` with `start_range`, `start_a` (the address: bits 55..0 are
-//!   used, so a tagged pointer may be given), `start_loc` and `root` (node
-//!   addresses: bits 55..5 are used), `limit` (16), `structure` (0 list,
+//! - `start` with `start_range`, `start_a` (range: the address, bits 55..0
+//!   used, so a tagged pointer may be given; location: the node address,
+//!   bits 55..5 used), `start_node` (51: the first node to read, `root`'s
+//!   for a range walk and `start_a`'s for a location fetch; the unit makes
+//!   this select per miss slot, before it picks the slot, so the pick does
+//!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
+//!   only its zero test is used here), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
 //!   low); latched (the key registers follow them in every idle cycle).
 //! - `req_valid`, `req_node`: the read this walker wants (from registers).
 //!   `grant`: the unit's port arbiter passed it to the port this cycle.
 //! - `resp_valid` (this walker's response, routed by id by the unit) with
 //!   `resp_error` and the sector's words `resp_base`, `resp_size_tag`,
-//!   `resp_link0`, `resp_link1`: registered, compared the next cycle
-//!   (`visit` is high in that cycle: one node visited).
+//!   `resp_link0`, `resp_link1`: registered, together with the key compare
+//!   made on them as they arrive (`base <= a < base + size`, and each
+//!   link's zero test), and decided the next cycle (`visit` is high in
+//!   that cycle: one node visited).
 //! - `in_flight`: reading (a merge candidate unless `cancelled`); `busy`:
 //!   not idle; `done`: finished, holding `result` (RES_*), and for
 //!   RES_FOUND `location`, `base`, `size`, `tag`, until `taken`.
@@ -68,7 +74,7 @@ pub struct Walker {
     pub start: Signal<In, Bit>,
     pub start_range: Signal<In, Bit>,
     pub start_a: Signal<In, Bits<64>>,
-    pub start_loc: Signal<In, Bits<64>>,
+    pub start_node: Signal<In, Bits<51>>,
     pub root: Signal<In, Bits<64>>,
     pub limit: Signal<In, Bits<16>>,
     pub structure: Signal<In, Bit>,
@@ -110,15 +116,21 @@ pub struct Walker {
     base_r: DFF<Bits<64>>,
     size_r: DFF<Bits<64>>,
     tag_r: DFF<Bits<8>>,
-    // Links as read, masked to bits 55..5 (the masked bits are constant 0
-    // flops, which synthesis removes; every bit of the port is read).
-    link0_r: DFF<Bits<64>>,
-    link1_r: DFF<Bits<64>>,
-    // Decide's terms.
+    // Links as node addresses (bits 55..5 of the words read).
+    link0_r: DFF<Bits<51>>,
+    link1_r: DFF<Bits<51>>,
+    // Decide's terms, computed as the sector arrives and registered with it:
+    // `ge_r` (`a >= base`), `ok_r` (`base <= a < base + size`), and whether
+    // each link is 0.
+    ge_r: DFF<Bit>,
+    ok_r: DFF<Bit>,
+    link0_zero_r: DFF<Bit>,
+    link1_zero_r: DFF<Bit>,
     // `base <= a < base + size`: the whole-access test with w = 1.
     node_cmp: InBounds<64>,
     found: Signal<Local, Bit>,
-    link: Signal<Local, Bits<64>>,
+    link: Signal<Local, Bits<51>>,
+    link_zero: Signal<Local, Bit>,
     steps_inc: Signal<Local, Bits<16>>,
     is_bst: Signal<Local, Bit>,
     root_m: Signal<Local, Bits<64>>,
@@ -144,7 +156,7 @@ impl Walker {
             start: Default::default(),
             start_range: Default::default(),
             start_a: Default::default(),
-            start_loc: Default::default(),
+            start_node: Default::default(),
             root: Default::default(),
             limit: Default::default(),
             structure: Default::default(),
@@ -185,9 +197,14 @@ impl Walker {
             tag_r: Default::default(),
             link0_r: Default::default(),
             link1_r: Default::default(),
+            ge_r: Default::default(),
+            ok_r: Default::default(),
+            link0_zero_r: Default::default(),
+            link1_zero_r: Default::default(),
             node_cmp: Default::default(),
             found: Default::default(),
             link: Default::default(),
+            link_zero: Default::default(),
             steps_inc: Default::default(),
             is_bst: Default::default(),
             root_m: Default::default(),
@@ -212,20 +229,25 @@ impl Logic for Walker {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, range_r, a_r, bst_r, limit_r, steps_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
-            link0_r, link1_r
+            link0_r, link1_r, ge_r, ok_r, link0_zero_r, link1_zero_r
         );
         self.is_bst.next = self.has_bst.val() & (!self.has_list.val() | self.structure.val());
-        // Decide: `base <= a < base + size` (64-bit base word: a base above
-        // 2^56 is never <= a), two carry chains side by side (InBounds).
+        // `base <= a < base + size` (64-bit base word: a base above 2^56 is
+        // never <= a), two carry chains side by side (InBounds), on the
+        // port's words as they arrive: registered with the sector (`ge_r`,
+        // `ok_r`), so Decide starts from one bit and not from two 64-bit
+        // carry chains.
         self.node_cmp.a.next = self.a_r.q.val();
-        self.node_cmp.base.next = self.base_r.q.val();
-        self.node_cmp.size.next = self.size_r.q.val();
+        self.node_cmp.base.next = self.resp_base.val();
+        self.node_cmp.size.next = self.resp_size_tag.val() & self.addr_mask.val();
         self.node_cmp.w.next = self.one64.val();
-        self.found.next = !self.range_r.q.val() | self.node_cmp.ok.val();
+        self.found.next = !self.range_r.q.val() | self.ok_r.q.val();
         self.root_m.next = self.root.val() & self.loc_mask.val();
         self.link.next = self.link0_r.q.val();
-        if self.bst_r.q.val() & self.node_cmp.ge.val() {
+        self.link_zero.next = self.link0_zero_r.q.val();
+        if self.bst_r.q.val() & self.ge_r.q.val() {
             self.link.next = self.link1_r.q.val();
+            self.link_zero.next = self.link1_zero_r.q.val();
         }
         self.steps_inc.next = self.steps_r.q.val() + self.one16.val();
         // Outputs from registers.
@@ -259,9 +281,9 @@ impl Logic for Walker {
                 self.limit_r.d.next = self.limit.val();
                 self.steps_r.d.next = self.zero16.val();
                 self.cancelled_r.d.next = false;
+                self.node_r.d.next = self.start_node.val();
                 if self.start_range.val() {
                     self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
-                    self.node_r.d.next = self.root_m.val().get_bits::<51>(5);
                     self.result_r.d.next = self.res_found.val();
                     if self.root_m.val() == self.zero64.val() {
                         self.result_r.d.next = self.res_not_found.val();
@@ -269,8 +291,7 @@ impl Logic for Walker {
                         self.result_r.d.next = self.res_limit.val();
                     }
                 } else {
-                    self.a_r.d.next = self.start_loc.val() & self.loc_mask.val();
-                    self.node_r.d.next = self.start_loc.val().get_bits::<51>(5);
+                    self.a_r.d.next = self.start_a.val() & self.loc_mask.val();
                 }
                 if self.start.val() {
                     self.state.d.next = WalkerState::Issue;
@@ -293,8 +314,12 @@ impl Logic for Walker {
                     self.base_r.d.next = self.resp_base.val();
                     self.size_r.d.next = self.resp_size_tag.val() & self.addr_mask.val();
                     self.tag_r.d.next = self.resp_size_tag.val().get_bits::<8>(56);
-                    self.link0_r.d.next = self.resp_link0.val() & self.loc_mask.val();
-                    self.link1_r.d.next = self.resp_link1.val() & self.loc_mask.val();
+                    self.link0_r.d.next = self.resp_link0.val().get_bits::<51>(5);
+                    self.link1_r.d.next = self.resp_link1.val().get_bits::<51>(5);
+                    self.ge_r.d.next = self.node_cmp.ge.val();
+                    self.ok_r.d.next = self.node_cmp.ok.val();
+                    self.link0_zero_r.d.next = (self.resp_link0.val() & self.loc_mask.val()) == self.zero64.val();
+                    self.link1_zero_r.d.next = (self.resp_link1.val() & self.loc_mask.val()) == self.zero64.val();
                     self.state.d.next = WalkerState::Decide;
                 }
             }
@@ -302,12 +327,12 @@ impl Logic for Walker {
                 self.steps_r.d.next = self.steps_inc.val();
                 self.state.d.next = WalkerState::Done;
                 if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
-                    if self.link.val() == self.zero64.val() {
+                    if self.link_zero.val() {
                         self.result_r.d.next = self.res_not_found.val();
                     } else if self.steps_inc.val() >= self.limit_r.q.val() {
                         self.result_r.d.next = self.res_limit.val();
                     } else {
-                        self.node_r.d.next = self.link.val().get_bits::<51>(5);
+                        self.node_r.d.next = self.link.val();
                         self.state.d.next = WalkerState::Issue;
                     }
                 }

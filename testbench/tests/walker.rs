@@ -126,8 +126,8 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         // The RTL's inputs.
         u.start.next = start;
         u.start_range.next = range;
-        u.start_a.next = (a | (0x5A << 56)).into();
-        u.start_loc.next = loc.into();
+        u.start_a.next = if range { (a | (0x5A << 56)).into() } else { loc.into() };
+        u.start_node.next = ((if range { csrs.root } else { loc } >> 5) & ((1 << 51) - 1)).into();
         u.root.next = csrs.root.into();
         u.limit.next = (csrs.step_limit as u64).into();
         u.structure.next = structure == Structure::Bst;
