@@ -469,6 +469,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     wire  [15:0] mlb_repl_state;
     reg  walkers_0_reset;
     reg  walkers_0_start;
+    reg  walkers_0_offer;
     reg  walkers_0_start_range;
     reg  [63:0] walkers_0_start_a;
     reg  [50:0] walkers_0_start_node;
@@ -500,6 +501,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     wire  [63:0] walkers_0_key;
     reg  walkers_1_reset;
     reg  walkers_1_start;
+    reg  walkers_1_offer;
     reg  walkers_1_start_range;
     reg  [63:0] walkers_1_start_a;
     reg  [50:0] walkers_1_start_node;
@@ -531,6 +533,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     wire  [63:0] walkers_1_key;
     reg  walkers_2_reset;
     reg  walkers_2_start;
+    reg  walkers_2_offer;
     reg  walkers_2_start_range;
     reg  [63:0] walkers_2_start_a;
     reg  [50:0] walkers_2_start_node;
@@ -562,6 +565,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     wire  [63:0] walkers_2_key;
     reg  walkers_3_reset;
     reg  walkers_3_start;
+    reg  walkers_3_offer;
     reg  walkers_3_start_range;
     reg  [63:0] walkers_3_start_a;
     reg  [50:0] walkers_3_start_node;
@@ -3200,6 +3204,10 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  join_group;
     reg  alloc_any;
     reg  [2:0] c_walker;
+    reg  c_new_w_0;
+    reg  c_new_w_1;
+    reg  c_new_w_2;
+    reg  c_new_w_3;
     
     // Sub module instances
     mlu16_bst_k4_l32_p2_c2_mlb mlb(
@@ -3239,6 +3247,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .clock(clock),
         .reset(walkers_0_reset),
         .start(walkers_0_start),
+        .offer(walkers_0_offer),
         .start_range(walkers_0_start_range),
         .start_a(walkers_0_start_a),
         .start_node(walkers_0_start_node),
@@ -3273,6 +3282,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .clock(clock),
         .reset(walkers_1_reset),
         .start(walkers_1_start),
+        .offer(walkers_1_offer),
         .start_range(walkers_1_start_range),
         .start_a(walkers_1_start_a),
         .start_node(walkers_1_start_node),
@@ -3307,6 +3317,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .clock(clock),
         .reset(walkers_2_reset),
         .start(walkers_2_start),
+        .offer(walkers_2_offer),
         .start_range(walkers_2_start_range),
         .start_a(walkers_2_start_a),
         .start_node(walkers_2_start_node),
@@ -3341,6 +3352,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .clock(clock),
         .reset(walkers_3_reset),
         .start(walkers_3_start),
+        .offer(walkers_3_offer),
         .start_range(walkers_3_start_range),
         .start_a(walkers_3_start_a),
         .start_node(walkers_3_start_node),
@@ -8184,16 +8196,20 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             alloc_any = free1_pre_4;
         end
         c_walker = widx_0;
-        if ((free2_0 & assign_now) | (free1_0 & ~assign_now)) begin
+        c_new_w_0 = (free2_0 & assign_now) | (free1_0 & ~assign_now);
+        if (c_new_w_0) begin
             c_walker = widx_0;
         end
-        if ((free2_1 & assign_now) | (free1_1 & ~assign_now)) begin
+        c_new_w_1 = (free2_1 & assign_now) | (free1_1 & ~assign_now);
+        if (c_new_w_1) begin
             c_walker = widx_1;
         end
-        if ((free2_2 & assign_now) | (free1_2 & ~assign_now)) begin
+        c_new_w_2 = (free2_2 & assign_now) | (free1_2 & ~assign_now);
+        if (c_new_w_2) begin
             c_walker = widx_2;
         end
-        if ((free2_3 & assign_now) | (free1_3 & ~assign_now)) begin
+        c_new_w_3 = (free2_3 & assign_now) | (free1_3 & ~assign_now);
+        if (c_new_w_3) begin
             c_walker = widx_3;
         end
         if (merge_w_0) begin
@@ -8222,6 +8238,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_taken = taken_0;
         walkers_0_cancel = maintenance;
         walkers_0_start_comb = 1'b0;
+        walkers_0_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_0_start_range_comb = p_key_range_2_q;
         walkers_0_start_a_comb = p_key_2_q;
         walkers_0_start_node_comb = c_node;
@@ -8231,7 +8248,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             walkers_0_start_a_comb = u_key;
             walkers_0_start_node_comb = u_node;
         end
-        if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_0)) begin
+        if (c_miss & ~merge_any & ~join_group & c_new_w_0) begin
             walkers_0_start_comb = 1'b1;
         end
         walkers_1_reset = reset;
@@ -8248,6 +8265,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_taken = taken_1;
         walkers_1_cancel = maintenance;
         walkers_1_start_comb = 1'b0;
+        walkers_1_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_1_start_range_comb = p_key_range_2_q;
         walkers_1_start_a_comb = p_key_2_q;
         walkers_1_start_node_comb = c_node;
@@ -8257,7 +8275,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             walkers_1_start_a_comb = u_key;
             walkers_1_start_node_comb = u_node;
         end
-        if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_1)) begin
+        if (c_miss & ~merge_any & ~join_group & c_new_w_1) begin
             walkers_1_start_comb = 1'b1;
         end
         walkers_2_reset = reset;
@@ -8274,6 +8292,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_taken = taken_2;
         walkers_2_cancel = maintenance;
         walkers_2_start_comb = 1'b0;
+        walkers_2_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_2_start_range_comb = p_key_range_2_q;
         walkers_2_start_a_comb = p_key_2_q;
         walkers_2_start_node_comb = c_node;
@@ -8283,7 +8302,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             walkers_2_start_a_comb = u_key;
             walkers_2_start_node_comb = u_node;
         end
-        if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_2)) begin
+        if (c_miss & ~merge_any & ~join_group & c_new_w_2) begin
             walkers_2_start_comb = 1'b1;
         end
         walkers_3_reset = reset;
@@ -8300,6 +8319,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_taken = taken_3;
         walkers_3_cancel = maintenance;
         walkers_3_start_comb = 1'b0;
+        walkers_3_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_3_start_range_comb = p_key_range_2_q;
         walkers_3_start_a_comb = p_key_2_q;
         walkers_3_start_node_comb = c_node;
@@ -8309,7 +8329,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             walkers_3_start_a_comb = u_key;
             walkers_3_start_node_comb = u_node;
         end
-        if (c_miss & ~merge_any & ~join_group & alloc_any & (c_walker == widx_3)) begin
+        if (c_miss & ~merge_any & ~join_group & c_new_w_3) begin
             walkers_3_start_comb = 1'b1;
         end
         sw_take_0 = 1'b0;
@@ -32085,45 +32105,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_faults(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32137,9 +32158,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_faults(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32149,20 +32170,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_faults(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -32181,45 +32202,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_hits(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32233,9 +32255,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_hits(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32245,20 +32267,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_hits(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -32277,45 +32299,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_lookups(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32329,9 +32352,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_lookups(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32341,20 +32364,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_lookups(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -32373,45 +32396,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_merged(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32425,9 +32449,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_merged(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32437,20 +32461,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_merged(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -32469,45 +32493,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_misses(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32521,9 +32546,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_misses(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32533,20 +32558,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_misses(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -32565,45 +32590,46 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
     
     // Constant declarations
     localparam  zero4 = 4'h0;
-    localparam  zero16 = 16'h0;
-    localparam  one16 = 16'h1;
+    localparam  zero12 = 12'h0;
+    localparam  zero20 = 20'h0;
+    localparam  one20 = 20'h1;
     
     // Stub signals
     reg  [3:0] amount_r_d;
     reg  [3:0] amount_r_q;
-    reg  [15:0] lo_d;
-    reg  [15:0] lo_q;
-    reg  [15:0] hi_d;
-    reg  [15:0] hi_q;
-    reg  [15:0] hi_p1_d;
-    reg  [15:0] hi_p1_q;
-    reg  [15:0] lo_w_a;
-    reg  [16:0] lo_w_y;
+    reg  [11:0] lo_d;
+    reg  [11:0] lo_q;
+    reg  [19:0] hi_d;
+    reg  [19:0] hi_q;
+    reg  [19:0] hi_p1_d;
+    reg  [19:0] hi_p1_q;
+    reg  [11:0] lo_w_a;
+    reg  [12:0] lo_w_y;
     reg  [3:0] amount_w_a;
-    reg  [16:0] amount_w_y;
-    reg  [15:0] count_lo_a;
+    reg  [12:0] amount_w_y;
+    reg  [11:0] count_lo_a;
     reg  [31:0] count_lo_y;
-    reg  [15:0] count_hi_a;
+    reg  [19:0] count_hi_a;
     reg  [31:0] count_hi_y;
     
     // Local signals
-    reg  [16:0] sum;
+    reg  [12:0] sum;
     
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) lo_w_y = {1'd0, lo_w_a}; // lo_w
-    always @(*) amount_w_y = {13'd0, amount_w_a}; // amount_w
-    always @(*) count_lo_y = {16'd0, count_lo_a}; // count_lo
-    always @(*) count_hi_y = {16'd0, count_hi_a}; // count_hi
+    always @(*) amount_w_y = {9'd0, amount_w_a}; // amount_w
+    always @(*) count_lo_y = {20'd0, count_lo_a}; // count_lo
+    always @(*) count_hi_y = {12'd0, count_hi_a}; // count_hi
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
         amount_r_q = 4'h0;
-        lo_q = 16'h0;
-        hi_q = 16'h0;
-        hi_p1_q = 16'h0;
+        lo_q = 12'h0;
+        hi_q = 20'h0;
+        hi_p1_q = 20'h0;
     end
     always @(posedge clock) begin
         amount_r_q <= amount_r_d;
@@ -32617,9 +32643,9 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] amount_r_d_comb;
-    reg  [15:0] hi_d_comb;
-    reg  [15:0] hi_p1_d_comb;
-    reg  [15:0] lo_d_comb;
+    reg  [19:0] hi_d_comb;
+    reg  [19:0] hi_p1_d_comb;
+    reg  [11:0] lo_d_comb;
     always @(*) begin
         amount_r_d_comb = amount_r_q;
         lo_d_comb = lo_q;
@@ -32629,20 +32655,20 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
         lo_w_a = lo_q;
         amount_w_a = amount_r_q;
         sum = lo_w_y + amount_w_y;
-        lo_d_comb = sum[(32'h0)+:(16)];
-        if (sum[32'h10]) begin
+        lo_d_comb = sum[(32'h0)+:(12)];
+        if (sum[32'hc]) begin
             hi_d_comb = hi_p1_q;
         end
-        hi_p1_d_comb = hi_q + one16;
+        hi_p1_d_comb = hi_q + one20;
         if (clear) begin
             amount_r_d_comb = zero4;
-            lo_d_comb = zero16;
-            hi_d_comb = zero16;
-            hi_p1_d_comb = one16;
+            lo_d_comb = zero12;
+            hi_d_comb = zero20;
+            hi_p1_d_comb = one20;
         end
         count_lo_a = lo_q;
         count_hi_a = hi_q;
-        count = (count_hi_y << 64'h10) | count_lo_y;
+        count = (count_hi_y << 64'hc) | count_lo_y;
         amount_r_d = amount_r_d_comb;
         hi_d = hi_d_comb;
         hi_p1_d = hi_p1_d_comb;
@@ -37116,12 +37142,13 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  start;
+    input wire  offer;
     input wire  start_range;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
@@ -37354,24 +37381,26 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    range_r_d_comb = start_range;
-                    bst_r_d_comb = is_bst;
-                    limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
-                    node_r_d_comb = start_node;
-                    if (start_range) begin
-                        a_r_d_comb = start_a & addr_mask;
-                        result_r_d_comb = res_found;
-                        if (root_m == zero64) begin
-                            result_r_d_comb = res_not_found;
+                    if (offer) begin
+                        range_r_d_comb = start_range;
+                        bst_r_d_comb = is_bst;
+                        limit_r_d_comb = limit;
+                        node_r_d_comb = start_node;
+                        if (start_range) begin
+                            a_r_d_comb = start_a & addr_mask;
+                            result_r_d_comb = res_found;
+                            if (root_m == zero64) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                            else if (limit == zero16) begin
+                                result_r_d_comb = res_limit;
+                            end
                         end
-                        else if (limit == zero16) begin
-                            result_r_d_comb = res_limit;
+                        else begin
+                            a_r_d_comb = start_a & loc_mask;
                         end
-                    end
-                    else begin
-                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -37502,12 +37531,13 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  start;
+    input wire  offer;
     input wire  start_range;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
@@ -37740,24 +37770,26 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    range_r_d_comb = start_range;
-                    bst_r_d_comb = is_bst;
-                    limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
-                    node_r_d_comb = start_node;
-                    if (start_range) begin
-                        a_r_d_comb = start_a & addr_mask;
-                        result_r_d_comb = res_found;
-                        if (root_m == zero64) begin
-                            result_r_d_comb = res_not_found;
+                    if (offer) begin
+                        range_r_d_comb = start_range;
+                        bst_r_d_comb = is_bst;
+                        limit_r_d_comb = limit;
+                        node_r_d_comb = start_node;
+                        if (start_range) begin
+                            a_r_d_comb = start_a & addr_mask;
+                            result_r_d_comb = res_found;
+                            if (root_m == zero64) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                            else if (limit == zero16) begin
+                                result_r_d_comb = res_limit;
+                            end
                         end
-                        else if (limit == zero16) begin
-                            result_r_d_comb = res_limit;
+                        else begin
+                            a_r_d_comb = start_a & loc_mask;
                         end
-                    end
-                    else begin
-                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -37888,12 +37920,13 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  start;
+    input wire  offer;
     input wire  start_range;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
@@ -38126,24 +38159,26 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    range_r_d_comb = start_range;
-                    bst_r_d_comb = is_bst;
-                    limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
-                    node_r_d_comb = start_node;
-                    if (start_range) begin
-                        a_r_d_comb = start_a & addr_mask;
-                        result_r_d_comb = res_found;
-                        if (root_m == zero64) begin
-                            result_r_d_comb = res_not_found;
+                    if (offer) begin
+                        range_r_d_comb = start_range;
+                        bst_r_d_comb = is_bst;
+                        limit_r_d_comb = limit;
+                        node_r_d_comb = start_node;
+                        if (start_range) begin
+                            a_r_d_comb = start_a & addr_mask;
+                            result_r_d_comb = res_found;
+                            if (root_m == zero64) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                            else if (limit == zero16) begin
+                                result_r_d_comb = res_limit;
+                            end
                         end
-                        else if (limit == zero16) begin
-                            result_r_d_comb = res_limit;
+                        else begin
+                            a_r_d_comb = start_a & loc_mask;
                         end
-                    end
-                    else begin
-                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
@@ -38274,12 +38309,13 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  start;
+    input wire  offer;
     input wire  start_range;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
@@ -38512,24 +38548,26 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,start_range,start_a,st
         case (state_q)
             WalkerState_Idle:
                 begin
-                    range_r_d_comb = start_range;
-                    bst_r_d_comb = is_bst;
-                    limit_r_d_comb = limit;
                     steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
-                    node_r_d_comb = start_node;
-                    if (start_range) begin
-                        a_r_d_comb = start_a & addr_mask;
-                        result_r_d_comb = res_found;
-                        if (root_m == zero64) begin
-                            result_r_d_comb = res_not_found;
+                    if (offer) begin
+                        range_r_d_comb = start_range;
+                        bst_r_d_comb = is_bst;
+                        limit_r_d_comb = limit;
+                        node_r_d_comb = start_node;
+                        if (start_range) begin
+                            a_r_d_comb = start_a & addr_mask;
+                            result_r_d_comb = res_found;
+                            if (root_m == zero64) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                            else if (limit == zero16) begin
+                                result_r_d_comb = res_limit;
+                            end
                         end
-                        else if (limit == zero16) begin
-                            result_r_d_comb = res_limit;
+                        else begin
+                            a_r_d_comb = start_a & loc_mask;
                         end
-                    end
-                    else begin
-                        a_r_d_comb = start_a & loc_mask;
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;

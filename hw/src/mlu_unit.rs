@@ -37,7 +37,7 @@
 //!   walkers), `cnt_faults` (responses with a fault). An event is registered
 //!   in the cycle the RTL decides it (for hits and misses at m = 2 a cycle
 //!   after the model's) and counted in the next (`hw::counter::EventCounter`,
-//!   two 16-bit halves), so `cnt_*` lag the model's
+//!   a 12-bit and a 20-bit part), so `cnt_*` lag the model's
 //!   counts: compare them once the unit has been idle for two cycles
 //!   (`UnitOut::idle_counters`).
 //!
@@ -162,7 +162,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     sbase_w: Widen<56, 32>,
     ssize_w: Widen<56, 32>,
     // Counters (EventCounter: the event is registered and counted the cycle
-    // after, in two 16-bit halves, so no decision path runs on into a
+    // after, in a 12-bit and a 20-bit part, so no decision path runs on into a
     // 32-bit increment). `visits[k]`: nodes visited this cycle by walkers
     // below k.
     ctr_lookups: EventCounter,
@@ -346,6 +346,10 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     join_group: Signal<Local, Bit>,
     alloc_any: Signal<Local, Bit>,
     c_walker: Signal<Local, Bits<3>>,
+    /// One-hot: the idle walker a new walk from stage C would take (the
+    /// second idle one when the waiting group takes the first), so a
+    /// walker's start is not decided through c_walker's encode and compare.
+    c_new_w: Vec<Signal<Local, Bit>>,
     widx: Vec<Constant<Bits<3>>>,
     op_loadmeta: Constant<Bits<3>>,
     op_g: Constant<Bits<3>>,
@@ -596,6 +600,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             join_group: Default::default(),
             alloc_any: Default::default(),
             c_walker: Default::default(),
+            c_new_w: sigs(k),
             widx: (0..k).map(|i| c3(i as u64)).collect(),
             op_loadmeta: c3(Op::LoadMeta.bits() as u64),
             op_g: c3(Op::MemcheckG.bits() as u64),
@@ -1065,7 +1070,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             }
                             self.c_walker.next = self.widx[0].val();
                             for k in 0..self.walkers.len() {
-                                if (self.free2[k].val() & self.assign_now.val()) | (self.free1[k].val() & !self.assign_now.val()) {
+                                self.c_new_w[k].next = (self.free2[k].val() & self.assign_now.val()) | (self.free1[k].val() & !self.assign_now.val());
+                                if self.c_new_w[k].val() {
                                     self.c_walker.next = self.widx[k].val();
                                 }
                             }
@@ -1096,6 +1102,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 // select is made from registers, apart from the late decision
                                 // whether k starts (hw/src/walker.rs loads the key while idle).
                                 self.walkers[k].start.next = false;
+                                // A start is possible only with a group waiting or a search in
+                                // stage C (energy: an idle walker's key registers hold otherwise).
+                                self.walkers[k].offer.next =
+                                    self.unas_pre[rr].val() | (self.p_valid[c].q.val() & self.p_key_valid[c].q.val() & !self.p_replay[c].q.val());
                                 self.walkers[k].start_range.next = self.p_key_range[c].q.val();
                                 self.walkers[k].start_a.next = self.p_key[c].q.val();
                                 self.walkers[k].start_node.next = self.c_node.val();
@@ -1105,7 +1115,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.walkers[k].start_a.next = self.u_key.val();
                                     self.walkers[k].start_node.next = self.u_node.val();
                                 }
-                                if self.c_miss.val() & !self.merge_any.val() & !self.join_group.val() & self.alloc_any.val() & (self.c_walker.val() == self.widx[k].val()) {
+                                if self.c_miss.val() & !self.merge_any.val() & !self.join_group.val() & self.c_new_w[k].val() {
                                     self.walkers[k].start.next = true;
                                 }
                             }

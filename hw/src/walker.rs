@@ -26,7 +26,9 @@
 //!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
 //!   only its zero test is used here), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
-//!   low); latched (the key registers follow them in every idle cycle).
+//!   low); latched (the key registers follow them in every idle cycle in
+//!   which `offer` is high). `offer`: a start may come this cycle (the unit
+//!   raises it from registers, early; `start` implies `offer`).
 //! - `req_valid`, `req_node`: the read this walker wants (from registers).
 //!   `grant`: the unit's port arbiter passed it to the port this cycle.
 //! - `resp_valid` (this walker's response, routed by id by the unit) with
@@ -72,6 +74,7 @@ pub struct Walker {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
+    pub offer: Signal<In, Bit>,
     pub start_range: Signal<In, Bit>,
     pub start_a: Signal<In, Bits<64>>,
     pub start_node: Signal<In, Bits<51>>,
@@ -154,6 +157,7 @@ impl Walker {
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),
+            offer: Default::default(),
             start_range: Default::default(),
             start_a: Default::default(),
             start_node: Default::default(),
@@ -272,26 +276,29 @@ impl Logic for Walker {
         }
         match self.state.q.val() {
             WalkerState::Idle => {
-                // The key and first node are loaded in every idle cycle (an
-                // idle walker's registers are not looked at), so `start`, the
-                // unit's late miss decision, drives the state alone and not
-                // the select of some 130 register bits.
-                self.range_r.d.next = self.start_range.val();
-                self.bst_r.d.next = self.is_bst.val();
-                self.limit_r.d.next = self.limit.val();
+                // The key and first node are loaded in every idle cycle with
+                // `offer` (an idle walker's registers are not looked at), so
+                // `start`, the unit's late miss decision, drives the state
+                // alone and not the select of some 130 register bits. Without
+                // `offer` they hold: no toggling while nothing could start.
                 self.steps_r.d.next = self.zero16.val();
                 self.cancelled_r.d.next = false;
-                self.node_r.d.next = self.start_node.val();
-                if self.start_range.val() {
-                    self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
-                    self.result_r.d.next = self.res_found.val();
-                    if self.root_m.val() == self.zero64.val() {
-                        self.result_r.d.next = self.res_not_found.val();
-                    } else if self.limit.val() == self.zero16.val() {
-                        self.result_r.d.next = self.res_limit.val();
+                if self.offer.val() {
+                    self.range_r.d.next = self.start_range.val();
+                    self.bst_r.d.next = self.is_bst.val();
+                    self.limit_r.d.next = self.limit.val();
+                    self.node_r.d.next = self.start_node.val();
+                    if self.start_range.val() {
+                        self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
+                        self.result_r.d.next = self.res_found.val();
+                        if self.root_m.val() == self.zero64.val() {
+                            self.result_r.d.next = self.res_not_found.val();
+                        } else if self.limit.val() == self.zero16.val() {
+                            self.result_r.d.next = self.res_limit.val();
+                        }
+                    } else {
+                        self.a_r.d.next = self.start_a.val() & self.loc_mask.val();
                     }
-                } else {
-                    self.a_r.d.next = self.start_a.val() & self.loc_mask.val();
                 }
                 if self.start.val() {
                     self.state.d.next = WalkerState::Issue;

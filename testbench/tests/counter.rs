@@ -1,8 +1,8 @@
 //! hw::counter::EventCounter against a `u32` with `wrapping_add` (what the
 //! golden model's counters are), one clock edge at a time: random events
-//! from reset, then from presets just below the low half's carry and the
-//! 32-bit wrap, with bursts of 15 (the largest event) that carry twice, and a
-//! clear late in each run.
+//! from reset, then from presets just below the low part's carry and the
+//! 32-bit wrap, with bursts of 15 (the largest event), carries as close together
+//! as they come, and a clear late in each run.
 use hw::counter::EventCounter;
 use rust_hdl::prelude::*;
 
@@ -29,7 +29,7 @@ fn tick(uut: &mut EventCounter) {
 
 /// Runs `events` (None = a clear) from the counter's present state, whose
 /// count is `start`, checking `count` in every cycle; returns how many
-/// cycles the low half carried out.
+/// cycles the low part carried out.
 fn run(uut: &mut EventCounter, start: u32, events: &[Option<u64>]) -> usize {
     let mut r = Reference { count: start, pending: 0 };
     let mut carries = 0;
@@ -38,7 +38,7 @@ fn run(uut: &mut EventCounter, start: u32, events: &[Option<u64>]) -> usize {
         uut.amount.next = e.unwrap_or(0).into();
         assert!(simulate(uut, 50));
         assert_eq!(uut.count.val().to_u64() as u32, r.count, "cycle {t} (start {start:#x})");
-        let lo_before = r.count & 0xFFFF;
+        let lo_before = r.count & 0xFFF;
         tick(uut);
         match e {
             None => r = Reference { count: 0, pending: 0 },
@@ -47,15 +47,15 @@ fn run(uut: &mut EventCounter, start: u32, events: &[Option<u64>]) -> usize {
                 r.pending = *e as u32;
             }
         }
-        carries += usize::from((r.count & 0xFFFF) < lo_before && e.is_some());
+        carries += usize::from((r.count & 0xFFF) < lo_before && e.is_some());
     }
     carries
 }
 
 fn preset(uut: &mut EventCounter, count: u32) {
-    uut.lo.q.next = (count as u64 & 0xFFFF).into();
-    uut.hi.q.next = (count as u64 >> 16).into();
-    uut.hi_p1.q.next = (((count >> 16) as u64 + 1) & 0xFFFF).into();
+    uut.lo.q.next = (count as u64 & 0xFFF).into();
+    uut.hi.q.next = (count as u64 >> 12).into();
+    uut.hi_p1.q.next = (((count >> 12) as u64 + 1) & 0xF_FFFF).into();
     uut.amount_r.q.next = 0_u64.into();
     assert!(simulate(uut, 50));
 }
@@ -73,11 +73,11 @@ fn counts_like_a_wrapping_u32_across_both_carries() {
     }
     run(&mut uut, 0, &[None, None]);
     run(&mut uut, 0, &events[2..]);
-    // Just below the low half's carry, and just below 2^32: bursts of 15
+    // Just below the low part's carry, and just below 2^32: bursts of 15
     // (the largest event) and of 1, so carries come as close together as
     // they can, and a clear right after a carry.
     let mut total = 0;
-    for start in [0x0000_FFF0_u32, 0x1234_FFFE, 0xFFFE_FFF0, 0xFFFF_FFF1, 0x7FFF_FFFF] {
+    for start in [0x0000_0FF0_u32, 0x1234_5FFE, 0xFFFF_EFF0, 0xFFFF_FFF1, 0x7FFF_FFFF] {
         for burst in [15_u64, 1, 7] {
             preset(&mut uut, start);
             let mut ev: Vec<Option<u64>> = (0..9000).map(|i| Some(if i % 40 < 30 { burst } else { splitmix(&mut s) % 16 })).collect();
@@ -87,6 +87,6 @@ fn counts_like_a_wrapping_u32_across_both_carries() {
             total += carries;
         }
     }
-    // Bursts of 15 carry twice before the clear (8,000 cycles of about 13).
-    assert!(total > 15, "{total} carries");
+    // The low part carries every few hundred cycles.
+    assert!(total > 15 * 10, "{total} carries");
 }

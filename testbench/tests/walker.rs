@@ -125,6 +125,9 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         }
         // The RTL's inputs.
         u.start.next = start;
+        // `offer` is high with every start and at random otherwise (an idle
+        // walker loads its key only when offered).
+        u.offer.next = start || (x >> 61) % 2 == 0;
         u.start_range.next = range;
         u.start_a.next = if range { (a | (0x5A << 56)).into() } else { loc.into() };
         u.start_node.next = ((if range { csrs.root } else { loc } >> 5) & ((1 << 51) - 1)).into();
