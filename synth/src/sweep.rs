@@ -307,10 +307,10 @@ pub fn classify(top: &str, module: &str) -> String {
     }
 }
 
-/// Block of a module of an MLU unit top (hw/src/mlu_unit.rs): the four the
+/// Block of a module of an MLU unit top (hw/src/mlu_unit.rs): the five the
 /// unit is built of, each with its sub-modules (the MLB's priority encoders
 /// and replacement, each walker's node comparator, each lane's bounds
-/// compare).
+/// compare, each counter's zero extensions).
 pub fn classify_unit(top: &str, module: &str) -> String {
     let rest = module.strip_prefix(top).map(|r| r.trim_start_matches('_')).unwrap_or(module);
     if rest.is_empty() {
@@ -321,6 +321,8 @@ pub fn classify_unit(top: &str, module: &str) -> String {
         "walkers (each with its node comparator)".into()
     } else if rest.starts_with("checks") {
         "lane checks: per-lane bounds and tag checks, lowest faulting lane".into()
+    } else if rest.starts_with("ctr_") {
+        "counters (six 32-bit event counters)".into()
     } else {
         rest.to_string()
     }
@@ -341,7 +343,7 @@ mod tests {
     use super::{classify, classify_unit};
 
     #[test]
-    fn unit_modules_fall_into_its_four_blocks() {
+    fn unit_modules_fall_into_its_five_blocks() {
         let t = "mlu8_bst_k4_l32_p2_c2";
         let b = |m: &str| classify_unit(t, &format!("{t}{m}"));
         assert!(b("").starts_with("unit pipeline"));
@@ -352,6 +354,8 @@ mod tests {
         assert_eq!(b("_walkers_3_node_cmp"), b("_walkers_0"));
         assert!(b("_checks").starts_with("lane checks"));
         assert_eq!(b("_checks_lanes_31_g_bounds"), b("_checks"));
+        assert!(b("_ctr_hits").starts_with("counters"));
+        assert_eq!(b("_ctr_nodes_lo_w"), b("_ctr_hits"));
         assert_eq!(b("_other"), "other");
     }
 
