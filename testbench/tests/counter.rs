@@ -5,14 +5,7 @@
 //! as they come, and a clear late in each run.
 use hw::counter::EventCounter;
 use rust_hdl::prelude::*;
-
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use sim::runtime::SplitMix64;
 
 /// The reference: events of cycles up to t-2 are in `count` at t.
 struct Reference {
@@ -64,11 +57,11 @@ fn preset(uut: &mut EventCounter, count: u32) {
 fn counts_like_a_wrapping_u32_across_both_carries() {
     let mut uut = EventCounter::default();
     uut.connect_all();
-    let mut s = 42;
+    let mut rng = SplitMix64(42);
     // From a clear: random events, some clears.
     let mut events = vec![None, None];
     for _ in 0..5_000 {
-        let r = splitmix(&mut s);
+        let r = rng.next_u64();
         events.push(if r % 997 == 0 { None } else { Some(r % 16) });
     }
     run(&mut uut, 0, &[None, None]);
@@ -80,7 +73,7 @@ fn counts_like_a_wrapping_u32_across_both_carries() {
     for start in [0x0000_0FF0_u32, 0x1234_5FFE, 0xFFFF_EFF0, 0xFFFF_FFF1, 0x7FFF_FFFF] {
         for burst in [15_u64, 1, 7] {
             preset(&mut uut, start);
-            let mut ev: Vec<Option<u64>> = (0..9000).map(|i| Some(if i % 40 < 30 { burst } else { splitmix(&mut s) % 16 })).collect();
+            let mut ev: Vec<Option<u64>> = (0..9000).map(|i| Some(if i % 40 < 30 { burst } else { rng.next_u64() % 16 })).collect();
             ev[8000] = None;
             let carries = run(&mut uut, start, &ev);
             assert!(carries >= 1, "start {start:#x} burst {burst}: no carry");
