@@ -16,6 +16,9 @@
 //   g_done        out      1  the decision is final (!g_need_meta || g_meta_valid)
 //   g_fault       out      3  FAULT_* of the whole access [a, a + w); FAULT_NONE while !g_done
 //   g_addr        out     56  untagged address
+//   g_pre         out      3  FAULT_* were the access in bounds (g_fault without OUT_OF_BOUNDS)
+//   g_bchk        out      1  the bounds test decides the fault (g_pre is FAULT_NONE)
+//   g_ok          out      1  the whole access [a, a + w) lies in [base, base + size); g_fault = g_pre | (g_bchk & !g_ok)
 //   s_addr        in      32  MEMCHECK.S: shared-memory address
 //   s_width       in       5  MEMCHECK.S: access width in bytes
 //   s_base        in      32  MEMCHECK.S: shared window base
@@ -32,7 +35,7 @@
 
 
 // memcheck: hw::memcheck::Memcheck
-module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -46,6 +49,9 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -222,9 +228,11 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -430,26 +438,32 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -460,9 +474,11 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // memcheck

@@ -32,6 +32,9 @@
 //   ls_size       out     56  location hit: size (while ls_hit)
 //   ls_tag        out      8  location hit: tag (while ls_hit)
 //   ls_multi      out      1  location search matched more than one entry: must stay 0
+//   nx_base       out     56  rs_base | ls_base as they will be after this edge (combinational; for copies of the result)
+//   nx_size       out     56  rs_size | ls_size as they will be after this edge (combinational)
+//   nx_tag        out      8  rs_tag | ls_tag as they will be after this edge (combinational)
 //   victim        out      1  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
 //   fill_ok       out      1  the fill in this cycle is taken (combinational)
 //   fill_present  out      1  the fill's location is already held: the fill writes nothing (combinational)
@@ -53,7 +56,7 @@
 
 
 // mlb1_plru: hw::mlb::Mlb<1, 1>
-module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
+module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -83,6 +86,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     output reg  [55:0] ls_size;
     output reg  [7:0] ls_tag;
     output reg  ls_multi;
+    output reg  [55:0] nx_base;
+    output reg  [55:0] nx_size;
+    output reg  [7:0] nx_tag;
     output reg  victim;
     output reg  fill_ok;
     output reg  fill_present;
@@ -96,6 +102,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 1'b0;
+    localparam  bit_n_0 = 1'b1;
     localparam  path_mask_0 = 1'b0;
     localparam  path_to_0 = 1'b0;
     
@@ -126,12 +133,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_0;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  plru_0_touch_b_way;
-    reg  plru_0_touch_c_valid;
-    reg  plru_0_touch_c_way;
+    reg  plru_0_touch_a;
+    reg  plru_0_touch_b;
+    reg  plru_0_touch_c;
     wire  plru_0_victim;
     wire  plru_0_state;
     reg  rs_hit_r_d;
@@ -182,6 +186,12 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] ls_or_base_0;
     reg  [55:0] ls_or_size_0;
     reg  [7:0] ls_or_tag_0;
+    reg  touch_rs_0;
+    reg  touch_rs_1;
+    reg  touch_ls_0;
+    reg  touch_ls_1;
+    reg  touch_fill_0;
+    reg  touch_fill_1;
     reg  inv_match_0;
     reg  fill_match_0;
     reg  fill_held;
@@ -219,12 +229,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     mlb1_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
-        .touch_c_valid(plru_0_touch_c_valid),
-        .touch_c_way(plru_0_touch_c_way),
+        .touch_a(plru_0_touch_a),
+        .touch_b(plru_0_touch_b),
+        .touch_c(plru_0_touch_c),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -348,13 +355,25 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        touch_rs_0 = zero_n;
+        touch_ls_0 = zero_n;
+        touch_fill_0 = zero_n;
+        touch_rs_1 = touch_rs_0;
+        touch_ls_1 = touch_ls_0;
+        touch_fill_1 = touch_fill_0;
+        if (rs_pe_onehot_0) begin
+            touch_rs_1 = touch_rs_0 | bit_n_0;
+        end
+        if (ls_pe_onehot_0) begin
+            touch_ls_1 = touch_ls_0 | bit_n_0;
+        end
+        if (fill_ok_l && victim_oh_0) begin
+            touch_fill_1 = touch_fill_0 | bit_n_0;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
-        plru_0_touch_c_valid = fill_ok_l;
-        plru_0_touch_c_way = victim_l;
+        plru_0_touch_a = touch_rs_1;
+        plru_0_touch_b = touch_ls_1;
+        plru_0_touch_c = touch_fill_1;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -416,6 +435,9 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;
         end
+        nx_base = rs_or_base_0 | ls_or_base_0;
+        nx_size = rs_or_size_0 | ls_or_size_0;
+        nx_tag = rs_or_tag_0 | ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -524,17 +546,14 @@ module mlb1_plru_ls_pe(req_0,any,index,onehot_0,multi);
 endmodule // mlb1_plru_ls_pe
 
 // mlb1_plru_plru_0: hw::plru::TreePlru
-module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  touch_a_way;
-    input wire  touch_b_valid;
-    input wire  touch_b_way;
-    input wire  touch_c_valid;
-    input wire  touch_c_way;
+    input wire  touch_a;
+    input wire  touch_b;
+    input wire  touch_c;
     output reg  victim;
     output reg  state;
     
@@ -543,6 +562,7 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     localparam  path_mask_0 = 1'b0;
     localparam  path_to_0 = 1'b0;
     localparam  path_away_0 = 1'b0;
+    localparam  way_oh_0 = 1'b1;
     localparam  zero = 1'b0;
     
     // Stub signals
@@ -584,15 +604,15 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (touch_a_valid && (touch_a_way == way_0)) begin
+        if ((touch_a & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (touch_b_valid && (touch_b_way == way_0)) begin
+        if ((touch_b & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if (touch_c_valid && (touch_c_way == way_0)) begin
+        if ((touch_c & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end

@@ -32,6 +32,9 @@
 //   ls_size       out     56  location hit: size (while ls_hit)
 //   ls_tag        out      8  location hit: tag (while ls_hit)
 //   ls_multi      out      1  location search matched more than one entry: must stay 0
+//   nx_base       out     56  rs_base | ls_base as they will be after this edge (combinational; for copies of the result)
+//   nx_size       out     56  rs_size | ls_size as they will be after this edge (combinational)
+//   nx_tag        out      8  rs_tag | ls_tag as they will be after this edge (combinational)
 //   victim        out      3  way a fill in this cycle writes: lowest invalid, else the policy's (combinational)
 //   fill_ok       out      1  the fill in this cycle is taken (combinational)
 //   fill_present  out      1  the fill's location is already held: the fill writes nothing (combinational)
@@ -53,7 +56,7 @@
 
 
 // mlb8_rr: hw::mlb::Mlb<8, 3>
-module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
+module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -83,6 +86,9 @@ module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,
     output reg  [55:0] ls_size;
     output reg  [7:0] ls_tag;
     output reg  ls_multi;
+    output reg  [55:0] nx_base;
+    output reg  [55:0] nx_size;
+    output reg  [7:0] nx_tag;
     output reg  [2:0] victim;
     output reg  fill_ok;
     output reg  fill_present;
@@ -1275,6 +1281,9 @@ module mlb8_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;
         end
+        nx_base = rs_or_base_0 | ls_or_base_0;
+        nx_size = rs_or_size_0 | ls_or_size_0;
+        nx_tag = rs_or_tag_0 | ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;

@@ -463,6 +463,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     wire  [55:0] mlb_ls_size;
     wire  [7:0] mlb_ls_tag;
     wire  mlb_ls_multi;
+    wire  [55:0] mlb_nx_base;
+    wire  [55:0] mlb_nx_size;
+    wire  [7:0] mlb_nx_tag;
     wire  [3:0] mlb_victim;
     wire  mlb_fill_ok;
     wire  mlb_fill_present;
@@ -664,9 +667,102 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [4:0] checks_width;
     reg  [63:0] checks_loc;
     reg  checks_meta_valid;
-    reg  [55:0] checks_meta_base;
-    reg  [55:0] checks_meta_size;
-    reg  [7:0] checks_meta_tag;
+    reg  [55:0] checks_meta_base_0;
+    reg  [55:0] checks_meta_base_1;
+    reg  [55:0] checks_meta_base_2;
+    reg  [55:0] checks_meta_base_3;
+    reg  [55:0] checks_meta_base_4;
+    reg  [55:0] checks_meta_base_5;
+    reg  [55:0] checks_meta_base_6;
+    reg  [55:0] checks_meta_base_7;
+    reg  [55:0] checks_meta_base_8;
+    reg  [55:0] checks_meta_base_9;
+    reg  [55:0] checks_meta_base_10;
+    reg  [55:0] checks_meta_base_11;
+    reg  [55:0] checks_meta_base_12;
+    reg  [55:0] checks_meta_base_13;
+    reg  [55:0] checks_meta_base_14;
+    reg  [55:0] checks_meta_base_15;
+    reg  [55:0] checks_meta_base_16;
+    reg  [55:0] checks_meta_base_17;
+    reg  [55:0] checks_meta_base_18;
+    reg  [55:0] checks_meta_base_19;
+    reg  [55:0] checks_meta_base_20;
+    reg  [55:0] checks_meta_base_21;
+    reg  [55:0] checks_meta_base_22;
+    reg  [55:0] checks_meta_base_23;
+    reg  [55:0] checks_meta_base_24;
+    reg  [55:0] checks_meta_base_25;
+    reg  [55:0] checks_meta_base_26;
+    reg  [55:0] checks_meta_base_27;
+    reg  [55:0] checks_meta_base_28;
+    reg  [55:0] checks_meta_base_29;
+    reg  [55:0] checks_meta_base_30;
+    reg  [55:0] checks_meta_base_31;
+    reg  [55:0] checks_meta_size_0;
+    reg  [55:0] checks_meta_size_1;
+    reg  [55:0] checks_meta_size_2;
+    reg  [55:0] checks_meta_size_3;
+    reg  [55:0] checks_meta_size_4;
+    reg  [55:0] checks_meta_size_5;
+    reg  [55:0] checks_meta_size_6;
+    reg  [55:0] checks_meta_size_7;
+    reg  [55:0] checks_meta_size_8;
+    reg  [55:0] checks_meta_size_9;
+    reg  [55:0] checks_meta_size_10;
+    reg  [55:0] checks_meta_size_11;
+    reg  [55:0] checks_meta_size_12;
+    reg  [55:0] checks_meta_size_13;
+    reg  [55:0] checks_meta_size_14;
+    reg  [55:0] checks_meta_size_15;
+    reg  [55:0] checks_meta_size_16;
+    reg  [55:0] checks_meta_size_17;
+    reg  [55:0] checks_meta_size_18;
+    reg  [55:0] checks_meta_size_19;
+    reg  [55:0] checks_meta_size_20;
+    reg  [55:0] checks_meta_size_21;
+    reg  [55:0] checks_meta_size_22;
+    reg  [55:0] checks_meta_size_23;
+    reg  [55:0] checks_meta_size_24;
+    reg  [55:0] checks_meta_size_25;
+    reg  [55:0] checks_meta_size_26;
+    reg  [55:0] checks_meta_size_27;
+    reg  [55:0] checks_meta_size_28;
+    reg  [55:0] checks_meta_size_29;
+    reg  [55:0] checks_meta_size_30;
+    reg  [55:0] checks_meta_size_31;
+    reg  [7:0] checks_meta_tag_0;
+    reg  [7:0] checks_meta_tag_1;
+    reg  [7:0] checks_meta_tag_2;
+    reg  [7:0] checks_meta_tag_3;
+    reg  [7:0] checks_meta_tag_4;
+    reg  [7:0] checks_meta_tag_5;
+    reg  [7:0] checks_meta_tag_6;
+    reg  [7:0] checks_meta_tag_7;
+    reg  [7:0] checks_meta_tag_8;
+    reg  [7:0] checks_meta_tag_9;
+    reg  [7:0] checks_meta_tag_10;
+    reg  [7:0] checks_meta_tag_11;
+    reg  [7:0] checks_meta_tag_12;
+    reg  [7:0] checks_meta_tag_13;
+    reg  [7:0] checks_meta_tag_14;
+    reg  [7:0] checks_meta_tag_15;
+    reg  [7:0] checks_meta_tag_16;
+    reg  [7:0] checks_meta_tag_17;
+    reg  [7:0] checks_meta_tag_18;
+    reg  [7:0] checks_meta_tag_19;
+    reg  [7:0] checks_meta_tag_20;
+    reg  [7:0] checks_meta_tag_21;
+    reg  [7:0] checks_meta_tag_22;
+    reg  [7:0] checks_meta_tag_23;
+    reg  [7:0] checks_meta_tag_24;
+    reg  [7:0] checks_meta_tag_25;
+    reg  [7:0] checks_meta_tag_26;
+    reg  [7:0] checks_meta_tag_27;
+    reg  [7:0] checks_meta_tag_28;
+    reg  [7:0] checks_meta_tag_29;
+    reg  [7:0] checks_meta_tag_30;
+    reg  [7:0] checks_meta_tag_31;
     reg  [2:0] checks_meta_fault;
     reg  [31:0] checks_sbase;
     reg  [31:0] checks_ssize;
@@ -2887,6 +2983,30 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] fq_size_q;
     reg  [7:0] fq_tag_d;
     reg  [7:0] fq_tag_q;
+    reg  [55:0] m_base_0_d;
+    reg  [55:0] m_base_0_q;
+    reg  [55:0] m_base_1_d;
+    reg  [55:0] m_base_1_q;
+    reg  [55:0] m_base_2_d;
+    reg  [55:0] m_base_2_q;
+    reg  [55:0] m_base_3_d;
+    reg  [55:0] m_base_3_q;
+    reg  [55:0] m_size_0_d;
+    reg  [55:0] m_size_0_q;
+    reg  [55:0] m_size_1_d;
+    reg  [55:0] m_size_1_q;
+    reg  [55:0] m_size_2_d;
+    reg  [55:0] m_size_2_q;
+    reg  [55:0] m_size_3_d;
+    reg  [55:0] m_size_3_q;
+    reg  [7:0] m_tag_0_d;
+    reg  [7:0] m_tag_0_q;
+    reg  [7:0] m_tag_1_d;
+    reg  [7:0] m_tag_1_q;
+    reg  [7:0] m_tag_2_d;
+    reg  [7:0] m_tag_2_q;
+    reg  [7:0] m_tag_3_d;
+    reg  [7:0] m_tag_3_q;
     
     // Local signals
     reg  [3:0] visits_0;
@@ -3173,6 +3293,10 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [55:0] c_base;
     reg  [55:0] c_size;
     reg  [7:0] c_tag;
+    reg  m_load_0;
+    reg  m_load_1;
+    reg  m_load_2;
+    reg  m_load_3;
     reg  merge_w_0;
     reg  merge_w_1;
     reg  merge_w_2;
@@ -3238,6 +3362,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .ls_size(mlb_ls_size),
         .ls_tag(mlb_ls_tag),
         .ls_multi(mlb_ls_multi),
+        .nx_base(mlb_nx_base),
+        .nx_size(mlb_nx_size),
+        .nx_tag(mlb_nx_tag),
         .victim(mlb_victim),
         .fill_ok(mlb_fill_ok),
         .fill_present(mlb_fill_present),
@@ -3454,9 +3581,102 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .width(checks_width),
         .loc(checks_loc),
         .meta_valid(checks_meta_valid),
-        .meta_base(checks_meta_base),
-        .meta_size(checks_meta_size),
-        .meta_tag(checks_meta_tag),
+        .meta_base_0(checks_meta_base_0),
+        .meta_base_1(checks_meta_base_1),
+        .meta_base_2(checks_meta_base_2),
+        .meta_base_3(checks_meta_base_3),
+        .meta_base_4(checks_meta_base_4),
+        .meta_base_5(checks_meta_base_5),
+        .meta_base_6(checks_meta_base_6),
+        .meta_base_7(checks_meta_base_7),
+        .meta_base_8(checks_meta_base_8),
+        .meta_base_9(checks_meta_base_9),
+        .meta_base_10(checks_meta_base_10),
+        .meta_base_11(checks_meta_base_11),
+        .meta_base_12(checks_meta_base_12),
+        .meta_base_13(checks_meta_base_13),
+        .meta_base_14(checks_meta_base_14),
+        .meta_base_15(checks_meta_base_15),
+        .meta_base_16(checks_meta_base_16),
+        .meta_base_17(checks_meta_base_17),
+        .meta_base_18(checks_meta_base_18),
+        .meta_base_19(checks_meta_base_19),
+        .meta_base_20(checks_meta_base_20),
+        .meta_base_21(checks_meta_base_21),
+        .meta_base_22(checks_meta_base_22),
+        .meta_base_23(checks_meta_base_23),
+        .meta_base_24(checks_meta_base_24),
+        .meta_base_25(checks_meta_base_25),
+        .meta_base_26(checks_meta_base_26),
+        .meta_base_27(checks_meta_base_27),
+        .meta_base_28(checks_meta_base_28),
+        .meta_base_29(checks_meta_base_29),
+        .meta_base_30(checks_meta_base_30),
+        .meta_base_31(checks_meta_base_31),
+        .meta_size_0(checks_meta_size_0),
+        .meta_size_1(checks_meta_size_1),
+        .meta_size_2(checks_meta_size_2),
+        .meta_size_3(checks_meta_size_3),
+        .meta_size_4(checks_meta_size_4),
+        .meta_size_5(checks_meta_size_5),
+        .meta_size_6(checks_meta_size_6),
+        .meta_size_7(checks_meta_size_7),
+        .meta_size_8(checks_meta_size_8),
+        .meta_size_9(checks_meta_size_9),
+        .meta_size_10(checks_meta_size_10),
+        .meta_size_11(checks_meta_size_11),
+        .meta_size_12(checks_meta_size_12),
+        .meta_size_13(checks_meta_size_13),
+        .meta_size_14(checks_meta_size_14),
+        .meta_size_15(checks_meta_size_15),
+        .meta_size_16(checks_meta_size_16),
+        .meta_size_17(checks_meta_size_17),
+        .meta_size_18(checks_meta_size_18),
+        .meta_size_19(checks_meta_size_19),
+        .meta_size_20(checks_meta_size_20),
+        .meta_size_21(checks_meta_size_21),
+        .meta_size_22(checks_meta_size_22),
+        .meta_size_23(checks_meta_size_23),
+        .meta_size_24(checks_meta_size_24),
+        .meta_size_25(checks_meta_size_25),
+        .meta_size_26(checks_meta_size_26),
+        .meta_size_27(checks_meta_size_27),
+        .meta_size_28(checks_meta_size_28),
+        .meta_size_29(checks_meta_size_29),
+        .meta_size_30(checks_meta_size_30),
+        .meta_size_31(checks_meta_size_31),
+        .meta_tag_0(checks_meta_tag_0),
+        .meta_tag_1(checks_meta_tag_1),
+        .meta_tag_2(checks_meta_tag_2),
+        .meta_tag_3(checks_meta_tag_3),
+        .meta_tag_4(checks_meta_tag_4),
+        .meta_tag_5(checks_meta_tag_5),
+        .meta_tag_6(checks_meta_tag_6),
+        .meta_tag_7(checks_meta_tag_7),
+        .meta_tag_8(checks_meta_tag_8),
+        .meta_tag_9(checks_meta_tag_9),
+        .meta_tag_10(checks_meta_tag_10),
+        .meta_tag_11(checks_meta_tag_11),
+        .meta_tag_12(checks_meta_tag_12),
+        .meta_tag_13(checks_meta_tag_13),
+        .meta_tag_14(checks_meta_tag_14),
+        .meta_tag_15(checks_meta_tag_15),
+        .meta_tag_16(checks_meta_tag_16),
+        .meta_tag_17(checks_meta_tag_17),
+        .meta_tag_18(checks_meta_tag_18),
+        .meta_tag_19(checks_meta_tag_19),
+        .meta_tag_20(checks_meta_tag_20),
+        .meta_tag_21(checks_meta_tag_21),
+        .meta_tag_22(checks_meta_tag_22),
+        .meta_tag_23(checks_meta_tag_23),
+        .meta_tag_24(checks_meta_tag_24),
+        .meta_tag_25(checks_meta_tag_25),
+        .meta_tag_26(checks_meta_tag_26),
+        .meta_tag_27(checks_meta_tag_27),
+        .meta_tag_28(checks_meta_tag_28),
+        .meta_tag_29(checks_meta_tag_29),
+        .meta_tag_30(checks_meta_tag_30),
+        .meta_tag_31(checks_meta_tag_31),
         .meta_fault(checks_meta_fault),
         .sbase(checks_sbase),
         .ssize(checks_ssize),
@@ -4624,6 +4844,18 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_base_q = 56'h0;
         fq_size_q = 56'h0;
         fq_tag_q = 8'h0;
+        m_base_0_q = 56'h0;
+        m_base_1_q = 56'h0;
+        m_base_2_q = 56'h0;
+        m_base_3_q = 56'h0;
+        m_size_0_q = 56'h0;
+        m_size_1_q = 56'h0;
+        m_size_2_q = 56'h0;
+        m_size_3_q = 56'h0;
+        m_tag_0_q = 8'h0;
+        m_tag_1_q = 8'h0;
+        m_tag_2_q = 8'h0;
+        m_tag_3_q = 8'h0;
     end
     always @(posedge clock) begin
         mode_r_q <= mode_r_d;
@@ -5705,6 +5937,18 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_base_q <= fq_base_d;
         fq_size_q <= fq_size_d;
         fq_tag_q <= fq_tag_d;
+        m_base_0_q <= m_base_0_d;
+        m_base_1_q <= m_base_1_d;
+        m_base_2_q <= m_base_2_d;
+        m_base_3_q <= m_base_3_d;
+        m_size_0_q <= m_size_0_d;
+        m_size_1_q <= m_size_1_d;
+        m_size_2_q <= m_size_2_d;
+        m_size_3_q <= m_size_3_d;
+        m_tag_0_q <= m_tag_0_d;
+        m_tag_1_q <= m_tag_1_d;
+        m_tag_2_q <= m_tag_2_d;
+        m_tag_3_q <= m_tag_3_d;
     end
     
     // Update code
@@ -5719,6 +5963,18 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  fq_valid_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
+    reg  [55:0] m_base_0_d_comb;
+    reg  [55:0] m_base_1_d_comb;
+    reg  [55:0] m_base_2_d_comb;
+    reg  [55:0] m_base_3_d_comb;
+    reg  [55:0] m_size_0_d_comb;
+    reg  [55:0] m_size_1_d_comb;
+    reg  [55:0] m_size_2_d_comb;
+    reg  [55:0] m_size_3_d_comb;
+    reg  [7:0] m_tag_0_d_comb;
+    reg  [7:0] m_tag_1_d_comb;
+    reg  [7:0] m_tag_2_d_comb;
+    reg  [7:0] m_tag_3_d_comb;
     reg  [2:0] mem_req_id_comb;
     reg  [50:0] mem_req_node_comb;
     reg  mode_r_d_comb;
@@ -7841,9 +8097,234 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         checks_width = p_width_2_q;
         checks_loc = p_loc_2_q;
         checks_meta_valid = c_found;
-        checks_meta_base = c_base;
-        checks_meta_size = c_size;
-        checks_meta_tag = c_tag;
+        m_base_0_d_comb = m_base_0_q;
+        m_size_0_d_comb = m_size_0_q;
+        m_tag_0_d_comb = m_tag_0_q;
+        m_load_0 = 1'b0;
+        m_base_1_d_comb = m_base_1_q;
+        m_size_1_d_comb = m_size_1_q;
+        m_tag_1_d_comb = m_tag_1_q;
+        m_load_1 = 1'b0;
+        m_base_2_d_comb = m_base_2_q;
+        m_size_2_d_comb = m_size_2_q;
+        m_tag_2_d_comb = m_tag_2_q;
+        m_load_2 = 1'b0;
+        m_base_3_d_comb = m_base_3_q;
+        m_size_3_d_comb = m_size_3_q;
+        m_tag_3_d_comb = m_tag_3_q;
+        m_load_3 = 1'b0;
+        if (p_valid_1_q & p_mask_32_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_0 = m_base_0_q;
+        checks_meta_size_0 = m_size_0_q;
+        checks_meta_tag_0 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_33_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_1 = m_base_0_q;
+        checks_meta_size_1 = m_size_0_q;
+        checks_meta_tag_1 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_34_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_2 = m_base_0_q;
+        checks_meta_size_2 = m_size_0_q;
+        checks_meta_tag_2 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_35_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_3 = m_base_0_q;
+        checks_meta_size_3 = m_size_0_q;
+        checks_meta_tag_3 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_36_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_4 = m_base_0_q;
+        checks_meta_size_4 = m_size_0_q;
+        checks_meta_tag_4 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_37_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_5 = m_base_0_q;
+        checks_meta_size_5 = m_size_0_q;
+        checks_meta_tag_5 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_38_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_6 = m_base_0_q;
+        checks_meta_size_6 = m_size_0_q;
+        checks_meta_tag_6 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_39_q) begin
+            m_load_0 = 1'b1;
+        end
+        checks_meta_base_7 = m_base_0_q;
+        checks_meta_size_7 = m_size_0_q;
+        checks_meta_tag_7 = m_tag_0_q;
+        if (p_valid_1_q & p_mask_40_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_8 = m_base_1_q;
+        checks_meta_size_8 = m_size_1_q;
+        checks_meta_tag_8 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_41_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_9 = m_base_1_q;
+        checks_meta_size_9 = m_size_1_q;
+        checks_meta_tag_9 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_42_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_10 = m_base_1_q;
+        checks_meta_size_10 = m_size_1_q;
+        checks_meta_tag_10 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_43_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_11 = m_base_1_q;
+        checks_meta_size_11 = m_size_1_q;
+        checks_meta_tag_11 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_44_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_12 = m_base_1_q;
+        checks_meta_size_12 = m_size_1_q;
+        checks_meta_tag_12 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_45_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_13 = m_base_1_q;
+        checks_meta_size_13 = m_size_1_q;
+        checks_meta_tag_13 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_46_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_14 = m_base_1_q;
+        checks_meta_size_14 = m_size_1_q;
+        checks_meta_tag_14 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_47_q) begin
+            m_load_1 = 1'b1;
+        end
+        checks_meta_base_15 = m_base_1_q;
+        checks_meta_size_15 = m_size_1_q;
+        checks_meta_tag_15 = m_tag_1_q;
+        if (p_valid_1_q & p_mask_48_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_16 = m_base_2_q;
+        checks_meta_size_16 = m_size_2_q;
+        checks_meta_tag_16 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_49_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_17 = m_base_2_q;
+        checks_meta_size_17 = m_size_2_q;
+        checks_meta_tag_17 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_50_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_18 = m_base_2_q;
+        checks_meta_size_18 = m_size_2_q;
+        checks_meta_tag_18 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_51_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_19 = m_base_2_q;
+        checks_meta_size_19 = m_size_2_q;
+        checks_meta_tag_19 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_52_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_20 = m_base_2_q;
+        checks_meta_size_20 = m_size_2_q;
+        checks_meta_tag_20 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_53_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_21 = m_base_2_q;
+        checks_meta_size_21 = m_size_2_q;
+        checks_meta_tag_21 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_54_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_22 = m_base_2_q;
+        checks_meta_size_22 = m_size_2_q;
+        checks_meta_tag_22 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_55_q) begin
+            m_load_2 = 1'b1;
+        end
+        checks_meta_base_23 = m_base_2_q;
+        checks_meta_size_23 = m_size_2_q;
+        checks_meta_tag_23 = m_tag_2_q;
+        if (p_valid_1_q & p_mask_56_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_24 = m_base_3_q;
+        checks_meta_size_24 = m_size_3_q;
+        checks_meta_tag_24 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_57_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_25 = m_base_3_q;
+        checks_meta_size_25 = m_size_3_q;
+        checks_meta_tag_25 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_58_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_26 = m_base_3_q;
+        checks_meta_size_26 = m_size_3_q;
+        checks_meta_tag_26 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_59_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_27 = m_base_3_q;
+        checks_meta_size_27 = m_size_3_q;
+        checks_meta_tag_27 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_60_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_28 = m_base_3_q;
+        checks_meta_size_28 = m_size_3_q;
+        checks_meta_tag_28 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_61_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_29 = m_base_3_q;
+        checks_meta_size_29 = m_size_3_q;
+        checks_meta_tag_29 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_62_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_30 = m_base_3_q;
+        checks_meta_size_30 = m_size_3_q;
+        checks_meta_tag_30 = m_tag_3_q;
+        if (p_valid_1_q & p_mask_63_q) begin
+            m_load_3 = 1'b1;
+        end
+        checks_meta_base_31 = m_base_3_q;
+        checks_meta_size_31 = m_size_3_q;
+        checks_meta_tag_31 = m_tag_3_q;
+        if (m_load_0) begin
+            m_base_0_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_0_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_0_d_comb = mlb_nx_tag | p_res_tag_1_q;
+        end
+        if (m_load_1) begin
+            m_base_1_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_1_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_1_d_comb = mlb_nx_tag | p_res_tag_1_q;
+        end
+        if (m_load_2) begin
+            m_base_2_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_2_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_2_d_comb = mlb_nx_tag | p_res_tag_1_q;
+        end
+        if (m_load_3) begin
+            m_base_3_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_3_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_3_d_comb = mlb_nx_tag | p_res_tag_1_q;
+        end
         checks_meta_fault_comb = f_mem;
         if (c_res == res_not_found) begin
             checks_meta_fault_comb = f_nometa;
@@ -10876,6 +11357,18 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_valid_d = fq_valid_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
+        m_base_0_d = m_base_0_d_comb;
+        m_base_1_d = m_base_1_d_comb;
+        m_base_2_d = m_base_2_d_comb;
+        m_base_3_d = m_base_3_d_comb;
+        m_size_0_d = m_size_0_d_comb;
+        m_size_1_d = m_size_1_d_comb;
+        m_size_2_d = m_size_2_d_comb;
+        m_size_3_d = m_size_3_d_comb;
+        m_tag_0_d = m_tag_0_d_comb;
+        m_tag_1_d = m_tag_1_d_comb;
+        m_tag_2_d = m_tag_2_d_comb;
+        m_tag_3_d = m_tag_3_d_comb;
         mem_req_id = mem_req_id_comb;
         mem_req_node = mem_req_node_comb;
         mode_r_d = mode_r_d_comb;
@@ -11771,7 +12264,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
 endmodule // mlu16_bst_k4_l32_p2_c2
 
 // mlu16_bst_k4_l32_p2_c2_checks: hw::lane_checks::LaneChecks
-module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base,meta_size,meta_tag,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
     input wire  clock;
@@ -11844,9 +12337,102 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     input wire  [4:0] width;
     input wire  [63:0] loc;
     input wire  meta_valid;
-    input wire  [55:0] meta_base;
-    input wire  [55:0] meta_size;
-    input wire  [7:0] meta_tag;
+    input wire  [55:0] meta_base_0;
+    input wire  [55:0] meta_base_1;
+    input wire  [55:0] meta_base_2;
+    input wire  [55:0] meta_base_3;
+    input wire  [55:0] meta_base_4;
+    input wire  [55:0] meta_base_5;
+    input wire  [55:0] meta_base_6;
+    input wire  [55:0] meta_base_7;
+    input wire  [55:0] meta_base_8;
+    input wire  [55:0] meta_base_9;
+    input wire  [55:0] meta_base_10;
+    input wire  [55:0] meta_base_11;
+    input wire  [55:0] meta_base_12;
+    input wire  [55:0] meta_base_13;
+    input wire  [55:0] meta_base_14;
+    input wire  [55:0] meta_base_15;
+    input wire  [55:0] meta_base_16;
+    input wire  [55:0] meta_base_17;
+    input wire  [55:0] meta_base_18;
+    input wire  [55:0] meta_base_19;
+    input wire  [55:0] meta_base_20;
+    input wire  [55:0] meta_base_21;
+    input wire  [55:0] meta_base_22;
+    input wire  [55:0] meta_base_23;
+    input wire  [55:0] meta_base_24;
+    input wire  [55:0] meta_base_25;
+    input wire  [55:0] meta_base_26;
+    input wire  [55:0] meta_base_27;
+    input wire  [55:0] meta_base_28;
+    input wire  [55:0] meta_base_29;
+    input wire  [55:0] meta_base_30;
+    input wire  [55:0] meta_base_31;
+    input wire  [55:0] meta_size_0;
+    input wire  [55:0] meta_size_1;
+    input wire  [55:0] meta_size_2;
+    input wire  [55:0] meta_size_3;
+    input wire  [55:0] meta_size_4;
+    input wire  [55:0] meta_size_5;
+    input wire  [55:0] meta_size_6;
+    input wire  [55:0] meta_size_7;
+    input wire  [55:0] meta_size_8;
+    input wire  [55:0] meta_size_9;
+    input wire  [55:0] meta_size_10;
+    input wire  [55:0] meta_size_11;
+    input wire  [55:0] meta_size_12;
+    input wire  [55:0] meta_size_13;
+    input wire  [55:0] meta_size_14;
+    input wire  [55:0] meta_size_15;
+    input wire  [55:0] meta_size_16;
+    input wire  [55:0] meta_size_17;
+    input wire  [55:0] meta_size_18;
+    input wire  [55:0] meta_size_19;
+    input wire  [55:0] meta_size_20;
+    input wire  [55:0] meta_size_21;
+    input wire  [55:0] meta_size_22;
+    input wire  [55:0] meta_size_23;
+    input wire  [55:0] meta_size_24;
+    input wire  [55:0] meta_size_25;
+    input wire  [55:0] meta_size_26;
+    input wire  [55:0] meta_size_27;
+    input wire  [55:0] meta_size_28;
+    input wire  [55:0] meta_size_29;
+    input wire  [55:0] meta_size_30;
+    input wire  [55:0] meta_size_31;
+    input wire  [7:0] meta_tag_0;
+    input wire  [7:0] meta_tag_1;
+    input wire  [7:0] meta_tag_2;
+    input wire  [7:0] meta_tag_3;
+    input wire  [7:0] meta_tag_4;
+    input wire  [7:0] meta_tag_5;
+    input wire  [7:0] meta_tag_6;
+    input wire  [7:0] meta_tag_7;
+    input wire  [7:0] meta_tag_8;
+    input wire  [7:0] meta_tag_9;
+    input wire  [7:0] meta_tag_10;
+    input wire  [7:0] meta_tag_11;
+    input wire  [7:0] meta_tag_12;
+    input wire  [7:0] meta_tag_13;
+    input wire  [7:0] meta_tag_14;
+    input wire  [7:0] meta_tag_15;
+    input wire  [7:0] meta_tag_16;
+    input wire  [7:0] meta_tag_17;
+    input wire  [7:0] meta_tag_18;
+    input wire  [7:0] meta_tag_19;
+    input wire  [7:0] meta_tag_20;
+    input wire  [7:0] meta_tag_21;
+    input wire  [7:0] meta_tag_22;
+    input wire  [7:0] meta_tag_23;
+    input wire  [7:0] meta_tag_24;
+    input wire  [7:0] meta_tag_25;
+    input wire  [7:0] meta_tag_26;
+    input wire  [7:0] meta_tag_27;
+    input wire  [7:0] meta_tag_28;
+    input wire  [7:0] meta_tag_29;
+    input wire  [7:0] meta_tag_30;
+    input wire  [7:0] meta_tag_31;
     input wire  [2:0] meta_fault;
     input wire  [31:0] sbase;
     input wire  [31:0] ssize;
@@ -11889,6 +12475,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     // Constant declarations
     localparam  any_loc = 64'h20;
     localparam  f_none = 3'b0;
+    localparam  f_oob = 3'b1;
+    localparam  f_shared = 3'b101;
     
     // Stub signals
     reg  [63:0] lanes_0_g_ptr;
@@ -11902,6 +12490,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_0_g_done;
     wire  [2:0] lanes_0_g_fault;
     wire  [55:0] lanes_0_g_addr;
+    wire  [2:0] lanes_0_g_pre;
+    wire  lanes_0_g_bchk;
+    wire  lanes_0_g_ok;
     reg  [31:0] lanes_0_s_addr;
     reg  [4:0] lanes_0_s_width;
     reg  [31:0] lanes_0_s_base;
@@ -11919,6 +12510,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_1_g_done;
     wire  [2:0] lanes_1_g_fault;
     wire  [55:0] lanes_1_g_addr;
+    wire  [2:0] lanes_1_g_pre;
+    wire  lanes_1_g_bchk;
+    wire  lanes_1_g_ok;
     reg  [31:0] lanes_1_s_addr;
     reg  [4:0] lanes_1_s_width;
     reg  [31:0] lanes_1_s_base;
@@ -11936,6 +12530,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_2_g_done;
     wire  [2:0] lanes_2_g_fault;
     wire  [55:0] lanes_2_g_addr;
+    wire  [2:0] lanes_2_g_pre;
+    wire  lanes_2_g_bchk;
+    wire  lanes_2_g_ok;
     reg  [31:0] lanes_2_s_addr;
     reg  [4:0] lanes_2_s_width;
     reg  [31:0] lanes_2_s_base;
@@ -11953,6 +12550,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_3_g_done;
     wire  [2:0] lanes_3_g_fault;
     wire  [55:0] lanes_3_g_addr;
+    wire  [2:0] lanes_3_g_pre;
+    wire  lanes_3_g_bchk;
+    wire  lanes_3_g_ok;
     reg  [31:0] lanes_3_s_addr;
     reg  [4:0] lanes_3_s_width;
     reg  [31:0] lanes_3_s_base;
@@ -11970,6 +12570,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_4_g_done;
     wire  [2:0] lanes_4_g_fault;
     wire  [55:0] lanes_4_g_addr;
+    wire  [2:0] lanes_4_g_pre;
+    wire  lanes_4_g_bchk;
+    wire  lanes_4_g_ok;
     reg  [31:0] lanes_4_s_addr;
     reg  [4:0] lanes_4_s_width;
     reg  [31:0] lanes_4_s_base;
@@ -11987,6 +12590,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_5_g_done;
     wire  [2:0] lanes_5_g_fault;
     wire  [55:0] lanes_5_g_addr;
+    wire  [2:0] lanes_5_g_pre;
+    wire  lanes_5_g_bchk;
+    wire  lanes_5_g_ok;
     reg  [31:0] lanes_5_s_addr;
     reg  [4:0] lanes_5_s_width;
     reg  [31:0] lanes_5_s_base;
@@ -12004,6 +12610,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_6_g_done;
     wire  [2:0] lanes_6_g_fault;
     wire  [55:0] lanes_6_g_addr;
+    wire  [2:0] lanes_6_g_pre;
+    wire  lanes_6_g_bchk;
+    wire  lanes_6_g_ok;
     reg  [31:0] lanes_6_s_addr;
     reg  [4:0] lanes_6_s_width;
     reg  [31:0] lanes_6_s_base;
@@ -12021,6 +12630,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_7_g_done;
     wire  [2:0] lanes_7_g_fault;
     wire  [55:0] lanes_7_g_addr;
+    wire  [2:0] lanes_7_g_pre;
+    wire  lanes_7_g_bchk;
+    wire  lanes_7_g_ok;
     reg  [31:0] lanes_7_s_addr;
     reg  [4:0] lanes_7_s_width;
     reg  [31:0] lanes_7_s_base;
@@ -12038,6 +12650,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_8_g_done;
     wire  [2:0] lanes_8_g_fault;
     wire  [55:0] lanes_8_g_addr;
+    wire  [2:0] lanes_8_g_pre;
+    wire  lanes_8_g_bchk;
+    wire  lanes_8_g_ok;
     reg  [31:0] lanes_8_s_addr;
     reg  [4:0] lanes_8_s_width;
     reg  [31:0] lanes_8_s_base;
@@ -12055,6 +12670,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_9_g_done;
     wire  [2:0] lanes_9_g_fault;
     wire  [55:0] lanes_9_g_addr;
+    wire  [2:0] lanes_9_g_pre;
+    wire  lanes_9_g_bchk;
+    wire  lanes_9_g_ok;
     reg  [31:0] lanes_9_s_addr;
     reg  [4:0] lanes_9_s_width;
     reg  [31:0] lanes_9_s_base;
@@ -12072,6 +12690,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_10_g_done;
     wire  [2:0] lanes_10_g_fault;
     wire  [55:0] lanes_10_g_addr;
+    wire  [2:0] lanes_10_g_pre;
+    wire  lanes_10_g_bchk;
+    wire  lanes_10_g_ok;
     reg  [31:0] lanes_10_s_addr;
     reg  [4:0] lanes_10_s_width;
     reg  [31:0] lanes_10_s_base;
@@ -12089,6 +12710,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_11_g_done;
     wire  [2:0] lanes_11_g_fault;
     wire  [55:0] lanes_11_g_addr;
+    wire  [2:0] lanes_11_g_pre;
+    wire  lanes_11_g_bchk;
+    wire  lanes_11_g_ok;
     reg  [31:0] lanes_11_s_addr;
     reg  [4:0] lanes_11_s_width;
     reg  [31:0] lanes_11_s_base;
@@ -12106,6 +12730,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_12_g_done;
     wire  [2:0] lanes_12_g_fault;
     wire  [55:0] lanes_12_g_addr;
+    wire  [2:0] lanes_12_g_pre;
+    wire  lanes_12_g_bchk;
+    wire  lanes_12_g_ok;
     reg  [31:0] lanes_12_s_addr;
     reg  [4:0] lanes_12_s_width;
     reg  [31:0] lanes_12_s_base;
@@ -12123,6 +12750,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_13_g_done;
     wire  [2:0] lanes_13_g_fault;
     wire  [55:0] lanes_13_g_addr;
+    wire  [2:0] lanes_13_g_pre;
+    wire  lanes_13_g_bchk;
+    wire  lanes_13_g_ok;
     reg  [31:0] lanes_13_s_addr;
     reg  [4:0] lanes_13_s_width;
     reg  [31:0] lanes_13_s_base;
@@ -12140,6 +12770,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_14_g_done;
     wire  [2:0] lanes_14_g_fault;
     wire  [55:0] lanes_14_g_addr;
+    wire  [2:0] lanes_14_g_pre;
+    wire  lanes_14_g_bchk;
+    wire  lanes_14_g_ok;
     reg  [31:0] lanes_14_s_addr;
     reg  [4:0] lanes_14_s_width;
     reg  [31:0] lanes_14_s_base;
@@ -12157,6 +12790,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_15_g_done;
     wire  [2:0] lanes_15_g_fault;
     wire  [55:0] lanes_15_g_addr;
+    wire  [2:0] lanes_15_g_pre;
+    wire  lanes_15_g_bchk;
+    wire  lanes_15_g_ok;
     reg  [31:0] lanes_15_s_addr;
     reg  [4:0] lanes_15_s_width;
     reg  [31:0] lanes_15_s_base;
@@ -12174,6 +12810,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_16_g_done;
     wire  [2:0] lanes_16_g_fault;
     wire  [55:0] lanes_16_g_addr;
+    wire  [2:0] lanes_16_g_pre;
+    wire  lanes_16_g_bchk;
+    wire  lanes_16_g_ok;
     reg  [31:0] lanes_16_s_addr;
     reg  [4:0] lanes_16_s_width;
     reg  [31:0] lanes_16_s_base;
@@ -12191,6 +12830,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_17_g_done;
     wire  [2:0] lanes_17_g_fault;
     wire  [55:0] lanes_17_g_addr;
+    wire  [2:0] lanes_17_g_pre;
+    wire  lanes_17_g_bchk;
+    wire  lanes_17_g_ok;
     reg  [31:0] lanes_17_s_addr;
     reg  [4:0] lanes_17_s_width;
     reg  [31:0] lanes_17_s_base;
@@ -12208,6 +12850,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_18_g_done;
     wire  [2:0] lanes_18_g_fault;
     wire  [55:0] lanes_18_g_addr;
+    wire  [2:0] lanes_18_g_pre;
+    wire  lanes_18_g_bchk;
+    wire  lanes_18_g_ok;
     reg  [31:0] lanes_18_s_addr;
     reg  [4:0] lanes_18_s_width;
     reg  [31:0] lanes_18_s_base;
@@ -12225,6 +12870,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_19_g_done;
     wire  [2:0] lanes_19_g_fault;
     wire  [55:0] lanes_19_g_addr;
+    wire  [2:0] lanes_19_g_pre;
+    wire  lanes_19_g_bchk;
+    wire  lanes_19_g_ok;
     reg  [31:0] lanes_19_s_addr;
     reg  [4:0] lanes_19_s_width;
     reg  [31:0] lanes_19_s_base;
@@ -12242,6 +12890,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_20_g_done;
     wire  [2:0] lanes_20_g_fault;
     wire  [55:0] lanes_20_g_addr;
+    wire  [2:0] lanes_20_g_pre;
+    wire  lanes_20_g_bchk;
+    wire  lanes_20_g_ok;
     reg  [31:0] lanes_20_s_addr;
     reg  [4:0] lanes_20_s_width;
     reg  [31:0] lanes_20_s_base;
@@ -12259,6 +12910,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_21_g_done;
     wire  [2:0] lanes_21_g_fault;
     wire  [55:0] lanes_21_g_addr;
+    wire  [2:0] lanes_21_g_pre;
+    wire  lanes_21_g_bchk;
+    wire  lanes_21_g_ok;
     reg  [31:0] lanes_21_s_addr;
     reg  [4:0] lanes_21_s_width;
     reg  [31:0] lanes_21_s_base;
@@ -12276,6 +12930,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_22_g_done;
     wire  [2:0] lanes_22_g_fault;
     wire  [55:0] lanes_22_g_addr;
+    wire  [2:0] lanes_22_g_pre;
+    wire  lanes_22_g_bchk;
+    wire  lanes_22_g_ok;
     reg  [31:0] lanes_22_s_addr;
     reg  [4:0] lanes_22_s_width;
     reg  [31:0] lanes_22_s_base;
@@ -12293,6 +12950,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_23_g_done;
     wire  [2:0] lanes_23_g_fault;
     wire  [55:0] lanes_23_g_addr;
+    wire  [2:0] lanes_23_g_pre;
+    wire  lanes_23_g_bchk;
+    wire  lanes_23_g_ok;
     reg  [31:0] lanes_23_s_addr;
     reg  [4:0] lanes_23_s_width;
     reg  [31:0] lanes_23_s_base;
@@ -12310,6 +12970,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_24_g_done;
     wire  [2:0] lanes_24_g_fault;
     wire  [55:0] lanes_24_g_addr;
+    wire  [2:0] lanes_24_g_pre;
+    wire  lanes_24_g_bchk;
+    wire  lanes_24_g_ok;
     reg  [31:0] lanes_24_s_addr;
     reg  [4:0] lanes_24_s_width;
     reg  [31:0] lanes_24_s_base;
@@ -12327,6 +12990,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_25_g_done;
     wire  [2:0] lanes_25_g_fault;
     wire  [55:0] lanes_25_g_addr;
+    wire  [2:0] lanes_25_g_pre;
+    wire  lanes_25_g_bchk;
+    wire  lanes_25_g_ok;
     reg  [31:0] lanes_25_s_addr;
     reg  [4:0] lanes_25_s_width;
     reg  [31:0] lanes_25_s_base;
@@ -12344,6 +13010,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_26_g_done;
     wire  [2:0] lanes_26_g_fault;
     wire  [55:0] lanes_26_g_addr;
+    wire  [2:0] lanes_26_g_pre;
+    wire  lanes_26_g_bchk;
+    wire  lanes_26_g_ok;
     reg  [31:0] lanes_26_s_addr;
     reg  [4:0] lanes_26_s_width;
     reg  [31:0] lanes_26_s_base;
@@ -12361,6 +13030,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_27_g_done;
     wire  [2:0] lanes_27_g_fault;
     wire  [55:0] lanes_27_g_addr;
+    wire  [2:0] lanes_27_g_pre;
+    wire  lanes_27_g_bchk;
+    wire  lanes_27_g_ok;
     reg  [31:0] lanes_27_s_addr;
     reg  [4:0] lanes_27_s_width;
     reg  [31:0] lanes_27_s_base;
@@ -12378,6 +13050,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_28_g_done;
     wire  [2:0] lanes_28_g_fault;
     wire  [55:0] lanes_28_g_addr;
+    wire  [2:0] lanes_28_g_pre;
+    wire  lanes_28_g_bchk;
+    wire  lanes_28_g_ok;
     reg  [31:0] lanes_28_s_addr;
     reg  [4:0] lanes_28_s_width;
     reg  [31:0] lanes_28_s_base;
@@ -12395,6 +13070,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_29_g_done;
     wire  [2:0] lanes_29_g_fault;
     wire  [55:0] lanes_29_g_addr;
+    wire  [2:0] lanes_29_g_pre;
+    wire  lanes_29_g_bchk;
+    wire  lanes_29_g_ok;
     reg  [31:0] lanes_29_s_addr;
     reg  [4:0] lanes_29_s_width;
     reg  [31:0] lanes_29_s_base;
@@ -12412,6 +13090,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_30_g_done;
     wire  [2:0] lanes_30_g_fault;
     wire  [55:0] lanes_30_g_addr;
+    wire  [2:0] lanes_30_g_pre;
+    wire  lanes_30_g_bchk;
+    wire  lanes_30_g_ok;
     reg  [31:0] lanes_30_s_addr;
     reg  [4:0] lanes_30_s_width;
     reg  [31:0] lanes_30_s_base;
@@ -12429,6 +13110,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_31_g_done;
     wire  [2:0] lanes_31_g_fault;
     wire  [55:0] lanes_31_g_addr;
+    wire  [2:0] lanes_31_g_pre;
+    wire  lanes_31_g_bchk;
+    wire  lanes_31_g_ok;
     reg  [31:0] lanes_31_s_addr;
     reg  [4:0] lanes_31_s_width;
     reg  [31:0] lanes_31_s_base;
@@ -12502,70 +13186,134 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  first_onehot_30;
     wire  first_onehot_31;
     wire  first_multi;
-    reg  [2:0] st_fault_0_d;
-    reg  [2:0] st_fault_0_q;
-    reg  [2:0] st_fault_1_d;
-    reg  [2:0] st_fault_1_q;
-    reg  [2:0] st_fault_2_d;
-    reg  [2:0] st_fault_2_q;
-    reg  [2:0] st_fault_3_d;
-    reg  [2:0] st_fault_3_q;
-    reg  [2:0] st_fault_4_d;
-    reg  [2:0] st_fault_4_q;
-    reg  [2:0] st_fault_5_d;
-    reg  [2:0] st_fault_5_q;
-    reg  [2:0] st_fault_6_d;
-    reg  [2:0] st_fault_6_q;
-    reg  [2:0] st_fault_7_d;
-    reg  [2:0] st_fault_7_q;
-    reg  [2:0] st_fault_8_d;
-    reg  [2:0] st_fault_8_q;
-    reg  [2:0] st_fault_9_d;
-    reg  [2:0] st_fault_9_q;
-    reg  [2:0] st_fault_10_d;
-    reg  [2:0] st_fault_10_q;
-    reg  [2:0] st_fault_11_d;
-    reg  [2:0] st_fault_11_q;
-    reg  [2:0] st_fault_12_d;
-    reg  [2:0] st_fault_12_q;
-    reg  [2:0] st_fault_13_d;
-    reg  [2:0] st_fault_13_q;
-    reg  [2:0] st_fault_14_d;
-    reg  [2:0] st_fault_14_q;
-    reg  [2:0] st_fault_15_d;
-    reg  [2:0] st_fault_15_q;
-    reg  [2:0] st_fault_16_d;
-    reg  [2:0] st_fault_16_q;
-    reg  [2:0] st_fault_17_d;
-    reg  [2:0] st_fault_17_q;
-    reg  [2:0] st_fault_18_d;
-    reg  [2:0] st_fault_18_q;
-    reg  [2:0] st_fault_19_d;
-    reg  [2:0] st_fault_19_q;
-    reg  [2:0] st_fault_20_d;
-    reg  [2:0] st_fault_20_q;
-    reg  [2:0] st_fault_21_d;
-    reg  [2:0] st_fault_21_q;
-    reg  [2:0] st_fault_22_d;
-    reg  [2:0] st_fault_22_q;
-    reg  [2:0] st_fault_23_d;
-    reg  [2:0] st_fault_23_q;
-    reg  [2:0] st_fault_24_d;
-    reg  [2:0] st_fault_24_q;
-    reg  [2:0] st_fault_25_d;
-    reg  [2:0] st_fault_25_q;
-    reg  [2:0] st_fault_26_d;
-    reg  [2:0] st_fault_26_q;
-    reg  [2:0] st_fault_27_d;
-    reg  [2:0] st_fault_27_q;
-    reg  [2:0] st_fault_28_d;
-    reg  [2:0] st_fault_28_q;
-    reg  [2:0] st_fault_29_d;
-    reg  [2:0] st_fault_29_q;
-    reg  [2:0] st_fault_30_d;
-    reg  [2:0] st_fault_30_q;
-    reg  [2:0] st_fault_31_d;
-    reg  [2:0] st_fault_31_q;
+    reg  [2:0] st_pre_0_d;
+    reg  [2:0] st_pre_0_q;
+    reg  [2:0] st_pre_1_d;
+    reg  [2:0] st_pre_1_q;
+    reg  [2:0] st_pre_2_d;
+    reg  [2:0] st_pre_2_q;
+    reg  [2:0] st_pre_3_d;
+    reg  [2:0] st_pre_3_q;
+    reg  [2:0] st_pre_4_d;
+    reg  [2:0] st_pre_4_q;
+    reg  [2:0] st_pre_5_d;
+    reg  [2:0] st_pre_5_q;
+    reg  [2:0] st_pre_6_d;
+    reg  [2:0] st_pre_6_q;
+    reg  [2:0] st_pre_7_d;
+    reg  [2:0] st_pre_7_q;
+    reg  [2:0] st_pre_8_d;
+    reg  [2:0] st_pre_8_q;
+    reg  [2:0] st_pre_9_d;
+    reg  [2:0] st_pre_9_q;
+    reg  [2:0] st_pre_10_d;
+    reg  [2:0] st_pre_10_q;
+    reg  [2:0] st_pre_11_d;
+    reg  [2:0] st_pre_11_q;
+    reg  [2:0] st_pre_12_d;
+    reg  [2:0] st_pre_12_q;
+    reg  [2:0] st_pre_13_d;
+    reg  [2:0] st_pre_13_q;
+    reg  [2:0] st_pre_14_d;
+    reg  [2:0] st_pre_14_q;
+    reg  [2:0] st_pre_15_d;
+    reg  [2:0] st_pre_15_q;
+    reg  [2:0] st_pre_16_d;
+    reg  [2:0] st_pre_16_q;
+    reg  [2:0] st_pre_17_d;
+    reg  [2:0] st_pre_17_q;
+    reg  [2:0] st_pre_18_d;
+    reg  [2:0] st_pre_18_q;
+    reg  [2:0] st_pre_19_d;
+    reg  [2:0] st_pre_19_q;
+    reg  [2:0] st_pre_20_d;
+    reg  [2:0] st_pre_20_q;
+    reg  [2:0] st_pre_21_d;
+    reg  [2:0] st_pre_21_q;
+    reg  [2:0] st_pre_22_d;
+    reg  [2:0] st_pre_22_q;
+    reg  [2:0] st_pre_23_d;
+    reg  [2:0] st_pre_23_q;
+    reg  [2:0] st_pre_24_d;
+    reg  [2:0] st_pre_24_q;
+    reg  [2:0] st_pre_25_d;
+    reg  [2:0] st_pre_25_q;
+    reg  [2:0] st_pre_26_d;
+    reg  [2:0] st_pre_26_q;
+    reg  [2:0] st_pre_27_d;
+    reg  [2:0] st_pre_27_q;
+    reg  [2:0] st_pre_28_d;
+    reg  [2:0] st_pre_28_q;
+    reg  [2:0] st_pre_29_d;
+    reg  [2:0] st_pre_29_q;
+    reg  [2:0] st_pre_30_d;
+    reg  [2:0] st_pre_30_q;
+    reg  [2:0] st_pre_31_d;
+    reg  [2:0] st_pre_31_q;
+    reg  st_bfail_0_d;
+    reg  st_bfail_0_q;
+    reg  st_bfail_1_d;
+    reg  st_bfail_1_q;
+    reg  st_bfail_2_d;
+    reg  st_bfail_2_q;
+    reg  st_bfail_3_d;
+    reg  st_bfail_3_q;
+    reg  st_bfail_4_d;
+    reg  st_bfail_4_q;
+    reg  st_bfail_5_d;
+    reg  st_bfail_5_q;
+    reg  st_bfail_6_d;
+    reg  st_bfail_6_q;
+    reg  st_bfail_7_d;
+    reg  st_bfail_7_q;
+    reg  st_bfail_8_d;
+    reg  st_bfail_8_q;
+    reg  st_bfail_9_d;
+    reg  st_bfail_9_q;
+    reg  st_bfail_10_d;
+    reg  st_bfail_10_q;
+    reg  st_bfail_11_d;
+    reg  st_bfail_11_q;
+    reg  st_bfail_12_d;
+    reg  st_bfail_12_q;
+    reg  st_bfail_13_d;
+    reg  st_bfail_13_q;
+    reg  st_bfail_14_d;
+    reg  st_bfail_14_q;
+    reg  st_bfail_15_d;
+    reg  st_bfail_15_q;
+    reg  st_bfail_16_d;
+    reg  st_bfail_16_q;
+    reg  st_bfail_17_d;
+    reg  st_bfail_17_q;
+    reg  st_bfail_18_d;
+    reg  st_bfail_18_q;
+    reg  st_bfail_19_d;
+    reg  st_bfail_19_q;
+    reg  st_bfail_20_d;
+    reg  st_bfail_20_q;
+    reg  st_bfail_21_d;
+    reg  st_bfail_21_q;
+    reg  st_bfail_22_d;
+    reg  st_bfail_22_q;
+    reg  st_bfail_23_d;
+    reg  st_bfail_23_q;
+    reg  st_bfail_24_d;
+    reg  st_bfail_24_q;
+    reg  st_bfail_25_d;
+    reg  st_bfail_25_q;
+    reg  st_bfail_26_d;
+    reg  st_bfail_26_q;
+    reg  st_bfail_27_d;
+    reg  st_bfail_27_q;
+    reg  st_bfail_28_d;
+    reg  st_bfail_28_q;
+    reg  st_bfail_29_d;
+    reg  st_bfail_29_q;
+    reg  st_bfail_30_d;
+    reg  st_bfail_30_q;
+    reg  st_bfail_31_d;
+    reg  st_bfail_31_q;
     reg  st_mask_0_d;
     reg  st_mask_0_q;
     reg  st_mask_1_d;
@@ -12630,72 +13378,138 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  st_mask_30_q;
     reg  st_mask_31_d;
     reg  st_mask_31_q;
+    reg  st_shared_0_d;
+    reg  st_shared_0_q;
     
     // Local signals
-    reg  [2:0] lane_fault_now_0;
-    reg  [2:0] lane_fault_now_1;
-    reg  [2:0] lane_fault_now_2;
-    reg  [2:0] lane_fault_now_3;
-    reg  [2:0] lane_fault_now_4;
-    reg  [2:0] lane_fault_now_5;
-    reg  [2:0] lane_fault_now_6;
-    reg  [2:0] lane_fault_now_7;
-    reg  [2:0] lane_fault_now_8;
-    reg  [2:0] lane_fault_now_9;
-    reg  [2:0] lane_fault_now_10;
-    reg  [2:0] lane_fault_now_11;
-    reg  [2:0] lane_fault_now_12;
-    reg  [2:0] lane_fault_now_13;
-    reg  [2:0] lane_fault_now_14;
-    reg  [2:0] lane_fault_now_15;
-    reg  [2:0] lane_fault_now_16;
-    reg  [2:0] lane_fault_now_17;
-    reg  [2:0] lane_fault_now_18;
-    reg  [2:0] lane_fault_now_19;
-    reg  [2:0] lane_fault_now_20;
-    reg  [2:0] lane_fault_now_21;
-    reg  [2:0] lane_fault_now_22;
-    reg  [2:0] lane_fault_now_23;
-    reg  [2:0] lane_fault_now_24;
-    reg  [2:0] lane_fault_now_25;
-    reg  [2:0] lane_fault_now_26;
-    reg  [2:0] lane_fault_now_27;
-    reg  [2:0] lane_fault_now_28;
-    reg  [2:0] lane_fault_now_29;
-    reg  [2:0] lane_fault_now_30;
-    reg  [2:0] lane_fault_now_31;
-    reg  [2:0] lane_fault_0;
-    reg  [2:0] lane_fault_1;
-    reg  [2:0] lane_fault_2;
-    reg  [2:0] lane_fault_3;
-    reg  [2:0] lane_fault_4;
-    reg  [2:0] lane_fault_5;
-    reg  [2:0] lane_fault_6;
-    reg  [2:0] lane_fault_7;
-    reg  [2:0] lane_fault_8;
-    reg  [2:0] lane_fault_9;
-    reg  [2:0] lane_fault_10;
-    reg  [2:0] lane_fault_11;
-    reg  [2:0] lane_fault_12;
-    reg  [2:0] lane_fault_13;
-    reg  [2:0] lane_fault_14;
-    reg  [2:0] lane_fault_15;
-    reg  [2:0] lane_fault_16;
-    reg  [2:0] lane_fault_17;
-    reg  [2:0] lane_fault_18;
-    reg  [2:0] lane_fault_19;
-    reg  [2:0] lane_fault_20;
-    reg  [2:0] lane_fault_21;
-    reg  [2:0] lane_fault_22;
-    reg  [2:0] lane_fault_23;
-    reg  [2:0] lane_fault_24;
-    reg  [2:0] lane_fault_25;
-    reg  [2:0] lane_fault_26;
-    reg  [2:0] lane_fault_27;
-    reg  [2:0] lane_fault_28;
-    reg  [2:0] lane_fault_29;
-    reg  [2:0] lane_fault_30;
-    reg  [2:0] lane_fault_31;
+    reg  [2:0] lane_pre_now_0;
+    reg  [2:0] lane_pre_now_1;
+    reg  [2:0] lane_pre_now_2;
+    reg  [2:0] lane_pre_now_3;
+    reg  [2:0] lane_pre_now_4;
+    reg  [2:0] lane_pre_now_5;
+    reg  [2:0] lane_pre_now_6;
+    reg  [2:0] lane_pre_now_7;
+    reg  [2:0] lane_pre_now_8;
+    reg  [2:0] lane_pre_now_9;
+    reg  [2:0] lane_pre_now_10;
+    reg  [2:0] lane_pre_now_11;
+    reg  [2:0] lane_pre_now_12;
+    reg  [2:0] lane_pre_now_13;
+    reg  [2:0] lane_pre_now_14;
+    reg  [2:0] lane_pre_now_15;
+    reg  [2:0] lane_pre_now_16;
+    reg  [2:0] lane_pre_now_17;
+    reg  [2:0] lane_pre_now_18;
+    reg  [2:0] lane_pre_now_19;
+    reg  [2:0] lane_pre_now_20;
+    reg  [2:0] lane_pre_now_21;
+    reg  [2:0] lane_pre_now_22;
+    reg  [2:0] lane_pre_now_23;
+    reg  [2:0] lane_pre_now_24;
+    reg  [2:0] lane_pre_now_25;
+    reg  [2:0] lane_pre_now_26;
+    reg  [2:0] lane_pre_now_27;
+    reg  [2:0] lane_pre_now_28;
+    reg  [2:0] lane_pre_now_29;
+    reg  [2:0] lane_pre_now_30;
+    reg  [2:0] lane_pre_now_31;
+    reg  lane_bfail_now_0;
+    reg  lane_bfail_now_1;
+    reg  lane_bfail_now_2;
+    reg  lane_bfail_now_3;
+    reg  lane_bfail_now_4;
+    reg  lane_bfail_now_5;
+    reg  lane_bfail_now_6;
+    reg  lane_bfail_now_7;
+    reg  lane_bfail_now_8;
+    reg  lane_bfail_now_9;
+    reg  lane_bfail_now_10;
+    reg  lane_bfail_now_11;
+    reg  lane_bfail_now_12;
+    reg  lane_bfail_now_13;
+    reg  lane_bfail_now_14;
+    reg  lane_bfail_now_15;
+    reg  lane_bfail_now_16;
+    reg  lane_bfail_now_17;
+    reg  lane_bfail_now_18;
+    reg  lane_bfail_now_19;
+    reg  lane_bfail_now_20;
+    reg  lane_bfail_now_21;
+    reg  lane_bfail_now_22;
+    reg  lane_bfail_now_23;
+    reg  lane_bfail_now_24;
+    reg  lane_bfail_now_25;
+    reg  lane_bfail_now_26;
+    reg  lane_bfail_now_27;
+    reg  lane_bfail_now_28;
+    reg  lane_bfail_now_29;
+    reg  lane_bfail_now_30;
+    reg  lane_bfail_now_31;
+    reg  [2:0] lane_pre_0;
+    reg  [2:0] lane_pre_1;
+    reg  [2:0] lane_pre_2;
+    reg  [2:0] lane_pre_3;
+    reg  [2:0] lane_pre_4;
+    reg  [2:0] lane_pre_5;
+    reg  [2:0] lane_pre_6;
+    reg  [2:0] lane_pre_7;
+    reg  [2:0] lane_pre_8;
+    reg  [2:0] lane_pre_9;
+    reg  [2:0] lane_pre_10;
+    reg  [2:0] lane_pre_11;
+    reg  [2:0] lane_pre_12;
+    reg  [2:0] lane_pre_13;
+    reg  [2:0] lane_pre_14;
+    reg  [2:0] lane_pre_15;
+    reg  [2:0] lane_pre_16;
+    reg  [2:0] lane_pre_17;
+    reg  [2:0] lane_pre_18;
+    reg  [2:0] lane_pre_19;
+    reg  [2:0] lane_pre_20;
+    reg  [2:0] lane_pre_21;
+    reg  [2:0] lane_pre_22;
+    reg  [2:0] lane_pre_23;
+    reg  [2:0] lane_pre_24;
+    reg  [2:0] lane_pre_25;
+    reg  [2:0] lane_pre_26;
+    reg  [2:0] lane_pre_27;
+    reg  [2:0] lane_pre_28;
+    reg  [2:0] lane_pre_29;
+    reg  [2:0] lane_pre_30;
+    reg  [2:0] lane_pre_31;
+    reg  lane_bfail_0;
+    reg  lane_bfail_1;
+    reg  lane_bfail_2;
+    reg  lane_bfail_3;
+    reg  lane_bfail_4;
+    reg  lane_bfail_5;
+    reg  lane_bfail_6;
+    reg  lane_bfail_7;
+    reg  lane_bfail_8;
+    reg  lane_bfail_9;
+    reg  lane_bfail_10;
+    reg  lane_bfail_11;
+    reg  lane_bfail_12;
+    reg  lane_bfail_13;
+    reg  lane_bfail_14;
+    reg  lane_bfail_15;
+    reg  lane_bfail_16;
+    reg  lane_bfail_17;
+    reg  lane_bfail_18;
+    reg  lane_bfail_19;
+    reg  lane_bfail_20;
+    reg  lane_bfail_21;
+    reg  lane_bfail_22;
+    reg  lane_bfail_23;
+    reg  lane_bfail_24;
+    reg  lane_bfail_25;
+    reg  lane_bfail_26;
+    reg  lane_bfail_27;
+    reg  lane_bfail_28;
+    reg  lane_bfail_29;
+    reg  lane_bfail_30;
+    reg  lane_bfail_31;
     reg  lane_mask_0;
     reg  lane_mask_1;
     reg  lane_mask_2;
@@ -12728,6 +13542,40 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  lane_mask_29;
     reg  lane_mask_30;
     reg  lane_mask_31;
+    reg  [2:0] lane_fault_0;
+    reg  [2:0] lane_fault_1;
+    reg  [2:0] lane_fault_2;
+    reg  [2:0] lane_fault_3;
+    reg  [2:0] lane_fault_4;
+    reg  [2:0] lane_fault_5;
+    reg  [2:0] lane_fault_6;
+    reg  [2:0] lane_fault_7;
+    reg  [2:0] lane_fault_8;
+    reg  [2:0] lane_fault_9;
+    reg  [2:0] lane_fault_10;
+    reg  [2:0] lane_fault_11;
+    reg  [2:0] lane_fault_12;
+    reg  [2:0] lane_fault_13;
+    reg  [2:0] lane_fault_14;
+    reg  [2:0] lane_fault_15;
+    reg  [2:0] lane_fault_16;
+    reg  [2:0] lane_fault_17;
+    reg  [2:0] lane_fault_18;
+    reg  [2:0] lane_fault_19;
+    reg  [2:0] lane_fault_20;
+    reg  [2:0] lane_fault_21;
+    reg  [2:0] lane_fault_22;
+    reg  [2:0] lane_fault_23;
+    reg  [2:0] lane_fault_24;
+    reg  [2:0] lane_fault_25;
+    reg  [2:0] lane_fault_26;
+    reg  [2:0] lane_fault_27;
+    reg  [2:0] lane_fault_28;
+    reg  [2:0] lane_fault_29;
+    reg  [2:0] lane_fault_30;
+    reg  [2:0] lane_fault_31;
+    reg  shared_x;
+    reg  [2:0] bcode;
     reg  [2:0] or_fault_0;
     reg  [2:0] or_fault_1;
     reg  [2:0] or_fault_2;
@@ -12805,6 +13653,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_0_g_done),
         .g_fault(lanes_0_g_fault),
         .g_addr(lanes_0_g_addr),
+        .g_pre(lanes_0_g_pre),
+        .g_bchk(lanes_0_g_bchk),
+        .g_ok(lanes_0_g_ok),
         .s_addr(lanes_0_s_addr),
         .s_width(lanes_0_s_width),
         .s_base(lanes_0_s_base),
@@ -12824,6 +13675,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_1_g_done),
         .g_fault(lanes_1_g_fault),
         .g_addr(lanes_1_g_addr),
+        .g_pre(lanes_1_g_pre),
+        .g_bchk(lanes_1_g_bchk),
+        .g_ok(lanes_1_g_ok),
         .s_addr(lanes_1_s_addr),
         .s_width(lanes_1_s_width),
         .s_base(lanes_1_s_base),
@@ -12843,6 +13697,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_2_g_done),
         .g_fault(lanes_2_g_fault),
         .g_addr(lanes_2_g_addr),
+        .g_pre(lanes_2_g_pre),
+        .g_bchk(lanes_2_g_bchk),
+        .g_ok(lanes_2_g_ok),
         .s_addr(lanes_2_s_addr),
         .s_width(lanes_2_s_width),
         .s_base(lanes_2_s_base),
@@ -12862,6 +13719,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_3_g_done),
         .g_fault(lanes_3_g_fault),
         .g_addr(lanes_3_g_addr),
+        .g_pre(lanes_3_g_pre),
+        .g_bchk(lanes_3_g_bchk),
+        .g_ok(lanes_3_g_ok),
         .s_addr(lanes_3_s_addr),
         .s_width(lanes_3_s_width),
         .s_base(lanes_3_s_base),
@@ -12881,6 +13741,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_4_g_done),
         .g_fault(lanes_4_g_fault),
         .g_addr(lanes_4_g_addr),
+        .g_pre(lanes_4_g_pre),
+        .g_bchk(lanes_4_g_bchk),
+        .g_ok(lanes_4_g_ok),
         .s_addr(lanes_4_s_addr),
         .s_width(lanes_4_s_width),
         .s_base(lanes_4_s_base),
@@ -12900,6 +13763,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_5_g_done),
         .g_fault(lanes_5_g_fault),
         .g_addr(lanes_5_g_addr),
+        .g_pre(lanes_5_g_pre),
+        .g_bchk(lanes_5_g_bchk),
+        .g_ok(lanes_5_g_ok),
         .s_addr(lanes_5_s_addr),
         .s_width(lanes_5_s_width),
         .s_base(lanes_5_s_base),
@@ -12919,6 +13785,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_6_g_done),
         .g_fault(lanes_6_g_fault),
         .g_addr(lanes_6_g_addr),
+        .g_pre(lanes_6_g_pre),
+        .g_bchk(lanes_6_g_bchk),
+        .g_ok(lanes_6_g_ok),
         .s_addr(lanes_6_s_addr),
         .s_width(lanes_6_s_width),
         .s_base(lanes_6_s_base),
@@ -12938,6 +13807,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_7_g_done),
         .g_fault(lanes_7_g_fault),
         .g_addr(lanes_7_g_addr),
+        .g_pre(lanes_7_g_pre),
+        .g_bchk(lanes_7_g_bchk),
+        .g_ok(lanes_7_g_ok),
         .s_addr(lanes_7_s_addr),
         .s_width(lanes_7_s_width),
         .s_base(lanes_7_s_base),
@@ -12957,6 +13829,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_8_g_done),
         .g_fault(lanes_8_g_fault),
         .g_addr(lanes_8_g_addr),
+        .g_pre(lanes_8_g_pre),
+        .g_bchk(lanes_8_g_bchk),
+        .g_ok(lanes_8_g_ok),
         .s_addr(lanes_8_s_addr),
         .s_width(lanes_8_s_width),
         .s_base(lanes_8_s_base),
@@ -12976,6 +13851,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_9_g_done),
         .g_fault(lanes_9_g_fault),
         .g_addr(lanes_9_g_addr),
+        .g_pre(lanes_9_g_pre),
+        .g_bchk(lanes_9_g_bchk),
+        .g_ok(lanes_9_g_ok),
         .s_addr(lanes_9_s_addr),
         .s_width(lanes_9_s_width),
         .s_base(lanes_9_s_base),
@@ -12995,6 +13873,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_10_g_done),
         .g_fault(lanes_10_g_fault),
         .g_addr(lanes_10_g_addr),
+        .g_pre(lanes_10_g_pre),
+        .g_bchk(lanes_10_g_bchk),
+        .g_ok(lanes_10_g_ok),
         .s_addr(lanes_10_s_addr),
         .s_width(lanes_10_s_width),
         .s_base(lanes_10_s_base),
@@ -13014,6 +13895,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_11_g_done),
         .g_fault(lanes_11_g_fault),
         .g_addr(lanes_11_g_addr),
+        .g_pre(lanes_11_g_pre),
+        .g_bchk(lanes_11_g_bchk),
+        .g_ok(lanes_11_g_ok),
         .s_addr(lanes_11_s_addr),
         .s_width(lanes_11_s_width),
         .s_base(lanes_11_s_base),
@@ -13033,6 +13917,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_12_g_done),
         .g_fault(lanes_12_g_fault),
         .g_addr(lanes_12_g_addr),
+        .g_pre(lanes_12_g_pre),
+        .g_bchk(lanes_12_g_bchk),
+        .g_ok(lanes_12_g_ok),
         .s_addr(lanes_12_s_addr),
         .s_width(lanes_12_s_width),
         .s_base(lanes_12_s_base),
@@ -13052,6 +13939,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_13_g_done),
         .g_fault(lanes_13_g_fault),
         .g_addr(lanes_13_g_addr),
+        .g_pre(lanes_13_g_pre),
+        .g_bchk(lanes_13_g_bchk),
+        .g_ok(lanes_13_g_ok),
         .s_addr(lanes_13_s_addr),
         .s_width(lanes_13_s_width),
         .s_base(lanes_13_s_base),
@@ -13071,6 +13961,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_14_g_done),
         .g_fault(lanes_14_g_fault),
         .g_addr(lanes_14_g_addr),
+        .g_pre(lanes_14_g_pre),
+        .g_bchk(lanes_14_g_bchk),
+        .g_ok(lanes_14_g_ok),
         .s_addr(lanes_14_s_addr),
         .s_width(lanes_14_s_width),
         .s_base(lanes_14_s_base),
@@ -13090,6 +13983,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_15_g_done),
         .g_fault(lanes_15_g_fault),
         .g_addr(lanes_15_g_addr),
+        .g_pre(lanes_15_g_pre),
+        .g_bchk(lanes_15_g_bchk),
+        .g_ok(lanes_15_g_ok),
         .s_addr(lanes_15_s_addr),
         .s_width(lanes_15_s_width),
         .s_base(lanes_15_s_base),
@@ -13109,6 +14005,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_16_g_done),
         .g_fault(lanes_16_g_fault),
         .g_addr(lanes_16_g_addr),
+        .g_pre(lanes_16_g_pre),
+        .g_bchk(lanes_16_g_bchk),
+        .g_ok(lanes_16_g_ok),
         .s_addr(lanes_16_s_addr),
         .s_width(lanes_16_s_width),
         .s_base(lanes_16_s_base),
@@ -13128,6 +14027,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_17_g_done),
         .g_fault(lanes_17_g_fault),
         .g_addr(lanes_17_g_addr),
+        .g_pre(lanes_17_g_pre),
+        .g_bchk(lanes_17_g_bchk),
+        .g_ok(lanes_17_g_ok),
         .s_addr(lanes_17_s_addr),
         .s_width(lanes_17_s_width),
         .s_base(lanes_17_s_base),
@@ -13147,6 +14049,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_18_g_done),
         .g_fault(lanes_18_g_fault),
         .g_addr(lanes_18_g_addr),
+        .g_pre(lanes_18_g_pre),
+        .g_bchk(lanes_18_g_bchk),
+        .g_ok(lanes_18_g_ok),
         .s_addr(lanes_18_s_addr),
         .s_width(lanes_18_s_width),
         .s_base(lanes_18_s_base),
@@ -13166,6 +14071,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_19_g_done),
         .g_fault(lanes_19_g_fault),
         .g_addr(lanes_19_g_addr),
+        .g_pre(lanes_19_g_pre),
+        .g_bchk(lanes_19_g_bchk),
+        .g_ok(lanes_19_g_ok),
         .s_addr(lanes_19_s_addr),
         .s_width(lanes_19_s_width),
         .s_base(lanes_19_s_base),
@@ -13185,6 +14093,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_20_g_done),
         .g_fault(lanes_20_g_fault),
         .g_addr(lanes_20_g_addr),
+        .g_pre(lanes_20_g_pre),
+        .g_bchk(lanes_20_g_bchk),
+        .g_ok(lanes_20_g_ok),
         .s_addr(lanes_20_s_addr),
         .s_width(lanes_20_s_width),
         .s_base(lanes_20_s_base),
@@ -13204,6 +14115,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_21_g_done),
         .g_fault(lanes_21_g_fault),
         .g_addr(lanes_21_g_addr),
+        .g_pre(lanes_21_g_pre),
+        .g_bchk(lanes_21_g_bchk),
+        .g_ok(lanes_21_g_ok),
         .s_addr(lanes_21_s_addr),
         .s_width(lanes_21_s_width),
         .s_base(lanes_21_s_base),
@@ -13223,6 +14137,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_22_g_done),
         .g_fault(lanes_22_g_fault),
         .g_addr(lanes_22_g_addr),
+        .g_pre(lanes_22_g_pre),
+        .g_bchk(lanes_22_g_bchk),
+        .g_ok(lanes_22_g_ok),
         .s_addr(lanes_22_s_addr),
         .s_width(lanes_22_s_width),
         .s_base(lanes_22_s_base),
@@ -13242,6 +14159,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_23_g_done),
         .g_fault(lanes_23_g_fault),
         .g_addr(lanes_23_g_addr),
+        .g_pre(lanes_23_g_pre),
+        .g_bchk(lanes_23_g_bchk),
+        .g_ok(lanes_23_g_ok),
         .s_addr(lanes_23_s_addr),
         .s_width(lanes_23_s_width),
         .s_base(lanes_23_s_base),
@@ -13261,6 +14181,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_24_g_done),
         .g_fault(lanes_24_g_fault),
         .g_addr(lanes_24_g_addr),
+        .g_pre(lanes_24_g_pre),
+        .g_bchk(lanes_24_g_bchk),
+        .g_ok(lanes_24_g_ok),
         .s_addr(lanes_24_s_addr),
         .s_width(lanes_24_s_width),
         .s_base(lanes_24_s_base),
@@ -13280,6 +14203,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_25_g_done),
         .g_fault(lanes_25_g_fault),
         .g_addr(lanes_25_g_addr),
+        .g_pre(lanes_25_g_pre),
+        .g_bchk(lanes_25_g_bchk),
+        .g_ok(lanes_25_g_ok),
         .s_addr(lanes_25_s_addr),
         .s_width(lanes_25_s_width),
         .s_base(lanes_25_s_base),
@@ -13299,6 +14225,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_26_g_done),
         .g_fault(lanes_26_g_fault),
         .g_addr(lanes_26_g_addr),
+        .g_pre(lanes_26_g_pre),
+        .g_bchk(lanes_26_g_bchk),
+        .g_ok(lanes_26_g_ok),
         .s_addr(lanes_26_s_addr),
         .s_width(lanes_26_s_width),
         .s_base(lanes_26_s_base),
@@ -13318,6 +14247,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_27_g_done),
         .g_fault(lanes_27_g_fault),
         .g_addr(lanes_27_g_addr),
+        .g_pre(lanes_27_g_pre),
+        .g_bchk(lanes_27_g_bchk),
+        .g_ok(lanes_27_g_ok),
         .s_addr(lanes_27_s_addr),
         .s_width(lanes_27_s_width),
         .s_base(lanes_27_s_base),
@@ -13337,6 +14269,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_28_g_done),
         .g_fault(lanes_28_g_fault),
         .g_addr(lanes_28_g_addr),
+        .g_pre(lanes_28_g_pre),
+        .g_bchk(lanes_28_g_bchk),
+        .g_ok(lanes_28_g_ok),
         .s_addr(lanes_28_s_addr),
         .s_width(lanes_28_s_width),
         .s_base(lanes_28_s_base),
@@ -13356,6 +14291,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_29_g_done),
         .g_fault(lanes_29_g_fault),
         .g_addr(lanes_29_g_addr),
+        .g_pre(lanes_29_g_pre),
+        .g_bchk(lanes_29_g_bchk),
+        .g_ok(lanes_29_g_ok),
         .s_addr(lanes_29_s_addr),
         .s_width(lanes_29_s_width),
         .s_base(lanes_29_s_base),
@@ -13375,6 +14313,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_30_g_done),
         .g_fault(lanes_30_g_fault),
         .g_addr(lanes_30_g_addr),
+        .g_pre(lanes_30_g_pre),
+        .g_bchk(lanes_30_g_bchk),
+        .g_ok(lanes_30_g_ok),
         .s_addr(lanes_30_s_addr),
         .s_width(lanes_30_s_width),
         .s_base(lanes_30_s_base),
@@ -13394,6 +14335,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_done(lanes_31_g_done),
         .g_fault(lanes_31_g_fault),
         .g_addr(lanes_31_g_addr),
+        .g_pre(lanes_31_g_pre),
+        .g_bchk(lanes_31_g_bchk),
+        .g_ok(lanes_31_g_ok),
         .s_addr(lanes_31_s_addr),
         .s_width(lanes_31_s_width),
         .s_base(lanes_31_s_base),
@@ -13472,76 +14416,108 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     );
     
     // Sub-block outputs this block does not use
-    wire unused_lanes_0 = &{1'b0, lanes_0_g_done, lanes_0_g_addr, lanes_0_s_ok, 1'b0};
-    wire unused_lanes_1 = &{1'b0, lanes_1_g_done, lanes_1_g_addr, lanes_1_s_ok, 1'b0};
-    wire unused_lanes_2 = &{1'b0, lanes_2_g_done, lanes_2_g_addr, lanes_2_s_ok, 1'b0};
-    wire unused_lanes_3 = &{1'b0, lanes_3_g_done, lanes_3_g_addr, lanes_3_s_ok, 1'b0};
-    wire unused_lanes_4 = &{1'b0, lanes_4_g_done, lanes_4_g_addr, lanes_4_s_ok, 1'b0};
-    wire unused_lanes_5 = &{1'b0, lanes_5_g_done, lanes_5_g_addr, lanes_5_s_ok, 1'b0};
-    wire unused_lanes_6 = &{1'b0, lanes_6_g_done, lanes_6_g_addr, lanes_6_s_ok, 1'b0};
-    wire unused_lanes_7 = &{1'b0, lanes_7_g_done, lanes_7_g_addr, lanes_7_s_ok, 1'b0};
-    wire unused_lanes_8 = &{1'b0, lanes_8_g_done, lanes_8_g_addr, lanes_8_s_ok, 1'b0};
-    wire unused_lanes_9 = &{1'b0, lanes_9_g_done, lanes_9_g_addr, lanes_9_s_ok, 1'b0};
-    wire unused_lanes_10 = &{1'b0, lanes_10_g_done, lanes_10_g_addr, lanes_10_s_ok, 1'b0};
-    wire unused_lanes_11 = &{1'b0, lanes_11_g_done, lanes_11_g_addr, lanes_11_s_ok, 1'b0};
-    wire unused_lanes_12 = &{1'b0, lanes_12_g_done, lanes_12_g_addr, lanes_12_s_ok, 1'b0};
-    wire unused_lanes_13 = &{1'b0, lanes_13_g_done, lanes_13_g_addr, lanes_13_s_ok, 1'b0};
-    wire unused_lanes_14 = &{1'b0, lanes_14_g_done, lanes_14_g_addr, lanes_14_s_ok, 1'b0};
-    wire unused_lanes_15 = &{1'b0, lanes_15_g_done, lanes_15_g_addr, lanes_15_s_ok, 1'b0};
-    wire unused_lanes_16 = &{1'b0, lanes_16_g_done, lanes_16_g_addr, lanes_16_s_ok, 1'b0};
-    wire unused_lanes_17 = &{1'b0, lanes_17_g_done, lanes_17_g_addr, lanes_17_s_ok, 1'b0};
-    wire unused_lanes_18 = &{1'b0, lanes_18_g_done, lanes_18_g_addr, lanes_18_s_ok, 1'b0};
-    wire unused_lanes_19 = &{1'b0, lanes_19_g_done, lanes_19_g_addr, lanes_19_s_ok, 1'b0};
-    wire unused_lanes_20 = &{1'b0, lanes_20_g_done, lanes_20_g_addr, lanes_20_s_ok, 1'b0};
-    wire unused_lanes_21 = &{1'b0, lanes_21_g_done, lanes_21_g_addr, lanes_21_s_ok, 1'b0};
-    wire unused_lanes_22 = &{1'b0, lanes_22_g_done, lanes_22_g_addr, lanes_22_s_ok, 1'b0};
-    wire unused_lanes_23 = &{1'b0, lanes_23_g_done, lanes_23_g_addr, lanes_23_s_ok, 1'b0};
-    wire unused_lanes_24 = &{1'b0, lanes_24_g_done, lanes_24_g_addr, lanes_24_s_ok, 1'b0};
-    wire unused_lanes_25 = &{1'b0, lanes_25_g_done, lanes_25_g_addr, lanes_25_s_ok, 1'b0};
-    wire unused_lanes_26 = &{1'b0, lanes_26_g_done, lanes_26_g_addr, lanes_26_s_ok, 1'b0};
-    wire unused_lanes_27 = &{1'b0, lanes_27_g_done, lanes_27_g_addr, lanes_27_s_ok, 1'b0};
-    wire unused_lanes_28 = &{1'b0, lanes_28_g_done, lanes_28_g_addr, lanes_28_s_ok, 1'b0};
-    wire unused_lanes_29 = &{1'b0, lanes_29_g_done, lanes_29_g_addr, lanes_29_s_ok, 1'b0};
-    wire unused_lanes_30 = &{1'b0, lanes_30_g_done, lanes_30_g_addr, lanes_30_s_ok, 1'b0};
-    wire unused_lanes_31 = &{1'b0, lanes_31_g_done, lanes_31_g_addr, lanes_31_s_ok, 1'b0};
+    wire unused_lanes_0 = &{1'b0, lanes_0_g_done, lanes_0_g_fault, lanes_0_g_addr, lanes_0_s_fault, 1'b0};
+    wire unused_lanes_1 = &{1'b0, lanes_1_g_done, lanes_1_g_fault, lanes_1_g_addr, lanes_1_s_fault, 1'b0};
+    wire unused_lanes_2 = &{1'b0, lanes_2_g_done, lanes_2_g_fault, lanes_2_g_addr, lanes_2_s_fault, 1'b0};
+    wire unused_lanes_3 = &{1'b0, lanes_3_g_done, lanes_3_g_fault, lanes_3_g_addr, lanes_3_s_fault, 1'b0};
+    wire unused_lanes_4 = &{1'b0, lanes_4_g_done, lanes_4_g_fault, lanes_4_g_addr, lanes_4_s_fault, 1'b0};
+    wire unused_lanes_5 = &{1'b0, lanes_5_g_done, lanes_5_g_fault, lanes_5_g_addr, lanes_5_s_fault, 1'b0};
+    wire unused_lanes_6 = &{1'b0, lanes_6_g_done, lanes_6_g_fault, lanes_6_g_addr, lanes_6_s_fault, 1'b0};
+    wire unused_lanes_7 = &{1'b0, lanes_7_g_done, lanes_7_g_fault, lanes_7_g_addr, lanes_7_s_fault, 1'b0};
+    wire unused_lanes_8 = &{1'b0, lanes_8_g_done, lanes_8_g_fault, lanes_8_g_addr, lanes_8_s_fault, 1'b0};
+    wire unused_lanes_9 = &{1'b0, lanes_9_g_done, lanes_9_g_fault, lanes_9_g_addr, lanes_9_s_fault, 1'b0};
+    wire unused_lanes_10 = &{1'b0, lanes_10_g_done, lanes_10_g_fault, lanes_10_g_addr, lanes_10_s_fault, 1'b0};
+    wire unused_lanes_11 = &{1'b0, lanes_11_g_done, lanes_11_g_fault, lanes_11_g_addr, lanes_11_s_fault, 1'b0};
+    wire unused_lanes_12 = &{1'b0, lanes_12_g_done, lanes_12_g_fault, lanes_12_g_addr, lanes_12_s_fault, 1'b0};
+    wire unused_lanes_13 = &{1'b0, lanes_13_g_done, lanes_13_g_fault, lanes_13_g_addr, lanes_13_s_fault, 1'b0};
+    wire unused_lanes_14 = &{1'b0, lanes_14_g_done, lanes_14_g_fault, lanes_14_g_addr, lanes_14_s_fault, 1'b0};
+    wire unused_lanes_15 = &{1'b0, lanes_15_g_done, lanes_15_g_fault, lanes_15_g_addr, lanes_15_s_fault, 1'b0};
+    wire unused_lanes_16 = &{1'b0, lanes_16_g_done, lanes_16_g_fault, lanes_16_g_addr, lanes_16_s_fault, 1'b0};
+    wire unused_lanes_17 = &{1'b0, lanes_17_g_done, lanes_17_g_fault, lanes_17_g_addr, lanes_17_s_fault, 1'b0};
+    wire unused_lanes_18 = &{1'b0, lanes_18_g_done, lanes_18_g_fault, lanes_18_g_addr, lanes_18_s_fault, 1'b0};
+    wire unused_lanes_19 = &{1'b0, lanes_19_g_done, lanes_19_g_fault, lanes_19_g_addr, lanes_19_s_fault, 1'b0};
+    wire unused_lanes_20 = &{1'b0, lanes_20_g_done, lanes_20_g_fault, lanes_20_g_addr, lanes_20_s_fault, 1'b0};
+    wire unused_lanes_21 = &{1'b0, lanes_21_g_done, lanes_21_g_fault, lanes_21_g_addr, lanes_21_s_fault, 1'b0};
+    wire unused_lanes_22 = &{1'b0, lanes_22_g_done, lanes_22_g_fault, lanes_22_g_addr, lanes_22_s_fault, 1'b0};
+    wire unused_lanes_23 = &{1'b0, lanes_23_g_done, lanes_23_g_fault, lanes_23_g_addr, lanes_23_s_fault, 1'b0};
+    wire unused_lanes_24 = &{1'b0, lanes_24_g_done, lanes_24_g_fault, lanes_24_g_addr, lanes_24_s_fault, 1'b0};
+    wire unused_lanes_25 = &{1'b0, lanes_25_g_done, lanes_25_g_fault, lanes_25_g_addr, lanes_25_s_fault, 1'b0};
+    wire unused_lanes_26 = &{1'b0, lanes_26_g_done, lanes_26_g_fault, lanes_26_g_addr, lanes_26_s_fault, 1'b0};
+    wire unused_lanes_27 = &{1'b0, lanes_27_g_done, lanes_27_g_fault, lanes_27_g_addr, lanes_27_s_fault, 1'b0};
+    wire unused_lanes_28 = &{1'b0, lanes_28_g_done, lanes_28_g_fault, lanes_28_g_addr, lanes_28_s_fault, 1'b0};
+    wire unused_lanes_29 = &{1'b0, lanes_29_g_done, lanes_29_g_fault, lanes_29_g_addr, lanes_29_s_fault, 1'b0};
+    wire unused_lanes_30 = &{1'b0, lanes_30_g_done, lanes_30_g_fault, lanes_30_g_addr, lanes_30_s_fault, 1'b0};
+    wire unused_lanes_31 = &{1'b0, lanes_31_g_done, lanes_31_g_fault, lanes_31_g_addr, lanes_31_s_fault, 1'b0};
     wire unused_first = &{1'b0, first_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
     // that must reset has an explicit reset input.
     initial begin
-        st_fault_0_q = 3'h0;
-        st_fault_1_q = 3'h0;
-        st_fault_2_q = 3'h0;
-        st_fault_3_q = 3'h0;
-        st_fault_4_q = 3'h0;
-        st_fault_5_q = 3'h0;
-        st_fault_6_q = 3'h0;
-        st_fault_7_q = 3'h0;
-        st_fault_8_q = 3'h0;
-        st_fault_9_q = 3'h0;
-        st_fault_10_q = 3'h0;
-        st_fault_11_q = 3'h0;
-        st_fault_12_q = 3'h0;
-        st_fault_13_q = 3'h0;
-        st_fault_14_q = 3'h0;
-        st_fault_15_q = 3'h0;
-        st_fault_16_q = 3'h0;
-        st_fault_17_q = 3'h0;
-        st_fault_18_q = 3'h0;
-        st_fault_19_q = 3'h0;
-        st_fault_20_q = 3'h0;
-        st_fault_21_q = 3'h0;
-        st_fault_22_q = 3'h0;
-        st_fault_23_q = 3'h0;
-        st_fault_24_q = 3'h0;
-        st_fault_25_q = 3'h0;
-        st_fault_26_q = 3'h0;
-        st_fault_27_q = 3'h0;
-        st_fault_28_q = 3'h0;
-        st_fault_29_q = 3'h0;
-        st_fault_30_q = 3'h0;
-        st_fault_31_q = 3'h0;
+        st_pre_0_q = 3'h0;
+        st_pre_1_q = 3'h0;
+        st_pre_2_q = 3'h0;
+        st_pre_3_q = 3'h0;
+        st_pre_4_q = 3'h0;
+        st_pre_5_q = 3'h0;
+        st_pre_6_q = 3'h0;
+        st_pre_7_q = 3'h0;
+        st_pre_8_q = 3'h0;
+        st_pre_9_q = 3'h0;
+        st_pre_10_q = 3'h0;
+        st_pre_11_q = 3'h0;
+        st_pre_12_q = 3'h0;
+        st_pre_13_q = 3'h0;
+        st_pre_14_q = 3'h0;
+        st_pre_15_q = 3'h0;
+        st_pre_16_q = 3'h0;
+        st_pre_17_q = 3'h0;
+        st_pre_18_q = 3'h0;
+        st_pre_19_q = 3'h0;
+        st_pre_20_q = 3'h0;
+        st_pre_21_q = 3'h0;
+        st_pre_22_q = 3'h0;
+        st_pre_23_q = 3'h0;
+        st_pre_24_q = 3'h0;
+        st_pre_25_q = 3'h0;
+        st_pre_26_q = 3'h0;
+        st_pre_27_q = 3'h0;
+        st_pre_28_q = 3'h0;
+        st_pre_29_q = 3'h0;
+        st_pre_30_q = 3'h0;
+        st_pre_31_q = 3'h0;
+        st_bfail_0_q = 1'h0;
+        st_bfail_1_q = 1'h0;
+        st_bfail_2_q = 1'h0;
+        st_bfail_3_q = 1'h0;
+        st_bfail_4_q = 1'h0;
+        st_bfail_5_q = 1'h0;
+        st_bfail_6_q = 1'h0;
+        st_bfail_7_q = 1'h0;
+        st_bfail_8_q = 1'h0;
+        st_bfail_9_q = 1'h0;
+        st_bfail_10_q = 1'h0;
+        st_bfail_11_q = 1'h0;
+        st_bfail_12_q = 1'h0;
+        st_bfail_13_q = 1'h0;
+        st_bfail_14_q = 1'h0;
+        st_bfail_15_q = 1'h0;
+        st_bfail_16_q = 1'h0;
+        st_bfail_17_q = 1'h0;
+        st_bfail_18_q = 1'h0;
+        st_bfail_19_q = 1'h0;
+        st_bfail_20_q = 1'h0;
+        st_bfail_21_q = 1'h0;
+        st_bfail_22_q = 1'h0;
+        st_bfail_23_q = 1'h0;
+        st_bfail_24_q = 1'h0;
+        st_bfail_25_q = 1'h0;
+        st_bfail_26_q = 1'h0;
+        st_bfail_27_q = 1'h0;
+        st_bfail_28_q = 1'h0;
+        st_bfail_29_q = 1'h0;
+        st_bfail_30_q = 1'h0;
+        st_bfail_31_q = 1'h0;
         st_mask_0_q = 1'h0;
         st_mask_1_q = 1'h0;
         st_mask_2_q = 1'h0;
@@ -13574,40 +14550,73 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_mask_29_q = 1'h0;
         st_mask_30_q = 1'h0;
         st_mask_31_q = 1'h0;
+        st_shared_0_q = 1'h0;
     end
     always @(posedge clock) begin
-        st_fault_0_q <= st_fault_0_d;
-        st_fault_1_q <= st_fault_1_d;
-        st_fault_2_q <= st_fault_2_d;
-        st_fault_3_q <= st_fault_3_d;
-        st_fault_4_q <= st_fault_4_d;
-        st_fault_5_q <= st_fault_5_d;
-        st_fault_6_q <= st_fault_6_d;
-        st_fault_7_q <= st_fault_7_d;
-        st_fault_8_q <= st_fault_8_d;
-        st_fault_9_q <= st_fault_9_d;
-        st_fault_10_q <= st_fault_10_d;
-        st_fault_11_q <= st_fault_11_d;
-        st_fault_12_q <= st_fault_12_d;
-        st_fault_13_q <= st_fault_13_d;
-        st_fault_14_q <= st_fault_14_d;
-        st_fault_15_q <= st_fault_15_d;
-        st_fault_16_q <= st_fault_16_d;
-        st_fault_17_q <= st_fault_17_d;
-        st_fault_18_q <= st_fault_18_d;
-        st_fault_19_q <= st_fault_19_d;
-        st_fault_20_q <= st_fault_20_d;
-        st_fault_21_q <= st_fault_21_d;
-        st_fault_22_q <= st_fault_22_d;
-        st_fault_23_q <= st_fault_23_d;
-        st_fault_24_q <= st_fault_24_d;
-        st_fault_25_q <= st_fault_25_d;
-        st_fault_26_q <= st_fault_26_d;
-        st_fault_27_q <= st_fault_27_d;
-        st_fault_28_q <= st_fault_28_d;
-        st_fault_29_q <= st_fault_29_d;
-        st_fault_30_q <= st_fault_30_d;
-        st_fault_31_q <= st_fault_31_d;
+        st_pre_0_q <= st_pre_0_d;
+        st_pre_1_q <= st_pre_1_d;
+        st_pre_2_q <= st_pre_2_d;
+        st_pre_3_q <= st_pre_3_d;
+        st_pre_4_q <= st_pre_4_d;
+        st_pre_5_q <= st_pre_5_d;
+        st_pre_6_q <= st_pre_6_d;
+        st_pre_7_q <= st_pre_7_d;
+        st_pre_8_q <= st_pre_8_d;
+        st_pre_9_q <= st_pre_9_d;
+        st_pre_10_q <= st_pre_10_d;
+        st_pre_11_q <= st_pre_11_d;
+        st_pre_12_q <= st_pre_12_d;
+        st_pre_13_q <= st_pre_13_d;
+        st_pre_14_q <= st_pre_14_d;
+        st_pre_15_q <= st_pre_15_d;
+        st_pre_16_q <= st_pre_16_d;
+        st_pre_17_q <= st_pre_17_d;
+        st_pre_18_q <= st_pre_18_d;
+        st_pre_19_q <= st_pre_19_d;
+        st_pre_20_q <= st_pre_20_d;
+        st_pre_21_q <= st_pre_21_d;
+        st_pre_22_q <= st_pre_22_d;
+        st_pre_23_q <= st_pre_23_d;
+        st_pre_24_q <= st_pre_24_d;
+        st_pre_25_q <= st_pre_25_d;
+        st_pre_26_q <= st_pre_26_d;
+        st_pre_27_q <= st_pre_27_d;
+        st_pre_28_q <= st_pre_28_d;
+        st_pre_29_q <= st_pre_29_d;
+        st_pre_30_q <= st_pre_30_d;
+        st_pre_31_q <= st_pre_31_d;
+        st_bfail_0_q <= st_bfail_0_d;
+        st_bfail_1_q <= st_bfail_1_d;
+        st_bfail_2_q <= st_bfail_2_d;
+        st_bfail_3_q <= st_bfail_3_d;
+        st_bfail_4_q <= st_bfail_4_d;
+        st_bfail_5_q <= st_bfail_5_d;
+        st_bfail_6_q <= st_bfail_6_d;
+        st_bfail_7_q <= st_bfail_7_d;
+        st_bfail_8_q <= st_bfail_8_d;
+        st_bfail_9_q <= st_bfail_9_d;
+        st_bfail_10_q <= st_bfail_10_d;
+        st_bfail_11_q <= st_bfail_11_d;
+        st_bfail_12_q <= st_bfail_12_d;
+        st_bfail_13_q <= st_bfail_13_d;
+        st_bfail_14_q <= st_bfail_14_d;
+        st_bfail_15_q <= st_bfail_15_d;
+        st_bfail_16_q <= st_bfail_16_d;
+        st_bfail_17_q <= st_bfail_17_d;
+        st_bfail_18_q <= st_bfail_18_d;
+        st_bfail_19_q <= st_bfail_19_d;
+        st_bfail_20_q <= st_bfail_20_d;
+        st_bfail_21_q <= st_bfail_21_d;
+        st_bfail_22_q <= st_bfail_22_d;
+        st_bfail_23_q <= st_bfail_23_d;
+        st_bfail_24_q <= st_bfail_24_d;
+        st_bfail_25_q <= st_bfail_25_d;
+        st_bfail_26_q <= st_bfail_26_d;
+        st_bfail_27_q <= st_bfail_27_d;
+        st_bfail_28_q <= st_bfail_28_d;
+        st_bfail_29_q <= st_bfail_29_d;
+        st_bfail_30_q <= st_bfail_30_d;
+        st_bfail_31_q <= st_bfail_31_d;
         st_mask_0_q <= st_mask_0_d;
         st_mask_1_q <= st_mask_1_d;
         st_mask_2_q <= st_mask_2_d;
@@ -13640,6 +14649,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_mask_29_q <= st_mask_29_d;
         st_mask_30_q <= st_mask_30_d;
         st_mask_31_q <= st_mask_31_d;
+        st_shared_0_q <= st_shared_0_d;
     end
     
     // Update code
@@ -13686,26 +14696,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_0_g_loc_comb = any_loc;
         end
         lanes_0_g_meta_valid = meta_valid;
-        lanes_0_g_meta_base = meta_base;
-        lanes_0_g_meta_size = meta_size;
-        lanes_0_g_meta_tag = meta_tag;
+        lanes_0_g_meta_base = meta_base_0;
+        lanes_0_g_meta_size = meta_size_0;
+        lanes_0_g_meta_tag = meta_tag_0;
         lanes_0_s_addr = ptr_0[(32'h0)+:(32)];
         lanes_0_s_width = width;
         lanes_0_s_base = sbase;
         lanes_0_s_size = ssize;
-        lane_fault_now_0 = f_none;
+        lane_pre_now_0 = f_none;
+        lane_bfail_now_0 = 1'b0;
         if (mask_0) begin
             if (shared) begin
-                lane_fault_now_0 = lanes_0_s_fault;
+                lane_bfail_now_0 = ~lanes_0_s_ok;
             end
             else if (lanes_0_g_need_meta & ~meta_valid) begin
-                lane_fault_now_0 = meta_fault;
+                lane_pre_now_0 = meta_fault;
             end
             else begin
-                lane_fault_now_0 = lanes_0_g_fault;
+                lane_pre_now_0 = lanes_0_g_pre;
+                lane_bfail_now_0 = lanes_0_g_bchk & ~lanes_0_g_ok;
             end
         end
-        lane_fault_0 = lane_fault_now_0;
+        lane_pre_0 = lane_pre_now_0;
+        lane_bfail_0 = lane_bfail_now_0;
         lane_mask_0 = mask_0;
         lanes_1_g_ptr = ptr_1;
         lanes_1_g_width = width;
@@ -13714,26 +14727,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_1_g_loc_comb = any_loc;
         end
         lanes_1_g_meta_valid = meta_valid;
-        lanes_1_g_meta_base = meta_base;
-        lanes_1_g_meta_size = meta_size;
-        lanes_1_g_meta_tag = meta_tag;
+        lanes_1_g_meta_base = meta_base_1;
+        lanes_1_g_meta_size = meta_size_1;
+        lanes_1_g_meta_tag = meta_tag_1;
         lanes_1_s_addr = ptr_1[(32'h0)+:(32)];
         lanes_1_s_width = width;
         lanes_1_s_base = sbase;
         lanes_1_s_size = ssize;
-        lane_fault_now_1 = f_none;
+        lane_pre_now_1 = f_none;
+        lane_bfail_now_1 = 1'b0;
         if (mask_1) begin
             if (shared) begin
-                lane_fault_now_1 = lanes_1_s_fault;
+                lane_bfail_now_1 = ~lanes_1_s_ok;
             end
             else if (lanes_1_g_need_meta & ~meta_valid) begin
-                lane_fault_now_1 = meta_fault;
+                lane_pre_now_1 = meta_fault;
             end
             else begin
-                lane_fault_now_1 = lanes_1_g_fault;
+                lane_pre_now_1 = lanes_1_g_pre;
+                lane_bfail_now_1 = lanes_1_g_bchk & ~lanes_1_g_ok;
             end
         end
-        lane_fault_1 = lane_fault_now_1;
+        lane_pre_1 = lane_pre_now_1;
+        lane_bfail_1 = lane_bfail_now_1;
         lane_mask_1 = mask_1;
         lanes_2_g_ptr = ptr_2;
         lanes_2_g_width = width;
@@ -13742,26 +14758,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_2_g_loc_comb = any_loc;
         end
         lanes_2_g_meta_valid = meta_valid;
-        lanes_2_g_meta_base = meta_base;
-        lanes_2_g_meta_size = meta_size;
-        lanes_2_g_meta_tag = meta_tag;
+        lanes_2_g_meta_base = meta_base_2;
+        lanes_2_g_meta_size = meta_size_2;
+        lanes_2_g_meta_tag = meta_tag_2;
         lanes_2_s_addr = ptr_2[(32'h0)+:(32)];
         lanes_2_s_width = width;
         lanes_2_s_base = sbase;
         lanes_2_s_size = ssize;
-        lane_fault_now_2 = f_none;
+        lane_pre_now_2 = f_none;
+        lane_bfail_now_2 = 1'b0;
         if (mask_2) begin
             if (shared) begin
-                lane_fault_now_2 = lanes_2_s_fault;
+                lane_bfail_now_2 = ~lanes_2_s_ok;
             end
             else if (lanes_2_g_need_meta & ~meta_valid) begin
-                lane_fault_now_2 = meta_fault;
+                lane_pre_now_2 = meta_fault;
             end
             else begin
-                lane_fault_now_2 = lanes_2_g_fault;
+                lane_pre_now_2 = lanes_2_g_pre;
+                lane_bfail_now_2 = lanes_2_g_bchk & ~lanes_2_g_ok;
             end
         end
-        lane_fault_2 = lane_fault_now_2;
+        lane_pre_2 = lane_pre_now_2;
+        lane_bfail_2 = lane_bfail_now_2;
         lane_mask_2 = mask_2;
         lanes_3_g_ptr = ptr_3;
         lanes_3_g_width = width;
@@ -13770,26 +14789,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_3_g_loc_comb = any_loc;
         end
         lanes_3_g_meta_valid = meta_valid;
-        lanes_3_g_meta_base = meta_base;
-        lanes_3_g_meta_size = meta_size;
-        lanes_3_g_meta_tag = meta_tag;
+        lanes_3_g_meta_base = meta_base_3;
+        lanes_3_g_meta_size = meta_size_3;
+        lanes_3_g_meta_tag = meta_tag_3;
         lanes_3_s_addr = ptr_3[(32'h0)+:(32)];
         lanes_3_s_width = width;
         lanes_3_s_base = sbase;
         lanes_3_s_size = ssize;
-        lane_fault_now_3 = f_none;
+        lane_pre_now_3 = f_none;
+        lane_bfail_now_3 = 1'b0;
         if (mask_3) begin
             if (shared) begin
-                lane_fault_now_3 = lanes_3_s_fault;
+                lane_bfail_now_3 = ~lanes_3_s_ok;
             end
             else if (lanes_3_g_need_meta & ~meta_valid) begin
-                lane_fault_now_3 = meta_fault;
+                lane_pre_now_3 = meta_fault;
             end
             else begin
-                lane_fault_now_3 = lanes_3_g_fault;
+                lane_pre_now_3 = lanes_3_g_pre;
+                lane_bfail_now_3 = lanes_3_g_bchk & ~lanes_3_g_ok;
             end
         end
-        lane_fault_3 = lane_fault_now_3;
+        lane_pre_3 = lane_pre_now_3;
+        lane_bfail_3 = lane_bfail_now_3;
         lane_mask_3 = mask_3;
         lanes_4_g_ptr = ptr_4;
         lanes_4_g_width = width;
@@ -13798,26 +14820,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_4_g_loc_comb = any_loc;
         end
         lanes_4_g_meta_valid = meta_valid;
-        lanes_4_g_meta_base = meta_base;
-        lanes_4_g_meta_size = meta_size;
-        lanes_4_g_meta_tag = meta_tag;
+        lanes_4_g_meta_base = meta_base_4;
+        lanes_4_g_meta_size = meta_size_4;
+        lanes_4_g_meta_tag = meta_tag_4;
         lanes_4_s_addr = ptr_4[(32'h0)+:(32)];
         lanes_4_s_width = width;
         lanes_4_s_base = sbase;
         lanes_4_s_size = ssize;
-        lane_fault_now_4 = f_none;
+        lane_pre_now_4 = f_none;
+        lane_bfail_now_4 = 1'b0;
         if (mask_4) begin
             if (shared) begin
-                lane_fault_now_4 = lanes_4_s_fault;
+                lane_bfail_now_4 = ~lanes_4_s_ok;
             end
             else if (lanes_4_g_need_meta & ~meta_valid) begin
-                lane_fault_now_4 = meta_fault;
+                lane_pre_now_4 = meta_fault;
             end
             else begin
-                lane_fault_now_4 = lanes_4_g_fault;
+                lane_pre_now_4 = lanes_4_g_pre;
+                lane_bfail_now_4 = lanes_4_g_bchk & ~lanes_4_g_ok;
             end
         end
-        lane_fault_4 = lane_fault_now_4;
+        lane_pre_4 = lane_pre_now_4;
+        lane_bfail_4 = lane_bfail_now_4;
         lane_mask_4 = mask_4;
         lanes_5_g_ptr = ptr_5;
         lanes_5_g_width = width;
@@ -13826,26 +14851,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_5_g_loc_comb = any_loc;
         end
         lanes_5_g_meta_valid = meta_valid;
-        lanes_5_g_meta_base = meta_base;
-        lanes_5_g_meta_size = meta_size;
-        lanes_5_g_meta_tag = meta_tag;
+        lanes_5_g_meta_base = meta_base_5;
+        lanes_5_g_meta_size = meta_size_5;
+        lanes_5_g_meta_tag = meta_tag_5;
         lanes_5_s_addr = ptr_5[(32'h0)+:(32)];
         lanes_5_s_width = width;
         lanes_5_s_base = sbase;
         lanes_5_s_size = ssize;
-        lane_fault_now_5 = f_none;
+        lane_pre_now_5 = f_none;
+        lane_bfail_now_5 = 1'b0;
         if (mask_5) begin
             if (shared) begin
-                lane_fault_now_5 = lanes_5_s_fault;
+                lane_bfail_now_5 = ~lanes_5_s_ok;
             end
             else if (lanes_5_g_need_meta & ~meta_valid) begin
-                lane_fault_now_5 = meta_fault;
+                lane_pre_now_5 = meta_fault;
             end
             else begin
-                lane_fault_now_5 = lanes_5_g_fault;
+                lane_pre_now_5 = lanes_5_g_pre;
+                lane_bfail_now_5 = lanes_5_g_bchk & ~lanes_5_g_ok;
             end
         end
-        lane_fault_5 = lane_fault_now_5;
+        lane_pre_5 = lane_pre_now_5;
+        lane_bfail_5 = lane_bfail_now_5;
         lane_mask_5 = mask_5;
         lanes_6_g_ptr = ptr_6;
         lanes_6_g_width = width;
@@ -13854,26 +14882,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_6_g_loc_comb = any_loc;
         end
         lanes_6_g_meta_valid = meta_valid;
-        lanes_6_g_meta_base = meta_base;
-        lanes_6_g_meta_size = meta_size;
-        lanes_6_g_meta_tag = meta_tag;
+        lanes_6_g_meta_base = meta_base_6;
+        lanes_6_g_meta_size = meta_size_6;
+        lanes_6_g_meta_tag = meta_tag_6;
         lanes_6_s_addr = ptr_6[(32'h0)+:(32)];
         lanes_6_s_width = width;
         lanes_6_s_base = sbase;
         lanes_6_s_size = ssize;
-        lane_fault_now_6 = f_none;
+        lane_pre_now_6 = f_none;
+        lane_bfail_now_6 = 1'b0;
         if (mask_6) begin
             if (shared) begin
-                lane_fault_now_6 = lanes_6_s_fault;
+                lane_bfail_now_6 = ~lanes_6_s_ok;
             end
             else if (lanes_6_g_need_meta & ~meta_valid) begin
-                lane_fault_now_6 = meta_fault;
+                lane_pre_now_6 = meta_fault;
             end
             else begin
-                lane_fault_now_6 = lanes_6_g_fault;
+                lane_pre_now_6 = lanes_6_g_pre;
+                lane_bfail_now_6 = lanes_6_g_bchk & ~lanes_6_g_ok;
             end
         end
-        lane_fault_6 = lane_fault_now_6;
+        lane_pre_6 = lane_pre_now_6;
+        lane_bfail_6 = lane_bfail_now_6;
         lane_mask_6 = mask_6;
         lanes_7_g_ptr = ptr_7;
         lanes_7_g_width = width;
@@ -13882,26 +14913,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_7_g_loc_comb = any_loc;
         end
         lanes_7_g_meta_valid = meta_valid;
-        lanes_7_g_meta_base = meta_base;
-        lanes_7_g_meta_size = meta_size;
-        lanes_7_g_meta_tag = meta_tag;
+        lanes_7_g_meta_base = meta_base_7;
+        lanes_7_g_meta_size = meta_size_7;
+        lanes_7_g_meta_tag = meta_tag_7;
         lanes_7_s_addr = ptr_7[(32'h0)+:(32)];
         lanes_7_s_width = width;
         lanes_7_s_base = sbase;
         lanes_7_s_size = ssize;
-        lane_fault_now_7 = f_none;
+        lane_pre_now_7 = f_none;
+        lane_bfail_now_7 = 1'b0;
         if (mask_7) begin
             if (shared) begin
-                lane_fault_now_7 = lanes_7_s_fault;
+                lane_bfail_now_7 = ~lanes_7_s_ok;
             end
             else if (lanes_7_g_need_meta & ~meta_valid) begin
-                lane_fault_now_7 = meta_fault;
+                lane_pre_now_7 = meta_fault;
             end
             else begin
-                lane_fault_now_7 = lanes_7_g_fault;
+                lane_pre_now_7 = lanes_7_g_pre;
+                lane_bfail_now_7 = lanes_7_g_bchk & ~lanes_7_g_ok;
             end
         end
-        lane_fault_7 = lane_fault_now_7;
+        lane_pre_7 = lane_pre_now_7;
+        lane_bfail_7 = lane_bfail_now_7;
         lane_mask_7 = mask_7;
         lanes_8_g_ptr = ptr_8;
         lanes_8_g_width = width;
@@ -13910,26 +14944,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_8_g_loc_comb = any_loc;
         end
         lanes_8_g_meta_valid = meta_valid;
-        lanes_8_g_meta_base = meta_base;
-        lanes_8_g_meta_size = meta_size;
-        lanes_8_g_meta_tag = meta_tag;
+        lanes_8_g_meta_base = meta_base_8;
+        lanes_8_g_meta_size = meta_size_8;
+        lanes_8_g_meta_tag = meta_tag_8;
         lanes_8_s_addr = ptr_8[(32'h0)+:(32)];
         lanes_8_s_width = width;
         lanes_8_s_base = sbase;
         lanes_8_s_size = ssize;
-        lane_fault_now_8 = f_none;
+        lane_pre_now_8 = f_none;
+        lane_bfail_now_8 = 1'b0;
         if (mask_8) begin
             if (shared) begin
-                lane_fault_now_8 = lanes_8_s_fault;
+                lane_bfail_now_8 = ~lanes_8_s_ok;
             end
             else if (lanes_8_g_need_meta & ~meta_valid) begin
-                lane_fault_now_8 = meta_fault;
+                lane_pre_now_8 = meta_fault;
             end
             else begin
-                lane_fault_now_8 = lanes_8_g_fault;
+                lane_pre_now_8 = lanes_8_g_pre;
+                lane_bfail_now_8 = lanes_8_g_bchk & ~lanes_8_g_ok;
             end
         end
-        lane_fault_8 = lane_fault_now_8;
+        lane_pre_8 = lane_pre_now_8;
+        lane_bfail_8 = lane_bfail_now_8;
         lane_mask_8 = mask_8;
         lanes_9_g_ptr = ptr_9;
         lanes_9_g_width = width;
@@ -13938,26 +14975,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_9_g_loc_comb = any_loc;
         end
         lanes_9_g_meta_valid = meta_valid;
-        lanes_9_g_meta_base = meta_base;
-        lanes_9_g_meta_size = meta_size;
-        lanes_9_g_meta_tag = meta_tag;
+        lanes_9_g_meta_base = meta_base_9;
+        lanes_9_g_meta_size = meta_size_9;
+        lanes_9_g_meta_tag = meta_tag_9;
         lanes_9_s_addr = ptr_9[(32'h0)+:(32)];
         lanes_9_s_width = width;
         lanes_9_s_base = sbase;
         lanes_9_s_size = ssize;
-        lane_fault_now_9 = f_none;
+        lane_pre_now_9 = f_none;
+        lane_bfail_now_9 = 1'b0;
         if (mask_9) begin
             if (shared) begin
-                lane_fault_now_9 = lanes_9_s_fault;
+                lane_bfail_now_9 = ~lanes_9_s_ok;
             end
             else if (lanes_9_g_need_meta & ~meta_valid) begin
-                lane_fault_now_9 = meta_fault;
+                lane_pre_now_9 = meta_fault;
             end
             else begin
-                lane_fault_now_9 = lanes_9_g_fault;
+                lane_pre_now_9 = lanes_9_g_pre;
+                lane_bfail_now_9 = lanes_9_g_bchk & ~lanes_9_g_ok;
             end
         end
-        lane_fault_9 = lane_fault_now_9;
+        lane_pre_9 = lane_pre_now_9;
+        lane_bfail_9 = lane_bfail_now_9;
         lane_mask_9 = mask_9;
         lanes_10_g_ptr = ptr_10;
         lanes_10_g_width = width;
@@ -13966,26 +15006,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_10_g_loc_comb = any_loc;
         end
         lanes_10_g_meta_valid = meta_valid;
-        lanes_10_g_meta_base = meta_base;
-        lanes_10_g_meta_size = meta_size;
-        lanes_10_g_meta_tag = meta_tag;
+        lanes_10_g_meta_base = meta_base_10;
+        lanes_10_g_meta_size = meta_size_10;
+        lanes_10_g_meta_tag = meta_tag_10;
         lanes_10_s_addr = ptr_10[(32'h0)+:(32)];
         lanes_10_s_width = width;
         lanes_10_s_base = sbase;
         lanes_10_s_size = ssize;
-        lane_fault_now_10 = f_none;
+        lane_pre_now_10 = f_none;
+        lane_bfail_now_10 = 1'b0;
         if (mask_10) begin
             if (shared) begin
-                lane_fault_now_10 = lanes_10_s_fault;
+                lane_bfail_now_10 = ~lanes_10_s_ok;
             end
             else if (lanes_10_g_need_meta & ~meta_valid) begin
-                lane_fault_now_10 = meta_fault;
+                lane_pre_now_10 = meta_fault;
             end
             else begin
-                lane_fault_now_10 = lanes_10_g_fault;
+                lane_pre_now_10 = lanes_10_g_pre;
+                lane_bfail_now_10 = lanes_10_g_bchk & ~lanes_10_g_ok;
             end
         end
-        lane_fault_10 = lane_fault_now_10;
+        lane_pre_10 = lane_pre_now_10;
+        lane_bfail_10 = lane_bfail_now_10;
         lane_mask_10 = mask_10;
         lanes_11_g_ptr = ptr_11;
         lanes_11_g_width = width;
@@ -13994,26 +15037,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_11_g_loc_comb = any_loc;
         end
         lanes_11_g_meta_valid = meta_valid;
-        lanes_11_g_meta_base = meta_base;
-        lanes_11_g_meta_size = meta_size;
-        lanes_11_g_meta_tag = meta_tag;
+        lanes_11_g_meta_base = meta_base_11;
+        lanes_11_g_meta_size = meta_size_11;
+        lanes_11_g_meta_tag = meta_tag_11;
         lanes_11_s_addr = ptr_11[(32'h0)+:(32)];
         lanes_11_s_width = width;
         lanes_11_s_base = sbase;
         lanes_11_s_size = ssize;
-        lane_fault_now_11 = f_none;
+        lane_pre_now_11 = f_none;
+        lane_bfail_now_11 = 1'b0;
         if (mask_11) begin
             if (shared) begin
-                lane_fault_now_11 = lanes_11_s_fault;
+                lane_bfail_now_11 = ~lanes_11_s_ok;
             end
             else if (lanes_11_g_need_meta & ~meta_valid) begin
-                lane_fault_now_11 = meta_fault;
+                lane_pre_now_11 = meta_fault;
             end
             else begin
-                lane_fault_now_11 = lanes_11_g_fault;
+                lane_pre_now_11 = lanes_11_g_pre;
+                lane_bfail_now_11 = lanes_11_g_bchk & ~lanes_11_g_ok;
             end
         end
-        lane_fault_11 = lane_fault_now_11;
+        lane_pre_11 = lane_pre_now_11;
+        lane_bfail_11 = lane_bfail_now_11;
         lane_mask_11 = mask_11;
         lanes_12_g_ptr = ptr_12;
         lanes_12_g_width = width;
@@ -14022,26 +15068,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_12_g_loc_comb = any_loc;
         end
         lanes_12_g_meta_valid = meta_valid;
-        lanes_12_g_meta_base = meta_base;
-        lanes_12_g_meta_size = meta_size;
-        lanes_12_g_meta_tag = meta_tag;
+        lanes_12_g_meta_base = meta_base_12;
+        lanes_12_g_meta_size = meta_size_12;
+        lanes_12_g_meta_tag = meta_tag_12;
         lanes_12_s_addr = ptr_12[(32'h0)+:(32)];
         lanes_12_s_width = width;
         lanes_12_s_base = sbase;
         lanes_12_s_size = ssize;
-        lane_fault_now_12 = f_none;
+        lane_pre_now_12 = f_none;
+        lane_bfail_now_12 = 1'b0;
         if (mask_12) begin
             if (shared) begin
-                lane_fault_now_12 = lanes_12_s_fault;
+                lane_bfail_now_12 = ~lanes_12_s_ok;
             end
             else if (lanes_12_g_need_meta & ~meta_valid) begin
-                lane_fault_now_12 = meta_fault;
+                lane_pre_now_12 = meta_fault;
             end
             else begin
-                lane_fault_now_12 = lanes_12_g_fault;
+                lane_pre_now_12 = lanes_12_g_pre;
+                lane_bfail_now_12 = lanes_12_g_bchk & ~lanes_12_g_ok;
             end
         end
-        lane_fault_12 = lane_fault_now_12;
+        lane_pre_12 = lane_pre_now_12;
+        lane_bfail_12 = lane_bfail_now_12;
         lane_mask_12 = mask_12;
         lanes_13_g_ptr = ptr_13;
         lanes_13_g_width = width;
@@ -14050,26 +15099,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_13_g_loc_comb = any_loc;
         end
         lanes_13_g_meta_valid = meta_valid;
-        lanes_13_g_meta_base = meta_base;
-        lanes_13_g_meta_size = meta_size;
-        lanes_13_g_meta_tag = meta_tag;
+        lanes_13_g_meta_base = meta_base_13;
+        lanes_13_g_meta_size = meta_size_13;
+        lanes_13_g_meta_tag = meta_tag_13;
         lanes_13_s_addr = ptr_13[(32'h0)+:(32)];
         lanes_13_s_width = width;
         lanes_13_s_base = sbase;
         lanes_13_s_size = ssize;
-        lane_fault_now_13 = f_none;
+        lane_pre_now_13 = f_none;
+        lane_bfail_now_13 = 1'b0;
         if (mask_13) begin
             if (shared) begin
-                lane_fault_now_13 = lanes_13_s_fault;
+                lane_bfail_now_13 = ~lanes_13_s_ok;
             end
             else if (lanes_13_g_need_meta & ~meta_valid) begin
-                lane_fault_now_13 = meta_fault;
+                lane_pre_now_13 = meta_fault;
             end
             else begin
-                lane_fault_now_13 = lanes_13_g_fault;
+                lane_pre_now_13 = lanes_13_g_pre;
+                lane_bfail_now_13 = lanes_13_g_bchk & ~lanes_13_g_ok;
             end
         end
-        lane_fault_13 = lane_fault_now_13;
+        lane_pre_13 = lane_pre_now_13;
+        lane_bfail_13 = lane_bfail_now_13;
         lane_mask_13 = mask_13;
         lanes_14_g_ptr = ptr_14;
         lanes_14_g_width = width;
@@ -14078,26 +15130,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_14_g_loc_comb = any_loc;
         end
         lanes_14_g_meta_valid = meta_valid;
-        lanes_14_g_meta_base = meta_base;
-        lanes_14_g_meta_size = meta_size;
-        lanes_14_g_meta_tag = meta_tag;
+        lanes_14_g_meta_base = meta_base_14;
+        lanes_14_g_meta_size = meta_size_14;
+        lanes_14_g_meta_tag = meta_tag_14;
         lanes_14_s_addr = ptr_14[(32'h0)+:(32)];
         lanes_14_s_width = width;
         lanes_14_s_base = sbase;
         lanes_14_s_size = ssize;
-        lane_fault_now_14 = f_none;
+        lane_pre_now_14 = f_none;
+        lane_bfail_now_14 = 1'b0;
         if (mask_14) begin
             if (shared) begin
-                lane_fault_now_14 = lanes_14_s_fault;
+                lane_bfail_now_14 = ~lanes_14_s_ok;
             end
             else if (lanes_14_g_need_meta & ~meta_valid) begin
-                lane_fault_now_14 = meta_fault;
+                lane_pre_now_14 = meta_fault;
             end
             else begin
-                lane_fault_now_14 = lanes_14_g_fault;
+                lane_pre_now_14 = lanes_14_g_pre;
+                lane_bfail_now_14 = lanes_14_g_bchk & ~lanes_14_g_ok;
             end
         end
-        lane_fault_14 = lane_fault_now_14;
+        lane_pre_14 = lane_pre_now_14;
+        lane_bfail_14 = lane_bfail_now_14;
         lane_mask_14 = mask_14;
         lanes_15_g_ptr = ptr_15;
         lanes_15_g_width = width;
@@ -14106,26 +15161,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_15_g_loc_comb = any_loc;
         end
         lanes_15_g_meta_valid = meta_valid;
-        lanes_15_g_meta_base = meta_base;
-        lanes_15_g_meta_size = meta_size;
-        lanes_15_g_meta_tag = meta_tag;
+        lanes_15_g_meta_base = meta_base_15;
+        lanes_15_g_meta_size = meta_size_15;
+        lanes_15_g_meta_tag = meta_tag_15;
         lanes_15_s_addr = ptr_15[(32'h0)+:(32)];
         lanes_15_s_width = width;
         lanes_15_s_base = sbase;
         lanes_15_s_size = ssize;
-        lane_fault_now_15 = f_none;
+        lane_pre_now_15 = f_none;
+        lane_bfail_now_15 = 1'b0;
         if (mask_15) begin
             if (shared) begin
-                lane_fault_now_15 = lanes_15_s_fault;
+                lane_bfail_now_15 = ~lanes_15_s_ok;
             end
             else if (lanes_15_g_need_meta & ~meta_valid) begin
-                lane_fault_now_15 = meta_fault;
+                lane_pre_now_15 = meta_fault;
             end
             else begin
-                lane_fault_now_15 = lanes_15_g_fault;
+                lane_pre_now_15 = lanes_15_g_pre;
+                lane_bfail_now_15 = lanes_15_g_bchk & ~lanes_15_g_ok;
             end
         end
-        lane_fault_15 = lane_fault_now_15;
+        lane_pre_15 = lane_pre_now_15;
+        lane_bfail_15 = lane_bfail_now_15;
         lane_mask_15 = mask_15;
         lanes_16_g_ptr = ptr_16;
         lanes_16_g_width = width;
@@ -14134,26 +15192,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_16_g_loc_comb = any_loc;
         end
         lanes_16_g_meta_valid = meta_valid;
-        lanes_16_g_meta_base = meta_base;
-        lanes_16_g_meta_size = meta_size;
-        lanes_16_g_meta_tag = meta_tag;
+        lanes_16_g_meta_base = meta_base_16;
+        lanes_16_g_meta_size = meta_size_16;
+        lanes_16_g_meta_tag = meta_tag_16;
         lanes_16_s_addr = ptr_16[(32'h0)+:(32)];
         lanes_16_s_width = width;
         lanes_16_s_base = sbase;
         lanes_16_s_size = ssize;
-        lane_fault_now_16 = f_none;
+        lane_pre_now_16 = f_none;
+        lane_bfail_now_16 = 1'b0;
         if (mask_16) begin
             if (shared) begin
-                lane_fault_now_16 = lanes_16_s_fault;
+                lane_bfail_now_16 = ~lanes_16_s_ok;
             end
             else if (lanes_16_g_need_meta & ~meta_valid) begin
-                lane_fault_now_16 = meta_fault;
+                lane_pre_now_16 = meta_fault;
             end
             else begin
-                lane_fault_now_16 = lanes_16_g_fault;
+                lane_pre_now_16 = lanes_16_g_pre;
+                lane_bfail_now_16 = lanes_16_g_bchk & ~lanes_16_g_ok;
             end
         end
-        lane_fault_16 = lane_fault_now_16;
+        lane_pre_16 = lane_pre_now_16;
+        lane_bfail_16 = lane_bfail_now_16;
         lane_mask_16 = mask_16;
         lanes_17_g_ptr = ptr_17;
         lanes_17_g_width = width;
@@ -14162,26 +15223,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_17_g_loc_comb = any_loc;
         end
         lanes_17_g_meta_valid = meta_valid;
-        lanes_17_g_meta_base = meta_base;
-        lanes_17_g_meta_size = meta_size;
-        lanes_17_g_meta_tag = meta_tag;
+        lanes_17_g_meta_base = meta_base_17;
+        lanes_17_g_meta_size = meta_size_17;
+        lanes_17_g_meta_tag = meta_tag_17;
         lanes_17_s_addr = ptr_17[(32'h0)+:(32)];
         lanes_17_s_width = width;
         lanes_17_s_base = sbase;
         lanes_17_s_size = ssize;
-        lane_fault_now_17 = f_none;
+        lane_pre_now_17 = f_none;
+        lane_bfail_now_17 = 1'b0;
         if (mask_17) begin
             if (shared) begin
-                lane_fault_now_17 = lanes_17_s_fault;
+                lane_bfail_now_17 = ~lanes_17_s_ok;
             end
             else if (lanes_17_g_need_meta & ~meta_valid) begin
-                lane_fault_now_17 = meta_fault;
+                lane_pre_now_17 = meta_fault;
             end
             else begin
-                lane_fault_now_17 = lanes_17_g_fault;
+                lane_pre_now_17 = lanes_17_g_pre;
+                lane_bfail_now_17 = lanes_17_g_bchk & ~lanes_17_g_ok;
             end
         end
-        lane_fault_17 = lane_fault_now_17;
+        lane_pre_17 = lane_pre_now_17;
+        lane_bfail_17 = lane_bfail_now_17;
         lane_mask_17 = mask_17;
         lanes_18_g_ptr = ptr_18;
         lanes_18_g_width = width;
@@ -14190,26 +15254,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_18_g_loc_comb = any_loc;
         end
         lanes_18_g_meta_valid = meta_valid;
-        lanes_18_g_meta_base = meta_base;
-        lanes_18_g_meta_size = meta_size;
-        lanes_18_g_meta_tag = meta_tag;
+        lanes_18_g_meta_base = meta_base_18;
+        lanes_18_g_meta_size = meta_size_18;
+        lanes_18_g_meta_tag = meta_tag_18;
         lanes_18_s_addr = ptr_18[(32'h0)+:(32)];
         lanes_18_s_width = width;
         lanes_18_s_base = sbase;
         lanes_18_s_size = ssize;
-        lane_fault_now_18 = f_none;
+        lane_pre_now_18 = f_none;
+        lane_bfail_now_18 = 1'b0;
         if (mask_18) begin
             if (shared) begin
-                lane_fault_now_18 = lanes_18_s_fault;
+                lane_bfail_now_18 = ~lanes_18_s_ok;
             end
             else if (lanes_18_g_need_meta & ~meta_valid) begin
-                lane_fault_now_18 = meta_fault;
+                lane_pre_now_18 = meta_fault;
             end
             else begin
-                lane_fault_now_18 = lanes_18_g_fault;
+                lane_pre_now_18 = lanes_18_g_pre;
+                lane_bfail_now_18 = lanes_18_g_bchk & ~lanes_18_g_ok;
             end
         end
-        lane_fault_18 = lane_fault_now_18;
+        lane_pre_18 = lane_pre_now_18;
+        lane_bfail_18 = lane_bfail_now_18;
         lane_mask_18 = mask_18;
         lanes_19_g_ptr = ptr_19;
         lanes_19_g_width = width;
@@ -14218,26 +15285,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_19_g_loc_comb = any_loc;
         end
         lanes_19_g_meta_valid = meta_valid;
-        lanes_19_g_meta_base = meta_base;
-        lanes_19_g_meta_size = meta_size;
-        lanes_19_g_meta_tag = meta_tag;
+        lanes_19_g_meta_base = meta_base_19;
+        lanes_19_g_meta_size = meta_size_19;
+        lanes_19_g_meta_tag = meta_tag_19;
         lanes_19_s_addr = ptr_19[(32'h0)+:(32)];
         lanes_19_s_width = width;
         lanes_19_s_base = sbase;
         lanes_19_s_size = ssize;
-        lane_fault_now_19 = f_none;
+        lane_pre_now_19 = f_none;
+        lane_bfail_now_19 = 1'b0;
         if (mask_19) begin
             if (shared) begin
-                lane_fault_now_19 = lanes_19_s_fault;
+                lane_bfail_now_19 = ~lanes_19_s_ok;
             end
             else if (lanes_19_g_need_meta & ~meta_valid) begin
-                lane_fault_now_19 = meta_fault;
+                lane_pre_now_19 = meta_fault;
             end
             else begin
-                lane_fault_now_19 = lanes_19_g_fault;
+                lane_pre_now_19 = lanes_19_g_pre;
+                lane_bfail_now_19 = lanes_19_g_bchk & ~lanes_19_g_ok;
             end
         end
-        lane_fault_19 = lane_fault_now_19;
+        lane_pre_19 = lane_pre_now_19;
+        lane_bfail_19 = lane_bfail_now_19;
         lane_mask_19 = mask_19;
         lanes_20_g_ptr = ptr_20;
         lanes_20_g_width = width;
@@ -14246,26 +15316,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_20_g_loc_comb = any_loc;
         end
         lanes_20_g_meta_valid = meta_valid;
-        lanes_20_g_meta_base = meta_base;
-        lanes_20_g_meta_size = meta_size;
-        lanes_20_g_meta_tag = meta_tag;
+        lanes_20_g_meta_base = meta_base_20;
+        lanes_20_g_meta_size = meta_size_20;
+        lanes_20_g_meta_tag = meta_tag_20;
         lanes_20_s_addr = ptr_20[(32'h0)+:(32)];
         lanes_20_s_width = width;
         lanes_20_s_base = sbase;
         lanes_20_s_size = ssize;
-        lane_fault_now_20 = f_none;
+        lane_pre_now_20 = f_none;
+        lane_bfail_now_20 = 1'b0;
         if (mask_20) begin
             if (shared) begin
-                lane_fault_now_20 = lanes_20_s_fault;
+                lane_bfail_now_20 = ~lanes_20_s_ok;
             end
             else if (lanes_20_g_need_meta & ~meta_valid) begin
-                lane_fault_now_20 = meta_fault;
+                lane_pre_now_20 = meta_fault;
             end
             else begin
-                lane_fault_now_20 = lanes_20_g_fault;
+                lane_pre_now_20 = lanes_20_g_pre;
+                lane_bfail_now_20 = lanes_20_g_bchk & ~lanes_20_g_ok;
             end
         end
-        lane_fault_20 = lane_fault_now_20;
+        lane_pre_20 = lane_pre_now_20;
+        lane_bfail_20 = lane_bfail_now_20;
         lane_mask_20 = mask_20;
         lanes_21_g_ptr = ptr_21;
         lanes_21_g_width = width;
@@ -14274,26 +15347,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_21_g_loc_comb = any_loc;
         end
         lanes_21_g_meta_valid = meta_valid;
-        lanes_21_g_meta_base = meta_base;
-        lanes_21_g_meta_size = meta_size;
-        lanes_21_g_meta_tag = meta_tag;
+        lanes_21_g_meta_base = meta_base_21;
+        lanes_21_g_meta_size = meta_size_21;
+        lanes_21_g_meta_tag = meta_tag_21;
         lanes_21_s_addr = ptr_21[(32'h0)+:(32)];
         lanes_21_s_width = width;
         lanes_21_s_base = sbase;
         lanes_21_s_size = ssize;
-        lane_fault_now_21 = f_none;
+        lane_pre_now_21 = f_none;
+        lane_bfail_now_21 = 1'b0;
         if (mask_21) begin
             if (shared) begin
-                lane_fault_now_21 = lanes_21_s_fault;
+                lane_bfail_now_21 = ~lanes_21_s_ok;
             end
             else if (lanes_21_g_need_meta & ~meta_valid) begin
-                lane_fault_now_21 = meta_fault;
+                lane_pre_now_21 = meta_fault;
             end
             else begin
-                lane_fault_now_21 = lanes_21_g_fault;
+                lane_pre_now_21 = lanes_21_g_pre;
+                lane_bfail_now_21 = lanes_21_g_bchk & ~lanes_21_g_ok;
             end
         end
-        lane_fault_21 = lane_fault_now_21;
+        lane_pre_21 = lane_pre_now_21;
+        lane_bfail_21 = lane_bfail_now_21;
         lane_mask_21 = mask_21;
         lanes_22_g_ptr = ptr_22;
         lanes_22_g_width = width;
@@ -14302,26 +15378,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_22_g_loc_comb = any_loc;
         end
         lanes_22_g_meta_valid = meta_valid;
-        lanes_22_g_meta_base = meta_base;
-        lanes_22_g_meta_size = meta_size;
-        lanes_22_g_meta_tag = meta_tag;
+        lanes_22_g_meta_base = meta_base_22;
+        lanes_22_g_meta_size = meta_size_22;
+        lanes_22_g_meta_tag = meta_tag_22;
         lanes_22_s_addr = ptr_22[(32'h0)+:(32)];
         lanes_22_s_width = width;
         lanes_22_s_base = sbase;
         lanes_22_s_size = ssize;
-        lane_fault_now_22 = f_none;
+        lane_pre_now_22 = f_none;
+        lane_bfail_now_22 = 1'b0;
         if (mask_22) begin
             if (shared) begin
-                lane_fault_now_22 = lanes_22_s_fault;
+                lane_bfail_now_22 = ~lanes_22_s_ok;
             end
             else if (lanes_22_g_need_meta & ~meta_valid) begin
-                lane_fault_now_22 = meta_fault;
+                lane_pre_now_22 = meta_fault;
             end
             else begin
-                lane_fault_now_22 = lanes_22_g_fault;
+                lane_pre_now_22 = lanes_22_g_pre;
+                lane_bfail_now_22 = lanes_22_g_bchk & ~lanes_22_g_ok;
             end
         end
-        lane_fault_22 = lane_fault_now_22;
+        lane_pre_22 = lane_pre_now_22;
+        lane_bfail_22 = lane_bfail_now_22;
         lane_mask_22 = mask_22;
         lanes_23_g_ptr = ptr_23;
         lanes_23_g_width = width;
@@ -14330,26 +15409,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_23_g_loc_comb = any_loc;
         end
         lanes_23_g_meta_valid = meta_valid;
-        lanes_23_g_meta_base = meta_base;
-        lanes_23_g_meta_size = meta_size;
-        lanes_23_g_meta_tag = meta_tag;
+        lanes_23_g_meta_base = meta_base_23;
+        lanes_23_g_meta_size = meta_size_23;
+        lanes_23_g_meta_tag = meta_tag_23;
         lanes_23_s_addr = ptr_23[(32'h0)+:(32)];
         lanes_23_s_width = width;
         lanes_23_s_base = sbase;
         lanes_23_s_size = ssize;
-        lane_fault_now_23 = f_none;
+        lane_pre_now_23 = f_none;
+        lane_bfail_now_23 = 1'b0;
         if (mask_23) begin
             if (shared) begin
-                lane_fault_now_23 = lanes_23_s_fault;
+                lane_bfail_now_23 = ~lanes_23_s_ok;
             end
             else if (lanes_23_g_need_meta & ~meta_valid) begin
-                lane_fault_now_23 = meta_fault;
+                lane_pre_now_23 = meta_fault;
             end
             else begin
-                lane_fault_now_23 = lanes_23_g_fault;
+                lane_pre_now_23 = lanes_23_g_pre;
+                lane_bfail_now_23 = lanes_23_g_bchk & ~lanes_23_g_ok;
             end
         end
-        lane_fault_23 = lane_fault_now_23;
+        lane_pre_23 = lane_pre_now_23;
+        lane_bfail_23 = lane_bfail_now_23;
         lane_mask_23 = mask_23;
         lanes_24_g_ptr = ptr_24;
         lanes_24_g_width = width;
@@ -14358,26 +15440,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_24_g_loc_comb = any_loc;
         end
         lanes_24_g_meta_valid = meta_valid;
-        lanes_24_g_meta_base = meta_base;
-        lanes_24_g_meta_size = meta_size;
-        lanes_24_g_meta_tag = meta_tag;
+        lanes_24_g_meta_base = meta_base_24;
+        lanes_24_g_meta_size = meta_size_24;
+        lanes_24_g_meta_tag = meta_tag_24;
         lanes_24_s_addr = ptr_24[(32'h0)+:(32)];
         lanes_24_s_width = width;
         lanes_24_s_base = sbase;
         lanes_24_s_size = ssize;
-        lane_fault_now_24 = f_none;
+        lane_pre_now_24 = f_none;
+        lane_bfail_now_24 = 1'b0;
         if (mask_24) begin
             if (shared) begin
-                lane_fault_now_24 = lanes_24_s_fault;
+                lane_bfail_now_24 = ~lanes_24_s_ok;
             end
             else if (lanes_24_g_need_meta & ~meta_valid) begin
-                lane_fault_now_24 = meta_fault;
+                lane_pre_now_24 = meta_fault;
             end
             else begin
-                lane_fault_now_24 = lanes_24_g_fault;
+                lane_pre_now_24 = lanes_24_g_pre;
+                lane_bfail_now_24 = lanes_24_g_bchk & ~lanes_24_g_ok;
             end
         end
-        lane_fault_24 = lane_fault_now_24;
+        lane_pre_24 = lane_pre_now_24;
+        lane_bfail_24 = lane_bfail_now_24;
         lane_mask_24 = mask_24;
         lanes_25_g_ptr = ptr_25;
         lanes_25_g_width = width;
@@ -14386,26 +15471,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_25_g_loc_comb = any_loc;
         end
         lanes_25_g_meta_valid = meta_valid;
-        lanes_25_g_meta_base = meta_base;
-        lanes_25_g_meta_size = meta_size;
-        lanes_25_g_meta_tag = meta_tag;
+        lanes_25_g_meta_base = meta_base_25;
+        lanes_25_g_meta_size = meta_size_25;
+        lanes_25_g_meta_tag = meta_tag_25;
         lanes_25_s_addr = ptr_25[(32'h0)+:(32)];
         lanes_25_s_width = width;
         lanes_25_s_base = sbase;
         lanes_25_s_size = ssize;
-        lane_fault_now_25 = f_none;
+        lane_pre_now_25 = f_none;
+        lane_bfail_now_25 = 1'b0;
         if (mask_25) begin
             if (shared) begin
-                lane_fault_now_25 = lanes_25_s_fault;
+                lane_bfail_now_25 = ~lanes_25_s_ok;
             end
             else if (lanes_25_g_need_meta & ~meta_valid) begin
-                lane_fault_now_25 = meta_fault;
+                lane_pre_now_25 = meta_fault;
             end
             else begin
-                lane_fault_now_25 = lanes_25_g_fault;
+                lane_pre_now_25 = lanes_25_g_pre;
+                lane_bfail_now_25 = lanes_25_g_bchk & ~lanes_25_g_ok;
             end
         end
-        lane_fault_25 = lane_fault_now_25;
+        lane_pre_25 = lane_pre_now_25;
+        lane_bfail_25 = lane_bfail_now_25;
         lane_mask_25 = mask_25;
         lanes_26_g_ptr = ptr_26;
         lanes_26_g_width = width;
@@ -14414,26 +15502,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_26_g_loc_comb = any_loc;
         end
         lanes_26_g_meta_valid = meta_valid;
-        lanes_26_g_meta_base = meta_base;
-        lanes_26_g_meta_size = meta_size;
-        lanes_26_g_meta_tag = meta_tag;
+        lanes_26_g_meta_base = meta_base_26;
+        lanes_26_g_meta_size = meta_size_26;
+        lanes_26_g_meta_tag = meta_tag_26;
         lanes_26_s_addr = ptr_26[(32'h0)+:(32)];
         lanes_26_s_width = width;
         lanes_26_s_base = sbase;
         lanes_26_s_size = ssize;
-        lane_fault_now_26 = f_none;
+        lane_pre_now_26 = f_none;
+        lane_bfail_now_26 = 1'b0;
         if (mask_26) begin
             if (shared) begin
-                lane_fault_now_26 = lanes_26_s_fault;
+                lane_bfail_now_26 = ~lanes_26_s_ok;
             end
             else if (lanes_26_g_need_meta & ~meta_valid) begin
-                lane_fault_now_26 = meta_fault;
+                lane_pre_now_26 = meta_fault;
             end
             else begin
-                lane_fault_now_26 = lanes_26_g_fault;
+                lane_pre_now_26 = lanes_26_g_pre;
+                lane_bfail_now_26 = lanes_26_g_bchk & ~lanes_26_g_ok;
             end
         end
-        lane_fault_26 = lane_fault_now_26;
+        lane_pre_26 = lane_pre_now_26;
+        lane_bfail_26 = lane_bfail_now_26;
         lane_mask_26 = mask_26;
         lanes_27_g_ptr = ptr_27;
         lanes_27_g_width = width;
@@ -14442,26 +15533,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_27_g_loc_comb = any_loc;
         end
         lanes_27_g_meta_valid = meta_valid;
-        lanes_27_g_meta_base = meta_base;
-        lanes_27_g_meta_size = meta_size;
-        lanes_27_g_meta_tag = meta_tag;
+        lanes_27_g_meta_base = meta_base_27;
+        lanes_27_g_meta_size = meta_size_27;
+        lanes_27_g_meta_tag = meta_tag_27;
         lanes_27_s_addr = ptr_27[(32'h0)+:(32)];
         lanes_27_s_width = width;
         lanes_27_s_base = sbase;
         lanes_27_s_size = ssize;
-        lane_fault_now_27 = f_none;
+        lane_pre_now_27 = f_none;
+        lane_bfail_now_27 = 1'b0;
         if (mask_27) begin
             if (shared) begin
-                lane_fault_now_27 = lanes_27_s_fault;
+                lane_bfail_now_27 = ~lanes_27_s_ok;
             end
             else if (lanes_27_g_need_meta & ~meta_valid) begin
-                lane_fault_now_27 = meta_fault;
+                lane_pre_now_27 = meta_fault;
             end
             else begin
-                lane_fault_now_27 = lanes_27_g_fault;
+                lane_pre_now_27 = lanes_27_g_pre;
+                lane_bfail_now_27 = lanes_27_g_bchk & ~lanes_27_g_ok;
             end
         end
-        lane_fault_27 = lane_fault_now_27;
+        lane_pre_27 = lane_pre_now_27;
+        lane_bfail_27 = lane_bfail_now_27;
         lane_mask_27 = mask_27;
         lanes_28_g_ptr = ptr_28;
         lanes_28_g_width = width;
@@ -14470,26 +15564,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_28_g_loc_comb = any_loc;
         end
         lanes_28_g_meta_valid = meta_valid;
-        lanes_28_g_meta_base = meta_base;
-        lanes_28_g_meta_size = meta_size;
-        lanes_28_g_meta_tag = meta_tag;
+        lanes_28_g_meta_base = meta_base_28;
+        lanes_28_g_meta_size = meta_size_28;
+        lanes_28_g_meta_tag = meta_tag_28;
         lanes_28_s_addr = ptr_28[(32'h0)+:(32)];
         lanes_28_s_width = width;
         lanes_28_s_base = sbase;
         lanes_28_s_size = ssize;
-        lane_fault_now_28 = f_none;
+        lane_pre_now_28 = f_none;
+        lane_bfail_now_28 = 1'b0;
         if (mask_28) begin
             if (shared) begin
-                lane_fault_now_28 = lanes_28_s_fault;
+                lane_bfail_now_28 = ~lanes_28_s_ok;
             end
             else if (lanes_28_g_need_meta & ~meta_valid) begin
-                lane_fault_now_28 = meta_fault;
+                lane_pre_now_28 = meta_fault;
             end
             else begin
-                lane_fault_now_28 = lanes_28_g_fault;
+                lane_pre_now_28 = lanes_28_g_pre;
+                lane_bfail_now_28 = lanes_28_g_bchk & ~lanes_28_g_ok;
             end
         end
-        lane_fault_28 = lane_fault_now_28;
+        lane_pre_28 = lane_pre_now_28;
+        lane_bfail_28 = lane_bfail_now_28;
         lane_mask_28 = mask_28;
         lanes_29_g_ptr = ptr_29;
         lanes_29_g_width = width;
@@ -14498,26 +15595,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_29_g_loc_comb = any_loc;
         end
         lanes_29_g_meta_valid = meta_valid;
-        lanes_29_g_meta_base = meta_base;
-        lanes_29_g_meta_size = meta_size;
-        lanes_29_g_meta_tag = meta_tag;
+        lanes_29_g_meta_base = meta_base_29;
+        lanes_29_g_meta_size = meta_size_29;
+        lanes_29_g_meta_tag = meta_tag_29;
         lanes_29_s_addr = ptr_29[(32'h0)+:(32)];
         lanes_29_s_width = width;
         lanes_29_s_base = sbase;
         lanes_29_s_size = ssize;
-        lane_fault_now_29 = f_none;
+        lane_pre_now_29 = f_none;
+        lane_bfail_now_29 = 1'b0;
         if (mask_29) begin
             if (shared) begin
-                lane_fault_now_29 = lanes_29_s_fault;
+                lane_bfail_now_29 = ~lanes_29_s_ok;
             end
             else if (lanes_29_g_need_meta & ~meta_valid) begin
-                lane_fault_now_29 = meta_fault;
+                lane_pre_now_29 = meta_fault;
             end
             else begin
-                lane_fault_now_29 = lanes_29_g_fault;
+                lane_pre_now_29 = lanes_29_g_pre;
+                lane_bfail_now_29 = lanes_29_g_bchk & ~lanes_29_g_ok;
             end
         end
-        lane_fault_29 = lane_fault_now_29;
+        lane_pre_29 = lane_pre_now_29;
+        lane_bfail_29 = lane_bfail_now_29;
         lane_mask_29 = mask_29;
         lanes_30_g_ptr = ptr_30;
         lanes_30_g_width = width;
@@ -14526,26 +15626,29 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_30_g_loc_comb = any_loc;
         end
         lanes_30_g_meta_valid = meta_valid;
-        lanes_30_g_meta_base = meta_base;
-        lanes_30_g_meta_size = meta_size;
-        lanes_30_g_meta_tag = meta_tag;
+        lanes_30_g_meta_base = meta_base_30;
+        lanes_30_g_meta_size = meta_size_30;
+        lanes_30_g_meta_tag = meta_tag_30;
         lanes_30_s_addr = ptr_30[(32'h0)+:(32)];
         lanes_30_s_width = width;
         lanes_30_s_base = sbase;
         lanes_30_s_size = ssize;
-        lane_fault_now_30 = f_none;
+        lane_pre_now_30 = f_none;
+        lane_bfail_now_30 = 1'b0;
         if (mask_30) begin
             if (shared) begin
-                lane_fault_now_30 = lanes_30_s_fault;
+                lane_bfail_now_30 = ~lanes_30_s_ok;
             end
             else if (lanes_30_g_need_meta & ~meta_valid) begin
-                lane_fault_now_30 = meta_fault;
+                lane_pre_now_30 = meta_fault;
             end
             else begin
-                lane_fault_now_30 = lanes_30_g_fault;
+                lane_pre_now_30 = lanes_30_g_pre;
+                lane_bfail_now_30 = lanes_30_g_bchk & ~lanes_30_g_ok;
             end
         end
-        lane_fault_30 = lane_fault_now_30;
+        lane_pre_30 = lane_pre_now_30;
+        lane_bfail_30 = lane_bfail_now_30;
         lane_mask_30 = mask_30;
         lanes_31_g_ptr = ptr_31;
         lanes_31_g_width = width;
@@ -14554,217 +15657,419 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             lanes_31_g_loc_comb = any_loc;
         end
         lanes_31_g_meta_valid = meta_valid;
-        lanes_31_g_meta_base = meta_base;
-        lanes_31_g_meta_size = meta_size;
-        lanes_31_g_meta_tag = meta_tag;
+        lanes_31_g_meta_base = meta_base_31;
+        lanes_31_g_meta_size = meta_size_31;
+        lanes_31_g_meta_tag = meta_tag_31;
         lanes_31_s_addr = ptr_31[(32'h0)+:(32)];
         lanes_31_s_width = width;
         lanes_31_s_base = sbase;
         lanes_31_s_size = ssize;
-        lane_fault_now_31 = f_none;
+        lane_pre_now_31 = f_none;
+        lane_bfail_now_31 = 1'b0;
         if (mask_31) begin
             if (shared) begin
-                lane_fault_now_31 = lanes_31_s_fault;
+                lane_bfail_now_31 = ~lanes_31_s_ok;
             end
             else if (lanes_31_g_need_meta & ~meta_valid) begin
-                lane_fault_now_31 = meta_fault;
+                lane_pre_now_31 = meta_fault;
             end
             else begin
-                lane_fault_now_31 = lanes_31_g_fault;
+                lane_pre_now_31 = lanes_31_g_pre;
+                lane_bfail_now_31 = lanes_31_g_bchk & ~lanes_31_g_ok;
             end
         end
-        lane_fault_31 = lane_fault_now_31;
+        lane_pre_31 = lane_pre_now_31;
+        lane_bfail_31 = lane_bfail_now_31;
         lane_mask_31 = mask_31;
-        st_fault_0_d = lane_fault_now_0;
+        shared_x = shared;
+        st_pre_0_d = lane_pre_now_0;
+        st_bfail_0_d = lane_bfail_now_0;
         st_mask_0_d = mask_0;
-        lane_fault_0 = st_fault_0_q;
+        lane_pre_0 = st_pre_0_q;
+        lane_bfail_0 = st_bfail_0_q;
         lane_mask_0 = st_mask_0_q;
-        st_fault_1_d = lane_fault_now_1;
+        st_pre_1_d = lane_pre_now_1;
+        st_bfail_1_d = lane_bfail_now_1;
         st_mask_1_d = mask_1;
-        lane_fault_1 = st_fault_1_q;
+        lane_pre_1 = st_pre_1_q;
+        lane_bfail_1 = st_bfail_1_q;
         lane_mask_1 = st_mask_1_q;
-        st_fault_2_d = lane_fault_now_2;
+        st_pre_2_d = lane_pre_now_2;
+        st_bfail_2_d = lane_bfail_now_2;
         st_mask_2_d = mask_2;
-        lane_fault_2 = st_fault_2_q;
+        lane_pre_2 = st_pre_2_q;
+        lane_bfail_2 = st_bfail_2_q;
         lane_mask_2 = st_mask_2_q;
-        st_fault_3_d = lane_fault_now_3;
+        st_pre_3_d = lane_pre_now_3;
+        st_bfail_3_d = lane_bfail_now_3;
         st_mask_3_d = mask_3;
-        lane_fault_3 = st_fault_3_q;
+        lane_pre_3 = st_pre_3_q;
+        lane_bfail_3 = st_bfail_3_q;
         lane_mask_3 = st_mask_3_q;
-        st_fault_4_d = lane_fault_now_4;
+        st_pre_4_d = lane_pre_now_4;
+        st_bfail_4_d = lane_bfail_now_4;
         st_mask_4_d = mask_4;
-        lane_fault_4 = st_fault_4_q;
+        lane_pre_4 = st_pre_4_q;
+        lane_bfail_4 = st_bfail_4_q;
         lane_mask_4 = st_mask_4_q;
-        st_fault_5_d = lane_fault_now_5;
+        st_pre_5_d = lane_pre_now_5;
+        st_bfail_5_d = lane_bfail_now_5;
         st_mask_5_d = mask_5;
-        lane_fault_5 = st_fault_5_q;
+        lane_pre_5 = st_pre_5_q;
+        lane_bfail_5 = st_bfail_5_q;
         lane_mask_5 = st_mask_5_q;
-        st_fault_6_d = lane_fault_now_6;
+        st_pre_6_d = lane_pre_now_6;
+        st_bfail_6_d = lane_bfail_now_6;
         st_mask_6_d = mask_6;
-        lane_fault_6 = st_fault_6_q;
+        lane_pre_6 = st_pre_6_q;
+        lane_bfail_6 = st_bfail_6_q;
         lane_mask_6 = st_mask_6_q;
-        st_fault_7_d = lane_fault_now_7;
+        st_pre_7_d = lane_pre_now_7;
+        st_bfail_7_d = lane_bfail_now_7;
         st_mask_7_d = mask_7;
-        lane_fault_7 = st_fault_7_q;
+        lane_pre_7 = st_pre_7_q;
+        lane_bfail_7 = st_bfail_7_q;
         lane_mask_7 = st_mask_7_q;
-        st_fault_8_d = lane_fault_now_8;
+        st_pre_8_d = lane_pre_now_8;
+        st_bfail_8_d = lane_bfail_now_8;
         st_mask_8_d = mask_8;
-        lane_fault_8 = st_fault_8_q;
+        lane_pre_8 = st_pre_8_q;
+        lane_bfail_8 = st_bfail_8_q;
         lane_mask_8 = st_mask_8_q;
-        st_fault_9_d = lane_fault_now_9;
+        st_pre_9_d = lane_pre_now_9;
+        st_bfail_9_d = lane_bfail_now_9;
         st_mask_9_d = mask_9;
-        lane_fault_9 = st_fault_9_q;
+        lane_pre_9 = st_pre_9_q;
+        lane_bfail_9 = st_bfail_9_q;
         lane_mask_9 = st_mask_9_q;
-        st_fault_10_d = lane_fault_now_10;
+        st_pre_10_d = lane_pre_now_10;
+        st_bfail_10_d = lane_bfail_now_10;
         st_mask_10_d = mask_10;
-        lane_fault_10 = st_fault_10_q;
+        lane_pre_10 = st_pre_10_q;
+        lane_bfail_10 = st_bfail_10_q;
         lane_mask_10 = st_mask_10_q;
-        st_fault_11_d = lane_fault_now_11;
+        st_pre_11_d = lane_pre_now_11;
+        st_bfail_11_d = lane_bfail_now_11;
         st_mask_11_d = mask_11;
-        lane_fault_11 = st_fault_11_q;
+        lane_pre_11 = st_pre_11_q;
+        lane_bfail_11 = st_bfail_11_q;
         lane_mask_11 = st_mask_11_q;
-        st_fault_12_d = lane_fault_now_12;
+        st_pre_12_d = lane_pre_now_12;
+        st_bfail_12_d = lane_bfail_now_12;
         st_mask_12_d = mask_12;
-        lane_fault_12 = st_fault_12_q;
+        lane_pre_12 = st_pre_12_q;
+        lane_bfail_12 = st_bfail_12_q;
         lane_mask_12 = st_mask_12_q;
-        st_fault_13_d = lane_fault_now_13;
+        st_pre_13_d = lane_pre_now_13;
+        st_bfail_13_d = lane_bfail_now_13;
         st_mask_13_d = mask_13;
-        lane_fault_13 = st_fault_13_q;
+        lane_pre_13 = st_pre_13_q;
+        lane_bfail_13 = st_bfail_13_q;
         lane_mask_13 = st_mask_13_q;
-        st_fault_14_d = lane_fault_now_14;
+        st_pre_14_d = lane_pre_now_14;
+        st_bfail_14_d = lane_bfail_now_14;
         st_mask_14_d = mask_14;
-        lane_fault_14 = st_fault_14_q;
+        lane_pre_14 = st_pre_14_q;
+        lane_bfail_14 = st_bfail_14_q;
         lane_mask_14 = st_mask_14_q;
-        st_fault_15_d = lane_fault_now_15;
+        st_pre_15_d = lane_pre_now_15;
+        st_bfail_15_d = lane_bfail_now_15;
         st_mask_15_d = mask_15;
-        lane_fault_15 = st_fault_15_q;
+        lane_pre_15 = st_pre_15_q;
+        lane_bfail_15 = st_bfail_15_q;
         lane_mask_15 = st_mask_15_q;
-        st_fault_16_d = lane_fault_now_16;
+        st_pre_16_d = lane_pre_now_16;
+        st_bfail_16_d = lane_bfail_now_16;
         st_mask_16_d = mask_16;
-        lane_fault_16 = st_fault_16_q;
+        lane_pre_16 = st_pre_16_q;
+        lane_bfail_16 = st_bfail_16_q;
         lane_mask_16 = st_mask_16_q;
-        st_fault_17_d = lane_fault_now_17;
+        st_pre_17_d = lane_pre_now_17;
+        st_bfail_17_d = lane_bfail_now_17;
         st_mask_17_d = mask_17;
-        lane_fault_17 = st_fault_17_q;
+        lane_pre_17 = st_pre_17_q;
+        lane_bfail_17 = st_bfail_17_q;
         lane_mask_17 = st_mask_17_q;
-        st_fault_18_d = lane_fault_now_18;
+        st_pre_18_d = lane_pre_now_18;
+        st_bfail_18_d = lane_bfail_now_18;
         st_mask_18_d = mask_18;
-        lane_fault_18 = st_fault_18_q;
+        lane_pre_18 = st_pre_18_q;
+        lane_bfail_18 = st_bfail_18_q;
         lane_mask_18 = st_mask_18_q;
-        st_fault_19_d = lane_fault_now_19;
+        st_pre_19_d = lane_pre_now_19;
+        st_bfail_19_d = lane_bfail_now_19;
         st_mask_19_d = mask_19;
-        lane_fault_19 = st_fault_19_q;
+        lane_pre_19 = st_pre_19_q;
+        lane_bfail_19 = st_bfail_19_q;
         lane_mask_19 = st_mask_19_q;
-        st_fault_20_d = lane_fault_now_20;
+        st_pre_20_d = lane_pre_now_20;
+        st_bfail_20_d = lane_bfail_now_20;
         st_mask_20_d = mask_20;
-        lane_fault_20 = st_fault_20_q;
+        lane_pre_20 = st_pre_20_q;
+        lane_bfail_20 = st_bfail_20_q;
         lane_mask_20 = st_mask_20_q;
-        st_fault_21_d = lane_fault_now_21;
+        st_pre_21_d = lane_pre_now_21;
+        st_bfail_21_d = lane_bfail_now_21;
         st_mask_21_d = mask_21;
-        lane_fault_21 = st_fault_21_q;
+        lane_pre_21 = st_pre_21_q;
+        lane_bfail_21 = st_bfail_21_q;
         lane_mask_21 = st_mask_21_q;
-        st_fault_22_d = lane_fault_now_22;
+        st_pre_22_d = lane_pre_now_22;
+        st_bfail_22_d = lane_bfail_now_22;
         st_mask_22_d = mask_22;
-        lane_fault_22 = st_fault_22_q;
+        lane_pre_22 = st_pre_22_q;
+        lane_bfail_22 = st_bfail_22_q;
         lane_mask_22 = st_mask_22_q;
-        st_fault_23_d = lane_fault_now_23;
+        st_pre_23_d = lane_pre_now_23;
+        st_bfail_23_d = lane_bfail_now_23;
         st_mask_23_d = mask_23;
-        lane_fault_23 = st_fault_23_q;
+        lane_pre_23 = st_pre_23_q;
+        lane_bfail_23 = st_bfail_23_q;
         lane_mask_23 = st_mask_23_q;
-        st_fault_24_d = lane_fault_now_24;
+        st_pre_24_d = lane_pre_now_24;
+        st_bfail_24_d = lane_bfail_now_24;
         st_mask_24_d = mask_24;
-        lane_fault_24 = st_fault_24_q;
+        lane_pre_24 = st_pre_24_q;
+        lane_bfail_24 = st_bfail_24_q;
         lane_mask_24 = st_mask_24_q;
-        st_fault_25_d = lane_fault_now_25;
+        st_pre_25_d = lane_pre_now_25;
+        st_bfail_25_d = lane_bfail_now_25;
         st_mask_25_d = mask_25;
-        lane_fault_25 = st_fault_25_q;
+        lane_pre_25 = st_pre_25_q;
+        lane_bfail_25 = st_bfail_25_q;
         lane_mask_25 = st_mask_25_q;
-        st_fault_26_d = lane_fault_now_26;
+        st_pre_26_d = lane_pre_now_26;
+        st_bfail_26_d = lane_bfail_now_26;
         st_mask_26_d = mask_26;
-        lane_fault_26 = st_fault_26_q;
+        lane_pre_26 = st_pre_26_q;
+        lane_bfail_26 = st_bfail_26_q;
         lane_mask_26 = st_mask_26_q;
-        st_fault_27_d = lane_fault_now_27;
+        st_pre_27_d = lane_pre_now_27;
+        st_bfail_27_d = lane_bfail_now_27;
         st_mask_27_d = mask_27;
-        lane_fault_27 = st_fault_27_q;
+        lane_pre_27 = st_pre_27_q;
+        lane_bfail_27 = st_bfail_27_q;
         lane_mask_27 = st_mask_27_q;
-        st_fault_28_d = lane_fault_now_28;
+        st_pre_28_d = lane_pre_now_28;
+        st_bfail_28_d = lane_bfail_now_28;
         st_mask_28_d = mask_28;
-        lane_fault_28 = st_fault_28_q;
+        lane_pre_28 = st_pre_28_q;
+        lane_bfail_28 = st_bfail_28_q;
         lane_mask_28 = st_mask_28_q;
-        st_fault_29_d = lane_fault_now_29;
+        st_pre_29_d = lane_pre_now_29;
+        st_bfail_29_d = lane_bfail_now_29;
         st_mask_29_d = mask_29;
-        lane_fault_29 = st_fault_29_q;
+        lane_pre_29 = st_pre_29_q;
+        lane_bfail_29 = st_bfail_29_q;
         lane_mask_29 = st_mask_29_q;
-        st_fault_30_d = lane_fault_now_30;
+        st_pre_30_d = lane_pre_now_30;
+        st_bfail_30_d = lane_bfail_now_30;
         st_mask_30_d = mask_30;
-        lane_fault_30 = st_fault_30_q;
+        lane_pre_30 = st_pre_30_q;
+        lane_bfail_30 = st_bfail_30_q;
         lane_mask_30 = st_mask_30_q;
-        st_fault_31_d = lane_fault_now_31;
+        st_pre_31_d = lane_pre_now_31;
+        st_bfail_31_d = lane_bfail_now_31;
         st_mask_31_d = mask_31;
-        lane_fault_31 = st_fault_31_q;
+        lane_pre_31 = st_pre_31_q;
+        lane_bfail_31 = st_bfail_31_q;
         lane_mask_31 = st_mask_31_q;
+        st_shared_0_d = shared;
+        shared_x = st_shared_0_q;
+        bcode = f_oob;
+        if (shared_x) begin
+            bcode = f_shared;
+        end
+        lane_fault_0 = lane_pre_0;
+        if (lane_bfail_0) begin
+            lane_fault_0 = lane_pre_0 | bcode;
+        end
         pass_0 = lane_mask_0 & (lane_fault_0 == f_none);
         first_req_0 = lane_fault_0 != f_none;
+        lane_fault_1 = lane_pre_1;
+        if (lane_bfail_1) begin
+            lane_fault_1 = lane_pre_1 | bcode;
+        end
         pass_1 = lane_mask_1 & (lane_fault_1 == f_none);
         first_req_1 = lane_fault_1 != f_none;
+        lane_fault_2 = lane_pre_2;
+        if (lane_bfail_2) begin
+            lane_fault_2 = lane_pre_2 | bcode;
+        end
         pass_2 = lane_mask_2 & (lane_fault_2 == f_none);
         first_req_2 = lane_fault_2 != f_none;
+        lane_fault_3 = lane_pre_3;
+        if (lane_bfail_3) begin
+            lane_fault_3 = lane_pre_3 | bcode;
+        end
         pass_3 = lane_mask_3 & (lane_fault_3 == f_none);
         first_req_3 = lane_fault_3 != f_none;
+        lane_fault_4 = lane_pre_4;
+        if (lane_bfail_4) begin
+            lane_fault_4 = lane_pre_4 | bcode;
+        end
         pass_4 = lane_mask_4 & (lane_fault_4 == f_none);
         first_req_4 = lane_fault_4 != f_none;
+        lane_fault_5 = lane_pre_5;
+        if (lane_bfail_5) begin
+            lane_fault_5 = lane_pre_5 | bcode;
+        end
         pass_5 = lane_mask_5 & (lane_fault_5 == f_none);
         first_req_5 = lane_fault_5 != f_none;
+        lane_fault_6 = lane_pre_6;
+        if (lane_bfail_6) begin
+            lane_fault_6 = lane_pre_6 | bcode;
+        end
         pass_6 = lane_mask_6 & (lane_fault_6 == f_none);
         first_req_6 = lane_fault_6 != f_none;
+        lane_fault_7 = lane_pre_7;
+        if (lane_bfail_7) begin
+            lane_fault_7 = lane_pre_7 | bcode;
+        end
         pass_7 = lane_mask_7 & (lane_fault_7 == f_none);
         first_req_7 = lane_fault_7 != f_none;
+        lane_fault_8 = lane_pre_8;
+        if (lane_bfail_8) begin
+            lane_fault_8 = lane_pre_8 | bcode;
+        end
         pass_8 = lane_mask_8 & (lane_fault_8 == f_none);
         first_req_8 = lane_fault_8 != f_none;
+        lane_fault_9 = lane_pre_9;
+        if (lane_bfail_9) begin
+            lane_fault_9 = lane_pre_9 | bcode;
+        end
         pass_9 = lane_mask_9 & (lane_fault_9 == f_none);
         first_req_9 = lane_fault_9 != f_none;
+        lane_fault_10 = lane_pre_10;
+        if (lane_bfail_10) begin
+            lane_fault_10 = lane_pre_10 | bcode;
+        end
         pass_10 = lane_mask_10 & (lane_fault_10 == f_none);
         first_req_10 = lane_fault_10 != f_none;
+        lane_fault_11 = lane_pre_11;
+        if (lane_bfail_11) begin
+            lane_fault_11 = lane_pre_11 | bcode;
+        end
         pass_11 = lane_mask_11 & (lane_fault_11 == f_none);
         first_req_11 = lane_fault_11 != f_none;
+        lane_fault_12 = lane_pre_12;
+        if (lane_bfail_12) begin
+            lane_fault_12 = lane_pre_12 | bcode;
+        end
         pass_12 = lane_mask_12 & (lane_fault_12 == f_none);
         first_req_12 = lane_fault_12 != f_none;
+        lane_fault_13 = lane_pre_13;
+        if (lane_bfail_13) begin
+            lane_fault_13 = lane_pre_13 | bcode;
+        end
         pass_13 = lane_mask_13 & (lane_fault_13 == f_none);
         first_req_13 = lane_fault_13 != f_none;
+        lane_fault_14 = lane_pre_14;
+        if (lane_bfail_14) begin
+            lane_fault_14 = lane_pre_14 | bcode;
+        end
         pass_14 = lane_mask_14 & (lane_fault_14 == f_none);
         first_req_14 = lane_fault_14 != f_none;
+        lane_fault_15 = lane_pre_15;
+        if (lane_bfail_15) begin
+            lane_fault_15 = lane_pre_15 | bcode;
+        end
         pass_15 = lane_mask_15 & (lane_fault_15 == f_none);
         first_req_15 = lane_fault_15 != f_none;
+        lane_fault_16 = lane_pre_16;
+        if (lane_bfail_16) begin
+            lane_fault_16 = lane_pre_16 | bcode;
+        end
         pass_16 = lane_mask_16 & (lane_fault_16 == f_none);
         first_req_16 = lane_fault_16 != f_none;
+        lane_fault_17 = lane_pre_17;
+        if (lane_bfail_17) begin
+            lane_fault_17 = lane_pre_17 | bcode;
+        end
         pass_17 = lane_mask_17 & (lane_fault_17 == f_none);
         first_req_17 = lane_fault_17 != f_none;
+        lane_fault_18 = lane_pre_18;
+        if (lane_bfail_18) begin
+            lane_fault_18 = lane_pre_18 | bcode;
+        end
         pass_18 = lane_mask_18 & (lane_fault_18 == f_none);
         first_req_18 = lane_fault_18 != f_none;
+        lane_fault_19 = lane_pre_19;
+        if (lane_bfail_19) begin
+            lane_fault_19 = lane_pre_19 | bcode;
+        end
         pass_19 = lane_mask_19 & (lane_fault_19 == f_none);
         first_req_19 = lane_fault_19 != f_none;
+        lane_fault_20 = lane_pre_20;
+        if (lane_bfail_20) begin
+            lane_fault_20 = lane_pre_20 | bcode;
+        end
         pass_20 = lane_mask_20 & (lane_fault_20 == f_none);
         first_req_20 = lane_fault_20 != f_none;
+        lane_fault_21 = lane_pre_21;
+        if (lane_bfail_21) begin
+            lane_fault_21 = lane_pre_21 | bcode;
+        end
         pass_21 = lane_mask_21 & (lane_fault_21 == f_none);
         first_req_21 = lane_fault_21 != f_none;
+        lane_fault_22 = lane_pre_22;
+        if (lane_bfail_22) begin
+            lane_fault_22 = lane_pre_22 | bcode;
+        end
         pass_22 = lane_mask_22 & (lane_fault_22 == f_none);
         first_req_22 = lane_fault_22 != f_none;
+        lane_fault_23 = lane_pre_23;
+        if (lane_bfail_23) begin
+            lane_fault_23 = lane_pre_23 | bcode;
+        end
         pass_23 = lane_mask_23 & (lane_fault_23 == f_none);
         first_req_23 = lane_fault_23 != f_none;
+        lane_fault_24 = lane_pre_24;
+        if (lane_bfail_24) begin
+            lane_fault_24 = lane_pre_24 | bcode;
+        end
         pass_24 = lane_mask_24 & (lane_fault_24 == f_none);
         first_req_24 = lane_fault_24 != f_none;
+        lane_fault_25 = lane_pre_25;
+        if (lane_bfail_25) begin
+            lane_fault_25 = lane_pre_25 | bcode;
+        end
         pass_25 = lane_mask_25 & (lane_fault_25 == f_none);
         first_req_25 = lane_fault_25 != f_none;
+        lane_fault_26 = lane_pre_26;
+        if (lane_bfail_26) begin
+            lane_fault_26 = lane_pre_26 | bcode;
+        end
         pass_26 = lane_mask_26 & (lane_fault_26 == f_none);
         first_req_26 = lane_fault_26 != f_none;
+        lane_fault_27 = lane_pre_27;
+        if (lane_bfail_27) begin
+            lane_fault_27 = lane_pre_27 | bcode;
+        end
         pass_27 = lane_mask_27 & (lane_fault_27 == f_none);
         first_req_27 = lane_fault_27 != f_none;
+        lane_fault_28 = lane_pre_28;
+        if (lane_bfail_28) begin
+            lane_fault_28 = lane_pre_28 | bcode;
+        end
         pass_28 = lane_mask_28 & (lane_fault_28 == f_none);
         first_req_28 = lane_fault_28 != f_none;
+        lane_fault_29 = lane_pre_29;
+        if (lane_bfail_29) begin
+            lane_fault_29 = lane_pre_29 | bcode;
+        end
         pass_29 = lane_mask_29 & (lane_fault_29 == f_none);
         first_req_29 = lane_fault_29 != f_none;
+        lane_fault_30 = lane_pre_30;
+        if (lane_bfail_30) begin
+            lane_fault_30 = lane_pre_30 | bcode;
+        end
         pass_30 = lane_mask_30 & (lane_fault_30 == f_none);
         first_req_30 = lane_fault_30 != f_none;
+        lane_fault_31 = lane_pre_31;
+        if (lane_bfail_31) begin
+            lane_fault_31 = lane_pre_31 | bcode;
+        end
         pass_31 = lane_mask_31 & (lane_fault_31 == f_none);
         first_req_31 = lane_fault_31 != f_none;
         any_fault = first_any;
@@ -15807,7 +17112,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_first(req_0,req_1,req_2,req_3,req_4,req_5,r
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_first
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -15821,6 +17126,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -15984,9 +17292,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -16192,26 +17502,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -16222,9 +17538,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0
@@ -16316,7 +17634,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -16330,6 +17648,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -16493,9 +17814,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -16701,26 +18024,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -16731,9 +18060,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1
@@ -16825,7 +18156,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -16839,6 +18170,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -17002,9 +18336,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -17210,26 +18546,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -17240,9 +18582,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10
@@ -17334,7 +18678,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -17348,6 +18692,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -17511,9 +18858,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -17719,26 +19068,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -17749,9 +19104,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11
@@ -17843,7 +19200,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -17857,6 +19214,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -18020,9 +19380,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -18228,26 +19590,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -18258,9 +19626,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12
@@ -18352,7 +19722,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -18366,6 +19736,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -18529,9 +19902,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -18737,26 +20112,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -18767,9 +20148,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13
@@ -18861,7 +20244,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -18875,6 +20258,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -19038,9 +20424,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -19246,26 +20634,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -19276,9 +20670,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14
@@ -19370,7 +20766,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19384,6 +20780,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -19547,9 +20946,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -19755,26 +21156,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -19785,9 +21192,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15
@@ -19879,7 +21288,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19893,6 +21302,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -20056,9 +21468,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -20264,26 +21678,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -20294,9 +21714,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16
@@ -20388,7 +21810,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20402,6 +21824,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -20565,9 +21990,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -20773,26 +22200,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -20803,9 +22236,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17
@@ -20897,7 +22332,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20911,6 +22346,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -21074,9 +22512,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -21282,26 +22722,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -21312,9 +22758,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18
@@ -21406,7 +22854,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21420,6 +22868,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -21583,9 +23034,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -21791,26 +23244,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -21821,9 +23280,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19
@@ -21915,7 +23376,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21929,6 +23390,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -22092,9 +23556,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -22300,26 +23766,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -22330,9 +23802,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2
@@ -22424,7 +23898,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -22438,6 +23912,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -22601,9 +24078,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -22809,26 +24288,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -22839,9 +24324,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20
@@ -22933,7 +24420,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -22947,6 +24434,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -23110,9 +24600,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -23318,26 +24810,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -23348,9 +24846,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21
@@ -23442,7 +24942,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23456,6 +24956,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -23619,9 +25122,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -23827,26 +25332,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -23857,9 +25368,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22
@@ -23951,7 +25464,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23965,6 +25478,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -24128,9 +25644,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -24336,26 +25854,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -24366,9 +25890,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23
@@ -24460,7 +25986,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24474,6 +26000,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -24637,9 +26166,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -24845,26 +26376,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -24875,9 +26412,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24
@@ -24969,7 +26508,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24983,6 +26522,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -25146,9 +26688,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -25354,26 +26898,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -25384,9 +26934,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25
@@ -25478,7 +27030,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -25492,6 +27044,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -25655,9 +27210,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -25863,26 +27420,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -25893,9 +27456,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26
@@ -25987,7 +27552,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26001,6 +27566,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -26164,9 +27732,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -26372,26 +27942,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -26402,9 +27978,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27
@@ -26496,7 +28074,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26510,6 +28088,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -26673,9 +28254,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -26881,26 +28464,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -26911,9 +28500,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28
@@ -27005,7 +28596,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27019,6 +28610,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -27182,9 +28776,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -27390,26 +28986,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -27420,9 +29022,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29
@@ -27514,7 +29118,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27528,6 +29132,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -27691,9 +29298,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -27899,26 +29508,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -27929,9 +29544,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3
@@ -28023,7 +29640,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -28037,6 +29654,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -28200,9 +29820,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -28408,26 +30030,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -28438,9 +30066,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30
@@ -28532,7 +30162,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -28546,6 +30176,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -28709,9 +30342,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -28917,26 +30552,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -28947,9 +30588,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31
@@ -29041,7 +30684,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29055,6 +30698,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -29218,9 +30864,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -29426,26 +31074,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -29456,9 +31110,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4
@@ -29550,7 +31206,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29564,6 +31220,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -29727,9 +31386,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -29935,26 +31596,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -29965,9 +31632,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5
@@ -30059,7 +31728,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30073,6 +31742,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -30236,9 +31908,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -30444,26 +32118,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -30474,9 +32154,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6
@@ -30568,7 +32250,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30582,6 +32264,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -30745,9 +32430,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -30953,26 +32640,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -30983,9 +32676,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7
@@ -31077,7 +32772,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31091,6 +32786,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -31254,9 +32952,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -31462,26 +33162,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -31492,9 +33198,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8
@@ -31586,7 +33294,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31600,6 +33308,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -31763,9 +33474,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -31971,26 +33684,32 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -32001,9 +33720,11 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9
@@ -32677,7 +34398,7 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
 endmodule // mlu16_bst_k4_l32_p2_c2_ctr_nodes
 
 // mlu16_bst_k4_l32_p2_c2_mlb: hw::mlb::Mlb
-module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
+module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -32707,6 +34428,9 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     output reg  [55:0] ls_size;
     output reg  [7:0] ls_tag;
     output reg  ls_multi;
+    output reg  [55:0] nx_base;
+    output reg  [55:0] nx_size;
+    output reg  [7:0] nx_tag;
     output reg  [3:0] victim;
     output reg  fill_ok;
     output reg  fill_present;
@@ -32720,6 +34444,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 16'h0;
+    localparam  bit_n_0 = 16'h1;
+    localparam  bit_n_1 = 16'h2;
+    localparam  bit_n_2 = 16'h4;
+    localparam  bit_n_3 = 16'h8;
+    localparam  bit_n_4 = 16'h10;
+    localparam  bit_n_5 = 16'h20;
+    localparam  bit_n_6 = 16'h40;
+    localparam  bit_n_7 = 16'h80;
+    localparam  bit_n_8 = 16'h100;
+    localparam  bit_n_9 = 16'h200;
+    localparam  bit_n_10 = 16'h400;
+    localparam  bit_n_11 = 16'h800;
+    localparam  bit_n_12 = 16'h1000;
+    localparam  bit_n_13 = 16'h2000;
+    localparam  bit_n_14 = 16'h4000;
+    localparam  bit_n_15 = 16'h8000;
     localparam  path_mask_0 = 16'h8b;
     localparam  path_mask_1 = 16'h8b;
     localparam  path_mask_2 = 16'h10b;
@@ -33020,12 +34760,9 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     wire  free_pe_onehot_15;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [3:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [3:0] plru_0_touch_b_way;
-    reg  plru_0_touch_c_valid;
-    reg  [3:0] plru_0_touch_c_way;
+    reg  [15:0] plru_0_touch_a;
+    reg  [15:0] plru_0_touch_b;
+    reg  [15:0] plru_0_touch_c;
     wire  [3:0] plru_0_victim;
     wire  [15:0] plru_0_state;
     reg  s1_rs_valid_0_d;
@@ -33473,6 +35210,57 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [7:0] ls_or_tag_28;
     reg  [7:0] ls_or_tag_29;
     reg  [7:0] ls_or_tag_30;
+    reg  [15:0] touch_rs_0;
+    reg  [15:0] touch_rs_1;
+    reg  [15:0] touch_rs_2;
+    reg  [15:0] touch_rs_3;
+    reg  [15:0] touch_rs_4;
+    reg  [15:0] touch_rs_5;
+    reg  [15:0] touch_rs_6;
+    reg  [15:0] touch_rs_7;
+    reg  [15:0] touch_rs_8;
+    reg  [15:0] touch_rs_9;
+    reg  [15:0] touch_rs_10;
+    reg  [15:0] touch_rs_11;
+    reg  [15:0] touch_rs_12;
+    reg  [15:0] touch_rs_13;
+    reg  [15:0] touch_rs_14;
+    reg  [15:0] touch_rs_15;
+    reg  [15:0] touch_rs_16;
+    reg  [15:0] touch_ls_0;
+    reg  [15:0] touch_ls_1;
+    reg  [15:0] touch_ls_2;
+    reg  [15:0] touch_ls_3;
+    reg  [15:0] touch_ls_4;
+    reg  [15:0] touch_ls_5;
+    reg  [15:0] touch_ls_6;
+    reg  [15:0] touch_ls_7;
+    reg  [15:0] touch_ls_8;
+    reg  [15:0] touch_ls_9;
+    reg  [15:0] touch_ls_10;
+    reg  [15:0] touch_ls_11;
+    reg  [15:0] touch_ls_12;
+    reg  [15:0] touch_ls_13;
+    reg  [15:0] touch_ls_14;
+    reg  [15:0] touch_ls_15;
+    reg  [15:0] touch_ls_16;
+    reg  [15:0] touch_fill_0;
+    reg  [15:0] touch_fill_1;
+    reg  [15:0] touch_fill_2;
+    reg  [15:0] touch_fill_3;
+    reg  [15:0] touch_fill_4;
+    reg  [15:0] touch_fill_5;
+    reg  [15:0] touch_fill_6;
+    reg  [15:0] touch_fill_7;
+    reg  [15:0] touch_fill_8;
+    reg  [15:0] touch_fill_9;
+    reg  [15:0] touch_fill_10;
+    reg  [15:0] touch_fill_11;
+    reg  [15:0] touch_fill_12;
+    reg  [15:0] touch_fill_13;
+    reg  [15:0] touch_fill_14;
+    reg  [15:0] touch_fill_15;
+    reg  [15:0] touch_fill_16;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -33675,12 +35463,9 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     mlu16_bst_k4_l32_p2_c2_mlb_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
-        .touch_c_valid(plru_0_touch_c_valid),
-        .touch_c_way(plru_0_touch_c_way),
+        .touch_a(plru_0_touch_a),
+        .touch_b(plru_0_touch_b),
+        .touch_c(plru_0_touch_c),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -34441,13 +36226,205 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        touch_rs_0 = zero_n;
+        touch_ls_0 = zero_n;
+        touch_fill_0 = zero_n;
+        touch_rs_1 = touch_rs_0;
+        touch_ls_1 = touch_ls_0;
+        touch_fill_1 = touch_fill_0;
+        if (rs_pe_onehot_0) begin
+            touch_rs_1 = touch_rs_0 | bit_n_0;
+        end
+        if (ls_pe_onehot_0) begin
+            touch_ls_1 = touch_ls_0 | bit_n_0;
+        end
+        if (fill_ok_l && victim_oh_0) begin
+            touch_fill_1 = touch_fill_0 | bit_n_0;
+        end
+        touch_rs_2 = touch_rs_1;
+        touch_ls_2 = touch_ls_1;
+        touch_fill_2 = touch_fill_1;
+        if (rs_pe_onehot_1) begin
+            touch_rs_2 = touch_rs_1 | bit_n_1;
+        end
+        if (ls_pe_onehot_1) begin
+            touch_ls_2 = touch_ls_1 | bit_n_1;
+        end
+        if (fill_ok_l && victim_oh_1) begin
+            touch_fill_2 = touch_fill_1 | bit_n_1;
+        end
+        touch_rs_3 = touch_rs_2;
+        touch_ls_3 = touch_ls_2;
+        touch_fill_3 = touch_fill_2;
+        if (rs_pe_onehot_2) begin
+            touch_rs_3 = touch_rs_2 | bit_n_2;
+        end
+        if (ls_pe_onehot_2) begin
+            touch_ls_3 = touch_ls_2 | bit_n_2;
+        end
+        if (fill_ok_l && victim_oh_2) begin
+            touch_fill_3 = touch_fill_2 | bit_n_2;
+        end
+        touch_rs_4 = touch_rs_3;
+        touch_ls_4 = touch_ls_3;
+        touch_fill_4 = touch_fill_3;
+        if (rs_pe_onehot_3) begin
+            touch_rs_4 = touch_rs_3 | bit_n_3;
+        end
+        if (ls_pe_onehot_3) begin
+            touch_ls_4 = touch_ls_3 | bit_n_3;
+        end
+        if (fill_ok_l && victim_oh_3) begin
+            touch_fill_4 = touch_fill_3 | bit_n_3;
+        end
+        touch_rs_5 = touch_rs_4;
+        touch_ls_5 = touch_ls_4;
+        touch_fill_5 = touch_fill_4;
+        if (rs_pe_onehot_4) begin
+            touch_rs_5 = touch_rs_4 | bit_n_4;
+        end
+        if (ls_pe_onehot_4) begin
+            touch_ls_5 = touch_ls_4 | bit_n_4;
+        end
+        if (fill_ok_l && victim_oh_4) begin
+            touch_fill_5 = touch_fill_4 | bit_n_4;
+        end
+        touch_rs_6 = touch_rs_5;
+        touch_ls_6 = touch_ls_5;
+        touch_fill_6 = touch_fill_5;
+        if (rs_pe_onehot_5) begin
+            touch_rs_6 = touch_rs_5 | bit_n_5;
+        end
+        if (ls_pe_onehot_5) begin
+            touch_ls_6 = touch_ls_5 | bit_n_5;
+        end
+        if (fill_ok_l && victim_oh_5) begin
+            touch_fill_6 = touch_fill_5 | bit_n_5;
+        end
+        touch_rs_7 = touch_rs_6;
+        touch_ls_7 = touch_ls_6;
+        touch_fill_7 = touch_fill_6;
+        if (rs_pe_onehot_6) begin
+            touch_rs_7 = touch_rs_6 | bit_n_6;
+        end
+        if (ls_pe_onehot_6) begin
+            touch_ls_7 = touch_ls_6 | bit_n_6;
+        end
+        if (fill_ok_l && victim_oh_6) begin
+            touch_fill_7 = touch_fill_6 | bit_n_6;
+        end
+        touch_rs_8 = touch_rs_7;
+        touch_ls_8 = touch_ls_7;
+        touch_fill_8 = touch_fill_7;
+        if (rs_pe_onehot_7) begin
+            touch_rs_8 = touch_rs_7 | bit_n_7;
+        end
+        if (ls_pe_onehot_7) begin
+            touch_ls_8 = touch_ls_7 | bit_n_7;
+        end
+        if (fill_ok_l && victim_oh_7) begin
+            touch_fill_8 = touch_fill_7 | bit_n_7;
+        end
+        touch_rs_9 = touch_rs_8;
+        touch_ls_9 = touch_ls_8;
+        touch_fill_9 = touch_fill_8;
+        if (rs_pe_onehot_8) begin
+            touch_rs_9 = touch_rs_8 | bit_n_8;
+        end
+        if (ls_pe_onehot_8) begin
+            touch_ls_9 = touch_ls_8 | bit_n_8;
+        end
+        if (fill_ok_l && victim_oh_8) begin
+            touch_fill_9 = touch_fill_8 | bit_n_8;
+        end
+        touch_rs_10 = touch_rs_9;
+        touch_ls_10 = touch_ls_9;
+        touch_fill_10 = touch_fill_9;
+        if (rs_pe_onehot_9) begin
+            touch_rs_10 = touch_rs_9 | bit_n_9;
+        end
+        if (ls_pe_onehot_9) begin
+            touch_ls_10 = touch_ls_9 | bit_n_9;
+        end
+        if (fill_ok_l && victim_oh_9) begin
+            touch_fill_10 = touch_fill_9 | bit_n_9;
+        end
+        touch_rs_11 = touch_rs_10;
+        touch_ls_11 = touch_ls_10;
+        touch_fill_11 = touch_fill_10;
+        if (rs_pe_onehot_10) begin
+            touch_rs_11 = touch_rs_10 | bit_n_10;
+        end
+        if (ls_pe_onehot_10) begin
+            touch_ls_11 = touch_ls_10 | bit_n_10;
+        end
+        if (fill_ok_l && victim_oh_10) begin
+            touch_fill_11 = touch_fill_10 | bit_n_10;
+        end
+        touch_rs_12 = touch_rs_11;
+        touch_ls_12 = touch_ls_11;
+        touch_fill_12 = touch_fill_11;
+        if (rs_pe_onehot_11) begin
+            touch_rs_12 = touch_rs_11 | bit_n_11;
+        end
+        if (ls_pe_onehot_11) begin
+            touch_ls_12 = touch_ls_11 | bit_n_11;
+        end
+        if (fill_ok_l && victim_oh_11) begin
+            touch_fill_12 = touch_fill_11 | bit_n_11;
+        end
+        touch_rs_13 = touch_rs_12;
+        touch_ls_13 = touch_ls_12;
+        touch_fill_13 = touch_fill_12;
+        if (rs_pe_onehot_12) begin
+            touch_rs_13 = touch_rs_12 | bit_n_12;
+        end
+        if (ls_pe_onehot_12) begin
+            touch_ls_13 = touch_ls_12 | bit_n_12;
+        end
+        if (fill_ok_l && victim_oh_12) begin
+            touch_fill_13 = touch_fill_12 | bit_n_12;
+        end
+        touch_rs_14 = touch_rs_13;
+        touch_ls_14 = touch_ls_13;
+        touch_fill_14 = touch_fill_13;
+        if (rs_pe_onehot_13) begin
+            touch_rs_14 = touch_rs_13 | bit_n_13;
+        end
+        if (ls_pe_onehot_13) begin
+            touch_ls_14 = touch_ls_13 | bit_n_13;
+        end
+        if (fill_ok_l && victim_oh_13) begin
+            touch_fill_14 = touch_fill_13 | bit_n_13;
+        end
+        touch_rs_15 = touch_rs_14;
+        touch_ls_15 = touch_ls_14;
+        touch_fill_15 = touch_fill_14;
+        if (rs_pe_onehot_14) begin
+            touch_rs_15 = touch_rs_14 | bit_n_14;
+        end
+        if (ls_pe_onehot_14) begin
+            touch_ls_15 = touch_ls_14 | bit_n_14;
+        end
+        if (fill_ok_l && victim_oh_14) begin
+            touch_fill_15 = touch_fill_14 | bit_n_14;
+        end
+        touch_rs_16 = touch_rs_15;
+        touch_ls_16 = touch_ls_15;
+        touch_fill_16 = touch_fill_15;
+        if (rs_pe_onehot_15) begin
+            touch_rs_16 = touch_rs_15 | bit_n_15;
+        end
+        if (ls_pe_onehot_15) begin
+            touch_ls_16 = touch_ls_15 | bit_n_15;
+        end
+        if (fill_ok_l && victim_oh_15) begin
+            touch_fill_16 = touch_fill_15 | bit_n_15;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
-        plru_0_touch_c_valid = fill_ok_l;
-        plru_0_touch_c_way = victim_l;
+        plru_0_touch_a = touch_rs_16;
+        plru_0_touch_b = touch_ls_16;
+        plru_0_touch_c = touch_fill_16;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -35378,6 +37355,9 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;
         end
+        nx_base = rs_or_base_0 | ls_or_base_0;
+        nx_size = rs_or_size_0 | ls_or_size_0;
+        nx_tag = rs_or_tag_0 | ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -36341,17 +38321,14 @@ module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_ls_pe
 
 // mlu16_bst_k4_l32_p2_c2_mlb_plru_0: hw::plru::TreePlru
-module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [3:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [3:0] touch_b_way;
-    input wire  touch_c_valid;
-    input wire  [3:0] touch_c_way;
+    input wire  [15:0] touch_a;
+    input wire  [15:0] touch_b;
+    input wire  [15:0] touch_c;
     output reg  [3:0] victim;
     output reg  [15:0] state;
     
@@ -36420,6 +38397,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,t
     localparam  path_away_13 = 16'h40;
     localparam  path_away_14 = 16'h4000;
     localparam  path_away_15 = 16'h0;
+    localparam  way_oh_0 = 16'h1;
+    localparam  way_oh_1 = 16'h2;
+    localparam  way_oh_2 = 16'h4;
+    localparam  way_oh_3 = 16'h8;
+    localparam  way_oh_4 = 16'h10;
+    localparam  way_oh_5 = 16'h20;
+    localparam  way_oh_6 = 16'h40;
+    localparam  way_oh_7 = 16'h80;
+    localparam  way_oh_8 = 16'h100;
+    localparam  way_oh_9 = 16'h200;
+    localparam  way_oh_10 = 16'h400;
+    localparam  way_oh_11 = 16'h800;
+    localparam  way_oh_12 = 16'h1000;
+    localparam  way_oh_13 = 16'h2000;
+    localparam  way_oh_14 = 16'h4000;
+    localparam  way_oh_15 = 16'h8000;
     localparam  zero = 16'h0;
     
     // Stub signals
@@ -36461,195 +38454,195 @@ module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,t
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (touch_a_valid && (touch_a_way == way_0)) begin
+        if ((touch_a & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (touch_b_valid && (touch_b_way == way_0)) begin
+        if ((touch_b & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if (touch_c_valid && (touch_c_way == way_0)) begin
+        if ((touch_c & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (touch_a_valid && (touch_a_way == way_1)) begin
+        if ((touch_a & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (touch_b_valid && (touch_b_way == way_1)) begin
+        if ((touch_b & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if (touch_c_valid && (touch_c_way == way_1)) begin
+        if ((touch_c & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (touch_a_valid && (touch_a_way == way_2)) begin
+        if ((touch_a & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (touch_b_valid && (touch_b_way == way_2)) begin
+        if ((touch_b & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if (touch_c_valid && (touch_c_way == way_2)) begin
+        if ((touch_c & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (touch_a_valid && (touch_a_way == way_3)) begin
+        if ((touch_a & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (touch_b_valid && (touch_b_way == way_3)) begin
+        if ((touch_b & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if (touch_c_valid && (touch_c_way == way_3)) begin
+        if ((touch_c & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (touch_a_valid && (touch_a_way == way_4)) begin
+        if ((touch_a & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (touch_b_valid && (touch_b_way == way_4)) begin
+        if ((touch_b & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if (touch_c_valid && (touch_c_way == way_4)) begin
+        if ((touch_c & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (touch_a_valid && (touch_a_way == way_5)) begin
+        if ((touch_a & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (touch_b_valid && (touch_b_way == way_5)) begin
+        if ((touch_b & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if (touch_c_valid && (touch_c_way == way_5)) begin
+        if ((touch_c & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (touch_a_valid && (touch_a_way == way_6)) begin
+        if ((touch_a & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (touch_b_valid && (touch_b_way == way_6)) begin
+        if ((touch_b & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if (touch_c_valid && (touch_c_way == way_6)) begin
+        if ((touch_c & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (touch_a_valid && (touch_a_way == way_7)) begin
+        if ((touch_a & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (touch_b_valid && (touch_b_way == way_7)) begin
+        if ((touch_b & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if (touch_c_valid && (touch_c_way == way_7)) begin
+        if ((touch_c & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (touch_a_valid && (touch_a_way == way_8)) begin
+        if ((touch_a & way_oh_8) != zero) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if (touch_b_valid && (touch_b_way == way_8)) begin
+        if ((touch_b & way_oh_8) != zero) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
-        if (touch_c_valid && (touch_c_way == way_8)) begin
+        if ((touch_c & way_oh_8) != zero) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if (touch_a_valid && (touch_a_way == way_9)) begin
+        if ((touch_a & way_oh_9) != zero) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if (touch_b_valid && (touch_b_way == way_9)) begin
+        if ((touch_b & way_oh_9) != zero) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
-        if (touch_c_valid && (touch_c_way == way_9)) begin
+        if ((touch_c & way_oh_9) != zero) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (touch_a_valid && (touch_a_way == way_10)) begin
+        if ((touch_a & way_oh_10) != zero) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if (touch_b_valid && (touch_b_way == way_10)) begin
+        if ((touch_b & way_oh_10) != zero) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
-        if (touch_c_valid && (touch_c_way == way_10)) begin
+        if ((touch_c & way_oh_10) != zero) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if (touch_a_valid && (touch_a_way == way_11)) begin
+        if ((touch_a & way_oh_11) != zero) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if (touch_b_valid && (touch_b_way == way_11)) begin
+        if ((touch_b & way_oh_11) != zero) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
-        if (touch_c_valid && (touch_c_way == way_11)) begin
+        if ((touch_c & way_oh_11) != zero) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (touch_a_valid && (touch_a_way == way_12)) begin
+        if ((touch_a & way_oh_12) != zero) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if (touch_b_valid && (touch_b_way == way_12)) begin
+        if ((touch_b & way_oh_12) != zero) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
-        if (touch_c_valid && (touch_c_way == way_12)) begin
+        if ((touch_c & way_oh_12) != zero) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if (touch_a_valid && (touch_a_way == way_13)) begin
+        if ((touch_a & way_oh_13) != zero) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if (touch_b_valid && (touch_b_way == way_13)) begin
+        if ((touch_b & way_oh_13) != zero) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
-        if (touch_c_valid && (touch_c_way == way_13)) begin
+        if ((touch_c & way_oh_13) != zero) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (touch_a_valid && (touch_a_way == way_14)) begin
+        if ((touch_a & way_oh_14) != zero) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if (touch_b_valid && (touch_b_way == way_14)) begin
+        if ((touch_b & way_oh_14) != zero) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
-        if (touch_c_valid && (touch_c_way == way_14)) begin
+        if ((touch_c & way_oh_14) != zero) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if (touch_a_valid && (touch_a_way == way_15)) begin
+        if ((touch_a & way_oh_15) != zero) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if (touch_b_valid && (touch_b_way == way_15)) begin
+        if ((touch_b & way_oh_15) != zero) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
-        if (touch_c_valid && (touch_c_way == way_15)) begin
+        if ((touch_c & way_oh_15) != zero) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
@@ -37182,6 +39175,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     // Constant declarations
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
+    localparam  two16 = 16'h2;
     localparam  zero64 = 64'h0;
     localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
@@ -37209,10 +39203,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_q;
     reg  bst_r_d;
     reg  bst_r_q;
-    reg  [15:0] limit_r_d;
-    reg  [15:0] limit_r_q;
-    reg  [15:0] steps_r_d;
-    reg  [15:0] steps_r_q;
+    reg  [15:0] left_r_d;
+    reg  [15:0] left_r_q;
+    reg  last_r_d;
+    reg  last_r_q;
     reg  [50:0] node_r_d;
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
@@ -37248,7 +39242,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  found;
     reg  [50:0] link;
     reg  link_zero;
-    reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
@@ -37270,8 +39263,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         range_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
-        limit_r_q = 16'h0;
-        steps_r_q = 16'h0;
+        left_r_q = 16'h0;
+        last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
         result_r_q = 2'h0;
@@ -37290,8 +39283,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         range_r_q <= range_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
-        limit_r_q <= limit_r_d;
-        steps_r_q <= steps_r_d;
+        left_r_q <= left_r_d;
+        last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
         result_r_q <= result_r_d;
@@ -37315,7 +39308,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
-    reg  [15:0] limit_r_d_comb;
+    reg  last_r_d_comb;
+    reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
     reg  link0_zero_r_d_comb;
     reg  [50:0] link1_r_d_comb;
@@ -37326,15 +39320,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
-    reg  [15:0] steps_r_d_comb;
     reg  [7:0] tag_r_d_comb;
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
-        limit_r_d_comb = limit_r_q;
-        steps_r_d_comb = steps_r_q;
+        left_r_d_comb = left_r_q;
+        last_r_d_comb = last_r_q;
         node_r_d_comb = node_r_q;
         cancelled_r_d_comb = cancelled_r_q;
         result_r_d_comb = result_r_q;
@@ -37360,7 +39353,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
             link = link1_r_q;
             link_zero = link1_zero_r_q;
         end
-        steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
@@ -37381,12 +39373,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         case (state_q)
             WalkerState_Idle:
                 begin
-                    steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
                         bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
+                        left_r_d_comb = limit;
+                        last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
                             a_r_d_comb = start_a & addr_mask;
@@ -37436,13 +39428,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
                 end
             WalkerState_Decide:
                 begin
-                    steps_r_d_comb = steps_inc;
+                    left_r_d_comb = left_r_q - one16;
+                    last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
-                        else if (steps_inc >= limit_r_q) begin
+                        else if (last_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
@@ -37471,7 +39464,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
-        limit_r_d = limit_r_d_comb;
+        last_r_d = last_r_d_comb;
+        left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
         link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
@@ -37482,7 +39476,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
-        steps_r_d = steps_r_d_comb;
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0
@@ -37571,6 +39564,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     // Constant declarations
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
+    localparam  two16 = 16'h2;
     localparam  zero64 = 64'h0;
     localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
@@ -37598,10 +39592,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_q;
     reg  bst_r_d;
     reg  bst_r_q;
-    reg  [15:0] limit_r_d;
-    reg  [15:0] limit_r_q;
-    reg  [15:0] steps_r_d;
-    reg  [15:0] steps_r_q;
+    reg  [15:0] left_r_d;
+    reg  [15:0] left_r_q;
+    reg  last_r_d;
+    reg  last_r_q;
     reg  [50:0] node_r_d;
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
@@ -37637,7 +39631,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  found;
     reg  [50:0] link;
     reg  link_zero;
-    reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
@@ -37659,8 +39652,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         range_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
-        limit_r_q = 16'h0;
-        steps_r_q = 16'h0;
+        left_r_q = 16'h0;
+        last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
         result_r_q = 2'h0;
@@ -37679,8 +39672,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         range_r_q <= range_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
-        limit_r_q <= limit_r_d;
-        steps_r_q <= steps_r_d;
+        left_r_q <= left_r_d;
+        last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
         result_r_q <= result_r_d;
@@ -37704,7 +39697,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
-    reg  [15:0] limit_r_d_comb;
+    reg  last_r_d_comb;
+    reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
     reg  link0_zero_r_d_comb;
     reg  [50:0] link1_r_d_comb;
@@ -37715,15 +39709,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
-    reg  [15:0] steps_r_d_comb;
     reg  [7:0] tag_r_d_comb;
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
-        limit_r_d_comb = limit_r_q;
-        steps_r_d_comb = steps_r_q;
+        left_r_d_comb = left_r_q;
+        last_r_d_comb = last_r_q;
         node_r_d_comb = node_r_q;
         cancelled_r_d_comb = cancelled_r_q;
         result_r_d_comb = result_r_q;
@@ -37749,7 +39742,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
             link = link1_r_q;
             link_zero = link1_zero_r_q;
         end
-        steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
@@ -37770,12 +39762,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         case (state_q)
             WalkerState_Idle:
                 begin
-                    steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
                         bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
+                        left_r_d_comb = limit;
+                        last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
                             a_r_d_comb = start_a & addr_mask;
@@ -37825,13 +39817,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
                 end
             WalkerState_Decide:
                 begin
-                    steps_r_d_comb = steps_inc;
+                    left_r_d_comb = left_r_q - one16;
+                    last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
-                        else if (steps_inc >= limit_r_q) begin
+                        else if (last_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
@@ -37860,7 +39853,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
-        limit_r_d = limit_r_d_comb;
+        last_r_d = last_r_d_comb;
+        left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
         link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
@@ -37871,7 +39865,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
-        steps_r_d = steps_r_d_comb;
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1
@@ -37960,6 +39953,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     // Constant declarations
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
+    localparam  two16 = 16'h2;
     localparam  zero64 = 64'h0;
     localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
@@ -37987,10 +39981,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_q;
     reg  bst_r_d;
     reg  bst_r_q;
-    reg  [15:0] limit_r_d;
-    reg  [15:0] limit_r_q;
-    reg  [15:0] steps_r_d;
-    reg  [15:0] steps_r_q;
+    reg  [15:0] left_r_d;
+    reg  [15:0] left_r_q;
+    reg  last_r_d;
+    reg  last_r_q;
     reg  [50:0] node_r_d;
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
@@ -38026,7 +40020,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  found;
     reg  [50:0] link;
     reg  link_zero;
-    reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
@@ -38048,8 +40041,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         range_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
-        limit_r_q = 16'h0;
-        steps_r_q = 16'h0;
+        left_r_q = 16'h0;
+        last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
         result_r_q = 2'h0;
@@ -38068,8 +40061,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         range_r_q <= range_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
-        limit_r_q <= limit_r_d;
-        steps_r_q <= steps_r_d;
+        left_r_q <= left_r_d;
+        last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
         result_r_q <= result_r_d;
@@ -38093,7 +40086,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
-    reg  [15:0] limit_r_d_comb;
+    reg  last_r_d_comb;
+    reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
     reg  link0_zero_r_d_comb;
     reg  [50:0] link1_r_d_comb;
@@ -38104,15 +40098,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
-    reg  [15:0] steps_r_d_comb;
     reg  [7:0] tag_r_d_comb;
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
-        limit_r_d_comb = limit_r_q;
-        steps_r_d_comb = steps_r_q;
+        left_r_d_comb = left_r_q;
+        last_r_d_comb = last_r_q;
         node_r_d_comb = node_r_q;
         cancelled_r_d_comb = cancelled_r_q;
         result_r_d_comb = result_r_q;
@@ -38138,7 +40131,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
             link = link1_r_q;
             link_zero = link1_zero_r_q;
         end
-        steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
@@ -38159,12 +40151,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         case (state_q)
             WalkerState_Idle:
                 begin
-                    steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
                         bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
+                        left_r_d_comb = limit;
+                        last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
                             a_r_d_comb = start_a & addr_mask;
@@ -38214,13 +40206,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
                 end
             WalkerState_Decide:
                 begin
-                    steps_r_d_comb = steps_inc;
+                    left_r_d_comb = left_r_q - one16;
+                    last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
-                        else if (steps_inc >= limit_r_q) begin
+                        else if (last_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
@@ -38249,7 +40242,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
-        limit_r_d = limit_r_d_comb;
+        last_r_d = last_r_d_comb;
+        left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
         link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
@@ -38260,7 +40254,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
-        steps_r_d = steps_r_d_comb;
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2
@@ -38349,6 +40342,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     // Constant declarations
     localparam  zero16 = 16'h0;
     localparam  one16 = 16'h1;
+    localparam  two16 = 16'h2;
     localparam  zero64 = 64'h0;
     localparam  one64 = 64'h1;
     localparam  addr_mask = 64'hffffffffffffff;
@@ -38376,10 +40370,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_q;
     reg  bst_r_d;
     reg  bst_r_q;
-    reg  [15:0] limit_r_d;
-    reg  [15:0] limit_r_q;
-    reg  [15:0] steps_r_d;
-    reg  [15:0] steps_r_q;
+    reg  [15:0] left_r_d;
+    reg  [15:0] left_r_q;
+    reg  last_r_d;
+    reg  last_r_q;
     reg  [50:0] node_r_d;
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
@@ -38415,7 +40409,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  found;
     reg  [50:0] link;
     reg  link_zero;
-    reg  [15:0] steps_inc;
     reg  is_bst;
     reg  [63:0] root_m;
     
@@ -38437,8 +40430,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         range_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
-        limit_r_q = 16'h0;
-        steps_r_q = 16'h0;
+        left_r_q = 16'h0;
+        last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
         result_r_q = 2'h0;
@@ -38457,8 +40450,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         range_r_q <= range_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
-        limit_r_q <= limit_r_d;
-        steps_r_q <= steps_r_d;
+        left_r_q <= left_r_d;
+        last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
         result_r_q <= result_r_d;
@@ -38482,7 +40475,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
-    reg  [15:0] limit_r_d_comb;
+    reg  last_r_d_comb;
+    reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
     reg  link0_zero_r_d_comb;
     reg  [50:0] link1_r_d_comb;
@@ -38493,15 +40487,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
-    reg  [15:0] steps_r_d_comb;
     reg  [7:0] tag_r_d_comb;
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
-        limit_r_d_comb = limit_r_q;
-        steps_r_d_comb = steps_r_q;
+        left_r_d_comb = left_r_q;
+        last_r_d_comb = last_r_q;
         node_r_d_comb = node_r_q;
         cancelled_r_d_comb = cancelled_r_q;
         result_r_d_comb = result_r_q;
@@ -38527,7 +40520,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
             link = link1_r_q;
             link_zero = link1_zero_r_q;
         end
-        steps_inc = steps_r_q + one16;
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
@@ -38548,12 +40540,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         case (state_q)
             WalkerState_Idle:
                 begin
-                    steps_r_d_comb = zero16;
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
                         bst_r_d_comb = is_bst;
-                        limit_r_d_comb = limit;
+                        left_r_d_comb = limit;
+                        last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
                             a_r_d_comb = start_a & addr_mask;
@@ -38603,13 +40595,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
                 end
             WalkerState_Decide:
                 begin
-                    steps_r_d_comb = steps_inc;
+                    left_r_d_comb = left_r_q - one16;
+                    last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
                     if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
-                        else if (steps_inc >= limit_r_q) begin
+                        else if (last_r_q) begin
                             result_r_d_comb = res_limit;
                         end
                         else begin
@@ -38638,7 +40631,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
-        limit_r_d = limit_r_d_comb;
+        last_r_d = last_r_d_comb;
+        left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
         link0_zero_r_d = link0_zero_r_d_comb;
         link1_r_d = link1_r_d_comb;
@@ -38649,7 +40643,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
-        steps_r_d = steps_r_d_comb;
         tag_r_d = tag_r_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_3

@@ -234,6 +234,9 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     wire  [55:0] mlb_ls_size;
     wire  [7:0] mlb_ls_tag;
     wire  mlb_ls_multi;
+    wire  [55:0] mlb_nx_base;
+    wire  [55:0] mlb_nx_size;
+    wire  [7:0] mlb_nx_tag;
     wire  [2:0] mlb__victim;
     wire  mlb__fill_ok;
     wire  mlb_fill_present;
@@ -270,6 +273,9 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     wire  memcheck_g_done;
     wire  [2:0] memcheck_g_fault;
     wire  [55:0] memcheck_g_addr;
+    wire  [2:0] memcheck_g_pre;
+    wire  memcheck_g_bchk;
+    wire  memcheck_g_ok;
     reg  [31:0] memcheck_s_addr;
     reg  [4:0] memcheck_s_width;
     reg  [31:0] memcheck_s_base;
@@ -401,6 +407,9 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         .ls_size(mlb_ls_size),
         .ls_tag(mlb_ls_tag),
         .ls_multi(mlb_ls_multi),
+        .nx_base(mlb_nx_base),
+        .nx_size(mlb_nx_size),
+        .nx_tag(mlb_nx_tag),
         .victim(mlb__victim),
         .fill_ok(mlb__fill_ok),
         .fill_present(mlb_fill_present),
@@ -442,6 +451,9 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         .g_done(memcheck_g_done),
         .g_fault(memcheck_g_fault),
         .g_addr(memcheck_g_addr),
+        .g_pre(memcheck_g_pre),
+        .g_bchk(memcheck_g_bchk),
+        .g_ok(memcheck_g_ok),
         .s_addr(memcheck_s_addr),
         .s_width(memcheck_s_width),
         .s_base(memcheck_s_base),
@@ -453,7 +465,8 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) rs_widen_loc64 = {8'h00, rs_widen_loc51, 5'h00}; // rs_widen
     // Sub-block outputs this block does not use
-    wire unused_mlb = &{1'b0, mlb_fill_present, 1'b0};
+    wire unused_mlb = &{1'b0, mlb_nx_base, mlb_nx_size, mlb_nx_tag, mlb_fill_present, 1'b0};
+    wire unused_memcheck = &{1'b0, memcheck_g_pre, memcheck_g_bchk, memcheck_g_ok, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1083,7 +1096,7 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
 endmodule // mlu8_list
 
 // mlu8_list_memcheck: hw::memcheck::Memcheck
-module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -1097,6 +1110,9 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     output reg  g_done;
     output reg  [2:0] g_fault;
     output reg  [55:0] g_addr;
+    output reg  [2:0] g_pre;
+    output reg  g_bchk;
+    output reg  g_ok;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -1260,9 +1276,11 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  g_bchk_comb;
     reg  g_done_comb;
     reg  [2:0] g_fault_comb;
     reg  g_need_meta_comb;
+    reg  [2:0] g_pre_comb;
     reg  [2:0] s_fault_comb;
     always @(*) begin
         g_a = g_ptr[(32'h0)+:(56)];
@@ -1468,26 +1486,32 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         g_addr = g_a;
         g_need_meta_comb = 1'b0;
         g_done_comb = 1'b1;
-        g_fault_comb = f_none;
+        g_pre_comb = f_none;
+        g_bchk_comb = 1'b0;
         if (g_tag != tag_zero) begin
             if ((g_loc == loc_zero) || (g_loc == loc_no_meta)) begin
-                g_fault_comb = f_nometa;
+                g_pre_comb = f_nometa;
             end
             else begin
                 g_need_meta_comb = 1'b1;
                 g_done_comb = g_meta_valid;
                 if (g_meta_valid) begin
                     if (g_meta_tag == tag_freed) begin
-                        g_fault_comb = f_uaf;
+                        g_pre_comb = f_uaf;
                     end
                     else if (g_meta_tag != g_tag) begin
-                        g_fault_comb = f_tag;
+                        g_pre_comb = f_tag;
                     end
-                    else if (~g_bounds_ok) begin
-                        g_fault_comb = f_oob;
+                    else begin
+                        g_bchk_comb = 1'b1;
                     end
                 end
             end
+        end
+        g_ok = g_bounds_ok;
+        g_fault_comb = g_pre_comb;
+        if (g_bchk_comb & ~g_ok) begin
+            g_fault_comb = f_oob;
         end
         s_bounds_a = s_addr;
         s_bounds_base = s_base;
@@ -1498,9 +1522,11 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         if (~s_ok) begin
             s_fault_comb = f_shared;
         end
+        g_bchk = g_bchk_comb;
         g_done = g_done_comb;
         g_fault = g_fault_comb;
         g_need_meta = g_need_meta_comb;
+        g_pre = g_pre_comb;
         s_fault = s_fault_comb;
     end
 endmodule // mlu8_list_memcheck
@@ -1592,7 +1618,7 @@ module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu8_list_memcheck_s_bounds
 
 // mlu8_list_mlb: hw::mlb::Mlb
-module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,victim,fill_ok,fill_present,repl_state);
+module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -1622,6 +1648,9 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     output reg  [55:0] ls_size;
     output reg  [7:0] ls_tag;
     output reg  ls_multi;
+    output reg  [55:0] nx_base;
+    output reg  [55:0] nx_size;
+    output reg  [7:0] nx_tag;
     output reg  [2:0] victim;
     output reg  fill_ok;
     output reg  fill_present;
@@ -1635,6 +1664,14 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 8'h0;
+    localparam  bit_n_0 = 8'h1;
+    localparam  bit_n_1 = 8'h2;
+    localparam  bit_n_2 = 8'h4;
+    localparam  bit_n_3 = 8'h8;
+    localparam  bit_n_4 = 8'h10;
+    localparam  bit_n_5 = 8'h20;
+    localparam  bit_n_6 = 8'h40;
+    localparam  bit_n_7 = 8'h80;
     localparam  path_mask_0 = 8'hb;
     localparam  path_mask_1 = 8'hb;
     localparam  path_mask_2 = 8'h13;
@@ -1791,12 +1828,9 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     wire  free_pe_onehot_7;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [2:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [2:0] plru_0_touch_b_way;
-    reg  plru_0_touch_c_valid;
-    reg  [2:0] plru_0_touch_c_way;
+    reg  [7:0] plru_0_touch_a;
+    reg  [7:0] plru_0_touch_b;
+    reg  [7:0] plru_0_touch_c;
     wire  [2:0] plru_0_victim;
     wire  [7:0] plru_0_state;
     reg  rs_hit_r_d;
@@ -1980,6 +2014,33 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_or_tag_12;
     reg  [7:0] ls_or_tag_13;
     reg  [7:0] ls_or_tag_14;
+    reg  [7:0] touch_rs_0;
+    reg  [7:0] touch_rs_1;
+    reg  [7:0] touch_rs_2;
+    reg  [7:0] touch_rs_3;
+    reg  [7:0] touch_rs_4;
+    reg  [7:0] touch_rs_5;
+    reg  [7:0] touch_rs_6;
+    reg  [7:0] touch_rs_7;
+    reg  [7:0] touch_rs_8;
+    reg  [7:0] touch_ls_0;
+    reg  [7:0] touch_ls_1;
+    reg  [7:0] touch_ls_2;
+    reg  [7:0] touch_ls_3;
+    reg  [7:0] touch_ls_4;
+    reg  [7:0] touch_ls_5;
+    reg  [7:0] touch_ls_6;
+    reg  [7:0] touch_ls_7;
+    reg  [7:0] touch_ls_8;
+    reg  [7:0] touch_fill_0;
+    reg  [7:0] touch_fill_1;
+    reg  [7:0] touch_fill_2;
+    reg  [7:0] touch_fill_3;
+    reg  [7:0] touch_fill_4;
+    reg  [7:0] touch_fill_5;
+    reg  [7:0] touch_fill_6;
+    reg  [7:0] touch_fill_7;
+    reg  [7:0] touch_fill_8;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -2094,12 +2155,9 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     mlu8_list_mlb_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
-        .touch_c_valid(plru_0_touch_c_valid),
-        .touch_c_way(plru_0_touch_c_way),
+        .touch_a(plru_0_touch_a),
+        .touch_b(plru_0_touch_b),
+        .touch_c(plru_0_touch_c),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -2468,13 +2526,109 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        touch_rs_0 = zero_n;
+        touch_ls_0 = zero_n;
+        touch_fill_0 = zero_n;
+        touch_rs_1 = touch_rs_0;
+        touch_ls_1 = touch_ls_0;
+        touch_fill_1 = touch_fill_0;
+        if (rs_pe_onehot_0) begin
+            touch_rs_1 = touch_rs_0 | bit_n_0;
+        end
+        if (ls_pe_onehot_0) begin
+            touch_ls_1 = touch_ls_0 | bit_n_0;
+        end
+        if (fill_ok_l && victim_oh_0) begin
+            touch_fill_1 = touch_fill_0 | bit_n_0;
+        end
+        touch_rs_2 = touch_rs_1;
+        touch_ls_2 = touch_ls_1;
+        touch_fill_2 = touch_fill_1;
+        if (rs_pe_onehot_1) begin
+            touch_rs_2 = touch_rs_1 | bit_n_1;
+        end
+        if (ls_pe_onehot_1) begin
+            touch_ls_2 = touch_ls_1 | bit_n_1;
+        end
+        if (fill_ok_l && victim_oh_1) begin
+            touch_fill_2 = touch_fill_1 | bit_n_1;
+        end
+        touch_rs_3 = touch_rs_2;
+        touch_ls_3 = touch_ls_2;
+        touch_fill_3 = touch_fill_2;
+        if (rs_pe_onehot_2) begin
+            touch_rs_3 = touch_rs_2 | bit_n_2;
+        end
+        if (ls_pe_onehot_2) begin
+            touch_ls_3 = touch_ls_2 | bit_n_2;
+        end
+        if (fill_ok_l && victim_oh_2) begin
+            touch_fill_3 = touch_fill_2 | bit_n_2;
+        end
+        touch_rs_4 = touch_rs_3;
+        touch_ls_4 = touch_ls_3;
+        touch_fill_4 = touch_fill_3;
+        if (rs_pe_onehot_3) begin
+            touch_rs_4 = touch_rs_3 | bit_n_3;
+        end
+        if (ls_pe_onehot_3) begin
+            touch_ls_4 = touch_ls_3 | bit_n_3;
+        end
+        if (fill_ok_l && victim_oh_3) begin
+            touch_fill_4 = touch_fill_3 | bit_n_3;
+        end
+        touch_rs_5 = touch_rs_4;
+        touch_ls_5 = touch_ls_4;
+        touch_fill_5 = touch_fill_4;
+        if (rs_pe_onehot_4) begin
+            touch_rs_5 = touch_rs_4 | bit_n_4;
+        end
+        if (ls_pe_onehot_4) begin
+            touch_ls_5 = touch_ls_4 | bit_n_4;
+        end
+        if (fill_ok_l && victim_oh_4) begin
+            touch_fill_5 = touch_fill_4 | bit_n_4;
+        end
+        touch_rs_6 = touch_rs_5;
+        touch_ls_6 = touch_ls_5;
+        touch_fill_6 = touch_fill_5;
+        if (rs_pe_onehot_5) begin
+            touch_rs_6 = touch_rs_5 | bit_n_5;
+        end
+        if (ls_pe_onehot_5) begin
+            touch_ls_6 = touch_ls_5 | bit_n_5;
+        end
+        if (fill_ok_l && victim_oh_5) begin
+            touch_fill_6 = touch_fill_5 | bit_n_5;
+        end
+        touch_rs_7 = touch_rs_6;
+        touch_ls_7 = touch_ls_6;
+        touch_fill_7 = touch_fill_6;
+        if (rs_pe_onehot_6) begin
+            touch_rs_7 = touch_rs_6 | bit_n_6;
+        end
+        if (ls_pe_onehot_6) begin
+            touch_ls_7 = touch_ls_6 | bit_n_6;
+        end
+        if (fill_ok_l && victim_oh_6) begin
+            touch_fill_7 = touch_fill_6 | bit_n_6;
+        end
+        touch_rs_8 = touch_rs_7;
+        touch_ls_8 = touch_ls_7;
+        touch_fill_8 = touch_fill_7;
+        if (rs_pe_onehot_7) begin
+            touch_rs_8 = touch_rs_7 | bit_n_7;
+        end
+        if (ls_pe_onehot_7) begin
+            touch_ls_8 = touch_ls_7 | bit_n_7;
+        end
+        if (fill_ok_l && victim_oh_7) begin
+            touch_fill_8 = touch_fill_7 | bit_n_7;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
-        plru_0_touch_c_valid = fill_ok_l;
-        plru_0_touch_c_way = victim_l;
+        plru_0_touch_a = touch_rs_8;
+        plru_0_touch_b = touch_ls_8;
+        plru_0_touch_c = touch_fill_8;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -2837,6 +2991,9 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             ls_size_r_d_comb = ls_or_size_0;
             ls_tag_r_d_comb = ls_or_tag_0;
         end
+        nx_base = rs_or_base_0 | ls_or_base_0;
+        nx_size = rs_or_size_0 | ls_or_size_0;
+        nx_tag = rs_or_tag_0 | ls_or_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -3344,17 +3501,14 @@ module mlu8_list_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,i
 endmodule // mlu8_list_mlb_ls_pe
 
 // mlu8_list_mlb_plru_0: hw::plru::TreePlru
-module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlu8_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [2:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [2:0] touch_b_way;
-    input wire  touch_c_valid;
-    input wire  [2:0] touch_c_way;
+    input wire  [7:0] touch_a;
+    input wire  [7:0] touch_b;
+    input wire  [7:0] touch_c;
     output reg  [2:0] victim;
     output reg  [7:0] state;
     
@@ -3391,6 +3545,14 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     localparam  path_away_5 = 8'h4;
     localparam  path_away_6 = 8'h40;
     localparam  path_away_7 = 8'h0;
+    localparam  way_oh_0 = 8'h1;
+    localparam  way_oh_1 = 8'h2;
+    localparam  way_oh_2 = 8'h4;
+    localparam  way_oh_3 = 8'h8;
+    localparam  way_oh_4 = 8'h10;
+    localparam  way_oh_5 = 8'h20;
+    localparam  way_oh_6 = 8'h40;
+    localparam  way_oh_7 = 8'h80;
     localparam  zero = 8'h0;
     
     // Stub signals
@@ -3432,99 +3594,99 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (touch_a_valid && (touch_a_way == way_0)) begin
+        if ((touch_a & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (touch_b_valid && (touch_b_way == way_0)) begin
+        if ((touch_b & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if (touch_c_valid && (touch_c_way == way_0)) begin
+        if ((touch_c & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (touch_a_valid && (touch_a_way == way_1)) begin
+        if ((touch_a & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (touch_b_valid && (touch_b_way == way_1)) begin
+        if ((touch_b & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if (touch_c_valid && (touch_c_way == way_1)) begin
+        if ((touch_c & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (touch_a_valid && (touch_a_way == way_2)) begin
+        if ((touch_a & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (touch_b_valid && (touch_b_way == way_2)) begin
+        if ((touch_b & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if (touch_c_valid && (touch_c_way == way_2)) begin
+        if ((touch_c & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (touch_a_valid && (touch_a_way == way_3)) begin
+        if ((touch_a & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (touch_b_valid && (touch_b_way == way_3)) begin
+        if ((touch_b & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if (touch_c_valid && (touch_c_way == way_3)) begin
+        if ((touch_c & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (touch_a_valid && (touch_a_way == way_4)) begin
+        if ((touch_a & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (touch_b_valid && (touch_b_way == way_4)) begin
+        if ((touch_b & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if (touch_c_valid && (touch_c_way == way_4)) begin
+        if ((touch_c & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (touch_a_valid && (touch_a_way == way_5)) begin
+        if ((touch_a & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (touch_b_valid && (touch_b_way == way_5)) begin
+        if ((touch_b & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if (touch_c_valid && (touch_c_way == way_5)) begin
+        if ((touch_c & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (touch_a_valid && (touch_a_way == way_6)) begin
+        if ((touch_a & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (touch_b_valid && (touch_b_way == way_6)) begin
+        if ((touch_b & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if (touch_c_valid && (touch_c_way == way_6)) begin
+        if ((touch_c & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (touch_a_valid && (touch_a_way == way_7)) begin
+        if ((touch_a & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (touch_b_valid && (touch_b_way == way_7)) begin
+        if ((touch_b & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if (touch_c_valid && (touch_c_way == way_7)) begin
+        if ((touch_c & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end

@@ -7,11 +7,17 @@
 //! exactly as the scalar MLU does; a priority encoder picks the lowest
 //! faulting lane (OR-tree, log2 L deep).
 //!
-//! `stages` (1 or 2, [`LaneChecks::new`]): at 2 the lanes' faults and masks
-//! are registered and the lowest faulting lane is picked in the next cycle,
-//! so the outputs answer the inputs of the cycle before (one lane compare
-//! and one reduction per cycle instead of both). At 1 it is combinational
-//! and `clock` is unused.
+//! `stages` (1 or 2, [`LaneChecks::new`]): at 2 each lane's fault is
+//! registered and the lowest faulting lane is picked in the next cycle, so
+//! the outputs answer the inputs of the cycle before (one lane compare and
+//! one reduction per cycle instead of both). At 1 it is combinational and
+//! `clock` is unused. A lane's fault is registered in two parts
+//! ([`Memcheck`]'s `g_pre`/`g_bchk`/`g_ok`): the fault were the access in
+//! bounds (3 bits), and `bfail`, the bounds test decides and fails (1 bit);
+//! the fault is `pre | code(bfail)` after the register, with code 1
+//! (OUT_OF_BOUNDS) or 5 (SHARED_OOB). The bounds compare, the last to
+//! settle, then ends in one gate at the register rather than in the fault
+//! order's multiplexers.
 //!
 //! # Ports (combinational unless `stages` is 2)
 //! - `clock`: the stage register's clock (stages 2).
@@ -20,10 +26,14 @@
 //! - `mask[i]`: lane i is active; `ptr[i]` (64): its pointer (MEMCHECK.S:
 //!   bits 31..0 are the shared-window address).
 //! - `width` (5): access bytes; `loc` (64): MEMCHECK.G's location operand.
-//! - `meta_valid` with `meta_base`, `meta_size` (56), `meta_tag` (8): the
-//!   metadata, when the lookup found it; else `meta_fault` (3): the lookup's
-//!   fault (NO_META, TRAVERSAL_LIMIT or MEM_ERROR), given to every tagged
-//!   lane that needs metadata.
+//! - `meta_valid` with `meta_base[i]`, `meta_size[i]` (56), `meta_tag[i]`
+//!   (8): the metadata, when the lookup found it; else `meta_fault` (3): the
+//!   lookup's fault (NO_META, TRAVERSAL_LIMIT or MEM_ERROR), given to every
+//!   tagged lane that needs metadata. The metadata is one allocation's, but
+//!   each lane has its own port, so the user can drive groups of lanes from
+//!   copies of its metadata register: one register bit driving 32 lanes'
+//!   compares (some 100 gate inputs) was the MLU unit's longest path,
+//!   through a buffer tree three deep. Only active lanes read theirs.
 //! - `sbase`, `ssize` (32): MEMCHECK.S's compile-time window.
 //! - `pass[i]`: lane i is active and passed. `any_fault`, `fault` (3),
 //!   `lane` (LW): the lowest faulting active lane and its fault (NONE and 0
@@ -43,9 +53,9 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub width: Signal<In, Bits<5>>,
     pub loc: Signal<In, Bits<64>>,
     pub meta_valid: Signal<In, Bit>,
-    pub meta_base: Signal<In, Bits<56>>,
-    pub meta_size: Signal<In, Bits<56>>,
-    pub meta_tag: Signal<In, Bits<8>>,
+    pub meta_base: [Signal<In, Bits<56>>; L],
+    pub meta_size: [Signal<In, Bits<56>>; L],
+    pub meta_tag: [Signal<In, Bits<8>>; L],
     pub meta_fault: Signal<In, Bits<3>>,
     pub sbase: Signal<In, Bits<32>>,
     pub ssize: Signal<In, Bits<32>>,
@@ -55,18 +65,28 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub lane: Signal<Out, Bits<LW>>,
     lanes: Vec<Memcheck>,
     first: PrioEnc<L, LW>,
-    // Each lane's fault this cycle, and the fault and mask the reduction
-    // sees (these, or the stage registers' at stages 2).
-    lane_fault_now: [Signal<Local, Bits<3>>; L],
-    lane_fault: [Signal<Local, Bits<3>>; L],
+    // Each lane's fault this cycle in two parts (module doc), and the parts
+    // and mask the reduction sees (these, or the stage registers' at stages
+    // 2), and the lane's fault from them.
+    lane_pre_now: [Signal<Local, Bits<3>>; L],
+    lane_bfail_now: [Signal<Local, Bit>; L],
+    lane_pre: [Signal<Local, Bits<3>>; L],
+    lane_bfail: [Signal<Local, Bit>; L],
     lane_mask: [Signal<Local, Bit>; L],
-    st_fault: Vec<DFF<Bits<3>>>,
+    lane_fault: [Signal<Local, Bits<3>>; L],
+    shared_x: Signal<Local, Bit>,
+    bcode: Signal<Local, Bits<3>>,
+    st_pre: Vec<DFF<Bits<3>>>,
+    st_bfail: Vec<DFF<Bit>>,
     st_mask: Vec<DFF<Bit>>,
+    st_shared: Vec<DFF<Bit>>,
     // Result multiplexer OR tree over the one-hot lowest lane (heap order,
     // 2L-1 nodes, leaves L-1..).
     or_fault: Vec<Signal<Local, Bits<3>>>,
     any_loc: Constant<Bits<64>>,
     f_none: Constant<Bits<3>>,
+    f_oob: Constant<Bits<3>>,
+    f_shared: Constant<Bits<3>>,
 }
 
 impl<const L: usize, const LW: usize> Default for LaneChecks<L, LW> {
@@ -89,9 +109,9 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             width: Default::default(),
             loc: Default::default(),
             meta_valid: Default::default(),
-            meta_base: Default::default(),
-            meta_size: Default::default(),
-            meta_tag: Default::default(),
+            meta_base: array_init(Default::default),
+            meta_size: array_init(Default::default),
+            meta_tag: array_init(Default::default),
             meta_fault: Default::default(),
             sbase: Default::default(),
             ssize: Default::default(),
@@ -101,16 +121,25 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             lane: Default::default(),
             lanes: (0..L).map(|_| Memcheck::default()).collect(),
             first: Default::default(),
-            lane_fault_now: array_init(Default::default),
-            lane_fault: array_init(Default::default),
+            lane_pre_now: array_init(Default::default),
+            lane_bfail_now: array_init(Default::default),
+            lane_pre: array_init(Default::default),
+            lane_bfail: array_init(Default::default),
             lane_mask: array_init(Default::default),
-            st_fault: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            lane_fault: array_init(Default::default),
+            shared_x: Default::default(),
+            bcode: Default::default(),
+            st_pre: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_bfail: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
             or_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             // HWONLY has no location operand: any location other than 0 and
             // NO_META makes a tagged lane need the metadata.
             any_loc: Constant::new(32_u64.into()),
             f_none: Constant::new((FaultCode::None.bits() as u64).into()),
+            f_oob: Constant::new((FaultCode::OutOfBounds.bits() as u64).into()),
+            f_shared: Constant::new((FaultCode::SharedOob.bits() as u64).into()),
         }
     }
 }
@@ -126,36 +155,57 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
                 self.lanes[i].g_loc.next = self.any_loc.val();
             }
             self.lanes[i].g_meta_valid.next = self.meta_valid.val();
-            self.lanes[i].g_meta_base.next = self.meta_base.val();
-            self.lanes[i].g_meta_size.next = self.meta_size.val();
-            self.lanes[i].g_meta_tag.next = self.meta_tag.val();
+            self.lanes[i].g_meta_base.next = self.meta_base[i].val();
+            self.lanes[i].g_meta_size.next = self.meta_size[i].val();
+            self.lanes[i].g_meta_tag.next = self.meta_tag[i].val();
             self.lanes[i].s_addr.next = self.ptr[i].val().get_bits::<32>(0);
             self.lanes[i].s_width.next = self.width.val();
             self.lanes[i].s_base.next = self.sbase.val();
             self.lanes[i].s_size.next = self.ssize.val();
-            self.lane_fault_now[i].next = self.f_none.val();
+            self.lane_pre_now[i].next = self.f_none.val();
+            self.lane_bfail_now[i].next = false;
             if self.mask[i].val() {
                 if self.shared.val() {
-                    self.lane_fault_now[i].next = self.lanes[i].s_fault.val();
+                    self.lane_bfail_now[i].next = !self.lanes[i].s_ok.val();
                 } else if self.lanes[i].g_need_meta.val() & !self.meta_valid.val() {
-                    self.lane_fault_now[i].next = self.meta_fault.val();
+                    self.lane_pre_now[i].next = self.meta_fault.val();
                 } else {
-                    self.lane_fault_now[i].next = self.lanes[i].g_fault.val();
+                    self.lane_pre_now[i].next = self.lanes[i].g_pre.val();
+                    self.lane_bfail_now[i].next = self.lanes[i].g_bchk.val() & !self.lanes[i].g_ok.val();
                 }
             }
-            self.lane_fault[i].next = self.lane_fault_now[i].val();
+            self.lane_pre[i].next = self.lane_pre_now[i].val();
+            self.lane_bfail[i].next = self.lane_bfail_now[i].val();
             self.lane_mask[i].next = self.mask[i].val();
         }
+        self.shared_x.next = self.shared.val();
         // The stage register (stages 2 only; empty otherwise).
-        for i in 0..self.st_fault.len() {
-            self.st_fault[i].clock.next = self.clock.val();
+        for i in 0..self.st_pre.len() {
+            self.st_pre[i].clock.next = self.clock.val();
+            self.st_bfail[i].clock.next = self.clock.val();
             self.st_mask[i].clock.next = self.clock.val();
-            self.st_fault[i].d.next = self.lane_fault_now[i].val();
+            self.st_pre[i].d.next = self.lane_pre_now[i].val();
+            self.st_bfail[i].d.next = self.lane_bfail_now[i].val();
             self.st_mask[i].d.next = self.mask[i].val();
-            self.lane_fault[i].next = self.st_fault[i].q.val();
+            self.lane_pre[i].next = self.st_pre[i].q.val();
+            self.lane_bfail[i].next = self.st_bfail[i].q.val();
             self.lane_mask[i].next = self.st_mask[i].q.val();
         }
+        for j in 0..self.st_shared.len() {
+            self.st_shared[j].clock.next = self.clock.val();
+            self.st_shared[j].d.next = self.shared.val();
+            self.shared_x.next = self.st_shared[j].q.val();
+        }
+        // A failed bounds test's code, ORed into a `pre` of NONE.
+        self.bcode.next = self.f_oob.val();
+        if self.shared_x.val() {
+            self.bcode.next = self.f_shared.val();
+        }
         for i in 0..L {
+            self.lane_fault[i].next = self.lane_pre[i].val();
+            if self.lane_bfail[i].val() {
+                self.lane_fault[i].next = self.lane_pre[i].val() | self.bcode.val();
+            }
             self.pass[i].next = self.lane_mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
             self.first.req[i].next = self.lane_fault[i].val() != self.f_none.val();
         }

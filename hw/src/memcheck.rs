@@ -22,6 +22,13 @@
 //!   order: tag 0 passes; location 0/NO_META: NO_META; metadata tag FREED:
 //!   USE_AFTER_FREE; tag mismatch: TAG_MISMATCH; bounds: OUT_OF_BOUNDS. It is
 //!   NONE while `g_done` is 0.
+//! - `g_fault` split for a pipeline that registers the bounds test's late
+//!   result apart from the rest (the MLU unit's lane checks): `g_pre` (3),
+//!   the fault with the bounds test passed (NONE, NO_META, USE_AFTER_FREE or
+//!   TAG_MISMATCH); `g_bchk`, the bounds test decides (metadata valid, tag
+//!   neither FREED nor mismatched: `g_pre` is NONE); `g_ok`, the access is
+//!   in bounds. `g_fault` = `g_pre`, or OUT_OF_BOUNDS when `g_bchk` and
+//!   not `g_ok`: as OUT_OF_BOUNDS is 1 and NONE 0, `g_pre | (g_bchk & !g_ok)`.
 //! - `g_addr` (56): untag(p), the address passed on when there is no fault.
 //!
 //! MEMCHECK.S (shared memory): 32-bit addresses, as shared-memory windows are
@@ -45,6 +52,9 @@ pub struct Memcheck {
     pub g_done: Signal<Out, Bit>,
     pub g_fault: Signal<Out, Bits<3>>,
     pub g_addr: Signal<Out, Bits<56>>,
+    pub g_pre: Signal<Out, Bits<3>>,
+    pub g_bchk: Signal<Out, Bit>,
+    pub g_ok: Signal<Out, Bit>,
     pub s_addr: Signal<In, Bits<32>>,
     pub s_width: Signal<In, Bits<5>>,
     pub s_base: Signal<In, Bits<32>>,
@@ -91,6 +101,9 @@ impl Default for Memcheck {
             g_done: Default::default(),
             g_fault: Default::default(),
             g_addr: Default::default(),
+            g_pre: Default::default(),
+            g_bchk: Default::default(),
+            g_ok: Default::default(),
             s_addr: Default::default(),
             s_width: Default::default(),
             s_base: Default::default(),
@@ -145,23 +158,29 @@ impl Logic for Memcheck {
         self.g_addr.next = self.g_a.val();
         self.g_need_meta.next = false;
         self.g_done.next = true;
-        self.g_fault.next = self.f_none.val();
+        self.g_pre.next = self.f_none.val();
+        self.g_bchk.next = false;
         if self.g_tag.val() != self.tag_zero.val() {
             if (self.g_loc.val() == self.loc_zero.val()) || (self.g_loc.val() == self.loc_no_meta.val()) {
-                self.g_fault.next = self.f_nometa.val();
+                self.g_pre.next = self.f_nometa.val();
             } else {
                 self.g_need_meta.next = true;
                 self.g_done.next = self.g_meta_valid.val();
                 if self.g_meta_valid.val() {
                     if self.g_meta_tag.val() == self.tag_freed.val() {
-                        self.g_fault.next = self.f_uaf.val();
+                        self.g_pre.next = self.f_uaf.val();
                     } else if self.g_meta_tag.val() != self.g_tag.val() {
-                        self.g_fault.next = self.f_tag.val();
-                    } else if !self.g_bounds.ok.val() {
-                        self.g_fault.next = self.f_oob.val();
+                        self.g_pre.next = self.f_tag.val();
+                    } else {
+                        self.g_bchk.next = true;
                     }
                 }
             }
+        }
+        self.g_ok.next = self.g_bounds.ok.val();
+        self.g_fault.next = self.g_pre.val();
+        if self.g_bchk.val() & !self.g_ok.val() {
+            self.g_fault.next = self.f_oob.val();
         }
         // MEMCHECK.S
         self.s_bounds.a.next = self.s_addr.val();

@@ -33,6 +33,10 @@
 //!   synthesis builds for it was the unit's critical path). `*_multi` (registered like `*_hit`) is the one-hot
 //!   assertion: more than one entry matched; it must stay 0 (a testbench
 //!   checks it every cycle). If it were violated the lowest index wins.
+//! - `nx_base`, `nx_size` (56), `nx_tag` (8) (comb.): `rs_* | ls_*` as they
+//!   will be after this cycle's edge (the data registers' inputs, ORed). A
+//!   user that keeps copies of the search result (the MLU unit, one per
+//!   group of lanes) loads them from these.
 //! - Fill: `fill_valid`, `fill_loc` (51), `fill_base`, `fill_size` (56),
 //!   `fill_tag` (8). Writes the victim: the lowest invalid entry, else the
 //!   policy's (tree PLRU or round-robin). A fill of a location a valid entry
@@ -118,6 +122,9 @@ pub struct Mlb<const N: usize, const IW: usize> {
     pub ls_size: Signal<Out, Bits<56>>,
     pub ls_tag: Signal<Out, Bits<8>>,
     pub ls_multi: Signal<Out, Bit>,
+    pub nx_base: Signal<Out, Bits<56>>,
+    pub nx_size: Signal<Out, Bits<56>>,
+    pub nx_tag: Signal<Out, Bits<8>>,
     pub victim: Signal<Out, Bits<IW>>,
     pub fill_ok: Signal<Out, Bit>,
     pub fill_present: Signal<Out, Bit>,
@@ -199,6 +206,11 @@ pub struct Mlb<const N: usize, const IW: usize> {
     zero_56: Constant<Bits<56>>,
     zero_8: Constant<Bits<8>>,
     zero_n: Constant<Bits<N>>,
+    // `bit_n[i]` = 1 << i; the PLRU touch words, built bit by bit.
+    bit_n: Vec<Constant<Bits<N>>>,
+    touch_rs: Vec<Signal<Local, Bits<N>>>,
+    touch_ls: Vec<Signal<Local, Bits<N>>>,
+    touch_fill: Vec<Signal<Local, Bits<N>>>,
     // Combinational per-entry and global terms.
     inv_match: [Signal<Local, Bit>; N],
     // A valid entry already holds the fill's location.
@@ -272,6 +284,9 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_size: Default::default(),
             ls_tag: Default::default(),
             ls_multi: Default::default(),
+            nx_base: Default::default(),
+            nx_size: Default::default(),
+            nx_tag: Default::default(),
             victim: Default::default(),
             fill_ok: Default::default(),
             fill_present: Default::default(),
@@ -338,6 +353,10 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             zero_56: Constant::new(Bits::default()),
             zero_8: Constant::new(Bits::default()),
             zero_n: Constant::new(Bits::default()),
+            bit_n: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(1 << i))).collect(),
+            touch_rs: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
+            touch_ls: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
+            touch_fill: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
             inv_match: array_init(Default::default),
             fill_match: array_init(Default::default),
             fill_held: Default::default(),
@@ -472,14 +491,34 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.fill_ok.next = self.fill_ok_l.val();
         // Replacement updates: range hit, location hit, fill (a clear wins).
         for k in 0..self.plru.len() {
+            // The PLRU's touches as one-hot words (range hit, location hit,
+            // fill), packed one bit per step (rust-hdl cannot set a word's
+            // bits in a loop; synthesis reduces the chains to wires). Not an
+            // index: see crate::plru.
+            self.touch_rs[0].next = self.zero_n.val();
+            self.touch_ls[0].next = self.zero_n.val();
+            self.touch_fill[0].next = self.zero_n.val();
+            for i in 0..N {
+                self.touch_rs[i + 1].next = self.touch_rs[i].val();
+                self.touch_ls[i + 1].next = self.touch_ls[i].val();
+                self.touch_fill[i + 1].next = self.touch_fill[i].val();
+                if self.rs_pe.onehot[i].val() {
+                    self.touch_rs[i + 1].next = self.touch_rs[i].val() | self.bit_n[i].val();
+                }
+                if self.ls_pe.onehot[i].val() {
+                    self.touch_ls[i + 1].next = self.touch_ls[i].val() | self.bit_n[i].val();
+                }
+                if self.fill_ok_l.val() && self.victim_oh[i].val() {
+                    self.touch_fill[i + 1].next = self.touch_fill[i].val() | self.bit_n[i].val();
+                }
+            }
             self.plru[k].clock.next = self.clock.val();
             self.plru[k].clear.next = self.clear.val();
-            self.plru[k].touch_a_valid.next = self.rs_pe.any.val();
-            self.plru[k].touch_a_way.next = self.rs_pe.index.val();
-            self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
-            self.plru[k].touch_b_way.next = self.ls_pe.index.val();
-            self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
-            self.plru[k].touch_c_way.next = self.victim_l.val();
+            for last in N..(N + 1) {
+                self.plru[k].touch_a.next = self.touch_rs[last].val();
+                self.plru[k].touch_b.next = self.touch_ls[last].val();
+                self.plru[k].touch_c.next = self.touch_fill[last].val();
+            }
         }
         for k in 0..self.rr.len() {
             self.rr[k].clock.next = self.clock.val();
@@ -638,6 +677,15 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.ls_size_r.d.next = self.ls_or_size[0].val();
             self.ls_tag_r.d.next = self.ls_or_tag[0].val();
         }
+        // The trees' outputs are what the data registers take when they load;
+        // when they hold they hold 0 (the last load was the cycle after the
+        // last hit, or a miss), and the trees give 0 (no entry selected). So
+        // these are the registers' next values without their hold
+        // multiplexer, which stays private to them (an observed multiplexer
+        // output is not turned into an enable flop).
+        self.nx_base.next = self.rs_or_base[0].val() | self.ls_or_base[0].val();
+        self.nx_size.next = self.rs_or_size[0].val() | self.ls_or_size[0].val();
+        self.nx_tag.next = self.rs_or_tag[0].val() | self.ls_or_tag[0].val();
         self.rs_hit.next = self.rs_hit_r.q.val();
         self.rs_multi.next = self.rs_multi_r.q.val();
         self.rs_way.next = self.rs_way_r.q.val();

@@ -335,6 +335,16 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     c_base: Signal<Local, Bits<56>>,
     c_size: Signal<Local, Bits<56>>,
     c_tag: Signal<Local, Bits<8>>,
+    // Copies of stage C's metadata (c_base, c_size, c_tag) for the lane
+    // checks, one per group of up to 8 lanes (LaneChecks module doc: the
+    // fan-out of one register to 32 lanes was the longest path). They load
+    // from the MLB's next data and stage C-1's p_res as the request enters
+    // stage C, only when one of the group's lanes is active (a group with
+    // none reads nothing), so synthesis cannot merge them into one register.
+    m_base: Vec<DFF<Bits<56>>>,
+    m_size: Vec<DFF<Bits<56>>>,
+    m_tag: Vec<DFF<Bits<8>>>,
+    m_load: Vec<Signal<Local, Bit>>,
     merge_w: Vec<Signal<Local, Bit>>,
     merge_pre: Vec<Signal<Local, Bit>>,
     merge_any: Signal<Local, Bit>,
@@ -590,6 +600,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             c_base: Default::default(),
             c_size: Default::default(),
             c_tag: Default::default(),
+            m_base: regs(L.div_ceil(8)),
+            m_size: regs(L.div_ceil(8)),
+            m_tag: regs(L.div_ceil(8)),
+            m_load: sigs(L.div_ceil(8)),
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
             merge_any: Default::default(),
@@ -910,9 +924,33 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.checks.width.next = self.p_width[c].q.val();
                             self.checks.loc.next = self.p_loc[c].q.val();
                             self.checks.meta_valid.next = self.c_found.val();
-                            self.checks.meta_base.next = self.c_base.val();
-                            self.checks.meta_size.next = self.c_size.val();
-                            self.checks.meta_tag.next = self.c_tag.val();
+                            for g in 0..self.m_base.len() {
+                                self.m_base[g].clock.next = self.clock.val();
+                                self.m_size[g].clock.next = self.clock.val();
+                                self.m_tag[g].clock.next = self.clock.val();
+                                self.m_base[g].d.next = self.m_base[g].q.val();
+                                self.m_size[g].d.next = self.m_size[g].q.val();
+                                self.m_tag[g].d.next = self.m_tag[g].q.val();
+                                self.m_load[g].next = false;
+                            }
+                            // q: lanes per group.
+                            for q in (L / self.m_base.len())..(L / self.m_base.len() + 1) {
+                                for i in 0..L {
+                                    if self.p_valid[c - 1].q.val() & self.p_mask[(c - 1) * l + i].q.val() {
+                                        self.m_load[i / q].next = true;
+                                    }
+                                    self.checks.meta_base[i].next = self.m_base[i / q].q.val();
+                                    self.checks.meta_size[i].next = self.m_size[i / q].q.val();
+                                    self.checks.meta_tag[i].next = self.m_tag[i / q].q.val();
+                                }
+                            }
+                            for g in 0..self.m_base.len() {
+                                if self.m_load[g].val() {
+                                    self.m_base[g].d.next = self.mlb.nx_base.val() | self.p_res_base[c - 1].q.val();
+                                    self.m_size[g].d.next = self.mlb.nx_size.val() | self.p_res_size[c - 1].q.val();
+                                    self.m_tag[g].d.next = self.mlb.nx_tag.val() | self.p_res_tag[c - 1].q.val();
+                                }
+                            }
                             self.checks.meta_fault.next = self.f_mem.val();
                             if self.c_res.val() == self.res_not_found.val() {
                                 self.checks.meta_fault.next = self.f_nometa.val();

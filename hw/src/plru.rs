@@ -38,9 +38,12 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///
 /// Ports (one clock domain, `clock` rising edge):
 /// - `clear`: synchronous reset/flush: state := 0 at the edge (wins over touches).
-/// - `touch_a_valid/way`, `touch_b_valid/way`, `touch_c_valid/way`: touches,
-///   applied in that order within the cycle (the MLB wires range hit, then
-///   location hit, then fill), taking effect at the edge.
+/// - `touch_a`, `touch_b`, `touch_c` (N bits): touches, each one-hot over
+///   the ways (bit w: touch way w; 0: no touch), applied in that order within the cycle (the
+///   MLB wires range hit, then location hit, then fill), taking effect at
+///   the edge. One-hot, not an index: the MLB's searches produce a one-hot
+///   match, and encoding it to decode it again here was three gate levels
+///   on the MLB's longest path (search to replacement state).
 /// - `victim` (comb. from the state register): the victim of the state at the
 ///   start of the cycle, i.e. what a fill in this cycle replaces (the fill's
 ///   victim sees the state before the cycle's touches, as in `sim::mlb::Mlb::cycle`).
@@ -50,12 +53,9 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 pub struct TreePlru<const N: usize, const IW: usize> {
     pub clock: Signal<In, Clock>,
     pub clear: Signal<In, Bit>,
-    pub touch_a_valid: Signal<In, Bit>,
-    pub touch_a_way: Signal<In, Bits<IW>>,
-    pub touch_b_valid: Signal<In, Bit>,
-    pub touch_b_way: Signal<In, Bits<IW>>,
-    pub touch_c_valid: Signal<In, Bit>,
-    pub touch_c_way: Signal<In, Bits<IW>>,
+    pub touch_a: Signal<In, Bits<N>>,
+    pub touch_b: Signal<In, Bits<N>>,
+    pub touch_c: Signal<In, Bits<N>>,
     pub victim: Signal<Out, Bits<IW>>,
     pub state: Signal<Out, Bits<N>>,
     /// The state register (public so that tests can preset it).
@@ -64,6 +64,9 @@ pub struct TreePlru<const N: usize, const IW: usize> {
     path_mask: [Constant<Bits<N>>; N],
     path_to: [Constant<Bits<N>>; N],
     path_away: [Constant<Bits<N>>; N],
+    // `way_oh[w]` = 1 << w (a word test, not a bit select: at N = 1 the
+    // touch ports are 1-bit wires, which Verilog cannot index).
+    way_oh: [Constant<Bits<N>>; N],
     zero: Constant<Bits<N>>,
     // Touch mask/value selected for each port, and the state after each touch.
     mask_a: Signal<Local, Bits<N>>,
@@ -87,12 +90,9 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
         Self {
             clock: Signal::default(),
             clear: Signal::default(),
-            touch_a_valid: Signal::default(),
-            touch_a_way: Signal::default(),
-            touch_b_valid: Signal::default(),
-            touch_b_way: Signal::default(),
-            touch_c_valid: Signal::default(),
-            touch_c_way: Signal::default(),
+            touch_a: Signal::default(),
+            touch_b: Signal::default(),
+            touch_c: Signal::default(),
             victim: Signal::default(),
             state: Signal::default(),
             bits: DFF::default(),
@@ -100,6 +100,7 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
             path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
             path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
             path_away: std::array::from_fn(|i| Constant::new(bits::<N>(!paths[i].1 & paths[i].0))),
+            way_oh: std::array::from_fn(|i| Constant::new(bits::<N>(1 << i))),
             zero: Constant::new(Bits::default()),
             mask_a: Signal::default(),
             set_a: Signal::default(),
@@ -125,15 +126,15 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
         self.mask_c.next = self.zero.val();
         self.set_c.next = self.zero.val();
         for w in 0..N {
-            if self.touch_a_valid.val() && (self.touch_a_way.val() == self.way[w].val()) {
+            if (self.touch_a.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_a.next = self.path_mask[w].val();
                 self.set_a.next = self.path_away[w].val();
             }
-            if self.touch_b_valid.val() && (self.touch_b_way.val() == self.way[w].val()) {
+            if (self.touch_b.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_b.next = self.path_mask[w].val();
                 self.set_b.next = self.path_away[w].val();
             }
-            if self.touch_c_valid.val() && (self.touch_c_way.val() == self.way[w].val()) {
+            if (self.touch_c.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_c.next = self.path_mask[w].val();
                 self.set_c.next = self.path_away[w].val();
             }

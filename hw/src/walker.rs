@@ -109,8 +109,13 @@ pub struct Walker {
     /// The key: range `a & ADDR_MASK`, location `loc & LOC_MASK`.
     a_r: DFF<Bits<64>>,
     bst_r: DFF<Bit>,
-    limit_r: DFF<Bits<16>>,
-    steps_r: DFF<Bits<16>>,
+    // The step limit as a count-down (the model counts `steps` up and
+    // compares `steps >= limit` after each node): `left_r` = limit - nodes
+    // read before this one, and `last_r` = (`left_r` == 1), this node is the
+    // last the limit allows. Decide tests one bit, not an increment and a
+    // 16-bit compare.
+    left_r: DFF<Bits<16>>,
+    last_r: DFF<Bit>,
     node_r: DFF<Bits<51>>,
     cancelled_r: DFF<Bit>,
     result_r: DFF<Bits<2>>,
@@ -134,11 +139,11 @@ pub struct Walker {
     found: Signal<Local, Bit>,
     link: Signal<Local, Bits<51>>,
     link_zero: Signal<Local, Bit>,
-    steps_inc: Signal<Local, Bits<16>>,
     is_bst: Signal<Local, Bit>,
     root_m: Signal<Local, Bits<64>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
+    two16: Constant<Bits<16>>,
     zero64: Constant<Bits<64>>,
     one64: Constant<Bits<64>>,
     addr_mask: Constant<Bits<64>>,
@@ -191,8 +196,8 @@ impl Walker {
             range_r: Default::default(),
             a_r: Default::default(),
             bst_r: Default::default(),
-            limit_r: Default::default(),
-            steps_r: Default::default(),
+            left_r: Default::default(),
+            last_r: Default::default(),
             node_r: Default::default(),
             cancelled_r: Default::default(),
             result_r: Default::default(),
@@ -209,11 +214,11 @@ impl Walker {
             found: Default::default(),
             link: Default::default(),
             link_zero: Default::default(),
-            steps_inc: Default::default(),
             is_bst: Default::default(),
             root_m: Default::default(),
             zero16: Constant::new(0_u64.into()),
             one16: Constant::new(1_u64.into()),
+            two16: Constant::new(2_u64.into()),
             zero64: Constant::new(0_u64.into()),
             one64: Constant::new(1_u64.into()),
             addr_mask: Constant::new(sim::pointer::ADDR_MASK.into()),
@@ -232,7 +237,7 @@ impl Logic for Walker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, range_r, a_r, bst_r, limit_r, steps_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
+            self, clock, state, range_r, a_r, bst_r, left_r, last_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
             link0_r, link1_r, ge_r, ok_r, link0_zero_r, link1_zero_r
         );
         self.is_bst.next = self.has_bst.val() & (!self.has_list.val() | self.structure.val());
@@ -253,7 +258,6 @@ impl Logic for Walker {
             self.link.next = self.link1_r.q.val();
             self.link_zero.next = self.link1_zero_r.q.val();
         }
-        self.steps_inc.next = self.steps_r.q.val() + self.one16.val();
         // Outputs from registers.
         self.req_valid.next = self.state.q.val() == WalkerState::Issue;
         self.req_node.next = self.node_r.q.val();
@@ -281,12 +285,12 @@ impl Logic for Walker {
                 // `start`, the unit's late miss decision, drives the state
                 // alone and not the select of some 130 register bits. Without
                 // `offer` they hold: no toggling while nothing could start.
-                self.steps_r.d.next = self.zero16.val();
                 self.cancelled_r.d.next = false;
                 if self.offer.val() {
                     self.range_r.d.next = self.start_range.val();
                     self.bst_r.d.next = self.is_bst.val();
-                    self.limit_r.d.next = self.limit.val();
+                    self.left_r.d.next = self.limit.val();
+                    self.last_r.d.next = self.limit.val() == self.one16.val();
                     self.node_r.d.next = self.start_node.val();
                     if self.start_range.val() {
                         self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
@@ -331,12 +335,13 @@ impl Logic for Walker {
                 }
             }
             WalkerState::Decide => {
-                self.steps_r.d.next = self.steps_inc.val();
+                self.left_r.d.next = self.left_r.q.val() - self.one16.val();
+                self.last_r.d.next = self.left_r.q.val() == self.two16.val();
                 self.state.d.next = WalkerState::Done;
                 if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
                     if self.link_zero.val() {
                         self.result_r.d.next = self.res_not_found.val();
-                    } else if self.steps_inc.val() >= self.limit_r.q.val() {
+                    } else if self.last_r.q.val() {
                         self.result_r.d.next = self.res_limit.val();
                     } else {
                         self.node_r.d.next = self.link.val();

@@ -9,7 +9,7 @@ use rust_hdl::prelude::*;
 use sim::fault::FaultCode;
 use sim::memcheck::check_lanes;
 use sim::node::Meta;
-use sim::pointer::{tagged, NO_META, TAG_FREED};
+use sim::pointer::{tagged, ADDR_MASK, NO_META, TAG_FREED};
 use sim::runtime::SplitMix64;
 
 fn run<const L: usize, const LW: usize>(seed: u64, n: usize) -> [u64; 8] {
@@ -62,9 +62,16 @@ fn run<const L: usize, const LW: usize>(seed: u64, n: usize) -> [u64; 8] {
         u.width.next = (width as u64).into();
         u.loc.next = loc.into();
         u.meta_valid.next = meta_valid;
-        u.meta_base.next = meta.base.into();
-        u.meta_size.next = meta.size.into();
-        u.meta_tag.next = (meta.tag as u64).into();
+        // Every active lane reads its own copy of the metadata; an inactive
+        // lane's copy is junk (the MLU unit loads a group's copy only when
+        // one of its lanes is active), which must not matter.
+        for i in 0..L {
+            let active = mask >> i & 1 == 1;
+            let junk = rng.next_u64();
+            u.meta_base[i].next = (if active { meta.base } else { junk & ADDR_MASK }).into();
+            u.meta_size[i].next = (if active { meta.size } else { junk.rotate_left(17) & ADDR_MASK }).into();
+            u.meta_tag[i].next = (if active { meta.tag as u64 } else { junk >> 56 }).into();
+        }
         u.meta_fault.next = (meta_fault.bits() as u64).into();
         u.sbase.next = sbase.into();
         u.ssize.next = ssize.into();

@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  g_ptr g_width g_loc g_meta_valid g_meta_base g_meta_size g_meta_tag s_addr s_width s_base s_size
-//   outputs: g_need_meta g_done g_fault g_addr s_ok s_fault
+//   outputs: g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok s_ok s_fault
 `timescale 1ns/1ps
 module memcheck_tb;
     reg  [63:0] g_ptr = 0;
@@ -33,6 +33,12 @@ module memcheck_tb;
     reg  [2:0] exp_g_fault;
     wire [55:0] g_addr;
     reg  [55:0] exp_g_addr;
+    wire [2:0] g_pre;
+    reg  [2:0] exp_g_pre;
+    wire g_bchk;
+    reg  exp_g_bchk;
+    wire g_ok;
+    reg  exp_g_ok;
     wire s_ok;
     reg  exp_s_ok;
     wire [2:0] s_fault;
@@ -50,6 +56,9 @@ module memcheck_tb;
         .g_done(g_done),
         .g_fault(g_fault),
         .g_addr(g_addr),
+        .g_pre(g_pre),
+        .g_bchk(g_bchk),
+        .g_ok(g_ok),
         .s_addr(s_addr),
         .s_width(s_width),
         .s_base(s_base),
@@ -108,9 +117,9 @@ module memcheck_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_s_ok, exp_s_fault);
-                if (fields != 17) begin
-                    $display("FAIL vector file line %0d: %0d of 17 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_g_pre, exp_g_bchk, exp_g_ok, exp_s_ok, exp_s_fault);
+                if (fields != 20) begin
+                    $display("FAIL vector file line %0d: %0d of 20 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -118,6 +127,9 @@ module memcheck_tb;
                 check("g_done", g_done, exp_g_done);
                 check("g_fault", g_fault, exp_g_fault);
                 check("g_addr", g_addr, exp_g_addr);
+                check("g_pre", g_pre, exp_g_pre);
+                check("g_bchk", g_bchk, exp_g_bchk);
+                check("g_ok", g_ok, exp_g_ok);
                 check("s_ok", s_ok, exp_s_ok);
                 check("s_fault", s_fault, exp_s_fault);
                 #1;

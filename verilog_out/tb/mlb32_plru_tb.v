@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  reset rs_valid rs_addr ls_valid ls_loc fill_valid fill_loc fill_base fill_size fill_tag inv_valid inv_loc flush
-//   outputs: rs_hit rs_way rs_loc rs_base rs_size rs_tag rs_multi ls_hit ls_way ls_base ls_size ls_tag ls_multi victim fill_ok fill_present repl_state
+//   outputs: rs_hit rs_way rs_loc rs_base rs_size rs_tag rs_multi ls_hit ls_way ls_base ls_size ls_tag ls_multi nx_base nx_size nx_tag victim fill_ok fill_present repl_state
 `timescale 1ns/1ps
 module mlb32_plru_tb;
     reg clock = 1'b0;
@@ -54,6 +54,12 @@ module mlb32_plru_tb;
     reg  [7:0] exp_ls_tag;
     wire ls_multi;
     reg  exp_ls_multi;
+    wire [55:0] nx_base;
+    reg  [55:0] exp_nx_base;
+    wire [55:0] nx_size;
+    reg  [55:0] exp_nx_size;
+    wire [7:0] nx_tag;
+    reg  [7:0] exp_nx_tag;
     wire [4:0] victim;
     reg  [4:0] exp_victim;
     wire fill_ok;
@@ -91,6 +97,9 @@ module mlb32_plru_tb;
         .ls_size(ls_size),
         .ls_tag(ls_tag),
         .ls_multi(ls_multi),
+        .nx_base(nx_base),
+        .nx_size(nx_size),
+        .nx_tag(nx_tag),
         .victim(victim),
         .fill_ok(fill_ok),
         .fill_present(fill_present),
@@ -147,9 +156,9 @@ module mlb32_plru_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, rs_valid, rs_addr, ls_valid, ls_loc, fill_valid, fill_loc, fill_base, fill_size, fill_tag, inv_valid, inv_loc, flush, exp_rs_hit, exp_rs_way, exp_rs_loc, exp_rs_base, exp_rs_size, exp_rs_tag, exp_rs_multi, exp_ls_hit, exp_ls_way, exp_ls_base, exp_ls_size, exp_ls_tag, exp_ls_multi, exp_victim, exp_fill_ok, exp_fill_present, exp_repl_state);
-                if (fields != 30) begin
-                    $display("FAIL vector file line %0d: %0d of 30 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, rs_valid, rs_addr, ls_valid, ls_loc, fill_valid, fill_loc, fill_base, fill_size, fill_tag, inv_valid, inv_loc, flush, exp_rs_hit, exp_rs_way, exp_rs_loc, exp_rs_base, exp_rs_size, exp_rs_tag, exp_rs_multi, exp_ls_hit, exp_ls_way, exp_ls_base, exp_ls_size, exp_ls_tag, exp_ls_multi, exp_nx_base, exp_nx_size, exp_nx_tag, exp_victim, exp_fill_ok, exp_fill_present, exp_repl_state);
+                if (fields != 33) begin
+                    $display("FAIL vector file line %0d: %0d of 33 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -166,6 +175,9 @@ module mlb32_plru_tb;
                 check("ls_size", ls_size, exp_ls_size);
                 check("ls_tag", ls_tag, exp_ls_tag);
                 check("ls_multi", ls_multi, exp_ls_multi);
+                check("nx_base", nx_base, exp_nx_base);
+                check("nx_size", nx_size, exp_nx_size);
+                check("nx_tag", nx_tag, exp_nx_tag);
                 check("victim", victim, exp_victim);
                 check("fill_ok", fill_ok, exp_fill_ok);
                 check("fill_present", fill_present, exp_fill_present);
