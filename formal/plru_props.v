@@ -1,7 +1,8 @@
 // plru_props: properties of the emitted tree pseudo-LRU, for every state.
 // Used by testbench/tests/formal_plru.rs with `sat -seq 2 -prove-skip 1` and
-// the state register's init value removed, so the first cycle's state is any
-// of the 2^N values (combinational over all state bits).
+// the registers' init values removed, so the first cycle's state is any of
+// the 2^N values (the state register and the pending touches, which the
+// PLRU applies a cycle late, are free).
 //
 // Macros: PLRU (the emitted module, e.g. mlb8_plru$plru$0), N (ways, a power
 // of two >= 2), IW (index width, clog2(N)).
@@ -24,10 +25,12 @@ module plru_props(clock, clear, ta_v, ta_w, tb_v, tb_w, tc_v, tc_w);
 
     wire [`IW-1:0] victim;
     wire [`N-1:0]  state;
+    // The PLRU's touch ports are one-hot words.
+    wire [`N-1:0]  one = {{(`N-1){1'b0}}, 1'b1};
     `PLRU uut(.clock(clock), .clear(clear),
-              .touch_a_valid(ta_v), .touch_a_way(ta_w),
-              .touch_b_valid(tb_v), .touch_b_way(tb_w),
-              .touch_c_valid(tc_v), .touch_c_way(tc_w),
+              .touch_a(ta_v ? one << ta_w : {`N{1'b0}}),
+              .touch_b(tb_v ? one << tb_w : {`N{1'b0}}),
+              .touch_c(tc_v ? one << tc_w : {`N{1'b0}}),
               .victim(victim), .state(state));
 
     // Reference victim: walk the heap from the root.

@@ -4076,6 +4076,12 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // Stub signals
     reg  [15:0] bits_d;
     reg  [15:0] bits_q;
+    reg  [15:0] pend_a_d;
+    reg  [15:0] pend_a_q;
+    reg  [15:0] pend_b_d;
+    reg  [15:0] pend_b_q;
+    reg  [15:0] pend_c_d;
+    reg  [15:0] pend_c_q;
     
     // Local signals
     reg  [15:0] mask_a;
@@ -4094,9 +4100,15 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 16'h0;
+        pend_a_q = 16'h0;
+        pend_b_q = 16'h0;
+        pend_c_q = 16'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -4104,6 +4116,9 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [15:0] bits_d_comb;
+    reg  [15:0] pend_a_d_comb;
+    reg  [15:0] pend_b_d_comb;
+    reg  [15:0] pend_c_d_comb;
     reg  [3:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -4112,195 +4127,195 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((touch_a & way_oh_1) != zero) begin
+        if ((pend_a_q & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((touch_b & way_oh_1) != zero) begin
+        if ((pend_b_q & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((touch_c & way_oh_1) != zero) begin
+        if ((pend_c_q & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((touch_a & way_oh_2) != zero) begin
+        if ((pend_a_q & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((touch_b & way_oh_2) != zero) begin
+        if ((pend_b_q & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((touch_c & way_oh_2) != zero) begin
+        if ((pend_c_q & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((touch_a & way_oh_3) != zero) begin
+        if ((pend_a_q & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((touch_b & way_oh_3) != zero) begin
+        if ((pend_b_q & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((touch_c & way_oh_3) != zero) begin
+        if ((pend_c_q & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((touch_a & way_oh_4) != zero) begin
+        if ((pend_a_q & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((touch_b & way_oh_4) != zero) begin
+        if ((pend_b_q & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((touch_c & way_oh_4) != zero) begin
+        if ((pend_c_q & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((touch_a & way_oh_5) != zero) begin
+        if ((pend_a_q & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((touch_b & way_oh_5) != zero) begin
+        if ((pend_b_q & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((touch_c & way_oh_5) != zero) begin
+        if ((pend_c_q & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((touch_a & way_oh_6) != zero) begin
+        if ((pend_a_q & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((touch_b & way_oh_6) != zero) begin
+        if ((pend_b_q & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((touch_c & way_oh_6) != zero) begin
+        if ((pend_c_q & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((touch_a & way_oh_7) != zero) begin
+        if ((pend_a_q & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((touch_b & way_oh_7) != zero) begin
+        if ((pend_b_q & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((touch_c & way_oh_7) != zero) begin
+        if ((pend_c_q & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if ((touch_a & way_oh_8) != zero) begin
+        if ((pend_a_q & way_oh_8) != zero) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if ((touch_b & way_oh_8) != zero) begin
+        if ((pend_b_q & way_oh_8) != zero) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
-        if ((touch_c & way_oh_8) != zero) begin
+        if ((pend_c_q & way_oh_8) != zero) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if ((touch_a & way_oh_9) != zero) begin
+        if ((pend_a_q & way_oh_9) != zero) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if ((touch_b & way_oh_9) != zero) begin
+        if ((pend_b_q & way_oh_9) != zero) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
-        if ((touch_c & way_oh_9) != zero) begin
+        if ((pend_c_q & way_oh_9) != zero) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if ((touch_a & way_oh_10) != zero) begin
+        if ((pend_a_q & way_oh_10) != zero) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if ((touch_b & way_oh_10) != zero) begin
+        if ((pend_b_q & way_oh_10) != zero) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
-        if ((touch_c & way_oh_10) != zero) begin
+        if ((pend_c_q & way_oh_10) != zero) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if ((touch_a & way_oh_11) != zero) begin
+        if ((pend_a_q & way_oh_11) != zero) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if ((touch_b & way_oh_11) != zero) begin
+        if ((pend_b_q & way_oh_11) != zero) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
-        if ((touch_c & way_oh_11) != zero) begin
+        if ((pend_c_q & way_oh_11) != zero) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if ((touch_a & way_oh_12) != zero) begin
+        if ((pend_a_q & way_oh_12) != zero) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if ((touch_b & way_oh_12) != zero) begin
+        if ((pend_b_q & way_oh_12) != zero) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
-        if ((touch_c & way_oh_12) != zero) begin
+        if ((pend_c_q & way_oh_12) != zero) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if ((touch_a & way_oh_13) != zero) begin
+        if ((pend_a_q & way_oh_13) != zero) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if ((touch_b & way_oh_13) != zero) begin
+        if ((pend_b_q & way_oh_13) != zero) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
-        if ((touch_c & way_oh_13) != zero) begin
+        if ((pend_c_q & way_oh_13) != zero) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if ((touch_a & way_oh_14) != zero) begin
+        if ((pend_a_q & way_oh_14) != zero) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if ((touch_b & way_oh_14) != zero) begin
+        if ((pend_b_q & way_oh_14) != zero) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
-        if ((touch_c & way_oh_14) != zero) begin
+        if ((pend_c_q & way_oh_14) != zero) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if ((touch_a & way_oh_15) != zero) begin
+        if ((pend_a_q & way_oh_15) != zero) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if ((touch_b & way_oh_15) != zero) begin
+        if ((pend_b_q & way_oh_15) != zero) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
-        if ((touch_c & way_oh_15) != zero) begin
+        if ((pend_c_q & way_oh_15) != zero) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
@@ -4308,60 +4323,69 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
-        if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
+        if (((after_c ^ path_to_1) & path_mask_1) == zero) begin
             victim_comb = way_1;
         end
-        if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
+        if (((after_c ^ path_to_2) & path_mask_2) == zero) begin
             victim_comb = way_2;
         end
-        if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
+        if (((after_c ^ path_to_3) & path_mask_3) == zero) begin
             victim_comb = way_3;
         end
-        if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
+        if (((after_c ^ path_to_4) & path_mask_4) == zero) begin
             victim_comb = way_4;
         end
-        if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
+        if (((after_c ^ path_to_5) & path_mask_5) == zero) begin
             victim_comb = way_5;
         end
-        if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
+        if (((after_c ^ path_to_6) & path_mask_6) == zero) begin
             victim_comb = way_6;
         end
-        if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
+        if (((after_c ^ path_to_7) & path_mask_7) == zero) begin
             victim_comb = way_7;
         end
-        if (((bits_q ^ path_to_8) & path_mask_8) == zero) begin
+        if (((after_c ^ path_to_8) & path_mask_8) == zero) begin
             victim_comb = way_8;
         end
-        if (((bits_q ^ path_to_9) & path_mask_9) == zero) begin
+        if (((after_c ^ path_to_9) & path_mask_9) == zero) begin
             victim_comb = way_9;
         end
-        if (((bits_q ^ path_to_10) & path_mask_10) == zero) begin
+        if (((after_c ^ path_to_10) & path_mask_10) == zero) begin
             victim_comb = way_10;
         end
-        if (((bits_q ^ path_to_11) & path_mask_11) == zero) begin
+        if (((after_c ^ path_to_11) & path_mask_11) == zero) begin
             victim_comb = way_11;
         end
-        if (((bits_q ^ path_to_12) & path_mask_12) == zero) begin
+        if (((after_c ^ path_to_12) & path_mask_12) == zero) begin
             victim_comb = way_12;
         end
-        if (((bits_q ^ path_to_13) & path_mask_13) == zero) begin
+        if (((after_c ^ path_to_13) & path_mask_13) == zero) begin
             victim_comb = way_13;
         end
-        if (((bits_q ^ path_to_14) & path_mask_14) == zero) begin
+        if (((after_c ^ path_to_14) & path_mask_14) == zero) begin
             victim_comb = way_14;
         end
-        if (((bits_q ^ path_to_15) & path_mask_15) == zero) begin
+        if (((after_c ^ path_to_15) & path_mask_15) == zero) begin
             victim_comb = way_15;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb16_plru_p2_plru_0

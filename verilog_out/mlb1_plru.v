@@ -568,6 +568,12 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // Stub signals
     reg  bits_d;
     reg  bits_q;
+    reg  pend_a_d;
+    reg  pend_a_q;
+    reg  pend_b_d;
+    reg  pend_b_q;
+    reg  pend_c_d;
+    reg  pend_c_q;
     
     // Local signals
     reg  mask_a;
@@ -586,9 +592,15 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 1'h0;
+        pend_a_q = 1'h0;
+        pend_b_q = 1'h0;
+        pend_c_q = 1'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -596,6 +608,9 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  bits_d_comb;
+    reg  pend_a_d_comb;
+    reg  pend_b_d_comb;
+    reg  pend_c_d_comb;
     reg  victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -604,15 +619,15 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
@@ -620,15 +635,24 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb1_plru_plru_0

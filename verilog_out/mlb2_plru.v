@@ -772,6 +772,12 @@ module mlb2_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // Stub signals
     reg  [1:0] bits_d;
     reg  [1:0] bits_q;
+    reg  [1:0] pend_a_d;
+    reg  [1:0] pend_a_q;
+    reg  [1:0] pend_b_d;
+    reg  [1:0] pend_b_q;
+    reg  [1:0] pend_c_d;
+    reg  [1:0] pend_c_q;
     
     // Local signals
     reg  [1:0] mask_a;
@@ -790,9 +796,15 @@ module mlb2_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 2'h0;
+        pend_a_q = 2'h0;
+        pend_b_q = 2'h0;
+        pend_c_q = 2'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -800,6 +812,9 @@ module mlb2_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [1:0] bits_d_comb;
+    reg  [1:0] pend_a_d_comb;
+    reg  [1:0] pend_b_d_comb;
+    reg  [1:0] pend_c_d_comb;
     reg  victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -808,27 +823,27 @@ module mlb2_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((touch_a & way_oh_1) != zero) begin
+        if ((pend_a_q & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((touch_b & way_oh_1) != zero) begin
+        if ((pend_b_q & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((touch_c & way_oh_1) != zero) begin
+        if ((pend_c_q & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
@@ -836,18 +851,27 @@ module mlb2_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
-        if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
+        if (((after_c ^ path_to_1) & path_mask_1) == zero) begin
             victim_comb = way_1;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb2_plru_plru_0

@@ -6892,6 +6892,12 @@ module mlb32_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // Stub signals
     reg  [31:0] bits_d;
     reg  [31:0] bits_q;
+    reg  [31:0] pend_a_d;
+    reg  [31:0] pend_a_q;
+    reg  [31:0] pend_b_d;
+    reg  [31:0] pend_b_q;
+    reg  [31:0] pend_c_d;
+    reg  [31:0] pend_c_q;
     
     // Local signals
     reg  [31:0] mask_a;
@@ -6910,9 +6916,15 @@ module mlb32_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 32'h0;
+        pend_a_q = 32'h0;
+        pend_b_q = 32'h0;
+        pend_c_q = 32'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -6920,6 +6932,9 @@ module mlb32_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [31:0] bits_d_comb;
+    reg  [31:0] pend_a_d_comb;
+    reg  [31:0] pend_b_d_comb;
+    reg  [31:0] pend_c_d_comb;
     reg  [4:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -6928,387 +6943,387 @@ module mlb32_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((touch_a & way_oh_1) != zero) begin
+        if ((pend_a_q & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((touch_b & way_oh_1) != zero) begin
+        if ((pend_b_q & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((touch_c & way_oh_1) != zero) begin
+        if ((pend_c_q & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((touch_a & way_oh_2) != zero) begin
+        if ((pend_a_q & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((touch_b & way_oh_2) != zero) begin
+        if ((pend_b_q & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((touch_c & way_oh_2) != zero) begin
+        if ((pend_c_q & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((touch_a & way_oh_3) != zero) begin
+        if ((pend_a_q & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((touch_b & way_oh_3) != zero) begin
+        if ((pend_b_q & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((touch_c & way_oh_3) != zero) begin
+        if ((pend_c_q & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((touch_a & way_oh_4) != zero) begin
+        if ((pend_a_q & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((touch_b & way_oh_4) != zero) begin
+        if ((pend_b_q & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((touch_c & way_oh_4) != zero) begin
+        if ((pend_c_q & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((touch_a & way_oh_5) != zero) begin
+        if ((pend_a_q & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((touch_b & way_oh_5) != zero) begin
+        if ((pend_b_q & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((touch_c & way_oh_5) != zero) begin
+        if ((pend_c_q & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((touch_a & way_oh_6) != zero) begin
+        if ((pend_a_q & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((touch_b & way_oh_6) != zero) begin
+        if ((pend_b_q & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((touch_c & way_oh_6) != zero) begin
+        if ((pend_c_q & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((touch_a & way_oh_7) != zero) begin
+        if ((pend_a_q & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((touch_b & way_oh_7) != zero) begin
+        if ((pend_b_q & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((touch_c & way_oh_7) != zero) begin
+        if ((pend_c_q & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if ((touch_a & way_oh_8) != zero) begin
+        if ((pend_a_q & way_oh_8) != zero) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if ((touch_b & way_oh_8) != zero) begin
+        if ((pend_b_q & way_oh_8) != zero) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
-        if ((touch_c & way_oh_8) != zero) begin
+        if ((pend_c_q & way_oh_8) != zero) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if ((touch_a & way_oh_9) != zero) begin
+        if ((pend_a_q & way_oh_9) != zero) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if ((touch_b & way_oh_9) != zero) begin
+        if ((pend_b_q & way_oh_9) != zero) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
-        if ((touch_c & way_oh_9) != zero) begin
+        if ((pend_c_q & way_oh_9) != zero) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if ((touch_a & way_oh_10) != zero) begin
+        if ((pend_a_q & way_oh_10) != zero) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if ((touch_b & way_oh_10) != zero) begin
+        if ((pend_b_q & way_oh_10) != zero) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
-        if ((touch_c & way_oh_10) != zero) begin
+        if ((pend_c_q & way_oh_10) != zero) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if ((touch_a & way_oh_11) != zero) begin
+        if ((pend_a_q & way_oh_11) != zero) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if ((touch_b & way_oh_11) != zero) begin
+        if ((pend_b_q & way_oh_11) != zero) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
-        if ((touch_c & way_oh_11) != zero) begin
+        if ((pend_c_q & way_oh_11) != zero) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if ((touch_a & way_oh_12) != zero) begin
+        if ((pend_a_q & way_oh_12) != zero) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if ((touch_b & way_oh_12) != zero) begin
+        if ((pend_b_q & way_oh_12) != zero) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
-        if ((touch_c & way_oh_12) != zero) begin
+        if ((pend_c_q & way_oh_12) != zero) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if ((touch_a & way_oh_13) != zero) begin
+        if ((pend_a_q & way_oh_13) != zero) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if ((touch_b & way_oh_13) != zero) begin
+        if ((pend_b_q & way_oh_13) != zero) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
-        if ((touch_c & way_oh_13) != zero) begin
+        if ((pend_c_q & way_oh_13) != zero) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if ((touch_a & way_oh_14) != zero) begin
+        if ((pend_a_q & way_oh_14) != zero) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if ((touch_b & way_oh_14) != zero) begin
+        if ((pend_b_q & way_oh_14) != zero) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
-        if ((touch_c & way_oh_14) != zero) begin
+        if ((pend_c_q & way_oh_14) != zero) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if ((touch_a & way_oh_15) != zero) begin
+        if ((pend_a_q & way_oh_15) != zero) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if ((touch_b & way_oh_15) != zero) begin
+        if ((pend_b_q & way_oh_15) != zero) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
-        if ((touch_c & way_oh_15) != zero) begin
+        if ((pend_c_q & way_oh_15) != zero) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
-        if ((touch_a & way_oh_16) != zero) begin
+        if ((pend_a_q & way_oh_16) != zero) begin
             mask_a = path_mask_16;
             set_a = path_away_16;
         end
-        if ((touch_b & way_oh_16) != zero) begin
+        if ((pend_b_q & way_oh_16) != zero) begin
             mask_b = path_mask_16;
             set_b = path_away_16;
         end
-        if ((touch_c & way_oh_16) != zero) begin
+        if ((pend_c_q & way_oh_16) != zero) begin
             mask_c = path_mask_16;
             set_c = path_away_16;
         end
-        if ((touch_a & way_oh_17) != zero) begin
+        if ((pend_a_q & way_oh_17) != zero) begin
             mask_a = path_mask_17;
             set_a = path_away_17;
         end
-        if ((touch_b & way_oh_17) != zero) begin
+        if ((pend_b_q & way_oh_17) != zero) begin
             mask_b = path_mask_17;
             set_b = path_away_17;
         end
-        if ((touch_c & way_oh_17) != zero) begin
+        if ((pend_c_q & way_oh_17) != zero) begin
             mask_c = path_mask_17;
             set_c = path_away_17;
         end
-        if ((touch_a & way_oh_18) != zero) begin
+        if ((pend_a_q & way_oh_18) != zero) begin
             mask_a = path_mask_18;
             set_a = path_away_18;
         end
-        if ((touch_b & way_oh_18) != zero) begin
+        if ((pend_b_q & way_oh_18) != zero) begin
             mask_b = path_mask_18;
             set_b = path_away_18;
         end
-        if ((touch_c & way_oh_18) != zero) begin
+        if ((pend_c_q & way_oh_18) != zero) begin
             mask_c = path_mask_18;
             set_c = path_away_18;
         end
-        if ((touch_a & way_oh_19) != zero) begin
+        if ((pend_a_q & way_oh_19) != zero) begin
             mask_a = path_mask_19;
             set_a = path_away_19;
         end
-        if ((touch_b & way_oh_19) != zero) begin
+        if ((pend_b_q & way_oh_19) != zero) begin
             mask_b = path_mask_19;
             set_b = path_away_19;
         end
-        if ((touch_c & way_oh_19) != zero) begin
+        if ((pend_c_q & way_oh_19) != zero) begin
             mask_c = path_mask_19;
             set_c = path_away_19;
         end
-        if ((touch_a & way_oh_20) != zero) begin
+        if ((pend_a_q & way_oh_20) != zero) begin
             mask_a = path_mask_20;
             set_a = path_away_20;
         end
-        if ((touch_b & way_oh_20) != zero) begin
+        if ((pend_b_q & way_oh_20) != zero) begin
             mask_b = path_mask_20;
             set_b = path_away_20;
         end
-        if ((touch_c & way_oh_20) != zero) begin
+        if ((pend_c_q & way_oh_20) != zero) begin
             mask_c = path_mask_20;
             set_c = path_away_20;
         end
-        if ((touch_a & way_oh_21) != zero) begin
+        if ((pend_a_q & way_oh_21) != zero) begin
             mask_a = path_mask_21;
             set_a = path_away_21;
         end
-        if ((touch_b & way_oh_21) != zero) begin
+        if ((pend_b_q & way_oh_21) != zero) begin
             mask_b = path_mask_21;
             set_b = path_away_21;
         end
-        if ((touch_c & way_oh_21) != zero) begin
+        if ((pend_c_q & way_oh_21) != zero) begin
             mask_c = path_mask_21;
             set_c = path_away_21;
         end
-        if ((touch_a & way_oh_22) != zero) begin
+        if ((pend_a_q & way_oh_22) != zero) begin
             mask_a = path_mask_22;
             set_a = path_away_22;
         end
-        if ((touch_b & way_oh_22) != zero) begin
+        if ((pend_b_q & way_oh_22) != zero) begin
             mask_b = path_mask_22;
             set_b = path_away_22;
         end
-        if ((touch_c & way_oh_22) != zero) begin
+        if ((pend_c_q & way_oh_22) != zero) begin
             mask_c = path_mask_22;
             set_c = path_away_22;
         end
-        if ((touch_a & way_oh_23) != zero) begin
+        if ((pend_a_q & way_oh_23) != zero) begin
             mask_a = path_mask_23;
             set_a = path_away_23;
         end
-        if ((touch_b & way_oh_23) != zero) begin
+        if ((pend_b_q & way_oh_23) != zero) begin
             mask_b = path_mask_23;
             set_b = path_away_23;
         end
-        if ((touch_c & way_oh_23) != zero) begin
+        if ((pend_c_q & way_oh_23) != zero) begin
             mask_c = path_mask_23;
             set_c = path_away_23;
         end
-        if ((touch_a & way_oh_24) != zero) begin
+        if ((pend_a_q & way_oh_24) != zero) begin
             mask_a = path_mask_24;
             set_a = path_away_24;
         end
-        if ((touch_b & way_oh_24) != zero) begin
+        if ((pend_b_q & way_oh_24) != zero) begin
             mask_b = path_mask_24;
             set_b = path_away_24;
         end
-        if ((touch_c & way_oh_24) != zero) begin
+        if ((pend_c_q & way_oh_24) != zero) begin
             mask_c = path_mask_24;
             set_c = path_away_24;
         end
-        if ((touch_a & way_oh_25) != zero) begin
+        if ((pend_a_q & way_oh_25) != zero) begin
             mask_a = path_mask_25;
             set_a = path_away_25;
         end
-        if ((touch_b & way_oh_25) != zero) begin
+        if ((pend_b_q & way_oh_25) != zero) begin
             mask_b = path_mask_25;
             set_b = path_away_25;
         end
-        if ((touch_c & way_oh_25) != zero) begin
+        if ((pend_c_q & way_oh_25) != zero) begin
             mask_c = path_mask_25;
             set_c = path_away_25;
         end
-        if ((touch_a & way_oh_26) != zero) begin
+        if ((pend_a_q & way_oh_26) != zero) begin
             mask_a = path_mask_26;
             set_a = path_away_26;
         end
-        if ((touch_b & way_oh_26) != zero) begin
+        if ((pend_b_q & way_oh_26) != zero) begin
             mask_b = path_mask_26;
             set_b = path_away_26;
         end
-        if ((touch_c & way_oh_26) != zero) begin
+        if ((pend_c_q & way_oh_26) != zero) begin
             mask_c = path_mask_26;
             set_c = path_away_26;
         end
-        if ((touch_a & way_oh_27) != zero) begin
+        if ((pend_a_q & way_oh_27) != zero) begin
             mask_a = path_mask_27;
             set_a = path_away_27;
         end
-        if ((touch_b & way_oh_27) != zero) begin
+        if ((pend_b_q & way_oh_27) != zero) begin
             mask_b = path_mask_27;
             set_b = path_away_27;
         end
-        if ((touch_c & way_oh_27) != zero) begin
+        if ((pend_c_q & way_oh_27) != zero) begin
             mask_c = path_mask_27;
             set_c = path_away_27;
         end
-        if ((touch_a & way_oh_28) != zero) begin
+        if ((pend_a_q & way_oh_28) != zero) begin
             mask_a = path_mask_28;
             set_a = path_away_28;
         end
-        if ((touch_b & way_oh_28) != zero) begin
+        if ((pend_b_q & way_oh_28) != zero) begin
             mask_b = path_mask_28;
             set_b = path_away_28;
         end
-        if ((touch_c & way_oh_28) != zero) begin
+        if ((pend_c_q & way_oh_28) != zero) begin
             mask_c = path_mask_28;
             set_c = path_away_28;
         end
-        if ((touch_a & way_oh_29) != zero) begin
+        if ((pend_a_q & way_oh_29) != zero) begin
             mask_a = path_mask_29;
             set_a = path_away_29;
         end
-        if ((touch_b & way_oh_29) != zero) begin
+        if ((pend_b_q & way_oh_29) != zero) begin
             mask_b = path_mask_29;
             set_b = path_away_29;
         end
-        if ((touch_c & way_oh_29) != zero) begin
+        if ((pend_c_q & way_oh_29) != zero) begin
             mask_c = path_mask_29;
             set_c = path_away_29;
         end
-        if ((touch_a & way_oh_30) != zero) begin
+        if ((pend_a_q & way_oh_30) != zero) begin
             mask_a = path_mask_30;
             set_a = path_away_30;
         end
-        if ((touch_b & way_oh_30) != zero) begin
+        if ((pend_b_q & way_oh_30) != zero) begin
             mask_b = path_mask_30;
             set_b = path_away_30;
         end
-        if ((touch_c & way_oh_30) != zero) begin
+        if ((pend_c_q & way_oh_30) != zero) begin
             mask_c = path_mask_30;
             set_c = path_away_30;
         end
-        if ((touch_a & way_oh_31) != zero) begin
+        if ((pend_a_q & way_oh_31) != zero) begin
             mask_a = path_mask_31;
             set_a = path_away_31;
         end
-        if ((touch_b & way_oh_31) != zero) begin
+        if ((pend_b_q & way_oh_31) != zero) begin
             mask_b = path_mask_31;
             set_b = path_away_31;
         end
-        if ((touch_c & way_oh_31) != zero) begin
+        if ((pend_c_q & way_oh_31) != zero) begin
             mask_c = path_mask_31;
             set_c = path_away_31;
         end
@@ -7316,108 +7331,117 @@ module mlb32_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
-        if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
+        if (((after_c ^ path_to_1) & path_mask_1) == zero) begin
             victim_comb = way_1;
         end
-        if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
+        if (((after_c ^ path_to_2) & path_mask_2) == zero) begin
             victim_comb = way_2;
         end
-        if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
+        if (((after_c ^ path_to_3) & path_mask_3) == zero) begin
             victim_comb = way_3;
         end
-        if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
+        if (((after_c ^ path_to_4) & path_mask_4) == zero) begin
             victim_comb = way_4;
         end
-        if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
+        if (((after_c ^ path_to_5) & path_mask_5) == zero) begin
             victim_comb = way_5;
         end
-        if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
+        if (((after_c ^ path_to_6) & path_mask_6) == zero) begin
             victim_comb = way_6;
         end
-        if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
+        if (((after_c ^ path_to_7) & path_mask_7) == zero) begin
             victim_comb = way_7;
         end
-        if (((bits_q ^ path_to_8) & path_mask_8) == zero) begin
+        if (((after_c ^ path_to_8) & path_mask_8) == zero) begin
             victim_comb = way_8;
         end
-        if (((bits_q ^ path_to_9) & path_mask_9) == zero) begin
+        if (((after_c ^ path_to_9) & path_mask_9) == zero) begin
             victim_comb = way_9;
         end
-        if (((bits_q ^ path_to_10) & path_mask_10) == zero) begin
+        if (((after_c ^ path_to_10) & path_mask_10) == zero) begin
             victim_comb = way_10;
         end
-        if (((bits_q ^ path_to_11) & path_mask_11) == zero) begin
+        if (((after_c ^ path_to_11) & path_mask_11) == zero) begin
             victim_comb = way_11;
         end
-        if (((bits_q ^ path_to_12) & path_mask_12) == zero) begin
+        if (((after_c ^ path_to_12) & path_mask_12) == zero) begin
             victim_comb = way_12;
         end
-        if (((bits_q ^ path_to_13) & path_mask_13) == zero) begin
+        if (((after_c ^ path_to_13) & path_mask_13) == zero) begin
             victim_comb = way_13;
         end
-        if (((bits_q ^ path_to_14) & path_mask_14) == zero) begin
+        if (((after_c ^ path_to_14) & path_mask_14) == zero) begin
             victim_comb = way_14;
         end
-        if (((bits_q ^ path_to_15) & path_mask_15) == zero) begin
+        if (((after_c ^ path_to_15) & path_mask_15) == zero) begin
             victim_comb = way_15;
         end
-        if (((bits_q ^ path_to_16) & path_mask_16) == zero) begin
+        if (((after_c ^ path_to_16) & path_mask_16) == zero) begin
             victim_comb = way_16;
         end
-        if (((bits_q ^ path_to_17) & path_mask_17) == zero) begin
+        if (((after_c ^ path_to_17) & path_mask_17) == zero) begin
             victim_comb = way_17;
         end
-        if (((bits_q ^ path_to_18) & path_mask_18) == zero) begin
+        if (((after_c ^ path_to_18) & path_mask_18) == zero) begin
             victim_comb = way_18;
         end
-        if (((bits_q ^ path_to_19) & path_mask_19) == zero) begin
+        if (((after_c ^ path_to_19) & path_mask_19) == zero) begin
             victim_comb = way_19;
         end
-        if (((bits_q ^ path_to_20) & path_mask_20) == zero) begin
+        if (((after_c ^ path_to_20) & path_mask_20) == zero) begin
             victim_comb = way_20;
         end
-        if (((bits_q ^ path_to_21) & path_mask_21) == zero) begin
+        if (((after_c ^ path_to_21) & path_mask_21) == zero) begin
             victim_comb = way_21;
         end
-        if (((bits_q ^ path_to_22) & path_mask_22) == zero) begin
+        if (((after_c ^ path_to_22) & path_mask_22) == zero) begin
             victim_comb = way_22;
         end
-        if (((bits_q ^ path_to_23) & path_mask_23) == zero) begin
+        if (((after_c ^ path_to_23) & path_mask_23) == zero) begin
             victim_comb = way_23;
         end
-        if (((bits_q ^ path_to_24) & path_mask_24) == zero) begin
+        if (((after_c ^ path_to_24) & path_mask_24) == zero) begin
             victim_comb = way_24;
         end
-        if (((bits_q ^ path_to_25) & path_mask_25) == zero) begin
+        if (((after_c ^ path_to_25) & path_mask_25) == zero) begin
             victim_comb = way_25;
         end
-        if (((bits_q ^ path_to_26) & path_mask_26) == zero) begin
+        if (((after_c ^ path_to_26) & path_mask_26) == zero) begin
             victim_comb = way_26;
         end
-        if (((bits_q ^ path_to_27) & path_mask_27) == zero) begin
+        if (((after_c ^ path_to_27) & path_mask_27) == zero) begin
             victim_comb = way_27;
         end
-        if (((bits_q ^ path_to_28) & path_mask_28) == zero) begin
+        if (((after_c ^ path_to_28) & path_mask_28) == zero) begin
             victim_comb = way_28;
         end
-        if (((bits_q ^ path_to_29) & path_mask_29) == zero) begin
+        if (((after_c ^ path_to_29) & path_mask_29) == zero) begin
             victim_comb = way_29;
         end
-        if (((bits_q ^ path_to_30) & path_mask_30) == zero) begin
+        if (((after_c ^ path_to_30) & path_mask_30) == zero) begin
             victim_comb = way_30;
         end
-        if (((bits_q ^ path_to_31) & path_mask_31) == zero) begin
+        if (((after_c ^ path_to_31) & path_mask_31) == zero) begin
             victim_comb = way_31;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb32_plru_plru_0

@@ -3558,6 +3558,12 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
+    reg  [7:0] pend_a_d;
+    reg  [7:0] pend_a_q;
+    reg  [7:0] pend_b_d;
+    reg  [7:0] pend_b_q;
+    reg  [7:0] pend_c_d;
+    reg  [7:0] pend_c_q;
     
     // Local signals
     reg  [7:0] mask_a;
@@ -3576,9 +3582,15 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
+        pend_a_q = 8'h0;
+        pend_b_q = 8'h0;
+        pend_c_q = 8'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -3586,6 +3598,9 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
+    reg  [7:0] pend_a_d_comb;
+    reg  [7:0] pend_b_d_comb;
+    reg  [7:0] pend_c_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -3594,99 +3609,99 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((touch_a & way_oh_1) != zero) begin
+        if ((pend_a_q & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((touch_b & way_oh_1) != zero) begin
+        if ((pend_b_q & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((touch_c & way_oh_1) != zero) begin
+        if ((pend_c_q & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((touch_a & way_oh_2) != zero) begin
+        if ((pend_a_q & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((touch_b & way_oh_2) != zero) begin
+        if ((pend_b_q & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((touch_c & way_oh_2) != zero) begin
+        if ((pend_c_q & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((touch_a & way_oh_3) != zero) begin
+        if ((pend_a_q & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((touch_b & way_oh_3) != zero) begin
+        if ((pend_b_q & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((touch_c & way_oh_3) != zero) begin
+        if ((pend_c_q & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((touch_a & way_oh_4) != zero) begin
+        if ((pend_a_q & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((touch_b & way_oh_4) != zero) begin
+        if ((pend_b_q & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((touch_c & way_oh_4) != zero) begin
+        if ((pend_c_q & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((touch_a & way_oh_5) != zero) begin
+        if ((pend_a_q & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((touch_b & way_oh_5) != zero) begin
+        if ((pend_b_q & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((touch_c & way_oh_5) != zero) begin
+        if ((pend_c_q & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((touch_a & way_oh_6) != zero) begin
+        if ((pend_a_q & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((touch_b & way_oh_6) != zero) begin
+        if ((pend_b_q & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((touch_c & way_oh_6) != zero) begin
+        if ((pend_c_q & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((touch_a & way_oh_7) != zero) begin
+        if ((pend_a_q & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((touch_b & way_oh_7) != zero) begin
+        if ((pend_b_q & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((touch_c & way_oh_7) != zero) begin
+        if ((pend_c_q & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
@@ -3694,36 +3709,45 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
-        if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
+        if (((after_c ^ path_to_1) & path_mask_1) == zero) begin
             victim_comb = way_1;
         end
-        if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
+        if (((after_c ^ path_to_2) & path_mask_2) == zero) begin
             victim_comb = way_2;
         end
-        if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
+        if (((after_c ^ path_to_3) & path_mask_3) == zero) begin
             victim_comb = way_3;
         end
-        if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
+        if (((after_c ^ path_to_4) & path_mask_4) == zero) begin
             victim_comb = way_4;
         end
-        if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
+        if (((after_c ^ path_to_5) & path_mask_5) == zero) begin
             victim_comb = way_5;
         end
-        if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
+        if (((after_c ^ path_to_6) & path_mask_6) == zero) begin
             victim_comb = way_6;
         end
-        if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
+        if (((after_c ^ path_to_7) & path_mask_7) == zero) begin
             victim_comb = way_7;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlu8_bst_mlb_plru_0

@@ -764,8 +764,70 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] checks_meta_tag_30;
     reg  [7:0] checks_meta_tag_31;
     reg  [2:0] checks_meta_fault;
-    reg  [31:0] checks_sbase;
-    reg  [31:0] checks_ssize;
+    reg  [31:0] checks_sbase_0;
+    reg  [31:0] checks_sbase_1;
+    reg  [31:0] checks_sbase_2;
+    reg  [31:0] checks_sbase_3;
+    reg  [31:0] checks_sbase_4;
+    reg  [31:0] checks_sbase_5;
+    reg  [31:0] checks_sbase_6;
+    reg  [31:0] checks_sbase_7;
+    reg  [31:0] checks_sbase_8;
+    reg  [31:0] checks_sbase_9;
+    reg  [31:0] checks_sbase_10;
+    reg  [31:0] checks_sbase_11;
+    reg  [31:0] checks_sbase_12;
+    reg  [31:0] checks_sbase_13;
+    reg  [31:0] checks_sbase_14;
+    reg  [31:0] checks_sbase_15;
+    reg  [31:0] checks_sbase_16;
+    reg  [31:0] checks_sbase_17;
+    reg  [31:0] checks_sbase_18;
+    reg  [31:0] checks_sbase_19;
+    reg  [31:0] checks_sbase_20;
+    reg  [31:0] checks_sbase_21;
+    reg  [31:0] checks_sbase_22;
+    reg  [31:0] checks_sbase_23;
+    reg  [31:0] checks_sbase_24;
+    reg  [31:0] checks_sbase_25;
+    reg  [31:0] checks_sbase_26;
+    reg  [31:0] checks_sbase_27;
+    reg  [31:0] checks_sbase_28;
+    reg  [31:0] checks_sbase_29;
+    reg  [31:0] checks_sbase_30;
+    reg  [31:0] checks_sbase_31;
+    reg  [31:0] checks_ssize_0;
+    reg  [31:0] checks_ssize_1;
+    reg  [31:0] checks_ssize_2;
+    reg  [31:0] checks_ssize_3;
+    reg  [31:0] checks_ssize_4;
+    reg  [31:0] checks_ssize_5;
+    reg  [31:0] checks_ssize_6;
+    reg  [31:0] checks_ssize_7;
+    reg  [31:0] checks_ssize_8;
+    reg  [31:0] checks_ssize_9;
+    reg  [31:0] checks_ssize_10;
+    reg  [31:0] checks_ssize_11;
+    reg  [31:0] checks_ssize_12;
+    reg  [31:0] checks_ssize_13;
+    reg  [31:0] checks_ssize_14;
+    reg  [31:0] checks_ssize_15;
+    reg  [31:0] checks_ssize_16;
+    reg  [31:0] checks_ssize_17;
+    reg  [31:0] checks_ssize_18;
+    reg  [31:0] checks_ssize_19;
+    reg  [31:0] checks_ssize_20;
+    reg  [31:0] checks_ssize_21;
+    reg  [31:0] checks_ssize_22;
+    reg  [31:0] checks_ssize_23;
+    reg  [31:0] checks_ssize_24;
+    reg  [31:0] checks_ssize_25;
+    reg  [31:0] checks_ssize_26;
+    reg  [31:0] checks_ssize_27;
+    reg  [31:0] checks_ssize_28;
+    reg  [31:0] checks_ssize_29;
+    reg  [31:0] checks_ssize_30;
+    reg  [31:0] checks_ssize_31;
     wire  checks_pass_0;
     wire  checks_pass_1;
     wire  checks_pass_2;
@@ -3007,6 +3069,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] m_tag_2_q;
     reg  [7:0] m_tag_3_d;
     reg  [7:0] m_tag_3_q;
+    reg  [31:0] m_sbase_0_d;
+    reg  [31:0] m_sbase_0_q;
+    reg  [31:0] m_sbase_1_d;
+    reg  [31:0] m_sbase_1_q;
+    reg  [31:0] m_sbase_2_d;
+    reg  [31:0] m_sbase_2_q;
+    reg  [31:0] m_sbase_3_d;
+    reg  [31:0] m_sbase_3_q;
+    reg  [31:0] m_ssize_0_d;
+    reg  [31:0] m_ssize_0_q;
+    reg  [31:0] m_ssize_1_d;
+    reg  [31:0] m_ssize_1_q;
+    reg  [31:0] m_ssize_2_d;
+    reg  [31:0] m_ssize_2_q;
+    reg  [31:0] m_ssize_3_d;
+    reg  [31:0] m_ssize_3_q;
     
     // Local signals
     reg  [3:0] visits_0;
@@ -3678,8 +3756,70 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .meta_tag_30(checks_meta_tag_30),
         .meta_tag_31(checks_meta_tag_31),
         .meta_fault(checks_meta_fault),
-        .sbase(checks_sbase),
-        .ssize(checks_ssize),
+        .sbase_0(checks_sbase_0),
+        .sbase_1(checks_sbase_1),
+        .sbase_2(checks_sbase_2),
+        .sbase_3(checks_sbase_3),
+        .sbase_4(checks_sbase_4),
+        .sbase_5(checks_sbase_5),
+        .sbase_6(checks_sbase_6),
+        .sbase_7(checks_sbase_7),
+        .sbase_8(checks_sbase_8),
+        .sbase_9(checks_sbase_9),
+        .sbase_10(checks_sbase_10),
+        .sbase_11(checks_sbase_11),
+        .sbase_12(checks_sbase_12),
+        .sbase_13(checks_sbase_13),
+        .sbase_14(checks_sbase_14),
+        .sbase_15(checks_sbase_15),
+        .sbase_16(checks_sbase_16),
+        .sbase_17(checks_sbase_17),
+        .sbase_18(checks_sbase_18),
+        .sbase_19(checks_sbase_19),
+        .sbase_20(checks_sbase_20),
+        .sbase_21(checks_sbase_21),
+        .sbase_22(checks_sbase_22),
+        .sbase_23(checks_sbase_23),
+        .sbase_24(checks_sbase_24),
+        .sbase_25(checks_sbase_25),
+        .sbase_26(checks_sbase_26),
+        .sbase_27(checks_sbase_27),
+        .sbase_28(checks_sbase_28),
+        .sbase_29(checks_sbase_29),
+        .sbase_30(checks_sbase_30),
+        .sbase_31(checks_sbase_31),
+        .ssize_0(checks_ssize_0),
+        .ssize_1(checks_ssize_1),
+        .ssize_2(checks_ssize_2),
+        .ssize_3(checks_ssize_3),
+        .ssize_4(checks_ssize_4),
+        .ssize_5(checks_ssize_5),
+        .ssize_6(checks_ssize_6),
+        .ssize_7(checks_ssize_7),
+        .ssize_8(checks_ssize_8),
+        .ssize_9(checks_ssize_9),
+        .ssize_10(checks_ssize_10),
+        .ssize_11(checks_ssize_11),
+        .ssize_12(checks_ssize_12),
+        .ssize_13(checks_ssize_13),
+        .ssize_14(checks_ssize_14),
+        .ssize_15(checks_ssize_15),
+        .ssize_16(checks_ssize_16),
+        .ssize_17(checks_ssize_17),
+        .ssize_18(checks_ssize_18),
+        .ssize_19(checks_ssize_19),
+        .ssize_20(checks_ssize_20),
+        .ssize_21(checks_ssize_21),
+        .ssize_22(checks_ssize_22),
+        .ssize_23(checks_ssize_23),
+        .ssize_24(checks_ssize_24),
+        .ssize_25(checks_ssize_25),
+        .ssize_26(checks_ssize_26),
+        .ssize_27(checks_ssize_27),
+        .ssize_28(checks_ssize_28),
+        .ssize_29(checks_ssize_29),
+        .ssize_30(checks_ssize_30),
+        .ssize_31(checks_ssize_31),
         .pass_0(checks_pass_0),
         .pass_1(checks_pass_1),
         .pass_2(checks_pass_2),
@@ -4856,6 +4996,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_tag_1_q = 8'h0;
         m_tag_2_q = 8'h0;
         m_tag_3_q = 8'h0;
+        m_sbase_0_q = 32'h0;
+        m_sbase_1_q = 32'h0;
+        m_sbase_2_q = 32'h0;
+        m_sbase_3_q = 32'h0;
+        m_ssize_0_q = 32'h0;
+        m_ssize_1_q = 32'h0;
+        m_ssize_2_q = 32'h0;
+        m_ssize_3_q = 32'h0;
     end
     always @(posedge clock) begin
         mode_r_q <= mode_r_d;
@@ -5949,6 +6097,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_tag_1_q <= m_tag_1_d;
         m_tag_2_q <= m_tag_2_d;
         m_tag_3_q <= m_tag_3_d;
+        m_sbase_0_q <= m_sbase_0_d;
+        m_sbase_1_q <= m_sbase_1_d;
+        m_sbase_2_q <= m_sbase_2_d;
+        m_sbase_3_q <= m_sbase_3_d;
+        m_ssize_0_q <= m_ssize_0_d;
+        m_ssize_1_q <= m_ssize_1_d;
+        m_ssize_2_q <= m_ssize_2_d;
+        m_ssize_3_q <= m_ssize_3_d;
     end
     
     // Update code
@@ -5967,10 +6123,18 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] m_base_1_d_comb;
     reg  [55:0] m_base_2_d_comb;
     reg  [55:0] m_base_3_d_comb;
+    reg  [31:0] m_sbase_0_d_comb;
+    reg  [31:0] m_sbase_1_d_comb;
+    reg  [31:0] m_sbase_2_d_comb;
+    reg  [31:0] m_sbase_3_d_comb;
     reg  [55:0] m_size_0_d_comb;
     reg  [55:0] m_size_1_d_comb;
     reg  [55:0] m_size_2_d_comb;
     reg  [55:0] m_size_3_d_comb;
+    reg  [31:0] m_ssize_0_d_comb;
+    reg  [31:0] m_ssize_1_d_comb;
+    reg  [31:0] m_ssize_2_d_comb;
+    reg  [31:0] m_ssize_3_d_comb;
     reg  [7:0] m_tag_0_d_comb;
     reg  [7:0] m_tag_1_d_comb;
     reg  [7:0] m_tag_2_d_comb;
@@ -8100,18 +8264,26 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_base_0_d_comb = m_base_0_q;
         m_size_0_d_comb = m_size_0_q;
         m_tag_0_d_comb = m_tag_0_q;
+        m_sbase_0_d_comb = m_sbase_0_q;
+        m_ssize_0_d_comb = m_ssize_0_q;
         m_load_0 = 1'b0;
         m_base_1_d_comb = m_base_1_q;
         m_size_1_d_comb = m_size_1_q;
         m_tag_1_d_comb = m_tag_1_q;
+        m_sbase_1_d_comb = m_sbase_1_q;
+        m_ssize_1_d_comb = m_ssize_1_q;
         m_load_1 = 1'b0;
         m_base_2_d_comb = m_base_2_q;
         m_size_2_d_comb = m_size_2_q;
         m_tag_2_d_comb = m_tag_2_q;
+        m_sbase_2_d_comb = m_sbase_2_q;
+        m_ssize_2_d_comb = m_ssize_2_q;
         m_load_2 = 1'b0;
         m_base_3_d_comb = m_base_3_q;
         m_size_3_d_comb = m_size_3_q;
         m_tag_3_d_comb = m_tag_3_q;
+        m_sbase_3_d_comb = m_sbase_3_q;
+        m_ssize_3_d_comb = m_ssize_3_q;
         m_load_3 = 1'b0;
         if (p_valid_1_q & p_mask_32_q) begin
             m_load_0 = 1'b1;
@@ -8119,211 +8291,283 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_base_0 = m_base_0_q;
         checks_meta_size_0 = m_size_0_q;
         checks_meta_tag_0 = m_tag_0_q;
+        checks_sbase_0 = m_sbase_0_q;
+        checks_ssize_0 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_33_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_1 = m_base_0_q;
         checks_meta_size_1 = m_size_0_q;
         checks_meta_tag_1 = m_tag_0_q;
+        checks_sbase_1 = m_sbase_0_q;
+        checks_ssize_1 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_34_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_2 = m_base_0_q;
         checks_meta_size_2 = m_size_0_q;
         checks_meta_tag_2 = m_tag_0_q;
+        checks_sbase_2 = m_sbase_0_q;
+        checks_ssize_2 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_35_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_3 = m_base_0_q;
         checks_meta_size_3 = m_size_0_q;
         checks_meta_tag_3 = m_tag_0_q;
+        checks_sbase_3 = m_sbase_0_q;
+        checks_ssize_3 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_36_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_4 = m_base_0_q;
         checks_meta_size_4 = m_size_0_q;
         checks_meta_tag_4 = m_tag_0_q;
+        checks_sbase_4 = m_sbase_0_q;
+        checks_ssize_4 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_37_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_5 = m_base_0_q;
         checks_meta_size_5 = m_size_0_q;
         checks_meta_tag_5 = m_tag_0_q;
+        checks_sbase_5 = m_sbase_0_q;
+        checks_ssize_5 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_38_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_6 = m_base_0_q;
         checks_meta_size_6 = m_size_0_q;
         checks_meta_tag_6 = m_tag_0_q;
+        checks_sbase_6 = m_sbase_0_q;
+        checks_ssize_6 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_39_q) begin
             m_load_0 = 1'b1;
         end
         checks_meta_base_7 = m_base_0_q;
         checks_meta_size_7 = m_size_0_q;
         checks_meta_tag_7 = m_tag_0_q;
+        checks_sbase_7 = m_sbase_0_q;
+        checks_ssize_7 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_40_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_8 = m_base_1_q;
         checks_meta_size_8 = m_size_1_q;
         checks_meta_tag_8 = m_tag_1_q;
+        checks_sbase_8 = m_sbase_1_q;
+        checks_ssize_8 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_41_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_9 = m_base_1_q;
         checks_meta_size_9 = m_size_1_q;
         checks_meta_tag_9 = m_tag_1_q;
+        checks_sbase_9 = m_sbase_1_q;
+        checks_ssize_9 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_42_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_10 = m_base_1_q;
         checks_meta_size_10 = m_size_1_q;
         checks_meta_tag_10 = m_tag_1_q;
+        checks_sbase_10 = m_sbase_1_q;
+        checks_ssize_10 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_43_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_11 = m_base_1_q;
         checks_meta_size_11 = m_size_1_q;
         checks_meta_tag_11 = m_tag_1_q;
+        checks_sbase_11 = m_sbase_1_q;
+        checks_ssize_11 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_44_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_12 = m_base_1_q;
         checks_meta_size_12 = m_size_1_q;
         checks_meta_tag_12 = m_tag_1_q;
+        checks_sbase_12 = m_sbase_1_q;
+        checks_ssize_12 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_45_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_13 = m_base_1_q;
         checks_meta_size_13 = m_size_1_q;
         checks_meta_tag_13 = m_tag_1_q;
+        checks_sbase_13 = m_sbase_1_q;
+        checks_ssize_13 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_46_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_14 = m_base_1_q;
         checks_meta_size_14 = m_size_1_q;
         checks_meta_tag_14 = m_tag_1_q;
+        checks_sbase_14 = m_sbase_1_q;
+        checks_ssize_14 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_47_q) begin
             m_load_1 = 1'b1;
         end
         checks_meta_base_15 = m_base_1_q;
         checks_meta_size_15 = m_size_1_q;
         checks_meta_tag_15 = m_tag_1_q;
+        checks_sbase_15 = m_sbase_1_q;
+        checks_ssize_15 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_48_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_16 = m_base_2_q;
         checks_meta_size_16 = m_size_2_q;
         checks_meta_tag_16 = m_tag_2_q;
+        checks_sbase_16 = m_sbase_2_q;
+        checks_ssize_16 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_49_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_17 = m_base_2_q;
         checks_meta_size_17 = m_size_2_q;
         checks_meta_tag_17 = m_tag_2_q;
+        checks_sbase_17 = m_sbase_2_q;
+        checks_ssize_17 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_50_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_18 = m_base_2_q;
         checks_meta_size_18 = m_size_2_q;
         checks_meta_tag_18 = m_tag_2_q;
+        checks_sbase_18 = m_sbase_2_q;
+        checks_ssize_18 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_51_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_19 = m_base_2_q;
         checks_meta_size_19 = m_size_2_q;
         checks_meta_tag_19 = m_tag_2_q;
+        checks_sbase_19 = m_sbase_2_q;
+        checks_ssize_19 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_52_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_20 = m_base_2_q;
         checks_meta_size_20 = m_size_2_q;
         checks_meta_tag_20 = m_tag_2_q;
+        checks_sbase_20 = m_sbase_2_q;
+        checks_ssize_20 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_53_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_21 = m_base_2_q;
         checks_meta_size_21 = m_size_2_q;
         checks_meta_tag_21 = m_tag_2_q;
+        checks_sbase_21 = m_sbase_2_q;
+        checks_ssize_21 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_54_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_22 = m_base_2_q;
         checks_meta_size_22 = m_size_2_q;
         checks_meta_tag_22 = m_tag_2_q;
+        checks_sbase_22 = m_sbase_2_q;
+        checks_ssize_22 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_55_q) begin
             m_load_2 = 1'b1;
         end
         checks_meta_base_23 = m_base_2_q;
         checks_meta_size_23 = m_size_2_q;
         checks_meta_tag_23 = m_tag_2_q;
+        checks_sbase_23 = m_sbase_2_q;
+        checks_ssize_23 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_56_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_24 = m_base_3_q;
         checks_meta_size_24 = m_size_3_q;
         checks_meta_tag_24 = m_tag_3_q;
+        checks_sbase_24 = m_sbase_3_q;
+        checks_ssize_24 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_57_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_25 = m_base_3_q;
         checks_meta_size_25 = m_size_3_q;
         checks_meta_tag_25 = m_tag_3_q;
+        checks_sbase_25 = m_sbase_3_q;
+        checks_ssize_25 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_58_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_26 = m_base_3_q;
         checks_meta_size_26 = m_size_3_q;
         checks_meta_tag_26 = m_tag_3_q;
+        checks_sbase_26 = m_sbase_3_q;
+        checks_ssize_26 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_59_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_27 = m_base_3_q;
         checks_meta_size_27 = m_size_3_q;
         checks_meta_tag_27 = m_tag_3_q;
+        checks_sbase_27 = m_sbase_3_q;
+        checks_ssize_27 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_60_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_28 = m_base_3_q;
         checks_meta_size_28 = m_size_3_q;
         checks_meta_tag_28 = m_tag_3_q;
+        checks_sbase_28 = m_sbase_3_q;
+        checks_ssize_28 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_61_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_29 = m_base_3_q;
         checks_meta_size_29 = m_size_3_q;
         checks_meta_tag_29 = m_tag_3_q;
+        checks_sbase_29 = m_sbase_3_q;
+        checks_ssize_29 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_62_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_30 = m_base_3_q;
         checks_meta_size_30 = m_size_3_q;
         checks_meta_tag_30 = m_tag_3_q;
+        checks_sbase_30 = m_sbase_3_q;
+        checks_ssize_30 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_63_q) begin
             m_load_3 = 1'b1;
         end
         checks_meta_base_31 = m_base_3_q;
         checks_meta_size_31 = m_size_3_q;
         checks_meta_tag_31 = m_tag_3_q;
+        checks_sbase_31 = m_sbase_3_q;
+        checks_ssize_31 = m_ssize_3_q;
         if (m_load_0) begin
             m_base_0_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_0_d_comb = mlb_nx_size | p_res_size_1_q;
             m_tag_0_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_0_d_comb = p_sbase_1_q;
+            m_ssize_0_d_comb = p_ssize_1_q;
         end
         if (m_load_1) begin
             m_base_1_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_1_d_comb = mlb_nx_size | p_res_size_1_q;
             m_tag_1_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_1_d_comb = p_sbase_1_q;
+            m_ssize_1_d_comb = p_ssize_1_q;
         end
         if (m_load_2) begin
             m_base_2_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_2_d_comb = mlb_nx_size | p_res_size_1_q;
             m_tag_2_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_2_d_comb = p_sbase_1_q;
+            m_ssize_2_d_comb = p_ssize_1_q;
         end
         if (m_load_3) begin
             m_base_3_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_3_d_comb = mlb_nx_size | p_res_size_1_q;
             m_tag_3_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_3_d_comb = p_sbase_1_q;
+            m_ssize_3_d_comb = p_ssize_1_q;
         end
         checks_meta_fault_comb = f_mem;
         if (c_res == res_not_found) begin
@@ -8332,8 +8576,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (c_res == res_limit) begin
             checks_meta_fault_comb = f_limit;
         end
-        checks_sbase = p_sbase_2_q;
-        checks_ssize = p_ssize_2_q;
         sbase_w_a_comb = p_sbase_2_q;
         ssize_w_a_comb = p_ssize_2_q;
         loc_out_loc51_comb = c_res_loc;
@@ -11361,10 +11603,18 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_base_1_d = m_base_1_d_comb;
         m_base_2_d = m_base_2_d_comb;
         m_base_3_d = m_base_3_d_comb;
+        m_sbase_0_d = m_sbase_0_d_comb;
+        m_sbase_1_d = m_sbase_1_d_comb;
+        m_sbase_2_d = m_sbase_2_d_comb;
+        m_sbase_3_d = m_sbase_3_d_comb;
         m_size_0_d = m_size_0_d_comb;
         m_size_1_d = m_size_1_d_comb;
         m_size_2_d = m_size_2_d_comb;
         m_size_3_d = m_size_3_d_comb;
+        m_ssize_0_d = m_ssize_0_d_comb;
+        m_ssize_1_d = m_ssize_1_d_comb;
+        m_ssize_2_d = m_ssize_2_d_comb;
+        m_ssize_3_d = m_ssize_3_d_comb;
         m_tag_0_d = m_tag_0_d_comb;
         m_tag_1_d = m_tag_1_d_comb;
         m_tag_2_d = m_tag_2_d_comb;
@@ -12264,7 +12514,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
 endmodule // mlu8_bst_k4_l32_p2_c2
 
 // mlu8_bst_k4_l32_p2_c2_checks: hw::lane_checks::LaneChecks
-module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase,ssize,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase_0,sbase_1,sbase_2,sbase_3,sbase_4,sbase_5,sbase_6,sbase_7,sbase_8,sbase_9,sbase_10,sbase_11,sbase_12,sbase_13,sbase_14,sbase_15,sbase_16,sbase_17,sbase_18,sbase_19,sbase_20,sbase_21,sbase_22,sbase_23,sbase_24,sbase_25,sbase_26,sbase_27,sbase_28,sbase_29,sbase_30,sbase_31,ssize_0,ssize_1,ssize_2,ssize_3,ssize_4,ssize_5,ssize_6,ssize_7,ssize_8,ssize_9,ssize_10,ssize_11,ssize_12,ssize_13,ssize_14,ssize_15,ssize_16,ssize_17,ssize_18,ssize_19,ssize_20,ssize_21,ssize_22,ssize_23,ssize_24,ssize_25,ssize_26,ssize_27,ssize_28,ssize_29,ssize_30,ssize_31,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
     input wire  clock;
@@ -12434,8 +12684,70 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     input wire  [7:0] meta_tag_30;
     input wire  [7:0] meta_tag_31;
     input wire  [2:0] meta_fault;
-    input wire  [31:0] sbase;
-    input wire  [31:0] ssize;
+    input wire  [31:0] sbase_0;
+    input wire  [31:0] sbase_1;
+    input wire  [31:0] sbase_2;
+    input wire  [31:0] sbase_3;
+    input wire  [31:0] sbase_4;
+    input wire  [31:0] sbase_5;
+    input wire  [31:0] sbase_6;
+    input wire  [31:0] sbase_7;
+    input wire  [31:0] sbase_8;
+    input wire  [31:0] sbase_9;
+    input wire  [31:0] sbase_10;
+    input wire  [31:0] sbase_11;
+    input wire  [31:0] sbase_12;
+    input wire  [31:0] sbase_13;
+    input wire  [31:0] sbase_14;
+    input wire  [31:0] sbase_15;
+    input wire  [31:0] sbase_16;
+    input wire  [31:0] sbase_17;
+    input wire  [31:0] sbase_18;
+    input wire  [31:0] sbase_19;
+    input wire  [31:0] sbase_20;
+    input wire  [31:0] sbase_21;
+    input wire  [31:0] sbase_22;
+    input wire  [31:0] sbase_23;
+    input wire  [31:0] sbase_24;
+    input wire  [31:0] sbase_25;
+    input wire  [31:0] sbase_26;
+    input wire  [31:0] sbase_27;
+    input wire  [31:0] sbase_28;
+    input wire  [31:0] sbase_29;
+    input wire  [31:0] sbase_30;
+    input wire  [31:0] sbase_31;
+    input wire  [31:0] ssize_0;
+    input wire  [31:0] ssize_1;
+    input wire  [31:0] ssize_2;
+    input wire  [31:0] ssize_3;
+    input wire  [31:0] ssize_4;
+    input wire  [31:0] ssize_5;
+    input wire  [31:0] ssize_6;
+    input wire  [31:0] ssize_7;
+    input wire  [31:0] ssize_8;
+    input wire  [31:0] ssize_9;
+    input wire  [31:0] ssize_10;
+    input wire  [31:0] ssize_11;
+    input wire  [31:0] ssize_12;
+    input wire  [31:0] ssize_13;
+    input wire  [31:0] ssize_14;
+    input wire  [31:0] ssize_15;
+    input wire  [31:0] ssize_16;
+    input wire  [31:0] ssize_17;
+    input wire  [31:0] ssize_18;
+    input wire  [31:0] ssize_19;
+    input wire  [31:0] ssize_20;
+    input wire  [31:0] ssize_21;
+    input wire  [31:0] ssize_22;
+    input wire  [31:0] ssize_23;
+    input wire  [31:0] ssize_24;
+    input wire  [31:0] ssize_25;
+    input wire  [31:0] ssize_26;
+    input wire  [31:0] ssize_27;
+    input wire  [31:0] ssize_28;
+    input wire  [31:0] ssize_29;
+    input wire  [31:0] ssize_30;
+    input wire  [31:0] ssize_31;
     output reg  pass_0;
     output reg  pass_1;
     output reg  pass_2;
@@ -14701,8 +15013,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_0_g_meta_tag = meta_tag_0;
         lanes_0_s_addr = ptr_0[(32'h0)+:(32)];
         lanes_0_s_width = width;
-        lanes_0_s_base = sbase;
-        lanes_0_s_size = ssize;
+        lanes_0_s_base = sbase_0;
+        lanes_0_s_size = ssize_0;
         lane_pre_now_0 = f_none;
         lane_bfail_now_0 = 1'b0;
         if (mask_0) begin
@@ -14732,8 +15044,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_1_g_meta_tag = meta_tag_1;
         lanes_1_s_addr = ptr_1[(32'h0)+:(32)];
         lanes_1_s_width = width;
-        lanes_1_s_base = sbase;
-        lanes_1_s_size = ssize;
+        lanes_1_s_base = sbase_1;
+        lanes_1_s_size = ssize_1;
         lane_pre_now_1 = f_none;
         lane_bfail_now_1 = 1'b0;
         if (mask_1) begin
@@ -14763,8 +15075,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_2_g_meta_tag = meta_tag_2;
         lanes_2_s_addr = ptr_2[(32'h0)+:(32)];
         lanes_2_s_width = width;
-        lanes_2_s_base = sbase;
-        lanes_2_s_size = ssize;
+        lanes_2_s_base = sbase_2;
+        lanes_2_s_size = ssize_2;
         lane_pre_now_2 = f_none;
         lane_bfail_now_2 = 1'b0;
         if (mask_2) begin
@@ -14794,8 +15106,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_3_g_meta_tag = meta_tag_3;
         lanes_3_s_addr = ptr_3[(32'h0)+:(32)];
         lanes_3_s_width = width;
-        lanes_3_s_base = sbase;
-        lanes_3_s_size = ssize;
+        lanes_3_s_base = sbase_3;
+        lanes_3_s_size = ssize_3;
         lane_pre_now_3 = f_none;
         lane_bfail_now_3 = 1'b0;
         if (mask_3) begin
@@ -14825,8 +15137,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_4_g_meta_tag = meta_tag_4;
         lanes_4_s_addr = ptr_4[(32'h0)+:(32)];
         lanes_4_s_width = width;
-        lanes_4_s_base = sbase;
-        lanes_4_s_size = ssize;
+        lanes_4_s_base = sbase_4;
+        lanes_4_s_size = ssize_4;
         lane_pre_now_4 = f_none;
         lane_bfail_now_4 = 1'b0;
         if (mask_4) begin
@@ -14856,8 +15168,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_5_g_meta_tag = meta_tag_5;
         lanes_5_s_addr = ptr_5[(32'h0)+:(32)];
         lanes_5_s_width = width;
-        lanes_5_s_base = sbase;
-        lanes_5_s_size = ssize;
+        lanes_5_s_base = sbase_5;
+        lanes_5_s_size = ssize_5;
         lane_pre_now_5 = f_none;
         lane_bfail_now_5 = 1'b0;
         if (mask_5) begin
@@ -14887,8 +15199,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_6_g_meta_tag = meta_tag_6;
         lanes_6_s_addr = ptr_6[(32'h0)+:(32)];
         lanes_6_s_width = width;
-        lanes_6_s_base = sbase;
-        lanes_6_s_size = ssize;
+        lanes_6_s_base = sbase_6;
+        lanes_6_s_size = ssize_6;
         lane_pre_now_6 = f_none;
         lane_bfail_now_6 = 1'b0;
         if (mask_6) begin
@@ -14918,8 +15230,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_7_g_meta_tag = meta_tag_7;
         lanes_7_s_addr = ptr_7[(32'h0)+:(32)];
         lanes_7_s_width = width;
-        lanes_7_s_base = sbase;
-        lanes_7_s_size = ssize;
+        lanes_7_s_base = sbase_7;
+        lanes_7_s_size = ssize_7;
         lane_pre_now_7 = f_none;
         lane_bfail_now_7 = 1'b0;
         if (mask_7) begin
@@ -14949,8 +15261,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_8_g_meta_tag = meta_tag_8;
         lanes_8_s_addr = ptr_8[(32'h0)+:(32)];
         lanes_8_s_width = width;
-        lanes_8_s_base = sbase;
-        lanes_8_s_size = ssize;
+        lanes_8_s_base = sbase_8;
+        lanes_8_s_size = ssize_8;
         lane_pre_now_8 = f_none;
         lane_bfail_now_8 = 1'b0;
         if (mask_8) begin
@@ -14980,8 +15292,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_9_g_meta_tag = meta_tag_9;
         lanes_9_s_addr = ptr_9[(32'h0)+:(32)];
         lanes_9_s_width = width;
-        lanes_9_s_base = sbase;
-        lanes_9_s_size = ssize;
+        lanes_9_s_base = sbase_9;
+        lanes_9_s_size = ssize_9;
         lane_pre_now_9 = f_none;
         lane_bfail_now_9 = 1'b0;
         if (mask_9) begin
@@ -15011,8 +15323,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_10_g_meta_tag = meta_tag_10;
         lanes_10_s_addr = ptr_10[(32'h0)+:(32)];
         lanes_10_s_width = width;
-        lanes_10_s_base = sbase;
-        lanes_10_s_size = ssize;
+        lanes_10_s_base = sbase_10;
+        lanes_10_s_size = ssize_10;
         lane_pre_now_10 = f_none;
         lane_bfail_now_10 = 1'b0;
         if (mask_10) begin
@@ -15042,8 +15354,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_11_g_meta_tag = meta_tag_11;
         lanes_11_s_addr = ptr_11[(32'h0)+:(32)];
         lanes_11_s_width = width;
-        lanes_11_s_base = sbase;
-        lanes_11_s_size = ssize;
+        lanes_11_s_base = sbase_11;
+        lanes_11_s_size = ssize_11;
         lane_pre_now_11 = f_none;
         lane_bfail_now_11 = 1'b0;
         if (mask_11) begin
@@ -15073,8 +15385,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_12_g_meta_tag = meta_tag_12;
         lanes_12_s_addr = ptr_12[(32'h0)+:(32)];
         lanes_12_s_width = width;
-        lanes_12_s_base = sbase;
-        lanes_12_s_size = ssize;
+        lanes_12_s_base = sbase_12;
+        lanes_12_s_size = ssize_12;
         lane_pre_now_12 = f_none;
         lane_bfail_now_12 = 1'b0;
         if (mask_12) begin
@@ -15104,8 +15416,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_13_g_meta_tag = meta_tag_13;
         lanes_13_s_addr = ptr_13[(32'h0)+:(32)];
         lanes_13_s_width = width;
-        lanes_13_s_base = sbase;
-        lanes_13_s_size = ssize;
+        lanes_13_s_base = sbase_13;
+        lanes_13_s_size = ssize_13;
         lane_pre_now_13 = f_none;
         lane_bfail_now_13 = 1'b0;
         if (mask_13) begin
@@ -15135,8 +15447,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_14_g_meta_tag = meta_tag_14;
         lanes_14_s_addr = ptr_14[(32'h0)+:(32)];
         lanes_14_s_width = width;
-        lanes_14_s_base = sbase;
-        lanes_14_s_size = ssize;
+        lanes_14_s_base = sbase_14;
+        lanes_14_s_size = ssize_14;
         lane_pre_now_14 = f_none;
         lane_bfail_now_14 = 1'b0;
         if (mask_14) begin
@@ -15166,8 +15478,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_15_g_meta_tag = meta_tag_15;
         lanes_15_s_addr = ptr_15[(32'h0)+:(32)];
         lanes_15_s_width = width;
-        lanes_15_s_base = sbase;
-        lanes_15_s_size = ssize;
+        lanes_15_s_base = sbase_15;
+        lanes_15_s_size = ssize_15;
         lane_pre_now_15 = f_none;
         lane_bfail_now_15 = 1'b0;
         if (mask_15) begin
@@ -15197,8 +15509,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_16_g_meta_tag = meta_tag_16;
         lanes_16_s_addr = ptr_16[(32'h0)+:(32)];
         lanes_16_s_width = width;
-        lanes_16_s_base = sbase;
-        lanes_16_s_size = ssize;
+        lanes_16_s_base = sbase_16;
+        lanes_16_s_size = ssize_16;
         lane_pre_now_16 = f_none;
         lane_bfail_now_16 = 1'b0;
         if (mask_16) begin
@@ -15228,8 +15540,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_17_g_meta_tag = meta_tag_17;
         lanes_17_s_addr = ptr_17[(32'h0)+:(32)];
         lanes_17_s_width = width;
-        lanes_17_s_base = sbase;
-        lanes_17_s_size = ssize;
+        lanes_17_s_base = sbase_17;
+        lanes_17_s_size = ssize_17;
         lane_pre_now_17 = f_none;
         lane_bfail_now_17 = 1'b0;
         if (mask_17) begin
@@ -15259,8 +15571,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_18_g_meta_tag = meta_tag_18;
         lanes_18_s_addr = ptr_18[(32'h0)+:(32)];
         lanes_18_s_width = width;
-        lanes_18_s_base = sbase;
-        lanes_18_s_size = ssize;
+        lanes_18_s_base = sbase_18;
+        lanes_18_s_size = ssize_18;
         lane_pre_now_18 = f_none;
         lane_bfail_now_18 = 1'b0;
         if (mask_18) begin
@@ -15290,8 +15602,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_19_g_meta_tag = meta_tag_19;
         lanes_19_s_addr = ptr_19[(32'h0)+:(32)];
         lanes_19_s_width = width;
-        lanes_19_s_base = sbase;
-        lanes_19_s_size = ssize;
+        lanes_19_s_base = sbase_19;
+        lanes_19_s_size = ssize_19;
         lane_pre_now_19 = f_none;
         lane_bfail_now_19 = 1'b0;
         if (mask_19) begin
@@ -15321,8 +15633,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_20_g_meta_tag = meta_tag_20;
         lanes_20_s_addr = ptr_20[(32'h0)+:(32)];
         lanes_20_s_width = width;
-        lanes_20_s_base = sbase;
-        lanes_20_s_size = ssize;
+        lanes_20_s_base = sbase_20;
+        lanes_20_s_size = ssize_20;
         lane_pre_now_20 = f_none;
         lane_bfail_now_20 = 1'b0;
         if (mask_20) begin
@@ -15352,8 +15664,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_21_g_meta_tag = meta_tag_21;
         lanes_21_s_addr = ptr_21[(32'h0)+:(32)];
         lanes_21_s_width = width;
-        lanes_21_s_base = sbase;
-        lanes_21_s_size = ssize;
+        lanes_21_s_base = sbase_21;
+        lanes_21_s_size = ssize_21;
         lane_pre_now_21 = f_none;
         lane_bfail_now_21 = 1'b0;
         if (mask_21) begin
@@ -15383,8 +15695,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_22_g_meta_tag = meta_tag_22;
         lanes_22_s_addr = ptr_22[(32'h0)+:(32)];
         lanes_22_s_width = width;
-        lanes_22_s_base = sbase;
-        lanes_22_s_size = ssize;
+        lanes_22_s_base = sbase_22;
+        lanes_22_s_size = ssize_22;
         lane_pre_now_22 = f_none;
         lane_bfail_now_22 = 1'b0;
         if (mask_22) begin
@@ -15414,8 +15726,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_23_g_meta_tag = meta_tag_23;
         lanes_23_s_addr = ptr_23[(32'h0)+:(32)];
         lanes_23_s_width = width;
-        lanes_23_s_base = sbase;
-        lanes_23_s_size = ssize;
+        lanes_23_s_base = sbase_23;
+        lanes_23_s_size = ssize_23;
         lane_pre_now_23 = f_none;
         lane_bfail_now_23 = 1'b0;
         if (mask_23) begin
@@ -15445,8 +15757,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_24_g_meta_tag = meta_tag_24;
         lanes_24_s_addr = ptr_24[(32'h0)+:(32)];
         lanes_24_s_width = width;
-        lanes_24_s_base = sbase;
-        lanes_24_s_size = ssize;
+        lanes_24_s_base = sbase_24;
+        lanes_24_s_size = ssize_24;
         lane_pre_now_24 = f_none;
         lane_bfail_now_24 = 1'b0;
         if (mask_24) begin
@@ -15476,8 +15788,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_25_g_meta_tag = meta_tag_25;
         lanes_25_s_addr = ptr_25[(32'h0)+:(32)];
         lanes_25_s_width = width;
-        lanes_25_s_base = sbase;
-        lanes_25_s_size = ssize;
+        lanes_25_s_base = sbase_25;
+        lanes_25_s_size = ssize_25;
         lane_pre_now_25 = f_none;
         lane_bfail_now_25 = 1'b0;
         if (mask_25) begin
@@ -15507,8 +15819,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_26_g_meta_tag = meta_tag_26;
         lanes_26_s_addr = ptr_26[(32'h0)+:(32)];
         lanes_26_s_width = width;
-        lanes_26_s_base = sbase;
-        lanes_26_s_size = ssize;
+        lanes_26_s_base = sbase_26;
+        lanes_26_s_size = ssize_26;
         lane_pre_now_26 = f_none;
         lane_bfail_now_26 = 1'b0;
         if (mask_26) begin
@@ -15538,8 +15850,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_27_g_meta_tag = meta_tag_27;
         lanes_27_s_addr = ptr_27[(32'h0)+:(32)];
         lanes_27_s_width = width;
-        lanes_27_s_base = sbase;
-        lanes_27_s_size = ssize;
+        lanes_27_s_base = sbase_27;
+        lanes_27_s_size = ssize_27;
         lane_pre_now_27 = f_none;
         lane_bfail_now_27 = 1'b0;
         if (mask_27) begin
@@ -15569,8 +15881,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_28_g_meta_tag = meta_tag_28;
         lanes_28_s_addr = ptr_28[(32'h0)+:(32)];
         lanes_28_s_width = width;
-        lanes_28_s_base = sbase;
-        lanes_28_s_size = ssize;
+        lanes_28_s_base = sbase_28;
+        lanes_28_s_size = ssize_28;
         lane_pre_now_28 = f_none;
         lane_bfail_now_28 = 1'b0;
         if (mask_28) begin
@@ -15600,8 +15912,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_29_g_meta_tag = meta_tag_29;
         lanes_29_s_addr = ptr_29[(32'h0)+:(32)];
         lanes_29_s_width = width;
-        lanes_29_s_base = sbase;
-        lanes_29_s_size = ssize;
+        lanes_29_s_base = sbase_29;
+        lanes_29_s_size = ssize_29;
         lane_pre_now_29 = f_none;
         lane_bfail_now_29 = 1'b0;
         if (mask_29) begin
@@ -15631,8 +15943,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_30_g_meta_tag = meta_tag_30;
         lanes_30_s_addr = ptr_30[(32'h0)+:(32)];
         lanes_30_s_width = width;
-        lanes_30_s_base = sbase;
-        lanes_30_s_size = ssize;
+        lanes_30_s_base = sbase_30;
+        lanes_30_s_size = ssize_30;
         lane_pre_now_30 = f_none;
         lane_bfail_now_30 = 1'b0;
         if (mask_30) begin
@@ -15662,8 +15974,8 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_31_g_meta_tag = meta_tag_31;
         lanes_31_s_addr = ptr_31[(32'h0)+:(32)];
         lanes_31_s_width = width;
-        lanes_31_s_base = sbase;
-        lanes_31_s_size = ssize;
+        lanes_31_s_base = sbase_31;
+        lanes_31_s_size = ssize_31;
         lane_pre_now_31 = f_none;
         lane_bfail_now_31 = 1'b0;
         if (mask_31) begin
@@ -36586,6 +36898,12 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,vict
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
+    reg  [7:0] pend_a_d;
+    reg  [7:0] pend_a_q;
+    reg  [7:0] pend_b_d;
+    reg  [7:0] pend_b_q;
+    reg  [7:0] pend_c_d;
+    reg  [7:0] pend_c_q;
     
     // Local signals
     reg  [7:0] mask_a;
@@ -36604,9 +36922,15 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,vict
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
+        pend_a_q = 8'h0;
+        pend_b_q = 8'h0;
+        pend_c_q = 8'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
+        pend_a_q <= pend_a_d;
+        pend_b_q <= pend_b_d;
+        pend_c_q <= pend_c_d;
     end
     
     // Update code
@@ -36614,6 +36938,9 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,vict
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
+    reg  [7:0] pend_a_d_comb;
+    reg  [7:0] pend_b_d_comb;
+    reg  [7:0] pend_c_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -36622,99 +36949,99 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,vict
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((touch_a & way_oh_0) != zero) begin
+        if ((pend_a_q & way_oh_0) != zero) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((touch_b & way_oh_0) != zero) begin
+        if ((pend_b_q & way_oh_0) != zero) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((touch_c & way_oh_0) != zero) begin
+        if ((pend_c_q & way_oh_0) != zero) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((touch_a & way_oh_1) != zero) begin
+        if ((pend_a_q & way_oh_1) != zero) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((touch_b & way_oh_1) != zero) begin
+        if ((pend_b_q & way_oh_1) != zero) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((touch_c & way_oh_1) != zero) begin
+        if ((pend_c_q & way_oh_1) != zero) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((touch_a & way_oh_2) != zero) begin
+        if ((pend_a_q & way_oh_2) != zero) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((touch_b & way_oh_2) != zero) begin
+        if ((pend_b_q & way_oh_2) != zero) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((touch_c & way_oh_2) != zero) begin
+        if ((pend_c_q & way_oh_2) != zero) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((touch_a & way_oh_3) != zero) begin
+        if ((pend_a_q & way_oh_3) != zero) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((touch_b & way_oh_3) != zero) begin
+        if ((pend_b_q & way_oh_3) != zero) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((touch_c & way_oh_3) != zero) begin
+        if ((pend_c_q & way_oh_3) != zero) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((touch_a & way_oh_4) != zero) begin
+        if ((pend_a_q & way_oh_4) != zero) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((touch_b & way_oh_4) != zero) begin
+        if ((pend_b_q & way_oh_4) != zero) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((touch_c & way_oh_4) != zero) begin
+        if ((pend_c_q & way_oh_4) != zero) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((touch_a & way_oh_5) != zero) begin
+        if ((pend_a_q & way_oh_5) != zero) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((touch_b & way_oh_5) != zero) begin
+        if ((pend_b_q & way_oh_5) != zero) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((touch_c & way_oh_5) != zero) begin
+        if ((pend_c_q & way_oh_5) != zero) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((touch_a & way_oh_6) != zero) begin
+        if ((pend_a_q & way_oh_6) != zero) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((touch_b & way_oh_6) != zero) begin
+        if ((pend_b_q & way_oh_6) != zero) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((touch_c & way_oh_6) != zero) begin
+        if ((pend_c_q & way_oh_6) != zero) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((touch_a & way_oh_7) != zero) begin
+        if ((pend_a_q & way_oh_7) != zero) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((touch_b & way_oh_7) != zero) begin
+        if ((pend_b_q & way_oh_7) != zero) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((touch_c & way_oh_7) != zero) begin
+        if ((pend_c_q & way_oh_7) != zero) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
@@ -36722,36 +37049,45 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,vict
         after_b = (after_a & ~mask_b) | set_b;
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
-        if (((bits_q ^ path_to_0) & path_mask_0) == zero) begin
+        if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
             victim_comb = way_0;
         end
-        if (((bits_q ^ path_to_1) & path_mask_1) == zero) begin
+        if (((after_c ^ path_to_1) & path_mask_1) == zero) begin
             victim_comb = way_1;
         end
-        if (((bits_q ^ path_to_2) & path_mask_2) == zero) begin
+        if (((after_c ^ path_to_2) & path_mask_2) == zero) begin
             victim_comb = way_2;
         end
-        if (((bits_q ^ path_to_3) & path_mask_3) == zero) begin
+        if (((after_c ^ path_to_3) & path_mask_3) == zero) begin
             victim_comb = way_3;
         end
-        if (((bits_q ^ path_to_4) & path_mask_4) == zero) begin
+        if (((after_c ^ path_to_4) & path_mask_4) == zero) begin
             victim_comb = way_4;
         end
-        if (((bits_q ^ path_to_5) & path_mask_5) == zero) begin
+        if (((after_c ^ path_to_5) & path_mask_5) == zero) begin
             victim_comb = way_5;
         end
-        if (((bits_q ^ path_to_6) & path_mask_6) == zero) begin
+        if (((after_c ^ path_to_6) & path_mask_6) == zero) begin
             victim_comb = way_6;
         end
-        if (((bits_q ^ path_to_7) & path_mask_7) == zero) begin
+        if (((after_c ^ path_to_7) & path_mask_7) == zero) begin
             victim_comb = way_7;
         end
         bits_d_comb = after_c;
+        pend_a_d_comb = touch_a;
+        pend_b_d_comb = touch_b;
+        pend_c_d_comb = touch_c;
         if (clear) begin
             bits_d_comb = zero;
+            pend_a_d_comb = zero;
+            pend_b_d_comb = zero;
+            pend_c_d_comb = zero;
         end
-        state = bits_q;
+        state = after_c;
         bits_d = bits_d_comb;
+        pend_a_d = pend_a_d_comb;
+        pend_b_d = pend_b_d_comb;
+        pend_c_d = pend_c_d_comb;
         victim = victim_comb;
     end
 endmodule // mlu8_bst_k4_l32_p2_c2_mlb_plru_0

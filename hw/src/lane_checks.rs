@@ -34,7 +34,8 @@
 //!   copies of its metadata register: one register bit driving 32 lanes'
 //!   compares (some 100 gate inputs) was the MLU unit's longest path,
 //!   through a buffer tree three deep. Only active lanes read theirs.
-//! - `sbase`, `ssize` (32): MEMCHECK.S's compile-time window.
+//! - `sbase[i]`, `ssize[i]` (32): MEMCHECK.S's compile-time window, per lane
+//!   for the same reason as the metadata.
 //! - `pass[i]`: lane i is active and passed. `any_fault`, `fault` (3),
 //!   `lane` (LW): the lowest faulting active lane and its fault (NONE and 0
 //!   when none faults).
@@ -57,8 +58,8 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub meta_size: [Signal<In, Bits<56>>; L],
     pub meta_tag: [Signal<In, Bits<8>>; L],
     pub meta_fault: Signal<In, Bits<3>>,
-    pub sbase: Signal<In, Bits<32>>,
-    pub ssize: Signal<In, Bits<32>>,
+    pub sbase: [Signal<In, Bits<32>>; L],
+    pub ssize: [Signal<In, Bits<32>>; L],
     pub pass: [Signal<Out, Bit>; L],
     pub any_fault: Signal<Out, Bit>,
     pub fault: Signal<Out, Bits<3>>,
@@ -113,8 +114,8 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             meta_size: array_init(Default::default),
             meta_tag: array_init(Default::default),
             meta_fault: Default::default(),
-            sbase: Default::default(),
-            ssize: Default::default(),
+            sbase: array_init(Default::default),
+            ssize: array_init(Default::default),
             pass: array_init(Default::default),
             any_fault: Default::default(),
             fault: Default::default(),
@@ -160,8 +161,8 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lanes[i].g_meta_tag.next = self.meta_tag[i].val();
             self.lanes[i].s_addr.next = self.ptr[i].val().get_bits::<32>(0);
             self.lanes[i].s_width.next = self.width.val();
-            self.lanes[i].s_base.next = self.sbase.val();
-            self.lanes[i].s_size.next = self.ssize.val();
+            self.lanes[i].s_base.next = self.sbase[i].val();
+            self.lanes[i].s_size.next = self.ssize[i].val();
             self.lane_pre_now[i].next = self.f_none.val();
             self.lane_bfail_now[i].next = false;
             if self.mask[i].val() {

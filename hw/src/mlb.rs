@@ -46,7 +46,7 @@
 //! - `inv_valid`, `inv_loc`: invalidate every entry whose location matches.
 //! - `flush`: clear every valid bit and the replacement state.
 //! - `victim` (comb.): the way a fill in this cycle writes; `fill_ok` (comb.):
-//!   the fill in this cycle is taken. `repl_state` (registered): the PLRU bits
+//!   the fill in this cycle is taken. `repl_state` (from registers): the PLRU bits
 //!   (bit N-1 = 0) or the round-robin pointer, for comparison with the model.
 //!   These three are not delayed by the search pipeline.
 //!

@@ -335,7 +335,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     c_base: Signal<Local, Bits<56>>,
     c_size: Signal<Local, Bits<56>>,
     c_tag: Signal<Local, Bits<8>>,
-    // Copies of stage C's metadata (c_base, c_size, c_tag) for the lane
+    // Copies of stage C's metadata (c_base, c_size, c_tag) and shared
+    // window (p_sbase, p_ssize) for the lane
     // checks, one per group of up to 8 lanes (LaneChecks module doc: the
     // fan-out of one register to 32 lanes was the longest path). They load
     // from the MLB's next data and stage C-1's p_res as the request enters
@@ -344,6 +345,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     m_base: Vec<DFF<Bits<56>>>,
     m_size: Vec<DFF<Bits<56>>>,
     m_tag: Vec<DFF<Bits<8>>>,
+    m_sbase: Vec<DFF<Bits<32>>>,
+    m_ssize: Vec<DFF<Bits<32>>>,
     m_load: Vec<Signal<Local, Bit>>,
     merge_w: Vec<Signal<Local, Bit>>,
     merge_pre: Vec<Signal<Local, Bit>>,
@@ -603,6 +606,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             m_base: regs(L.div_ceil(8)),
             m_size: regs(L.div_ceil(8)),
             m_tag: regs(L.div_ceil(8)),
+            m_sbase: regs(L.div_ceil(8)),
+            m_ssize: regs(L.div_ceil(8)),
             m_load: sigs(L.div_ceil(8)),
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
@@ -931,6 +936,10 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.m_base[g].d.next = self.m_base[g].q.val();
                                 self.m_size[g].d.next = self.m_size[g].q.val();
                                 self.m_tag[g].d.next = self.m_tag[g].q.val();
+                                self.m_sbase[g].clock.next = self.clock.val();
+                                self.m_ssize[g].clock.next = self.clock.val();
+                                self.m_sbase[g].d.next = self.m_sbase[g].q.val();
+                                self.m_ssize[g].d.next = self.m_ssize[g].q.val();
                                 self.m_load[g].next = false;
                             }
                             // q: lanes per group.
@@ -942,6 +951,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.checks.meta_base[i].next = self.m_base[i / q].q.val();
                                     self.checks.meta_size[i].next = self.m_size[i / q].q.val();
                                     self.checks.meta_tag[i].next = self.m_tag[i / q].q.val();
+                                    self.checks.sbase[i].next = self.m_sbase[i / q].q.val();
+                                    self.checks.ssize[i].next = self.m_ssize[i / q].q.val();
                                 }
                             }
                             for g in 0..self.m_base.len() {
@@ -949,6 +960,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.m_base[g].d.next = self.mlb.nx_base.val() | self.p_res_base[c - 1].q.val();
                                     self.m_size[g].d.next = self.mlb.nx_size.val() | self.p_res_size[c - 1].q.val();
                                     self.m_tag[g].d.next = self.mlb.nx_tag.val() | self.p_res_tag[c - 1].q.val();
+                                    self.m_sbase[g].d.next = self.p_sbase[c - 1].q.val();
+                                    self.m_ssize[g].d.next = self.p_ssize[c - 1].q.val();
                                 }
                             }
                             self.checks.meta_fault.next = self.f_mem.val();
@@ -958,8 +971,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             if self.c_res.val() == self.res_limit.val() {
                                 self.checks.meta_fault.next = self.f_limit.val();
                             }
-                            self.checks.sbase.next = self.p_sbase[c].q.val();
-                            self.checks.ssize.next = self.p_ssize[c].q.val();
                             self.sbase_w.a.next = self.p_sbase[c].q.val();
                             self.ssize_w.a.next = self.p_ssize[c].q.val();
                             self.loc_out.loc51.next = self.c_res_loc.val();

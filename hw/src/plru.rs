@@ -44,11 +44,19 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///   the edge. One-hot, not an index: the MLB's searches produce a one-hot
 ///   match, and encoding it to decode it again here was three gate levels
 ///   on the MLB's longest path (search to replacement state).
-/// - `victim` (comb. from the state register): the victim of the state at the
-///   start of the cycle, i.e. what a fill in this cycle replaces (the fill's
+/// - `victim` (comb. from registers): the victim of the state at the start
+///   of the cycle, i.e. what a fill in this cycle replaces (the fill's
 ///   victim sees the state before the cycle's touches, as in `sim::mlb::Mlb::cycle`).
-/// - `state` (registered): the N-1 tree bits in bits 0..N-2; bit N-1 is always 0
-///   (it exists so that N = 1, which has no tree bits, needs no 0-bit signal).
+/// - `state` (comb. from registers): the state at the start of the cycle, the
+///   N-1 tree bits in bits 0..N-2; bit N-1 is always 0 (it exists so that
+///   N = 1, which has no tree bits, needs no 0-bit signal).
+///
+/// Deferred touches: the touches are registered as they are (`pend_*`) and
+/// applied to `bits` one cycle later, and `state` is `bits` with the pending
+/// touches applied. So `state` and `victim` are exactly the state after
+/// every touch so far, but a touch arriving late in its cycle (the MLB's
+/// search result) ends in a register and not in the touch logic: the
+/// search to replacement state path was the MLU unit's longest.
 #[derive(LogicBlock)]
 pub struct TreePlru<const N: usize, const IW: usize> {
     pub clock: Signal<In, Clock>,
@@ -58,8 +66,12 @@ pub struct TreePlru<const N: usize, const IW: usize> {
     pub touch_c: Signal<In, Bits<N>>,
     pub victim: Signal<Out, Bits<IW>>,
     pub state: Signal<Out, Bits<N>>,
-    /// The state register (public so that tests can preset it).
+    /// The state register, before the pending touches, and the touches of
+    /// the cycle before (public so that tests can preset them).
     pub bits: DFF<Bits<N>>,
+    pub pend_a: DFF<Bits<N>>,
+    pub pend_b: DFF<Bits<N>>,
+    pub pend_c: DFF<Bits<N>>,
     way: [Constant<Bits<IW>>; N],
     path_mask: [Constant<Bits<N>>; N],
     path_to: [Constant<Bits<N>>; N],
@@ -96,6 +108,9 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
             victim: Signal::default(),
             state: Signal::default(),
             bits: DFF::default(),
+            pend_a: DFF::default(),
+            pend_b: DFF::default(),
+            pend_c: DFF::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
             path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
@@ -119,6 +134,9 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
         self.bits.clock.next = self.clock.val();
+        self.pend_a.clock.next = self.clock.val();
+        self.pend_b.clock.next = self.clock.val();
+        self.pend_c.clock.next = self.clock.val();
         self.mask_a.next = self.zero.val();
         self.set_a.next = self.zero.val();
         self.mask_b.next = self.zero.val();
@@ -126,15 +144,15 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
         self.mask_c.next = self.zero.val();
         self.set_c.next = self.zero.val();
         for w in 0..N {
-            if (self.touch_a.val() & self.way_oh[w].val()) != self.zero.val() {
+            if (self.pend_a.q.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_a.next = self.path_mask[w].val();
                 self.set_a.next = self.path_away[w].val();
             }
-            if (self.touch_b.val() & self.way_oh[w].val()) != self.zero.val() {
+            if (self.pend_b.q.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_b.next = self.path_mask[w].val();
                 self.set_b.next = self.path_away[w].val();
             }
-            if (self.touch_c.val() & self.way_oh[w].val()) != self.zero.val() {
+            if (self.pend_c.q.val() & self.way_oh[w].val()) != self.zero.val() {
                 self.mask_c.next = self.path_mask[w].val();
                 self.set_c.next = self.path_away[w].val();
             }
@@ -145,15 +163,21 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
         // Exactly one way's path matches any state.
         self.victim.next = self.way[0].val();
         for w in 0..N {
-            if ((self.bits.q.val() ^ self.path_to[w].val()) & self.path_mask[w].val()) == self.zero.val() {
+            if ((self.after_c.val() ^ self.path_to[w].val()) & self.path_mask[w].val()) == self.zero.val() {
                 self.victim.next = self.way[w].val();
             }
         }
         self.bits.d.next = self.after_c.val();
+        self.pend_a.d.next = self.touch_a.val();
+        self.pend_b.d.next = self.touch_b.val();
+        self.pend_c.d.next = self.touch_c.val();
         if self.clear.val() {
             self.bits.d.next = self.zero.val();
+            self.pend_a.d.next = self.zero.val();
+            self.pend_b.d.next = self.zero.val();
+            self.pend_c.d.next = self.zero.val();
         }
-        self.state.next = self.bits.q.val();
+        self.state.next = self.after_c.val();
     }
 }
 

@@ -73,8 +73,10 @@ fn run<const L: usize, const LW: usize>(seed: u64, n: usize) -> [u64; 8] {
             u.meta_tag[i].next = (if active { meta.tag as u64 } else { junk >> 56 }).into();
         }
         u.meta_fault.next = (meta_fault.bits() as u64).into();
-        u.sbase.next = sbase.into();
-        u.ssize.next = ssize.into();
+        for i in 0..L {
+            u.sbase[i].next = sbase.into();
+            u.ssize[i].next = ssize.into();
+        }
         assert!(simulate(&mut u, 100), "lane checks did not settle");
         let ctx = format!("instruction {k}: shared {shared} hwonly {hwonly} w {width} loc {loc:#x} meta {meta:?} valid {meta_valid} ({meta_fault:?}) mask {mask:#x} ptrs {ptrs:x?}");
         for i in 0..L {

@@ -26,6 +26,9 @@ type Touches = [Option<usize>; 3];
 
 fn plru_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state: u64, t: Touches, clear: bool) {
     uut.bits.q.next = bits(state);
+    uut.pend_a.q.next = bits(0);
+    uut.pend_b.q.next = bits(0);
+    uut.pend_c.q.next = bits(0);
     uut.clear.next = clear;
     let ports = [&mut uut.touch_a, &mut uut.touch_b, &mut uut.touch_c];
     for (port, touch) in ports.into_iter().zip(t) {
