@@ -3092,12 +3092,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [3:0] visits_2;
     reg  [3:0] visits_3;
     reg  [3:0] visits_4;
-    reg  [3:0] ev_0;
-    reg  [3:0] ev_1;
-    reg  [3:0] ev_2;
-    reg  [3:0] ev_3;
-    reg  [3:0] ev_4;
-    reg  [3:0] ev_5;
     reg  k_valid;
     reg  [15:0] k_id;
     reg  [2:0] k_op;
@@ -6112,6 +6106,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [2:0] checks_meta_fault_comb;
+    reg  [3:0] ctr_faults_amount_comb;
+    reg  [3:0] ctr_hits_amount_comb;
+    reg  [3:0] ctr_lookups_amount_comb;
+    reg  [3:0] ctr_merged_amount_comb;
+    reg  [3:0] ctr_misses_amount_comb;
+    reg  [3:0] ctr_nodes_amount_comb;
     reg  [55:0] fq_base_d_comb;
     reg  [50:0] fq_loc_d_comb;
     reg  [55:0] fq_size_d_comb;
@@ -11453,23 +11453,23 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
-        ev_0 = zero4;
-        ev_1 = zero4;
-        ev_2 = zero4;
-        ev_3 = zero4;
-        ev_4 = zero4;
-        ev_5 = zero4;
+        ctr_lookups_amount_comb = zero4;
+        ctr_hits_amount_comb = zero4;
+        ctr_misses_amount_comb = zero4;
+        ctr_merged_amount_comb = zero4;
+        ctr_nodes_amount_comb = zero4;
+        ctr_faults_amount_comb = zero4;
         if (a_search) begin
-            ev_0 = one4;
+            ctr_lookups_amount_comb = one4;
         end
         if (c_valid & ~p_replay_2_q & p_key_valid_2_q & c_hit) begin
-            ev_1 = one4;
+            ctr_hits_amount_comb = one4;
         end
         if (c_miss) begin
-            ev_2 = one4;
+            ctr_misses_amount_comb = one4;
         end
         if (c_miss & (merge_any | join_group)) begin
-            ev_3 = one4;
+            ctr_merged_amount_comb = one4;
         end
         visits_0 = zero4;
         visits_1 = visits_0;
@@ -11488,9 +11488,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (walkers_3_visit) begin
             visits_4 = visits_3 + one4;
         end
-        ev_4 = visits_4;
+        ctr_nodes_amount_comb = visits_4;
         if (r_valid_q & (r_fault_q != f_none)) begin
-            ev_5 = one4;
+            ctr_faults_amount_comb = one4;
         end
         if (reset) begin
             p_valid_0_d_comb = 1'b0;
@@ -11499,12 +11499,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
         end
-        ctr_lookups_amount = ev_0;
-        ctr_hits_amount = ev_1;
-        ctr_misses_amount = ev_2;
-        ctr_merged_amount = ev_3;
-        ctr_nodes_amount = ev_4;
-        ctr_faults_amount = ev_5;
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
         ctr_misses_clear = reset;
@@ -11592,6 +11586,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         resp_pass_31 = r_pass_31_q;
         resp_addr_31 = r_addr_31_q;
         checks_meta_fault = checks_meta_fault_comb;
+        ctr_faults_amount = ctr_faults_amount_comb;
+        ctr_hits_amount = ctr_hits_amount_comb;
+        ctr_lookups_amount = ctr_lookups_amount_comb;
+        ctr_merged_amount = ctr_merged_amount_comb;
+        ctr_misses_amount = ctr_misses_amount_comb;
+        ctr_nodes_amount = ctr_nodes_amount_comb;
         fq_base_d = fq_base_d_comb;
         fq_loc_d = fq_loc_d_comb;
         fq_size_d = fq_size_d_comb;

@@ -172,9 +172,6 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     ctr_nodes: EventCounter,
     ctr_faults: EventCounter,
     visits: Vec<Signal<Local, Bits<4>>>,
-    /// This cycle's events, in the order lookups, hits, misses, merged,
-    /// nodes, faults.
-    ev: Vec<Signal<Local, Bits<4>>>,
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
     // CSRs.
@@ -457,7 +454,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             ctr_nodes: Default::default(),
             ctr_faults: Default::default(),
             visits: sigs(k + 1),
-            ev: sigs(6),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
             mlb: Mlb::new(b.replacement, b.mlb_latency),
@@ -1316,20 +1312,23 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             }
                             // Counters (spec section 6): this cycle's events (EventCounter
                             // registers them and counts them the cycle after).
-                            for x in 0..6 {
-                                self.ev[x].next = self.zero4.val();
-                            }
+                            self.ctr_lookups.amount.next = self.zero4.val();
+                            self.ctr_hits.amount.next = self.zero4.val();
+                            self.ctr_misses.amount.next = self.zero4.val();
+                            self.ctr_merged.amount.next = self.zero4.val();
+                            self.ctr_nodes.amount.next = self.zero4.val();
+                            self.ctr_faults.amount.next = self.zero4.val();
                             if self.a_search.val() {
-                                self.ev[0].next = self.one4.val();
+                                self.ctr_lookups.amount.next = self.one4.val();
                             }
                             if self.c_valid.val() & !self.p_replay[c].q.val() & self.p_key_valid[c].q.val() & self.c_hit.val() {
-                                self.ev[1].next = self.one4.val();
+                                self.ctr_hits.amount.next = self.one4.val();
                             }
                             if self.c_miss.val() {
-                                self.ev[2].next = self.one4.val();
+                                self.ctr_misses.amount.next = self.one4.val();
                             }
                             if self.c_miss.val() & (self.merge_any.val() | self.join_group.val()) {
-                                self.ev[3].next = self.one4.val();
+                                self.ctr_merged.amount.next = self.one4.val();
                             }
                             self.visits[0].next = self.zero4.val();
                             for k in 0..self.walkers.len() {
@@ -1338,9 +1337,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.visits[k + 1].next = self.visits[k].val() + self.one4.val();
                                 }
                             }
-                            self.ev[4].next = self.visits[kk].val();
+                            self.ctr_nodes.amount.next = self.visits[kk].val();
                             if self.r_valid.q.val() & (self.r_fault.q.val() != self.f_none.val()) {
-                                self.ev[5].next = self.one4.val();
+                                self.ctr_faults.amount.next = self.one4.val();
                             }
                             if self.reset.val() {
                                 self.p_valid[0].d.next = false;
@@ -1356,12 +1355,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
         }
 
         // Outputs from registers.
-        self.ctr_lookups.amount.next = self.ev[0].val();
-        self.ctr_hits.amount.next = self.ev[1].val();
-        self.ctr_misses.amount.next = self.ev[2].val();
-        self.ctr_merged.amount.next = self.ev[3].val();
-        self.ctr_nodes.amount.next = self.ev[4].val();
-        self.ctr_faults.amount.next = self.ev[5].val();
         self.ctr_lookups.clear.next = self.reset.val();
         self.ctr_hits.clear.next = self.reset.val();
         self.ctr_misses.clear.next = self.reset.val();
