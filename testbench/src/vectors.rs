@@ -289,7 +289,22 @@ fn memcheck(m: &Manifest) -> Vectors {
         };
         let s_fault = memcheck_s(sa as u64, sw, sb as u64, ss as u64).err().map_or(0, |f| f.bits());
         let ins: Vec<u128> = vec![p as u128, w as u128, loc as u128, meta.is_some() as u128, mm.base as u128, mm.size as u128, mm.tag as u128, sa as u128, sw as u128, sb as u128, ss as u128];
-        let outs = vec![need as u128, (!need || meta.is_some()) as u128, g_fault as u128, untag(p) as u128, (s_fault == 0) as u128, s_fault as u128];
+        // The split fault (hw::memcheck): the bounds test decides when the
+        // metadata is there and its tag is neither FREED nor mismatched.
+        let g_bchk = need && meta.is_some_and(|m| m.tag != TAG_FREED && m.tag == tag(p));
+        let g_pre = if g_bchk { 0 } else { g_fault };
+        let g_ok = sim::memcheck::in_bounds(untag(p), w, mm.base, mm.size);
+        let outs = vec![
+            need as u128,
+            (!need || meta.is_some()) as u128,
+            g_fault as u128,
+            untag(p) as u128,
+            g_pre as u128,
+            g_bchk as u128,
+            g_ok as u128,
+            (s_fault == 0) as u128,
+            s_fault as u128,
+        ];
         v.rows.push((ins, outs.into_iter().map(Some).collect()));
     }
     v
