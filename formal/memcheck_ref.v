@@ -6,6 +6,7 @@
 // testbench/tests/formal_memcheck.rs; never synthesised.
 module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size,
                     g_meta_tag, g_need_meta, g_done, g_fault, g_addr,
+                    g_pre, g_bchk, g_ok,
                     s_addr, s_width, s_base, s_size, s_ok, s_fault);
     input  wire [63:0] g_ptr;
     input  wire [4:0]  g_width;
@@ -18,6 +19,9 @@ module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_siz
     output wire        g_done;
     output wire [2:0]  g_fault;
     output wire [55:0] g_addr;
+    output wire [2:0]  g_pre;
+    output wire        g_bchk;
+    output wire        g_ok;
     input  wire [31:0] s_addr;
     input  wire [4:0]  s_width;
     input  wire [31:0] s_base;
@@ -48,6 +52,19 @@ module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_siz
         (g_meta_tag != tag)      ? TAG_MISMATCH :    // 5.
         !in_bounds               ? OUT_OF_BOUNDS :   // 6.
                                    NONE;             // 7. pass
+
+    // The split for the unit's lane checks: the fault with the bounds test
+    // taken as passed, whether the bounds test decides, and the test alone.
+    assign g_pre =
+        (tag == 8'd0)            ? NONE :
+        no_loc                   ? NO_META :
+        !g_meta_valid            ? NONE :
+        (g_meta_tag == 8'hFF)    ? USE_AFTER_FREE :
+        (g_meta_tag != tag)      ? TAG_MISMATCH :
+                                   NONE;
+    assign g_bchk = (tag != 8'd0) && !no_loc && g_meta_valid &&
+                    (g_meta_tag != 8'hFF) && (g_meta_tag == tag);
+    assign g_ok   = in_bounds;
 
     wire [63:0] s_end   = {32'd0, s_addr} + {59'd0, s_width};
     wire [63:0] win_end = {32'd0, s_base} + {32'd0, s_size};

@@ -41,6 +41,9 @@ fn memcheck_mutants_are_caught() {
         ("g: FREED compare against tag 0", "if (g_meta_tag == tag_freed)", "if (g_meta_tag == tag_zero)"),
         // A dropped term: NO_META location not recognised.
         ("g: NO_META location term dropped", " || (g_loc == loc_no_meta)", ""),
+        // The lane-check split: the bounds test also decides for a NO_META
+        // location (a mismatch on g_bchk that g_fault alone would hide).
+        ("g: bchk set with NO_META", "g_pre_comb = f_nometa;", "g_pre_comb = f_nometa;\n                g_bchk_comb = 1'b1;"),
         // Shared memory: one byte past the window accepted.
         ("s: size + 1", "s_bounds_size = s_size;", "s_bounds_size = s_size + 32'h1;"),
         ("s: carry bit 30", "localparam  top = 32'h80000000;", "localparam  top = 32'h40000000;"),
