@@ -25,12 +25,10 @@ module plru_props(clock, clear, ta_v, ta_w, tb_v, tb_w, tc_v, tc_w);
 
     wire [`IW-1:0] victim;
     wire [`N-1:0]  state;
-    // The PLRU's touch ports are one-hot words.
-    wire [`N-1:0]  one = {{(`N-1){1'b0}}, 1'b1};
     `PLRU uut(.clock(clock), .clear(clear),
-              .touch_a(ta_v ? one << ta_w : {`N{1'b0}}),
-              .touch_b(tb_v ? one << tb_w : {`N{1'b0}}),
-              .touch_c(tc_v ? one << tc_w : {`N{1'b0}}),
+              .touch_a_valid(ta_v), .touch_a_way(ta_w),
+              .touch_b_valid(tb_v), .touch_b_way(tb_w),
+              .touch_c_valid(tc_v), .touch_c_way(tc_w),
               .victim(victim), .state(state));
 
     // Reference victim: walk the heap from the root.

@@ -102,7 +102,6 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 1'b0;
-    localparam  bit_n_0 = 1'b1;
     localparam  path_mask_0 = 1'b0;
     localparam  path_to_0 = 1'b0;
     
@@ -133,9 +132,12 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_0;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  plru_0_touch_a;
-    reg  plru_0_touch_b;
-    reg  plru_0_touch_c;
+    reg  plru_0_touch_a_valid;
+    reg  plru_0_touch_a_way;
+    reg  plru_0_touch_b_valid;
+    reg  plru_0_touch_b_way;
+    reg  plru_0_touch_c_valid;
+    reg  plru_0_touch_c_way;
     wire  plru_0_victim;
     wire  plru_0_state;
     reg  rs_hit_r_d;
@@ -186,12 +188,6 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] ls_or_base_0;
     reg  [55:0] ls_or_size_0;
     reg  [7:0] ls_or_tag_0;
-    reg  touch_rs_0;
-    reg  touch_rs_1;
-    reg  touch_ls_0;
-    reg  touch_ls_1;
-    reg  touch_fill_0;
-    reg  touch_fill_1;
     reg  inv_match_0;
     reg  fill_match_0;
     reg  fill_held;
@@ -229,9 +225,12 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     mlb1_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a(plru_0_touch_a),
-        .touch_b(plru_0_touch_b),
-        .touch_c(plru_0_touch_c),
+        .touch_a_valid(plru_0_touch_a_valid),
+        .touch_a_way(plru_0_touch_a_way),
+        .touch_b_valid(plru_0_touch_b_valid),
+        .touch_b_way(plru_0_touch_b_way),
+        .touch_c_valid(plru_0_touch_c_valid),
+        .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -355,25 +354,13 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
-        touch_rs_0 = zero_n;
-        touch_ls_0 = zero_n;
-        touch_fill_0 = zero_n;
-        touch_rs_1 = touch_rs_0;
-        touch_ls_1 = touch_ls_0;
-        touch_fill_1 = touch_fill_0;
-        if (rs_pe_onehot_0) begin
-            touch_rs_1 = touch_rs_0 | bit_n_0;
-        end
-        if (ls_pe_onehot_0) begin
-            touch_ls_1 = touch_ls_0 | bit_n_0;
-        end
-        if (fill_ok_l && victim_oh_0) begin
-            touch_fill_1 = touch_fill_0 | bit_n_0;
-        end
         plru_0_clear = clear;
-        plru_0_touch_a = touch_rs_1;
-        plru_0_touch_b = touch_ls_1;
-        plru_0_touch_c = touch_fill_1;
+        plru_0_touch_a_valid = rs_pe_any;
+        plru_0_touch_a_way = rs_pe_index;
+        plru_0_touch_b_valid = ls_pe_any;
+        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_c_valid = fill_ok_l;
+        plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -546,14 +533,17 @@ module mlb1_plru_ls_pe(req_0,any,index,onehot_0,multi);
 endmodule // mlb1_plru_ls_pe
 
 // mlb1_plru_plru_0: hw::plru::TreePlru
-module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
+module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a;
-    input wire  touch_b;
-    input wire  touch_c;
+    input wire  touch_a_valid;
+    input wire  touch_a_way;
+    input wire  touch_b_valid;
+    input wire  touch_b_way;
+    input wire  touch_c_valid;
+    input wire  touch_c_way;
     output reg  victim;
     output reg  state;
     
@@ -562,18 +552,23 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     localparam  path_mask_0 = 1'b0;
     localparam  path_to_0 = 1'b0;
     localparam  path_away_0 = 1'b0;
-    localparam  way_oh_0 = 1'b1;
     localparam  zero = 1'b0;
     
     // Stub signals
     reg  bits_d;
     reg  bits_q;
-    reg  pend_a_d;
-    reg  pend_a_q;
-    reg  pend_b_d;
-    reg  pend_b_q;
-    reg  pend_c_d;
-    reg  pend_c_q;
+    reg  pend_a_valid_d;
+    reg  pend_a_valid_q;
+    reg  pend_a_way_d;
+    reg  pend_a_way_q;
+    reg  pend_b_valid_d;
+    reg  pend_b_valid_q;
+    reg  pend_b_way_d;
+    reg  pend_b_way_q;
+    reg  pend_c_valid_d;
+    reg  pend_c_valid_q;
+    reg  pend_c_way_d;
+    reg  pend_c_way_q;
     
     // Local signals
     reg  mask_a;
@@ -592,15 +587,21 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 1'h0;
-        pend_a_q = 1'h0;
-        pend_b_q = 1'h0;
-        pend_c_q = 1'h0;
+        pend_a_valid_q = 1'h0;
+        pend_a_way_q = 1'h0;
+        pend_b_valid_q = 1'h0;
+        pend_b_way_q = 1'h0;
+        pend_c_valid_q = 1'h0;
+        pend_c_way_q = 1'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_q <= pend_a_d;
-        pend_b_q <= pend_b_d;
-        pend_c_q <= pend_c_d;
+        pend_a_valid_q <= pend_a_valid_d;
+        pend_a_way_q <= pend_a_way_d;
+        pend_b_valid_q <= pend_b_valid_d;
+        pend_b_way_q <= pend_b_way_d;
+        pend_c_valid_q <= pend_c_valid_d;
+        pend_c_way_q <= pend_c_way_d;
     end
     
     // Update code
@@ -608,9 +609,9 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  bits_d_comb;
-    reg  pend_a_d_comb;
-    reg  pend_b_d_comb;
-    reg  pend_c_d_comb;
+    reg  pend_a_valid_d_comb;
+    reg  pend_b_valid_d_comb;
+    reg  pend_c_valid_d_comb;
     reg  victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -619,15 +620,15 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((pend_a_q & way_oh_0) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((pend_b_q & way_oh_0) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((pend_c_q & way_oh_0) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
@@ -639,20 +640,23 @@ module mlb1_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
             victim_comb = way_0;
         end
         bits_d_comb = after_c;
-        pend_a_d_comb = touch_a;
-        pend_b_d_comb = touch_b;
-        pend_c_d_comb = touch_c;
+        pend_a_valid_d_comb = touch_a_valid;
+        pend_a_way_d = touch_a_way;
+        pend_b_valid_d_comb = touch_b_valid;
+        pend_b_way_d = touch_b_way;
+        pend_c_valid_d_comb = touch_c_valid;
+        pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_d_comb = zero;
-            pend_b_d_comb = zero;
-            pend_c_d_comb = zero;
+            pend_a_valid_d_comb = 1'b0;
+            pend_b_valid_d_comb = 1'b0;
+            pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_d = pend_a_d_comb;
-        pend_b_d = pend_b_d_comb;
-        pend_c_d = pend_c_d_comb;
+        pend_a_valid_d = pend_a_valid_d_comb;
+        pend_b_valid_d = pend_b_valid_d_comb;
+        pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb1_plru_plru_0

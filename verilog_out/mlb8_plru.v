@@ -102,14 +102,6 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 8'h0;
-    localparam  bit_n_0 = 8'h1;
-    localparam  bit_n_1 = 8'h2;
-    localparam  bit_n_2 = 8'h4;
-    localparam  bit_n_3 = 8'h8;
-    localparam  bit_n_4 = 8'h10;
-    localparam  bit_n_5 = 8'h20;
-    localparam  bit_n_6 = 8'h40;
-    localparam  bit_n_7 = 8'h80;
     localparam  path_mask_0 = 8'hb;
     localparam  path_mask_1 = 8'hb;
     localparam  path_mask_2 = 8'h13;
@@ -266,9 +258,12 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_7;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  [7:0] plru_0_touch_a;
-    reg  [7:0] plru_0_touch_b;
-    reg  [7:0] plru_0_touch_c;
+    reg  plru_0_touch_a_valid;
+    reg  [2:0] plru_0_touch_a_way;
+    reg  plru_0_touch_b_valid;
+    reg  [2:0] plru_0_touch_b_way;
+    reg  plru_0_touch_c_valid;
+    reg  [2:0] plru_0_touch_c_way;
     wire  [2:0] plru_0_victim;
     wire  [7:0] plru_0_state;
     reg  rs_hit_r_d;
@@ -452,33 +447,6 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_or_tag_12;
     reg  [7:0] ls_or_tag_13;
     reg  [7:0] ls_or_tag_14;
-    reg  [7:0] touch_rs_0;
-    reg  [7:0] touch_rs_1;
-    reg  [7:0] touch_rs_2;
-    reg  [7:0] touch_rs_3;
-    reg  [7:0] touch_rs_4;
-    reg  [7:0] touch_rs_5;
-    reg  [7:0] touch_rs_6;
-    reg  [7:0] touch_rs_7;
-    reg  [7:0] touch_rs_8;
-    reg  [7:0] touch_ls_0;
-    reg  [7:0] touch_ls_1;
-    reg  [7:0] touch_ls_2;
-    reg  [7:0] touch_ls_3;
-    reg  [7:0] touch_ls_4;
-    reg  [7:0] touch_ls_5;
-    reg  [7:0] touch_ls_6;
-    reg  [7:0] touch_ls_7;
-    reg  [7:0] touch_ls_8;
-    reg  [7:0] touch_fill_0;
-    reg  [7:0] touch_fill_1;
-    reg  [7:0] touch_fill_2;
-    reg  [7:0] touch_fill_3;
-    reg  [7:0] touch_fill_4;
-    reg  [7:0] touch_fill_5;
-    reg  [7:0] touch_fill_6;
-    reg  [7:0] touch_fill_7;
-    reg  [7:0] touch_fill_8;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -593,9 +561,12 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     mlb8_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a(plru_0_touch_a),
-        .touch_b(plru_0_touch_b),
-        .touch_c(plru_0_touch_c),
+        .touch_a_valid(plru_0_touch_a_valid),
+        .touch_a_way(plru_0_touch_a_way),
+        .touch_b_valid(plru_0_touch_b_valid),
+        .touch_b_way(plru_0_touch_b_way),
+        .touch_c_valid(plru_0_touch_c_valid),
+        .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -964,109 +935,13 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
-        touch_rs_0 = zero_n;
-        touch_ls_0 = zero_n;
-        touch_fill_0 = zero_n;
-        touch_rs_1 = touch_rs_0;
-        touch_ls_1 = touch_ls_0;
-        touch_fill_1 = touch_fill_0;
-        if (rs_pe_onehot_0) begin
-            touch_rs_1 = touch_rs_0 | bit_n_0;
-        end
-        if (ls_pe_onehot_0) begin
-            touch_ls_1 = touch_ls_0 | bit_n_0;
-        end
-        if (fill_ok_l && victim_oh_0) begin
-            touch_fill_1 = touch_fill_0 | bit_n_0;
-        end
-        touch_rs_2 = touch_rs_1;
-        touch_ls_2 = touch_ls_1;
-        touch_fill_2 = touch_fill_1;
-        if (rs_pe_onehot_1) begin
-            touch_rs_2 = touch_rs_1 | bit_n_1;
-        end
-        if (ls_pe_onehot_1) begin
-            touch_ls_2 = touch_ls_1 | bit_n_1;
-        end
-        if (fill_ok_l && victim_oh_1) begin
-            touch_fill_2 = touch_fill_1 | bit_n_1;
-        end
-        touch_rs_3 = touch_rs_2;
-        touch_ls_3 = touch_ls_2;
-        touch_fill_3 = touch_fill_2;
-        if (rs_pe_onehot_2) begin
-            touch_rs_3 = touch_rs_2 | bit_n_2;
-        end
-        if (ls_pe_onehot_2) begin
-            touch_ls_3 = touch_ls_2 | bit_n_2;
-        end
-        if (fill_ok_l && victim_oh_2) begin
-            touch_fill_3 = touch_fill_2 | bit_n_2;
-        end
-        touch_rs_4 = touch_rs_3;
-        touch_ls_4 = touch_ls_3;
-        touch_fill_4 = touch_fill_3;
-        if (rs_pe_onehot_3) begin
-            touch_rs_4 = touch_rs_3 | bit_n_3;
-        end
-        if (ls_pe_onehot_3) begin
-            touch_ls_4 = touch_ls_3 | bit_n_3;
-        end
-        if (fill_ok_l && victim_oh_3) begin
-            touch_fill_4 = touch_fill_3 | bit_n_3;
-        end
-        touch_rs_5 = touch_rs_4;
-        touch_ls_5 = touch_ls_4;
-        touch_fill_5 = touch_fill_4;
-        if (rs_pe_onehot_4) begin
-            touch_rs_5 = touch_rs_4 | bit_n_4;
-        end
-        if (ls_pe_onehot_4) begin
-            touch_ls_5 = touch_ls_4 | bit_n_4;
-        end
-        if (fill_ok_l && victim_oh_4) begin
-            touch_fill_5 = touch_fill_4 | bit_n_4;
-        end
-        touch_rs_6 = touch_rs_5;
-        touch_ls_6 = touch_ls_5;
-        touch_fill_6 = touch_fill_5;
-        if (rs_pe_onehot_5) begin
-            touch_rs_6 = touch_rs_5 | bit_n_5;
-        end
-        if (ls_pe_onehot_5) begin
-            touch_ls_6 = touch_ls_5 | bit_n_5;
-        end
-        if (fill_ok_l && victim_oh_5) begin
-            touch_fill_6 = touch_fill_5 | bit_n_5;
-        end
-        touch_rs_7 = touch_rs_6;
-        touch_ls_7 = touch_ls_6;
-        touch_fill_7 = touch_fill_6;
-        if (rs_pe_onehot_6) begin
-            touch_rs_7 = touch_rs_6 | bit_n_6;
-        end
-        if (ls_pe_onehot_6) begin
-            touch_ls_7 = touch_ls_6 | bit_n_6;
-        end
-        if (fill_ok_l && victim_oh_6) begin
-            touch_fill_7 = touch_fill_6 | bit_n_6;
-        end
-        touch_rs_8 = touch_rs_7;
-        touch_ls_8 = touch_ls_7;
-        touch_fill_8 = touch_fill_7;
-        if (rs_pe_onehot_7) begin
-            touch_rs_8 = touch_rs_7 | bit_n_7;
-        end
-        if (ls_pe_onehot_7) begin
-            touch_ls_8 = touch_ls_7 | bit_n_7;
-        end
-        if (fill_ok_l && victim_oh_7) begin
-            touch_fill_8 = touch_fill_7 | bit_n_7;
-        end
         plru_0_clear = clear;
-        plru_0_touch_a = touch_rs_8;
-        plru_0_touch_b = touch_ls_8;
-        plru_0_touch_c = touch_fill_8;
+        plru_0_touch_a_valid = rs_pe_any;
+        plru_0_touch_a_way = rs_pe_index;
+        plru_0_touch_b_valid = ls_pe_any;
+        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_c_valid = fill_ok_l;
+        plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -1939,14 +1814,17 @@ module mlb8_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index
 endmodule // mlb8_plru_ls_pe
 
 // mlb8_plru_plru_0: hw::plru::TreePlru
-module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
+module mlb8_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  [7:0] touch_a;
-    input wire  [7:0] touch_b;
-    input wire  [7:0] touch_c;
+    input wire  touch_a_valid;
+    input wire  [2:0] touch_a_way;
+    input wire  touch_b_valid;
+    input wire  [2:0] touch_b_way;
+    input wire  touch_c_valid;
+    input wire  [2:0] touch_c_way;
     output reg  [2:0] victim;
     output reg  [7:0] state;
     
@@ -1983,25 +1861,23 @@ module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     localparam  path_away_5 = 8'h4;
     localparam  path_away_6 = 8'h40;
     localparam  path_away_7 = 8'h0;
-    localparam  way_oh_0 = 8'h1;
-    localparam  way_oh_1 = 8'h2;
-    localparam  way_oh_2 = 8'h4;
-    localparam  way_oh_3 = 8'h8;
-    localparam  way_oh_4 = 8'h10;
-    localparam  way_oh_5 = 8'h20;
-    localparam  way_oh_6 = 8'h40;
-    localparam  way_oh_7 = 8'h80;
     localparam  zero = 8'h0;
     
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
-    reg  [7:0] pend_a_d;
-    reg  [7:0] pend_a_q;
-    reg  [7:0] pend_b_d;
-    reg  [7:0] pend_b_q;
-    reg  [7:0] pend_c_d;
-    reg  [7:0] pend_c_q;
+    reg  pend_a_valid_d;
+    reg  pend_a_valid_q;
+    reg  [2:0] pend_a_way_d;
+    reg  [2:0] pend_a_way_q;
+    reg  pend_b_valid_d;
+    reg  pend_b_valid_q;
+    reg  [2:0] pend_b_way_d;
+    reg  [2:0] pend_b_way_q;
+    reg  pend_c_valid_d;
+    reg  pend_c_valid_q;
+    reg  [2:0] pend_c_way_d;
+    reg  [2:0] pend_c_way_q;
     
     // Local signals
     reg  [7:0] mask_a;
@@ -2020,15 +1896,21 @@ module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
-        pend_a_q = 8'h0;
-        pend_b_q = 8'h0;
-        pend_c_q = 8'h0;
+        pend_a_valid_q = 1'h0;
+        pend_a_way_q = 3'h0;
+        pend_b_valid_q = 1'h0;
+        pend_b_way_q = 3'h0;
+        pend_c_valid_q = 1'h0;
+        pend_c_way_q = 3'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_q <= pend_a_d;
-        pend_b_q <= pend_b_d;
-        pend_c_q <= pend_c_d;
+        pend_a_valid_q <= pend_a_valid_d;
+        pend_a_way_q <= pend_a_way_d;
+        pend_b_valid_q <= pend_b_valid_d;
+        pend_b_way_q <= pend_b_way_d;
+        pend_c_valid_q <= pend_c_valid_d;
+        pend_c_way_q <= pend_c_way_d;
     end
     
     // Update code
@@ -2036,9 +1918,9 @@ module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
-    reg  [7:0] pend_a_d_comb;
-    reg  [7:0] pend_b_d_comb;
-    reg  [7:0] pend_c_d_comb;
+    reg  pend_a_valid_d_comb;
+    reg  pend_b_valid_d_comb;
+    reg  pend_c_valid_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -2047,99 +1929,99 @@ module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((pend_a_q & way_oh_0) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((pend_b_q & way_oh_0) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((pend_c_q & way_oh_0) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((pend_a_q & way_oh_1) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((pend_b_q & way_oh_1) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((pend_c_q & way_oh_1) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((pend_a_q & way_oh_2) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((pend_b_q & way_oh_2) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((pend_c_q & way_oh_2) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((pend_a_q & way_oh_3) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((pend_b_q & way_oh_3) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((pend_c_q & way_oh_3) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((pend_a_q & way_oh_4) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((pend_b_q & way_oh_4) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((pend_c_q & way_oh_4) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((pend_a_q & way_oh_5) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((pend_b_q & way_oh_5) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((pend_c_q & way_oh_5) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((pend_a_q & way_oh_6) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((pend_b_q & way_oh_6) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((pend_c_q & way_oh_6) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((pend_a_q & way_oh_7) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((pend_b_q & way_oh_7) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((pend_c_q & way_oh_7) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
@@ -2172,20 +2054,23 @@ module mlb8_plru_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
             victim_comb = way_7;
         end
         bits_d_comb = after_c;
-        pend_a_d_comb = touch_a;
-        pend_b_d_comb = touch_b;
-        pend_c_d_comb = touch_c;
+        pend_a_valid_d_comb = touch_a_valid;
+        pend_a_way_d = touch_a_way;
+        pend_b_valid_d_comb = touch_b_valid;
+        pend_b_way_d = touch_b_way;
+        pend_c_valid_d_comb = touch_c_valid;
+        pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_d_comb = zero;
-            pend_b_d_comb = zero;
-            pend_c_d_comb = zero;
+            pend_a_valid_d_comb = 1'b0;
+            pend_b_valid_d_comb = 1'b0;
+            pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_d = pend_a_d_comb;
-        pend_b_d = pend_b_d_comb;
-        pend_c_d = pend_c_d_comb;
+        pend_a_valid_d = pend_a_valid_d_comb;
+        pend_b_valid_d = pend_b_valid_d_comb;
+        pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb8_plru_plru_0

@@ -1664,22 +1664,6 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 16'h0;
-    localparam  bit_n_0 = 16'h1;
-    localparam  bit_n_1 = 16'h2;
-    localparam  bit_n_2 = 16'h4;
-    localparam  bit_n_3 = 16'h8;
-    localparam  bit_n_4 = 16'h10;
-    localparam  bit_n_5 = 16'h20;
-    localparam  bit_n_6 = 16'h40;
-    localparam  bit_n_7 = 16'h80;
-    localparam  bit_n_8 = 16'h100;
-    localparam  bit_n_9 = 16'h200;
-    localparam  bit_n_10 = 16'h400;
-    localparam  bit_n_11 = 16'h800;
-    localparam  bit_n_12 = 16'h1000;
-    localparam  bit_n_13 = 16'h2000;
-    localparam  bit_n_14 = 16'h4000;
-    localparam  bit_n_15 = 16'h8000;
     localparam  path_mask_0 = 16'h8b;
     localparam  path_mask_1 = 16'h8b;
     localparam  path_mask_2 = 16'h10b;
@@ -1980,9 +1964,12 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
     wire  free_pe_onehot_15;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  [15:0] plru_0_touch_a;
-    reg  [15:0] plru_0_touch_b;
-    reg  [15:0] plru_0_touch_c;
+    reg  plru_0_touch_a_valid;
+    reg  [3:0] plru_0_touch_a_way;
+    reg  plru_0_touch_b_valid;
+    reg  [3:0] plru_0_touch_b_way;
+    reg  plru_0_touch_c_valid;
+    reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
     wire  [15:0] plru_0_state;
     reg  rs_hit_r_d;
@@ -2318,57 +2305,6 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
     reg  [7:0] ls_or_tag_28;
     reg  [7:0] ls_or_tag_29;
     reg  [7:0] ls_or_tag_30;
-    reg  [15:0] touch_rs_0;
-    reg  [15:0] touch_rs_1;
-    reg  [15:0] touch_rs_2;
-    reg  [15:0] touch_rs_3;
-    reg  [15:0] touch_rs_4;
-    reg  [15:0] touch_rs_5;
-    reg  [15:0] touch_rs_6;
-    reg  [15:0] touch_rs_7;
-    reg  [15:0] touch_rs_8;
-    reg  [15:0] touch_rs_9;
-    reg  [15:0] touch_rs_10;
-    reg  [15:0] touch_rs_11;
-    reg  [15:0] touch_rs_12;
-    reg  [15:0] touch_rs_13;
-    reg  [15:0] touch_rs_14;
-    reg  [15:0] touch_rs_15;
-    reg  [15:0] touch_rs_16;
-    reg  [15:0] touch_ls_0;
-    reg  [15:0] touch_ls_1;
-    reg  [15:0] touch_ls_2;
-    reg  [15:0] touch_ls_3;
-    reg  [15:0] touch_ls_4;
-    reg  [15:0] touch_ls_5;
-    reg  [15:0] touch_ls_6;
-    reg  [15:0] touch_ls_7;
-    reg  [15:0] touch_ls_8;
-    reg  [15:0] touch_ls_9;
-    reg  [15:0] touch_ls_10;
-    reg  [15:0] touch_ls_11;
-    reg  [15:0] touch_ls_12;
-    reg  [15:0] touch_ls_13;
-    reg  [15:0] touch_ls_14;
-    reg  [15:0] touch_ls_15;
-    reg  [15:0] touch_ls_16;
-    reg  [15:0] touch_fill_0;
-    reg  [15:0] touch_fill_1;
-    reg  [15:0] touch_fill_2;
-    reg  [15:0] touch_fill_3;
-    reg  [15:0] touch_fill_4;
-    reg  [15:0] touch_fill_5;
-    reg  [15:0] touch_fill_6;
-    reg  [15:0] touch_fill_7;
-    reg  [15:0] touch_fill_8;
-    reg  [15:0] touch_fill_9;
-    reg  [15:0] touch_fill_10;
-    reg  [15:0] touch_fill_11;
-    reg  [15:0] touch_fill_12;
-    reg  [15:0] touch_fill_13;
-    reg  [15:0] touch_fill_14;
-    reg  [15:0] touch_fill_15;
-    reg  [15:0] touch_fill_16;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -2571,9 +2507,12 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
     mlu16_list_mlb_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a(plru_0_touch_a),
-        .touch_b(plru_0_touch_b),
-        .touch_c(plru_0_touch_c),
+        .touch_a_valid(plru_0_touch_a_valid),
+        .touch_a_way(plru_0_touch_a_way),
+        .touch_b_valid(plru_0_touch_b_valid),
+        .touch_b_way(plru_0_touch_b_way),
+        .touch_c_valid(plru_0_touch_c_valid),
+        .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
         .state(plru_0_state)
     );
@@ -3222,205 +3161,13 @@ module mlu16_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fi
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
-        touch_rs_0 = zero_n;
-        touch_ls_0 = zero_n;
-        touch_fill_0 = zero_n;
-        touch_rs_1 = touch_rs_0;
-        touch_ls_1 = touch_ls_0;
-        touch_fill_1 = touch_fill_0;
-        if (rs_pe_onehot_0) begin
-            touch_rs_1 = touch_rs_0 | bit_n_0;
-        end
-        if (ls_pe_onehot_0) begin
-            touch_ls_1 = touch_ls_0 | bit_n_0;
-        end
-        if (fill_ok_l && victim_oh_0) begin
-            touch_fill_1 = touch_fill_0 | bit_n_0;
-        end
-        touch_rs_2 = touch_rs_1;
-        touch_ls_2 = touch_ls_1;
-        touch_fill_2 = touch_fill_1;
-        if (rs_pe_onehot_1) begin
-            touch_rs_2 = touch_rs_1 | bit_n_1;
-        end
-        if (ls_pe_onehot_1) begin
-            touch_ls_2 = touch_ls_1 | bit_n_1;
-        end
-        if (fill_ok_l && victim_oh_1) begin
-            touch_fill_2 = touch_fill_1 | bit_n_1;
-        end
-        touch_rs_3 = touch_rs_2;
-        touch_ls_3 = touch_ls_2;
-        touch_fill_3 = touch_fill_2;
-        if (rs_pe_onehot_2) begin
-            touch_rs_3 = touch_rs_2 | bit_n_2;
-        end
-        if (ls_pe_onehot_2) begin
-            touch_ls_3 = touch_ls_2 | bit_n_2;
-        end
-        if (fill_ok_l && victim_oh_2) begin
-            touch_fill_3 = touch_fill_2 | bit_n_2;
-        end
-        touch_rs_4 = touch_rs_3;
-        touch_ls_4 = touch_ls_3;
-        touch_fill_4 = touch_fill_3;
-        if (rs_pe_onehot_3) begin
-            touch_rs_4 = touch_rs_3 | bit_n_3;
-        end
-        if (ls_pe_onehot_3) begin
-            touch_ls_4 = touch_ls_3 | bit_n_3;
-        end
-        if (fill_ok_l && victim_oh_3) begin
-            touch_fill_4 = touch_fill_3 | bit_n_3;
-        end
-        touch_rs_5 = touch_rs_4;
-        touch_ls_5 = touch_ls_4;
-        touch_fill_5 = touch_fill_4;
-        if (rs_pe_onehot_4) begin
-            touch_rs_5 = touch_rs_4 | bit_n_4;
-        end
-        if (ls_pe_onehot_4) begin
-            touch_ls_5 = touch_ls_4 | bit_n_4;
-        end
-        if (fill_ok_l && victim_oh_4) begin
-            touch_fill_5 = touch_fill_4 | bit_n_4;
-        end
-        touch_rs_6 = touch_rs_5;
-        touch_ls_6 = touch_ls_5;
-        touch_fill_6 = touch_fill_5;
-        if (rs_pe_onehot_5) begin
-            touch_rs_6 = touch_rs_5 | bit_n_5;
-        end
-        if (ls_pe_onehot_5) begin
-            touch_ls_6 = touch_ls_5 | bit_n_5;
-        end
-        if (fill_ok_l && victim_oh_5) begin
-            touch_fill_6 = touch_fill_5 | bit_n_5;
-        end
-        touch_rs_7 = touch_rs_6;
-        touch_ls_7 = touch_ls_6;
-        touch_fill_7 = touch_fill_6;
-        if (rs_pe_onehot_6) begin
-            touch_rs_7 = touch_rs_6 | bit_n_6;
-        end
-        if (ls_pe_onehot_6) begin
-            touch_ls_7 = touch_ls_6 | bit_n_6;
-        end
-        if (fill_ok_l && victim_oh_6) begin
-            touch_fill_7 = touch_fill_6 | bit_n_6;
-        end
-        touch_rs_8 = touch_rs_7;
-        touch_ls_8 = touch_ls_7;
-        touch_fill_8 = touch_fill_7;
-        if (rs_pe_onehot_7) begin
-            touch_rs_8 = touch_rs_7 | bit_n_7;
-        end
-        if (ls_pe_onehot_7) begin
-            touch_ls_8 = touch_ls_7 | bit_n_7;
-        end
-        if (fill_ok_l && victim_oh_7) begin
-            touch_fill_8 = touch_fill_7 | bit_n_7;
-        end
-        touch_rs_9 = touch_rs_8;
-        touch_ls_9 = touch_ls_8;
-        touch_fill_9 = touch_fill_8;
-        if (rs_pe_onehot_8) begin
-            touch_rs_9 = touch_rs_8 | bit_n_8;
-        end
-        if (ls_pe_onehot_8) begin
-            touch_ls_9 = touch_ls_8 | bit_n_8;
-        end
-        if (fill_ok_l && victim_oh_8) begin
-            touch_fill_9 = touch_fill_8 | bit_n_8;
-        end
-        touch_rs_10 = touch_rs_9;
-        touch_ls_10 = touch_ls_9;
-        touch_fill_10 = touch_fill_9;
-        if (rs_pe_onehot_9) begin
-            touch_rs_10 = touch_rs_9 | bit_n_9;
-        end
-        if (ls_pe_onehot_9) begin
-            touch_ls_10 = touch_ls_9 | bit_n_9;
-        end
-        if (fill_ok_l && victim_oh_9) begin
-            touch_fill_10 = touch_fill_9 | bit_n_9;
-        end
-        touch_rs_11 = touch_rs_10;
-        touch_ls_11 = touch_ls_10;
-        touch_fill_11 = touch_fill_10;
-        if (rs_pe_onehot_10) begin
-            touch_rs_11 = touch_rs_10 | bit_n_10;
-        end
-        if (ls_pe_onehot_10) begin
-            touch_ls_11 = touch_ls_10 | bit_n_10;
-        end
-        if (fill_ok_l && victim_oh_10) begin
-            touch_fill_11 = touch_fill_10 | bit_n_10;
-        end
-        touch_rs_12 = touch_rs_11;
-        touch_ls_12 = touch_ls_11;
-        touch_fill_12 = touch_fill_11;
-        if (rs_pe_onehot_11) begin
-            touch_rs_12 = touch_rs_11 | bit_n_11;
-        end
-        if (ls_pe_onehot_11) begin
-            touch_ls_12 = touch_ls_11 | bit_n_11;
-        end
-        if (fill_ok_l && victim_oh_11) begin
-            touch_fill_12 = touch_fill_11 | bit_n_11;
-        end
-        touch_rs_13 = touch_rs_12;
-        touch_ls_13 = touch_ls_12;
-        touch_fill_13 = touch_fill_12;
-        if (rs_pe_onehot_12) begin
-            touch_rs_13 = touch_rs_12 | bit_n_12;
-        end
-        if (ls_pe_onehot_12) begin
-            touch_ls_13 = touch_ls_12 | bit_n_12;
-        end
-        if (fill_ok_l && victim_oh_12) begin
-            touch_fill_13 = touch_fill_12 | bit_n_12;
-        end
-        touch_rs_14 = touch_rs_13;
-        touch_ls_14 = touch_ls_13;
-        touch_fill_14 = touch_fill_13;
-        if (rs_pe_onehot_13) begin
-            touch_rs_14 = touch_rs_13 | bit_n_13;
-        end
-        if (ls_pe_onehot_13) begin
-            touch_ls_14 = touch_ls_13 | bit_n_13;
-        end
-        if (fill_ok_l && victim_oh_13) begin
-            touch_fill_14 = touch_fill_13 | bit_n_13;
-        end
-        touch_rs_15 = touch_rs_14;
-        touch_ls_15 = touch_ls_14;
-        touch_fill_15 = touch_fill_14;
-        if (rs_pe_onehot_14) begin
-            touch_rs_15 = touch_rs_14 | bit_n_14;
-        end
-        if (ls_pe_onehot_14) begin
-            touch_ls_15 = touch_ls_14 | bit_n_14;
-        end
-        if (fill_ok_l && victim_oh_14) begin
-            touch_fill_15 = touch_fill_14 | bit_n_14;
-        end
-        touch_rs_16 = touch_rs_15;
-        touch_ls_16 = touch_ls_15;
-        touch_fill_16 = touch_fill_15;
-        if (rs_pe_onehot_15) begin
-            touch_rs_16 = touch_rs_15 | bit_n_15;
-        end
-        if (ls_pe_onehot_15) begin
-            touch_ls_16 = touch_ls_15 | bit_n_15;
-        end
-        if (fill_ok_l && victim_oh_15) begin
-            touch_fill_16 = touch_fill_15 | bit_n_15;
-        end
         plru_0_clear = clear;
-        plru_0_touch_a = touch_rs_16;
-        plru_0_touch_b = touch_ls_16;
-        plru_0_touch_c = touch_fill_16;
+        plru_0_touch_a_valid = rs_pe_any;
+        plru_0_touch_a_way = rs_pe_index;
+        plru_0_touch_b_valid = ls_pe_any;
+        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_c_valid = fill_ok_l;
+        plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
         valid_0_d_comb = valid_0_q;
         loc_0_d_comb = loc_0_q;
@@ -5093,14 +4840,17 @@ module mlu16_list_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_
 endmodule // mlu16_list_mlb_ls_pe
 
 // mlu16_list_mlb_plru_0: hw::plru::TreePlru
-module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
+module mlu16_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  [15:0] touch_a;
-    input wire  [15:0] touch_b;
-    input wire  [15:0] touch_c;
+    input wire  touch_a_valid;
+    input wire  [3:0] touch_a_way;
+    input wire  touch_b_valid;
+    input wire  [3:0] touch_b_way;
+    input wire  touch_c_valid;
+    input wire  [3:0] touch_c_way;
     output reg  [3:0] victim;
     output reg  [15:0] state;
     
@@ -5169,33 +4919,23 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     localparam  path_away_13 = 16'h40;
     localparam  path_away_14 = 16'h4000;
     localparam  path_away_15 = 16'h0;
-    localparam  way_oh_0 = 16'h1;
-    localparam  way_oh_1 = 16'h2;
-    localparam  way_oh_2 = 16'h4;
-    localparam  way_oh_3 = 16'h8;
-    localparam  way_oh_4 = 16'h10;
-    localparam  way_oh_5 = 16'h20;
-    localparam  way_oh_6 = 16'h40;
-    localparam  way_oh_7 = 16'h80;
-    localparam  way_oh_8 = 16'h100;
-    localparam  way_oh_9 = 16'h200;
-    localparam  way_oh_10 = 16'h400;
-    localparam  way_oh_11 = 16'h800;
-    localparam  way_oh_12 = 16'h1000;
-    localparam  way_oh_13 = 16'h2000;
-    localparam  way_oh_14 = 16'h4000;
-    localparam  way_oh_15 = 16'h8000;
     localparam  zero = 16'h0;
     
     // Stub signals
     reg  [15:0] bits_d;
     reg  [15:0] bits_q;
-    reg  [15:0] pend_a_d;
-    reg  [15:0] pend_a_q;
-    reg  [15:0] pend_b_d;
-    reg  [15:0] pend_b_q;
-    reg  [15:0] pend_c_d;
-    reg  [15:0] pend_c_q;
+    reg  pend_a_valid_d;
+    reg  pend_a_valid_q;
+    reg  [3:0] pend_a_way_d;
+    reg  [3:0] pend_a_way_q;
+    reg  pend_b_valid_d;
+    reg  pend_b_valid_q;
+    reg  [3:0] pend_b_way_d;
+    reg  [3:0] pend_b_way_q;
+    reg  pend_c_valid_d;
+    reg  pend_c_valid_q;
+    reg  [3:0] pend_c_way_d;
+    reg  [3:0] pend_c_way_q;
     
     // Local signals
     reg  [15:0] mask_a;
@@ -5214,15 +4954,21 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 16'h0;
-        pend_a_q = 16'h0;
-        pend_b_q = 16'h0;
-        pend_c_q = 16'h0;
+        pend_a_valid_q = 1'h0;
+        pend_a_way_q = 4'h0;
+        pend_b_valid_q = 1'h0;
+        pend_b_way_q = 4'h0;
+        pend_c_valid_q = 1'h0;
+        pend_c_way_q = 4'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_q <= pend_a_d;
-        pend_b_q <= pend_b_d;
-        pend_c_q <= pend_c_d;
+        pend_a_valid_q <= pend_a_valid_d;
+        pend_a_way_q <= pend_a_way_d;
+        pend_b_valid_q <= pend_b_valid_d;
+        pend_b_way_q <= pend_b_way_d;
+        pend_c_valid_q <= pend_c_valid_d;
+        pend_c_way_q <= pend_c_way_d;
     end
     
     // Update code
@@ -5230,9 +4976,9 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [15:0] bits_d_comb;
-    reg  [15:0] pend_a_d_comb;
-    reg  [15:0] pend_b_d_comb;
-    reg  [15:0] pend_c_d_comb;
+    reg  pend_a_valid_d_comb;
+    reg  pend_b_valid_d_comb;
+    reg  pend_c_valid_d_comb;
     reg  [3:0] victim_comb;
     always @(*) begin
         mask_a = zero;
@@ -5241,195 +4987,195 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if ((pend_a_q & way_oh_0) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if ((pend_b_q & way_oh_0) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
-        if ((pend_c_q & way_oh_0) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if ((pend_a_q & way_oh_1) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if ((pend_b_q & way_oh_1) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
-        if ((pend_c_q & way_oh_1) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if ((pend_a_q & way_oh_2) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if ((pend_b_q & way_oh_2) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
-        if ((pend_c_q & way_oh_2) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if ((pend_a_q & way_oh_3) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if ((pend_b_q & way_oh_3) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
-        if ((pend_c_q & way_oh_3) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if ((pend_a_q & way_oh_4) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if ((pend_b_q & way_oh_4) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
-        if ((pend_c_q & way_oh_4) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if ((pend_a_q & way_oh_5) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if ((pend_b_q & way_oh_5) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
-        if ((pend_c_q & way_oh_5) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if ((pend_a_q & way_oh_6) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if ((pend_b_q & way_oh_6) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
-        if ((pend_c_q & way_oh_6) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if ((pend_a_q & way_oh_7) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if ((pend_b_q & way_oh_7) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
-        if ((pend_c_q & way_oh_7) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if ((pend_a_q & way_oh_8) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_8)) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if ((pend_b_q & way_oh_8) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_8)) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
-        if ((pend_c_q & way_oh_8) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_8)) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if ((pend_a_q & way_oh_9) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_9)) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if ((pend_b_q & way_oh_9) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_9)) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
-        if ((pend_c_q & way_oh_9) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_9)) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if ((pend_a_q & way_oh_10) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_10)) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if ((pend_b_q & way_oh_10) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_10)) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
-        if ((pend_c_q & way_oh_10) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_10)) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if ((pend_a_q & way_oh_11) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_11)) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if ((pend_b_q & way_oh_11) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_11)) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
-        if ((pend_c_q & way_oh_11) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_11)) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if ((pend_a_q & way_oh_12) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_12)) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if ((pend_b_q & way_oh_12) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_12)) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
-        if ((pend_c_q & way_oh_12) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_12)) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if ((pend_a_q & way_oh_13) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_13)) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if ((pend_b_q & way_oh_13) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_13)) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
-        if ((pend_c_q & way_oh_13) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_13)) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if ((pend_a_q & way_oh_14) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_14)) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if ((pend_b_q & way_oh_14) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_14)) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
-        if ((pend_c_q & way_oh_14) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_14)) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if ((pend_a_q & way_oh_15) != zero) begin
+        if (pend_a_valid_q && (pend_a_way_q == way_15)) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if ((pend_b_q & way_oh_15) != zero) begin
+        if (pend_b_valid_q && (pend_b_way_q == way_15)) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
-        if ((pend_c_q & way_oh_15) != zero) begin
+        if (pend_c_valid_q && (pend_c_way_q == way_15)) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
@@ -5486,20 +5232,23 @@ module mlu16_list_mlb_plru_0(clock,clear,touch_a,touch_b,touch_c,victim,state);
             victim_comb = way_15;
         end
         bits_d_comb = after_c;
-        pend_a_d_comb = touch_a;
-        pend_b_d_comb = touch_b;
-        pend_c_d_comb = touch_c;
+        pend_a_valid_d_comb = touch_a_valid;
+        pend_a_way_d = touch_a_way;
+        pend_b_valid_d_comb = touch_b_valid;
+        pend_b_way_d = touch_b_way;
+        pend_c_valid_d_comb = touch_c_valid;
+        pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_d_comb = zero;
-            pend_b_d_comb = zero;
-            pend_c_d_comb = zero;
+            pend_a_valid_d_comb = 1'b0;
+            pend_b_valid_d_comb = 1'b0;
+            pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_d = pend_a_d_comb;
-        pend_b_d = pend_b_d_comb;
-        pend_c_d = pend_c_d_comb;
+        pend_a_valid_d = pend_a_valid_d_comb;
+        pend_b_valid_d = pend_b_valid_d_comb;
+        pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlu16_list_mlb_plru_0

@@ -206,11 +206,6 @@ pub struct Mlb<const N: usize, const IW: usize> {
     zero_56: Constant<Bits<56>>,
     zero_8: Constant<Bits<8>>,
     zero_n: Constant<Bits<N>>,
-    // `bit_n[i]` = 1 << i; the PLRU touch words, built bit by bit.
-    bit_n: Vec<Constant<Bits<N>>>,
-    touch_rs: Vec<Signal<Local, Bits<N>>>,
-    touch_ls: Vec<Signal<Local, Bits<N>>>,
-    touch_fill: Vec<Signal<Local, Bits<N>>>,
     // Combinational per-entry and global terms.
     inv_match: [Signal<Local, Bit>; N],
     // A valid entry already holds the fill's location.
@@ -353,10 +348,6 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             zero_56: Constant::new(Bits::default()),
             zero_8: Constant::new(Bits::default()),
             zero_n: Constant::new(Bits::default()),
-            bit_n: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(1 << i))).collect(),
-            touch_rs: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
-            touch_ls: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
-            touch_fill: (0..per_policy(is_plru) + usize::from(is_plru)).map(|_| Default::default()).collect(),
             inv_match: array_init(Default::default),
             fill_match: array_init(Default::default),
             fill_held: Default::default(),
@@ -491,34 +482,14 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.fill_ok.next = self.fill_ok_l.val();
         // Replacement updates: range hit, location hit, fill (a clear wins).
         for k in 0..self.plru.len() {
-            // The PLRU's touches as one-hot words (range hit, location hit,
-            // fill), packed one bit per step (rust-hdl cannot set a word's
-            // bits in a loop; synthesis reduces the chains to wires). Not an
-            // index: see crate::plru.
-            self.touch_rs[0].next = self.zero_n.val();
-            self.touch_ls[0].next = self.zero_n.val();
-            self.touch_fill[0].next = self.zero_n.val();
-            for i in 0..N {
-                self.touch_rs[i + 1].next = self.touch_rs[i].val();
-                self.touch_ls[i + 1].next = self.touch_ls[i].val();
-                self.touch_fill[i + 1].next = self.touch_fill[i].val();
-                if self.rs_pe.onehot[i].val() {
-                    self.touch_rs[i + 1].next = self.touch_rs[i].val() | self.bit_n[i].val();
-                }
-                if self.ls_pe.onehot[i].val() {
-                    self.touch_ls[i + 1].next = self.touch_ls[i].val() | self.bit_n[i].val();
-                }
-                if self.fill_ok_l.val() && self.victim_oh[i].val() {
-                    self.touch_fill[i + 1].next = self.touch_fill[i].val() | self.bit_n[i].val();
-                }
-            }
             self.plru[k].clock.next = self.clock.val();
             self.plru[k].clear.next = self.clear.val();
-            for last in N..(N + 1) {
-                self.plru[k].touch_a.next = self.touch_rs[last].val();
-                self.plru[k].touch_b.next = self.touch_ls[last].val();
-                self.plru[k].touch_c.next = self.touch_fill[last].val();
-            }
+            self.plru[k].touch_a_valid.next = self.rs_pe.any.val();
+            self.plru[k].touch_a_way.next = self.rs_pe.index.val();
+            self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
+            self.plru[k].touch_b_way.next = self.ls_pe.index.val();
+            self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
+            self.plru[k].touch_c_way.next = self.victim_l.val();
         }
         for k in 0..self.rr.len() {
             self.rr[k].clock.next = self.clock.val();

@@ -38,12 +38,10 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///
 /// Ports (one clock domain, `clock` rising edge):
 /// - `clear`: synchronous reset/flush: state := 0 at the edge (wins over touches).
-/// - `touch_a`, `touch_b`, `touch_c` (N bits): touches, each one-hot over
-///   the ways (bit w: touch way w; 0: no touch), applied in that order within the cycle (the
-///   MLB wires range hit, then location hit, then fill), taking effect at
-///   the edge. One-hot, not an index: the MLB's searches produce a one-hot
-///   match, and encoding it to decode it again here was three gate levels
-///   on the MLB's longest path (search to replacement state).
+/// - `touch_a_valid/way`, `touch_b_valid/way`, `touch_c_valid/way`: touches,
+///   applied in that order (the MLB wires range hit, then location hit,
+///   then fill). They are registered and take effect in the next cycle's
+///   `state` and `victim` (see below).
 /// - `victim` (comb. from registers): the victim of the state at the start
 ///   of the cycle, i.e. what a fill in this cycle replaces (the fill's
 ///   victim sees the state before the cycle's touches, as in `sim::mlb::Mlb::cycle`).
@@ -51,34 +49,38 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///   N-1 tree bits in bits 0..N-2; bit N-1 is always 0 (it exists so that
 ///   N = 1, which has no tree bits, needs no 0-bit signal).
 ///
-/// Deferred touches: the touches are registered as they are (`pend_*`) and
-/// applied to `bits` one cycle later, and `state` is `bits` with the pending
-/// touches applied. So `state` and `victim` are exactly the state after
-/// every touch so far, but a touch arriving late in its cycle (the MLB's
-/// search result) ends in a register and not in the touch logic: the
-/// search to replacement state path was the MLU unit's longest.
+/// Deferred touches: the touches are registered as they are (`pend_*`:
+/// valid and way) and decoded and applied to `bits` one cycle later, and
+/// `state` is `bits` with the pending touches applied. So `state` and
+/// `victim` are exactly the state after every touch so far, but a touch
+/// arriving late in its cycle (the MLB's search result) ends in a register,
+/// as the MLB's own `rs_way`/`ls_way` do, and not in the decode and touch
+/// logic: the search to replacement state path was the MLU unit's longest.
 #[derive(LogicBlock)]
 pub struct TreePlru<const N: usize, const IW: usize> {
     pub clock: Signal<In, Clock>,
     pub clear: Signal<In, Bit>,
-    pub touch_a: Signal<In, Bits<N>>,
-    pub touch_b: Signal<In, Bits<N>>,
-    pub touch_c: Signal<In, Bits<N>>,
+    pub touch_a_valid: Signal<In, Bit>,
+    pub touch_a_way: Signal<In, Bits<IW>>,
+    pub touch_b_valid: Signal<In, Bit>,
+    pub touch_b_way: Signal<In, Bits<IW>>,
+    pub touch_c_valid: Signal<In, Bit>,
+    pub touch_c_way: Signal<In, Bits<IW>>,
     pub victim: Signal<Out, Bits<IW>>,
     pub state: Signal<Out, Bits<N>>,
     /// The state register, before the pending touches, and the touches of
     /// the cycle before (public so that tests can preset them).
     pub bits: DFF<Bits<N>>,
-    pub pend_a: DFF<Bits<N>>,
-    pub pend_b: DFF<Bits<N>>,
-    pub pend_c: DFF<Bits<N>>,
+    pub pend_a_valid: DFF<Bit>,
+    pub pend_a_way: DFF<Bits<IW>>,
+    pub pend_b_valid: DFF<Bit>,
+    pub pend_b_way: DFF<Bits<IW>>,
+    pub pend_c_valid: DFF<Bit>,
+    pub pend_c_way: DFF<Bits<IW>>,
     way: [Constant<Bits<IW>>; N],
     path_mask: [Constant<Bits<N>>; N],
     path_to: [Constant<Bits<N>>; N],
     path_away: [Constant<Bits<N>>; N],
-    // `way_oh[w]` = 1 << w (a word test, not a bit select: at N = 1 the
-    // touch ports are 1-bit wires, which Verilog cannot index).
-    way_oh: [Constant<Bits<N>>; N],
     zero: Constant<Bits<N>>,
     // Touch mask/value selected for each port, and the state after each touch.
     mask_a: Signal<Local, Bits<N>>,
@@ -102,20 +104,25 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
         Self {
             clock: Signal::default(),
             clear: Signal::default(),
-            touch_a: Signal::default(),
-            touch_b: Signal::default(),
-            touch_c: Signal::default(),
+            touch_a_valid: Signal::default(),
+            touch_a_way: Signal::default(),
+            touch_b_valid: Signal::default(),
+            touch_b_way: Signal::default(),
+            touch_c_valid: Signal::default(),
+            touch_c_way: Signal::default(),
             victim: Signal::default(),
             state: Signal::default(),
             bits: DFF::default(),
-            pend_a: DFF::default(),
-            pend_b: DFF::default(),
-            pend_c: DFF::default(),
+            pend_a_valid: DFF::default(),
+            pend_a_way: DFF::default(),
+            pend_b_valid: DFF::default(),
+            pend_b_way: DFF::default(),
+            pend_c_valid: DFF::default(),
+            pend_c_way: DFF::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
             path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
             path_away: std::array::from_fn(|i| Constant::new(bits::<N>(!paths[i].1 & paths[i].0))),
-            way_oh: std::array::from_fn(|i| Constant::new(bits::<N>(1 << i))),
             zero: Constant::new(Bits::default()),
             mask_a: Signal::default(),
             set_a: Signal::default(),
@@ -134,9 +141,12 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
         self.bits.clock.next = self.clock.val();
-        self.pend_a.clock.next = self.clock.val();
-        self.pend_b.clock.next = self.clock.val();
-        self.pend_c.clock.next = self.clock.val();
+        self.pend_a_valid.clock.next = self.clock.val();
+        self.pend_a_way.clock.next = self.clock.val();
+        self.pend_b_valid.clock.next = self.clock.val();
+        self.pend_b_way.clock.next = self.clock.val();
+        self.pend_c_valid.clock.next = self.clock.val();
+        self.pend_c_way.clock.next = self.clock.val();
         self.mask_a.next = self.zero.val();
         self.set_a.next = self.zero.val();
         self.mask_b.next = self.zero.val();
@@ -144,15 +154,15 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
         self.mask_c.next = self.zero.val();
         self.set_c.next = self.zero.val();
         for w in 0..N {
-            if (self.pend_a.q.val() & self.way_oh[w].val()) != self.zero.val() {
+            if self.pend_a_valid.q.val() && (self.pend_a_way.q.val() == self.way[w].val()) {
                 self.mask_a.next = self.path_mask[w].val();
                 self.set_a.next = self.path_away[w].val();
             }
-            if (self.pend_b.q.val() & self.way_oh[w].val()) != self.zero.val() {
+            if self.pend_b_valid.q.val() && (self.pend_b_way.q.val() == self.way[w].val()) {
                 self.mask_b.next = self.path_mask[w].val();
                 self.set_b.next = self.path_away[w].val();
             }
-            if (self.pend_c.q.val() & self.way_oh[w].val()) != self.zero.val() {
+            if self.pend_c_valid.q.val() && (self.pend_c_way.q.val() == self.way[w].val()) {
                 self.mask_c.next = self.path_mask[w].val();
                 self.set_c.next = self.path_away[w].val();
             }
@@ -168,14 +178,18 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
             }
         }
         self.bits.d.next = self.after_c.val();
-        self.pend_a.d.next = self.touch_a.val();
-        self.pend_b.d.next = self.touch_b.val();
-        self.pend_c.d.next = self.touch_c.val();
+        self.pend_a_valid.d.next = self.touch_a_valid.val();
+        self.pend_a_way.d.next = self.touch_a_way.val();
+        self.pend_b_valid.d.next = self.touch_b_valid.val();
+        self.pend_b_way.d.next = self.touch_b_way.val();
+        self.pend_c_valid.d.next = self.touch_c_valid.val();
+        self.pend_c_way.d.next = self.touch_c_way.val();
         if self.clear.val() {
             self.bits.d.next = self.zero.val();
-            self.pend_a.d.next = self.zero.val();
-            self.pend_b.d.next = self.zero.val();
-            self.pend_c.d.next = self.zero.val();
+            // The ways may keep their values: a touch without valid is none.
+            self.pend_a_valid.d.next = false;
+            self.pend_b_valid.d.next = false;
+            self.pend_c_valid.d.next = false;
         }
         self.state.next = self.after_c.val();
     }

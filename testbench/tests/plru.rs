@@ -26,13 +26,18 @@ type Touches = [Option<usize>; 3];
 
 fn plru_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state: u64, t: Touches, clear: bool) {
     uut.bits.q.next = bits(state);
-    uut.pend_a.q.next = bits(0);
-    uut.pend_b.q.next = bits(0);
-    uut.pend_c.q.next = bits(0);
+    uut.pend_a_valid.q.next = false;
+    uut.pend_b_valid.q.next = false;
+    uut.pend_c_valid.q.next = false;
     uut.clear.next = clear;
-    let ports = [&mut uut.touch_a, &mut uut.touch_b, &mut uut.touch_c];
-    for (port, touch) in ports.into_iter().zip(t) {
-        port.next = bits(touch.map_or(0, |w| 1u64 << w));
+    let ports = [
+        (&mut uut.touch_a_valid, &mut uut.touch_a_way),
+        (&mut uut.touch_b_valid, &mut uut.touch_b_way),
+        (&mut uut.touch_c_valid, &mut uut.touch_c_way),
+    ];
+    for ((valid, way), touch) in ports.into_iter().zip(t) {
+        valid.next = touch.is_some();
+        way.next = bits(touch.unwrap_or(0) as u64);
     }
     assert!(simulate(uut, 50));
     let model = ModelPlru::with_bits(N, state);
