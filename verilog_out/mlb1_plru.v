@@ -116,6 +116,8 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] size_0_q;
     reg  [7:0] tag_0_d;
     reg  [7:0] tag_0_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
     reg  rs_pe_req_0;
     wire  rs_pe_any;
     wire  rs_pe_index;
@@ -247,6 +249,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_q = 56'h0;
         size_0_q = 56'h0;
         tag_0_q = 8'h0;
+        bxs_0_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 1'h0;
@@ -267,6 +270,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_q <= base_0_d;
         size_0_q <= size_0_d;
         tag_0_q <= tag_0_d;
+        bxs_0_q <= bxs_0_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -287,6 +291,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [55:0] base_0_d_comb;
+    reg  [55:0] bxs_0_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [55:0] ls_base_r_d_comb;
     reg  ls_hit_r_d_comb;
@@ -320,8 +325,8 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
@@ -367,12 +372,14 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -439,6 +446,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size = ls_size_r_q;
         ls_tag = ls_tag_r_q;
         base_0_d = base_0_d_comb;
+        bxs_0_d = bxs_0_d_comb;
         loc_0_d = loc_0_d_comb;
         ls_base_r_d = ls_base_r_d_comb;
         ls_hit_r_d = ls_hit_r_d_comb;

@@ -128,6 +128,10 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] tag_0_q;
     reg  [7:0] tag_1_d;
     reg  [7:0] tag_1_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     wire  rs_pe_any;
@@ -300,6 +304,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         size_1_q = 56'h0;
         tag_0_q = 8'h0;
         tag_1_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 1'h0;
@@ -325,6 +331,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         size_1_q <= size_1_d;
         tag_0_q <= tag_0_d;
         tag_1_q <= tag_1_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -346,6 +354,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     // an intermediate value (event-driven simulators would loop on it).
     reg  [55:0] base_0_d_comb;
     reg  [55:0] base_1_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_1_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_1_d_comb;
     reg  [55:0] ls_base_r_d_comb;
@@ -383,16 +393,16 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
@@ -450,12 +460,14 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -466,12 +478,14 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -566,6 +580,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_tag = ls_tag_r_q;
         base_0_d = base_0_d_comb;
         base_1_d = base_1_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_1_d = bxs_1_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_1_d = loc_1_d_comb;
         ls_base_r_d = ls_base_r_d_comb;

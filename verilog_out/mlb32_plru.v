@@ -488,6 +488,70 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [7:0] tag_30_q;
     reg  [7:0] tag_31_d;
     reg  [7:0] tag_31_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
+    reg  [55:0] bxs_2_d;
+    reg  [55:0] bxs_2_q;
+    reg  [55:0] bxs_3_d;
+    reg  [55:0] bxs_3_q;
+    reg  [55:0] bxs_4_d;
+    reg  [55:0] bxs_4_q;
+    reg  [55:0] bxs_5_d;
+    reg  [55:0] bxs_5_q;
+    reg  [55:0] bxs_6_d;
+    reg  [55:0] bxs_6_q;
+    reg  [55:0] bxs_7_d;
+    reg  [55:0] bxs_7_q;
+    reg  [55:0] bxs_8_d;
+    reg  [55:0] bxs_8_q;
+    reg  [55:0] bxs_9_d;
+    reg  [55:0] bxs_9_q;
+    reg  [55:0] bxs_10_d;
+    reg  [55:0] bxs_10_q;
+    reg  [55:0] bxs_11_d;
+    reg  [55:0] bxs_11_q;
+    reg  [55:0] bxs_12_d;
+    reg  [55:0] bxs_12_q;
+    reg  [55:0] bxs_13_d;
+    reg  [55:0] bxs_13_q;
+    reg  [55:0] bxs_14_d;
+    reg  [55:0] bxs_14_q;
+    reg  [55:0] bxs_15_d;
+    reg  [55:0] bxs_15_q;
+    reg  [55:0] bxs_16_d;
+    reg  [55:0] bxs_16_q;
+    reg  [55:0] bxs_17_d;
+    reg  [55:0] bxs_17_q;
+    reg  [55:0] bxs_18_d;
+    reg  [55:0] bxs_18_q;
+    reg  [55:0] bxs_19_d;
+    reg  [55:0] bxs_19_q;
+    reg  [55:0] bxs_20_d;
+    reg  [55:0] bxs_20_q;
+    reg  [55:0] bxs_21_d;
+    reg  [55:0] bxs_21_q;
+    reg  [55:0] bxs_22_d;
+    reg  [55:0] bxs_22_q;
+    reg  [55:0] bxs_23_d;
+    reg  [55:0] bxs_23_q;
+    reg  [55:0] bxs_24_d;
+    reg  [55:0] bxs_24_q;
+    reg  [55:0] bxs_25_d;
+    reg  [55:0] bxs_25_q;
+    reg  [55:0] bxs_26_d;
+    reg  [55:0] bxs_26_q;
+    reg  [55:0] bxs_27_d;
+    reg  [55:0] bxs_27_q;
+    reg  [55:0] bxs_28_d;
+    reg  [55:0] bxs_28_q;
+    reg  [55:0] bxs_29_d;
+    reg  [55:0] bxs_29_q;
+    reg  [55:0] bxs_30_d;
+    reg  [55:0] bxs_30_q;
+    reg  [55:0] bxs_31_d;
+    reg  [55:0] bxs_31_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     reg  rs_pe_req_2;
@@ -1890,6 +1954,38 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         tag_29_q = 8'h0;
         tag_30_q = 8'h0;
         tag_31_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
+        bxs_2_q = 56'h0;
+        bxs_3_q = 56'h0;
+        bxs_4_q = 56'h0;
+        bxs_5_q = 56'h0;
+        bxs_6_q = 56'h0;
+        bxs_7_q = 56'h0;
+        bxs_8_q = 56'h0;
+        bxs_9_q = 56'h0;
+        bxs_10_q = 56'h0;
+        bxs_11_q = 56'h0;
+        bxs_12_q = 56'h0;
+        bxs_13_q = 56'h0;
+        bxs_14_q = 56'h0;
+        bxs_15_q = 56'h0;
+        bxs_16_q = 56'h0;
+        bxs_17_q = 56'h0;
+        bxs_18_q = 56'h0;
+        bxs_19_q = 56'h0;
+        bxs_20_q = 56'h0;
+        bxs_21_q = 56'h0;
+        bxs_22_q = 56'h0;
+        bxs_23_q = 56'h0;
+        bxs_24_q = 56'h0;
+        bxs_25_q = 56'h0;
+        bxs_26_q = 56'h0;
+        bxs_27_q = 56'h0;
+        bxs_28_q = 56'h0;
+        bxs_29_q = 56'h0;
+        bxs_30_q = 56'h0;
+        bxs_31_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 5'h0;
@@ -2065,6 +2161,38 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         tag_29_q <= tag_29_d;
         tag_30_q <= tag_30_d;
         tag_31_q <= tag_31_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
+        bxs_2_q <= bxs_2_d;
+        bxs_3_q <= bxs_3_d;
+        bxs_4_q <= bxs_4_d;
+        bxs_5_q <= bxs_5_d;
+        bxs_6_q <= bxs_6_d;
+        bxs_7_q <= bxs_7_d;
+        bxs_8_q <= bxs_8_d;
+        bxs_9_q <= bxs_9_d;
+        bxs_10_q <= bxs_10_d;
+        bxs_11_q <= bxs_11_d;
+        bxs_12_q <= bxs_12_d;
+        bxs_13_q <= bxs_13_d;
+        bxs_14_q <= bxs_14_d;
+        bxs_15_q <= bxs_15_d;
+        bxs_16_q <= bxs_16_d;
+        bxs_17_q <= bxs_17_d;
+        bxs_18_q <= bxs_18_d;
+        bxs_19_q <= bxs_19_d;
+        bxs_20_q <= bxs_20_d;
+        bxs_21_q <= bxs_21_d;
+        bxs_22_q <= bxs_22_d;
+        bxs_23_q <= bxs_23_d;
+        bxs_24_q <= bxs_24_d;
+        bxs_25_q <= bxs_25_d;
+        bxs_26_q <= bxs_26_d;
+        bxs_27_q <= bxs_27_d;
+        bxs_28_q <= bxs_28_d;
+        bxs_29_q <= bxs_29_d;
+        bxs_30_q <= bxs_30_d;
+        bxs_31_q <= bxs_31_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -2116,6 +2244,38 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [55:0] base_7_d_comb;
     reg  [55:0] base_8_d_comb;
     reg  [55:0] base_9_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_10_d_comb;
+    reg  [55:0] bxs_11_d_comb;
+    reg  [55:0] bxs_12_d_comb;
+    reg  [55:0] bxs_13_d_comb;
+    reg  [55:0] bxs_14_d_comb;
+    reg  [55:0] bxs_15_d_comb;
+    reg  [55:0] bxs_16_d_comb;
+    reg  [55:0] bxs_17_d_comb;
+    reg  [55:0] bxs_18_d_comb;
+    reg  [55:0] bxs_19_d_comb;
+    reg  [55:0] bxs_1_d_comb;
+    reg  [55:0] bxs_20_d_comb;
+    reg  [55:0] bxs_21_d_comb;
+    reg  [55:0] bxs_22_d_comb;
+    reg  [55:0] bxs_23_d_comb;
+    reg  [55:0] bxs_24_d_comb;
+    reg  [55:0] bxs_25_d_comb;
+    reg  [55:0] bxs_26_d_comb;
+    reg  [55:0] bxs_27_d_comb;
+    reg  [55:0] bxs_28_d_comb;
+    reg  [55:0] bxs_29_d_comb;
+    reg  [55:0] bxs_2_d_comb;
+    reg  [55:0] bxs_30_d_comb;
+    reg  [55:0] bxs_31_d_comb;
+    reg  [55:0] bxs_3_d_comb;
+    reg  [55:0] bxs_4_d_comb;
+    reg  [55:0] bxs_5_d_comb;
+    reg  [55:0] bxs_6_d_comb;
+    reg  [55:0] bxs_7_d_comb;
+    reg  [55:0] bxs_8_d_comb;
+    reg  [55:0] bxs_9_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_10_d_comb;
     reg  [50:0] loc_11_d_comb;
@@ -2273,256 +2433,256 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
-        cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
+        cs_s_2 = rs_addr ^ bxs_2_q;
+        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
-        cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
+        cs_s_3 = rs_addr ^ bxs_3_q;
+        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
-        cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
-        cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
+        cs_s_4 = rs_addr ^ bxs_4_q;
+        cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
-        cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
-        cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
+        cs_s_5 = rs_addr ^ bxs_5_q;
+        cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
-        cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
-        cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
+        cs_s_6 = rs_addr ^ bxs_6_q;
+        cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
-        cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
-        cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
+        cs_s_7 = rs_addr ^ bxs_7_q;
+        cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
-        cs_s_8 = rs_addr ^ ~base_8_q ^ ~size_8_q;
-        cs_c_8 = (rs_addr & ~base_8_q) | (rs_addr & ~size_8_q) | (~base_8_q & ~size_8_q);
+        cs_s_8 = rs_addr ^ bxs_8_q;
+        cs_c_8 = (rs_addr & bxs_8_q) | (~base_8_q & ~bxs_8_q);
         cs_nr_8 = ~((cs_c_8 << 64'h1) | one_56);
         rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
         ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
         fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
-        cs_s_9 = rs_addr ^ ~base_9_q ^ ~size_9_q;
-        cs_c_9 = (rs_addr & ~base_9_q) | (rs_addr & ~size_9_q) | (~base_9_q & ~size_9_q);
+        cs_s_9 = rs_addr ^ bxs_9_q;
+        cs_c_9 = (rs_addr & bxs_9_q) | (~base_9_q & ~bxs_9_q);
         cs_nr_9 = ~((cs_c_9 << 64'h1) | one_56);
         rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
         ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
         fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
-        cs_s_10 = rs_addr ^ ~base_10_q ^ ~size_10_q;
-        cs_c_10 = (rs_addr & ~base_10_q) | (rs_addr & ~size_10_q) | (~base_10_q & ~size_10_q);
+        cs_s_10 = rs_addr ^ bxs_10_q;
+        cs_c_10 = (rs_addr & bxs_10_q) | (~base_10_q & ~bxs_10_q);
         cs_nr_10 = ~((cs_c_10 << 64'h1) | one_56);
         rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
         ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
         fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
-        cs_s_11 = rs_addr ^ ~base_11_q ^ ~size_11_q;
-        cs_c_11 = (rs_addr & ~base_11_q) | (rs_addr & ~size_11_q) | (~base_11_q & ~size_11_q);
+        cs_s_11 = rs_addr ^ bxs_11_q;
+        cs_c_11 = (rs_addr & bxs_11_q) | (~base_11_q & ~bxs_11_q);
         cs_nr_11 = ~((cs_c_11 << 64'h1) | one_56);
         rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
         ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
         fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
-        cs_s_12 = rs_addr ^ ~base_12_q ^ ~size_12_q;
-        cs_c_12 = (rs_addr & ~base_12_q) | (rs_addr & ~size_12_q) | (~base_12_q & ~size_12_q);
+        cs_s_12 = rs_addr ^ bxs_12_q;
+        cs_c_12 = (rs_addr & bxs_12_q) | (~base_12_q & ~bxs_12_q);
         cs_nr_12 = ~((cs_c_12 << 64'h1) | one_56);
         rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
         ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
         fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
-        cs_s_13 = rs_addr ^ ~base_13_q ^ ~size_13_q;
-        cs_c_13 = (rs_addr & ~base_13_q) | (rs_addr & ~size_13_q) | (~base_13_q & ~size_13_q);
+        cs_s_13 = rs_addr ^ bxs_13_q;
+        cs_c_13 = (rs_addr & bxs_13_q) | (~base_13_q & ~bxs_13_q);
         cs_nr_13 = ~((cs_c_13 << 64'h1) | one_56);
         rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
         ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
         fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
-        cs_s_14 = rs_addr ^ ~base_14_q ^ ~size_14_q;
-        cs_c_14 = (rs_addr & ~base_14_q) | (rs_addr & ~size_14_q) | (~base_14_q & ~size_14_q);
+        cs_s_14 = rs_addr ^ bxs_14_q;
+        cs_c_14 = (rs_addr & bxs_14_q) | (~base_14_q & ~bxs_14_q);
         cs_nr_14 = ~((cs_c_14 << 64'h1) | one_56);
         rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
         ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
         fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
-        cs_s_15 = rs_addr ^ ~base_15_q ^ ~size_15_q;
-        cs_c_15 = (rs_addr & ~base_15_q) | (rs_addr & ~size_15_q) | (~base_15_q & ~size_15_q);
+        cs_s_15 = rs_addr ^ bxs_15_q;
+        cs_c_15 = (rs_addr & bxs_15_q) | (~base_15_q & ~bxs_15_q);
         cs_nr_15 = ~((cs_c_15 << 64'h1) | one_56);
         rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
         ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
-        cs_s_16 = rs_addr ^ ~base_16_q ^ ~size_16_q;
-        cs_c_16 = (rs_addr & ~base_16_q) | (rs_addr & ~size_16_q) | (~base_16_q & ~size_16_q);
+        cs_s_16 = rs_addr ^ bxs_16_q;
+        cs_c_16 = (rs_addr & bxs_16_q) | (~base_16_q & ~bxs_16_q);
         cs_nr_16 = ~((cs_c_16 << 64'h1) | one_56);
         rs_pe_req_16 = rs_valid && valid_16_q && (base_16_q <= rs_addr) && ~((cs_s_16 >= cs_nr_16) && ((cs_c_16 & top_56) != zero_56));
         ls_pe_req_16 = ls_valid && valid_16_q && (loc_16_q == ls_loc);
         inv_match_16 = inv_valid && valid_16_q && (loc_16_q == inv_loc);
         fill_match_16 = valid_16_q && (loc_16_q == fill_loc);
         free_pe_req_16 = ~valid_16_q;
-        cs_s_17 = rs_addr ^ ~base_17_q ^ ~size_17_q;
-        cs_c_17 = (rs_addr & ~base_17_q) | (rs_addr & ~size_17_q) | (~base_17_q & ~size_17_q);
+        cs_s_17 = rs_addr ^ bxs_17_q;
+        cs_c_17 = (rs_addr & bxs_17_q) | (~base_17_q & ~bxs_17_q);
         cs_nr_17 = ~((cs_c_17 << 64'h1) | one_56);
         rs_pe_req_17 = rs_valid && valid_17_q && (base_17_q <= rs_addr) && ~((cs_s_17 >= cs_nr_17) && ((cs_c_17 & top_56) != zero_56));
         ls_pe_req_17 = ls_valid && valid_17_q && (loc_17_q == ls_loc);
         inv_match_17 = inv_valid && valid_17_q && (loc_17_q == inv_loc);
         fill_match_17 = valid_17_q && (loc_17_q == fill_loc);
         free_pe_req_17 = ~valid_17_q;
-        cs_s_18 = rs_addr ^ ~base_18_q ^ ~size_18_q;
-        cs_c_18 = (rs_addr & ~base_18_q) | (rs_addr & ~size_18_q) | (~base_18_q & ~size_18_q);
+        cs_s_18 = rs_addr ^ bxs_18_q;
+        cs_c_18 = (rs_addr & bxs_18_q) | (~base_18_q & ~bxs_18_q);
         cs_nr_18 = ~((cs_c_18 << 64'h1) | one_56);
         rs_pe_req_18 = rs_valid && valid_18_q && (base_18_q <= rs_addr) && ~((cs_s_18 >= cs_nr_18) && ((cs_c_18 & top_56) != zero_56));
         ls_pe_req_18 = ls_valid && valid_18_q && (loc_18_q == ls_loc);
         inv_match_18 = inv_valid && valid_18_q && (loc_18_q == inv_loc);
         fill_match_18 = valid_18_q && (loc_18_q == fill_loc);
         free_pe_req_18 = ~valid_18_q;
-        cs_s_19 = rs_addr ^ ~base_19_q ^ ~size_19_q;
-        cs_c_19 = (rs_addr & ~base_19_q) | (rs_addr & ~size_19_q) | (~base_19_q & ~size_19_q);
+        cs_s_19 = rs_addr ^ bxs_19_q;
+        cs_c_19 = (rs_addr & bxs_19_q) | (~base_19_q & ~bxs_19_q);
         cs_nr_19 = ~((cs_c_19 << 64'h1) | one_56);
         rs_pe_req_19 = rs_valid && valid_19_q && (base_19_q <= rs_addr) && ~((cs_s_19 >= cs_nr_19) && ((cs_c_19 & top_56) != zero_56));
         ls_pe_req_19 = ls_valid && valid_19_q && (loc_19_q == ls_loc);
         inv_match_19 = inv_valid && valid_19_q && (loc_19_q == inv_loc);
         fill_match_19 = valid_19_q && (loc_19_q == fill_loc);
         free_pe_req_19 = ~valid_19_q;
-        cs_s_20 = rs_addr ^ ~base_20_q ^ ~size_20_q;
-        cs_c_20 = (rs_addr & ~base_20_q) | (rs_addr & ~size_20_q) | (~base_20_q & ~size_20_q);
+        cs_s_20 = rs_addr ^ bxs_20_q;
+        cs_c_20 = (rs_addr & bxs_20_q) | (~base_20_q & ~bxs_20_q);
         cs_nr_20 = ~((cs_c_20 << 64'h1) | one_56);
         rs_pe_req_20 = rs_valid && valid_20_q && (base_20_q <= rs_addr) && ~((cs_s_20 >= cs_nr_20) && ((cs_c_20 & top_56) != zero_56));
         ls_pe_req_20 = ls_valid && valid_20_q && (loc_20_q == ls_loc);
         inv_match_20 = inv_valid && valid_20_q && (loc_20_q == inv_loc);
         fill_match_20 = valid_20_q && (loc_20_q == fill_loc);
         free_pe_req_20 = ~valid_20_q;
-        cs_s_21 = rs_addr ^ ~base_21_q ^ ~size_21_q;
-        cs_c_21 = (rs_addr & ~base_21_q) | (rs_addr & ~size_21_q) | (~base_21_q & ~size_21_q);
+        cs_s_21 = rs_addr ^ bxs_21_q;
+        cs_c_21 = (rs_addr & bxs_21_q) | (~base_21_q & ~bxs_21_q);
         cs_nr_21 = ~((cs_c_21 << 64'h1) | one_56);
         rs_pe_req_21 = rs_valid && valid_21_q && (base_21_q <= rs_addr) && ~((cs_s_21 >= cs_nr_21) && ((cs_c_21 & top_56) != zero_56));
         ls_pe_req_21 = ls_valid && valid_21_q && (loc_21_q == ls_loc);
         inv_match_21 = inv_valid && valid_21_q && (loc_21_q == inv_loc);
         fill_match_21 = valid_21_q && (loc_21_q == fill_loc);
         free_pe_req_21 = ~valid_21_q;
-        cs_s_22 = rs_addr ^ ~base_22_q ^ ~size_22_q;
-        cs_c_22 = (rs_addr & ~base_22_q) | (rs_addr & ~size_22_q) | (~base_22_q & ~size_22_q);
+        cs_s_22 = rs_addr ^ bxs_22_q;
+        cs_c_22 = (rs_addr & bxs_22_q) | (~base_22_q & ~bxs_22_q);
         cs_nr_22 = ~((cs_c_22 << 64'h1) | one_56);
         rs_pe_req_22 = rs_valid && valid_22_q && (base_22_q <= rs_addr) && ~((cs_s_22 >= cs_nr_22) && ((cs_c_22 & top_56) != zero_56));
         ls_pe_req_22 = ls_valid && valid_22_q && (loc_22_q == ls_loc);
         inv_match_22 = inv_valid && valid_22_q && (loc_22_q == inv_loc);
         fill_match_22 = valid_22_q && (loc_22_q == fill_loc);
         free_pe_req_22 = ~valid_22_q;
-        cs_s_23 = rs_addr ^ ~base_23_q ^ ~size_23_q;
-        cs_c_23 = (rs_addr & ~base_23_q) | (rs_addr & ~size_23_q) | (~base_23_q & ~size_23_q);
+        cs_s_23 = rs_addr ^ bxs_23_q;
+        cs_c_23 = (rs_addr & bxs_23_q) | (~base_23_q & ~bxs_23_q);
         cs_nr_23 = ~((cs_c_23 << 64'h1) | one_56);
         rs_pe_req_23 = rs_valid && valid_23_q && (base_23_q <= rs_addr) && ~((cs_s_23 >= cs_nr_23) && ((cs_c_23 & top_56) != zero_56));
         ls_pe_req_23 = ls_valid && valid_23_q && (loc_23_q == ls_loc);
         inv_match_23 = inv_valid && valid_23_q && (loc_23_q == inv_loc);
         fill_match_23 = valid_23_q && (loc_23_q == fill_loc);
         free_pe_req_23 = ~valid_23_q;
-        cs_s_24 = rs_addr ^ ~base_24_q ^ ~size_24_q;
-        cs_c_24 = (rs_addr & ~base_24_q) | (rs_addr & ~size_24_q) | (~base_24_q & ~size_24_q);
+        cs_s_24 = rs_addr ^ bxs_24_q;
+        cs_c_24 = (rs_addr & bxs_24_q) | (~base_24_q & ~bxs_24_q);
         cs_nr_24 = ~((cs_c_24 << 64'h1) | one_56);
         rs_pe_req_24 = rs_valid && valid_24_q && (base_24_q <= rs_addr) && ~((cs_s_24 >= cs_nr_24) && ((cs_c_24 & top_56) != zero_56));
         ls_pe_req_24 = ls_valid && valid_24_q && (loc_24_q == ls_loc);
         inv_match_24 = inv_valid && valid_24_q && (loc_24_q == inv_loc);
         fill_match_24 = valid_24_q && (loc_24_q == fill_loc);
         free_pe_req_24 = ~valid_24_q;
-        cs_s_25 = rs_addr ^ ~base_25_q ^ ~size_25_q;
-        cs_c_25 = (rs_addr & ~base_25_q) | (rs_addr & ~size_25_q) | (~base_25_q & ~size_25_q);
+        cs_s_25 = rs_addr ^ bxs_25_q;
+        cs_c_25 = (rs_addr & bxs_25_q) | (~base_25_q & ~bxs_25_q);
         cs_nr_25 = ~((cs_c_25 << 64'h1) | one_56);
         rs_pe_req_25 = rs_valid && valid_25_q && (base_25_q <= rs_addr) && ~((cs_s_25 >= cs_nr_25) && ((cs_c_25 & top_56) != zero_56));
         ls_pe_req_25 = ls_valid && valid_25_q && (loc_25_q == ls_loc);
         inv_match_25 = inv_valid && valid_25_q && (loc_25_q == inv_loc);
         fill_match_25 = valid_25_q && (loc_25_q == fill_loc);
         free_pe_req_25 = ~valid_25_q;
-        cs_s_26 = rs_addr ^ ~base_26_q ^ ~size_26_q;
-        cs_c_26 = (rs_addr & ~base_26_q) | (rs_addr & ~size_26_q) | (~base_26_q & ~size_26_q);
+        cs_s_26 = rs_addr ^ bxs_26_q;
+        cs_c_26 = (rs_addr & bxs_26_q) | (~base_26_q & ~bxs_26_q);
         cs_nr_26 = ~((cs_c_26 << 64'h1) | one_56);
         rs_pe_req_26 = rs_valid && valid_26_q && (base_26_q <= rs_addr) && ~((cs_s_26 >= cs_nr_26) && ((cs_c_26 & top_56) != zero_56));
         ls_pe_req_26 = ls_valid && valid_26_q && (loc_26_q == ls_loc);
         inv_match_26 = inv_valid && valid_26_q && (loc_26_q == inv_loc);
         fill_match_26 = valid_26_q && (loc_26_q == fill_loc);
         free_pe_req_26 = ~valid_26_q;
-        cs_s_27 = rs_addr ^ ~base_27_q ^ ~size_27_q;
-        cs_c_27 = (rs_addr & ~base_27_q) | (rs_addr & ~size_27_q) | (~base_27_q & ~size_27_q);
+        cs_s_27 = rs_addr ^ bxs_27_q;
+        cs_c_27 = (rs_addr & bxs_27_q) | (~base_27_q & ~bxs_27_q);
         cs_nr_27 = ~((cs_c_27 << 64'h1) | one_56);
         rs_pe_req_27 = rs_valid && valid_27_q && (base_27_q <= rs_addr) && ~((cs_s_27 >= cs_nr_27) && ((cs_c_27 & top_56) != zero_56));
         ls_pe_req_27 = ls_valid && valid_27_q && (loc_27_q == ls_loc);
         inv_match_27 = inv_valid && valid_27_q && (loc_27_q == inv_loc);
         fill_match_27 = valid_27_q && (loc_27_q == fill_loc);
         free_pe_req_27 = ~valid_27_q;
-        cs_s_28 = rs_addr ^ ~base_28_q ^ ~size_28_q;
-        cs_c_28 = (rs_addr & ~base_28_q) | (rs_addr & ~size_28_q) | (~base_28_q & ~size_28_q);
+        cs_s_28 = rs_addr ^ bxs_28_q;
+        cs_c_28 = (rs_addr & bxs_28_q) | (~base_28_q & ~bxs_28_q);
         cs_nr_28 = ~((cs_c_28 << 64'h1) | one_56);
         rs_pe_req_28 = rs_valid && valid_28_q && (base_28_q <= rs_addr) && ~((cs_s_28 >= cs_nr_28) && ((cs_c_28 & top_56) != zero_56));
         ls_pe_req_28 = ls_valid && valid_28_q && (loc_28_q == ls_loc);
         inv_match_28 = inv_valid && valid_28_q && (loc_28_q == inv_loc);
         fill_match_28 = valid_28_q && (loc_28_q == fill_loc);
         free_pe_req_28 = ~valid_28_q;
-        cs_s_29 = rs_addr ^ ~base_29_q ^ ~size_29_q;
-        cs_c_29 = (rs_addr & ~base_29_q) | (rs_addr & ~size_29_q) | (~base_29_q & ~size_29_q);
+        cs_s_29 = rs_addr ^ bxs_29_q;
+        cs_c_29 = (rs_addr & bxs_29_q) | (~base_29_q & ~bxs_29_q);
         cs_nr_29 = ~((cs_c_29 << 64'h1) | one_56);
         rs_pe_req_29 = rs_valid && valid_29_q && (base_29_q <= rs_addr) && ~((cs_s_29 >= cs_nr_29) && ((cs_c_29 & top_56) != zero_56));
         ls_pe_req_29 = ls_valid && valid_29_q && (loc_29_q == ls_loc);
         inv_match_29 = inv_valid && valid_29_q && (loc_29_q == inv_loc);
         fill_match_29 = valid_29_q && (loc_29_q == fill_loc);
         free_pe_req_29 = ~valid_29_q;
-        cs_s_30 = rs_addr ^ ~base_30_q ^ ~size_30_q;
-        cs_c_30 = (rs_addr & ~base_30_q) | (rs_addr & ~size_30_q) | (~base_30_q & ~size_30_q);
+        cs_s_30 = rs_addr ^ bxs_30_q;
+        cs_c_30 = (rs_addr & bxs_30_q) | (~base_30_q & ~bxs_30_q);
         cs_nr_30 = ~((cs_c_30 << 64'h1) | one_56);
         rs_pe_req_30 = rs_valid && valid_30_q && (base_30_q <= rs_addr) && ~((cs_s_30 >= cs_nr_30) && ((cs_c_30 & top_56) != zero_56));
         ls_pe_req_30 = ls_valid && valid_30_q && (loc_30_q == ls_loc);
         inv_match_30 = inv_valid && valid_30_q && (loc_30_q == inv_loc);
         fill_match_30 = valid_30_q && (loc_30_q == fill_loc);
         free_pe_req_30 = ~valid_30_q;
-        cs_s_31 = rs_addr ^ ~base_31_q ^ ~size_31_q;
-        cs_c_31 = (rs_addr & ~base_31_q) | (rs_addr & ~size_31_q) | (~base_31_q & ~size_31_q);
+        cs_s_31 = rs_addr ^ bxs_31_q;
+        cs_c_31 = (rs_addr & bxs_31_q) | (~base_31_q & ~bxs_31_q);
         cs_nr_31 = ~((cs_c_31 << 64'h1) | one_56);
         rs_pe_req_31 = rs_valid && valid_31_q && (base_31_q <= rs_addr) && ~((cs_s_31 >= cs_nr_31) && ((cs_c_31 & top_56) != zero_56));
         ls_pe_req_31 = ls_valid && valid_31_q && (loc_31_q == ls_loc);
@@ -2940,12 +3100,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -2956,12 +3118,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -2972,12 +3136,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_2_d_comb = base_2_q;
         size_2_d_comb = size_2_q;
         tag_2_d_comb = tag_2_q;
+        bxs_2_d_comb = bxs_2_q;
         if (write_en_2) begin
             valid_2_d_comb = 1'b1;
             loc_2_d_comb = fill_loc;
             base_2_d_comb = fill_base;
             size_2_d_comb = fill_size;
             tag_2_d_comb = fill_tag;
+            bxs_2_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
@@ -2988,12 +3154,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_3_d_comb = base_3_q;
         size_3_d_comb = size_3_q;
         tag_3_d_comb = tag_3_q;
+        bxs_3_d_comb = bxs_3_q;
         if (write_en_3) begin
             valid_3_d_comb = 1'b1;
             loc_3_d_comb = fill_loc;
             base_3_d_comb = fill_base;
             size_3_d_comb = fill_size;
             tag_3_d_comb = fill_tag;
+            bxs_3_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
@@ -3004,12 +3172,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_4_d_comb = base_4_q;
         size_4_d_comb = size_4_q;
         tag_4_d_comb = tag_4_q;
+        bxs_4_d_comb = bxs_4_q;
         if (write_en_4) begin
             valid_4_d_comb = 1'b1;
             loc_4_d_comb = fill_loc;
             base_4_d_comb = fill_base;
             size_4_d_comb = fill_size;
             tag_4_d_comb = fill_tag;
+            bxs_4_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
@@ -3020,12 +3190,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_5_d_comb = base_5_q;
         size_5_d_comb = size_5_q;
         tag_5_d_comb = tag_5_q;
+        bxs_5_d_comb = bxs_5_q;
         if (write_en_5) begin
             valid_5_d_comb = 1'b1;
             loc_5_d_comb = fill_loc;
             base_5_d_comb = fill_base;
             size_5_d_comb = fill_size;
             tag_5_d_comb = fill_tag;
+            bxs_5_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
@@ -3036,12 +3208,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_6_d_comb = base_6_q;
         size_6_d_comb = size_6_q;
         tag_6_d_comb = tag_6_q;
+        bxs_6_d_comb = bxs_6_q;
         if (write_en_6) begin
             valid_6_d_comb = 1'b1;
             loc_6_d_comb = fill_loc;
             base_6_d_comb = fill_base;
             size_6_d_comb = fill_size;
             tag_6_d_comb = fill_tag;
+            bxs_6_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
@@ -3052,12 +3226,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_7_d_comb = base_7_q;
         size_7_d_comb = size_7_q;
         tag_7_d_comb = tag_7_q;
+        bxs_7_d_comb = bxs_7_q;
         if (write_en_7) begin
             valid_7_d_comb = 1'b1;
             loc_7_d_comb = fill_loc;
             base_7_d_comb = fill_base;
             size_7_d_comb = fill_size;
             tag_7_d_comb = fill_tag;
+            bxs_7_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
@@ -3068,12 +3244,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_8_d_comb = base_8_q;
         size_8_d_comb = size_8_q;
         tag_8_d_comb = tag_8_q;
+        bxs_8_d_comb = bxs_8_q;
         if (write_en_8) begin
             valid_8_d_comb = 1'b1;
             loc_8_d_comb = fill_loc;
             base_8_d_comb = fill_base;
             size_8_d_comb = fill_size;
             tag_8_d_comb = fill_tag;
+            bxs_8_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_8 || clear) begin
             valid_8_d_comb = 1'b0;
@@ -3084,12 +3262,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_9_d_comb = base_9_q;
         size_9_d_comb = size_9_q;
         tag_9_d_comb = tag_9_q;
+        bxs_9_d_comb = bxs_9_q;
         if (write_en_9) begin
             valid_9_d_comb = 1'b1;
             loc_9_d_comb = fill_loc;
             base_9_d_comb = fill_base;
             size_9_d_comb = fill_size;
             tag_9_d_comb = fill_tag;
+            bxs_9_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_9 || clear) begin
             valid_9_d_comb = 1'b0;
@@ -3100,12 +3280,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_10_d_comb = base_10_q;
         size_10_d_comb = size_10_q;
         tag_10_d_comb = tag_10_q;
+        bxs_10_d_comb = bxs_10_q;
         if (write_en_10) begin
             valid_10_d_comb = 1'b1;
             loc_10_d_comb = fill_loc;
             base_10_d_comb = fill_base;
             size_10_d_comb = fill_size;
             tag_10_d_comb = fill_tag;
+            bxs_10_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_10 || clear) begin
             valid_10_d_comb = 1'b0;
@@ -3116,12 +3298,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_11_d_comb = base_11_q;
         size_11_d_comb = size_11_q;
         tag_11_d_comb = tag_11_q;
+        bxs_11_d_comb = bxs_11_q;
         if (write_en_11) begin
             valid_11_d_comb = 1'b1;
             loc_11_d_comb = fill_loc;
             base_11_d_comb = fill_base;
             size_11_d_comb = fill_size;
             tag_11_d_comb = fill_tag;
+            bxs_11_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_11 || clear) begin
             valid_11_d_comb = 1'b0;
@@ -3132,12 +3316,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_12_d_comb = base_12_q;
         size_12_d_comb = size_12_q;
         tag_12_d_comb = tag_12_q;
+        bxs_12_d_comb = bxs_12_q;
         if (write_en_12) begin
             valid_12_d_comb = 1'b1;
             loc_12_d_comb = fill_loc;
             base_12_d_comb = fill_base;
             size_12_d_comb = fill_size;
             tag_12_d_comb = fill_tag;
+            bxs_12_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_12 || clear) begin
             valid_12_d_comb = 1'b0;
@@ -3148,12 +3334,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_13_d_comb = base_13_q;
         size_13_d_comb = size_13_q;
         tag_13_d_comb = tag_13_q;
+        bxs_13_d_comb = bxs_13_q;
         if (write_en_13) begin
             valid_13_d_comb = 1'b1;
             loc_13_d_comb = fill_loc;
             base_13_d_comb = fill_base;
             size_13_d_comb = fill_size;
             tag_13_d_comb = fill_tag;
+            bxs_13_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_13 || clear) begin
             valid_13_d_comb = 1'b0;
@@ -3164,12 +3352,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_14_d_comb = base_14_q;
         size_14_d_comb = size_14_q;
         tag_14_d_comb = tag_14_q;
+        bxs_14_d_comb = bxs_14_q;
         if (write_en_14) begin
             valid_14_d_comb = 1'b1;
             loc_14_d_comb = fill_loc;
             base_14_d_comb = fill_base;
             size_14_d_comb = fill_size;
             tag_14_d_comb = fill_tag;
+            bxs_14_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_14 || clear) begin
             valid_14_d_comb = 1'b0;
@@ -3180,12 +3370,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_15_d_comb = base_15_q;
         size_15_d_comb = size_15_q;
         tag_15_d_comb = tag_15_q;
+        bxs_15_d_comb = bxs_15_q;
         if (write_en_15) begin
             valid_15_d_comb = 1'b1;
             loc_15_d_comb = fill_loc;
             base_15_d_comb = fill_base;
             size_15_d_comb = fill_size;
             tag_15_d_comb = fill_tag;
+            bxs_15_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
@@ -3196,12 +3388,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_16_d_comb = base_16_q;
         size_16_d_comb = size_16_q;
         tag_16_d_comb = tag_16_q;
+        bxs_16_d_comb = bxs_16_q;
         if (write_en_16) begin
             valid_16_d_comb = 1'b1;
             loc_16_d_comb = fill_loc;
             base_16_d_comb = fill_base;
             size_16_d_comb = fill_size;
             tag_16_d_comb = fill_tag;
+            bxs_16_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_16 || clear) begin
             valid_16_d_comb = 1'b0;
@@ -3212,12 +3406,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_17_d_comb = base_17_q;
         size_17_d_comb = size_17_q;
         tag_17_d_comb = tag_17_q;
+        bxs_17_d_comb = bxs_17_q;
         if (write_en_17) begin
             valid_17_d_comb = 1'b1;
             loc_17_d_comb = fill_loc;
             base_17_d_comb = fill_base;
             size_17_d_comb = fill_size;
             tag_17_d_comb = fill_tag;
+            bxs_17_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_17 || clear) begin
             valid_17_d_comb = 1'b0;
@@ -3228,12 +3424,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_18_d_comb = base_18_q;
         size_18_d_comb = size_18_q;
         tag_18_d_comb = tag_18_q;
+        bxs_18_d_comb = bxs_18_q;
         if (write_en_18) begin
             valid_18_d_comb = 1'b1;
             loc_18_d_comb = fill_loc;
             base_18_d_comb = fill_base;
             size_18_d_comb = fill_size;
             tag_18_d_comb = fill_tag;
+            bxs_18_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_18 || clear) begin
             valid_18_d_comb = 1'b0;
@@ -3244,12 +3442,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_19_d_comb = base_19_q;
         size_19_d_comb = size_19_q;
         tag_19_d_comb = tag_19_q;
+        bxs_19_d_comb = bxs_19_q;
         if (write_en_19) begin
             valid_19_d_comb = 1'b1;
             loc_19_d_comb = fill_loc;
             base_19_d_comb = fill_base;
             size_19_d_comb = fill_size;
             tag_19_d_comb = fill_tag;
+            bxs_19_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_19 || clear) begin
             valid_19_d_comb = 1'b0;
@@ -3260,12 +3460,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_20_d_comb = base_20_q;
         size_20_d_comb = size_20_q;
         tag_20_d_comb = tag_20_q;
+        bxs_20_d_comb = bxs_20_q;
         if (write_en_20) begin
             valid_20_d_comb = 1'b1;
             loc_20_d_comb = fill_loc;
             base_20_d_comb = fill_base;
             size_20_d_comb = fill_size;
             tag_20_d_comb = fill_tag;
+            bxs_20_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_20 || clear) begin
             valid_20_d_comb = 1'b0;
@@ -3276,12 +3478,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_21_d_comb = base_21_q;
         size_21_d_comb = size_21_q;
         tag_21_d_comb = tag_21_q;
+        bxs_21_d_comb = bxs_21_q;
         if (write_en_21) begin
             valid_21_d_comb = 1'b1;
             loc_21_d_comb = fill_loc;
             base_21_d_comb = fill_base;
             size_21_d_comb = fill_size;
             tag_21_d_comb = fill_tag;
+            bxs_21_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_21 || clear) begin
             valid_21_d_comb = 1'b0;
@@ -3292,12 +3496,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_22_d_comb = base_22_q;
         size_22_d_comb = size_22_q;
         tag_22_d_comb = tag_22_q;
+        bxs_22_d_comb = bxs_22_q;
         if (write_en_22) begin
             valid_22_d_comb = 1'b1;
             loc_22_d_comb = fill_loc;
             base_22_d_comb = fill_base;
             size_22_d_comb = fill_size;
             tag_22_d_comb = fill_tag;
+            bxs_22_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_22 || clear) begin
             valid_22_d_comb = 1'b0;
@@ -3308,12 +3514,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_23_d_comb = base_23_q;
         size_23_d_comb = size_23_q;
         tag_23_d_comb = tag_23_q;
+        bxs_23_d_comb = bxs_23_q;
         if (write_en_23) begin
             valid_23_d_comb = 1'b1;
             loc_23_d_comb = fill_loc;
             base_23_d_comb = fill_base;
             size_23_d_comb = fill_size;
             tag_23_d_comb = fill_tag;
+            bxs_23_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_23 || clear) begin
             valid_23_d_comb = 1'b0;
@@ -3324,12 +3532,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_24_d_comb = base_24_q;
         size_24_d_comb = size_24_q;
         tag_24_d_comb = tag_24_q;
+        bxs_24_d_comb = bxs_24_q;
         if (write_en_24) begin
             valid_24_d_comb = 1'b1;
             loc_24_d_comb = fill_loc;
             base_24_d_comb = fill_base;
             size_24_d_comb = fill_size;
             tag_24_d_comb = fill_tag;
+            bxs_24_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_24 || clear) begin
             valid_24_d_comb = 1'b0;
@@ -3340,12 +3550,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_25_d_comb = base_25_q;
         size_25_d_comb = size_25_q;
         tag_25_d_comb = tag_25_q;
+        bxs_25_d_comb = bxs_25_q;
         if (write_en_25) begin
             valid_25_d_comb = 1'b1;
             loc_25_d_comb = fill_loc;
             base_25_d_comb = fill_base;
             size_25_d_comb = fill_size;
             tag_25_d_comb = fill_tag;
+            bxs_25_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_25 || clear) begin
             valid_25_d_comb = 1'b0;
@@ -3356,12 +3568,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_26_d_comb = base_26_q;
         size_26_d_comb = size_26_q;
         tag_26_d_comb = tag_26_q;
+        bxs_26_d_comb = bxs_26_q;
         if (write_en_26) begin
             valid_26_d_comb = 1'b1;
             loc_26_d_comb = fill_loc;
             base_26_d_comb = fill_base;
             size_26_d_comb = fill_size;
             tag_26_d_comb = fill_tag;
+            bxs_26_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_26 || clear) begin
             valid_26_d_comb = 1'b0;
@@ -3372,12 +3586,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_27_d_comb = base_27_q;
         size_27_d_comb = size_27_q;
         tag_27_d_comb = tag_27_q;
+        bxs_27_d_comb = bxs_27_q;
         if (write_en_27) begin
             valid_27_d_comb = 1'b1;
             loc_27_d_comb = fill_loc;
             base_27_d_comb = fill_base;
             size_27_d_comb = fill_size;
             tag_27_d_comb = fill_tag;
+            bxs_27_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_27 || clear) begin
             valid_27_d_comb = 1'b0;
@@ -3388,12 +3604,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_28_d_comb = base_28_q;
         size_28_d_comb = size_28_q;
         tag_28_d_comb = tag_28_q;
+        bxs_28_d_comb = bxs_28_q;
         if (write_en_28) begin
             valid_28_d_comb = 1'b1;
             loc_28_d_comb = fill_loc;
             base_28_d_comb = fill_base;
             size_28_d_comb = fill_size;
             tag_28_d_comb = fill_tag;
+            bxs_28_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_28 || clear) begin
             valid_28_d_comb = 1'b0;
@@ -3404,12 +3622,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_29_d_comb = base_29_q;
         size_29_d_comb = size_29_q;
         tag_29_d_comb = tag_29_q;
+        bxs_29_d_comb = bxs_29_q;
         if (write_en_29) begin
             valid_29_d_comb = 1'b1;
             loc_29_d_comb = fill_loc;
             base_29_d_comb = fill_base;
             size_29_d_comb = fill_size;
             tag_29_d_comb = fill_tag;
+            bxs_29_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_29 || clear) begin
             valid_29_d_comb = 1'b0;
@@ -3420,12 +3640,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_30_d_comb = base_30_q;
         size_30_d_comb = size_30_q;
         tag_30_d_comb = tag_30_q;
+        bxs_30_d_comb = bxs_30_q;
         if (write_en_30) begin
             valid_30_d_comb = 1'b1;
             loc_30_d_comb = fill_loc;
             base_30_d_comb = fill_base;
             size_30_d_comb = fill_size;
             tag_30_d_comb = fill_tag;
+            bxs_30_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_30 || clear) begin
             valid_30_d_comb = 1'b0;
@@ -3436,12 +3658,14 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_31_d_comb = base_31_q;
         size_31_d_comb = size_31_q;
         tag_31_d_comb = tag_31_q;
+        bxs_31_d_comb = bxs_31_q;
         if (write_en_31) begin
             valid_31_d_comb = 1'b1;
             loc_31_d_comb = fill_loc;
             base_31_d_comb = fill_base;
             size_31_d_comb = fill_size;
             tag_31_d_comb = fill_tag;
+            bxs_31_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_31 || clear) begin
             valid_31_d_comb = 1'b0;
@@ -4376,6 +4600,38 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         base_7_d = base_7_d_comb;
         base_8_d = base_8_d_comb;
         base_9_d = base_9_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_10_d = bxs_10_d_comb;
+        bxs_11_d = bxs_11_d_comb;
+        bxs_12_d = bxs_12_d_comb;
+        bxs_13_d = bxs_13_d_comb;
+        bxs_14_d = bxs_14_d_comb;
+        bxs_15_d = bxs_15_d_comb;
+        bxs_16_d = bxs_16_d_comb;
+        bxs_17_d = bxs_17_d_comb;
+        bxs_18_d = bxs_18_d_comb;
+        bxs_19_d = bxs_19_d_comb;
+        bxs_1_d = bxs_1_d_comb;
+        bxs_20_d = bxs_20_d_comb;
+        bxs_21_d = bxs_21_d_comb;
+        bxs_22_d = bxs_22_d_comb;
+        bxs_23_d = bxs_23_d_comb;
+        bxs_24_d = bxs_24_d_comb;
+        bxs_25_d = bxs_25_d_comb;
+        bxs_26_d = bxs_26_d_comb;
+        bxs_27_d = bxs_27_d_comb;
+        bxs_28_d = bxs_28_d_comb;
+        bxs_29_d = bxs_29_d_comb;
+        bxs_2_d = bxs_2_d_comb;
+        bxs_30_d = bxs_30_d_comb;
+        bxs_31_d = bxs_31_d_comb;
+        bxs_3_d = bxs_3_d_comb;
+        bxs_4_d = bxs_4_d_comb;
+        bxs_5_d = bxs_5_d_comb;
+        bxs_6_d = bxs_6_d_comb;
+        bxs_7_d = bxs_7_d_comb;
+        bxs_8_d = bxs_8_d_comb;
+        bxs_9_d = bxs_9_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_10_d = loc_10_d_comb;
         loc_11_d = loc_11_d_comb;

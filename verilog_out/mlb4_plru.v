@@ -152,6 +152,14 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] tag_2_q;
     reg  [7:0] tag_3_d;
     reg  [7:0] tag_3_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
+    reg  [55:0] bxs_2_d;
+    reg  [55:0] bxs_2_q;
+    reg  [55:0] bxs_3_d;
+    reg  [55:0] bxs_3_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     reg  rs_pe_req_2;
@@ -406,6 +414,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         tag_1_q = 8'h0;
         tag_2_q = 8'h0;
         tag_3_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
+        bxs_2_q = 56'h0;
+        bxs_3_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 2'h0;
@@ -441,6 +453,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         tag_1_q <= tag_1_d;
         tag_2_q <= tag_2_d;
         tag_3_q <= tag_3_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
+        bxs_2_q <= bxs_2_d;
+        bxs_3_q <= bxs_3_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -464,6 +480,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] base_1_d_comb;
     reg  [55:0] base_2_d_comb;
     reg  [55:0] base_3_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_1_d_comb;
+    reg  [55:0] bxs_2_d_comb;
+    reg  [55:0] bxs_3_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_1_d_comb;
     reg  [50:0] loc_2_d_comb;
@@ -509,32 +529,32 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
-        cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
+        cs_s_2 = rs_addr ^ bxs_2_q;
+        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
-        cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
+        cs_s_3 = rs_addr ^ bxs_3_q;
+        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
@@ -616,12 +636,14 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -632,12 +654,14 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -648,12 +672,14 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_2_d_comb = base_2_q;
         size_2_d_comb = size_2_q;
         tag_2_d_comb = tag_2_q;
+        bxs_2_d_comb = bxs_2_q;
         if (write_en_2) begin
             valid_2_d_comb = 1'b1;
             loc_2_d_comb = fill_loc;
             base_2_d_comb = fill_base;
             size_2_d_comb = fill_size;
             tag_2_d_comb = fill_tag;
+            bxs_2_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
@@ -664,12 +690,14 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_3_d_comb = base_3_q;
         size_3_d_comb = size_3_q;
         tag_3_d_comb = tag_3_q;
+        bxs_3_d_comb = bxs_3_q;
         if (write_en_3) begin
             valid_3_d_comb = 1'b1;
             loc_3_d_comb = fill_loc;
             base_3_d_comb = fill_base;
             size_3_d_comb = fill_size;
             tag_3_d_comb = fill_tag;
+            bxs_3_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
@@ -820,6 +848,10 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_1_d = base_1_d_comb;
         base_2_d = base_2_d_comb;
         base_3_d = base_3_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_1_d = bxs_1_d_comb;
+        bxs_2_d = bxs_2_d_comb;
+        bxs_3_d = bxs_3_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_1_d = loc_1_d_comb;
         loc_2_d = loc_2_d_comb;

@@ -200,6 +200,22 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] tag_6_q;
     reg  [7:0] tag_7_d;
     reg  [7:0] tag_7_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
+    reg  [55:0] bxs_2_d;
+    reg  [55:0] bxs_2_q;
+    reg  [55:0] bxs_3_d;
+    reg  [55:0] bxs_3_q;
+    reg  [55:0] bxs_4_d;
+    reg  [55:0] bxs_4_q;
+    reg  [55:0] bxs_5_d;
+    reg  [55:0] bxs_5_q;
+    reg  [55:0] bxs_6_d;
+    reg  [55:0] bxs_6_q;
+    reg  [55:0] bxs_7_d;
+    reg  [55:0] bxs_7_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     reg  rs_pe_req_2;
@@ -618,6 +634,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         tag_5_q = 8'h0;
         tag_6_q = 8'h0;
         tag_7_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
+        bxs_2_q = 56'h0;
+        bxs_3_q = 56'h0;
+        bxs_4_q = 56'h0;
+        bxs_5_q = 56'h0;
+        bxs_6_q = 56'h0;
+        bxs_7_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 3'h0;
@@ -673,6 +697,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         tag_5_q <= tag_5_d;
         tag_6_q <= tag_6_d;
         tag_7_q <= tag_7_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
+        bxs_2_q <= bxs_2_d;
+        bxs_3_q <= bxs_3_d;
+        bxs_4_q <= bxs_4_d;
+        bxs_5_q <= bxs_5_d;
+        bxs_6_q <= bxs_6_d;
+        bxs_7_q <= bxs_7_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -700,6 +732,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] base_5_d_comb;
     reg  [55:0] base_6_d_comb;
     reg  [55:0] base_7_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_1_d_comb;
+    reg  [55:0] bxs_2_d_comb;
+    reg  [55:0] bxs_3_d_comb;
+    reg  [55:0] bxs_4_d_comb;
+    reg  [55:0] bxs_5_d_comb;
+    reg  [55:0] bxs_6_d_comb;
+    reg  [55:0] bxs_7_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_1_d_comb;
     reg  [50:0] loc_2_d_comb;
@@ -761,64 +801,64 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
-        cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
+        cs_s_2 = rs_addr ^ bxs_2_q;
+        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
-        cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
+        cs_s_3 = rs_addr ^ bxs_3_q;
+        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
-        cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
-        cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
+        cs_s_4 = rs_addr ^ bxs_4_q;
+        cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
-        cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
-        cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
+        cs_s_5 = rs_addr ^ bxs_5_q;
+        cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
-        cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
-        cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
+        cs_s_6 = rs_addr ^ bxs_6_q;
+        cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
-        cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
-        cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
+        cs_s_7 = rs_addr ^ bxs_7_q;
+        cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
@@ -948,12 +988,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -964,12 +1006,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -980,12 +1024,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_2_d_comb = base_2_q;
         size_2_d_comb = size_2_q;
         tag_2_d_comb = tag_2_q;
+        bxs_2_d_comb = bxs_2_q;
         if (write_en_2) begin
             valid_2_d_comb = 1'b1;
             loc_2_d_comb = fill_loc;
             base_2_d_comb = fill_base;
             size_2_d_comb = fill_size;
             tag_2_d_comb = fill_tag;
+            bxs_2_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
@@ -996,12 +1042,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_3_d_comb = base_3_q;
         size_3_d_comb = size_3_q;
         tag_3_d_comb = tag_3_q;
+        bxs_3_d_comb = bxs_3_q;
         if (write_en_3) begin
             valid_3_d_comb = 1'b1;
             loc_3_d_comb = fill_loc;
             base_3_d_comb = fill_base;
             size_3_d_comb = fill_size;
             tag_3_d_comb = fill_tag;
+            bxs_3_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
@@ -1012,12 +1060,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_4_d_comb = base_4_q;
         size_4_d_comb = size_4_q;
         tag_4_d_comb = tag_4_q;
+        bxs_4_d_comb = bxs_4_q;
         if (write_en_4) begin
             valid_4_d_comb = 1'b1;
             loc_4_d_comb = fill_loc;
             base_4_d_comb = fill_base;
             size_4_d_comb = fill_size;
             tag_4_d_comb = fill_tag;
+            bxs_4_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
@@ -1028,12 +1078,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_5_d_comb = base_5_q;
         size_5_d_comb = size_5_q;
         tag_5_d_comb = tag_5_q;
+        bxs_5_d_comb = bxs_5_q;
         if (write_en_5) begin
             valid_5_d_comb = 1'b1;
             loc_5_d_comb = fill_loc;
             base_5_d_comb = fill_base;
             size_5_d_comb = fill_size;
             tag_5_d_comb = fill_tag;
+            bxs_5_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
@@ -1044,12 +1096,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_6_d_comb = base_6_q;
         size_6_d_comb = size_6_q;
         tag_6_d_comb = tag_6_q;
+        bxs_6_d_comb = bxs_6_q;
         if (write_en_6) begin
             valid_6_d_comb = 1'b1;
             loc_6_d_comb = fill_loc;
             base_6_d_comb = fill_base;
             size_6_d_comb = fill_size;
             tag_6_d_comb = fill_tag;
+            bxs_6_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
@@ -1060,12 +1114,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_7_d_comb = base_7_q;
         size_7_d_comb = size_7_q;
         tag_7_d_comb = tag_7_q;
+        bxs_7_d_comb = bxs_7_q;
         if (write_en_7) begin
             valid_7_d_comb = 1'b1;
             loc_7_d_comb = fill_loc;
             base_7_d_comb = fill_base;
             size_7_d_comb = fill_size;
             tag_7_d_comb = fill_tag;
+            bxs_7_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
@@ -1328,6 +1384,14 @@ module mlb8_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         base_5_d = base_5_d_comb;
         base_6_d = base_6_d_comb;
         base_7_d = base_7_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_1_d = bxs_1_d_comb;
+        bxs_2_d = bxs_2_d_comb;
+        bxs_3_d = bxs_3_d_comb;
+        bxs_4_d = bxs_4_d_comb;
+        bxs_5_d = bxs_5_d_comb;
+        bxs_6_d = bxs_6_d_comb;
+        bxs_7_d = bxs_7_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_1_d = loc_1_d_comb;
         loc_2_d = loc_2_d_comb;

@@ -1858,6 +1858,38 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] tag_14_q;
     reg  [7:0] tag_15_d;
     reg  [7:0] tag_15_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
+    reg  [55:0] bxs_2_d;
+    reg  [55:0] bxs_2_q;
+    reg  [55:0] bxs_3_d;
+    reg  [55:0] bxs_3_q;
+    reg  [55:0] bxs_4_d;
+    reg  [55:0] bxs_4_q;
+    reg  [55:0] bxs_5_d;
+    reg  [55:0] bxs_5_q;
+    reg  [55:0] bxs_6_d;
+    reg  [55:0] bxs_6_q;
+    reg  [55:0] bxs_7_d;
+    reg  [55:0] bxs_7_q;
+    reg  [55:0] bxs_8_d;
+    reg  [55:0] bxs_8_q;
+    reg  [55:0] bxs_9_d;
+    reg  [55:0] bxs_9_q;
+    reg  [55:0] bxs_10_d;
+    reg  [55:0] bxs_10_q;
+    reg  [55:0] bxs_11_d;
+    reg  [55:0] bxs_11_q;
+    reg  [55:0] bxs_12_d;
+    reg  [55:0] bxs_12_q;
+    reg  [55:0] bxs_13_d;
+    reg  [55:0] bxs_13_q;
+    reg  [55:0] bxs_14_d;
+    reg  [55:0] bxs_14_q;
+    reg  [55:0] bxs_15_d;
+    reg  [55:0] bxs_15_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     reg  rs_pe_req_2;
@@ -2604,6 +2636,22 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         tag_13_q = 8'h0;
         tag_14_q = 8'h0;
         tag_15_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
+        bxs_2_q = 56'h0;
+        bxs_3_q = 56'h0;
+        bxs_4_q = 56'h0;
+        bxs_5_q = 56'h0;
+        bxs_6_q = 56'h0;
+        bxs_7_q = 56'h0;
+        bxs_8_q = 56'h0;
+        bxs_9_q = 56'h0;
+        bxs_10_q = 56'h0;
+        bxs_11_q = 56'h0;
+        bxs_12_q = 56'h0;
+        bxs_13_q = 56'h0;
+        bxs_14_q = 56'h0;
+        bxs_15_q = 56'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 4'h0;
@@ -2699,6 +2747,22 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         tag_13_q <= tag_13_d;
         tag_14_q <= tag_14_d;
         tag_15_q <= tag_15_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
+        bxs_2_q <= bxs_2_d;
+        bxs_3_q <= bxs_3_d;
+        bxs_4_q <= bxs_4_d;
+        bxs_5_q <= bxs_5_d;
+        bxs_6_q <= bxs_6_d;
+        bxs_7_q <= bxs_7_d;
+        bxs_8_q <= bxs_8_d;
+        bxs_9_q <= bxs_9_d;
+        bxs_10_q <= bxs_10_d;
+        bxs_11_q <= bxs_11_d;
+        bxs_12_q <= bxs_12_d;
+        bxs_13_q <= bxs_13_d;
+        bxs_14_q <= bxs_14_d;
+        bxs_15_q <= bxs_15_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -2734,6 +2798,22 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [55:0] base_7_d_comb;
     reg  [55:0] base_8_d_comb;
     reg  [55:0] base_9_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_10_d_comb;
+    reg  [55:0] bxs_11_d_comb;
+    reg  [55:0] bxs_12_d_comb;
+    reg  [55:0] bxs_13_d_comb;
+    reg  [55:0] bxs_14_d_comb;
+    reg  [55:0] bxs_15_d_comb;
+    reg  [55:0] bxs_1_d_comb;
+    reg  [55:0] bxs_2_d_comb;
+    reg  [55:0] bxs_3_d_comb;
+    reg  [55:0] bxs_4_d_comb;
+    reg  [55:0] bxs_5_d_comb;
+    reg  [55:0] bxs_6_d_comb;
+    reg  [55:0] bxs_7_d_comb;
+    reg  [55:0] bxs_8_d_comb;
+    reg  [55:0] bxs_9_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_10_d_comb;
     reg  [50:0] loc_11_d_comb;
@@ -2827,128 +2907,128 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
-        cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
+        cs_s_2 = rs_addr ^ bxs_2_q;
+        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
-        cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
+        cs_s_3 = rs_addr ^ bxs_3_q;
+        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
-        cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
-        cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
+        cs_s_4 = rs_addr ^ bxs_4_q;
+        cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
-        cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
-        cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
+        cs_s_5 = rs_addr ^ bxs_5_q;
+        cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
-        cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
-        cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
+        cs_s_6 = rs_addr ^ bxs_6_q;
+        cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
-        cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
-        cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
+        cs_s_7 = rs_addr ^ bxs_7_q;
+        cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
-        cs_s_8 = rs_addr ^ ~base_8_q ^ ~size_8_q;
-        cs_c_8 = (rs_addr & ~base_8_q) | (rs_addr & ~size_8_q) | (~base_8_q & ~size_8_q);
+        cs_s_8 = rs_addr ^ bxs_8_q;
+        cs_c_8 = (rs_addr & bxs_8_q) | (~base_8_q & ~bxs_8_q);
         cs_nr_8 = ~((cs_c_8 << 64'h1) | one_56);
         rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
         ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
         fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
-        cs_s_9 = rs_addr ^ ~base_9_q ^ ~size_9_q;
-        cs_c_9 = (rs_addr & ~base_9_q) | (rs_addr & ~size_9_q) | (~base_9_q & ~size_9_q);
+        cs_s_9 = rs_addr ^ bxs_9_q;
+        cs_c_9 = (rs_addr & bxs_9_q) | (~base_9_q & ~bxs_9_q);
         cs_nr_9 = ~((cs_c_9 << 64'h1) | one_56);
         rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
         ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
         fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
-        cs_s_10 = rs_addr ^ ~base_10_q ^ ~size_10_q;
-        cs_c_10 = (rs_addr & ~base_10_q) | (rs_addr & ~size_10_q) | (~base_10_q & ~size_10_q);
+        cs_s_10 = rs_addr ^ bxs_10_q;
+        cs_c_10 = (rs_addr & bxs_10_q) | (~base_10_q & ~bxs_10_q);
         cs_nr_10 = ~((cs_c_10 << 64'h1) | one_56);
         rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
         ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
         fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
-        cs_s_11 = rs_addr ^ ~base_11_q ^ ~size_11_q;
-        cs_c_11 = (rs_addr & ~base_11_q) | (rs_addr & ~size_11_q) | (~base_11_q & ~size_11_q);
+        cs_s_11 = rs_addr ^ bxs_11_q;
+        cs_c_11 = (rs_addr & bxs_11_q) | (~base_11_q & ~bxs_11_q);
         cs_nr_11 = ~((cs_c_11 << 64'h1) | one_56);
         rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
         ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
         fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
-        cs_s_12 = rs_addr ^ ~base_12_q ^ ~size_12_q;
-        cs_c_12 = (rs_addr & ~base_12_q) | (rs_addr & ~size_12_q) | (~base_12_q & ~size_12_q);
+        cs_s_12 = rs_addr ^ bxs_12_q;
+        cs_c_12 = (rs_addr & bxs_12_q) | (~base_12_q & ~bxs_12_q);
         cs_nr_12 = ~((cs_c_12 << 64'h1) | one_56);
         rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
         ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
         fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
-        cs_s_13 = rs_addr ^ ~base_13_q ^ ~size_13_q;
-        cs_c_13 = (rs_addr & ~base_13_q) | (rs_addr & ~size_13_q) | (~base_13_q & ~size_13_q);
+        cs_s_13 = rs_addr ^ bxs_13_q;
+        cs_c_13 = (rs_addr & bxs_13_q) | (~base_13_q & ~bxs_13_q);
         cs_nr_13 = ~((cs_c_13 << 64'h1) | one_56);
         rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
         ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
         fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
-        cs_s_14 = rs_addr ^ ~base_14_q ^ ~size_14_q;
-        cs_c_14 = (rs_addr & ~base_14_q) | (rs_addr & ~size_14_q) | (~base_14_q & ~size_14_q);
+        cs_s_14 = rs_addr ^ bxs_14_q;
+        cs_c_14 = (rs_addr & bxs_14_q) | (~base_14_q & ~bxs_14_q);
         cs_nr_14 = ~((cs_c_14 << 64'h1) | one_56);
         rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
         ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
         fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
-        cs_s_15 = rs_addr ^ ~base_15_q ^ ~size_15_q;
-        cs_c_15 = (rs_addr & ~base_15_q) | (rs_addr & ~size_15_q) | (~base_15_q & ~size_15_q);
+        cs_s_15 = rs_addr ^ bxs_15_q;
+        cs_c_15 = (rs_addr & bxs_15_q) | (~base_15_q & ~bxs_15_q);
         cs_nr_15 = ~((cs_c_15 << 64'h1) | one_56);
         rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
         ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
@@ -3174,12 +3254,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -3190,12 +3272,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -3206,12 +3290,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_2_d_comb = base_2_q;
         size_2_d_comb = size_2_q;
         tag_2_d_comb = tag_2_q;
+        bxs_2_d_comb = bxs_2_q;
         if (write_en_2) begin
             valid_2_d_comb = 1'b1;
             loc_2_d_comb = fill_loc;
             base_2_d_comb = fill_base;
             size_2_d_comb = fill_size;
             tag_2_d_comb = fill_tag;
+            bxs_2_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
@@ -3222,12 +3308,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_3_d_comb = base_3_q;
         size_3_d_comb = size_3_q;
         tag_3_d_comb = tag_3_q;
+        bxs_3_d_comb = bxs_3_q;
         if (write_en_3) begin
             valid_3_d_comb = 1'b1;
             loc_3_d_comb = fill_loc;
             base_3_d_comb = fill_base;
             size_3_d_comb = fill_size;
             tag_3_d_comb = fill_tag;
+            bxs_3_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
@@ -3238,12 +3326,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_4_d_comb = base_4_q;
         size_4_d_comb = size_4_q;
         tag_4_d_comb = tag_4_q;
+        bxs_4_d_comb = bxs_4_q;
         if (write_en_4) begin
             valid_4_d_comb = 1'b1;
             loc_4_d_comb = fill_loc;
             base_4_d_comb = fill_base;
             size_4_d_comb = fill_size;
             tag_4_d_comb = fill_tag;
+            bxs_4_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
@@ -3254,12 +3344,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_5_d_comb = base_5_q;
         size_5_d_comb = size_5_q;
         tag_5_d_comb = tag_5_q;
+        bxs_5_d_comb = bxs_5_q;
         if (write_en_5) begin
             valid_5_d_comb = 1'b1;
             loc_5_d_comb = fill_loc;
             base_5_d_comb = fill_base;
             size_5_d_comb = fill_size;
             tag_5_d_comb = fill_tag;
+            bxs_5_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
@@ -3270,12 +3362,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_6_d_comb = base_6_q;
         size_6_d_comb = size_6_q;
         tag_6_d_comb = tag_6_q;
+        bxs_6_d_comb = bxs_6_q;
         if (write_en_6) begin
             valid_6_d_comb = 1'b1;
             loc_6_d_comb = fill_loc;
             base_6_d_comb = fill_base;
             size_6_d_comb = fill_size;
             tag_6_d_comb = fill_tag;
+            bxs_6_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
@@ -3286,12 +3380,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_7_d_comb = base_7_q;
         size_7_d_comb = size_7_q;
         tag_7_d_comb = tag_7_q;
+        bxs_7_d_comb = bxs_7_q;
         if (write_en_7) begin
             valid_7_d_comb = 1'b1;
             loc_7_d_comb = fill_loc;
             base_7_d_comb = fill_base;
             size_7_d_comb = fill_size;
             tag_7_d_comb = fill_tag;
+            bxs_7_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
@@ -3302,12 +3398,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_8_d_comb = base_8_q;
         size_8_d_comb = size_8_q;
         tag_8_d_comb = tag_8_q;
+        bxs_8_d_comb = bxs_8_q;
         if (write_en_8) begin
             valid_8_d_comb = 1'b1;
             loc_8_d_comb = fill_loc;
             base_8_d_comb = fill_base;
             size_8_d_comb = fill_size;
             tag_8_d_comb = fill_tag;
+            bxs_8_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_8 || clear) begin
             valid_8_d_comb = 1'b0;
@@ -3318,12 +3416,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_9_d_comb = base_9_q;
         size_9_d_comb = size_9_q;
         tag_9_d_comb = tag_9_q;
+        bxs_9_d_comb = bxs_9_q;
         if (write_en_9) begin
             valid_9_d_comb = 1'b1;
             loc_9_d_comb = fill_loc;
             base_9_d_comb = fill_base;
             size_9_d_comb = fill_size;
             tag_9_d_comb = fill_tag;
+            bxs_9_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_9 || clear) begin
             valid_9_d_comb = 1'b0;
@@ -3334,12 +3434,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_10_d_comb = base_10_q;
         size_10_d_comb = size_10_q;
         tag_10_d_comb = tag_10_q;
+        bxs_10_d_comb = bxs_10_q;
         if (write_en_10) begin
             valid_10_d_comb = 1'b1;
             loc_10_d_comb = fill_loc;
             base_10_d_comb = fill_base;
             size_10_d_comb = fill_size;
             tag_10_d_comb = fill_tag;
+            bxs_10_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_10 || clear) begin
             valid_10_d_comb = 1'b0;
@@ -3350,12 +3452,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_11_d_comb = base_11_q;
         size_11_d_comb = size_11_q;
         tag_11_d_comb = tag_11_q;
+        bxs_11_d_comb = bxs_11_q;
         if (write_en_11) begin
             valid_11_d_comb = 1'b1;
             loc_11_d_comb = fill_loc;
             base_11_d_comb = fill_base;
             size_11_d_comb = fill_size;
             tag_11_d_comb = fill_tag;
+            bxs_11_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_11 || clear) begin
             valid_11_d_comb = 1'b0;
@@ -3366,12 +3470,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_12_d_comb = base_12_q;
         size_12_d_comb = size_12_q;
         tag_12_d_comb = tag_12_q;
+        bxs_12_d_comb = bxs_12_q;
         if (write_en_12) begin
             valid_12_d_comb = 1'b1;
             loc_12_d_comb = fill_loc;
             base_12_d_comb = fill_base;
             size_12_d_comb = fill_size;
             tag_12_d_comb = fill_tag;
+            bxs_12_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_12 || clear) begin
             valid_12_d_comb = 1'b0;
@@ -3382,12 +3488,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_13_d_comb = base_13_q;
         size_13_d_comb = size_13_q;
         tag_13_d_comb = tag_13_q;
+        bxs_13_d_comb = bxs_13_q;
         if (write_en_13) begin
             valid_13_d_comb = 1'b1;
             loc_13_d_comb = fill_loc;
             base_13_d_comb = fill_base;
             size_13_d_comb = fill_size;
             tag_13_d_comb = fill_tag;
+            bxs_13_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_13 || clear) begin
             valid_13_d_comb = 1'b0;
@@ -3398,12 +3506,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_14_d_comb = base_14_q;
         size_14_d_comb = size_14_q;
         tag_14_d_comb = tag_14_q;
+        bxs_14_d_comb = bxs_14_q;
         if (write_en_14) begin
             valid_14_d_comb = 1'b1;
             loc_14_d_comb = fill_loc;
             base_14_d_comb = fill_base;
             size_14_d_comb = fill_size;
             tag_14_d_comb = fill_tag;
+            bxs_14_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_14 || clear) begin
             valid_14_d_comb = 1'b0;
@@ -3414,12 +3524,14 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_15_d_comb = base_15_q;
         size_15_d_comb = size_15_q;
         tag_15_d_comb = tag_15_q;
+        bxs_15_d_comb = bxs_15_q;
         if (write_en_15) begin
             valid_15_d_comb = 1'b1;
             loc_15_d_comb = fill_loc;
             base_15_d_comb = fill_base;
             size_15_d_comb = fill_size;
             tag_15_d_comb = fill_tag;
+            bxs_15_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
@@ -3906,6 +4018,22 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         base_7_d = base_7_d_comb;
         base_8_d = base_8_d_comb;
         base_9_d = base_9_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_10_d = bxs_10_d_comb;
+        bxs_11_d = bxs_11_d_comb;
+        bxs_12_d = bxs_12_d_comb;
+        bxs_13_d = bxs_13_d_comb;
+        bxs_14_d = bxs_14_d_comb;
+        bxs_15_d = bxs_15_d_comb;
+        bxs_1_d = bxs_1_d_comb;
+        bxs_2_d = bxs_2_d_comb;
+        bxs_3_d = bxs_3_d_comb;
+        bxs_4_d = bxs_4_d_comb;
+        bxs_5_d = bxs_5_d_comb;
+        bxs_6_d = bxs_6_d_comb;
+        bxs_7_d = bxs_7_d_comb;
+        bxs_8_d = bxs_8_d_comb;
+        bxs_9_d = bxs_9_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_10_d = loc_10_d_comb;
         loc_11_d = loc_11_d_comb;

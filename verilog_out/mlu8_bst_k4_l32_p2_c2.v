@@ -3045,6 +3045,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] fq_size_q;
     reg  [7:0] fq_tag_d;
     reg  [7:0] fq_tag_q;
+    reg  replay_q_0_d;
+    reg  replay_q_0_q;
+    reg  replay_q_1_d;
+    reg  replay_q_1_q;
+    reg  replay_q_2_d;
+    reg  replay_q_2_q;
+    reg  replay_q_3_d;
+    reg  replay_q_3_q;
+    reg  replay_q_4_d;
+    reg  replay_q_4_q;
+    reg  replay_q_5_d;
+    reg  replay_q_5_q;
+    reg  replay_q_6_d;
+    reg  replay_q_6_q;
+    reg  replay_q_7_d;
+    reg  replay_q_7_q;
     reg  [55:0] m_base_0_d;
     reg  [55:0] m_base_0_q;
     reg  [55:0] m_base_1_d;
@@ -3053,6 +3069,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] m_base_2_q;
     reg  [55:0] m_base_3_d;
     reg  [55:0] m_base_3_q;
+    reg  [55:0] m_base_4_d;
+    reg  [55:0] m_base_4_q;
+    reg  [55:0] m_base_5_d;
+    reg  [55:0] m_base_5_q;
+    reg  [55:0] m_base_6_d;
+    reg  [55:0] m_base_6_q;
+    reg  [55:0] m_base_7_d;
+    reg  [55:0] m_base_7_q;
     reg  [55:0] m_size_0_d;
     reg  [55:0] m_size_0_q;
     reg  [55:0] m_size_1_d;
@@ -3061,6 +3085,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] m_size_2_q;
     reg  [55:0] m_size_3_d;
     reg  [55:0] m_size_3_q;
+    reg  [55:0] m_size_4_d;
+    reg  [55:0] m_size_4_q;
+    reg  [55:0] m_size_5_d;
+    reg  [55:0] m_size_5_q;
+    reg  [55:0] m_size_6_d;
+    reg  [55:0] m_size_6_q;
+    reg  [55:0] m_size_7_d;
+    reg  [55:0] m_size_7_q;
     reg  [7:0] m_tag_0_d;
     reg  [7:0] m_tag_0_q;
     reg  [7:0] m_tag_1_d;
@@ -3069,6 +3101,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] m_tag_2_q;
     reg  [7:0] m_tag_3_d;
     reg  [7:0] m_tag_3_q;
+    reg  [7:0] m_tag_4_d;
+    reg  [7:0] m_tag_4_q;
+    reg  [7:0] m_tag_5_d;
+    reg  [7:0] m_tag_5_q;
+    reg  [7:0] m_tag_6_d;
+    reg  [7:0] m_tag_6_q;
+    reg  [7:0] m_tag_7_d;
+    reg  [7:0] m_tag_7_q;
     reg  [31:0] m_sbase_0_d;
     reg  [31:0] m_sbase_0_q;
     reg  [31:0] m_sbase_1_d;
@@ -3077,6 +3117,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [31:0] m_sbase_2_q;
     reg  [31:0] m_sbase_3_d;
     reg  [31:0] m_sbase_3_q;
+    reg  [31:0] m_sbase_4_d;
+    reg  [31:0] m_sbase_4_q;
+    reg  [31:0] m_sbase_5_d;
+    reg  [31:0] m_sbase_5_q;
+    reg  [31:0] m_sbase_6_d;
+    reg  [31:0] m_sbase_6_q;
+    reg  [31:0] m_sbase_7_d;
+    reg  [31:0] m_sbase_7_q;
     reg  [31:0] m_ssize_0_d;
     reg  [31:0] m_ssize_0_q;
     reg  [31:0] m_ssize_1_d;
@@ -3085,6 +3133,38 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [31:0] m_ssize_2_q;
     reg  [31:0] m_ssize_3_d;
     reg  [31:0] m_ssize_3_q;
+    reg  [31:0] m_ssize_4_d;
+    reg  [31:0] m_ssize_4_q;
+    reg  [31:0] m_ssize_5_d;
+    reg  [31:0] m_ssize_5_q;
+    reg  [31:0] m_ssize_6_d;
+    reg  [31:0] m_ssize_6_q;
+    reg  [31:0] m_ssize_7_d;
+    reg  [31:0] m_ssize_7_q;
+    reg  ceq_slot_0_d;
+    reg  ceq_slot_0_q;
+    reg  ceq_slot_1_d;
+    reg  ceq_slot_1_q;
+    reg  ceq_slot_2_d;
+    reg  ceq_slot_2_q;
+    reg  ceq_slot_3_d;
+    reg  ceq_slot_3_q;
+    reg  ceq_slot_4_d;
+    reg  ceq_slot_4_q;
+    reg  ceq_slot_5_d;
+    reg  ceq_slot_5_q;
+    reg  ceq_slot_6_d;
+    reg  ceq_slot_6_q;
+    reg  ceq_slot_7_d;
+    reg  ceq_slot_7_q;
+    reg  ceq_walker_0_d;
+    reg  ceq_walker_0_q;
+    reg  ceq_walker_1_d;
+    reg  ceq_walker_1_q;
+    reg  ceq_walker_2_d;
+    reg  ceq_walker_2_q;
+    reg  ceq_walker_3_d;
+    reg  ceq_walker_3_q;
     
     // Local signals
     reg  [3:0] visits_0;
@@ -3240,6 +3320,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  replay_pick_6;
     reg  replay_pick_7;
     reg  any_replay;
+    reg  replay_next_pre_0;
+    reg  replay_next_pre_1;
+    reg  replay_next_pre_2;
+    reg  replay_next_pre_3;
+    reg  replay_next_pre_4;
+    reg  replay_next_pre_5;
+    reg  replay_next_pre_6;
+    reg  replay_next_pre_7;
     reg  unas_0;
     reg  unas_1;
     reg  unas_2;
@@ -3369,6 +3457,10 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  m_load_1;
     reg  m_load_2;
     reg  m_load_3;
+    reg  m_load_4;
+    reg  m_load_5;
+    reg  m_load_6;
+    reg  m_load_7;
     reg  merge_w_0;
     reg  merge_w_1;
     reg  merge_w_2;
@@ -3387,6 +3479,17 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  key_eq_5;
     reg  key_eq_6;
     reg  key_eq_7;
+    reg  beq_slot_0;
+    reg  beq_slot_1;
+    reg  beq_slot_2;
+    reg  beq_slot_3;
+    reg  beq_slot_4;
+    reg  beq_slot_5;
+    reg  beq_slot_6;
+    reg  beq_slot_7;
+    reg  beq_c;
+    reg  beq_u;
+    reg  w_offer;
     reg  in_group_0;
     reg  in_group_1;
     reg  in_group_2;
@@ -4978,26 +5081,66 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         fq_base_q = 56'h0;
         fq_size_q = 56'h0;
         fq_tag_q = 8'h0;
+        replay_q_0_q = 1'h0;
+        replay_q_1_q = 1'h0;
+        replay_q_2_q = 1'h0;
+        replay_q_3_q = 1'h0;
+        replay_q_4_q = 1'h0;
+        replay_q_5_q = 1'h0;
+        replay_q_6_q = 1'h0;
+        replay_q_7_q = 1'h0;
         m_base_0_q = 56'h0;
         m_base_1_q = 56'h0;
         m_base_2_q = 56'h0;
         m_base_3_q = 56'h0;
+        m_base_4_q = 56'h0;
+        m_base_5_q = 56'h0;
+        m_base_6_q = 56'h0;
+        m_base_7_q = 56'h0;
         m_size_0_q = 56'h0;
         m_size_1_q = 56'h0;
         m_size_2_q = 56'h0;
         m_size_3_q = 56'h0;
+        m_size_4_q = 56'h0;
+        m_size_5_q = 56'h0;
+        m_size_6_q = 56'h0;
+        m_size_7_q = 56'h0;
         m_tag_0_q = 8'h0;
         m_tag_1_q = 8'h0;
         m_tag_2_q = 8'h0;
         m_tag_3_q = 8'h0;
+        m_tag_4_q = 8'h0;
+        m_tag_5_q = 8'h0;
+        m_tag_6_q = 8'h0;
+        m_tag_7_q = 8'h0;
         m_sbase_0_q = 32'h0;
         m_sbase_1_q = 32'h0;
         m_sbase_2_q = 32'h0;
         m_sbase_3_q = 32'h0;
+        m_sbase_4_q = 32'h0;
+        m_sbase_5_q = 32'h0;
+        m_sbase_6_q = 32'h0;
+        m_sbase_7_q = 32'h0;
         m_ssize_0_q = 32'h0;
         m_ssize_1_q = 32'h0;
         m_ssize_2_q = 32'h0;
         m_ssize_3_q = 32'h0;
+        m_ssize_4_q = 32'h0;
+        m_ssize_5_q = 32'h0;
+        m_ssize_6_q = 32'h0;
+        m_ssize_7_q = 32'h0;
+        ceq_slot_0_q = 1'h0;
+        ceq_slot_1_q = 1'h0;
+        ceq_slot_2_q = 1'h0;
+        ceq_slot_3_q = 1'h0;
+        ceq_slot_4_q = 1'h0;
+        ceq_slot_5_q = 1'h0;
+        ceq_slot_6_q = 1'h0;
+        ceq_slot_7_q = 1'h0;
+        ceq_walker_0_q = 1'h0;
+        ceq_walker_1_q = 1'h0;
+        ceq_walker_2_q = 1'h0;
+        ceq_walker_3_q = 1'h0;
     end
     always @(posedge clock) begin
         mode_r_q <= mode_r_d;
@@ -6079,32 +6222,84 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         fq_base_q <= fq_base_d;
         fq_size_q <= fq_size_d;
         fq_tag_q <= fq_tag_d;
+        replay_q_0_q <= replay_q_0_d;
+        replay_q_1_q <= replay_q_1_d;
+        replay_q_2_q <= replay_q_2_d;
+        replay_q_3_q <= replay_q_3_d;
+        replay_q_4_q <= replay_q_4_d;
+        replay_q_5_q <= replay_q_5_d;
+        replay_q_6_q <= replay_q_6_d;
+        replay_q_7_q <= replay_q_7_d;
         m_base_0_q <= m_base_0_d;
         m_base_1_q <= m_base_1_d;
         m_base_2_q <= m_base_2_d;
         m_base_3_q <= m_base_3_d;
+        m_base_4_q <= m_base_4_d;
+        m_base_5_q <= m_base_5_d;
+        m_base_6_q <= m_base_6_d;
+        m_base_7_q <= m_base_7_d;
         m_size_0_q <= m_size_0_d;
         m_size_1_q <= m_size_1_d;
         m_size_2_q <= m_size_2_d;
         m_size_3_q <= m_size_3_d;
+        m_size_4_q <= m_size_4_d;
+        m_size_5_q <= m_size_5_d;
+        m_size_6_q <= m_size_6_d;
+        m_size_7_q <= m_size_7_d;
         m_tag_0_q <= m_tag_0_d;
         m_tag_1_q <= m_tag_1_d;
         m_tag_2_q <= m_tag_2_d;
         m_tag_3_q <= m_tag_3_d;
+        m_tag_4_q <= m_tag_4_d;
+        m_tag_5_q <= m_tag_5_d;
+        m_tag_6_q <= m_tag_6_d;
+        m_tag_7_q <= m_tag_7_d;
         m_sbase_0_q <= m_sbase_0_d;
         m_sbase_1_q <= m_sbase_1_d;
         m_sbase_2_q <= m_sbase_2_d;
         m_sbase_3_q <= m_sbase_3_d;
+        m_sbase_4_q <= m_sbase_4_d;
+        m_sbase_5_q <= m_sbase_5_d;
+        m_sbase_6_q <= m_sbase_6_d;
+        m_sbase_7_q <= m_sbase_7_d;
         m_ssize_0_q <= m_ssize_0_d;
         m_ssize_1_q <= m_ssize_1_d;
         m_ssize_2_q <= m_ssize_2_d;
         m_ssize_3_q <= m_ssize_3_d;
+        m_ssize_4_q <= m_ssize_4_d;
+        m_ssize_5_q <= m_ssize_5_d;
+        m_ssize_6_q <= m_ssize_6_d;
+        m_ssize_7_q <= m_ssize_7_d;
+        ceq_slot_0_q <= ceq_slot_0_d;
+        ceq_slot_1_q <= ceq_slot_1_d;
+        ceq_slot_2_q <= ceq_slot_2_d;
+        ceq_slot_3_q <= ceq_slot_3_d;
+        ceq_slot_4_q <= ceq_slot_4_d;
+        ceq_slot_5_q <= ceq_slot_5_d;
+        ceq_slot_6_q <= ceq_slot_6_d;
+        ceq_slot_7_q <= ceq_slot_7_d;
+        ceq_walker_0_q <= ceq_walker_0_d;
+        ceq_walker_1_q <= ceq_walker_1_d;
+        ceq_walker_2_q <= ceq_walker_2_d;
+        ceq_walker_3_q <= ceq_walker_3_d;
     end
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  ceq_slot_0_d_comb;
+    reg  ceq_slot_1_d_comb;
+    reg  ceq_slot_2_d_comb;
+    reg  ceq_slot_3_d_comb;
+    reg  ceq_slot_4_d_comb;
+    reg  ceq_slot_5_d_comb;
+    reg  ceq_slot_6_d_comb;
+    reg  ceq_slot_7_d_comb;
+    reg  ceq_walker_0_d_comb;
+    reg  ceq_walker_1_d_comb;
+    reg  ceq_walker_2_d_comb;
+    reg  ceq_walker_3_d_comb;
     reg  [2:0] checks_meta_fault_comb;
     reg  [3:0] ctr_faults_amount_comb;
     reg  [3:0] ctr_hits_amount_comb;
@@ -6123,22 +6318,42 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] m_base_1_d_comb;
     reg  [55:0] m_base_2_d_comb;
     reg  [55:0] m_base_3_d_comb;
+    reg  [55:0] m_base_4_d_comb;
+    reg  [55:0] m_base_5_d_comb;
+    reg  [55:0] m_base_6_d_comb;
+    reg  [55:0] m_base_7_d_comb;
     reg  [31:0] m_sbase_0_d_comb;
     reg  [31:0] m_sbase_1_d_comb;
     reg  [31:0] m_sbase_2_d_comb;
     reg  [31:0] m_sbase_3_d_comb;
+    reg  [31:0] m_sbase_4_d_comb;
+    reg  [31:0] m_sbase_5_d_comb;
+    reg  [31:0] m_sbase_6_d_comb;
+    reg  [31:0] m_sbase_7_d_comb;
     reg  [55:0] m_size_0_d_comb;
     reg  [55:0] m_size_1_d_comb;
     reg  [55:0] m_size_2_d_comb;
     reg  [55:0] m_size_3_d_comb;
+    reg  [55:0] m_size_4_d_comb;
+    reg  [55:0] m_size_5_d_comb;
+    reg  [55:0] m_size_6_d_comb;
+    reg  [55:0] m_size_7_d_comb;
     reg  [31:0] m_ssize_0_d_comb;
     reg  [31:0] m_ssize_1_d_comb;
     reg  [31:0] m_ssize_2_d_comb;
     reg  [31:0] m_ssize_3_d_comb;
+    reg  [31:0] m_ssize_4_d_comb;
+    reg  [31:0] m_ssize_5_d_comb;
+    reg  [31:0] m_ssize_6_d_comb;
+    reg  [31:0] m_ssize_7_d_comb;
     reg  [7:0] m_tag_0_d_comb;
     reg  [7:0] m_tag_1_d_comb;
     reg  [7:0] m_tag_2_d_comb;
     reg  [7:0] m_tag_3_d_comb;
+    reg  [7:0] m_tag_4_d_comb;
+    reg  [7:0] m_tag_5_d_comb;
+    reg  [7:0] m_tag_6_d_comb;
+    reg  [7:0] m_tag_7_d_comb;
     reg  [2:0] mem_req_id_comb;
     reg  [50:0] mem_req_node_comb;
     reg  mode_r_d_comb;
@@ -8007,8 +8222,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         slot_free_pre_6 = slot_free_pre_5 | ~s_valid_5_q;
         slot_free_pre_7 = slot_free_pre_6 | ~s_valid_6_q;
         free_count_0 = zero6;
-        replay_pick_0 = s_valid_0_q & s_done_0_q & ~replay_pre_0;
-        replay_pre_1 = replay_pre_0 | (s_valid_0_q & s_done_0_q);
+        replay_pick_0 = replay_q_0_q;
+        replay_pre_1 = replay_pre_0 | replay_q_0_q;
         unas_0 = s_valid_0_q & ~s_assigned_0_q;
         unas_pick_0 = unas_0 & ~unas_pre_0;
         unas_pre_1 = unas_pre_0 | unas_0;
@@ -8017,8 +8232,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_0_q) begin
             free_count_1 = free_count_0 + one6;
         end
-        replay_pick_1 = s_valid_1_q & s_done_1_q & ~replay_pre_1;
-        replay_pre_2 = replay_pre_1 | (s_valid_1_q & s_done_1_q);
+        replay_pick_1 = replay_q_1_q;
+        replay_pre_2 = replay_pre_1 | replay_q_1_q;
         unas_1 = s_valid_1_q & ~s_assigned_1_q;
         unas_pick_1 = unas_1 & ~unas_pre_1;
         unas_pre_2 = unas_pre_1 | unas_1;
@@ -8027,8 +8242,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_1_q) begin
             free_count_2 = free_count_1 + one6;
         end
-        replay_pick_2 = s_valid_2_q & s_done_2_q & ~replay_pre_2;
-        replay_pre_3 = replay_pre_2 | (s_valid_2_q & s_done_2_q);
+        replay_pick_2 = replay_q_2_q;
+        replay_pre_3 = replay_pre_2 | replay_q_2_q;
         unas_2 = s_valid_2_q & ~s_assigned_2_q;
         unas_pick_2 = unas_2 & ~unas_pre_2;
         unas_pre_3 = unas_pre_2 | unas_2;
@@ -8037,8 +8252,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_2_q) begin
             free_count_3 = free_count_2 + one6;
         end
-        replay_pick_3 = s_valid_3_q & s_done_3_q & ~replay_pre_3;
-        replay_pre_4 = replay_pre_3 | (s_valid_3_q & s_done_3_q);
+        replay_pick_3 = replay_q_3_q;
+        replay_pre_4 = replay_pre_3 | replay_q_3_q;
         unas_3 = s_valid_3_q & ~s_assigned_3_q;
         unas_pick_3 = unas_3 & ~unas_pre_3;
         unas_pre_4 = unas_pre_3 | unas_3;
@@ -8047,8 +8262,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_3_q) begin
             free_count_4 = free_count_3 + one6;
         end
-        replay_pick_4 = s_valid_4_q & s_done_4_q & ~replay_pre_4;
-        replay_pre_5 = replay_pre_4 | (s_valid_4_q & s_done_4_q);
+        replay_pick_4 = replay_q_4_q;
+        replay_pre_5 = replay_pre_4 | replay_q_4_q;
         unas_4 = s_valid_4_q & ~s_assigned_4_q;
         unas_pick_4 = unas_4 & ~unas_pre_4;
         unas_pre_5 = unas_pre_4 | unas_4;
@@ -8057,8 +8272,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_4_q) begin
             free_count_5 = free_count_4 + one6;
         end
-        replay_pick_5 = s_valid_5_q & s_done_5_q & ~replay_pre_5;
-        replay_pre_6 = replay_pre_5 | (s_valid_5_q & s_done_5_q);
+        replay_pick_5 = replay_q_5_q;
+        replay_pre_6 = replay_pre_5 | replay_q_5_q;
         unas_5 = s_valid_5_q & ~s_assigned_5_q;
         unas_pick_5 = unas_5 & ~unas_pre_5;
         unas_pre_6 = unas_pre_5 | unas_5;
@@ -8067,8 +8282,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_5_q) begin
             free_count_6 = free_count_5 + one6;
         end
-        replay_pick_6 = s_valid_6_q & s_done_6_q & ~replay_pre_6;
-        replay_pre_7 = replay_pre_6 | (s_valid_6_q & s_done_6_q);
+        replay_pick_6 = replay_q_6_q;
+        replay_pre_7 = replay_pre_6 | replay_q_6_q;
         unas_6 = s_valid_6_q & ~s_assigned_6_q;
         unas_pick_6 = unas_6 & ~unas_pre_6;
         unas_pre_7 = unas_pre_6 | unas_6;
@@ -8077,8 +8292,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (~s_valid_6_q) begin
             free_count_7 = free_count_6 + one6;
         end
-        replay_pick_7 = s_valid_7_q & s_done_7_q & ~replay_pre_7;
-        replay_pre_8 = replay_pre_7 | (s_valid_7_q & s_done_7_q);
+        replay_pick_7 = replay_q_7_q;
+        replay_pre_8 = replay_pre_7 | replay_q_7_q;
         unas_7 = s_valid_7_q & ~s_assigned_7_q;
         unas_pick_7 = unas_7 & ~unas_pre_7;
         unas_pre_8 = unas_pre_7 | unas_7;
@@ -8285,6 +8500,30 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_sbase_3_d_comb = m_sbase_3_q;
         m_ssize_3_d_comb = m_ssize_3_q;
         m_load_3 = 1'b0;
+        m_base_4_d_comb = m_base_4_q;
+        m_size_4_d_comb = m_size_4_q;
+        m_tag_4_d_comb = m_tag_4_q;
+        m_sbase_4_d_comb = m_sbase_4_q;
+        m_ssize_4_d_comb = m_ssize_4_q;
+        m_load_4 = 1'b0;
+        m_base_5_d_comb = m_base_5_q;
+        m_size_5_d_comb = m_size_5_q;
+        m_tag_5_d_comb = m_tag_5_q;
+        m_sbase_5_d_comb = m_sbase_5_q;
+        m_ssize_5_d_comb = m_ssize_5_q;
+        m_load_5 = 1'b0;
+        m_base_6_d_comb = m_base_6_q;
+        m_size_6_d_comb = m_size_6_q;
+        m_tag_6_d_comb = m_tag_6_q;
+        m_sbase_6_d_comb = m_sbase_6_q;
+        m_ssize_6_d_comb = m_ssize_6_q;
+        m_load_6 = 1'b0;
+        m_base_7_d_comb = m_base_7_q;
+        m_size_7_d_comb = m_size_7_q;
+        m_tag_7_d_comb = m_tag_7_q;
+        m_sbase_7_d_comb = m_sbase_7_q;
+        m_ssize_7_d_comb = m_ssize_7_q;
+        m_load_7 = 1'b0;
         if (p_valid_1_q & p_mask_32_q) begin
             m_load_0 = 1'b1;
         end
@@ -8318,229 +8557,229 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_sbase_3 = m_sbase_0_q;
         checks_ssize_3 = m_ssize_0_q;
         if (p_valid_1_q & p_mask_36_q) begin
-            m_load_0 = 1'b1;
+            m_load_1 = 1'b1;
         end
-        checks_meta_base_4 = m_base_0_q;
-        checks_meta_size_4 = m_size_0_q;
-        checks_meta_tag_4 = m_tag_0_q;
-        checks_sbase_4 = m_sbase_0_q;
-        checks_ssize_4 = m_ssize_0_q;
+        checks_meta_base_4 = m_base_1_q;
+        checks_meta_size_4 = m_size_1_q;
+        checks_meta_tag_4 = m_tag_1_q;
+        checks_sbase_4 = m_sbase_1_q;
+        checks_ssize_4 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_37_q) begin
-            m_load_0 = 1'b1;
+            m_load_1 = 1'b1;
         end
-        checks_meta_base_5 = m_base_0_q;
-        checks_meta_size_5 = m_size_0_q;
-        checks_meta_tag_5 = m_tag_0_q;
-        checks_sbase_5 = m_sbase_0_q;
-        checks_ssize_5 = m_ssize_0_q;
+        checks_meta_base_5 = m_base_1_q;
+        checks_meta_size_5 = m_size_1_q;
+        checks_meta_tag_5 = m_tag_1_q;
+        checks_sbase_5 = m_sbase_1_q;
+        checks_ssize_5 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_38_q) begin
-            m_load_0 = 1'b1;
+            m_load_1 = 1'b1;
         end
-        checks_meta_base_6 = m_base_0_q;
-        checks_meta_size_6 = m_size_0_q;
-        checks_meta_tag_6 = m_tag_0_q;
-        checks_sbase_6 = m_sbase_0_q;
-        checks_ssize_6 = m_ssize_0_q;
+        checks_meta_base_6 = m_base_1_q;
+        checks_meta_size_6 = m_size_1_q;
+        checks_meta_tag_6 = m_tag_1_q;
+        checks_sbase_6 = m_sbase_1_q;
+        checks_ssize_6 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_39_q) begin
-            m_load_0 = 1'b1;
+            m_load_1 = 1'b1;
         end
-        checks_meta_base_7 = m_base_0_q;
-        checks_meta_size_7 = m_size_0_q;
-        checks_meta_tag_7 = m_tag_0_q;
-        checks_sbase_7 = m_sbase_0_q;
-        checks_ssize_7 = m_ssize_0_q;
+        checks_meta_base_7 = m_base_1_q;
+        checks_meta_size_7 = m_size_1_q;
+        checks_meta_tag_7 = m_tag_1_q;
+        checks_sbase_7 = m_sbase_1_q;
+        checks_ssize_7 = m_ssize_1_q;
         if (p_valid_1_q & p_mask_40_q) begin
-            m_load_1 = 1'b1;
+            m_load_2 = 1'b1;
         end
-        checks_meta_base_8 = m_base_1_q;
-        checks_meta_size_8 = m_size_1_q;
-        checks_meta_tag_8 = m_tag_1_q;
-        checks_sbase_8 = m_sbase_1_q;
-        checks_ssize_8 = m_ssize_1_q;
+        checks_meta_base_8 = m_base_2_q;
+        checks_meta_size_8 = m_size_2_q;
+        checks_meta_tag_8 = m_tag_2_q;
+        checks_sbase_8 = m_sbase_2_q;
+        checks_ssize_8 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_41_q) begin
-            m_load_1 = 1'b1;
+            m_load_2 = 1'b1;
         end
-        checks_meta_base_9 = m_base_1_q;
-        checks_meta_size_9 = m_size_1_q;
-        checks_meta_tag_9 = m_tag_1_q;
-        checks_sbase_9 = m_sbase_1_q;
-        checks_ssize_9 = m_ssize_1_q;
+        checks_meta_base_9 = m_base_2_q;
+        checks_meta_size_9 = m_size_2_q;
+        checks_meta_tag_9 = m_tag_2_q;
+        checks_sbase_9 = m_sbase_2_q;
+        checks_ssize_9 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_42_q) begin
-            m_load_1 = 1'b1;
+            m_load_2 = 1'b1;
         end
-        checks_meta_base_10 = m_base_1_q;
-        checks_meta_size_10 = m_size_1_q;
-        checks_meta_tag_10 = m_tag_1_q;
-        checks_sbase_10 = m_sbase_1_q;
-        checks_ssize_10 = m_ssize_1_q;
+        checks_meta_base_10 = m_base_2_q;
+        checks_meta_size_10 = m_size_2_q;
+        checks_meta_tag_10 = m_tag_2_q;
+        checks_sbase_10 = m_sbase_2_q;
+        checks_ssize_10 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_43_q) begin
-            m_load_1 = 1'b1;
+            m_load_2 = 1'b1;
         end
-        checks_meta_base_11 = m_base_1_q;
-        checks_meta_size_11 = m_size_1_q;
-        checks_meta_tag_11 = m_tag_1_q;
-        checks_sbase_11 = m_sbase_1_q;
-        checks_ssize_11 = m_ssize_1_q;
+        checks_meta_base_11 = m_base_2_q;
+        checks_meta_size_11 = m_size_2_q;
+        checks_meta_tag_11 = m_tag_2_q;
+        checks_sbase_11 = m_sbase_2_q;
+        checks_ssize_11 = m_ssize_2_q;
         if (p_valid_1_q & p_mask_44_q) begin
-            m_load_1 = 1'b1;
+            m_load_3 = 1'b1;
         end
-        checks_meta_base_12 = m_base_1_q;
-        checks_meta_size_12 = m_size_1_q;
-        checks_meta_tag_12 = m_tag_1_q;
-        checks_sbase_12 = m_sbase_1_q;
-        checks_ssize_12 = m_ssize_1_q;
+        checks_meta_base_12 = m_base_3_q;
+        checks_meta_size_12 = m_size_3_q;
+        checks_meta_tag_12 = m_tag_3_q;
+        checks_sbase_12 = m_sbase_3_q;
+        checks_ssize_12 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_45_q) begin
-            m_load_1 = 1'b1;
+            m_load_3 = 1'b1;
         end
-        checks_meta_base_13 = m_base_1_q;
-        checks_meta_size_13 = m_size_1_q;
-        checks_meta_tag_13 = m_tag_1_q;
-        checks_sbase_13 = m_sbase_1_q;
-        checks_ssize_13 = m_ssize_1_q;
+        checks_meta_base_13 = m_base_3_q;
+        checks_meta_size_13 = m_size_3_q;
+        checks_meta_tag_13 = m_tag_3_q;
+        checks_sbase_13 = m_sbase_3_q;
+        checks_ssize_13 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_46_q) begin
-            m_load_1 = 1'b1;
+            m_load_3 = 1'b1;
         end
-        checks_meta_base_14 = m_base_1_q;
-        checks_meta_size_14 = m_size_1_q;
-        checks_meta_tag_14 = m_tag_1_q;
-        checks_sbase_14 = m_sbase_1_q;
-        checks_ssize_14 = m_ssize_1_q;
+        checks_meta_base_14 = m_base_3_q;
+        checks_meta_size_14 = m_size_3_q;
+        checks_meta_tag_14 = m_tag_3_q;
+        checks_sbase_14 = m_sbase_3_q;
+        checks_ssize_14 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_47_q) begin
-            m_load_1 = 1'b1;
+            m_load_3 = 1'b1;
         end
-        checks_meta_base_15 = m_base_1_q;
-        checks_meta_size_15 = m_size_1_q;
-        checks_meta_tag_15 = m_tag_1_q;
-        checks_sbase_15 = m_sbase_1_q;
-        checks_ssize_15 = m_ssize_1_q;
+        checks_meta_base_15 = m_base_3_q;
+        checks_meta_size_15 = m_size_3_q;
+        checks_meta_tag_15 = m_tag_3_q;
+        checks_sbase_15 = m_sbase_3_q;
+        checks_ssize_15 = m_ssize_3_q;
         if (p_valid_1_q & p_mask_48_q) begin
-            m_load_2 = 1'b1;
+            m_load_4 = 1'b1;
         end
-        checks_meta_base_16 = m_base_2_q;
-        checks_meta_size_16 = m_size_2_q;
-        checks_meta_tag_16 = m_tag_2_q;
-        checks_sbase_16 = m_sbase_2_q;
-        checks_ssize_16 = m_ssize_2_q;
+        checks_meta_base_16 = m_base_4_q;
+        checks_meta_size_16 = m_size_4_q;
+        checks_meta_tag_16 = m_tag_4_q;
+        checks_sbase_16 = m_sbase_4_q;
+        checks_ssize_16 = m_ssize_4_q;
         if (p_valid_1_q & p_mask_49_q) begin
-            m_load_2 = 1'b1;
+            m_load_4 = 1'b1;
         end
-        checks_meta_base_17 = m_base_2_q;
-        checks_meta_size_17 = m_size_2_q;
-        checks_meta_tag_17 = m_tag_2_q;
-        checks_sbase_17 = m_sbase_2_q;
-        checks_ssize_17 = m_ssize_2_q;
+        checks_meta_base_17 = m_base_4_q;
+        checks_meta_size_17 = m_size_4_q;
+        checks_meta_tag_17 = m_tag_4_q;
+        checks_sbase_17 = m_sbase_4_q;
+        checks_ssize_17 = m_ssize_4_q;
         if (p_valid_1_q & p_mask_50_q) begin
-            m_load_2 = 1'b1;
+            m_load_4 = 1'b1;
         end
-        checks_meta_base_18 = m_base_2_q;
-        checks_meta_size_18 = m_size_2_q;
-        checks_meta_tag_18 = m_tag_2_q;
-        checks_sbase_18 = m_sbase_2_q;
-        checks_ssize_18 = m_ssize_2_q;
+        checks_meta_base_18 = m_base_4_q;
+        checks_meta_size_18 = m_size_4_q;
+        checks_meta_tag_18 = m_tag_4_q;
+        checks_sbase_18 = m_sbase_4_q;
+        checks_ssize_18 = m_ssize_4_q;
         if (p_valid_1_q & p_mask_51_q) begin
-            m_load_2 = 1'b1;
+            m_load_4 = 1'b1;
         end
-        checks_meta_base_19 = m_base_2_q;
-        checks_meta_size_19 = m_size_2_q;
-        checks_meta_tag_19 = m_tag_2_q;
-        checks_sbase_19 = m_sbase_2_q;
-        checks_ssize_19 = m_ssize_2_q;
+        checks_meta_base_19 = m_base_4_q;
+        checks_meta_size_19 = m_size_4_q;
+        checks_meta_tag_19 = m_tag_4_q;
+        checks_sbase_19 = m_sbase_4_q;
+        checks_ssize_19 = m_ssize_4_q;
         if (p_valid_1_q & p_mask_52_q) begin
-            m_load_2 = 1'b1;
+            m_load_5 = 1'b1;
         end
-        checks_meta_base_20 = m_base_2_q;
-        checks_meta_size_20 = m_size_2_q;
-        checks_meta_tag_20 = m_tag_2_q;
-        checks_sbase_20 = m_sbase_2_q;
-        checks_ssize_20 = m_ssize_2_q;
+        checks_meta_base_20 = m_base_5_q;
+        checks_meta_size_20 = m_size_5_q;
+        checks_meta_tag_20 = m_tag_5_q;
+        checks_sbase_20 = m_sbase_5_q;
+        checks_ssize_20 = m_ssize_5_q;
         if (p_valid_1_q & p_mask_53_q) begin
-            m_load_2 = 1'b1;
+            m_load_5 = 1'b1;
         end
-        checks_meta_base_21 = m_base_2_q;
-        checks_meta_size_21 = m_size_2_q;
-        checks_meta_tag_21 = m_tag_2_q;
-        checks_sbase_21 = m_sbase_2_q;
-        checks_ssize_21 = m_ssize_2_q;
+        checks_meta_base_21 = m_base_5_q;
+        checks_meta_size_21 = m_size_5_q;
+        checks_meta_tag_21 = m_tag_5_q;
+        checks_sbase_21 = m_sbase_5_q;
+        checks_ssize_21 = m_ssize_5_q;
         if (p_valid_1_q & p_mask_54_q) begin
-            m_load_2 = 1'b1;
+            m_load_5 = 1'b1;
         end
-        checks_meta_base_22 = m_base_2_q;
-        checks_meta_size_22 = m_size_2_q;
-        checks_meta_tag_22 = m_tag_2_q;
-        checks_sbase_22 = m_sbase_2_q;
-        checks_ssize_22 = m_ssize_2_q;
+        checks_meta_base_22 = m_base_5_q;
+        checks_meta_size_22 = m_size_5_q;
+        checks_meta_tag_22 = m_tag_5_q;
+        checks_sbase_22 = m_sbase_5_q;
+        checks_ssize_22 = m_ssize_5_q;
         if (p_valid_1_q & p_mask_55_q) begin
-            m_load_2 = 1'b1;
+            m_load_5 = 1'b1;
         end
-        checks_meta_base_23 = m_base_2_q;
-        checks_meta_size_23 = m_size_2_q;
-        checks_meta_tag_23 = m_tag_2_q;
-        checks_sbase_23 = m_sbase_2_q;
-        checks_ssize_23 = m_ssize_2_q;
+        checks_meta_base_23 = m_base_5_q;
+        checks_meta_size_23 = m_size_5_q;
+        checks_meta_tag_23 = m_tag_5_q;
+        checks_sbase_23 = m_sbase_5_q;
+        checks_ssize_23 = m_ssize_5_q;
         if (p_valid_1_q & p_mask_56_q) begin
-            m_load_3 = 1'b1;
+            m_load_6 = 1'b1;
         end
-        checks_meta_base_24 = m_base_3_q;
-        checks_meta_size_24 = m_size_3_q;
-        checks_meta_tag_24 = m_tag_3_q;
-        checks_sbase_24 = m_sbase_3_q;
-        checks_ssize_24 = m_ssize_3_q;
+        checks_meta_base_24 = m_base_6_q;
+        checks_meta_size_24 = m_size_6_q;
+        checks_meta_tag_24 = m_tag_6_q;
+        checks_sbase_24 = m_sbase_6_q;
+        checks_ssize_24 = m_ssize_6_q;
         if (p_valid_1_q & p_mask_57_q) begin
-            m_load_3 = 1'b1;
+            m_load_6 = 1'b1;
         end
-        checks_meta_base_25 = m_base_3_q;
-        checks_meta_size_25 = m_size_3_q;
-        checks_meta_tag_25 = m_tag_3_q;
-        checks_sbase_25 = m_sbase_3_q;
-        checks_ssize_25 = m_ssize_3_q;
+        checks_meta_base_25 = m_base_6_q;
+        checks_meta_size_25 = m_size_6_q;
+        checks_meta_tag_25 = m_tag_6_q;
+        checks_sbase_25 = m_sbase_6_q;
+        checks_ssize_25 = m_ssize_6_q;
         if (p_valid_1_q & p_mask_58_q) begin
-            m_load_3 = 1'b1;
+            m_load_6 = 1'b1;
         end
-        checks_meta_base_26 = m_base_3_q;
-        checks_meta_size_26 = m_size_3_q;
-        checks_meta_tag_26 = m_tag_3_q;
-        checks_sbase_26 = m_sbase_3_q;
-        checks_ssize_26 = m_ssize_3_q;
+        checks_meta_base_26 = m_base_6_q;
+        checks_meta_size_26 = m_size_6_q;
+        checks_meta_tag_26 = m_tag_6_q;
+        checks_sbase_26 = m_sbase_6_q;
+        checks_ssize_26 = m_ssize_6_q;
         if (p_valid_1_q & p_mask_59_q) begin
-            m_load_3 = 1'b1;
+            m_load_6 = 1'b1;
         end
-        checks_meta_base_27 = m_base_3_q;
-        checks_meta_size_27 = m_size_3_q;
-        checks_meta_tag_27 = m_tag_3_q;
-        checks_sbase_27 = m_sbase_3_q;
-        checks_ssize_27 = m_ssize_3_q;
+        checks_meta_base_27 = m_base_6_q;
+        checks_meta_size_27 = m_size_6_q;
+        checks_meta_tag_27 = m_tag_6_q;
+        checks_sbase_27 = m_sbase_6_q;
+        checks_ssize_27 = m_ssize_6_q;
         if (p_valid_1_q & p_mask_60_q) begin
-            m_load_3 = 1'b1;
+            m_load_7 = 1'b1;
         end
-        checks_meta_base_28 = m_base_3_q;
-        checks_meta_size_28 = m_size_3_q;
-        checks_meta_tag_28 = m_tag_3_q;
-        checks_sbase_28 = m_sbase_3_q;
-        checks_ssize_28 = m_ssize_3_q;
+        checks_meta_base_28 = m_base_7_q;
+        checks_meta_size_28 = m_size_7_q;
+        checks_meta_tag_28 = m_tag_7_q;
+        checks_sbase_28 = m_sbase_7_q;
+        checks_ssize_28 = m_ssize_7_q;
         if (p_valid_1_q & p_mask_61_q) begin
-            m_load_3 = 1'b1;
+            m_load_7 = 1'b1;
         end
-        checks_meta_base_29 = m_base_3_q;
-        checks_meta_size_29 = m_size_3_q;
-        checks_meta_tag_29 = m_tag_3_q;
-        checks_sbase_29 = m_sbase_3_q;
-        checks_ssize_29 = m_ssize_3_q;
+        checks_meta_base_29 = m_base_7_q;
+        checks_meta_size_29 = m_size_7_q;
+        checks_meta_tag_29 = m_tag_7_q;
+        checks_sbase_29 = m_sbase_7_q;
+        checks_ssize_29 = m_ssize_7_q;
         if (p_valid_1_q & p_mask_62_q) begin
-            m_load_3 = 1'b1;
+            m_load_7 = 1'b1;
         end
-        checks_meta_base_30 = m_base_3_q;
-        checks_meta_size_30 = m_size_3_q;
-        checks_meta_tag_30 = m_tag_3_q;
-        checks_sbase_30 = m_sbase_3_q;
-        checks_ssize_30 = m_ssize_3_q;
+        checks_meta_base_30 = m_base_7_q;
+        checks_meta_size_30 = m_size_7_q;
+        checks_meta_tag_30 = m_tag_7_q;
+        checks_sbase_30 = m_sbase_7_q;
+        checks_ssize_30 = m_ssize_7_q;
         if (p_valid_1_q & p_mask_63_q) begin
-            m_load_3 = 1'b1;
+            m_load_7 = 1'b1;
         end
-        checks_meta_base_31 = m_base_3_q;
-        checks_meta_size_31 = m_size_3_q;
-        checks_meta_tag_31 = m_tag_3_q;
-        checks_sbase_31 = m_sbase_3_q;
-        checks_ssize_31 = m_ssize_3_q;
+        checks_meta_base_31 = m_base_7_q;
+        checks_meta_size_31 = m_size_7_q;
+        checks_meta_tag_31 = m_tag_7_q;
+        checks_sbase_31 = m_sbase_7_q;
+        checks_ssize_31 = m_ssize_7_q;
         if (m_load_0) begin
             m_base_0_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_0_d_comb = mlb_nx_size | p_res_size_1_q;
@@ -8568,6 +8807,34 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_3_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_3_d_comb = p_sbase_1_q;
             m_ssize_3_d_comb = p_ssize_1_q;
+        end
+        if (m_load_4) begin
+            m_base_4_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_4_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_4_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_4_d_comb = p_sbase_1_q;
+            m_ssize_4_d_comb = p_ssize_1_q;
+        end
+        if (m_load_5) begin
+            m_base_5_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_5_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_5_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_5_d_comb = p_sbase_1_q;
+            m_ssize_5_d_comb = p_ssize_1_q;
+        end
+        if (m_load_6) begin
+            m_base_6_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_6_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_6_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_6_d_comb = p_sbase_1_q;
+            m_ssize_6_d_comb = p_ssize_1_q;
+        end
+        if (m_load_7) begin
+            m_base_7_d_comb = mlb_nx_base | p_res_base_1_q;
+            m_size_7_d_comb = mlb_nx_size | p_res_size_1_q;
+            m_tag_7_d_comb = mlb_nx_tag | p_res_tag_1_q;
+            m_sbase_7_d_comb = p_sbase_1_q;
+            m_ssize_7_d_comb = p_ssize_1_q;
         end
         checks_meta_fault_comb = f_mem;
         if (c_res == res_not_found) begin
@@ -8846,67 +9113,67 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             end
         end
         merge_pre_0 = 1'b0;
-        merge_w_0 = mergeable_0 & (walkers_0_key_range == p_key_range_2_q) & (walkers_0_key == p_key_2_q) & ~merge_pre_0;
+        merge_w_0 = mergeable_0 & ceq_walker_0_q & ~merge_pre_0;
         merge_pre_1 = merge_pre_0 | merge_w_0;
-        merge_w_1 = mergeable_1 & (walkers_1_key_range == p_key_range_2_q) & (walkers_1_key == p_key_2_q) & ~merge_pre_1;
+        merge_w_1 = mergeable_1 & ceq_walker_1_q & ~merge_pre_1;
         merge_pre_2 = merge_pre_1 | merge_w_1;
-        merge_w_2 = mergeable_2 & (walkers_2_key_range == p_key_range_2_q) & (walkers_2_key == p_key_2_q) & ~merge_pre_2;
+        merge_w_2 = mergeable_2 & ceq_walker_2_q & ~merge_pre_2;
         merge_pre_3 = merge_pre_2 | merge_w_2;
-        merge_w_3 = mergeable_3 & (walkers_3_key_range == p_key_range_2_q) & (walkers_3_key == p_key_2_q) & ~merge_pre_3;
+        merge_w_3 = mergeable_3 & ceq_walker_3_q & ~merge_pre_3;
         merge_pre_4 = merge_pre_3 | merge_w_3;
         merge_any = merge_pre_4;
         join_some = 1'b0;
         join_assigned = 1'b0;
-        key_eq_0 = (s_key_range_0_q == p_key_range_2_q) & (s_key_0_q == p_key_2_q);
+        key_eq_0 = ceq_slot_0_q;
         if (unas_0 & key_eq_0) begin
             join_some = 1'b1;
         end
         if (unas_pick_0 & key_eq_0) begin
             join_assigned = 1'b1;
         end
-        key_eq_1 = (s_key_range_1_q == p_key_range_2_q) & (s_key_1_q == p_key_2_q);
+        key_eq_1 = ceq_slot_1_q;
         if (unas_1 & key_eq_1) begin
             join_some = 1'b1;
         end
         if (unas_pick_1 & key_eq_1) begin
             join_assigned = 1'b1;
         end
-        key_eq_2 = (s_key_range_2_q == p_key_range_2_q) & (s_key_2_q == p_key_2_q);
+        key_eq_2 = ceq_slot_2_q;
         if (unas_2 & key_eq_2) begin
             join_some = 1'b1;
         end
         if (unas_pick_2 & key_eq_2) begin
             join_assigned = 1'b1;
         end
-        key_eq_3 = (s_key_range_3_q == p_key_range_2_q) & (s_key_3_q == p_key_2_q);
+        key_eq_3 = ceq_slot_3_q;
         if (unas_3 & key_eq_3) begin
             join_some = 1'b1;
         end
         if (unas_pick_3 & key_eq_3) begin
             join_assigned = 1'b1;
         end
-        key_eq_4 = (s_key_range_4_q == p_key_range_2_q) & (s_key_4_q == p_key_2_q);
+        key_eq_4 = ceq_slot_4_q;
         if (unas_4 & key_eq_4) begin
             join_some = 1'b1;
         end
         if (unas_pick_4 & key_eq_4) begin
             join_assigned = 1'b1;
         end
-        key_eq_5 = (s_key_range_5_q == p_key_range_2_q) & (s_key_5_q == p_key_2_q);
+        key_eq_5 = ceq_slot_5_q;
         if (unas_5 & key_eq_5) begin
             join_some = 1'b1;
         end
         if (unas_pick_5 & key_eq_5) begin
             join_assigned = 1'b1;
         end
-        key_eq_6 = (s_key_range_6_q == p_key_range_2_q) & (s_key_6_q == p_key_2_q);
+        key_eq_6 = ceq_slot_6_q;
         if (unas_6 & key_eq_6) begin
             join_some = 1'b1;
         end
         if (unas_pick_6 & key_eq_6) begin
             join_assigned = 1'b1;
         end
-        key_eq_7 = (s_key_range_7_q == p_key_range_2_q) & (s_key_7_q == p_key_2_q);
+        key_eq_7 = ceq_slot_7_q;
         if (unas_7 & key_eq_7) begin
             join_some = 1'b1;
         end
@@ -8947,6 +9214,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (merge_w_3) begin
             c_walker = widx_3;
         end
+        w_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_0_reset = reset;
         walkers_0_root = root_r_q;
         walkers_0_limit = limit_r_q;
@@ -8961,7 +9229,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_taken = taken_0;
         walkers_0_cancel = maintenance;
         walkers_0_start_comb = 1'b0;
-        walkers_0_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
+        walkers_0_offer = w_offer;
         walkers_0_start_range_comb = p_key_range_2_q;
         walkers_0_start_a_comb = p_key_2_q;
         walkers_0_start_node_comb = c_node;
@@ -8988,7 +9256,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_taken = taken_1;
         walkers_1_cancel = maintenance;
         walkers_1_start_comb = 1'b0;
-        walkers_1_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
+        walkers_1_offer = w_offer;
         walkers_1_start_range_comb = p_key_range_2_q;
         walkers_1_start_a_comb = p_key_2_q;
         walkers_1_start_node_comb = c_node;
@@ -9015,7 +9283,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_taken = taken_2;
         walkers_2_cancel = maintenance;
         walkers_2_start_comb = 1'b0;
-        walkers_2_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
+        walkers_2_offer = w_offer;
         walkers_2_start_range_comb = p_key_range_2_q;
         walkers_2_start_a_comb = p_key_2_q;
         walkers_2_start_node_comb = c_node;
@@ -9042,7 +9310,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_taken = taken_3;
         walkers_3_cancel = maintenance;
         walkers_3_start_comb = 1'b0;
-        walkers_3_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
+        walkers_3_offer = w_offer;
         walkers_3_start_range_comb = p_key_range_2_q;
         walkers_3_start_a_comb = p_key_2_q;
         walkers_3_start_node_comb = c_node;
@@ -10551,6 +10819,116 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         if (reset) begin
             s_valid_7_d_comb = 1'b0;
         end
+        replay_next_pre_0 = 1'b0;
+        replay_next_pre_1 = replay_next_pre_0 | (s_valid_0_d_comb & s_done_0_d_comb);
+        replay_next_pre_2 = replay_next_pre_1 | (s_valid_1_d_comb & s_done_1_d_comb);
+        replay_next_pre_3 = replay_next_pre_2 | (s_valid_2_d_comb & s_done_2_d_comb);
+        replay_next_pre_4 = replay_next_pre_3 | (s_valid_3_d_comb & s_done_3_d_comb);
+        replay_next_pre_5 = replay_next_pre_4 | (s_valid_4_d_comb & s_done_4_d_comb);
+        replay_next_pre_6 = replay_next_pre_5 | (s_valid_5_d_comb & s_done_5_d_comb);
+        replay_next_pre_7 = replay_next_pre_6 | (s_valid_6_d_comb & s_done_6_d_comb);
+        replay_q_0_d = s_valid_0_d_comb & s_done_0_d_comb & ~replay_next_pre_0;
+        replay_q_1_d = s_valid_1_d_comb & s_done_1_d_comb & ~replay_next_pre_1;
+        replay_q_2_d = s_valid_2_d_comb & s_done_2_d_comb & ~replay_next_pre_2;
+        replay_q_3_d = s_valid_3_d_comb & s_done_3_d_comb & ~replay_next_pre_3;
+        replay_q_4_d = s_valid_4_d_comb & s_done_4_d_comb & ~replay_next_pre_4;
+        replay_q_5_d = s_valid_5_d_comb & s_done_5_d_comb & ~replay_next_pre_5;
+        replay_q_6_d = s_valid_6_d_comb & s_done_6_d_comb & ~replay_next_pre_6;
+        replay_q_7_d = s_valid_7_d_comb & s_done_7_d_comb & ~replay_next_pre_7;
+        beq_c = (p_key_range_2_q == p_key_range_1_q) & (p_key_2_q == p_key_1_q);
+        beq_u = 1'b0;
+        beq_slot_0 = (s_key_range_0_q == p_key_range_1_q) & (s_key_0_q == p_key_1_q);
+        if (unas_pick_0 & beq_slot_0) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_0_d_comb = beq_slot_0;
+        if (c_miss & slot_free_pick_0) begin
+            ceq_slot_0_d_comb = beq_c;
+        end
+        beq_slot_1 = (s_key_range_1_q == p_key_range_1_q) & (s_key_1_q == p_key_1_q);
+        if (unas_pick_1 & beq_slot_1) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_1_d_comb = beq_slot_1;
+        if (c_miss & slot_free_pick_1) begin
+            ceq_slot_1_d_comb = beq_c;
+        end
+        beq_slot_2 = (s_key_range_2_q == p_key_range_1_q) & (s_key_2_q == p_key_1_q);
+        if (unas_pick_2 & beq_slot_2) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_2_d_comb = beq_slot_2;
+        if (c_miss & slot_free_pick_2) begin
+            ceq_slot_2_d_comb = beq_c;
+        end
+        beq_slot_3 = (s_key_range_3_q == p_key_range_1_q) & (s_key_3_q == p_key_1_q);
+        if (unas_pick_3 & beq_slot_3) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_3_d_comb = beq_slot_3;
+        if (c_miss & slot_free_pick_3) begin
+            ceq_slot_3_d_comb = beq_c;
+        end
+        beq_slot_4 = (s_key_range_4_q == p_key_range_1_q) & (s_key_4_q == p_key_1_q);
+        if (unas_pick_4 & beq_slot_4) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_4_d_comb = beq_slot_4;
+        if (c_miss & slot_free_pick_4) begin
+            ceq_slot_4_d_comb = beq_c;
+        end
+        beq_slot_5 = (s_key_range_5_q == p_key_range_1_q) & (s_key_5_q == p_key_1_q);
+        if (unas_pick_5 & beq_slot_5) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_5_d_comb = beq_slot_5;
+        if (c_miss & slot_free_pick_5) begin
+            ceq_slot_5_d_comb = beq_c;
+        end
+        beq_slot_6 = (s_key_range_6_q == p_key_range_1_q) & (s_key_6_q == p_key_1_q);
+        if (unas_pick_6 & beq_slot_6) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_6_d_comb = beq_slot_6;
+        if (c_miss & slot_free_pick_6) begin
+            ceq_slot_6_d_comb = beq_c;
+        end
+        beq_slot_7 = (s_key_range_7_q == p_key_range_1_q) & (s_key_7_q == p_key_1_q);
+        if (unas_pick_7 & beq_slot_7) begin
+            beq_u = 1'b1;
+        end
+        ceq_slot_7_d_comb = beq_slot_7;
+        if (c_miss & slot_free_pick_7) begin
+            ceq_slot_7_d_comb = beq_c;
+        end
+        ceq_walker_0_d_comb = (walkers_0_key_range == p_key_range_1_q) & (walkers_0_key == p_key_1_q);
+        if (~walkers_0_busy & w_offer) begin
+            ceq_walker_0_d_comb = beq_c;
+            if (assign_now & free1_0) begin
+                ceq_walker_0_d_comb = beq_u;
+            end
+        end
+        ceq_walker_1_d_comb = (walkers_1_key_range == p_key_range_1_q) & (walkers_1_key == p_key_1_q);
+        if (~walkers_1_busy & w_offer) begin
+            ceq_walker_1_d_comb = beq_c;
+            if (assign_now & free1_1) begin
+                ceq_walker_1_d_comb = beq_u;
+            end
+        end
+        ceq_walker_2_d_comb = (walkers_2_key_range == p_key_range_1_q) & (walkers_2_key == p_key_1_q);
+        if (~walkers_2_busy & w_offer) begin
+            ceq_walker_2_d_comb = beq_c;
+            if (assign_now & free1_2) begin
+                ceq_walker_2_d_comb = beq_u;
+            end
+        end
+        ceq_walker_3_d_comb = (walkers_3_key_range == p_key_range_1_q) & (walkers_3_key == p_key_1_q);
+        if (~walkers_3_busy & w_offer) begin
+            ceq_walker_3_d_comb = beq_c;
+            if (assign_now & free1_3) begin
+                ceq_walker_3_d_comb = beq_u;
+            end
+        end
         p_valid_1_d_comb = p_valid_0_q;
         p_replay_1_d = p_replay_0_q;
         p_id_1_d = p_id_0_q;
@@ -11585,6 +11963,18 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         resp_addr_30 = r_addr_30_q;
         resp_pass_31 = r_pass_31_q;
         resp_addr_31 = r_addr_31_q;
+        ceq_slot_0_d = ceq_slot_0_d_comb;
+        ceq_slot_1_d = ceq_slot_1_d_comb;
+        ceq_slot_2_d = ceq_slot_2_d_comb;
+        ceq_slot_3_d = ceq_slot_3_d_comb;
+        ceq_slot_4_d = ceq_slot_4_d_comb;
+        ceq_slot_5_d = ceq_slot_5_d_comb;
+        ceq_slot_6_d = ceq_slot_6_d_comb;
+        ceq_slot_7_d = ceq_slot_7_d_comb;
+        ceq_walker_0_d = ceq_walker_0_d_comb;
+        ceq_walker_1_d = ceq_walker_1_d_comb;
+        ceq_walker_2_d = ceq_walker_2_d_comb;
+        ceq_walker_3_d = ceq_walker_3_d_comb;
         checks_meta_fault = checks_meta_fault_comb;
         ctr_faults_amount = ctr_faults_amount_comb;
         ctr_hits_amount = ctr_hits_amount_comb;
@@ -11603,22 +11993,42 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_base_1_d = m_base_1_d_comb;
         m_base_2_d = m_base_2_d_comb;
         m_base_3_d = m_base_3_d_comb;
+        m_base_4_d = m_base_4_d_comb;
+        m_base_5_d = m_base_5_d_comb;
+        m_base_6_d = m_base_6_d_comb;
+        m_base_7_d = m_base_7_d_comb;
         m_sbase_0_d = m_sbase_0_d_comb;
         m_sbase_1_d = m_sbase_1_d_comb;
         m_sbase_2_d = m_sbase_2_d_comb;
         m_sbase_3_d = m_sbase_3_d_comb;
+        m_sbase_4_d = m_sbase_4_d_comb;
+        m_sbase_5_d = m_sbase_5_d_comb;
+        m_sbase_6_d = m_sbase_6_d_comb;
+        m_sbase_7_d = m_sbase_7_d_comb;
         m_size_0_d = m_size_0_d_comb;
         m_size_1_d = m_size_1_d_comb;
         m_size_2_d = m_size_2_d_comb;
         m_size_3_d = m_size_3_d_comb;
+        m_size_4_d = m_size_4_d_comb;
+        m_size_5_d = m_size_5_d_comb;
+        m_size_6_d = m_size_6_d_comb;
+        m_size_7_d = m_size_7_d_comb;
         m_ssize_0_d = m_ssize_0_d_comb;
         m_ssize_1_d = m_ssize_1_d_comb;
         m_ssize_2_d = m_ssize_2_d_comb;
         m_ssize_3_d = m_ssize_3_d_comb;
+        m_ssize_4_d = m_ssize_4_d_comb;
+        m_ssize_5_d = m_ssize_5_d_comb;
+        m_ssize_6_d = m_ssize_6_d_comb;
+        m_ssize_7_d = m_ssize_7_d_comb;
         m_tag_0_d = m_tag_0_d_comb;
         m_tag_1_d = m_tag_1_d_comb;
         m_tag_2_d = m_tag_2_d_comb;
         m_tag_3_d = m_tag_3_d_comb;
+        m_tag_4_d = m_tag_4_d_comb;
+        m_tag_5_d = m_tag_5_d_comb;
+        m_tag_6_d = m_tag_6_d_comb;
+        m_tag_7_d = m_tag_7_d_comb;
         mem_req_id = mem_req_id_comb;
         mem_req_node = mem_req_node_comb;
         mode_r_d = mode_r_d_comb;
@@ -12785,6 +13195,38 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     output reg  [4:0] lane;
     
     // Constant declarations
+    localparam  lane_index_0 = 5'b0;
+    localparam  lane_index_1 = 5'b1;
+    localparam  lane_index_2 = 5'b10;
+    localparam  lane_index_3 = 5'b11;
+    localparam  lane_index_4 = 5'b100;
+    localparam  lane_index_5 = 5'b101;
+    localparam  lane_index_6 = 5'b110;
+    localparam  lane_index_7 = 5'b111;
+    localparam  lane_index_8 = 5'b1000;
+    localparam  lane_index_9 = 5'b1001;
+    localparam  lane_index_10 = 5'b1010;
+    localparam  lane_index_11 = 5'b1011;
+    localparam  lane_index_12 = 5'b1100;
+    localparam  lane_index_13 = 5'b1101;
+    localparam  lane_index_14 = 5'b1110;
+    localparam  lane_index_15 = 5'b1111;
+    localparam  lane_index_16 = 5'b10000;
+    localparam  lane_index_17 = 5'b10001;
+    localparam  lane_index_18 = 5'b10010;
+    localparam  lane_index_19 = 5'b10011;
+    localparam  lane_index_20 = 5'b10100;
+    localparam  lane_index_21 = 5'b10101;
+    localparam  lane_index_22 = 5'b10110;
+    localparam  lane_index_23 = 5'b10111;
+    localparam  lane_index_24 = 5'b11000;
+    localparam  lane_index_25 = 5'b11001;
+    localparam  lane_index_26 = 5'b11010;
+    localparam  lane_index_27 = 5'b11011;
+    localparam  lane_index_28 = 5'b11100;
+    localparam  lane_index_29 = 5'b11101;
+    localparam  lane_index_30 = 5'b11110;
+    localparam  lane_index_31 = 5'b11111;
     localparam  any_loc = 64'h20;
     localparam  f_none = 3'b0;
     localparam  f_oob = 3'b1;
@@ -13431,73 +13873,6 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     reg  [31:0] lanes_31_s_size;
     wire  lanes_31_s_ok;
     wire  [2:0] lanes_31_s_fault;
-    reg  first_req_0;
-    reg  first_req_1;
-    reg  first_req_2;
-    reg  first_req_3;
-    reg  first_req_4;
-    reg  first_req_5;
-    reg  first_req_6;
-    reg  first_req_7;
-    reg  first_req_8;
-    reg  first_req_9;
-    reg  first_req_10;
-    reg  first_req_11;
-    reg  first_req_12;
-    reg  first_req_13;
-    reg  first_req_14;
-    reg  first_req_15;
-    reg  first_req_16;
-    reg  first_req_17;
-    reg  first_req_18;
-    reg  first_req_19;
-    reg  first_req_20;
-    reg  first_req_21;
-    reg  first_req_22;
-    reg  first_req_23;
-    reg  first_req_24;
-    reg  first_req_25;
-    reg  first_req_26;
-    reg  first_req_27;
-    reg  first_req_28;
-    reg  first_req_29;
-    reg  first_req_30;
-    reg  first_req_31;
-    wire  first_any;
-    wire  [4:0] first_index;
-    wire  first_onehot_0;
-    wire  first_onehot_1;
-    wire  first_onehot_2;
-    wire  first_onehot_3;
-    wire  first_onehot_4;
-    wire  first_onehot_5;
-    wire  first_onehot_6;
-    wire  first_onehot_7;
-    wire  first_onehot_8;
-    wire  first_onehot_9;
-    wire  first_onehot_10;
-    wire  first_onehot_11;
-    wire  first_onehot_12;
-    wire  first_onehot_13;
-    wire  first_onehot_14;
-    wire  first_onehot_15;
-    wire  first_onehot_16;
-    wire  first_onehot_17;
-    wire  first_onehot_18;
-    wire  first_onehot_19;
-    wire  first_onehot_20;
-    wire  first_onehot_21;
-    wire  first_onehot_22;
-    wire  first_onehot_23;
-    wire  first_onehot_24;
-    wire  first_onehot_25;
-    wire  first_onehot_26;
-    wire  first_onehot_27;
-    wire  first_onehot_28;
-    wire  first_onehot_29;
-    wire  first_onehot_30;
-    wire  first_onehot_31;
-    wire  first_multi;
     reg  [2:0] st_pre_0_d;
     reg  [2:0] st_pre_0_q;
     reg  [2:0] st_pre_1_d;
@@ -13888,69 +14263,195 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     reg  [2:0] lane_fault_31;
     reg  shared_x;
     reg  [2:0] bcode;
-    reg  [2:0] or_fault_0;
-    reg  [2:0] or_fault_1;
-    reg  [2:0] or_fault_2;
-    reg  [2:0] or_fault_3;
-    reg  [2:0] or_fault_4;
-    reg  [2:0] or_fault_5;
-    reg  [2:0] or_fault_6;
-    reg  [2:0] or_fault_7;
-    reg  [2:0] or_fault_8;
-    reg  [2:0] or_fault_9;
-    reg  [2:0] or_fault_10;
-    reg  [2:0] or_fault_11;
-    reg  [2:0] or_fault_12;
-    reg  [2:0] or_fault_13;
-    reg  [2:0] or_fault_14;
-    reg  [2:0] or_fault_15;
-    reg  [2:0] or_fault_16;
-    reg  [2:0] or_fault_17;
-    reg  [2:0] or_fault_18;
-    reg  [2:0] or_fault_19;
-    reg  [2:0] or_fault_20;
-    reg  [2:0] or_fault_21;
-    reg  [2:0] or_fault_22;
-    reg  [2:0] or_fault_23;
-    reg  [2:0] or_fault_24;
-    reg  [2:0] or_fault_25;
-    reg  [2:0] or_fault_26;
-    reg  [2:0] or_fault_27;
-    reg  [2:0] or_fault_28;
-    reg  [2:0] or_fault_29;
-    reg  [2:0] or_fault_30;
-    reg  [2:0] or_fault_31;
-    reg  [2:0] or_fault_32;
-    reg  [2:0] or_fault_33;
-    reg  [2:0] or_fault_34;
-    reg  [2:0] or_fault_35;
-    reg  [2:0] or_fault_36;
-    reg  [2:0] or_fault_37;
-    reg  [2:0] or_fault_38;
-    reg  [2:0] or_fault_39;
-    reg  [2:0] or_fault_40;
-    reg  [2:0] or_fault_41;
-    reg  [2:0] or_fault_42;
-    reg  [2:0] or_fault_43;
-    reg  [2:0] or_fault_44;
-    reg  [2:0] or_fault_45;
-    reg  [2:0] or_fault_46;
-    reg  [2:0] or_fault_47;
-    reg  [2:0] or_fault_48;
-    reg  [2:0] or_fault_49;
-    reg  [2:0] or_fault_50;
-    reg  [2:0] or_fault_51;
-    reg  [2:0] or_fault_52;
-    reg  [2:0] or_fault_53;
-    reg  [2:0] or_fault_54;
-    reg  [2:0] or_fault_55;
-    reg  [2:0] or_fault_56;
-    reg  [2:0] or_fault_57;
-    reg  [2:0] or_fault_58;
-    reg  [2:0] or_fault_59;
-    reg  [2:0] or_fault_60;
-    reg  [2:0] or_fault_61;
-    reg  [2:0] or_fault_62;
+    reg  sel_any_0;
+    reg  sel_any_1;
+    reg  sel_any_2;
+    reg  sel_any_3;
+    reg  sel_any_4;
+    reg  sel_any_5;
+    reg  sel_any_6;
+    reg  sel_any_7;
+    reg  sel_any_8;
+    reg  sel_any_9;
+    reg  sel_any_10;
+    reg  sel_any_11;
+    reg  sel_any_12;
+    reg  sel_any_13;
+    reg  sel_any_14;
+    reg  sel_any_15;
+    reg  sel_any_16;
+    reg  sel_any_17;
+    reg  sel_any_18;
+    reg  sel_any_19;
+    reg  sel_any_20;
+    reg  sel_any_21;
+    reg  sel_any_22;
+    reg  sel_any_23;
+    reg  sel_any_24;
+    reg  sel_any_25;
+    reg  sel_any_26;
+    reg  sel_any_27;
+    reg  sel_any_28;
+    reg  sel_any_29;
+    reg  sel_any_30;
+    reg  sel_any_31;
+    reg  sel_any_32;
+    reg  sel_any_33;
+    reg  sel_any_34;
+    reg  sel_any_35;
+    reg  sel_any_36;
+    reg  sel_any_37;
+    reg  sel_any_38;
+    reg  sel_any_39;
+    reg  sel_any_40;
+    reg  sel_any_41;
+    reg  sel_any_42;
+    reg  sel_any_43;
+    reg  sel_any_44;
+    reg  sel_any_45;
+    reg  sel_any_46;
+    reg  sel_any_47;
+    reg  sel_any_48;
+    reg  sel_any_49;
+    reg  sel_any_50;
+    reg  sel_any_51;
+    reg  sel_any_52;
+    reg  sel_any_53;
+    reg  sel_any_54;
+    reg  sel_any_55;
+    reg  sel_any_56;
+    reg  sel_any_57;
+    reg  sel_any_58;
+    reg  sel_any_59;
+    reg  sel_any_60;
+    reg  sel_any_61;
+    reg  sel_any_62;
+    reg  [2:0] sel_fault_0;
+    reg  [2:0] sel_fault_1;
+    reg  [2:0] sel_fault_2;
+    reg  [2:0] sel_fault_3;
+    reg  [2:0] sel_fault_4;
+    reg  [2:0] sel_fault_5;
+    reg  [2:0] sel_fault_6;
+    reg  [2:0] sel_fault_7;
+    reg  [2:0] sel_fault_8;
+    reg  [2:0] sel_fault_9;
+    reg  [2:0] sel_fault_10;
+    reg  [2:0] sel_fault_11;
+    reg  [2:0] sel_fault_12;
+    reg  [2:0] sel_fault_13;
+    reg  [2:0] sel_fault_14;
+    reg  [2:0] sel_fault_15;
+    reg  [2:0] sel_fault_16;
+    reg  [2:0] sel_fault_17;
+    reg  [2:0] sel_fault_18;
+    reg  [2:0] sel_fault_19;
+    reg  [2:0] sel_fault_20;
+    reg  [2:0] sel_fault_21;
+    reg  [2:0] sel_fault_22;
+    reg  [2:0] sel_fault_23;
+    reg  [2:0] sel_fault_24;
+    reg  [2:0] sel_fault_25;
+    reg  [2:0] sel_fault_26;
+    reg  [2:0] sel_fault_27;
+    reg  [2:0] sel_fault_28;
+    reg  [2:0] sel_fault_29;
+    reg  [2:0] sel_fault_30;
+    reg  [2:0] sel_fault_31;
+    reg  [2:0] sel_fault_32;
+    reg  [2:0] sel_fault_33;
+    reg  [2:0] sel_fault_34;
+    reg  [2:0] sel_fault_35;
+    reg  [2:0] sel_fault_36;
+    reg  [2:0] sel_fault_37;
+    reg  [2:0] sel_fault_38;
+    reg  [2:0] sel_fault_39;
+    reg  [2:0] sel_fault_40;
+    reg  [2:0] sel_fault_41;
+    reg  [2:0] sel_fault_42;
+    reg  [2:0] sel_fault_43;
+    reg  [2:0] sel_fault_44;
+    reg  [2:0] sel_fault_45;
+    reg  [2:0] sel_fault_46;
+    reg  [2:0] sel_fault_47;
+    reg  [2:0] sel_fault_48;
+    reg  [2:0] sel_fault_49;
+    reg  [2:0] sel_fault_50;
+    reg  [2:0] sel_fault_51;
+    reg  [2:0] sel_fault_52;
+    reg  [2:0] sel_fault_53;
+    reg  [2:0] sel_fault_54;
+    reg  [2:0] sel_fault_55;
+    reg  [2:0] sel_fault_56;
+    reg  [2:0] sel_fault_57;
+    reg  [2:0] sel_fault_58;
+    reg  [2:0] sel_fault_59;
+    reg  [2:0] sel_fault_60;
+    reg  [2:0] sel_fault_61;
+    reg  [2:0] sel_fault_62;
+    reg  [4:0] sel_lane_0;
+    reg  [4:0] sel_lane_1;
+    reg  [4:0] sel_lane_2;
+    reg  [4:0] sel_lane_3;
+    reg  [4:0] sel_lane_4;
+    reg  [4:0] sel_lane_5;
+    reg  [4:0] sel_lane_6;
+    reg  [4:0] sel_lane_7;
+    reg  [4:0] sel_lane_8;
+    reg  [4:0] sel_lane_9;
+    reg  [4:0] sel_lane_10;
+    reg  [4:0] sel_lane_11;
+    reg  [4:0] sel_lane_12;
+    reg  [4:0] sel_lane_13;
+    reg  [4:0] sel_lane_14;
+    reg  [4:0] sel_lane_15;
+    reg  [4:0] sel_lane_16;
+    reg  [4:0] sel_lane_17;
+    reg  [4:0] sel_lane_18;
+    reg  [4:0] sel_lane_19;
+    reg  [4:0] sel_lane_20;
+    reg  [4:0] sel_lane_21;
+    reg  [4:0] sel_lane_22;
+    reg  [4:0] sel_lane_23;
+    reg  [4:0] sel_lane_24;
+    reg  [4:0] sel_lane_25;
+    reg  [4:0] sel_lane_26;
+    reg  [4:0] sel_lane_27;
+    reg  [4:0] sel_lane_28;
+    reg  [4:0] sel_lane_29;
+    reg  [4:0] sel_lane_30;
+    reg  [4:0] sel_lane_31;
+    reg  [4:0] sel_lane_32;
+    reg  [4:0] sel_lane_33;
+    reg  [4:0] sel_lane_34;
+    reg  [4:0] sel_lane_35;
+    reg  [4:0] sel_lane_36;
+    reg  [4:0] sel_lane_37;
+    reg  [4:0] sel_lane_38;
+    reg  [4:0] sel_lane_39;
+    reg  [4:0] sel_lane_40;
+    reg  [4:0] sel_lane_41;
+    reg  [4:0] sel_lane_42;
+    reg  [4:0] sel_lane_43;
+    reg  [4:0] sel_lane_44;
+    reg  [4:0] sel_lane_45;
+    reg  [4:0] sel_lane_46;
+    reg  [4:0] sel_lane_47;
+    reg  [4:0] sel_lane_48;
+    reg  [4:0] sel_lane_49;
+    reg  [4:0] sel_lane_50;
+    reg  [4:0] sel_lane_51;
+    reg  [4:0] sel_lane_52;
+    reg  [4:0] sel_lane_53;
+    reg  [4:0] sel_lane_54;
+    reg  [4:0] sel_lane_55;
+    reg  [4:0] sel_lane_56;
+    reg  [4:0] sel_lane_57;
+    reg  [4:0] sel_lane_58;
+    reg  [4:0] sel_lane_59;
+    reg  [4:0] sel_lane_60;
+    reg  [4:0] sel_lane_61;
+    reg  [4:0] sel_lane_62;
     
     // Sub module instances
     mlu8_bst_k4_l32_p2_c2_checks_lanes_0 lanes_0(
@@ -14657,75 +15158,6 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         .s_ok(lanes_31_s_ok),
         .s_fault(lanes_31_s_fault)
     );
-    mlu8_bst_k4_l32_p2_c2_checks_first first(
-        .req_0(first_req_0),
-        .req_1(first_req_1),
-        .req_2(first_req_2),
-        .req_3(first_req_3),
-        .req_4(first_req_4),
-        .req_5(first_req_5),
-        .req_6(first_req_6),
-        .req_7(first_req_7),
-        .req_8(first_req_8),
-        .req_9(first_req_9),
-        .req_10(first_req_10),
-        .req_11(first_req_11),
-        .req_12(first_req_12),
-        .req_13(first_req_13),
-        .req_14(first_req_14),
-        .req_15(first_req_15),
-        .req_16(first_req_16),
-        .req_17(first_req_17),
-        .req_18(first_req_18),
-        .req_19(first_req_19),
-        .req_20(first_req_20),
-        .req_21(first_req_21),
-        .req_22(first_req_22),
-        .req_23(first_req_23),
-        .req_24(first_req_24),
-        .req_25(first_req_25),
-        .req_26(first_req_26),
-        .req_27(first_req_27),
-        .req_28(first_req_28),
-        .req_29(first_req_29),
-        .req_30(first_req_30),
-        .req_31(first_req_31),
-        .any(first_any),
-        .index(first_index),
-        .onehot_0(first_onehot_0),
-        .onehot_1(first_onehot_1),
-        .onehot_2(first_onehot_2),
-        .onehot_3(first_onehot_3),
-        .onehot_4(first_onehot_4),
-        .onehot_5(first_onehot_5),
-        .onehot_6(first_onehot_6),
-        .onehot_7(first_onehot_7),
-        .onehot_8(first_onehot_8),
-        .onehot_9(first_onehot_9),
-        .onehot_10(first_onehot_10),
-        .onehot_11(first_onehot_11),
-        .onehot_12(first_onehot_12),
-        .onehot_13(first_onehot_13),
-        .onehot_14(first_onehot_14),
-        .onehot_15(first_onehot_15),
-        .onehot_16(first_onehot_16),
-        .onehot_17(first_onehot_17),
-        .onehot_18(first_onehot_18),
-        .onehot_19(first_onehot_19),
-        .onehot_20(first_onehot_20),
-        .onehot_21(first_onehot_21),
-        .onehot_22(first_onehot_22),
-        .onehot_23(first_onehot_23),
-        .onehot_24(first_onehot_24),
-        .onehot_25(first_onehot_25),
-        .onehot_26(first_onehot_26),
-        .onehot_27(first_onehot_27),
-        .onehot_28(first_onehot_28),
-        .onehot_29(first_onehot_29),
-        .onehot_30(first_onehot_30),
-        .onehot_31(first_onehot_31),
-        .multi(first_multi)
-    );
     
     // Sub-block outputs this block does not use
     wire unused_lanes_0 = &{1'b0, lanes_0_g_done, lanes_0_g_fault, lanes_0_g_addr, lanes_0_s_fault, 1'b0};
@@ -14760,7 +15192,6 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     wire unused_lanes_29 = &{1'b0, lanes_29_g_done, lanes_29_g_fault, lanes_29_g_addr, lanes_29_s_fault, 1'b0};
     wire unused_lanes_30 = &{1'b0, lanes_30_g_done, lanes_30_g_fault, lanes_30_g_addr, lanes_30_s_fault, 1'b0};
     wire unused_lanes_31 = &{1'b0, lanes_31_g_done, lanes_31_g_fault, lanes_31_g_addr, lanes_31_s_fault, 1'b0};
-    wire unused_first = &{1'b0, first_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -16197,355 +16628,573 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
             lane_fault_0 = lane_pre_0 | bcode;
         end
         pass_0 = lane_mask_0 & (lane_fault_0 == f_none);
-        first_req_0 = lane_fault_0 != f_none;
         lane_fault_1 = lane_pre_1;
         if (lane_bfail_1) begin
             lane_fault_1 = lane_pre_1 | bcode;
         end
         pass_1 = lane_mask_1 & (lane_fault_1 == f_none);
-        first_req_1 = lane_fault_1 != f_none;
         lane_fault_2 = lane_pre_2;
         if (lane_bfail_2) begin
             lane_fault_2 = lane_pre_2 | bcode;
         end
         pass_2 = lane_mask_2 & (lane_fault_2 == f_none);
-        first_req_2 = lane_fault_2 != f_none;
         lane_fault_3 = lane_pre_3;
         if (lane_bfail_3) begin
             lane_fault_3 = lane_pre_3 | bcode;
         end
         pass_3 = lane_mask_3 & (lane_fault_3 == f_none);
-        first_req_3 = lane_fault_3 != f_none;
         lane_fault_4 = lane_pre_4;
         if (lane_bfail_4) begin
             lane_fault_4 = lane_pre_4 | bcode;
         end
         pass_4 = lane_mask_4 & (lane_fault_4 == f_none);
-        first_req_4 = lane_fault_4 != f_none;
         lane_fault_5 = lane_pre_5;
         if (lane_bfail_5) begin
             lane_fault_5 = lane_pre_5 | bcode;
         end
         pass_5 = lane_mask_5 & (lane_fault_5 == f_none);
-        first_req_5 = lane_fault_5 != f_none;
         lane_fault_6 = lane_pre_6;
         if (lane_bfail_6) begin
             lane_fault_6 = lane_pre_6 | bcode;
         end
         pass_6 = lane_mask_6 & (lane_fault_6 == f_none);
-        first_req_6 = lane_fault_6 != f_none;
         lane_fault_7 = lane_pre_7;
         if (lane_bfail_7) begin
             lane_fault_7 = lane_pre_7 | bcode;
         end
         pass_7 = lane_mask_7 & (lane_fault_7 == f_none);
-        first_req_7 = lane_fault_7 != f_none;
         lane_fault_8 = lane_pre_8;
         if (lane_bfail_8) begin
             lane_fault_8 = lane_pre_8 | bcode;
         end
         pass_8 = lane_mask_8 & (lane_fault_8 == f_none);
-        first_req_8 = lane_fault_8 != f_none;
         lane_fault_9 = lane_pre_9;
         if (lane_bfail_9) begin
             lane_fault_9 = lane_pre_9 | bcode;
         end
         pass_9 = lane_mask_9 & (lane_fault_9 == f_none);
-        first_req_9 = lane_fault_9 != f_none;
         lane_fault_10 = lane_pre_10;
         if (lane_bfail_10) begin
             lane_fault_10 = lane_pre_10 | bcode;
         end
         pass_10 = lane_mask_10 & (lane_fault_10 == f_none);
-        first_req_10 = lane_fault_10 != f_none;
         lane_fault_11 = lane_pre_11;
         if (lane_bfail_11) begin
             lane_fault_11 = lane_pre_11 | bcode;
         end
         pass_11 = lane_mask_11 & (lane_fault_11 == f_none);
-        first_req_11 = lane_fault_11 != f_none;
         lane_fault_12 = lane_pre_12;
         if (lane_bfail_12) begin
             lane_fault_12 = lane_pre_12 | bcode;
         end
         pass_12 = lane_mask_12 & (lane_fault_12 == f_none);
-        first_req_12 = lane_fault_12 != f_none;
         lane_fault_13 = lane_pre_13;
         if (lane_bfail_13) begin
             lane_fault_13 = lane_pre_13 | bcode;
         end
         pass_13 = lane_mask_13 & (lane_fault_13 == f_none);
-        first_req_13 = lane_fault_13 != f_none;
         lane_fault_14 = lane_pre_14;
         if (lane_bfail_14) begin
             lane_fault_14 = lane_pre_14 | bcode;
         end
         pass_14 = lane_mask_14 & (lane_fault_14 == f_none);
-        first_req_14 = lane_fault_14 != f_none;
         lane_fault_15 = lane_pre_15;
         if (lane_bfail_15) begin
             lane_fault_15 = lane_pre_15 | bcode;
         end
         pass_15 = lane_mask_15 & (lane_fault_15 == f_none);
-        first_req_15 = lane_fault_15 != f_none;
         lane_fault_16 = lane_pre_16;
         if (lane_bfail_16) begin
             lane_fault_16 = lane_pre_16 | bcode;
         end
         pass_16 = lane_mask_16 & (lane_fault_16 == f_none);
-        first_req_16 = lane_fault_16 != f_none;
         lane_fault_17 = lane_pre_17;
         if (lane_bfail_17) begin
             lane_fault_17 = lane_pre_17 | bcode;
         end
         pass_17 = lane_mask_17 & (lane_fault_17 == f_none);
-        first_req_17 = lane_fault_17 != f_none;
         lane_fault_18 = lane_pre_18;
         if (lane_bfail_18) begin
             lane_fault_18 = lane_pre_18 | bcode;
         end
         pass_18 = lane_mask_18 & (lane_fault_18 == f_none);
-        first_req_18 = lane_fault_18 != f_none;
         lane_fault_19 = lane_pre_19;
         if (lane_bfail_19) begin
             lane_fault_19 = lane_pre_19 | bcode;
         end
         pass_19 = lane_mask_19 & (lane_fault_19 == f_none);
-        first_req_19 = lane_fault_19 != f_none;
         lane_fault_20 = lane_pre_20;
         if (lane_bfail_20) begin
             lane_fault_20 = lane_pre_20 | bcode;
         end
         pass_20 = lane_mask_20 & (lane_fault_20 == f_none);
-        first_req_20 = lane_fault_20 != f_none;
         lane_fault_21 = lane_pre_21;
         if (lane_bfail_21) begin
             lane_fault_21 = lane_pre_21 | bcode;
         end
         pass_21 = lane_mask_21 & (lane_fault_21 == f_none);
-        first_req_21 = lane_fault_21 != f_none;
         lane_fault_22 = lane_pre_22;
         if (lane_bfail_22) begin
             lane_fault_22 = lane_pre_22 | bcode;
         end
         pass_22 = lane_mask_22 & (lane_fault_22 == f_none);
-        first_req_22 = lane_fault_22 != f_none;
         lane_fault_23 = lane_pre_23;
         if (lane_bfail_23) begin
             lane_fault_23 = lane_pre_23 | bcode;
         end
         pass_23 = lane_mask_23 & (lane_fault_23 == f_none);
-        first_req_23 = lane_fault_23 != f_none;
         lane_fault_24 = lane_pre_24;
         if (lane_bfail_24) begin
             lane_fault_24 = lane_pre_24 | bcode;
         end
         pass_24 = lane_mask_24 & (lane_fault_24 == f_none);
-        first_req_24 = lane_fault_24 != f_none;
         lane_fault_25 = lane_pre_25;
         if (lane_bfail_25) begin
             lane_fault_25 = lane_pre_25 | bcode;
         end
         pass_25 = lane_mask_25 & (lane_fault_25 == f_none);
-        first_req_25 = lane_fault_25 != f_none;
         lane_fault_26 = lane_pre_26;
         if (lane_bfail_26) begin
             lane_fault_26 = lane_pre_26 | bcode;
         end
         pass_26 = lane_mask_26 & (lane_fault_26 == f_none);
-        first_req_26 = lane_fault_26 != f_none;
         lane_fault_27 = lane_pre_27;
         if (lane_bfail_27) begin
             lane_fault_27 = lane_pre_27 | bcode;
         end
         pass_27 = lane_mask_27 & (lane_fault_27 == f_none);
-        first_req_27 = lane_fault_27 != f_none;
         lane_fault_28 = lane_pre_28;
         if (lane_bfail_28) begin
             lane_fault_28 = lane_pre_28 | bcode;
         end
         pass_28 = lane_mask_28 & (lane_fault_28 == f_none);
-        first_req_28 = lane_fault_28 != f_none;
         lane_fault_29 = lane_pre_29;
         if (lane_bfail_29) begin
             lane_fault_29 = lane_pre_29 | bcode;
         end
         pass_29 = lane_mask_29 & (lane_fault_29 == f_none);
-        first_req_29 = lane_fault_29 != f_none;
         lane_fault_30 = lane_pre_30;
         if (lane_bfail_30) begin
             lane_fault_30 = lane_pre_30 | bcode;
         end
         pass_30 = lane_mask_30 & (lane_fault_30 == f_none);
-        first_req_30 = lane_fault_30 != f_none;
         lane_fault_31 = lane_pre_31;
         if (lane_bfail_31) begin
             lane_fault_31 = lane_pre_31 | bcode;
         end
         pass_31 = lane_mask_31 & (lane_fault_31 == f_none);
-        first_req_31 = lane_fault_31 != f_none;
-        any_fault = first_any;
-        lane = first_index;
-        or_fault_31 = f_none;
-        if (first_onehot_0) begin
-            or_fault_31 = lane_fault_0;
+        sel_any_31 = lane_fault_0 != f_none;
+        sel_fault_31 = lane_fault_0;
+        sel_lane_31 = lane_index_0;
+        if (lane_fault_0 != f_none) begin
+            sel_lane_31 = lane_index_0;
         end
-        or_fault_32 = f_none;
-        if (first_onehot_1) begin
-            or_fault_32 = lane_fault_1;
+        sel_any_32 = lane_fault_1 != f_none;
+        sel_fault_32 = lane_fault_1;
+        sel_lane_32 = lane_index_0;
+        if (lane_fault_1 != f_none) begin
+            sel_lane_32 = lane_index_1;
         end
-        or_fault_33 = f_none;
-        if (first_onehot_2) begin
-            or_fault_33 = lane_fault_2;
+        sel_any_33 = lane_fault_2 != f_none;
+        sel_fault_33 = lane_fault_2;
+        sel_lane_33 = lane_index_0;
+        if (lane_fault_2 != f_none) begin
+            sel_lane_33 = lane_index_2;
         end
-        or_fault_34 = f_none;
-        if (first_onehot_3) begin
-            or_fault_34 = lane_fault_3;
+        sel_any_34 = lane_fault_3 != f_none;
+        sel_fault_34 = lane_fault_3;
+        sel_lane_34 = lane_index_0;
+        if (lane_fault_3 != f_none) begin
+            sel_lane_34 = lane_index_3;
         end
-        or_fault_35 = f_none;
-        if (first_onehot_4) begin
-            or_fault_35 = lane_fault_4;
+        sel_any_35 = lane_fault_4 != f_none;
+        sel_fault_35 = lane_fault_4;
+        sel_lane_35 = lane_index_0;
+        if (lane_fault_4 != f_none) begin
+            sel_lane_35 = lane_index_4;
         end
-        or_fault_36 = f_none;
-        if (first_onehot_5) begin
-            or_fault_36 = lane_fault_5;
+        sel_any_36 = lane_fault_5 != f_none;
+        sel_fault_36 = lane_fault_5;
+        sel_lane_36 = lane_index_0;
+        if (lane_fault_5 != f_none) begin
+            sel_lane_36 = lane_index_5;
         end
-        or_fault_37 = f_none;
-        if (first_onehot_6) begin
-            or_fault_37 = lane_fault_6;
+        sel_any_37 = lane_fault_6 != f_none;
+        sel_fault_37 = lane_fault_6;
+        sel_lane_37 = lane_index_0;
+        if (lane_fault_6 != f_none) begin
+            sel_lane_37 = lane_index_6;
         end
-        or_fault_38 = f_none;
-        if (first_onehot_7) begin
-            or_fault_38 = lane_fault_7;
+        sel_any_38 = lane_fault_7 != f_none;
+        sel_fault_38 = lane_fault_7;
+        sel_lane_38 = lane_index_0;
+        if (lane_fault_7 != f_none) begin
+            sel_lane_38 = lane_index_7;
         end
-        or_fault_39 = f_none;
-        if (first_onehot_8) begin
-            or_fault_39 = lane_fault_8;
+        sel_any_39 = lane_fault_8 != f_none;
+        sel_fault_39 = lane_fault_8;
+        sel_lane_39 = lane_index_0;
+        if (lane_fault_8 != f_none) begin
+            sel_lane_39 = lane_index_8;
         end
-        or_fault_40 = f_none;
-        if (first_onehot_9) begin
-            or_fault_40 = lane_fault_9;
+        sel_any_40 = lane_fault_9 != f_none;
+        sel_fault_40 = lane_fault_9;
+        sel_lane_40 = lane_index_0;
+        if (lane_fault_9 != f_none) begin
+            sel_lane_40 = lane_index_9;
         end
-        or_fault_41 = f_none;
-        if (first_onehot_10) begin
-            or_fault_41 = lane_fault_10;
+        sel_any_41 = lane_fault_10 != f_none;
+        sel_fault_41 = lane_fault_10;
+        sel_lane_41 = lane_index_0;
+        if (lane_fault_10 != f_none) begin
+            sel_lane_41 = lane_index_10;
         end
-        or_fault_42 = f_none;
-        if (first_onehot_11) begin
-            or_fault_42 = lane_fault_11;
+        sel_any_42 = lane_fault_11 != f_none;
+        sel_fault_42 = lane_fault_11;
+        sel_lane_42 = lane_index_0;
+        if (lane_fault_11 != f_none) begin
+            sel_lane_42 = lane_index_11;
         end
-        or_fault_43 = f_none;
-        if (first_onehot_12) begin
-            or_fault_43 = lane_fault_12;
+        sel_any_43 = lane_fault_12 != f_none;
+        sel_fault_43 = lane_fault_12;
+        sel_lane_43 = lane_index_0;
+        if (lane_fault_12 != f_none) begin
+            sel_lane_43 = lane_index_12;
         end
-        or_fault_44 = f_none;
-        if (first_onehot_13) begin
-            or_fault_44 = lane_fault_13;
+        sel_any_44 = lane_fault_13 != f_none;
+        sel_fault_44 = lane_fault_13;
+        sel_lane_44 = lane_index_0;
+        if (lane_fault_13 != f_none) begin
+            sel_lane_44 = lane_index_13;
         end
-        or_fault_45 = f_none;
-        if (first_onehot_14) begin
-            or_fault_45 = lane_fault_14;
+        sel_any_45 = lane_fault_14 != f_none;
+        sel_fault_45 = lane_fault_14;
+        sel_lane_45 = lane_index_0;
+        if (lane_fault_14 != f_none) begin
+            sel_lane_45 = lane_index_14;
         end
-        or_fault_46 = f_none;
-        if (first_onehot_15) begin
-            or_fault_46 = lane_fault_15;
+        sel_any_46 = lane_fault_15 != f_none;
+        sel_fault_46 = lane_fault_15;
+        sel_lane_46 = lane_index_0;
+        if (lane_fault_15 != f_none) begin
+            sel_lane_46 = lane_index_15;
         end
-        or_fault_47 = f_none;
-        if (first_onehot_16) begin
-            or_fault_47 = lane_fault_16;
+        sel_any_47 = lane_fault_16 != f_none;
+        sel_fault_47 = lane_fault_16;
+        sel_lane_47 = lane_index_0;
+        if (lane_fault_16 != f_none) begin
+            sel_lane_47 = lane_index_16;
         end
-        or_fault_48 = f_none;
-        if (first_onehot_17) begin
-            or_fault_48 = lane_fault_17;
+        sel_any_48 = lane_fault_17 != f_none;
+        sel_fault_48 = lane_fault_17;
+        sel_lane_48 = lane_index_0;
+        if (lane_fault_17 != f_none) begin
+            sel_lane_48 = lane_index_17;
         end
-        or_fault_49 = f_none;
-        if (first_onehot_18) begin
-            or_fault_49 = lane_fault_18;
+        sel_any_49 = lane_fault_18 != f_none;
+        sel_fault_49 = lane_fault_18;
+        sel_lane_49 = lane_index_0;
+        if (lane_fault_18 != f_none) begin
+            sel_lane_49 = lane_index_18;
         end
-        or_fault_50 = f_none;
-        if (first_onehot_19) begin
-            or_fault_50 = lane_fault_19;
+        sel_any_50 = lane_fault_19 != f_none;
+        sel_fault_50 = lane_fault_19;
+        sel_lane_50 = lane_index_0;
+        if (lane_fault_19 != f_none) begin
+            sel_lane_50 = lane_index_19;
         end
-        or_fault_51 = f_none;
-        if (first_onehot_20) begin
-            or_fault_51 = lane_fault_20;
+        sel_any_51 = lane_fault_20 != f_none;
+        sel_fault_51 = lane_fault_20;
+        sel_lane_51 = lane_index_0;
+        if (lane_fault_20 != f_none) begin
+            sel_lane_51 = lane_index_20;
         end
-        or_fault_52 = f_none;
-        if (first_onehot_21) begin
-            or_fault_52 = lane_fault_21;
+        sel_any_52 = lane_fault_21 != f_none;
+        sel_fault_52 = lane_fault_21;
+        sel_lane_52 = lane_index_0;
+        if (lane_fault_21 != f_none) begin
+            sel_lane_52 = lane_index_21;
         end
-        or_fault_53 = f_none;
-        if (first_onehot_22) begin
-            or_fault_53 = lane_fault_22;
+        sel_any_53 = lane_fault_22 != f_none;
+        sel_fault_53 = lane_fault_22;
+        sel_lane_53 = lane_index_0;
+        if (lane_fault_22 != f_none) begin
+            sel_lane_53 = lane_index_22;
         end
-        or_fault_54 = f_none;
-        if (first_onehot_23) begin
-            or_fault_54 = lane_fault_23;
+        sel_any_54 = lane_fault_23 != f_none;
+        sel_fault_54 = lane_fault_23;
+        sel_lane_54 = lane_index_0;
+        if (lane_fault_23 != f_none) begin
+            sel_lane_54 = lane_index_23;
         end
-        or_fault_55 = f_none;
-        if (first_onehot_24) begin
-            or_fault_55 = lane_fault_24;
+        sel_any_55 = lane_fault_24 != f_none;
+        sel_fault_55 = lane_fault_24;
+        sel_lane_55 = lane_index_0;
+        if (lane_fault_24 != f_none) begin
+            sel_lane_55 = lane_index_24;
         end
-        or_fault_56 = f_none;
-        if (first_onehot_25) begin
-            or_fault_56 = lane_fault_25;
+        sel_any_56 = lane_fault_25 != f_none;
+        sel_fault_56 = lane_fault_25;
+        sel_lane_56 = lane_index_0;
+        if (lane_fault_25 != f_none) begin
+            sel_lane_56 = lane_index_25;
         end
-        or_fault_57 = f_none;
-        if (first_onehot_26) begin
-            or_fault_57 = lane_fault_26;
+        sel_any_57 = lane_fault_26 != f_none;
+        sel_fault_57 = lane_fault_26;
+        sel_lane_57 = lane_index_0;
+        if (lane_fault_26 != f_none) begin
+            sel_lane_57 = lane_index_26;
         end
-        or_fault_58 = f_none;
-        if (first_onehot_27) begin
-            or_fault_58 = lane_fault_27;
+        sel_any_58 = lane_fault_27 != f_none;
+        sel_fault_58 = lane_fault_27;
+        sel_lane_58 = lane_index_0;
+        if (lane_fault_27 != f_none) begin
+            sel_lane_58 = lane_index_27;
         end
-        or_fault_59 = f_none;
-        if (first_onehot_28) begin
-            or_fault_59 = lane_fault_28;
+        sel_any_59 = lane_fault_28 != f_none;
+        sel_fault_59 = lane_fault_28;
+        sel_lane_59 = lane_index_0;
+        if (lane_fault_28 != f_none) begin
+            sel_lane_59 = lane_index_28;
         end
-        or_fault_60 = f_none;
-        if (first_onehot_29) begin
-            or_fault_60 = lane_fault_29;
+        sel_any_60 = lane_fault_29 != f_none;
+        sel_fault_60 = lane_fault_29;
+        sel_lane_60 = lane_index_0;
+        if (lane_fault_29 != f_none) begin
+            sel_lane_60 = lane_index_29;
         end
-        or_fault_61 = f_none;
-        if (first_onehot_30) begin
-            or_fault_61 = lane_fault_30;
+        sel_any_61 = lane_fault_30 != f_none;
+        sel_fault_61 = lane_fault_30;
+        sel_lane_61 = lane_index_0;
+        if (lane_fault_30 != f_none) begin
+            sel_lane_61 = lane_index_30;
         end
-        or_fault_62 = f_none;
-        if (first_onehot_31) begin
-            or_fault_62 = lane_fault_31;
+        sel_any_62 = lane_fault_31 != f_none;
+        sel_fault_62 = lane_fault_31;
+        sel_lane_62 = lane_index_0;
+        if (lane_fault_31 != f_none) begin
+            sel_lane_62 = lane_index_31;
         end
-        or_fault_30 = or_fault_61 | or_fault_62;
-        or_fault_29 = or_fault_59 | or_fault_60;
-        or_fault_28 = or_fault_57 | or_fault_58;
-        or_fault_27 = or_fault_55 | or_fault_56;
-        or_fault_26 = or_fault_53 | or_fault_54;
-        or_fault_25 = or_fault_51 | or_fault_52;
-        or_fault_24 = or_fault_49 | or_fault_50;
-        or_fault_23 = or_fault_47 | or_fault_48;
-        or_fault_22 = or_fault_45 | or_fault_46;
-        or_fault_21 = or_fault_43 | or_fault_44;
-        or_fault_20 = or_fault_41 | or_fault_42;
-        or_fault_19 = or_fault_39 | or_fault_40;
-        or_fault_18 = or_fault_37 | or_fault_38;
-        or_fault_17 = or_fault_35 | or_fault_36;
-        or_fault_16 = or_fault_33 | or_fault_34;
-        or_fault_15 = or_fault_31 | or_fault_32;
-        or_fault_14 = or_fault_29 | or_fault_30;
-        or_fault_13 = or_fault_27 | or_fault_28;
-        or_fault_12 = or_fault_25 | or_fault_26;
-        or_fault_11 = or_fault_23 | or_fault_24;
-        or_fault_10 = or_fault_21 | or_fault_22;
-        or_fault_9 = or_fault_19 | or_fault_20;
-        or_fault_8 = or_fault_17 | or_fault_18;
-        or_fault_7 = or_fault_15 | or_fault_16;
-        or_fault_6 = or_fault_13 | or_fault_14;
-        or_fault_5 = or_fault_11 | or_fault_12;
-        or_fault_4 = or_fault_9 | or_fault_10;
-        or_fault_3 = or_fault_7 | or_fault_8;
-        or_fault_2 = or_fault_5 | or_fault_6;
-        or_fault_1 = or_fault_3 | or_fault_4;
-        or_fault_0 = or_fault_1 | or_fault_2;
-        fault = or_fault_0;
+        sel_any_30 = sel_any_61 | sel_any_62;
+        sel_fault_30 = sel_fault_62;
+        sel_lane_30 = sel_lane_62;
+        if (sel_any_61) begin
+            sel_fault_30 = sel_fault_61;
+            sel_lane_30 = sel_lane_61;
+        end
+        sel_any_29 = sel_any_59 | sel_any_60;
+        sel_fault_29 = sel_fault_60;
+        sel_lane_29 = sel_lane_60;
+        if (sel_any_59) begin
+            sel_fault_29 = sel_fault_59;
+            sel_lane_29 = sel_lane_59;
+        end
+        sel_any_28 = sel_any_57 | sel_any_58;
+        sel_fault_28 = sel_fault_58;
+        sel_lane_28 = sel_lane_58;
+        if (sel_any_57) begin
+            sel_fault_28 = sel_fault_57;
+            sel_lane_28 = sel_lane_57;
+        end
+        sel_any_27 = sel_any_55 | sel_any_56;
+        sel_fault_27 = sel_fault_56;
+        sel_lane_27 = sel_lane_56;
+        if (sel_any_55) begin
+            sel_fault_27 = sel_fault_55;
+            sel_lane_27 = sel_lane_55;
+        end
+        sel_any_26 = sel_any_53 | sel_any_54;
+        sel_fault_26 = sel_fault_54;
+        sel_lane_26 = sel_lane_54;
+        if (sel_any_53) begin
+            sel_fault_26 = sel_fault_53;
+            sel_lane_26 = sel_lane_53;
+        end
+        sel_any_25 = sel_any_51 | sel_any_52;
+        sel_fault_25 = sel_fault_52;
+        sel_lane_25 = sel_lane_52;
+        if (sel_any_51) begin
+            sel_fault_25 = sel_fault_51;
+            sel_lane_25 = sel_lane_51;
+        end
+        sel_any_24 = sel_any_49 | sel_any_50;
+        sel_fault_24 = sel_fault_50;
+        sel_lane_24 = sel_lane_50;
+        if (sel_any_49) begin
+            sel_fault_24 = sel_fault_49;
+            sel_lane_24 = sel_lane_49;
+        end
+        sel_any_23 = sel_any_47 | sel_any_48;
+        sel_fault_23 = sel_fault_48;
+        sel_lane_23 = sel_lane_48;
+        if (sel_any_47) begin
+            sel_fault_23 = sel_fault_47;
+            sel_lane_23 = sel_lane_47;
+        end
+        sel_any_22 = sel_any_45 | sel_any_46;
+        sel_fault_22 = sel_fault_46;
+        sel_lane_22 = sel_lane_46;
+        if (sel_any_45) begin
+            sel_fault_22 = sel_fault_45;
+            sel_lane_22 = sel_lane_45;
+        end
+        sel_any_21 = sel_any_43 | sel_any_44;
+        sel_fault_21 = sel_fault_44;
+        sel_lane_21 = sel_lane_44;
+        if (sel_any_43) begin
+            sel_fault_21 = sel_fault_43;
+            sel_lane_21 = sel_lane_43;
+        end
+        sel_any_20 = sel_any_41 | sel_any_42;
+        sel_fault_20 = sel_fault_42;
+        sel_lane_20 = sel_lane_42;
+        if (sel_any_41) begin
+            sel_fault_20 = sel_fault_41;
+            sel_lane_20 = sel_lane_41;
+        end
+        sel_any_19 = sel_any_39 | sel_any_40;
+        sel_fault_19 = sel_fault_40;
+        sel_lane_19 = sel_lane_40;
+        if (sel_any_39) begin
+            sel_fault_19 = sel_fault_39;
+            sel_lane_19 = sel_lane_39;
+        end
+        sel_any_18 = sel_any_37 | sel_any_38;
+        sel_fault_18 = sel_fault_38;
+        sel_lane_18 = sel_lane_38;
+        if (sel_any_37) begin
+            sel_fault_18 = sel_fault_37;
+            sel_lane_18 = sel_lane_37;
+        end
+        sel_any_17 = sel_any_35 | sel_any_36;
+        sel_fault_17 = sel_fault_36;
+        sel_lane_17 = sel_lane_36;
+        if (sel_any_35) begin
+            sel_fault_17 = sel_fault_35;
+            sel_lane_17 = sel_lane_35;
+        end
+        sel_any_16 = sel_any_33 | sel_any_34;
+        sel_fault_16 = sel_fault_34;
+        sel_lane_16 = sel_lane_34;
+        if (sel_any_33) begin
+            sel_fault_16 = sel_fault_33;
+            sel_lane_16 = sel_lane_33;
+        end
+        sel_any_15 = sel_any_31 | sel_any_32;
+        sel_fault_15 = sel_fault_32;
+        sel_lane_15 = sel_lane_32;
+        if (sel_any_31) begin
+            sel_fault_15 = sel_fault_31;
+            sel_lane_15 = sel_lane_31;
+        end
+        sel_any_14 = sel_any_29 | sel_any_30;
+        sel_fault_14 = sel_fault_30;
+        sel_lane_14 = sel_lane_30;
+        if (sel_any_29) begin
+            sel_fault_14 = sel_fault_29;
+            sel_lane_14 = sel_lane_29;
+        end
+        sel_any_13 = sel_any_27 | sel_any_28;
+        sel_fault_13 = sel_fault_28;
+        sel_lane_13 = sel_lane_28;
+        if (sel_any_27) begin
+            sel_fault_13 = sel_fault_27;
+            sel_lane_13 = sel_lane_27;
+        end
+        sel_any_12 = sel_any_25 | sel_any_26;
+        sel_fault_12 = sel_fault_26;
+        sel_lane_12 = sel_lane_26;
+        if (sel_any_25) begin
+            sel_fault_12 = sel_fault_25;
+            sel_lane_12 = sel_lane_25;
+        end
+        sel_any_11 = sel_any_23 | sel_any_24;
+        sel_fault_11 = sel_fault_24;
+        sel_lane_11 = sel_lane_24;
+        if (sel_any_23) begin
+            sel_fault_11 = sel_fault_23;
+            sel_lane_11 = sel_lane_23;
+        end
+        sel_any_10 = sel_any_21 | sel_any_22;
+        sel_fault_10 = sel_fault_22;
+        sel_lane_10 = sel_lane_22;
+        if (sel_any_21) begin
+            sel_fault_10 = sel_fault_21;
+            sel_lane_10 = sel_lane_21;
+        end
+        sel_any_9 = sel_any_19 | sel_any_20;
+        sel_fault_9 = sel_fault_20;
+        sel_lane_9 = sel_lane_20;
+        if (sel_any_19) begin
+            sel_fault_9 = sel_fault_19;
+            sel_lane_9 = sel_lane_19;
+        end
+        sel_any_8 = sel_any_17 | sel_any_18;
+        sel_fault_8 = sel_fault_18;
+        sel_lane_8 = sel_lane_18;
+        if (sel_any_17) begin
+            sel_fault_8 = sel_fault_17;
+            sel_lane_8 = sel_lane_17;
+        end
+        sel_any_7 = sel_any_15 | sel_any_16;
+        sel_fault_7 = sel_fault_16;
+        sel_lane_7 = sel_lane_16;
+        if (sel_any_15) begin
+            sel_fault_7 = sel_fault_15;
+            sel_lane_7 = sel_lane_15;
+        end
+        sel_any_6 = sel_any_13 | sel_any_14;
+        sel_fault_6 = sel_fault_14;
+        sel_lane_6 = sel_lane_14;
+        if (sel_any_13) begin
+            sel_fault_6 = sel_fault_13;
+            sel_lane_6 = sel_lane_13;
+        end
+        sel_any_5 = sel_any_11 | sel_any_12;
+        sel_fault_5 = sel_fault_12;
+        sel_lane_5 = sel_lane_12;
+        if (sel_any_11) begin
+            sel_fault_5 = sel_fault_11;
+            sel_lane_5 = sel_lane_11;
+        end
+        sel_any_4 = sel_any_9 | sel_any_10;
+        sel_fault_4 = sel_fault_10;
+        sel_lane_4 = sel_lane_10;
+        if (sel_any_9) begin
+            sel_fault_4 = sel_fault_9;
+            sel_lane_4 = sel_lane_9;
+        end
+        sel_any_3 = sel_any_7 | sel_any_8;
+        sel_fault_3 = sel_fault_8;
+        sel_lane_3 = sel_lane_8;
+        if (sel_any_7) begin
+            sel_fault_3 = sel_fault_7;
+            sel_lane_3 = sel_lane_7;
+        end
+        sel_any_2 = sel_any_5 | sel_any_6;
+        sel_fault_2 = sel_fault_6;
+        sel_lane_2 = sel_lane_6;
+        if (sel_any_5) begin
+            sel_fault_2 = sel_fault_5;
+            sel_lane_2 = sel_lane_5;
+        end
+        sel_any_1 = sel_any_3 | sel_any_4;
+        sel_fault_1 = sel_fault_4;
+        sel_lane_1 = sel_lane_4;
+        if (sel_any_3) begin
+            sel_fault_1 = sel_fault_3;
+            sel_lane_1 = sel_lane_3;
+        end
+        sel_any_0 = sel_any_1 | sel_any_2;
+        sel_fault_0 = sel_fault_2;
+        sel_lane_0 = sel_lane_2;
+        if (sel_any_1) begin
+            sel_fault_0 = sel_fault_1;
+            sel_lane_0 = sel_lane_1;
+        end
+        any_fault = sel_any_0;
+        fault = sel_fault_0;
+        lane = sel_lane_0;
         lanes_0_g_loc = lanes_0_g_loc_comb;
         lanes_10_g_loc = lanes_10_g_loc_comb;
         lanes_11_g_loc = lanes_11_g_loc_comb;
@@ -16580,848 +17229,6 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_9_g_loc = lanes_9_g_loc_comb;
     end
 endmodule // mlu8_bst_k4_l32_p2_c2_checks
-
-// mlu8_bst_k4_l32_p2_c2_checks_first: hw::prio_enc::PrioEnc
-module mlu8_bst_k4_l32_p2_c2_checks_first(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
-    
-    // Module arguments
-    input wire  req_0;
-    input wire  req_1;
-    input wire  req_2;
-    input wire  req_3;
-    input wire  req_4;
-    input wire  req_5;
-    input wire  req_6;
-    input wire  req_7;
-    input wire  req_8;
-    input wire  req_9;
-    input wire  req_10;
-    input wire  req_11;
-    input wire  req_12;
-    input wire  req_13;
-    input wire  req_14;
-    input wire  req_15;
-    input wire  req_16;
-    input wire  req_17;
-    input wire  req_18;
-    input wire  req_19;
-    input wire  req_20;
-    input wire  req_21;
-    input wire  req_22;
-    input wire  req_23;
-    input wire  req_24;
-    input wire  req_25;
-    input wire  req_26;
-    input wire  req_27;
-    input wire  req_28;
-    input wire  req_29;
-    input wire  req_30;
-    input wire  req_31;
-    output reg  any;
-    output reg  [4:0] index;
-    output reg  onehot_0;
-    output reg  onehot_1;
-    output reg  onehot_2;
-    output reg  onehot_3;
-    output reg  onehot_4;
-    output reg  onehot_5;
-    output reg  onehot_6;
-    output reg  onehot_7;
-    output reg  onehot_8;
-    output reg  onehot_9;
-    output reg  onehot_10;
-    output reg  onehot_11;
-    output reg  onehot_12;
-    output reg  onehot_13;
-    output reg  onehot_14;
-    output reg  onehot_15;
-    output reg  onehot_16;
-    output reg  onehot_17;
-    output reg  onehot_18;
-    output reg  onehot_19;
-    output reg  onehot_20;
-    output reg  onehot_21;
-    output reg  onehot_22;
-    output reg  onehot_23;
-    output reg  onehot_24;
-    output reg  onehot_25;
-    output reg  onehot_26;
-    output reg  onehot_27;
-    output reg  onehot_28;
-    output reg  onehot_29;
-    output reg  onehot_30;
-    output reg  onehot_31;
-    output reg  multi;
-    
-    // Constant declarations
-    localparam  way_0 = 5'b0;
-    localparam  way_1 = 5'b1;
-    localparam  way_2 = 5'b10;
-    localparam  way_3 = 5'b11;
-    localparam  way_4 = 5'b100;
-    localparam  way_5 = 5'b101;
-    localparam  way_6 = 5'b110;
-    localparam  way_7 = 5'b111;
-    localparam  way_8 = 5'b1000;
-    localparam  way_9 = 5'b1001;
-    localparam  way_10 = 5'b1010;
-    localparam  way_11 = 5'b1011;
-    localparam  way_12 = 5'b1100;
-    localparam  way_13 = 5'b1101;
-    localparam  way_14 = 5'b1110;
-    localparam  way_15 = 5'b1111;
-    localparam  way_16 = 5'b10000;
-    localparam  way_17 = 5'b10001;
-    localparam  way_18 = 5'b10010;
-    localparam  way_19 = 5'b10011;
-    localparam  way_20 = 5'b10100;
-    localparam  way_21 = 5'b10101;
-    localparam  way_22 = 5'b10110;
-    localparam  way_23 = 5'b10111;
-    localparam  way_24 = 5'b11000;
-    localparam  way_25 = 5'b11001;
-    localparam  way_26 = 5'b11010;
-    localparam  way_27 = 5'b11011;
-    localparam  way_28 = 5'b11100;
-    localparam  way_29 = 5'b11101;
-    localparam  way_30 = 5'b11110;
-    localparam  way_31 = 5'b11111;
-    localparam  zero_iw = 5'b0;
-    
-    // Local signals
-    reg  any_t_0;
-    reg  any_t_1;
-    reg  any_t_2;
-    reg  any_t_3;
-    reg  any_t_4;
-    reg  any_t_5;
-    reg  any_t_6;
-    reg  any_t_7;
-    reg  any_t_8;
-    reg  any_t_9;
-    reg  any_t_10;
-    reg  any_t_11;
-    reg  any_t_12;
-    reg  any_t_13;
-    reg  any_t_14;
-    reg  any_t_15;
-    reg  any_t_16;
-    reg  any_t_17;
-    reg  any_t_18;
-    reg  any_t_19;
-    reg  any_t_20;
-    reg  any_t_21;
-    reg  any_t_22;
-    reg  any_t_23;
-    reg  any_t_24;
-    reg  any_t_25;
-    reg  any_t_26;
-    reg  any_t_27;
-    reg  any_t_28;
-    reg  any_t_29;
-    reg  any_t_30;
-    reg  any_t_31;
-    reg  any_t_32;
-    reg  any_t_33;
-    reg  any_t_34;
-    reg  any_t_35;
-    reg  any_t_36;
-    reg  any_t_37;
-    reg  any_t_38;
-    reg  any_t_39;
-    reg  any_t_40;
-    reg  any_t_41;
-    reg  any_t_42;
-    reg  any_t_43;
-    reg  any_t_44;
-    reg  any_t_45;
-    reg  any_t_46;
-    reg  any_t_47;
-    reg  any_t_48;
-    reg  any_t_49;
-    reg  any_t_50;
-    reg  any_t_51;
-    reg  any_t_52;
-    reg  any_t_53;
-    reg  any_t_54;
-    reg  any_t_55;
-    reg  any_t_56;
-    reg  any_t_57;
-    reg  any_t_58;
-    reg  any_t_59;
-    reg  any_t_60;
-    reg  any_t_61;
-    reg  any_t_62;
-    reg  multi_t_0;
-    reg  multi_t_1;
-    reg  multi_t_2;
-    reg  multi_t_3;
-    reg  multi_t_4;
-    reg  multi_t_5;
-    reg  multi_t_6;
-    reg  multi_t_7;
-    reg  multi_t_8;
-    reg  multi_t_9;
-    reg  multi_t_10;
-    reg  multi_t_11;
-    reg  multi_t_12;
-    reg  multi_t_13;
-    reg  multi_t_14;
-    reg  multi_t_15;
-    reg  multi_t_16;
-    reg  multi_t_17;
-    reg  multi_t_18;
-    reg  multi_t_19;
-    reg  multi_t_20;
-    reg  multi_t_21;
-    reg  multi_t_22;
-    reg  multi_t_23;
-    reg  multi_t_24;
-    reg  multi_t_25;
-    reg  multi_t_26;
-    reg  multi_t_27;
-    reg  multi_t_28;
-    reg  multi_t_29;
-    reg  multi_t_30;
-    reg  multi_t_31;
-    reg  multi_t_32;
-    reg  multi_t_33;
-    reg  multi_t_34;
-    reg  multi_t_35;
-    reg  multi_t_36;
-    reg  multi_t_37;
-    reg  multi_t_38;
-    reg  multi_t_39;
-    reg  multi_t_40;
-    reg  multi_t_41;
-    reg  multi_t_42;
-    reg  multi_t_43;
-    reg  multi_t_44;
-    reg  multi_t_45;
-    reg  multi_t_46;
-    reg  multi_t_47;
-    reg  multi_t_48;
-    reg  multi_t_49;
-    reg  multi_t_50;
-    reg  multi_t_51;
-    reg  multi_t_52;
-    reg  multi_t_53;
-    reg  multi_t_54;
-    reg  multi_t_55;
-    reg  multi_t_56;
-    reg  multi_t_57;
-    reg  multi_t_58;
-    reg  multi_t_59;
-    reg  multi_t_60;
-    reg  multi_t_61;
-    reg  multi_t_62;
-    reg  [4:0] idx_t_0;
-    reg  [4:0] idx_t_1;
-    reg  [4:0] idx_t_2;
-    reg  [4:0] idx_t_3;
-    reg  [4:0] idx_t_4;
-    reg  [4:0] idx_t_5;
-    reg  [4:0] idx_t_6;
-    reg  [4:0] idx_t_7;
-    reg  [4:0] idx_t_8;
-    reg  [4:0] idx_t_9;
-    reg  [4:0] idx_t_10;
-    reg  [4:0] idx_t_11;
-    reg  [4:0] idx_t_12;
-    reg  [4:0] idx_t_13;
-    reg  [4:0] idx_t_14;
-    reg  [4:0] idx_t_15;
-    reg  [4:0] idx_t_16;
-    reg  [4:0] idx_t_17;
-    reg  [4:0] idx_t_18;
-    reg  [4:0] idx_t_19;
-    reg  [4:0] idx_t_20;
-    reg  [4:0] idx_t_21;
-    reg  [4:0] idx_t_22;
-    reg  [4:0] idx_t_23;
-    reg  [4:0] idx_t_24;
-    reg  [4:0] idx_t_25;
-    reg  [4:0] idx_t_26;
-    reg  [4:0] idx_t_27;
-    reg  [4:0] idx_t_28;
-    reg  [4:0] idx_t_29;
-    reg  [4:0] idx_t_30;
-    reg  [4:0] idx_t_31;
-    reg  [4:0] idx_t_32;
-    reg  [4:0] idx_t_33;
-    reg  [4:0] idx_t_34;
-    reg  [4:0] idx_t_35;
-    reg  [4:0] idx_t_36;
-    reg  [4:0] idx_t_37;
-    reg  [4:0] idx_t_38;
-    reg  [4:0] idx_t_39;
-    reg  [4:0] idx_t_40;
-    reg  [4:0] idx_t_41;
-    reg  [4:0] idx_t_42;
-    reg  [4:0] idx_t_43;
-    reg  [4:0] idx_t_44;
-    reg  [4:0] idx_t_45;
-    reg  [4:0] idx_t_46;
-    reg  [4:0] idx_t_47;
-    reg  [4:0] idx_t_48;
-    reg  [4:0] idx_t_49;
-    reg  [4:0] idx_t_50;
-    reg  [4:0] idx_t_51;
-    reg  [4:0] idx_t_52;
-    reg  [4:0] idx_t_53;
-    reg  [4:0] idx_t_54;
-    reg  [4:0] idx_t_55;
-    reg  [4:0] idx_t_56;
-    reg  [4:0] idx_t_57;
-    reg  [4:0] idx_t_58;
-    reg  [4:0] idx_t_59;
-    reg  [4:0] idx_t_60;
-    reg  [4:0] idx_t_61;
-    reg  [4:0] idx_t_62;
-    reg  blocked_0;
-    reg  blocked_1;
-    reg  blocked_2;
-    reg  blocked_3;
-    reg  blocked_4;
-    reg  blocked_5;
-    reg  blocked_6;
-    reg  blocked_7;
-    reg  blocked_8;
-    reg  blocked_9;
-    reg  blocked_10;
-    reg  blocked_11;
-    reg  blocked_12;
-    reg  blocked_13;
-    reg  blocked_14;
-    reg  blocked_15;
-    reg  blocked_16;
-    reg  blocked_17;
-    reg  blocked_18;
-    reg  blocked_19;
-    reg  blocked_20;
-    reg  blocked_21;
-    reg  blocked_22;
-    reg  blocked_23;
-    reg  blocked_24;
-    reg  blocked_25;
-    reg  blocked_26;
-    reg  blocked_27;
-    reg  blocked_28;
-    reg  blocked_29;
-    reg  blocked_30;
-    reg  blocked_31;
-    reg  blocked_32;
-    reg  blocked_33;
-    reg  blocked_34;
-    reg  blocked_35;
-    reg  blocked_36;
-    reg  blocked_37;
-    reg  blocked_38;
-    reg  blocked_39;
-    reg  blocked_40;
-    reg  blocked_41;
-    reg  blocked_42;
-    reg  blocked_43;
-    reg  blocked_44;
-    reg  blocked_45;
-    reg  blocked_46;
-    reg  blocked_47;
-    reg  blocked_48;
-    reg  blocked_49;
-    reg  blocked_50;
-    reg  blocked_51;
-    reg  blocked_52;
-    reg  blocked_53;
-    reg  blocked_54;
-    reg  blocked_55;
-    reg  blocked_56;
-    reg  blocked_57;
-    reg  blocked_58;
-    reg  blocked_59;
-    reg  blocked_60;
-    reg  blocked_61;
-    reg  blocked_62;
-    
-    // Update code
-    always @(*) begin
-        any_t_31 = req_0;
-        multi_t_31 = 1'b0;
-        idx_t_31 = zero_iw;
-        if (req_0) begin
-            idx_t_31 = way_0;
-        end
-        any_t_32 = req_1;
-        multi_t_32 = 1'b0;
-        idx_t_32 = zero_iw;
-        if (req_1) begin
-            idx_t_32 = way_1;
-        end
-        any_t_33 = req_2;
-        multi_t_33 = 1'b0;
-        idx_t_33 = zero_iw;
-        if (req_2) begin
-            idx_t_33 = way_2;
-        end
-        any_t_34 = req_3;
-        multi_t_34 = 1'b0;
-        idx_t_34 = zero_iw;
-        if (req_3) begin
-            idx_t_34 = way_3;
-        end
-        any_t_35 = req_4;
-        multi_t_35 = 1'b0;
-        idx_t_35 = zero_iw;
-        if (req_4) begin
-            idx_t_35 = way_4;
-        end
-        any_t_36 = req_5;
-        multi_t_36 = 1'b0;
-        idx_t_36 = zero_iw;
-        if (req_5) begin
-            idx_t_36 = way_5;
-        end
-        any_t_37 = req_6;
-        multi_t_37 = 1'b0;
-        idx_t_37 = zero_iw;
-        if (req_6) begin
-            idx_t_37 = way_6;
-        end
-        any_t_38 = req_7;
-        multi_t_38 = 1'b0;
-        idx_t_38 = zero_iw;
-        if (req_7) begin
-            idx_t_38 = way_7;
-        end
-        any_t_39 = req_8;
-        multi_t_39 = 1'b0;
-        idx_t_39 = zero_iw;
-        if (req_8) begin
-            idx_t_39 = way_8;
-        end
-        any_t_40 = req_9;
-        multi_t_40 = 1'b0;
-        idx_t_40 = zero_iw;
-        if (req_9) begin
-            idx_t_40 = way_9;
-        end
-        any_t_41 = req_10;
-        multi_t_41 = 1'b0;
-        idx_t_41 = zero_iw;
-        if (req_10) begin
-            idx_t_41 = way_10;
-        end
-        any_t_42 = req_11;
-        multi_t_42 = 1'b0;
-        idx_t_42 = zero_iw;
-        if (req_11) begin
-            idx_t_42 = way_11;
-        end
-        any_t_43 = req_12;
-        multi_t_43 = 1'b0;
-        idx_t_43 = zero_iw;
-        if (req_12) begin
-            idx_t_43 = way_12;
-        end
-        any_t_44 = req_13;
-        multi_t_44 = 1'b0;
-        idx_t_44 = zero_iw;
-        if (req_13) begin
-            idx_t_44 = way_13;
-        end
-        any_t_45 = req_14;
-        multi_t_45 = 1'b0;
-        idx_t_45 = zero_iw;
-        if (req_14) begin
-            idx_t_45 = way_14;
-        end
-        any_t_46 = req_15;
-        multi_t_46 = 1'b0;
-        idx_t_46 = zero_iw;
-        if (req_15) begin
-            idx_t_46 = way_15;
-        end
-        any_t_47 = req_16;
-        multi_t_47 = 1'b0;
-        idx_t_47 = zero_iw;
-        if (req_16) begin
-            idx_t_47 = way_16;
-        end
-        any_t_48 = req_17;
-        multi_t_48 = 1'b0;
-        idx_t_48 = zero_iw;
-        if (req_17) begin
-            idx_t_48 = way_17;
-        end
-        any_t_49 = req_18;
-        multi_t_49 = 1'b0;
-        idx_t_49 = zero_iw;
-        if (req_18) begin
-            idx_t_49 = way_18;
-        end
-        any_t_50 = req_19;
-        multi_t_50 = 1'b0;
-        idx_t_50 = zero_iw;
-        if (req_19) begin
-            idx_t_50 = way_19;
-        end
-        any_t_51 = req_20;
-        multi_t_51 = 1'b0;
-        idx_t_51 = zero_iw;
-        if (req_20) begin
-            idx_t_51 = way_20;
-        end
-        any_t_52 = req_21;
-        multi_t_52 = 1'b0;
-        idx_t_52 = zero_iw;
-        if (req_21) begin
-            idx_t_52 = way_21;
-        end
-        any_t_53 = req_22;
-        multi_t_53 = 1'b0;
-        idx_t_53 = zero_iw;
-        if (req_22) begin
-            idx_t_53 = way_22;
-        end
-        any_t_54 = req_23;
-        multi_t_54 = 1'b0;
-        idx_t_54 = zero_iw;
-        if (req_23) begin
-            idx_t_54 = way_23;
-        end
-        any_t_55 = req_24;
-        multi_t_55 = 1'b0;
-        idx_t_55 = zero_iw;
-        if (req_24) begin
-            idx_t_55 = way_24;
-        end
-        any_t_56 = req_25;
-        multi_t_56 = 1'b0;
-        idx_t_56 = zero_iw;
-        if (req_25) begin
-            idx_t_56 = way_25;
-        end
-        any_t_57 = req_26;
-        multi_t_57 = 1'b0;
-        idx_t_57 = zero_iw;
-        if (req_26) begin
-            idx_t_57 = way_26;
-        end
-        any_t_58 = req_27;
-        multi_t_58 = 1'b0;
-        idx_t_58 = zero_iw;
-        if (req_27) begin
-            idx_t_58 = way_27;
-        end
-        any_t_59 = req_28;
-        multi_t_59 = 1'b0;
-        idx_t_59 = zero_iw;
-        if (req_28) begin
-            idx_t_59 = way_28;
-        end
-        any_t_60 = req_29;
-        multi_t_60 = 1'b0;
-        idx_t_60 = zero_iw;
-        if (req_29) begin
-            idx_t_60 = way_29;
-        end
-        any_t_61 = req_30;
-        multi_t_61 = 1'b0;
-        idx_t_61 = zero_iw;
-        if (req_30) begin
-            idx_t_61 = way_30;
-        end
-        any_t_62 = req_31;
-        multi_t_62 = 1'b0;
-        idx_t_62 = zero_iw;
-        if (req_31) begin
-            idx_t_62 = way_31;
-        end
-        any_t_30 = any_t_61 || any_t_62;
-        multi_t_30 = multi_t_61 || multi_t_62 || (any_t_61 && any_t_62);
-        idx_t_30 = idx_t_62;
-        if (any_t_61) begin
-            idx_t_30 = idx_t_61;
-        end
-        any_t_29 = any_t_59 || any_t_60;
-        multi_t_29 = multi_t_59 || multi_t_60 || (any_t_59 && any_t_60);
-        idx_t_29 = idx_t_60;
-        if (any_t_59) begin
-            idx_t_29 = idx_t_59;
-        end
-        any_t_28 = any_t_57 || any_t_58;
-        multi_t_28 = multi_t_57 || multi_t_58 || (any_t_57 && any_t_58);
-        idx_t_28 = idx_t_58;
-        if (any_t_57) begin
-            idx_t_28 = idx_t_57;
-        end
-        any_t_27 = any_t_55 || any_t_56;
-        multi_t_27 = multi_t_55 || multi_t_56 || (any_t_55 && any_t_56);
-        idx_t_27 = idx_t_56;
-        if (any_t_55) begin
-            idx_t_27 = idx_t_55;
-        end
-        any_t_26 = any_t_53 || any_t_54;
-        multi_t_26 = multi_t_53 || multi_t_54 || (any_t_53 && any_t_54);
-        idx_t_26 = idx_t_54;
-        if (any_t_53) begin
-            idx_t_26 = idx_t_53;
-        end
-        any_t_25 = any_t_51 || any_t_52;
-        multi_t_25 = multi_t_51 || multi_t_52 || (any_t_51 && any_t_52);
-        idx_t_25 = idx_t_52;
-        if (any_t_51) begin
-            idx_t_25 = idx_t_51;
-        end
-        any_t_24 = any_t_49 || any_t_50;
-        multi_t_24 = multi_t_49 || multi_t_50 || (any_t_49 && any_t_50);
-        idx_t_24 = idx_t_50;
-        if (any_t_49) begin
-            idx_t_24 = idx_t_49;
-        end
-        any_t_23 = any_t_47 || any_t_48;
-        multi_t_23 = multi_t_47 || multi_t_48 || (any_t_47 && any_t_48);
-        idx_t_23 = idx_t_48;
-        if (any_t_47) begin
-            idx_t_23 = idx_t_47;
-        end
-        any_t_22 = any_t_45 || any_t_46;
-        multi_t_22 = multi_t_45 || multi_t_46 || (any_t_45 && any_t_46);
-        idx_t_22 = idx_t_46;
-        if (any_t_45) begin
-            idx_t_22 = idx_t_45;
-        end
-        any_t_21 = any_t_43 || any_t_44;
-        multi_t_21 = multi_t_43 || multi_t_44 || (any_t_43 && any_t_44);
-        idx_t_21 = idx_t_44;
-        if (any_t_43) begin
-            idx_t_21 = idx_t_43;
-        end
-        any_t_20 = any_t_41 || any_t_42;
-        multi_t_20 = multi_t_41 || multi_t_42 || (any_t_41 && any_t_42);
-        idx_t_20 = idx_t_42;
-        if (any_t_41) begin
-            idx_t_20 = idx_t_41;
-        end
-        any_t_19 = any_t_39 || any_t_40;
-        multi_t_19 = multi_t_39 || multi_t_40 || (any_t_39 && any_t_40);
-        idx_t_19 = idx_t_40;
-        if (any_t_39) begin
-            idx_t_19 = idx_t_39;
-        end
-        any_t_18 = any_t_37 || any_t_38;
-        multi_t_18 = multi_t_37 || multi_t_38 || (any_t_37 && any_t_38);
-        idx_t_18 = idx_t_38;
-        if (any_t_37) begin
-            idx_t_18 = idx_t_37;
-        end
-        any_t_17 = any_t_35 || any_t_36;
-        multi_t_17 = multi_t_35 || multi_t_36 || (any_t_35 && any_t_36);
-        idx_t_17 = idx_t_36;
-        if (any_t_35) begin
-            idx_t_17 = idx_t_35;
-        end
-        any_t_16 = any_t_33 || any_t_34;
-        multi_t_16 = multi_t_33 || multi_t_34 || (any_t_33 && any_t_34);
-        idx_t_16 = idx_t_34;
-        if (any_t_33) begin
-            idx_t_16 = idx_t_33;
-        end
-        any_t_15 = any_t_31 || any_t_32;
-        multi_t_15 = multi_t_31 || multi_t_32 || (any_t_31 && any_t_32);
-        idx_t_15 = idx_t_32;
-        if (any_t_31) begin
-            idx_t_15 = idx_t_31;
-        end
-        any_t_14 = any_t_29 || any_t_30;
-        multi_t_14 = multi_t_29 || multi_t_30 || (any_t_29 && any_t_30);
-        idx_t_14 = idx_t_30;
-        if (any_t_29) begin
-            idx_t_14 = idx_t_29;
-        end
-        any_t_13 = any_t_27 || any_t_28;
-        multi_t_13 = multi_t_27 || multi_t_28 || (any_t_27 && any_t_28);
-        idx_t_13 = idx_t_28;
-        if (any_t_27) begin
-            idx_t_13 = idx_t_27;
-        end
-        any_t_12 = any_t_25 || any_t_26;
-        multi_t_12 = multi_t_25 || multi_t_26 || (any_t_25 && any_t_26);
-        idx_t_12 = idx_t_26;
-        if (any_t_25) begin
-            idx_t_12 = idx_t_25;
-        end
-        any_t_11 = any_t_23 || any_t_24;
-        multi_t_11 = multi_t_23 || multi_t_24 || (any_t_23 && any_t_24);
-        idx_t_11 = idx_t_24;
-        if (any_t_23) begin
-            idx_t_11 = idx_t_23;
-        end
-        any_t_10 = any_t_21 || any_t_22;
-        multi_t_10 = multi_t_21 || multi_t_22 || (any_t_21 && any_t_22);
-        idx_t_10 = idx_t_22;
-        if (any_t_21) begin
-            idx_t_10 = idx_t_21;
-        end
-        any_t_9 = any_t_19 || any_t_20;
-        multi_t_9 = multi_t_19 || multi_t_20 || (any_t_19 && any_t_20);
-        idx_t_9 = idx_t_20;
-        if (any_t_19) begin
-            idx_t_9 = idx_t_19;
-        end
-        any_t_8 = any_t_17 || any_t_18;
-        multi_t_8 = multi_t_17 || multi_t_18 || (any_t_17 && any_t_18);
-        idx_t_8 = idx_t_18;
-        if (any_t_17) begin
-            idx_t_8 = idx_t_17;
-        end
-        any_t_7 = any_t_15 || any_t_16;
-        multi_t_7 = multi_t_15 || multi_t_16 || (any_t_15 && any_t_16);
-        idx_t_7 = idx_t_16;
-        if (any_t_15) begin
-            idx_t_7 = idx_t_15;
-        end
-        any_t_6 = any_t_13 || any_t_14;
-        multi_t_6 = multi_t_13 || multi_t_14 || (any_t_13 && any_t_14);
-        idx_t_6 = idx_t_14;
-        if (any_t_13) begin
-            idx_t_6 = idx_t_13;
-        end
-        any_t_5 = any_t_11 || any_t_12;
-        multi_t_5 = multi_t_11 || multi_t_12 || (any_t_11 && any_t_12);
-        idx_t_5 = idx_t_12;
-        if (any_t_11) begin
-            idx_t_5 = idx_t_11;
-        end
-        any_t_4 = any_t_9 || any_t_10;
-        multi_t_4 = multi_t_9 || multi_t_10 || (any_t_9 && any_t_10);
-        idx_t_4 = idx_t_10;
-        if (any_t_9) begin
-            idx_t_4 = idx_t_9;
-        end
-        any_t_3 = any_t_7 || any_t_8;
-        multi_t_3 = multi_t_7 || multi_t_8 || (any_t_7 && any_t_8);
-        idx_t_3 = idx_t_8;
-        if (any_t_7) begin
-            idx_t_3 = idx_t_7;
-        end
-        any_t_2 = any_t_5 || any_t_6;
-        multi_t_2 = multi_t_5 || multi_t_6 || (any_t_5 && any_t_6);
-        idx_t_2 = idx_t_6;
-        if (any_t_5) begin
-            idx_t_2 = idx_t_5;
-        end
-        any_t_1 = any_t_3 || any_t_4;
-        multi_t_1 = multi_t_3 || multi_t_4 || (any_t_3 && any_t_4);
-        idx_t_1 = idx_t_4;
-        if (any_t_3) begin
-            idx_t_1 = idx_t_3;
-        end
-        any_t_0 = any_t_1 || any_t_2;
-        multi_t_0 = multi_t_1 || multi_t_2 || (any_t_1 && any_t_2);
-        idx_t_0 = idx_t_2;
-        if (any_t_1) begin
-            idx_t_0 = idx_t_1;
-        end
-        blocked_0 = 1'b0;
-        blocked_1 = blocked_0;
-        blocked_2 = blocked_0 || any_t_1;
-        blocked_3 = blocked_1;
-        blocked_4 = blocked_1 || any_t_3;
-        blocked_5 = blocked_2;
-        blocked_6 = blocked_2 || any_t_5;
-        blocked_7 = blocked_3;
-        blocked_8 = blocked_3 || any_t_7;
-        blocked_9 = blocked_4;
-        blocked_10 = blocked_4 || any_t_9;
-        blocked_11 = blocked_5;
-        blocked_12 = blocked_5 || any_t_11;
-        blocked_13 = blocked_6;
-        blocked_14 = blocked_6 || any_t_13;
-        blocked_15 = blocked_7;
-        blocked_16 = blocked_7 || any_t_15;
-        blocked_17 = blocked_8;
-        blocked_18 = blocked_8 || any_t_17;
-        blocked_19 = blocked_9;
-        blocked_20 = blocked_9 || any_t_19;
-        blocked_21 = blocked_10;
-        blocked_22 = blocked_10 || any_t_21;
-        blocked_23 = blocked_11;
-        blocked_24 = blocked_11 || any_t_23;
-        blocked_25 = blocked_12;
-        blocked_26 = blocked_12 || any_t_25;
-        blocked_27 = blocked_13;
-        blocked_28 = blocked_13 || any_t_27;
-        blocked_29 = blocked_14;
-        blocked_30 = blocked_14 || any_t_29;
-        blocked_31 = blocked_15;
-        blocked_32 = blocked_15 || any_t_31;
-        blocked_33 = blocked_16;
-        blocked_34 = blocked_16 || any_t_33;
-        blocked_35 = blocked_17;
-        blocked_36 = blocked_17 || any_t_35;
-        blocked_37 = blocked_18;
-        blocked_38 = blocked_18 || any_t_37;
-        blocked_39 = blocked_19;
-        blocked_40 = blocked_19 || any_t_39;
-        blocked_41 = blocked_20;
-        blocked_42 = blocked_20 || any_t_41;
-        blocked_43 = blocked_21;
-        blocked_44 = blocked_21 || any_t_43;
-        blocked_45 = blocked_22;
-        blocked_46 = blocked_22 || any_t_45;
-        blocked_47 = blocked_23;
-        blocked_48 = blocked_23 || any_t_47;
-        blocked_49 = blocked_24;
-        blocked_50 = blocked_24 || any_t_49;
-        blocked_51 = blocked_25;
-        blocked_52 = blocked_25 || any_t_51;
-        blocked_53 = blocked_26;
-        blocked_54 = blocked_26 || any_t_53;
-        blocked_55 = blocked_27;
-        blocked_56 = blocked_27 || any_t_55;
-        blocked_57 = blocked_28;
-        blocked_58 = blocked_28 || any_t_57;
-        blocked_59 = blocked_29;
-        blocked_60 = blocked_29 || any_t_59;
-        blocked_61 = blocked_30;
-        blocked_62 = blocked_30 || any_t_61;
-        onehot_0 = req_0 && ~blocked_31;
-        onehot_1 = req_1 && ~blocked_32;
-        onehot_2 = req_2 && ~blocked_33;
-        onehot_3 = req_3 && ~blocked_34;
-        onehot_4 = req_4 && ~blocked_35;
-        onehot_5 = req_5 && ~blocked_36;
-        onehot_6 = req_6 && ~blocked_37;
-        onehot_7 = req_7 && ~blocked_38;
-        onehot_8 = req_8 && ~blocked_39;
-        onehot_9 = req_9 && ~blocked_40;
-        onehot_10 = req_10 && ~blocked_41;
-        onehot_11 = req_11 && ~blocked_42;
-        onehot_12 = req_12 && ~blocked_43;
-        onehot_13 = req_13 && ~blocked_44;
-        onehot_14 = req_14 && ~blocked_45;
-        onehot_15 = req_15 && ~blocked_46;
-        onehot_16 = req_16 && ~blocked_47;
-        onehot_17 = req_17 && ~blocked_48;
-        onehot_18 = req_18 && ~blocked_49;
-        onehot_19 = req_19 && ~blocked_50;
-        onehot_20 = req_20 && ~blocked_51;
-        onehot_21 = req_21 && ~blocked_52;
-        onehot_22 = req_22 && ~blocked_53;
-        onehot_23 = req_23 && ~blocked_54;
-        onehot_24 = req_24 && ~blocked_55;
-        onehot_25 = req_25 && ~blocked_56;
-        onehot_26 = req_26 && ~blocked_57;
-        onehot_27 = req_27 && ~blocked_58;
-        onehot_28 = req_28 && ~blocked_59;
-        onehot_29 = req_29 && ~blocked_60;
-        onehot_30 = req_30 && ~blocked_61;
-        onehot_31 = req_31 && ~blocked_62;
-        any = any_t_0;
-        multi = multi_t_0;
-        index = idx_t_0;
-    end
-endmodule // mlu8_bst_k4_l32_p2_c2_checks_first
 
 // mlu8_bst_k4_l32_p2_c2_checks_lanes_0: hw::memcheck::Memcheck
 module mlu8_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
@@ -34854,6 +34661,22 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [7:0] tag_6_q;
     reg  [7:0] tag_7_d;
     reg  [7:0] tag_7_q;
+    reg  [55:0] bxs_0_d;
+    reg  [55:0] bxs_0_q;
+    reg  [55:0] bxs_1_d;
+    reg  [55:0] bxs_1_q;
+    reg  [55:0] bxs_2_d;
+    reg  [55:0] bxs_2_q;
+    reg  [55:0] bxs_3_d;
+    reg  [55:0] bxs_3_q;
+    reg  [55:0] bxs_4_d;
+    reg  [55:0] bxs_4_q;
+    reg  [55:0] bxs_5_d;
+    reg  [55:0] bxs_5_q;
+    reg  [55:0] bxs_6_d;
+    reg  [55:0] bxs_6_q;
+    reg  [55:0] bxs_7_d;
+    reg  [55:0] bxs_7_q;
     reg  rs_pe_req_0;
     reg  rs_pe_req_1;
     reg  rs_pe_req_2;
@@ -35336,6 +35159,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         tag_5_q = 8'h0;
         tag_6_q = 8'h0;
         tag_7_q = 8'h0;
+        bxs_0_q = 56'h0;
+        bxs_1_q = 56'h0;
+        bxs_2_q = 56'h0;
+        bxs_3_q = 56'h0;
+        bxs_4_q = 56'h0;
+        bxs_5_q = 56'h0;
+        bxs_6_q = 56'h0;
+        bxs_7_q = 56'h0;
         s1_rs_valid_0_q = 1'h0;
         s1_rs_hit_0_q = 1'h0;
         s1_rs_multi_0_q = 1'h0;
@@ -35423,6 +35254,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         tag_5_q <= tag_5_d;
         tag_6_q <= tag_6_d;
         tag_7_q <= tag_7_d;
+        bxs_0_q <= bxs_0_d;
+        bxs_1_q <= bxs_1_d;
+        bxs_2_q <= bxs_2_d;
+        bxs_3_q <= bxs_3_d;
+        bxs_4_q <= bxs_4_d;
+        bxs_5_q <= bxs_5_d;
+        bxs_6_q <= bxs_6_d;
+        bxs_7_q <= bxs_7_d;
         s1_rs_valid_0_q <= s1_rs_valid_0_d;
         s1_rs_hit_0_q <= s1_rs_hit_0_d;
         s1_rs_multi_0_q <= s1_rs_multi_0_d;
@@ -35482,6 +35321,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [55:0] base_5_d_comb;
     reg  [55:0] base_6_d_comb;
     reg  [55:0] base_7_d_comb;
+    reg  [55:0] bxs_0_d_comb;
+    reg  [55:0] bxs_1_d_comb;
+    reg  [55:0] bxs_2_d_comb;
+    reg  [55:0] bxs_3_d_comb;
+    reg  [55:0] bxs_4_d_comb;
+    reg  [55:0] bxs_5_d_comb;
+    reg  [55:0] bxs_6_d_comb;
+    reg  [55:0] bxs_7_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_1_d_comb;
     reg  [50:0] loc_2_d_comb;
@@ -35543,64 +35390,64 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ ~base_0_q ^ ~size_0_q;
-        cs_c_0 = (rs_addr & ~base_0_q) | (rs_addr & ~size_0_q) | (~base_0_q & ~size_0_q);
+        cs_s_0 = rs_addr ^ bxs_0_q;
+        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
         rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ ~base_1_q ^ ~size_1_q;
-        cs_c_1 = (rs_addr & ~base_1_q) | (rs_addr & ~size_1_q) | (~base_1_q & ~size_1_q);
+        cs_s_1 = rs_addr ^ bxs_1_q;
+        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
         rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ ~base_2_q ^ ~size_2_q;
-        cs_c_2 = (rs_addr & ~base_2_q) | (rs_addr & ~size_2_q) | (~base_2_q & ~size_2_q);
+        cs_s_2 = rs_addr ^ bxs_2_q;
+        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
         rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ ~base_3_q ^ ~size_3_q;
-        cs_c_3 = (rs_addr & ~base_3_q) | (rs_addr & ~size_3_q) | (~base_3_q & ~size_3_q);
+        cs_s_3 = rs_addr ^ bxs_3_q;
+        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
         rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
-        cs_s_4 = rs_addr ^ ~base_4_q ^ ~size_4_q;
-        cs_c_4 = (rs_addr & ~base_4_q) | (rs_addr & ~size_4_q) | (~base_4_q & ~size_4_q);
+        cs_s_4 = rs_addr ^ bxs_4_q;
+        cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
         rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
-        cs_s_5 = rs_addr ^ ~base_5_q ^ ~size_5_q;
-        cs_c_5 = (rs_addr & ~base_5_q) | (rs_addr & ~size_5_q) | (~base_5_q & ~size_5_q);
+        cs_s_5 = rs_addr ^ bxs_5_q;
+        cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
         rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
-        cs_s_6 = rs_addr ^ ~base_6_q ^ ~size_6_q;
-        cs_c_6 = (rs_addr & ~base_6_q) | (rs_addr & ~size_6_q) | (~base_6_q & ~size_6_q);
+        cs_s_6 = rs_addr ^ bxs_6_q;
+        cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
         rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
-        cs_s_7 = rs_addr ^ ~base_7_q ^ ~size_7_q;
-        cs_c_7 = (rs_addr & ~base_7_q) | (rs_addr & ~size_7_q) | (~base_7_q & ~size_7_q);
+        cs_s_7 = rs_addr ^ bxs_7_q;
+        cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
         rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
@@ -35730,12 +35577,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_0_d_comb = base_0_q;
         size_0_d_comb = size_0_q;
         tag_0_d_comb = tag_0_q;
+        bxs_0_d_comb = bxs_0_q;
         if (write_en_0) begin
             valid_0_d_comb = 1'b1;
             loc_0_d_comb = fill_loc;
             base_0_d_comb = fill_base;
             size_0_d_comb = fill_size;
             tag_0_d_comb = fill_tag;
+            bxs_0_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_0 || clear) begin
             valid_0_d_comb = 1'b0;
@@ -35746,12 +35595,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_1_d_comb = base_1_q;
         size_1_d_comb = size_1_q;
         tag_1_d_comb = tag_1_q;
+        bxs_1_d_comb = bxs_1_q;
         if (write_en_1) begin
             valid_1_d_comb = 1'b1;
             loc_1_d_comb = fill_loc;
             base_1_d_comb = fill_base;
             size_1_d_comb = fill_size;
             tag_1_d_comb = fill_tag;
+            bxs_1_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_1 || clear) begin
             valid_1_d_comb = 1'b0;
@@ -35762,12 +35613,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_2_d_comb = base_2_q;
         size_2_d_comb = size_2_q;
         tag_2_d_comb = tag_2_q;
+        bxs_2_d_comb = bxs_2_q;
         if (write_en_2) begin
             valid_2_d_comb = 1'b1;
             loc_2_d_comb = fill_loc;
             base_2_d_comb = fill_base;
             size_2_d_comb = fill_size;
             tag_2_d_comb = fill_tag;
+            bxs_2_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_2 || clear) begin
             valid_2_d_comb = 1'b0;
@@ -35778,12 +35631,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_3_d_comb = base_3_q;
         size_3_d_comb = size_3_q;
         tag_3_d_comb = tag_3_q;
+        bxs_3_d_comb = bxs_3_q;
         if (write_en_3) begin
             valid_3_d_comb = 1'b1;
             loc_3_d_comb = fill_loc;
             base_3_d_comb = fill_base;
             size_3_d_comb = fill_size;
             tag_3_d_comb = fill_tag;
+            bxs_3_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_3 || clear) begin
             valid_3_d_comb = 1'b0;
@@ -35794,12 +35649,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_4_d_comb = base_4_q;
         size_4_d_comb = size_4_q;
         tag_4_d_comb = tag_4_q;
+        bxs_4_d_comb = bxs_4_q;
         if (write_en_4) begin
             valid_4_d_comb = 1'b1;
             loc_4_d_comb = fill_loc;
             base_4_d_comb = fill_base;
             size_4_d_comb = fill_size;
             tag_4_d_comb = fill_tag;
+            bxs_4_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_4 || clear) begin
             valid_4_d_comb = 1'b0;
@@ -35810,12 +35667,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_5_d_comb = base_5_q;
         size_5_d_comb = size_5_q;
         tag_5_d_comb = tag_5_q;
+        bxs_5_d_comb = bxs_5_q;
         if (write_en_5) begin
             valid_5_d_comb = 1'b1;
             loc_5_d_comb = fill_loc;
             base_5_d_comb = fill_base;
             size_5_d_comb = fill_size;
             tag_5_d_comb = fill_tag;
+            bxs_5_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_5 || clear) begin
             valid_5_d_comb = 1'b0;
@@ -35826,12 +35685,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_6_d_comb = base_6_q;
         size_6_d_comb = size_6_q;
         tag_6_d_comb = tag_6_q;
+        bxs_6_d_comb = bxs_6_q;
         if (write_en_6) begin
             valid_6_d_comb = 1'b1;
             loc_6_d_comb = fill_loc;
             base_6_d_comb = fill_base;
             size_6_d_comb = fill_size;
             tag_6_d_comb = fill_tag;
+            bxs_6_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_6 || clear) begin
             valid_6_d_comb = 1'b0;
@@ -35842,12 +35703,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_7_d_comb = base_7_q;
         size_7_d_comb = size_7_q;
         tag_7_d_comb = tag_7_q;
+        bxs_7_d_comb = bxs_7_q;
         if (write_en_7) begin
             valid_7_d_comb = 1'b1;
             loc_7_d_comb = fill_loc;
             base_7_d_comb = fill_base;
             size_7_d_comb = fill_size;
             tag_7_d_comb = fill_tag;
+            bxs_7_d_comb = fill_base ^ fill_size;
         end
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
@@ -36230,6 +36093,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         base_5_d = base_5_d_comb;
         base_6_d = base_6_d_comb;
         base_7_d = base_7_d_comb;
+        bxs_0_d = bxs_0_d_comb;
+        bxs_1_d = bxs_1_d_comb;
+        bxs_2_d = bxs_2_d_comb;
+        bxs_3_d = bxs_3_d_comb;
+        bxs_4_d = bxs_4_d_comb;
+        bxs_5_d = bxs_5_d_comb;
+        bxs_6_d = bxs_6_d_comb;
+        bxs_7_d = bxs_7_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_1_d = loc_1_d_comb;
         loc_2_d = loc_2_d_comb;

@@ -4,8 +4,11 @@
 //! Combinational. The golden model is `sim::memcheck::check_lanes`.
 //!
 //! Each lane is a [`Memcheck`] (the scalar datapath), so a lane decides
-//! exactly as the scalar MLU does; a priority encoder picks the lowest
-//! faulting lane (OR-tree, log2 L deep).
+//! exactly as the scalar MLU does. The lowest faulting lane and its fault
+//! come out of one selection tree, log2 L multiplexers deep: each node
+//! keeps its lower half's (lane, fault) if that half has a fault, else its
+//! upper half's. (A priority encoder's one-hot word followed by an AND-OR
+//! of the faults was twice as deep, and was the unit's response-fault path.)
 //!
 //! `stages` (1 or 2, [`LaneChecks::new`]): at 2 each lane's fault is
 //! registered and the lowest faulting lane is picked in the next cycle, so
@@ -40,7 +43,7 @@
 //!   `lane` (LW): the lowest faulting active lane and its fault (NONE and 0
 //!   when none faults).
 use crate::memcheck::Memcheck;
-use crate::prio_enc::{array_init, index_width, PrioEnc};
+use crate::prio_enc::{array_init, index_width};
 use rust_hdl::prelude::*;
 use sim::fault::FaultCode;
 
@@ -65,7 +68,6 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub fault: Signal<Out, Bits<3>>,
     pub lane: Signal<Out, Bits<LW>>,
     lanes: Vec<Memcheck>,
-    first: PrioEnc<L, LW>,
     // Each lane's fault this cycle in two parts (module doc), and the parts
     // and mask the reduction sees (these, or the stage registers' at stages
     // 2), and the lane's fault from them.
@@ -81,9 +83,13 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     st_bfail: Vec<DFF<Bit>>,
     st_mask: Vec<DFF<Bit>>,
     st_shared: Vec<DFF<Bit>>,
-    // Result multiplexer OR tree over the one-hot lowest lane (heap order,
-    // 2L-1 nodes, leaves L-1..).
-    or_fault: Vec<Signal<Local, Bits<3>>>,
+    // The selection tree (heap order, 2L-1 nodes, leaves L-1..; node n's
+    // children 2n+1, the lower lanes, and 2n+2): some lane below faults, and
+    // the lowest such lane's fault and index (NONE and 0 when none does).
+    sel_any: Vec<Signal<Local, Bit>>,
+    sel_fault: Vec<Signal<Local, Bits<3>>>,
+    sel_lane: Vec<Signal<Local, Bits<LW>>>,
+    lane_index: Vec<Constant<Bits<LW>>>,
     any_loc: Constant<Bits<64>>,
     f_none: Constant<Bits<3>>,
     f_oob: Constant<Bits<3>>,
@@ -121,7 +127,6 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             fault: Default::default(),
             lane: Default::default(),
             lanes: (0..L).map(|_| Memcheck::default()).collect(),
-            first: Default::default(),
             lane_pre_now: array_init(Default::default),
             lane_bfail_now: array_init(Default::default),
             lane_pre: array_init(Default::default),
@@ -134,7 +139,10 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             st_bfail: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
-            or_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
+            sel_any: (0..2 * L - 1).map(|_| Signal::default()).collect(),
+            sel_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
+            sel_lane: (0..2 * L - 1).map(|_| Signal::default()).collect(),
+            lane_index: (0..L).map(|i| Constant::new((i as u64).into())).collect(),
             // HWONLY has no location operand: any location other than 0 and
             // NO_META makes a tagged lane need the metadata.
             any_loc: Constant::new(32_u64.into()),
@@ -208,24 +216,31 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
                 self.lane_fault[i].next = self.lane_pre[i].val() | self.bcode.val();
             }
             self.pass[i].next = self.lane_mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
-            self.first.req[i].next = self.lane_fault[i].val() != self.f_none.val();
         }
-        self.any_fault.next = self.first.any.val();
-        self.lane.next = self.first.index.val();
-        // The lowest faulting lane's fault: AND-OR over the one-hot select.
+        // The selection tree: leaves, then the nodes from the last up.
         for leaf0 in (L - 1)..L {
             for i in 0..L {
-                self.or_fault[leaf0 + i].next = self.f_none.val();
-                if self.first.onehot[i].val() {
-                    self.or_fault[leaf0 + i].next = self.lane_fault[i].val();
+                self.sel_any[leaf0 + i].next = self.lane_fault[i].val() != self.f_none.val();
+                self.sel_fault[leaf0 + i].next = self.lane_fault[i].val();
+                self.sel_lane[leaf0 + i].next = self.lane_index[0].val();
+                if self.lane_fault[i].val() != self.f_none.val() {
+                    self.sel_lane[leaf0 + i].next = self.lane_index[i].val();
                 }
             }
         }
         for top in L.saturating_sub(2)..L.saturating_sub(1) {
             for j in 0..(L - 1) {
-                self.or_fault[top - j].next = self.or_fault[2 * (top - j) + 1].val() | self.or_fault[2 * (top - j) + 2].val();
+                self.sel_any[top - j].next = self.sel_any[2 * (top - j) + 1].val() | self.sel_any[2 * (top - j) + 2].val();
+                self.sel_fault[top - j].next = self.sel_fault[2 * (top - j) + 2].val();
+                self.sel_lane[top - j].next = self.sel_lane[2 * (top - j) + 2].val();
+                if self.sel_any[2 * (top - j) + 1].val() {
+                    self.sel_fault[top - j].next = self.sel_fault[2 * (top - j) + 1].val();
+                    self.sel_lane[top - j].next = self.sel_lane[2 * (top - j) + 1].val();
+                }
             }
         }
-        self.fault.next = self.or_fault[0].val();
+        self.any_fault.next = self.sel_any[0].val();
+        self.fault.next = self.sel_fault[0].val();
+        self.lane.next = self.sel_lane[0].val();
     }
 }

@@ -88,6 +88,12 @@
 //! `carry(s + (c << 1) + 2) && c[55]`, and `carry(s + r + 1) == (s >= !r)`
 //! for r = (c << 1) | 1. So `a - base < size` is `!((s >= !r) && c[55])`
 //! (checked exhaustively at 6 bits and against the model in the tests).
+//! The entry also stores `bxs = base ^ size` (= nb ^ ns), written with it,
+//! so the search computes s = a ^ bxs and c = bxs ? a : nb, one gate level
+//! each, in parallel, rather than two XOR levels: the range search into
+//! the priority encoder was the MLU unit's longest path. (Storing
+//! `base + size` instead, for a plain `a < end`, put a 57-bit adder on the
+//! fill path, which ABC mapped as a 600 ps chain.)
 use crate::plru::{tree_paths, RoundRobin, TreePlru};
 use crate::prio_enc::{array_init, index_width, PrioEnc};
 use rust_hdl::prelude::*;
@@ -135,6 +141,8 @@ pub struct Mlb<const N: usize, const IW: usize> {
     pub base: [DFF<Bits<56>>; N],
     pub size: [DFF<Bits<56>>; N],
     pub tag: [DFF<Bits<8>>; N],
+    /// `base ^ size`, written with `base` and `size` (module doc).
+    pub bxs: [DFF<Bits<56>>; N],
     // Priority encoders: range matches, location matches, free entries.
     rs_pe: PrioEnc<N, IW>,
     ls_pe: PrioEnc<N, IW>,
@@ -291,6 +299,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             base: array_init(Default::default),
             size: array_init(Default::default),
             tag: array_init(Default::default),
+            bxs: array_init(Default::default),
             rs_pe: Default::default(),
             ls_pe: Default::default(),
             free_pe: Default::default(),
@@ -410,11 +419,10 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.base[i].clock.next = self.clock.val();
             self.size[i].clock.next = self.clock.val();
             self.tag[i].clock.next = self.clock.val();
+            self.bxs[i].clock.next = self.clock.val();
             // Carry-save form of `a - base < size` (module doc).
-            self.cs_s[i].next = self.rs_addr.val() ^ !self.base[i].q.val() ^ !self.size[i].q.val();
-            self.cs_c[i].next = (self.rs_addr.val() & !self.base[i].q.val())
-                | (self.rs_addr.val() & !self.size[i].q.val())
-                | (!self.base[i].q.val() & !self.size[i].q.val());
+            self.cs_s[i].next = self.rs_addr.val() ^ self.bxs[i].q.val();
+            self.cs_c[i].next = (self.rs_addr.val() & self.bxs[i].q.val()) | (!self.base[i].q.val() & !self.bxs[i].q.val());
             self.cs_nr[i].next = !((self.cs_c[i].val() << 1_u64) | self.one_56.val());
             self.rs_pe.req[i].next = self.rs_valid.val()
                 && self.valid[i].q.val()
@@ -507,12 +515,14 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.base[i].d.next = self.base[i].q.val();
             self.size[i].d.next = self.size[i].q.val();
             self.tag[i].d.next = self.tag[i].q.val();
+            self.bxs[i].d.next = self.bxs[i].q.val();
             if self.write_en[i].val() {
                 self.valid[i].d.next = true;
                 self.loc[i].d.next = self.fill_loc.val();
                 self.base[i].d.next = self.fill_base.val();
                 self.size[i].d.next = self.fill_size.val();
                 self.tag[i].d.next = self.fill_tag.val();
+                self.bxs[i].d.next = self.fill_base.val() ^ self.fill_size.val();
             }
             if self.inv_match[i].val() || self.clear.val() {
                 self.valid[i].d.next = false;

@@ -59,6 +59,12 @@ use sim::fault::{FaultCode, Op};
 use sim::mlb::LOC_MASK;
 use sim::pointer::{ADDR_MASK, NO_META};
 
+/// Lanes read by one copy of the metadata registers (`m_*`). At 8 a
+/// register bit drove some 100 gate inputs through two buffer levels
+/// (about 135 ps in ASAP7), the unit's response-fault path; at 4 one level
+/// is left, for 4 more copies of 184 bits at 32 lanes.
+const LANES_PER_COPY: usize = 4;
+
 /// R, the miss slots of every generated unit: the model's.
 pub use sim::mlu_unit::MISS_SLOTS;
 
@@ -297,6 +303,13 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     replay_pre: Vec<Signal<Local, Bit>>,
     replay_pick: Vec<Signal<Local, Bit>>,
     any_replay: Signal<Local, Bit>,
+    /// The replay pick (the lowest slot that is valid and done), computed
+    /// a cycle early from the slots' next state and registered: it selects
+    /// some 2,200 stage-A register inputs, and the buffer chain synthesis
+    /// builds for that fan-out no longer follows the pick's priority logic.
+    /// `replay_next_pre`: a lower slot will be valid and done.
+    replay_q: Vec<DFF<Bit>>,
+    replay_next_pre: Vec<Signal<Local, Bit>>,
     unas: Vec<Signal<Local, Bit>>,
     unas_pre: Vec<Signal<Local, Bit>>,
     unas_pick: Vec<Signal<Local, Bit>>,
@@ -333,9 +346,9 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     c_size: Signal<Local, Bits<56>>,
     c_tag: Signal<Local, Bits<8>>,
     // Copies of stage C's metadata (c_base, c_size, c_tag) and shared
-    // window (p_sbase, p_ssize) for the lane
-    // checks, one per group of up to 8 lanes (LaneChecks module doc: the
-    // fan-out of one register to 32 lanes was the longest path). They load
+    // window (p_sbase, p_ssize) for the lane checks, one per group of up
+    // to LANES_PER_COPY lanes (LaneChecks module doc: the fan-out of one
+    // register to 32 lanes was the longest path). They load
     // from the MLB's next data and stage C-1's p_res as the request enters
     // stage C, only when one of the group's lanes is active (a group with
     // none reads nothing), so synthesis cannot merge them into one register.
@@ -349,6 +362,20 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     merge_pre: Vec<Signal<Local, Bit>>,
     merge_any: Signal<Local, Bit>,
     key_eq: Vec<Signal<Local, Bit>>,
+    /// Stage C's key compares, made a cycle early and registered: in stage
+    /// B each slot's and walker's key as it will be in stage C (the key
+    /// written at the edge, else the one held) is compared with stage B's,
+    /// which moves on to C. `ceq_slot[s]` is `key_eq[s]`; `ceq_walker[k]`:
+    /// walker k serves stage C's key. (The 64-bit compares and the fan-out
+    /// of stage C's key to them were on the unit's longest paths.)
+    ceq_slot: Vec<DFF<Bit>>,
+    ceq_walker: Vec<DFF<Bit>>,
+    /// Stage B's key against slot s's now, stage C's, and the waiting
+    /// group's (`u_key`); whether idle walkers load a key (`offer`).
+    beq_slot: Vec<Signal<Local, Bit>>,
+    beq_c: Signal<Local, Bit>,
+    beq_u: Signal<Local, Bit>,
+    w_offer: Signal<Local, Bit>,
     /// Slot s holds the key of the lowest unassigned slot (`unas_pick`).
     in_group: Vec<Signal<Local, Bit>>,
     join_some: Signal<Local, Bit>,
@@ -570,6 +597,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             replay_pre: sigs(r + 1),
             replay_pick: sigs(r),
             any_replay: Default::default(),
+            replay_q: regs(r),
+            replay_next_pre: sigs(r),
             unas: sigs(r),
             unas_pre: sigs(r + 1),
             unas_pick: sigs(r),
@@ -599,16 +628,22 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             c_base: Default::default(),
             c_size: Default::default(),
             c_tag: Default::default(),
-            m_base: regs(L.div_ceil(8)),
-            m_size: regs(L.div_ceil(8)),
-            m_tag: regs(L.div_ceil(8)),
-            m_sbase: regs(L.div_ceil(8)),
-            m_ssize: regs(L.div_ceil(8)),
-            m_load: sigs(L.div_ceil(8)),
+            m_base: regs(L.div_ceil(LANES_PER_COPY)),
+            m_size: regs(L.div_ceil(LANES_PER_COPY)),
+            m_tag: regs(L.div_ceil(LANES_PER_COPY)),
+            m_sbase: regs(L.div_ceil(LANES_PER_COPY)),
+            m_ssize: regs(L.div_ceil(LANES_PER_COPY)),
+            m_load: sigs(L.div_ceil(LANES_PER_COPY)),
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
             merge_any: Default::default(),
             key_eq: sigs(r),
+            ceq_slot: regs(r),
+            ceq_walker: regs(k),
+            beq_slot: sigs(r),
+            beq_c: Default::default(),
+            beq_u: Default::default(),
+            w_offer: Default::default(),
             in_group: sigs(r),
             join_some: Default::default(),
             join_assigned: Default::default(),
@@ -720,6 +755,13 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
             self.s_res_base[s].d.next = self.s_res_base[s].q.val();
             self.s_res_size[s].d.next = self.s_res_size[s].q.val();
             self.s_res_tag[s].d.next = self.s_res_tag[s].q.val();
+        }
+        for s in 0..self.ceq_slot.len() {
+            self.ceq_slot[s].clock.next = self.clock.val();
+            self.replay_q[s].clock.next = self.clock.val();
+        }
+        for k in 0..self.ceq_walker.len() {
+            self.ceq_walker[k].clock.next = self.clock.val();
         }
         for x in 0..self.s_same.len() {
             self.s_same[x].clock.next = self.clock.val();
@@ -853,8 +895,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             }
                             self.free_count[0].next = self.zero6.val();
                             for s in 0..self.s_valid.len() {
-                                self.replay_pick[s].next = self.s_valid[s].q.val() & self.s_done[s].q.val() & !self.replay_pre[s].val();
-                                self.replay_pre[s + 1].next = self.replay_pre[s].val() | (self.s_valid[s].q.val() & self.s_done[s].q.val());
+                                self.replay_pick[s].next = self.replay_q[s].q.val();
+                                self.replay_pre[s + 1].next = self.replay_pre[s].val() | self.replay_q[s].q.val();
                                 self.unas[s].next = self.s_valid[s].q.val() & !self.s_assigned[s].q.val();
                                 self.unas_pick[s].next = self.unas[s].val() & !self.unas_pre[s].val();
                                 self.unas_pre[s + 1].next = self.unas_pre[s].val() | self.unas[s].val();
@@ -1086,10 +1128,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // unassigned slots of its key, or take an idle walker, or wait.
                             self.merge_pre[0].next = false;
                             for k in 0..self.walkers.len() {
-                                self.merge_w[k].next = self.mergeable[k].val()
-                                    & (self.walkers[k].key_range.val() == self.p_key_range[c].q.val())
-                                    & (self.walkers[k].key.val() == self.p_key[c].q.val())
-                                    & !self.merge_pre[k].val();
+                                self.merge_w[k].next = self.mergeable[k].val() & self.ceq_walker[k].q.val() & !self.merge_pre[k].val();
                                 self.merge_pre[k + 1].next = self.merge_pre[k].val() | self.merge_w[k].val();
                             }
                             self.merge_any.next = self.merge_pre[kk].val();
@@ -1099,8 +1138,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.join_some.next = false;
                             self.join_assigned.next = false;
                             for s in 0..self.s_valid.len() {
-                                self.key_eq[s].next =
-                                    (self.s_key_range[s].q.val() == self.p_key_range[c].q.val()) & (self.s_key[s].q.val() == self.p_key[c].q.val());
+                                self.key_eq[s].next = self.ceq_slot[s].q.val();
                                 if self.unas[s].val() & self.key_eq[s].val() {
                                     self.join_some.next = true;
                                 }
@@ -1127,6 +1165,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             }
 
                             // Walkers: port, responses, cancel, taken, starts.
+                            self.w_offer.next =
+                                self.unas_pre[rr].val() | (self.p_valid[c].q.val() & self.p_key_valid[c].q.val() & !self.p_replay[c].q.val());
                             for k in 0..self.walkers.len() {
                                 self.walkers[k].clock.next = self.clock.val();
                                 self.walkers[k].reset.next = self.reset.val();
@@ -1149,8 +1189,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].start.next = false;
                                 // A start is possible only with a group waiting or a search in
                                 // stage C (energy: an idle walker's key registers hold otherwise).
-                                self.walkers[k].offer.next =
-                                    self.unas_pre[rr].val() | (self.p_valid[c].q.val() & self.p_key_valid[c].q.val() & !self.p_replay[c].q.val());
+                                self.walkers[k].offer.next = self.w_offer.val();
                                 self.walkers[k].start_range.next = self.p_key_range[c].q.val();
                                 self.walkers[k].start_a.next = self.p_key[c].q.val();
                                 self.walkers[k].start_node.next = self.c_node.val();
@@ -1237,6 +1276,47 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 }
                                 if self.reset.val() {
                                     self.s_valid[s].d.next = false;
+                                }
+                            }
+
+                            // Next cycle's replay pick, from the slots' next state (replay_q).
+                            self.replay_next_pre[0].next = false;
+                            for s in 1..self.s_valid.len() {
+                                self.replay_next_pre[s].next = self.replay_next_pre[s - 1].val()
+                                    | (self.s_valid[s - 1].d.val() & self.s_done[s - 1].d.val());
+                            }
+                            for s in 0..self.s_valid.len() {
+                                self.replay_q[s].d.next =
+                                    self.s_valid[s].d.val() & self.s_done[s].d.val() & !self.replay_next_pre[s].val();
+                            }
+
+                            // Stage C's key compares for the next cycle (ceq_*): stage B's key
+                            // against each key as the edge leaves it. A slot written now takes
+                            // stage C's key; an idle walker offered a key loads the waiting
+                            // group's (if it is the first idle one and a group is assigned) or
+                            // stage C's (hw/src/walker.rs), else keeps its own.
+                            self.beq_c.next = (self.p_key_range[c].q.val() == self.p_key_range[c - 1].q.val())
+                                & (self.p_key[c].q.val() == self.p_key[c - 1].q.val());
+                            self.beq_u.next = false;
+                            for s in 0..self.s_valid.len() {
+                                self.beq_slot[s].next = (self.s_key_range[s].q.val() == self.p_key_range[c - 1].q.val())
+                                    & (self.s_key[s].q.val() == self.p_key[c - 1].q.val());
+                                if self.unas_pick[s].val() & self.beq_slot[s].val() {
+                                    self.beq_u.next = true;
+                                }
+                                self.ceq_slot[s].d.next = self.beq_slot[s].val();
+                                if self.c_miss.val() & self.slot_free_pick[s].val() {
+                                    self.ceq_slot[s].d.next = self.beq_c.val();
+                                }
+                            }
+                            for k in 0..self.walkers.len() {
+                                self.ceq_walker[k].d.next = (self.walkers[k].key_range.val() == self.p_key_range[c - 1].q.val())
+                                    & (self.walkers[k].key.val() == self.p_key[c - 1].q.val());
+                                if !self.walkers[k].busy.val() & self.w_offer.val() {
+                                    self.ceq_walker[k].d.next = self.beq_c.val();
+                                    if self.assign_now.val() & self.free1[k].val() {
+                                        self.ceq_walker[k].d.next = self.beq_u.val();
+                                    }
                                 }
                             }
 

@@ -159,12 +159,12 @@ fn mlb_storage_flops_have_enables() {
                 _ => {}
             }
         }
-        // Entries (valid + 51 + 56 + 56 + 8), range result data + way, location result data + way,
-        // and the round-robin pointer.
+        // Entries (valid + 51 + 56 + 56 + 8, and base ^ size for the range compare), range result
+        // data + way, location result data + way, and the round-robin pointer.
         let rr_bits = if replacement == sim::config::Replacement::RoundRobin { iw } else { 0 };
         // (With one entry the way registers are constant 0 and optimized away.)
         let way = if n == 1 { 0 } else { iw };
-        let expected_enable = n * 172 + (51 + 56 + 56 + 8 + way) + (56 + 56 + 8 + way) + rr_bits;
+        let expected_enable = n * (172 + 56) + (51 + 56 + 56 + 8 + way) + (56 + 56 + 8 + way) + rr_bits;
         assert_eq!(enable_bits, expected_enable, "{name}: enable flop bits");
         // The two hit flags, the multi flags (constant 0, removed, when N = 1), the PLRU bits
         // and its three pending touches, valid and way (hw::plru: applied a cycle late).
