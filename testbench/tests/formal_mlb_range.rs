@@ -23,6 +23,11 @@
 //! reachable within a few cycles. Disjointness is written with the
 //! hardware's own compare (`base <= x && x - base < size`): two ranges are
 //! disjoint when neither holds the other's base.
+//!
+//! The range compare reads each entry's stored `bxs = base ^ size`
+//! (hw/src/mlb.rs), so the invariant `bxs == base ^ size` of every entry is
+//! part of both steps: step 1 proves it (with the disjointness), step 2
+//! assumes it of the free state.
 use hw::generate::{TopKind, TopSpec};
 use sim::config::Replacement;
 use testbench::formal::{emitted, inject, mutate, yosys, Outcome, Run};
@@ -70,6 +75,9 @@ fn props(n: usize, contract: Contract) -> String {
             for &(i, j) in &pairs {
                 c += &format!("        assert({});\n", entry_disjoint(i, j));
             }
+            for i in 0..n {
+                c += &format!("        assert(bxs_{i}_q == (base_{i}_q ^ size_{i}_q));\n");
+            }
         }
         Contract::FillOnMissOnly => {
             // Only the fill protocol: a fill follows a range search one
@@ -84,6 +92,9 @@ fn props(n: usize, contract: Contract) -> String {
         Contract::Lemma => {
             for &(i, j) in &pairs {
                 c += &format!("        assume({});\n", entry_disjoint(i, j));
+            }
+            for i in 0..n {
+                c += &format!("        assume(bxs_{i}_q == (base_{i}_q ^ size_{i}_q));\n");
             }
             for &(i, j) in &pairs {
                 c += &format!("        assert(!(rs_pe_req_{i} && rs_pe_req_{j}));\n");
