@@ -450,6 +450,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  mlb_inv_valid;
     reg  [50:0] mlb_inv_loc;
     reg  mlb_flush;
+    reg  [50:0] mlb_fill_next_loc_0;
+    reg  [50:0] mlb_fill_next_loc_1;
+    reg  [50:0] mlb_fill_next_loc_2;
+    reg  [50:0] mlb_fill_next_loc_3;
+    reg  mlb_fill_next_sel_0;
+    reg  mlb_fill_next_sel_1;
+    reg  mlb_fill_next_sel_2;
+    reg  mlb_fill_next_sel_3;
     wire  mlb_rs_hit;
     wire  [3:0] mlb_rs_way;
     wire  [50:0] mlb_rs_loc;
@@ -3524,6 +3532,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .inv_valid(mlb_inv_valid),
         .inv_loc(mlb_inv_loc),
         .flush(mlb_flush),
+        .fill_next_loc_0(mlb_fill_next_loc_0),
+        .fill_next_loc_1(mlb_fill_next_loc_1),
+        .fill_next_loc_2(mlb_fill_next_loc_2),
+        .fill_next_loc_3(mlb_fill_next_loc_3),
+        .fill_next_sel_0(mlb_fill_next_sel_0),
+        .fill_next_sel_1(mlb_fill_next_sel_1),
+        .fill_next_sel_2(mlb_fill_next_sel_2),
+        .fill_next_sel_3(mlb_fill_next_sel_3),
         .rs_hit(mlb_rs_hit),
         .rs_way(mlb_rs_way),
         .rs_loc(mlb_rs_loc),
@@ -8211,6 +8227,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             mem_req_id_comb = widx_3;
             mem_req_node_comb = walkers_3_req_node;
         end
+        mlb_fill_next_loc_0 = walkers_0_location;
+        mlb_fill_next_sel_0 = fill_grant_0;
+        mlb_fill_next_loc_1 = walkers_1_location;
+        mlb_fill_next_sel_1 = fill_grant_1;
+        mlb_fill_next_loc_2 = walkers_2_location;
+        mlb_fill_next_sel_2 = fill_grant_2;
+        mlb_fill_next_loc_3 = walkers_3_location;
+        mlb_fill_next_sel_3 = fill_grant_3;
         replay_pre_0 = 1'b0;
         unas_pre_0 = 1'b0;
         slot_free_pre_0 = 1'b0;
@@ -34517,7 +34541,7 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
 endmodule // mlu16_bst_k4_l32_p2_c2_ctr_nodes
 
 // mlu16_bst_k4_l32_p2_c2_mlb: hw::mlb::Mlb
-module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
+module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,fill_next_loc_0,fill_next_loc_1,fill_next_loc_2,fill_next_loc_3,fill_next_sel_0,fill_next_sel_1,fill_next_sel_2,fill_next_sel_3,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -34534,6 +34558,14 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     input wire  inv_valid;
     input wire  [50:0] inv_loc;
     input wire  flush;
+    input wire  [50:0] fill_next_loc_0;
+    input wire  [50:0] fill_next_loc_1;
+    input wire  [50:0] fill_next_loc_2;
+    input wire  [50:0] fill_next_loc_3;
+    input wire  fill_next_sel_0;
+    input wire  fill_next_sel_1;
+    input wire  fill_next_sel_2;
+    input wire  fill_next_sel_3;
     output reg  rs_hit;
     output reg  [3:0] rs_way;
     output reg  [50:0] rs_loc;
@@ -35015,6 +35047,38 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  s1_written_14_q;
     reg  s1_written_15_d;
     reg  s1_written_15_q;
+    reg  fm_q_0_d;
+    reg  fm_q_0_q;
+    reg  fm_q_1_d;
+    reg  fm_q_1_q;
+    reg  fm_q_2_d;
+    reg  fm_q_2_q;
+    reg  fm_q_3_d;
+    reg  fm_q_3_q;
+    reg  fm_q_4_d;
+    reg  fm_q_4_q;
+    reg  fm_q_5_d;
+    reg  fm_q_5_q;
+    reg  fm_q_6_d;
+    reg  fm_q_6_q;
+    reg  fm_q_7_d;
+    reg  fm_q_7_q;
+    reg  fm_q_8_d;
+    reg  fm_q_8_q;
+    reg  fm_q_9_d;
+    reg  fm_q_9_q;
+    reg  fm_q_10_d;
+    reg  fm_q_10_q;
+    reg  fm_q_11_d;
+    reg  fm_q_11_q;
+    reg  fm_q_12_d;
+    reg  fm_q_12_q;
+    reg  fm_q_13_d;
+    reg  fm_q_13_q;
+    reg  fm_q_14_d;
+    reg  fm_q_14_q;
+    reg  fm_q_15_d;
+    reg  fm_q_15_q;
     reg  rs_hit_r_d;
     reg  rs_hit_r_q;
     reg  rs_multi_r_d;
@@ -35043,6 +35107,23 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  fm_cand_0;
+    reg  fm_cand_1;
+    reg  fm_cand_2;
+    reg  fm_cand_3;
+    reg  fm_cand_4;
+    reg  fm_cand_5;
+    reg  fm_cand_6;
+    reg  fm_cand_7;
+    reg  fm_cand_8;
+    reg  fm_cand_9;
+    reg  fm_cand_10;
+    reg  fm_cand_11;
+    reg  fm_cand_12;
+    reg  fm_cand_13;
+    reg  fm_cand_14;
+    reg  fm_cand_15;
+    reg  next_is_fill_0;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
@@ -35719,6 +35800,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         s1_written_13_q = 1'h0;
         s1_written_14_q = 1'h0;
         s1_written_15_q = 1'h0;
+        fm_q_0_q = 1'h0;
+        fm_q_1_q = 1'h0;
+        fm_q_2_q = 1'h0;
+        fm_q_3_q = 1'h0;
+        fm_q_4_q = 1'h0;
+        fm_q_5_q = 1'h0;
+        fm_q_6_q = 1'h0;
+        fm_q_7_q = 1'h0;
+        fm_q_8_q = 1'h0;
+        fm_q_9_q = 1'h0;
+        fm_q_10_q = 1'h0;
+        fm_q_11_q = 1'h0;
+        fm_q_12_q = 1'h0;
+        fm_q_13_q = 1'h0;
+        fm_q_14_q = 1'h0;
+        fm_q_15_q = 1'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 4'h0;
@@ -35886,6 +35983,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         s1_written_13_q <= s1_written_13_d;
         s1_written_14_q <= s1_written_14_d;
         s1_written_15_q <= s1_written_15_d;
+        fm_q_0_q <= fm_q_0_d;
+        fm_q_1_q <= fm_q_1_d;
+        fm_q_2_q <= fm_q_2_d;
+        fm_q_3_q <= fm_q_3_d;
+        fm_q_4_q <= fm_q_4_d;
+        fm_q_5_q <= fm_q_5_d;
+        fm_q_6_q <= fm_q_6_d;
+        fm_q_7_q <= fm_q_7_d;
+        fm_q_8_q <= fm_q_8_d;
+        fm_q_9_q <= fm_q_9_d;
+        fm_q_10_q <= fm_q_10_d;
+        fm_q_11_q <= fm_q_11_d;
+        fm_q_12_q <= fm_q_12_d;
+        fm_q_13_q <= fm_q_13_d;
+        fm_q_14_q <= fm_q_14_d;
+        fm_q_15_q <= fm_q_15_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -35937,6 +36050,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [55:0] bxs_7_d_comb;
     reg  [55:0] bxs_8_d_comb;
     reg  [55:0] bxs_9_d_comb;
+    reg  fm_q_0_d_comb;
+    reg  fm_q_10_d_comb;
+    reg  fm_q_11_d_comb;
+    reg  fm_q_12_d_comb;
+    reg  fm_q_13_d_comb;
+    reg  fm_q_14_d_comb;
+    reg  fm_q_15_d_comb;
+    reg  fm_q_1_d_comb;
+    reg  fm_q_2_d_comb;
+    reg  fm_q_3_d_comb;
+    reg  fm_q_4_d_comb;
+    reg  fm_q_5_d_comb;
+    reg  fm_q_6_d_comb;
+    reg  fm_q_7_d_comb;
+    reg  fm_q_8_d_comb;
+    reg  fm_q_9_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_10_d_comb;
     reg  [50:0] loc_11_d_comb;
@@ -36158,6 +36287,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
+        fill_match_0 = fm_q_0_q;
+        fill_match_1 = fm_q_1_q;
+        fill_match_2 = fm_q_2_q;
+        fill_match_3 = fm_q_3_q;
+        fill_match_4 = fm_q_4_q;
+        fill_match_5 = fm_q_5_q;
+        fill_match_6 = fm_q_6_q;
+        fill_match_7 = fm_q_7_q;
+        fill_match_8 = fm_q_8_q;
+        fill_match_9 = fm_q_9_q;
+        fill_match_10 = fm_q_10_q;
+        fill_match_11 = fm_q_11_q;
+        fill_match_12 = fm_q_12_q;
+        fill_match_13 = fm_q_13_q;
+        fill_match_14 = fm_q_14_q;
+        fill_match_15 = fm_q_15_q;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -36658,6 +36803,339 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         end
         if (inv_match_15 || clear) begin
             valid_15_d_comb = 1'b0;
+        end
+        next_is_fill_0 = 1'b0;
+        fm_cand_0 = 1'b0;
+        fm_cand_1 = 1'b0;
+        fm_cand_2 = 1'b0;
+        fm_cand_3 = 1'b0;
+        fm_cand_4 = 1'b0;
+        fm_cand_5 = 1'b0;
+        fm_cand_6 = 1'b0;
+        fm_cand_7 = 1'b0;
+        fm_cand_8 = 1'b0;
+        fm_cand_9 = 1'b0;
+        fm_cand_10 = 1'b0;
+        fm_cand_11 = 1'b0;
+        fm_cand_12 = 1'b0;
+        fm_cand_13 = 1'b0;
+        fm_cand_14 = 1'b0;
+        fm_cand_15 = 1'b0;
+        if (fill_next_sel_0 && (fill_next_loc_0 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_0_q == fill_next_loc_0)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_1_q == fill_next_loc_0)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_2_q == fill_next_loc_0)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_3_q == fill_next_loc_0)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_4_q == fill_next_loc_0)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_5_q == fill_next_loc_0)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_6_q == fill_next_loc_0)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_7_q == fill_next_loc_0)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_8_q == fill_next_loc_0)) begin
+            fm_cand_8 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_9_q == fill_next_loc_0)) begin
+            fm_cand_9 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_10_q == fill_next_loc_0)) begin
+            fm_cand_10 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_11_q == fill_next_loc_0)) begin
+            fm_cand_11 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_12_q == fill_next_loc_0)) begin
+            fm_cand_12 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_13_q == fill_next_loc_0)) begin
+            fm_cand_13 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_14_q == fill_next_loc_0)) begin
+            fm_cand_14 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_15_q == fill_next_loc_0)) begin
+            fm_cand_15 = 1'b1;
+        end
+        if (fill_next_sel_1 && (fill_next_loc_1 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_0_q == fill_next_loc_1)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_1_q == fill_next_loc_1)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_2_q == fill_next_loc_1)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_3_q == fill_next_loc_1)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_4_q == fill_next_loc_1)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_5_q == fill_next_loc_1)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_6_q == fill_next_loc_1)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_7_q == fill_next_loc_1)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_8_q == fill_next_loc_1)) begin
+            fm_cand_8 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_9_q == fill_next_loc_1)) begin
+            fm_cand_9 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_10_q == fill_next_loc_1)) begin
+            fm_cand_10 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_11_q == fill_next_loc_1)) begin
+            fm_cand_11 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_12_q == fill_next_loc_1)) begin
+            fm_cand_12 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_13_q == fill_next_loc_1)) begin
+            fm_cand_13 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_14_q == fill_next_loc_1)) begin
+            fm_cand_14 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_15_q == fill_next_loc_1)) begin
+            fm_cand_15 = 1'b1;
+        end
+        if (fill_next_sel_2 && (fill_next_loc_2 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_0_q == fill_next_loc_2)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_1_q == fill_next_loc_2)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_2_q == fill_next_loc_2)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_3_q == fill_next_loc_2)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_4_q == fill_next_loc_2)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_5_q == fill_next_loc_2)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_6_q == fill_next_loc_2)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_7_q == fill_next_loc_2)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_8_q == fill_next_loc_2)) begin
+            fm_cand_8 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_9_q == fill_next_loc_2)) begin
+            fm_cand_9 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_10_q == fill_next_loc_2)) begin
+            fm_cand_10 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_11_q == fill_next_loc_2)) begin
+            fm_cand_11 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_12_q == fill_next_loc_2)) begin
+            fm_cand_12 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_13_q == fill_next_loc_2)) begin
+            fm_cand_13 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_14_q == fill_next_loc_2)) begin
+            fm_cand_14 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_15_q == fill_next_loc_2)) begin
+            fm_cand_15 = 1'b1;
+        end
+        if (fill_next_sel_3 && (fill_next_loc_3 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_0_q == fill_next_loc_3)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_1_q == fill_next_loc_3)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_2_q == fill_next_loc_3)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_3_q == fill_next_loc_3)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_4_q == fill_next_loc_3)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_5_q == fill_next_loc_3)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_6_q == fill_next_loc_3)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_7_q == fill_next_loc_3)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_8_q == fill_next_loc_3)) begin
+            fm_cand_8 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_9_q == fill_next_loc_3)) begin
+            fm_cand_9 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_10_q == fill_next_loc_3)) begin
+            fm_cand_10 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_11_q == fill_next_loc_3)) begin
+            fm_cand_11 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_12_q == fill_next_loc_3)) begin
+            fm_cand_12 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_13_q == fill_next_loc_3)) begin
+            fm_cand_13 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_14_q == fill_next_loc_3)) begin
+            fm_cand_14 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_15_q == fill_next_loc_3)) begin
+            fm_cand_15 = 1'b1;
+        end
+        fm_q_0_d_comb = valid_0_q && fm_cand_0;
+        if (write_en_0) begin
+            fm_q_0_d_comb = next_is_fill_0;
+        end
+        if (inv_match_0 || clear) begin
+            fm_q_0_d_comb = 1'b0;
+        end
+        fm_q_1_d_comb = valid_1_q && fm_cand_1;
+        if (write_en_1) begin
+            fm_q_1_d_comb = next_is_fill_0;
+        end
+        if (inv_match_1 || clear) begin
+            fm_q_1_d_comb = 1'b0;
+        end
+        fm_q_2_d_comb = valid_2_q && fm_cand_2;
+        if (write_en_2) begin
+            fm_q_2_d_comb = next_is_fill_0;
+        end
+        if (inv_match_2 || clear) begin
+            fm_q_2_d_comb = 1'b0;
+        end
+        fm_q_3_d_comb = valid_3_q && fm_cand_3;
+        if (write_en_3) begin
+            fm_q_3_d_comb = next_is_fill_0;
+        end
+        if (inv_match_3 || clear) begin
+            fm_q_3_d_comb = 1'b0;
+        end
+        fm_q_4_d_comb = valid_4_q && fm_cand_4;
+        if (write_en_4) begin
+            fm_q_4_d_comb = next_is_fill_0;
+        end
+        if (inv_match_4 || clear) begin
+            fm_q_4_d_comb = 1'b0;
+        end
+        fm_q_5_d_comb = valid_5_q && fm_cand_5;
+        if (write_en_5) begin
+            fm_q_5_d_comb = next_is_fill_0;
+        end
+        if (inv_match_5 || clear) begin
+            fm_q_5_d_comb = 1'b0;
+        end
+        fm_q_6_d_comb = valid_6_q && fm_cand_6;
+        if (write_en_6) begin
+            fm_q_6_d_comb = next_is_fill_0;
+        end
+        if (inv_match_6 || clear) begin
+            fm_q_6_d_comb = 1'b0;
+        end
+        fm_q_7_d_comb = valid_7_q && fm_cand_7;
+        if (write_en_7) begin
+            fm_q_7_d_comb = next_is_fill_0;
+        end
+        if (inv_match_7 || clear) begin
+            fm_q_7_d_comb = 1'b0;
+        end
+        fm_q_8_d_comb = valid_8_q && fm_cand_8;
+        if (write_en_8) begin
+            fm_q_8_d_comb = next_is_fill_0;
+        end
+        if (inv_match_8 || clear) begin
+            fm_q_8_d_comb = 1'b0;
+        end
+        fm_q_9_d_comb = valid_9_q && fm_cand_9;
+        if (write_en_9) begin
+            fm_q_9_d_comb = next_is_fill_0;
+        end
+        if (inv_match_9 || clear) begin
+            fm_q_9_d_comb = 1'b0;
+        end
+        fm_q_10_d_comb = valid_10_q && fm_cand_10;
+        if (write_en_10) begin
+            fm_q_10_d_comb = next_is_fill_0;
+        end
+        if (inv_match_10 || clear) begin
+            fm_q_10_d_comb = 1'b0;
+        end
+        fm_q_11_d_comb = valid_11_q && fm_cand_11;
+        if (write_en_11) begin
+            fm_q_11_d_comb = next_is_fill_0;
+        end
+        if (inv_match_11 || clear) begin
+            fm_q_11_d_comb = 1'b0;
+        end
+        fm_q_12_d_comb = valid_12_q && fm_cand_12;
+        if (write_en_12) begin
+            fm_q_12_d_comb = next_is_fill_0;
+        end
+        if (inv_match_12 || clear) begin
+            fm_q_12_d_comb = 1'b0;
+        end
+        fm_q_13_d_comb = valid_13_q && fm_cand_13;
+        if (write_en_13) begin
+            fm_q_13_d_comb = next_is_fill_0;
+        end
+        if (inv_match_13 || clear) begin
+            fm_q_13_d_comb = 1'b0;
+        end
+        fm_q_14_d_comb = valid_14_q && fm_cand_14;
+        if (write_en_14) begin
+            fm_q_14_d_comb = next_is_fill_0;
+        end
+        if (inv_match_14 || clear) begin
+            fm_q_14_d_comb = 1'b0;
+        end
+        fm_q_15_d_comb = valid_15_q && fm_cand_15;
+        if (write_en_15) begin
+            fm_q_15_d_comb = next_is_fill_0;
+        end
+        if (inv_match_15 || clear) begin
+            fm_q_15_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
@@ -37381,6 +37859,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         bxs_7_d = bxs_7_d_comb;
         bxs_8_d = bxs_8_d_comb;
         bxs_9_d = bxs_9_d_comb;
+        fm_q_0_d = fm_q_0_d_comb;
+        fm_q_10_d = fm_q_10_d_comb;
+        fm_q_11_d = fm_q_11_d_comb;
+        fm_q_12_d = fm_q_12_d_comb;
+        fm_q_13_d = fm_q_13_d_comb;
+        fm_q_14_d = fm_q_14_d_comb;
+        fm_q_15_d = fm_q_15_d_comb;
+        fm_q_1_d = fm_q_1_d_comb;
+        fm_q_2_d = fm_q_2_d_comb;
+        fm_q_3_d = fm_q_3_d_comb;
+        fm_q_4_d = fm_q_4_d_comb;
+        fm_q_5_d = fm_q_5_d_comb;
+        fm_q_6_d = fm_q_6_d_comb;
+        fm_q_7_d = fm_q_7_d_comb;
+        fm_q_8_d = fm_q_8_d_comb;
+        fm_q_9_d = fm_q_9_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_10_d = loc_10_d_comb;
         loc_11_d = loc_11_d_comb;

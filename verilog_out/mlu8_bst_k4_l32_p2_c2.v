@@ -450,6 +450,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  mlb_inv_valid;
     reg  [50:0] mlb_inv_loc;
     reg  mlb_flush;
+    reg  [50:0] mlb_fill_next_loc_0;
+    reg  [50:0] mlb_fill_next_loc_1;
+    reg  [50:0] mlb_fill_next_loc_2;
+    reg  [50:0] mlb_fill_next_loc_3;
+    reg  mlb_fill_next_sel_0;
+    reg  mlb_fill_next_sel_1;
+    reg  mlb_fill_next_sel_2;
+    reg  mlb_fill_next_sel_3;
     wire  mlb_rs_hit;
     wire  [2:0] mlb_rs_way;
     wire  [50:0] mlb_rs_loc;
@@ -3524,6 +3532,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .inv_valid(mlb_inv_valid),
         .inv_loc(mlb_inv_loc),
         .flush(mlb_flush),
+        .fill_next_loc_0(mlb_fill_next_loc_0),
+        .fill_next_loc_1(mlb_fill_next_loc_1),
+        .fill_next_loc_2(mlb_fill_next_loc_2),
+        .fill_next_loc_3(mlb_fill_next_loc_3),
+        .fill_next_sel_0(mlb_fill_next_sel_0),
+        .fill_next_sel_1(mlb_fill_next_sel_1),
+        .fill_next_sel_2(mlb_fill_next_sel_2),
+        .fill_next_sel_3(mlb_fill_next_sel_3),
         .rs_hit(mlb_rs_hit),
         .rs_way(mlb_rs_way),
         .rs_loc(mlb_rs_loc),
@@ -8211,6 +8227,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             mem_req_id_comb = widx_3;
             mem_req_node_comb = walkers_3_req_node;
         end
+        mlb_fill_next_loc_0 = walkers_0_location;
+        mlb_fill_next_sel_0 = fill_grant_0;
+        mlb_fill_next_loc_1 = walkers_1_location;
+        mlb_fill_next_sel_1 = fill_grant_1;
+        mlb_fill_next_loc_2 = walkers_2_location;
+        mlb_fill_next_sel_2 = fill_grant_2;
+        mlb_fill_next_loc_3 = walkers_3_location;
+        mlb_fill_next_sel_3 = fill_grant_3;
         replay_pre_0 = 1'b0;
         unas_pre_0 = 1'b0;
         slot_free_pre_0 = 1'b0;
@@ -34517,7 +34541,7 @@ module mlu8_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
 endmodule // mlu8_bst_k4_l32_p2_c2_ctr_nodes
 
 // mlu8_bst_k4_l32_p2_c2_mlb: hw::mlb::Mlb
-module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
+module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,fill_next_loc_0,fill_next_loc_1,fill_next_loc_2,fill_next_loc_3,fill_next_sel_0,fill_next_sel_1,fill_next_sel_2,fill_next_sel_3,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -34534,6 +34558,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     input wire  inv_valid;
     input wire  [50:0] inv_loc;
     input wire  flush;
+    input wire  [50:0] fill_next_loc_0;
+    input wire  [50:0] fill_next_loc_1;
+    input wire  [50:0] fill_next_loc_2;
+    input wire  [50:0] fill_next_loc_3;
+    input wire  fill_next_sel_0;
+    input wire  fill_next_sel_1;
+    input wire  fill_next_sel_2;
+    input wire  fill_next_sel_3;
     output reg  rs_hit;
     output reg  [2:0] rs_way;
     output reg  [50:0] rs_loc;
@@ -34807,6 +34839,22 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  s1_written_6_q;
     reg  s1_written_7_d;
     reg  s1_written_7_q;
+    reg  fm_q_0_d;
+    reg  fm_q_0_q;
+    reg  fm_q_1_d;
+    reg  fm_q_1_q;
+    reg  fm_q_2_d;
+    reg  fm_q_2_q;
+    reg  fm_q_3_d;
+    reg  fm_q_3_q;
+    reg  fm_q_4_d;
+    reg  fm_q_4_q;
+    reg  fm_q_5_d;
+    reg  fm_q_5_q;
+    reg  fm_q_6_d;
+    reg  fm_q_6_q;
+    reg  fm_q_7_d;
+    reg  fm_q_7_q;
     reg  rs_hit_r_d;
     reg  rs_hit_r_q;
     reg  rs_multi_r_d;
@@ -34835,6 +34883,15 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  fm_cand_0;
+    reg  fm_cand_1;
+    reg  fm_cand_2;
+    reg  fm_cand_3;
+    reg  fm_cand_4;
+    reg  fm_cand_5;
+    reg  fm_cand_6;
+    reg  fm_cand_7;
+    reg  next_is_fill_0;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
@@ -35199,6 +35256,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         s1_written_5_q = 1'h0;
         s1_written_6_q = 1'h0;
         s1_written_7_q = 1'h0;
+        fm_q_0_q = 1'h0;
+        fm_q_1_q = 1'h0;
+        fm_q_2_q = 1'h0;
+        fm_q_3_q = 1'h0;
+        fm_q_4_q = 1'h0;
+        fm_q_5_q = 1'h0;
+        fm_q_6_q = 1'h0;
+        fm_q_7_q = 1'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 3'h0;
@@ -35294,6 +35359,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         s1_written_5_q <= s1_written_5_d;
         s1_written_6_q <= s1_written_6_d;
         s1_written_7_q <= s1_written_7_d;
+        fm_q_0_q <= fm_q_0_d;
+        fm_q_1_q <= fm_q_1_d;
+        fm_q_2_q <= fm_q_2_d;
+        fm_q_3_q <= fm_q_3_d;
+        fm_q_4_q <= fm_q_4_d;
+        fm_q_5_q <= fm_q_5_d;
+        fm_q_6_q <= fm_q_6_d;
+        fm_q_7_q <= fm_q_7_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -35329,6 +35402,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [55:0] bxs_5_d_comb;
     reg  [55:0] bxs_6_d_comb;
     reg  [55:0] bxs_7_d_comb;
+    reg  fm_q_0_d_comb;
+    reg  fm_q_1_d_comb;
+    reg  fm_q_2_d_comb;
+    reg  fm_q_3_d_comb;
+    reg  fm_q_4_d_comb;
+    reg  fm_q_5_d_comb;
+    reg  fm_q_6_d_comb;
+    reg  fm_q_7_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_1_d_comb;
     reg  [50:0] loc_2_d_comb;
@@ -35454,6 +35535,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
+        fill_match_0 = fm_q_0_q;
+        fill_match_1 = fm_q_1_q;
+        fill_match_2 = fm_q_2_q;
+        fill_match_3 = fm_q_3_q;
+        fill_match_4 = fm_q_4_q;
+        fill_match_5 = fm_q_5_q;
+        fill_match_6 = fm_q_6_q;
+        fill_match_7 = fm_q_7_q;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -35714,6 +35803,179 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         end
         if (inv_match_7 || clear) begin
             valid_7_d_comb = 1'b0;
+        end
+        next_is_fill_0 = 1'b0;
+        fm_cand_0 = 1'b0;
+        fm_cand_1 = 1'b0;
+        fm_cand_2 = 1'b0;
+        fm_cand_3 = 1'b0;
+        fm_cand_4 = 1'b0;
+        fm_cand_5 = 1'b0;
+        fm_cand_6 = 1'b0;
+        fm_cand_7 = 1'b0;
+        if (fill_next_sel_0 && (fill_next_loc_0 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_0_q == fill_next_loc_0)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_1_q == fill_next_loc_0)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_2_q == fill_next_loc_0)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_3_q == fill_next_loc_0)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_4_q == fill_next_loc_0)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_5_q == fill_next_loc_0)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_6_q == fill_next_loc_0)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_0 && (loc_7_q == fill_next_loc_0)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_1 && (fill_next_loc_1 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_0_q == fill_next_loc_1)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_1_q == fill_next_loc_1)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_2_q == fill_next_loc_1)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_3_q == fill_next_loc_1)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_4_q == fill_next_loc_1)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_5_q == fill_next_loc_1)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_6_q == fill_next_loc_1)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_1 && (loc_7_q == fill_next_loc_1)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_2 && (fill_next_loc_2 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_0_q == fill_next_loc_2)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_1_q == fill_next_loc_2)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_2_q == fill_next_loc_2)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_3_q == fill_next_loc_2)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_4_q == fill_next_loc_2)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_5_q == fill_next_loc_2)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_6_q == fill_next_loc_2)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_2 && (loc_7_q == fill_next_loc_2)) begin
+            fm_cand_7 = 1'b1;
+        end
+        if (fill_next_sel_3 && (fill_next_loc_3 == fill_loc)) begin
+            next_is_fill_0 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_0_q == fill_next_loc_3)) begin
+            fm_cand_0 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_1_q == fill_next_loc_3)) begin
+            fm_cand_1 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_2_q == fill_next_loc_3)) begin
+            fm_cand_2 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_3_q == fill_next_loc_3)) begin
+            fm_cand_3 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_4_q == fill_next_loc_3)) begin
+            fm_cand_4 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_5_q == fill_next_loc_3)) begin
+            fm_cand_5 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_6_q == fill_next_loc_3)) begin
+            fm_cand_6 = 1'b1;
+        end
+        if (fill_next_sel_3 && (loc_7_q == fill_next_loc_3)) begin
+            fm_cand_7 = 1'b1;
+        end
+        fm_q_0_d_comb = valid_0_q && fm_cand_0;
+        if (write_en_0) begin
+            fm_q_0_d_comb = next_is_fill_0;
+        end
+        if (inv_match_0 || clear) begin
+            fm_q_0_d_comb = 1'b0;
+        end
+        fm_q_1_d_comb = valid_1_q && fm_cand_1;
+        if (write_en_1) begin
+            fm_q_1_d_comb = next_is_fill_0;
+        end
+        if (inv_match_1 || clear) begin
+            fm_q_1_d_comb = 1'b0;
+        end
+        fm_q_2_d_comb = valid_2_q && fm_cand_2;
+        if (write_en_2) begin
+            fm_q_2_d_comb = next_is_fill_0;
+        end
+        if (inv_match_2 || clear) begin
+            fm_q_2_d_comb = 1'b0;
+        end
+        fm_q_3_d_comb = valid_3_q && fm_cand_3;
+        if (write_en_3) begin
+            fm_q_3_d_comb = next_is_fill_0;
+        end
+        if (inv_match_3 || clear) begin
+            fm_q_3_d_comb = 1'b0;
+        end
+        fm_q_4_d_comb = valid_4_q && fm_cand_4;
+        if (write_en_4) begin
+            fm_q_4_d_comb = next_is_fill_0;
+        end
+        if (inv_match_4 || clear) begin
+            fm_q_4_d_comb = 1'b0;
+        end
+        fm_q_5_d_comb = valid_5_q && fm_cand_5;
+        if (write_en_5) begin
+            fm_q_5_d_comb = next_is_fill_0;
+        end
+        if (inv_match_5 || clear) begin
+            fm_q_5_d_comb = 1'b0;
+        end
+        fm_q_6_d_comb = valid_6_q && fm_cand_6;
+        if (write_en_6) begin
+            fm_q_6_d_comb = next_is_fill_0;
+        end
+        if (inv_match_6 || clear) begin
+            fm_q_6_d_comb = 1'b0;
+        end
+        fm_q_7_d_comb = valid_7_q && fm_cand_7;
+        if (write_en_7) begin
+            fm_q_7_d_comb = next_is_fill_0;
+        end
+        if (inv_match_7 || clear) begin
+            fm_q_7_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
         out_rs_hit = rs_pe_any && ~reset;
@@ -36101,6 +36363,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         bxs_5_d = bxs_5_d_comb;
         bxs_6_d = bxs_6_d_comb;
         bxs_7_d = bxs_7_d_comb;
+        fm_q_0_d = fm_q_0_d_comb;
+        fm_q_1_d = fm_q_1_d_comb;
+        fm_q_2_d = fm_q_2_d_comb;
+        fm_q_3_d = fm_q_3_d_comb;
+        fm_q_4_d = fm_q_4_d_comb;
+        fm_q_5_d = fm_q_5_d_comb;
+        fm_q_6_d = fm_q_6_d_comb;
+        fm_q_7_d = fm_q_7_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_1_d = loc_1_d_comb;
         loc_2_d = loc_2_d_comb;

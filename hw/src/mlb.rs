@@ -81,6 +81,24 @@
 //! answers with the old entry (at hit latency 1 the data are read in t);
 //! the testbenches expect the miss.
 
+//! Fill lookahead (`Mlb::with_fill_lookahead(k)`, the MLU unit's build,
+//! k = its walkers): a user whose fill comes from a register knows the
+//! next cycle's fill a cycle early, as one of k candidate locations
+//! (`fill_next_loc[j]`, registers: the walkers' results) picked by a
+//! one-hot `fill_next_sel[j]` (late: the walkers' fill arbitration). The
+//! MLB compares every candidate with the entries (k x N compares, from
+//! registers, in parallel with the pick), selects with `fill_next_sel`,
+//! corrects for this cycle's writes (an entry this fill writes matches
+//! when the two fills' locations are equal; an entry invalidated or
+//! flushed does not) and registers the matches (`fm_q`). `fill_held` is
+//! then an OR of N flip-flops rather than N 51-bit compares behind the
+//! fill register's fan-out: that was the 16-entry unit's critical path
+//! (fill register -> location compares -> entry write enables), and one
+//! compare behind the pick's multiplexer was no better. Same results,
+//! provided that whenever `fill_valid` is high in cycle t+1, exactly one
+//! `fill_next_sel[j]` was high in cycle t and its `fill_next_loc[j]` is
+//! the `fill_loc` of t+1.
+
 //! Range compare: `base <= a && a - base < size` evaluated with one carry
 //! chain instead of a subtract followed by a compare: with nb = !base,
 //! ns = !size, the carry-save pair s = a ^ nb ^ ns, c = maj(a, nb, ns) gives
@@ -115,6 +133,11 @@ pub struct Mlb<const N: usize, const IW: usize> {
     pub inv_valid: Signal<In, Bit>,
     pub inv_loc: Signal<In, Bits<51>>,
     pub flush: Signal<In, Bit>,
+    /// Fill lookahead builds only (k elements, else empty): the candidates
+    /// for the next cycle's `fill_loc`, and the one-hot pick among them
+    /// (module doc, "Fill lookahead").
+    pub fill_next_loc: Vec<Signal<In, Bits<51>>>,
+    pub fill_next_sel: Vec<Signal<In, Bit>>,
     pub rs_hit: Signal<Out, Bit>,
     pub rs_way: Signal<Out, Bits<IW>>,
     pub rs_loc: Signal<Out, Bits<51>>,
@@ -165,6 +188,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     s1_ls_way: Vec<DFF<Bits<IW>>>,
     s1_ls_onehot: Vec<DFF<Bit>>,
     s1_written: Vec<DFF<Bit>>,
+    // Fill lookahead builds only (N, else empty): entry i holds
+    // `fill_next_loc` as it stands after this cycle's edge, i.e. the
+    // registered `fill_match[i]` of the next cycle.
+    fm_q: Vec<DFF<Bit>>,
+    // (N, else empty) the picked candidate matches entry i as it is now.
+    fm_cand: Vec<Signal<Local, Bit>>,
+    // (one element, else empty) the picked candidate equals `fill_loc`.
+    next_is_fill: Vec<Signal<Local, Bit>>,
     // The search the output stage reports this cycle: this cycle's (latency
     // 1) or the stage-1 registers' (latency 2).
     out_rs_valid: Signal<Local, Bit>,
@@ -274,6 +305,8 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             inv_valid: Default::default(),
             inv_loc: Default::default(),
             flush: Default::default(),
+            fill_next_loc: vec![],
+            fill_next_sel: vec![],
             rs_hit: Default::default(),
             rs_way: Default::default(),
             rs_loc: Default::default(),
@@ -316,6 +349,9 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             s1_ls_way: regs(s1(1)),
             s1_ls_onehot: regs(s1(N)),
             s1_written: regs(s1(N)),
+            fm_q: vec![],
+            fm_cand: vec![],
+            next_is_fill: vec![],
             out_rs_valid: Default::default(),
             out_rs_hit: Default::default(),
             out_rs_multi: Default::default(),
@@ -371,6 +407,23 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             fill_ok_l: Default::default(),
             clear: Default::default(),
         }
+    }
+
+    /// The same MLB with the fill lookahead over `candidates` (>= 1)
+    /// locations (module doc, whose contract the user must keep).
+    pub fn with_fill_lookahead(mut self, candidates: usize) -> Self {
+        assert!(candidates >= 1, "Mlb::with_fill_lookahead: no candidate");
+        self.fill_next_loc = (0..candidates).map(|_| Signal::default()).collect();
+        self.fill_next_sel = (0..candidates).map(|_| Signal::default()).collect();
+        self.fm_q = regs(N);
+        self.fm_cand = (0..N).map(|_| Signal::default()).collect();
+        self.next_is_fill = vec![Signal::default()];
+        self
+    }
+
+    /// Whether the fill lookahead is built.
+    pub fn fill_lookahead(&self) -> bool {
+        !self.fm_q.is_empty()
     }
 
     /// The configured hit latency (1 or 2 cycles).
@@ -437,6 +490,11 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 && (self.loc[i].q.val() == self.inv_loc.val());
             self.fill_match[i].next = self.valid[i].q.val() && (self.loc[i].q.val() == self.fill_loc.val());
             self.free_pe.req[i].next = !self.valid[i].q.val();
+        }
+        // Fill lookahead: the matches come from registers instead (module
+        // doc); the compares above are then unused and synthesized away.
+        for i in 0..self.fm_q.len() {
+            self.fill_match[i].next = self.fm_q[i].q.val();
         }
         self.fill_held.next = false;
         for i in 0..N {
@@ -526,6 +584,35 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             }
             if self.inv_match[i].val() || self.clear.val() {
                 self.valid[i].d.next = false;
+            }
+        }
+        // Fill lookahead: entry i after the edge, against the next fill's
+        // location: written (by this fill), emptied, or as it is.
+        // (The candidates' compares need only registers; the pick comes late.)
+        for z in 0..self.next_is_fill.len() {
+            self.next_is_fill[z].next = false;
+            for i in 0..self.fm_cand.len() {
+                self.fm_cand[i].next = false;
+            }
+            for k in 0..self.fill_next_loc.len() {
+                if self.fill_next_sel[k].val() && (self.fill_next_loc[k].val() == self.fill_loc.val()) {
+                    self.next_is_fill[z].next = true;
+                }
+                for i in 0..self.fm_cand.len() {
+                    if self.fill_next_sel[k].val() && (self.loc[i].q.val() == self.fill_next_loc[k].val()) {
+                        self.fm_cand[i].next = true;
+                    }
+                }
+            }
+            for i in 0..self.fm_q.len() {
+                self.fm_q[i].clock.next = self.clock.val();
+                self.fm_q[i].d.next = self.valid[i].q.val() && self.fm_cand[i].val();
+                if self.write_en[i].val() {
+                    self.fm_q[i].d.next = self.next_is_fill[z].val();
+                }
+                if self.inv_match[i].val() || self.clear.val() {
+                    self.fm_q[i].d.next = false;
+                }
             }
         }
         // The search the output stage reports: this cycle's (reset

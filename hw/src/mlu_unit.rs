@@ -483,7 +483,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             visits: sigs(k + 1),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
-            mlb: Mlb::new(b.replacement, b.mlb_latency),
+            mlb: Mlb::new(b.replacement, b.mlb_latency).with_fill_lookahead(k),
             walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
             checks: LaneChecks::new(b.check_latency),
             loc_out: Default::default(),
@@ -883,6 +883,13 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.mem_req_id.next = self.widx[k].val();
                                     self.mem_req_node.next = self.walkers[k].req_node.val();
                                 }
+                            }
+                            // The MLB's fill lookahead: the walkers' locations, and the one
+                            // the fill register takes (fill_grant is one-hot and is what
+                            // sets fq_valid).
+                            for k in 0..self.walkers.len() {
+                                self.mlb.fill_next_loc[k].next = self.walkers[k].location.val();
+                                self.mlb.fill_next_sel[k].next = self.fill_grant[k].val();
                             }
 
                             // Slots: the one that re-enters (lowest with a result), the lowest

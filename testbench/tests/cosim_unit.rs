@@ -2,8 +2,9 @@
 //! against the golden model, every output every cycle (1,000,000 requests
 //! on each committed unit top, about 30 s each); the unit's
 //! throughput and miss overlap measured from the Verilog's own outputs; and
-//! four Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
-//! walk in flight, a wrong lane mask, an uncounted node visit), each caught.
+//! five Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
+//! walk in flight, a wrong lane mask, an uncounted node visit, an MLB fill
+//! lookahead that forgets the fill before it), each caught.
 use hw::generate::tops_for_config;
 use sim::config::{MluConfig, Structure, UnitShape};
 use sim::fault::Op;
@@ -244,4 +245,16 @@ fn unit_mutant_uncounted_node_is_caught() {
     // counters are compared whenever the unit is idle).
     let m = mutant("-mutant-count", |v| mutate(v, "visits_4 = visits_3 + one4;", "visits_4 = visits_3;", 1));
     assert!(m.ports.iter().any(|p| p.0 == "cnt_nodes"), "{m}");
+}
+
+#[test]
+fn unit_mutant_fill_lookahead_forgetting_the_previous_fill_is_caught() {
+    // The MLB's registered fill matches (hw::mlb "Fill lookahead") miss the
+    // entry the fill of the cycle before wrote: two walkers that found the
+    // same node and fill in consecutive cycles put it in the MLB twice.
+    mutant("-mutant-lookahead", |v| {
+        (0..8).fold(v.to_string(), |v, i| {
+            mutate(&v, &format!("fm_q_{i}_d_comb = next_is_fill_0;"), &format!("fm_q_{i}_d_comb = 1'b0;"), 1)
+        })
+    });
 }

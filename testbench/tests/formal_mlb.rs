@@ -17,6 +17,14 @@
 //! MLB). The property is injected into the emitted top module (so it sees its
 //! entry registers `valid_i_q`, `loc_i_q` and its match terms `ls_pe_req_i`).
 //!
+//! The MLB as the MLU unit builds it, with the fill lookahead (hw::mlb
+//! "Fill lookahead": the matches of the next fill registered a cycle
+//! early, from k candidate locations), is proved the same way under the
+//! lookahead's contract (the next fill is the candidate picked in the cycle
+//! before), together with the invariant that its registered matches are
+//! the entries' matches of the fill; a mutant that forgets the fill of the
+//! cycle before (two walkers filling one node back to back) is caught.
+//!
 //! Not covered here: the *range* match vector is one-hot only if the valid
 //! entries' ranges are disjoint, which is a property of the metadata (the
 //! runtime never creates overlapping allocations), not of the MLB.
@@ -138,4 +146,54 @@ fn mlb_mutants_are_caught() {
         eprintln!("mutant {what}: {:?} in {:.1} s", r.outcome, r.seconds);
         assert_eq!(r.outcome, Outcome::Failed, "mutant {what} was not caught:\n{}", r.log);
     }
+}
+
+/// mlb4_plru as the MLU unit builds it: fill lookahead over 2 candidates.
+fn lookahead_dut() -> String {
+    let mut uut = hw::mlb::Mlb::<4, 2>::new(Replacement::Plru, 1).with_fill_lookahead(2);
+    let g = hw::generate::emit("mlb4_plru_la2", "hw::mlb::Mlb<4, 2>", &mut uut, Default::default(), &hw::interface::mlb(1)).expect("Mlb<4, 2> emits");
+    let mut c = String::from(
+        "    // formal (injected by testbench/tests/formal_mlb.rs): the lookahead contract
+    reg f_sel_0 = 1'b0;
+    reg f_sel_1 = 1'b0;
+    reg [50:0] f_loc_0 = 51'h0;
+    reg [50:0] f_loc_1 = 51'h0;
+    always @(posedge clock) begin
+        f_sel_0 <= fill_next_sel_0;
+        f_sel_1 <= fill_next_sel_1;
+        f_loc_0 <= fill_next_loc_0;
+        f_loc_1 <= fill_next_loc_1;
+    end
+    always @(*) begin
+        assume(!(fill_next_sel_0 && fill_next_sel_1));
+        if (fill_valid) assume((f_sel_0 && (fill_loc == f_loc_0)) || (f_sel_1 && (fill_loc == f_loc_1)));
+",
+    );
+    for i in 0..4 {
+        c += &format!("        if (fill_valid) assert(fm_q_{i}_q == (valid_{i}_q && (loc_{i}_q == fill_loc)));\n");
+        for j in i + 1..4 {
+            c += &format!("        assert(!(valid_{i}_q && valid_{j}_q && (loc_{i}_q == loc_{j}_q)));\n");
+        }
+    }
+    c += "        assert(!ls_multi);\n    end";
+    inject(&g.verilog, "mlb4_plru_la2", &c).unwrap()
+}
+
+#[test]
+fn mlb_with_fill_lookahead_never_holds_duplicate_locations() {
+    let r = run("mlb4-la2", "mlb4_plru_la2", &lookahead_dut(), INDUCTION);
+    eprintln!("mlb4_plru with fill lookahead (2 candidates): no duplicate by induction: {:?} in {:.1} s", r.outcome, r.seconds);
+    assert_eq!(r.outcome, Outcome::Proved, "{}", r.log);
+}
+
+/// The lookahead forgetting the fill of the cycle before (an entry just
+/// written with the next fill's location does not match it) duplicates.
+#[test]
+fn mlb_lookahead_mutant_forgetting_the_previous_fill_is_caught() {
+    let original = lookahead_dut();
+    let m = (0..4).fold(original.clone(), |t, i| mutate(&t, &format!("fm_q_{i}_d_comb = next_is_fill_0;"), &format!("fm_q_{i}_d_comb = 1'b0;")).unwrap());
+    assert_ne!(m, original);
+    let r = run("mlb4-la2-mutant", "mlb4_plru_la2", &m, "sat -seq 6 -prove-asserts -set-assumes -set-init-zero -verify");
+    eprintln!("lookahead mutant: {:?} in {:.1} s", r.outcome, r.seconds);
+    assert_eq!(r.outcome, Outcome::Failed, "{}", r.log);
 }
