@@ -421,11 +421,6 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
         self
     }
 
-    /// Whether the fill lookahead is built.
-    pub fn fill_lookahead(&self) -> bool {
-        !self.fm_q.is_empty()
-    }
-
     /// The configured hit latency (1 or 2 cycles).
     pub fn hit_latency(&self) -> usize {
         1 + self.s1_rs_hit.len()
