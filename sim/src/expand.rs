@@ -278,8 +278,8 @@ pub fn expand_reader<R: BufRead>(
         match ev? {
             Event::Alloc { id, base, size } => items.push(Item::Alloc { id, base, size, line }),
             Event::Free { id } => items.push(Item::Free { id, line }),
-            Event::SegAlloc { .. } | Event::SegFree { .. } => {}
-            Event::Kernel { op, acc } => {
+            Event::SegAlloc { .. } | Event::SegFree { .. } | Event::Iter { .. } => {}
+            Event::Kernel { op, acc, .. } => {
                 let mut args = Vec::with_capacity(acc.len());
                 for a in acc {
                     match a.id {

@@ -1,6 +1,9 @@
-//! Streaming reader for `gpuarmor-trace` version 1 (see
-//! `../shared/traces/README.md`): gzip'd JSON lines, a header object first,
-//! then one event per line in program order.
+//! Streaming reader for `gpuarmor-trace` versions 1 and 2 (see
+//! `traces/README.md`): gzip'd JSON lines, a header object first, then one
+//! event per line in program order. Version 2 adds the header's `sm_count`,
+//! `iter` events and, per operator, the GPU work it launched (`gpu`: kernel
+//! launches with geometry and measured duration, memset/memcpy); version 1
+//! has none of these, and its `kernel` events read with an empty `gpu` list.
 //!
 //! The reader decodes and validates one line at a time (the files are never
 //! loaded whole) and yields typed [`Event`]s. Every error names the file and
@@ -46,9 +49,9 @@ use flate2::read::MultiGzDecoder;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The only format name and version this reader accepts.
+/// The only format name this reader accepts, and the versions it reads.
 pub const FORMAT: &str = "gpuarmor-trace";
-pub const VERSION: u64 = 1;
+pub const VERSIONS: [u64; 2] = [1, 2];
 
 /// Addresses are 56 bits (pointer bits 55..0; the top byte is the tag): a
 /// base is below this, and a block or segment ends at or below it.
@@ -85,14 +88,61 @@ pub enum Event {
     SegAlloc { base: u64, size: u64 },
     /// A segment went back to the driver.
     SegFree { base: u64, size: u64 },
-    /// One operator and the byte ranges it touches.
-    Kernel { op: String, acc: Vec<Access> },
+    /// One operator, the byte ranges it touches and (version 2) the GPU work
+    /// it launched, in launch order (empty in version 1).
+    Kernel { op: String, acc: Vec<Access>, gpu: Vec<GpuWork> },
+    /// Iteration `n` of the workload starts here (version 2).
+    Iter { n: u64 },
+}
+
+/// One entry of a version-2 operator's `gpu` list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuWork {
+    /// A kernel launch (runs on the SMs).
+    Kernel(Launch),
+    /// Copy-engine work (`memset` or `memcpy`): no SM instructions.
+    Copy { kind: CopyKind, name: String, ns: u64, bytes: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CopyKind {
+    Memset,
+    Memcpy,
+}
+
+/// A kernel launch as torch.profiler (CUPTI) recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub name: String,
+    /// Measured duration, ns.
+    pub ns: u64,
+    /// Grid and block dimensions (each at least 1).
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    /// Registers per thread and shared memory per block (bytes).
+    pub regs: u64,
+    pub smem: u64,
+    /// CUPTI's correlation id.
+    pub corr: u64,
+}
+
+impl Launch {
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().product()
+    }
+    pub fn threads_per_cta(&self) -> u64 {
+        self.block.iter().product()
+    }
 }
 
 /// The header line. `format` and `version` are validated; the descriptive
 /// fields are kept when present (strings) and not required.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Header {
+    /// 1 or 2.
+    pub version: u64,
+    /// SMs of the device (version 2).
+    pub sm_count: Option<u64>,
     pub workload: Option<String>,
     pub device: Option<String>,
     pub torch: Option<String>,
@@ -241,15 +291,22 @@ impl<R: BufRead> TraceReader<R> {
             }
             None => return Err(self.err("header: missing field \"format\"".into())),
         }
-        match obj.get("version") {
-            Some(x) if x.as_u64() == Some(VERSION) => {}
+        let version = match obj.get("version") {
+            Some(x) if x.as_u64().is_some_and(|v| VERSIONS.contains(&v)) => x.as_u64().unwrap_or_default(),
             Some(other) => {
                 return Err(self.err(format!(
-                    "header: unsupported version {other} (this reader reads version {VERSION})"
+                    "header: unsupported version {other} (this reader reads versions 1 and 2)"
                 )))
             }
             None => return Err(self.err("header: missing field \"version\"".into())),
-        }
+        };
+        let sm_count = match obj.get("sm_count") {
+            None | Some(Value::Null) => None,
+            Some(x) => match x.as_u64() {
+                Some(n) if n >= 1 => Some(n),
+                _ => return Err(self.err(format!("header: field \"sm_count\" must be a positive integer, got {x}"))),
+            },
+        };
         let text = |k: &str| -> Result<Option<String>, TraceError> {
             match obj.get(k) {
                 None | Some(Value::Null) => Ok(None),
@@ -258,6 +315,8 @@ impl<R: BufRead> TraceReader<R> {
             }
         };
         Ok(Header {
+            version,
+            sm_count,
             workload: text("workload")?,
             device: text("device")?,
             torch: text("torch")?,
@@ -366,10 +425,77 @@ impl<R: BufRead> TraceReader<R> {
                 for (i, a) in list.iter().enumerate() {
                     acc.push(self.parse_access(i, a)?);
                 }
-                Ok(Event::Kernel { op, acc })
+                let gpu = match (self.header.version, obj.get("gpu")) {
+                    (1, None) => Vec::new(),
+                    (1, Some(_)) => return Err(self.err("kernel: field \"gpu\" is not part of version 1".into())),
+                    (_, None) => return Err(self.err("kernel: missing field \"gpu\"".into())),
+                    (_, Some(Value::Array(a))) => {
+                        let mut gpu = Vec::with_capacity(a.len());
+                        for (i, g) in a.iter().enumerate() {
+                            gpu.push(self.parse_gpu(i, g)?);
+                        }
+                        gpu
+                    }
+                    (_, Some(other)) => {
+                        return Err(self.err(format!("kernel: field \"gpu\" must be an array, got {other}")))
+                    }
+                };
+                Ok(Event::Kernel { op, acc, gpu })
+            }
+            "iter" if self.header.version >= 2 => {
+                let n = self.u64_field(obj, t, "n")?;
+                Ok(Event::Iter { n })
             }
             other => Err(self.err(format!(
-                "unknown event type \"t\": \"{other}\" (expected alloc, free, seg_alloc, seg_free or kernel)"
+                "unknown event type \"t\": \"{other}\" (expected alloc, free, seg_alloc, seg_free, kernel{})",
+                if self.header.version >= 2 { " or iter" } else { "; iter is version 2" }
+            ))),
+        }
+    }
+
+    /// One element of a version-2 `gpu` list.
+    fn parse_gpu(&self, i: usize, g: &Value) -> Result<GpuWork, TraceError> {
+        let what = format!("kernel: gpu[{i}]");
+        let obj = g
+            .as_object()
+            .ok_or_else(|| self.err(format!("{what}: expected an object, got {g}")))?;
+        let name = match obj.get("name") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => return Err(self.err(format!("{what}: field \"name\" must be a string, got {other}"))),
+            None => return Err(self.err(format!("{what}: missing field \"name\""))),
+        };
+        let num = |k: &str| self.u64_field(obj, &what, k);
+        let dim3 = |k: &str| -> Result<[u64; 3], TraceError> {
+            let bad = || self.err(format!("{what}: field \"{k}\" must be three positive integers [x, y, z]"));
+            let a = obj.get(k).and_then(Value::as_array).ok_or_else(bad)?;
+            if a.len() != 3 {
+                return Err(bad());
+            }
+            let mut d = [0u64; 3];
+            for (j, x) in a.iter().enumerate() {
+                d[j] = x.as_u64().filter(|&v| v >= 1).ok_or_else(bad)?;
+            }
+            Ok(d)
+        };
+        match obj.get("kind").and_then(Value::as_str) {
+            Some("kernel") => Ok(GpuWork::Kernel(Launch {
+                ns: num("ns")?,
+                grid: dim3("grid")?,
+                block: dim3("block")?,
+                regs: num("regs")?,
+                smem: num("smem")?,
+                corr: num("corr")?,
+                name,
+            })),
+            Some(k @ ("memset" | "memcpy")) => Ok(GpuWork::Copy {
+                kind: if k == "memset" { CopyKind::Memset } else { CopyKind::Memcpy },
+                ns: num("ns")?,
+                bytes: num("bytes")?,
+                name,
+            }),
+            _ => Err(self.err(format!(
+                "{what}: field \"kind\" must be \"kernel\", \"memset\" or \"memcpy\", got {}",
+                obj.get("kind").map_or("nothing".to_string(), |v| v.to_string())
             ))),
         }
     }
@@ -463,6 +589,14 @@ pub struct TraceSummary {
     pub max_blocks_per_kernel: u64,
     /// Per-operator working set -> number of operators with it.
     pub working_set_histogram: BTreeMap<u64, u64>,
+    /// Format version of the file.
+    pub version: u64,
+    /// GPU work the operators launched (version 2): kernel launches plus
+    /// memset/memcpy.
+    pub gpu_launches: u64,
+    /// Kernel launches (SM work) per iteration `n` (version 2; launches before
+    /// the first `iter` are not counted).
+    pub kernel_launches_per_iteration: BTreeMap<u64, u64>,
 }
 
 /// Reads a whole trace once, streaming, and summarises it.
@@ -488,7 +622,11 @@ pub fn summarize_reader<R: BufRead>(mut reader: TraceReader<R>, file: String) ->
         live_at_end: 0,
         max_blocks_per_kernel: 0,
         working_set_histogram: BTreeMap::new(),
+        version: reader.header().version,
+        gpu_launches: 0,
+        kernel_launches_per_iteration: BTreeMap::new(),
     };
+    let mut iteration = None;
     let mut blocks = HashSet::new();
     while let Some(ev) = reader.next() {
         s.events += 1;
@@ -500,7 +638,13 @@ pub fn summarize_reader<R: BufRead>(mut reader: TraceReader<R>, file: String) ->
             Event::Free { .. } => s.frees += 1,
             Event::SegAlloc { .. } => s.seg_allocs += 1,
             Event::SegFree { .. } => s.seg_frees += 1,
-            Event::Kernel { acc, .. } => {
+            Event::Iter { n } => iteration = Some(n),
+            Event::Kernel { acc, gpu, .. } => {
+                s.gpu_launches += gpu.len() as u64;
+                if let Some(n) = iteration {
+                    let launches = gpu.iter().filter(|g| matches!(g, GpuWork::Kernel(_))).count() as u64;
+                    *s.kernel_launches_per_iteration.entry(n).or_insert(0) += launches;
+                }
                 s.kernels += 1;
                 s.accesses += acc.len() as u64;
                 blocks.clear();

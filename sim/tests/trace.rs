@@ -17,14 +17,15 @@ fn traces_dir() -> PathBuf {
 
 #[test]
 fn summaries_reproduce_the_readme_table() {
-    // (file, kernels, allocations, max live allocations) from traces/README.md.
+    // (file, operators, allocations, max live allocations, GPU launches,
+    // kernels in iteration 2) from traces/README.md.
     let table = [
-        ("resnet50_infer.jsonl.gz", 669, 631, 328),
-        ("resnet50_train.jsonl.gz", 1303, 1864, 703),
-        ("gpt2_train.jsonl.gz", 917, 1366, 384),
-        ("bert_infer.jsonl.gz", 508, 612, 213),
+        ("resnet50_infer.jsonl.gz", 348, 631, 328, 492, 239),
+        ("resnet50_train.jsonl.gz", 981, 1864, 703, 1615, 717),
+        ("gpt2_train.jsonl.gz", 840, 1366, 384, 1118, 440),
+        ("bert_infer.jsonl.gz", 306, 612, 213, 308, 154),
     ];
-    for (file, kernels, allocs, max_live) in table {
+    for (file, kernels, allocs, max_live, launches, iter2) in table {
         let s = trace::summarize(traces_dir().join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.kernels, kernels, "{file} kernels");
         assert_eq!(s.allocations, allocs, "{file} allocations");
@@ -33,6 +34,10 @@ fn summaries_reproduce_the_readme_table() {
         assert!(s.frees <= s.allocations);
         assert_eq!(s.live_at_end, s.allocations - s.frees);
         assert_eq!(s.workload.as_deref(), Some(file.trim_end_matches(".jsonl.gz")));
+        assert_eq!(s.version, 2, "{file}");
+        assert_eq!(s.gpu_launches, launches, "{file} GPU launches");
+        assert_eq!(s.kernel_launches_per_iteration.get(&2), Some(&iter2), "{file} kernels in iteration 2");
+        assert_eq!(s.kernel_launches_per_iteration.keys().copied().collect::<Vec<_>>(), [1, 2], "{file} iterations");
     }
 }
 
@@ -118,12 +123,79 @@ fn events_are_typed() {
                 acc: vec![
                     Access { id: Some(0), offset: 16, length: 32, rw: Rw::RW },
                     Access { id: None, offset: 0, length: 4, rw: Rw::R },
-                ]
+                ],
+                gpu: vec![],
             },
             Event::Free { id: 0 },
             Event::SegFree { base: 4096, size: 8192 },
         ]
     );
+}
+
+const HEADER_V2: &str = r#"{"format": "gpuarmor-trace", "version": 2, "workload": "t", "sm_count": 132}"#;
+
+#[test]
+fn version_2_events_carry_iterations_and_gpu_work() {
+    let text = [
+        HEADER_V2,
+        r#"{"t": "alloc", "id": 0, "base": 4096, "size": 512}"#,
+        r#"{"t": "iter", "n": 1}"#,
+        concat!(
+            r#"{"t": "kernel", "op": "add", "acc": [[0, 0, 512, "rw"]], "gpu": ["#,
+            r#"{"kind": "kernel", "name": "k", "ns": 1500, "grid": [4, 2, 1], "block": [128, 1, 1], "regs": 32, "smem": 1024, "corr": 7}, "#,
+            r#"{"kind": "memset", "name": "Memset", "ns": 900, "bytes": 512}]}"#
+        ),
+        r#"{"t": "kernel", "op": "view", "acc": [], "gpu": []}"#,
+    ]
+    .join("\n");
+    let s = Scratch::gz("typed-v2", &text);
+    let r = TraceReader::open(&s.0).unwrap();
+    assert_eq!((r.header().version, r.header().sm_count), (2, Some(132)));
+    let evs: Vec<Event> = r.map(|e| e.unwrap()).collect();
+    let launch = trace::Launch {
+        name: "k".into(),
+        ns: 1500,
+        grid: [4, 2, 1],
+        block: [128, 1, 1],
+        regs: 32,
+        smem: 1024,
+        corr: 7,
+    };
+    assert_eq!((launch.ctas(), launch.threads_per_cta()), (8, 128));
+    assert_eq!(
+        evs[1..],
+        [
+            Event::Iter { n: 1 },
+            Event::Kernel {
+                op: "add".into(),
+                acc: vec![Access { id: Some(0), offset: 0, length: 512, rw: Rw::RW }],
+                gpu: vec![
+                    trace::GpuWork::Kernel(launch),
+                    trace::GpuWork::Copy { kind: trace::CopyKind::Memset, name: "Memset".into(), ns: 900, bytes: 512 },
+                ],
+            },
+            Event::Kernel { op: "view".into(), acc: vec![], gpu: vec![] },
+        ]
+    );
+}
+
+#[test]
+fn version_rules_are_errors_with_file_and_line() {
+    let v2 = |line: &str| first_error("v2", &[HEADER_V2, r#"{"t": "alloc", "id": 0, "base": 4096, "size": 64}"#, line]);
+    let e = v2(r#"{"t": "kernel", "op": "a", "acc": []}"#);
+    assert!(e.ends_with(":3: kernel: missing field \"gpu\""), "{e}");
+    let e = v2(r#"{"t": "kernel", "op": "a", "acc": [], "gpu": [{"kind": "kernel", "name": "k", "ns": 1, "grid": [0, 1, 1], "block": [1, 1, 1], "regs": 1, "smem": 0, "corr": 1}]}"#);
+    assert!(e.contains(":3: kernel: gpu[0]: field \"grid\" must be three positive integers"), "{e}");
+    let e = v2(r#"{"t": "kernel", "op": "a", "acc": [], "gpu": [{"kind": "graph", "name": "g"}]}"#);
+    assert!(e.contains(":3: kernel: gpu[0]: field \"kind\" must be"), "{e}");
+    let e = v2(r#"{"t": "kernel", "op": "a", "acc": [], "gpu": [{"kind": "memcpy", "name": "m", "ns": 5}]}"#);
+    assert!(e.contains(":3: kernel: gpu[0]: missing field \"bytes\""), "{e}");
+    let e = first_error("v1-iter", &[HEADER, r#"{"t": "iter", "n": 1}"#]);
+    assert!(e.contains(":2: unknown event type \"t\": \"iter\"") && e.contains("version 2"), "{e}");
+    let e = first_error("v1-gpu", &[HEADER, r#"{"t": "kernel", "op": "a", "acc": [], "gpu": []}"#]);
+    assert!(e.contains(":2: kernel: field \"gpu\" is not part of version 1"), "{e}");
+    let e = first_error("v3", &[r#"{"format": "gpuarmor-trace", "version": 3}"#]);
+    assert!(e.contains(":1: header: unsupported version 3"), "{e}");
 }
 
 #[test]
@@ -196,7 +268,7 @@ fn malformed_events_say_what_is_wrong() {
             ":3: kernel: acc[0]: expected [id, offset, length, rw]",
         ),
         ("empty-line", &[HEADER, "", alloc], ":2: empty line"),
-        ("version", &[r#"{"format": "gpuarmor-trace", "version": 2}"#], ":1: header: unsupported version 2"),
+        ("version", &[r#"{"format": "gpuarmor-trace", "version": 0}"#], ":1: header: unsupported version 0"),
         ("format", &[r#"{"format": "other", "version": 1}"#], r#":1: header: field "format" must be"#),
         ("no-version", &[r#"{"format": "gpuarmor-trace"}"#], r#":1: header: missing field "version""#),
     ];
