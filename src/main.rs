@@ -41,7 +41,7 @@ enum Command {
     AllocBench(cli::alloc_bench::Args),
     /// Run the emitted Verilog under Verilator against the golden model.
     Cosim(cli::cosim::Args),
-    /// Combine the JSON of `sweep --shard` or `cosim --shard` jobs into one.
+    /// Combine the JSON of `cosim --shard` jobs into one.
     Merge(cli::merge::Args),
     /// Record the vector files of the standalone Verilog testbenches (verilog_out/tb/).
     Vectors(cli::vectors::Args),

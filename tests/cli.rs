@@ -123,7 +123,7 @@ fn gz(text: &str) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}"#;
+const HEADER: &str = r#"{"format": "gpuarmor-trace", "version": 2, "workload": "t", "sm_count": 132}"#;
 
 /// `trace` and `sweep` read through one validator: a trace the sweep would
 /// refuse is refused by `trace` too, with the same message.
@@ -141,12 +141,12 @@ fn trace_and_sweep_reject_the_same_traces() {
         ),
         (
             "past-end",
-            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 60, 8, "r"]]}"#),
+            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 60, 8, "r"]], "gpu": []}"#),
             ":3:",
         ),
         (
             "overflow",
-            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 18446744073709551615, 2, "r"]]}"#),
+            format!("{}\n{}", alloc("4096", "64"), r#"{"t": "kernel", "op": "k", "acc": [[0, 18446744073709551615, 2, "r"]], "gpu": []}"#),
             ":3:",
         ),
     ];
@@ -189,7 +189,7 @@ fn trace_prints_summaries() {
         &gz(&format!(
             "{HEADER}\n{{\"t\": \"alloc\", \"id\": 0, \"base\": 4096, \"size\": 64}}\n\
              {{\"t\": \"alloc\", \"id\": 1, \"base\": 8192, \"size\": 64}}\n\
-             {{\"t\": \"kernel\", \"op\": \"add\", \"acc\": [[0, 0, 64, \"r\"], [1, 0, 64, \"w\"], [0, 0, 8, \"r\"]]}}\n\
+             {{\"t\": \"kernel\", \"op\": \"add\", \"acc\": [[0, 0, 64, \"r\"], [1, 0, 64, \"w\"], [0, 0, 8, \"r\"]], \"gpu\": []}}\n\
              {{\"t\": \"free\", \"id\": 0}}\n"
         )),
     );

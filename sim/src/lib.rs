@@ -24,7 +24,6 @@
 //! - [`trace`], [`expand`]: the workload traces and their expansion into
 //!   per-warp instruction streams.
 //! - [`pipeline`]: the SM pipeline model (RTL `sm_pipeline`), cycle level.
-//! - [`sweep`], [`plot`]: the trace-driven evaluation and its SVG plots.
 //! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
 //! - [`json`], [`project`], [`shard`]: strict JSON parsing, the project's
 //!   paths, and `--shard I/N`.
@@ -53,5 +52,3 @@ pub mod scenario;
 pub mod trace;
 pub mod expand;
 pub mod pipeline;
-pub mod sweep;
-pub mod plot;

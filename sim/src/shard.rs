@@ -1,5 +1,5 @@
-//! `--shard I/N`: one of N independent jobs of a run (`mlugen sweep`,
-//! `mlugen cosim`). Item k of the run's canonical order (a sweep point, a
+//! `--shard I/N`: one of N independent jobs of a run (`mlugen cosim`;
+//! the trace sweep no longer needs it). Item k of the run's canonical order (a
 //! cosimulation seed) belongs to shard k mod N: the shards are disjoint,
 //! cover the run, and do not depend on threads or machines. `mlugen merge`
 //! joins their outputs into what the unsharded run writes.

@@ -1,7 +1,6 @@
 //! `mlugen merge FILE... --json OUT`: join the JSON of the shards of one
-//! `mlugen sweep --shard I/N` or `mlugen cosim --shard I/N` run into the JSON
-//! the unsharded run writes (docs/scale-out.md). The kind is read from the
-//! files; every shard 0..N must be given exactly once.
+//! `mlugen cosim --shard I/N` run into the JSON the unsharded run writes
+//! (docs/scale-out.md); every shard 0..N must be given exactly once.
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,26 +23,16 @@ pub fn run(a: Args) -> Result<()> {
         docs.push((f.display().to_string(), v));
     }
     let is_cosim = |v: &serde_json::Value| v.get("kind").and_then(|k| k.as_str()) == Some("cosim");
-    let is_sweep = |v: &serde_json::Value| v.get("points").is_some() && v.get("params").is_some();
-    let (merged, what) = if docs.iter().all(|(_, v)| is_cosim(v)) {
-        let parts = docs
-            .into_iter()
-            .map(|(n, v)| serde_json::from_value(v).map(|r| (n.clone(), r)).with_context(|| format!("{n}: not a cosim report")))
-            .collect::<Result<Vec<_>>>()?;
-        let m = testbench::shard::merge(parts).map_err(|e| anyhow::anyhow!("merge: {e}"))?;
-        let what = format!("cosim {}: {} seeds, {} compared, {} mismatching", m.top, m.runs.len(), m.compared, m.mismatches);
-        (serde_json::to_value(&m)?, what)
-    } else if docs.iter().all(|(_, v)| is_sweep(v)) {
-        let parts = docs
-            .into_iter()
-            .map(|(n, v)| serde_json::from_value(v).map(|r| (n.clone(), r)).with_context(|| format!("{n}: not a sweep result")))
-            .collect::<Result<Vec<_>>>()?;
-        let m = sim::sweep::merge(parts).map_err(|e| anyhow::anyhow!("merge: {e}"))?;
-        let what = format!("sweep: {} points over {} traces", m.points.len(), m.traces.len());
-        (serde_json::to_value(&m)?, what)
-    } else {
-        bail!("merge: the files must all be `mlugen sweep --json` or all `mlugen cosim --json` outputs");
-    };
+    if !docs.iter().all(|(_, v)| is_cosim(v)) {
+        bail!("merge: the files must all be `mlugen cosim --json` outputs");
+    }
+    let parts = docs
+        .into_iter()
+        .map(|(n, v)| serde_json::from_value(v).map(|r| (n.clone(), r)).with_context(|| format!("{n}: not a cosim report")))
+        .collect::<Result<Vec<_>>>()?;
+    let m = testbench::shard::merge(parts).map_err(|e| anyhow::anyhow!("merge: {e}"))?;
+    let what = format!("cosim {}: {} seeds, {} compared, {} mismatching", m.top, m.runs.len(), m.compared, m.mismatches);
+    let merged = serde_json::to_value(&m)?;
     std::fs::write(&a.json, serde_json::to_string_pretty(&merged)? + "\n").with_context(|| format!("--json {}", a.json.display()))?;
     writeln!(super::out::stdout(), "mlugen merge: {what} -> {}", a.json.display())?;
     Ok(())

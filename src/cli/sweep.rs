@@ -1,22 +1,28 @@
-//! `mlugen sweep --trace FILE...`: the trace-driven evaluation:
-//! every trace x MLB size x structure x mode through the SM pipeline model,
-//! against the unchecked baseline. Prints a table on stdout, progress and
-//! the elapsed time on stderr; `--json`, `--csv` write the points, `--svg
-//! DIR` one plot per trace (`DIR/<workload>.svg`). `--shard I/N` runs one
-//! part of the points; `mlugen merge` joins the parts' JSON.
+//! `mlugen sweep --trace FILE...`: the evaluation on what the H200 ran.
+//!
+//! Each trace (version 2) is joined with its Nsight Compute counters
+//! (`--ncu-dir`, default `<trace dir>/ncu/`), its iteration-2 kernels are
+//! timed by the calibrated SM model unchecked (the baseline, validated
+//! against the measured durations) and then checked, for every point of
+//! MLB entries x structure x mode x walkers (`eval::sweep`). Prints the
+//! validation and a table on stdout, progress on stderr; `--json`, `--csv`
+//! write the results, `--svg DIR` one plot per workload.
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use sim::config::{Mode, Replacement, Structure};
-use sim::sweep::{self, SweepConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files (`*.jsonl.gz`, gpuarmor-trace version 1).
+    /// Trace files (`*.jsonl.gz`, gpuarmor-trace version 2).
     #[arg(long = "trace", required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
-    /// MLB sizes (0 = no MLB).
+    /// Directory of the Nsight Compute files (`<workload>.csv.gz`); default
+    /// `<trace dir>/ncu`.
+    #[arg(long = "ncu-dir")]
+    pub ncu_dir: Option<PathBuf>,
+    /// MLB sizes (0 = no MLB; else 1, 2, 4, 8, 16, 32).
     #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8,16,32")]
     pub entries: Vec<usize>,
     /// Metadata structures: list, bst, sol.
@@ -25,150 +31,120 @@ pub struct Args {
     /// Modes: compiler, hwonly.
     #[arg(long, value_delimiter = ',', default_value = "compiler,hwonly")]
     pub mode: Vec<String>,
-    /// MLB replacement policy: plru or rr.
+    /// Walkers K (1, 2, 4, 8).
+    #[arg(long, value_delimiter = ',', default_value = "4")]
+    pub walkers: Vec<usize>,
+    /// MLB replacement policy: plru or round_robin.
     #[arg(long, default_value = "plru")]
     pub replacement: String,
-    /// Warps per SM (1..=64, an H200 SM's most resident warps).
-    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
-    pub warps: usize,
-    /// Memory latency in cycles (data and metadata reads).
-    #[arg(long = "mem-latency", default_value_t = 400)]
-    pub mem_latency: u64,
-    /// Metadata read latency in cycles (default: --mem-latency).
-    #[arg(long = "meta-latency")]
-    pub meta_latency: Option<u64>,
-    /// Data requests in flight at most (1..=4096).
-    #[arg(long = "max-outstanding", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
-    pub max_outstanding: usize,
-    /// Bytes per warp access: 32 or 128.
-    #[arg(long, default_value_t = 128)]
-    pub step: u64,
-    /// ALU instructions after every global access (0..=1000). The run time
-    /// grows with --warps x --cap x --alu: one point of resnet50_train takes
-    /// 3.6 s at the default 32 warps and cap with --alu 1000, but 100 s at 64
-    /// warps, --cap 4096, --alu 300 (list, no MLB, the slowest point).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1000))]
-    pub alu: u32,
-    /// Most warp accesses per argument per kernel (1..=4096; default 8 x warps).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub cap: Option<u64>,
-    /// SMs an operator's grid is spread over, the model is one of them (1..=1024).
-    #[arg(long, default_value_t = 132, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub sms: u64,
-    /// Extension: the runtime passes argument metadata locations at launch
-    /// (compiler mode runs no LOADMETA).
-    #[arg(long = "host-locations")]
-    pub host_locations: bool,
-    /// Extension (model only; the RTL that built it, `MluHum`, was retired:
-    /// the MLU unit serves hits under misses): MLB hits are answered while
-    /// the traverser walks.
-    #[arg(long = "hit-under-miss")]
-    pub hit_under_miss: bool,
-    /// MLU operation latencies: `ideal` (the model's rule: 1 cycle without
-    /// memory, 1 + k x L with k reads; the committed evaluation) or `unit`
-    /// (the MLU as an SM unit, cycle by cycle: pipelined, K walkers, misses
-    /// merged; the timing the RTL SM pipeline matches cycle for cycle,
-    /// testbench/tests/sm_pipeline.rs).
-    #[arg(long = "mlu-timing", default_value = "ideal")]
-    pub mlu_timing: String,
-    /// Tag PRNG seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The SM model's global parameters as JSON (every field of
+    /// `eval::sm_model::GpuParams`); default: the committed calibration.
+    #[arg(long = "gpu-params")]
+    pub gpu_params: Option<PathBuf>,
     /// Worker threads (1..=256; default: available cores).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
-    /// Run only shard I of N of the points (0 <= I < N): an independent job
-    /// whose --json `mlugen merge` joins with the others' (docs/scale-out.md).
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
-    /// Write all points and per-trace facts as JSON.
+    /// Write the baseline and all points as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Write the points as CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Directory for one SVG plot per trace (`DIR/<workload>.svg`, created
-    /// if missing). A path ending in `.svg` is refused ("--svg takes a
-    /// directory"), even with one trace: the file is always named after the
-    /// trace's workload.
+    /// Directory for one SVG plot per workload (`DIR/<workload>.svg`).
     #[arg(long, value_parser = svg_dir)]
     pub svg: Option<PathBuf>,
+    /// Also run the walker sweep (1, 2, 4, 8 walkers; bst and list at 1 and
+    /// 8 entries, compiler mode) and write the evaluation report (Markdown)
+    /// here, with the baseline's plot in `<its dir>/svg/baseline.svg`
+    /// (`eval/run.sh` writes eval/README.md this way).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let mut cfg = SweepConfig::full(a.traces.clone());
-    cfg.entries = a.entries.clone();
-    cfg.structures = a
+    let started = std::time::Instant::now();
+    let structures = a
         .structure
         .iter()
         .map(|s| Structure::from_name(s).with_context(|| format!("--structure: unknown structure {s:?} (list, bst, sol)")))
-        .collect::<anyhow::Result<_>>()?;
-    cfg.modes = a
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let modes = a
         .mode
         .iter()
         .map(|s| Mode::from_name(s).with_context(|| format!("--mode: unknown mode {s:?} (compiler, hwonly)")))
-        .collect::<anyhow::Result<_>>()?;
-    cfg.replacement = Replacement::from_name(&a.replacement)
-        .with_context(|| format!("--replacement: unknown policy {:?} (plru, rr)", a.replacement))?;
-    cfg.expand.warps = a.warps;
-    cfg.expand.step = a.step;
-    cfg.expand.alu = a.alu;
-    cfg.expand.cap = a.cap.unwrap_or(8 * a.warps as u64);
-    cfg.expand.sms = a.sms;
-    cfg.pipeline.mem_latency = a.mem_latency;
-    cfg.pipeline.meta_latency = a.meta_latency.unwrap_or(a.mem_latency);
-    cfg.pipeline.max_outstanding = a.max_outstanding;
-    cfg.pipeline.host_locations = a.host_locations;
-    cfg.pipeline.hit_under_miss = a.hit_under_miss;
-    cfg.timing = sim::pipeline::MluTiming::from_name(&a.mlu_timing)
-        .with_context(|| format!("--mlu-timing: unknown timing {:?} (ideal, unit)", a.mlu_timing))?;
-    cfg.seed = a.seed;
-    if let Some(t) = a.threads {
-        cfg.threads = t;
-    }
-    if let Some(s) = &a.shard {
-        cfg.shard = Some(sweep::Shard::parse(s).map_err(|e| anyhow::anyhow!("--{e}"))?);
-    }
-    if let Err(m) = cfg.expand.validate() {
-        bail!("--{m}");
-    }
-    // Reading and expanding the traces comes first, then the runs; the bar
-    // starts with the first finished run (the total is known only then).
-    let load = super::progress::Progress::stage("mlugen sweep: reading the traces");
-    let bar: std::sync::OnceLock<super::progress::Progress> = std::sync::OnceLock::new();
-    let progress = |done: usize, total: usize| {
-        bar.get_or_init(|| {
-            load.finish("read");
-            super::progress::Progress::new("mlugen sweep", "runs", total as u64)
-        })
-        .set(done as u64);
-    };
-    let r = sweep::run(&cfg, &progress)?;
-    if let Some(b) = bar.get() {
-        b.finish(&format!("{} points", r.points.len()));
-    }
-    for p in &r.points {
-        if p.faults != 0 {
-            eprintln!(
-                "mlugen sweep: warning: {} {} {} {} entries: {} faults on a bug-free trace",
-                p.workload, p.structure, p.mode, p.entries, p.faults
-            );
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Every point is a configuration the golden model accepts (one check,
+    // the config type's).
+    for &entries in &a.entries {
+        for &walkers in &a.walkers {
+            let unit = sim::config::UnitShape { walkers, ..Default::default() };
+            let cfg = sim::config::MluConfig { entries, unit: Some(unit), ..Default::default() };
+            if let Err(e) = cfg.validate(sim::config::Target::Model) {
+                let flag = if e.field.as_deref() == Some("entries") { format!("--entries {entries}") } else { format!("--walkers {walkers}") };
+                anyhow::bail!("{flag}: {}", e.message);
+            }
         }
     }
+    let replacement = Replacement::from_name(&a.replacement)
+        .with_context(|| format!("--replacement: unknown policy {:?} (plru, round_robin)", a.replacement))?;
+    let gpu: eval::sm_model::GpuParams = match &a.gpu_params {
+        None => Default::default(),
+        Some(f) => {
+            let text = std::fs::read_to_string(f).with_context(|| format!("--gpu-params {}", f.display()))?;
+            serde_json::from_str(&text).with_context(|| format!("--gpu-params {}", f.display()))?
+        }
+    };
+    gpu.validate().map_err(|e| anyhow::anyhow!("--gpu-params: {e}"))?;
+    let load = super::progress::Progress::stage("mlugen sweep: reading the traces and counters");
+    let ws = a
+        .traces
+        .iter()
+        .map(|t| eval::workload::load(t, a.ncu_dir.as_deref()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    load.finish("read");
+    let grid = eval::sweep::Grid {
+        entries: a.entries.clone(),
+        structures,
+        modes,
+        walkers: a.walkers.clone(),
+        check: eval::mlu_model::CheckParams { replacement, ..Default::default() },
+    };
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let total = ws.len() * grid.entries.len() * grid.structures.len() * grid.modes.len() * grid.walkers.len();
+    let bar = super::progress::Progress::new("mlugen sweep", "points", total as u64);
+    let r = eval::sweep::run(&ws, &gpu, &grid, threads, &|done, _| bar.set(done as u64));
+    bar.finish(&format!("{} points", r.points.len()));
     let mut out = super::out::stdout();
-    writeln!(out, "workload          entries structure mode      slowdown  hit_rate  meta_reads      steps")?;
+    writeln!(out, "baseline (unchecked model against the measured kernel durations):")?;
+    writeln!(out, "workload          kernels  median|err|  p90|err|  iteration  simulated_ms  measured_ms")?;
+    for b in &r.baseline {
+        writeln!(
+            out,
+            "{:<17} {:>7} {:>11.1}% {:>8.1}% {:>+9.1}% {:>13.3} {:>12.3}",
+            b.workload,
+            b.kernels,
+            100.0 * b.median_abs_error,
+            100.0 * b.p90_abs_error,
+            100.0 * b.iteration_error,
+            b.simulated_kernel_ms,
+            b.measured_kernel_ms
+        )?;
+    }
+    writeln!(out, "workload          entries structure mode     walkers  slowdown  mlb_hits  misses/SM-kernel  meta_L1  meta_L2")?;
     for p in &r.points {
         writeln!(
             out,
-            "{:<17} {:>7} {:<9} {:<8} {:>9.4} {:>8.2}% {:>11} {:>10}",
+            "{:<17} {:>7} {:<9} {:<8} {:>7} {:>9.4} {:>8.2}% {:>17.1} {:>7.1}% {:>7.1}%",
             p.workload,
             p.entries,
-            p.structure,
-            p.mode,
+            p.structure.name(),
+            p.mode.name(),
+            p.walkers,
             p.slowdown,
-            100.0 * p.hit_rate,
-            p.meta_reads,
-            p.steps
+            100.0 * p.mlb_hit_rate,
+            p.misses_per_sm_kernel,
+            100.0 * p.meta_l1_hit_rate,
+            100.0 * p.meta_l2_hit_rate
         )?;
     }
     drop(out);
@@ -176,24 +152,44 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         std::fs::write(f, serde_json::to_string_pretty(&r)? + "\n").with_context(|| format!("--json {}", f.display()))?;
     }
     if let Some(f) = &a.csv {
-        std::fs::write(f, sweep::to_csv(&r.points)).with_context(|| format!("--csv {}", f.display()))?;
+        std::fs::write(f, eval::sweep::to_csv(&r.points)).with_context(|| format!("--csv {}", f.display()))?;
     }
     if let Some(d) = &a.svg {
         std::fs::create_dir_all(d).with_context(|| format!("--svg {}", d.display()))?;
-        let caption = sim::plot::caption(&cfg);
-        for t in &r.traces {
-            let f = d.join(format!("{}.svg", t.workload));
-            std::fs::write(&f, sim::plot::workload_svg(&t.workload, &r.points, &caption)?)
+        // One plot per workload, of the first walker count swept.
+        let k = grid.walkers[0];
+        let caption = eval::plot::caption(&gpu, &grid.check, k);
+        for w in &ws {
+            let f = d.join(format!("{}.svg", w.name));
+            std::fs::write(&f, eval::plot::workload_svg(&w.name, &r.points, k, &caption)?)
                 .with_context(|| format!("--svg {}", f.display()))?;
         }
     }
+    if let Some(f) = &a.report {
+        let wgrid = eval::sweep::Grid {
+            entries: vec![1, 8],
+            structures: vec![Structure::Bst, Structure::List],
+            modes: vec![Mode::Compiler],
+            walkers: vec![1, 2, 4, 8],
+            check: grid.check.clone(),
+        };
+        let wbar = super::progress::Progress::new("mlugen sweep: walker sweep", "points", (ws.len() * 16) as u64);
+        let walk = eval::sweep::run(&ws, &gpu, &wgrid, threads, &|done, _| wbar.set(done as u64));
+        wbar.finish(&format!("{} points", walk.points.len()));
+        let timing = a.traces.first().and_then(|t| t.parent()).map(|d| d.join("h200_timing.json"));
+        let timing: Option<serde_json::Value> =
+            timing.and_then(|t| std::fs::read_to_string(t).ok()).and_then(|s| serde_json::from_str(&s).ok());
+        let command = format!("mlugen sweep --trace {} --report {}", a.traces.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(" "), f.display());
+        std::fs::write(f, eval::report::render(&r, &walk, &ws, timing.as_ref(), &command)).with_context(|| format!("--report {}", f.display()))?;
+        let dir = f.parent().unwrap_or(std::path::Path::new(".")).join("svg");
+        std::fs::create_dir_all(&dir).with_context(|| format!("--report: {}", dir.display()))?;
+        std::fs::write(dir.join("baseline.svg"), eval::plot::baseline_svg(&r.baseline)?).with_context(|| format!("--report: {}", dir.display()))?;
+    }
     super::progress::note(&format!(
-        "mlugen sweep: {} points over {} traces in {:.1} s ({} threads{})",
+        "mlugen sweep: {} points over {} workloads in {:.1} s ({threads} threads)",
         r.points.len(),
-        r.traces.len(),
-        r.seconds,
-        cfg.threads,
-        cfg.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
+        ws.len(),
+        started.elapsed().as_secs_f64()
     ));
     Ok(())
 }

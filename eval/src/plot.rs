@@ -1,6 +1,6 @@
 //! The sweep report's plots (`mlugen sweep --svg DIR`), drawn with plotters'
-//! SVG backend. One SVG per trace with two panels against the swept MLB
-//! sizes, one line per structure x mode (colour = structure, solid line and
+//! SVG backend. One SVG per workload (the points of one walker count) with
+//! two panels against the swept MLB sizes, one line per structure x mode (colour = structure, solid line and
 //! filled circles = compiler mode, dashed line and open triangles = HWONLY):
 //!
 //! - (a) slowdown (checked / unchecked cycles) on a log axis labelled at
@@ -21,7 +21,9 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::sweep::{Point, SweepConfig};
+use crate::mlu_model::CheckParams;
+use crate::sm_model::GpuParams;
+use crate::sweep::Point;
 
 const W: u32 = 1000;
 const TITLE_H: u32 = 34;
@@ -33,34 +35,23 @@ const FONT: &str = "sans-serif";
 /// (integer coordinates, which plotters' custom tick lists can format).
 const X_SCALE: i32 = 10;
 
-/// The caption of the plots of a sweep: the parameters that the points
-/// depend on, three lines ('\n' between them).
-pub fn caption(cfg: &SweepConfig) -> String {
-    let (e, p) = (&cfg.expand, &cfg.pipeline);
-    let ext = match (p.host_locations, p.hit_under_miss) {
-        (false, false) => "none",
-        (true, false) => "host locations",
-        (false, true) => "hit under miss",
-        (true, true) => "host locations, hit under miss",
-    };
+/// The caption of the plots of a sweep: what the points depend on besides
+/// the axes, two lines ('\n' between them).
+pub fn caption(g: &GpuParams, c: &CheckParams, walkers: usize) -> String {
     format!(
-        "SM pipeline model: {} warps, memory latency {} cycles, metadata latency {} cycles, \
-         {} data requests in flight\n\
-         {}-byte warp accesses, {} ALU instructions per access, at most {} warp accesses per argument per kernel, \
-         grid over {} SMs (one modelled)\n\
-         MLB replacement {}; MLU timing {}; extensions: {}; tag seed {}",
-        e.warps,
-        p.mem_latency,
-        p.meta_latency,
-        p.max_outstanding,
-        e.step,
-        e.alu,
-        e.cap,
-        e.sms,
-        cfg.replacement.name(),
-        cfg.timing.name(),
-        ext,
-        cfg.seed
+        "Calibrated H200 SM model (eval::sm_model): {} GHz, L1/L2/DRAM {}/{}/{} cycles, iteration 2's kernels, \
+         checked / unchecked iteration time\n\
+         MLU: {walkers} walkers, hit latency {} cycles, MLB replacement {}, {} root pointers per CTA, \
+         metadata L1/L2 {}/{} sectors",
+        g.clock_ghz,
+        g.l1_latency,
+        g.l2_latency,
+        g.dram_latency,
+        c.hit_latency,
+        c.replacement.name(),
+        c.blocks_per_cta,
+        c.meta_l1_sectors,
+        c.meta_l2_sectors
     )
 }
 
@@ -278,8 +269,8 @@ fn log_panel(
 /// The plot of one workload's points as an SVG document: slowdown and MLB
 /// miss rate against MLB entries (see the module comment), the legend, and
 /// `caption` (its lines split at '\n') under them.
-pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::Result<String> {
-    let pts: Vec<&Point> = points.iter().filter(|p| p.workload == workload).collect();
+pub fn workload_svg(workload: &str, points: &[Point], walkers: usize, caption: &str) -> anyhow::Result<String> {
+    let pts: Vec<&Point> = points.iter().filter(|p| p.workload == workload && p.walkers == walkers).collect();
     if pts.is_empty() {
         anyhow::bail!("plot: no points of workload {workload:?}");
     }
@@ -291,14 +282,14 @@ pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::
         let x = X_SCALE * entries.iter().position(|e| *e == p.entries).unwrap() as i32;
         let i = match lines
             .iter()
-            .position(|l| l.structure == p.structure && l.mode == p.mode)
+            .position(|l| l.structure == p.structure.name() && l.mode == p.mode.name())
         {
             Some(i) => i,
             None => {
                 lines.push(Line {
-                    structure: p.structure.clone(),
-                    mode: p.mode.clone(),
-                    color: color(&p.structure),
+                    structure: p.structure.name().to_string(),
+                    mode: p.mode.name().to_string(),
+                    color: color(p.structure.name()),
                     slowdown: Vec::new(),
                     miss: Vec::new(),
                 });
@@ -309,8 +300,8 @@ pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::
         if p.slowdown.is_finite() && p.slowdown > 0.0 {
             l.slowdown.push((x, p.slowdown));
         }
-        let miss = 1.0 - p.hit_rate;
-        if p.entries >= 1 && p.mlb_lookups > 0 && miss.is_finite() && miss > 0.0 {
+        let miss = 1.0 - p.mlb_hit_rate;
+        if p.entries >= 1 && p.counters.lookups > 0 && miss.is_finite() && miss > 0.0 {
             l.miss.push((x, miss));
         }
     }
@@ -343,7 +334,7 @@ pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::
             &entries,
             0,
             with_note("MLB entries (0 = no MLB)", &coinciding(&lines, |l| &l.slowdown)),
-            "slowdown (checked / unchecked cycles)",
+            "slowdown (checked / unchecked time)",
             &|v| format!("{}x", decimal(*v)),
             &lines,
             &|l| &l.slowdown,
@@ -424,6 +415,64 @@ pub fn workload_svg(workload: &str, points: &[Point], caption: &str) -> anyhow::
                 ))
                 .map_err(err)?;
         }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// The baseline's validation plot: every kernel's simulated against its
+/// measured time (log-log, one colour per workload) with the line y = x and
+/// the +-25% band.
+pub fn baseline_svg(baselines: &[crate::baseline::Baseline]) -> anyhow::Result<String> {
+    let colors = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+    let all = baselines.iter().flat_map(|b| b.per_kernel.iter().flat_map(|k| [k.measured_ns, k.simulated_ns]));
+    let (min, max) = all.fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(v / 1000.0), b.max(v / 1000.0)));
+    let (lo, hi, major, minor) = log_axis(min.max(1e-3), max.max(1e-3));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, 720)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow::anyhow!("plot: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Unchecked model against the H200: every kernel of iteration 2", (FONT, 20))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                (lo..hi).log_scale().with_key_points(major.clone()).with_light_points(minor.clone()),
+                (lo..hi).log_scale().with_key_points(major).with_light_points(minor),
+            )
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("measured (CUPTI), us")
+            .y_desc("simulated, us")
+            .x_label_formatter(&|v| decimal(*v))
+            .y_label_formatter(&|v| decimal(*v))
+            .label_style((FONT, 14).into_font())
+            .bold_line_style(BLACK.mix(0.25))
+            .light_line_style(BLACK.mix(0.08))
+            .draw()
+            .map_err(err)?;
+        for (f, style) in [(1.0, BLACK.stroke_width(1)), (1.25, BLACK.mix(0.4).stroke_width(1)), (0.75, BLACK.mix(0.4).stroke_width(1))] {
+            chart.draw_series(LineSeries::new([(lo, lo * f), (hi, hi * f)], style)).map_err(err)?;
+        }
+        for (i, b) in baselines.iter().enumerate() {
+            let c = colors[i % colors.len()];
+            chart
+                .draw_series(b.per_kernel.iter().map(|k| Circle::new((k.measured_ns / 1000.0, k.simulated_ns / 1000.0), 2, c.mix(0.6).filled())))
+                .map_err(err)?
+                .label(b.workload.clone())
+                .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)

@@ -1,0 +1,123 @@
+//! Invariants of the checked run on the four public traces, and the issue
+//! cost of the added instructions on a kernel whose time is all issue.
+use std::path::{Path, PathBuf};
+
+use eval::baseline;
+use eval::mlu_model::{CheckParams, MluModel};
+use eval::sm_model::{self, GpuParams, Shape};
+use eval::sweep::run_point;
+use eval::workload::Workload;
+use sim::config::{Mode, Structure};
+
+fn traces() -> PathBuf {
+    match std::env::var_os("MLUGEN_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces"),
+    }
+}
+
+fn workloads() -> Vec<Workload> {
+    ["resnet50_infer", "resnet50_train", "gpt2_train", "bert_infer"]
+        .iter()
+        .map(|w| eval::workload::load(&traces().join(format!("{w}.jsonl.gz")), None).unwrap_or_else(|e| panic!("{e:#}")))
+        .collect()
+}
+
+fn unchecked(w: &Workload, g: &GpuParams) -> Vec<f64> {
+    baseline::validate(w, g).per_kernel.iter().map(|k| k.simulated_ns).collect()
+}
+
+/// Checked iteration time is never below the unchecked one (to 0.5%).
+/// Per kernel the model does not meet that bound yet (issue 14 asks it):
+/// some kernels' checked runs come out faster (`Point::kernels_faster_checked`,
+/// `Point::fastest_kernel_ratio`; eval/README.md gives the counts), from the
+/// order in which the model's memory queues serve requests and from the
+/// sampling's linear extension.
+#[test]
+fn checking_never_makes_an_iteration_faster() {
+    let g = GpuParams::default();
+    for w in &workloads() {
+        let u = unchecked(w, &g);
+        for (entries, structure, mode) in [
+            (8, Structure::Bst, Mode::Compiler),
+            (0, Structure::List, Mode::Hwonly),
+            (1, Structure::Sol, Mode::Compiler),
+            (8, Structure::Sol, Mode::Hwonly),
+        ] {
+            let c = CheckParams { entries, structure, mode, ..Default::default() };
+            let p = run_point(w, &g, &u, &c);
+            assert!(p.slowdown >= 0.995, "{} {c:?}: slowdown {}", w.name, p.slowdown);
+        }
+    }
+}
+
+/// More walkers never slow the run down (to 0.5%): BST at 1 and 8 MLB
+/// entries. Over a list the model does not meet this (issue 14 asks it):
+/// its walks are long, and more walks in flight mean more fills evicting
+/// entries that later requests would hit (resnet50_train, list, 8 entries:
+/// 3.48x with 4 walkers, 3.51x with 8); eval/README.md section 6.
+#[test]
+fn slowdown_does_not_grow_with_walkers() {
+    let g = GpuParams::default();
+    for w in &workloads() {
+        let u = unchecked(w, &g);
+        for (entries, structure) in [(1, Structure::Bst), (8, Structure::Bst)] {
+            let mut last = f64::INFINITY;
+            for walkers in [1, 2, 4, 8] {
+                let s = run_point(w, &g, &u, &CheckParams { walkers, entries, structure, ..Default::default() }).slowdown;
+                assert!(s <= last * 1.005, "{} {structure:?}/{entries}: {walkers} walkers: slowdown {s} > {last} with fewer", w.name);
+                last = s;
+            }
+        }
+    }
+}
+
+#[test]
+fn with_free_metadata_and_hits_the_cost_is_the_added_instructions() {
+    // Free memory (every latency 0) and one allocation that a 32-entry MLB
+    // keeps after its first miss: what is left of checking is the issue
+    // slot of each MEMCHECK.G. 64 warps keep all 4 schedulers busy every
+    // cycle, so time is instructions / 4 and the slowdown is exactly
+    // (own + added) / own instructions, computed here from the mix.
+    let g = GpuParams {
+        l1_latency: 0.0,
+        l2_latency: 0.0,
+        dram_latency: 0.0,
+        shared_latency: 0.0,
+        launch_ns: 0.0,
+        cta_launch_cycles: 0.0,
+        issue_interval: 1.0,
+        use_distance: 1,
+        ..GpuParams::default()
+    };
+    let (f_load, f_store) = (0.10, 0.05);
+    let shape = Shape {
+        ctas_on_sm: 64,
+        resident: 8,
+        warps_per_cta: 8,
+        total_warps: 64.0 * 8.0,
+        insts_per_warp: 20_000.0,
+        f_load,
+        f_store,
+        f_tma: 0.0,
+        f_shared: 0.0,
+        l1_hit: 1.0,
+        l2_hit: 1.0,
+        footprint_bytes: 0.0,
+    };
+    let plain = sm_model::simulate(&shape, &g, None).cycles;
+    let op = eval::workload::Operator {
+        op: "k".into(),
+        line: 1,
+        touches: vec![eval::workload::Touch { id: 0, block_base: 1 << 20, block_size: 1 << 20, offset: 0, length: 1 << 20, rw: sim::trace::Rw::RW }],
+        live: vec![(0, 1 << 20, 1 << 20)],
+        freed_before: vec![],
+    };
+    let c = CheckParams { entries: 32, hit_latency: 0.0, ..Default::default() };
+    let mut mlu = MluModel::new(c, g.clone(), 132);
+    mlu.start_operator(&op);
+    let checked = sm_model::simulate(&shape, &g, Some(&mut mlu)).cycles;
+    let expected = 1.0 + f_load + f_store;
+    assert!((plain - 64.0 * 8.0 * 20_000.0 / 4.0).abs() / plain < 0.005, "unchecked is issue-bound: {plain}");
+    assert!((checked / plain - expected).abs() < 0.005 * expected, "slowdown {} against {expected}", checked / plain);
+}
