@@ -7,7 +7,7 @@
 //! - [`sm_model`]: the SM model: CTAs over SMs in waves by the launch's
 //!   occupancy, per-warp instruction streams with the launch's real count
 //!   and mix, 4 schedulers, loads scoreboarded, L1/L2/DRAM latency from the
-//!   launch's hit rates with bandwidth-limited queues.
+//!   launch's hit rates, L2 and DRAM bandwidth floors.
 //! - [`baseline`]: the unchecked model against each kernel's measured time.
 //! - [`mlu_model`]: GPUArmor's MLU in the SM model (the checked run).
 //! - [`sweep`], [`plot`]: `mlugen sweep`'s grid of design points and plots.

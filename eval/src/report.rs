@@ -102,9 +102,9 @@ pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&se
         "Per kernel launch of iteration 2 (every launch, no cap): its CTAs spread over the 132 SMs in waves at ncu's occupancy \
          limit; the busiest SM simulated warp by warp with the launch's real warp-instruction count and mix \
          (global, TMA, shared, local), 4 schedulers issuing the oldest ready warp, loads scoreboarded (a warp stalls at the \
-         first use), load latency from the launch's measured L1/L2 hit rates, L2 and DRAM bandwidth as queues of the SM's \
-         share, a floor of the launch's bytes over DRAM bandwidth, and a fixed cost per launch. Long launches are simulated \
-         at two sample sizes and extended linearly; checked and unchecked runs use the same samples. One global parameter \
+         first use), load latency the launch's expected one from its measured L1/L2 hit rates, floors of its L2 and DRAM traffic \
+         over their bandwidth, and a fixed cost per launch. Long launches are simulated in part and extended at the \
+         steady issue rate (least squares over the middle of the sample); checked and unchecked runs use the same samples. One global parameter \
          set (below) for all kernels: latencies inside published Hopper ranges, the rest fitted once on the four traces \
          (`eval/examples/fit.rs`).\n"
     );
@@ -338,8 +338,8 @@ pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&se
     let _ = writeln!(
         o,
         "- The model's own limits, measured: the baseline misses the validation targets where section 2 says so; per \
-         kernel, some checked runs come out faster than unchecked ones (section 5: the model's memory queues serve \
-         requests in a different order), so per-kernel slowdowns below half a percent are noise; at 1-2 MLB entries and \
+         kernel, a few checked runs come out faster than unchecked ones (section 5: the schedulers interleave the warps \
+         differently once checks delay some of them), so per-kernel slowdowns below half a percent are noise; at 1-2 MLB entries and \
          with a 1-entry MLB over a list the slowdown is not monotone in entries or walkers (more concurrent walks mean more \
          fills evicting the one entry)."
     );

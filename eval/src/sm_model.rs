@@ -16,11 +16,14 @@
 //!   [`GpuParams::issue_interval`] cycles apart (its dependence chains).
 //! - Loads are scoreboarded: the warp stalls only at the first use,
 //!   [`GpuParams::use_distance`] instructions after the load.
-//! - Each load hits L1, else L2, else DRAM, in the proportions of the launch's
-//!   measured sector hit rates (error diffusion per warp). L1 misses and
-//!   stores queue for the SM's share of L2 bandwidth, L2 misses for its share
-//!   of DRAM bandwidth (the share of the SMs the grid occupies), so
-//!   bandwidth limits show as queueing delay on the loads.
+//! - A load's latency is the launch's expected one: L1, L2 and DRAM
+//!   latencies weighted by its measured sector hit rates (a fluid: a
+//!   sequence of hits and misses made the sampled time depend on where a
+//!   sample ended, and queues shared by the warps let a delayed warp make
+//!   the others faster).
+//! - Bandwidth as floors ([`bandwidth_floor`]): the launch takes at least its
+//!   L2 traffic over the L2 bandwidth and its DRAM traffic (at least its
+//!   footprint) over the DRAM bandwidth.
 //! - A fixed cost per launch ([`GpuParams::launch_ns`]).
 //!
 //! Sampling ([`simulate`]): a launch whose warps run more instructions
@@ -32,10 +35,10 @@
 //! exactly alike, so checked and unchecked times come from the same samples.
 //!
 //! Synthesized (not in the counters): the order of instructions inside a
-//! warp (spread evenly), which access hits where (spread evenly at the
-//! measured rates), the bytes per L1 miss ([`GpuParams::bytes_per_request`])
-//! and per TMA instruction ([`GpuParams::tma_bytes`]), and that every SM
-//! gets an equal share of L2 and DRAM bandwidth.
+//! warp (spread evenly), the load-to-use distance, the bytes per L1 miss
+//! ([`GpuParams::bytes_per_request`]) and per TMA instruction
+//! ([`GpuParams::tma_bytes`]), and the launch's footprint (its operator's
+//! bytes, split over the operator's launches).
 use serde::{Deserialize, Serialize};
 
 use crate::ncu::Counters;

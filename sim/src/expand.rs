@@ -1,5 +1,6 @@
-//! The trace expander: a `gpuarmor-trace` v1 file (read by [`crate::trace`])
-//! becomes a [`Workload`]: the allocation stream as recorded, and for every
+//! The trace expander: a `gpuarmor-trace` file (read by [`crate::trace`];
+//! only the allocations and operators are used, a version-2 file's GPU
+//! launches are ignored) becomes a [`Workload`]: the allocation stream as recorded, and for every
 //! operator (`kernel` event) per-warp instruction streams for the SM memory
 //! pipeline ([`crate::pipeline`]).
 //!
@@ -22,9 +23,11 @@
 //!   8 per warp), to bound the sweep's work. The steps taken are spread
 //!   evenly over the whole range (step `floor(k * n / m)` for k < m, m the
 //!   steps this SM does after the cap). Capping shortens the kernel but not
-//!   its metadata work (the LOADMETAs and the first misses), so it biases the
-//!   slowdown upwards for the largest tensors; `Kernel::full_steps` and the
-//!   sweep report say how much was cut.
+//!   its metadata work (the LOADMETAs and the first misses), so it biases a
+//!   slowdown upwards for the largest tensors (`Kernel::full_steps` says how
+//!   much was cut). Since the version-2 traces the evaluation does not use
+//!   this expansion (`eval::sm_model` times the real kernels); it drives the
+//!   RTL SM pipeline's comparison with `crate::pipeline`.
 //! - Warps: sample k of an argument goes to warp `k % warps`, as its
 //!   `k / warps`-th step; a warp interleaves its arguments: step j of
 //!   argument 0, step j of argument 1, ..., then step j+1.
@@ -48,7 +51,7 @@
 //!
 //! Validity: the expander checks nothing of the trace itself; every rule
 //! (lifetimes, 56-bit ranges, overlapping live blocks, accesses inside their
-//! block) is [`TraceReader`]'s, so `mlugen sweep` rejects exactly the files
+//! block) is [`TraceReader`]'s, so the expansion rejects exactly the files
 //! `mlugen trace` rejects, with the same error. Its arithmetic relies on the
 //! reader's guarantee that an access to block `id` has
 //! `offset + length <= size(id) < 2^56`: `offset + length` and every step

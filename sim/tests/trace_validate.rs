@@ -1,7 +1,7 @@
 //! The trace validity rules, each against a small gzip'd trace
 //! written at test time: the reader rejects it with the line and what is
 //! wrong, and `mlugen trace` (`sim::trace::summarize`) and the sweep's
-//! expansion (`sim::expand::load`, what `sim::sweep` calls per file) reject
+//! expansion (`sim::expand::load`, what the RTL SM pipeline tests read) reject
 //! it with exactly the same error. The valid boundary values are accepted by
 //! all three.
 use std::io::Write;
