@@ -336,3 +336,43 @@ fn alloc_bench_pipeline_workload_options() {
     let (o0, o1) = (rows[0]["overhead_free_percent"].as_f64().unwrap(), rows[1]["overhead_free_percent"].as_f64().unwrap());
     assert!(o0 > o1 && o1 > 0.0, "more compute per allocation, less overhead: {o0} {o1}");
 }
+
+/// `mlugen sweep --json` carries the fields issue 14 names, measured on a
+/// real trace; a version-1 trace is refused with what it lacks; a missing
+/// ncu file is named.
+#[test]
+fn sweep_json_has_the_baseline_and_the_points() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let trace = root.join("traces/bert_infer.jsonl.gz");
+    let json = Scratch::new("sweep.json", b"");
+    let out = mlugen(&["sweep", "--trace", trace.to_str().unwrap(), "--entries", "0,8", "--structure", "bst", "--mode", "compiler", "--quiet", "--json", json.path()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json.path()).unwrap()).unwrap();
+    let b = &v["baseline"][0];
+    assert_eq!(b["kernels"], 154);
+    for k in ["median_abs_error", "p90_abs_error", "iteration_error"] {
+        assert!(b[k].as_f64().is_some_and(|x| x.is_finite()), "baseline.{k}: {b}");
+    }
+    let pts = v["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 2);
+    for p in pts {
+        assert_eq!((p["workload"].as_str(), p["structure"].as_str(), p["mode"].as_str(), p["walkers"].as_u64()), (Some("bert_infer"), Some("bst"), Some("compiler"), Some(4)));
+        for k in ["slowdown", "mlb_hit_rate", "misses_per_sm_kernel", "meta_l1_hit_rate", "meta_l2_hit_rate"] {
+            assert!(p[k].as_f64().is_some_and(|x| x.is_finite() && x >= 0.0), "{k}: {p}");
+        }
+    }
+    // No MLB: no hits; 8 entries: hits, and fewer misses.
+    assert_eq!((pts[0]["entries"].as_u64(), pts[0]["mlb_hit_rate"].as_f64()), (Some(0), Some(0.0)));
+    assert!(pts[1]["mlb_hit_rate"].as_f64().unwrap() > 0.5);
+    assert!(pts[1]["misses_per_sm_kernel"].as_f64() < pts[0]["misses_per_sm_kernel"].as_f64());
+
+    let v1 = Scratch::new("v1.jsonl.gz", &gz(r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}
+"#));
+    let err = fails(&["sweep", "--trace", v1.path(), "--entries", "8"]);
+    assert!(err.contains(&format!("{}: a version-1 trace has no GPU launches", v1.path())), "{err}");
+    let v2 = Scratch::new("v2.jsonl.gz", &gz(&format!("{HEADER}\n")));
+    let err = fails(&["sweep", "--trace", v2.path(), "--entries", "8", "--ncu-dir", "/nonexistent"]);
+    assert!(err.contains("/nonexistent/t.csv.gz: cannot open"), "{err}");
+    let err = fails(&["sweep", "--trace", v2.path(), "--walkers", "3"]);
+    assert!(err.contains("--walkers 3: 3 walkers is not supported"), "{err}");
+}
