@@ -303,22 +303,24 @@ impl MluModel {
         self.counters.lookups += 1;
         let (loc, base) = (self.blocks[b].location, self.blocks[b].meta.base);
         let way = if by_range { self.mlb.search_range(base) } else { self.mlb.search_location(loc) };
-        let pending = self.in_flight.get(&loc).copied().filter(|&d| d > a);
         if let Some(way) = way {
             self.mlb.touch(way);
             self.counters.hits += 1;
             return a + self.p.hit_latency;
         }
         self.counters.misses += 1;
-        if let Some(done) = pending {
+        if let Some(done) = self.in_flight.get(&loc).copied().filter(|&d| d > a) {
             self.counters.merged += 1;
             return done + self.p.hit_latency;
         }
         let (k, free) = self.walkers.iter().copied().enumerate().fold((0, f64::INFINITY), |m, (i, f)| if f < m.1 { (i, f) } else { m });
         let mut end = a.max(free) + 1.0;
         self.counters.walks += 1;
-        let nodes = if by_range { self.blocks[b].walk.clone() } else { vec![loc] };
-        for n in nodes {
+        // A range lookup walks the structure; a location lookup fetches the
+        // one node.
+        let nodes = if by_range { self.blocks[b].walk.len() } else { 1 };
+        for i in 0..nodes {
+            let n = if by_range { self.blocks[b].walk[i] } else { loc };
             end += self.read_node(n);
         }
         self.walkers[k] = end;
@@ -327,12 +329,18 @@ impl MluModel {
         end + self.p.hit_latency
     }
 
-    fn next_block(&mut self, warp: WarpRef) -> Option<usize> {
-        if self.warp_seq.len() <= warp.slot {
-            self.warp_seq.resize(warp.slot + 1, 0);
+    /// The checked-instruction counter of the warp in `slot`.
+    fn seq(&mut self, slot: usize) -> &mut usize {
+        if self.warp_seq.len() <= slot {
+            self.warp_seq.resize(slot + 1, 0);
         }
-        let j = self.warp_seq[warp.slot];
-        self.warp_seq[warp.slot] += 1;
+        &mut self.warp_seq[slot]
+    }
+
+    fn next_block(&mut self, warp: WarpRef) -> Option<usize> {
+        let seq = self.seq(warp.slot);
+        let j = *seq;
+        *seq += 1;
         self.block_of(warp.cta, j + warp.index)
     }
 }
@@ -366,10 +374,7 @@ impl Checks for MluModel {
     }
 
     fn loadmeta(&mut self, t: f64, warp: WarpRef) -> f64 {
-        if self.warp_seq.len() <= warp.slot {
-            self.warp_seq.resize(warp.slot + 1, 0);
-        }
-        self.warp_seq[warp.slot] = 0;
+        *self.seq(warp.slot) = 0;
         if self.p.mode == Mode::Hwonly || self.blocks.is_empty() {
             return t;
         }

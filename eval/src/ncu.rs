@@ -211,7 +211,7 @@ pub fn read_from(input: impl BufRead, file: &str) -> Result<Vec<Counters>, NcuEr
         // ncu reports L2 sector hit rates above 100% for some launches
         // (102% to 200% in these files: sectors written without a lookup
         // count as hits); a rate is clamped to 1.
-        let pct = |x: f64, _what: &str| -> Result<f64, NcuError> { Ok((x / 100.0).min(1.0)) };
+        let rate = |pct: f64| (pct / 100.0).min(1.0);
         let sum = |from: usize, n: usize| v[from..from + n].iter().sum::<f64>();
         let base = 9;
         let limit = v[base + 11..base + 16].iter().cloned().fold(f64::INFINITY, f64::min);
@@ -224,9 +224,9 @@ pub fn read_from(input: impl BufRead, file: &str) -> Result<Vec<Counters>, NcuEr
             duration_ns: v[0],
             sm_cycles_max: v[1],
             inst: v[2],
-            l1_hit: pct(v[3], L1_HIT)?,
-            l2_hit: pct(v[4], L2_HIT)?,
-            achieved_occupancy: pct(v[5], OCCUPANCY)?,
+            l1_hit: rate(v[3]),
+            l2_hit: rate(v[4]),
+            achieved_occupancy: rate(v[5]),
             ctas_launched: v[6],
             local_ld: v[7],
             local_st: v[8],

@@ -173,7 +173,7 @@ pub struct WarpRef {
 
 /// What GPUArmor adds to a launch (the checked run); `None` for unchecked.
 /// Times are cycles of one simulation run, which starts at cycle 0
-/// ([`Checks::begin`] is called first).
+/// ([`Checks::begin_run`] is called first).
 pub trait Checks {
     /// A launch starts: remember the state (MLB, caches, counters) it
     /// starts from.
@@ -295,12 +295,12 @@ impl Warp {
         }
     }
 
-    /// The cycle its next instruction may issue (pending results it uses
-    /// included).
     fn id(&self, slot: usize, warps_per_cta: usize) -> WarpRef {
         WarpRef { slot, cta: self.cta, index: slot % warps_per_cta }
     }
 
+    /// The cycle its next instruction may issue (pending results it uses
+    /// included).
     fn eligible(&self) -> f64 {
         let mut t = self.ready;
         if self.checks_left == 0 {
@@ -326,7 +326,6 @@ impl Warp {
         }
         k
     }
-
 }
 
 /// Time of one launch, cycles on the busiest SM (sampled and scaled).
@@ -357,13 +356,12 @@ pub fn bandwidth_floor(shape: &Shape, p: &GpuParams) -> f64 {
 
 /// Simulates one launch; `checks` adds GPUArmor's instructions and latency.
 ///
-/// Long launches are sampled in two dimensions, instructions per warp and
-/// CTAs per SM: the time is simulated at two sample sizes in each dimension
-/// that is too long (`n1`, `n2 = 2 n1`, see below; `sample_waves / 2` and
-/// `sample_waves` waves of resident CTAs) and extended linearly (bilinearly when both are
-/// sampled) to the launch's real size. The slope is the steady state; fixed
-/// parts (the first CTA's start, a warp's LOADMETAs, the drain of the last
-/// loads) enter once, as they do on the GPU.
+/// Long launches are sampled (module doc): warps run at most the sample's
+/// instructions and the rest at the steady issue rate of the sample; more
+/// than `sample_waves` waves of CTAs are simulated at `sample_waves / 2` and
+/// `sample_waves` waves and extended linearly. Fixed parts (the first CTA's
+/// start, a warp's LOADMETAs, the drain of the last loads) enter once, as
+/// they do on the GPU.
 pub fn simulate(shape: &Shape, p: &GpuParams, mut checks: Option<&mut dyn Checks>) -> Timing {
     // The sampled work is about the same for every launch: a warp runs
     // more instructions when fewer warps share the SM, and always well past
@@ -419,11 +417,10 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
     let slots = shape.resident.min(ctas_sim) as usize;
     let w = shape.warps_per_cta;
     let extra_g = checks.as_ref().map_or(0, |c| c.extra_per_global());
-    let total = n_sample;
     let load_lat = load_latency(shape.l1_hit, shape.l2_hit, p);
     let tma_lat = load_latency(0.0, shape.l2_hit, p);
     let phase = |i: usize| (i as f64 * 0.618_033_988_75).fract();
-    let mut warps: Vec<Warp> = (0..slots * w).map(|i| Warp::new(i, w, (i / w) as u64, total, 0.0, phase(i))).collect();
+    let mut warps: Vec<Warp> = (0..slots * w).map(|i| Warp::new(i, w, (i / w) as u64, n_sample, 0.0, phase(i))).collect();
     if let Some(c) = checks.as_deref_mut() {
         c.begin_run();
         for (i, wp) in warps.iter_mut().enumerate() {
@@ -448,7 +445,7 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
     let mut choice: Vec<Option<(f64, usize)>> = vec![None; p.schedulers];
     let mut stale = vec![true; p.schedulers];
     loop {
-        for (s, &st) in sched_t.iter().enumerate() {
+        for (s, &free) in sched_t.iter().enumerate() {
             if !stale[s] {
                 continue;
             }
@@ -458,7 +455,7 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
             for i in (s..warps.len()).step_by(p.schedulers) {
                 let wp = &warps[i];
                 if wp.active {
-                    let key = (wp.eligible().max(st), wp.last_issue, i);
+                    let key = (wp.eligible().max(free), wp.last_issue, i);
                     if pick.is_none_or(|(c, l, _)| (key.0, key.1) < (c, l)) {
                         pick = Some(key);
                     }
@@ -545,7 +542,7 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
                 stale.iter_mut().for_each(|x| *x = true);
                 for k in 0..w {
                     let i = slot * w + k;
-                    warps[i] = Warp::new(i, w, cta, total, start, phase(started_warps + k));
+                    warps[i] = Warp::new(i, w, cta, n_sample, start, phase(started_warps + k));
                     if let Some(c) = checks.as_deref_mut() {
                         warps[i].ready = c.loadmeta(start, warps[i].id(i, w));
                     }
