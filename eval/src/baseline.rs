@@ -1,7 +1,7 @@
 //! The unchecked SM model against what the H200 measured, kernel by kernel.
 use serde::{Deserialize, Serialize};
 
-use crate::sm_model::{self, GpuParams, Shape};
+use crate::sm_model::{self, GpuParams, Shape, Timing};
 use crate::workload::{Kernel, Workload};
 
 /// The model's inputs for one launch.
@@ -15,6 +15,9 @@ pub struct KernelFit {
     pub name: String,
     pub measured_ns: f64,
     pub simulated_ns: f64,
+    /// The simulation behind `simulated_ns` (the checked runs pair with it).
+    #[serde(skip)]
+    pub timing: Timing,
 }
 
 /// A workload's validation (the `baseline` object of `mlugen sweep --json`).
@@ -47,10 +50,9 @@ pub fn validate(w: &Workload, p: &GpuParams) -> Baseline {
     let per_kernel: Vec<KernelFit> = w
         .kernels
         .iter()
-        .map(|k| KernelFit {
-            name: k.launch.name.clone(),
-            measured_ns: k.launch.ns as f64,
-            simulated_ns: sm_model::simulate(&shape(k, w, p), p, None).ns,
+        .map(|k| {
+            let timing = sm_model::simulate(&shape(k, w, p), p);
+            KernelFit { name: k.launch.name.clone(), measured_ns: k.launch.ns as f64, simulated_ns: timing.ns, timing }
         })
         .collect();
     summarize(&w.name, per_kernel)

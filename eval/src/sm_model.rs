@@ -11,8 +11,13 @@
 //!   evenly through its stream (error diffusion, each warp at its own phase,
 //!   so warps do not march in lockstep).
 //! - 4 schedulers per SM, warps assigned by slot; each cycle a scheduler
-//!   issues one instruction of its ready warp that has waited longest for
-//!   issue (oldest first). A warp's consecutive instructions are
+//!   issues one instruction of its oldest ready warp: the lowest CTA
+//!   sequence number, then warp index (the age order of the GTO policy
+//!   that Accel-Sim's Hopper configurations use). With age priority a
+//!   warp's progress depends only on older warps, so a check that delays
+//!   one warp cannot speed the launch up by reordering the others (a
+//!   least-recently-issued order did: delays staggered the CTAs and let
+//!   the next CTAs start earlier). A warp's consecutive instructions are
 //!   [`GpuParams::issue_interval`] cycles apart (its dependence chains).
 //! - Loads are scoreboarded: the warp stalls only at the first use,
 //!   [`GpuParams::use_distance`] instructions after the load.
@@ -31,8 +36,9 @@
 //! at the steady issue rate measured by least squares over the middle half
 //! of the sample; one whose busiest SM runs more than
 //! [`GpuParams::sample_waves`] waves of CTAs is simulated at two wave counts
-//! and extended linearly. A checked run ([`Checks`]) is sampled and extended
-//! exactly alike, so checked and unchecked times come from the same samples.
+//! and extended linearly. A checked run ([`Checks`]) is sampled alike and
+//! paired with the unchecked one: its extensions are the unchecked run's
+//! plus its extra cost, never less ([`simulate_checked`]).
 //!
 //! Synthesized (not in the counters): the order of instructions inside a
 //! warp (spread evenly), the load-to-use distance, the bytes per L1 miss
@@ -187,8 +193,10 @@ pub trait Checks {
     /// (the MEMCHECK.G the compiler pass inserts: 1; HWONLY: 0, the check
     /// rides on the memory instruction itself).
     fn extra_per_global(&self) -> usize;
-    /// The LOADMETAs a warp runs once, at its start (one per root pointer),
-    /// beginning at cycle `t`: the cycle the warp may go on.
+    /// The LOADMETAs a warp runs once, at its first issue (one per root
+    /// pointer), beginning at cycle `t`: the cycle the warp may go on.
+    /// Calls come in non-decreasing `t` with [`Checks::memcheck`]'s, as the
+    /// MLU would see them.
     fn loadmeta(&mut self, t: f64, warp: WarpRef) -> f64;
     /// The check of a global memory instruction (LDG/STG/RED/generic/LDGSTS,
     /// or a TMA copy, checked once for its box) requested at cycle `t`: the
@@ -270,11 +278,11 @@ struct Warp {
     checks_left: usize,
     check_done: f64,
     active: bool,
+    /// Its LOADMETAs have been requested (at its first issue).
+    started: bool,
     cta_slot: usize,
     /// Sequence number of its CTA on this SM.
     cta: u64,
-    /// Cycle of its last issue (oldest-first arbitration).
-    last_issue: f64,
 }
 
 impl Warp {
@@ -289,9 +297,9 @@ impl Warp {
             checks_left: 0,
             check_done: 0.0,
             active: true,
+            started: false,
             cta_slot: slot / warps_per_cta,
             cta,
-            last_issue: start,
         }
     }
 
@@ -329,11 +337,26 @@ impl Warp {
 }
 
 /// Time of one launch, cycles on the busiest SM (sampled and scaled).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
     pub cycles: f64,
     /// The launch in ns: `launch_ns + cycles / clock`.
     pub ns: f64,
+    /// The simulation runs it was extended from (one, or two wave counts):
+    /// a checked run of the same launch is extended no faster than these
+    /// ([`simulate_checked`]).
+    pub samples: [Sample; 2],
+}
+
+/// One simulation run of a launch, at one wave count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// Cycles per own warp instruction beyond the sample (steady issue
+    /// rate times issues per instruction).
+    pub per_inst: f64,
+    /// The run's time with its warps' remaining instructions added at
+    /// `per_inst`.
+    pub cycles: f64,
 }
 
 /// Load-to-use latency of a global load that hits L1 with `l1`, L2 with
@@ -354,6 +377,26 @@ pub fn bandwidth_floor(shape: &Shape, p: &GpuParams) -> f64 {
     (l2_bytes / p.l2_bytes_per_cycle).max(dram_bytes / p.dram_bytes_per_cycle)
 }
 
+/// Simulates one launch unchecked.
+pub fn simulate(shape: &Shape, p: &GpuParams) -> Timing {
+    simulate_with(shape, p, None)
+}
+
+/// Simulates one launch with GPUArmor's instructions and latency added by
+/// `checks`; `unchecked` is [`simulate`]'s result for the same shape.
+///
+/// The checked and unchecked runs are paired samples, and what is
+/// extended from them is the checked run's *extra* cost: per instruction
+/// beyond the sample and per wave beyond the simulated ones. Checks only
+/// add instructions and latency, so a negative extra is the fit's noise
+/// (after a walk early in the sample the stalled warps catch up, and the
+/// middle of the sample issues faster than the steady state), amplified by
+/// the extension; it is taken as zero. Within the simulated sample nothing
+/// is clamped.
+pub fn simulate_checked(shape: &Shape, p: &GpuParams, checks: &mut dyn Checks, unchecked: &Timing) -> Timing {
+    simulate_with(shape, p, Some((checks, unchecked)))
+}
+
 /// Simulates one launch; `checks` adds GPUArmor's instructions and latency.
 ///
 /// Long launches are sampled (module doc): warps run at most the sample's
@@ -362,7 +405,11 @@ pub fn bandwidth_floor(shape: &Shape, p: &GpuParams) -> f64 {
 /// `sample_waves` waves and extended linearly. Fixed parts (the first CTA's
 /// start, a warp's LOADMETAs, the drain of the last loads) enter once, as
 /// they do on the GPU.
-pub fn simulate(shape: &Shape, p: &GpuParams, mut checks: Option<&mut dyn Checks>) -> Timing {
+fn simulate_with(shape: &Shape, p: &GpuParams, checks: Option<(&mut dyn Checks, &Timing)>) -> Timing {
+    let (mut checks, reference) = match checks {
+        Some((c, u)) => (Some(c), Some(u)),
+        None => (None, None),
+    };
     // The sampled work is about the same for every launch: a warp runs
     // more instructions when fewer warps share the SM, and always well past
     // a load's first use, so the sample reaches the steady state.
@@ -382,22 +429,33 @@ pub fn simulate(shape: &Shape, p: &GpuParams, mut checks: Option<&mut dyn Checks
     if let Some(c) = checks.as_deref_mut() {
         c.begin_launch();
     }
-    let mut t = [0.0f64; 2];
+    let mut samples = [Sample::default(); 2];
     for (i, &c) in c_points.iter().enumerate() {
         let r = run(shape, p, checks.as_deref_mut(), c, n);
-        // The warps' remaining instructions at the steady issue rate.
+        // The warps' remaining instructions at the steady issue rate (for a
+        // checked run, at least the unchecked one's).
         let rest = (insts - n as f64).max(0.0) * (c as usize * shape.warps_per_cta) as f64;
-        t[i] = r.end + rest * r.issues_per_inst * r.cycles_per_issue;
+        let mut per_inst = r.issues_per_inst * r.cycles_per_issue;
+        if let Some(u) = reference {
+            per_inst = per_inst.max(u.samples[i].per_inst);
+        }
+        samples[i] = Sample { per_inst, cycles: r.end + rest * per_inst };
     }
     let cycles = if c_points.len() == 1 {
-        t[0]
+        samples[0].cycles
     } else {
+        // Per wave beyond the simulated ones: for a checked run, at least
+        // the unchecked run's cycles.
+        let mut slope = samples[1].cycles - samples[0].cycles;
+        if let Some(u) = reference {
+            slope = slope.max(u.samples[1].cycles - u.samples[0].cycles);
+        }
         let x = shape.ctas_on_sm as f64;
         let (x1, x2) = (c_points[0] as f64, c_points[1] as f64);
-        t[0] + (t[1] - t[0]) * (x - x1) / (x2 - x1)
+        samples[0].cycles + slope * (x - x1) / (x2 - x1)
     };
     let cycles = cycles.max(bandwidth_floor(shape, p)).max(1.0);
-    Timing { cycles, ns: p.launch_ns + cycles / p.clock_ghz }
+    Timing { cycles, ns: p.launch_ns + cycles / p.clock_ghz, samples }
 }
 
 /// One simulation run: when it ended, and its steady state.
@@ -423,9 +481,6 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
     let mut warps: Vec<Warp> = (0..slots * w).map(|i| Warp::new(i, w, (i / w) as u64, n_sample, 0.0, phase(i))).collect();
     if let Some(c) = checks.as_deref_mut() {
         c.begin_run();
-        for (i, wp) in warps.iter_mut().enumerate() {
-            wp.ready = c.loadmeta(0.0, wp.id(i, w));
-        }
     }
     let mut cta_left = vec![w; slots];
     let mut cta_end = vec![0.0f64; slots];
@@ -450,13 +505,14 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
                 continue;
             }
             stale[s] = false;
-            // Its oldest ready warp: earliest cycle, then least recently issued.
-            let mut pick: Option<(f64, f64, usize)> = None;
+            // Its oldest ready warp: earliest cycle, then CTA age, then
+            // warp index.
+            let mut pick: Option<(f64, (u64, usize), usize)> = None;
             for i in (s..warps.len()).step_by(p.schedulers) {
                 let wp = &warps[i];
                 if wp.active {
-                    let key = (wp.eligible().max(free), wp.last_issue, i);
-                    if pick.is_none_or(|(c, l, _)| (key.0, key.1) < (c, l)) {
+                    let key = (wp.eligible().max(free), (wp.cta, i % w), i);
+                    if pick.is_none_or(|(c, a, _)| key.0 < c || (key.0 == c && key.1 < a)) {
                         pick = Some(key);
                     }
                 }
@@ -474,6 +530,16 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
         }
         let Some((t, s, wi)) = best else { break };
         stale[s] = true;
+        if !warps[wi].started {
+            // Its LOADMETAs, at the cycle it would first issue: the MLU sees
+            // requests in time order (a CTA that starts in the future asks
+            // when it starts, not when its slot was freed).
+            warps[wi].started = true;
+            if let Some(c) = checks.as_deref_mut() {
+                warps[wi].ready = c.loadmeta(t, warps[wi].id(wi, w));
+                continue;
+            }
+        }
         sched_t[s] = t + 1.0;
         issued += 1.0;
         if issued >= lo && issued <= hi {
@@ -484,7 +550,6 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
             skt += issued * t;
         }
         let wp = &mut warps[wi];
-        wp.last_issue = t;
         wp.ready = t + p.issue_interval;
         let checked = |k: Kind| matches!(k, Kind::Load | Kind::Store | Kind::Tma);
         if wp.checks_left == 0 && wp.queued.is_none() {
@@ -543,9 +608,6 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
                 for k in 0..w {
                     let i = slot * w + k;
                     warps[i] = Warp::new(i, w, cta, n_sample, start, phase(started_warps + k));
-                    if let Some(c) = checks.as_deref_mut() {
-                        warps[i].ready = c.loadmeta(start, warps[i].id(i, w));
-                    }
                 }
                 started_warps += w;
             }

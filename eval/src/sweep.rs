@@ -15,7 +15,7 @@ use sim::config::{Mode, Structure};
 
 use crate::baseline::{self, Baseline};
 use crate::mlu_model::{CheckParams, MluCounters, MluModel};
-use crate::sm_model::{self, GpuParams};
+use crate::sm_model::{self, GpuParams, Timing};
 use crate::workload::Workload;
 
 /// One point's result (an element of `points` in the JSON).
@@ -66,26 +66,28 @@ pub struct Grid {
     pub check: CheckParams,
 }
 
-/// One checked run of a workload.
-pub fn run_point(w: &Workload, g: &GpuParams, unchecked_ns: &[f64], c: &CheckParams) -> Point {
+/// One checked run of a workload; `unchecked` is its kernels' unchecked
+/// simulations ([`baseline::validate`]), in launch order.
+pub fn run_point(w: &Workload, g: &GpuParams, unchecked: &[Timing], c: &CheckParams) -> Point {
     let mut mlu = MluModel::new(c.clone(), g.clone(), w.sm_count);
     let mut checked = 0.0;
     let mut faster = 0;
     let mut fastest = f64::INFINITY;
     let mut op = usize::MAX;
-    for (k, u) in w.kernels.iter().zip(unchecked_ns) {
+    for (k, ut) in w.kernels.iter().zip(unchecked) {
         if k.operator != op {
             op = k.operator;
             mlu.start_operator(&w.operators[op]);
         }
-        let t = sm_model::simulate(&baseline::shape(k, w, g), g, Some(&mut mlu)).ns;
+        let t = sm_model::simulate_checked(&baseline::shape(k, w, g), g, &mut mlu, ut).ns;
+        let u = ut.ns;
         fastest = fastest.min(t / u);
         if t < u * 0.995 {
             faster += 1;
         }
         checked += t;
     }
-    let unchecked: f64 = unchecked_ns.iter().sum();
+    let unchecked: f64 = unchecked.iter().map(|u| u.ns).sum();
     let copy = w.copy_ns as f64;
     let n = &mlu.counters;
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -133,7 +135,7 @@ pub fn run(ws: &[Workload], g: &GpuParams, grid: &Grid, threads: usize, progress
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((wi, c)) = jobs.get(i) else { break };
-                let unchecked: Vec<f64> = baselines[*wi].per_kernel.iter().map(|k| k.simulated_ns).collect();
+                let unchecked: Vec<Timing> = baselines[*wi].per_kernel.iter().map(|k| k.timing).collect();
                 let p = run_point(&ws[*wi], g, &unchecked, c);
                 if let Ok(mut r) = results.lock() {
                     r[i] = Some(p);
