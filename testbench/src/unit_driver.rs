@@ -16,7 +16,7 @@
 //! measured from the RTL's own outputs ([`UnitRun::taken_at`],
 //! [`UnitRun::answered_at`]), not from the model.
 use crate::harness::{portvec_cpp, CycleSim};
-use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
+use crate::verilator::{build_with_cxx_opt, BuildSpec, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
 use hw::mlu::CSR_ROOT;
 use sim::config::MluConfig;
@@ -542,6 +542,14 @@ impl UnitCosim {
     /// Build (or reuse the cached build of) `top`'s harness with `verilog`
     /// (the top's own text, or a mutant of it; `variant` names the build).
     pub fn start(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64) -> Result<UnitCosim> {
+        Self::start_with_cxx_opt(top, verilog, variant, lanes, seed, None)
+    }
+
+    /// [`UnitCosim::start`] with the harness's C++ built at `cxx_opt`
+    /// ([`crate::verilator::build_with_cxx_opt`]): a mutant that runs a few
+    /// thousand requests spends most of its time in g++, which compiles
+    /// this unit's C++ several times faster at -O0 than at -O2.
+    pub fn start_with_cxx_opt(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64, cxx_opt: Option<&str>) -> Result<UnitCosim> {
         let mut layout = Layout::from_manifest(&top.manifest)?;
         let ports = UnitPorts::new(&layout, lanes)?;
         for p in layout.inputs.iter_mut().chain(layout.outputs.iter_mut()) {
@@ -550,7 +558,7 @@ impl UnitCosim {
         }
         let cpp = portvec_cpp(&layout)?;
         let name = format!("{}{variant}", top.name());
-        let built = build(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false })?;
+        let built = build_with_cxx_opt(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false }, cxx_opt)?;
         Ok(UnitCosim { sim: CycleSim::start(layout, &built, seed)?, ports, lanes })
     }
 
