@@ -8,8 +8,12 @@
 //! decided by the golden MLB itself (`sim::mlb::Mlb`: its range and location
 //! searches, replacement and fill rules), holding the real allocations of
 //! the trace. What is abstracted: requests are timed as events, not cycle
-//! by cycle (so no miss-slot back-pressure), and a walk's nodes come from
-//! the structure's shape over the live allocations rather than from memory.
+//! by cycle, and a walk's nodes come from the structure's shape over the
+//! live allocations rather than from memory. Back-pressure is the unit's: a
+//! miss (merged or not) holds one of R miss slots until its walk ends, and
+//! while all R are held the unit takes no request at all, hits included
+//! (`req_ready` low; the unit's own rule is a little stricter, keeping room
+//! for the requests already in its pipeline).
 //!
 //! The compiler pass (spec section 7): each warp issues one LOADMETA per
 //! root pointer at its start (a range lookup, a walk on a miss), and one
@@ -62,6 +66,8 @@ pub struct CheckParams {
     pub meta_l2_sectors: usize,
     /// Allocations (root pointers) one CTA uses.
     pub blocks_per_cta: usize,
+    /// R: misses that can wait on walks (the unit's `MISS_SLOTS`).
+    pub miss_slots: usize,
 }
 
 impl Default for CheckParams {
@@ -77,6 +83,7 @@ impl Default for CheckParams {
             meta_l1_sectors: 256,
             meta_l2_sectors: 32768,
             blocks_per_cta: 4,
+            miss_slots: sim::mlu_unit::MISS_SLOTS,
         }
     }
 }
@@ -164,6 +171,8 @@ pub struct MluModel {
     /// A fill enters the MLB when its walk ends, not when it starts.
     fills: Vec<(f64, u64, Meta)>,
     next_accept: f64,
+    /// The cycles the held miss slots free (their walks' ends).
+    slots: Vec<f64>,
     pub counters: MluCounters,
     sm_count: u64,
     // The current kernel.
@@ -188,6 +197,7 @@ impl MluModel {
             in_flight: HashMap::new(),
             fills: Vec::new(),
             next_accept: 0.0,
+            slots: Vec::new(),
             counters: MluCounters::default(),
             sm_count,
             blocks: Vec::new(),
@@ -298,8 +308,7 @@ impl MluModel {
     /// walk on a miss) or a location lookup (one node fetched on a miss).
     /// Returns the cycle of the answer.
     fn lookup(&mut self, t: f64, b: usize, by_range: bool) -> f64 {
-        let a = t.max(self.next_accept);
-        self.next_accept = a + 1.0;
+        let a = self.accept(t);
         self.apply_fills(a);
         self.counters.lookups += 1;
         let (loc, base) = (self.blocks[b].location, self.blocks[b].meta.base);
@@ -312,6 +321,7 @@ impl MluModel {
         self.counters.misses += 1;
         if let Some(done) = self.in_flight.get(&loc).copied().filter(|&d| d > a) {
             self.counters.merged += 1;
+            self.slots.push(done);
             return done + self.p.hit_latency;
         }
         let (k, free) = self.walkers.iter().copied().enumerate().fold((0, f64::INFINITY), |m, (i, f)| if f < m.1 { (i, f) } else { m });
@@ -325,9 +335,23 @@ impl MluModel {
             end += self.read_node(n);
         }
         self.walkers[k] = end;
+        self.slots.push(end);
         self.in_flight.insert(loc, end);
         self.fills.push((end, loc, self.blocks[b].meta));
         end + self.p.hit_latency
+    }
+
+    /// The cycle a request presented at `t` is taken: the cycle after the
+    /// previous one at the earliest, and once a miss slot is free.
+    fn accept(&mut self, t: f64) -> f64 {
+        let mut a = t.max(self.next_accept);
+        self.slots.retain(|&f| f > a);
+        while self.slots.len() >= self.p.miss_slots.max(1) {
+            a = self.slots.iter().copied().fold(f64::INFINITY, f64::min);
+            self.slots.retain(|&f| f > a);
+        }
+        self.next_accept = a + 1.0;
+        a
     }
 
     /// The checked-instruction counter of the warp in `slot`.
@@ -364,6 +388,7 @@ impl Checks for MluModel {
         self.in_flight.clear();
         self.fills.clear();
         self.next_accept = 0.0;
+        self.slots.clear();
         self.warp_seq.clear();
     }
 
@@ -393,9 +418,7 @@ impl Checks for MluModel {
         match self.next_block(warp) {
             None => {
                 // No allocation behind it (tag-0 pointer): the fixed latency.
-                let a = t.max(self.next_accept);
-                self.next_accept = a + 1.0;
-                a + self.p.hit_latency
+                self.accept(t) + self.p.hit_latency
             }
             Some(b) => self.lookup(t, b, self.p.mode == Mode::Hwonly),
         }

@@ -49,8 +49,9 @@ pub struct Kernel {
     pub counters: Counters,
     /// Index into [`Workload::operators`].
     pub operator: usize,
-    /// This launch's share of the bytes its operator touches: the
-    /// operator's touched bytes split over its launches in proportion to
+    /// This launch's share of the bytes its operator moves to and from
+    /// DRAM: the operator's touched bytes (twice for a range it reads and
+    /// writes) split over its launches in proportion to
     /// their global and TMA instructions (which launch touches which bytes is
     /// not in the trace).
     pub footprint_bytes: f64,
@@ -188,7 +189,9 @@ pub fn load(trace: &Path, ncu_dir: Option<&Path>) -> Result<Workload> {
         op_weight[k.operator] += weight(k);
     }
     for k in &mut kernels {
-        let bytes: u64 = operators[k.operator].touches.iter().map(|t| t.length).sum();
+        // A range read and written ("rw": an in-place operator) crosses the
+        // DRAM bus twice, in and back out.
+        let bytes: u64 = operators[k.operator].touches.iter().map(|t| if t.rw == Rw::RW { 2 * t.length } else { t.length }).sum();
         // No more than its memory instructions can move: 512 B per warp
         // instruction (32 lanes x 16 B, the widest vector access); TMA
         // tiles are not bounded this way. (An embedding gather reads a
