@@ -157,7 +157,6 @@ struct Held {
 }
 
 /// The MLU of the simulated SM, across the kernels of a workload.
-#[derive(Clone)]
 pub struct MluModel {
     p: CheckParams,
     g: GpuParams,
