@@ -366,6 +366,28 @@ fn sweep_json_has_the_baseline_and_the_points() {
     assert!(pts[1]["mlb_hit_rate"].as_f64().unwrap() > 0.5);
     assert!(pts[1]["misses_per_sm_kernel"].as_f64() < pts[0]["misses_per_sm_kernel"].as_f64());
 
+    // Locations from the host: no LOADMETA, so fewer lookups, and over a
+    // list without an MLB no walk of the list at all (only single-node
+    // fetches), far below the LOADMETA run's slowdown.
+    let sweep = |extra: &[&str]| {
+        let json = Scratch::new("sweep-host.json", b"");
+        let mut args = vec!["sweep", "--trace", trace.to_str().unwrap(), "--entries", "0", "--structure", "list", "--mode", "compiler", "--quiet", "--json", json.path()];
+        args.extend_from_slice(extra);
+        let out = mlugen(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json.path()).unwrap()).unwrap();
+        v["points"][0].clone()
+    };
+    let (plain, host) = (sweep(&[]), sweep(&["--host-locations"]));
+    assert_eq!((plain["host_locations"].as_bool(), host["host_locations"].as_bool()), (Some(false), Some(true)));
+    let lookups = |p: &serde_json::Value| p["counters"]["lookups"].as_u64().unwrap();
+    let nodes_per_walk = |p: &serde_json::Value| p["counters"]["nodes"].as_f64().unwrap() / p["counters"]["walks"].as_f64().unwrap();
+    assert!(lookups(&host) < lookups(&plain), "{host} against {plain}");
+    assert_eq!(nodes_per_walk(&host), 1.0, "{host}");
+    assert!(host["slowdown"].as_f64() < plain["slowdown"].as_f64(), "{host} against {plain}");
+    let err = fails(&["sweep", "--trace", trace.to_str().unwrap(), "--host-locations", "--report", "/tmp/r.md"]);
+    assert!(err.contains("--host-locations with --report"), "{err}");
+
     let v1 = Scratch::new("v1.jsonl.gz", &gz(r#"{"format": "gpuarmor-trace", "version": 1, "workload": "t"}
 "#));
     let err = fails(&["sweep", "--trace", v1.path(), "--entries", "8"]);

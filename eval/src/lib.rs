@@ -10,6 +10,8 @@
 //!   launch's hit rates, L2 and DRAM bandwidth floors.
 //! - [`baseline`]: the unchecked model against each kernel's measured time.
 //! - [`mlu_model`]: GPUArmor's MLU in the SM model (the checked run).
+//! - [`unit_agreement`]: the checked run's MLU timing against the unit's
+//!   cycle model (`sim::mlu_unit`), request by request.
 //! - [`sweep`], [`plot`]: `mlugen sweep`'s grid of design points and plots.
 //!
 //! This crate sits above the golden model (`sim`): it reads traces through
@@ -21,4 +23,5 @@ pub mod plot;
 pub mod report;
 pub mod sm_model;
 pub mod sweep;
+pub mod unit_agreement;
 pub mod workload;

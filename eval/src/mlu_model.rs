@@ -2,18 +2,22 @@
 //!
 //! The timing follows the MLU unit's rules (spec section 6,
 //! `sim::mlu_unit`): one request accepted per cycle; an MLB hit answered at
-//! the unit's fixed latency; a miss handed to one of K walkers, or merged
-//! onto the walk in flight for the same allocation; a walk reads its nodes
-//! one after another, each a 32-byte sector. Whether a lookup hits is
-//! decided by the golden MLB itself (`sim::mlb::Mlb`: its range and location
-//! searches, replacement and fill rules), holding the real allocations of
-//! the trace. What is abstracted: requests are timed as events, not cycle
-//! by cycle, and a walk's nodes come from the structure's shape over the
-//! live allocations rather than from memory. Back-pressure is the unit's: a
-//! miss (merged or not) holds one of R miss slots until its walk ends, and
-//! while all R are held the unit takes no request at all, hits included
-//! (`req_ready` low; the unit's own rule is a little stricter, keeping room
-//! for the requests already in its pipeline).
+//! the unit's fixed latency (1 + m + c); a miss takes a miss slot at stage
+//! C and waits on the walk in flight for its key (merged: a range lookup's
+//! key is its address, a location lookup's its location) or on one of K
+//! walkers; a walk reads its nodes one after another, each a 32-byte sector
+//! and 2 cycles of the walker's own; its misses replay into stage A one per
+//! cycle, taking the cycle from new requests, and free their slots.
+//! Back-pressure is the unit's: no request is taken while the free slots
+//! could not hold a miss of every request before stage C and of this one
+//! (hits included). Whether a lookup hits is decided by the golden MLB
+//! itself (`sim::mlb::Mlb`: its range and location searches, replacement
+//! and fill rules), holding the real allocations of the trace. What is
+//! abstracted: requests are timed as events, not cycle by cycle, and a
+//! walk's nodes come from the structure's shape over the live allocations
+//! rather than from memory. [`crate::unit_agreement`] measures how close
+//! this comes to the cycle model on the same requests (eval/README.md
+//! section 1).
 //!
 //! The compiler pass (spec section 7): each warp issues one LOADMETA per
 //! root pointer at its start (a range lookup, a walk on a miss), and one
@@ -34,7 +38,7 @@
 //! per-SM L1 and the shared L2 as LRU caches of [`CheckParams::meta_l1_sectors`]
 //! and [`CheckParams::meta_l2_sectors`] sectors at the data latencies; their
 //! bandwidth is not charged (a walk reads one sector per node).
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use sim::config::{Mode, Replacement, Structure};
@@ -61,6 +65,16 @@ pub struct CheckParams {
     /// Cycles from request to answer on the fixed path (1 + m + c; the
     /// synthesized unit has m = 2, c = 2: 5).
     pub hit_latency: f64,
+    /// m, the unit's MLB search stages: a request reaches stage C, where a
+    /// miss takes its slot, 1 + m cycles after it is taken, and its walker
+    /// issues the first read a cycle later.
+    pub mlb_latency: f64,
+    /// What the unit adds to a walk beyond its node reads (`sim::mlu_unit`;
+    /// [`crate::unit_agreement`] checks the timing against it): per node,
+    /// the walker's issue and decide cycles (2); from the walk's end to the
+    /// earliest replay of a waiting request into stage A (1).
+    pub node_overhead: f64,
+    pub replay: f64,
     /// Metadata sectors the per-SM L1 and the shared L2 keep (LRU).
     pub meta_l1_sectors: usize,
     pub meta_l2_sectors: usize,
@@ -68,6 +82,14 @@ pub struct CheckParams {
     pub blocks_per_cta: usize,
     /// R: misses that can wait on walks (the unit's `MISS_SLOTS`).
     pub miss_slots: usize,
+    /// Locations from the host (compiler mode; the version-1 evaluation's
+    /// design option): the runtime, which made each argument's node, passes
+    /// its location with the pointer at launch, so warps run no LOADMETA
+    /// and a MEMCHECK.G that misses fetches the one node by its location
+    /// instead of a walk having found it first. An ABI change; no MLU
+    /// hardware.
+    #[serde(default)]
+    pub host_locations: bool,
 }
 
 impl Default for CheckParams {
@@ -79,12 +101,25 @@ impl Default for CheckParams {
             walkers: 4,
             replacement: Replacement::Plru,
             hit_latency: 5.0,
+            mlb_latency: 2.0,
+            node_overhead: 2.0,
+            replay: 1.0,
             // 8 KB of a 256 KB L1 and 1 MB of the 50 MB L2.
             meta_l1_sectors: 256,
             meta_l2_sectors: 32768,
             blocks_per_cta: 4,
             miss_slots: sim::mlu_unit::MISS_SLOTS,
+            host_locations: false,
         }
+    }
+}
+
+impl CheckParams {
+    /// The fixed-path and miss timing of a unit with `m` MLB search stages
+    /// and `c` lane-check stages (the defaults are the synthesized unit's,
+    /// m = c = 2).
+    pub fn with_unit_stages(self, m: usize, c: usize) -> CheckParams {
+        CheckParams { hit_latency: (1 + m + c) as f64, mlb_latency: m as f64, ..self }
     }
 }
 
@@ -165,13 +200,23 @@ pub struct MluModel {
     l2: Lru,
     saved: Option<Held>,
     walkers: Vec<f64>,
-    in_flight: HashMap<u64, f64>,
+    /// The end of the walk in flight per key, as the unit merges: a range
+    /// lookup by the address it looks up (here the block's base), a location
+    /// lookup by the location. A range miss and a location miss of the same
+    /// block are two walks, as in the unit.
+    in_flight: HashMap<(bool, u64), f64>,
     /// Fills of walks in flight: (cycle the walk ends, location, metadata).
     /// A fill enters the MLB when its walk ends, not when it starts.
     fills: Vec<(f64, u64, Meta)>,
     next_accept: f64,
-    /// The cycles the held miss slots free (their walks' ends).
-    slots: Vec<f64>,
+    /// Requests taken in the last 1 + m cycles (still before stage C), by
+    /// the cycle they were taken: the unit keeps a slot free for each.
+    recent: VecDeque<f64>,
+    /// Held miss slots: (cycle the miss reached stage C, cycle its replay
+    /// frees it).
+    slots: Vec<(f64, f64)>,
+    /// Cycles stage A is taken by a replay (no request is taken then).
+    replays: BTreeSet<u64>,
     pub counters: MluCounters,
     sm_count: u64,
     // The current kernel.
@@ -196,7 +241,9 @@ impl MluModel {
             in_flight: HashMap::new(),
             fills: Vec::new(),
             next_accept: 0.0,
+            recent: VecDeque::new(),
             slots: Vec::new(),
+            replays: BTreeSet::new(),
             counters: MluCounters::default(),
             sm_count,
             blocks: Vec::new(),
@@ -261,6 +308,18 @@ impl MluModel {
         self.per_cta = self.p.blocks_per_cta.clamp(1, self.blocks.len().max(1));
     }
 
+    /// Sets the blocks directly, (location, metadata, nodes of a range
+    /// walk), in place of an operator's (for [`crate::unit_agreement`]).
+    pub(crate) fn load_blocks(&mut self, blocks: Vec<(u64, Meta, Vec<u64>)>) {
+        self.blocks = blocks.into_iter().map(|(location, meta, walk)| Block { location, meta, walk }).collect();
+        self.per_cta = 1;
+    }
+
+    /// One request for block `b` presented at `t` (see [`Self::lookup`]).
+    pub(crate) fn request(&mut self, t: f64, b: usize, by_range: bool) -> f64 {
+        self.lookup(t, b, by_range)
+    }
+
     /// The allocation the `j`-th checked instruction of a warp of CTA `cta`
     /// touches.
     fn block_of(&self, cta: u64, j: usize) -> Option<usize> {
@@ -318,37 +377,70 @@ impl MluModel {
             return a + self.p.hit_latency;
         }
         self.counters.misses += 1;
-        if let Some(done) = self.in_flight.get(&loc).copied().filter(|&d| d > a) {
+        let key = (by_range, if by_range { base } else { loc });
+        let at_c = a + 1.0 + self.p.mlb_latency;
+        if let Some(done) = self.in_flight.get(&key).copied().filter(|&d| d > a) {
             self.counters.merged += 1;
-            self.slots.push(done);
-            return done + self.p.hit_latency;
+            return self.replay(at_c, done);
         }
         let (k, free) = self.walkers.iter().copied().enumerate().fold((0, f64::INFINITY), |m, (i, f)| if f < m.1 { (i, f) } else { m });
-        let mut end = a.max(free) + 1.0;
+        let mut end = (at_c + 1.0).max(free);
         self.counters.walks += 1;
         // A range lookup walks the structure; a location lookup fetches the
         // one node.
         let nodes = if by_range { self.blocks[b].walk.len() } else { 1 };
         for i in 0..nodes {
             let n = if by_range { self.blocks[b].walk[i] } else { loc };
-            end += self.read_node(n);
+            end += self.read_node(n) + self.p.node_overhead;
         }
         self.walkers[k] = end;
-        self.slots.push(end);
-        self.in_flight.insert(loc, end);
+        self.in_flight.insert(key, end);
         self.fills.push((end, loc, self.blocks[b].meta));
-        end + self.p.hit_latency
+        self.replay(at_c, end)
     }
 
-    /// The cycle a request presented at `t` is taken: the cycle after the
-    /// previous one at the earliest, and once a miss slot is free.
-    fn accept(&mut self, t: f64) -> f64 {
-        let mut a = t.max(self.next_accept);
-        self.slots.retain(|&f| f > a);
-        while self.slots.len() >= self.p.miss_slots.max(1) {
-            a = self.slots.iter().copied().fold(f64::INFINITY, f64::min);
-            self.slots.retain(|&f| f > a);
+    /// A miss that took its slot at `at_c` and waits on the walk ending at
+    /// `done`: it replays into stage A in the first cycle from `done +
+    /// replay` that no other replay has (one per cycle, in the order the
+    /// misses came), which frees its slot. Returns the cycle of its answer.
+    fn replay(&mut self, at_c: f64, done: f64) -> f64 {
+        let mut q = (done + self.p.replay).ceil() as u64;
+        while !self.replays.insert(q) {
+            q += 1;
         }
+        self.slots.push((at_c, q as f64));
+        q as f64 + self.p.hit_latency
+    }
+
+    /// The cycle a request presented at `t` is taken, the unit's
+    /// `req_ready`: the cycle after the previous one at the earliest, not in
+    /// a cycle a replay takes stage A, and only while the free miss slots
+    /// could hold a miss of every request before stage C and of this one.
+    fn accept(&mut self, t: f64) -> f64 {
+        let depth = 1.0 + self.p.mlb_latency;
+        let r = self.p.miss_slots.max(1);
+        let mut a = t.max(self.next_accept);
+        loop {
+            while self.replays.contains(&(a as u64)) {
+                a = a.floor() + 1.0;
+            }
+            self.slots.retain(|s| s.1 > a);
+            while self.recent.front().is_some_and(|&x| x + depth <= a) {
+                self.recent.pop_front();
+            }
+            let held = self.slots.iter().filter(|s| s.0 <= a).count();
+            if held + self.recent.len() < r {
+                break;
+            }
+            // Wait for a slot to free or a request to reach stage C.
+            let free = self.slots.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
+            let exits = self.recent.front().map_or(f64::INFINITY, |&x| x + depth);
+            a = free.min(exits);
+        }
+        if self.replays.first().is_some_and(|&q| q + 64 < a as u64) {
+            self.replays = self.replays.split_off(&(a as u64));
+        }
+        self.recent.push_back(a);
         self.next_accept = a + 1.0;
         a
     }
@@ -387,7 +479,9 @@ impl Checks for MluModel {
         self.in_flight.clear();
         self.fills.clear();
         self.next_accept = 0.0;
+        self.recent.clear();
         self.slots.clear();
+        self.replays.clear();
         self.warp_seq.clear();
     }
 
@@ -400,7 +494,7 @@ impl Checks for MluModel {
 
     fn loadmeta(&mut self, t: f64, warp: WarpRef) -> f64 {
         *self.seq(warp.slot) = 0;
-        if self.p.mode == Mode::Hwonly || self.blocks.is_empty() {
+        if self.p.mode == Mode::Hwonly || self.p.host_locations || self.blocks.is_empty() {
             return t;
         }
         let mut ready = t;

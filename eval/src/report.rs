@@ -84,7 +84,7 @@ fn mix(w: &Workload) -> Mix {
 
 /// The report. `main` is the full grid (4 walkers), `walkers` the walker
 /// sweep, `timing` the parsed `h200_timing.json` (None: section left out).
-pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&serde_json::Value>, command: &str) -> String {
+pub fn render(main: &Sweep, walkers: &Sweep, host: &Sweep, ws: &[Workload], timing: Option<&serde_json::Value>, command: &str) -> String {
     let mut o = String::new();
     let names: Vec<&str> = ws.iter().map(|w| w.name.as_str()).collect();
     let k = 4;
@@ -132,6 +132,8 @@ pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&se
          its warps cycle through them), where metadata nodes live (a pool in allocation order), and metadata caching \
          (LRU: 256 sectors of the SM's L1, 32768 of the L2).\n"
     );
+
+    agreement_table(&mut o);
 
     let _ = writeln!(o, "## 2. The unchecked baseline against the measured kernel durations\n");
     let _ = writeln!(
@@ -351,10 +353,13 @@ pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&se
     let _ = writeln!(
         o,
         "- Slowdown non-increasing in MLB entries (section 5): {}. In walkers (section 6): {}. Where it rises (over a \
-         list) it is the design, not noise: the walks are long, and a second walk in flight fills an entry that a later \
-         request would have hit (with 1-2 entries, every fill evicts); fewer walkers keep fewer fills in flight. Without \
-         an MLB, or with one or two entries, a list's walks hold the unit's 8 miss slots and stop every request behind \
-         them, hits included: hence its tens of times.",
+         list) it is the list's long walks, not the samples (checked runs of a launch share its samples): with fewer \
+         walkers a miss waits longer for its walk and the misses to the same allocation that come meanwhile merge onto \
+         it, with more the walk has ended and its fill may be evicted, so they walk again; and the MLB each launch \
+         starts from differs with the walkers, so one of a launch's few LOADMETAs hits or walks hundreds of nodes. \
+         The walk counts above show both: more walks, or fewer walks and still slower. Without an MLB, or \
+         with one or two entries, a list's walks hold the unit's 8 miss slots and stop every request behind them, hits \
+         included: hence its tens of times.",
         if up_e.is_empty() { "holds everywhere".to_string() } else { format!("breaks at {}", up_e.join("; ")) },
         if up_k.is_empty() { "holds everywhere".to_string() } else { format!("breaks at {}", up_k.join("; ")) },
     );
@@ -388,7 +393,80 @@ pub fn render(main: &Sweep, walkers: &Sweep, ws: &[Workload], timing: Option<&se
          seen by the fit may miss them (`eval/examples/fit.rs` with three traces and the fourth held out tells how far).",
         if all_met { "meets both validation targets on all four traces" } else { "misses the validation targets where section 2 says so" }
     );
+    design_options(&mut o, main, host, &names, k);
     o
+}
+
+/// Section 9: the version-1 evaluation's design options under this model.
+fn design_options(o: &mut String, main: &Sweep, host: &Sweep, names: &[&str], k: usize) {
+    let _ = writeln!(o, "\n## 9. The version-1 design options, re-evaluated (compiler mode, {k} walkers)\n");
+    let _ = writeln!(
+        o,
+        "Hit-under-miss, the option the version-1 evaluation kept in the generator, is no longer an option: the MLU as an SM \
+         unit answers hits under misses by construction, with K walks in flight, and every point above is that unit. \
+         Locations from the host: the runtime, which made each argument's metadata node, passes its location with the \
+         pointer at launch; warps run no LOADMETA, and a MEMCHECK.G that misses the MLB fetches the one node by its location \
+         instead of finding it through a walk. It needs no MLU hardware (the location operand and the location fetch exist), \
+         only 8 more launch-parameter bytes per pointer argument.\n"
+    );
+    let _ = write!(o, "| design | ");
+    for n in names {
+        let _ = write!(o, "{n}, LOADMETA / host | ");
+    }
+    let _ = writeln!(o, "geo. mean, LOADMETA / host |");
+    let _ = writeln!(o, "|{}", " --- |".repeat(names.len() + 2));
+    let mut verdicts = Vec::new();
+    for e in [0usize, 8] {
+        for st in [Structure::List, Structure::Bst, Structure::Sol] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let _ = write!(o, "| {}, {} | ", st.name(), if e == 0 { "no MLB".to_string() } else { format!("{e} entries") });
+            for n in names {
+                let x = find(&main.points, n, e, st, Mode::Compiler, k);
+                let y = find(&host.points, n, e, st, Mode::Compiler, k);
+                match (x, y) {
+                    (Some(x), Some(y)) => {
+                        a.push(x.slowdown);
+                        b.push(y.slowdown);
+                        let _ = write!(o, "{} / {} | ", overhead(x.slowdown), overhead(y.slowdown));
+                    }
+                    _ => {
+                        let _ = write!(o, "- | ");
+                    }
+                }
+            }
+            if a.is_empty() {
+                let _ = writeln!(o, "- |");
+                continue;
+            }
+            let (ga, gb) = (gmean(&a), gmean(&b));
+            let _ = writeln!(o, "{} / {} |", overhead(ga), overhead(gb));
+            verdicts.push((st, e, ga, gb));
+        }
+    }
+    let helps: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v.3 < v.2 - 0.005)
+        .map(|(st, e, ga, gb)| format!("{} with {} ({} to {})", st.name(), if *e == 0 { "no MLB".to_string() } else { format!("{e} entries") }, overhead(*ga), overhead(*gb)))
+        .collect();
+    let _ = writeln!(
+        o,
+        "\n{}",
+        if helps.is_empty() {
+            "Host locations lower no design's geometric-mean overhead by more than half a percent here: the MLB already \
+             holds what the LOADMETAs walk for, so the new model does not show the benefit and the option is not kept as a \
+             recommendation (`mlugen sweep --host-locations` still runs it)."
+                .to_string()
+        } else {
+            format!(
+                "Host locations lower the geometric-mean overhead by more than half a percent for {}; elsewhere they change it \
+                 by less. They remove every walk: a LOADMETA that misses walks the structure, a MEMCHECK.G that misses with a \
+                 location fetches one node, so with them the structure hardly matters. The new model still shows the \
+                 benefit, so the option is kept, where it lives: in the runtime and the compiler pass, not in the MLU, which \
+                 is the same. `mlugen sweep --host-locations` runs any grid with it (`CheckParams::host_locations`).",
+                helps.join("; ")
+            )
+        }
+    );
 }
 
 /// Where the slowdown rises by more than 0.5% from one point to the next
@@ -407,11 +485,64 @@ fn rises(pts: &[Point], by_entries: bool, keep: impl Fn(&Point) -> bool) -> Vec<
             if b.slowdown > a.slowdown * 1.005 {
                 let (what, fixed) = if by_entries { ("entries", format!("{} walkers", a.walkers)) } else { ("walkers", format!("{} {}", a.entries, if a.entries == 1 { "entry" } else { "entries" })) };
                 out.push(format!(
-                    "{} {} {} ({fixed}) {} -> {} {what}",
-                    a.workload, a.structure.name(), a.mode.name(), axis(a), axis(b)
+                    "{} {} {} ({fixed}) {} -> {} {what}, {} -> {} ({} -> {} walks)",
+                    a.workload,
+                    a.structure.name(),
+                    a.mode.name(),
+                    axis(a),
+                    axis(b),
+                    overhead(a.slowdown),
+                    overhead(b.slowdown),
+                    a.counters.walks,
+                    b.counters.walks
                 ));
             }
         }
     }
     out
+}
+
+/// Section 1's check of the checked run's MLU timing against the unit's
+/// cycle model (`crate::unit_agreement`).
+fn agreement_table(o: &mut String) {
+    let _ = writeln!(
+        o,
+        "The checked run times the MLU's requests as events under the rules of its golden cycle model `sim::mlu_unit` \
+         (one request per cycle, stages A..C, misses in 8 slots merged by key onto K walkers, 2 cycles per node beyond the read, \
+         fills at the walk's end, one replay per cycle, `req_ready` low while the free slots could not take a miss of every \
+         request before stage C). `eval::unit_agreement` runs one request stream through both, on a golden-runtime heap of 64 \
+         allocations with every read taking the same latency: a lone miss takes the unit's cycles exactly, and over 8 streams \
+         of 20,000 requests each (a fifth LOADMETAs, 8 MLB entries) the model (event) and the unit (cycle) give:\n"
+    );
+    let _ = writeln!(
+        o,
+        "| structure | walkers | cycles per read | mean gap | mean latency, unit / model | makespan | MLB hits | walks |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    let d = |(u, m): (f64, f64)| format!("{:+.1}%", 100.0 * (m / u - 1.0));
+    for &(s, k, lat, gap) in crate::unit_agreement::CASES.iter() {
+        match crate::unit_agreement::summary(s, k, lat, gap, 8) {
+            Ok(a) => {
+                let _ = writeln!(
+                    o,
+                    "| {} | {k} | {lat} | {gap} | {:.0} / {:.0}{} | {} | {} | {} |",
+                    s.name(),
+                    a.mean_latency.0,
+                    a.mean_latency.1,
+                    if a.saturated() { " (saturated)" } else { "" },
+                    d(a.cycles),
+                    d(a.hits),
+                    d(a.walks)
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(o, "| {} | {k} | {lat} | {gap} | error: {e} | | | |", s.name());
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nWhere the unit saturates, single latencies part (queues amplify a cycle's difference) but the time to serve the \
+         stream agrees. Over a list with one walker the unit walks more often than the model: the model merges more of the \
+         misses that wait for the walker. (`eval/tests/unit_agreement.rs` holds these within 5%.)\n"
+    );
 }

@@ -462,12 +462,40 @@ fn simulate_with(shape: &Shape, p: &GpuParams, checks: Option<(&mut dyn Checks, 
     Timing { cycles, ns: p.launch_ns + cycles / p.clock_ghz, samples }
 }
 
+/// Least-squares sums of (issue number, cycle) points.
+#[derive(Default)]
+struct Fit {
+    n: f64,
+    sk: f64,
+    st: f64,
+    skk: f64,
+    skt: f64,
+}
+
+impl Fit {
+    fn add(&mut self, k: f64, t: f64) {
+        self.n += 1.0;
+        self.sk += k;
+        self.st += t;
+        self.skk += k * k;
+        self.skt += k * t;
+    }
+
+    /// Cycles per issue, if the points fix one.
+    fn slope(&self) -> Option<f64> {
+        let var = self.n * self.skk - self.sk * self.sk;
+        (self.n >= 2.0 && var > 0.0).then(|| ((self.n * self.skt - self.sk * self.st) / var).max(0.0))
+    }
+}
+
 /// One simulation run: when it ended, and its steady state.
 struct Run {
     end: f64,
     /// Least-squares cycles per issue over the middle half of the run's
     /// issues (ramp-up and drain left out): averaged over many periods of
     /// the warps' stall patterns, so where the sample ends does not matter.
+    /// A checked run leaves out the cycles in which warps wait for their
+    /// LOADMETAs, once per CTA (see `run`).
     cycles_per_issue: f64,
     /// Issues per own instruction (MEMCHECK.Gs included).
     issues_per_inst: f64,
@@ -497,7 +525,15 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
     let mut issued = 0.0f64;
     let expect = ctas_sim as f64 * w as f64 * n_sample as f64 * (1.0 + (shape.f_load + shape.f_store + shape.f_tma) * extra_g as f64);
     let (lo, hi) = (expect / 4.0, 3.0 * expect / 4.0);
-    let (mut sn, mut sk, mut st, mut skk, mut skt) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut all = Fit::default();
+    // The steady state of a checked run leaves out the cycles in which a
+    // warp waits for its LOADMETAs (and the issues in them): that wait comes
+    // once per CTA, and the run's end has it, but a short sample would put
+    // it in the rate at which the warps' remaining instructions are
+    // extended. `meta` is the union of those waits: the current one, and
+    // the cycles of those before it.
+    let mut steady = Fit::default();
+    let (mut meta_from, mut meta_until, mut meta_before) = (0.0f64, 0.0f64, 0.0f64);
 
     // Each scheduler's choice (cycle, its warp), kept until something it
     // depends on changes: its own issue, or new warps in its slots.
@@ -540,18 +576,25 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
             // when it starts, not when its slot was freed).
             warps[wi].started = true;
             if let Some(c) = checks.as_deref_mut() {
-                warps[wi].ready = c.loadmeta(t, warps[wi].id(wi, w));
+                let ready = c.loadmeta(t, warps[wi].id(wi, w));
+                warps[wi].ready = ready;
+                if ready > t {
+                    if t >= meta_until {
+                        meta_before += meta_until - meta_from;
+                        meta_from = t;
+                    }
+                    meta_until = meta_until.max(ready);
+                }
                 continue;
             }
         }
         sched_t[s] = t + 1.0;
         issued += 1.0;
         if issued >= lo && issued <= hi {
-            sn += 1.0;
-            sk += issued;
-            st += t;
-            skk += issued * issued;
-            skt += issued * t;
+            all.add(issued, t);
+            if t >= meta_until {
+                steady.add(steady.n, t - meta_before - (meta_until - meta_from));
+            }
         }
         let wp = &mut warps[wi];
         wp.ready = t + p.issue_interval;
@@ -617,8 +660,12 @@ fn run<'c>(shape: &Shape, p: &GpuParams, mut checks: Option<&mut (dyn Checks + '
             }
         }
     }
-    let var = sn * skk - sk * sk;
-    let cycles_per_issue = if sn >= 2.0 && var > 0.0 { ((sn * skt - sk * st) / var).max(0.0) } else { 0.0 };
+    // The steady fit when it kept an eighth of the window's issues, else
+    // all of them.
+    let cycles_per_issue = match steady.slope() {
+        Some(s) if steady.n >= all.n / 8.0 => s,
+        _ => all.slope().unwrap_or(0.0),
+    };
     let own = (ctas_sim as f64 * w as f64 * n_sample as f64).max(1.0);
     Run { end, cycles_per_issue, issues_per_inst: issued / own }
 }

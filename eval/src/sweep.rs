@@ -26,6 +26,9 @@ pub struct Point {
     pub structure: Structure,
     pub mode: Mode,
     pub walkers: usize,
+    /// Locations from the host, no LOADMETA ([`CheckParams::host_locations`]).
+    #[serde(default)]
+    pub host_locations: bool,
     /// Checked / unchecked iteration time.
     pub slowdown: f64,
     pub mlb_hit_rate: f64,
@@ -97,6 +100,7 @@ pub fn run_point(w: &Workload, g: &GpuParams, unchecked: &[Timing], c: &CheckPar
         structure: c.structure,
         mode: c.mode,
         walkers: c.walkers,
+        host_locations: c.host_locations,
         slowdown: (checked + copy) / (unchecked + copy),
         mlb_hit_rate: ratio(n.hits, n.lookups),
         misses_per_sm_kernel: ratio(n.misses, w.kernels.len() as u64),

@@ -37,6 +37,12 @@ pub struct Args {
     /// MLB replacement policy: plru or round_robin.
     #[arg(long, default_value = "plru")]
     pub replacement: String,
+    /// Locations from the host: the runtime passes each pointer argument's
+    /// metadata location at launch, kernels run no LOADMETA, and a
+    /// MEMCHECK.G miss fetches the one node (compiler mode; eval/README.md
+    /// section 9).
+    #[arg(long)]
+    pub host_locations: bool,
     /// The SM model's global parameters as JSON (every field of
     /// `eval::sm_model::GpuParams`); default: the committed calibration.
     #[arg(long = "gpu-params")]
@@ -85,6 +91,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             }
         }
     }
+    if a.host_locations && a.report.is_some() {
+        anyhow::bail!("--host-locations with --report: the report sets host locations against the LOADMETAs itself (section 9); run it without --host-locations");
+    }
     let replacement = Replacement::from_name(&a.replacement)
         .with_context(|| format!("--replacement: unknown policy {:?} (plru, round_robin)", a.replacement))?;
     let gpu: eval::sm_model::GpuParams = match &a.gpu_params {
@@ -107,13 +116,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         structures,
         modes,
         walkers: a.walkers.clone(),
-        check: eval::mlu_model::CheckParams { replacement, ..Default::default() },
+        check: eval::mlu_model::CheckParams { replacement, host_locations: a.host_locations, ..Default::default() },
     };
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let total = ws.len() * grid.entries.len() * grid.structures.len() * grid.modes.len() * grid.walkers.len();
     let bar = super::progress::Progress::new("mlugen sweep", "points", total as u64);
     let r = eval::sweep::run(&ws, &gpu, &grid, threads, &|done, _| bar.set(done as u64));
     bar.finish(&format!("{} points", r.points.len()));
+    let grid_secs = started.elapsed().as_secs_f64();
     let mut out = super::out::stdout();
     writeln!(out, "baseline (unchecked model against the measured kernel durations):")?;
     writeln!(out, "workload          kernels  median|err|  p90|err|  iteration  simulated_ms  measured_ms")?;
@@ -166,6 +176,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(f) = &a.report {
+        // (Refused before any point runs; see the top of `run`.)
         let wgrid = eval::sweep::Grid {
             entries: vec![1, 8],
             structures: vec![Structure::Bst, Structure::List],
@@ -176,20 +187,33 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let wbar = super::progress::Progress::new("mlugen sweep: walker sweep", "points", (ws.len() * 16) as u64);
         let walk = eval::sweep::run(&ws, &gpu, &wgrid, threads, &|done, _| wbar.set(done as u64));
         wbar.finish(&format!("{} points", walk.points.len()));
+        // The version-1 evaluation's design option, locations from the host
+        // (no LOADMETA), against the same designs with the compiler pass.
+        let hgrid = eval::sweep::Grid {
+            entries: vec![0, 8],
+            structures: vec![Structure::List, Structure::Bst, Structure::Sol],
+            modes: vec![Mode::Compiler],
+            walkers: vec![4],
+            check: eval::mlu_model::CheckParams { host_locations: true, ..grid.check.clone() },
+        };
+        let hbar = super::progress::Progress::new("mlugen sweep: host locations", "points", (ws.len() * 6) as u64);
+        let host = eval::sweep::run(&ws, &gpu, &hgrid, threads, &|done, _| hbar.set(done as u64));
+        hbar.finish(&format!("{} points", host.points.len()));
         let timing = a.traces.first().and_then(|t| t.parent()).map(|d| d.join("h200_timing.json"));
         let timing: Option<serde_json::Value> =
             timing.and_then(|t| std::fs::read_to_string(t).ok()).and_then(|s| serde_json::from_str(&s).ok());
         let command = format!("mlugen sweep --trace {} --report {}", a.traces.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(" "), f.display());
-        std::fs::write(f, eval::report::render(&r, &walk, &ws, timing.as_ref(), &command)).with_context(|| format!("--report {}", f.display()))?;
+        std::fs::write(f, eval::report::render(&r, &walk, &host, &ws, timing.as_ref(), &command)).with_context(|| format!("--report {}", f.display()))?;
         let dir = f.parent().unwrap_or(std::path::Path::new(".")).join("svg");
         std::fs::create_dir_all(&dir).with_context(|| format!("--report: {}", dir.display()))?;
         std::fs::write(dir.join("baseline.svg"), eval::plot::baseline_svg(&r.baseline)?).with_context(|| format!("--report: {}", dir.display()))?;
     }
+    let total = started.elapsed().as_secs_f64();
     super::progress::note(&format!(
-        "mlugen sweep: {} points over {} workloads in {:.1} s ({threads} threads)",
+        "mlugen sweep: {} points over {} workloads in {grid_secs:.1} s ({threads} threads){}",
         r.points.len(),
         ws.len(),
-        started.elapsed().as_secs_f64()
+        if a.report.is_some() { format!("; {total:.1} s with the report's walker and host-location sweeps") } else { String::new() }
     ));
     Ok(())
 }
