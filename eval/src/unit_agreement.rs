@@ -155,7 +155,10 @@ pub fn agreement(p: &AgreementParams) -> Result<Agreement, String> {
             queue.pop_front();
         }
         if let Some(r) = o.resp {
-            answered[r.id as usize] = Some(c);
+            match answered.get_mut(r.id as usize) {
+                Some(slot @ None) => *slot = Some(c),
+                _ => return Err(format!("agreement: cycle {c}: response id {} not asked for, or answered twice", r.id)),
+            }
             left -= 1;
         }
     }
