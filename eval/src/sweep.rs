@@ -119,6 +119,20 @@ pub fn run_point(w: &Workload, g: &GpuParams, unchecked: &[Timing], c: &CheckPar
 /// entries, structure, mode, walkers).
 pub fn run(ws: &[Workload], g: &GpuParams, grid: &Grid, threads: usize, progress: &(dyn Fn(usize, usize) + Sync)) -> Sweep {
     let baselines: Vec<Baseline> = ws.iter().map(|w| baseline::validate(w, g)).collect();
+    run_with_baselines(ws, g, grid, baselines, threads, progress)
+}
+
+/// [`run`] with the workloads' baselines already validated (with the same
+/// `g`), as a second grid over the same workloads has them from the first:
+/// their unchecked simulations are what every checked point pairs with.
+pub fn run_with_baselines(
+    ws: &[Workload],
+    g: &GpuParams,
+    grid: &Grid,
+    baselines: Vec<Baseline>,
+    threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Sweep {
     let mut jobs = Vec::new();
     for (wi, _) in ws.iter().enumerate() {
         for &entries in &grid.entries {

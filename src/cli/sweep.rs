@@ -185,7 +185,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             check: grid.check.clone(),
         };
         let wbar = super::progress::Progress::new("mlugen sweep: walker sweep", "points", (ws.len() * 16) as u64);
-        let walk = eval::sweep::run(&ws, &gpu, &wgrid, threads, &|done, _| wbar.set(done as u64));
+        let walk = eval::sweep::run_with_baselines(&ws, &gpu, &wgrid, r.baseline.clone(), threads, &|done, _| wbar.set(done as u64));
         wbar.finish(&format!("{} points", walk.points.len()));
         // The version-1 evaluation's design option, locations from the host
         // (no LOADMETA), against the same designs with the compiler pass.
@@ -197,7 +197,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             check: eval::mlu_model::CheckParams { host_locations: true, ..grid.check.clone() },
         };
         let hbar = super::progress::Progress::new("mlugen sweep: host locations", "points", (ws.len() * 6) as u64);
-        let host = eval::sweep::run(&ws, &gpu, &hgrid, threads, &|done, _| hbar.set(done as u64));
+        let host = eval::sweep::run_with_baselines(&ws, &gpu, &hgrid, r.baseline.clone(), threads, &|done, _| hbar.set(done as u64));
         hbar.finish(&format!("{} points", host.points.len()));
         let timing = a.traces.first().and_then(|t| t.parent()).map(|d| d.join("h200_timing.json"));
         let timing: Option<serde_json::Value> =
