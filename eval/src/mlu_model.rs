@@ -315,11 +315,6 @@ impl MluModel {
         self.per_cta = 1;
     }
 
-    /// One request for block `b` presented at `t` (see [`Self::lookup`]).
-    pub(crate) fn request(&mut self, t: f64, b: usize, by_range: bool) -> f64 {
-        self.lookup(t, b, by_range)
-    }
-
     /// The allocation the `j`-th checked instruction of a warp of CTA `cta`
     /// touches.
     fn block_of(&self, cta: u64, j: usize) -> Option<usize> {
@@ -365,7 +360,7 @@ impl MluModel {
     /// One MLU request for allocation `b` at cycle `t`: a range lookup (and a
     /// walk on a miss) or a location lookup (one node fetched on a miss).
     /// Returns the cycle of the answer.
-    fn lookup(&mut self, t: f64, b: usize, by_range: bool) -> f64 {
+    pub(crate) fn lookup(&mut self, t: f64, b: usize, by_range: bool) -> f64 {
         let a = self.accept(t);
         self.apply_fills(a);
         self.counters.lookups += 1;

@@ -183,7 +183,7 @@ pub fn agreement(p: &AgreementParams) -> Result<Agreement, String> {
     let mut diffs = Vec::with_capacity(stream.len());
     let (mut unit_sum, mut model_sum, mut model_last) = (0.0, 0.0, 0.0f64);
     for (i, r) in stream.iter().enumerate() {
-        let m = model.request(r.t as f64, r.b, r.by_range);
+        let m = model.lookup(r.t as f64, r.b, r.by_range);
         let u = answered[i].unwrap_or(0) as f64;
         unit_sum += u - r.t as f64;
         model_sum += m - r.t as f64;
