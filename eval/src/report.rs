@@ -415,11 +415,12 @@ fn design_options(o: &mut String, main: &Sweep, host: &Sweep, names: &[&str], k:
     }
     let _ = writeln!(o, "geo. mean, LOADMETA / host |");
     let _ = writeln!(o, "|{}", " --- |".repeat(names.len() + 2));
+    let mlb = |e: usize| if e == 0 { "no MLB".to_string() } else { format!("{e} entries") };
     let mut verdicts = Vec::new();
     for e in [0usize, 8] {
         for st in [Structure::List, Structure::Bst, Structure::Sol] {
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            let _ = write!(o, "| {}, {} | ", st.name(), if e == 0 { "no MLB".to_string() } else { format!("{e} entries") });
+            let _ = write!(o, "| {}, {} | ", st.name(), mlb(e));
             for n in names {
                 let x = find(&main.points, n, e, st, Mode::Compiler, k);
                 let y = find(&host.points, n, e, st, Mode::Compiler, k);
@@ -446,7 +447,7 @@ fn design_options(o: &mut String, main: &Sweep, host: &Sweep, names: &[&str], k:
     let helps: Vec<String> = verdicts
         .iter()
         .filter(|v| v.3 < v.2 - 0.005)
-        .map(|(st, e, ga, gb)| format!("{} with {} ({} to {})", st.name(), if *e == 0 { "no MLB".to_string() } else { format!("{e} entries") }, overhead(*ga), overhead(*gb)))
+        .map(|&(st, e, ga, gb)| format!("{} with {} ({} to {})", st.name(), mlb(e), overhead(ga), overhead(gb)))
         .collect();
     let _ = writeln!(
         o,
