@@ -326,3 +326,35 @@ impl Prover {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rename_text;
+    use std::collections::BTreeMap;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn renames_whole_identifiers_only() {
+        let raw = "module t$a(x$q);\n  wire x$q2;\n  assign y = x$q & 8'hff;\nendmodule\n";
+        let out = rename_text(raw, &map(&[("t$a", "t_a"), ("x$q", "x_q")])).unwrap();
+        assert_eq!(out, "module t_a(x_q);\n  wire x$q2;\n  assign y = x_q & 8'hff;\nendmodule\n");
+    }
+
+    #[test]
+    fn refuses_a_new_name_its_module_already_has() {
+        let raw = "module t(a);\n  wire x$q;\n  wire x_q;\nendmodule\n";
+        assert!(rename_text(raw, &map(&[("x$q", "x_q")])).is_err());
+        // The same name in another module is another scope.
+        let raw = "module r(q);\n  reg x_q;\nendmodule\nmodule t(a);\n  wire x$q;\nendmodule\n";
+        assert!(rename_text(raw, &map(&[("x$q", "x_q")])).is_ok());
+    }
+
+    #[test]
+    fn refuses_two_names_made_one() {
+        let raw = "module t(a);\n  wire x$q;\n  wire x$$q;\nendmodule\n";
+        assert!(rename_text(raw, &map(&[("x$q", "x_q"), ("x$$q", "x_q")])).is_err());
+    }
+}
