@@ -26,10 +26,10 @@ fn prove_committed(which: impl Fn(&str) -> bool) {
     }
 }
 
-// The 32-entry MLB and the 8-entry MLU unit are half the work: they run
-// beside the rest (each test has its own prover, so the halves share no
-// proven block).
-const BESIDE: [&str; 2] = ["mlb32_plru", "mlu8_bst_k4_l32_p2_c2"];
+// The 32-entry MLB, the 8-entry MLU unit and two 16-entry MLB variants are
+// about half the work: they run beside the rest (each test has its own
+// prover, so the halves share no proven block).
+const BESIDE: [&str; 4] = ["mlb32_plru", "mlu8_bst_k4_l32_p2_c2", "mlb16_rr", "mlb16_plru_p2"];
 
 #[test]
 fn clean_mlb32_and_mlu8_unit_are_equivalent_to_the_raw_verilog() {
