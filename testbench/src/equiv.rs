@@ -265,22 +265,18 @@ impl Prover {
                 continue;
             }
             self.blocks.0 += 1;
-            let sub_modules: BTreeSet<&str> = subs.iter().map(|s| s.0).collect();
-            let bb = |names: Vec<String>| {
-                if names.is_empty() {
-                    String::new()
-                } else {
-                    format!("blackbox {}\n", names.join(" "))
-                }
-            };
             // Both sides alike: the sub-blocks made black boxes before
             // `proc` (so only this block is elaborated), the register
             // wrappers and helpers flattened in, the sub-blocks cut out.
-            let subs: Vec<String> = sub_modules.iter().map(|s| renamed(s)).collect();
+            let sub_modules: BTreeSet<String> = subs.iter().map(|s| renamed(s.0)).collect();
+            let black_boxes = if sub_modules.is_empty() {
+                String::new()
+            } else {
+                format!("blackbox {}\n", sub_modules.into_iter().collect::<Vec<_>>().join(" "))
+            };
             let prep = |design: &str, side: &str| {
                 format!(
-                "design -load {design}\nhierarchy -check -top {clean}\n{}hierarchy -top {clean}\nproc\nmemory\nflatten\nrename -hide {clean}/w:*.*\nexpose -evert {clean}/c:*\nopt -fast -nodffe -nosdff\nwrite_json {side}.json\nrename {clean} {side}\ndesign -stash {side}\n",
-                bb(subs.clone())
+                "design -load {design}\nhierarchy -check -top {clean}\n{black_boxes}hierarchy -top {clean}\nproc\nmemory\nflatten\nrename -hide {clean}/w:*.*\nexpose -evert {clean}/c:*\nopt -fast -nodffe -nosdff\nwrite_json {side}.json\nrename {clean} {side}\ndesign -stash {side}\n"
             )
             };
             script += &format!("log -header {clean}\n");
