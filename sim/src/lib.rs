@@ -27,6 +27,7 @@
 //! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
 //! - [`json`], [`project`], [`shard`]: strict JSON parsing, the project's
 //!   paths, and `--shard I/N`.
+//! - [`parallel`]: independent jobs (tool runs, test cases) on every core.
 pub mod bench;
 pub mod canary;
 pub mod config;
@@ -40,6 +41,7 @@ pub mod mlu;
 pub mod mlu_unit;
 pub mod node;
 pub mod oracle;
+pub mod parallel;
 pub mod plru;
 pub mod pointer;
 pub mod project;

@@ -15,7 +15,8 @@ const KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_03
 fn canary_alloc_verilog_matches_model() {
     let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     let p = CanaryParams::default();
-    for (seed, rate, latency) in [(11, 2, 1), (12, 6, 4)] {
+    // The two runs are independent: side by side.
+    sim::parallel::map(&[(11, 2, 1), (12, 6, 4)], |&(seed, rate, latency)| {
         let t = std::time::Instant::now();
         let mut dut = CanaryVerilator::new(&top, &p, KEY, rate, latency, seed).unwrap();
         let st = run_workload(&mut dut, &p, KEY, rate, seed, 400_000).unwrap();
@@ -24,7 +25,7 @@ fn canary_alloc_verilog_matches_model() {
         assert!(st.mallocs_ok > 1000 && st.frees_ok > 800 && st.checks > 500, "{st:?}");
         assert!(st.free_overflows > 50 && st.check_overflows > 50, "{st:?}");
         assert!(st.codes.iter().all(|&n| n > 0), "every result code occurs: {st:?}");
-    }
+    });
 }
 
 #[test]
