@@ -19,7 +19,8 @@
 //! A build lives in `<cosim dir>/<top>-<key>/` where `key` is a hash of the
 //! Verilog text, the generated C++, the Verilator version and the flags; it is
 //! reused until one of them changes. Builds go to a temporary directory that
-//! is renamed into place, so concurrent test binaries never see half a build.
+//! is renamed into place, so concurrent test binaries never see half a build;
+//! within one process, tests that need the same build wait for one compile.
 //! The cosim dir is `$MLUGEN_COSIM_DIR`, else `target/cosim` of this
 //! workspace.
 use anyhow::{anyhow, bail, Context, Result};
@@ -346,6 +347,14 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
     if exe.is_file() {
         return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
     }
+    // Tests of one binary that need the same harness wait for one build
+    // rather than each compiling it (the rename below still settles races
+    // between processes).
+    let lock = build_lock(&key);
+    let _building = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if exe.is_file() {
+        return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
+    }
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     let root = root.canonicalize().with_context(|| format!("cannot resolve {}", root.display()))?;
     // Unique per build, not only per process: two test threads may build
@@ -389,6 +398,13 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
         Err(e) => bail!("cannot move the build {} to {}: {e}", tmp.display(), final_dir.display()),
     }
     Ok(Built { exe: final_dir.join("obj").join("harness"), dir: final_dir, compiled: true, seconds: t0.elapsed().as_secs_f64() })
+}
+
+/// The lock of the build with cache key `key`, one per key in this process.
+fn build_lock(key: &str) -> std::sync::Arc<std::sync::Mutex<()>> {
+    static LOCKS: OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<std::sync::Mutex<()>>>>> = OnceLock::new();
+    let mut locks = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    locks.entry(key.to_string()).or_default().clone()
 }
 
 /// A running harness process.
