@@ -296,8 +296,11 @@ pub fn cell_models(lib: &Library, dir: &Path) -> Result<PathBuf> {
         return Ok(out);
     }
     let log = dir.join(format!("{}_cells.log", lib.name));
-    // A per-process temporary name: concurrent runs may share the cache.
-    let tmp = dir.join(format!("{}_cells.v.{}.part", lib.name, std::process::id()));
+    // A temporary name per process and thread: concurrent runs (the energy
+    // workloads of one top run side by side) may share the cache.
+    static PARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let part = PARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{}_cells.v.{}-{part}.part", lib.name, std::process::id()));
     let cmd = format!("read_liberty -ignore_miss_func {}; write_verilog -noattr {}", lib.path.display(), tmp.display());
     tools::run("yosys", &["-q", "-p", &cmd], dir, &log, &format!("cell models of {}", lib.path.display()))?;
     std::fs::rename(&tmp, &out)?;
@@ -330,7 +333,8 @@ pub fn measure(
     let icg = lib.tech.as_ref().map(|t| t.icg.clone()).filter(|i| insts.iter().any(|x| x.cell == i.cell));
     let icg_model = match &icg {
         Some(i) => {
-            let p = dir.join(format!("{}_model.v", i.cell));
+            // One per run: the runs of one netlist go side by side.
+            let p = dir.join(format!("{}_model{tag}.v", i.cell));
             std::fs::write(&p, crate::gating::icg_model(i))?;
             Some(p)
         }

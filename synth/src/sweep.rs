@@ -416,16 +416,22 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
     let hash_before = fnv64(&design.verilog);
-    o.stage("mapping (Yosys, ABC)");
-    let (m, _) = flow::map_with(design, lib, &flow::MapOptions { clock_ps: o.clock_ps, flatten: true, clock_gating: o.clock_gating }, &dir.join("flat"))?;
-    let (blocks, blocks_total) = if o.blocks {
-        o.stage("block split (Yosys, ABC, hierarchical)");
-        let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
-        let split = |name: &str| if kind == TopKind::Unit { classify_unit(&design.top, name) } else { classify(&design.top, name) };
-        (flow::blocks(&mods, lib, &split), hm.area_um2)
-    } else {
-        (vec![], 0.0)
-    };
+    // The flat mapping (timed and powered below) and the hierarchical one
+    // (the area split by block) are independent runs: side by side.
+    o.stage(if o.blocks { "mapping, flat and hierarchical for the block split (Yosys, ABC)" } else { "mapping (Yosys, ABC)" });
+    let (flat, hier) = std::thread::scope(|s| {
+        let hier = o.blocks.then(|| {
+            s.spawn(|| -> Result<_> {
+                let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
+                let split = |name: &str| if kind == TopKind::Unit { classify_unit(&design.top, name) } else { classify(&design.top, name) };
+                Ok((flow::blocks(&mods, lib, &split), hm.area_um2))
+            })
+        });
+        let flat = flow::map_with(design, lib, &flow::MapOptions { clock_ps: o.clock_ps, flatten: true, clock_gating: o.clock_gating }, &dir.join("flat"));
+        (flat, hier.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+    });
+    let (m, _) = flat?;
+    let (blocks, blocks_total) = hier.transpose()?.unwrap_or((vec![], 0.0));
     o.stage("timing and default-activity power (OpenSTA)");
     let (timing, pdef) = flow::sta(design, lib, &m, o.clock_ps, &Activity::default(), "")?;
     let mut notes = vec![lib.rails_note.clone()];
@@ -452,10 +458,19 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
     } else if o.energy {
         notes.push(format!("no workload stimulus for the {} top was given: only OpenSTA's default-activity power is reported (not workload-derived)", kind.name()));
     }
-    for (w, st) in &stimuli {
-        o.stage(&format!("energy of workload {w} (gate-level simulation, OpenSTA)"));
+    if !stimuli.is_empty() {
+        let names: Vec<&str> = stimuli.iter().map(|(w, _)| w.as_str()).collect();
+        o.stage(&format!("energy of workloads {} (gate-level simulation, OpenSTA)", names.join(", ")));
+    }
+    // Each workload's gate-level run and power analysis is its own (files
+    // suffixed by the workload): on every core.
+    let measured = sim::parallel::map(&stimuli, |(w, st)| -> Result<_> {
         let (act, n) = activity::measure(lib, &m.netlist, &design.top, &design.clock, o.clock_ps, st, &m.dir, &dir, &format!("_{w}"))?;
         let (_, p) = flow::sta(design, lib, &m, o.clock_ps, &act, &format!("_{w}"))?;
+        Ok((act, n, p))
+    });
+    for ((w, st), r) in stimuli.iter().zip(measured) {
+        let (act, n, p) = r?;
         let dynamic = p.internal_w + p.switching_w;
         let cycle_s = o.clock_ps * 1e-12;
         energy.push(OpEnergy {
