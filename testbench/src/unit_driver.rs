@@ -231,44 +231,45 @@ impl UnitPorts {
     /// The outputs of `rec` that differ from the model's `e`, as
     /// (port, expected, actual).
     fn compare(&self, e: &UnitOut, rec: &[u8]) -> Vec<(String, u64, u64)> {
-        self.expected(e).into_iter().filter_map(|(n, want, p)| (p.get(rec) != want).then(|| (n, want, p.get(rec)))).collect()
+        self.expected(e).into_iter().filter_map(|(want, p)| (p.get(rec) != want).then(|| (p.name.clone(), want, p.get(rec)))).collect()
     }
 
     /// Every output the model defines in a cycle whose outputs are `e`, as
-    /// (port, value, slot): the valid bits always, a request's or a
+    /// (value, port): the valid bits always, a request's or a
     /// response's fields while it is valid, the metadata while meta_valid,
-    /// the counters in a cycle that starts idle.
-    fn expected(&self, e: &UnitOut) -> Vec<(String, u64, &PortSlot)> {
-        let mut checks: Vec<(String, u64, &PortSlot)> = vec![
-            ("req_ready".into(), e.req_ready as u64, &self.req_ready),
-            ("mem_req_valid".into(), e.mem_req.is_some() as u64, &self.mem_req_valid),
-            ("resp_valid".into(), e.resp.is_some() as u64, &self.resp_valid),
+    /// the counters in a cycle that starts idle. Every cycle of every run
+    /// goes through here, so no names are built (a port's is its slot's).
+    fn expected(&self, e: &UnitOut) -> Vec<(u64, &PortSlot)> {
+        let mut checks: Vec<(u64, &PortSlot)> = vec![
+            (e.req_ready as u64, &self.req_ready),
+            (e.mem_req.is_some() as u64, &self.mem_req_valid),
+            (e.resp.is_some() as u64, &self.resp_valid),
         ];
         if let Some(c) = &e.idle_counters {
             let v = [c.lookups, c.hits, c.misses, c.merged, c.nodes, c.faults];
             for (p, x) in self.cnt.iter().zip(v) {
-                checks.push((p.name.clone(), x & 0xFFFF_FFFF, p));
+                checks.push((x & 0xFFFF_FFFF, p));
             }
         }
         if let Some(m) = &e.mem_req {
-            checks.push(("mem_req_id".into(), m.id as u64, &self.mem_req_id));
-            checks.push(("mem_req_node".into(), m.addr >> 5, &self.mem_req_node));
+            checks.push((m.id as u64, &self.mem_req_id));
+            checks.push((m.addr >> 5, &self.mem_req_node));
         }
         if let Some(r) = &e.resp {
-            checks.push(("resp_id".into(), r.id as u64, &self.resp_id));
-            checks.push(("resp_op".into(), r.op.bits() as u64, &self.resp_op));
+            checks.push((r.id as u64, &self.resp_id));
+            checks.push((r.op.bits() as u64, &self.resp_op));
             for (k, (p, a)) in self.resp_pass.iter().zip(&self.resp_addr).enumerate() {
-                checks.push((format!("resp_pass_{k}"), (r.pass >> k & 1) as u64, p));
-                checks.push((format!("resp_addr_{k}"), r.addrs[k], a));
+                checks.push(((r.pass >> k & 1) as u64, p));
+                checks.push((r.addrs[k], a));
             }
-            checks.push(("resp_fault".into(), r.fault.bits() as u64, &self.resp_fault));
-            checks.push(("resp_lane".into(), r.lane as u64, &self.resp_lane));
-            checks.push(("resp_loc".into(), r.loc, &self.resp_loc));
-            checks.push(("resp_meta_valid".into(), r.meta.is_some() as u64, &self.resp_meta_valid));
+            checks.push((r.fault.bits() as u64, &self.resp_fault));
+            checks.push((r.lane as u64, &self.resp_lane));
+            checks.push((r.loc, &self.resp_loc));
+            checks.push((r.meta.is_some() as u64, &self.resp_meta_valid));
             if let Some(m) = r.meta {
-                checks.push(("resp_base".into(), m.base, &self.resp_base));
-                checks.push(("resp_size".into(), m.size, &self.resp_size));
-                checks.push(("resp_tag".into(), m.tag as u64, &self.resp_tag));
+                checks.push((m.base, &self.resp_base));
+                checks.push((m.size, &self.resp_size));
+                checks.push((m.tag as u64, &self.resp_tag));
             }
         }
         checks
@@ -365,8 +366,9 @@ pub fn record_vectors(top: &Top, p: &UnitParams, n: u64) -> Result<crate::vector
     while let Some((i, o)) = ahead.next(&rt)? {
         ports.encode(&mut rec, i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
         let mut out = vec![None; v.outputs.len()];
-        for (name, want, _) in ports.expected(&o) {
-            let k = v.outputs.iter().position(|q| q.0 == name).ok_or_else(|| anyhow!("{}: no output `{name}`", top.name()))?;
+        for (want, slot) in ports.expected(&o) {
+            let name = &slot.name;
+            let k = v.outputs.iter().position(|q| &q.0 == name).ok_or_else(|| anyhow!("{}: no output `{name}`", top.name()))?;
             out[k] = Some(want as u128);
         }
         v.rows.push((values(&rec), out));
@@ -484,8 +486,9 @@ pub fn record_workload(
     let st = crate::recorder::record_open_loop(top, &st, 2)?;
     for c in 2..end {
         let Some(o) = &model_out[c] else { continue };
-        for (name, want, _) in ports.expected(o) {
-            let got = st.expect[c].iter().find(|(n, _)| *n == name).map(|x| x.1);
+        for (want, slot) in ports.expected(o) {
+            let name = &slot.name;
+            let got = st.expect[c].iter().find(|(n, _)| n == name).map(|x| x.1);
             if got != Some(want as u128) {
                 return Err(anyhow!("{}: recording cycle {c}: {name} is {got:x?}, the model gives {want:#x}", top.name()));
             }
@@ -542,14 +545,15 @@ impl UnitCosim {
     /// Build (or reuse the cached build of) `top`'s harness with `verilog`
     /// (the top's own text, or a mutant of it; `variant` names the build).
     pub fn start(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64) -> Result<UnitCosim> {
-        Self::start_with_cxx_opt(top, verilog, variant, lanes, seed, None)
+        Self::start_with_cxx_opt(top, verilog, variant, lanes, seed, None, &[])
     }
 
     /// [`UnitCosim::start`] with the harness's C++ built at `cxx_opt`
     /// ([`crate::verilator::build_with_cxx_opt`]): a mutant that runs a few
     /// thousand requests spends most of its time in g++, which compiles
-    /// this unit's C++ several times faster at -O0 than at -O2.
-    pub fn start_with_cxx_opt(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64, cxx_opt: Option<&str>) -> Result<UnitCosim> {
+    /// this unit's C++ several times faster at -O0 than at -O2. `plusargs`
+    /// go to the harness's command line ([`CycleSim::start_with_plusargs`]).
+    pub fn start_with_cxx_opt(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64, cxx_opt: Option<&str>, plusargs: &[&str]) -> Result<UnitCosim> {
         let mut layout = Layout::from_manifest(&top.manifest)?;
         let ports = UnitPorts::new(&layout, lanes)?;
         for p in layout.inputs.iter_mut().chain(layout.outputs.iter_mut()) {
@@ -559,7 +563,7 @@ impl UnitCosim {
         let cpp = portvec_cpp(&layout)?;
         let name = format!("{}{variant}", top.name());
         let built = build_with_cxx_opt(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false }, cxx_opt)?;
-        Ok(UnitCosim { sim: CycleSim::start(layout, &built, seed)?, ports, lanes })
+        Ok(UnitCosim { sim: CycleSim::start_with_plusargs(layout, &built, seed, plusargs)?, ports, lanes })
     }
 
     /// Reset the unit, point it at `rt`'s root, and run `requests` (the

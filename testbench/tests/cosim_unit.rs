@@ -1,10 +1,11 @@
 //! The MLU as an SM unit as Verilog under Verilator (testbench::unit_driver)
 //! against the golden model, every output every cycle (1,000,000 requests
-//! on each committed unit top, about 30 s each); the unit's
+//! on each committed unit top, 90-105 s each on a busy 2-core machine); the unit's
 //! throughput and miss overlap measured from the Verilog's own outputs; and
 //! five Verilog mutants (a missed merge, INVALIDATE no longer cancelling a
 //! walk in flight, a wrong lane mask, an uncounted node visit, an MLB fill
-//! lookahead that forgets the fill before it), each caught.
+//! lookahead that forgets the fill before it), each caught, all five in one
+//! Verilator build where a plusarg switches each on.
 use hw::generate::tops_for_config;
 use sim::config::{MluConfig, Structure, UnitShape};
 use sim::fault::Op;
@@ -12,7 +13,8 @@ use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::pointer::untag;
 use sim::runtime::Runtime;
-use testbench::unit_driver::{heap, RandomRequests, UnitCosim, UnitRun};
+use std::collections::BTreeSet;
+use testbench::unit_driver::{heap, RandomRequests, UnitCosim, UnitMismatch, UnitRun};
 use testbench::verilator::Top;
 
 /// The parameters of one unit: model side and top.
@@ -190,73 +192,131 @@ fn unit_verilog_overlaps_misses_to_different_blocks() {
     assert!(together * 2 < sum, "four misses take {together} cycles, one after another would be {sum}");
 }
 
-/// `text` with every `from` replaced by `to`; the site must occur `count`
-/// times (the emitted names are the mutation sites: if the emission
-/// changes, this fails rather than testing nothing).
-fn mutate(text: &str, from: &str, to: &str, count: usize) -> String {
-    assert_eq!(text.matches(from).count(), count, "mutation site `{from}` in the Verilog");
-    text.replace(from, to)
+/// One mutation: the assignment `from` (`lhs = rhs;`, occurring `count`
+/// times: the emitted names are the mutation sites, so if the emission
+/// changes this fails rather than testing nothing) becomes `to` (same lhs).
+struct Edit {
+    from: String,
+    to: String,
+    count: usize,
 }
 
-/// A mutant of mlu8_bst_k4_l32_p2_c2's Verilog run on the random stream of
+fn edit(from: impl Into<String>, to: impl Into<String>, count: usize) -> Edit {
+    Edit { from: from.into(), to: to.into(), count }
+}
+
+/// The mutants of mlu8_bst_k4_l32_p2_c2, by name (the plusarg that turns
+/// each on in the switched build).
+fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
+    vec![
+        // Walker 1's walk never takes a merged miss: a second walk of its key.
+        ("mutant_merge", vec![edit("mergeable_1 = walkers_1_in_flight & ~walkers_1_cancelled;", "mergeable_1 = 1'b0;", 1)]),
+        // INVALIDATE/FLUSH no longer cancel the walks in flight: they fill
+        // what they read before the free.
+        ("mutant_cancel", (0..4).map(|k| edit(format!("walkers_{k}_cancel = maintenance;"), format!("walkers_{k}_cancel = 1'b0;"), 1)).collect()),
+        // Lane 3 checked whether or not it is active (an inactive lane
+        // reports no pass and no fault).
+        ("mutant_mask", vec![edit("checks_mask_3 = p_mask_67_q;", "checks_mask_3 = 1'b1;", 1)]),
+        // Walker 3's node visits are left out of cnt_nodes (spec section 6's
+        // counters are compared whenever the unit is idle).
+        ("mutant_count", vec![edit("visits_4 = visits_3 + one4;", "visits_4 = visits_3;", 1)]),
+        // The MLB's registered fill matches (hw::mlb "Fill lookahead") miss
+        // the entry the fill of the cycle before wrote: two walkers that
+        // found the same node and fill in consecutive cycles put it in the
+        // MLB twice.
+        ("mutant_lookahead", (0..8).map(|i| edit(format!("fm_q_{i}_d_comb = next_is_fill_0;"), format!("fm_q_{i}_d_comb = 1'b0;"), 1)).collect()),
+    ]
+}
+
+/// `text` with every mutant in, each behind its own switch: the site's
+/// assignment takes the mutated value only when the harness was started
+/// with `+<name>` (`$test$plusargs`, read once at time 0 into a register
+/// declared in the site's module). One build serves every mutant: a build
+/// is most of a mutant's time.
+fn switched(text: &str) -> String {
+    let mut text = text.to_string();
+    for (name, edits) in mutants() {
+        let mut headers = BTreeSet::new();
+        for e in &edits {
+            assert_eq!(text.matches(&e.from).count(), e.count, "mutation site `{}` in the Verilog", e.from);
+            for (at, _) in text.match_indices(&e.from) {
+                let module = text[..at].rfind("\nmodule ").expect("the site is inside a module");
+                headers.insert(module + text[module..].find(");\n").expect("the module's header ends") + 3);
+            }
+        }
+        for &at in headers.iter().rev() {
+            text.insert_str(at, &format!("    reg {name};\n    initial {name} = $test$plusargs(\"{name}\");\n"));
+        }
+        for e in &edits {
+            let (lhs, rhs) = e.from.strip_suffix(';').and_then(|a| a.split_once(" = ")).expect("`lhs = rhs;`");
+            let (lhs_to, rhs_to) = e.to.strip_suffix(';').and_then(|a| a.split_once(" = ")).expect("`lhs = rhs;`");
+            assert_eq!(lhs, lhs_to, "a mutant keeps the assignment's target");
+            text = text.replace(&e.from, &format!("{lhs} = {name} ? ({rhs_to}) : ({rhs});"));
+        }
+    }
+    text
+}
+
+/// The switched build of mlu8_bst_k4_l32_p2_c2's Verilog run with the
+/// switches `on` on the random stream of
 /// `unit_verilog_matches_the_model_two_check_stages` (which the unmutated
-/// Verilog passes): the mismatch it must give.
-fn mutant(variant: &str, edit: impl Fn(&str) -> String) -> testbench::unit_driver::UnitMismatch {
+/// Verilog passes).
+fn run_switched(on: &[&str]) -> UnitRun {
     let u = unit(8, Structure::Bst, 4, 32, 2, 2);
     let seed = 13;
     let rt = heap(&u.params.cfg, 40, seed).unwrap();
     let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
-    let v = edit(&u.top.verilog);
-    // A mutant runs at most 20,000 requests: its C++ at -O0 (17 s here
-    // against 41 s at the RTL builds' -O2 for build and run).
-    let mut cs = UnitCosim::start_with_cxx_opt(&u.top, &v, variant, 32, seed, Some("-O0")).unwrap();
+    // At most 20,000 requests: the C++ at -O0 (about 17 s to build and run
+    // here, against 41 s at the RTL builds' -O2).
+    let mut cs = UnitCosim::start_with_cxx_opt(&u.top, &switched(&u.top.verilog), "-mutants", 32, seed, Some("-O0"), on).unwrap();
     let run = cs.run(&u.params, &rt, RandomRequests::new(&rt, 32, seed * 31), 20_000, port).unwrap();
     cs.finish().unwrap();
-    let m = run.mismatch.unwrap_or_else(|| panic!("mutant {variant} passed {} requests", run.requests));
-    eprintln!("mutant {variant}: caught at {m}");
+    run
+}
+
+/// The mutant `name` on its own: the mismatch it must give.
+fn mutant(name: &str) -> UnitMismatch {
+    let run = run_switched(&[name]);
+    let m = run.mismatch.unwrap_or_else(|| panic!("mutant {name} passed {} requests", run.requests));
+    eprintln!("{name}: caught at {m}");
     m
+}
+
+/// With every switch off the switched build is the design: it passes, so
+/// each mismatch below is its mutant's.
+#[test]
+fn unit_switched_mutant_build_with_every_mutant_off_matches_the_model() {
+    let run = run_switched(&[]);
+    if let Some(m) = &run.mismatch {
+        panic!("the switched build, every mutant off: {m}");
+    }
+    assert_eq!(run.requests, 20_000);
 }
 
 #[test]
 fn unit_mutant_missed_merge_is_caught() {
-    // Walker 1's walk never takes a merged miss: a second walk of its key.
-    let m = mutant("-mutant-merge", |v| mutate(v, "mergeable_1 = walkers_1_in_flight & ~walkers_1_cancelled;", "mergeable_1 = 1'b0;", 1));
+    let m = mutant("mutant_merge");
     assert!(m.ports.iter().any(|p| p.0.starts_with("mem_req") || p.0 == "req_ready" || p.0 == "resp_valid"), "{m}");
 }
 
 #[test]
 fn unit_mutant_invalidate_lost_during_a_walk_is_caught() {
-    // INVALIDATE/FLUSH no longer cancel the walks in flight: they fill what
-    // they read before the free.
-    mutant("-mutant-cancel", |v| {
-        (0..4).fold(v.to_string(), |v, k| mutate(&v, &format!("walkers_{k}_cancel = maintenance;"), &format!("walkers_{k}_cancel = 1'b0;"), 1))
-    });
+    mutant("mutant_cancel");
 }
 
 #[test]
 fn unit_mutant_wrong_lane_mask_is_caught() {
-    // Lane 3 checked whether or not it is active (an inactive lane reports
-    // no pass and no fault).
-    let m = mutant("-mutant-mask", |v| mutate(v, "checks_mask_3 = p_mask_67_q;", "checks_mask_3 = 1'b1;", 1));
+    let m = mutant("mutant_mask");
     assert!(m.ports.iter().any(|p| p.0 == "resp_pass_3" || p.0 == "resp_fault" || p.0 == "resp_lane"), "{m}");
 }
 
 #[test]
 fn unit_mutant_uncounted_node_is_caught() {
-    // Walker 3's node visits are left out of cnt_nodes (spec section 6's
-    // counters are compared whenever the unit is idle).
-    let m = mutant("-mutant-count", |v| mutate(v, "visits_4 = visits_3 + one4;", "visits_4 = visits_3;", 1));
+    let m = mutant("mutant_count");
     assert!(m.ports.iter().any(|p| p.0 == "cnt_nodes"), "{m}");
 }
 
 #[test]
 fn unit_mutant_fill_lookahead_forgetting_the_previous_fill_is_caught() {
-    // The MLB's registered fill matches (hw::mlb "Fill lookahead") miss the
-    // entry the fill of the cycle before wrote: two walkers that found the
-    // same node and fill in consecutive cycles put it in the MLB twice.
-    mutant("-mutant-lookahead", |v| {
-        (0..8).fold(v.to_string(), |v, i| {
-            mutate(&v, &format!("fm_q_{i}_d_comb = next_is_fill_0;"), &format!("fm_q_{i}_d_comb = 1'b0;"), 1)
-        })
-    });
+    mutant("mutant_lookahead");
 }

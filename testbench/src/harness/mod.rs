@@ -93,7 +93,16 @@ impl CycleSim {
     /// Start the harness `built` (for `layout`); `seed` seeds Verilator's
     /// random initial register values.
     pub fn start(layout: Layout, built: &Built, seed: u64) -> Result<CycleSim> {
-        let proc = Process::spawn(&built.exe, &[seed.to_string()])?;
+        Self::start_with_plusargs(layout, built, seed, &[])
+    }
+
+    /// [`CycleSim::start`] with Verilog plusargs on the harness's command
+    /// line (`+name`, read by `$test$plusargs` in the design), as the
+    /// mutants of one build select which of them is on.
+    pub fn start_with_plusargs(layout: Layout, built: &Built, seed: u64, plusargs: &[&str]) -> Result<CycleSim> {
+        let mut args = vec![seed.to_string()];
+        args.extend(plusargs.iter().map(|a| format!("+{a}")));
+        let proc = Process::spawn(&built.exe, &args)?;
         Ok(CycleSim { proc, layout, pending: 0 })
     }
 
