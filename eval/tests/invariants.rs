@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use eval::baseline;
 use eval::mlu_model::{CheckParams, MluModel};
 use eval::sm_model::{self, GpuParams, Shape, Timing};
-use eval::sweep::run_point;
+use eval::sweep::{self, run_point, Grid};
 use eval::workload::Workload;
 use sim::config::{Mode, Structure};
 
@@ -21,6 +21,12 @@ fn workloads() -> Vec<Workload> {
         .iter()
         .map(|w| eval::workload::load(&traces().join(format!("{w}.jsonl.gz")), None).unwrap_or_else(|e| panic!("{e:#}")))
         .collect()
+}
+
+/// The points of a grid run on every core (cargo runs the test binaries
+/// one after another).
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn unchecked(w: &Workload, g: &GpuParams) -> Vec<Timing> {
@@ -60,16 +66,15 @@ fn checking_never_makes_a_kernel_faster() {
 /// (eval/README.md sections 6 and 8 give the points and walk counts).
 #[test]
 fn slowdown_does_not_grow_with_walkers() {
-    let g = GpuParams::default();
-    for w in &workloads() {
-        let u = unchecked(w, &g);
-        for (entries, structure) in [(1, Structure::Bst), (8, Structure::Bst)] {
-            let mut last = f64::INFINITY;
-            for walkers in [1, 2, 4, 8] {
-                let s = run_point(w, &g, &u, &CheckParams { walkers, entries, structure, ..Default::default() }).slowdown;
-                assert!(s <= last * 1.005, "{} {structure:?}/{entries}: {walkers} walkers: slowdown {s} > {last} with fewer", w.name);
-                last = s;
-            }
+    let (ws, g) = (workloads(), GpuParams::default());
+    let grid = Grid { entries: vec![1, 8], structures: vec![Structure::Bst], modes: vec![Mode::Compiler], walkers: vec![1, 2, 4, 8], check: CheckParams::default() };
+    let points = sweep::run(&ws, &g, &grid, threads(), &|_, _| {}).points;
+    // Grid order: per workload and entry count, walkers ascending.
+    for run in points.chunks(grid.walkers.len()) {
+        for pair in run.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            assert_eq!((&a.workload, a.entries), (&b.workload, b.entries));
+            assert!(b.slowdown <= a.slowdown * 1.005, "{} bst/{}: {} walkers: slowdown {} > {} with {}", b.workload, b.entries, b.walkers, b.slowdown, a.slowdown, a.walkers);
         }
     }
 }
@@ -78,15 +83,19 @@ fn slowdown_does_not_grow_with_walkers() {
 /// compiler mode, 4 walkers, from no MLB to 32 entries.
 #[test]
 fn slowdown_does_not_grow_with_mlb_entries() {
-    let g = GpuParams::default();
-    for w in &workloads() {
-        let u = unchecked(w, &g);
-        for structure in [Structure::List, Structure::Bst, Structure::Sol] {
-            let mut last = f64::INFINITY;
-            for entries in [0, 1, 2, 4, 8, 32] {
-                let s = run_point(w, &g, &u, &CheckParams { entries, structure, ..Default::default() }).slowdown;
-                assert!(s <= last * 1.005, "{} {structure:?}: {entries} entries: slowdown {s} > {last} with fewer", w.name);
-                last = s;
+    let (ws, g) = (workloads(), GpuParams::default());
+    let structures = vec![Structure::List, Structure::Bst, Structure::Sol];
+    let grid = Grid { entries: vec![0, 1, 2, 4, 8, 32], structures: structures.clone(), modes: vec![Mode::Compiler], walkers: vec![4], check: CheckParams::default() };
+    let points = sweep::run(&ws, &g, &grid, threads(), &|_, _| {}).points;
+    // Grid order: workload, entries, structure.
+    for w in &ws {
+        for &structure in &structures {
+            let run: Vec<_> = points.iter().filter(|p| p.workload == w.name && p.structure == structure).collect();
+            assert_eq!(run.len(), grid.entries.len());
+            for pair in run.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert!(b.entries > a.entries);
+                assert!(b.slowdown <= a.slowdown * 1.005, "{} {structure:?}: {} entries: slowdown {} > {} with {}", w.name, b.entries, b.slowdown, a.slowdown, a.entries);
             }
         }
     }
