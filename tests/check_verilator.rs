@@ -17,22 +17,26 @@ fn verilator_engine_gives_the_model_engine_verdicts_on_the_corpus() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testbench/scenarios");
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
     files.sort();
-    let (mut same, mut refused, mut faults) = (0, 0, 0);
-    for f in &files {
+    // The scenarios are independent runs of the CLI: on every core.
+    // Each gives None (the Verilator engine refuses a model-only scenario)
+    // or Some(fault verdicts).
+    let verdicts = sim::parallel::map(&files, |f| {
         let m = check(f, "model");
         assert!(m.status.success(), "{}: model engine failed: {}", f.display(), String::from_utf8_lossy(&m.stderr));
         let v = check(f, "verilator");
         let err = String::from_utf8_lossy(&v.stderr);
         if err.contains("model-only reference points") {
             assert_eq!(v.status.code(), Some(1), "{}", f.display());
-            refused += 1;
-            continue;
+            return None;
         }
         assert!(v.status.success(), "{}: verilator engine failed: {err}", f.display());
         assert_eq!(String::from_utf8_lossy(&v.stdout), String::from_utf8_lossy(&m.stdout), "{}: the engines' JSON differ", f.display());
-        faults += String::from_utf8_lossy(&v.stdout).matches("\"fault\": \"").count() - String::from_utf8_lossy(&v.stdout).matches("\"fault\": \"NONE\"").count();
-        same += 1;
-    }
+        let out = String::from_utf8_lossy(&v.stdout);
+        Some(out.matches("\"fault\": \"").count() - out.matches("\"fault\": \"NONE\"").count())
+    });
+    let same = verdicts.iter().flatten().count();
+    let refused = verdicts.len() - same;
+    let faults: usize = verdicts.iter().flatten().sum();
     println!("{same} scenarios: same JSON from both engines ({faults} fault verdicts); {refused} model-only refused");
     assert!(same >= 60 && refused <= 4 && faults >= 60, "{same} same, {refused} refused, {faults} faults");
 }

@@ -11,8 +11,9 @@ struct Sandbox {
 }
 
 impl Sandbox {
-    fn new() -> Sandbox {
-        let dir = std::env::temp_dir().join(format!("mlugen-installed-test-{}", std::process::id()));
+    /// A sandbox of its own for the test `name` (the tests run side by side).
+    fn new(name: &str) -> Sandbox {
+        let dir = std::env::temp_dir().join(format!("mlugen-installed-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("bin")).unwrap();
         std::fs::create_dir_all(dir.join("home")).unwrap();
@@ -55,8 +56,8 @@ fn repo() -> &'static Path {
 }
 
 #[test]
-fn an_installed_binary_works_from_any_directory() {
-    let sb = Sandbox::new();
+fn an_installed_binary_generates_checks_and_cosimulates_from_any_directory() {
+    let sb = Sandbox::new("cosim");
     let work = sb.dir.join("work");
 
     // generate writes ./verilog_out, the same Verilog as the committed one.
@@ -76,6 +77,11 @@ fn an_installed_binary_works_from_any_directory() {
     let cache = sb.dir.join("home/.cache/mlugen/cosim");
     assert!(out.contains("build: compiled") && out.contains(cache.to_str().unwrap()), "{out}");
     assert!(out.contains("cycles compared: 2000, mismatches: 0"), "{out}");
+}
+
+#[test]
+fn an_installed_binary_synthesizes_with_the_project_given() {
+    let sb = Sandbox::new("synth");
 
     // ASAP7's Liberty files are in the tree: asked for, then found through --project.
     let o = sb.run(&["synth", "--top", "mlb", "--entries", "1", "--lib", "asap7"]);
