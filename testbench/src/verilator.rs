@@ -20,7 +20,8 @@
 //! Verilog text, the generated C++, the Verilator version and the flags; it is
 //! reused until one of them changes. Builds go to a temporary directory that
 //! is renamed into place, so concurrent test binaries never see half a build;
-//! within one process, tests that need the same build wait for one compile.
+//! a lock file per build makes threads and processes that need the same
+//! build wait for one compile.
 //! The cosim dir is `$MLUGEN_COSIM_DIR`, else `target/cosim` of this
 //! workspace.
 use anyhow::{anyhow, bail, Context, Result};
@@ -347,11 +348,15 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
     if exe.is_file() {
         return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
     }
-    // Tests of one binary that need the same harness wait for one build
-    // rather than each compiling it (the rename below still settles races
-    // between processes).
-    let lock = build_lock(&key);
-    let _building = lock.lock().unwrap_or_else(|e| e.into_inner());
+    // Tests (threads, or processes such as `mlugen check` runs side by side)
+    // that need the same harness wait for one build rather than each
+    // compiling it: an exclusive lock on a file per build, released when
+    // `_building` is dropped. The rename below still keeps a half build
+    // from ever being seen.
+    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    let lock_path = root.join(format!(".lock-{}-{}", spec.name, &key[..16]));
+    let _building = std::fs::File::create(&lock_path).with_context(|| format!("cannot create {}", lock_path.display()))?;
+    _building.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
     if exe.is_file() {
         return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
     }
@@ -398,13 +403,6 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
         Err(e) => bail!("cannot move the build {} to {}: {e}", tmp.display(), final_dir.display()),
     }
     Ok(Built { exe: final_dir.join("obj").join("harness"), dir: final_dir, compiled: true, seconds: t0.elapsed().as_secs_f64() })
-}
-
-/// The lock of the build with cache key `key`, one per key in this process.
-fn build_lock(key: &str) -> std::sync::Arc<std::sync::Mutex<()>> {
-    static LOCKS: OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<std::sync::Mutex<()>>>>> = OnceLock::new();
-    let mut locks = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    locks.entry(key.to_string()).or_default().clone()
 }
 
 /// A running harness process.
