@@ -89,11 +89,15 @@ fn unit_verilog_matches_the_model_list_4_entries_2_walkers_1_lane_two_stage_mlb(
 /// Two lane-check stages (the lowest faulting lane picked a cycle after the
 /// lanes compare), 32 lanes and 1, one and two MLB search stages; the first
 /// run is the committed 8-entry top on the stream the mutants below use.
+///
+/// Test order: libtest starts the tests in name order, so the long runs
+/// (`unit_verilog_matches_*`) come before the mutants (`unit_verilog_mutant_*`),
+/// which fill the end of the run on both cores.
 #[test]
 fn unit_verilog_matches_the_model_two_check_stages() {
-    random(&unit(8, Structure::Bst, 4, 32, 2, 2), Stream::Cold, 13, 20_000);
-    random(&unit(8, Structure::Bst, 4, 32, 1, 2), Stream::Cold, 15, 10_000);
-    random(&unit(4, Structure::List, 2, 1, 2, 2), Stream::Cold, 14, 10_000);
+    let runs = [((8, Structure::Bst, 4, 32, 2, 2), 13, 20_000), ((8, Structure::Bst, 4, 32, 1, 2), 15, 10_000), ((4, Structure::List, 2, 1, 2, 2), 14, 10_000)];
+    // Three independent units: on every core.
+    sim::parallel::map(&runs, |&((n, s, k, l, m, c), seed, requests)| random(&unit(n, s, k, l, m, c), Stream::Cold, seed, requests));
 }
 
 /// The stream that found a slot already done (waiting to replay) being
@@ -285,7 +289,7 @@ fn mutant(name: &str) -> UnitMismatch {
 /// With every switch off the switched build is the design: it passes, so
 /// each mismatch below is its mutant's.
 #[test]
-fn unit_switched_mutant_build_with_every_mutant_off_matches_the_model() {
+fn unit_verilog_mutant_build_with_every_mutant_off_matches_the_model() {
     let run = run_switched(&[]);
     if let Some(m) = &run.mismatch {
         panic!("the switched build, every mutant off: {m}");
@@ -294,29 +298,29 @@ fn unit_switched_mutant_build_with_every_mutant_off_matches_the_model() {
 }
 
 #[test]
-fn unit_mutant_missed_merge_is_caught() {
+fn unit_verilog_mutant_missed_merge_is_caught() {
     let m = mutant("mutant_merge");
     assert!(m.ports.iter().any(|p| p.0.starts_with("mem_req") || p.0 == "req_ready" || p.0 == "resp_valid"), "{m}");
 }
 
 #[test]
-fn unit_mutant_invalidate_lost_during_a_walk_is_caught() {
+fn unit_verilog_mutant_invalidate_lost_during_a_walk_is_caught() {
     mutant("mutant_cancel");
 }
 
 #[test]
-fn unit_mutant_wrong_lane_mask_is_caught() {
+fn unit_verilog_mutant_wrong_lane_mask_is_caught() {
     let m = mutant("mutant_mask");
     assert!(m.ports.iter().any(|p| p.0 == "resp_pass_3" || p.0 == "resp_fault" || p.0 == "resp_lane"), "{m}");
 }
 
 #[test]
-fn unit_mutant_uncounted_node_is_caught() {
+fn unit_verilog_mutant_uncounted_node_is_caught() {
     let m = mutant("mutant_count");
     assert!(m.ports.iter().any(|p| p.0 == "cnt_nodes"), "{m}");
 }
 
 #[test]
-fn unit_mutant_fill_lookahead_forgetting_the_previous_fill_is_caught() {
+fn unit_verilog_mutant_fill_lookahead_forgetting_the_previous_fill_is_caught() {
     mutant("mutant_lookahead");
 }
