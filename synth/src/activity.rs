@@ -296,7 +296,7 @@ pub fn cell_models(lib: &Library, dir: &Path) -> Result<PathBuf> {
         return Ok(out);
     }
     let log = dir.join(format!("{}_cells.log", lib.name));
-    // A temporary name per process and thread: concurrent runs (the energy
+    // A temporary name per process and call: concurrent runs (the energy
     // workloads of one top run side by side) may share the cache.
     static PARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let part = PARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -360,7 +360,6 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
     if exe.is_file() {
         return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
     }
-    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     let root = root.canonicalize().with_context(|| format!("cannot resolve {}", root.display()))?;
     // Unique per build, not only per process: two test threads may build
     // the same harness at once.
