@@ -8,7 +8,6 @@
 //! iteration's kernels plus its measured copy-engine time (memset/memcpy,
 //! the same in both runs).
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use sim::config::{Mode, Structure};
@@ -145,24 +144,13 @@ pub fn run_with_baselines(
             }
         }
     }
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Point>>> = Mutex::new(vec![None; jobs.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((wi, c)) = jobs.get(i) else { break };
-                let unchecked: Vec<Timing> = baselines[*wi].per_kernel.iter().map(|k| k.timing).collect();
-                let p = run_point(&ws[*wi], g, &unchecked, c);
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(p);
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
-            });
-        }
+    let points = sim::parallel::map_on(threads, &jobs, |(wi, c)| {
+        let unchecked: Vec<Timing> = baselines[*wi].per_kernel.iter().map(|k| k.timing).collect();
+        let p = run_point(&ws[*wi], g, &unchecked, c);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+        p
     });
-    let points = results.into_inner().unwrap_or_default().into_iter().flatten().collect();
     Sweep { gpu: g.clone(), baseline: baselines, points }
 }
 

@@ -11,7 +11,13 @@ use std::sync::Mutex;
 /// items' order. A panic in `f` fails the call (after the other threads
 /// stop taking items) with the item's panic message.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len()).max(1);
+    map_on(std::thread::available_parallelism().map_or(1, |n| n.get()), items, f)
+}
+
+/// [`map`] on at most `threads` threads (at least one), as `mlugen sweep
+/// --threads` asks.
+pub fn map_on<T: Sync, R: Send>(threads: usize, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.min(items.len()).max(1);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|s| {
