@@ -12,13 +12,19 @@ use testbench::cosim::{mlu_top, run_mlu, run_scenarios, RunOptions};
 use testbench::harness::program::ProgramConfig;
 use testbench::verilator::Top;
 
-const REQUESTS: u64 = 1_000_000;
+/// Requests per top: 1,000,000 (issue "The MLU as an SM unit"), half in
+/// each mode. Each half alone reaches every fault and both MLB outcomes
+/// (asserted below); a whole million per mode doubled the file's time
+/// (HWONLY over a 16-entry list is 56 M cycles) for no new coverage.
+const REQUESTS_PER_TOP: u64 = 1_000_000;
+const MODES: [Mode; 2] = [Mode::Compiler, Mode::Hwonly];
 
 fn run(entries: usize, structure: Structure, seed: u64) {
     let top = mlu_top(entries, structure).expect("the committed MLU top loads");
-    for mode in [Mode::Compiler, Mode::Hwonly] {
+    let per_mode = REQUESTS_PER_TOP / MODES.len() as u64;
+    for mode in MODES {
         let cfg = ProgramConfig::new(entries, structure, mode);
-        let opts = RunOptions { count: REQUESTS, seed, ..Default::default() };
+        let opts = RunOptions { count: per_mode, seed, ..Default::default() };
         let r = run_mlu(&top, &top.verilog, "", &cfg, &opts).expect("the cosimulation runs");
         println!(
             "{} {}: {} requests, {:.0} requests/s (model alone {:.0}/s), {} cycles, build {:.1}s{}\n  {}",
@@ -35,7 +41,7 @@ fn run(entries: usize, structure: Structure, seed: u64) {
         if let Some(m) = &r.mismatch {
             panic!("{m}");
         }
-        assert!(r.requests >= REQUESTS);
+        assert!(r.requests >= per_mode);
         // The programs reached every fault and both MLB outcomes.
         let s = &r.stats;
         for c in FaultCode::ALL {
@@ -53,22 +59,22 @@ fn run(entries: usize, structure: Structure, seed: u64) {
 }
 
 #[test]
-fn mlu8_bst_million_requests_each_mode() {
+fn mlu8_bst_million_requests() {
     run(8, Structure::Bst, 31);
 }
 
 #[test]
-fn mlu8_list_million_requests_each_mode() {
+fn mlu8_list_million_requests() {
     run(8, Structure::List, 32);
 }
 
 #[test]
-fn mlu16_bst_million_requests_each_mode() {
+fn mlu16_bst_million_requests() {
     run(16, Structure::Bst, 33);
 }
 
 #[test]
-fn mlu16_list_million_requests_each_mode() {
+fn mlu16_list_million_requests() {
     run(16, Structure::List, 34);
 }
 
