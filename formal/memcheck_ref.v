@@ -6,7 +6,7 @@
 // testbench/tests/formal_memcheck.rs; never synthesised.
 module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size,
                     g_meta_tag, g_need_meta, g_done, g_fault, g_addr,
-                    g_pre, g_bchk, g_ok,
+                    g_pre, g_bchk, g_ok, g_ge, g_c1, g_c2, g_c3,
                     s_addr, s_width, s_base, s_size, s_ok, s_fault);
     input  wire [63:0] g_ptr;
     input  wire [4:0]  g_width;
@@ -22,6 +22,10 @@ module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_siz
     output wire [2:0]  g_pre;
     output wire        g_bchk;
     output wire        g_ok;
+    output wire        g_ge;
+    output wire        g_c1;
+    output wire        g_c2;
+    output wire        g_c3;
     input  wire [31:0] s_addr;
     input  wire [4:0]  s_width;
     input  wire [31:0] s_base;
@@ -65,6 +69,24 @@ module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_siz
     assign g_bchk = (tag != 8'd0) && !no_loc && g_meta_valid &&
                     (g_meta_tag != 8'hFF) && (g_meta_tag == tag);
     assign g_ok   = in_bounds;
+
+    // g_ok in parts (hw/src/in_bounds.rs): a >= base, and the carries of
+    // T = base + size + ~a + ~w + 2 summed as two carry-save rows and a
+    // final add, each carry taken out of bit 55. The rows are the parts'
+    // definition; the final carry is computed here by a widened add (the
+    // RTL gets it from a comparator).
+    wire [55:0] na  = ~a;
+    wire [55:0] nw  = ~{51'd0, g_width};
+    wire [55:0] s1  = g_meta_base ^ g_meta_size ^ na;
+    wire [55:0] c1v = (g_meta_base & g_meta_size) | (g_meta_base & na) | (g_meta_size & na);
+    wire [55:0] c1s = {c1v[54:0], 1'b0};
+    wire [55:0] s2  = s1 ^ c1s ^ nw;
+    wire [55:0] c2v = (s1 & c1s) | (s1 & nw) | (c1s & nw);
+    wire [63:0] fin = {8'd0, s2} + {8'd0, c2v[54:0], 1'b0} + 64'd2;
+    assign g_ge = {8'd0, g_meta_base} <= {8'd0, a};
+    assign g_c1 = c1v[55];
+    assign g_c2 = c2v[55];
+    assign g_c3 = fin[56];
 
     wire [63:0] s_end   = {32'd0, s_addr} + {59'd0, s_width};
     wire [63:0] win_end = {32'd0, s_base} + {32'd0, s_size};

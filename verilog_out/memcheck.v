@@ -19,6 +19,10 @@
 //   g_pre         out      3  FAULT_* were the access in bounds (g_fault without OUT_OF_BOUNDS)
 //   g_bchk        out      1  the bounds test decides the fault (g_pre is FAULT_NONE)
 //   g_ok          out      1  the whole access [a, a + w) lies in [base, base + size); g_fault = g_pre | (g_bchk & !g_ok)
+//   g_ge          out      1  g_ok in parts (for a pipeline that registers them): a >= base
+//   g_c1          out      1  g_ok in parts: the first carry-save row's dropped top carry; g_ok = g_ge & majority(g_c1, g_c2, g_c3)
+//   g_c2          out      1  g_ok in parts: the second carry-save row's dropped top carry
+//   g_c3          out      1  g_ok in parts: the final compare's carry out
 //   s_addr        in      32  MEMCHECK.S: shared-memory address
 //   s_width       in       5  MEMCHECK.S: access width in bytes
 //   s_base        in      32  MEMCHECK.S: shared window base
@@ -35,7 +39,7 @@
 
 
 // memcheck: hw::memcheck::Memcheck
-module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -52,6 +56,10 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -189,12 +197,18 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -209,7 +223,10 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     memcheck_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -217,12 +234,14 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -461,6 +480,10 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -484,7 +507,7 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
 endmodule // memcheck
 
 // memcheck_g_bounds: hw::in_bounds::InBounds
-module memcheck_g_bounds(a,base,size,w,ge,ok);
+module memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -493,6 +516,9 @@ module memcheck_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -506,9 +532,6 @@ module memcheck_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -527,7 +550,7 @@ module memcheck_g_bounds(a,base,size,w,ge,ok);
 endmodule // memcheck_g_bounds
 
 // memcheck_s_bounds: hw::in_bounds::InBounds
-module memcheck_s_bounds(a,base,size,w,ge,ok);
+module memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -536,6 +559,9 @@ module memcheck_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -549,9 +575,6 @@ module memcheck_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin

@@ -3069,6 +3069,40 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  replay_q_6_q;
     reg  replay_q_7_d;
     reg  replay_q_7_q;
+    reg  unas_q_0_d;
+    reg  unas_q_0_q;
+    reg  unas_q_1_d;
+    reg  unas_q_1_q;
+    reg  unas_q_2_d;
+    reg  unas_q_2_q;
+    reg  unas_q_3_d;
+    reg  unas_q_3_q;
+    reg  unas_q_4_d;
+    reg  unas_q_4_q;
+    reg  unas_q_5_d;
+    reg  unas_q_5_q;
+    reg  unas_q_6_d;
+    reg  unas_q_6_q;
+    reg  unas_q_7_d;
+    reg  unas_q_7_q;
+    reg  unas_pick_q_0_d;
+    reg  unas_pick_q_0_q;
+    reg  unas_pick_q_1_d;
+    reg  unas_pick_q_1_q;
+    reg  unas_pick_q_2_d;
+    reg  unas_pick_q_2_q;
+    reg  unas_pick_q_3_d;
+    reg  unas_pick_q_3_q;
+    reg  unas_pick_q_4_d;
+    reg  unas_pick_q_4_q;
+    reg  unas_pick_q_5_d;
+    reg  unas_pick_q_5_q;
+    reg  unas_pick_q_6_d;
+    reg  unas_pick_q_6_q;
+    reg  unas_pick_q_7_d;
+    reg  unas_pick_q_7_q;
+    reg  unas_any_q_d;
+    reg  unas_any_q_q;
     reg  [55:0] m_base_0_d;
     reg  [55:0] m_base_0_q;
     reg  [55:0] m_base_1_d;
@@ -3336,6 +3370,23 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  replay_next_pre_5;
     reg  replay_next_pre_6;
     reg  replay_next_pre_7;
+    reg  unas_next_0;
+    reg  unas_next_1;
+    reg  unas_next_2;
+    reg  unas_next_3;
+    reg  unas_next_4;
+    reg  unas_next_5;
+    reg  unas_next_6;
+    reg  unas_next_7;
+    reg  unas_next_pre_0;
+    reg  unas_next_pre_1;
+    reg  unas_next_pre_2;
+    reg  unas_next_pre_3;
+    reg  unas_next_pre_4;
+    reg  unas_next_pre_5;
+    reg  unas_next_pre_6;
+    reg  unas_next_pre_7;
+    reg  unas_next_pre_8;
     reg  unas_0;
     reg  unas_1;
     reg  unas_2;
@@ -3344,15 +3395,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  unas_5;
     reg  unas_6;
     reg  unas_7;
-    reg  unas_pre_0;
-    reg  unas_pre_1;
-    reg  unas_pre_2;
-    reg  unas_pre_3;
-    reg  unas_pre_4;
-    reg  unas_pre_5;
-    reg  unas_pre_6;
-    reg  unas_pre_7;
-    reg  unas_pre_8;
     reg  unas_pick_0;
     reg  unas_pick_1;
     reg  unas_pick_2;
@@ -5105,6 +5147,23 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         replay_q_5_q = 1'h0;
         replay_q_6_q = 1'h0;
         replay_q_7_q = 1'h0;
+        unas_q_0_q = 1'h0;
+        unas_q_1_q = 1'h0;
+        unas_q_2_q = 1'h0;
+        unas_q_3_q = 1'h0;
+        unas_q_4_q = 1'h0;
+        unas_q_5_q = 1'h0;
+        unas_q_6_q = 1'h0;
+        unas_q_7_q = 1'h0;
+        unas_pick_q_0_q = 1'h0;
+        unas_pick_q_1_q = 1'h0;
+        unas_pick_q_2_q = 1'h0;
+        unas_pick_q_3_q = 1'h0;
+        unas_pick_q_4_q = 1'h0;
+        unas_pick_q_5_q = 1'h0;
+        unas_pick_q_6_q = 1'h0;
+        unas_pick_q_7_q = 1'h0;
+        unas_any_q_q = 1'h0;
         m_base_0_q = 56'h0;
         m_base_1_q = 56'h0;
         m_base_2_q = 56'h0;
@@ -6246,6 +6305,23 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         replay_q_5_q <= replay_q_5_d;
         replay_q_6_q <= replay_q_6_d;
         replay_q_7_q <= replay_q_7_d;
+        unas_q_0_q <= unas_q_0_d;
+        unas_q_1_q <= unas_q_1_d;
+        unas_q_2_q <= unas_q_2_d;
+        unas_q_3_q <= unas_q_3_d;
+        unas_q_4_q <= unas_q_4_d;
+        unas_q_5_q <= unas_q_5_d;
+        unas_q_6_q <= unas_q_6_d;
+        unas_q_7_q <= unas_q_7_d;
+        unas_pick_q_0_q <= unas_pick_q_0_d;
+        unas_pick_q_1_q <= unas_pick_q_1_d;
+        unas_pick_q_2_q <= unas_pick_q_2_d;
+        unas_pick_q_3_q <= unas_pick_q_3_d;
+        unas_pick_q_4_q <= unas_pick_q_4_d;
+        unas_pick_q_5_q <= unas_pick_q_5_d;
+        unas_pick_q_6_q <= unas_pick_q_6_d;
+        unas_pick_q_7_q <= unas_pick_q_7_d;
+        unas_any_q_q <= unas_any_q_d;
         m_base_0_q <= m_base_0_d;
         m_base_1_q <= m_base_1_d;
         m_base_2_q <= m_base_2_d;
@@ -7245,6 +7321,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [31:0] sbase_w_a_comb;
     reg  [31:0] ssize_w_a_comb;
     reg  structure_r_d_comb;
+    reg  unas_any_q_d_comb;
     reg  walkers_0_start_comb;
     reg  [63:0] walkers_0_start_a_comb;
     reg  [50:0] walkers_0_start_node_comb;
@@ -7281,6 +7358,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_base_d_comb = fq_base_q;
         fq_size_d_comb = fq_size_q;
         fq_tag_d_comb = fq_tag_q;
+        unas_any_q_d_comb = unas_any_q_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -8236,7 +8314,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         mlb_fill_next_loc_3 = walkers_3_location;
         mlb_fill_next_sel_3 = fill_grant_3;
         replay_pre_0 = 1'b0;
-        unas_pre_0 = 1'b0;
         slot_free_pre_0 = 1'b0;
         slot_free_pre_1 = slot_free_pre_0 | ~s_valid_0_q;
         slot_free_pre_2 = slot_free_pre_1 | ~s_valid_1_q;
@@ -8248,9 +8325,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         free_count_0 = zero6;
         replay_pick_0 = replay_q_0_q;
         replay_pre_1 = replay_pre_0 | replay_q_0_q;
-        unas_0 = s_valid_0_q & ~s_assigned_0_q;
-        unas_pick_0 = unas_0 & ~unas_pre_0;
-        unas_pre_1 = unas_pre_0 | unas_0;
+        unas_0 = unas_q_0_q;
+        unas_pick_0 = unas_pick_q_0_q;
         slot_free_pick_0 = ~s_valid_0_q & ~slot_free_pre_0;
         free_count_1 = free_count_0;
         if (~s_valid_0_q) begin
@@ -8258,9 +8334,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_1 = replay_q_1_q;
         replay_pre_2 = replay_pre_1 | replay_q_1_q;
-        unas_1 = s_valid_1_q & ~s_assigned_1_q;
-        unas_pick_1 = unas_1 & ~unas_pre_1;
-        unas_pre_2 = unas_pre_1 | unas_1;
+        unas_1 = unas_q_1_q;
+        unas_pick_1 = unas_pick_q_1_q;
         slot_free_pick_1 = ~s_valid_1_q & ~slot_free_pre_1;
         free_count_2 = free_count_1;
         if (~s_valid_1_q) begin
@@ -8268,9 +8343,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_2 = replay_q_2_q;
         replay_pre_3 = replay_pre_2 | replay_q_2_q;
-        unas_2 = s_valid_2_q & ~s_assigned_2_q;
-        unas_pick_2 = unas_2 & ~unas_pre_2;
-        unas_pre_3 = unas_pre_2 | unas_2;
+        unas_2 = unas_q_2_q;
+        unas_pick_2 = unas_pick_q_2_q;
         slot_free_pick_2 = ~s_valid_2_q & ~slot_free_pre_2;
         free_count_3 = free_count_2;
         if (~s_valid_2_q) begin
@@ -8278,9 +8352,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_3 = replay_q_3_q;
         replay_pre_4 = replay_pre_3 | replay_q_3_q;
-        unas_3 = s_valid_3_q & ~s_assigned_3_q;
-        unas_pick_3 = unas_3 & ~unas_pre_3;
-        unas_pre_4 = unas_pre_3 | unas_3;
+        unas_3 = unas_q_3_q;
+        unas_pick_3 = unas_pick_q_3_q;
         slot_free_pick_3 = ~s_valid_3_q & ~slot_free_pre_3;
         free_count_4 = free_count_3;
         if (~s_valid_3_q) begin
@@ -8288,9 +8361,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_4 = replay_q_4_q;
         replay_pre_5 = replay_pre_4 | replay_q_4_q;
-        unas_4 = s_valid_4_q & ~s_assigned_4_q;
-        unas_pick_4 = unas_4 & ~unas_pre_4;
-        unas_pre_5 = unas_pre_4 | unas_4;
+        unas_4 = unas_q_4_q;
+        unas_pick_4 = unas_pick_q_4_q;
         slot_free_pick_4 = ~s_valid_4_q & ~slot_free_pre_4;
         free_count_5 = free_count_4;
         if (~s_valid_4_q) begin
@@ -8298,9 +8370,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_5 = replay_q_5_q;
         replay_pre_6 = replay_pre_5 | replay_q_5_q;
-        unas_5 = s_valid_5_q & ~s_assigned_5_q;
-        unas_pick_5 = unas_5 & ~unas_pre_5;
-        unas_pre_6 = unas_pre_5 | unas_5;
+        unas_5 = unas_q_5_q;
+        unas_pick_5 = unas_pick_q_5_q;
         slot_free_pick_5 = ~s_valid_5_q & ~slot_free_pre_5;
         free_count_6 = free_count_5;
         if (~s_valid_5_q) begin
@@ -8308,9 +8379,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_6 = replay_q_6_q;
         replay_pre_7 = replay_pre_6 | replay_q_6_q;
-        unas_6 = s_valid_6_q & ~s_assigned_6_q;
-        unas_pick_6 = unas_6 & ~unas_pre_6;
-        unas_pre_7 = unas_pre_6 | unas_6;
+        unas_6 = unas_q_6_q;
+        unas_pick_6 = unas_pick_q_6_q;
         slot_free_pick_6 = ~s_valid_6_q & ~slot_free_pre_6;
         free_count_7 = free_count_6;
         if (~s_valid_6_q) begin
@@ -8318,9 +8388,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         replay_pick_7 = replay_q_7_q;
         replay_pre_8 = replay_pre_7 | replay_q_7_q;
-        unas_7 = s_valid_7_q & ~s_assigned_7_q;
-        unas_pick_7 = unas_7 & ~unas_pre_7;
-        unas_pre_8 = unas_pre_7 | unas_7;
+        unas_7 = unas_q_7_q;
+        unas_pick_7 = unas_pick_q_7_q;
         slot_free_pick_7 = ~s_valid_7_q & ~slot_free_pre_7;
         free_count_8 = free_count_7;
         if (~s_valid_7_q) begin
@@ -8341,7 +8410,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             miss_count_3 = miss_count_2 + one6;
         end
         req_ready = ~any_replay & (free_count_8 > miss_count_3);
-        assign_now = unas_pre_8 & free1_pre_4;
+        assign_now = unas_any_q_q & free1_pre_4;
         u_key_range = s_key_range_0_q;
         u_key = s_key_0_q;
         u_node = zero51;
@@ -9238,7 +9307,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         if (merge_w_3) begin
             c_walker = widx_3;
         end
-        w_offer = unas_pre_8 | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
+        w_offer = unas_any_q_q | (p_valid_2_q & p_key_valid_2_q & ~p_replay_2_q);
         walkers_0_reset = reset;
         walkers_0_root = root_r_q;
         walkers_0_limit = limit_r_q;
@@ -10859,6 +10928,40 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         replay_q_5_d = s_valid_5_d_comb & s_done_5_d_comb & ~replay_next_pre_5;
         replay_q_6_d = s_valid_6_d_comb & s_done_6_d_comb & ~replay_next_pre_6;
         replay_q_7_d = s_valid_7_d_comb & s_done_7_d_comb & ~replay_next_pre_7;
+        unas_next_pre_0 = 1'b0;
+        unas_next_0 = s_valid_0_d_comb & ~s_assigned_0_d_comb;
+        unas_next_pre_1 = unas_next_pre_0 | unas_next_0;
+        unas_q_0_d = unas_next_0;
+        unas_pick_q_0_d = unas_next_0 & ~unas_next_pre_0;
+        unas_next_1 = s_valid_1_d_comb & ~s_assigned_1_d_comb;
+        unas_next_pre_2 = unas_next_pre_1 | unas_next_1;
+        unas_q_1_d = unas_next_1;
+        unas_pick_q_1_d = unas_next_1 & ~unas_next_pre_1;
+        unas_next_2 = s_valid_2_d_comb & ~s_assigned_2_d_comb;
+        unas_next_pre_3 = unas_next_pre_2 | unas_next_2;
+        unas_q_2_d = unas_next_2;
+        unas_pick_q_2_d = unas_next_2 & ~unas_next_pre_2;
+        unas_next_3 = s_valid_3_d_comb & ~s_assigned_3_d_comb;
+        unas_next_pre_4 = unas_next_pre_3 | unas_next_3;
+        unas_q_3_d = unas_next_3;
+        unas_pick_q_3_d = unas_next_3 & ~unas_next_pre_3;
+        unas_next_4 = s_valid_4_d_comb & ~s_assigned_4_d_comb;
+        unas_next_pre_5 = unas_next_pre_4 | unas_next_4;
+        unas_q_4_d = unas_next_4;
+        unas_pick_q_4_d = unas_next_4 & ~unas_next_pre_4;
+        unas_next_5 = s_valid_5_d_comb & ~s_assigned_5_d_comb;
+        unas_next_pre_6 = unas_next_pre_5 | unas_next_5;
+        unas_q_5_d = unas_next_5;
+        unas_pick_q_5_d = unas_next_5 & ~unas_next_pre_5;
+        unas_next_6 = s_valid_6_d_comb & ~s_assigned_6_d_comb;
+        unas_next_pre_7 = unas_next_pre_6 | unas_next_6;
+        unas_q_6_d = unas_next_6;
+        unas_pick_q_6_d = unas_next_6 & ~unas_next_pre_6;
+        unas_next_7 = s_valid_7_d_comb & ~s_assigned_7_d_comb;
+        unas_next_pre_8 = unas_next_pre_7 | unas_next_7;
+        unas_q_7_d = unas_next_7;
+        unas_pick_q_7_d = unas_next_7 & ~unas_next_pre_7;
+        unas_any_q_d_comb = unas_next_pre_8;
         beq_c = (p_key_range_2_q == p_key_range_1_q) & (p_key_2_q == p_key_1_q);
         beq_u = 1'b0;
         beq_slot_0 = (s_key_range_0_q == p_key_range_1_q) & (s_key_0_q == p_key_1_q);
@@ -12928,6 +13031,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         sbase_w_a = sbase_w_a_comb;
         ssize_w_a = ssize_w_a_comb;
         structure_r_d = structure_r_d_comb;
+        unas_any_q_d = unas_any_q_d_comb;
         walkers_0_start = walkers_0_start_comb;
         walkers_0_start_a = walkers_0_start_a_comb;
         walkers_0_start_node = walkers_0_start_node_comb;
@@ -13271,6 +13375,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_0_g_pre;
     wire  lanes_0_g_bchk;
     wire  lanes_0_g_ok;
+    wire  lanes_0_g_ge;
+    wire  lanes_0_g_c1;
+    wire  lanes_0_g_c2;
+    wire  lanes_0_g_c3;
     reg  [31:0] lanes_0_s_addr;
     reg  [4:0] lanes_0_s_width;
     reg  [31:0] lanes_0_s_base;
@@ -13291,6 +13399,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_1_g_pre;
     wire  lanes_1_g_bchk;
     wire  lanes_1_g_ok;
+    wire  lanes_1_g_ge;
+    wire  lanes_1_g_c1;
+    wire  lanes_1_g_c2;
+    wire  lanes_1_g_c3;
     reg  [31:0] lanes_1_s_addr;
     reg  [4:0] lanes_1_s_width;
     reg  [31:0] lanes_1_s_base;
@@ -13311,6 +13423,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_2_g_pre;
     wire  lanes_2_g_bchk;
     wire  lanes_2_g_ok;
+    wire  lanes_2_g_ge;
+    wire  lanes_2_g_c1;
+    wire  lanes_2_g_c2;
+    wire  lanes_2_g_c3;
     reg  [31:0] lanes_2_s_addr;
     reg  [4:0] lanes_2_s_width;
     reg  [31:0] lanes_2_s_base;
@@ -13331,6 +13447,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_3_g_pre;
     wire  lanes_3_g_bchk;
     wire  lanes_3_g_ok;
+    wire  lanes_3_g_ge;
+    wire  lanes_3_g_c1;
+    wire  lanes_3_g_c2;
+    wire  lanes_3_g_c3;
     reg  [31:0] lanes_3_s_addr;
     reg  [4:0] lanes_3_s_width;
     reg  [31:0] lanes_3_s_base;
@@ -13351,6 +13471,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_4_g_pre;
     wire  lanes_4_g_bchk;
     wire  lanes_4_g_ok;
+    wire  lanes_4_g_ge;
+    wire  lanes_4_g_c1;
+    wire  lanes_4_g_c2;
+    wire  lanes_4_g_c3;
     reg  [31:0] lanes_4_s_addr;
     reg  [4:0] lanes_4_s_width;
     reg  [31:0] lanes_4_s_base;
@@ -13371,6 +13495,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_5_g_pre;
     wire  lanes_5_g_bchk;
     wire  lanes_5_g_ok;
+    wire  lanes_5_g_ge;
+    wire  lanes_5_g_c1;
+    wire  lanes_5_g_c2;
+    wire  lanes_5_g_c3;
     reg  [31:0] lanes_5_s_addr;
     reg  [4:0] lanes_5_s_width;
     reg  [31:0] lanes_5_s_base;
@@ -13391,6 +13519,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_6_g_pre;
     wire  lanes_6_g_bchk;
     wire  lanes_6_g_ok;
+    wire  lanes_6_g_ge;
+    wire  lanes_6_g_c1;
+    wire  lanes_6_g_c2;
+    wire  lanes_6_g_c3;
     reg  [31:0] lanes_6_s_addr;
     reg  [4:0] lanes_6_s_width;
     reg  [31:0] lanes_6_s_base;
@@ -13411,6 +13543,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_7_g_pre;
     wire  lanes_7_g_bchk;
     wire  lanes_7_g_ok;
+    wire  lanes_7_g_ge;
+    wire  lanes_7_g_c1;
+    wire  lanes_7_g_c2;
+    wire  lanes_7_g_c3;
     reg  [31:0] lanes_7_s_addr;
     reg  [4:0] lanes_7_s_width;
     reg  [31:0] lanes_7_s_base;
@@ -13431,6 +13567,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_8_g_pre;
     wire  lanes_8_g_bchk;
     wire  lanes_8_g_ok;
+    wire  lanes_8_g_ge;
+    wire  lanes_8_g_c1;
+    wire  lanes_8_g_c2;
+    wire  lanes_8_g_c3;
     reg  [31:0] lanes_8_s_addr;
     reg  [4:0] lanes_8_s_width;
     reg  [31:0] lanes_8_s_base;
@@ -13451,6 +13591,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_9_g_pre;
     wire  lanes_9_g_bchk;
     wire  lanes_9_g_ok;
+    wire  lanes_9_g_ge;
+    wire  lanes_9_g_c1;
+    wire  lanes_9_g_c2;
+    wire  lanes_9_g_c3;
     reg  [31:0] lanes_9_s_addr;
     reg  [4:0] lanes_9_s_width;
     reg  [31:0] lanes_9_s_base;
@@ -13471,6 +13615,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_10_g_pre;
     wire  lanes_10_g_bchk;
     wire  lanes_10_g_ok;
+    wire  lanes_10_g_ge;
+    wire  lanes_10_g_c1;
+    wire  lanes_10_g_c2;
+    wire  lanes_10_g_c3;
     reg  [31:0] lanes_10_s_addr;
     reg  [4:0] lanes_10_s_width;
     reg  [31:0] lanes_10_s_base;
@@ -13491,6 +13639,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_11_g_pre;
     wire  lanes_11_g_bchk;
     wire  lanes_11_g_ok;
+    wire  lanes_11_g_ge;
+    wire  lanes_11_g_c1;
+    wire  lanes_11_g_c2;
+    wire  lanes_11_g_c3;
     reg  [31:0] lanes_11_s_addr;
     reg  [4:0] lanes_11_s_width;
     reg  [31:0] lanes_11_s_base;
@@ -13511,6 +13663,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_12_g_pre;
     wire  lanes_12_g_bchk;
     wire  lanes_12_g_ok;
+    wire  lanes_12_g_ge;
+    wire  lanes_12_g_c1;
+    wire  lanes_12_g_c2;
+    wire  lanes_12_g_c3;
     reg  [31:0] lanes_12_s_addr;
     reg  [4:0] lanes_12_s_width;
     reg  [31:0] lanes_12_s_base;
@@ -13531,6 +13687,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_13_g_pre;
     wire  lanes_13_g_bchk;
     wire  lanes_13_g_ok;
+    wire  lanes_13_g_ge;
+    wire  lanes_13_g_c1;
+    wire  lanes_13_g_c2;
+    wire  lanes_13_g_c3;
     reg  [31:0] lanes_13_s_addr;
     reg  [4:0] lanes_13_s_width;
     reg  [31:0] lanes_13_s_base;
@@ -13551,6 +13711,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_14_g_pre;
     wire  lanes_14_g_bchk;
     wire  lanes_14_g_ok;
+    wire  lanes_14_g_ge;
+    wire  lanes_14_g_c1;
+    wire  lanes_14_g_c2;
+    wire  lanes_14_g_c3;
     reg  [31:0] lanes_14_s_addr;
     reg  [4:0] lanes_14_s_width;
     reg  [31:0] lanes_14_s_base;
@@ -13571,6 +13735,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_15_g_pre;
     wire  lanes_15_g_bchk;
     wire  lanes_15_g_ok;
+    wire  lanes_15_g_ge;
+    wire  lanes_15_g_c1;
+    wire  lanes_15_g_c2;
+    wire  lanes_15_g_c3;
     reg  [31:0] lanes_15_s_addr;
     reg  [4:0] lanes_15_s_width;
     reg  [31:0] lanes_15_s_base;
@@ -13591,6 +13759,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_16_g_pre;
     wire  lanes_16_g_bchk;
     wire  lanes_16_g_ok;
+    wire  lanes_16_g_ge;
+    wire  lanes_16_g_c1;
+    wire  lanes_16_g_c2;
+    wire  lanes_16_g_c3;
     reg  [31:0] lanes_16_s_addr;
     reg  [4:0] lanes_16_s_width;
     reg  [31:0] lanes_16_s_base;
@@ -13611,6 +13783,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_17_g_pre;
     wire  lanes_17_g_bchk;
     wire  lanes_17_g_ok;
+    wire  lanes_17_g_ge;
+    wire  lanes_17_g_c1;
+    wire  lanes_17_g_c2;
+    wire  lanes_17_g_c3;
     reg  [31:0] lanes_17_s_addr;
     reg  [4:0] lanes_17_s_width;
     reg  [31:0] lanes_17_s_base;
@@ -13631,6 +13807,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_18_g_pre;
     wire  lanes_18_g_bchk;
     wire  lanes_18_g_ok;
+    wire  lanes_18_g_ge;
+    wire  lanes_18_g_c1;
+    wire  lanes_18_g_c2;
+    wire  lanes_18_g_c3;
     reg  [31:0] lanes_18_s_addr;
     reg  [4:0] lanes_18_s_width;
     reg  [31:0] lanes_18_s_base;
@@ -13651,6 +13831,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_19_g_pre;
     wire  lanes_19_g_bchk;
     wire  lanes_19_g_ok;
+    wire  lanes_19_g_ge;
+    wire  lanes_19_g_c1;
+    wire  lanes_19_g_c2;
+    wire  lanes_19_g_c3;
     reg  [31:0] lanes_19_s_addr;
     reg  [4:0] lanes_19_s_width;
     reg  [31:0] lanes_19_s_base;
@@ -13671,6 +13855,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_20_g_pre;
     wire  lanes_20_g_bchk;
     wire  lanes_20_g_ok;
+    wire  lanes_20_g_ge;
+    wire  lanes_20_g_c1;
+    wire  lanes_20_g_c2;
+    wire  lanes_20_g_c3;
     reg  [31:0] lanes_20_s_addr;
     reg  [4:0] lanes_20_s_width;
     reg  [31:0] lanes_20_s_base;
@@ -13691,6 +13879,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_21_g_pre;
     wire  lanes_21_g_bchk;
     wire  lanes_21_g_ok;
+    wire  lanes_21_g_ge;
+    wire  lanes_21_g_c1;
+    wire  lanes_21_g_c2;
+    wire  lanes_21_g_c3;
     reg  [31:0] lanes_21_s_addr;
     reg  [4:0] lanes_21_s_width;
     reg  [31:0] lanes_21_s_base;
@@ -13711,6 +13903,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_22_g_pre;
     wire  lanes_22_g_bchk;
     wire  lanes_22_g_ok;
+    wire  lanes_22_g_ge;
+    wire  lanes_22_g_c1;
+    wire  lanes_22_g_c2;
+    wire  lanes_22_g_c3;
     reg  [31:0] lanes_22_s_addr;
     reg  [4:0] lanes_22_s_width;
     reg  [31:0] lanes_22_s_base;
@@ -13731,6 +13927,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_23_g_pre;
     wire  lanes_23_g_bchk;
     wire  lanes_23_g_ok;
+    wire  lanes_23_g_ge;
+    wire  lanes_23_g_c1;
+    wire  lanes_23_g_c2;
+    wire  lanes_23_g_c3;
     reg  [31:0] lanes_23_s_addr;
     reg  [4:0] lanes_23_s_width;
     reg  [31:0] lanes_23_s_base;
@@ -13751,6 +13951,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_24_g_pre;
     wire  lanes_24_g_bchk;
     wire  lanes_24_g_ok;
+    wire  lanes_24_g_ge;
+    wire  lanes_24_g_c1;
+    wire  lanes_24_g_c2;
+    wire  lanes_24_g_c3;
     reg  [31:0] lanes_24_s_addr;
     reg  [4:0] lanes_24_s_width;
     reg  [31:0] lanes_24_s_base;
@@ -13771,6 +13975,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_25_g_pre;
     wire  lanes_25_g_bchk;
     wire  lanes_25_g_ok;
+    wire  lanes_25_g_ge;
+    wire  lanes_25_g_c1;
+    wire  lanes_25_g_c2;
+    wire  lanes_25_g_c3;
     reg  [31:0] lanes_25_s_addr;
     reg  [4:0] lanes_25_s_width;
     reg  [31:0] lanes_25_s_base;
@@ -13791,6 +13999,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_26_g_pre;
     wire  lanes_26_g_bchk;
     wire  lanes_26_g_ok;
+    wire  lanes_26_g_ge;
+    wire  lanes_26_g_c1;
+    wire  lanes_26_g_c2;
+    wire  lanes_26_g_c3;
     reg  [31:0] lanes_26_s_addr;
     reg  [4:0] lanes_26_s_width;
     reg  [31:0] lanes_26_s_base;
@@ -13811,6 +14023,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_27_g_pre;
     wire  lanes_27_g_bchk;
     wire  lanes_27_g_ok;
+    wire  lanes_27_g_ge;
+    wire  lanes_27_g_c1;
+    wire  lanes_27_g_c2;
+    wire  lanes_27_g_c3;
     reg  [31:0] lanes_27_s_addr;
     reg  [4:0] lanes_27_s_width;
     reg  [31:0] lanes_27_s_base;
@@ -13831,6 +14047,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_28_g_pre;
     wire  lanes_28_g_bchk;
     wire  lanes_28_g_ok;
+    wire  lanes_28_g_ge;
+    wire  lanes_28_g_c1;
+    wire  lanes_28_g_c2;
+    wire  lanes_28_g_c3;
     reg  [31:0] lanes_28_s_addr;
     reg  [4:0] lanes_28_s_width;
     reg  [31:0] lanes_28_s_base;
@@ -13851,6 +14071,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_29_g_pre;
     wire  lanes_29_g_bchk;
     wire  lanes_29_g_ok;
+    wire  lanes_29_g_ge;
+    wire  lanes_29_g_c1;
+    wire  lanes_29_g_c2;
+    wire  lanes_29_g_c3;
     reg  [31:0] lanes_29_s_addr;
     reg  [4:0] lanes_29_s_width;
     reg  [31:0] lanes_29_s_base;
@@ -13871,6 +14095,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_30_g_pre;
     wire  lanes_30_g_bchk;
     wire  lanes_30_g_ok;
+    wire  lanes_30_g_ge;
+    wire  lanes_30_g_c1;
+    wire  lanes_30_g_c2;
+    wire  lanes_30_g_c3;
     reg  [31:0] lanes_30_s_addr;
     reg  [4:0] lanes_30_s_width;
     reg  [31:0] lanes_30_s_base;
@@ -13891,6 +14119,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  [2:0] lanes_31_g_pre;
     wire  lanes_31_g_bchk;
     wire  lanes_31_g_ok;
+    wire  lanes_31_g_ge;
+    wire  lanes_31_g_c1;
+    wire  lanes_31_g_c2;
+    wire  lanes_31_g_c3;
     reg  [31:0] lanes_31_s_addr;
     reg  [4:0] lanes_31_s_width;
     reg  [31:0] lanes_31_s_base;
@@ -13961,70 +14193,390 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [2:0] st_pre_30_q;
     reg  [2:0] st_pre_31_d;
     reg  [2:0] st_pre_31_q;
-    reg  st_bfail_0_d;
-    reg  st_bfail_0_q;
-    reg  st_bfail_1_d;
-    reg  st_bfail_1_q;
-    reg  st_bfail_2_d;
-    reg  st_bfail_2_q;
-    reg  st_bfail_3_d;
-    reg  st_bfail_3_q;
-    reg  st_bfail_4_d;
-    reg  st_bfail_4_q;
-    reg  st_bfail_5_d;
-    reg  st_bfail_5_q;
-    reg  st_bfail_6_d;
-    reg  st_bfail_6_q;
-    reg  st_bfail_7_d;
-    reg  st_bfail_7_q;
-    reg  st_bfail_8_d;
-    reg  st_bfail_8_q;
-    reg  st_bfail_9_d;
-    reg  st_bfail_9_q;
-    reg  st_bfail_10_d;
-    reg  st_bfail_10_q;
-    reg  st_bfail_11_d;
-    reg  st_bfail_11_q;
-    reg  st_bfail_12_d;
-    reg  st_bfail_12_q;
-    reg  st_bfail_13_d;
-    reg  st_bfail_13_q;
-    reg  st_bfail_14_d;
-    reg  st_bfail_14_q;
-    reg  st_bfail_15_d;
-    reg  st_bfail_15_q;
-    reg  st_bfail_16_d;
-    reg  st_bfail_16_q;
-    reg  st_bfail_17_d;
-    reg  st_bfail_17_q;
-    reg  st_bfail_18_d;
-    reg  st_bfail_18_q;
-    reg  st_bfail_19_d;
-    reg  st_bfail_19_q;
-    reg  st_bfail_20_d;
-    reg  st_bfail_20_q;
-    reg  st_bfail_21_d;
-    reg  st_bfail_21_q;
-    reg  st_bfail_22_d;
-    reg  st_bfail_22_q;
-    reg  st_bfail_23_d;
-    reg  st_bfail_23_q;
-    reg  st_bfail_24_d;
-    reg  st_bfail_24_q;
-    reg  st_bfail_25_d;
-    reg  st_bfail_25_q;
-    reg  st_bfail_26_d;
-    reg  st_bfail_26_q;
-    reg  st_bfail_27_d;
-    reg  st_bfail_27_q;
-    reg  st_bfail_28_d;
-    reg  st_bfail_28_q;
-    reg  st_bfail_29_d;
-    reg  st_bfail_29_q;
-    reg  st_bfail_30_d;
-    reg  st_bfail_30_q;
-    reg  st_bfail_31_d;
-    reg  st_bfail_31_q;
+    reg  st_sfail_0_d;
+    reg  st_sfail_0_q;
+    reg  st_sfail_1_d;
+    reg  st_sfail_1_q;
+    reg  st_sfail_2_d;
+    reg  st_sfail_2_q;
+    reg  st_sfail_3_d;
+    reg  st_sfail_3_q;
+    reg  st_sfail_4_d;
+    reg  st_sfail_4_q;
+    reg  st_sfail_5_d;
+    reg  st_sfail_5_q;
+    reg  st_sfail_6_d;
+    reg  st_sfail_6_q;
+    reg  st_sfail_7_d;
+    reg  st_sfail_7_q;
+    reg  st_sfail_8_d;
+    reg  st_sfail_8_q;
+    reg  st_sfail_9_d;
+    reg  st_sfail_9_q;
+    reg  st_sfail_10_d;
+    reg  st_sfail_10_q;
+    reg  st_sfail_11_d;
+    reg  st_sfail_11_q;
+    reg  st_sfail_12_d;
+    reg  st_sfail_12_q;
+    reg  st_sfail_13_d;
+    reg  st_sfail_13_q;
+    reg  st_sfail_14_d;
+    reg  st_sfail_14_q;
+    reg  st_sfail_15_d;
+    reg  st_sfail_15_q;
+    reg  st_sfail_16_d;
+    reg  st_sfail_16_q;
+    reg  st_sfail_17_d;
+    reg  st_sfail_17_q;
+    reg  st_sfail_18_d;
+    reg  st_sfail_18_q;
+    reg  st_sfail_19_d;
+    reg  st_sfail_19_q;
+    reg  st_sfail_20_d;
+    reg  st_sfail_20_q;
+    reg  st_sfail_21_d;
+    reg  st_sfail_21_q;
+    reg  st_sfail_22_d;
+    reg  st_sfail_22_q;
+    reg  st_sfail_23_d;
+    reg  st_sfail_23_q;
+    reg  st_sfail_24_d;
+    reg  st_sfail_24_q;
+    reg  st_sfail_25_d;
+    reg  st_sfail_25_q;
+    reg  st_sfail_26_d;
+    reg  st_sfail_26_q;
+    reg  st_sfail_27_d;
+    reg  st_sfail_27_q;
+    reg  st_sfail_28_d;
+    reg  st_sfail_28_q;
+    reg  st_sfail_29_d;
+    reg  st_sfail_29_q;
+    reg  st_sfail_30_d;
+    reg  st_sfail_30_q;
+    reg  st_sfail_31_d;
+    reg  st_sfail_31_q;
+    reg  st_gchk_0_d;
+    reg  st_gchk_0_q;
+    reg  st_gchk_1_d;
+    reg  st_gchk_1_q;
+    reg  st_gchk_2_d;
+    reg  st_gchk_2_q;
+    reg  st_gchk_3_d;
+    reg  st_gchk_3_q;
+    reg  st_gchk_4_d;
+    reg  st_gchk_4_q;
+    reg  st_gchk_5_d;
+    reg  st_gchk_5_q;
+    reg  st_gchk_6_d;
+    reg  st_gchk_6_q;
+    reg  st_gchk_7_d;
+    reg  st_gchk_7_q;
+    reg  st_gchk_8_d;
+    reg  st_gchk_8_q;
+    reg  st_gchk_9_d;
+    reg  st_gchk_9_q;
+    reg  st_gchk_10_d;
+    reg  st_gchk_10_q;
+    reg  st_gchk_11_d;
+    reg  st_gchk_11_q;
+    reg  st_gchk_12_d;
+    reg  st_gchk_12_q;
+    reg  st_gchk_13_d;
+    reg  st_gchk_13_q;
+    reg  st_gchk_14_d;
+    reg  st_gchk_14_q;
+    reg  st_gchk_15_d;
+    reg  st_gchk_15_q;
+    reg  st_gchk_16_d;
+    reg  st_gchk_16_q;
+    reg  st_gchk_17_d;
+    reg  st_gchk_17_q;
+    reg  st_gchk_18_d;
+    reg  st_gchk_18_q;
+    reg  st_gchk_19_d;
+    reg  st_gchk_19_q;
+    reg  st_gchk_20_d;
+    reg  st_gchk_20_q;
+    reg  st_gchk_21_d;
+    reg  st_gchk_21_q;
+    reg  st_gchk_22_d;
+    reg  st_gchk_22_q;
+    reg  st_gchk_23_d;
+    reg  st_gchk_23_q;
+    reg  st_gchk_24_d;
+    reg  st_gchk_24_q;
+    reg  st_gchk_25_d;
+    reg  st_gchk_25_q;
+    reg  st_gchk_26_d;
+    reg  st_gchk_26_q;
+    reg  st_gchk_27_d;
+    reg  st_gchk_27_q;
+    reg  st_gchk_28_d;
+    reg  st_gchk_28_q;
+    reg  st_gchk_29_d;
+    reg  st_gchk_29_q;
+    reg  st_gchk_30_d;
+    reg  st_gchk_30_q;
+    reg  st_gchk_31_d;
+    reg  st_gchk_31_q;
+    reg  st_ge_0_d;
+    reg  st_ge_0_q;
+    reg  st_ge_1_d;
+    reg  st_ge_1_q;
+    reg  st_ge_2_d;
+    reg  st_ge_2_q;
+    reg  st_ge_3_d;
+    reg  st_ge_3_q;
+    reg  st_ge_4_d;
+    reg  st_ge_4_q;
+    reg  st_ge_5_d;
+    reg  st_ge_5_q;
+    reg  st_ge_6_d;
+    reg  st_ge_6_q;
+    reg  st_ge_7_d;
+    reg  st_ge_7_q;
+    reg  st_ge_8_d;
+    reg  st_ge_8_q;
+    reg  st_ge_9_d;
+    reg  st_ge_9_q;
+    reg  st_ge_10_d;
+    reg  st_ge_10_q;
+    reg  st_ge_11_d;
+    reg  st_ge_11_q;
+    reg  st_ge_12_d;
+    reg  st_ge_12_q;
+    reg  st_ge_13_d;
+    reg  st_ge_13_q;
+    reg  st_ge_14_d;
+    reg  st_ge_14_q;
+    reg  st_ge_15_d;
+    reg  st_ge_15_q;
+    reg  st_ge_16_d;
+    reg  st_ge_16_q;
+    reg  st_ge_17_d;
+    reg  st_ge_17_q;
+    reg  st_ge_18_d;
+    reg  st_ge_18_q;
+    reg  st_ge_19_d;
+    reg  st_ge_19_q;
+    reg  st_ge_20_d;
+    reg  st_ge_20_q;
+    reg  st_ge_21_d;
+    reg  st_ge_21_q;
+    reg  st_ge_22_d;
+    reg  st_ge_22_q;
+    reg  st_ge_23_d;
+    reg  st_ge_23_q;
+    reg  st_ge_24_d;
+    reg  st_ge_24_q;
+    reg  st_ge_25_d;
+    reg  st_ge_25_q;
+    reg  st_ge_26_d;
+    reg  st_ge_26_q;
+    reg  st_ge_27_d;
+    reg  st_ge_27_q;
+    reg  st_ge_28_d;
+    reg  st_ge_28_q;
+    reg  st_ge_29_d;
+    reg  st_ge_29_q;
+    reg  st_ge_30_d;
+    reg  st_ge_30_q;
+    reg  st_ge_31_d;
+    reg  st_ge_31_q;
+    reg  st_c1_0_d;
+    reg  st_c1_0_q;
+    reg  st_c1_1_d;
+    reg  st_c1_1_q;
+    reg  st_c1_2_d;
+    reg  st_c1_2_q;
+    reg  st_c1_3_d;
+    reg  st_c1_3_q;
+    reg  st_c1_4_d;
+    reg  st_c1_4_q;
+    reg  st_c1_5_d;
+    reg  st_c1_5_q;
+    reg  st_c1_6_d;
+    reg  st_c1_6_q;
+    reg  st_c1_7_d;
+    reg  st_c1_7_q;
+    reg  st_c1_8_d;
+    reg  st_c1_8_q;
+    reg  st_c1_9_d;
+    reg  st_c1_9_q;
+    reg  st_c1_10_d;
+    reg  st_c1_10_q;
+    reg  st_c1_11_d;
+    reg  st_c1_11_q;
+    reg  st_c1_12_d;
+    reg  st_c1_12_q;
+    reg  st_c1_13_d;
+    reg  st_c1_13_q;
+    reg  st_c1_14_d;
+    reg  st_c1_14_q;
+    reg  st_c1_15_d;
+    reg  st_c1_15_q;
+    reg  st_c1_16_d;
+    reg  st_c1_16_q;
+    reg  st_c1_17_d;
+    reg  st_c1_17_q;
+    reg  st_c1_18_d;
+    reg  st_c1_18_q;
+    reg  st_c1_19_d;
+    reg  st_c1_19_q;
+    reg  st_c1_20_d;
+    reg  st_c1_20_q;
+    reg  st_c1_21_d;
+    reg  st_c1_21_q;
+    reg  st_c1_22_d;
+    reg  st_c1_22_q;
+    reg  st_c1_23_d;
+    reg  st_c1_23_q;
+    reg  st_c1_24_d;
+    reg  st_c1_24_q;
+    reg  st_c1_25_d;
+    reg  st_c1_25_q;
+    reg  st_c1_26_d;
+    reg  st_c1_26_q;
+    reg  st_c1_27_d;
+    reg  st_c1_27_q;
+    reg  st_c1_28_d;
+    reg  st_c1_28_q;
+    reg  st_c1_29_d;
+    reg  st_c1_29_q;
+    reg  st_c1_30_d;
+    reg  st_c1_30_q;
+    reg  st_c1_31_d;
+    reg  st_c1_31_q;
+    reg  st_c2_0_d;
+    reg  st_c2_0_q;
+    reg  st_c2_1_d;
+    reg  st_c2_1_q;
+    reg  st_c2_2_d;
+    reg  st_c2_2_q;
+    reg  st_c2_3_d;
+    reg  st_c2_3_q;
+    reg  st_c2_4_d;
+    reg  st_c2_4_q;
+    reg  st_c2_5_d;
+    reg  st_c2_5_q;
+    reg  st_c2_6_d;
+    reg  st_c2_6_q;
+    reg  st_c2_7_d;
+    reg  st_c2_7_q;
+    reg  st_c2_8_d;
+    reg  st_c2_8_q;
+    reg  st_c2_9_d;
+    reg  st_c2_9_q;
+    reg  st_c2_10_d;
+    reg  st_c2_10_q;
+    reg  st_c2_11_d;
+    reg  st_c2_11_q;
+    reg  st_c2_12_d;
+    reg  st_c2_12_q;
+    reg  st_c2_13_d;
+    reg  st_c2_13_q;
+    reg  st_c2_14_d;
+    reg  st_c2_14_q;
+    reg  st_c2_15_d;
+    reg  st_c2_15_q;
+    reg  st_c2_16_d;
+    reg  st_c2_16_q;
+    reg  st_c2_17_d;
+    reg  st_c2_17_q;
+    reg  st_c2_18_d;
+    reg  st_c2_18_q;
+    reg  st_c2_19_d;
+    reg  st_c2_19_q;
+    reg  st_c2_20_d;
+    reg  st_c2_20_q;
+    reg  st_c2_21_d;
+    reg  st_c2_21_q;
+    reg  st_c2_22_d;
+    reg  st_c2_22_q;
+    reg  st_c2_23_d;
+    reg  st_c2_23_q;
+    reg  st_c2_24_d;
+    reg  st_c2_24_q;
+    reg  st_c2_25_d;
+    reg  st_c2_25_q;
+    reg  st_c2_26_d;
+    reg  st_c2_26_q;
+    reg  st_c2_27_d;
+    reg  st_c2_27_q;
+    reg  st_c2_28_d;
+    reg  st_c2_28_q;
+    reg  st_c2_29_d;
+    reg  st_c2_29_q;
+    reg  st_c2_30_d;
+    reg  st_c2_30_q;
+    reg  st_c2_31_d;
+    reg  st_c2_31_q;
+    reg  st_c3_0_d;
+    reg  st_c3_0_q;
+    reg  st_c3_1_d;
+    reg  st_c3_1_q;
+    reg  st_c3_2_d;
+    reg  st_c3_2_q;
+    reg  st_c3_3_d;
+    reg  st_c3_3_q;
+    reg  st_c3_4_d;
+    reg  st_c3_4_q;
+    reg  st_c3_5_d;
+    reg  st_c3_5_q;
+    reg  st_c3_6_d;
+    reg  st_c3_6_q;
+    reg  st_c3_7_d;
+    reg  st_c3_7_q;
+    reg  st_c3_8_d;
+    reg  st_c3_8_q;
+    reg  st_c3_9_d;
+    reg  st_c3_9_q;
+    reg  st_c3_10_d;
+    reg  st_c3_10_q;
+    reg  st_c3_11_d;
+    reg  st_c3_11_q;
+    reg  st_c3_12_d;
+    reg  st_c3_12_q;
+    reg  st_c3_13_d;
+    reg  st_c3_13_q;
+    reg  st_c3_14_d;
+    reg  st_c3_14_q;
+    reg  st_c3_15_d;
+    reg  st_c3_15_q;
+    reg  st_c3_16_d;
+    reg  st_c3_16_q;
+    reg  st_c3_17_d;
+    reg  st_c3_17_q;
+    reg  st_c3_18_d;
+    reg  st_c3_18_q;
+    reg  st_c3_19_d;
+    reg  st_c3_19_q;
+    reg  st_c3_20_d;
+    reg  st_c3_20_q;
+    reg  st_c3_21_d;
+    reg  st_c3_21_q;
+    reg  st_c3_22_d;
+    reg  st_c3_22_q;
+    reg  st_c3_23_d;
+    reg  st_c3_23_q;
+    reg  st_c3_24_d;
+    reg  st_c3_24_q;
+    reg  st_c3_25_d;
+    reg  st_c3_25_q;
+    reg  st_c3_26_d;
+    reg  st_c3_26_q;
+    reg  st_c3_27_d;
+    reg  st_c3_27_q;
+    reg  st_c3_28_d;
+    reg  st_c3_28_q;
+    reg  st_c3_29_d;
+    reg  st_c3_29_q;
+    reg  st_c3_30_d;
+    reg  st_c3_30_q;
+    reg  st_c3_31_d;
+    reg  st_c3_31_q;
     reg  st_mask_0_d;
     reg  st_mask_0_q;
     reg  st_mask_1_d;
@@ -14157,6 +14709,70 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  lane_bfail_now_29;
     reg  lane_bfail_now_30;
     reg  lane_bfail_now_31;
+    reg  lane_sfail_now_0;
+    reg  lane_sfail_now_1;
+    reg  lane_sfail_now_2;
+    reg  lane_sfail_now_3;
+    reg  lane_sfail_now_4;
+    reg  lane_sfail_now_5;
+    reg  lane_sfail_now_6;
+    reg  lane_sfail_now_7;
+    reg  lane_sfail_now_8;
+    reg  lane_sfail_now_9;
+    reg  lane_sfail_now_10;
+    reg  lane_sfail_now_11;
+    reg  lane_sfail_now_12;
+    reg  lane_sfail_now_13;
+    reg  lane_sfail_now_14;
+    reg  lane_sfail_now_15;
+    reg  lane_sfail_now_16;
+    reg  lane_sfail_now_17;
+    reg  lane_sfail_now_18;
+    reg  lane_sfail_now_19;
+    reg  lane_sfail_now_20;
+    reg  lane_sfail_now_21;
+    reg  lane_sfail_now_22;
+    reg  lane_sfail_now_23;
+    reg  lane_sfail_now_24;
+    reg  lane_sfail_now_25;
+    reg  lane_sfail_now_26;
+    reg  lane_sfail_now_27;
+    reg  lane_sfail_now_28;
+    reg  lane_sfail_now_29;
+    reg  lane_sfail_now_30;
+    reg  lane_sfail_now_31;
+    reg  lane_gchk_now_0;
+    reg  lane_gchk_now_1;
+    reg  lane_gchk_now_2;
+    reg  lane_gchk_now_3;
+    reg  lane_gchk_now_4;
+    reg  lane_gchk_now_5;
+    reg  lane_gchk_now_6;
+    reg  lane_gchk_now_7;
+    reg  lane_gchk_now_8;
+    reg  lane_gchk_now_9;
+    reg  lane_gchk_now_10;
+    reg  lane_gchk_now_11;
+    reg  lane_gchk_now_12;
+    reg  lane_gchk_now_13;
+    reg  lane_gchk_now_14;
+    reg  lane_gchk_now_15;
+    reg  lane_gchk_now_16;
+    reg  lane_gchk_now_17;
+    reg  lane_gchk_now_18;
+    reg  lane_gchk_now_19;
+    reg  lane_gchk_now_20;
+    reg  lane_gchk_now_21;
+    reg  lane_gchk_now_22;
+    reg  lane_gchk_now_23;
+    reg  lane_gchk_now_24;
+    reg  lane_gchk_now_25;
+    reg  lane_gchk_now_26;
+    reg  lane_gchk_now_27;
+    reg  lane_gchk_now_28;
+    reg  lane_gchk_now_29;
+    reg  lane_gchk_now_30;
+    reg  lane_gchk_now_31;
     reg  [2:0] lane_pre_0;
     reg  [2:0] lane_pre_1;
     reg  [2:0] lane_pre_2;
@@ -14493,6 +15109,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_0_g_pre),
         .g_bchk(lanes_0_g_bchk),
         .g_ok(lanes_0_g_ok),
+        .g_ge(lanes_0_g_ge),
+        .g_c1(lanes_0_g_c1),
+        .g_c2(lanes_0_g_c2),
+        .g_c3(lanes_0_g_c3),
         .s_addr(lanes_0_s_addr),
         .s_width(lanes_0_s_width),
         .s_base(lanes_0_s_base),
@@ -14515,6 +15135,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_1_g_pre),
         .g_bchk(lanes_1_g_bchk),
         .g_ok(lanes_1_g_ok),
+        .g_ge(lanes_1_g_ge),
+        .g_c1(lanes_1_g_c1),
+        .g_c2(lanes_1_g_c2),
+        .g_c3(lanes_1_g_c3),
         .s_addr(lanes_1_s_addr),
         .s_width(lanes_1_s_width),
         .s_base(lanes_1_s_base),
@@ -14537,6 +15161,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_2_g_pre),
         .g_bchk(lanes_2_g_bchk),
         .g_ok(lanes_2_g_ok),
+        .g_ge(lanes_2_g_ge),
+        .g_c1(lanes_2_g_c1),
+        .g_c2(lanes_2_g_c2),
+        .g_c3(lanes_2_g_c3),
         .s_addr(lanes_2_s_addr),
         .s_width(lanes_2_s_width),
         .s_base(lanes_2_s_base),
@@ -14559,6 +15187,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_3_g_pre),
         .g_bchk(lanes_3_g_bchk),
         .g_ok(lanes_3_g_ok),
+        .g_ge(lanes_3_g_ge),
+        .g_c1(lanes_3_g_c1),
+        .g_c2(lanes_3_g_c2),
+        .g_c3(lanes_3_g_c3),
         .s_addr(lanes_3_s_addr),
         .s_width(lanes_3_s_width),
         .s_base(lanes_3_s_base),
@@ -14581,6 +15213,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_4_g_pre),
         .g_bchk(lanes_4_g_bchk),
         .g_ok(lanes_4_g_ok),
+        .g_ge(lanes_4_g_ge),
+        .g_c1(lanes_4_g_c1),
+        .g_c2(lanes_4_g_c2),
+        .g_c3(lanes_4_g_c3),
         .s_addr(lanes_4_s_addr),
         .s_width(lanes_4_s_width),
         .s_base(lanes_4_s_base),
@@ -14603,6 +15239,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_5_g_pre),
         .g_bchk(lanes_5_g_bchk),
         .g_ok(lanes_5_g_ok),
+        .g_ge(lanes_5_g_ge),
+        .g_c1(lanes_5_g_c1),
+        .g_c2(lanes_5_g_c2),
+        .g_c3(lanes_5_g_c3),
         .s_addr(lanes_5_s_addr),
         .s_width(lanes_5_s_width),
         .s_base(lanes_5_s_base),
@@ -14625,6 +15265,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_6_g_pre),
         .g_bchk(lanes_6_g_bchk),
         .g_ok(lanes_6_g_ok),
+        .g_ge(lanes_6_g_ge),
+        .g_c1(lanes_6_g_c1),
+        .g_c2(lanes_6_g_c2),
+        .g_c3(lanes_6_g_c3),
         .s_addr(lanes_6_s_addr),
         .s_width(lanes_6_s_width),
         .s_base(lanes_6_s_base),
@@ -14647,6 +15291,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_7_g_pre),
         .g_bchk(lanes_7_g_bchk),
         .g_ok(lanes_7_g_ok),
+        .g_ge(lanes_7_g_ge),
+        .g_c1(lanes_7_g_c1),
+        .g_c2(lanes_7_g_c2),
+        .g_c3(lanes_7_g_c3),
         .s_addr(lanes_7_s_addr),
         .s_width(lanes_7_s_width),
         .s_base(lanes_7_s_base),
@@ -14669,6 +15317,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_8_g_pre),
         .g_bchk(lanes_8_g_bchk),
         .g_ok(lanes_8_g_ok),
+        .g_ge(lanes_8_g_ge),
+        .g_c1(lanes_8_g_c1),
+        .g_c2(lanes_8_g_c2),
+        .g_c3(lanes_8_g_c3),
         .s_addr(lanes_8_s_addr),
         .s_width(lanes_8_s_width),
         .s_base(lanes_8_s_base),
@@ -14691,6 +15343,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_9_g_pre),
         .g_bchk(lanes_9_g_bchk),
         .g_ok(lanes_9_g_ok),
+        .g_ge(lanes_9_g_ge),
+        .g_c1(lanes_9_g_c1),
+        .g_c2(lanes_9_g_c2),
+        .g_c3(lanes_9_g_c3),
         .s_addr(lanes_9_s_addr),
         .s_width(lanes_9_s_width),
         .s_base(lanes_9_s_base),
@@ -14713,6 +15369,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_10_g_pre),
         .g_bchk(lanes_10_g_bchk),
         .g_ok(lanes_10_g_ok),
+        .g_ge(lanes_10_g_ge),
+        .g_c1(lanes_10_g_c1),
+        .g_c2(lanes_10_g_c2),
+        .g_c3(lanes_10_g_c3),
         .s_addr(lanes_10_s_addr),
         .s_width(lanes_10_s_width),
         .s_base(lanes_10_s_base),
@@ -14735,6 +15395,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_11_g_pre),
         .g_bchk(lanes_11_g_bchk),
         .g_ok(lanes_11_g_ok),
+        .g_ge(lanes_11_g_ge),
+        .g_c1(lanes_11_g_c1),
+        .g_c2(lanes_11_g_c2),
+        .g_c3(lanes_11_g_c3),
         .s_addr(lanes_11_s_addr),
         .s_width(lanes_11_s_width),
         .s_base(lanes_11_s_base),
@@ -14757,6 +15421,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_12_g_pre),
         .g_bchk(lanes_12_g_bchk),
         .g_ok(lanes_12_g_ok),
+        .g_ge(lanes_12_g_ge),
+        .g_c1(lanes_12_g_c1),
+        .g_c2(lanes_12_g_c2),
+        .g_c3(lanes_12_g_c3),
         .s_addr(lanes_12_s_addr),
         .s_width(lanes_12_s_width),
         .s_base(lanes_12_s_base),
@@ -14779,6 +15447,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_13_g_pre),
         .g_bchk(lanes_13_g_bchk),
         .g_ok(lanes_13_g_ok),
+        .g_ge(lanes_13_g_ge),
+        .g_c1(lanes_13_g_c1),
+        .g_c2(lanes_13_g_c2),
+        .g_c3(lanes_13_g_c3),
         .s_addr(lanes_13_s_addr),
         .s_width(lanes_13_s_width),
         .s_base(lanes_13_s_base),
@@ -14801,6 +15473,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_14_g_pre),
         .g_bchk(lanes_14_g_bchk),
         .g_ok(lanes_14_g_ok),
+        .g_ge(lanes_14_g_ge),
+        .g_c1(lanes_14_g_c1),
+        .g_c2(lanes_14_g_c2),
+        .g_c3(lanes_14_g_c3),
         .s_addr(lanes_14_s_addr),
         .s_width(lanes_14_s_width),
         .s_base(lanes_14_s_base),
@@ -14823,6 +15499,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_15_g_pre),
         .g_bchk(lanes_15_g_bchk),
         .g_ok(lanes_15_g_ok),
+        .g_ge(lanes_15_g_ge),
+        .g_c1(lanes_15_g_c1),
+        .g_c2(lanes_15_g_c2),
+        .g_c3(lanes_15_g_c3),
         .s_addr(lanes_15_s_addr),
         .s_width(lanes_15_s_width),
         .s_base(lanes_15_s_base),
@@ -14845,6 +15525,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_16_g_pre),
         .g_bchk(lanes_16_g_bchk),
         .g_ok(lanes_16_g_ok),
+        .g_ge(lanes_16_g_ge),
+        .g_c1(lanes_16_g_c1),
+        .g_c2(lanes_16_g_c2),
+        .g_c3(lanes_16_g_c3),
         .s_addr(lanes_16_s_addr),
         .s_width(lanes_16_s_width),
         .s_base(lanes_16_s_base),
@@ -14867,6 +15551,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_17_g_pre),
         .g_bchk(lanes_17_g_bchk),
         .g_ok(lanes_17_g_ok),
+        .g_ge(lanes_17_g_ge),
+        .g_c1(lanes_17_g_c1),
+        .g_c2(lanes_17_g_c2),
+        .g_c3(lanes_17_g_c3),
         .s_addr(lanes_17_s_addr),
         .s_width(lanes_17_s_width),
         .s_base(lanes_17_s_base),
@@ -14889,6 +15577,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_18_g_pre),
         .g_bchk(lanes_18_g_bchk),
         .g_ok(lanes_18_g_ok),
+        .g_ge(lanes_18_g_ge),
+        .g_c1(lanes_18_g_c1),
+        .g_c2(lanes_18_g_c2),
+        .g_c3(lanes_18_g_c3),
         .s_addr(lanes_18_s_addr),
         .s_width(lanes_18_s_width),
         .s_base(lanes_18_s_base),
@@ -14911,6 +15603,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_19_g_pre),
         .g_bchk(lanes_19_g_bchk),
         .g_ok(lanes_19_g_ok),
+        .g_ge(lanes_19_g_ge),
+        .g_c1(lanes_19_g_c1),
+        .g_c2(lanes_19_g_c2),
+        .g_c3(lanes_19_g_c3),
         .s_addr(lanes_19_s_addr),
         .s_width(lanes_19_s_width),
         .s_base(lanes_19_s_base),
@@ -14933,6 +15629,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_20_g_pre),
         .g_bchk(lanes_20_g_bchk),
         .g_ok(lanes_20_g_ok),
+        .g_ge(lanes_20_g_ge),
+        .g_c1(lanes_20_g_c1),
+        .g_c2(lanes_20_g_c2),
+        .g_c3(lanes_20_g_c3),
         .s_addr(lanes_20_s_addr),
         .s_width(lanes_20_s_width),
         .s_base(lanes_20_s_base),
@@ -14955,6 +15655,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_21_g_pre),
         .g_bchk(lanes_21_g_bchk),
         .g_ok(lanes_21_g_ok),
+        .g_ge(lanes_21_g_ge),
+        .g_c1(lanes_21_g_c1),
+        .g_c2(lanes_21_g_c2),
+        .g_c3(lanes_21_g_c3),
         .s_addr(lanes_21_s_addr),
         .s_width(lanes_21_s_width),
         .s_base(lanes_21_s_base),
@@ -14977,6 +15681,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_22_g_pre),
         .g_bchk(lanes_22_g_bchk),
         .g_ok(lanes_22_g_ok),
+        .g_ge(lanes_22_g_ge),
+        .g_c1(lanes_22_g_c1),
+        .g_c2(lanes_22_g_c2),
+        .g_c3(lanes_22_g_c3),
         .s_addr(lanes_22_s_addr),
         .s_width(lanes_22_s_width),
         .s_base(lanes_22_s_base),
@@ -14999,6 +15707,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_23_g_pre),
         .g_bchk(lanes_23_g_bchk),
         .g_ok(lanes_23_g_ok),
+        .g_ge(lanes_23_g_ge),
+        .g_c1(lanes_23_g_c1),
+        .g_c2(lanes_23_g_c2),
+        .g_c3(lanes_23_g_c3),
         .s_addr(lanes_23_s_addr),
         .s_width(lanes_23_s_width),
         .s_base(lanes_23_s_base),
@@ -15021,6 +15733,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_24_g_pre),
         .g_bchk(lanes_24_g_bchk),
         .g_ok(lanes_24_g_ok),
+        .g_ge(lanes_24_g_ge),
+        .g_c1(lanes_24_g_c1),
+        .g_c2(lanes_24_g_c2),
+        .g_c3(lanes_24_g_c3),
         .s_addr(lanes_24_s_addr),
         .s_width(lanes_24_s_width),
         .s_base(lanes_24_s_base),
@@ -15043,6 +15759,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_25_g_pre),
         .g_bchk(lanes_25_g_bchk),
         .g_ok(lanes_25_g_ok),
+        .g_ge(lanes_25_g_ge),
+        .g_c1(lanes_25_g_c1),
+        .g_c2(lanes_25_g_c2),
+        .g_c3(lanes_25_g_c3),
         .s_addr(lanes_25_s_addr),
         .s_width(lanes_25_s_width),
         .s_base(lanes_25_s_base),
@@ -15065,6 +15785,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_26_g_pre),
         .g_bchk(lanes_26_g_bchk),
         .g_ok(lanes_26_g_ok),
+        .g_ge(lanes_26_g_ge),
+        .g_c1(lanes_26_g_c1),
+        .g_c2(lanes_26_g_c2),
+        .g_c3(lanes_26_g_c3),
         .s_addr(lanes_26_s_addr),
         .s_width(lanes_26_s_width),
         .s_base(lanes_26_s_base),
@@ -15087,6 +15811,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_27_g_pre),
         .g_bchk(lanes_27_g_bchk),
         .g_ok(lanes_27_g_ok),
+        .g_ge(lanes_27_g_ge),
+        .g_c1(lanes_27_g_c1),
+        .g_c2(lanes_27_g_c2),
+        .g_c3(lanes_27_g_c3),
         .s_addr(lanes_27_s_addr),
         .s_width(lanes_27_s_width),
         .s_base(lanes_27_s_base),
@@ -15109,6 +15837,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_28_g_pre),
         .g_bchk(lanes_28_g_bchk),
         .g_ok(lanes_28_g_ok),
+        .g_ge(lanes_28_g_ge),
+        .g_c1(lanes_28_g_c1),
+        .g_c2(lanes_28_g_c2),
+        .g_c3(lanes_28_g_c3),
         .s_addr(lanes_28_s_addr),
         .s_width(lanes_28_s_width),
         .s_base(lanes_28_s_base),
@@ -15131,6 +15863,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_29_g_pre),
         .g_bchk(lanes_29_g_bchk),
         .g_ok(lanes_29_g_ok),
+        .g_ge(lanes_29_g_ge),
+        .g_c1(lanes_29_g_c1),
+        .g_c2(lanes_29_g_c2),
+        .g_c3(lanes_29_g_c3),
         .s_addr(lanes_29_s_addr),
         .s_width(lanes_29_s_width),
         .s_base(lanes_29_s_base),
@@ -15153,6 +15889,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_30_g_pre),
         .g_bchk(lanes_30_g_bchk),
         .g_ok(lanes_30_g_ok),
+        .g_ge(lanes_30_g_ge),
+        .g_c1(lanes_30_g_c1),
+        .g_c2(lanes_30_g_c2),
+        .g_c3(lanes_30_g_c3),
         .s_addr(lanes_30_s_addr),
         .s_width(lanes_30_s_width),
         .s_base(lanes_30_s_base),
@@ -15175,6 +15915,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_pre(lanes_31_g_pre),
         .g_bchk(lanes_31_g_bchk),
         .g_ok(lanes_31_g_ok),
+        .g_ge(lanes_31_g_ge),
+        .g_c1(lanes_31_g_c1),
+        .g_c2(lanes_31_g_c2),
+        .g_c3(lanes_31_g_c3),
         .s_addr(lanes_31_s_addr),
         .s_width(lanes_31_s_width),
         .s_base(lanes_31_s_base),
@@ -15253,38 +15997,198 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_pre_29_q = 3'h0;
         st_pre_30_q = 3'h0;
         st_pre_31_q = 3'h0;
-        st_bfail_0_q = 1'h0;
-        st_bfail_1_q = 1'h0;
-        st_bfail_2_q = 1'h0;
-        st_bfail_3_q = 1'h0;
-        st_bfail_4_q = 1'h0;
-        st_bfail_5_q = 1'h0;
-        st_bfail_6_q = 1'h0;
-        st_bfail_7_q = 1'h0;
-        st_bfail_8_q = 1'h0;
-        st_bfail_9_q = 1'h0;
-        st_bfail_10_q = 1'h0;
-        st_bfail_11_q = 1'h0;
-        st_bfail_12_q = 1'h0;
-        st_bfail_13_q = 1'h0;
-        st_bfail_14_q = 1'h0;
-        st_bfail_15_q = 1'h0;
-        st_bfail_16_q = 1'h0;
-        st_bfail_17_q = 1'h0;
-        st_bfail_18_q = 1'h0;
-        st_bfail_19_q = 1'h0;
-        st_bfail_20_q = 1'h0;
-        st_bfail_21_q = 1'h0;
-        st_bfail_22_q = 1'h0;
-        st_bfail_23_q = 1'h0;
-        st_bfail_24_q = 1'h0;
-        st_bfail_25_q = 1'h0;
-        st_bfail_26_q = 1'h0;
-        st_bfail_27_q = 1'h0;
-        st_bfail_28_q = 1'h0;
-        st_bfail_29_q = 1'h0;
-        st_bfail_30_q = 1'h0;
-        st_bfail_31_q = 1'h0;
+        st_sfail_0_q = 1'h0;
+        st_sfail_1_q = 1'h0;
+        st_sfail_2_q = 1'h0;
+        st_sfail_3_q = 1'h0;
+        st_sfail_4_q = 1'h0;
+        st_sfail_5_q = 1'h0;
+        st_sfail_6_q = 1'h0;
+        st_sfail_7_q = 1'h0;
+        st_sfail_8_q = 1'h0;
+        st_sfail_9_q = 1'h0;
+        st_sfail_10_q = 1'h0;
+        st_sfail_11_q = 1'h0;
+        st_sfail_12_q = 1'h0;
+        st_sfail_13_q = 1'h0;
+        st_sfail_14_q = 1'h0;
+        st_sfail_15_q = 1'h0;
+        st_sfail_16_q = 1'h0;
+        st_sfail_17_q = 1'h0;
+        st_sfail_18_q = 1'h0;
+        st_sfail_19_q = 1'h0;
+        st_sfail_20_q = 1'h0;
+        st_sfail_21_q = 1'h0;
+        st_sfail_22_q = 1'h0;
+        st_sfail_23_q = 1'h0;
+        st_sfail_24_q = 1'h0;
+        st_sfail_25_q = 1'h0;
+        st_sfail_26_q = 1'h0;
+        st_sfail_27_q = 1'h0;
+        st_sfail_28_q = 1'h0;
+        st_sfail_29_q = 1'h0;
+        st_sfail_30_q = 1'h0;
+        st_sfail_31_q = 1'h0;
+        st_gchk_0_q = 1'h0;
+        st_gchk_1_q = 1'h0;
+        st_gchk_2_q = 1'h0;
+        st_gchk_3_q = 1'h0;
+        st_gchk_4_q = 1'h0;
+        st_gchk_5_q = 1'h0;
+        st_gchk_6_q = 1'h0;
+        st_gchk_7_q = 1'h0;
+        st_gchk_8_q = 1'h0;
+        st_gchk_9_q = 1'h0;
+        st_gchk_10_q = 1'h0;
+        st_gchk_11_q = 1'h0;
+        st_gchk_12_q = 1'h0;
+        st_gchk_13_q = 1'h0;
+        st_gchk_14_q = 1'h0;
+        st_gchk_15_q = 1'h0;
+        st_gchk_16_q = 1'h0;
+        st_gchk_17_q = 1'h0;
+        st_gchk_18_q = 1'h0;
+        st_gchk_19_q = 1'h0;
+        st_gchk_20_q = 1'h0;
+        st_gchk_21_q = 1'h0;
+        st_gchk_22_q = 1'h0;
+        st_gchk_23_q = 1'h0;
+        st_gchk_24_q = 1'h0;
+        st_gchk_25_q = 1'h0;
+        st_gchk_26_q = 1'h0;
+        st_gchk_27_q = 1'h0;
+        st_gchk_28_q = 1'h0;
+        st_gchk_29_q = 1'h0;
+        st_gchk_30_q = 1'h0;
+        st_gchk_31_q = 1'h0;
+        st_ge_0_q = 1'h0;
+        st_ge_1_q = 1'h0;
+        st_ge_2_q = 1'h0;
+        st_ge_3_q = 1'h0;
+        st_ge_4_q = 1'h0;
+        st_ge_5_q = 1'h0;
+        st_ge_6_q = 1'h0;
+        st_ge_7_q = 1'h0;
+        st_ge_8_q = 1'h0;
+        st_ge_9_q = 1'h0;
+        st_ge_10_q = 1'h0;
+        st_ge_11_q = 1'h0;
+        st_ge_12_q = 1'h0;
+        st_ge_13_q = 1'h0;
+        st_ge_14_q = 1'h0;
+        st_ge_15_q = 1'h0;
+        st_ge_16_q = 1'h0;
+        st_ge_17_q = 1'h0;
+        st_ge_18_q = 1'h0;
+        st_ge_19_q = 1'h0;
+        st_ge_20_q = 1'h0;
+        st_ge_21_q = 1'h0;
+        st_ge_22_q = 1'h0;
+        st_ge_23_q = 1'h0;
+        st_ge_24_q = 1'h0;
+        st_ge_25_q = 1'h0;
+        st_ge_26_q = 1'h0;
+        st_ge_27_q = 1'h0;
+        st_ge_28_q = 1'h0;
+        st_ge_29_q = 1'h0;
+        st_ge_30_q = 1'h0;
+        st_ge_31_q = 1'h0;
+        st_c1_0_q = 1'h0;
+        st_c1_1_q = 1'h0;
+        st_c1_2_q = 1'h0;
+        st_c1_3_q = 1'h0;
+        st_c1_4_q = 1'h0;
+        st_c1_5_q = 1'h0;
+        st_c1_6_q = 1'h0;
+        st_c1_7_q = 1'h0;
+        st_c1_8_q = 1'h0;
+        st_c1_9_q = 1'h0;
+        st_c1_10_q = 1'h0;
+        st_c1_11_q = 1'h0;
+        st_c1_12_q = 1'h0;
+        st_c1_13_q = 1'h0;
+        st_c1_14_q = 1'h0;
+        st_c1_15_q = 1'h0;
+        st_c1_16_q = 1'h0;
+        st_c1_17_q = 1'h0;
+        st_c1_18_q = 1'h0;
+        st_c1_19_q = 1'h0;
+        st_c1_20_q = 1'h0;
+        st_c1_21_q = 1'h0;
+        st_c1_22_q = 1'h0;
+        st_c1_23_q = 1'h0;
+        st_c1_24_q = 1'h0;
+        st_c1_25_q = 1'h0;
+        st_c1_26_q = 1'h0;
+        st_c1_27_q = 1'h0;
+        st_c1_28_q = 1'h0;
+        st_c1_29_q = 1'h0;
+        st_c1_30_q = 1'h0;
+        st_c1_31_q = 1'h0;
+        st_c2_0_q = 1'h0;
+        st_c2_1_q = 1'h0;
+        st_c2_2_q = 1'h0;
+        st_c2_3_q = 1'h0;
+        st_c2_4_q = 1'h0;
+        st_c2_5_q = 1'h0;
+        st_c2_6_q = 1'h0;
+        st_c2_7_q = 1'h0;
+        st_c2_8_q = 1'h0;
+        st_c2_9_q = 1'h0;
+        st_c2_10_q = 1'h0;
+        st_c2_11_q = 1'h0;
+        st_c2_12_q = 1'h0;
+        st_c2_13_q = 1'h0;
+        st_c2_14_q = 1'h0;
+        st_c2_15_q = 1'h0;
+        st_c2_16_q = 1'h0;
+        st_c2_17_q = 1'h0;
+        st_c2_18_q = 1'h0;
+        st_c2_19_q = 1'h0;
+        st_c2_20_q = 1'h0;
+        st_c2_21_q = 1'h0;
+        st_c2_22_q = 1'h0;
+        st_c2_23_q = 1'h0;
+        st_c2_24_q = 1'h0;
+        st_c2_25_q = 1'h0;
+        st_c2_26_q = 1'h0;
+        st_c2_27_q = 1'h0;
+        st_c2_28_q = 1'h0;
+        st_c2_29_q = 1'h0;
+        st_c2_30_q = 1'h0;
+        st_c2_31_q = 1'h0;
+        st_c3_0_q = 1'h0;
+        st_c3_1_q = 1'h0;
+        st_c3_2_q = 1'h0;
+        st_c3_3_q = 1'h0;
+        st_c3_4_q = 1'h0;
+        st_c3_5_q = 1'h0;
+        st_c3_6_q = 1'h0;
+        st_c3_7_q = 1'h0;
+        st_c3_8_q = 1'h0;
+        st_c3_9_q = 1'h0;
+        st_c3_10_q = 1'h0;
+        st_c3_11_q = 1'h0;
+        st_c3_12_q = 1'h0;
+        st_c3_13_q = 1'h0;
+        st_c3_14_q = 1'h0;
+        st_c3_15_q = 1'h0;
+        st_c3_16_q = 1'h0;
+        st_c3_17_q = 1'h0;
+        st_c3_18_q = 1'h0;
+        st_c3_19_q = 1'h0;
+        st_c3_20_q = 1'h0;
+        st_c3_21_q = 1'h0;
+        st_c3_22_q = 1'h0;
+        st_c3_23_q = 1'h0;
+        st_c3_24_q = 1'h0;
+        st_c3_25_q = 1'h0;
+        st_c3_26_q = 1'h0;
+        st_c3_27_q = 1'h0;
+        st_c3_28_q = 1'h0;
+        st_c3_29_q = 1'h0;
+        st_c3_30_q = 1'h0;
+        st_c3_31_q = 1'h0;
         st_mask_0_q = 1'h0;
         st_mask_1_q = 1'h0;
         st_mask_2_q = 1'h0;
@@ -15352,38 +16256,198 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_pre_29_q <= st_pre_29_d;
         st_pre_30_q <= st_pre_30_d;
         st_pre_31_q <= st_pre_31_d;
-        st_bfail_0_q <= st_bfail_0_d;
-        st_bfail_1_q <= st_bfail_1_d;
-        st_bfail_2_q <= st_bfail_2_d;
-        st_bfail_3_q <= st_bfail_3_d;
-        st_bfail_4_q <= st_bfail_4_d;
-        st_bfail_5_q <= st_bfail_5_d;
-        st_bfail_6_q <= st_bfail_6_d;
-        st_bfail_7_q <= st_bfail_7_d;
-        st_bfail_8_q <= st_bfail_8_d;
-        st_bfail_9_q <= st_bfail_9_d;
-        st_bfail_10_q <= st_bfail_10_d;
-        st_bfail_11_q <= st_bfail_11_d;
-        st_bfail_12_q <= st_bfail_12_d;
-        st_bfail_13_q <= st_bfail_13_d;
-        st_bfail_14_q <= st_bfail_14_d;
-        st_bfail_15_q <= st_bfail_15_d;
-        st_bfail_16_q <= st_bfail_16_d;
-        st_bfail_17_q <= st_bfail_17_d;
-        st_bfail_18_q <= st_bfail_18_d;
-        st_bfail_19_q <= st_bfail_19_d;
-        st_bfail_20_q <= st_bfail_20_d;
-        st_bfail_21_q <= st_bfail_21_d;
-        st_bfail_22_q <= st_bfail_22_d;
-        st_bfail_23_q <= st_bfail_23_d;
-        st_bfail_24_q <= st_bfail_24_d;
-        st_bfail_25_q <= st_bfail_25_d;
-        st_bfail_26_q <= st_bfail_26_d;
-        st_bfail_27_q <= st_bfail_27_d;
-        st_bfail_28_q <= st_bfail_28_d;
-        st_bfail_29_q <= st_bfail_29_d;
-        st_bfail_30_q <= st_bfail_30_d;
-        st_bfail_31_q <= st_bfail_31_d;
+        st_sfail_0_q <= st_sfail_0_d;
+        st_sfail_1_q <= st_sfail_1_d;
+        st_sfail_2_q <= st_sfail_2_d;
+        st_sfail_3_q <= st_sfail_3_d;
+        st_sfail_4_q <= st_sfail_4_d;
+        st_sfail_5_q <= st_sfail_5_d;
+        st_sfail_6_q <= st_sfail_6_d;
+        st_sfail_7_q <= st_sfail_7_d;
+        st_sfail_8_q <= st_sfail_8_d;
+        st_sfail_9_q <= st_sfail_9_d;
+        st_sfail_10_q <= st_sfail_10_d;
+        st_sfail_11_q <= st_sfail_11_d;
+        st_sfail_12_q <= st_sfail_12_d;
+        st_sfail_13_q <= st_sfail_13_d;
+        st_sfail_14_q <= st_sfail_14_d;
+        st_sfail_15_q <= st_sfail_15_d;
+        st_sfail_16_q <= st_sfail_16_d;
+        st_sfail_17_q <= st_sfail_17_d;
+        st_sfail_18_q <= st_sfail_18_d;
+        st_sfail_19_q <= st_sfail_19_d;
+        st_sfail_20_q <= st_sfail_20_d;
+        st_sfail_21_q <= st_sfail_21_d;
+        st_sfail_22_q <= st_sfail_22_d;
+        st_sfail_23_q <= st_sfail_23_d;
+        st_sfail_24_q <= st_sfail_24_d;
+        st_sfail_25_q <= st_sfail_25_d;
+        st_sfail_26_q <= st_sfail_26_d;
+        st_sfail_27_q <= st_sfail_27_d;
+        st_sfail_28_q <= st_sfail_28_d;
+        st_sfail_29_q <= st_sfail_29_d;
+        st_sfail_30_q <= st_sfail_30_d;
+        st_sfail_31_q <= st_sfail_31_d;
+        st_gchk_0_q <= st_gchk_0_d;
+        st_gchk_1_q <= st_gchk_1_d;
+        st_gchk_2_q <= st_gchk_2_d;
+        st_gchk_3_q <= st_gchk_3_d;
+        st_gchk_4_q <= st_gchk_4_d;
+        st_gchk_5_q <= st_gchk_5_d;
+        st_gchk_6_q <= st_gchk_6_d;
+        st_gchk_7_q <= st_gchk_7_d;
+        st_gchk_8_q <= st_gchk_8_d;
+        st_gchk_9_q <= st_gchk_9_d;
+        st_gchk_10_q <= st_gchk_10_d;
+        st_gchk_11_q <= st_gchk_11_d;
+        st_gchk_12_q <= st_gchk_12_d;
+        st_gchk_13_q <= st_gchk_13_d;
+        st_gchk_14_q <= st_gchk_14_d;
+        st_gchk_15_q <= st_gchk_15_d;
+        st_gchk_16_q <= st_gchk_16_d;
+        st_gchk_17_q <= st_gchk_17_d;
+        st_gchk_18_q <= st_gchk_18_d;
+        st_gchk_19_q <= st_gchk_19_d;
+        st_gchk_20_q <= st_gchk_20_d;
+        st_gchk_21_q <= st_gchk_21_d;
+        st_gchk_22_q <= st_gchk_22_d;
+        st_gchk_23_q <= st_gchk_23_d;
+        st_gchk_24_q <= st_gchk_24_d;
+        st_gchk_25_q <= st_gchk_25_d;
+        st_gchk_26_q <= st_gchk_26_d;
+        st_gchk_27_q <= st_gchk_27_d;
+        st_gchk_28_q <= st_gchk_28_d;
+        st_gchk_29_q <= st_gchk_29_d;
+        st_gchk_30_q <= st_gchk_30_d;
+        st_gchk_31_q <= st_gchk_31_d;
+        st_ge_0_q <= st_ge_0_d;
+        st_ge_1_q <= st_ge_1_d;
+        st_ge_2_q <= st_ge_2_d;
+        st_ge_3_q <= st_ge_3_d;
+        st_ge_4_q <= st_ge_4_d;
+        st_ge_5_q <= st_ge_5_d;
+        st_ge_6_q <= st_ge_6_d;
+        st_ge_7_q <= st_ge_7_d;
+        st_ge_8_q <= st_ge_8_d;
+        st_ge_9_q <= st_ge_9_d;
+        st_ge_10_q <= st_ge_10_d;
+        st_ge_11_q <= st_ge_11_d;
+        st_ge_12_q <= st_ge_12_d;
+        st_ge_13_q <= st_ge_13_d;
+        st_ge_14_q <= st_ge_14_d;
+        st_ge_15_q <= st_ge_15_d;
+        st_ge_16_q <= st_ge_16_d;
+        st_ge_17_q <= st_ge_17_d;
+        st_ge_18_q <= st_ge_18_d;
+        st_ge_19_q <= st_ge_19_d;
+        st_ge_20_q <= st_ge_20_d;
+        st_ge_21_q <= st_ge_21_d;
+        st_ge_22_q <= st_ge_22_d;
+        st_ge_23_q <= st_ge_23_d;
+        st_ge_24_q <= st_ge_24_d;
+        st_ge_25_q <= st_ge_25_d;
+        st_ge_26_q <= st_ge_26_d;
+        st_ge_27_q <= st_ge_27_d;
+        st_ge_28_q <= st_ge_28_d;
+        st_ge_29_q <= st_ge_29_d;
+        st_ge_30_q <= st_ge_30_d;
+        st_ge_31_q <= st_ge_31_d;
+        st_c1_0_q <= st_c1_0_d;
+        st_c1_1_q <= st_c1_1_d;
+        st_c1_2_q <= st_c1_2_d;
+        st_c1_3_q <= st_c1_3_d;
+        st_c1_4_q <= st_c1_4_d;
+        st_c1_5_q <= st_c1_5_d;
+        st_c1_6_q <= st_c1_6_d;
+        st_c1_7_q <= st_c1_7_d;
+        st_c1_8_q <= st_c1_8_d;
+        st_c1_9_q <= st_c1_9_d;
+        st_c1_10_q <= st_c1_10_d;
+        st_c1_11_q <= st_c1_11_d;
+        st_c1_12_q <= st_c1_12_d;
+        st_c1_13_q <= st_c1_13_d;
+        st_c1_14_q <= st_c1_14_d;
+        st_c1_15_q <= st_c1_15_d;
+        st_c1_16_q <= st_c1_16_d;
+        st_c1_17_q <= st_c1_17_d;
+        st_c1_18_q <= st_c1_18_d;
+        st_c1_19_q <= st_c1_19_d;
+        st_c1_20_q <= st_c1_20_d;
+        st_c1_21_q <= st_c1_21_d;
+        st_c1_22_q <= st_c1_22_d;
+        st_c1_23_q <= st_c1_23_d;
+        st_c1_24_q <= st_c1_24_d;
+        st_c1_25_q <= st_c1_25_d;
+        st_c1_26_q <= st_c1_26_d;
+        st_c1_27_q <= st_c1_27_d;
+        st_c1_28_q <= st_c1_28_d;
+        st_c1_29_q <= st_c1_29_d;
+        st_c1_30_q <= st_c1_30_d;
+        st_c1_31_q <= st_c1_31_d;
+        st_c2_0_q <= st_c2_0_d;
+        st_c2_1_q <= st_c2_1_d;
+        st_c2_2_q <= st_c2_2_d;
+        st_c2_3_q <= st_c2_3_d;
+        st_c2_4_q <= st_c2_4_d;
+        st_c2_5_q <= st_c2_5_d;
+        st_c2_6_q <= st_c2_6_d;
+        st_c2_7_q <= st_c2_7_d;
+        st_c2_8_q <= st_c2_8_d;
+        st_c2_9_q <= st_c2_9_d;
+        st_c2_10_q <= st_c2_10_d;
+        st_c2_11_q <= st_c2_11_d;
+        st_c2_12_q <= st_c2_12_d;
+        st_c2_13_q <= st_c2_13_d;
+        st_c2_14_q <= st_c2_14_d;
+        st_c2_15_q <= st_c2_15_d;
+        st_c2_16_q <= st_c2_16_d;
+        st_c2_17_q <= st_c2_17_d;
+        st_c2_18_q <= st_c2_18_d;
+        st_c2_19_q <= st_c2_19_d;
+        st_c2_20_q <= st_c2_20_d;
+        st_c2_21_q <= st_c2_21_d;
+        st_c2_22_q <= st_c2_22_d;
+        st_c2_23_q <= st_c2_23_d;
+        st_c2_24_q <= st_c2_24_d;
+        st_c2_25_q <= st_c2_25_d;
+        st_c2_26_q <= st_c2_26_d;
+        st_c2_27_q <= st_c2_27_d;
+        st_c2_28_q <= st_c2_28_d;
+        st_c2_29_q <= st_c2_29_d;
+        st_c2_30_q <= st_c2_30_d;
+        st_c2_31_q <= st_c2_31_d;
+        st_c3_0_q <= st_c3_0_d;
+        st_c3_1_q <= st_c3_1_d;
+        st_c3_2_q <= st_c3_2_d;
+        st_c3_3_q <= st_c3_3_d;
+        st_c3_4_q <= st_c3_4_d;
+        st_c3_5_q <= st_c3_5_d;
+        st_c3_6_q <= st_c3_6_d;
+        st_c3_7_q <= st_c3_7_d;
+        st_c3_8_q <= st_c3_8_d;
+        st_c3_9_q <= st_c3_9_d;
+        st_c3_10_q <= st_c3_10_d;
+        st_c3_11_q <= st_c3_11_d;
+        st_c3_12_q <= st_c3_12_d;
+        st_c3_13_q <= st_c3_13_d;
+        st_c3_14_q <= st_c3_14_d;
+        st_c3_15_q <= st_c3_15_d;
+        st_c3_16_q <= st_c3_16_d;
+        st_c3_17_q <= st_c3_17_d;
+        st_c3_18_q <= st_c3_18_d;
+        st_c3_19_q <= st_c3_19_d;
+        st_c3_20_q <= st_c3_20_d;
+        st_c3_21_q <= st_c3_21_d;
+        st_c3_22_q <= st_c3_22_d;
+        st_c3_23_q <= st_c3_23_d;
+        st_c3_24_q <= st_c3_24_d;
+        st_c3_25_q <= st_c3_25_d;
+        st_c3_26_q <= st_c3_26_d;
+        st_c3_27_q <= st_c3_27_d;
+        st_c3_28_q <= st_c3_28_d;
+        st_c3_29_q <= st_c3_29_d;
+        st_c3_30_q <= st_c3_30_d;
+        st_c3_31_q <= st_c3_31_d;
         st_mask_0_q <= st_mask_0_d;
         st_mask_1_q <= st_mask_1_d;
         st_mask_2_q <= st_mask_2_d;
@@ -15455,6 +16519,134 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [63:0] lanes_7_g_loc_comb;
     reg  [63:0] lanes_8_g_loc_comb;
     reg  [63:0] lanes_9_g_loc_comb;
+    reg  st_c1_0_d_comb;
+    reg  st_c1_10_d_comb;
+    reg  st_c1_11_d_comb;
+    reg  st_c1_12_d_comb;
+    reg  st_c1_13_d_comb;
+    reg  st_c1_14_d_comb;
+    reg  st_c1_15_d_comb;
+    reg  st_c1_16_d_comb;
+    reg  st_c1_17_d_comb;
+    reg  st_c1_18_d_comb;
+    reg  st_c1_19_d_comb;
+    reg  st_c1_1_d_comb;
+    reg  st_c1_20_d_comb;
+    reg  st_c1_21_d_comb;
+    reg  st_c1_22_d_comb;
+    reg  st_c1_23_d_comb;
+    reg  st_c1_24_d_comb;
+    reg  st_c1_25_d_comb;
+    reg  st_c1_26_d_comb;
+    reg  st_c1_27_d_comb;
+    reg  st_c1_28_d_comb;
+    reg  st_c1_29_d_comb;
+    reg  st_c1_2_d_comb;
+    reg  st_c1_30_d_comb;
+    reg  st_c1_31_d_comb;
+    reg  st_c1_3_d_comb;
+    reg  st_c1_4_d_comb;
+    reg  st_c1_5_d_comb;
+    reg  st_c1_6_d_comb;
+    reg  st_c1_7_d_comb;
+    reg  st_c1_8_d_comb;
+    reg  st_c1_9_d_comb;
+    reg  st_c2_0_d_comb;
+    reg  st_c2_10_d_comb;
+    reg  st_c2_11_d_comb;
+    reg  st_c2_12_d_comb;
+    reg  st_c2_13_d_comb;
+    reg  st_c2_14_d_comb;
+    reg  st_c2_15_d_comb;
+    reg  st_c2_16_d_comb;
+    reg  st_c2_17_d_comb;
+    reg  st_c2_18_d_comb;
+    reg  st_c2_19_d_comb;
+    reg  st_c2_1_d_comb;
+    reg  st_c2_20_d_comb;
+    reg  st_c2_21_d_comb;
+    reg  st_c2_22_d_comb;
+    reg  st_c2_23_d_comb;
+    reg  st_c2_24_d_comb;
+    reg  st_c2_25_d_comb;
+    reg  st_c2_26_d_comb;
+    reg  st_c2_27_d_comb;
+    reg  st_c2_28_d_comb;
+    reg  st_c2_29_d_comb;
+    reg  st_c2_2_d_comb;
+    reg  st_c2_30_d_comb;
+    reg  st_c2_31_d_comb;
+    reg  st_c2_3_d_comb;
+    reg  st_c2_4_d_comb;
+    reg  st_c2_5_d_comb;
+    reg  st_c2_6_d_comb;
+    reg  st_c2_7_d_comb;
+    reg  st_c2_8_d_comb;
+    reg  st_c2_9_d_comb;
+    reg  st_c3_0_d_comb;
+    reg  st_c3_10_d_comb;
+    reg  st_c3_11_d_comb;
+    reg  st_c3_12_d_comb;
+    reg  st_c3_13_d_comb;
+    reg  st_c3_14_d_comb;
+    reg  st_c3_15_d_comb;
+    reg  st_c3_16_d_comb;
+    reg  st_c3_17_d_comb;
+    reg  st_c3_18_d_comb;
+    reg  st_c3_19_d_comb;
+    reg  st_c3_1_d_comb;
+    reg  st_c3_20_d_comb;
+    reg  st_c3_21_d_comb;
+    reg  st_c3_22_d_comb;
+    reg  st_c3_23_d_comb;
+    reg  st_c3_24_d_comb;
+    reg  st_c3_25_d_comb;
+    reg  st_c3_26_d_comb;
+    reg  st_c3_27_d_comb;
+    reg  st_c3_28_d_comb;
+    reg  st_c3_29_d_comb;
+    reg  st_c3_2_d_comb;
+    reg  st_c3_30_d_comb;
+    reg  st_c3_31_d_comb;
+    reg  st_c3_3_d_comb;
+    reg  st_c3_4_d_comb;
+    reg  st_c3_5_d_comb;
+    reg  st_c3_6_d_comb;
+    reg  st_c3_7_d_comb;
+    reg  st_c3_8_d_comb;
+    reg  st_c3_9_d_comb;
+    reg  st_ge_0_d_comb;
+    reg  st_ge_10_d_comb;
+    reg  st_ge_11_d_comb;
+    reg  st_ge_12_d_comb;
+    reg  st_ge_13_d_comb;
+    reg  st_ge_14_d_comb;
+    reg  st_ge_15_d_comb;
+    reg  st_ge_16_d_comb;
+    reg  st_ge_17_d_comb;
+    reg  st_ge_18_d_comb;
+    reg  st_ge_19_d_comb;
+    reg  st_ge_1_d_comb;
+    reg  st_ge_20_d_comb;
+    reg  st_ge_21_d_comb;
+    reg  st_ge_22_d_comb;
+    reg  st_ge_23_d_comb;
+    reg  st_ge_24_d_comb;
+    reg  st_ge_25_d_comb;
+    reg  st_ge_26_d_comb;
+    reg  st_ge_27_d_comb;
+    reg  st_ge_28_d_comb;
+    reg  st_ge_29_d_comb;
+    reg  st_ge_2_d_comb;
+    reg  st_ge_30_d_comb;
+    reg  st_ge_31_d_comb;
+    reg  st_ge_3_d_comb;
+    reg  st_ge_4_d_comb;
+    reg  st_ge_5_d_comb;
+    reg  st_ge_6_d_comb;
+    reg  st_ge_7_d_comb;
+    reg  st_ge_8_d_comb;
+    reg  st_ge_9_d_comb;
     always @(*) begin
         lanes_0_g_ptr = ptr_0;
         lanes_0_g_width = width;
@@ -15472,9 +16664,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_0_s_size = ssize_0;
         lane_pre_now_0 = f_none;
         lane_bfail_now_0 = 1'b0;
+        lane_sfail_now_0 = 1'b0;
+        lane_gchk_now_0 = 1'b0;
         if (mask_0) begin
             if (shared) begin
                 lane_bfail_now_0 = ~lanes_0_s_ok;
+                lane_sfail_now_0 = ~lanes_0_s_ok;
             end
             else if (lanes_0_g_need_meta & ~meta_valid) begin
                 lane_pre_now_0 = meta_fault;
@@ -15482,6 +16677,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_0 = lanes_0_g_pre;
                 lane_bfail_now_0 = lanes_0_g_bchk & ~lanes_0_g_ok;
+                lane_gchk_now_0 = lanes_0_g_bchk;
             end
         end
         lane_pre_0 = lane_pre_now_0;
@@ -15503,9 +16699,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_1_s_size = ssize_1;
         lane_pre_now_1 = f_none;
         lane_bfail_now_1 = 1'b0;
+        lane_sfail_now_1 = 1'b0;
+        lane_gchk_now_1 = 1'b0;
         if (mask_1) begin
             if (shared) begin
                 lane_bfail_now_1 = ~lanes_1_s_ok;
+                lane_sfail_now_1 = ~lanes_1_s_ok;
             end
             else if (lanes_1_g_need_meta & ~meta_valid) begin
                 lane_pre_now_1 = meta_fault;
@@ -15513,6 +16712,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_1 = lanes_1_g_pre;
                 lane_bfail_now_1 = lanes_1_g_bchk & ~lanes_1_g_ok;
+                lane_gchk_now_1 = lanes_1_g_bchk;
             end
         end
         lane_pre_1 = lane_pre_now_1;
@@ -15534,9 +16734,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_2_s_size = ssize_2;
         lane_pre_now_2 = f_none;
         lane_bfail_now_2 = 1'b0;
+        lane_sfail_now_2 = 1'b0;
+        lane_gchk_now_2 = 1'b0;
         if (mask_2) begin
             if (shared) begin
                 lane_bfail_now_2 = ~lanes_2_s_ok;
+                lane_sfail_now_2 = ~lanes_2_s_ok;
             end
             else if (lanes_2_g_need_meta & ~meta_valid) begin
                 lane_pre_now_2 = meta_fault;
@@ -15544,6 +16747,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_2 = lanes_2_g_pre;
                 lane_bfail_now_2 = lanes_2_g_bchk & ~lanes_2_g_ok;
+                lane_gchk_now_2 = lanes_2_g_bchk;
             end
         end
         lane_pre_2 = lane_pre_now_2;
@@ -15565,9 +16769,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_3_s_size = ssize_3;
         lane_pre_now_3 = f_none;
         lane_bfail_now_3 = 1'b0;
+        lane_sfail_now_3 = 1'b0;
+        lane_gchk_now_3 = 1'b0;
         if (mask_3) begin
             if (shared) begin
                 lane_bfail_now_3 = ~lanes_3_s_ok;
+                lane_sfail_now_3 = ~lanes_3_s_ok;
             end
             else if (lanes_3_g_need_meta & ~meta_valid) begin
                 lane_pre_now_3 = meta_fault;
@@ -15575,6 +16782,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_3 = lanes_3_g_pre;
                 lane_bfail_now_3 = lanes_3_g_bchk & ~lanes_3_g_ok;
+                lane_gchk_now_3 = lanes_3_g_bchk;
             end
         end
         lane_pre_3 = lane_pre_now_3;
@@ -15596,9 +16804,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_4_s_size = ssize_4;
         lane_pre_now_4 = f_none;
         lane_bfail_now_4 = 1'b0;
+        lane_sfail_now_4 = 1'b0;
+        lane_gchk_now_4 = 1'b0;
         if (mask_4) begin
             if (shared) begin
                 lane_bfail_now_4 = ~lanes_4_s_ok;
+                lane_sfail_now_4 = ~lanes_4_s_ok;
             end
             else if (lanes_4_g_need_meta & ~meta_valid) begin
                 lane_pre_now_4 = meta_fault;
@@ -15606,6 +16817,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_4 = lanes_4_g_pre;
                 lane_bfail_now_4 = lanes_4_g_bchk & ~lanes_4_g_ok;
+                lane_gchk_now_4 = lanes_4_g_bchk;
             end
         end
         lane_pre_4 = lane_pre_now_4;
@@ -15627,9 +16839,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_5_s_size = ssize_5;
         lane_pre_now_5 = f_none;
         lane_bfail_now_5 = 1'b0;
+        lane_sfail_now_5 = 1'b0;
+        lane_gchk_now_5 = 1'b0;
         if (mask_5) begin
             if (shared) begin
                 lane_bfail_now_5 = ~lanes_5_s_ok;
+                lane_sfail_now_5 = ~lanes_5_s_ok;
             end
             else if (lanes_5_g_need_meta & ~meta_valid) begin
                 lane_pre_now_5 = meta_fault;
@@ -15637,6 +16852,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_5 = lanes_5_g_pre;
                 lane_bfail_now_5 = lanes_5_g_bchk & ~lanes_5_g_ok;
+                lane_gchk_now_5 = lanes_5_g_bchk;
             end
         end
         lane_pre_5 = lane_pre_now_5;
@@ -15658,9 +16874,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_6_s_size = ssize_6;
         lane_pre_now_6 = f_none;
         lane_bfail_now_6 = 1'b0;
+        lane_sfail_now_6 = 1'b0;
+        lane_gchk_now_6 = 1'b0;
         if (mask_6) begin
             if (shared) begin
                 lane_bfail_now_6 = ~lanes_6_s_ok;
+                lane_sfail_now_6 = ~lanes_6_s_ok;
             end
             else if (lanes_6_g_need_meta & ~meta_valid) begin
                 lane_pre_now_6 = meta_fault;
@@ -15668,6 +16887,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_6 = lanes_6_g_pre;
                 lane_bfail_now_6 = lanes_6_g_bchk & ~lanes_6_g_ok;
+                lane_gchk_now_6 = lanes_6_g_bchk;
             end
         end
         lane_pre_6 = lane_pre_now_6;
@@ -15689,9 +16909,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_7_s_size = ssize_7;
         lane_pre_now_7 = f_none;
         lane_bfail_now_7 = 1'b0;
+        lane_sfail_now_7 = 1'b0;
+        lane_gchk_now_7 = 1'b0;
         if (mask_7) begin
             if (shared) begin
                 lane_bfail_now_7 = ~lanes_7_s_ok;
+                lane_sfail_now_7 = ~lanes_7_s_ok;
             end
             else if (lanes_7_g_need_meta & ~meta_valid) begin
                 lane_pre_now_7 = meta_fault;
@@ -15699,6 +16922,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_7 = lanes_7_g_pre;
                 lane_bfail_now_7 = lanes_7_g_bchk & ~lanes_7_g_ok;
+                lane_gchk_now_7 = lanes_7_g_bchk;
             end
         end
         lane_pre_7 = lane_pre_now_7;
@@ -15720,9 +16944,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_8_s_size = ssize_8;
         lane_pre_now_8 = f_none;
         lane_bfail_now_8 = 1'b0;
+        lane_sfail_now_8 = 1'b0;
+        lane_gchk_now_8 = 1'b0;
         if (mask_8) begin
             if (shared) begin
                 lane_bfail_now_8 = ~lanes_8_s_ok;
+                lane_sfail_now_8 = ~lanes_8_s_ok;
             end
             else if (lanes_8_g_need_meta & ~meta_valid) begin
                 lane_pre_now_8 = meta_fault;
@@ -15730,6 +16957,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_8 = lanes_8_g_pre;
                 lane_bfail_now_8 = lanes_8_g_bchk & ~lanes_8_g_ok;
+                lane_gchk_now_8 = lanes_8_g_bchk;
             end
         end
         lane_pre_8 = lane_pre_now_8;
@@ -15751,9 +16979,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_9_s_size = ssize_9;
         lane_pre_now_9 = f_none;
         lane_bfail_now_9 = 1'b0;
+        lane_sfail_now_9 = 1'b0;
+        lane_gchk_now_9 = 1'b0;
         if (mask_9) begin
             if (shared) begin
                 lane_bfail_now_9 = ~lanes_9_s_ok;
+                lane_sfail_now_9 = ~lanes_9_s_ok;
             end
             else if (lanes_9_g_need_meta & ~meta_valid) begin
                 lane_pre_now_9 = meta_fault;
@@ -15761,6 +16992,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_9 = lanes_9_g_pre;
                 lane_bfail_now_9 = lanes_9_g_bchk & ~lanes_9_g_ok;
+                lane_gchk_now_9 = lanes_9_g_bchk;
             end
         end
         lane_pre_9 = lane_pre_now_9;
@@ -15782,9 +17014,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_10_s_size = ssize_10;
         lane_pre_now_10 = f_none;
         lane_bfail_now_10 = 1'b0;
+        lane_sfail_now_10 = 1'b0;
+        lane_gchk_now_10 = 1'b0;
         if (mask_10) begin
             if (shared) begin
                 lane_bfail_now_10 = ~lanes_10_s_ok;
+                lane_sfail_now_10 = ~lanes_10_s_ok;
             end
             else if (lanes_10_g_need_meta & ~meta_valid) begin
                 lane_pre_now_10 = meta_fault;
@@ -15792,6 +17027,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_10 = lanes_10_g_pre;
                 lane_bfail_now_10 = lanes_10_g_bchk & ~lanes_10_g_ok;
+                lane_gchk_now_10 = lanes_10_g_bchk;
             end
         end
         lane_pre_10 = lane_pre_now_10;
@@ -15813,9 +17049,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_11_s_size = ssize_11;
         lane_pre_now_11 = f_none;
         lane_bfail_now_11 = 1'b0;
+        lane_sfail_now_11 = 1'b0;
+        lane_gchk_now_11 = 1'b0;
         if (mask_11) begin
             if (shared) begin
                 lane_bfail_now_11 = ~lanes_11_s_ok;
+                lane_sfail_now_11 = ~lanes_11_s_ok;
             end
             else if (lanes_11_g_need_meta & ~meta_valid) begin
                 lane_pre_now_11 = meta_fault;
@@ -15823,6 +17062,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_11 = lanes_11_g_pre;
                 lane_bfail_now_11 = lanes_11_g_bchk & ~lanes_11_g_ok;
+                lane_gchk_now_11 = lanes_11_g_bchk;
             end
         end
         lane_pre_11 = lane_pre_now_11;
@@ -15844,9 +17084,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_12_s_size = ssize_12;
         lane_pre_now_12 = f_none;
         lane_bfail_now_12 = 1'b0;
+        lane_sfail_now_12 = 1'b0;
+        lane_gchk_now_12 = 1'b0;
         if (mask_12) begin
             if (shared) begin
                 lane_bfail_now_12 = ~lanes_12_s_ok;
+                lane_sfail_now_12 = ~lanes_12_s_ok;
             end
             else if (lanes_12_g_need_meta & ~meta_valid) begin
                 lane_pre_now_12 = meta_fault;
@@ -15854,6 +17097,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_12 = lanes_12_g_pre;
                 lane_bfail_now_12 = lanes_12_g_bchk & ~lanes_12_g_ok;
+                lane_gchk_now_12 = lanes_12_g_bchk;
             end
         end
         lane_pre_12 = lane_pre_now_12;
@@ -15875,9 +17119,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_13_s_size = ssize_13;
         lane_pre_now_13 = f_none;
         lane_bfail_now_13 = 1'b0;
+        lane_sfail_now_13 = 1'b0;
+        lane_gchk_now_13 = 1'b0;
         if (mask_13) begin
             if (shared) begin
                 lane_bfail_now_13 = ~lanes_13_s_ok;
+                lane_sfail_now_13 = ~lanes_13_s_ok;
             end
             else if (lanes_13_g_need_meta & ~meta_valid) begin
                 lane_pre_now_13 = meta_fault;
@@ -15885,6 +17132,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_13 = lanes_13_g_pre;
                 lane_bfail_now_13 = lanes_13_g_bchk & ~lanes_13_g_ok;
+                lane_gchk_now_13 = lanes_13_g_bchk;
             end
         end
         lane_pre_13 = lane_pre_now_13;
@@ -15906,9 +17154,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_14_s_size = ssize_14;
         lane_pre_now_14 = f_none;
         lane_bfail_now_14 = 1'b0;
+        lane_sfail_now_14 = 1'b0;
+        lane_gchk_now_14 = 1'b0;
         if (mask_14) begin
             if (shared) begin
                 lane_bfail_now_14 = ~lanes_14_s_ok;
+                lane_sfail_now_14 = ~lanes_14_s_ok;
             end
             else if (lanes_14_g_need_meta & ~meta_valid) begin
                 lane_pre_now_14 = meta_fault;
@@ -15916,6 +17167,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_14 = lanes_14_g_pre;
                 lane_bfail_now_14 = lanes_14_g_bchk & ~lanes_14_g_ok;
+                lane_gchk_now_14 = lanes_14_g_bchk;
             end
         end
         lane_pre_14 = lane_pre_now_14;
@@ -15937,9 +17189,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_15_s_size = ssize_15;
         lane_pre_now_15 = f_none;
         lane_bfail_now_15 = 1'b0;
+        lane_sfail_now_15 = 1'b0;
+        lane_gchk_now_15 = 1'b0;
         if (mask_15) begin
             if (shared) begin
                 lane_bfail_now_15 = ~lanes_15_s_ok;
+                lane_sfail_now_15 = ~lanes_15_s_ok;
             end
             else if (lanes_15_g_need_meta & ~meta_valid) begin
                 lane_pre_now_15 = meta_fault;
@@ -15947,6 +17202,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_15 = lanes_15_g_pre;
                 lane_bfail_now_15 = lanes_15_g_bchk & ~lanes_15_g_ok;
+                lane_gchk_now_15 = lanes_15_g_bchk;
             end
         end
         lane_pre_15 = lane_pre_now_15;
@@ -15968,9 +17224,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_16_s_size = ssize_16;
         lane_pre_now_16 = f_none;
         lane_bfail_now_16 = 1'b0;
+        lane_sfail_now_16 = 1'b0;
+        lane_gchk_now_16 = 1'b0;
         if (mask_16) begin
             if (shared) begin
                 lane_bfail_now_16 = ~lanes_16_s_ok;
+                lane_sfail_now_16 = ~lanes_16_s_ok;
             end
             else if (lanes_16_g_need_meta & ~meta_valid) begin
                 lane_pre_now_16 = meta_fault;
@@ -15978,6 +17237,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_16 = lanes_16_g_pre;
                 lane_bfail_now_16 = lanes_16_g_bchk & ~lanes_16_g_ok;
+                lane_gchk_now_16 = lanes_16_g_bchk;
             end
         end
         lane_pre_16 = lane_pre_now_16;
@@ -15999,9 +17259,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_17_s_size = ssize_17;
         lane_pre_now_17 = f_none;
         lane_bfail_now_17 = 1'b0;
+        lane_sfail_now_17 = 1'b0;
+        lane_gchk_now_17 = 1'b0;
         if (mask_17) begin
             if (shared) begin
                 lane_bfail_now_17 = ~lanes_17_s_ok;
+                lane_sfail_now_17 = ~lanes_17_s_ok;
             end
             else if (lanes_17_g_need_meta & ~meta_valid) begin
                 lane_pre_now_17 = meta_fault;
@@ -16009,6 +17272,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_17 = lanes_17_g_pre;
                 lane_bfail_now_17 = lanes_17_g_bchk & ~lanes_17_g_ok;
+                lane_gchk_now_17 = lanes_17_g_bchk;
             end
         end
         lane_pre_17 = lane_pre_now_17;
@@ -16030,9 +17294,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_18_s_size = ssize_18;
         lane_pre_now_18 = f_none;
         lane_bfail_now_18 = 1'b0;
+        lane_sfail_now_18 = 1'b0;
+        lane_gchk_now_18 = 1'b0;
         if (mask_18) begin
             if (shared) begin
                 lane_bfail_now_18 = ~lanes_18_s_ok;
+                lane_sfail_now_18 = ~lanes_18_s_ok;
             end
             else if (lanes_18_g_need_meta & ~meta_valid) begin
                 lane_pre_now_18 = meta_fault;
@@ -16040,6 +17307,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_18 = lanes_18_g_pre;
                 lane_bfail_now_18 = lanes_18_g_bchk & ~lanes_18_g_ok;
+                lane_gchk_now_18 = lanes_18_g_bchk;
             end
         end
         lane_pre_18 = lane_pre_now_18;
@@ -16061,9 +17329,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_19_s_size = ssize_19;
         lane_pre_now_19 = f_none;
         lane_bfail_now_19 = 1'b0;
+        lane_sfail_now_19 = 1'b0;
+        lane_gchk_now_19 = 1'b0;
         if (mask_19) begin
             if (shared) begin
                 lane_bfail_now_19 = ~lanes_19_s_ok;
+                lane_sfail_now_19 = ~lanes_19_s_ok;
             end
             else if (lanes_19_g_need_meta & ~meta_valid) begin
                 lane_pre_now_19 = meta_fault;
@@ -16071,6 +17342,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_19 = lanes_19_g_pre;
                 lane_bfail_now_19 = lanes_19_g_bchk & ~lanes_19_g_ok;
+                lane_gchk_now_19 = lanes_19_g_bchk;
             end
         end
         lane_pre_19 = lane_pre_now_19;
@@ -16092,9 +17364,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_20_s_size = ssize_20;
         lane_pre_now_20 = f_none;
         lane_bfail_now_20 = 1'b0;
+        lane_sfail_now_20 = 1'b0;
+        lane_gchk_now_20 = 1'b0;
         if (mask_20) begin
             if (shared) begin
                 lane_bfail_now_20 = ~lanes_20_s_ok;
+                lane_sfail_now_20 = ~lanes_20_s_ok;
             end
             else if (lanes_20_g_need_meta & ~meta_valid) begin
                 lane_pre_now_20 = meta_fault;
@@ -16102,6 +17377,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_20 = lanes_20_g_pre;
                 lane_bfail_now_20 = lanes_20_g_bchk & ~lanes_20_g_ok;
+                lane_gchk_now_20 = lanes_20_g_bchk;
             end
         end
         lane_pre_20 = lane_pre_now_20;
@@ -16123,9 +17399,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_21_s_size = ssize_21;
         lane_pre_now_21 = f_none;
         lane_bfail_now_21 = 1'b0;
+        lane_sfail_now_21 = 1'b0;
+        lane_gchk_now_21 = 1'b0;
         if (mask_21) begin
             if (shared) begin
                 lane_bfail_now_21 = ~lanes_21_s_ok;
+                lane_sfail_now_21 = ~lanes_21_s_ok;
             end
             else if (lanes_21_g_need_meta & ~meta_valid) begin
                 lane_pre_now_21 = meta_fault;
@@ -16133,6 +17412,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_21 = lanes_21_g_pre;
                 lane_bfail_now_21 = lanes_21_g_bchk & ~lanes_21_g_ok;
+                lane_gchk_now_21 = lanes_21_g_bchk;
             end
         end
         lane_pre_21 = lane_pre_now_21;
@@ -16154,9 +17434,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_22_s_size = ssize_22;
         lane_pre_now_22 = f_none;
         lane_bfail_now_22 = 1'b0;
+        lane_sfail_now_22 = 1'b0;
+        lane_gchk_now_22 = 1'b0;
         if (mask_22) begin
             if (shared) begin
                 lane_bfail_now_22 = ~lanes_22_s_ok;
+                lane_sfail_now_22 = ~lanes_22_s_ok;
             end
             else if (lanes_22_g_need_meta & ~meta_valid) begin
                 lane_pre_now_22 = meta_fault;
@@ -16164,6 +17447,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_22 = lanes_22_g_pre;
                 lane_bfail_now_22 = lanes_22_g_bchk & ~lanes_22_g_ok;
+                lane_gchk_now_22 = lanes_22_g_bchk;
             end
         end
         lane_pre_22 = lane_pre_now_22;
@@ -16185,9 +17469,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_23_s_size = ssize_23;
         lane_pre_now_23 = f_none;
         lane_bfail_now_23 = 1'b0;
+        lane_sfail_now_23 = 1'b0;
+        lane_gchk_now_23 = 1'b0;
         if (mask_23) begin
             if (shared) begin
                 lane_bfail_now_23 = ~lanes_23_s_ok;
+                lane_sfail_now_23 = ~lanes_23_s_ok;
             end
             else if (lanes_23_g_need_meta & ~meta_valid) begin
                 lane_pre_now_23 = meta_fault;
@@ -16195,6 +17482,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_23 = lanes_23_g_pre;
                 lane_bfail_now_23 = lanes_23_g_bchk & ~lanes_23_g_ok;
+                lane_gchk_now_23 = lanes_23_g_bchk;
             end
         end
         lane_pre_23 = lane_pre_now_23;
@@ -16216,9 +17504,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_24_s_size = ssize_24;
         lane_pre_now_24 = f_none;
         lane_bfail_now_24 = 1'b0;
+        lane_sfail_now_24 = 1'b0;
+        lane_gchk_now_24 = 1'b0;
         if (mask_24) begin
             if (shared) begin
                 lane_bfail_now_24 = ~lanes_24_s_ok;
+                lane_sfail_now_24 = ~lanes_24_s_ok;
             end
             else if (lanes_24_g_need_meta & ~meta_valid) begin
                 lane_pre_now_24 = meta_fault;
@@ -16226,6 +17517,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_24 = lanes_24_g_pre;
                 lane_bfail_now_24 = lanes_24_g_bchk & ~lanes_24_g_ok;
+                lane_gchk_now_24 = lanes_24_g_bchk;
             end
         end
         lane_pre_24 = lane_pre_now_24;
@@ -16247,9 +17539,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_25_s_size = ssize_25;
         lane_pre_now_25 = f_none;
         lane_bfail_now_25 = 1'b0;
+        lane_sfail_now_25 = 1'b0;
+        lane_gchk_now_25 = 1'b0;
         if (mask_25) begin
             if (shared) begin
                 lane_bfail_now_25 = ~lanes_25_s_ok;
+                lane_sfail_now_25 = ~lanes_25_s_ok;
             end
             else if (lanes_25_g_need_meta & ~meta_valid) begin
                 lane_pre_now_25 = meta_fault;
@@ -16257,6 +17552,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_25 = lanes_25_g_pre;
                 lane_bfail_now_25 = lanes_25_g_bchk & ~lanes_25_g_ok;
+                lane_gchk_now_25 = lanes_25_g_bchk;
             end
         end
         lane_pre_25 = lane_pre_now_25;
@@ -16278,9 +17574,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_26_s_size = ssize_26;
         lane_pre_now_26 = f_none;
         lane_bfail_now_26 = 1'b0;
+        lane_sfail_now_26 = 1'b0;
+        lane_gchk_now_26 = 1'b0;
         if (mask_26) begin
             if (shared) begin
                 lane_bfail_now_26 = ~lanes_26_s_ok;
+                lane_sfail_now_26 = ~lanes_26_s_ok;
             end
             else if (lanes_26_g_need_meta & ~meta_valid) begin
                 lane_pre_now_26 = meta_fault;
@@ -16288,6 +17587,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_26 = lanes_26_g_pre;
                 lane_bfail_now_26 = lanes_26_g_bchk & ~lanes_26_g_ok;
+                lane_gchk_now_26 = lanes_26_g_bchk;
             end
         end
         lane_pre_26 = lane_pre_now_26;
@@ -16309,9 +17609,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_27_s_size = ssize_27;
         lane_pre_now_27 = f_none;
         lane_bfail_now_27 = 1'b0;
+        lane_sfail_now_27 = 1'b0;
+        lane_gchk_now_27 = 1'b0;
         if (mask_27) begin
             if (shared) begin
                 lane_bfail_now_27 = ~lanes_27_s_ok;
+                lane_sfail_now_27 = ~lanes_27_s_ok;
             end
             else if (lanes_27_g_need_meta & ~meta_valid) begin
                 lane_pre_now_27 = meta_fault;
@@ -16319,6 +17622,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_27 = lanes_27_g_pre;
                 lane_bfail_now_27 = lanes_27_g_bchk & ~lanes_27_g_ok;
+                lane_gchk_now_27 = lanes_27_g_bchk;
             end
         end
         lane_pre_27 = lane_pre_now_27;
@@ -16340,9 +17644,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_28_s_size = ssize_28;
         lane_pre_now_28 = f_none;
         lane_bfail_now_28 = 1'b0;
+        lane_sfail_now_28 = 1'b0;
+        lane_gchk_now_28 = 1'b0;
         if (mask_28) begin
             if (shared) begin
                 lane_bfail_now_28 = ~lanes_28_s_ok;
+                lane_sfail_now_28 = ~lanes_28_s_ok;
             end
             else if (lanes_28_g_need_meta & ~meta_valid) begin
                 lane_pre_now_28 = meta_fault;
@@ -16350,6 +17657,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_28 = lanes_28_g_pre;
                 lane_bfail_now_28 = lanes_28_g_bchk & ~lanes_28_g_ok;
+                lane_gchk_now_28 = lanes_28_g_bchk;
             end
         end
         lane_pre_28 = lane_pre_now_28;
@@ -16371,9 +17679,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_29_s_size = ssize_29;
         lane_pre_now_29 = f_none;
         lane_bfail_now_29 = 1'b0;
+        lane_sfail_now_29 = 1'b0;
+        lane_gchk_now_29 = 1'b0;
         if (mask_29) begin
             if (shared) begin
                 lane_bfail_now_29 = ~lanes_29_s_ok;
+                lane_sfail_now_29 = ~lanes_29_s_ok;
             end
             else if (lanes_29_g_need_meta & ~meta_valid) begin
                 lane_pre_now_29 = meta_fault;
@@ -16381,6 +17692,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_29 = lanes_29_g_pre;
                 lane_bfail_now_29 = lanes_29_g_bchk & ~lanes_29_g_ok;
+                lane_gchk_now_29 = lanes_29_g_bchk;
             end
         end
         lane_pre_29 = lane_pre_now_29;
@@ -16402,9 +17714,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_30_s_size = ssize_30;
         lane_pre_now_30 = f_none;
         lane_bfail_now_30 = 1'b0;
+        lane_sfail_now_30 = 1'b0;
+        lane_gchk_now_30 = 1'b0;
         if (mask_30) begin
             if (shared) begin
                 lane_bfail_now_30 = ~lanes_30_s_ok;
+                lane_sfail_now_30 = ~lanes_30_s_ok;
             end
             else if (lanes_30_g_need_meta & ~meta_valid) begin
                 lane_pre_now_30 = meta_fault;
@@ -16412,6 +17727,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_30 = lanes_30_g_pre;
                 lane_bfail_now_30 = lanes_30_g_bchk & ~lanes_30_g_ok;
+                lane_gchk_now_30 = lanes_30_g_bchk;
             end
         end
         lane_pre_30 = lane_pre_now_30;
@@ -16433,9 +17749,12 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_31_s_size = ssize_31;
         lane_pre_now_31 = f_none;
         lane_bfail_now_31 = 1'b0;
+        lane_sfail_now_31 = 1'b0;
+        lane_gchk_now_31 = 1'b0;
         if (mask_31) begin
             if (shared) begin
                 lane_bfail_now_31 = ~lanes_31_s_ok;
+                lane_sfail_now_31 = ~lanes_31_s_ok;
             end
             else if (lanes_31_g_need_meta & ~meta_valid) begin
                 lane_pre_now_31 = meta_fault;
@@ -16443,6 +17762,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
             else begin
                 lane_pre_now_31 = lanes_31_g_pre;
                 lane_bfail_now_31 = lanes_31_g_bchk & ~lanes_31_g_ok;
+                lane_gchk_now_31 = lanes_31_g_bchk;
             end
         end
         lane_pre_31 = lane_pre_now_31;
@@ -16450,196 +17770,548 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_31 = mask_31;
         shared_x = shared;
         st_pre_0_d = lane_pre_now_0;
-        st_bfail_0_d = lane_bfail_now_0;
+        st_sfail_0_d = lane_sfail_now_0;
+        st_gchk_0_d = lane_gchk_now_0;
+        st_ge_0_d_comb = st_ge_0_q;
+        st_c1_0_d_comb = st_c1_0_q;
+        st_c2_0_d_comb = st_c2_0_q;
+        st_c3_0_d_comb = st_c3_0_q;
+        if (lane_gchk_now_0) begin
+            st_ge_0_d_comb = lanes_0_g_ge;
+            st_c1_0_d_comb = lanes_0_g_c1;
+            st_c2_0_d_comb = lanes_0_g_c2;
+            st_c3_0_d_comb = lanes_0_g_c3;
+        end
         st_mask_0_d = mask_0;
         lane_pre_0 = st_pre_0_q;
-        lane_bfail_0 = st_bfail_0_q;
+        lane_bfail_0 = st_sfail_0_q | (st_gchk_0_q & ~(st_ge_0_q & ((st_c1_0_q & st_c2_0_q) | (st_c1_0_q & st_c3_0_q) | (st_c2_0_q & st_c3_0_q))));
         lane_mask_0 = st_mask_0_q;
         st_pre_1_d = lane_pre_now_1;
-        st_bfail_1_d = lane_bfail_now_1;
+        st_sfail_1_d = lane_sfail_now_1;
+        st_gchk_1_d = lane_gchk_now_1;
+        st_ge_1_d_comb = st_ge_1_q;
+        st_c1_1_d_comb = st_c1_1_q;
+        st_c2_1_d_comb = st_c2_1_q;
+        st_c3_1_d_comb = st_c3_1_q;
+        if (lane_gchk_now_1) begin
+            st_ge_1_d_comb = lanes_1_g_ge;
+            st_c1_1_d_comb = lanes_1_g_c1;
+            st_c2_1_d_comb = lanes_1_g_c2;
+            st_c3_1_d_comb = lanes_1_g_c3;
+        end
         st_mask_1_d = mask_1;
         lane_pre_1 = st_pre_1_q;
-        lane_bfail_1 = st_bfail_1_q;
+        lane_bfail_1 = st_sfail_1_q | (st_gchk_1_q & ~(st_ge_1_q & ((st_c1_1_q & st_c2_1_q) | (st_c1_1_q & st_c3_1_q) | (st_c2_1_q & st_c3_1_q))));
         lane_mask_1 = st_mask_1_q;
         st_pre_2_d = lane_pre_now_2;
-        st_bfail_2_d = lane_bfail_now_2;
+        st_sfail_2_d = lane_sfail_now_2;
+        st_gchk_2_d = lane_gchk_now_2;
+        st_ge_2_d_comb = st_ge_2_q;
+        st_c1_2_d_comb = st_c1_2_q;
+        st_c2_2_d_comb = st_c2_2_q;
+        st_c3_2_d_comb = st_c3_2_q;
+        if (lane_gchk_now_2) begin
+            st_ge_2_d_comb = lanes_2_g_ge;
+            st_c1_2_d_comb = lanes_2_g_c1;
+            st_c2_2_d_comb = lanes_2_g_c2;
+            st_c3_2_d_comb = lanes_2_g_c3;
+        end
         st_mask_2_d = mask_2;
         lane_pre_2 = st_pre_2_q;
-        lane_bfail_2 = st_bfail_2_q;
+        lane_bfail_2 = st_sfail_2_q | (st_gchk_2_q & ~(st_ge_2_q & ((st_c1_2_q & st_c2_2_q) | (st_c1_2_q & st_c3_2_q) | (st_c2_2_q & st_c3_2_q))));
         lane_mask_2 = st_mask_2_q;
         st_pre_3_d = lane_pre_now_3;
-        st_bfail_3_d = lane_bfail_now_3;
+        st_sfail_3_d = lane_sfail_now_3;
+        st_gchk_3_d = lane_gchk_now_3;
+        st_ge_3_d_comb = st_ge_3_q;
+        st_c1_3_d_comb = st_c1_3_q;
+        st_c2_3_d_comb = st_c2_3_q;
+        st_c3_3_d_comb = st_c3_3_q;
+        if (lane_gchk_now_3) begin
+            st_ge_3_d_comb = lanes_3_g_ge;
+            st_c1_3_d_comb = lanes_3_g_c1;
+            st_c2_3_d_comb = lanes_3_g_c2;
+            st_c3_3_d_comb = lanes_3_g_c3;
+        end
         st_mask_3_d = mask_3;
         lane_pre_3 = st_pre_3_q;
-        lane_bfail_3 = st_bfail_3_q;
+        lane_bfail_3 = st_sfail_3_q | (st_gchk_3_q & ~(st_ge_3_q & ((st_c1_3_q & st_c2_3_q) | (st_c1_3_q & st_c3_3_q) | (st_c2_3_q & st_c3_3_q))));
         lane_mask_3 = st_mask_3_q;
         st_pre_4_d = lane_pre_now_4;
-        st_bfail_4_d = lane_bfail_now_4;
+        st_sfail_4_d = lane_sfail_now_4;
+        st_gchk_4_d = lane_gchk_now_4;
+        st_ge_4_d_comb = st_ge_4_q;
+        st_c1_4_d_comb = st_c1_4_q;
+        st_c2_4_d_comb = st_c2_4_q;
+        st_c3_4_d_comb = st_c3_4_q;
+        if (lane_gchk_now_4) begin
+            st_ge_4_d_comb = lanes_4_g_ge;
+            st_c1_4_d_comb = lanes_4_g_c1;
+            st_c2_4_d_comb = lanes_4_g_c2;
+            st_c3_4_d_comb = lanes_4_g_c3;
+        end
         st_mask_4_d = mask_4;
         lane_pre_4 = st_pre_4_q;
-        lane_bfail_4 = st_bfail_4_q;
+        lane_bfail_4 = st_sfail_4_q | (st_gchk_4_q & ~(st_ge_4_q & ((st_c1_4_q & st_c2_4_q) | (st_c1_4_q & st_c3_4_q) | (st_c2_4_q & st_c3_4_q))));
         lane_mask_4 = st_mask_4_q;
         st_pre_5_d = lane_pre_now_5;
-        st_bfail_5_d = lane_bfail_now_5;
+        st_sfail_5_d = lane_sfail_now_5;
+        st_gchk_5_d = lane_gchk_now_5;
+        st_ge_5_d_comb = st_ge_5_q;
+        st_c1_5_d_comb = st_c1_5_q;
+        st_c2_5_d_comb = st_c2_5_q;
+        st_c3_5_d_comb = st_c3_5_q;
+        if (lane_gchk_now_5) begin
+            st_ge_5_d_comb = lanes_5_g_ge;
+            st_c1_5_d_comb = lanes_5_g_c1;
+            st_c2_5_d_comb = lanes_5_g_c2;
+            st_c3_5_d_comb = lanes_5_g_c3;
+        end
         st_mask_5_d = mask_5;
         lane_pre_5 = st_pre_5_q;
-        lane_bfail_5 = st_bfail_5_q;
+        lane_bfail_5 = st_sfail_5_q | (st_gchk_5_q & ~(st_ge_5_q & ((st_c1_5_q & st_c2_5_q) | (st_c1_5_q & st_c3_5_q) | (st_c2_5_q & st_c3_5_q))));
         lane_mask_5 = st_mask_5_q;
         st_pre_6_d = lane_pre_now_6;
-        st_bfail_6_d = lane_bfail_now_6;
+        st_sfail_6_d = lane_sfail_now_6;
+        st_gchk_6_d = lane_gchk_now_6;
+        st_ge_6_d_comb = st_ge_6_q;
+        st_c1_6_d_comb = st_c1_6_q;
+        st_c2_6_d_comb = st_c2_6_q;
+        st_c3_6_d_comb = st_c3_6_q;
+        if (lane_gchk_now_6) begin
+            st_ge_6_d_comb = lanes_6_g_ge;
+            st_c1_6_d_comb = lanes_6_g_c1;
+            st_c2_6_d_comb = lanes_6_g_c2;
+            st_c3_6_d_comb = lanes_6_g_c3;
+        end
         st_mask_6_d = mask_6;
         lane_pre_6 = st_pre_6_q;
-        lane_bfail_6 = st_bfail_6_q;
+        lane_bfail_6 = st_sfail_6_q | (st_gchk_6_q & ~(st_ge_6_q & ((st_c1_6_q & st_c2_6_q) | (st_c1_6_q & st_c3_6_q) | (st_c2_6_q & st_c3_6_q))));
         lane_mask_6 = st_mask_6_q;
         st_pre_7_d = lane_pre_now_7;
-        st_bfail_7_d = lane_bfail_now_7;
+        st_sfail_7_d = lane_sfail_now_7;
+        st_gchk_7_d = lane_gchk_now_7;
+        st_ge_7_d_comb = st_ge_7_q;
+        st_c1_7_d_comb = st_c1_7_q;
+        st_c2_7_d_comb = st_c2_7_q;
+        st_c3_7_d_comb = st_c3_7_q;
+        if (lane_gchk_now_7) begin
+            st_ge_7_d_comb = lanes_7_g_ge;
+            st_c1_7_d_comb = lanes_7_g_c1;
+            st_c2_7_d_comb = lanes_7_g_c2;
+            st_c3_7_d_comb = lanes_7_g_c3;
+        end
         st_mask_7_d = mask_7;
         lane_pre_7 = st_pre_7_q;
-        lane_bfail_7 = st_bfail_7_q;
+        lane_bfail_7 = st_sfail_7_q | (st_gchk_7_q & ~(st_ge_7_q & ((st_c1_7_q & st_c2_7_q) | (st_c1_7_q & st_c3_7_q) | (st_c2_7_q & st_c3_7_q))));
         lane_mask_7 = st_mask_7_q;
         st_pre_8_d = lane_pre_now_8;
-        st_bfail_8_d = lane_bfail_now_8;
+        st_sfail_8_d = lane_sfail_now_8;
+        st_gchk_8_d = lane_gchk_now_8;
+        st_ge_8_d_comb = st_ge_8_q;
+        st_c1_8_d_comb = st_c1_8_q;
+        st_c2_8_d_comb = st_c2_8_q;
+        st_c3_8_d_comb = st_c3_8_q;
+        if (lane_gchk_now_8) begin
+            st_ge_8_d_comb = lanes_8_g_ge;
+            st_c1_8_d_comb = lanes_8_g_c1;
+            st_c2_8_d_comb = lanes_8_g_c2;
+            st_c3_8_d_comb = lanes_8_g_c3;
+        end
         st_mask_8_d = mask_8;
         lane_pre_8 = st_pre_8_q;
-        lane_bfail_8 = st_bfail_8_q;
+        lane_bfail_8 = st_sfail_8_q | (st_gchk_8_q & ~(st_ge_8_q & ((st_c1_8_q & st_c2_8_q) | (st_c1_8_q & st_c3_8_q) | (st_c2_8_q & st_c3_8_q))));
         lane_mask_8 = st_mask_8_q;
         st_pre_9_d = lane_pre_now_9;
-        st_bfail_9_d = lane_bfail_now_9;
+        st_sfail_9_d = lane_sfail_now_9;
+        st_gchk_9_d = lane_gchk_now_9;
+        st_ge_9_d_comb = st_ge_9_q;
+        st_c1_9_d_comb = st_c1_9_q;
+        st_c2_9_d_comb = st_c2_9_q;
+        st_c3_9_d_comb = st_c3_9_q;
+        if (lane_gchk_now_9) begin
+            st_ge_9_d_comb = lanes_9_g_ge;
+            st_c1_9_d_comb = lanes_9_g_c1;
+            st_c2_9_d_comb = lanes_9_g_c2;
+            st_c3_9_d_comb = lanes_9_g_c3;
+        end
         st_mask_9_d = mask_9;
         lane_pre_9 = st_pre_9_q;
-        lane_bfail_9 = st_bfail_9_q;
+        lane_bfail_9 = st_sfail_9_q | (st_gchk_9_q & ~(st_ge_9_q & ((st_c1_9_q & st_c2_9_q) | (st_c1_9_q & st_c3_9_q) | (st_c2_9_q & st_c3_9_q))));
         lane_mask_9 = st_mask_9_q;
         st_pre_10_d = lane_pre_now_10;
-        st_bfail_10_d = lane_bfail_now_10;
+        st_sfail_10_d = lane_sfail_now_10;
+        st_gchk_10_d = lane_gchk_now_10;
+        st_ge_10_d_comb = st_ge_10_q;
+        st_c1_10_d_comb = st_c1_10_q;
+        st_c2_10_d_comb = st_c2_10_q;
+        st_c3_10_d_comb = st_c3_10_q;
+        if (lane_gchk_now_10) begin
+            st_ge_10_d_comb = lanes_10_g_ge;
+            st_c1_10_d_comb = lanes_10_g_c1;
+            st_c2_10_d_comb = lanes_10_g_c2;
+            st_c3_10_d_comb = lanes_10_g_c3;
+        end
         st_mask_10_d = mask_10;
         lane_pre_10 = st_pre_10_q;
-        lane_bfail_10 = st_bfail_10_q;
+        lane_bfail_10 = st_sfail_10_q | (st_gchk_10_q & ~(st_ge_10_q & ((st_c1_10_q & st_c2_10_q) | (st_c1_10_q & st_c3_10_q) | (st_c2_10_q & st_c3_10_q))));
         lane_mask_10 = st_mask_10_q;
         st_pre_11_d = lane_pre_now_11;
-        st_bfail_11_d = lane_bfail_now_11;
+        st_sfail_11_d = lane_sfail_now_11;
+        st_gchk_11_d = lane_gchk_now_11;
+        st_ge_11_d_comb = st_ge_11_q;
+        st_c1_11_d_comb = st_c1_11_q;
+        st_c2_11_d_comb = st_c2_11_q;
+        st_c3_11_d_comb = st_c3_11_q;
+        if (lane_gchk_now_11) begin
+            st_ge_11_d_comb = lanes_11_g_ge;
+            st_c1_11_d_comb = lanes_11_g_c1;
+            st_c2_11_d_comb = lanes_11_g_c2;
+            st_c3_11_d_comb = lanes_11_g_c3;
+        end
         st_mask_11_d = mask_11;
         lane_pre_11 = st_pre_11_q;
-        lane_bfail_11 = st_bfail_11_q;
+        lane_bfail_11 = st_sfail_11_q | (st_gchk_11_q & ~(st_ge_11_q & ((st_c1_11_q & st_c2_11_q) | (st_c1_11_q & st_c3_11_q) | (st_c2_11_q & st_c3_11_q))));
         lane_mask_11 = st_mask_11_q;
         st_pre_12_d = lane_pre_now_12;
-        st_bfail_12_d = lane_bfail_now_12;
+        st_sfail_12_d = lane_sfail_now_12;
+        st_gchk_12_d = lane_gchk_now_12;
+        st_ge_12_d_comb = st_ge_12_q;
+        st_c1_12_d_comb = st_c1_12_q;
+        st_c2_12_d_comb = st_c2_12_q;
+        st_c3_12_d_comb = st_c3_12_q;
+        if (lane_gchk_now_12) begin
+            st_ge_12_d_comb = lanes_12_g_ge;
+            st_c1_12_d_comb = lanes_12_g_c1;
+            st_c2_12_d_comb = lanes_12_g_c2;
+            st_c3_12_d_comb = lanes_12_g_c3;
+        end
         st_mask_12_d = mask_12;
         lane_pre_12 = st_pre_12_q;
-        lane_bfail_12 = st_bfail_12_q;
+        lane_bfail_12 = st_sfail_12_q | (st_gchk_12_q & ~(st_ge_12_q & ((st_c1_12_q & st_c2_12_q) | (st_c1_12_q & st_c3_12_q) | (st_c2_12_q & st_c3_12_q))));
         lane_mask_12 = st_mask_12_q;
         st_pre_13_d = lane_pre_now_13;
-        st_bfail_13_d = lane_bfail_now_13;
+        st_sfail_13_d = lane_sfail_now_13;
+        st_gchk_13_d = lane_gchk_now_13;
+        st_ge_13_d_comb = st_ge_13_q;
+        st_c1_13_d_comb = st_c1_13_q;
+        st_c2_13_d_comb = st_c2_13_q;
+        st_c3_13_d_comb = st_c3_13_q;
+        if (lane_gchk_now_13) begin
+            st_ge_13_d_comb = lanes_13_g_ge;
+            st_c1_13_d_comb = lanes_13_g_c1;
+            st_c2_13_d_comb = lanes_13_g_c2;
+            st_c3_13_d_comb = lanes_13_g_c3;
+        end
         st_mask_13_d = mask_13;
         lane_pre_13 = st_pre_13_q;
-        lane_bfail_13 = st_bfail_13_q;
+        lane_bfail_13 = st_sfail_13_q | (st_gchk_13_q & ~(st_ge_13_q & ((st_c1_13_q & st_c2_13_q) | (st_c1_13_q & st_c3_13_q) | (st_c2_13_q & st_c3_13_q))));
         lane_mask_13 = st_mask_13_q;
         st_pre_14_d = lane_pre_now_14;
-        st_bfail_14_d = lane_bfail_now_14;
+        st_sfail_14_d = lane_sfail_now_14;
+        st_gchk_14_d = lane_gchk_now_14;
+        st_ge_14_d_comb = st_ge_14_q;
+        st_c1_14_d_comb = st_c1_14_q;
+        st_c2_14_d_comb = st_c2_14_q;
+        st_c3_14_d_comb = st_c3_14_q;
+        if (lane_gchk_now_14) begin
+            st_ge_14_d_comb = lanes_14_g_ge;
+            st_c1_14_d_comb = lanes_14_g_c1;
+            st_c2_14_d_comb = lanes_14_g_c2;
+            st_c3_14_d_comb = lanes_14_g_c3;
+        end
         st_mask_14_d = mask_14;
         lane_pre_14 = st_pre_14_q;
-        lane_bfail_14 = st_bfail_14_q;
+        lane_bfail_14 = st_sfail_14_q | (st_gchk_14_q & ~(st_ge_14_q & ((st_c1_14_q & st_c2_14_q) | (st_c1_14_q & st_c3_14_q) | (st_c2_14_q & st_c3_14_q))));
         lane_mask_14 = st_mask_14_q;
         st_pre_15_d = lane_pre_now_15;
-        st_bfail_15_d = lane_bfail_now_15;
+        st_sfail_15_d = lane_sfail_now_15;
+        st_gchk_15_d = lane_gchk_now_15;
+        st_ge_15_d_comb = st_ge_15_q;
+        st_c1_15_d_comb = st_c1_15_q;
+        st_c2_15_d_comb = st_c2_15_q;
+        st_c3_15_d_comb = st_c3_15_q;
+        if (lane_gchk_now_15) begin
+            st_ge_15_d_comb = lanes_15_g_ge;
+            st_c1_15_d_comb = lanes_15_g_c1;
+            st_c2_15_d_comb = lanes_15_g_c2;
+            st_c3_15_d_comb = lanes_15_g_c3;
+        end
         st_mask_15_d = mask_15;
         lane_pre_15 = st_pre_15_q;
-        lane_bfail_15 = st_bfail_15_q;
+        lane_bfail_15 = st_sfail_15_q | (st_gchk_15_q & ~(st_ge_15_q & ((st_c1_15_q & st_c2_15_q) | (st_c1_15_q & st_c3_15_q) | (st_c2_15_q & st_c3_15_q))));
         lane_mask_15 = st_mask_15_q;
         st_pre_16_d = lane_pre_now_16;
-        st_bfail_16_d = lane_bfail_now_16;
+        st_sfail_16_d = lane_sfail_now_16;
+        st_gchk_16_d = lane_gchk_now_16;
+        st_ge_16_d_comb = st_ge_16_q;
+        st_c1_16_d_comb = st_c1_16_q;
+        st_c2_16_d_comb = st_c2_16_q;
+        st_c3_16_d_comb = st_c3_16_q;
+        if (lane_gchk_now_16) begin
+            st_ge_16_d_comb = lanes_16_g_ge;
+            st_c1_16_d_comb = lanes_16_g_c1;
+            st_c2_16_d_comb = lanes_16_g_c2;
+            st_c3_16_d_comb = lanes_16_g_c3;
+        end
         st_mask_16_d = mask_16;
         lane_pre_16 = st_pre_16_q;
-        lane_bfail_16 = st_bfail_16_q;
+        lane_bfail_16 = st_sfail_16_q | (st_gchk_16_q & ~(st_ge_16_q & ((st_c1_16_q & st_c2_16_q) | (st_c1_16_q & st_c3_16_q) | (st_c2_16_q & st_c3_16_q))));
         lane_mask_16 = st_mask_16_q;
         st_pre_17_d = lane_pre_now_17;
-        st_bfail_17_d = lane_bfail_now_17;
+        st_sfail_17_d = lane_sfail_now_17;
+        st_gchk_17_d = lane_gchk_now_17;
+        st_ge_17_d_comb = st_ge_17_q;
+        st_c1_17_d_comb = st_c1_17_q;
+        st_c2_17_d_comb = st_c2_17_q;
+        st_c3_17_d_comb = st_c3_17_q;
+        if (lane_gchk_now_17) begin
+            st_ge_17_d_comb = lanes_17_g_ge;
+            st_c1_17_d_comb = lanes_17_g_c1;
+            st_c2_17_d_comb = lanes_17_g_c2;
+            st_c3_17_d_comb = lanes_17_g_c3;
+        end
         st_mask_17_d = mask_17;
         lane_pre_17 = st_pre_17_q;
-        lane_bfail_17 = st_bfail_17_q;
+        lane_bfail_17 = st_sfail_17_q | (st_gchk_17_q & ~(st_ge_17_q & ((st_c1_17_q & st_c2_17_q) | (st_c1_17_q & st_c3_17_q) | (st_c2_17_q & st_c3_17_q))));
         lane_mask_17 = st_mask_17_q;
         st_pre_18_d = lane_pre_now_18;
-        st_bfail_18_d = lane_bfail_now_18;
+        st_sfail_18_d = lane_sfail_now_18;
+        st_gchk_18_d = lane_gchk_now_18;
+        st_ge_18_d_comb = st_ge_18_q;
+        st_c1_18_d_comb = st_c1_18_q;
+        st_c2_18_d_comb = st_c2_18_q;
+        st_c3_18_d_comb = st_c3_18_q;
+        if (lane_gchk_now_18) begin
+            st_ge_18_d_comb = lanes_18_g_ge;
+            st_c1_18_d_comb = lanes_18_g_c1;
+            st_c2_18_d_comb = lanes_18_g_c2;
+            st_c3_18_d_comb = lanes_18_g_c3;
+        end
         st_mask_18_d = mask_18;
         lane_pre_18 = st_pre_18_q;
-        lane_bfail_18 = st_bfail_18_q;
+        lane_bfail_18 = st_sfail_18_q | (st_gchk_18_q & ~(st_ge_18_q & ((st_c1_18_q & st_c2_18_q) | (st_c1_18_q & st_c3_18_q) | (st_c2_18_q & st_c3_18_q))));
         lane_mask_18 = st_mask_18_q;
         st_pre_19_d = lane_pre_now_19;
-        st_bfail_19_d = lane_bfail_now_19;
+        st_sfail_19_d = lane_sfail_now_19;
+        st_gchk_19_d = lane_gchk_now_19;
+        st_ge_19_d_comb = st_ge_19_q;
+        st_c1_19_d_comb = st_c1_19_q;
+        st_c2_19_d_comb = st_c2_19_q;
+        st_c3_19_d_comb = st_c3_19_q;
+        if (lane_gchk_now_19) begin
+            st_ge_19_d_comb = lanes_19_g_ge;
+            st_c1_19_d_comb = lanes_19_g_c1;
+            st_c2_19_d_comb = lanes_19_g_c2;
+            st_c3_19_d_comb = lanes_19_g_c3;
+        end
         st_mask_19_d = mask_19;
         lane_pre_19 = st_pre_19_q;
-        lane_bfail_19 = st_bfail_19_q;
+        lane_bfail_19 = st_sfail_19_q | (st_gchk_19_q & ~(st_ge_19_q & ((st_c1_19_q & st_c2_19_q) | (st_c1_19_q & st_c3_19_q) | (st_c2_19_q & st_c3_19_q))));
         lane_mask_19 = st_mask_19_q;
         st_pre_20_d = lane_pre_now_20;
-        st_bfail_20_d = lane_bfail_now_20;
+        st_sfail_20_d = lane_sfail_now_20;
+        st_gchk_20_d = lane_gchk_now_20;
+        st_ge_20_d_comb = st_ge_20_q;
+        st_c1_20_d_comb = st_c1_20_q;
+        st_c2_20_d_comb = st_c2_20_q;
+        st_c3_20_d_comb = st_c3_20_q;
+        if (lane_gchk_now_20) begin
+            st_ge_20_d_comb = lanes_20_g_ge;
+            st_c1_20_d_comb = lanes_20_g_c1;
+            st_c2_20_d_comb = lanes_20_g_c2;
+            st_c3_20_d_comb = lanes_20_g_c3;
+        end
         st_mask_20_d = mask_20;
         lane_pre_20 = st_pre_20_q;
-        lane_bfail_20 = st_bfail_20_q;
+        lane_bfail_20 = st_sfail_20_q | (st_gchk_20_q & ~(st_ge_20_q & ((st_c1_20_q & st_c2_20_q) | (st_c1_20_q & st_c3_20_q) | (st_c2_20_q & st_c3_20_q))));
         lane_mask_20 = st_mask_20_q;
         st_pre_21_d = lane_pre_now_21;
-        st_bfail_21_d = lane_bfail_now_21;
+        st_sfail_21_d = lane_sfail_now_21;
+        st_gchk_21_d = lane_gchk_now_21;
+        st_ge_21_d_comb = st_ge_21_q;
+        st_c1_21_d_comb = st_c1_21_q;
+        st_c2_21_d_comb = st_c2_21_q;
+        st_c3_21_d_comb = st_c3_21_q;
+        if (lane_gchk_now_21) begin
+            st_ge_21_d_comb = lanes_21_g_ge;
+            st_c1_21_d_comb = lanes_21_g_c1;
+            st_c2_21_d_comb = lanes_21_g_c2;
+            st_c3_21_d_comb = lanes_21_g_c3;
+        end
         st_mask_21_d = mask_21;
         lane_pre_21 = st_pre_21_q;
-        lane_bfail_21 = st_bfail_21_q;
+        lane_bfail_21 = st_sfail_21_q | (st_gchk_21_q & ~(st_ge_21_q & ((st_c1_21_q & st_c2_21_q) | (st_c1_21_q & st_c3_21_q) | (st_c2_21_q & st_c3_21_q))));
         lane_mask_21 = st_mask_21_q;
         st_pre_22_d = lane_pre_now_22;
-        st_bfail_22_d = lane_bfail_now_22;
+        st_sfail_22_d = lane_sfail_now_22;
+        st_gchk_22_d = lane_gchk_now_22;
+        st_ge_22_d_comb = st_ge_22_q;
+        st_c1_22_d_comb = st_c1_22_q;
+        st_c2_22_d_comb = st_c2_22_q;
+        st_c3_22_d_comb = st_c3_22_q;
+        if (lane_gchk_now_22) begin
+            st_ge_22_d_comb = lanes_22_g_ge;
+            st_c1_22_d_comb = lanes_22_g_c1;
+            st_c2_22_d_comb = lanes_22_g_c2;
+            st_c3_22_d_comb = lanes_22_g_c3;
+        end
         st_mask_22_d = mask_22;
         lane_pre_22 = st_pre_22_q;
-        lane_bfail_22 = st_bfail_22_q;
+        lane_bfail_22 = st_sfail_22_q | (st_gchk_22_q & ~(st_ge_22_q & ((st_c1_22_q & st_c2_22_q) | (st_c1_22_q & st_c3_22_q) | (st_c2_22_q & st_c3_22_q))));
         lane_mask_22 = st_mask_22_q;
         st_pre_23_d = lane_pre_now_23;
-        st_bfail_23_d = lane_bfail_now_23;
+        st_sfail_23_d = lane_sfail_now_23;
+        st_gchk_23_d = lane_gchk_now_23;
+        st_ge_23_d_comb = st_ge_23_q;
+        st_c1_23_d_comb = st_c1_23_q;
+        st_c2_23_d_comb = st_c2_23_q;
+        st_c3_23_d_comb = st_c3_23_q;
+        if (lane_gchk_now_23) begin
+            st_ge_23_d_comb = lanes_23_g_ge;
+            st_c1_23_d_comb = lanes_23_g_c1;
+            st_c2_23_d_comb = lanes_23_g_c2;
+            st_c3_23_d_comb = lanes_23_g_c3;
+        end
         st_mask_23_d = mask_23;
         lane_pre_23 = st_pre_23_q;
-        lane_bfail_23 = st_bfail_23_q;
+        lane_bfail_23 = st_sfail_23_q | (st_gchk_23_q & ~(st_ge_23_q & ((st_c1_23_q & st_c2_23_q) | (st_c1_23_q & st_c3_23_q) | (st_c2_23_q & st_c3_23_q))));
         lane_mask_23 = st_mask_23_q;
         st_pre_24_d = lane_pre_now_24;
-        st_bfail_24_d = lane_bfail_now_24;
+        st_sfail_24_d = lane_sfail_now_24;
+        st_gchk_24_d = lane_gchk_now_24;
+        st_ge_24_d_comb = st_ge_24_q;
+        st_c1_24_d_comb = st_c1_24_q;
+        st_c2_24_d_comb = st_c2_24_q;
+        st_c3_24_d_comb = st_c3_24_q;
+        if (lane_gchk_now_24) begin
+            st_ge_24_d_comb = lanes_24_g_ge;
+            st_c1_24_d_comb = lanes_24_g_c1;
+            st_c2_24_d_comb = lanes_24_g_c2;
+            st_c3_24_d_comb = lanes_24_g_c3;
+        end
         st_mask_24_d = mask_24;
         lane_pre_24 = st_pre_24_q;
-        lane_bfail_24 = st_bfail_24_q;
+        lane_bfail_24 = st_sfail_24_q | (st_gchk_24_q & ~(st_ge_24_q & ((st_c1_24_q & st_c2_24_q) | (st_c1_24_q & st_c3_24_q) | (st_c2_24_q & st_c3_24_q))));
         lane_mask_24 = st_mask_24_q;
         st_pre_25_d = lane_pre_now_25;
-        st_bfail_25_d = lane_bfail_now_25;
+        st_sfail_25_d = lane_sfail_now_25;
+        st_gchk_25_d = lane_gchk_now_25;
+        st_ge_25_d_comb = st_ge_25_q;
+        st_c1_25_d_comb = st_c1_25_q;
+        st_c2_25_d_comb = st_c2_25_q;
+        st_c3_25_d_comb = st_c3_25_q;
+        if (lane_gchk_now_25) begin
+            st_ge_25_d_comb = lanes_25_g_ge;
+            st_c1_25_d_comb = lanes_25_g_c1;
+            st_c2_25_d_comb = lanes_25_g_c2;
+            st_c3_25_d_comb = lanes_25_g_c3;
+        end
         st_mask_25_d = mask_25;
         lane_pre_25 = st_pre_25_q;
-        lane_bfail_25 = st_bfail_25_q;
+        lane_bfail_25 = st_sfail_25_q | (st_gchk_25_q & ~(st_ge_25_q & ((st_c1_25_q & st_c2_25_q) | (st_c1_25_q & st_c3_25_q) | (st_c2_25_q & st_c3_25_q))));
         lane_mask_25 = st_mask_25_q;
         st_pre_26_d = lane_pre_now_26;
-        st_bfail_26_d = lane_bfail_now_26;
+        st_sfail_26_d = lane_sfail_now_26;
+        st_gchk_26_d = lane_gchk_now_26;
+        st_ge_26_d_comb = st_ge_26_q;
+        st_c1_26_d_comb = st_c1_26_q;
+        st_c2_26_d_comb = st_c2_26_q;
+        st_c3_26_d_comb = st_c3_26_q;
+        if (lane_gchk_now_26) begin
+            st_ge_26_d_comb = lanes_26_g_ge;
+            st_c1_26_d_comb = lanes_26_g_c1;
+            st_c2_26_d_comb = lanes_26_g_c2;
+            st_c3_26_d_comb = lanes_26_g_c3;
+        end
         st_mask_26_d = mask_26;
         lane_pre_26 = st_pre_26_q;
-        lane_bfail_26 = st_bfail_26_q;
+        lane_bfail_26 = st_sfail_26_q | (st_gchk_26_q & ~(st_ge_26_q & ((st_c1_26_q & st_c2_26_q) | (st_c1_26_q & st_c3_26_q) | (st_c2_26_q & st_c3_26_q))));
         lane_mask_26 = st_mask_26_q;
         st_pre_27_d = lane_pre_now_27;
-        st_bfail_27_d = lane_bfail_now_27;
+        st_sfail_27_d = lane_sfail_now_27;
+        st_gchk_27_d = lane_gchk_now_27;
+        st_ge_27_d_comb = st_ge_27_q;
+        st_c1_27_d_comb = st_c1_27_q;
+        st_c2_27_d_comb = st_c2_27_q;
+        st_c3_27_d_comb = st_c3_27_q;
+        if (lane_gchk_now_27) begin
+            st_ge_27_d_comb = lanes_27_g_ge;
+            st_c1_27_d_comb = lanes_27_g_c1;
+            st_c2_27_d_comb = lanes_27_g_c2;
+            st_c3_27_d_comb = lanes_27_g_c3;
+        end
         st_mask_27_d = mask_27;
         lane_pre_27 = st_pre_27_q;
-        lane_bfail_27 = st_bfail_27_q;
+        lane_bfail_27 = st_sfail_27_q | (st_gchk_27_q & ~(st_ge_27_q & ((st_c1_27_q & st_c2_27_q) | (st_c1_27_q & st_c3_27_q) | (st_c2_27_q & st_c3_27_q))));
         lane_mask_27 = st_mask_27_q;
         st_pre_28_d = lane_pre_now_28;
-        st_bfail_28_d = lane_bfail_now_28;
+        st_sfail_28_d = lane_sfail_now_28;
+        st_gchk_28_d = lane_gchk_now_28;
+        st_ge_28_d_comb = st_ge_28_q;
+        st_c1_28_d_comb = st_c1_28_q;
+        st_c2_28_d_comb = st_c2_28_q;
+        st_c3_28_d_comb = st_c3_28_q;
+        if (lane_gchk_now_28) begin
+            st_ge_28_d_comb = lanes_28_g_ge;
+            st_c1_28_d_comb = lanes_28_g_c1;
+            st_c2_28_d_comb = lanes_28_g_c2;
+            st_c3_28_d_comb = lanes_28_g_c3;
+        end
         st_mask_28_d = mask_28;
         lane_pre_28 = st_pre_28_q;
-        lane_bfail_28 = st_bfail_28_q;
+        lane_bfail_28 = st_sfail_28_q | (st_gchk_28_q & ~(st_ge_28_q & ((st_c1_28_q & st_c2_28_q) | (st_c1_28_q & st_c3_28_q) | (st_c2_28_q & st_c3_28_q))));
         lane_mask_28 = st_mask_28_q;
         st_pre_29_d = lane_pre_now_29;
-        st_bfail_29_d = lane_bfail_now_29;
+        st_sfail_29_d = lane_sfail_now_29;
+        st_gchk_29_d = lane_gchk_now_29;
+        st_ge_29_d_comb = st_ge_29_q;
+        st_c1_29_d_comb = st_c1_29_q;
+        st_c2_29_d_comb = st_c2_29_q;
+        st_c3_29_d_comb = st_c3_29_q;
+        if (lane_gchk_now_29) begin
+            st_ge_29_d_comb = lanes_29_g_ge;
+            st_c1_29_d_comb = lanes_29_g_c1;
+            st_c2_29_d_comb = lanes_29_g_c2;
+            st_c3_29_d_comb = lanes_29_g_c3;
+        end
         st_mask_29_d = mask_29;
         lane_pre_29 = st_pre_29_q;
-        lane_bfail_29 = st_bfail_29_q;
+        lane_bfail_29 = st_sfail_29_q | (st_gchk_29_q & ~(st_ge_29_q & ((st_c1_29_q & st_c2_29_q) | (st_c1_29_q & st_c3_29_q) | (st_c2_29_q & st_c3_29_q))));
         lane_mask_29 = st_mask_29_q;
         st_pre_30_d = lane_pre_now_30;
-        st_bfail_30_d = lane_bfail_now_30;
+        st_sfail_30_d = lane_sfail_now_30;
+        st_gchk_30_d = lane_gchk_now_30;
+        st_ge_30_d_comb = st_ge_30_q;
+        st_c1_30_d_comb = st_c1_30_q;
+        st_c2_30_d_comb = st_c2_30_q;
+        st_c3_30_d_comb = st_c3_30_q;
+        if (lane_gchk_now_30) begin
+            st_ge_30_d_comb = lanes_30_g_ge;
+            st_c1_30_d_comb = lanes_30_g_c1;
+            st_c2_30_d_comb = lanes_30_g_c2;
+            st_c3_30_d_comb = lanes_30_g_c3;
+        end
         st_mask_30_d = mask_30;
         lane_pre_30 = st_pre_30_q;
-        lane_bfail_30 = st_bfail_30_q;
+        lane_bfail_30 = st_sfail_30_q | (st_gchk_30_q & ~(st_ge_30_q & ((st_c1_30_q & st_c2_30_q) | (st_c1_30_q & st_c3_30_q) | (st_c2_30_q & st_c3_30_q))));
         lane_mask_30 = st_mask_30_q;
         st_pre_31_d = lane_pre_now_31;
-        st_bfail_31_d = lane_bfail_now_31;
+        st_sfail_31_d = lane_sfail_now_31;
+        st_gchk_31_d = lane_gchk_now_31;
+        st_ge_31_d_comb = st_ge_31_q;
+        st_c1_31_d_comb = st_c1_31_q;
+        st_c2_31_d_comb = st_c2_31_q;
+        st_c3_31_d_comb = st_c3_31_q;
+        if (lane_gchk_now_31) begin
+            st_ge_31_d_comb = lanes_31_g_ge;
+            st_c1_31_d_comb = lanes_31_g_c1;
+            st_c2_31_d_comb = lanes_31_g_c2;
+            st_c3_31_d_comb = lanes_31_g_c3;
+        end
         st_mask_31_d = mask_31;
         lane_pre_31 = st_pre_31_q;
-        lane_bfail_31 = st_bfail_31_q;
+        lane_bfail_31 = st_sfail_31_q | (st_gchk_31_q & ~(st_ge_31_q & ((st_c1_31_q & st_c2_31_q) | (st_c1_31_q & st_c3_31_q) | (st_c2_31_q & st_c3_31_q))));
         lane_mask_31 = st_mask_31_q;
         st_shared_0_d = shared;
         shared_x = st_shared_0_q;
@@ -17251,11 +18923,139 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_7_g_loc = lanes_7_g_loc_comb;
         lanes_8_g_loc = lanes_8_g_loc_comb;
         lanes_9_g_loc = lanes_9_g_loc_comb;
+        st_c1_0_d = st_c1_0_d_comb;
+        st_c1_10_d = st_c1_10_d_comb;
+        st_c1_11_d = st_c1_11_d_comb;
+        st_c1_12_d = st_c1_12_d_comb;
+        st_c1_13_d = st_c1_13_d_comb;
+        st_c1_14_d = st_c1_14_d_comb;
+        st_c1_15_d = st_c1_15_d_comb;
+        st_c1_16_d = st_c1_16_d_comb;
+        st_c1_17_d = st_c1_17_d_comb;
+        st_c1_18_d = st_c1_18_d_comb;
+        st_c1_19_d = st_c1_19_d_comb;
+        st_c1_1_d = st_c1_1_d_comb;
+        st_c1_20_d = st_c1_20_d_comb;
+        st_c1_21_d = st_c1_21_d_comb;
+        st_c1_22_d = st_c1_22_d_comb;
+        st_c1_23_d = st_c1_23_d_comb;
+        st_c1_24_d = st_c1_24_d_comb;
+        st_c1_25_d = st_c1_25_d_comb;
+        st_c1_26_d = st_c1_26_d_comb;
+        st_c1_27_d = st_c1_27_d_comb;
+        st_c1_28_d = st_c1_28_d_comb;
+        st_c1_29_d = st_c1_29_d_comb;
+        st_c1_2_d = st_c1_2_d_comb;
+        st_c1_30_d = st_c1_30_d_comb;
+        st_c1_31_d = st_c1_31_d_comb;
+        st_c1_3_d = st_c1_3_d_comb;
+        st_c1_4_d = st_c1_4_d_comb;
+        st_c1_5_d = st_c1_5_d_comb;
+        st_c1_6_d = st_c1_6_d_comb;
+        st_c1_7_d = st_c1_7_d_comb;
+        st_c1_8_d = st_c1_8_d_comb;
+        st_c1_9_d = st_c1_9_d_comb;
+        st_c2_0_d = st_c2_0_d_comb;
+        st_c2_10_d = st_c2_10_d_comb;
+        st_c2_11_d = st_c2_11_d_comb;
+        st_c2_12_d = st_c2_12_d_comb;
+        st_c2_13_d = st_c2_13_d_comb;
+        st_c2_14_d = st_c2_14_d_comb;
+        st_c2_15_d = st_c2_15_d_comb;
+        st_c2_16_d = st_c2_16_d_comb;
+        st_c2_17_d = st_c2_17_d_comb;
+        st_c2_18_d = st_c2_18_d_comb;
+        st_c2_19_d = st_c2_19_d_comb;
+        st_c2_1_d = st_c2_1_d_comb;
+        st_c2_20_d = st_c2_20_d_comb;
+        st_c2_21_d = st_c2_21_d_comb;
+        st_c2_22_d = st_c2_22_d_comb;
+        st_c2_23_d = st_c2_23_d_comb;
+        st_c2_24_d = st_c2_24_d_comb;
+        st_c2_25_d = st_c2_25_d_comb;
+        st_c2_26_d = st_c2_26_d_comb;
+        st_c2_27_d = st_c2_27_d_comb;
+        st_c2_28_d = st_c2_28_d_comb;
+        st_c2_29_d = st_c2_29_d_comb;
+        st_c2_2_d = st_c2_2_d_comb;
+        st_c2_30_d = st_c2_30_d_comb;
+        st_c2_31_d = st_c2_31_d_comb;
+        st_c2_3_d = st_c2_3_d_comb;
+        st_c2_4_d = st_c2_4_d_comb;
+        st_c2_5_d = st_c2_5_d_comb;
+        st_c2_6_d = st_c2_6_d_comb;
+        st_c2_7_d = st_c2_7_d_comb;
+        st_c2_8_d = st_c2_8_d_comb;
+        st_c2_9_d = st_c2_9_d_comb;
+        st_c3_0_d = st_c3_0_d_comb;
+        st_c3_10_d = st_c3_10_d_comb;
+        st_c3_11_d = st_c3_11_d_comb;
+        st_c3_12_d = st_c3_12_d_comb;
+        st_c3_13_d = st_c3_13_d_comb;
+        st_c3_14_d = st_c3_14_d_comb;
+        st_c3_15_d = st_c3_15_d_comb;
+        st_c3_16_d = st_c3_16_d_comb;
+        st_c3_17_d = st_c3_17_d_comb;
+        st_c3_18_d = st_c3_18_d_comb;
+        st_c3_19_d = st_c3_19_d_comb;
+        st_c3_1_d = st_c3_1_d_comb;
+        st_c3_20_d = st_c3_20_d_comb;
+        st_c3_21_d = st_c3_21_d_comb;
+        st_c3_22_d = st_c3_22_d_comb;
+        st_c3_23_d = st_c3_23_d_comb;
+        st_c3_24_d = st_c3_24_d_comb;
+        st_c3_25_d = st_c3_25_d_comb;
+        st_c3_26_d = st_c3_26_d_comb;
+        st_c3_27_d = st_c3_27_d_comb;
+        st_c3_28_d = st_c3_28_d_comb;
+        st_c3_29_d = st_c3_29_d_comb;
+        st_c3_2_d = st_c3_2_d_comb;
+        st_c3_30_d = st_c3_30_d_comb;
+        st_c3_31_d = st_c3_31_d_comb;
+        st_c3_3_d = st_c3_3_d_comb;
+        st_c3_4_d = st_c3_4_d_comb;
+        st_c3_5_d = st_c3_5_d_comb;
+        st_c3_6_d = st_c3_6_d_comb;
+        st_c3_7_d = st_c3_7_d_comb;
+        st_c3_8_d = st_c3_8_d_comb;
+        st_c3_9_d = st_c3_9_d_comb;
+        st_ge_0_d = st_ge_0_d_comb;
+        st_ge_10_d = st_ge_10_d_comb;
+        st_ge_11_d = st_ge_11_d_comb;
+        st_ge_12_d = st_ge_12_d_comb;
+        st_ge_13_d = st_ge_13_d_comb;
+        st_ge_14_d = st_ge_14_d_comb;
+        st_ge_15_d = st_ge_15_d_comb;
+        st_ge_16_d = st_ge_16_d_comb;
+        st_ge_17_d = st_ge_17_d_comb;
+        st_ge_18_d = st_ge_18_d_comb;
+        st_ge_19_d = st_ge_19_d_comb;
+        st_ge_1_d = st_ge_1_d_comb;
+        st_ge_20_d = st_ge_20_d_comb;
+        st_ge_21_d = st_ge_21_d_comb;
+        st_ge_22_d = st_ge_22_d_comb;
+        st_ge_23_d = st_ge_23_d_comb;
+        st_ge_24_d = st_ge_24_d_comb;
+        st_ge_25_d = st_ge_25_d_comb;
+        st_ge_26_d = st_ge_26_d_comb;
+        st_ge_27_d = st_ge_27_d_comb;
+        st_ge_28_d = st_ge_28_d_comb;
+        st_ge_29_d = st_ge_29_d_comb;
+        st_ge_2_d = st_ge_2_d_comb;
+        st_ge_30_d = st_ge_30_d_comb;
+        st_ge_31_d = st_ge_31_d_comb;
+        st_ge_3_d = st_ge_3_d_comb;
+        st_ge_4_d = st_ge_4_d_comb;
+        st_ge_5_d = st_ge_5_d_comb;
+        st_ge_6_d = st_ge_6_d_comb;
+        st_ge_7_d = st_ge_7_d_comb;
+        st_ge_8_d = st_ge_8_d_comb;
+        st_ge_9_d = st_ge_9_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -17272,6 +19072,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -17396,12 +19200,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -17416,7 +19226,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -17424,12 +19237,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -17668,6 +19483,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -17691,7 +19510,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -17700,6 +19519,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -17713,9 +19535,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -17734,7 +19553,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -17743,6 +19562,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -17756,9 +19578,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -17777,7 +19596,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -17794,6 +19613,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -17918,12 +19741,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -17938,7 +19767,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -17946,12 +19778,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18190,6 +20024,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -18213,7 +20051,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -18222,6 +20060,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -18235,9 +20076,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -18256,7 +20094,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -18265,6 +20103,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -18278,9 +20119,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -18299,7 +20137,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -18316,6 +20154,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -18440,12 +20282,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -18460,7 +20308,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -18468,12 +20319,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -18712,6 +20565,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -18735,7 +20592,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -18744,6 +20601,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -18757,9 +20617,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -18778,7 +20635,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -18787,6 +20644,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -18800,9 +20660,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -18821,7 +20678,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -18838,6 +20695,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -18962,12 +20823,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -18982,7 +20849,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -18990,12 +20860,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19234,6 +21106,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -19257,7 +21133,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -19266,6 +21142,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -19279,9 +21158,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -19300,7 +21176,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -19309,6 +21185,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -19322,9 +21201,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -19343,7 +21219,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19360,6 +21236,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -19484,12 +21364,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -19504,7 +21390,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -19512,12 +21401,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19756,6 +21647,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -19779,7 +21674,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -19788,6 +21683,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -19801,9 +21699,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -19822,7 +21717,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -19831,6 +21726,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -19844,9 +21742,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -19865,7 +21760,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19882,6 +21777,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -20006,12 +21905,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -20026,7 +21931,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -20034,12 +21942,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20278,6 +22188,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -20301,7 +22215,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -20310,6 +22224,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -20323,9 +22240,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -20344,7 +22258,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -20353,6 +22267,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -20366,9 +22283,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -20387,7 +22301,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20404,6 +22318,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -20528,12 +22446,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -20548,7 +22472,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -20556,12 +22483,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20800,6 +22729,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -20823,7 +22756,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -20832,6 +22765,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -20845,9 +22781,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -20866,7 +22799,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -20875,6 +22808,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -20888,9 +22824,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -20909,7 +22842,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20926,6 +22859,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -21050,12 +22987,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -21070,7 +23013,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -21078,12 +23024,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21322,6 +23270,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -21345,7 +23297,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -21354,6 +23306,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -21367,9 +23322,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -21388,7 +23340,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -21397,6 +23349,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -21410,9 +23365,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -21431,7 +23383,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21448,6 +23400,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -21572,12 +23528,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -21592,7 +23554,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -21600,12 +23565,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21844,6 +23811,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -21867,7 +23838,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -21876,6 +23847,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -21889,9 +23863,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -21910,7 +23881,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -21919,6 +23890,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -21932,9 +23906,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -21953,7 +23924,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21970,6 +23941,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -22094,12 +24069,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -22114,7 +24095,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -22122,12 +24106,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22366,6 +24352,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -22389,7 +24379,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -22398,6 +24388,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -22411,9 +24404,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -22432,7 +24422,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -22441,6 +24431,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -22454,9 +24447,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -22475,7 +24465,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -22492,6 +24482,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -22616,12 +24610,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -22636,7 +24636,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -22644,12 +24647,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22888,6 +24893,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -22911,7 +24920,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -22920,6 +24929,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -22933,9 +24945,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -22954,7 +24963,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -22963,6 +24972,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -22976,9 +24988,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -22997,7 +25006,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23014,6 +25023,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -23138,12 +25151,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -23158,7 +25177,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -23166,12 +25188,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23410,6 +25434,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -23433,7 +25461,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -23442,6 +25470,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -23455,9 +25486,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -23476,7 +25504,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -23485,6 +25513,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -23498,9 +25529,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -23519,7 +25547,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23536,6 +25564,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -23660,12 +25692,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -23680,7 +25718,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -23688,12 +25729,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23932,6 +25975,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -23955,7 +26002,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -23964,6 +26011,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -23977,9 +26027,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -23998,7 +26045,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -24007,6 +26054,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -24020,9 +26070,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -24041,7 +26088,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24058,6 +26105,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -24182,12 +26233,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -24202,7 +26259,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -24210,12 +26270,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24454,6 +26516,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -24477,7 +26543,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -24486,6 +26552,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -24499,9 +26568,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -24520,7 +26586,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -24529,6 +26595,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -24542,9 +26611,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -24563,7 +26629,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24580,6 +26646,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -24704,12 +26774,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -24724,7 +26800,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -24732,12 +26811,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24976,6 +27057,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -24999,7 +27084,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -25008,6 +27093,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -25021,9 +27109,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -25042,7 +27127,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -25051,6 +27136,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -25064,9 +27152,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -25085,7 +27170,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -25102,6 +27187,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -25226,12 +27315,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -25246,7 +27341,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -25254,12 +27352,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25498,6 +27598,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -25521,7 +27625,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -25530,6 +27634,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -25543,9 +27650,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -25564,7 +27668,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -25573,6 +27677,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -25586,9 +27693,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -25607,7 +27711,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -25624,6 +27728,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -25748,12 +27856,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -25768,7 +27882,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -25776,12 +27893,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -26020,6 +28139,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -26043,7 +28166,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -26052,6 +28175,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -26065,9 +28191,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -26086,7 +28209,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -26095,6 +28218,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -26108,9 +28234,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -26129,7 +28252,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26146,6 +28269,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -26270,12 +28397,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -26290,7 +28423,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -26298,12 +28434,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -26542,6 +28680,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -26565,7 +28707,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -26574,6 +28716,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -26587,9 +28732,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -26608,7 +28750,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -26617,6 +28759,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -26630,9 +28775,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -26651,7 +28793,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26668,6 +28810,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -26792,12 +28938,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -26812,7 +28964,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -26820,12 +28975,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -27064,6 +29221,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -27087,7 +29248,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -27096,6 +29257,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -27109,9 +29273,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -27130,7 +29291,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -27139,6 +29300,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -27152,9 +29316,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -27173,7 +29334,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27190,6 +29351,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -27314,12 +29479,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -27334,7 +29505,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -27342,12 +29516,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -27586,6 +29762,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -27609,7 +29789,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -27618,6 +29798,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -27631,9 +29814,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -27652,7 +29832,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -27661,6 +29841,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -27674,9 +29857,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -27695,7 +29875,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27712,6 +29892,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -27836,12 +30020,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -27856,7 +30046,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -27864,12 +30057,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -28108,6 +30303,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -28131,7 +30330,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -28140,6 +30339,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -28153,9 +30355,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -28174,7 +30373,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -28183,6 +30382,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -28196,9 +30398,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -28217,7 +30416,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -28234,6 +30433,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -28358,12 +30561,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -28378,7 +30587,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -28386,12 +30598,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -28630,6 +30844,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -28653,7 +30871,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -28662,6 +30880,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -28675,9 +30896,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -28696,7 +30914,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -28705,6 +30923,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -28718,9 +30939,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -28739,7 +30957,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -28756,6 +30974,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -28880,12 +31102,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -28900,7 +31128,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -28908,12 +31139,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -29152,6 +31385,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -29175,7 +31412,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -29184,6 +31421,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -29197,9 +31437,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -29218,7 +31455,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -29227,6 +31464,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -29240,9 +31480,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -29261,7 +31498,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29278,6 +31515,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -29402,12 +31643,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -29422,7 +31669,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -29430,12 +31680,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -29674,6 +31926,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -29697,7 +31953,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -29706,6 +31962,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -29719,9 +31978,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -29740,7 +31996,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -29749,6 +32005,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -29762,9 +32021,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -29783,7 +32039,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29800,6 +32056,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -29924,12 +32184,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -29944,7 +32210,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -29952,12 +32221,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -30196,6 +32467,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -30219,7 +32494,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -30228,6 +32503,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -30241,9 +32519,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -30262,7 +32537,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -30271,6 +32546,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -30284,9 +32562,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -30305,7 +32580,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30322,6 +32597,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -30446,12 +32725,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -30466,7 +32751,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -30474,12 +32762,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -30718,6 +33008,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -30741,7 +33035,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -30750,6 +33044,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -30763,9 +33060,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -30784,7 +33078,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -30793,6 +33087,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -30806,9 +33103,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -30827,7 +33121,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30844,6 +33138,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -30968,12 +33266,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -30988,7 +33292,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -30996,12 +33303,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -31240,6 +33549,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -31263,7 +33576,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -31272,6 +33585,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -31285,9 +33601,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -31306,7 +33619,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -31315,6 +33628,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -31328,9 +33644,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -31349,7 +33662,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31366,6 +33679,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -31490,12 +33807,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -31510,7 +33833,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -31518,12 +33844,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -31762,6 +34090,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -31785,7 +34117,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -31794,6 +34126,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -31807,9 +34142,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -31828,7 +34160,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -31837,6 +34169,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -31850,9 +34185,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -31871,7 +34203,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31888,6 +34220,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -32012,12 +34348,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -32032,7 +34374,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -32040,12 +34385,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -32284,6 +34631,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -32307,7 +34658,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -32316,6 +34667,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -32329,9 +34683,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -32350,7 +34701,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -32359,6 +34710,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -32372,9 +34726,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -32393,7 +34744,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -32410,6 +34761,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -32534,12 +34889,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -32554,7 +34915,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -32562,12 +34926,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -32806,6 +35172,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -32829,7 +35199,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -32838,6 +35208,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -32851,9 +35224,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -32872,7 +35242,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -32881,6 +35251,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -32894,9 +35267,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -32915,7 +35285,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -32932,6 +35302,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -33056,12 +35430,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -33076,7 +35456,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -33084,12 +35467,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -33328,6 +35713,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -33351,7 +35740,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -33360,6 +35749,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -33373,9 +35765,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -33394,7 +35783,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -33403,6 +35792,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -33416,9 +35808,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -33437,7 +35826,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -33454,6 +35843,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -33578,12 +35971,18 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -33598,7 +35997,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -33606,12 +36008,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -33850,6 +36254,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -33873,7 +36281,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -33882,6 +36290,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -33895,9 +36306,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -33916,7 +36324,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -33925,6 +36333,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -33938,9 +36349,6 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -39751,6 +42159,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [63:0] node_cmp_w;
     wire  node_cmp_ge;
     wire  node_cmp_ok;
+    wire  node_cmp_carry1;
+    wire  node_cmp_carry2;
+    wire  node_cmp_carry3;
     
     // Local signals
     reg  found;
@@ -39766,8 +42177,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         .size(node_cmp_size),
         .w(node_cmp_w),
         .ge(node_cmp_ge),
-        .ok(node_cmp_ok)
+        .ok(node_cmp_ok),
+        .carry1(node_cmp_carry1),
+        .carry2(node_cmp_carry2),
+        .carry3(node_cmp_carry3)
     );
+    
+    // Sub-block outputs this block does not use
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -39995,7 +42412,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -40004,6 +42421,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok);
     input wire  [63:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 64'h1;
@@ -40017,9 +42437,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok);
     reg  [63:0] s2;
     reg  [63:0] c2;
     reg  [63:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -40140,6 +42557,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [63:0] node_cmp_w;
     wire  node_cmp_ge;
     wire  node_cmp_ok;
+    wire  node_cmp_carry1;
+    wire  node_cmp_carry2;
+    wire  node_cmp_carry3;
     
     // Local signals
     reg  found;
@@ -40155,8 +42575,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         .size(node_cmp_size),
         .w(node_cmp_w),
         .ge(node_cmp_ge),
-        .ok(node_cmp_ok)
+        .ok(node_cmp_ok),
+        .carry1(node_cmp_carry1),
+        .carry2(node_cmp_carry2),
+        .carry3(node_cmp_carry3)
     );
+    
+    // Sub-block outputs this block does not use
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -40384,7 +42810,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -40393,6 +42819,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok);
     input wire  [63:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 64'h1;
@@ -40406,9 +42835,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok);
     reg  [63:0] s2;
     reg  [63:0] c2;
     reg  [63:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -40529,6 +42955,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [63:0] node_cmp_w;
     wire  node_cmp_ge;
     wire  node_cmp_ok;
+    wire  node_cmp_carry1;
+    wire  node_cmp_carry2;
+    wire  node_cmp_carry3;
     
     // Local signals
     reg  found;
@@ -40544,8 +42973,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         .size(node_cmp_size),
         .w(node_cmp_w),
         .ge(node_cmp_ge),
-        .ok(node_cmp_ok)
+        .ok(node_cmp_ok),
+        .carry1(node_cmp_carry1),
+        .carry2(node_cmp_carry2),
+        .carry3(node_cmp_carry3)
     );
+    
+    // Sub-block outputs this block does not use
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -40773,7 +43208,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -40782,6 +43217,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok);
     input wire  [63:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 64'h1;
@@ -40795,9 +43233,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok);
     reg  [63:0] s2;
     reg  [63:0] c2;
     reg  [63:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -40918,6 +43353,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [63:0] node_cmp_w;
     wire  node_cmp_ge;
     wire  node_cmp_ok;
+    wire  node_cmp_carry1;
+    wire  node_cmp_carry2;
+    wire  node_cmp_carry3;
     
     // Local signals
     reg  found;
@@ -40933,8 +43371,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         .size(node_cmp_size),
         .w(node_cmp_w),
         .ge(node_cmp_ge),
-        .ok(node_cmp_ok)
+        .ok(node_cmp_ok),
+        .carry1(node_cmp_carry1),
+        .carry2(node_cmp_carry2),
+        .carry3(node_cmp_carry3)
     );
+    
+    // Sub-block outputs this block does not use
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -41162,7 +43606,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_3
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok);
+module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -41171,6 +43615,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok);
     input wire  [63:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 64'h1;
@@ -41184,9 +43631,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok);
     reg  [63:0] s2;
     reg  [63:0] c2;
     reg  [63:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin

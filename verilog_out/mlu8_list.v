@@ -276,6 +276,10 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     wire  [2:0] memcheck_g_pre;
     wire  memcheck_g_bchk;
     wire  memcheck_g_ok;
+    wire  memcheck_g_ge;
+    wire  memcheck_g_c1;
+    wire  memcheck_g_c2;
+    wire  memcheck_g_c3;
     reg  [31:0] memcheck_s_addr;
     reg  [4:0] memcheck_s_width;
     reg  [31:0] memcheck_s_base;
@@ -454,6 +458,10 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
         .g_pre(memcheck_g_pre),
         .g_bchk(memcheck_g_bchk),
         .g_ok(memcheck_g_ok),
+        .g_ge(memcheck_g_ge),
+        .g_c1(memcheck_g_c1),
+        .g_c2(memcheck_g_c2),
+        .g_c3(memcheck_g_c3),
         .s_addr(memcheck_s_addr),
         .s_width(memcheck_s_width),
         .s_base(memcheck_s_base),
@@ -466,7 +474,7 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
     always @(*) rs_widen_loc64 = {8'h00, rs_widen_loc51, 5'h00}; // rs_widen
     // Sub-block outputs this block does not use
     wire unused_mlb = &{1'b0, mlb_nx_base, mlb_nx_size, mlb_nx_tag, mlb_fill_present, 1'b0};
-    wire unused_memcheck = &{1'b0, memcheck_g_pre, memcheck_g_bchk, memcheck_g_ok, 1'b0};
+    wire unused_memcheck = &{1'b0, memcheck_g_pre, memcheck_g_bchk, memcheck_g_ok, memcheck_g_ge, memcheck_g_c1, memcheck_g_c2, memcheck_g_c3, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1096,7 +1104,7 @@ module mlu8_list(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_lo
 endmodule // mlu8_list
 
 // mlu8_list_memcheck: hw::memcheck::Memcheck
-module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -1113,6 +1121,10 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     output reg  [2:0] g_pre;
     output reg  g_bchk;
     output reg  g_ok;
+    output reg  g_ge;
+    output reg  g_c1;
+    output reg  g_c2;
+    output reg  g_c3;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
@@ -1237,12 +1249,18 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
     reg  [55:0] g_bounds_w;
     wire  g_bounds_ge;
     wire  g_bounds_ok;
+    wire  g_bounds_carry1;
+    wire  g_bounds_carry2;
+    wire  g_bounds_carry3;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
     reg  [31:0] s_bounds_w;
     wire  s_bounds_ge;
     wire  s_bounds_ok;
+    wire  s_bounds_carry1;
+    wire  s_bounds_carry2;
+    wire  s_bounds_carry3;
     
     // Local signals
     reg  [55:0] g_a;
@@ -1257,7 +1275,10 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         .size(g_bounds_size),
         .w(g_bounds_w),
         .ge(g_bounds_ge),
-        .ok(g_bounds_ok)
+        .ok(g_bounds_ok),
+        .carry1(g_bounds_carry1),
+        .carry2(g_bounds_carry2),
+        .carry3(g_bounds_carry3)
     );
     mlu8_list_memcheck_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -1265,12 +1286,14 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
         .size(s_bounds_size),
         .w(s_bounds_w),
         .ge(s_bounds_ge),
-        .ok(s_bounds_ok)
+        .ok(s_bounds_ok),
+        .carry1(s_bounds_carry1),
+        .carry2(s_bounds_carry2),
+        .carry3(s_bounds_carry3)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_g_bounds = &{1'b0, g_bounds_ge, 1'b0};
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -1509,6 +1532,10 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
             end
         end
         g_ok = g_bounds_ok;
+        g_ge = g_bounds_ge;
+        g_c1 = g_bounds_carry1;
+        g_c2 = g_bounds_carry2;
+        g_c3 = g_bounds_carry3;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -1532,7 +1559,7 @@ module mlu8_list_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_si
 endmodule // mlu8_list_memcheck
 
 // mlu8_list_memcheck_g_bounds: hw::in_bounds::InBounds
-module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok);
+module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [55:0] a;
@@ -1541,6 +1568,9 @@ module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok);
     input wire  [55:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 56'h1;
@@ -1554,9 +1584,6 @@ module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok);
     reg  [55:0] s2;
     reg  [55:0] c2;
     reg  [55:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin
@@ -1575,7 +1602,7 @@ module mlu8_list_memcheck_g_bounds(a,base,size,w,ge,ok);
 endmodule // mlu8_list_memcheck_g_bounds
 
 // mlu8_list_memcheck_s_bounds: hw::in_bounds::InBounds
-module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok);
+module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     
     // Module arguments
     input wire  [31:0] a;
@@ -1584,6 +1611,9 @@ module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok);
     input wire  [31:0] w;
     output reg  ge;
     output reg  ok;
+    output reg  carry1;
+    output reg  carry2;
+    output reg  carry3;
     
     // Constant declarations
     localparam  one = 32'h1;
@@ -1597,9 +1627,6 @@ module mlu8_list_memcheck_s_bounds(a,base,size,w,ge,ok);
     reg  [31:0] s2;
     reg  [31:0] c2;
     reg  [31:0] not_r;
-    reg  carry1;
-    reg  carry2;
-    reg  carry3;
     
     // Update code
     always @(*) begin

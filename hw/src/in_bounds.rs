@@ -23,6 +23,10 @@
 //! - `a`, `base`, `size`, `w` (W bits): the access `[a, a + w)` and the
 //!   allocation `[base, base + size)`.
 //! - `ge`: `a >= base`. `ok`: the access lies inside the allocation.
+//! - `carry1`, `carry2`, `carry3`: the three carries above, so that `ok =
+//!   ge & majority(carry1, carry2, carry3)`. A pipeline that registers
+//!   the test (the MLU unit's lane checks) registers these four and ends
+//!   the test after its register, one majority gate later.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -39,9 +43,9 @@ pub struct InBounds<const W: usize> {
     s2: Signal<Local, Bits<W>>,
     c2: Signal<Local, Bits<W>>,
     not_r: Signal<Local, Bits<W>>,
-    carry1: Signal<Local, Bit>,
-    carry2: Signal<Local, Bit>,
-    carry3: Signal<Local, Bit>,
+    pub carry1: Signal<Out, Bit>,
+    pub carry2: Signal<Out, Bit>,
+    pub carry3: Signal<Out, Bit>,
     one: Constant<Bits<W>>,
     top: Constant<Bits<W>>,
     zero: Constant<Bits<W>>,

@@ -16,11 +16,13 @@
 //! one reduction per cycle instead of both). At 1 it is combinational and
 //! `clock` is unused. A lane's fault is registered in two parts
 //! ([`Memcheck`]'s `g_pre`/`g_bchk`/`g_ok`): the fault were the access in
-//! bounds (3 bits), and `bfail`, the bounds test decides and fails (1 bit);
-//! the fault is `pre | code(bfail)` after the register, with code 1
-//! (OUT_OF_BOUNDS) or 5 (SHARED_OOB). The bounds compare, the last to
-//! settle, then ends in one gate at the register rather than in the fault
-//! order's multiplexers.
+//! bounds (3 bits), and `bfail`, the bounds test decides and fails; the
+//! fault is `pre | code(bfail)` after the register, with code 1
+//! (OUT_OF_BOUNDS) or 5 (SHARED_OOB). MEMCHECK.G's bounds test, the last to
+//! settle, is registered in its parts (`g_ge` and the three carries, loaded
+//! only when the test decides) with whether it decides, and `bfail` is made
+//! after the register (one majority gate, in the stage that has the slack);
+//! MEMCHECK.S's 32-bit test is registered as its fail bit.
 //!
 //! # Ports (combinational unless `stages` is 2)
 //! - `clock`: the stage register's clock (stages 2).
@@ -73,6 +75,8 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     // 2), and the lane's fault from them.
     lane_pre_now: [Signal<Local, Bits<3>>; L],
     lane_bfail_now: [Signal<Local, Bit>; L],
+    lane_sfail_now: [Signal<Local, Bit>; L],
+    lane_gchk_now: [Signal<Local, Bit>; L],
     lane_pre: [Signal<Local, Bits<3>>; L],
     lane_bfail: [Signal<Local, Bit>; L],
     lane_mask: [Signal<Local, Bit>; L],
@@ -80,7 +84,14 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     shared_x: Signal<Local, Bit>,
     bcode: Signal<Local, Bits<3>>,
     st_pre: Vec<DFF<Bits<3>>>,
-    st_bfail: Vec<DFF<Bit>>,
+    /// MEMCHECK.S lane failed its bounds test; MEMCHECK.G lane's bounds
+    /// test decides, and its parts (module doc).
+    st_sfail: Vec<DFF<Bit>>,
+    st_gchk: Vec<DFF<Bit>>,
+    st_ge: Vec<DFF<Bit>>,
+    st_c1: Vec<DFF<Bit>>,
+    st_c2: Vec<DFF<Bit>>,
+    st_c3: Vec<DFF<Bit>>,
     st_mask: Vec<DFF<Bit>>,
     st_shared: Vec<DFF<Bit>>,
     // The selection tree (heap order, 2L-1 nodes, leaves L-1..; node n's
@@ -129,6 +140,8 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             lanes: (0..L).map(|_| Memcheck::default()).collect(),
             lane_pre_now: array_init(Default::default),
             lane_bfail_now: array_init(Default::default),
+            lane_sfail_now: array_init(Default::default),
+            lane_gchk_now: array_init(Default::default),
             lane_pre: array_init(Default::default),
             lane_bfail: array_init(Default::default),
             lane_mask: array_init(Default::default),
@@ -136,7 +149,12 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             shared_x: Default::default(),
             bcode: Default::default(),
             st_pre: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
-            st_bfail: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sfail: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_gchk: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_ge: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c1: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c2: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c3: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
             sel_any: (0..2 * L - 1).map(|_| Signal::default()).collect(),
@@ -173,14 +191,18 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lanes[i].s_size.next = self.ssize[i].val();
             self.lane_pre_now[i].next = self.f_none.val();
             self.lane_bfail_now[i].next = false;
+            self.lane_sfail_now[i].next = false;
+            self.lane_gchk_now[i].next = false;
             if self.mask[i].val() {
                 if self.shared.val() {
                     self.lane_bfail_now[i].next = !self.lanes[i].s_ok.val();
+                    self.lane_sfail_now[i].next = !self.lanes[i].s_ok.val();
                 } else if self.lanes[i].g_need_meta.val() & !self.meta_valid.val() {
                     self.lane_pre_now[i].next = self.meta_fault.val();
                 } else {
                     self.lane_pre_now[i].next = self.lanes[i].g_pre.val();
                     self.lane_bfail_now[i].next = self.lanes[i].g_bchk.val() & !self.lanes[i].g_ok.val();
+                    self.lane_gchk_now[i].next = self.lanes[i].g_bchk.val();
                 }
             }
             self.lane_pre[i].next = self.lane_pre_now[i].val();
@@ -191,13 +213,34 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
         // The stage register (stages 2 only; empty otherwise).
         for i in 0..self.st_pre.len() {
             self.st_pre[i].clock.next = self.clock.val();
-            self.st_bfail[i].clock.next = self.clock.val();
+            self.st_sfail[i].clock.next = self.clock.val();
+            self.st_gchk[i].clock.next = self.clock.val();
+            self.st_ge[i].clock.next = self.clock.val();
+            self.st_c1[i].clock.next = self.clock.val();
+            self.st_c2[i].clock.next = self.clock.val();
+            self.st_c3[i].clock.next = self.clock.val();
             self.st_mask[i].clock.next = self.clock.val();
             self.st_pre[i].d.next = self.lane_pre_now[i].val();
-            self.st_bfail[i].d.next = self.lane_bfail_now[i].val();
+            self.st_sfail[i].d.next = self.lane_sfail_now[i].val();
+            self.st_gchk[i].d.next = self.lane_gchk_now[i].val();
+            self.st_ge[i].d.next = self.st_ge[i].q.val();
+            self.st_c1[i].d.next = self.st_c1[i].q.val();
+            self.st_c2[i].d.next = self.st_c2[i].q.val();
+            self.st_c3[i].d.next = self.st_c3[i].q.val();
+            if self.lane_gchk_now[i].val() {
+                self.st_ge[i].d.next = self.lanes[i].g_ge.val();
+                self.st_c1[i].d.next = self.lanes[i].g_c1.val();
+                self.st_c2[i].d.next = self.lanes[i].g_c2.val();
+                self.st_c3[i].d.next = self.lanes[i].g_c3.val();
+            }
             self.st_mask[i].d.next = self.mask[i].val();
             self.lane_pre[i].next = self.st_pre[i].q.val();
-            self.lane_bfail[i].next = self.st_bfail[i].q.val();
+            self.lane_bfail[i].next = self.st_sfail[i].q.val()
+                | (self.st_gchk[i].q.val()
+                    & !(self.st_ge[i].q.val()
+                        & ((self.st_c1[i].q.val() & self.st_c2[i].q.val())
+                            | (self.st_c1[i].q.val() & self.st_c3[i].q.val())
+                            | (self.st_c2[i].q.val() & self.st_c3[i].q.val()))));
             self.lane_mask[i].next = self.st_mask[i].q.val();
         }
         for j in 0..self.st_shared.len() {

@@ -29,6 +29,10 @@
 //!   neither FREED nor mismatched: `g_pre` is NONE); `g_ok`, the access is
 //!   in bounds. `g_fault` = `g_pre`, or OUT_OF_BOUNDS when `g_bchk` and
 //!   not `g_ok`: as OUT_OF_BOUNDS is 1 and NONE 0, `g_pre | (g_bchk & !g_ok)`.
+//! - `g_ok` in parts, for a pipeline that registers them rather than
+//!   `g_ok` (the lane checks at two stages: the bounds compare is the last
+//!   to settle): `g_ge`, `a >= base`, and the three carries `g_c1`, `g_c2`,
+//!   `g_c3` of [`InBounds`]; `g_ok = g_ge & majority(g_c1, g_c2, g_c3)`.
 //! - `g_addr` (56): untag(p), the address passed on when there is no fault.
 //!
 //! MEMCHECK.S (shared memory): 32-bit addresses, as shared-memory windows are
@@ -55,6 +59,10 @@ pub struct Memcheck {
     pub g_pre: Signal<Out, Bits<3>>,
     pub g_bchk: Signal<Out, Bit>,
     pub g_ok: Signal<Out, Bit>,
+    pub g_ge: Signal<Out, Bit>,
+    pub g_c1: Signal<Out, Bit>,
+    pub g_c2: Signal<Out, Bit>,
+    pub g_c3: Signal<Out, Bit>,
     pub s_addr: Signal<In, Bits<32>>,
     pub s_width: Signal<In, Bits<5>>,
     pub s_base: Signal<In, Bits<32>>,
@@ -104,6 +112,10 @@ impl Default for Memcheck {
             g_pre: Default::default(),
             g_bchk: Default::default(),
             g_ok: Default::default(),
+            g_ge: Default::default(),
+            g_c1: Default::default(),
+            g_c2: Default::default(),
+            g_c3: Default::default(),
             s_addr: Default::default(),
             s_width: Default::default(),
             s_base: Default::default(),
@@ -178,6 +190,10 @@ impl Logic for Memcheck {
             }
         }
         self.g_ok.next = self.g_bounds.ok.val();
+        self.g_ge.next = self.g_bounds.ge.val();
+        self.g_c1.next = self.g_bounds.carry1.val();
+        self.g_c2.next = self.g_bounds.carry2.val();
+        self.g_c3.next = self.g_bounds.carry3.val();
         self.g_fault.next = self.g_pre.val();
         if self.g_bchk.val() & !self.g_ok.val() {
             self.g_fault.next = self.f_oob.val();

@@ -310,8 +310,17 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     /// `replay_next_pre`: a lower slot will be valid and done.
     replay_q: Vec<DFF<Bit>>,
     replay_next_pre: Vec<Signal<Local, Bit>>,
+    /// The unassigned slots (valid, no walker yet), the lowest of them and
+    /// whether there is one, registered the same way from the slots' next
+    /// state (`unas_next`, `unas_next_pre`): the priority chain over the
+    /// slots' valid bits ahead of `assign_now` was the 8-entry unit's
+    /// longest path into the walkers' state and the slots' walker index.
+    unas_q: Vec<DFF<Bit>>,
+    unas_pick_q: Vec<DFF<Bit>>,
+    unas_any_q: DFF<Bit>,
+    unas_next: Vec<Signal<Local, Bit>>,
+    unas_next_pre: Vec<Signal<Local, Bit>>,
     unas: Vec<Signal<Local, Bit>>,
-    unas_pre: Vec<Signal<Local, Bit>>,
     unas_pick: Vec<Signal<Local, Bit>>,
     // Per slot, its walker's result and whether that walker is taken now,
     // selected by the slot's walker index (a register), so the late `taken`
@@ -599,8 +608,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             any_replay: Default::default(),
             replay_q: regs(r),
             replay_next_pre: sigs(r),
+            unas_q: regs(r),
+            unas_pick_q: regs(r),
+            unas_any_q: Default::default(),
+            unas_next: sigs(r),
+            unas_next_pre: sigs(r + 1),
             unas: sigs(r),
-            unas_pre: sigs(r + 1),
             unas_pick: sigs(r),
             sw_take: sigs(r),
             sw_res: sigs(r),
@@ -688,7 +701,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -759,6 +772,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
         for s in 0..self.ceq_slot.len() {
             self.ceq_slot[s].clock.next = self.clock.val();
             self.replay_q[s].clock.next = self.clock.val();
+            self.unas_q[s].clock.next = self.clock.val();
+            self.unas_pick_q[s].clock.next = self.clock.val();
         }
         for k in 0..self.ceq_walker.len() {
             self.ceq_walker[k].clock.next = self.clock.val();
@@ -895,7 +910,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // Slots: the one that re-enters (lowest with a result), the lowest
                             // free one, the lowest unassigned one; free slots counted.
                             self.replay_pre[0].next = false;
-                            self.unas_pre[0].next = false;
                             self.slot_free_pre[0].next = false;
                             for s in 1..self.s_valid.len() {
                                 self.slot_free_pre[s].next = self.slot_free_pre[s - 1].val() | !self.s_valid[s - 1].q.val();
@@ -904,9 +918,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             for s in 0..self.s_valid.len() {
                                 self.replay_pick[s].next = self.replay_q[s].q.val();
                                 self.replay_pre[s + 1].next = self.replay_pre[s].val() | self.replay_q[s].q.val();
-                                self.unas[s].next = self.s_valid[s].q.val() & !self.s_assigned[s].q.val();
-                                self.unas_pick[s].next = self.unas[s].val() & !self.unas_pre[s].val();
-                                self.unas_pre[s + 1].next = self.unas_pre[s].val() | self.unas[s].val();
+                                self.unas[s].next = self.unas_q[s].q.val();
+                                self.unas_pick[s].next = self.unas_pick_q[s].q.val();
                                 self.slot_free_pick[s].next = !self.s_valid[s].q.val() & !self.slot_free_pre[s].val();
                                 self.free_count[s + 1].next = self.free_count[s].val();
                                 if !self.s_valid[s].q.val() {
@@ -924,7 +937,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.req_ready.next = !self.any_replay.val() & (self.free_count[rr].val() > self.miss_count[m1].val());
 
                             // The oldest unassigned slot group gets the first idle walker.
-                            self.assign_now.next = self.unas_pre[rr].val() & self.free1_pre[kk].val();
+                            self.assign_now.next = self.unas_any_q.q.val() & self.free1_pre[kk].val();
                             self.u_key_range.next = self.s_key_range[0].q.val();
                             self.u_key.next = self.s_key[0].q.val();
                             self.u_node.next = self.zero51.val();
@@ -1173,7 +1186,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
 
                             // Walkers: port, responses, cancel, taken, starts.
                             self.w_offer.next =
-                                self.unas_pre[rr].val() | (self.p_valid[c].q.val() & self.p_key_valid[c].q.val() & !self.p_replay[c].q.val());
+                                self.unas_any_q.q.val() | (self.p_valid[c].q.val() & self.p_key_valid[c].q.val() & !self.p_replay[c].q.val());
                             for k in 0..self.walkers.len() {
                                 self.walkers[k].clock.next = self.clock.val();
                                 self.walkers[k].reset.next = self.reset.val();
@@ -1296,6 +1309,15 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.replay_q[s].d.next =
                                     self.s_valid[s].d.val() & self.s_done[s].d.val() & !self.replay_next_pre[s].val();
                             }
+                            // Next cycle's unassigned slots and their lowest (unas_*_q).
+                            self.unas_next_pre[0].next = false;
+                            for s in 0..self.s_valid.len() {
+                                self.unas_next[s].next = self.s_valid[s].d.val() & !self.s_assigned[s].d.val();
+                                self.unas_next_pre[s + 1].next = self.unas_next_pre[s].val() | self.unas_next[s].val();
+                                self.unas_q[s].d.next = self.unas_next[s].val();
+                                self.unas_pick_q[s].d.next = self.unas_next[s].val() & !self.unas_next_pre[s].val();
+                            }
+                            self.unas_any_q.d.next = self.unas_next_pre[rr].val();
 
                             // Stage C's key compares for the next cycle (ceq_*): stage B's key
                             // against each key as the edge leaves it. A slot written now takes

@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  g_ptr g_width g_loc g_meta_valid g_meta_base g_meta_size g_meta_tag s_addr s_width s_base s_size
-//   outputs: g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok s_ok s_fault
+//   outputs: g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok g_ge g_c1 g_c2 g_c3 s_ok s_fault
 `timescale 1ns/1ps
 module memcheck_tb;
     reg  [63:0] g_ptr = 0;
@@ -39,6 +39,14 @@ module memcheck_tb;
     reg  exp_g_bchk;
     wire g_ok;
     reg  exp_g_ok;
+    wire g_ge;
+    reg  exp_g_ge;
+    wire g_c1;
+    reg  exp_g_c1;
+    wire g_c2;
+    reg  exp_g_c2;
+    wire g_c3;
+    reg  exp_g_c3;
     wire s_ok;
     reg  exp_s_ok;
     wire [2:0] s_fault;
@@ -59,6 +67,10 @@ module memcheck_tb;
         .g_pre(g_pre),
         .g_bchk(g_bchk),
         .g_ok(g_ok),
+        .g_ge(g_ge),
+        .g_c1(g_c1),
+        .g_c2(g_c2),
+        .g_c3(g_c3),
         .s_addr(s_addr),
         .s_width(s_width),
         .s_base(s_base),
@@ -117,9 +129,9 @@ module memcheck_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_g_pre, exp_g_bchk, exp_g_ok, exp_s_ok, exp_s_fault);
-                if (fields != 20) begin
-                    $display("FAIL vector file line %0d: %0d of 20 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_g_pre, exp_g_bchk, exp_g_ok, exp_g_ge, exp_g_c1, exp_g_c2, exp_g_c3, exp_s_ok, exp_s_fault);
+                if (fields != 24) begin
+                    $display("FAIL vector file line %0d: %0d of 24 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -130,6 +142,10 @@ module memcheck_tb;
                 check("g_pre", g_pre, exp_g_pre);
                 check("g_bchk", g_bchk, exp_g_bchk);
                 check("g_ok", g_ok, exp_g_ok);
+                check("g_ge", g_ge, exp_g_ge);
+                check("g_c1", g_c1, exp_g_c1);
+                check("g_c2", g_c2, exp_g_c2);
+                check("g_c3", g_c3, exp_g_c3);
                 check("s_ok", s_ok, exp_s_ok);
                 check("s_fault", s_fault, exp_s_fault);
                 #1;
