@@ -100,6 +100,17 @@ impl Vectors {
         s += &format!("#   inputs:  {}\n", self.inputs.iter().map(|p| p.0.as_str()).collect::<Vec<_>>().join(" "));
         s += &format!("#   outputs: {}\n", self.outputs.iter().map(|p| p.0.as_str()).collect::<Vec<_>>().join(" "));
         for (ins, outs) in &self.rows {
+            // A row that does not fill every port is a generator bug (the
+            // testbench would reject the file): never truncate it silently.
+            assert!(
+                ins.len() == self.inputs.len() && outs.len() == self.outputs.len(),
+                "{}: a row of {} inputs and {} outputs for {} and {} ports",
+                self.top,
+                ins.len(),
+                outs.len(),
+                self.inputs.len(),
+                self.outputs.len()
+            );
             let mut f: Vec<String> = ins.iter().zip(&self.inputs).map(|(v, p)| hex(*v, p.1)).collect();
             f.extend(outs.iter().zip(&self.outputs).map(|(v, p)| v.map_or("x".to_string(), |v| hex(v, p.1))));
             s += &f.join(" ");
@@ -294,6 +305,8 @@ fn memcheck(m: &Manifest) -> Vectors {
         let g_bchk = need && meta.is_some_and(|m| m.tag != TAG_FREED && m.tag == tag(p));
         let g_pre = if g_bchk { 0 } else { g_fault };
         let g_ok = sim::memcheck::in_bounds(untag(p), w, mm.base, mm.size);
+        let (g_ge, g_c1, g_c2, g_c3) = in_bounds_parts(untag(p), w, mm.base, mm.size);
+        assert_eq!(g_ok, g_ge && ((g_c1 && g_c2) || (g_c1 && g_c3) || (g_c2 && g_c3)), "the parts of in_bounds({p:#x}, {w}, {mm:?})");
         let outs = vec![
             need as u128,
             (!need || meta.is_some()) as u128,
@@ -302,12 +315,33 @@ fn memcheck(m: &Manifest) -> Vectors {
             g_pre as u128,
             g_bchk as u128,
             g_ok as u128,
+            g_ge as u128,
+            g_c1 as u128,
+            g_c2 as u128,
+            g_c3 as u128,
             (s_fault == 0) as u128,
             s_fault as u128,
         ];
         v.rows.push((ins, outs.into_iter().map(Some).collect()));
     }
     v
+}
+
+/// MEMCHECK.G's bounds test in parts (`hw::in_bounds::InBounds` at 56 bits:
+/// `ge`, and the carries out of bit 55 of `base + size + !a + !w + 2` summed
+/// as two carry-save rows and a final add), from their definition; the
+/// caller checks they make up `sim::memcheck::in_bounds`.
+fn in_bounds_parts(a: u64, w: u32, base: u64, size: u64) -> (bool, bool, bool, bool) {
+    const M: u64 = (1 << 56) - 1;
+    let maj = |x: u64, y: u64, z: u64| (x & y) | (x & z) | (y & z);
+    let (na, nw) = (!a & M, !(w as u64) & M);
+    let s1 = base ^ size ^ na;
+    let c1 = maj(base, size, na);
+    let c1s = (c1 << 1) & M;
+    let s2 = s1 ^ c1s ^ nw;
+    let c2 = maj(s1, c1s, nw);
+    let fin = s2 as u128 + ((c2 << 1) & M) as u128 + 2;
+    (a >= base, c1 >> 55 & 1 == 1, c2 >> 55 & 1 == 1, fin >> 56 & 1 == 1)
 }
 
 /// An MLU program (module doc), one request in flight at a time, every
