@@ -351,12 +351,12 @@ pub fn build_with_cxx_opt(spec: &BuildSpec, cxx_opt: Option<&str>) -> Result<Bui
     // Tests (threads, or processes such as `mlugen check` runs side by side)
     // that need the same harness wait for one build rather than each
     // compiling it: an exclusive lock on a file per build, released when
-    // `_building` is dropped. The rename below still keeps a half build
+    // `build_lock` is dropped. The rename below still keeps a half build
     // from ever being seen.
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     let lock_path = root.join(format!(".lock-{}-{}", spec.name, &key[..16]));
-    let _building = std::fs::File::create(&lock_path).with_context(|| format!("cannot create {}", lock_path.display()))?;
-    _building.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
+    let build_lock = std::fs::File::create(&lock_path).with_context(|| format!("cannot create {}", lock_path.display()))?;
+    build_lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
     if exe.is_file() {
         return Ok(Built { exe, dir, compiled: false, seconds: t0.elapsed().as_secs_f64() });
     }
