@@ -170,26 +170,32 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  rs_match_0;
+    reg  ls_match_0;
+    reg  rs_req_0;
+    reg  ls_req_0;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  out_rs_way;
-    reg  out_rs_onehot_0;
+    reg  out_rs_take_0;
     reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  out_ls_way;
-    reg  out_ls_onehot_0;
+    reg  out_ls_take_0;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_c_0;
     reg  [55:0] cs_nr_0;
-    reg  [50:0] rs_or_loc_0;
-    reg  [55:0] rs_or_base_0;
-    reg  [55:0] rs_or_size_0;
-    reg  [7:0] rs_or_tag_0;
-    reg  [55:0] ls_or_base_0;
-    reg  [55:0] ls_or_size_0;
-    reg  [7:0] ls_or_tag_0;
+    reg  [50:0] rs_sel_loc_0;
+    reg  [55:0] rs_sel_base_0;
+    reg  [55:0] rs_sel_size_0;
+    reg  [7:0] rs_sel_tag_0;
+    reg  [55:0] ls_sel_base_0;
+    reg  [55:0] ls_sel_size_0;
+    reg  [7:0] ls_sel_tag_0;
+    reg  rs_any_t_0;
+    reg  ls_any_t_0;
     reg  inv_match_0;
     reg  fill_match_0;
     reg  fill_held;
@@ -238,6 +244,8 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     );
     
     // Sub-block outputs this block does not use
+    wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, 1'b0};
+    wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, 1'b0};
     wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
@@ -328,11 +336,17 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         cs_s_0 = rs_addr ^ bxs_0_q;
         cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
-        ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_req_0 = rs_match_0;
+        ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
+        rs_pe_req_0 = rs_req_0;
+        ls_pe_req_0 = ls_req_0;
+        rs_any_t_0 = rs_req_0;
+        ls_any_t_0 = ls_req_0;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -385,53 +399,53 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             valid_0_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_hit = rs_any_t_0 && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_hit = ls_any_t_0 && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
-        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
+        out_rs_take_0 = rs_match_0 && ~reset;
+        out_ls_take_0 = ls_match_0 && ~reset;
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;
         ls_multi_r_d_comb = out_ls_multi;
-        rs_or_loc_0 = zero_51;
-        rs_or_base_0 = zero_56;
-        rs_or_size_0 = zero_56;
-        rs_or_tag_0 = zero_8;
-        if (out_rs_onehot_0) begin
-            rs_or_loc_0 = loc_0_q;
-            rs_or_base_0 = base_0_q;
-            rs_or_size_0 = size_0_q;
-            rs_or_tag_0 = tag_0_q;
+        rs_sel_loc_0 = zero_51;
+        rs_sel_base_0 = zero_56;
+        rs_sel_size_0 = zero_56;
+        rs_sel_tag_0 = zero_8;
+        if (out_rs_take_0) begin
+            rs_sel_loc_0 = loc_0_q;
+            rs_sel_base_0 = base_0_q;
+            rs_sel_size_0 = size_0_q;
+            rs_sel_tag_0 = tag_0_q;
         end
-        ls_or_base_0 = zero_56;
-        ls_or_size_0 = zero_56;
-        ls_or_tag_0 = zero_8;
-        if (out_ls_onehot_0) begin
-            ls_or_base_0 = base_0_q;
-            ls_or_size_0 = size_0_q;
-            ls_or_tag_0 = tag_0_q;
+        ls_sel_base_0 = zero_56;
+        ls_sel_size_0 = zero_56;
+        ls_sel_tag_0 = zero_8;
+        if (out_ls_take_0) begin
+            ls_sel_base_0 = base_0_q;
+            ls_sel_size_0 = size_0_q;
+            ls_sel_tag_0 = tag_0_q;
         end
         if (out_rs_valid || rs_hit_r_q) begin
             rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
+            rs_loc_r_d_comb = rs_sel_loc_0;
+            rs_base_r_d_comb = rs_sel_base_0;
+            rs_size_r_d_comb = rs_sel_size_0;
+            rs_tag_r_d_comb = rs_sel_tag_0;
         end
         if (out_ls_valid || ls_hit_r_q) begin
             ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
+            ls_base_r_d_comb = ls_sel_base_0;
+            ls_size_r_d_comb = ls_sel_size_0;
+            ls_tag_r_d_comb = ls_sel_tag_0;
         end
-        nx_base = rs_or_base_0 | ls_or_base_0;
-        nx_size = rs_or_size_0 | ls_or_size_0;
-        nx_tag = rs_or_tag_0 | ls_or_tag_0;
+        nx_base = rs_sel_base_0 | ls_sel_base_0;
+        nx_size = rs_sel_size_0 | ls_sel_size_0;
+        nx_tag = rs_sel_tag_0 | ls_sel_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -565,20 +579,24 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // Stub signals
     reg  bits_d;
     reg  bits_q;
-    reg  pend_a_valid_d;
-    reg  pend_a_valid_q;
-    reg  pend_a_way_d;
-    reg  pend_a_way_q;
-    reg  pend_b_valid_d;
-    reg  pend_b_valid_q;
-    reg  pend_b_way_d;
-    reg  pend_b_way_q;
+    reg  pend_a_valid_0_d;
+    reg  pend_a_valid_0_q;
+    reg  pend_a_way_0_d;
+    reg  pend_a_way_0_q;
+    reg  pend_b_valid_0_d;
+    reg  pend_b_valid_0_q;
+    reg  pend_b_way_0_d;
+    reg  pend_b_way_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  pend_c_way_d;
     reg  pend_c_way_q;
     
     // Local signals
+    reg  pa_valid;
+    reg  pa_way;
+    reg  pb_valid;
+    reg  pb_way;
     reg  mask_a;
     reg  set_a;
     reg  mask_b;
@@ -595,19 +613,19 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 1'h0;
-        pend_a_valid_q = 1'h0;
-        pend_a_way_q = 1'h0;
-        pend_b_valid_q = 1'h0;
-        pend_b_way_q = 1'h0;
+        pend_a_valid_0_q = 1'h0;
+        pend_a_way_0_q = 1'h0;
+        pend_b_valid_0_q = 1'h0;
+        pend_b_way_0_q = 1'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 1'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_q <= pend_a_valid_d;
-        pend_a_way_q <= pend_a_way_d;
-        pend_b_valid_q <= pend_b_valid_d;
-        pend_b_way_q <= pend_b_way_d;
+        pend_a_valid_0_q <= pend_a_valid_0_d;
+        pend_a_way_0_q <= pend_a_way_0_d;
+        pend_b_valid_0_q <= pend_b_valid_0_d;
+        pend_b_way_0_q <= pend_b_way_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -617,22 +635,32 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  bits_d_comb;
-    reg  pend_a_valid_d_comb;
-    reg  pend_b_valid_d_comb;
     reg  pend_c_valid_d_comb;
     reg  victim_comb;
     always @(*) begin
+        pa_valid = touch_a_valid;
+        pa_way = touch_a_way;
+        pb_valid = touch_b_valid;
+        pb_way = touch_b_way;
+        pend_a_valid_0_d = touch_a_valid && ~clear;
+        pend_a_way_0_d = touch_a_way;
+        pend_b_valid_0_d = touch_b_valid && ~clear;
+        pend_b_way_0_d = touch_b_way;
+        pa_valid = pend_a_valid_0_q;
+        pa_way = pend_a_way_0_q;
+        pb_valid = pend_b_valid_0_q;
+        pb_way = pend_b_way_0_q;
         mask_a = zero;
         set_a = zero;
         mask_b = zero;
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
+        if (pa_valid && (pa_way == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
+        if (pb_valid && (pb_way == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
@@ -648,22 +676,14 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
             victim_comb = way_0;
         end
         bits_d_comb = after_c;
-        pend_a_valid_d_comb = touch_a_valid;
-        pend_a_way_d = touch_a_way;
-        pend_b_valid_d_comb = touch_b_valid;
-        pend_b_way_d = touch_b_way;
         pend_c_valid_d_comb = touch_c_valid;
         pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_valid_d_comb = 1'b0;
-            pend_b_valid_d_comb = 1'b0;
             pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_valid_d = pend_a_valid_d_comb;
-        pend_b_valid_d = pend_b_valid_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

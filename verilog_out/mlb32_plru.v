@@ -790,78 +790,206 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  rs_match_0;
+    reg  rs_match_1;
+    reg  rs_match_2;
+    reg  rs_match_3;
+    reg  rs_match_4;
+    reg  rs_match_5;
+    reg  rs_match_6;
+    reg  rs_match_7;
+    reg  rs_match_8;
+    reg  rs_match_9;
+    reg  rs_match_10;
+    reg  rs_match_11;
+    reg  rs_match_12;
+    reg  rs_match_13;
+    reg  rs_match_14;
+    reg  rs_match_15;
+    reg  rs_match_16;
+    reg  rs_match_17;
+    reg  rs_match_18;
+    reg  rs_match_19;
+    reg  rs_match_20;
+    reg  rs_match_21;
+    reg  rs_match_22;
+    reg  rs_match_23;
+    reg  rs_match_24;
+    reg  rs_match_25;
+    reg  rs_match_26;
+    reg  rs_match_27;
+    reg  rs_match_28;
+    reg  rs_match_29;
+    reg  rs_match_30;
+    reg  rs_match_31;
+    reg  ls_match_0;
+    reg  ls_match_1;
+    reg  ls_match_2;
+    reg  ls_match_3;
+    reg  ls_match_4;
+    reg  ls_match_5;
+    reg  ls_match_6;
+    reg  ls_match_7;
+    reg  ls_match_8;
+    reg  ls_match_9;
+    reg  ls_match_10;
+    reg  ls_match_11;
+    reg  ls_match_12;
+    reg  ls_match_13;
+    reg  ls_match_14;
+    reg  ls_match_15;
+    reg  ls_match_16;
+    reg  ls_match_17;
+    reg  ls_match_18;
+    reg  ls_match_19;
+    reg  ls_match_20;
+    reg  ls_match_21;
+    reg  ls_match_22;
+    reg  ls_match_23;
+    reg  ls_match_24;
+    reg  ls_match_25;
+    reg  ls_match_26;
+    reg  ls_match_27;
+    reg  ls_match_28;
+    reg  ls_match_29;
+    reg  ls_match_30;
+    reg  ls_match_31;
+    reg  rs_req_0;
+    reg  rs_req_1;
+    reg  rs_req_2;
+    reg  rs_req_3;
+    reg  rs_req_4;
+    reg  rs_req_5;
+    reg  rs_req_6;
+    reg  rs_req_7;
+    reg  rs_req_8;
+    reg  rs_req_9;
+    reg  rs_req_10;
+    reg  rs_req_11;
+    reg  rs_req_12;
+    reg  rs_req_13;
+    reg  rs_req_14;
+    reg  rs_req_15;
+    reg  rs_req_16;
+    reg  rs_req_17;
+    reg  rs_req_18;
+    reg  rs_req_19;
+    reg  rs_req_20;
+    reg  rs_req_21;
+    reg  rs_req_22;
+    reg  rs_req_23;
+    reg  rs_req_24;
+    reg  rs_req_25;
+    reg  rs_req_26;
+    reg  rs_req_27;
+    reg  rs_req_28;
+    reg  rs_req_29;
+    reg  rs_req_30;
+    reg  rs_req_31;
+    reg  ls_req_0;
+    reg  ls_req_1;
+    reg  ls_req_2;
+    reg  ls_req_3;
+    reg  ls_req_4;
+    reg  ls_req_5;
+    reg  ls_req_6;
+    reg  ls_req_7;
+    reg  ls_req_8;
+    reg  ls_req_9;
+    reg  ls_req_10;
+    reg  ls_req_11;
+    reg  ls_req_12;
+    reg  ls_req_13;
+    reg  ls_req_14;
+    reg  ls_req_15;
+    reg  ls_req_16;
+    reg  ls_req_17;
+    reg  ls_req_18;
+    reg  ls_req_19;
+    reg  ls_req_20;
+    reg  ls_req_21;
+    reg  ls_req_22;
+    reg  ls_req_23;
+    reg  ls_req_24;
+    reg  ls_req_25;
+    reg  ls_req_26;
+    reg  ls_req_27;
+    reg  ls_req_28;
+    reg  ls_req_29;
+    reg  ls_req_30;
+    reg  ls_req_31;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [4:0] out_rs_way;
-    reg  out_rs_onehot_0;
-    reg  out_rs_onehot_1;
-    reg  out_rs_onehot_2;
-    reg  out_rs_onehot_3;
-    reg  out_rs_onehot_4;
-    reg  out_rs_onehot_5;
-    reg  out_rs_onehot_6;
-    reg  out_rs_onehot_7;
-    reg  out_rs_onehot_8;
-    reg  out_rs_onehot_9;
-    reg  out_rs_onehot_10;
-    reg  out_rs_onehot_11;
-    reg  out_rs_onehot_12;
-    reg  out_rs_onehot_13;
-    reg  out_rs_onehot_14;
-    reg  out_rs_onehot_15;
-    reg  out_rs_onehot_16;
-    reg  out_rs_onehot_17;
-    reg  out_rs_onehot_18;
-    reg  out_rs_onehot_19;
-    reg  out_rs_onehot_20;
-    reg  out_rs_onehot_21;
-    reg  out_rs_onehot_22;
-    reg  out_rs_onehot_23;
-    reg  out_rs_onehot_24;
-    reg  out_rs_onehot_25;
-    reg  out_rs_onehot_26;
-    reg  out_rs_onehot_27;
-    reg  out_rs_onehot_28;
-    reg  out_rs_onehot_29;
-    reg  out_rs_onehot_30;
-    reg  out_rs_onehot_31;
+    reg  out_rs_take_0;
+    reg  out_rs_take_1;
+    reg  out_rs_take_2;
+    reg  out_rs_take_3;
+    reg  out_rs_take_4;
+    reg  out_rs_take_5;
+    reg  out_rs_take_6;
+    reg  out_rs_take_7;
+    reg  out_rs_take_8;
+    reg  out_rs_take_9;
+    reg  out_rs_take_10;
+    reg  out_rs_take_11;
+    reg  out_rs_take_12;
+    reg  out_rs_take_13;
+    reg  out_rs_take_14;
+    reg  out_rs_take_15;
+    reg  out_rs_take_16;
+    reg  out_rs_take_17;
+    reg  out_rs_take_18;
+    reg  out_rs_take_19;
+    reg  out_rs_take_20;
+    reg  out_rs_take_21;
+    reg  out_rs_take_22;
+    reg  out_rs_take_23;
+    reg  out_rs_take_24;
+    reg  out_rs_take_25;
+    reg  out_rs_take_26;
+    reg  out_rs_take_27;
+    reg  out_rs_take_28;
+    reg  out_rs_take_29;
+    reg  out_rs_take_30;
+    reg  out_rs_take_31;
     reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [4:0] out_ls_way;
-    reg  out_ls_onehot_0;
-    reg  out_ls_onehot_1;
-    reg  out_ls_onehot_2;
-    reg  out_ls_onehot_3;
-    reg  out_ls_onehot_4;
-    reg  out_ls_onehot_5;
-    reg  out_ls_onehot_6;
-    reg  out_ls_onehot_7;
-    reg  out_ls_onehot_8;
-    reg  out_ls_onehot_9;
-    reg  out_ls_onehot_10;
-    reg  out_ls_onehot_11;
-    reg  out_ls_onehot_12;
-    reg  out_ls_onehot_13;
-    reg  out_ls_onehot_14;
-    reg  out_ls_onehot_15;
-    reg  out_ls_onehot_16;
-    reg  out_ls_onehot_17;
-    reg  out_ls_onehot_18;
-    reg  out_ls_onehot_19;
-    reg  out_ls_onehot_20;
-    reg  out_ls_onehot_21;
-    reg  out_ls_onehot_22;
-    reg  out_ls_onehot_23;
-    reg  out_ls_onehot_24;
-    reg  out_ls_onehot_25;
-    reg  out_ls_onehot_26;
-    reg  out_ls_onehot_27;
-    reg  out_ls_onehot_28;
-    reg  out_ls_onehot_29;
-    reg  out_ls_onehot_30;
-    reg  out_ls_onehot_31;
+    reg  out_ls_take_0;
+    reg  out_ls_take_1;
+    reg  out_ls_take_2;
+    reg  out_ls_take_3;
+    reg  out_ls_take_4;
+    reg  out_ls_take_5;
+    reg  out_ls_take_6;
+    reg  out_ls_take_7;
+    reg  out_ls_take_8;
+    reg  out_ls_take_9;
+    reg  out_ls_take_10;
+    reg  out_ls_take_11;
+    reg  out_ls_take_12;
+    reg  out_ls_take_13;
+    reg  out_ls_take_14;
+    reg  out_ls_take_15;
+    reg  out_ls_take_16;
+    reg  out_ls_take_17;
+    reg  out_ls_take_18;
+    reg  out_ls_take_19;
+    reg  out_ls_take_20;
+    reg  out_ls_take_21;
+    reg  out_ls_take_22;
+    reg  out_ls_take_23;
+    reg  out_ls_take_24;
+    reg  out_ls_take_25;
+    reg  out_ls_take_26;
+    reg  out_ls_take_27;
+    reg  out_ls_take_28;
+    reg  out_ls_take_29;
+    reg  out_ls_take_30;
+    reg  out_ls_take_31;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -958,447 +1086,573 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [55:0] cs_nr_29;
     reg  [55:0] cs_nr_30;
     reg  [55:0] cs_nr_31;
-    reg  [50:0] rs_or_loc_0;
-    reg  [50:0] rs_or_loc_1;
-    reg  [50:0] rs_or_loc_2;
-    reg  [50:0] rs_or_loc_3;
-    reg  [50:0] rs_or_loc_4;
-    reg  [50:0] rs_or_loc_5;
-    reg  [50:0] rs_or_loc_6;
-    reg  [50:0] rs_or_loc_7;
-    reg  [50:0] rs_or_loc_8;
-    reg  [50:0] rs_or_loc_9;
-    reg  [50:0] rs_or_loc_10;
-    reg  [50:0] rs_or_loc_11;
-    reg  [50:0] rs_or_loc_12;
-    reg  [50:0] rs_or_loc_13;
-    reg  [50:0] rs_or_loc_14;
-    reg  [50:0] rs_or_loc_15;
-    reg  [50:0] rs_or_loc_16;
-    reg  [50:0] rs_or_loc_17;
-    reg  [50:0] rs_or_loc_18;
-    reg  [50:0] rs_or_loc_19;
-    reg  [50:0] rs_or_loc_20;
-    reg  [50:0] rs_or_loc_21;
-    reg  [50:0] rs_or_loc_22;
-    reg  [50:0] rs_or_loc_23;
-    reg  [50:0] rs_or_loc_24;
-    reg  [50:0] rs_or_loc_25;
-    reg  [50:0] rs_or_loc_26;
-    reg  [50:0] rs_or_loc_27;
-    reg  [50:0] rs_or_loc_28;
-    reg  [50:0] rs_or_loc_29;
-    reg  [50:0] rs_or_loc_30;
-    reg  [50:0] rs_or_loc_31;
-    reg  [50:0] rs_or_loc_32;
-    reg  [50:0] rs_or_loc_33;
-    reg  [50:0] rs_or_loc_34;
-    reg  [50:0] rs_or_loc_35;
-    reg  [50:0] rs_or_loc_36;
-    reg  [50:0] rs_or_loc_37;
-    reg  [50:0] rs_or_loc_38;
-    reg  [50:0] rs_or_loc_39;
-    reg  [50:0] rs_or_loc_40;
-    reg  [50:0] rs_or_loc_41;
-    reg  [50:0] rs_or_loc_42;
-    reg  [50:0] rs_or_loc_43;
-    reg  [50:0] rs_or_loc_44;
-    reg  [50:0] rs_or_loc_45;
-    reg  [50:0] rs_or_loc_46;
-    reg  [50:0] rs_or_loc_47;
-    reg  [50:0] rs_or_loc_48;
-    reg  [50:0] rs_or_loc_49;
-    reg  [50:0] rs_or_loc_50;
-    reg  [50:0] rs_or_loc_51;
-    reg  [50:0] rs_or_loc_52;
-    reg  [50:0] rs_or_loc_53;
-    reg  [50:0] rs_or_loc_54;
-    reg  [50:0] rs_or_loc_55;
-    reg  [50:0] rs_or_loc_56;
-    reg  [50:0] rs_or_loc_57;
-    reg  [50:0] rs_or_loc_58;
-    reg  [50:0] rs_or_loc_59;
-    reg  [50:0] rs_or_loc_60;
-    reg  [50:0] rs_or_loc_61;
-    reg  [50:0] rs_or_loc_62;
-    reg  [55:0] rs_or_base_0;
-    reg  [55:0] rs_or_base_1;
-    reg  [55:0] rs_or_base_2;
-    reg  [55:0] rs_or_base_3;
-    reg  [55:0] rs_or_base_4;
-    reg  [55:0] rs_or_base_5;
-    reg  [55:0] rs_or_base_6;
-    reg  [55:0] rs_or_base_7;
-    reg  [55:0] rs_or_base_8;
-    reg  [55:0] rs_or_base_9;
-    reg  [55:0] rs_or_base_10;
-    reg  [55:0] rs_or_base_11;
-    reg  [55:0] rs_or_base_12;
-    reg  [55:0] rs_or_base_13;
-    reg  [55:0] rs_or_base_14;
-    reg  [55:0] rs_or_base_15;
-    reg  [55:0] rs_or_base_16;
-    reg  [55:0] rs_or_base_17;
-    reg  [55:0] rs_or_base_18;
-    reg  [55:0] rs_or_base_19;
-    reg  [55:0] rs_or_base_20;
-    reg  [55:0] rs_or_base_21;
-    reg  [55:0] rs_or_base_22;
-    reg  [55:0] rs_or_base_23;
-    reg  [55:0] rs_or_base_24;
-    reg  [55:0] rs_or_base_25;
-    reg  [55:0] rs_or_base_26;
-    reg  [55:0] rs_or_base_27;
-    reg  [55:0] rs_or_base_28;
-    reg  [55:0] rs_or_base_29;
-    reg  [55:0] rs_or_base_30;
-    reg  [55:0] rs_or_base_31;
-    reg  [55:0] rs_or_base_32;
-    reg  [55:0] rs_or_base_33;
-    reg  [55:0] rs_or_base_34;
-    reg  [55:0] rs_or_base_35;
-    reg  [55:0] rs_or_base_36;
-    reg  [55:0] rs_or_base_37;
-    reg  [55:0] rs_or_base_38;
-    reg  [55:0] rs_or_base_39;
-    reg  [55:0] rs_or_base_40;
-    reg  [55:0] rs_or_base_41;
-    reg  [55:0] rs_or_base_42;
-    reg  [55:0] rs_or_base_43;
-    reg  [55:0] rs_or_base_44;
-    reg  [55:0] rs_or_base_45;
-    reg  [55:0] rs_or_base_46;
-    reg  [55:0] rs_or_base_47;
-    reg  [55:0] rs_or_base_48;
-    reg  [55:0] rs_or_base_49;
-    reg  [55:0] rs_or_base_50;
-    reg  [55:0] rs_or_base_51;
-    reg  [55:0] rs_or_base_52;
-    reg  [55:0] rs_or_base_53;
-    reg  [55:0] rs_or_base_54;
-    reg  [55:0] rs_or_base_55;
-    reg  [55:0] rs_or_base_56;
-    reg  [55:0] rs_or_base_57;
-    reg  [55:0] rs_or_base_58;
-    reg  [55:0] rs_or_base_59;
-    reg  [55:0] rs_or_base_60;
-    reg  [55:0] rs_or_base_61;
-    reg  [55:0] rs_or_base_62;
-    reg  [55:0] rs_or_size_0;
-    reg  [55:0] rs_or_size_1;
-    reg  [55:0] rs_or_size_2;
-    reg  [55:0] rs_or_size_3;
-    reg  [55:0] rs_or_size_4;
-    reg  [55:0] rs_or_size_5;
-    reg  [55:0] rs_or_size_6;
-    reg  [55:0] rs_or_size_7;
-    reg  [55:0] rs_or_size_8;
-    reg  [55:0] rs_or_size_9;
-    reg  [55:0] rs_or_size_10;
-    reg  [55:0] rs_or_size_11;
-    reg  [55:0] rs_or_size_12;
-    reg  [55:0] rs_or_size_13;
-    reg  [55:0] rs_or_size_14;
-    reg  [55:0] rs_or_size_15;
-    reg  [55:0] rs_or_size_16;
-    reg  [55:0] rs_or_size_17;
-    reg  [55:0] rs_or_size_18;
-    reg  [55:0] rs_or_size_19;
-    reg  [55:0] rs_or_size_20;
-    reg  [55:0] rs_or_size_21;
-    reg  [55:0] rs_or_size_22;
-    reg  [55:0] rs_or_size_23;
-    reg  [55:0] rs_or_size_24;
-    reg  [55:0] rs_or_size_25;
-    reg  [55:0] rs_or_size_26;
-    reg  [55:0] rs_or_size_27;
-    reg  [55:0] rs_or_size_28;
-    reg  [55:0] rs_or_size_29;
-    reg  [55:0] rs_or_size_30;
-    reg  [55:0] rs_or_size_31;
-    reg  [55:0] rs_or_size_32;
-    reg  [55:0] rs_or_size_33;
-    reg  [55:0] rs_or_size_34;
-    reg  [55:0] rs_or_size_35;
-    reg  [55:0] rs_or_size_36;
-    reg  [55:0] rs_or_size_37;
-    reg  [55:0] rs_or_size_38;
-    reg  [55:0] rs_or_size_39;
-    reg  [55:0] rs_or_size_40;
-    reg  [55:0] rs_or_size_41;
-    reg  [55:0] rs_or_size_42;
-    reg  [55:0] rs_or_size_43;
-    reg  [55:0] rs_or_size_44;
-    reg  [55:0] rs_or_size_45;
-    reg  [55:0] rs_or_size_46;
-    reg  [55:0] rs_or_size_47;
-    reg  [55:0] rs_or_size_48;
-    reg  [55:0] rs_or_size_49;
-    reg  [55:0] rs_or_size_50;
-    reg  [55:0] rs_or_size_51;
-    reg  [55:0] rs_or_size_52;
-    reg  [55:0] rs_or_size_53;
-    reg  [55:0] rs_or_size_54;
-    reg  [55:0] rs_or_size_55;
-    reg  [55:0] rs_or_size_56;
-    reg  [55:0] rs_or_size_57;
-    reg  [55:0] rs_or_size_58;
-    reg  [55:0] rs_or_size_59;
-    reg  [55:0] rs_or_size_60;
-    reg  [55:0] rs_or_size_61;
-    reg  [55:0] rs_or_size_62;
-    reg  [7:0] rs_or_tag_0;
-    reg  [7:0] rs_or_tag_1;
-    reg  [7:0] rs_or_tag_2;
-    reg  [7:0] rs_or_tag_3;
-    reg  [7:0] rs_or_tag_4;
-    reg  [7:0] rs_or_tag_5;
-    reg  [7:0] rs_or_tag_6;
-    reg  [7:0] rs_or_tag_7;
-    reg  [7:0] rs_or_tag_8;
-    reg  [7:0] rs_or_tag_9;
-    reg  [7:0] rs_or_tag_10;
-    reg  [7:0] rs_or_tag_11;
-    reg  [7:0] rs_or_tag_12;
-    reg  [7:0] rs_or_tag_13;
-    reg  [7:0] rs_or_tag_14;
-    reg  [7:0] rs_or_tag_15;
-    reg  [7:0] rs_or_tag_16;
-    reg  [7:0] rs_or_tag_17;
-    reg  [7:0] rs_or_tag_18;
-    reg  [7:0] rs_or_tag_19;
-    reg  [7:0] rs_or_tag_20;
-    reg  [7:0] rs_or_tag_21;
-    reg  [7:0] rs_or_tag_22;
-    reg  [7:0] rs_or_tag_23;
-    reg  [7:0] rs_or_tag_24;
-    reg  [7:0] rs_or_tag_25;
-    reg  [7:0] rs_or_tag_26;
-    reg  [7:0] rs_or_tag_27;
-    reg  [7:0] rs_or_tag_28;
-    reg  [7:0] rs_or_tag_29;
-    reg  [7:0] rs_or_tag_30;
-    reg  [7:0] rs_or_tag_31;
-    reg  [7:0] rs_or_tag_32;
-    reg  [7:0] rs_or_tag_33;
-    reg  [7:0] rs_or_tag_34;
-    reg  [7:0] rs_or_tag_35;
-    reg  [7:0] rs_or_tag_36;
-    reg  [7:0] rs_or_tag_37;
-    reg  [7:0] rs_or_tag_38;
-    reg  [7:0] rs_or_tag_39;
-    reg  [7:0] rs_or_tag_40;
-    reg  [7:0] rs_or_tag_41;
-    reg  [7:0] rs_or_tag_42;
-    reg  [7:0] rs_or_tag_43;
-    reg  [7:0] rs_or_tag_44;
-    reg  [7:0] rs_or_tag_45;
-    reg  [7:0] rs_or_tag_46;
-    reg  [7:0] rs_or_tag_47;
-    reg  [7:0] rs_or_tag_48;
-    reg  [7:0] rs_or_tag_49;
-    reg  [7:0] rs_or_tag_50;
-    reg  [7:0] rs_or_tag_51;
-    reg  [7:0] rs_or_tag_52;
-    reg  [7:0] rs_or_tag_53;
-    reg  [7:0] rs_or_tag_54;
-    reg  [7:0] rs_or_tag_55;
-    reg  [7:0] rs_or_tag_56;
-    reg  [7:0] rs_or_tag_57;
-    reg  [7:0] rs_or_tag_58;
-    reg  [7:0] rs_or_tag_59;
-    reg  [7:0] rs_or_tag_60;
-    reg  [7:0] rs_or_tag_61;
-    reg  [7:0] rs_or_tag_62;
-    reg  [55:0] ls_or_base_0;
-    reg  [55:0] ls_or_base_1;
-    reg  [55:0] ls_or_base_2;
-    reg  [55:0] ls_or_base_3;
-    reg  [55:0] ls_or_base_4;
-    reg  [55:0] ls_or_base_5;
-    reg  [55:0] ls_or_base_6;
-    reg  [55:0] ls_or_base_7;
-    reg  [55:0] ls_or_base_8;
-    reg  [55:0] ls_or_base_9;
-    reg  [55:0] ls_or_base_10;
-    reg  [55:0] ls_or_base_11;
-    reg  [55:0] ls_or_base_12;
-    reg  [55:0] ls_or_base_13;
-    reg  [55:0] ls_or_base_14;
-    reg  [55:0] ls_or_base_15;
-    reg  [55:0] ls_or_base_16;
-    reg  [55:0] ls_or_base_17;
-    reg  [55:0] ls_or_base_18;
-    reg  [55:0] ls_or_base_19;
-    reg  [55:0] ls_or_base_20;
-    reg  [55:0] ls_or_base_21;
-    reg  [55:0] ls_or_base_22;
-    reg  [55:0] ls_or_base_23;
-    reg  [55:0] ls_or_base_24;
-    reg  [55:0] ls_or_base_25;
-    reg  [55:0] ls_or_base_26;
-    reg  [55:0] ls_or_base_27;
-    reg  [55:0] ls_or_base_28;
-    reg  [55:0] ls_or_base_29;
-    reg  [55:0] ls_or_base_30;
-    reg  [55:0] ls_or_base_31;
-    reg  [55:0] ls_or_base_32;
-    reg  [55:0] ls_or_base_33;
-    reg  [55:0] ls_or_base_34;
-    reg  [55:0] ls_or_base_35;
-    reg  [55:0] ls_or_base_36;
-    reg  [55:0] ls_or_base_37;
-    reg  [55:0] ls_or_base_38;
-    reg  [55:0] ls_or_base_39;
-    reg  [55:0] ls_or_base_40;
-    reg  [55:0] ls_or_base_41;
-    reg  [55:0] ls_or_base_42;
-    reg  [55:0] ls_or_base_43;
-    reg  [55:0] ls_or_base_44;
-    reg  [55:0] ls_or_base_45;
-    reg  [55:0] ls_or_base_46;
-    reg  [55:0] ls_or_base_47;
-    reg  [55:0] ls_or_base_48;
-    reg  [55:0] ls_or_base_49;
-    reg  [55:0] ls_or_base_50;
-    reg  [55:0] ls_or_base_51;
-    reg  [55:0] ls_or_base_52;
-    reg  [55:0] ls_or_base_53;
-    reg  [55:0] ls_or_base_54;
-    reg  [55:0] ls_or_base_55;
-    reg  [55:0] ls_or_base_56;
-    reg  [55:0] ls_or_base_57;
-    reg  [55:0] ls_or_base_58;
-    reg  [55:0] ls_or_base_59;
-    reg  [55:0] ls_or_base_60;
-    reg  [55:0] ls_or_base_61;
-    reg  [55:0] ls_or_base_62;
-    reg  [55:0] ls_or_size_0;
-    reg  [55:0] ls_or_size_1;
-    reg  [55:0] ls_or_size_2;
-    reg  [55:0] ls_or_size_3;
-    reg  [55:0] ls_or_size_4;
-    reg  [55:0] ls_or_size_5;
-    reg  [55:0] ls_or_size_6;
-    reg  [55:0] ls_or_size_7;
-    reg  [55:0] ls_or_size_8;
-    reg  [55:0] ls_or_size_9;
-    reg  [55:0] ls_or_size_10;
-    reg  [55:0] ls_or_size_11;
-    reg  [55:0] ls_or_size_12;
-    reg  [55:0] ls_or_size_13;
-    reg  [55:0] ls_or_size_14;
-    reg  [55:0] ls_or_size_15;
-    reg  [55:0] ls_or_size_16;
-    reg  [55:0] ls_or_size_17;
-    reg  [55:0] ls_or_size_18;
-    reg  [55:0] ls_or_size_19;
-    reg  [55:0] ls_or_size_20;
-    reg  [55:0] ls_or_size_21;
-    reg  [55:0] ls_or_size_22;
-    reg  [55:0] ls_or_size_23;
-    reg  [55:0] ls_or_size_24;
-    reg  [55:0] ls_or_size_25;
-    reg  [55:0] ls_or_size_26;
-    reg  [55:0] ls_or_size_27;
-    reg  [55:0] ls_or_size_28;
-    reg  [55:0] ls_or_size_29;
-    reg  [55:0] ls_or_size_30;
-    reg  [55:0] ls_or_size_31;
-    reg  [55:0] ls_or_size_32;
-    reg  [55:0] ls_or_size_33;
-    reg  [55:0] ls_or_size_34;
-    reg  [55:0] ls_or_size_35;
-    reg  [55:0] ls_or_size_36;
-    reg  [55:0] ls_or_size_37;
-    reg  [55:0] ls_or_size_38;
-    reg  [55:0] ls_or_size_39;
-    reg  [55:0] ls_or_size_40;
-    reg  [55:0] ls_or_size_41;
-    reg  [55:0] ls_or_size_42;
-    reg  [55:0] ls_or_size_43;
-    reg  [55:0] ls_or_size_44;
-    reg  [55:0] ls_or_size_45;
-    reg  [55:0] ls_or_size_46;
-    reg  [55:0] ls_or_size_47;
-    reg  [55:0] ls_or_size_48;
-    reg  [55:0] ls_or_size_49;
-    reg  [55:0] ls_or_size_50;
-    reg  [55:0] ls_or_size_51;
-    reg  [55:0] ls_or_size_52;
-    reg  [55:0] ls_or_size_53;
-    reg  [55:0] ls_or_size_54;
-    reg  [55:0] ls_or_size_55;
-    reg  [55:0] ls_or_size_56;
-    reg  [55:0] ls_or_size_57;
-    reg  [55:0] ls_or_size_58;
-    reg  [55:0] ls_or_size_59;
-    reg  [55:0] ls_or_size_60;
-    reg  [55:0] ls_or_size_61;
-    reg  [55:0] ls_or_size_62;
-    reg  [7:0] ls_or_tag_0;
-    reg  [7:0] ls_or_tag_1;
-    reg  [7:0] ls_or_tag_2;
-    reg  [7:0] ls_or_tag_3;
-    reg  [7:0] ls_or_tag_4;
-    reg  [7:0] ls_or_tag_5;
-    reg  [7:0] ls_or_tag_6;
-    reg  [7:0] ls_or_tag_7;
-    reg  [7:0] ls_or_tag_8;
-    reg  [7:0] ls_or_tag_9;
-    reg  [7:0] ls_or_tag_10;
-    reg  [7:0] ls_or_tag_11;
-    reg  [7:0] ls_or_tag_12;
-    reg  [7:0] ls_or_tag_13;
-    reg  [7:0] ls_or_tag_14;
-    reg  [7:0] ls_or_tag_15;
-    reg  [7:0] ls_or_tag_16;
-    reg  [7:0] ls_or_tag_17;
-    reg  [7:0] ls_or_tag_18;
-    reg  [7:0] ls_or_tag_19;
-    reg  [7:0] ls_or_tag_20;
-    reg  [7:0] ls_or_tag_21;
-    reg  [7:0] ls_or_tag_22;
-    reg  [7:0] ls_or_tag_23;
-    reg  [7:0] ls_or_tag_24;
-    reg  [7:0] ls_or_tag_25;
-    reg  [7:0] ls_or_tag_26;
-    reg  [7:0] ls_or_tag_27;
-    reg  [7:0] ls_or_tag_28;
-    reg  [7:0] ls_or_tag_29;
-    reg  [7:0] ls_or_tag_30;
-    reg  [7:0] ls_or_tag_31;
-    reg  [7:0] ls_or_tag_32;
-    reg  [7:0] ls_or_tag_33;
-    reg  [7:0] ls_or_tag_34;
-    reg  [7:0] ls_or_tag_35;
-    reg  [7:0] ls_or_tag_36;
-    reg  [7:0] ls_or_tag_37;
-    reg  [7:0] ls_or_tag_38;
-    reg  [7:0] ls_or_tag_39;
-    reg  [7:0] ls_or_tag_40;
-    reg  [7:0] ls_or_tag_41;
-    reg  [7:0] ls_or_tag_42;
-    reg  [7:0] ls_or_tag_43;
-    reg  [7:0] ls_or_tag_44;
-    reg  [7:0] ls_or_tag_45;
-    reg  [7:0] ls_or_tag_46;
-    reg  [7:0] ls_or_tag_47;
-    reg  [7:0] ls_or_tag_48;
-    reg  [7:0] ls_or_tag_49;
-    reg  [7:0] ls_or_tag_50;
-    reg  [7:0] ls_or_tag_51;
-    reg  [7:0] ls_or_tag_52;
-    reg  [7:0] ls_or_tag_53;
-    reg  [7:0] ls_or_tag_54;
-    reg  [7:0] ls_or_tag_55;
-    reg  [7:0] ls_or_tag_56;
-    reg  [7:0] ls_or_tag_57;
-    reg  [7:0] ls_or_tag_58;
-    reg  [7:0] ls_or_tag_59;
-    reg  [7:0] ls_or_tag_60;
-    reg  [7:0] ls_or_tag_61;
-    reg  [7:0] ls_or_tag_62;
+    reg  [50:0] rs_sel_loc_0;
+    reg  [50:0] rs_sel_loc_1;
+    reg  [50:0] rs_sel_loc_2;
+    reg  [50:0] rs_sel_loc_3;
+    reg  [50:0] rs_sel_loc_4;
+    reg  [50:0] rs_sel_loc_5;
+    reg  [50:0] rs_sel_loc_6;
+    reg  [50:0] rs_sel_loc_7;
+    reg  [50:0] rs_sel_loc_8;
+    reg  [50:0] rs_sel_loc_9;
+    reg  [50:0] rs_sel_loc_10;
+    reg  [50:0] rs_sel_loc_11;
+    reg  [50:0] rs_sel_loc_12;
+    reg  [50:0] rs_sel_loc_13;
+    reg  [50:0] rs_sel_loc_14;
+    reg  [50:0] rs_sel_loc_15;
+    reg  [50:0] rs_sel_loc_16;
+    reg  [50:0] rs_sel_loc_17;
+    reg  [50:0] rs_sel_loc_18;
+    reg  [50:0] rs_sel_loc_19;
+    reg  [50:0] rs_sel_loc_20;
+    reg  [50:0] rs_sel_loc_21;
+    reg  [50:0] rs_sel_loc_22;
+    reg  [50:0] rs_sel_loc_23;
+    reg  [50:0] rs_sel_loc_24;
+    reg  [50:0] rs_sel_loc_25;
+    reg  [50:0] rs_sel_loc_26;
+    reg  [50:0] rs_sel_loc_27;
+    reg  [50:0] rs_sel_loc_28;
+    reg  [50:0] rs_sel_loc_29;
+    reg  [50:0] rs_sel_loc_30;
+    reg  [50:0] rs_sel_loc_31;
+    reg  [50:0] rs_sel_loc_32;
+    reg  [50:0] rs_sel_loc_33;
+    reg  [50:0] rs_sel_loc_34;
+    reg  [50:0] rs_sel_loc_35;
+    reg  [50:0] rs_sel_loc_36;
+    reg  [50:0] rs_sel_loc_37;
+    reg  [50:0] rs_sel_loc_38;
+    reg  [50:0] rs_sel_loc_39;
+    reg  [50:0] rs_sel_loc_40;
+    reg  [50:0] rs_sel_loc_41;
+    reg  [50:0] rs_sel_loc_42;
+    reg  [50:0] rs_sel_loc_43;
+    reg  [50:0] rs_sel_loc_44;
+    reg  [50:0] rs_sel_loc_45;
+    reg  [50:0] rs_sel_loc_46;
+    reg  [50:0] rs_sel_loc_47;
+    reg  [50:0] rs_sel_loc_48;
+    reg  [50:0] rs_sel_loc_49;
+    reg  [50:0] rs_sel_loc_50;
+    reg  [50:0] rs_sel_loc_51;
+    reg  [50:0] rs_sel_loc_52;
+    reg  [50:0] rs_sel_loc_53;
+    reg  [50:0] rs_sel_loc_54;
+    reg  [50:0] rs_sel_loc_55;
+    reg  [50:0] rs_sel_loc_56;
+    reg  [50:0] rs_sel_loc_57;
+    reg  [50:0] rs_sel_loc_58;
+    reg  [50:0] rs_sel_loc_59;
+    reg  [50:0] rs_sel_loc_60;
+    reg  [50:0] rs_sel_loc_61;
+    reg  [50:0] rs_sel_loc_62;
+    reg  [55:0] rs_sel_base_0;
+    reg  [55:0] rs_sel_base_1;
+    reg  [55:0] rs_sel_base_2;
+    reg  [55:0] rs_sel_base_3;
+    reg  [55:0] rs_sel_base_4;
+    reg  [55:0] rs_sel_base_5;
+    reg  [55:0] rs_sel_base_6;
+    reg  [55:0] rs_sel_base_7;
+    reg  [55:0] rs_sel_base_8;
+    reg  [55:0] rs_sel_base_9;
+    reg  [55:0] rs_sel_base_10;
+    reg  [55:0] rs_sel_base_11;
+    reg  [55:0] rs_sel_base_12;
+    reg  [55:0] rs_sel_base_13;
+    reg  [55:0] rs_sel_base_14;
+    reg  [55:0] rs_sel_base_15;
+    reg  [55:0] rs_sel_base_16;
+    reg  [55:0] rs_sel_base_17;
+    reg  [55:0] rs_sel_base_18;
+    reg  [55:0] rs_sel_base_19;
+    reg  [55:0] rs_sel_base_20;
+    reg  [55:0] rs_sel_base_21;
+    reg  [55:0] rs_sel_base_22;
+    reg  [55:0] rs_sel_base_23;
+    reg  [55:0] rs_sel_base_24;
+    reg  [55:0] rs_sel_base_25;
+    reg  [55:0] rs_sel_base_26;
+    reg  [55:0] rs_sel_base_27;
+    reg  [55:0] rs_sel_base_28;
+    reg  [55:0] rs_sel_base_29;
+    reg  [55:0] rs_sel_base_30;
+    reg  [55:0] rs_sel_base_31;
+    reg  [55:0] rs_sel_base_32;
+    reg  [55:0] rs_sel_base_33;
+    reg  [55:0] rs_sel_base_34;
+    reg  [55:0] rs_sel_base_35;
+    reg  [55:0] rs_sel_base_36;
+    reg  [55:0] rs_sel_base_37;
+    reg  [55:0] rs_sel_base_38;
+    reg  [55:0] rs_sel_base_39;
+    reg  [55:0] rs_sel_base_40;
+    reg  [55:0] rs_sel_base_41;
+    reg  [55:0] rs_sel_base_42;
+    reg  [55:0] rs_sel_base_43;
+    reg  [55:0] rs_sel_base_44;
+    reg  [55:0] rs_sel_base_45;
+    reg  [55:0] rs_sel_base_46;
+    reg  [55:0] rs_sel_base_47;
+    reg  [55:0] rs_sel_base_48;
+    reg  [55:0] rs_sel_base_49;
+    reg  [55:0] rs_sel_base_50;
+    reg  [55:0] rs_sel_base_51;
+    reg  [55:0] rs_sel_base_52;
+    reg  [55:0] rs_sel_base_53;
+    reg  [55:0] rs_sel_base_54;
+    reg  [55:0] rs_sel_base_55;
+    reg  [55:0] rs_sel_base_56;
+    reg  [55:0] rs_sel_base_57;
+    reg  [55:0] rs_sel_base_58;
+    reg  [55:0] rs_sel_base_59;
+    reg  [55:0] rs_sel_base_60;
+    reg  [55:0] rs_sel_base_61;
+    reg  [55:0] rs_sel_base_62;
+    reg  [55:0] rs_sel_size_0;
+    reg  [55:0] rs_sel_size_1;
+    reg  [55:0] rs_sel_size_2;
+    reg  [55:0] rs_sel_size_3;
+    reg  [55:0] rs_sel_size_4;
+    reg  [55:0] rs_sel_size_5;
+    reg  [55:0] rs_sel_size_6;
+    reg  [55:0] rs_sel_size_7;
+    reg  [55:0] rs_sel_size_8;
+    reg  [55:0] rs_sel_size_9;
+    reg  [55:0] rs_sel_size_10;
+    reg  [55:0] rs_sel_size_11;
+    reg  [55:0] rs_sel_size_12;
+    reg  [55:0] rs_sel_size_13;
+    reg  [55:0] rs_sel_size_14;
+    reg  [55:0] rs_sel_size_15;
+    reg  [55:0] rs_sel_size_16;
+    reg  [55:0] rs_sel_size_17;
+    reg  [55:0] rs_sel_size_18;
+    reg  [55:0] rs_sel_size_19;
+    reg  [55:0] rs_sel_size_20;
+    reg  [55:0] rs_sel_size_21;
+    reg  [55:0] rs_sel_size_22;
+    reg  [55:0] rs_sel_size_23;
+    reg  [55:0] rs_sel_size_24;
+    reg  [55:0] rs_sel_size_25;
+    reg  [55:0] rs_sel_size_26;
+    reg  [55:0] rs_sel_size_27;
+    reg  [55:0] rs_sel_size_28;
+    reg  [55:0] rs_sel_size_29;
+    reg  [55:0] rs_sel_size_30;
+    reg  [55:0] rs_sel_size_31;
+    reg  [55:0] rs_sel_size_32;
+    reg  [55:0] rs_sel_size_33;
+    reg  [55:0] rs_sel_size_34;
+    reg  [55:0] rs_sel_size_35;
+    reg  [55:0] rs_sel_size_36;
+    reg  [55:0] rs_sel_size_37;
+    reg  [55:0] rs_sel_size_38;
+    reg  [55:0] rs_sel_size_39;
+    reg  [55:0] rs_sel_size_40;
+    reg  [55:0] rs_sel_size_41;
+    reg  [55:0] rs_sel_size_42;
+    reg  [55:0] rs_sel_size_43;
+    reg  [55:0] rs_sel_size_44;
+    reg  [55:0] rs_sel_size_45;
+    reg  [55:0] rs_sel_size_46;
+    reg  [55:0] rs_sel_size_47;
+    reg  [55:0] rs_sel_size_48;
+    reg  [55:0] rs_sel_size_49;
+    reg  [55:0] rs_sel_size_50;
+    reg  [55:0] rs_sel_size_51;
+    reg  [55:0] rs_sel_size_52;
+    reg  [55:0] rs_sel_size_53;
+    reg  [55:0] rs_sel_size_54;
+    reg  [55:0] rs_sel_size_55;
+    reg  [55:0] rs_sel_size_56;
+    reg  [55:0] rs_sel_size_57;
+    reg  [55:0] rs_sel_size_58;
+    reg  [55:0] rs_sel_size_59;
+    reg  [55:0] rs_sel_size_60;
+    reg  [55:0] rs_sel_size_61;
+    reg  [55:0] rs_sel_size_62;
+    reg  [7:0] rs_sel_tag_0;
+    reg  [7:0] rs_sel_tag_1;
+    reg  [7:0] rs_sel_tag_2;
+    reg  [7:0] rs_sel_tag_3;
+    reg  [7:0] rs_sel_tag_4;
+    reg  [7:0] rs_sel_tag_5;
+    reg  [7:0] rs_sel_tag_6;
+    reg  [7:0] rs_sel_tag_7;
+    reg  [7:0] rs_sel_tag_8;
+    reg  [7:0] rs_sel_tag_9;
+    reg  [7:0] rs_sel_tag_10;
+    reg  [7:0] rs_sel_tag_11;
+    reg  [7:0] rs_sel_tag_12;
+    reg  [7:0] rs_sel_tag_13;
+    reg  [7:0] rs_sel_tag_14;
+    reg  [7:0] rs_sel_tag_15;
+    reg  [7:0] rs_sel_tag_16;
+    reg  [7:0] rs_sel_tag_17;
+    reg  [7:0] rs_sel_tag_18;
+    reg  [7:0] rs_sel_tag_19;
+    reg  [7:0] rs_sel_tag_20;
+    reg  [7:0] rs_sel_tag_21;
+    reg  [7:0] rs_sel_tag_22;
+    reg  [7:0] rs_sel_tag_23;
+    reg  [7:0] rs_sel_tag_24;
+    reg  [7:0] rs_sel_tag_25;
+    reg  [7:0] rs_sel_tag_26;
+    reg  [7:0] rs_sel_tag_27;
+    reg  [7:0] rs_sel_tag_28;
+    reg  [7:0] rs_sel_tag_29;
+    reg  [7:0] rs_sel_tag_30;
+    reg  [7:0] rs_sel_tag_31;
+    reg  [7:0] rs_sel_tag_32;
+    reg  [7:0] rs_sel_tag_33;
+    reg  [7:0] rs_sel_tag_34;
+    reg  [7:0] rs_sel_tag_35;
+    reg  [7:0] rs_sel_tag_36;
+    reg  [7:0] rs_sel_tag_37;
+    reg  [7:0] rs_sel_tag_38;
+    reg  [7:0] rs_sel_tag_39;
+    reg  [7:0] rs_sel_tag_40;
+    reg  [7:0] rs_sel_tag_41;
+    reg  [7:0] rs_sel_tag_42;
+    reg  [7:0] rs_sel_tag_43;
+    reg  [7:0] rs_sel_tag_44;
+    reg  [7:0] rs_sel_tag_45;
+    reg  [7:0] rs_sel_tag_46;
+    reg  [7:0] rs_sel_tag_47;
+    reg  [7:0] rs_sel_tag_48;
+    reg  [7:0] rs_sel_tag_49;
+    reg  [7:0] rs_sel_tag_50;
+    reg  [7:0] rs_sel_tag_51;
+    reg  [7:0] rs_sel_tag_52;
+    reg  [7:0] rs_sel_tag_53;
+    reg  [7:0] rs_sel_tag_54;
+    reg  [7:0] rs_sel_tag_55;
+    reg  [7:0] rs_sel_tag_56;
+    reg  [7:0] rs_sel_tag_57;
+    reg  [7:0] rs_sel_tag_58;
+    reg  [7:0] rs_sel_tag_59;
+    reg  [7:0] rs_sel_tag_60;
+    reg  [7:0] rs_sel_tag_61;
+    reg  [7:0] rs_sel_tag_62;
+    reg  [55:0] ls_sel_base_0;
+    reg  [55:0] ls_sel_base_1;
+    reg  [55:0] ls_sel_base_2;
+    reg  [55:0] ls_sel_base_3;
+    reg  [55:0] ls_sel_base_4;
+    reg  [55:0] ls_sel_base_5;
+    reg  [55:0] ls_sel_base_6;
+    reg  [55:0] ls_sel_base_7;
+    reg  [55:0] ls_sel_base_8;
+    reg  [55:0] ls_sel_base_9;
+    reg  [55:0] ls_sel_base_10;
+    reg  [55:0] ls_sel_base_11;
+    reg  [55:0] ls_sel_base_12;
+    reg  [55:0] ls_sel_base_13;
+    reg  [55:0] ls_sel_base_14;
+    reg  [55:0] ls_sel_base_15;
+    reg  [55:0] ls_sel_base_16;
+    reg  [55:0] ls_sel_base_17;
+    reg  [55:0] ls_sel_base_18;
+    reg  [55:0] ls_sel_base_19;
+    reg  [55:0] ls_sel_base_20;
+    reg  [55:0] ls_sel_base_21;
+    reg  [55:0] ls_sel_base_22;
+    reg  [55:0] ls_sel_base_23;
+    reg  [55:0] ls_sel_base_24;
+    reg  [55:0] ls_sel_base_25;
+    reg  [55:0] ls_sel_base_26;
+    reg  [55:0] ls_sel_base_27;
+    reg  [55:0] ls_sel_base_28;
+    reg  [55:0] ls_sel_base_29;
+    reg  [55:0] ls_sel_base_30;
+    reg  [55:0] ls_sel_base_31;
+    reg  [55:0] ls_sel_base_32;
+    reg  [55:0] ls_sel_base_33;
+    reg  [55:0] ls_sel_base_34;
+    reg  [55:0] ls_sel_base_35;
+    reg  [55:0] ls_sel_base_36;
+    reg  [55:0] ls_sel_base_37;
+    reg  [55:0] ls_sel_base_38;
+    reg  [55:0] ls_sel_base_39;
+    reg  [55:0] ls_sel_base_40;
+    reg  [55:0] ls_sel_base_41;
+    reg  [55:0] ls_sel_base_42;
+    reg  [55:0] ls_sel_base_43;
+    reg  [55:0] ls_sel_base_44;
+    reg  [55:0] ls_sel_base_45;
+    reg  [55:0] ls_sel_base_46;
+    reg  [55:0] ls_sel_base_47;
+    reg  [55:0] ls_sel_base_48;
+    reg  [55:0] ls_sel_base_49;
+    reg  [55:0] ls_sel_base_50;
+    reg  [55:0] ls_sel_base_51;
+    reg  [55:0] ls_sel_base_52;
+    reg  [55:0] ls_sel_base_53;
+    reg  [55:0] ls_sel_base_54;
+    reg  [55:0] ls_sel_base_55;
+    reg  [55:0] ls_sel_base_56;
+    reg  [55:0] ls_sel_base_57;
+    reg  [55:0] ls_sel_base_58;
+    reg  [55:0] ls_sel_base_59;
+    reg  [55:0] ls_sel_base_60;
+    reg  [55:0] ls_sel_base_61;
+    reg  [55:0] ls_sel_base_62;
+    reg  [55:0] ls_sel_size_0;
+    reg  [55:0] ls_sel_size_1;
+    reg  [55:0] ls_sel_size_2;
+    reg  [55:0] ls_sel_size_3;
+    reg  [55:0] ls_sel_size_4;
+    reg  [55:0] ls_sel_size_5;
+    reg  [55:0] ls_sel_size_6;
+    reg  [55:0] ls_sel_size_7;
+    reg  [55:0] ls_sel_size_8;
+    reg  [55:0] ls_sel_size_9;
+    reg  [55:0] ls_sel_size_10;
+    reg  [55:0] ls_sel_size_11;
+    reg  [55:0] ls_sel_size_12;
+    reg  [55:0] ls_sel_size_13;
+    reg  [55:0] ls_sel_size_14;
+    reg  [55:0] ls_sel_size_15;
+    reg  [55:0] ls_sel_size_16;
+    reg  [55:0] ls_sel_size_17;
+    reg  [55:0] ls_sel_size_18;
+    reg  [55:0] ls_sel_size_19;
+    reg  [55:0] ls_sel_size_20;
+    reg  [55:0] ls_sel_size_21;
+    reg  [55:0] ls_sel_size_22;
+    reg  [55:0] ls_sel_size_23;
+    reg  [55:0] ls_sel_size_24;
+    reg  [55:0] ls_sel_size_25;
+    reg  [55:0] ls_sel_size_26;
+    reg  [55:0] ls_sel_size_27;
+    reg  [55:0] ls_sel_size_28;
+    reg  [55:0] ls_sel_size_29;
+    reg  [55:0] ls_sel_size_30;
+    reg  [55:0] ls_sel_size_31;
+    reg  [55:0] ls_sel_size_32;
+    reg  [55:0] ls_sel_size_33;
+    reg  [55:0] ls_sel_size_34;
+    reg  [55:0] ls_sel_size_35;
+    reg  [55:0] ls_sel_size_36;
+    reg  [55:0] ls_sel_size_37;
+    reg  [55:0] ls_sel_size_38;
+    reg  [55:0] ls_sel_size_39;
+    reg  [55:0] ls_sel_size_40;
+    reg  [55:0] ls_sel_size_41;
+    reg  [55:0] ls_sel_size_42;
+    reg  [55:0] ls_sel_size_43;
+    reg  [55:0] ls_sel_size_44;
+    reg  [55:0] ls_sel_size_45;
+    reg  [55:0] ls_sel_size_46;
+    reg  [55:0] ls_sel_size_47;
+    reg  [55:0] ls_sel_size_48;
+    reg  [55:0] ls_sel_size_49;
+    reg  [55:0] ls_sel_size_50;
+    reg  [55:0] ls_sel_size_51;
+    reg  [55:0] ls_sel_size_52;
+    reg  [55:0] ls_sel_size_53;
+    reg  [55:0] ls_sel_size_54;
+    reg  [55:0] ls_sel_size_55;
+    reg  [55:0] ls_sel_size_56;
+    reg  [55:0] ls_sel_size_57;
+    reg  [55:0] ls_sel_size_58;
+    reg  [55:0] ls_sel_size_59;
+    reg  [55:0] ls_sel_size_60;
+    reg  [55:0] ls_sel_size_61;
+    reg  [55:0] ls_sel_size_62;
+    reg  [7:0] ls_sel_tag_0;
+    reg  [7:0] ls_sel_tag_1;
+    reg  [7:0] ls_sel_tag_2;
+    reg  [7:0] ls_sel_tag_3;
+    reg  [7:0] ls_sel_tag_4;
+    reg  [7:0] ls_sel_tag_5;
+    reg  [7:0] ls_sel_tag_6;
+    reg  [7:0] ls_sel_tag_7;
+    reg  [7:0] ls_sel_tag_8;
+    reg  [7:0] ls_sel_tag_9;
+    reg  [7:0] ls_sel_tag_10;
+    reg  [7:0] ls_sel_tag_11;
+    reg  [7:0] ls_sel_tag_12;
+    reg  [7:0] ls_sel_tag_13;
+    reg  [7:0] ls_sel_tag_14;
+    reg  [7:0] ls_sel_tag_15;
+    reg  [7:0] ls_sel_tag_16;
+    reg  [7:0] ls_sel_tag_17;
+    reg  [7:0] ls_sel_tag_18;
+    reg  [7:0] ls_sel_tag_19;
+    reg  [7:0] ls_sel_tag_20;
+    reg  [7:0] ls_sel_tag_21;
+    reg  [7:0] ls_sel_tag_22;
+    reg  [7:0] ls_sel_tag_23;
+    reg  [7:0] ls_sel_tag_24;
+    reg  [7:0] ls_sel_tag_25;
+    reg  [7:0] ls_sel_tag_26;
+    reg  [7:0] ls_sel_tag_27;
+    reg  [7:0] ls_sel_tag_28;
+    reg  [7:0] ls_sel_tag_29;
+    reg  [7:0] ls_sel_tag_30;
+    reg  [7:0] ls_sel_tag_31;
+    reg  [7:0] ls_sel_tag_32;
+    reg  [7:0] ls_sel_tag_33;
+    reg  [7:0] ls_sel_tag_34;
+    reg  [7:0] ls_sel_tag_35;
+    reg  [7:0] ls_sel_tag_36;
+    reg  [7:0] ls_sel_tag_37;
+    reg  [7:0] ls_sel_tag_38;
+    reg  [7:0] ls_sel_tag_39;
+    reg  [7:0] ls_sel_tag_40;
+    reg  [7:0] ls_sel_tag_41;
+    reg  [7:0] ls_sel_tag_42;
+    reg  [7:0] ls_sel_tag_43;
+    reg  [7:0] ls_sel_tag_44;
+    reg  [7:0] ls_sel_tag_45;
+    reg  [7:0] ls_sel_tag_46;
+    reg  [7:0] ls_sel_tag_47;
+    reg  [7:0] ls_sel_tag_48;
+    reg  [7:0] ls_sel_tag_49;
+    reg  [7:0] ls_sel_tag_50;
+    reg  [7:0] ls_sel_tag_51;
+    reg  [7:0] ls_sel_tag_52;
+    reg  [7:0] ls_sel_tag_53;
+    reg  [7:0] ls_sel_tag_54;
+    reg  [7:0] ls_sel_tag_55;
+    reg  [7:0] ls_sel_tag_56;
+    reg  [7:0] ls_sel_tag_57;
+    reg  [7:0] ls_sel_tag_58;
+    reg  [7:0] ls_sel_tag_59;
+    reg  [7:0] ls_sel_tag_60;
+    reg  [7:0] ls_sel_tag_61;
+    reg  [7:0] ls_sel_tag_62;
+    reg  rs_any_t_0;
+    reg  rs_any_t_1;
+    reg  rs_any_t_2;
+    reg  rs_any_t_3;
+    reg  rs_any_t_4;
+    reg  rs_any_t_5;
+    reg  rs_any_t_6;
+    reg  rs_any_t_7;
+    reg  rs_any_t_8;
+    reg  rs_any_t_9;
+    reg  rs_any_t_10;
+    reg  rs_any_t_11;
+    reg  rs_any_t_12;
+    reg  rs_any_t_13;
+    reg  rs_any_t_14;
+    reg  rs_any_t_15;
+    reg  rs_any_t_16;
+    reg  rs_any_t_17;
+    reg  rs_any_t_18;
+    reg  rs_any_t_19;
+    reg  rs_any_t_20;
+    reg  rs_any_t_21;
+    reg  rs_any_t_22;
+    reg  rs_any_t_23;
+    reg  rs_any_t_24;
+    reg  rs_any_t_25;
+    reg  rs_any_t_26;
+    reg  rs_any_t_27;
+    reg  rs_any_t_28;
+    reg  rs_any_t_29;
+    reg  rs_any_t_30;
+    reg  rs_any_t_31;
+    reg  rs_any_t_32;
+    reg  rs_any_t_33;
+    reg  rs_any_t_34;
+    reg  rs_any_t_35;
+    reg  rs_any_t_36;
+    reg  rs_any_t_37;
+    reg  rs_any_t_38;
+    reg  rs_any_t_39;
+    reg  rs_any_t_40;
+    reg  rs_any_t_41;
+    reg  rs_any_t_42;
+    reg  rs_any_t_43;
+    reg  rs_any_t_44;
+    reg  rs_any_t_45;
+    reg  rs_any_t_46;
+    reg  rs_any_t_47;
+    reg  rs_any_t_48;
+    reg  rs_any_t_49;
+    reg  rs_any_t_50;
+    reg  rs_any_t_51;
+    reg  rs_any_t_52;
+    reg  rs_any_t_53;
+    reg  rs_any_t_54;
+    reg  rs_any_t_55;
+    reg  rs_any_t_56;
+    reg  rs_any_t_57;
+    reg  rs_any_t_58;
+    reg  rs_any_t_59;
+    reg  rs_any_t_60;
+    reg  rs_any_t_61;
+    reg  rs_any_t_62;
+    reg  ls_any_t_0;
+    reg  ls_any_t_1;
+    reg  ls_any_t_2;
+    reg  ls_any_t_3;
+    reg  ls_any_t_4;
+    reg  ls_any_t_5;
+    reg  ls_any_t_6;
+    reg  ls_any_t_7;
+    reg  ls_any_t_8;
+    reg  ls_any_t_9;
+    reg  ls_any_t_10;
+    reg  ls_any_t_11;
+    reg  ls_any_t_12;
+    reg  ls_any_t_13;
+    reg  ls_any_t_14;
+    reg  ls_any_t_15;
+    reg  ls_any_t_16;
+    reg  ls_any_t_17;
+    reg  ls_any_t_18;
+    reg  ls_any_t_19;
+    reg  ls_any_t_20;
+    reg  ls_any_t_21;
+    reg  ls_any_t_22;
+    reg  ls_any_t_23;
+    reg  ls_any_t_24;
+    reg  ls_any_t_25;
+    reg  ls_any_t_26;
+    reg  ls_any_t_27;
+    reg  ls_any_t_28;
+    reg  ls_any_t_29;
+    reg  ls_any_t_30;
+    reg  ls_any_t_31;
+    reg  ls_any_t_32;
+    reg  ls_any_t_33;
+    reg  ls_any_t_34;
+    reg  ls_any_t_35;
+    reg  ls_any_t_36;
+    reg  ls_any_t_37;
+    reg  ls_any_t_38;
+    reg  ls_any_t_39;
+    reg  ls_any_t_40;
+    reg  ls_any_t_41;
+    reg  ls_any_t_42;
+    reg  ls_any_t_43;
+    reg  ls_any_t_44;
+    reg  ls_any_t_45;
+    reg  ls_any_t_46;
+    reg  ls_any_t_47;
+    reg  ls_any_t_48;
+    reg  ls_any_t_49;
+    reg  ls_any_t_50;
+    reg  ls_any_t_51;
+    reg  ls_any_t_52;
+    reg  ls_any_t_53;
+    reg  ls_any_t_54;
+    reg  ls_any_t_55;
+    reg  ls_any_t_56;
+    reg  ls_any_t_57;
+    reg  ls_any_t_58;
+    reg  ls_any_t_59;
+    reg  ls_any_t_60;
+    reg  ls_any_t_61;
+    reg  ls_any_t_62;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -1788,6 +2042,8 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     );
     
     // Sub-block outputs this block does not use
+    wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, rs_pe_onehot_8, rs_pe_onehot_9, rs_pe_onehot_10, rs_pe_onehot_11, rs_pe_onehot_12, rs_pe_onehot_13, rs_pe_onehot_14, rs_pe_onehot_15, rs_pe_onehot_16, rs_pe_onehot_17, rs_pe_onehot_18, rs_pe_onehot_19, rs_pe_onehot_20, rs_pe_onehot_21, rs_pe_onehot_22, rs_pe_onehot_23, rs_pe_onehot_24, rs_pe_onehot_25, rs_pe_onehot_26, rs_pe_onehot_27, rs_pe_onehot_28, rs_pe_onehot_29, rs_pe_onehot_30, rs_pe_onehot_31, 1'b0};
+    wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, ls_pe_onehot_8, ls_pe_onehot_9, ls_pe_onehot_10, ls_pe_onehot_11, ls_pe_onehot_12, ls_pe_onehot_13, ls_pe_onehot_14, ls_pe_onehot_15, ls_pe_onehot_16, ls_pe_onehot_17, ls_pe_onehot_18, ls_pe_onehot_19, ls_pe_onehot_20, ls_pe_onehot_21, ls_pe_onehot_22, ls_pe_onehot_23, ls_pe_onehot_24, ls_pe_onehot_25, ls_pe_onehot_26, ls_pe_onehot_27, ls_pe_onehot_28, ls_pe_onehot_29, ls_pe_onehot_30, ls_pe_onehot_31, 1'b0};
     wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
@@ -2436,259 +2692,513 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         cs_s_0 = rs_addr ^ bxs_0_q;
         cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
-        ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_req_0 = rs_match_0;
+        ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ bxs_1_q;
         cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
-        rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
-        ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
+        ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_req_1 = rs_match_1;
+        ls_req_1 = ls_match_1;
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ bxs_2_q;
         cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
-        rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
-        ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
+        ls_match_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_req_2 = rs_match_2;
+        ls_req_2 = ls_match_2;
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ bxs_3_q;
         cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
-        rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
-        ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
+        ls_match_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_req_3 = rs_match_3;
+        ls_req_3 = ls_match_3;
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ bxs_4_q;
         cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
-        rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
-        ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
+        ls_match_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_req_4 = rs_match_4;
+        ls_req_4 = ls_match_4;
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ bxs_5_q;
         cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
-        rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
-        ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
+        ls_match_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_req_5 = rs_match_5;
+        ls_req_5 = ls_match_5;
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ bxs_6_q;
         cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
-        rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
-        ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
+        ls_match_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_req_6 = rs_match_6;
+        ls_req_6 = ls_match_6;
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ bxs_7_q;
         cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
-        rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
-        ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
+        ls_match_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_req_7 = rs_match_7;
+        ls_req_7 = ls_match_7;
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
         cs_s_8 = rs_addr ^ bxs_8_q;
         cs_c_8 = (rs_addr & bxs_8_q) | (~base_8_q & ~bxs_8_q);
         cs_nr_8 = ~((cs_c_8 << 64'h1) | one_56);
-        rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
-        ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
+        rs_match_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
+        ls_match_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
+        rs_req_8 = rs_match_8;
+        ls_req_8 = ls_match_8;
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
         fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
         cs_s_9 = rs_addr ^ bxs_9_q;
         cs_c_9 = (rs_addr & bxs_9_q) | (~base_9_q & ~bxs_9_q);
         cs_nr_9 = ~((cs_c_9 << 64'h1) | one_56);
-        rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
-        ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
+        rs_match_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
+        ls_match_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
+        rs_req_9 = rs_match_9;
+        ls_req_9 = ls_match_9;
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
         fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
         cs_s_10 = rs_addr ^ bxs_10_q;
         cs_c_10 = (rs_addr & bxs_10_q) | (~base_10_q & ~bxs_10_q);
         cs_nr_10 = ~((cs_c_10 << 64'h1) | one_56);
-        rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
-        ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
+        rs_match_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
+        ls_match_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
+        rs_req_10 = rs_match_10;
+        ls_req_10 = ls_match_10;
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
         fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
         cs_s_11 = rs_addr ^ bxs_11_q;
         cs_c_11 = (rs_addr & bxs_11_q) | (~base_11_q & ~bxs_11_q);
         cs_nr_11 = ~((cs_c_11 << 64'h1) | one_56);
-        rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
-        ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
+        rs_match_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
+        ls_match_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
+        rs_req_11 = rs_match_11;
+        ls_req_11 = ls_match_11;
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
         fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
         cs_s_12 = rs_addr ^ bxs_12_q;
         cs_c_12 = (rs_addr & bxs_12_q) | (~base_12_q & ~bxs_12_q);
         cs_nr_12 = ~((cs_c_12 << 64'h1) | one_56);
-        rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
-        ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
+        rs_match_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
+        ls_match_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
+        rs_req_12 = rs_match_12;
+        ls_req_12 = ls_match_12;
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
         fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
         cs_s_13 = rs_addr ^ bxs_13_q;
         cs_c_13 = (rs_addr & bxs_13_q) | (~base_13_q & ~bxs_13_q);
         cs_nr_13 = ~((cs_c_13 << 64'h1) | one_56);
-        rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
-        ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
+        rs_match_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
+        ls_match_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
+        rs_req_13 = rs_match_13;
+        ls_req_13 = ls_match_13;
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
         fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
         cs_s_14 = rs_addr ^ bxs_14_q;
         cs_c_14 = (rs_addr & bxs_14_q) | (~base_14_q & ~bxs_14_q);
         cs_nr_14 = ~((cs_c_14 << 64'h1) | one_56);
-        rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
-        ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
+        rs_match_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
+        ls_match_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
+        rs_req_14 = rs_match_14;
+        ls_req_14 = ls_match_14;
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
         fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
         cs_s_15 = rs_addr ^ bxs_15_q;
         cs_c_15 = (rs_addr & bxs_15_q) | (~base_15_q & ~bxs_15_q);
         cs_nr_15 = ~((cs_c_15 << 64'h1) | one_56);
-        rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
-        ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
+        rs_match_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
+        ls_match_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
+        rs_req_15 = rs_match_15;
+        ls_req_15 = ls_match_15;
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
         cs_s_16 = rs_addr ^ bxs_16_q;
         cs_c_16 = (rs_addr & bxs_16_q) | (~base_16_q & ~bxs_16_q);
         cs_nr_16 = ~((cs_c_16 << 64'h1) | one_56);
-        rs_pe_req_16 = rs_valid && valid_16_q && (base_16_q <= rs_addr) && ~((cs_s_16 >= cs_nr_16) && ((cs_c_16 & top_56) != zero_56));
-        ls_pe_req_16 = ls_valid && valid_16_q && (loc_16_q == ls_loc);
+        rs_match_16 = rs_valid && valid_16_q && (base_16_q <= rs_addr) && ~((cs_s_16 >= cs_nr_16) && ((cs_c_16 & top_56) != zero_56));
+        ls_match_16 = ls_valid && valid_16_q && (loc_16_q == ls_loc);
+        rs_req_16 = rs_match_16;
+        ls_req_16 = ls_match_16;
         inv_match_16 = inv_valid && valid_16_q && (loc_16_q == inv_loc);
         fill_match_16 = valid_16_q && (loc_16_q == fill_loc);
         free_pe_req_16 = ~valid_16_q;
         cs_s_17 = rs_addr ^ bxs_17_q;
         cs_c_17 = (rs_addr & bxs_17_q) | (~base_17_q & ~bxs_17_q);
         cs_nr_17 = ~((cs_c_17 << 64'h1) | one_56);
-        rs_pe_req_17 = rs_valid && valid_17_q && (base_17_q <= rs_addr) && ~((cs_s_17 >= cs_nr_17) && ((cs_c_17 & top_56) != zero_56));
-        ls_pe_req_17 = ls_valid && valid_17_q && (loc_17_q == ls_loc);
+        rs_match_17 = rs_valid && valid_17_q && (base_17_q <= rs_addr) && ~((cs_s_17 >= cs_nr_17) && ((cs_c_17 & top_56) != zero_56));
+        ls_match_17 = ls_valid && valid_17_q && (loc_17_q == ls_loc);
+        rs_req_17 = rs_match_17;
+        ls_req_17 = ls_match_17;
         inv_match_17 = inv_valid && valid_17_q && (loc_17_q == inv_loc);
         fill_match_17 = valid_17_q && (loc_17_q == fill_loc);
         free_pe_req_17 = ~valid_17_q;
         cs_s_18 = rs_addr ^ bxs_18_q;
         cs_c_18 = (rs_addr & bxs_18_q) | (~base_18_q & ~bxs_18_q);
         cs_nr_18 = ~((cs_c_18 << 64'h1) | one_56);
-        rs_pe_req_18 = rs_valid && valid_18_q && (base_18_q <= rs_addr) && ~((cs_s_18 >= cs_nr_18) && ((cs_c_18 & top_56) != zero_56));
-        ls_pe_req_18 = ls_valid && valid_18_q && (loc_18_q == ls_loc);
+        rs_match_18 = rs_valid && valid_18_q && (base_18_q <= rs_addr) && ~((cs_s_18 >= cs_nr_18) && ((cs_c_18 & top_56) != zero_56));
+        ls_match_18 = ls_valid && valid_18_q && (loc_18_q == ls_loc);
+        rs_req_18 = rs_match_18;
+        ls_req_18 = ls_match_18;
         inv_match_18 = inv_valid && valid_18_q && (loc_18_q == inv_loc);
         fill_match_18 = valid_18_q && (loc_18_q == fill_loc);
         free_pe_req_18 = ~valid_18_q;
         cs_s_19 = rs_addr ^ bxs_19_q;
         cs_c_19 = (rs_addr & bxs_19_q) | (~base_19_q & ~bxs_19_q);
         cs_nr_19 = ~((cs_c_19 << 64'h1) | one_56);
-        rs_pe_req_19 = rs_valid && valid_19_q && (base_19_q <= rs_addr) && ~((cs_s_19 >= cs_nr_19) && ((cs_c_19 & top_56) != zero_56));
-        ls_pe_req_19 = ls_valid && valid_19_q && (loc_19_q == ls_loc);
+        rs_match_19 = rs_valid && valid_19_q && (base_19_q <= rs_addr) && ~((cs_s_19 >= cs_nr_19) && ((cs_c_19 & top_56) != zero_56));
+        ls_match_19 = ls_valid && valid_19_q && (loc_19_q == ls_loc);
+        rs_req_19 = rs_match_19;
+        ls_req_19 = ls_match_19;
         inv_match_19 = inv_valid && valid_19_q && (loc_19_q == inv_loc);
         fill_match_19 = valid_19_q && (loc_19_q == fill_loc);
         free_pe_req_19 = ~valid_19_q;
         cs_s_20 = rs_addr ^ bxs_20_q;
         cs_c_20 = (rs_addr & bxs_20_q) | (~base_20_q & ~bxs_20_q);
         cs_nr_20 = ~((cs_c_20 << 64'h1) | one_56);
-        rs_pe_req_20 = rs_valid && valid_20_q && (base_20_q <= rs_addr) && ~((cs_s_20 >= cs_nr_20) && ((cs_c_20 & top_56) != zero_56));
-        ls_pe_req_20 = ls_valid && valid_20_q && (loc_20_q == ls_loc);
+        rs_match_20 = rs_valid && valid_20_q && (base_20_q <= rs_addr) && ~((cs_s_20 >= cs_nr_20) && ((cs_c_20 & top_56) != zero_56));
+        ls_match_20 = ls_valid && valid_20_q && (loc_20_q == ls_loc);
+        rs_req_20 = rs_match_20;
+        ls_req_20 = ls_match_20;
         inv_match_20 = inv_valid && valid_20_q && (loc_20_q == inv_loc);
         fill_match_20 = valid_20_q && (loc_20_q == fill_loc);
         free_pe_req_20 = ~valid_20_q;
         cs_s_21 = rs_addr ^ bxs_21_q;
         cs_c_21 = (rs_addr & bxs_21_q) | (~base_21_q & ~bxs_21_q);
         cs_nr_21 = ~((cs_c_21 << 64'h1) | one_56);
-        rs_pe_req_21 = rs_valid && valid_21_q && (base_21_q <= rs_addr) && ~((cs_s_21 >= cs_nr_21) && ((cs_c_21 & top_56) != zero_56));
-        ls_pe_req_21 = ls_valid && valid_21_q && (loc_21_q == ls_loc);
+        rs_match_21 = rs_valid && valid_21_q && (base_21_q <= rs_addr) && ~((cs_s_21 >= cs_nr_21) && ((cs_c_21 & top_56) != zero_56));
+        ls_match_21 = ls_valid && valid_21_q && (loc_21_q == ls_loc);
+        rs_req_21 = rs_match_21;
+        ls_req_21 = ls_match_21;
         inv_match_21 = inv_valid && valid_21_q && (loc_21_q == inv_loc);
         fill_match_21 = valid_21_q && (loc_21_q == fill_loc);
         free_pe_req_21 = ~valid_21_q;
         cs_s_22 = rs_addr ^ bxs_22_q;
         cs_c_22 = (rs_addr & bxs_22_q) | (~base_22_q & ~bxs_22_q);
         cs_nr_22 = ~((cs_c_22 << 64'h1) | one_56);
-        rs_pe_req_22 = rs_valid && valid_22_q && (base_22_q <= rs_addr) && ~((cs_s_22 >= cs_nr_22) && ((cs_c_22 & top_56) != zero_56));
-        ls_pe_req_22 = ls_valid && valid_22_q && (loc_22_q == ls_loc);
+        rs_match_22 = rs_valid && valid_22_q && (base_22_q <= rs_addr) && ~((cs_s_22 >= cs_nr_22) && ((cs_c_22 & top_56) != zero_56));
+        ls_match_22 = ls_valid && valid_22_q && (loc_22_q == ls_loc);
+        rs_req_22 = rs_match_22;
+        ls_req_22 = ls_match_22;
         inv_match_22 = inv_valid && valid_22_q && (loc_22_q == inv_loc);
         fill_match_22 = valid_22_q && (loc_22_q == fill_loc);
         free_pe_req_22 = ~valid_22_q;
         cs_s_23 = rs_addr ^ bxs_23_q;
         cs_c_23 = (rs_addr & bxs_23_q) | (~base_23_q & ~bxs_23_q);
         cs_nr_23 = ~((cs_c_23 << 64'h1) | one_56);
-        rs_pe_req_23 = rs_valid && valid_23_q && (base_23_q <= rs_addr) && ~((cs_s_23 >= cs_nr_23) && ((cs_c_23 & top_56) != zero_56));
-        ls_pe_req_23 = ls_valid && valid_23_q && (loc_23_q == ls_loc);
+        rs_match_23 = rs_valid && valid_23_q && (base_23_q <= rs_addr) && ~((cs_s_23 >= cs_nr_23) && ((cs_c_23 & top_56) != zero_56));
+        ls_match_23 = ls_valid && valid_23_q && (loc_23_q == ls_loc);
+        rs_req_23 = rs_match_23;
+        ls_req_23 = ls_match_23;
         inv_match_23 = inv_valid && valid_23_q && (loc_23_q == inv_loc);
         fill_match_23 = valid_23_q && (loc_23_q == fill_loc);
         free_pe_req_23 = ~valid_23_q;
         cs_s_24 = rs_addr ^ bxs_24_q;
         cs_c_24 = (rs_addr & bxs_24_q) | (~base_24_q & ~bxs_24_q);
         cs_nr_24 = ~((cs_c_24 << 64'h1) | one_56);
-        rs_pe_req_24 = rs_valid && valid_24_q && (base_24_q <= rs_addr) && ~((cs_s_24 >= cs_nr_24) && ((cs_c_24 & top_56) != zero_56));
-        ls_pe_req_24 = ls_valid && valid_24_q && (loc_24_q == ls_loc);
+        rs_match_24 = rs_valid && valid_24_q && (base_24_q <= rs_addr) && ~((cs_s_24 >= cs_nr_24) && ((cs_c_24 & top_56) != zero_56));
+        ls_match_24 = ls_valid && valid_24_q && (loc_24_q == ls_loc);
+        rs_req_24 = rs_match_24;
+        ls_req_24 = ls_match_24;
         inv_match_24 = inv_valid && valid_24_q && (loc_24_q == inv_loc);
         fill_match_24 = valid_24_q && (loc_24_q == fill_loc);
         free_pe_req_24 = ~valid_24_q;
         cs_s_25 = rs_addr ^ bxs_25_q;
         cs_c_25 = (rs_addr & bxs_25_q) | (~base_25_q & ~bxs_25_q);
         cs_nr_25 = ~((cs_c_25 << 64'h1) | one_56);
-        rs_pe_req_25 = rs_valid && valid_25_q && (base_25_q <= rs_addr) && ~((cs_s_25 >= cs_nr_25) && ((cs_c_25 & top_56) != zero_56));
-        ls_pe_req_25 = ls_valid && valid_25_q && (loc_25_q == ls_loc);
+        rs_match_25 = rs_valid && valid_25_q && (base_25_q <= rs_addr) && ~((cs_s_25 >= cs_nr_25) && ((cs_c_25 & top_56) != zero_56));
+        ls_match_25 = ls_valid && valid_25_q && (loc_25_q == ls_loc);
+        rs_req_25 = rs_match_25;
+        ls_req_25 = ls_match_25;
         inv_match_25 = inv_valid && valid_25_q && (loc_25_q == inv_loc);
         fill_match_25 = valid_25_q && (loc_25_q == fill_loc);
         free_pe_req_25 = ~valid_25_q;
         cs_s_26 = rs_addr ^ bxs_26_q;
         cs_c_26 = (rs_addr & bxs_26_q) | (~base_26_q & ~bxs_26_q);
         cs_nr_26 = ~((cs_c_26 << 64'h1) | one_56);
-        rs_pe_req_26 = rs_valid && valid_26_q && (base_26_q <= rs_addr) && ~((cs_s_26 >= cs_nr_26) && ((cs_c_26 & top_56) != zero_56));
-        ls_pe_req_26 = ls_valid && valid_26_q && (loc_26_q == ls_loc);
+        rs_match_26 = rs_valid && valid_26_q && (base_26_q <= rs_addr) && ~((cs_s_26 >= cs_nr_26) && ((cs_c_26 & top_56) != zero_56));
+        ls_match_26 = ls_valid && valid_26_q && (loc_26_q == ls_loc);
+        rs_req_26 = rs_match_26;
+        ls_req_26 = ls_match_26;
         inv_match_26 = inv_valid && valid_26_q && (loc_26_q == inv_loc);
         fill_match_26 = valid_26_q && (loc_26_q == fill_loc);
         free_pe_req_26 = ~valid_26_q;
         cs_s_27 = rs_addr ^ bxs_27_q;
         cs_c_27 = (rs_addr & bxs_27_q) | (~base_27_q & ~bxs_27_q);
         cs_nr_27 = ~((cs_c_27 << 64'h1) | one_56);
-        rs_pe_req_27 = rs_valid && valid_27_q && (base_27_q <= rs_addr) && ~((cs_s_27 >= cs_nr_27) && ((cs_c_27 & top_56) != zero_56));
-        ls_pe_req_27 = ls_valid && valid_27_q && (loc_27_q == ls_loc);
+        rs_match_27 = rs_valid && valid_27_q && (base_27_q <= rs_addr) && ~((cs_s_27 >= cs_nr_27) && ((cs_c_27 & top_56) != zero_56));
+        ls_match_27 = ls_valid && valid_27_q && (loc_27_q == ls_loc);
+        rs_req_27 = rs_match_27;
+        ls_req_27 = ls_match_27;
         inv_match_27 = inv_valid && valid_27_q && (loc_27_q == inv_loc);
         fill_match_27 = valid_27_q && (loc_27_q == fill_loc);
         free_pe_req_27 = ~valid_27_q;
         cs_s_28 = rs_addr ^ bxs_28_q;
         cs_c_28 = (rs_addr & bxs_28_q) | (~base_28_q & ~bxs_28_q);
         cs_nr_28 = ~((cs_c_28 << 64'h1) | one_56);
-        rs_pe_req_28 = rs_valid && valid_28_q && (base_28_q <= rs_addr) && ~((cs_s_28 >= cs_nr_28) && ((cs_c_28 & top_56) != zero_56));
-        ls_pe_req_28 = ls_valid && valid_28_q && (loc_28_q == ls_loc);
+        rs_match_28 = rs_valid && valid_28_q && (base_28_q <= rs_addr) && ~((cs_s_28 >= cs_nr_28) && ((cs_c_28 & top_56) != zero_56));
+        ls_match_28 = ls_valid && valid_28_q && (loc_28_q == ls_loc);
+        rs_req_28 = rs_match_28;
+        ls_req_28 = ls_match_28;
         inv_match_28 = inv_valid && valid_28_q && (loc_28_q == inv_loc);
         fill_match_28 = valid_28_q && (loc_28_q == fill_loc);
         free_pe_req_28 = ~valid_28_q;
         cs_s_29 = rs_addr ^ bxs_29_q;
         cs_c_29 = (rs_addr & bxs_29_q) | (~base_29_q & ~bxs_29_q);
         cs_nr_29 = ~((cs_c_29 << 64'h1) | one_56);
-        rs_pe_req_29 = rs_valid && valid_29_q && (base_29_q <= rs_addr) && ~((cs_s_29 >= cs_nr_29) && ((cs_c_29 & top_56) != zero_56));
-        ls_pe_req_29 = ls_valid && valid_29_q && (loc_29_q == ls_loc);
+        rs_match_29 = rs_valid && valid_29_q && (base_29_q <= rs_addr) && ~((cs_s_29 >= cs_nr_29) && ((cs_c_29 & top_56) != zero_56));
+        ls_match_29 = ls_valid && valid_29_q && (loc_29_q == ls_loc);
+        rs_req_29 = rs_match_29;
+        ls_req_29 = ls_match_29;
         inv_match_29 = inv_valid && valid_29_q && (loc_29_q == inv_loc);
         fill_match_29 = valid_29_q && (loc_29_q == fill_loc);
         free_pe_req_29 = ~valid_29_q;
         cs_s_30 = rs_addr ^ bxs_30_q;
         cs_c_30 = (rs_addr & bxs_30_q) | (~base_30_q & ~bxs_30_q);
         cs_nr_30 = ~((cs_c_30 << 64'h1) | one_56);
-        rs_pe_req_30 = rs_valid && valid_30_q && (base_30_q <= rs_addr) && ~((cs_s_30 >= cs_nr_30) && ((cs_c_30 & top_56) != zero_56));
-        ls_pe_req_30 = ls_valid && valid_30_q && (loc_30_q == ls_loc);
+        rs_match_30 = rs_valid && valid_30_q && (base_30_q <= rs_addr) && ~((cs_s_30 >= cs_nr_30) && ((cs_c_30 & top_56) != zero_56));
+        ls_match_30 = ls_valid && valid_30_q && (loc_30_q == ls_loc);
+        rs_req_30 = rs_match_30;
+        ls_req_30 = ls_match_30;
         inv_match_30 = inv_valid && valid_30_q && (loc_30_q == inv_loc);
         fill_match_30 = valid_30_q && (loc_30_q == fill_loc);
         free_pe_req_30 = ~valid_30_q;
         cs_s_31 = rs_addr ^ bxs_31_q;
         cs_c_31 = (rs_addr & bxs_31_q) | (~base_31_q & ~bxs_31_q);
         cs_nr_31 = ~((cs_c_31 << 64'h1) | one_56);
-        rs_pe_req_31 = rs_valid && valid_31_q && (base_31_q <= rs_addr) && ~((cs_s_31 >= cs_nr_31) && ((cs_c_31 & top_56) != zero_56));
-        ls_pe_req_31 = ls_valid && valid_31_q && (loc_31_q == ls_loc);
+        rs_match_31 = rs_valid && valid_31_q && (base_31_q <= rs_addr) && ~((cs_s_31 >= cs_nr_31) && ((cs_c_31 & top_56) != zero_56));
+        ls_match_31 = ls_valid && valid_31_q && (loc_31_q == ls_loc);
+        rs_req_31 = rs_match_31;
+        ls_req_31 = ls_match_31;
         inv_match_31 = inv_valid && valid_31_q && (loc_31_q == inv_loc);
         fill_match_31 = valid_31_q && (loc_31_q == fill_loc);
         free_pe_req_31 = ~valid_31_q;
+        rs_pe_req_0 = rs_req_0;
+        ls_pe_req_0 = ls_req_0;
+        rs_any_t_31 = rs_req_0;
+        ls_any_t_31 = ls_req_0;
+        rs_pe_req_1 = rs_req_1;
+        ls_pe_req_1 = ls_req_1;
+        rs_any_t_32 = rs_req_1;
+        ls_any_t_32 = ls_req_1;
+        rs_pe_req_2 = rs_req_2;
+        ls_pe_req_2 = ls_req_2;
+        rs_any_t_33 = rs_req_2;
+        ls_any_t_33 = ls_req_2;
+        rs_pe_req_3 = rs_req_3;
+        ls_pe_req_3 = ls_req_3;
+        rs_any_t_34 = rs_req_3;
+        ls_any_t_34 = ls_req_3;
+        rs_pe_req_4 = rs_req_4;
+        ls_pe_req_4 = ls_req_4;
+        rs_any_t_35 = rs_req_4;
+        ls_any_t_35 = ls_req_4;
+        rs_pe_req_5 = rs_req_5;
+        ls_pe_req_5 = ls_req_5;
+        rs_any_t_36 = rs_req_5;
+        ls_any_t_36 = ls_req_5;
+        rs_pe_req_6 = rs_req_6;
+        ls_pe_req_6 = ls_req_6;
+        rs_any_t_37 = rs_req_6;
+        ls_any_t_37 = ls_req_6;
+        rs_pe_req_7 = rs_req_7;
+        ls_pe_req_7 = ls_req_7;
+        rs_any_t_38 = rs_req_7;
+        ls_any_t_38 = ls_req_7;
+        rs_pe_req_8 = rs_req_8;
+        ls_pe_req_8 = ls_req_8;
+        rs_any_t_39 = rs_req_8;
+        ls_any_t_39 = ls_req_8;
+        rs_pe_req_9 = rs_req_9;
+        ls_pe_req_9 = ls_req_9;
+        rs_any_t_40 = rs_req_9;
+        ls_any_t_40 = ls_req_9;
+        rs_pe_req_10 = rs_req_10;
+        ls_pe_req_10 = ls_req_10;
+        rs_any_t_41 = rs_req_10;
+        ls_any_t_41 = ls_req_10;
+        rs_pe_req_11 = rs_req_11;
+        ls_pe_req_11 = ls_req_11;
+        rs_any_t_42 = rs_req_11;
+        ls_any_t_42 = ls_req_11;
+        rs_pe_req_12 = rs_req_12;
+        ls_pe_req_12 = ls_req_12;
+        rs_any_t_43 = rs_req_12;
+        ls_any_t_43 = ls_req_12;
+        rs_pe_req_13 = rs_req_13;
+        ls_pe_req_13 = ls_req_13;
+        rs_any_t_44 = rs_req_13;
+        ls_any_t_44 = ls_req_13;
+        rs_pe_req_14 = rs_req_14;
+        ls_pe_req_14 = ls_req_14;
+        rs_any_t_45 = rs_req_14;
+        ls_any_t_45 = ls_req_14;
+        rs_pe_req_15 = rs_req_15;
+        ls_pe_req_15 = ls_req_15;
+        rs_any_t_46 = rs_req_15;
+        ls_any_t_46 = ls_req_15;
+        rs_pe_req_16 = rs_req_16;
+        ls_pe_req_16 = ls_req_16;
+        rs_any_t_47 = rs_req_16;
+        ls_any_t_47 = ls_req_16;
+        rs_pe_req_17 = rs_req_17;
+        ls_pe_req_17 = ls_req_17;
+        rs_any_t_48 = rs_req_17;
+        ls_any_t_48 = ls_req_17;
+        rs_pe_req_18 = rs_req_18;
+        ls_pe_req_18 = ls_req_18;
+        rs_any_t_49 = rs_req_18;
+        ls_any_t_49 = ls_req_18;
+        rs_pe_req_19 = rs_req_19;
+        ls_pe_req_19 = ls_req_19;
+        rs_any_t_50 = rs_req_19;
+        ls_any_t_50 = ls_req_19;
+        rs_pe_req_20 = rs_req_20;
+        ls_pe_req_20 = ls_req_20;
+        rs_any_t_51 = rs_req_20;
+        ls_any_t_51 = ls_req_20;
+        rs_pe_req_21 = rs_req_21;
+        ls_pe_req_21 = ls_req_21;
+        rs_any_t_52 = rs_req_21;
+        ls_any_t_52 = ls_req_21;
+        rs_pe_req_22 = rs_req_22;
+        ls_pe_req_22 = ls_req_22;
+        rs_any_t_53 = rs_req_22;
+        ls_any_t_53 = ls_req_22;
+        rs_pe_req_23 = rs_req_23;
+        ls_pe_req_23 = ls_req_23;
+        rs_any_t_54 = rs_req_23;
+        ls_any_t_54 = ls_req_23;
+        rs_pe_req_24 = rs_req_24;
+        ls_pe_req_24 = ls_req_24;
+        rs_any_t_55 = rs_req_24;
+        ls_any_t_55 = ls_req_24;
+        rs_pe_req_25 = rs_req_25;
+        ls_pe_req_25 = ls_req_25;
+        rs_any_t_56 = rs_req_25;
+        ls_any_t_56 = ls_req_25;
+        rs_pe_req_26 = rs_req_26;
+        ls_pe_req_26 = ls_req_26;
+        rs_any_t_57 = rs_req_26;
+        ls_any_t_57 = ls_req_26;
+        rs_pe_req_27 = rs_req_27;
+        ls_pe_req_27 = ls_req_27;
+        rs_any_t_58 = rs_req_27;
+        ls_any_t_58 = ls_req_27;
+        rs_pe_req_28 = rs_req_28;
+        ls_pe_req_28 = ls_req_28;
+        rs_any_t_59 = rs_req_28;
+        ls_any_t_59 = ls_req_28;
+        rs_pe_req_29 = rs_req_29;
+        ls_pe_req_29 = ls_req_29;
+        rs_any_t_60 = rs_req_29;
+        ls_any_t_60 = ls_req_29;
+        rs_pe_req_30 = rs_req_30;
+        ls_pe_req_30 = ls_req_30;
+        rs_any_t_61 = rs_req_30;
+        ls_any_t_61 = ls_req_30;
+        rs_pe_req_31 = rs_req_31;
+        ls_pe_req_31 = ls_req_31;
+        rs_any_t_62 = rs_req_31;
+        ls_any_t_62 = ls_req_31;
+        rs_any_t_30 = rs_any_t_61 || rs_any_t_62;
+        ls_any_t_30 = ls_any_t_61 || ls_any_t_62;
+        rs_any_t_29 = rs_any_t_59 || rs_any_t_60;
+        ls_any_t_29 = ls_any_t_59 || ls_any_t_60;
+        rs_any_t_28 = rs_any_t_57 || rs_any_t_58;
+        ls_any_t_28 = ls_any_t_57 || ls_any_t_58;
+        rs_any_t_27 = rs_any_t_55 || rs_any_t_56;
+        ls_any_t_27 = ls_any_t_55 || ls_any_t_56;
+        rs_any_t_26 = rs_any_t_53 || rs_any_t_54;
+        ls_any_t_26 = ls_any_t_53 || ls_any_t_54;
+        rs_any_t_25 = rs_any_t_51 || rs_any_t_52;
+        ls_any_t_25 = ls_any_t_51 || ls_any_t_52;
+        rs_any_t_24 = rs_any_t_49 || rs_any_t_50;
+        ls_any_t_24 = ls_any_t_49 || ls_any_t_50;
+        rs_any_t_23 = rs_any_t_47 || rs_any_t_48;
+        ls_any_t_23 = ls_any_t_47 || ls_any_t_48;
+        rs_any_t_22 = rs_any_t_45 || rs_any_t_46;
+        ls_any_t_22 = ls_any_t_45 || ls_any_t_46;
+        rs_any_t_21 = rs_any_t_43 || rs_any_t_44;
+        ls_any_t_21 = ls_any_t_43 || ls_any_t_44;
+        rs_any_t_20 = rs_any_t_41 || rs_any_t_42;
+        ls_any_t_20 = ls_any_t_41 || ls_any_t_42;
+        rs_any_t_19 = rs_any_t_39 || rs_any_t_40;
+        ls_any_t_19 = ls_any_t_39 || ls_any_t_40;
+        rs_any_t_18 = rs_any_t_37 || rs_any_t_38;
+        ls_any_t_18 = ls_any_t_37 || ls_any_t_38;
+        rs_any_t_17 = rs_any_t_35 || rs_any_t_36;
+        ls_any_t_17 = ls_any_t_35 || ls_any_t_36;
+        rs_any_t_16 = rs_any_t_33 || rs_any_t_34;
+        ls_any_t_16 = ls_any_t_33 || ls_any_t_34;
+        rs_any_t_15 = rs_any_t_31 || rs_any_t_32;
+        ls_any_t_15 = ls_any_t_31 || ls_any_t_32;
+        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
+        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
+        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
+        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
+        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
+        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
+        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
+        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
+        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
+        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
+        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
+        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
+        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
+        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
+        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
+        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
+        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
+        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
+        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
+        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
+        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
+        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
+        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
+        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
+        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
+        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
+        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
+        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
+        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
+        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -3671,890 +4181,1231 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
             valid_31_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_hit = rs_any_t_0 && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_hit = ls_any_t_0 && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
-        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
-        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
-        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
-        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
-        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
-        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
-        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
-        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
-        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
-        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
-        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
-        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
-        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
-        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
-        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
-        out_rs_onehot_8 = rs_pe_onehot_8 && ~reset;
-        out_ls_onehot_8 = ls_pe_onehot_8 && ~reset;
-        out_rs_onehot_9 = rs_pe_onehot_9 && ~reset;
-        out_ls_onehot_9 = ls_pe_onehot_9 && ~reset;
-        out_rs_onehot_10 = rs_pe_onehot_10 && ~reset;
-        out_ls_onehot_10 = ls_pe_onehot_10 && ~reset;
-        out_rs_onehot_11 = rs_pe_onehot_11 && ~reset;
-        out_ls_onehot_11 = ls_pe_onehot_11 && ~reset;
-        out_rs_onehot_12 = rs_pe_onehot_12 && ~reset;
-        out_ls_onehot_12 = ls_pe_onehot_12 && ~reset;
-        out_rs_onehot_13 = rs_pe_onehot_13 && ~reset;
-        out_ls_onehot_13 = ls_pe_onehot_13 && ~reset;
-        out_rs_onehot_14 = rs_pe_onehot_14 && ~reset;
-        out_ls_onehot_14 = ls_pe_onehot_14 && ~reset;
-        out_rs_onehot_15 = rs_pe_onehot_15 && ~reset;
-        out_ls_onehot_15 = ls_pe_onehot_15 && ~reset;
-        out_rs_onehot_16 = rs_pe_onehot_16 && ~reset;
-        out_ls_onehot_16 = ls_pe_onehot_16 && ~reset;
-        out_rs_onehot_17 = rs_pe_onehot_17 && ~reset;
-        out_ls_onehot_17 = ls_pe_onehot_17 && ~reset;
-        out_rs_onehot_18 = rs_pe_onehot_18 && ~reset;
-        out_ls_onehot_18 = ls_pe_onehot_18 && ~reset;
-        out_rs_onehot_19 = rs_pe_onehot_19 && ~reset;
-        out_ls_onehot_19 = ls_pe_onehot_19 && ~reset;
-        out_rs_onehot_20 = rs_pe_onehot_20 && ~reset;
-        out_ls_onehot_20 = ls_pe_onehot_20 && ~reset;
-        out_rs_onehot_21 = rs_pe_onehot_21 && ~reset;
-        out_ls_onehot_21 = ls_pe_onehot_21 && ~reset;
-        out_rs_onehot_22 = rs_pe_onehot_22 && ~reset;
-        out_ls_onehot_22 = ls_pe_onehot_22 && ~reset;
-        out_rs_onehot_23 = rs_pe_onehot_23 && ~reset;
-        out_ls_onehot_23 = ls_pe_onehot_23 && ~reset;
-        out_rs_onehot_24 = rs_pe_onehot_24 && ~reset;
-        out_ls_onehot_24 = ls_pe_onehot_24 && ~reset;
-        out_rs_onehot_25 = rs_pe_onehot_25 && ~reset;
-        out_ls_onehot_25 = ls_pe_onehot_25 && ~reset;
-        out_rs_onehot_26 = rs_pe_onehot_26 && ~reset;
-        out_ls_onehot_26 = ls_pe_onehot_26 && ~reset;
-        out_rs_onehot_27 = rs_pe_onehot_27 && ~reset;
-        out_ls_onehot_27 = ls_pe_onehot_27 && ~reset;
-        out_rs_onehot_28 = rs_pe_onehot_28 && ~reset;
-        out_ls_onehot_28 = ls_pe_onehot_28 && ~reset;
-        out_rs_onehot_29 = rs_pe_onehot_29 && ~reset;
-        out_ls_onehot_29 = ls_pe_onehot_29 && ~reset;
-        out_rs_onehot_30 = rs_pe_onehot_30 && ~reset;
-        out_ls_onehot_30 = ls_pe_onehot_30 && ~reset;
-        out_rs_onehot_31 = rs_pe_onehot_31 && ~reset;
-        out_ls_onehot_31 = ls_pe_onehot_31 && ~reset;
+        out_rs_take_0 = rs_match_0 && ~reset;
+        out_ls_take_0 = ls_match_0 && ~reset;
+        out_rs_take_1 = rs_match_1 && ~reset;
+        out_ls_take_1 = ls_match_1 && ~reset;
+        out_rs_take_2 = rs_match_2 && ~reset;
+        out_ls_take_2 = ls_match_2 && ~reset;
+        out_rs_take_3 = rs_match_3 && ~reset;
+        out_ls_take_3 = ls_match_3 && ~reset;
+        out_rs_take_4 = rs_match_4 && ~reset;
+        out_ls_take_4 = ls_match_4 && ~reset;
+        out_rs_take_5 = rs_match_5 && ~reset;
+        out_ls_take_5 = ls_match_5 && ~reset;
+        out_rs_take_6 = rs_match_6 && ~reset;
+        out_ls_take_6 = ls_match_6 && ~reset;
+        out_rs_take_7 = rs_match_7 && ~reset;
+        out_ls_take_7 = ls_match_7 && ~reset;
+        out_rs_take_8 = rs_match_8 && ~reset;
+        out_ls_take_8 = ls_match_8 && ~reset;
+        out_rs_take_9 = rs_match_9 && ~reset;
+        out_ls_take_9 = ls_match_9 && ~reset;
+        out_rs_take_10 = rs_match_10 && ~reset;
+        out_ls_take_10 = ls_match_10 && ~reset;
+        out_rs_take_11 = rs_match_11 && ~reset;
+        out_ls_take_11 = ls_match_11 && ~reset;
+        out_rs_take_12 = rs_match_12 && ~reset;
+        out_ls_take_12 = ls_match_12 && ~reset;
+        out_rs_take_13 = rs_match_13 && ~reset;
+        out_ls_take_13 = ls_match_13 && ~reset;
+        out_rs_take_14 = rs_match_14 && ~reset;
+        out_ls_take_14 = ls_match_14 && ~reset;
+        out_rs_take_15 = rs_match_15 && ~reset;
+        out_ls_take_15 = ls_match_15 && ~reset;
+        out_rs_take_16 = rs_match_16 && ~reset;
+        out_ls_take_16 = ls_match_16 && ~reset;
+        out_rs_take_17 = rs_match_17 && ~reset;
+        out_ls_take_17 = ls_match_17 && ~reset;
+        out_rs_take_18 = rs_match_18 && ~reset;
+        out_ls_take_18 = ls_match_18 && ~reset;
+        out_rs_take_19 = rs_match_19 && ~reset;
+        out_ls_take_19 = ls_match_19 && ~reset;
+        out_rs_take_20 = rs_match_20 && ~reset;
+        out_ls_take_20 = ls_match_20 && ~reset;
+        out_rs_take_21 = rs_match_21 && ~reset;
+        out_ls_take_21 = ls_match_21 && ~reset;
+        out_rs_take_22 = rs_match_22 && ~reset;
+        out_ls_take_22 = ls_match_22 && ~reset;
+        out_rs_take_23 = rs_match_23 && ~reset;
+        out_ls_take_23 = ls_match_23 && ~reset;
+        out_rs_take_24 = rs_match_24 && ~reset;
+        out_ls_take_24 = ls_match_24 && ~reset;
+        out_rs_take_25 = rs_match_25 && ~reset;
+        out_ls_take_25 = ls_match_25 && ~reset;
+        out_rs_take_26 = rs_match_26 && ~reset;
+        out_ls_take_26 = ls_match_26 && ~reset;
+        out_rs_take_27 = rs_match_27 && ~reset;
+        out_ls_take_27 = ls_match_27 && ~reset;
+        out_rs_take_28 = rs_match_28 && ~reset;
+        out_ls_take_28 = ls_match_28 && ~reset;
+        out_rs_take_29 = rs_match_29 && ~reset;
+        out_ls_take_29 = ls_match_29 && ~reset;
+        out_rs_take_30 = rs_match_30 && ~reset;
+        out_ls_take_30 = ls_match_30 && ~reset;
+        out_rs_take_31 = rs_match_31 && ~reset;
+        out_ls_take_31 = ls_match_31 && ~reset;
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;
         ls_multi_r_d_comb = out_ls_multi;
-        rs_or_loc_31 = zero_51;
-        rs_or_base_31 = zero_56;
-        rs_or_size_31 = zero_56;
-        rs_or_tag_31 = zero_8;
-        if (out_rs_onehot_0) begin
-            rs_or_loc_31 = loc_0_q;
-            rs_or_base_31 = base_0_q;
-            rs_or_size_31 = size_0_q;
-            rs_or_tag_31 = tag_0_q;
-        end
-        ls_or_base_31 = zero_56;
-        ls_or_size_31 = zero_56;
-        ls_or_tag_31 = zero_8;
-        if (out_ls_onehot_0) begin
-            ls_or_base_31 = base_0_q;
-            ls_or_size_31 = size_0_q;
-            ls_or_tag_31 = tag_0_q;
-        end
-        rs_or_loc_32 = zero_51;
-        rs_or_base_32 = zero_56;
-        rs_or_size_32 = zero_56;
-        rs_or_tag_32 = zero_8;
-        if (out_rs_onehot_1) begin
-            rs_or_loc_32 = loc_1_q;
-            rs_or_base_32 = base_1_q;
-            rs_or_size_32 = size_1_q;
-            rs_or_tag_32 = tag_1_q;
-        end
-        ls_or_base_32 = zero_56;
-        ls_or_size_32 = zero_56;
-        ls_or_tag_32 = zero_8;
-        if (out_ls_onehot_1) begin
-            ls_or_base_32 = base_1_q;
-            ls_or_size_32 = size_1_q;
-            ls_or_tag_32 = tag_1_q;
-        end
-        rs_or_loc_33 = zero_51;
-        rs_or_base_33 = zero_56;
-        rs_or_size_33 = zero_56;
-        rs_or_tag_33 = zero_8;
-        if (out_rs_onehot_2) begin
-            rs_or_loc_33 = loc_2_q;
-            rs_or_base_33 = base_2_q;
-            rs_or_size_33 = size_2_q;
-            rs_or_tag_33 = tag_2_q;
-        end
-        ls_or_base_33 = zero_56;
-        ls_or_size_33 = zero_56;
-        ls_or_tag_33 = zero_8;
-        if (out_ls_onehot_2) begin
-            ls_or_base_33 = base_2_q;
-            ls_or_size_33 = size_2_q;
-            ls_or_tag_33 = tag_2_q;
-        end
-        rs_or_loc_34 = zero_51;
-        rs_or_base_34 = zero_56;
-        rs_or_size_34 = zero_56;
-        rs_or_tag_34 = zero_8;
-        if (out_rs_onehot_3) begin
-            rs_or_loc_34 = loc_3_q;
-            rs_or_base_34 = base_3_q;
-            rs_or_size_34 = size_3_q;
-            rs_or_tag_34 = tag_3_q;
-        end
-        ls_or_base_34 = zero_56;
-        ls_or_size_34 = zero_56;
-        ls_or_tag_34 = zero_8;
-        if (out_ls_onehot_3) begin
-            ls_or_base_34 = base_3_q;
-            ls_or_size_34 = size_3_q;
-            ls_or_tag_34 = tag_3_q;
-        end
-        rs_or_loc_35 = zero_51;
-        rs_or_base_35 = zero_56;
-        rs_or_size_35 = zero_56;
-        rs_or_tag_35 = zero_8;
-        if (out_rs_onehot_4) begin
-            rs_or_loc_35 = loc_4_q;
-            rs_or_base_35 = base_4_q;
-            rs_or_size_35 = size_4_q;
-            rs_or_tag_35 = tag_4_q;
-        end
-        ls_or_base_35 = zero_56;
-        ls_or_size_35 = zero_56;
-        ls_or_tag_35 = zero_8;
-        if (out_ls_onehot_4) begin
-            ls_or_base_35 = base_4_q;
-            ls_or_size_35 = size_4_q;
-            ls_or_tag_35 = tag_4_q;
-        end
-        rs_or_loc_36 = zero_51;
-        rs_or_base_36 = zero_56;
-        rs_or_size_36 = zero_56;
-        rs_or_tag_36 = zero_8;
-        if (out_rs_onehot_5) begin
-            rs_or_loc_36 = loc_5_q;
-            rs_or_base_36 = base_5_q;
-            rs_or_size_36 = size_5_q;
-            rs_or_tag_36 = tag_5_q;
-        end
-        ls_or_base_36 = zero_56;
-        ls_or_size_36 = zero_56;
-        ls_or_tag_36 = zero_8;
-        if (out_ls_onehot_5) begin
-            ls_or_base_36 = base_5_q;
-            ls_or_size_36 = size_5_q;
-            ls_or_tag_36 = tag_5_q;
-        end
-        rs_or_loc_37 = zero_51;
-        rs_or_base_37 = zero_56;
-        rs_or_size_37 = zero_56;
-        rs_or_tag_37 = zero_8;
-        if (out_rs_onehot_6) begin
-            rs_or_loc_37 = loc_6_q;
-            rs_or_base_37 = base_6_q;
-            rs_or_size_37 = size_6_q;
-            rs_or_tag_37 = tag_6_q;
-        end
-        ls_or_base_37 = zero_56;
-        ls_or_size_37 = zero_56;
-        ls_or_tag_37 = zero_8;
-        if (out_ls_onehot_6) begin
-            ls_or_base_37 = base_6_q;
-            ls_or_size_37 = size_6_q;
-            ls_or_tag_37 = tag_6_q;
-        end
-        rs_or_loc_38 = zero_51;
-        rs_or_base_38 = zero_56;
-        rs_or_size_38 = zero_56;
-        rs_or_tag_38 = zero_8;
-        if (out_rs_onehot_7) begin
-            rs_or_loc_38 = loc_7_q;
-            rs_or_base_38 = base_7_q;
-            rs_or_size_38 = size_7_q;
-            rs_or_tag_38 = tag_7_q;
-        end
-        ls_or_base_38 = zero_56;
-        ls_or_size_38 = zero_56;
-        ls_or_tag_38 = zero_8;
-        if (out_ls_onehot_7) begin
-            ls_or_base_38 = base_7_q;
-            ls_or_size_38 = size_7_q;
-            ls_or_tag_38 = tag_7_q;
-        end
-        rs_or_loc_39 = zero_51;
-        rs_or_base_39 = zero_56;
-        rs_or_size_39 = zero_56;
-        rs_or_tag_39 = zero_8;
-        if (out_rs_onehot_8) begin
-            rs_or_loc_39 = loc_8_q;
-            rs_or_base_39 = base_8_q;
-            rs_or_size_39 = size_8_q;
-            rs_or_tag_39 = tag_8_q;
-        end
-        ls_or_base_39 = zero_56;
-        ls_or_size_39 = zero_56;
-        ls_or_tag_39 = zero_8;
-        if (out_ls_onehot_8) begin
-            ls_or_base_39 = base_8_q;
-            ls_or_size_39 = size_8_q;
-            ls_or_tag_39 = tag_8_q;
-        end
-        rs_or_loc_40 = zero_51;
-        rs_or_base_40 = zero_56;
-        rs_or_size_40 = zero_56;
-        rs_or_tag_40 = zero_8;
-        if (out_rs_onehot_9) begin
-            rs_or_loc_40 = loc_9_q;
-            rs_or_base_40 = base_9_q;
-            rs_or_size_40 = size_9_q;
-            rs_or_tag_40 = tag_9_q;
-        end
-        ls_or_base_40 = zero_56;
-        ls_or_size_40 = zero_56;
-        ls_or_tag_40 = zero_8;
-        if (out_ls_onehot_9) begin
-            ls_or_base_40 = base_9_q;
-            ls_or_size_40 = size_9_q;
-            ls_or_tag_40 = tag_9_q;
-        end
-        rs_or_loc_41 = zero_51;
-        rs_or_base_41 = zero_56;
-        rs_or_size_41 = zero_56;
-        rs_or_tag_41 = zero_8;
-        if (out_rs_onehot_10) begin
-            rs_or_loc_41 = loc_10_q;
-            rs_or_base_41 = base_10_q;
-            rs_or_size_41 = size_10_q;
-            rs_or_tag_41 = tag_10_q;
-        end
-        ls_or_base_41 = zero_56;
-        ls_or_size_41 = zero_56;
-        ls_or_tag_41 = zero_8;
-        if (out_ls_onehot_10) begin
-            ls_or_base_41 = base_10_q;
-            ls_or_size_41 = size_10_q;
-            ls_or_tag_41 = tag_10_q;
-        end
-        rs_or_loc_42 = zero_51;
-        rs_or_base_42 = zero_56;
-        rs_or_size_42 = zero_56;
-        rs_or_tag_42 = zero_8;
-        if (out_rs_onehot_11) begin
-            rs_or_loc_42 = loc_11_q;
-            rs_or_base_42 = base_11_q;
-            rs_or_size_42 = size_11_q;
-            rs_or_tag_42 = tag_11_q;
-        end
-        ls_or_base_42 = zero_56;
-        ls_or_size_42 = zero_56;
-        ls_or_tag_42 = zero_8;
-        if (out_ls_onehot_11) begin
-            ls_or_base_42 = base_11_q;
-            ls_or_size_42 = size_11_q;
-            ls_or_tag_42 = tag_11_q;
-        end
-        rs_or_loc_43 = zero_51;
-        rs_or_base_43 = zero_56;
-        rs_or_size_43 = zero_56;
-        rs_or_tag_43 = zero_8;
-        if (out_rs_onehot_12) begin
-            rs_or_loc_43 = loc_12_q;
-            rs_or_base_43 = base_12_q;
-            rs_or_size_43 = size_12_q;
-            rs_or_tag_43 = tag_12_q;
-        end
-        ls_or_base_43 = zero_56;
-        ls_or_size_43 = zero_56;
-        ls_or_tag_43 = zero_8;
-        if (out_ls_onehot_12) begin
-            ls_or_base_43 = base_12_q;
-            ls_or_size_43 = size_12_q;
-            ls_or_tag_43 = tag_12_q;
-        end
-        rs_or_loc_44 = zero_51;
-        rs_or_base_44 = zero_56;
-        rs_or_size_44 = zero_56;
-        rs_or_tag_44 = zero_8;
-        if (out_rs_onehot_13) begin
-            rs_or_loc_44 = loc_13_q;
-            rs_or_base_44 = base_13_q;
-            rs_or_size_44 = size_13_q;
-            rs_or_tag_44 = tag_13_q;
-        end
-        ls_or_base_44 = zero_56;
-        ls_or_size_44 = zero_56;
-        ls_or_tag_44 = zero_8;
-        if (out_ls_onehot_13) begin
-            ls_or_base_44 = base_13_q;
-            ls_or_size_44 = size_13_q;
-            ls_or_tag_44 = tag_13_q;
-        end
-        rs_or_loc_45 = zero_51;
-        rs_or_base_45 = zero_56;
-        rs_or_size_45 = zero_56;
-        rs_or_tag_45 = zero_8;
-        if (out_rs_onehot_14) begin
-            rs_or_loc_45 = loc_14_q;
-            rs_or_base_45 = base_14_q;
-            rs_or_size_45 = size_14_q;
-            rs_or_tag_45 = tag_14_q;
-        end
-        ls_or_base_45 = zero_56;
-        ls_or_size_45 = zero_56;
-        ls_or_tag_45 = zero_8;
-        if (out_ls_onehot_14) begin
-            ls_or_base_45 = base_14_q;
-            ls_or_size_45 = size_14_q;
-            ls_or_tag_45 = tag_14_q;
-        end
-        rs_or_loc_46 = zero_51;
-        rs_or_base_46 = zero_56;
-        rs_or_size_46 = zero_56;
-        rs_or_tag_46 = zero_8;
-        if (out_rs_onehot_15) begin
-            rs_or_loc_46 = loc_15_q;
-            rs_or_base_46 = base_15_q;
-            rs_or_size_46 = size_15_q;
-            rs_or_tag_46 = tag_15_q;
-        end
-        ls_or_base_46 = zero_56;
-        ls_or_size_46 = zero_56;
-        ls_or_tag_46 = zero_8;
-        if (out_ls_onehot_15) begin
-            ls_or_base_46 = base_15_q;
-            ls_or_size_46 = size_15_q;
-            ls_or_tag_46 = tag_15_q;
-        end
-        rs_or_loc_47 = zero_51;
-        rs_or_base_47 = zero_56;
-        rs_or_size_47 = zero_56;
-        rs_or_tag_47 = zero_8;
-        if (out_rs_onehot_16) begin
-            rs_or_loc_47 = loc_16_q;
-            rs_or_base_47 = base_16_q;
-            rs_or_size_47 = size_16_q;
-            rs_or_tag_47 = tag_16_q;
-        end
-        ls_or_base_47 = zero_56;
-        ls_or_size_47 = zero_56;
-        ls_or_tag_47 = zero_8;
-        if (out_ls_onehot_16) begin
-            ls_or_base_47 = base_16_q;
-            ls_or_size_47 = size_16_q;
-            ls_or_tag_47 = tag_16_q;
-        end
-        rs_or_loc_48 = zero_51;
-        rs_or_base_48 = zero_56;
-        rs_or_size_48 = zero_56;
-        rs_or_tag_48 = zero_8;
-        if (out_rs_onehot_17) begin
-            rs_or_loc_48 = loc_17_q;
-            rs_or_base_48 = base_17_q;
-            rs_or_size_48 = size_17_q;
-            rs_or_tag_48 = tag_17_q;
-        end
-        ls_or_base_48 = zero_56;
-        ls_or_size_48 = zero_56;
-        ls_or_tag_48 = zero_8;
-        if (out_ls_onehot_17) begin
-            ls_or_base_48 = base_17_q;
-            ls_or_size_48 = size_17_q;
-            ls_or_tag_48 = tag_17_q;
-        end
-        rs_or_loc_49 = zero_51;
-        rs_or_base_49 = zero_56;
-        rs_or_size_49 = zero_56;
-        rs_or_tag_49 = zero_8;
-        if (out_rs_onehot_18) begin
-            rs_or_loc_49 = loc_18_q;
-            rs_or_base_49 = base_18_q;
-            rs_or_size_49 = size_18_q;
-            rs_or_tag_49 = tag_18_q;
-        end
-        ls_or_base_49 = zero_56;
-        ls_or_size_49 = zero_56;
-        ls_or_tag_49 = zero_8;
-        if (out_ls_onehot_18) begin
-            ls_or_base_49 = base_18_q;
-            ls_or_size_49 = size_18_q;
-            ls_or_tag_49 = tag_18_q;
-        end
-        rs_or_loc_50 = zero_51;
-        rs_or_base_50 = zero_56;
-        rs_or_size_50 = zero_56;
-        rs_or_tag_50 = zero_8;
-        if (out_rs_onehot_19) begin
-            rs_or_loc_50 = loc_19_q;
-            rs_or_base_50 = base_19_q;
-            rs_or_size_50 = size_19_q;
-            rs_or_tag_50 = tag_19_q;
-        end
-        ls_or_base_50 = zero_56;
-        ls_or_size_50 = zero_56;
-        ls_or_tag_50 = zero_8;
-        if (out_ls_onehot_19) begin
-            ls_or_base_50 = base_19_q;
-            ls_or_size_50 = size_19_q;
-            ls_or_tag_50 = tag_19_q;
-        end
-        rs_or_loc_51 = zero_51;
-        rs_or_base_51 = zero_56;
-        rs_or_size_51 = zero_56;
-        rs_or_tag_51 = zero_8;
-        if (out_rs_onehot_20) begin
-            rs_or_loc_51 = loc_20_q;
-            rs_or_base_51 = base_20_q;
-            rs_or_size_51 = size_20_q;
-            rs_or_tag_51 = tag_20_q;
-        end
-        ls_or_base_51 = zero_56;
-        ls_or_size_51 = zero_56;
-        ls_or_tag_51 = zero_8;
-        if (out_ls_onehot_20) begin
-            ls_or_base_51 = base_20_q;
-            ls_or_size_51 = size_20_q;
-            ls_or_tag_51 = tag_20_q;
-        end
-        rs_or_loc_52 = zero_51;
-        rs_or_base_52 = zero_56;
-        rs_or_size_52 = zero_56;
-        rs_or_tag_52 = zero_8;
-        if (out_rs_onehot_21) begin
-            rs_or_loc_52 = loc_21_q;
-            rs_or_base_52 = base_21_q;
-            rs_or_size_52 = size_21_q;
-            rs_or_tag_52 = tag_21_q;
-        end
-        ls_or_base_52 = zero_56;
-        ls_or_size_52 = zero_56;
-        ls_or_tag_52 = zero_8;
-        if (out_ls_onehot_21) begin
-            ls_or_base_52 = base_21_q;
-            ls_or_size_52 = size_21_q;
-            ls_or_tag_52 = tag_21_q;
-        end
-        rs_or_loc_53 = zero_51;
-        rs_or_base_53 = zero_56;
-        rs_or_size_53 = zero_56;
-        rs_or_tag_53 = zero_8;
-        if (out_rs_onehot_22) begin
-            rs_or_loc_53 = loc_22_q;
-            rs_or_base_53 = base_22_q;
-            rs_or_size_53 = size_22_q;
-            rs_or_tag_53 = tag_22_q;
-        end
-        ls_or_base_53 = zero_56;
-        ls_or_size_53 = zero_56;
-        ls_or_tag_53 = zero_8;
-        if (out_ls_onehot_22) begin
-            ls_or_base_53 = base_22_q;
-            ls_or_size_53 = size_22_q;
-            ls_or_tag_53 = tag_22_q;
-        end
-        rs_or_loc_54 = zero_51;
-        rs_or_base_54 = zero_56;
-        rs_or_size_54 = zero_56;
-        rs_or_tag_54 = zero_8;
-        if (out_rs_onehot_23) begin
-            rs_or_loc_54 = loc_23_q;
-            rs_or_base_54 = base_23_q;
-            rs_or_size_54 = size_23_q;
-            rs_or_tag_54 = tag_23_q;
-        end
-        ls_or_base_54 = zero_56;
-        ls_or_size_54 = zero_56;
-        ls_or_tag_54 = zero_8;
-        if (out_ls_onehot_23) begin
-            ls_or_base_54 = base_23_q;
-            ls_or_size_54 = size_23_q;
-            ls_or_tag_54 = tag_23_q;
-        end
-        rs_or_loc_55 = zero_51;
-        rs_or_base_55 = zero_56;
-        rs_or_size_55 = zero_56;
-        rs_or_tag_55 = zero_8;
-        if (out_rs_onehot_24) begin
-            rs_or_loc_55 = loc_24_q;
-            rs_or_base_55 = base_24_q;
-            rs_or_size_55 = size_24_q;
-            rs_or_tag_55 = tag_24_q;
-        end
-        ls_or_base_55 = zero_56;
-        ls_or_size_55 = zero_56;
-        ls_or_tag_55 = zero_8;
-        if (out_ls_onehot_24) begin
-            ls_or_base_55 = base_24_q;
-            ls_or_size_55 = size_24_q;
-            ls_or_tag_55 = tag_24_q;
-        end
-        rs_or_loc_56 = zero_51;
-        rs_or_base_56 = zero_56;
-        rs_or_size_56 = zero_56;
-        rs_or_tag_56 = zero_8;
-        if (out_rs_onehot_25) begin
-            rs_or_loc_56 = loc_25_q;
-            rs_or_base_56 = base_25_q;
-            rs_or_size_56 = size_25_q;
-            rs_or_tag_56 = tag_25_q;
-        end
-        ls_or_base_56 = zero_56;
-        ls_or_size_56 = zero_56;
-        ls_or_tag_56 = zero_8;
-        if (out_ls_onehot_25) begin
-            ls_or_base_56 = base_25_q;
-            ls_or_size_56 = size_25_q;
-            ls_or_tag_56 = tag_25_q;
-        end
-        rs_or_loc_57 = zero_51;
-        rs_or_base_57 = zero_56;
-        rs_or_size_57 = zero_56;
-        rs_or_tag_57 = zero_8;
-        if (out_rs_onehot_26) begin
-            rs_or_loc_57 = loc_26_q;
-            rs_or_base_57 = base_26_q;
-            rs_or_size_57 = size_26_q;
-            rs_or_tag_57 = tag_26_q;
-        end
-        ls_or_base_57 = zero_56;
-        ls_or_size_57 = zero_56;
-        ls_or_tag_57 = zero_8;
-        if (out_ls_onehot_26) begin
-            ls_or_base_57 = base_26_q;
-            ls_or_size_57 = size_26_q;
-            ls_or_tag_57 = tag_26_q;
-        end
-        rs_or_loc_58 = zero_51;
-        rs_or_base_58 = zero_56;
-        rs_or_size_58 = zero_56;
-        rs_or_tag_58 = zero_8;
-        if (out_rs_onehot_27) begin
-            rs_or_loc_58 = loc_27_q;
-            rs_or_base_58 = base_27_q;
-            rs_or_size_58 = size_27_q;
-            rs_or_tag_58 = tag_27_q;
-        end
-        ls_or_base_58 = zero_56;
-        ls_or_size_58 = zero_56;
-        ls_or_tag_58 = zero_8;
-        if (out_ls_onehot_27) begin
-            ls_or_base_58 = base_27_q;
-            ls_or_size_58 = size_27_q;
-            ls_or_tag_58 = tag_27_q;
-        end
-        rs_or_loc_59 = zero_51;
-        rs_or_base_59 = zero_56;
-        rs_or_size_59 = zero_56;
-        rs_or_tag_59 = zero_8;
-        if (out_rs_onehot_28) begin
-            rs_or_loc_59 = loc_28_q;
-            rs_or_base_59 = base_28_q;
-            rs_or_size_59 = size_28_q;
-            rs_or_tag_59 = tag_28_q;
-        end
-        ls_or_base_59 = zero_56;
-        ls_or_size_59 = zero_56;
-        ls_or_tag_59 = zero_8;
-        if (out_ls_onehot_28) begin
-            ls_or_base_59 = base_28_q;
-            ls_or_size_59 = size_28_q;
-            ls_or_tag_59 = tag_28_q;
-        end
-        rs_or_loc_60 = zero_51;
-        rs_or_base_60 = zero_56;
-        rs_or_size_60 = zero_56;
-        rs_or_tag_60 = zero_8;
-        if (out_rs_onehot_29) begin
-            rs_or_loc_60 = loc_29_q;
-            rs_or_base_60 = base_29_q;
-            rs_or_size_60 = size_29_q;
-            rs_or_tag_60 = tag_29_q;
-        end
-        ls_or_base_60 = zero_56;
-        ls_or_size_60 = zero_56;
-        ls_or_tag_60 = zero_8;
-        if (out_ls_onehot_29) begin
-            ls_or_base_60 = base_29_q;
-            ls_or_size_60 = size_29_q;
-            ls_or_tag_60 = tag_29_q;
-        end
-        rs_or_loc_61 = zero_51;
-        rs_or_base_61 = zero_56;
-        rs_or_size_61 = zero_56;
-        rs_or_tag_61 = zero_8;
-        if (out_rs_onehot_30) begin
-            rs_or_loc_61 = loc_30_q;
-            rs_or_base_61 = base_30_q;
-            rs_or_size_61 = size_30_q;
-            rs_or_tag_61 = tag_30_q;
-        end
-        ls_or_base_61 = zero_56;
-        ls_or_size_61 = zero_56;
-        ls_or_tag_61 = zero_8;
-        if (out_ls_onehot_30) begin
-            ls_or_base_61 = base_30_q;
-            ls_or_size_61 = size_30_q;
-            ls_or_tag_61 = tag_30_q;
-        end
-        rs_or_loc_62 = zero_51;
-        rs_or_base_62 = zero_56;
-        rs_or_size_62 = zero_56;
-        rs_or_tag_62 = zero_8;
-        if (out_rs_onehot_31) begin
-            rs_or_loc_62 = loc_31_q;
-            rs_or_base_62 = base_31_q;
-            rs_or_size_62 = size_31_q;
-            rs_or_tag_62 = tag_31_q;
-        end
-        ls_or_base_62 = zero_56;
-        ls_or_size_62 = zero_56;
-        ls_or_tag_62 = zero_8;
-        if (out_ls_onehot_31) begin
-            ls_or_base_62 = base_31_q;
-            ls_or_size_62 = size_31_q;
-            ls_or_tag_62 = tag_31_q;
-        end
-        rs_or_loc_30 = rs_or_loc_61 | rs_or_loc_62;
-        rs_or_base_30 = rs_or_base_61 | rs_or_base_62;
-        rs_or_size_30 = rs_or_size_61 | rs_or_size_62;
-        rs_or_tag_30 = rs_or_tag_61 | rs_or_tag_62;
-        ls_or_base_30 = ls_or_base_61 | ls_or_base_62;
-        ls_or_size_30 = ls_or_size_61 | ls_or_size_62;
-        ls_or_tag_30 = ls_or_tag_61 | ls_or_tag_62;
-        rs_or_loc_29 = rs_or_loc_59 | rs_or_loc_60;
-        rs_or_base_29 = rs_or_base_59 | rs_or_base_60;
-        rs_or_size_29 = rs_or_size_59 | rs_or_size_60;
-        rs_or_tag_29 = rs_or_tag_59 | rs_or_tag_60;
-        ls_or_base_29 = ls_or_base_59 | ls_or_base_60;
-        ls_or_size_29 = ls_or_size_59 | ls_or_size_60;
-        ls_or_tag_29 = ls_or_tag_59 | ls_or_tag_60;
-        rs_or_loc_28 = rs_or_loc_57 | rs_or_loc_58;
-        rs_or_base_28 = rs_or_base_57 | rs_or_base_58;
-        rs_or_size_28 = rs_or_size_57 | rs_or_size_58;
-        rs_or_tag_28 = rs_or_tag_57 | rs_or_tag_58;
-        ls_or_base_28 = ls_or_base_57 | ls_or_base_58;
-        ls_or_size_28 = ls_or_size_57 | ls_or_size_58;
-        ls_or_tag_28 = ls_or_tag_57 | ls_or_tag_58;
-        rs_or_loc_27 = rs_or_loc_55 | rs_or_loc_56;
-        rs_or_base_27 = rs_or_base_55 | rs_or_base_56;
-        rs_or_size_27 = rs_or_size_55 | rs_or_size_56;
-        rs_or_tag_27 = rs_or_tag_55 | rs_or_tag_56;
-        ls_or_base_27 = ls_or_base_55 | ls_or_base_56;
-        ls_or_size_27 = ls_or_size_55 | ls_or_size_56;
-        ls_or_tag_27 = ls_or_tag_55 | ls_or_tag_56;
-        rs_or_loc_26 = rs_or_loc_53 | rs_or_loc_54;
-        rs_or_base_26 = rs_or_base_53 | rs_or_base_54;
-        rs_or_size_26 = rs_or_size_53 | rs_or_size_54;
-        rs_or_tag_26 = rs_or_tag_53 | rs_or_tag_54;
-        ls_or_base_26 = ls_or_base_53 | ls_or_base_54;
-        ls_or_size_26 = ls_or_size_53 | ls_or_size_54;
-        ls_or_tag_26 = ls_or_tag_53 | ls_or_tag_54;
-        rs_or_loc_25 = rs_or_loc_51 | rs_or_loc_52;
-        rs_or_base_25 = rs_or_base_51 | rs_or_base_52;
-        rs_or_size_25 = rs_or_size_51 | rs_or_size_52;
-        rs_or_tag_25 = rs_or_tag_51 | rs_or_tag_52;
-        ls_or_base_25 = ls_or_base_51 | ls_or_base_52;
-        ls_or_size_25 = ls_or_size_51 | ls_or_size_52;
-        ls_or_tag_25 = ls_or_tag_51 | ls_or_tag_52;
-        rs_or_loc_24 = rs_or_loc_49 | rs_or_loc_50;
-        rs_or_base_24 = rs_or_base_49 | rs_or_base_50;
-        rs_or_size_24 = rs_or_size_49 | rs_or_size_50;
-        rs_or_tag_24 = rs_or_tag_49 | rs_or_tag_50;
-        ls_or_base_24 = ls_or_base_49 | ls_or_base_50;
-        ls_or_size_24 = ls_or_size_49 | ls_or_size_50;
-        ls_or_tag_24 = ls_or_tag_49 | ls_or_tag_50;
-        rs_or_loc_23 = rs_or_loc_47 | rs_or_loc_48;
-        rs_or_base_23 = rs_or_base_47 | rs_or_base_48;
-        rs_or_size_23 = rs_or_size_47 | rs_or_size_48;
-        rs_or_tag_23 = rs_or_tag_47 | rs_or_tag_48;
-        ls_or_base_23 = ls_or_base_47 | ls_or_base_48;
-        ls_or_size_23 = ls_or_size_47 | ls_or_size_48;
-        ls_or_tag_23 = ls_or_tag_47 | ls_or_tag_48;
-        rs_or_loc_22 = rs_or_loc_45 | rs_or_loc_46;
-        rs_or_base_22 = rs_or_base_45 | rs_or_base_46;
-        rs_or_size_22 = rs_or_size_45 | rs_or_size_46;
-        rs_or_tag_22 = rs_or_tag_45 | rs_or_tag_46;
-        ls_or_base_22 = ls_or_base_45 | ls_or_base_46;
-        ls_or_size_22 = ls_or_size_45 | ls_or_size_46;
-        ls_or_tag_22 = ls_or_tag_45 | ls_or_tag_46;
-        rs_or_loc_21 = rs_or_loc_43 | rs_or_loc_44;
-        rs_or_base_21 = rs_or_base_43 | rs_or_base_44;
-        rs_or_size_21 = rs_or_size_43 | rs_or_size_44;
-        rs_or_tag_21 = rs_or_tag_43 | rs_or_tag_44;
-        ls_or_base_21 = ls_or_base_43 | ls_or_base_44;
-        ls_or_size_21 = ls_or_size_43 | ls_or_size_44;
-        ls_or_tag_21 = ls_or_tag_43 | ls_or_tag_44;
-        rs_or_loc_20 = rs_or_loc_41 | rs_or_loc_42;
-        rs_or_base_20 = rs_or_base_41 | rs_or_base_42;
-        rs_or_size_20 = rs_or_size_41 | rs_or_size_42;
-        rs_or_tag_20 = rs_or_tag_41 | rs_or_tag_42;
-        ls_or_base_20 = ls_or_base_41 | ls_or_base_42;
-        ls_or_size_20 = ls_or_size_41 | ls_or_size_42;
-        ls_or_tag_20 = ls_or_tag_41 | ls_or_tag_42;
-        rs_or_loc_19 = rs_or_loc_39 | rs_or_loc_40;
-        rs_or_base_19 = rs_or_base_39 | rs_or_base_40;
-        rs_or_size_19 = rs_or_size_39 | rs_or_size_40;
-        rs_or_tag_19 = rs_or_tag_39 | rs_or_tag_40;
-        ls_or_base_19 = ls_or_base_39 | ls_or_base_40;
-        ls_or_size_19 = ls_or_size_39 | ls_or_size_40;
-        ls_or_tag_19 = ls_or_tag_39 | ls_or_tag_40;
-        rs_or_loc_18 = rs_or_loc_37 | rs_or_loc_38;
-        rs_or_base_18 = rs_or_base_37 | rs_or_base_38;
-        rs_or_size_18 = rs_or_size_37 | rs_or_size_38;
-        rs_or_tag_18 = rs_or_tag_37 | rs_or_tag_38;
-        ls_or_base_18 = ls_or_base_37 | ls_or_base_38;
-        ls_or_size_18 = ls_or_size_37 | ls_or_size_38;
-        ls_or_tag_18 = ls_or_tag_37 | ls_or_tag_38;
-        rs_or_loc_17 = rs_or_loc_35 | rs_or_loc_36;
-        rs_or_base_17 = rs_or_base_35 | rs_or_base_36;
-        rs_or_size_17 = rs_or_size_35 | rs_or_size_36;
-        rs_or_tag_17 = rs_or_tag_35 | rs_or_tag_36;
-        ls_or_base_17 = ls_or_base_35 | ls_or_base_36;
-        ls_or_size_17 = ls_or_size_35 | ls_or_size_36;
-        ls_or_tag_17 = ls_or_tag_35 | ls_or_tag_36;
-        rs_or_loc_16 = rs_or_loc_33 | rs_or_loc_34;
-        rs_or_base_16 = rs_or_base_33 | rs_or_base_34;
-        rs_or_size_16 = rs_or_size_33 | rs_or_size_34;
-        rs_or_tag_16 = rs_or_tag_33 | rs_or_tag_34;
-        ls_or_base_16 = ls_or_base_33 | ls_or_base_34;
-        ls_or_size_16 = ls_or_size_33 | ls_or_size_34;
-        ls_or_tag_16 = ls_or_tag_33 | ls_or_tag_34;
-        rs_or_loc_15 = rs_or_loc_31 | rs_or_loc_32;
-        rs_or_base_15 = rs_or_base_31 | rs_or_base_32;
-        rs_or_size_15 = rs_or_size_31 | rs_or_size_32;
-        rs_or_tag_15 = rs_or_tag_31 | rs_or_tag_32;
-        ls_or_base_15 = ls_or_base_31 | ls_or_base_32;
-        ls_or_size_15 = ls_or_size_31 | ls_or_size_32;
-        ls_or_tag_15 = ls_or_tag_31 | ls_or_tag_32;
-        rs_or_loc_14 = rs_or_loc_29 | rs_or_loc_30;
-        rs_or_base_14 = rs_or_base_29 | rs_or_base_30;
-        rs_or_size_14 = rs_or_size_29 | rs_or_size_30;
-        rs_or_tag_14 = rs_or_tag_29 | rs_or_tag_30;
-        ls_or_base_14 = ls_or_base_29 | ls_or_base_30;
-        ls_or_size_14 = ls_or_size_29 | ls_or_size_30;
-        ls_or_tag_14 = ls_or_tag_29 | ls_or_tag_30;
-        rs_or_loc_13 = rs_or_loc_27 | rs_or_loc_28;
-        rs_or_base_13 = rs_or_base_27 | rs_or_base_28;
-        rs_or_size_13 = rs_or_size_27 | rs_or_size_28;
-        rs_or_tag_13 = rs_or_tag_27 | rs_or_tag_28;
-        ls_or_base_13 = ls_or_base_27 | ls_or_base_28;
-        ls_or_size_13 = ls_or_size_27 | ls_or_size_28;
-        ls_or_tag_13 = ls_or_tag_27 | ls_or_tag_28;
-        rs_or_loc_12 = rs_or_loc_25 | rs_or_loc_26;
-        rs_or_base_12 = rs_or_base_25 | rs_or_base_26;
-        rs_or_size_12 = rs_or_size_25 | rs_or_size_26;
-        rs_or_tag_12 = rs_or_tag_25 | rs_or_tag_26;
-        ls_or_base_12 = ls_or_base_25 | ls_or_base_26;
-        ls_or_size_12 = ls_or_size_25 | ls_or_size_26;
-        ls_or_tag_12 = ls_or_tag_25 | ls_or_tag_26;
-        rs_or_loc_11 = rs_or_loc_23 | rs_or_loc_24;
-        rs_or_base_11 = rs_or_base_23 | rs_or_base_24;
-        rs_or_size_11 = rs_or_size_23 | rs_or_size_24;
-        rs_or_tag_11 = rs_or_tag_23 | rs_or_tag_24;
-        ls_or_base_11 = ls_or_base_23 | ls_or_base_24;
-        ls_or_size_11 = ls_or_size_23 | ls_or_size_24;
-        ls_or_tag_11 = ls_or_tag_23 | ls_or_tag_24;
-        rs_or_loc_10 = rs_or_loc_21 | rs_or_loc_22;
-        rs_or_base_10 = rs_or_base_21 | rs_or_base_22;
-        rs_or_size_10 = rs_or_size_21 | rs_or_size_22;
-        rs_or_tag_10 = rs_or_tag_21 | rs_or_tag_22;
-        ls_or_base_10 = ls_or_base_21 | ls_or_base_22;
-        ls_or_size_10 = ls_or_size_21 | ls_or_size_22;
-        ls_or_tag_10 = ls_or_tag_21 | ls_or_tag_22;
-        rs_or_loc_9 = rs_or_loc_19 | rs_or_loc_20;
-        rs_or_base_9 = rs_or_base_19 | rs_or_base_20;
-        rs_or_size_9 = rs_or_size_19 | rs_or_size_20;
-        rs_or_tag_9 = rs_or_tag_19 | rs_or_tag_20;
-        ls_or_base_9 = ls_or_base_19 | ls_or_base_20;
-        ls_or_size_9 = ls_or_size_19 | ls_or_size_20;
-        ls_or_tag_9 = ls_or_tag_19 | ls_or_tag_20;
-        rs_or_loc_8 = rs_or_loc_17 | rs_or_loc_18;
-        rs_or_base_8 = rs_or_base_17 | rs_or_base_18;
-        rs_or_size_8 = rs_or_size_17 | rs_or_size_18;
-        rs_or_tag_8 = rs_or_tag_17 | rs_or_tag_18;
-        ls_or_base_8 = ls_or_base_17 | ls_or_base_18;
-        ls_or_size_8 = ls_or_size_17 | ls_or_size_18;
-        ls_or_tag_8 = ls_or_tag_17 | ls_or_tag_18;
-        rs_or_loc_7 = rs_or_loc_15 | rs_or_loc_16;
-        rs_or_base_7 = rs_or_base_15 | rs_or_base_16;
-        rs_or_size_7 = rs_or_size_15 | rs_or_size_16;
-        rs_or_tag_7 = rs_or_tag_15 | rs_or_tag_16;
-        ls_or_base_7 = ls_or_base_15 | ls_or_base_16;
-        ls_or_size_7 = ls_or_size_15 | ls_or_size_16;
-        ls_or_tag_7 = ls_or_tag_15 | ls_or_tag_16;
-        rs_or_loc_6 = rs_or_loc_13 | rs_or_loc_14;
-        rs_or_base_6 = rs_or_base_13 | rs_or_base_14;
-        rs_or_size_6 = rs_or_size_13 | rs_or_size_14;
-        rs_or_tag_6 = rs_or_tag_13 | rs_or_tag_14;
-        ls_or_base_6 = ls_or_base_13 | ls_or_base_14;
-        ls_or_size_6 = ls_or_size_13 | ls_or_size_14;
-        ls_or_tag_6 = ls_or_tag_13 | ls_or_tag_14;
-        rs_or_loc_5 = rs_or_loc_11 | rs_or_loc_12;
-        rs_or_base_5 = rs_or_base_11 | rs_or_base_12;
-        rs_or_size_5 = rs_or_size_11 | rs_or_size_12;
-        rs_or_tag_5 = rs_or_tag_11 | rs_or_tag_12;
-        ls_or_base_5 = ls_or_base_11 | ls_or_base_12;
-        ls_or_size_5 = ls_or_size_11 | ls_or_size_12;
-        ls_or_tag_5 = ls_or_tag_11 | ls_or_tag_12;
-        rs_or_loc_4 = rs_or_loc_9 | rs_or_loc_10;
-        rs_or_base_4 = rs_or_base_9 | rs_or_base_10;
-        rs_or_size_4 = rs_or_size_9 | rs_or_size_10;
-        rs_or_tag_4 = rs_or_tag_9 | rs_or_tag_10;
-        ls_or_base_4 = ls_or_base_9 | ls_or_base_10;
-        ls_or_size_4 = ls_or_size_9 | ls_or_size_10;
-        ls_or_tag_4 = ls_or_tag_9 | ls_or_tag_10;
-        rs_or_loc_3 = rs_or_loc_7 | rs_or_loc_8;
-        rs_or_base_3 = rs_or_base_7 | rs_or_base_8;
-        rs_or_size_3 = rs_or_size_7 | rs_or_size_8;
-        rs_or_tag_3 = rs_or_tag_7 | rs_or_tag_8;
-        ls_or_base_3 = ls_or_base_7 | ls_or_base_8;
-        ls_or_size_3 = ls_or_size_7 | ls_or_size_8;
-        ls_or_tag_3 = ls_or_tag_7 | ls_or_tag_8;
-        rs_or_loc_2 = rs_or_loc_5 | rs_or_loc_6;
-        rs_or_base_2 = rs_or_base_5 | rs_or_base_6;
-        rs_or_size_2 = rs_or_size_5 | rs_or_size_6;
-        rs_or_tag_2 = rs_or_tag_5 | rs_or_tag_6;
-        ls_or_base_2 = ls_or_base_5 | ls_or_base_6;
-        ls_or_size_2 = ls_or_size_5 | ls_or_size_6;
-        ls_or_tag_2 = ls_or_tag_5 | ls_or_tag_6;
-        rs_or_loc_1 = rs_or_loc_3 | rs_or_loc_4;
-        rs_or_base_1 = rs_or_base_3 | rs_or_base_4;
-        rs_or_size_1 = rs_or_size_3 | rs_or_size_4;
-        rs_or_tag_1 = rs_or_tag_3 | rs_or_tag_4;
-        ls_or_base_1 = ls_or_base_3 | ls_or_base_4;
-        ls_or_size_1 = ls_or_size_3 | ls_or_size_4;
-        ls_or_tag_1 = ls_or_tag_3 | ls_or_tag_4;
-        rs_or_loc_0 = rs_or_loc_1 | rs_or_loc_2;
-        rs_or_base_0 = rs_or_base_1 | rs_or_base_2;
-        rs_or_size_0 = rs_or_size_1 | rs_or_size_2;
-        rs_or_tag_0 = rs_or_tag_1 | rs_or_tag_2;
-        ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
-        ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
-        ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
+        rs_sel_loc_31 = zero_51;
+        rs_sel_base_31 = zero_56;
+        rs_sel_size_31 = zero_56;
+        rs_sel_tag_31 = zero_8;
+        if (out_rs_take_0) begin
+            rs_sel_loc_31 = loc_0_q;
+            rs_sel_base_31 = base_0_q;
+            rs_sel_size_31 = size_0_q;
+            rs_sel_tag_31 = tag_0_q;
+        end
+        ls_sel_base_31 = zero_56;
+        ls_sel_size_31 = zero_56;
+        ls_sel_tag_31 = zero_8;
+        if (out_ls_take_0) begin
+            ls_sel_base_31 = base_0_q;
+            ls_sel_size_31 = size_0_q;
+            ls_sel_tag_31 = tag_0_q;
+        end
+        rs_sel_loc_32 = zero_51;
+        rs_sel_base_32 = zero_56;
+        rs_sel_size_32 = zero_56;
+        rs_sel_tag_32 = zero_8;
+        if (out_rs_take_1) begin
+            rs_sel_loc_32 = loc_1_q;
+            rs_sel_base_32 = base_1_q;
+            rs_sel_size_32 = size_1_q;
+            rs_sel_tag_32 = tag_1_q;
+        end
+        ls_sel_base_32 = zero_56;
+        ls_sel_size_32 = zero_56;
+        ls_sel_tag_32 = zero_8;
+        if (out_ls_take_1) begin
+            ls_sel_base_32 = base_1_q;
+            ls_sel_size_32 = size_1_q;
+            ls_sel_tag_32 = tag_1_q;
+        end
+        rs_sel_loc_33 = zero_51;
+        rs_sel_base_33 = zero_56;
+        rs_sel_size_33 = zero_56;
+        rs_sel_tag_33 = zero_8;
+        if (out_rs_take_2) begin
+            rs_sel_loc_33 = loc_2_q;
+            rs_sel_base_33 = base_2_q;
+            rs_sel_size_33 = size_2_q;
+            rs_sel_tag_33 = tag_2_q;
+        end
+        ls_sel_base_33 = zero_56;
+        ls_sel_size_33 = zero_56;
+        ls_sel_tag_33 = zero_8;
+        if (out_ls_take_2) begin
+            ls_sel_base_33 = base_2_q;
+            ls_sel_size_33 = size_2_q;
+            ls_sel_tag_33 = tag_2_q;
+        end
+        rs_sel_loc_34 = zero_51;
+        rs_sel_base_34 = zero_56;
+        rs_sel_size_34 = zero_56;
+        rs_sel_tag_34 = zero_8;
+        if (out_rs_take_3) begin
+            rs_sel_loc_34 = loc_3_q;
+            rs_sel_base_34 = base_3_q;
+            rs_sel_size_34 = size_3_q;
+            rs_sel_tag_34 = tag_3_q;
+        end
+        ls_sel_base_34 = zero_56;
+        ls_sel_size_34 = zero_56;
+        ls_sel_tag_34 = zero_8;
+        if (out_ls_take_3) begin
+            ls_sel_base_34 = base_3_q;
+            ls_sel_size_34 = size_3_q;
+            ls_sel_tag_34 = tag_3_q;
+        end
+        rs_sel_loc_35 = zero_51;
+        rs_sel_base_35 = zero_56;
+        rs_sel_size_35 = zero_56;
+        rs_sel_tag_35 = zero_8;
+        if (out_rs_take_4) begin
+            rs_sel_loc_35 = loc_4_q;
+            rs_sel_base_35 = base_4_q;
+            rs_sel_size_35 = size_4_q;
+            rs_sel_tag_35 = tag_4_q;
+        end
+        ls_sel_base_35 = zero_56;
+        ls_sel_size_35 = zero_56;
+        ls_sel_tag_35 = zero_8;
+        if (out_ls_take_4) begin
+            ls_sel_base_35 = base_4_q;
+            ls_sel_size_35 = size_4_q;
+            ls_sel_tag_35 = tag_4_q;
+        end
+        rs_sel_loc_36 = zero_51;
+        rs_sel_base_36 = zero_56;
+        rs_sel_size_36 = zero_56;
+        rs_sel_tag_36 = zero_8;
+        if (out_rs_take_5) begin
+            rs_sel_loc_36 = loc_5_q;
+            rs_sel_base_36 = base_5_q;
+            rs_sel_size_36 = size_5_q;
+            rs_sel_tag_36 = tag_5_q;
+        end
+        ls_sel_base_36 = zero_56;
+        ls_sel_size_36 = zero_56;
+        ls_sel_tag_36 = zero_8;
+        if (out_ls_take_5) begin
+            ls_sel_base_36 = base_5_q;
+            ls_sel_size_36 = size_5_q;
+            ls_sel_tag_36 = tag_5_q;
+        end
+        rs_sel_loc_37 = zero_51;
+        rs_sel_base_37 = zero_56;
+        rs_sel_size_37 = zero_56;
+        rs_sel_tag_37 = zero_8;
+        if (out_rs_take_6) begin
+            rs_sel_loc_37 = loc_6_q;
+            rs_sel_base_37 = base_6_q;
+            rs_sel_size_37 = size_6_q;
+            rs_sel_tag_37 = tag_6_q;
+        end
+        ls_sel_base_37 = zero_56;
+        ls_sel_size_37 = zero_56;
+        ls_sel_tag_37 = zero_8;
+        if (out_ls_take_6) begin
+            ls_sel_base_37 = base_6_q;
+            ls_sel_size_37 = size_6_q;
+            ls_sel_tag_37 = tag_6_q;
+        end
+        rs_sel_loc_38 = zero_51;
+        rs_sel_base_38 = zero_56;
+        rs_sel_size_38 = zero_56;
+        rs_sel_tag_38 = zero_8;
+        if (out_rs_take_7) begin
+            rs_sel_loc_38 = loc_7_q;
+            rs_sel_base_38 = base_7_q;
+            rs_sel_size_38 = size_7_q;
+            rs_sel_tag_38 = tag_7_q;
+        end
+        ls_sel_base_38 = zero_56;
+        ls_sel_size_38 = zero_56;
+        ls_sel_tag_38 = zero_8;
+        if (out_ls_take_7) begin
+            ls_sel_base_38 = base_7_q;
+            ls_sel_size_38 = size_7_q;
+            ls_sel_tag_38 = tag_7_q;
+        end
+        rs_sel_loc_39 = zero_51;
+        rs_sel_base_39 = zero_56;
+        rs_sel_size_39 = zero_56;
+        rs_sel_tag_39 = zero_8;
+        if (out_rs_take_8) begin
+            rs_sel_loc_39 = loc_8_q;
+            rs_sel_base_39 = base_8_q;
+            rs_sel_size_39 = size_8_q;
+            rs_sel_tag_39 = tag_8_q;
+        end
+        ls_sel_base_39 = zero_56;
+        ls_sel_size_39 = zero_56;
+        ls_sel_tag_39 = zero_8;
+        if (out_ls_take_8) begin
+            ls_sel_base_39 = base_8_q;
+            ls_sel_size_39 = size_8_q;
+            ls_sel_tag_39 = tag_8_q;
+        end
+        rs_sel_loc_40 = zero_51;
+        rs_sel_base_40 = zero_56;
+        rs_sel_size_40 = zero_56;
+        rs_sel_tag_40 = zero_8;
+        if (out_rs_take_9) begin
+            rs_sel_loc_40 = loc_9_q;
+            rs_sel_base_40 = base_9_q;
+            rs_sel_size_40 = size_9_q;
+            rs_sel_tag_40 = tag_9_q;
+        end
+        ls_sel_base_40 = zero_56;
+        ls_sel_size_40 = zero_56;
+        ls_sel_tag_40 = zero_8;
+        if (out_ls_take_9) begin
+            ls_sel_base_40 = base_9_q;
+            ls_sel_size_40 = size_9_q;
+            ls_sel_tag_40 = tag_9_q;
+        end
+        rs_sel_loc_41 = zero_51;
+        rs_sel_base_41 = zero_56;
+        rs_sel_size_41 = zero_56;
+        rs_sel_tag_41 = zero_8;
+        if (out_rs_take_10) begin
+            rs_sel_loc_41 = loc_10_q;
+            rs_sel_base_41 = base_10_q;
+            rs_sel_size_41 = size_10_q;
+            rs_sel_tag_41 = tag_10_q;
+        end
+        ls_sel_base_41 = zero_56;
+        ls_sel_size_41 = zero_56;
+        ls_sel_tag_41 = zero_8;
+        if (out_ls_take_10) begin
+            ls_sel_base_41 = base_10_q;
+            ls_sel_size_41 = size_10_q;
+            ls_sel_tag_41 = tag_10_q;
+        end
+        rs_sel_loc_42 = zero_51;
+        rs_sel_base_42 = zero_56;
+        rs_sel_size_42 = zero_56;
+        rs_sel_tag_42 = zero_8;
+        if (out_rs_take_11) begin
+            rs_sel_loc_42 = loc_11_q;
+            rs_sel_base_42 = base_11_q;
+            rs_sel_size_42 = size_11_q;
+            rs_sel_tag_42 = tag_11_q;
+        end
+        ls_sel_base_42 = zero_56;
+        ls_sel_size_42 = zero_56;
+        ls_sel_tag_42 = zero_8;
+        if (out_ls_take_11) begin
+            ls_sel_base_42 = base_11_q;
+            ls_sel_size_42 = size_11_q;
+            ls_sel_tag_42 = tag_11_q;
+        end
+        rs_sel_loc_43 = zero_51;
+        rs_sel_base_43 = zero_56;
+        rs_sel_size_43 = zero_56;
+        rs_sel_tag_43 = zero_8;
+        if (out_rs_take_12) begin
+            rs_sel_loc_43 = loc_12_q;
+            rs_sel_base_43 = base_12_q;
+            rs_sel_size_43 = size_12_q;
+            rs_sel_tag_43 = tag_12_q;
+        end
+        ls_sel_base_43 = zero_56;
+        ls_sel_size_43 = zero_56;
+        ls_sel_tag_43 = zero_8;
+        if (out_ls_take_12) begin
+            ls_sel_base_43 = base_12_q;
+            ls_sel_size_43 = size_12_q;
+            ls_sel_tag_43 = tag_12_q;
+        end
+        rs_sel_loc_44 = zero_51;
+        rs_sel_base_44 = zero_56;
+        rs_sel_size_44 = zero_56;
+        rs_sel_tag_44 = zero_8;
+        if (out_rs_take_13) begin
+            rs_sel_loc_44 = loc_13_q;
+            rs_sel_base_44 = base_13_q;
+            rs_sel_size_44 = size_13_q;
+            rs_sel_tag_44 = tag_13_q;
+        end
+        ls_sel_base_44 = zero_56;
+        ls_sel_size_44 = zero_56;
+        ls_sel_tag_44 = zero_8;
+        if (out_ls_take_13) begin
+            ls_sel_base_44 = base_13_q;
+            ls_sel_size_44 = size_13_q;
+            ls_sel_tag_44 = tag_13_q;
+        end
+        rs_sel_loc_45 = zero_51;
+        rs_sel_base_45 = zero_56;
+        rs_sel_size_45 = zero_56;
+        rs_sel_tag_45 = zero_8;
+        if (out_rs_take_14) begin
+            rs_sel_loc_45 = loc_14_q;
+            rs_sel_base_45 = base_14_q;
+            rs_sel_size_45 = size_14_q;
+            rs_sel_tag_45 = tag_14_q;
+        end
+        ls_sel_base_45 = zero_56;
+        ls_sel_size_45 = zero_56;
+        ls_sel_tag_45 = zero_8;
+        if (out_ls_take_14) begin
+            ls_sel_base_45 = base_14_q;
+            ls_sel_size_45 = size_14_q;
+            ls_sel_tag_45 = tag_14_q;
+        end
+        rs_sel_loc_46 = zero_51;
+        rs_sel_base_46 = zero_56;
+        rs_sel_size_46 = zero_56;
+        rs_sel_tag_46 = zero_8;
+        if (out_rs_take_15) begin
+            rs_sel_loc_46 = loc_15_q;
+            rs_sel_base_46 = base_15_q;
+            rs_sel_size_46 = size_15_q;
+            rs_sel_tag_46 = tag_15_q;
+        end
+        ls_sel_base_46 = zero_56;
+        ls_sel_size_46 = zero_56;
+        ls_sel_tag_46 = zero_8;
+        if (out_ls_take_15) begin
+            ls_sel_base_46 = base_15_q;
+            ls_sel_size_46 = size_15_q;
+            ls_sel_tag_46 = tag_15_q;
+        end
+        rs_sel_loc_47 = zero_51;
+        rs_sel_base_47 = zero_56;
+        rs_sel_size_47 = zero_56;
+        rs_sel_tag_47 = zero_8;
+        if (out_rs_take_16) begin
+            rs_sel_loc_47 = loc_16_q;
+            rs_sel_base_47 = base_16_q;
+            rs_sel_size_47 = size_16_q;
+            rs_sel_tag_47 = tag_16_q;
+        end
+        ls_sel_base_47 = zero_56;
+        ls_sel_size_47 = zero_56;
+        ls_sel_tag_47 = zero_8;
+        if (out_ls_take_16) begin
+            ls_sel_base_47 = base_16_q;
+            ls_sel_size_47 = size_16_q;
+            ls_sel_tag_47 = tag_16_q;
+        end
+        rs_sel_loc_48 = zero_51;
+        rs_sel_base_48 = zero_56;
+        rs_sel_size_48 = zero_56;
+        rs_sel_tag_48 = zero_8;
+        if (out_rs_take_17) begin
+            rs_sel_loc_48 = loc_17_q;
+            rs_sel_base_48 = base_17_q;
+            rs_sel_size_48 = size_17_q;
+            rs_sel_tag_48 = tag_17_q;
+        end
+        ls_sel_base_48 = zero_56;
+        ls_sel_size_48 = zero_56;
+        ls_sel_tag_48 = zero_8;
+        if (out_ls_take_17) begin
+            ls_sel_base_48 = base_17_q;
+            ls_sel_size_48 = size_17_q;
+            ls_sel_tag_48 = tag_17_q;
+        end
+        rs_sel_loc_49 = zero_51;
+        rs_sel_base_49 = zero_56;
+        rs_sel_size_49 = zero_56;
+        rs_sel_tag_49 = zero_8;
+        if (out_rs_take_18) begin
+            rs_sel_loc_49 = loc_18_q;
+            rs_sel_base_49 = base_18_q;
+            rs_sel_size_49 = size_18_q;
+            rs_sel_tag_49 = tag_18_q;
+        end
+        ls_sel_base_49 = zero_56;
+        ls_sel_size_49 = zero_56;
+        ls_sel_tag_49 = zero_8;
+        if (out_ls_take_18) begin
+            ls_sel_base_49 = base_18_q;
+            ls_sel_size_49 = size_18_q;
+            ls_sel_tag_49 = tag_18_q;
+        end
+        rs_sel_loc_50 = zero_51;
+        rs_sel_base_50 = zero_56;
+        rs_sel_size_50 = zero_56;
+        rs_sel_tag_50 = zero_8;
+        if (out_rs_take_19) begin
+            rs_sel_loc_50 = loc_19_q;
+            rs_sel_base_50 = base_19_q;
+            rs_sel_size_50 = size_19_q;
+            rs_sel_tag_50 = tag_19_q;
+        end
+        ls_sel_base_50 = zero_56;
+        ls_sel_size_50 = zero_56;
+        ls_sel_tag_50 = zero_8;
+        if (out_ls_take_19) begin
+            ls_sel_base_50 = base_19_q;
+            ls_sel_size_50 = size_19_q;
+            ls_sel_tag_50 = tag_19_q;
+        end
+        rs_sel_loc_51 = zero_51;
+        rs_sel_base_51 = zero_56;
+        rs_sel_size_51 = zero_56;
+        rs_sel_tag_51 = zero_8;
+        if (out_rs_take_20) begin
+            rs_sel_loc_51 = loc_20_q;
+            rs_sel_base_51 = base_20_q;
+            rs_sel_size_51 = size_20_q;
+            rs_sel_tag_51 = tag_20_q;
+        end
+        ls_sel_base_51 = zero_56;
+        ls_sel_size_51 = zero_56;
+        ls_sel_tag_51 = zero_8;
+        if (out_ls_take_20) begin
+            ls_sel_base_51 = base_20_q;
+            ls_sel_size_51 = size_20_q;
+            ls_sel_tag_51 = tag_20_q;
+        end
+        rs_sel_loc_52 = zero_51;
+        rs_sel_base_52 = zero_56;
+        rs_sel_size_52 = zero_56;
+        rs_sel_tag_52 = zero_8;
+        if (out_rs_take_21) begin
+            rs_sel_loc_52 = loc_21_q;
+            rs_sel_base_52 = base_21_q;
+            rs_sel_size_52 = size_21_q;
+            rs_sel_tag_52 = tag_21_q;
+        end
+        ls_sel_base_52 = zero_56;
+        ls_sel_size_52 = zero_56;
+        ls_sel_tag_52 = zero_8;
+        if (out_ls_take_21) begin
+            ls_sel_base_52 = base_21_q;
+            ls_sel_size_52 = size_21_q;
+            ls_sel_tag_52 = tag_21_q;
+        end
+        rs_sel_loc_53 = zero_51;
+        rs_sel_base_53 = zero_56;
+        rs_sel_size_53 = zero_56;
+        rs_sel_tag_53 = zero_8;
+        if (out_rs_take_22) begin
+            rs_sel_loc_53 = loc_22_q;
+            rs_sel_base_53 = base_22_q;
+            rs_sel_size_53 = size_22_q;
+            rs_sel_tag_53 = tag_22_q;
+        end
+        ls_sel_base_53 = zero_56;
+        ls_sel_size_53 = zero_56;
+        ls_sel_tag_53 = zero_8;
+        if (out_ls_take_22) begin
+            ls_sel_base_53 = base_22_q;
+            ls_sel_size_53 = size_22_q;
+            ls_sel_tag_53 = tag_22_q;
+        end
+        rs_sel_loc_54 = zero_51;
+        rs_sel_base_54 = zero_56;
+        rs_sel_size_54 = zero_56;
+        rs_sel_tag_54 = zero_8;
+        if (out_rs_take_23) begin
+            rs_sel_loc_54 = loc_23_q;
+            rs_sel_base_54 = base_23_q;
+            rs_sel_size_54 = size_23_q;
+            rs_sel_tag_54 = tag_23_q;
+        end
+        ls_sel_base_54 = zero_56;
+        ls_sel_size_54 = zero_56;
+        ls_sel_tag_54 = zero_8;
+        if (out_ls_take_23) begin
+            ls_sel_base_54 = base_23_q;
+            ls_sel_size_54 = size_23_q;
+            ls_sel_tag_54 = tag_23_q;
+        end
+        rs_sel_loc_55 = zero_51;
+        rs_sel_base_55 = zero_56;
+        rs_sel_size_55 = zero_56;
+        rs_sel_tag_55 = zero_8;
+        if (out_rs_take_24) begin
+            rs_sel_loc_55 = loc_24_q;
+            rs_sel_base_55 = base_24_q;
+            rs_sel_size_55 = size_24_q;
+            rs_sel_tag_55 = tag_24_q;
+        end
+        ls_sel_base_55 = zero_56;
+        ls_sel_size_55 = zero_56;
+        ls_sel_tag_55 = zero_8;
+        if (out_ls_take_24) begin
+            ls_sel_base_55 = base_24_q;
+            ls_sel_size_55 = size_24_q;
+            ls_sel_tag_55 = tag_24_q;
+        end
+        rs_sel_loc_56 = zero_51;
+        rs_sel_base_56 = zero_56;
+        rs_sel_size_56 = zero_56;
+        rs_sel_tag_56 = zero_8;
+        if (out_rs_take_25) begin
+            rs_sel_loc_56 = loc_25_q;
+            rs_sel_base_56 = base_25_q;
+            rs_sel_size_56 = size_25_q;
+            rs_sel_tag_56 = tag_25_q;
+        end
+        ls_sel_base_56 = zero_56;
+        ls_sel_size_56 = zero_56;
+        ls_sel_tag_56 = zero_8;
+        if (out_ls_take_25) begin
+            ls_sel_base_56 = base_25_q;
+            ls_sel_size_56 = size_25_q;
+            ls_sel_tag_56 = tag_25_q;
+        end
+        rs_sel_loc_57 = zero_51;
+        rs_sel_base_57 = zero_56;
+        rs_sel_size_57 = zero_56;
+        rs_sel_tag_57 = zero_8;
+        if (out_rs_take_26) begin
+            rs_sel_loc_57 = loc_26_q;
+            rs_sel_base_57 = base_26_q;
+            rs_sel_size_57 = size_26_q;
+            rs_sel_tag_57 = tag_26_q;
+        end
+        ls_sel_base_57 = zero_56;
+        ls_sel_size_57 = zero_56;
+        ls_sel_tag_57 = zero_8;
+        if (out_ls_take_26) begin
+            ls_sel_base_57 = base_26_q;
+            ls_sel_size_57 = size_26_q;
+            ls_sel_tag_57 = tag_26_q;
+        end
+        rs_sel_loc_58 = zero_51;
+        rs_sel_base_58 = zero_56;
+        rs_sel_size_58 = zero_56;
+        rs_sel_tag_58 = zero_8;
+        if (out_rs_take_27) begin
+            rs_sel_loc_58 = loc_27_q;
+            rs_sel_base_58 = base_27_q;
+            rs_sel_size_58 = size_27_q;
+            rs_sel_tag_58 = tag_27_q;
+        end
+        ls_sel_base_58 = zero_56;
+        ls_sel_size_58 = zero_56;
+        ls_sel_tag_58 = zero_8;
+        if (out_ls_take_27) begin
+            ls_sel_base_58 = base_27_q;
+            ls_sel_size_58 = size_27_q;
+            ls_sel_tag_58 = tag_27_q;
+        end
+        rs_sel_loc_59 = zero_51;
+        rs_sel_base_59 = zero_56;
+        rs_sel_size_59 = zero_56;
+        rs_sel_tag_59 = zero_8;
+        if (out_rs_take_28) begin
+            rs_sel_loc_59 = loc_28_q;
+            rs_sel_base_59 = base_28_q;
+            rs_sel_size_59 = size_28_q;
+            rs_sel_tag_59 = tag_28_q;
+        end
+        ls_sel_base_59 = zero_56;
+        ls_sel_size_59 = zero_56;
+        ls_sel_tag_59 = zero_8;
+        if (out_ls_take_28) begin
+            ls_sel_base_59 = base_28_q;
+            ls_sel_size_59 = size_28_q;
+            ls_sel_tag_59 = tag_28_q;
+        end
+        rs_sel_loc_60 = zero_51;
+        rs_sel_base_60 = zero_56;
+        rs_sel_size_60 = zero_56;
+        rs_sel_tag_60 = zero_8;
+        if (out_rs_take_29) begin
+            rs_sel_loc_60 = loc_29_q;
+            rs_sel_base_60 = base_29_q;
+            rs_sel_size_60 = size_29_q;
+            rs_sel_tag_60 = tag_29_q;
+        end
+        ls_sel_base_60 = zero_56;
+        ls_sel_size_60 = zero_56;
+        ls_sel_tag_60 = zero_8;
+        if (out_ls_take_29) begin
+            ls_sel_base_60 = base_29_q;
+            ls_sel_size_60 = size_29_q;
+            ls_sel_tag_60 = tag_29_q;
+        end
+        rs_sel_loc_61 = zero_51;
+        rs_sel_base_61 = zero_56;
+        rs_sel_size_61 = zero_56;
+        rs_sel_tag_61 = zero_8;
+        if (out_rs_take_30) begin
+            rs_sel_loc_61 = loc_30_q;
+            rs_sel_base_61 = base_30_q;
+            rs_sel_size_61 = size_30_q;
+            rs_sel_tag_61 = tag_30_q;
+        end
+        ls_sel_base_61 = zero_56;
+        ls_sel_size_61 = zero_56;
+        ls_sel_tag_61 = zero_8;
+        if (out_ls_take_30) begin
+            ls_sel_base_61 = base_30_q;
+            ls_sel_size_61 = size_30_q;
+            ls_sel_tag_61 = tag_30_q;
+        end
+        rs_sel_loc_62 = zero_51;
+        rs_sel_base_62 = zero_56;
+        rs_sel_size_62 = zero_56;
+        rs_sel_tag_62 = zero_8;
+        if (out_rs_take_31) begin
+            rs_sel_loc_62 = loc_31_q;
+            rs_sel_base_62 = base_31_q;
+            rs_sel_size_62 = size_31_q;
+            rs_sel_tag_62 = tag_31_q;
+        end
+        ls_sel_base_62 = zero_56;
+        ls_sel_size_62 = zero_56;
+        ls_sel_tag_62 = zero_8;
+        if (out_ls_take_31) begin
+            ls_sel_base_62 = base_31_q;
+            ls_sel_size_62 = size_31_q;
+            ls_sel_tag_62 = tag_31_q;
+        end
+        rs_sel_loc_30 = rs_sel_loc_62;
+        rs_sel_base_30 = rs_sel_base_62;
+        rs_sel_size_30 = rs_sel_size_62;
+        rs_sel_tag_30 = rs_sel_tag_62;
+        if (rs_any_t_61) begin
+            rs_sel_loc_30 = rs_sel_loc_61;
+            rs_sel_base_30 = rs_sel_base_61;
+            rs_sel_size_30 = rs_sel_size_61;
+            rs_sel_tag_30 = rs_sel_tag_61;
+        end
+        ls_sel_base_30 = ls_sel_base_62;
+        ls_sel_size_30 = ls_sel_size_62;
+        ls_sel_tag_30 = ls_sel_tag_62;
+        if (ls_any_t_61) begin
+            ls_sel_base_30 = ls_sel_base_61;
+            ls_sel_size_30 = ls_sel_size_61;
+            ls_sel_tag_30 = ls_sel_tag_61;
+        end
+        rs_sel_loc_29 = rs_sel_loc_60;
+        rs_sel_base_29 = rs_sel_base_60;
+        rs_sel_size_29 = rs_sel_size_60;
+        rs_sel_tag_29 = rs_sel_tag_60;
+        if (rs_any_t_59) begin
+            rs_sel_loc_29 = rs_sel_loc_59;
+            rs_sel_base_29 = rs_sel_base_59;
+            rs_sel_size_29 = rs_sel_size_59;
+            rs_sel_tag_29 = rs_sel_tag_59;
+        end
+        ls_sel_base_29 = ls_sel_base_60;
+        ls_sel_size_29 = ls_sel_size_60;
+        ls_sel_tag_29 = ls_sel_tag_60;
+        if (ls_any_t_59) begin
+            ls_sel_base_29 = ls_sel_base_59;
+            ls_sel_size_29 = ls_sel_size_59;
+            ls_sel_tag_29 = ls_sel_tag_59;
+        end
+        rs_sel_loc_28 = rs_sel_loc_58;
+        rs_sel_base_28 = rs_sel_base_58;
+        rs_sel_size_28 = rs_sel_size_58;
+        rs_sel_tag_28 = rs_sel_tag_58;
+        if (rs_any_t_57) begin
+            rs_sel_loc_28 = rs_sel_loc_57;
+            rs_sel_base_28 = rs_sel_base_57;
+            rs_sel_size_28 = rs_sel_size_57;
+            rs_sel_tag_28 = rs_sel_tag_57;
+        end
+        ls_sel_base_28 = ls_sel_base_58;
+        ls_sel_size_28 = ls_sel_size_58;
+        ls_sel_tag_28 = ls_sel_tag_58;
+        if (ls_any_t_57) begin
+            ls_sel_base_28 = ls_sel_base_57;
+            ls_sel_size_28 = ls_sel_size_57;
+            ls_sel_tag_28 = ls_sel_tag_57;
+        end
+        rs_sel_loc_27 = rs_sel_loc_56;
+        rs_sel_base_27 = rs_sel_base_56;
+        rs_sel_size_27 = rs_sel_size_56;
+        rs_sel_tag_27 = rs_sel_tag_56;
+        if (rs_any_t_55) begin
+            rs_sel_loc_27 = rs_sel_loc_55;
+            rs_sel_base_27 = rs_sel_base_55;
+            rs_sel_size_27 = rs_sel_size_55;
+            rs_sel_tag_27 = rs_sel_tag_55;
+        end
+        ls_sel_base_27 = ls_sel_base_56;
+        ls_sel_size_27 = ls_sel_size_56;
+        ls_sel_tag_27 = ls_sel_tag_56;
+        if (ls_any_t_55) begin
+            ls_sel_base_27 = ls_sel_base_55;
+            ls_sel_size_27 = ls_sel_size_55;
+            ls_sel_tag_27 = ls_sel_tag_55;
+        end
+        rs_sel_loc_26 = rs_sel_loc_54;
+        rs_sel_base_26 = rs_sel_base_54;
+        rs_sel_size_26 = rs_sel_size_54;
+        rs_sel_tag_26 = rs_sel_tag_54;
+        if (rs_any_t_53) begin
+            rs_sel_loc_26 = rs_sel_loc_53;
+            rs_sel_base_26 = rs_sel_base_53;
+            rs_sel_size_26 = rs_sel_size_53;
+            rs_sel_tag_26 = rs_sel_tag_53;
+        end
+        ls_sel_base_26 = ls_sel_base_54;
+        ls_sel_size_26 = ls_sel_size_54;
+        ls_sel_tag_26 = ls_sel_tag_54;
+        if (ls_any_t_53) begin
+            ls_sel_base_26 = ls_sel_base_53;
+            ls_sel_size_26 = ls_sel_size_53;
+            ls_sel_tag_26 = ls_sel_tag_53;
+        end
+        rs_sel_loc_25 = rs_sel_loc_52;
+        rs_sel_base_25 = rs_sel_base_52;
+        rs_sel_size_25 = rs_sel_size_52;
+        rs_sel_tag_25 = rs_sel_tag_52;
+        if (rs_any_t_51) begin
+            rs_sel_loc_25 = rs_sel_loc_51;
+            rs_sel_base_25 = rs_sel_base_51;
+            rs_sel_size_25 = rs_sel_size_51;
+            rs_sel_tag_25 = rs_sel_tag_51;
+        end
+        ls_sel_base_25 = ls_sel_base_52;
+        ls_sel_size_25 = ls_sel_size_52;
+        ls_sel_tag_25 = ls_sel_tag_52;
+        if (ls_any_t_51) begin
+            ls_sel_base_25 = ls_sel_base_51;
+            ls_sel_size_25 = ls_sel_size_51;
+            ls_sel_tag_25 = ls_sel_tag_51;
+        end
+        rs_sel_loc_24 = rs_sel_loc_50;
+        rs_sel_base_24 = rs_sel_base_50;
+        rs_sel_size_24 = rs_sel_size_50;
+        rs_sel_tag_24 = rs_sel_tag_50;
+        if (rs_any_t_49) begin
+            rs_sel_loc_24 = rs_sel_loc_49;
+            rs_sel_base_24 = rs_sel_base_49;
+            rs_sel_size_24 = rs_sel_size_49;
+            rs_sel_tag_24 = rs_sel_tag_49;
+        end
+        ls_sel_base_24 = ls_sel_base_50;
+        ls_sel_size_24 = ls_sel_size_50;
+        ls_sel_tag_24 = ls_sel_tag_50;
+        if (ls_any_t_49) begin
+            ls_sel_base_24 = ls_sel_base_49;
+            ls_sel_size_24 = ls_sel_size_49;
+            ls_sel_tag_24 = ls_sel_tag_49;
+        end
+        rs_sel_loc_23 = rs_sel_loc_48;
+        rs_sel_base_23 = rs_sel_base_48;
+        rs_sel_size_23 = rs_sel_size_48;
+        rs_sel_tag_23 = rs_sel_tag_48;
+        if (rs_any_t_47) begin
+            rs_sel_loc_23 = rs_sel_loc_47;
+            rs_sel_base_23 = rs_sel_base_47;
+            rs_sel_size_23 = rs_sel_size_47;
+            rs_sel_tag_23 = rs_sel_tag_47;
+        end
+        ls_sel_base_23 = ls_sel_base_48;
+        ls_sel_size_23 = ls_sel_size_48;
+        ls_sel_tag_23 = ls_sel_tag_48;
+        if (ls_any_t_47) begin
+            ls_sel_base_23 = ls_sel_base_47;
+            ls_sel_size_23 = ls_sel_size_47;
+            ls_sel_tag_23 = ls_sel_tag_47;
+        end
+        rs_sel_loc_22 = rs_sel_loc_46;
+        rs_sel_base_22 = rs_sel_base_46;
+        rs_sel_size_22 = rs_sel_size_46;
+        rs_sel_tag_22 = rs_sel_tag_46;
+        if (rs_any_t_45) begin
+            rs_sel_loc_22 = rs_sel_loc_45;
+            rs_sel_base_22 = rs_sel_base_45;
+            rs_sel_size_22 = rs_sel_size_45;
+            rs_sel_tag_22 = rs_sel_tag_45;
+        end
+        ls_sel_base_22 = ls_sel_base_46;
+        ls_sel_size_22 = ls_sel_size_46;
+        ls_sel_tag_22 = ls_sel_tag_46;
+        if (ls_any_t_45) begin
+            ls_sel_base_22 = ls_sel_base_45;
+            ls_sel_size_22 = ls_sel_size_45;
+            ls_sel_tag_22 = ls_sel_tag_45;
+        end
+        rs_sel_loc_21 = rs_sel_loc_44;
+        rs_sel_base_21 = rs_sel_base_44;
+        rs_sel_size_21 = rs_sel_size_44;
+        rs_sel_tag_21 = rs_sel_tag_44;
+        if (rs_any_t_43) begin
+            rs_sel_loc_21 = rs_sel_loc_43;
+            rs_sel_base_21 = rs_sel_base_43;
+            rs_sel_size_21 = rs_sel_size_43;
+            rs_sel_tag_21 = rs_sel_tag_43;
+        end
+        ls_sel_base_21 = ls_sel_base_44;
+        ls_sel_size_21 = ls_sel_size_44;
+        ls_sel_tag_21 = ls_sel_tag_44;
+        if (ls_any_t_43) begin
+            ls_sel_base_21 = ls_sel_base_43;
+            ls_sel_size_21 = ls_sel_size_43;
+            ls_sel_tag_21 = ls_sel_tag_43;
+        end
+        rs_sel_loc_20 = rs_sel_loc_42;
+        rs_sel_base_20 = rs_sel_base_42;
+        rs_sel_size_20 = rs_sel_size_42;
+        rs_sel_tag_20 = rs_sel_tag_42;
+        if (rs_any_t_41) begin
+            rs_sel_loc_20 = rs_sel_loc_41;
+            rs_sel_base_20 = rs_sel_base_41;
+            rs_sel_size_20 = rs_sel_size_41;
+            rs_sel_tag_20 = rs_sel_tag_41;
+        end
+        ls_sel_base_20 = ls_sel_base_42;
+        ls_sel_size_20 = ls_sel_size_42;
+        ls_sel_tag_20 = ls_sel_tag_42;
+        if (ls_any_t_41) begin
+            ls_sel_base_20 = ls_sel_base_41;
+            ls_sel_size_20 = ls_sel_size_41;
+            ls_sel_tag_20 = ls_sel_tag_41;
+        end
+        rs_sel_loc_19 = rs_sel_loc_40;
+        rs_sel_base_19 = rs_sel_base_40;
+        rs_sel_size_19 = rs_sel_size_40;
+        rs_sel_tag_19 = rs_sel_tag_40;
+        if (rs_any_t_39) begin
+            rs_sel_loc_19 = rs_sel_loc_39;
+            rs_sel_base_19 = rs_sel_base_39;
+            rs_sel_size_19 = rs_sel_size_39;
+            rs_sel_tag_19 = rs_sel_tag_39;
+        end
+        ls_sel_base_19 = ls_sel_base_40;
+        ls_sel_size_19 = ls_sel_size_40;
+        ls_sel_tag_19 = ls_sel_tag_40;
+        if (ls_any_t_39) begin
+            ls_sel_base_19 = ls_sel_base_39;
+            ls_sel_size_19 = ls_sel_size_39;
+            ls_sel_tag_19 = ls_sel_tag_39;
+        end
+        rs_sel_loc_18 = rs_sel_loc_38;
+        rs_sel_base_18 = rs_sel_base_38;
+        rs_sel_size_18 = rs_sel_size_38;
+        rs_sel_tag_18 = rs_sel_tag_38;
+        if (rs_any_t_37) begin
+            rs_sel_loc_18 = rs_sel_loc_37;
+            rs_sel_base_18 = rs_sel_base_37;
+            rs_sel_size_18 = rs_sel_size_37;
+            rs_sel_tag_18 = rs_sel_tag_37;
+        end
+        ls_sel_base_18 = ls_sel_base_38;
+        ls_sel_size_18 = ls_sel_size_38;
+        ls_sel_tag_18 = ls_sel_tag_38;
+        if (ls_any_t_37) begin
+            ls_sel_base_18 = ls_sel_base_37;
+            ls_sel_size_18 = ls_sel_size_37;
+            ls_sel_tag_18 = ls_sel_tag_37;
+        end
+        rs_sel_loc_17 = rs_sel_loc_36;
+        rs_sel_base_17 = rs_sel_base_36;
+        rs_sel_size_17 = rs_sel_size_36;
+        rs_sel_tag_17 = rs_sel_tag_36;
+        if (rs_any_t_35) begin
+            rs_sel_loc_17 = rs_sel_loc_35;
+            rs_sel_base_17 = rs_sel_base_35;
+            rs_sel_size_17 = rs_sel_size_35;
+            rs_sel_tag_17 = rs_sel_tag_35;
+        end
+        ls_sel_base_17 = ls_sel_base_36;
+        ls_sel_size_17 = ls_sel_size_36;
+        ls_sel_tag_17 = ls_sel_tag_36;
+        if (ls_any_t_35) begin
+            ls_sel_base_17 = ls_sel_base_35;
+            ls_sel_size_17 = ls_sel_size_35;
+            ls_sel_tag_17 = ls_sel_tag_35;
+        end
+        rs_sel_loc_16 = rs_sel_loc_34;
+        rs_sel_base_16 = rs_sel_base_34;
+        rs_sel_size_16 = rs_sel_size_34;
+        rs_sel_tag_16 = rs_sel_tag_34;
+        if (rs_any_t_33) begin
+            rs_sel_loc_16 = rs_sel_loc_33;
+            rs_sel_base_16 = rs_sel_base_33;
+            rs_sel_size_16 = rs_sel_size_33;
+            rs_sel_tag_16 = rs_sel_tag_33;
+        end
+        ls_sel_base_16 = ls_sel_base_34;
+        ls_sel_size_16 = ls_sel_size_34;
+        ls_sel_tag_16 = ls_sel_tag_34;
+        if (ls_any_t_33) begin
+            ls_sel_base_16 = ls_sel_base_33;
+            ls_sel_size_16 = ls_sel_size_33;
+            ls_sel_tag_16 = ls_sel_tag_33;
+        end
+        rs_sel_loc_15 = rs_sel_loc_32;
+        rs_sel_base_15 = rs_sel_base_32;
+        rs_sel_size_15 = rs_sel_size_32;
+        rs_sel_tag_15 = rs_sel_tag_32;
+        if (rs_any_t_31) begin
+            rs_sel_loc_15 = rs_sel_loc_31;
+            rs_sel_base_15 = rs_sel_base_31;
+            rs_sel_size_15 = rs_sel_size_31;
+            rs_sel_tag_15 = rs_sel_tag_31;
+        end
+        ls_sel_base_15 = ls_sel_base_32;
+        ls_sel_size_15 = ls_sel_size_32;
+        ls_sel_tag_15 = ls_sel_tag_32;
+        if (ls_any_t_31) begin
+            ls_sel_base_15 = ls_sel_base_31;
+            ls_sel_size_15 = ls_sel_size_31;
+            ls_sel_tag_15 = ls_sel_tag_31;
+        end
+        rs_sel_loc_14 = rs_sel_loc_30;
+        rs_sel_base_14 = rs_sel_base_30;
+        rs_sel_size_14 = rs_sel_size_30;
+        rs_sel_tag_14 = rs_sel_tag_30;
+        if (rs_any_t_29) begin
+            rs_sel_loc_14 = rs_sel_loc_29;
+            rs_sel_base_14 = rs_sel_base_29;
+            rs_sel_size_14 = rs_sel_size_29;
+            rs_sel_tag_14 = rs_sel_tag_29;
+        end
+        ls_sel_base_14 = ls_sel_base_30;
+        ls_sel_size_14 = ls_sel_size_30;
+        ls_sel_tag_14 = ls_sel_tag_30;
+        if (ls_any_t_29) begin
+            ls_sel_base_14 = ls_sel_base_29;
+            ls_sel_size_14 = ls_sel_size_29;
+            ls_sel_tag_14 = ls_sel_tag_29;
+        end
+        rs_sel_loc_13 = rs_sel_loc_28;
+        rs_sel_base_13 = rs_sel_base_28;
+        rs_sel_size_13 = rs_sel_size_28;
+        rs_sel_tag_13 = rs_sel_tag_28;
+        if (rs_any_t_27) begin
+            rs_sel_loc_13 = rs_sel_loc_27;
+            rs_sel_base_13 = rs_sel_base_27;
+            rs_sel_size_13 = rs_sel_size_27;
+            rs_sel_tag_13 = rs_sel_tag_27;
+        end
+        ls_sel_base_13 = ls_sel_base_28;
+        ls_sel_size_13 = ls_sel_size_28;
+        ls_sel_tag_13 = ls_sel_tag_28;
+        if (ls_any_t_27) begin
+            ls_sel_base_13 = ls_sel_base_27;
+            ls_sel_size_13 = ls_sel_size_27;
+            ls_sel_tag_13 = ls_sel_tag_27;
+        end
+        rs_sel_loc_12 = rs_sel_loc_26;
+        rs_sel_base_12 = rs_sel_base_26;
+        rs_sel_size_12 = rs_sel_size_26;
+        rs_sel_tag_12 = rs_sel_tag_26;
+        if (rs_any_t_25) begin
+            rs_sel_loc_12 = rs_sel_loc_25;
+            rs_sel_base_12 = rs_sel_base_25;
+            rs_sel_size_12 = rs_sel_size_25;
+            rs_sel_tag_12 = rs_sel_tag_25;
+        end
+        ls_sel_base_12 = ls_sel_base_26;
+        ls_sel_size_12 = ls_sel_size_26;
+        ls_sel_tag_12 = ls_sel_tag_26;
+        if (ls_any_t_25) begin
+            ls_sel_base_12 = ls_sel_base_25;
+            ls_sel_size_12 = ls_sel_size_25;
+            ls_sel_tag_12 = ls_sel_tag_25;
+        end
+        rs_sel_loc_11 = rs_sel_loc_24;
+        rs_sel_base_11 = rs_sel_base_24;
+        rs_sel_size_11 = rs_sel_size_24;
+        rs_sel_tag_11 = rs_sel_tag_24;
+        if (rs_any_t_23) begin
+            rs_sel_loc_11 = rs_sel_loc_23;
+            rs_sel_base_11 = rs_sel_base_23;
+            rs_sel_size_11 = rs_sel_size_23;
+            rs_sel_tag_11 = rs_sel_tag_23;
+        end
+        ls_sel_base_11 = ls_sel_base_24;
+        ls_sel_size_11 = ls_sel_size_24;
+        ls_sel_tag_11 = ls_sel_tag_24;
+        if (ls_any_t_23) begin
+            ls_sel_base_11 = ls_sel_base_23;
+            ls_sel_size_11 = ls_sel_size_23;
+            ls_sel_tag_11 = ls_sel_tag_23;
+        end
+        rs_sel_loc_10 = rs_sel_loc_22;
+        rs_sel_base_10 = rs_sel_base_22;
+        rs_sel_size_10 = rs_sel_size_22;
+        rs_sel_tag_10 = rs_sel_tag_22;
+        if (rs_any_t_21) begin
+            rs_sel_loc_10 = rs_sel_loc_21;
+            rs_sel_base_10 = rs_sel_base_21;
+            rs_sel_size_10 = rs_sel_size_21;
+            rs_sel_tag_10 = rs_sel_tag_21;
+        end
+        ls_sel_base_10 = ls_sel_base_22;
+        ls_sel_size_10 = ls_sel_size_22;
+        ls_sel_tag_10 = ls_sel_tag_22;
+        if (ls_any_t_21) begin
+            ls_sel_base_10 = ls_sel_base_21;
+            ls_sel_size_10 = ls_sel_size_21;
+            ls_sel_tag_10 = ls_sel_tag_21;
+        end
+        rs_sel_loc_9 = rs_sel_loc_20;
+        rs_sel_base_9 = rs_sel_base_20;
+        rs_sel_size_9 = rs_sel_size_20;
+        rs_sel_tag_9 = rs_sel_tag_20;
+        if (rs_any_t_19) begin
+            rs_sel_loc_9 = rs_sel_loc_19;
+            rs_sel_base_9 = rs_sel_base_19;
+            rs_sel_size_9 = rs_sel_size_19;
+            rs_sel_tag_9 = rs_sel_tag_19;
+        end
+        ls_sel_base_9 = ls_sel_base_20;
+        ls_sel_size_9 = ls_sel_size_20;
+        ls_sel_tag_9 = ls_sel_tag_20;
+        if (ls_any_t_19) begin
+            ls_sel_base_9 = ls_sel_base_19;
+            ls_sel_size_9 = ls_sel_size_19;
+            ls_sel_tag_9 = ls_sel_tag_19;
+        end
+        rs_sel_loc_8 = rs_sel_loc_18;
+        rs_sel_base_8 = rs_sel_base_18;
+        rs_sel_size_8 = rs_sel_size_18;
+        rs_sel_tag_8 = rs_sel_tag_18;
+        if (rs_any_t_17) begin
+            rs_sel_loc_8 = rs_sel_loc_17;
+            rs_sel_base_8 = rs_sel_base_17;
+            rs_sel_size_8 = rs_sel_size_17;
+            rs_sel_tag_8 = rs_sel_tag_17;
+        end
+        ls_sel_base_8 = ls_sel_base_18;
+        ls_sel_size_8 = ls_sel_size_18;
+        ls_sel_tag_8 = ls_sel_tag_18;
+        if (ls_any_t_17) begin
+            ls_sel_base_8 = ls_sel_base_17;
+            ls_sel_size_8 = ls_sel_size_17;
+            ls_sel_tag_8 = ls_sel_tag_17;
+        end
+        rs_sel_loc_7 = rs_sel_loc_16;
+        rs_sel_base_7 = rs_sel_base_16;
+        rs_sel_size_7 = rs_sel_size_16;
+        rs_sel_tag_7 = rs_sel_tag_16;
+        if (rs_any_t_15) begin
+            rs_sel_loc_7 = rs_sel_loc_15;
+            rs_sel_base_7 = rs_sel_base_15;
+            rs_sel_size_7 = rs_sel_size_15;
+            rs_sel_tag_7 = rs_sel_tag_15;
+        end
+        ls_sel_base_7 = ls_sel_base_16;
+        ls_sel_size_7 = ls_sel_size_16;
+        ls_sel_tag_7 = ls_sel_tag_16;
+        if (ls_any_t_15) begin
+            ls_sel_base_7 = ls_sel_base_15;
+            ls_sel_size_7 = ls_sel_size_15;
+            ls_sel_tag_7 = ls_sel_tag_15;
+        end
+        rs_sel_loc_6 = rs_sel_loc_14;
+        rs_sel_base_6 = rs_sel_base_14;
+        rs_sel_size_6 = rs_sel_size_14;
+        rs_sel_tag_6 = rs_sel_tag_14;
+        if (rs_any_t_13) begin
+            rs_sel_loc_6 = rs_sel_loc_13;
+            rs_sel_base_6 = rs_sel_base_13;
+            rs_sel_size_6 = rs_sel_size_13;
+            rs_sel_tag_6 = rs_sel_tag_13;
+        end
+        ls_sel_base_6 = ls_sel_base_14;
+        ls_sel_size_6 = ls_sel_size_14;
+        ls_sel_tag_6 = ls_sel_tag_14;
+        if (ls_any_t_13) begin
+            ls_sel_base_6 = ls_sel_base_13;
+            ls_sel_size_6 = ls_sel_size_13;
+            ls_sel_tag_6 = ls_sel_tag_13;
+        end
+        rs_sel_loc_5 = rs_sel_loc_12;
+        rs_sel_base_5 = rs_sel_base_12;
+        rs_sel_size_5 = rs_sel_size_12;
+        rs_sel_tag_5 = rs_sel_tag_12;
+        if (rs_any_t_11) begin
+            rs_sel_loc_5 = rs_sel_loc_11;
+            rs_sel_base_5 = rs_sel_base_11;
+            rs_sel_size_5 = rs_sel_size_11;
+            rs_sel_tag_5 = rs_sel_tag_11;
+        end
+        ls_sel_base_5 = ls_sel_base_12;
+        ls_sel_size_5 = ls_sel_size_12;
+        ls_sel_tag_5 = ls_sel_tag_12;
+        if (ls_any_t_11) begin
+            ls_sel_base_5 = ls_sel_base_11;
+            ls_sel_size_5 = ls_sel_size_11;
+            ls_sel_tag_5 = ls_sel_tag_11;
+        end
+        rs_sel_loc_4 = rs_sel_loc_10;
+        rs_sel_base_4 = rs_sel_base_10;
+        rs_sel_size_4 = rs_sel_size_10;
+        rs_sel_tag_4 = rs_sel_tag_10;
+        if (rs_any_t_9) begin
+            rs_sel_loc_4 = rs_sel_loc_9;
+            rs_sel_base_4 = rs_sel_base_9;
+            rs_sel_size_4 = rs_sel_size_9;
+            rs_sel_tag_4 = rs_sel_tag_9;
+        end
+        ls_sel_base_4 = ls_sel_base_10;
+        ls_sel_size_4 = ls_sel_size_10;
+        ls_sel_tag_4 = ls_sel_tag_10;
+        if (ls_any_t_9) begin
+            ls_sel_base_4 = ls_sel_base_9;
+            ls_sel_size_4 = ls_sel_size_9;
+            ls_sel_tag_4 = ls_sel_tag_9;
+        end
+        rs_sel_loc_3 = rs_sel_loc_8;
+        rs_sel_base_3 = rs_sel_base_8;
+        rs_sel_size_3 = rs_sel_size_8;
+        rs_sel_tag_3 = rs_sel_tag_8;
+        if (rs_any_t_7) begin
+            rs_sel_loc_3 = rs_sel_loc_7;
+            rs_sel_base_3 = rs_sel_base_7;
+            rs_sel_size_3 = rs_sel_size_7;
+            rs_sel_tag_3 = rs_sel_tag_7;
+        end
+        ls_sel_base_3 = ls_sel_base_8;
+        ls_sel_size_3 = ls_sel_size_8;
+        ls_sel_tag_3 = ls_sel_tag_8;
+        if (ls_any_t_7) begin
+            ls_sel_base_3 = ls_sel_base_7;
+            ls_sel_size_3 = ls_sel_size_7;
+            ls_sel_tag_3 = ls_sel_tag_7;
+        end
+        rs_sel_loc_2 = rs_sel_loc_6;
+        rs_sel_base_2 = rs_sel_base_6;
+        rs_sel_size_2 = rs_sel_size_6;
+        rs_sel_tag_2 = rs_sel_tag_6;
+        if (rs_any_t_5) begin
+            rs_sel_loc_2 = rs_sel_loc_5;
+            rs_sel_base_2 = rs_sel_base_5;
+            rs_sel_size_2 = rs_sel_size_5;
+            rs_sel_tag_2 = rs_sel_tag_5;
+        end
+        ls_sel_base_2 = ls_sel_base_6;
+        ls_sel_size_2 = ls_sel_size_6;
+        ls_sel_tag_2 = ls_sel_tag_6;
+        if (ls_any_t_5) begin
+            ls_sel_base_2 = ls_sel_base_5;
+            ls_sel_size_2 = ls_sel_size_5;
+            ls_sel_tag_2 = ls_sel_tag_5;
+        end
+        rs_sel_loc_1 = rs_sel_loc_4;
+        rs_sel_base_1 = rs_sel_base_4;
+        rs_sel_size_1 = rs_sel_size_4;
+        rs_sel_tag_1 = rs_sel_tag_4;
+        if (rs_any_t_3) begin
+            rs_sel_loc_1 = rs_sel_loc_3;
+            rs_sel_base_1 = rs_sel_base_3;
+            rs_sel_size_1 = rs_sel_size_3;
+            rs_sel_tag_1 = rs_sel_tag_3;
+        end
+        ls_sel_base_1 = ls_sel_base_4;
+        ls_sel_size_1 = ls_sel_size_4;
+        ls_sel_tag_1 = ls_sel_tag_4;
+        if (ls_any_t_3) begin
+            ls_sel_base_1 = ls_sel_base_3;
+            ls_sel_size_1 = ls_sel_size_3;
+            ls_sel_tag_1 = ls_sel_tag_3;
+        end
+        rs_sel_loc_0 = rs_sel_loc_2;
+        rs_sel_base_0 = rs_sel_base_2;
+        rs_sel_size_0 = rs_sel_size_2;
+        rs_sel_tag_0 = rs_sel_tag_2;
+        if (rs_any_t_1) begin
+            rs_sel_loc_0 = rs_sel_loc_1;
+            rs_sel_base_0 = rs_sel_base_1;
+            rs_sel_size_0 = rs_sel_size_1;
+            rs_sel_tag_0 = rs_sel_tag_1;
+        end
+        ls_sel_base_0 = ls_sel_base_2;
+        ls_sel_size_0 = ls_sel_size_2;
+        ls_sel_tag_0 = ls_sel_tag_2;
+        if (ls_any_t_1) begin
+            ls_sel_base_0 = ls_sel_base_1;
+            ls_sel_size_0 = ls_sel_size_1;
+            ls_sel_tag_0 = ls_sel_tag_1;
+        end
         if (out_rs_valid || rs_hit_r_q) begin
             rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
+            rs_loc_r_d_comb = rs_sel_loc_0;
+            rs_base_r_d_comb = rs_sel_base_0;
+            rs_size_r_d_comb = rs_sel_size_0;
+            rs_tag_r_d_comb = rs_sel_tag_0;
         end
         if (out_ls_valid || ls_hit_r_q) begin
             ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
+            ls_base_r_d_comb = ls_sel_base_0;
+            ls_size_r_d_comb = ls_sel_size_0;
+            ls_tag_r_d_comb = ls_sel_tag_0;
         end
-        nx_base = rs_or_base_0 | ls_or_base_0;
-        nx_size = rs_or_size_0 | ls_or_size_0;
-        nx_tag = rs_or_tag_0 | ls_or_tag_0;
+        nx_base = rs_sel_base_0 | ls_sel_base_0;
+        nx_size = rs_sel_size_0 | ls_sel_size_0;
+        nx_tag = rs_sel_tag_0 | ls_sel_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -6610,20 +7461,24 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // Stub signals
     reg  [31:0] bits_d;
     reg  [31:0] bits_q;
-    reg  pend_a_valid_d;
-    reg  pend_a_valid_q;
-    reg  [4:0] pend_a_way_d;
-    reg  [4:0] pend_a_way_q;
-    reg  pend_b_valid_d;
-    reg  pend_b_valid_q;
-    reg  [4:0] pend_b_way_d;
-    reg  [4:0] pend_b_way_q;
+    reg  pend_a_valid_0_d;
+    reg  pend_a_valid_0_q;
+    reg  [4:0] pend_a_way_0_d;
+    reg  [4:0] pend_a_way_0_q;
+    reg  pend_b_valid_0_d;
+    reg  pend_b_valid_0_q;
+    reg  [4:0] pend_b_way_0_d;
+    reg  [4:0] pend_b_way_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [4:0] pend_c_way_d;
     reg  [4:0] pend_c_way_q;
     
     // Local signals
+    reg  pa_valid;
+    reg  [4:0] pa_way;
+    reg  pb_valid;
+    reg  [4:0] pb_way;
     reg  [31:0] mask_a;
     reg  [31:0] set_a;
     reg  [31:0] mask_b;
@@ -6640,19 +7495,19 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 32'h0;
-        pend_a_valid_q = 1'h0;
-        pend_a_way_q = 5'h0;
-        pend_b_valid_q = 1'h0;
-        pend_b_way_q = 5'h0;
+        pend_a_valid_0_q = 1'h0;
+        pend_a_way_0_q = 5'h0;
+        pend_b_valid_0_q = 1'h0;
+        pend_b_way_0_q = 5'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 5'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_q <= pend_a_valid_d;
-        pend_a_way_q <= pend_a_way_d;
-        pend_b_valid_q <= pend_b_valid_d;
-        pend_b_way_q <= pend_b_way_d;
+        pend_a_valid_0_q <= pend_a_valid_0_d;
+        pend_a_way_0_q <= pend_a_way_0_d;
+        pend_b_valid_0_q <= pend_b_valid_0_d;
+        pend_b_way_0_q <= pend_b_way_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -6662,22 +7517,32 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [31:0] bits_d_comb;
-    reg  pend_a_valid_d_comb;
-    reg  pend_b_valid_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [4:0] victim_comb;
     always @(*) begin
+        pa_valid = touch_a_valid;
+        pa_way = touch_a_way;
+        pb_valid = touch_b_valid;
+        pb_way = touch_b_way;
+        pend_a_valid_0_d = touch_a_valid && ~clear;
+        pend_a_way_0_d = touch_a_way;
+        pend_b_valid_0_d = touch_b_valid && ~clear;
+        pend_b_way_0_d = touch_b_way;
+        pa_valid = pend_a_valid_0_q;
+        pa_way = pend_a_way_0_q;
+        pb_valid = pend_b_valid_0_q;
+        pb_way = pend_b_way_0_q;
         mask_a = zero;
         set_a = zero;
         mask_b = zero;
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
+        if (pa_valid && (pa_way == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
+        if (pb_valid && (pb_way == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
@@ -6685,11 +7550,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
+        if (pa_valid && (pa_way == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
+        if (pb_valid && (pb_way == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
@@ -6697,11 +7562,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
+        if (pa_valid && (pa_way == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
+        if (pb_valid && (pb_way == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
@@ -6709,11 +7574,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
+        if (pa_valid && (pa_way == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
+        if (pb_valid && (pb_way == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
@@ -6721,11 +7586,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
+        if (pa_valid && (pa_way == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
+        if (pb_valid && (pb_way == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
@@ -6733,11 +7598,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
+        if (pa_valid && (pa_way == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
+        if (pb_valid && (pb_way == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
@@ -6745,11 +7610,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
+        if (pa_valid && (pa_way == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
+        if (pb_valid && (pb_way == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
@@ -6757,11 +7622,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
+        if (pa_valid && (pa_way == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
+        if (pb_valid && (pb_way == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
@@ -6769,11 +7634,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_8)) begin
+        if (pa_valid && (pa_way == way_8)) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_8)) begin
+        if (pb_valid && (pb_way == way_8)) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
@@ -6781,11 +7646,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_9)) begin
+        if (pa_valid && (pa_way == way_9)) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_9)) begin
+        if (pb_valid && (pb_way == way_9)) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
@@ -6793,11 +7658,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_10)) begin
+        if (pa_valid && (pa_way == way_10)) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_10)) begin
+        if (pb_valid && (pb_way == way_10)) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
@@ -6805,11 +7670,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_11)) begin
+        if (pa_valid && (pa_way == way_11)) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_11)) begin
+        if (pb_valid && (pb_way == way_11)) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
@@ -6817,11 +7682,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_12)) begin
+        if (pa_valid && (pa_way == way_12)) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_12)) begin
+        if (pb_valid && (pb_way == way_12)) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
@@ -6829,11 +7694,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_13)) begin
+        if (pa_valid && (pa_way == way_13)) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_13)) begin
+        if (pb_valid && (pb_way == way_13)) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
@@ -6841,11 +7706,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_14)) begin
+        if (pa_valid && (pa_way == way_14)) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_14)) begin
+        if (pb_valid && (pb_way == way_14)) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
@@ -6853,11 +7718,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_15)) begin
+        if (pa_valid && (pa_way == way_15)) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_15)) begin
+        if (pb_valid && (pb_way == way_15)) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
@@ -6865,11 +7730,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_16)) begin
+        if (pa_valid && (pa_way == way_16)) begin
             mask_a = path_mask_16;
             set_a = path_away_16;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_16)) begin
+        if (pb_valid && (pb_way == way_16)) begin
             mask_b = path_mask_16;
             set_b = path_away_16;
         end
@@ -6877,11 +7742,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_16;
             set_c = path_away_16;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_17)) begin
+        if (pa_valid && (pa_way == way_17)) begin
             mask_a = path_mask_17;
             set_a = path_away_17;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_17)) begin
+        if (pb_valid && (pb_way == way_17)) begin
             mask_b = path_mask_17;
             set_b = path_away_17;
         end
@@ -6889,11 +7754,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_17;
             set_c = path_away_17;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_18)) begin
+        if (pa_valid && (pa_way == way_18)) begin
             mask_a = path_mask_18;
             set_a = path_away_18;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_18)) begin
+        if (pb_valid && (pb_way == way_18)) begin
             mask_b = path_mask_18;
             set_b = path_away_18;
         end
@@ -6901,11 +7766,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_18;
             set_c = path_away_18;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_19)) begin
+        if (pa_valid && (pa_way == way_19)) begin
             mask_a = path_mask_19;
             set_a = path_away_19;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_19)) begin
+        if (pb_valid && (pb_way == way_19)) begin
             mask_b = path_mask_19;
             set_b = path_away_19;
         end
@@ -6913,11 +7778,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_19;
             set_c = path_away_19;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_20)) begin
+        if (pa_valid && (pa_way == way_20)) begin
             mask_a = path_mask_20;
             set_a = path_away_20;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_20)) begin
+        if (pb_valid && (pb_way == way_20)) begin
             mask_b = path_mask_20;
             set_b = path_away_20;
         end
@@ -6925,11 +7790,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_20;
             set_c = path_away_20;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_21)) begin
+        if (pa_valid && (pa_way == way_21)) begin
             mask_a = path_mask_21;
             set_a = path_away_21;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_21)) begin
+        if (pb_valid && (pb_way == way_21)) begin
             mask_b = path_mask_21;
             set_b = path_away_21;
         end
@@ -6937,11 +7802,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_21;
             set_c = path_away_21;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_22)) begin
+        if (pa_valid && (pa_way == way_22)) begin
             mask_a = path_mask_22;
             set_a = path_away_22;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_22)) begin
+        if (pb_valid && (pb_way == way_22)) begin
             mask_b = path_mask_22;
             set_b = path_away_22;
         end
@@ -6949,11 +7814,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_22;
             set_c = path_away_22;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_23)) begin
+        if (pa_valid && (pa_way == way_23)) begin
             mask_a = path_mask_23;
             set_a = path_away_23;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_23)) begin
+        if (pb_valid && (pb_way == way_23)) begin
             mask_b = path_mask_23;
             set_b = path_away_23;
         end
@@ -6961,11 +7826,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_23;
             set_c = path_away_23;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_24)) begin
+        if (pa_valid && (pa_way == way_24)) begin
             mask_a = path_mask_24;
             set_a = path_away_24;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_24)) begin
+        if (pb_valid && (pb_way == way_24)) begin
             mask_b = path_mask_24;
             set_b = path_away_24;
         end
@@ -6973,11 +7838,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_24;
             set_c = path_away_24;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_25)) begin
+        if (pa_valid && (pa_way == way_25)) begin
             mask_a = path_mask_25;
             set_a = path_away_25;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_25)) begin
+        if (pb_valid && (pb_way == way_25)) begin
             mask_b = path_mask_25;
             set_b = path_away_25;
         end
@@ -6985,11 +7850,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_25;
             set_c = path_away_25;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_26)) begin
+        if (pa_valid && (pa_way == way_26)) begin
             mask_a = path_mask_26;
             set_a = path_away_26;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_26)) begin
+        if (pb_valid && (pb_way == way_26)) begin
             mask_b = path_mask_26;
             set_b = path_away_26;
         end
@@ -6997,11 +7862,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_26;
             set_c = path_away_26;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_27)) begin
+        if (pa_valid && (pa_way == way_27)) begin
             mask_a = path_mask_27;
             set_a = path_away_27;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_27)) begin
+        if (pb_valid && (pb_way == way_27)) begin
             mask_b = path_mask_27;
             set_b = path_away_27;
         end
@@ -7009,11 +7874,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_27;
             set_c = path_away_27;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_28)) begin
+        if (pa_valid && (pa_way == way_28)) begin
             mask_a = path_mask_28;
             set_a = path_away_28;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_28)) begin
+        if (pb_valid && (pb_way == way_28)) begin
             mask_b = path_mask_28;
             set_b = path_away_28;
         end
@@ -7021,11 +7886,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_28;
             set_c = path_away_28;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_29)) begin
+        if (pa_valid && (pa_way == way_29)) begin
             mask_a = path_mask_29;
             set_a = path_away_29;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_29)) begin
+        if (pb_valid && (pb_way == way_29)) begin
             mask_b = path_mask_29;
             set_b = path_away_29;
         end
@@ -7033,11 +7898,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_29;
             set_c = path_away_29;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_30)) begin
+        if (pa_valid && (pa_way == way_30)) begin
             mask_a = path_mask_30;
             set_a = path_away_30;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_30)) begin
+        if (pb_valid && (pb_way == way_30)) begin
             mask_b = path_mask_30;
             set_b = path_away_30;
         end
@@ -7045,11 +7910,11 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             mask_c = path_mask_30;
             set_c = path_away_30;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_31)) begin
+        if (pa_valid && (pa_way == way_31)) begin
             mask_a = path_mask_31;
             set_a = path_away_31;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_31)) begin
+        if (pb_valid && (pb_way == way_31)) begin
             mask_b = path_mask_31;
             set_b = path_away_31;
         end
@@ -7158,22 +8023,14 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
             victim_comb = way_31;
         end
         bits_d_comb = after_c;
-        pend_a_valid_d_comb = touch_a_valid;
-        pend_a_way_d = touch_a_way;
-        pend_b_valid_d_comb = touch_b_valid;
-        pend_b_way_d = touch_b_way;
         pend_c_valid_d_comb = touch_c_valid;
         pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_valid_d_comb = 1'b0;
-            pend_b_valid_d_comb = 1'b0;
             pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_valid_d = pend_a_valid_d_comb;
-        pend_b_valid_d = pend_b_valid_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

@@ -2059,46 +2059,110 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  rs_match_0;
+    reg  rs_match_1;
+    reg  rs_match_2;
+    reg  rs_match_3;
+    reg  rs_match_4;
+    reg  rs_match_5;
+    reg  rs_match_6;
+    reg  rs_match_7;
+    reg  rs_match_8;
+    reg  rs_match_9;
+    reg  rs_match_10;
+    reg  rs_match_11;
+    reg  rs_match_12;
+    reg  rs_match_13;
+    reg  rs_match_14;
+    reg  rs_match_15;
+    reg  ls_match_0;
+    reg  ls_match_1;
+    reg  ls_match_2;
+    reg  ls_match_3;
+    reg  ls_match_4;
+    reg  ls_match_5;
+    reg  ls_match_6;
+    reg  ls_match_7;
+    reg  ls_match_8;
+    reg  ls_match_9;
+    reg  ls_match_10;
+    reg  ls_match_11;
+    reg  ls_match_12;
+    reg  ls_match_13;
+    reg  ls_match_14;
+    reg  ls_match_15;
+    reg  rs_req_0;
+    reg  rs_req_1;
+    reg  rs_req_2;
+    reg  rs_req_3;
+    reg  rs_req_4;
+    reg  rs_req_5;
+    reg  rs_req_6;
+    reg  rs_req_7;
+    reg  rs_req_8;
+    reg  rs_req_9;
+    reg  rs_req_10;
+    reg  rs_req_11;
+    reg  rs_req_12;
+    reg  rs_req_13;
+    reg  rs_req_14;
+    reg  rs_req_15;
+    reg  ls_req_0;
+    reg  ls_req_1;
+    reg  ls_req_2;
+    reg  ls_req_3;
+    reg  ls_req_4;
+    reg  ls_req_5;
+    reg  ls_req_6;
+    reg  ls_req_7;
+    reg  ls_req_8;
+    reg  ls_req_9;
+    reg  ls_req_10;
+    reg  ls_req_11;
+    reg  ls_req_12;
+    reg  ls_req_13;
+    reg  ls_req_14;
+    reg  ls_req_15;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [3:0] out_rs_way;
-    reg  out_rs_onehot_0;
-    reg  out_rs_onehot_1;
-    reg  out_rs_onehot_2;
-    reg  out_rs_onehot_3;
-    reg  out_rs_onehot_4;
-    reg  out_rs_onehot_5;
-    reg  out_rs_onehot_6;
-    reg  out_rs_onehot_7;
-    reg  out_rs_onehot_8;
-    reg  out_rs_onehot_9;
-    reg  out_rs_onehot_10;
-    reg  out_rs_onehot_11;
-    reg  out_rs_onehot_12;
-    reg  out_rs_onehot_13;
-    reg  out_rs_onehot_14;
-    reg  out_rs_onehot_15;
+    reg  out_rs_take_0;
+    reg  out_rs_take_1;
+    reg  out_rs_take_2;
+    reg  out_rs_take_3;
+    reg  out_rs_take_4;
+    reg  out_rs_take_5;
+    reg  out_rs_take_6;
+    reg  out_rs_take_7;
+    reg  out_rs_take_8;
+    reg  out_rs_take_9;
+    reg  out_rs_take_10;
+    reg  out_rs_take_11;
+    reg  out_rs_take_12;
+    reg  out_rs_take_13;
+    reg  out_rs_take_14;
+    reg  out_rs_take_15;
     reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [3:0] out_ls_way;
-    reg  out_ls_onehot_0;
-    reg  out_ls_onehot_1;
-    reg  out_ls_onehot_2;
-    reg  out_ls_onehot_3;
-    reg  out_ls_onehot_4;
-    reg  out_ls_onehot_5;
-    reg  out_ls_onehot_6;
-    reg  out_ls_onehot_7;
-    reg  out_ls_onehot_8;
-    reg  out_ls_onehot_9;
-    reg  out_ls_onehot_10;
-    reg  out_ls_onehot_11;
-    reg  out_ls_onehot_12;
-    reg  out_ls_onehot_13;
-    reg  out_ls_onehot_14;
-    reg  out_ls_onehot_15;
+    reg  out_ls_take_0;
+    reg  out_ls_take_1;
+    reg  out_ls_take_2;
+    reg  out_ls_take_3;
+    reg  out_ls_take_4;
+    reg  out_ls_take_5;
+    reg  out_ls_take_6;
+    reg  out_ls_take_7;
+    reg  out_ls_take_8;
+    reg  out_ls_take_9;
+    reg  out_ls_take_10;
+    reg  out_ls_take_11;
+    reg  out_ls_take_12;
+    reg  out_ls_take_13;
+    reg  out_ls_take_14;
+    reg  out_ls_take_15;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -2147,223 +2211,285 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [55:0] cs_nr_13;
     reg  [55:0] cs_nr_14;
     reg  [55:0] cs_nr_15;
-    reg  [50:0] rs_or_loc_0;
-    reg  [50:0] rs_or_loc_1;
-    reg  [50:0] rs_or_loc_2;
-    reg  [50:0] rs_or_loc_3;
-    reg  [50:0] rs_or_loc_4;
-    reg  [50:0] rs_or_loc_5;
-    reg  [50:0] rs_or_loc_6;
-    reg  [50:0] rs_or_loc_7;
-    reg  [50:0] rs_or_loc_8;
-    reg  [50:0] rs_or_loc_9;
-    reg  [50:0] rs_or_loc_10;
-    reg  [50:0] rs_or_loc_11;
-    reg  [50:0] rs_or_loc_12;
-    reg  [50:0] rs_or_loc_13;
-    reg  [50:0] rs_or_loc_14;
-    reg  [50:0] rs_or_loc_15;
-    reg  [50:0] rs_or_loc_16;
-    reg  [50:0] rs_or_loc_17;
-    reg  [50:0] rs_or_loc_18;
-    reg  [50:0] rs_or_loc_19;
-    reg  [50:0] rs_or_loc_20;
-    reg  [50:0] rs_or_loc_21;
-    reg  [50:0] rs_or_loc_22;
-    reg  [50:0] rs_or_loc_23;
-    reg  [50:0] rs_or_loc_24;
-    reg  [50:0] rs_or_loc_25;
-    reg  [50:0] rs_or_loc_26;
-    reg  [50:0] rs_or_loc_27;
-    reg  [50:0] rs_or_loc_28;
-    reg  [50:0] rs_or_loc_29;
-    reg  [50:0] rs_or_loc_30;
-    reg  [55:0] rs_or_base_0;
-    reg  [55:0] rs_or_base_1;
-    reg  [55:0] rs_or_base_2;
-    reg  [55:0] rs_or_base_3;
-    reg  [55:0] rs_or_base_4;
-    reg  [55:0] rs_or_base_5;
-    reg  [55:0] rs_or_base_6;
-    reg  [55:0] rs_or_base_7;
-    reg  [55:0] rs_or_base_8;
-    reg  [55:0] rs_or_base_9;
-    reg  [55:0] rs_or_base_10;
-    reg  [55:0] rs_or_base_11;
-    reg  [55:0] rs_or_base_12;
-    reg  [55:0] rs_or_base_13;
-    reg  [55:0] rs_or_base_14;
-    reg  [55:0] rs_or_base_15;
-    reg  [55:0] rs_or_base_16;
-    reg  [55:0] rs_or_base_17;
-    reg  [55:0] rs_or_base_18;
-    reg  [55:0] rs_or_base_19;
-    reg  [55:0] rs_or_base_20;
-    reg  [55:0] rs_or_base_21;
-    reg  [55:0] rs_or_base_22;
-    reg  [55:0] rs_or_base_23;
-    reg  [55:0] rs_or_base_24;
-    reg  [55:0] rs_or_base_25;
-    reg  [55:0] rs_or_base_26;
-    reg  [55:0] rs_or_base_27;
-    reg  [55:0] rs_or_base_28;
-    reg  [55:0] rs_or_base_29;
-    reg  [55:0] rs_or_base_30;
-    reg  [55:0] rs_or_size_0;
-    reg  [55:0] rs_or_size_1;
-    reg  [55:0] rs_or_size_2;
-    reg  [55:0] rs_or_size_3;
-    reg  [55:0] rs_or_size_4;
-    reg  [55:0] rs_or_size_5;
-    reg  [55:0] rs_or_size_6;
-    reg  [55:0] rs_or_size_7;
-    reg  [55:0] rs_or_size_8;
-    reg  [55:0] rs_or_size_9;
-    reg  [55:0] rs_or_size_10;
-    reg  [55:0] rs_or_size_11;
-    reg  [55:0] rs_or_size_12;
-    reg  [55:0] rs_or_size_13;
-    reg  [55:0] rs_or_size_14;
-    reg  [55:0] rs_or_size_15;
-    reg  [55:0] rs_or_size_16;
-    reg  [55:0] rs_or_size_17;
-    reg  [55:0] rs_or_size_18;
-    reg  [55:0] rs_or_size_19;
-    reg  [55:0] rs_or_size_20;
-    reg  [55:0] rs_or_size_21;
-    reg  [55:0] rs_or_size_22;
-    reg  [55:0] rs_or_size_23;
-    reg  [55:0] rs_or_size_24;
-    reg  [55:0] rs_or_size_25;
-    reg  [55:0] rs_or_size_26;
-    reg  [55:0] rs_or_size_27;
-    reg  [55:0] rs_or_size_28;
-    reg  [55:0] rs_or_size_29;
-    reg  [55:0] rs_or_size_30;
-    reg  [7:0] rs_or_tag_0;
-    reg  [7:0] rs_or_tag_1;
-    reg  [7:0] rs_or_tag_2;
-    reg  [7:0] rs_or_tag_3;
-    reg  [7:0] rs_or_tag_4;
-    reg  [7:0] rs_or_tag_5;
-    reg  [7:0] rs_or_tag_6;
-    reg  [7:0] rs_or_tag_7;
-    reg  [7:0] rs_or_tag_8;
-    reg  [7:0] rs_or_tag_9;
-    reg  [7:0] rs_or_tag_10;
-    reg  [7:0] rs_or_tag_11;
-    reg  [7:0] rs_or_tag_12;
-    reg  [7:0] rs_or_tag_13;
-    reg  [7:0] rs_or_tag_14;
-    reg  [7:0] rs_or_tag_15;
-    reg  [7:0] rs_or_tag_16;
-    reg  [7:0] rs_or_tag_17;
-    reg  [7:0] rs_or_tag_18;
-    reg  [7:0] rs_or_tag_19;
-    reg  [7:0] rs_or_tag_20;
-    reg  [7:0] rs_or_tag_21;
-    reg  [7:0] rs_or_tag_22;
-    reg  [7:0] rs_or_tag_23;
-    reg  [7:0] rs_or_tag_24;
-    reg  [7:0] rs_or_tag_25;
-    reg  [7:0] rs_or_tag_26;
-    reg  [7:0] rs_or_tag_27;
-    reg  [7:0] rs_or_tag_28;
-    reg  [7:0] rs_or_tag_29;
-    reg  [7:0] rs_or_tag_30;
-    reg  [55:0] ls_or_base_0;
-    reg  [55:0] ls_or_base_1;
-    reg  [55:0] ls_or_base_2;
-    reg  [55:0] ls_or_base_3;
-    reg  [55:0] ls_or_base_4;
-    reg  [55:0] ls_or_base_5;
-    reg  [55:0] ls_or_base_6;
-    reg  [55:0] ls_or_base_7;
-    reg  [55:0] ls_or_base_8;
-    reg  [55:0] ls_or_base_9;
-    reg  [55:0] ls_or_base_10;
-    reg  [55:0] ls_or_base_11;
-    reg  [55:0] ls_or_base_12;
-    reg  [55:0] ls_or_base_13;
-    reg  [55:0] ls_or_base_14;
-    reg  [55:0] ls_or_base_15;
-    reg  [55:0] ls_or_base_16;
-    reg  [55:0] ls_or_base_17;
-    reg  [55:0] ls_or_base_18;
-    reg  [55:0] ls_or_base_19;
-    reg  [55:0] ls_or_base_20;
-    reg  [55:0] ls_or_base_21;
-    reg  [55:0] ls_or_base_22;
-    reg  [55:0] ls_or_base_23;
-    reg  [55:0] ls_or_base_24;
-    reg  [55:0] ls_or_base_25;
-    reg  [55:0] ls_or_base_26;
-    reg  [55:0] ls_or_base_27;
-    reg  [55:0] ls_or_base_28;
-    reg  [55:0] ls_or_base_29;
-    reg  [55:0] ls_or_base_30;
-    reg  [55:0] ls_or_size_0;
-    reg  [55:0] ls_or_size_1;
-    reg  [55:0] ls_or_size_2;
-    reg  [55:0] ls_or_size_3;
-    reg  [55:0] ls_or_size_4;
-    reg  [55:0] ls_or_size_5;
-    reg  [55:0] ls_or_size_6;
-    reg  [55:0] ls_or_size_7;
-    reg  [55:0] ls_or_size_8;
-    reg  [55:0] ls_or_size_9;
-    reg  [55:0] ls_or_size_10;
-    reg  [55:0] ls_or_size_11;
-    reg  [55:0] ls_or_size_12;
-    reg  [55:0] ls_or_size_13;
-    reg  [55:0] ls_or_size_14;
-    reg  [55:0] ls_or_size_15;
-    reg  [55:0] ls_or_size_16;
-    reg  [55:0] ls_or_size_17;
-    reg  [55:0] ls_or_size_18;
-    reg  [55:0] ls_or_size_19;
-    reg  [55:0] ls_or_size_20;
-    reg  [55:0] ls_or_size_21;
-    reg  [55:0] ls_or_size_22;
-    reg  [55:0] ls_or_size_23;
-    reg  [55:0] ls_or_size_24;
-    reg  [55:0] ls_or_size_25;
-    reg  [55:0] ls_or_size_26;
-    reg  [55:0] ls_or_size_27;
-    reg  [55:0] ls_or_size_28;
-    reg  [55:0] ls_or_size_29;
-    reg  [55:0] ls_or_size_30;
-    reg  [7:0] ls_or_tag_0;
-    reg  [7:0] ls_or_tag_1;
-    reg  [7:0] ls_or_tag_2;
-    reg  [7:0] ls_or_tag_3;
-    reg  [7:0] ls_or_tag_4;
-    reg  [7:0] ls_or_tag_5;
-    reg  [7:0] ls_or_tag_6;
-    reg  [7:0] ls_or_tag_7;
-    reg  [7:0] ls_or_tag_8;
-    reg  [7:0] ls_or_tag_9;
-    reg  [7:0] ls_or_tag_10;
-    reg  [7:0] ls_or_tag_11;
-    reg  [7:0] ls_or_tag_12;
-    reg  [7:0] ls_or_tag_13;
-    reg  [7:0] ls_or_tag_14;
-    reg  [7:0] ls_or_tag_15;
-    reg  [7:0] ls_or_tag_16;
-    reg  [7:0] ls_or_tag_17;
-    reg  [7:0] ls_or_tag_18;
-    reg  [7:0] ls_or_tag_19;
-    reg  [7:0] ls_or_tag_20;
-    reg  [7:0] ls_or_tag_21;
-    reg  [7:0] ls_or_tag_22;
-    reg  [7:0] ls_or_tag_23;
-    reg  [7:0] ls_or_tag_24;
-    reg  [7:0] ls_or_tag_25;
-    reg  [7:0] ls_or_tag_26;
-    reg  [7:0] ls_or_tag_27;
-    reg  [7:0] ls_or_tag_28;
-    reg  [7:0] ls_or_tag_29;
-    reg  [7:0] ls_or_tag_30;
+    reg  [50:0] rs_sel_loc_0;
+    reg  [50:0] rs_sel_loc_1;
+    reg  [50:0] rs_sel_loc_2;
+    reg  [50:0] rs_sel_loc_3;
+    reg  [50:0] rs_sel_loc_4;
+    reg  [50:0] rs_sel_loc_5;
+    reg  [50:0] rs_sel_loc_6;
+    reg  [50:0] rs_sel_loc_7;
+    reg  [50:0] rs_sel_loc_8;
+    reg  [50:0] rs_sel_loc_9;
+    reg  [50:0] rs_sel_loc_10;
+    reg  [50:0] rs_sel_loc_11;
+    reg  [50:0] rs_sel_loc_12;
+    reg  [50:0] rs_sel_loc_13;
+    reg  [50:0] rs_sel_loc_14;
+    reg  [50:0] rs_sel_loc_15;
+    reg  [50:0] rs_sel_loc_16;
+    reg  [50:0] rs_sel_loc_17;
+    reg  [50:0] rs_sel_loc_18;
+    reg  [50:0] rs_sel_loc_19;
+    reg  [50:0] rs_sel_loc_20;
+    reg  [50:0] rs_sel_loc_21;
+    reg  [50:0] rs_sel_loc_22;
+    reg  [50:0] rs_sel_loc_23;
+    reg  [50:0] rs_sel_loc_24;
+    reg  [50:0] rs_sel_loc_25;
+    reg  [50:0] rs_sel_loc_26;
+    reg  [50:0] rs_sel_loc_27;
+    reg  [50:0] rs_sel_loc_28;
+    reg  [50:0] rs_sel_loc_29;
+    reg  [50:0] rs_sel_loc_30;
+    reg  [55:0] rs_sel_base_0;
+    reg  [55:0] rs_sel_base_1;
+    reg  [55:0] rs_sel_base_2;
+    reg  [55:0] rs_sel_base_3;
+    reg  [55:0] rs_sel_base_4;
+    reg  [55:0] rs_sel_base_5;
+    reg  [55:0] rs_sel_base_6;
+    reg  [55:0] rs_sel_base_7;
+    reg  [55:0] rs_sel_base_8;
+    reg  [55:0] rs_sel_base_9;
+    reg  [55:0] rs_sel_base_10;
+    reg  [55:0] rs_sel_base_11;
+    reg  [55:0] rs_sel_base_12;
+    reg  [55:0] rs_sel_base_13;
+    reg  [55:0] rs_sel_base_14;
+    reg  [55:0] rs_sel_base_15;
+    reg  [55:0] rs_sel_base_16;
+    reg  [55:0] rs_sel_base_17;
+    reg  [55:0] rs_sel_base_18;
+    reg  [55:0] rs_sel_base_19;
+    reg  [55:0] rs_sel_base_20;
+    reg  [55:0] rs_sel_base_21;
+    reg  [55:0] rs_sel_base_22;
+    reg  [55:0] rs_sel_base_23;
+    reg  [55:0] rs_sel_base_24;
+    reg  [55:0] rs_sel_base_25;
+    reg  [55:0] rs_sel_base_26;
+    reg  [55:0] rs_sel_base_27;
+    reg  [55:0] rs_sel_base_28;
+    reg  [55:0] rs_sel_base_29;
+    reg  [55:0] rs_sel_base_30;
+    reg  [55:0] rs_sel_size_0;
+    reg  [55:0] rs_sel_size_1;
+    reg  [55:0] rs_sel_size_2;
+    reg  [55:0] rs_sel_size_3;
+    reg  [55:0] rs_sel_size_4;
+    reg  [55:0] rs_sel_size_5;
+    reg  [55:0] rs_sel_size_6;
+    reg  [55:0] rs_sel_size_7;
+    reg  [55:0] rs_sel_size_8;
+    reg  [55:0] rs_sel_size_9;
+    reg  [55:0] rs_sel_size_10;
+    reg  [55:0] rs_sel_size_11;
+    reg  [55:0] rs_sel_size_12;
+    reg  [55:0] rs_sel_size_13;
+    reg  [55:0] rs_sel_size_14;
+    reg  [55:0] rs_sel_size_15;
+    reg  [55:0] rs_sel_size_16;
+    reg  [55:0] rs_sel_size_17;
+    reg  [55:0] rs_sel_size_18;
+    reg  [55:0] rs_sel_size_19;
+    reg  [55:0] rs_sel_size_20;
+    reg  [55:0] rs_sel_size_21;
+    reg  [55:0] rs_sel_size_22;
+    reg  [55:0] rs_sel_size_23;
+    reg  [55:0] rs_sel_size_24;
+    reg  [55:0] rs_sel_size_25;
+    reg  [55:0] rs_sel_size_26;
+    reg  [55:0] rs_sel_size_27;
+    reg  [55:0] rs_sel_size_28;
+    reg  [55:0] rs_sel_size_29;
+    reg  [55:0] rs_sel_size_30;
+    reg  [7:0] rs_sel_tag_0;
+    reg  [7:0] rs_sel_tag_1;
+    reg  [7:0] rs_sel_tag_2;
+    reg  [7:0] rs_sel_tag_3;
+    reg  [7:0] rs_sel_tag_4;
+    reg  [7:0] rs_sel_tag_5;
+    reg  [7:0] rs_sel_tag_6;
+    reg  [7:0] rs_sel_tag_7;
+    reg  [7:0] rs_sel_tag_8;
+    reg  [7:0] rs_sel_tag_9;
+    reg  [7:0] rs_sel_tag_10;
+    reg  [7:0] rs_sel_tag_11;
+    reg  [7:0] rs_sel_tag_12;
+    reg  [7:0] rs_sel_tag_13;
+    reg  [7:0] rs_sel_tag_14;
+    reg  [7:0] rs_sel_tag_15;
+    reg  [7:0] rs_sel_tag_16;
+    reg  [7:0] rs_sel_tag_17;
+    reg  [7:0] rs_sel_tag_18;
+    reg  [7:0] rs_sel_tag_19;
+    reg  [7:0] rs_sel_tag_20;
+    reg  [7:0] rs_sel_tag_21;
+    reg  [7:0] rs_sel_tag_22;
+    reg  [7:0] rs_sel_tag_23;
+    reg  [7:0] rs_sel_tag_24;
+    reg  [7:0] rs_sel_tag_25;
+    reg  [7:0] rs_sel_tag_26;
+    reg  [7:0] rs_sel_tag_27;
+    reg  [7:0] rs_sel_tag_28;
+    reg  [7:0] rs_sel_tag_29;
+    reg  [7:0] rs_sel_tag_30;
+    reg  [55:0] ls_sel_base_0;
+    reg  [55:0] ls_sel_base_1;
+    reg  [55:0] ls_sel_base_2;
+    reg  [55:0] ls_sel_base_3;
+    reg  [55:0] ls_sel_base_4;
+    reg  [55:0] ls_sel_base_5;
+    reg  [55:0] ls_sel_base_6;
+    reg  [55:0] ls_sel_base_7;
+    reg  [55:0] ls_sel_base_8;
+    reg  [55:0] ls_sel_base_9;
+    reg  [55:0] ls_sel_base_10;
+    reg  [55:0] ls_sel_base_11;
+    reg  [55:0] ls_sel_base_12;
+    reg  [55:0] ls_sel_base_13;
+    reg  [55:0] ls_sel_base_14;
+    reg  [55:0] ls_sel_base_15;
+    reg  [55:0] ls_sel_base_16;
+    reg  [55:0] ls_sel_base_17;
+    reg  [55:0] ls_sel_base_18;
+    reg  [55:0] ls_sel_base_19;
+    reg  [55:0] ls_sel_base_20;
+    reg  [55:0] ls_sel_base_21;
+    reg  [55:0] ls_sel_base_22;
+    reg  [55:0] ls_sel_base_23;
+    reg  [55:0] ls_sel_base_24;
+    reg  [55:0] ls_sel_base_25;
+    reg  [55:0] ls_sel_base_26;
+    reg  [55:0] ls_sel_base_27;
+    reg  [55:0] ls_sel_base_28;
+    reg  [55:0] ls_sel_base_29;
+    reg  [55:0] ls_sel_base_30;
+    reg  [55:0] ls_sel_size_0;
+    reg  [55:0] ls_sel_size_1;
+    reg  [55:0] ls_sel_size_2;
+    reg  [55:0] ls_sel_size_3;
+    reg  [55:0] ls_sel_size_4;
+    reg  [55:0] ls_sel_size_5;
+    reg  [55:0] ls_sel_size_6;
+    reg  [55:0] ls_sel_size_7;
+    reg  [55:0] ls_sel_size_8;
+    reg  [55:0] ls_sel_size_9;
+    reg  [55:0] ls_sel_size_10;
+    reg  [55:0] ls_sel_size_11;
+    reg  [55:0] ls_sel_size_12;
+    reg  [55:0] ls_sel_size_13;
+    reg  [55:0] ls_sel_size_14;
+    reg  [55:0] ls_sel_size_15;
+    reg  [55:0] ls_sel_size_16;
+    reg  [55:0] ls_sel_size_17;
+    reg  [55:0] ls_sel_size_18;
+    reg  [55:0] ls_sel_size_19;
+    reg  [55:0] ls_sel_size_20;
+    reg  [55:0] ls_sel_size_21;
+    reg  [55:0] ls_sel_size_22;
+    reg  [55:0] ls_sel_size_23;
+    reg  [55:0] ls_sel_size_24;
+    reg  [55:0] ls_sel_size_25;
+    reg  [55:0] ls_sel_size_26;
+    reg  [55:0] ls_sel_size_27;
+    reg  [55:0] ls_sel_size_28;
+    reg  [55:0] ls_sel_size_29;
+    reg  [55:0] ls_sel_size_30;
+    reg  [7:0] ls_sel_tag_0;
+    reg  [7:0] ls_sel_tag_1;
+    reg  [7:0] ls_sel_tag_2;
+    reg  [7:0] ls_sel_tag_3;
+    reg  [7:0] ls_sel_tag_4;
+    reg  [7:0] ls_sel_tag_5;
+    reg  [7:0] ls_sel_tag_6;
+    reg  [7:0] ls_sel_tag_7;
+    reg  [7:0] ls_sel_tag_8;
+    reg  [7:0] ls_sel_tag_9;
+    reg  [7:0] ls_sel_tag_10;
+    reg  [7:0] ls_sel_tag_11;
+    reg  [7:0] ls_sel_tag_12;
+    reg  [7:0] ls_sel_tag_13;
+    reg  [7:0] ls_sel_tag_14;
+    reg  [7:0] ls_sel_tag_15;
+    reg  [7:0] ls_sel_tag_16;
+    reg  [7:0] ls_sel_tag_17;
+    reg  [7:0] ls_sel_tag_18;
+    reg  [7:0] ls_sel_tag_19;
+    reg  [7:0] ls_sel_tag_20;
+    reg  [7:0] ls_sel_tag_21;
+    reg  [7:0] ls_sel_tag_22;
+    reg  [7:0] ls_sel_tag_23;
+    reg  [7:0] ls_sel_tag_24;
+    reg  [7:0] ls_sel_tag_25;
+    reg  [7:0] ls_sel_tag_26;
+    reg  [7:0] ls_sel_tag_27;
+    reg  [7:0] ls_sel_tag_28;
+    reg  [7:0] ls_sel_tag_29;
+    reg  [7:0] ls_sel_tag_30;
+    reg  rs_any_t_0;
+    reg  rs_any_t_1;
+    reg  rs_any_t_2;
+    reg  rs_any_t_3;
+    reg  rs_any_t_4;
+    reg  rs_any_t_5;
+    reg  rs_any_t_6;
+    reg  rs_any_t_7;
+    reg  rs_any_t_8;
+    reg  rs_any_t_9;
+    reg  rs_any_t_10;
+    reg  rs_any_t_11;
+    reg  rs_any_t_12;
+    reg  rs_any_t_13;
+    reg  rs_any_t_14;
+    reg  rs_any_t_15;
+    reg  rs_any_t_16;
+    reg  rs_any_t_17;
+    reg  rs_any_t_18;
+    reg  rs_any_t_19;
+    reg  rs_any_t_20;
+    reg  rs_any_t_21;
+    reg  rs_any_t_22;
+    reg  rs_any_t_23;
+    reg  rs_any_t_24;
+    reg  rs_any_t_25;
+    reg  rs_any_t_26;
+    reg  rs_any_t_27;
+    reg  rs_any_t_28;
+    reg  rs_any_t_29;
+    reg  rs_any_t_30;
+    reg  ls_any_t_0;
+    reg  ls_any_t_1;
+    reg  ls_any_t_2;
+    reg  ls_any_t_3;
+    reg  ls_any_t_4;
+    reg  ls_any_t_5;
+    reg  ls_any_t_6;
+    reg  ls_any_t_7;
+    reg  ls_any_t_8;
+    reg  ls_any_t_9;
+    reg  ls_any_t_10;
+    reg  ls_any_t_11;
+    reg  ls_any_t_12;
+    reg  ls_any_t_13;
+    reg  ls_any_t_14;
+    reg  ls_any_t_15;
+    reg  ls_any_t_16;
+    reg  ls_any_t_17;
+    reg  ls_any_t_18;
+    reg  ls_any_t_19;
+    reg  ls_any_t_20;
+    reg  ls_any_t_21;
+    reg  ls_any_t_22;
+    reg  ls_any_t_23;
+    reg  ls_any_t_24;
+    reg  ls_any_t_25;
+    reg  ls_any_t_26;
+    reg  ls_any_t_27;
+    reg  ls_any_t_28;
+    reg  ls_any_t_29;
+    reg  ls_any_t_30;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -2577,6 +2703,8 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     );
     
     // Sub-block outputs this block does not use
+    wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, rs_pe_onehot_8, rs_pe_onehot_9, rs_pe_onehot_10, rs_pe_onehot_11, rs_pe_onehot_12, rs_pe_onehot_13, rs_pe_onehot_14, rs_pe_onehot_15, 1'b0};
+    wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, ls_pe_onehot_8, ls_pe_onehot_9, ls_pe_onehot_10, ls_pe_onehot_11, ls_pe_onehot_12, ls_pe_onehot_13, ls_pe_onehot_14, ls_pe_onehot_15, 1'b0};
     wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
@@ -2937,131 +3065,257 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         cs_s_0 = rs_addr ^ bxs_0_q;
         cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
-        ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_req_0 = rs_match_0;
+        ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ bxs_1_q;
         cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
-        rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
-        ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
+        ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_req_1 = rs_match_1;
+        ls_req_1 = ls_match_1;
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ bxs_2_q;
         cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
-        rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
-        ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
+        ls_match_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_req_2 = rs_match_2;
+        ls_req_2 = ls_match_2;
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ bxs_3_q;
         cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
-        rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
-        ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
+        ls_match_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_req_3 = rs_match_3;
+        ls_req_3 = ls_match_3;
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ bxs_4_q;
         cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
-        rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
-        ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
+        ls_match_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_req_4 = rs_match_4;
+        ls_req_4 = ls_match_4;
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ bxs_5_q;
         cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
-        rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
-        ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
+        ls_match_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_req_5 = rs_match_5;
+        ls_req_5 = ls_match_5;
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ bxs_6_q;
         cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
-        rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
-        ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
+        ls_match_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_req_6 = rs_match_6;
+        ls_req_6 = ls_match_6;
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ bxs_7_q;
         cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
-        rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
-        ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
+        ls_match_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_req_7 = rs_match_7;
+        ls_req_7 = ls_match_7;
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
         cs_s_8 = rs_addr ^ bxs_8_q;
         cs_c_8 = (rs_addr & bxs_8_q) | (~base_8_q & ~bxs_8_q);
         cs_nr_8 = ~((cs_c_8 << 64'h1) | one_56);
-        rs_pe_req_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
-        ls_pe_req_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
+        rs_match_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
+        ls_match_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
+        rs_req_8 = rs_match_8;
+        ls_req_8 = ls_match_8;
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
         fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
         cs_s_9 = rs_addr ^ bxs_9_q;
         cs_c_9 = (rs_addr & bxs_9_q) | (~base_9_q & ~bxs_9_q);
         cs_nr_9 = ~((cs_c_9 << 64'h1) | one_56);
-        rs_pe_req_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
-        ls_pe_req_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
+        rs_match_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
+        ls_match_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
+        rs_req_9 = rs_match_9;
+        ls_req_9 = ls_match_9;
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
         fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
         cs_s_10 = rs_addr ^ bxs_10_q;
         cs_c_10 = (rs_addr & bxs_10_q) | (~base_10_q & ~bxs_10_q);
         cs_nr_10 = ~((cs_c_10 << 64'h1) | one_56);
-        rs_pe_req_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
-        ls_pe_req_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
+        rs_match_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
+        ls_match_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
+        rs_req_10 = rs_match_10;
+        ls_req_10 = ls_match_10;
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
         fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
         cs_s_11 = rs_addr ^ bxs_11_q;
         cs_c_11 = (rs_addr & bxs_11_q) | (~base_11_q & ~bxs_11_q);
         cs_nr_11 = ~((cs_c_11 << 64'h1) | one_56);
-        rs_pe_req_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
-        ls_pe_req_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
+        rs_match_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
+        ls_match_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
+        rs_req_11 = rs_match_11;
+        ls_req_11 = ls_match_11;
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
         fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
         cs_s_12 = rs_addr ^ bxs_12_q;
         cs_c_12 = (rs_addr & bxs_12_q) | (~base_12_q & ~bxs_12_q);
         cs_nr_12 = ~((cs_c_12 << 64'h1) | one_56);
-        rs_pe_req_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
-        ls_pe_req_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
+        rs_match_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
+        ls_match_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
+        rs_req_12 = rs_match_12;
+        ls_req_12 = ls_match_12;
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
         fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
         cs_s_13 = rs_addr ^ bxs_13_q;
         cs_c_13 = (rs_addr & bxs_13_q) | (~base_13_q & ~bxs_13_q);
         cs_nr_13 = ~((cs_c_13 << 64'h1) | one_56);
-        rs_pe_req_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
-        ls_pe_req_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
+        rs_match_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
+        ls_match_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
+        rs_req_13 = rs_match_13;
+        ls_req_13 = ls_match_13;
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
         fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
         cs_s_14 = rs_addr ^ bxs_14_q;
         cs_c_14 = (rs_addr & bxs_14_q) | (~base_14_q & ~bxs_14_q);
         cs_nr_14 = ~((cs_c_14 << 64'h1) | one_56);
-        rs_pe_req_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
-        ls_pe_req_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
+        rs_match_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
+        ls_match_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
+        rs_req_14 = rs_match_14;
+        ls_req_14 = ls_match_14;
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
         fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
         cs_s_15 = rs_addr ^ bxs_15_q;
         cs_c_15 = (rs_addr & bxs_15_q) | (~base_15_q & ~bxs_15_q);
         cs_nr_15 = ~((cs_c_15 << 64'h1) | one_56);
-        rs_pe_req_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
-        ls_pe_req_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
+        rs_match_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
+        ls_match_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
+        rs_req_15 = rs_match_15;
+        ls_req_15 = ls_match_15;
         inv_match_15 = inv_valid && valid_15_q && (loc_15_q == inv_loc);
         fill_match_15 = valid_15_q && (loc_15_q == fill_loc);
         free_pe_req_15 = ~valid_15_q;
+        rs_pe_req_0 = rs_req_0;
+        ls_pe_req_0 = ls_req_0;
+        rs_any_t_15 = rs_req_0;
+        ls_any_t_15 = ls_req_0;
+        rs_pe_req_1 = rs_req_1;
+        ls_pe_req_1 = ls_req_1;
+        rs_any_t_16 = rs_req_1;
+        ls_any_t_16 = ls_req_1;
+        rs_pe_req_2 = rs_req_2;
+        ls_pe_req_2 = ls_req_2;
+        rs_any_t_17 = rs_req_2;
+        ls_any_t_17 = ls_req_2;
+        rs_pe_req_3 = rs_req_3;
+        ls_pe_req_3 = ls_req_3;
+        rs_any_t_18 = rs_req_3;
+        ls_any_t_18 = ls_req_3;
+        rs_pe_req_4 = rs_req_4;
+        ls_pe_req_4 = ls_req_4;
+        rs_any_t_19 = rs_req_4;
+        ls_any_t_19 = ls_req_4;
+        rs_pe_req_5 = rs_req_5;
+        ls_pe_req_5 = ls_req_5;
+        rs_any_t_20 = rs_req_5;
+        ls_any_t_20 = ls_req_5;
+        rs_pe_req_6 = rs_req_6;
+        ls_pe_req_6 = ls_req_6;
+        rs_any_t_21 = rs_req_6;
+        ls_any_t_21 = ls_req_6;
+        rs_pe_req_7 = rs_req_7;
+        ls_pe_req_7 = ls_req_7;
+        rs_any_t_22 = rs_req_7;
+        ls_any_t_22 = ls_req_7;
+        rs_pe_req_8 = rs_req_8;
+        ls_pe_req_8 = ls_req_8;
+        rs_any_t_23 = rs_req_8;
+        ls_any_t_23 = ls_req_8;
+        rs_pe_req_9 = rs_req_9;
+        ls_pe_req_9 = ls_req_9;
+        rs_any_t_24 = rs_req_9;
+        ls_any_t_24 = ls_req_9;
+        rs_pe_req_10 = rs_req_10;
+        ls_pe_req_10 = ls_req_10;
+        rs_any_t_25 = rs_req_10;
+        ls_any_t_25 = ls_req_10;
+        rs_pe_req_11 = rs_req_11;
+        ls_pe_req_11 = ls_req_11;
+        rs_any_t_26 = rs_req_11;
+        ls_any_t_26 = ls_req_11;
+        rs_pe_req_12 = rs_req_12;
+        ls_pe_req_12 = ls_req_12;
+        rs_any_t_27 = rs_req_12;
+        ls_any_t_27 = ls_req_12;
+        rs_pe_req_13 = rs_req_13;
+        ls_pe_req_13 = ls_req_13;
+        rs_any_t_28 = rs_req_13;
+        ls_any_t_28 = ls_req_13;
+        rs_pe_req_14 = rs_req_14;
+        ls_pe_req_14 = ls_req_14;
+        rs_any_t_29 = rs_req_14;
+        ls_any_t_29 = ls_req_14;
+        rs_pe_req_15 = rs_req_15;
+        ls_pe_req_15 = ls_req_15;
+        rs_any_t_30 = rs_req_15;
+        ls_any_t_30 = ls_req_15;
+        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
+        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
+        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
+        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
+        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
+        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
+        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
+        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
+        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
+        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
+        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
+        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
+        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
+        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
+        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
+        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
+        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
+        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
+        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
+        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
+        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
+        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
+        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
+        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
+        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
+        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
+        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
+        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
+        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
+        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -3564,458 +3818,623 @@ module mlu16_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             valid_15_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_hit = rs_any_t_0 && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_hit = ls_any_t_0 && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
-        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
-        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
-        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
-        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
-        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
-        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
-        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
-        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
-        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
-        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
-        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
-        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
-        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
-        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
-        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
-        out_rs_onehot_8 = rs_pe_onehot_8 && ~reset;
-        out_ls_onehot_8 = ls_pe_onehot_8 && ~reset;
-        out_rs_onehot_9 = rs_pe_onehot_9 && ~reset;
-        out_ls_onehot_9 = ls_pe_onehot_9 && ~reset;
-        out_rs_onehot_10 = rs_pe_onehot_10 && ~reset;
-        out_ls_onehot_10 = ls_pe_onehot_10 && ~reset;
-        out_rs_onehot_11 = rs_pe_onehot_11 && ~reset;
-        out_ls_onehot_11 = ls_pe_onehot_11 && ~reset;
-        out_rs_onehot_12 = rs_pe_onehot_12 && ~reset;
-        out_ls_onehot_12 = ls_pe_onehot_12 && ~reset;
-        out_rs_onehot_13 = rs_pe_onehot_13 && ~reset;
-        out_ls_onehot_13 = ls_pe_onehot_13 && ~reset;
-        out_rs_onehot_14 = rs_pe_onehot_14 && ~reset;
-        out_ls_onehot_14 = ls_pe_onehot_14 && ~reset;
-        out_rs_onehot_15 = rs_pe_onehot_15 && ~reset;
-        out_ls_onehot_15 = ls_pe_onehot_15 && ~reset;
+        out_rs_take_0 = rs_match_0 && ~reset;
+        out_ls_take_0 = ls_match_0 && ~reset;
+        out_rs_take_1 = rs_match_1 && ~reset;
+        out_ls_take_1 = ls_match_1 && ~reset;
+        out_rs_take_2 = rs_match_2 && ~reset;
+        out_ls_take_2 = ls_match_2 && ~reset;
+        out_rs_take_3 = rs_match_3 && ~reset;
+        out_ls_take_3 = ls_match_3 && ~reset;
+        out_rs_take_4 = rs_match_4 && ~reset;
+        out_ls_take_4 = ls_match_4 && ~reset;
+        out_rs_take_5 = rs_match_5 && ~reset;
+        out_ls_take_5 = ls_match_5 && ~reset;
+        out_rs_take_6 = rs_match_6 && ~reset;
+        out_ls_take_6 = ls_match_6 && ~reset;
+        out_rs_take_7 = rs_match_7 && ~reset;
+        out_ls_take_7 = ls_match_7 && ~reset;
+        out_rs_take_8 = rs_match_8 && ~reset;
+        out_ls_take_8 = ls_match_8 && ~reset;
+        out_rs_take_9 = rs_match_9 && ~reset;
+        out_ls_take_9 = ls_match_9 && ~reset;
+        out_rs_take_10 = rs_match_10 && ~reset;
+        out_ls_take_10 = ls_match_10 && ~reset;
+        out_rs_take_11 = rs_match_11 && ~reset;
+        out_ls_take_11 = ls_match_11 && ~reset;
+        out_rs_take_12 = rs_match_12 && ~reset;
+        out_ls_take_12 = ls_match_12 && ~reset;
+        out_rs_take_13 = rs_match_13 && ~reset;
+        out_ls_take_13 = ls_match_13 && ~reset;
+        out_rs_take_14 = rs_match_14 && ~reset;
+        out_ls_take_14 = ls_match_14 && ~reset;
+        out_rs_take_15 = rs_match_15 && ~reset;
+        out_ls_take_15 = ls_match_15 && ~reset;
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;
         ls_multi_r_d_comb = out_ls_multi;
-        rs_or_loc_15 = zero_51;
-        rs_or_base_15 = zero_56;
-        rs_or_size_15 = zero_56;
-        rs_or_tag_15 = zero_8;
-        if (out_rs_onehot_0) begin
-            rs_or_loc_15 = loc_0_q;
-            rs_or_base_15 = base_0_q;
-            rs_or_size_15 = size_0_q;
-            rs_or_tag_15 = tag_0_q;
+        rs_sel_loc_15 = zero_51;
+        rs_sel_base_15 = zero_56;
+        rs_sel_size_15 = zero_56;
+        rs_sel_tag_15 = zero_8;
+        if (out_rs_take_0) begin
+            rs_sel_loc_15 = loc_0_q;
+            rs_sel_base_15 = base_0_q;
+            rs_sel_size_15 = size_0_q;
+            rs_sel_tag_15 = tag_0_q;
         end
-        ls_or_base_15 = zero_56;
-        ls_or_size_15 = zero_56;
-        ls_or_tag_15 = zero_8;
-        if (out_ls_onehot_0) begin
-            ls_or_base_15 = base_0_q;
-            ls_or_size_15 = size_0_q;
-            ls_or_tag_15 = tag_0_q;
+        ls_sel_base_15 = zero_56;
+        ls_sel_size_15 = zero_56;
+        ls_sel_tag_15 = zero_8;
+        if (out_ls_take_0) begin
+            ls_sel_base_15 = base_0_q;
+            ls_sel_size_15 = size_0_q;
+            ls_sel_tag_15 = tag_0_q;
         end
-        rs_or_loc_16 = zero_51;
-        rs_or_base_16 = zero_56;
-        rs_or_size_16 = zero_56;
-        rs_or_tag_16 = zero_8;
-        if (out_rs_onehot_1) begin
-            rs_or_loc_16 = loc_1_q;
-            rs_or_base_16 = base_1_q;
-            rs_or_size_16 = size_1_q;
-            rs_or_tag_16 = tag_1_q;
+        rs_sel_loc_16 = zero_51;
+        rs_sel_base_16 = zero_56;
+        rs_sel_size_16 = zero_56;
+        rs_sel_tag_16 = zero_8;
+        if (out_rs_take_1) begin
+            rs_sel_loc_16 = loc_1_q;
+            rs_sel_base_16 = base_1_q;
+            rs_sel_size_16 = size_1_q;
+            rs_sel_tag_16 = tag_1_q;
         end
-        ls_or_base_16 = zero_56;
-        ls_or_size_16 = zero_56;
-        ls_or_tag_16 = zero_8;
-        if (out_ls_onehot_1) begin
-            ls_or_base_16 = base_1_q;
-            ls_or_size_16 = size_1_q;
-            ls_or_tag_16 = tag_1_q;
+        ls_sel_base_16 = zero_56;
+        ls_sel_size_16 = zero_56;
+        ls_sel_tag_16 = zero_8;
+        if (out_ls_take_1) begin
+            ls_sel_base_16 = base_1_q;
+            ls_sel_size_16 = size_1_q;
+            ls_sel_tag_16 = tag_1_q;
         end
-        rs_or_loc_17 = zero_51;
-        rs_or_base_17 = zero_56;
-        rs_or_size_17 = zero_56;
-        rs_or_tag_17 = zero_8;
-        if (out_rs_onehot_2) begin
-            rs_or_loc_17 = loc_2_q;
-            rs_or_base_17 = base_2_q;
-            rs_or_size_17 = size_2_q;
-            rs_or_tag_17 = tag_2_q;
+        rs_sel_loc_17 = zero_51;
+        rs_sel_base_17 = zero_56;
+        rs_sel_size_17 = zero_56;
+        rs_sel_tag_17 = zero_8;
+        if (out_rs_take_2) begin
+            rs_sel_loc_17 = loc_2_q;
+            rs_sel_base_17 = base_2_q;
+            rs_sel_size_17 = size_2_q;
+            rs_sel_tag_17 = tag_2_q;
         end
-        ls_or_base_17 = zero_56;
-        ls_or_size_17 = zero_56;
-        ls_or_tag_17 = zero_8;
-        if (out_ls_onehot_2) begin
-            ls_or_base_17 = base_2_q;
-            ls_or_size_17 = size_2_q;
-            ls_or_tag_17 = tag_2_q;
+        ls_sel_base_17 = zero_56;
+        ls_sel_size_17 = zero_56;
+        ls_sel_tag_17 = zero_8;
+        if (out_ls_take_2) begin
+            ls_sel_base_17 = base_2_q;
+            ls_sel_size_17 = size_2_q;
+            ls_sel_tag_17 = tag_2_q;
         end
-        rs_or_loc_18 = zero_51;
-        rs_or_base_18 = zero_56;
-        rs_or_size_18 = zero_56;
-        rs_or_tag_18 = zero_8;
-        if (out_rs_onehot_3) begin
-            rs_or_loc_18 = loc_3_q;
-            rs_or_base_18 = base_3_q;
-            rs_or_size_18 = size_3_q;
-            rs_or_tag_18 = tag_3_q;
+        rs_sel_loc_18 = zero_51;
+        rs_sel_base_18 = zero_56;
+        rs_sel_size_18 = zero_56;
+        rs_sel_tag_18 = zero_8;
+        if (out_rs_take_3) begin
+            rs_sel_loc_18 = loc_3_q;
+            rs_sel_base_18 = base_3_q;
+            rs_sel_size_18 = size_3_q;
+            rs_sel_tag_18 = tag_3_q;
         end
-        ls_or_base_18 = zero_56;
-        ls_or_size_18 = zero_56;
-        ls_or_tag_18 = zero_8;
-        if (out_ls_onehot_3) begin
-            ls_or_base_18 = base_3_q;
-            ls_or_size_18 = size_3_q;
-            ls_or_tag_18 = tag_3_q;
+        ls_sel_base_18 = zero_56;
+        ls_sel_size_18 = zero_56;
+        ls_sel_tag_18 = zero_8;
+        if (out_ls_take_3) begin
+            ls_sel_base_18 = base_3_q;
+            ls_sel_size_18 = size_3_q;
+            ls_sel_tag_18 = tag_3_q;
         end
-        rs_or_loc_19 = zero_51;
-        rs_or_base_19 = zero_56;
-        rs_or_size_19 = zero_56;
-        rs_or_tag_19 = zero_8;
-        if (out_rs_onehot_4) begin
-            rs_or_loc_19 = loc_4_q;
-            rs_or_base_19 = base_4_q;
-            rs_or_size_19 = size_4_q;
-            rs_or_tag_19 = tag_4_q;
+        rs_sel_loc_19 = zero_51;
+        rs_sel_base_19 = zero_56;
+        rs_sel_size_19 = zero_56;
+        rs_sel_tag_19 = zero_8;
+        if (out_rs_take_4) begin
+            rs_sel_loc_19 = loc_4_q;
+            rs_sel_base_19 = base_4_q;
+            rs_sel_size_19 = size_4_q;
+            rs_sel_tag_19 = tag_4_q;
         end
-        ls_or_base_19 = zero_56;
-        ls_or_size_19 = zero_56;
-        ls_or_tag_19 = zero_8;
-        if (out_ls_onehot_4) begin
-            ls_or_base_19 = base_4_q;
-            ls_or_size_19 = size_4_q;
-            ls_or_tag_19 = tag_4_q;
+        ls_sel_base_19 = zero_56;
+        ls_sel_size_19 = zero_56;
+        ls_sel_tag_19 = zero_8;
+        if (out_ls_take_4) begin
+            ls_sel_base_19 = base_4_q;
+            ls_sel_size_19 = size_4_q;
+            ls_sel_tag_19 = tag_4_q;
         end
-        rs_or_loc_20 = zero_51;
-        rs_or_base_20 = zero_56;
-        rs_or_size_20 = zero_56;
-        rs_or_tag_20 = zero_8;
-        if (out_rs_onehot_5) begin
-            rs_or_loc_20 = loc_5_q;
-            rs_or_base_20 = base_5_q;
-            rs_or_size_20 = size_5_q;
-            rs_or_tag_20 = tag_5_q;
+        rs_sel_loc_20 = zero_51;
+        rs_sel_base_20 = zero_56;
+        rs_sel_size_20 = zero_56;
+        rs_sel_tag_20 = zero_8;
+        if (out_rs_take_5) begin
+            rs_sel_loc_20 = loc_5_q;
+            rs_sel_base_20 = base_5_q;
+            rs_sel_size_20 = size_5_q;
+            rs_sel_tag_20 = tag_5_q;
         end
-        ls_or_base_20 = zero_56;
-        ls_or_size_20 = zero_56;
-        ls_or_tag_20 = zero_8;
-        if (out_ls_onehot_5) begin
-            ls_or_base_20 = base_5_q;
-            ls_or_size_20 = size_5_q;
-            ls_or_tag_20 = tag_5_q;
+        ls_sel_base_20 = zero_56;
+        ls_sel_size_20 = zero_56;
+        ls_sel_tag_20 = zero_8;
+        if (out_ls_take_5) begin
+            ls_sel_base_20 = base_5_q;
+            ls_sel_size_20 = size_5_q;
+            ls_sel_tag_20 = tag_5_q;
         end
-        rs_or_loc_21 = zero_51;
-        rs_or_base_21 = zero_56;
-        rs_or_size_21 = zero_56;
-        rs_or_tag_21 = zero_8;
-        if (out_rs_onehot_6) begin
-            rs_or_loc_21 = loc_6_q;
-            rs_or_base_21 = base_6_q;
-            rs_or_size_21 = size_6_q;
-            rs_or_tag_21 = tag_6_q;
+        rs_sel_loc_21 = zero_51;
+        rs_sel_base_21 = zero_56;
+        rs_sel_size_21 = zero_56;
+        rs_sel_tag_21 = zero_8;
+        if (out_rs_take_6) begin
+            rs_sel_loc_21 = loc_6_q;
+            rs_sel_base_21 = base_6_q;
+            rs_sel_size_21 = size_6_q;
+            rs_sel_tag_21 = tag_6_q;
         end
-        ls_or_base_21 = zero_56;
-        ls_or_size_21 = zero_56;
-        ls_or_tag_21 = zero_8;
-        if (out_ls_onehot_6) begin
-            ls_or_base_21 = base_6_q;
-            ls_or_size_21 = size_6_q;
-            ls_or_tag_21 = tag_6_q;
+        ls_sel_base_21 = zero_56;
+        ls_sel_size_21 = zero_56;
+        ls_sel_tag_21 = zero_8;
+        if (out_ls_take_6) begin
+            ls_sel_base_21 = base_6_q;
+            ls_sel_size_21 = size_6_q;
+            ls_sel_tag_21 = tag_6_q;
         end
-        rs_or_loc_22 = zero_51;
-        rs_or_base_22 = zero_56;
-        rs_or_size_22 = zero_56;
-        rs_or_tag_22 = zero_8;
-        if (out_rs_onehot_7) begin
-            rs_or_loc_22 = loc_7_q;
-            rs_or_base_22 = base_7_q;
-            rs_or_size_22 = size_7_q;
-            rs_or_tag_22 = tag_7_q;
+        rs_sel_loc_22 = zero_51;
+        rs_sel_base_22 = zero_56;
+        rs_sel_size_22 = zero_56;
+        rs_sel_tag_22 = zero_8;
+        if (out_rs_take_7) begin
+            rs_sel_loc_22 = loc_7_q;
+            rs_sel_base_22 = base_7_q;
+            rs_sel_size_22 = size_7_q;
+            rs_sel_tag_22 = tag_7_q;
         end
-        ls_or_base_22 = zero_56;
-        ls_or_size_22 = zero_56;
-        ls_or_tag_22 = zero_8;
-        if (out_ls_onehot_7) begin
-            ls_or_base_22 = base_7_q;
-            ls_or_size_22 = size_7_q;
-            ls_or_tag_22 = tag_7_q;
+        ls_sel_base_22 = zero_56;
+        ls_sel_size_22 = zero_56;
+        ls_sel_tag_22 = zero_8;
+        if (out_ls_take_7) begin
+            ls_sel_base_22 = base_7_q;
+            ls_sel_size_22 = size_7_q;
+            ls_sel_tag_22 = tag_7_q;
         end
-        rs_or_loc_23 = zero_51;
-        rs_or_base_23 = zero_56;
-        rs_or_size_23 = zero_56;
-        rs_or_tag_23 = zero_8;
-        if (out_rs_onehot_8) begin
-            rs_or_loc_23 = loc_8_q;
-            rs_or_base_23 = base_8_q;
-            rs_or_size_23 = size_8_q;
-            rs_or_tag_23 = tag_8_q;
+        rs_sel_loc_23 = zero_51;
+        rs_sel_base_23 = zero_56;
+        rs_sel_size_23 = zero_56;
+        rs_sel_tag_23 = zero_8;
+        if (out_rs_take_8) begin
+            rs_sel_loc_23 = loc_8_q;
+            rs_sel_base_23 = base_8_q;
+            rs_sel_size_23 = size_8_q;
+            rs_sel_tag_23 = tag_8_q;
         end
-        ls_or_base_23 = zero_56;
-        ls_or_size_23 = zero_56;
-        ls_or_tag_23 = zero_8;
-        if (out_ls_onehot_8) begin
-            ls_or_base_23 = base_8_q;
-            ls_or_size_23 = size_8_q;
-            ls_or_tag_23 = tag_8_q;
+        ls_sel_base_23 = zero_56;
+        ls_sel_size_23 = zero_56;
+        ls_sel_tag_23 = zero_8;
+        if (out_ls_take_8) begin
+            ls_sel_base_23 = base_8_q;
+            ls_sel_size_23 = size_8_q;
+            ls_sel_tag_23 = tag_8_q;
         end
-        rs_or_loc_24 = zero_51;
-        rs_or_base_24 = zero_56;
-        rs_or_size_24 = zero_56;
-        rs_or_tag_24 = zero_8;
-        if (out_rs_onehot_9) begin
-            rs_or_loc_24 = loc_9_q;
-            rs_or_base_24 = base_9_q;
-            rs_or_size_24 = size_9_q;
-            rs_or_tag_24 = tag_9_q;
+        rs_sel_loc_24 = zero_51;
+        rs_sel_base_24 = zero_56;
+        rs_sel_size_24 = zero_56;
+        rs_sel_tag_24 = zero_8;
+        if (out_rs_take_9) begin
+            rs_sel_loc_24 = loc_9_q;
+            rs_sel_base_24 = base_9_q;
+            rs_sel_size_24 = size_9_q;
+            rs_sel_tag_24 = tag_9_q;
         end
-        ls_or_base_24 = zero_56;
-        ls_or_size_24 = zero_56;
-        ls_or_tag_24 = zero_8;
-        if (out_ls_onehot_9) begin
-            ls_or_base_24 = base_9_q;
-            ls_or_size_24 = size_9_q;
-            ls_or_tag_24 = tag_9_q;
+        ls_sel_base_24 = zero_56;
+        ls_sel_size_24 = zero_56;
+        ls_sel_tag_24 = zero_8;
+        if (out_ls_take_9) begin
+            ls_sel_base_24 = base_9_q;
+            ls_sel_size_24 = size_9_q;
+            ls_sel_tag_24 = tag_9_q;
         end
-        rs_or_loc_25 = zero_51;
-        rs_or_base_25 = zero_56;
-        rs_or_size_25 = zero_56;
-        rs_or_tag_25 = zero_8;
-        if (out_rs_onehot_10) begin
-            rs_or_loc_25 = loc_10_q;
-            rs_or_base_25 = base_10_q;
-            rs_or_size_25 = size_10_q;
-            rs_or_tag_25 = tag_10_q;
+        rs_sel_loc_25 = zero_51;
+        rs_sel_base_25 = zero_56;
+        rs_sel_size_25 = zero_56;
+        rs_sel_tag_25 = zero_8;
+        if (out_rs_take_10) begin
+            rs_sel_loc_25 = loc_10_q;
+            rs_sel_base_25 = base_10_q;
+            rs_sel_size_25 = size_10_q;
+            rs_sel_tag_25 = tag_10_q;
         end
-        ls_or_base_25 = zero_56;
-        ls_or_size_25 = zero_56;
-        ls_or_tag_25 = zero_8;
-        if (out_ls_onehot_10) begin
-            ls_or_base_25 = base_10_q;
-            ls_or_size_25 = size_10_q;
-            ls_or_tag_25 = tag_10_q;
+        ls_sel_base_25 = zero_56;
+        ls_sel_size_25 = zero_56;
+        ls_sel_tag_25 = zero_8;
+        if (out_ls_take_10) begin
+            ls_sel_base_25 = base_10_q;
+            ls_sel_size_25 = size_10_q;
+            ls_sel_tag_25 = tag_10_q;
         end
-        rs_or_loc_26 = zero_51;
-        rs_or_base_26 = zero_56;
-        rs_or_size_26 = zero_56;
-        rs_or_tag_26 = zero_8;
-        if (out_rs_onehot_11) begin
-            rs_or_loc_26 = loc_11_q;
-            rs_or_base_26 = base_11_q;
-            rs_or_size_26 = size_11_q;
-            rs_or_tag_26 = tag_11_q;
+        rs_sel_loc_26 = zero_51;
+        rs_sel_base_26 = zero_56;
+        rs_sel_size_26 = zero_56;
+        rs_sel_tag_26 = zero_8;
+        if (out_rs_take_11) begin
+            rs_sel_loc_26 = loc_11_q;
+            rs_sel_base_26 = base_11_q;
+            rs_sel_size_26 = size_11_q;
+            rs_sel_tag_26 = tag_11_q;
         end
-        ls_or_base_26 = zero_56;
-        ls_or_size_26 = zero_56;
-        ls_or_tag_26 = zero_8;
-        if (out_ls_onehot_11) begin
-            ls_or_base_26 = base_11_q;
-            ls_or_size_26 = size_11_q;
-            ls_or_tag_26 = tag_11_q;
+        ls_sel_base_26 = zero_56;
+        ls_sel_size_26 = zero_56;
+        ls_sel_tag_26 = zero_8;
+        if (out_ls_take_11) begin
+            ls_sel_base_26 = base_11_q;
+            ls_sel_size_26 = size_11_q;
+            ls_sel_tag_26 = tag_11_q;
         end
-        rs_or_loc_27 = zero_51;
-        rs_or_base_27 = zero_56;
-        rs_or_size_27 = zero_56;
-        rs_or_tag_27 = zero_8;
-        if (out_rs_onehot_12) begin
-            rs_or_loc_27 = loc_12_q;
-            rs_or_base_27 = base_12_q;
-            rs_or_size_27 = size_12_q;
-            rs_or_tag_27 = tag_12_q;
+        rs_sel_loc_27 = zero_51;
+        rs_sel_base_27 = zero_56;
+        rs_sel_size_27 = zero_56;
+        rs_sel_tag_27 = zero_8;
+        if (out_rs_take_12) begin
+            rs_sel_loc_27 = loc_12_q;
+            rs_sel_base_27 = base_12_q;
+            rs_sel_size_27 = size_12_q;
+            rs_sel_tag_27 = tag_12_q;
         end
-        ls_or_base_27 = zero_56;
-        ls_or_size_27 = zero_56;
-        ls_or_tag_27 = zero_8;
-        if (out_ls_onehot_12) begin
-            ls_or_base_27 = base_12_q;
-            ls_or_size_27 = size_12_q;
-            ls_or_tag_27 = tag_12_q;
+        ls_sel_base_27 = zero_56;
+        ls_sel_size_27 = zero_56;
+        ls_sel_tag_27 = zero_8;
+        if (out_ls_take_12) begin
+            ls_sel_base_27 = base_12_q;
+            ls_sel_size_27 = size_12_q;
+            ls_sel_tag_27 = tag_12_q;
         end
-        rs_or_loc_28 = zero_51;
-        rs_or_base_28 = zero_56;
-        rs_or_size_28 = zero_56;
-        rs_or_tag_28 = zero_8;
-        if (out_rs_onehot_13) begin
-            rs_or_loc_28 = loc_13_q;
-            rs_or_base_28 = base_13_q;
-            rs_or_size_28 = size_13_q;
-            rs_or_tag_28 = tag_13_q;
+        rs_sel_loc_28 = zero_51;
+        rs_sel_base_28 = zero_56;
+        rs_sel_size_28 = zero_56;
+        rs_sel_tag_28 = zero_8;
+        if (out_rs_take_13) begin
+            rs_sel_loc_28 = loc_13_q;
+            rs_sel_base_28 = base_13_q;
+            rs_sel_size_28 = size_13_q;
+            rs_sel_tag_28 = tag_13_q;
         end
-        ls_or_base_28 = zero_56;
-        ls_or_size_28 = zero_56;
-        ls_or_tag_28 = zero_8;
-        if (out_ls_onehot_13) begin
-            ls_or_base_28 = base_13_q;
-            ls_or_size_28 = size_13_q;
-            ls_or_tag_28 = tag_13_q;
+        ls_sel_base_28 = zero_56;
+        ls_sel_size_28 = zero_56;
+        ls_sel_tag_28 = zero_8;
+        if (out_ls_take_13) begin
+            ls_sel_base_28 = base_13_q;
+            ls_sel_size_28 = size_13_q;
+            ls_sel_tag_28 = tag_13_q;
         end
-        rs_or_loc_29 = zero_51;
-        rs_or_base_29 = zero_56;
-        rs_or_size_29 = zero_56;
-        rs_or_tag_29 = zero_8;
-        if (out_rs_onehot_14) begin
-            rs_or_loc_29 = loc_14_q;
-            rs_or_base_29 = base_14_q;
-            rs_or_size_29 = size_14_q;
-            rs_or_tag_29 = tag_14_q;
+        rs_sel_loc_29 = zero_51;
+        rs_sel_base_29 = zero_56;
+        rs_sel_size_29 = zero_56;
+        rs_sel_tag_29 = zero_8;
+        if (out_rs_take_14) begin
+            rs_sel_loc_29 = loc_14_q;
+            rs_sel_base_29 = base_14_q;
+            rs_sel_size_29 = size_14_q;
+            rs_sel_tag_29 = tag_14_q;
         end
-        ls_or_base_29 = zero_56;
-        ls_or_size_29 = zero_56;
-        ls_or_tag_29 = zero_8;
-        if (out_ls_onehot_14) begin
-            ls_or_base_29 = base_14_q;
-            ls_or_size_29 = size_14_q;
-            ls_or_tag_29 = tag_14_q;
+        ls_sel_base_29 = zero_56;
+        ls_sel_size_29 = zero_56;
+        ls_sel_tag_29 = zero_8;
+        if (out_ls_take_14) begin
+            ls_sel_base_29 = base_14_q;
+            ls_sel_size_29 = size_14_q;
+            ls_sel_tag_29 = tag_14_q;
         end
-        rs_or_loc_30 = zero_51;
-        rs_or_base_30 = zero_56;
-        rs_or_size_30 = zero_56;
-        rs_or_tag_30 = zero_8;
-        if (out_rs_onehot_15) begin
-            rs_or_loc_30 = loc_15_q;
-            rs_or_base_30 = base_15_q;
-            rs_or_size_30 = size_15_q;
-            rs_or_tag_30 = tag_15_q;
+        rs_sel_loc_30 = zero_51;
+        rs_sel_base_30 = zero_56;
+        rs_sel_size_30 = zero_56;
+        rs_sel_tag_30 = zero_8;
+        if (out_rs_take_15) begin
+            rs_sel_loc_30 = loc_15_q;
+            rs_sel_base_30 = base_15_q;
+            rs_sel_size_30 = size_15_q;
+            rs_sel_tag_30 = tag_15_q;
         end
-        ls_or_base_30 = zero_56;
-        ls_or_size_30 = zero_56;
-        ls_or_tag_30 = zero_8;
-        if (out_ls_onehot_15) begin
-            ls_or_base_30 = base_15_q;
-            ls_or_size_30 = size_15_q;
-            ls_or_tag_30 = tag_15_q;
+        ls_sel_base_30 = zero_56;
+        ls_sel_size_30 = zero_56;
+        ls_sel_tag_30 = zero_8;
+        if (out_ls_take_15) begin
+            ls_sel_base_30 = base_15_q;
+            ls_sel_size_30 = size_15_q;
+            ls_sel_tag_30 = tag_15_q;
         end
-        rs_or_loc_14 = rs_or_loc_29 | rs_or_loc_30;
-        rs_or_base_14 = rs_or_base_29 | rs_or_base_30;
-        rs_or_size_14 = rs_or_size_29 | rs_or_size_30;
-        rs_or_tag_14 = rs_or_tag_29 | rs_or_tag_30;
-        ls_or_base_14 = ls_or_base_29 | ls_or_base_30;
-        ls_or_size_14 = ls_or_size_29 | ls_or_size_30;
-        ls_or_tag_14 = ls_or_tag_29 | ls_or_tag_30;
-        rs_or_loc_13 = rs_or_loc_27 | rs_or_loc_28;
-        rs_or_base_13 = rs_or_base_27 | rs_or_base_28;
-        rs_or_size_13 = rs_or_size_27 | rs_or_size_28;
-        rs_or_tag_13 = rs_or_tag_27 | rs_or_tag_28;
-        ls_or_base_13 = ls_or_base_27 | ls_or_base_28;
-        ls_or_size_13 = ls_or_size_27 | ls_or_size_28;
-        ls_or_tag_13 = ls_or_tag_27 | ls_or_tag_28;
-        rs_or_loc_12 = rs_or_loc_25 | rs_or_loc_26;
-        rs_or_base_12 = rs_or_base_25 | rs_or_base_26;
-        rs_or_size_12 = rs_or_size_25 | rs_or_size_26;
-        rs_or_tag_12 = rs_or_tag_25 | rs_or_tag_26;
-        ls_or_base_12 = ls_or_base_25 | ls_or_base_26;
-        ls_or_size_12 = ls_or_size_25 | ls_or_size_26;
-        ls_or_tag_12 = ls_or_tag_25 | ls_or_tag_26;
-        rs_or_loc_11 = rs_or_loc_23 | rs_or_loc_24;
-        rs_or_base_11 = rs_or_base_23 | rs_or_base_24;
-        rs_or_size_11 = rs_or_size_23 | rs_or_size_24;
-        rs_or_tag_11 = rs_or_tag_23 | rs_or_tag_24;
-        ls_or_base_11 = ls_or_base_23 | ls_or_base_24;
-        ls_or_size_11 = ls_or_size_23 | ls_or_size_24;
-        ls_or_tag_11 = ls_or_tag_23 | ls_or_tag_24;
-        rs_or_loc_10 = rs_or_loc_21 | rs_or_loc_22;
-        rs_or_base_10 = rs_or_base_21 | rs_or_base_22;
-        rs_or_size_10 = rs_or_size_21 | rs_or_size_22;
-        rs_or_tag_10 = rs_or_tag_21 | rs_or_tag_22;
-        ls_or_base_10 = ls_or_base_21 | ls_or_base_22;
-        ls_or_size_10 = ls_or_size_21 | ls_or_size_22;
-        ls_or_tag_10 = ls_or_tag_21 | ls_or_tag_22;
-        rs_or_loc_9 = rs_or_loc_19 | rs_or_loc_20;
-        rs_or_base_9 = rs_or_base_19 | rs_or_base_20;
-        rs_or_size_9 = rs_or_size_19 | rs_or_size_20;
-        rs_or_tag_9 = rs_or_tag_19 | rs_or_tag_20;
-        ls_or_base_9 = ls_or_base_19 | ls_or_base_20;
-        ls_or_size_9 = ls_or_size_19 | ls_or_size_20;
-        ls_or_tag_9 = ls_or_tag_19 | ls_or_tag_20;
-        rs_or_loc_8 = rs_or_loc_17 | rs_or_loc_18;
-        rs_or_base_8 = rs_or_base_17 | rs_or_base_18;
-        rs_or_size_8 = rs_or_size_17 | rs_or_size_18;
-        rs_or_tag_8 = rs_or_tag_17 | rs_or_tag_18;
-        ls_or_base_8 = ls_or_base_17 | ls_or_base_18;
-        ls_or_size_8 = ls_or_size_17 | ls_or_size_18;
-        ls_or_tag_8 = ls_or_tag_17 | ls_or_tag_18;
-        rs_or_loc_7 = rs_or_loc_15 | rs_or_loc_16;
-        rs_or_base_7 = rs_or_base_15 | rs_or_base_16;
-        rs_or_size_7 = rs_or_size_15 | rs_or_size_16;
-        rs_or_tag_7 = rs_or_tag_15 | rs_or_tag_16;
-        ls_or_base_7 = ls_or_base_15 | ls_or_base_16;
-        ls_or_size_7 = ls_or_size_15 | ls_or_size_16;
-        ls_or_tag_7 = ls_or_tag_15 | ls_or_tag_16;
-        rs_or_loc_6 = rs_or_loc_13 | rs_or_loc_14;
-        rs_or_base_6 = rs_or_base_13 | rs_or_base_14;
-        rs_or_size_6 = rs_or_size_13 | rs_or_size_14;
-        rs_or_tag_6 = rs_or_tag_13 | rs_or_tag_14;
-        ls_or_base_6 = ls_or_base_13 | ls_or_base_14;
-        ls_or_size_6 = ls_or_size_13 | ls_or_size_14;
-        ls_or_tag_6 = ls_or_tag_13 | ls_or_tag_14;
-        rs_or_loc_5 = rs_or_loc_11 | rs_or_loc_12;
-        rs_or_base_5 = rs_or_base_11 | rs_or_base_12;
-        rs_or_size_5 = rs_or_size_11 | rs_or_size_12;
-        rs_or_tag_5 = rs_or_tag_11 | rs_or_tag_12;
-        ls_or_base_5 = ls_or_base_11 | ls_or_base_12;
-        ls_or_size_5 = ls_or_size_11 | ls_or_size_12;
-        ls_or_tag_5 = ls_or_tag_11 | ls_or_tag_12;
-        rs_or_loc_4 = rs_or_loc_9 | rs_or_loc_10;
-        rs_or_base_4 = rs_or_base_9 | rs_or_base_10;
-        rs_or_size_4 = rs_or_size_9 | rs_or_size_10;
-        rs_or_tag_4 = rs_or_tag_9 | rs_or_tag_10;
-        ls_or_base_4 = ls_or_base_9 | ls_or_base_10;
-        ls_or_size_4 = ls_or_size_9 | ls_or_size_10;
-        ls_or_tag_4 = ls_or_tag_9 | ls_or_tag_10;
-        rs_or_loc_3 = rs_or_loc_7 | rs_or_loc_8;
-        rs_or_base_3 = rs_or_base_7 | rs_or_base_8;
-        rs_or_size_3 = rs_or_size_7 | rs_or_size_8;
-        rs_or_tag_3 = rs_or_tag_7 | rs_or_tag_8;
-        ls_or_base_3 = ls_or_base_7 | ls_or_base_8;
-        ls_or_size_3 = ls_or_size_7 | ls_or_size_8;
-        ls_or_tag_3 = ls_or_tag_7 | ls_or_tag_8;
-        rs_or_loc_2 = rs_or_loc_5 | rs_or_loc_6;
-        rs_or_base_2 = rs_or_base_5 | rs_or_base_6;
-        rs_or_size_2 = rs_or_size_5 | rs_or_size_6;
-        rs_or_tag_2 = rs_or_tag_5 | rs_or_tag_6;
-        ls_or_base_2 = ls_or_base_5 | ls_or_base_6;
-        ls_or_size_2 = ls_or_size_5 | ls_or_size_6;
-        ls_or_tag_2 = ls_or_tag_5 | ls_or_tag_6;
-        rs_or_loc_1 = rs_or_loc_3 | rs_or_loc_4;
-        rs_or_base_1 = rs_or_base_3 | rs_or_base_4;
-        rs_or_size_1 = rs_or_size_3 | rs_or_size_4;
-        rs_or_tag_1 = rs_or_tag_3 | rs_or_tag_4;
-        ls_or_base_1 = ls_or_base_3 | ls_or_base_4;
-        ls_or_size_1 = ls_or_size_3 | ls_or_size_4;
-        ls_or_tag_1 = ls_or_tag_3 | ls_or_tag_4;
-        rs_or_loc_0 = rs_or_loc_1 | rs_or_loc_2;
-        rs_or_base_0 = rs_or_base_1 | rs_or_base_2;
-        rs_or_size_0 = rs_or_size_1 | rs_or_size_2;
-        rs_or_tag_0 = rs_or_tag_1 | rs_or_tag_2;
-        ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
-        ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
-        ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
+        rs_sel_loc_14 = rs_sel_loc_30;
+        rs_sel_base_14 = rs_sel_base_30;
+        rs_sel_size_14 = rs_sel_size_30;
+        rs_sel_tag_14 = rs_sel_tag_30;
+        if (rs_any_t_29) begin
+            rs_sel_loc_14 = rs_sel_loc_29;
+            rs_sel_base_14 = rs_sel_base_29;
+            rs_sel_size_14 = rs_sel_size_29;
+            rs_sel_tag_14 = rs_sel_tag_29;
+        end
+        ls_sel_base_14 = ls_sel_base_30;
+        ls_sel_size_14 = ls_sel_size_30;
+        ls_sel_tag_14 = ls_sel_tag_30;
+        if (ls_any_t_29) begin
+            ls_sel_base_14 = ls_sel_base_29;
+            ls_sel_size_14 = ls_sel_size_29;
+            ls_sel_tag_14 = ls_sel_tag_29;
+        end
+        rs_sel_loc_13 = rs_sel_loc_28;
+        rs_sel_base_13 = rs_sel_base_28;
+        rs_sel_size_13 = rs_sel_size_28;
+        rs_sel_tag_13 = rs_sel_tag_28;
+        if (rs_any_t_27) begin
+            rs_sel_loc_13 = rs_sel_loc_27;
+            rs_sel_base_13 = rs_sel_base_27;
+            rs_sel_size_13 = rs_sel_size_27;
+            rs_sel_tag_13 = rs_sel_tag_27;
+        end
+        ls_sel_base_13 = ls_sel_base_28;
+        ls_sel_size_13 = ls_sel_size_28;
+        ls_sel_tag_13 = ls_sel_tag_28;
+        if (ls_any_t_27) begin
+            ls_sel_base_13 = ls_sel_base_27;
+            ls_sel_size_13 = ls_sel_size_27;
+            ls_sel_tag_13 = ls_sel_tag_27;
+        end
+        rs_sel_loc_12 = rs_sel_loc_26;
+        rs_sel_base_12 = rs_sel_base_26;
+        rs_sel_size_12 = rs_sel_size_26;
+        rs_sel_tag_12 = rs_sel_tag_26;
+        if (rs_any_t_25) begin
+            rs_sel_loc_12 = rs_sel_loc_25;
+            rs_sel_base_12 = rs_sel_base_25;
+            rs_sel_size_12 = rs_sel_size_25;
+            rs_sel_tag_12 = rs_sel_tag_25;
+        end
+        ls_sel_base_12 = ls_sel_base_26;
+        ls_sel_size_12 = ls_sel_size_26;
+        ls_sel_tag_12 = ls_sel_tag_26;
+        if (ls_any_t_25) begin
+            ls_sel_base_12 = ls_sel_base_25;
+            ls_sel_size_12 = ls_sel_size_25;
+            ls_sel_tag_12 = ls_sel_tag_25;
+        end
+        rs_sel_loc_11 = rs_sel_loc_24;
+        rs_sel_base_11 = rs_sel_base_24;
+        rs_sel_size_11 = rs_sel_size_24;
+        rs_sel_tag_11 = rs_sel_tag_24;
+        if (rs_any_t_23) begin
+            rs_sel_loc_11 = rs_sel_loc_23;
+            rs_sel_base_11 = rs_sel_base_23;
+            rs_sel_size_11 = rs_sel_size_23;
+            rs_sel_tag_11 = rs_sel_tag_23;
+        end
+        ls_sel_base_11 = ls_sel_base_24;
+        ls_sel_size_11 = ls_sel_size_24;
+        ls_sel_tag_11 = ls_sel_tag_24;
+        if (ls_any_t_23) begin
+            ls_sel_base_11 = ls_sel_base_23;
+            ls_sel_size_11 = ls_sel_size_23;
+            ls_sel_tag_11 = ls_sel_tag_23;
+        end
+        rs_sel_loc_10 = rs_sel_loc_22;
+        rs_sel_base_10 = rs_sel_base_22;
+        rs_sel_size_10 = rs_sel_size_22;
+        rs_sel_tag_10 = rs_sel_tag_22;
+        if (rs_any_t_21) begin
+            rs_sel_loc_10 = rs_sel_loc_21;
+            rs_sel_base_10 = rs_sel_base_21;
+            rs_sel_size_10 = rs_sel_size_21;
+            rs_sel_tag_10 = rs_sel_tag_21;
+        end
+        ls_sel_base_10 = ls_sel_base_22;
+        ls_sel_size_10 = ls_sel_size_22;
+        ls_sel_tag_10 = ls_sel_tag_22;
+        if (ls_any_t_21) begin
+            ls_sel_base_10 = ls_sel_base_21;
+            ls_sel_size_10 = ls_sel_size_21;
+            ls_sel_tag_10 = ls_sel_tag_21;
+        end
+        rs_sel_loc_9 = rs_sel_loc_20;
+        rs_sel_base_9 = rs_sel_base_20;
+        rs_sel_size_9 = rs_sel_size_20;
+        rs_sel_tag_9 = rs_sel_tag_20;
+        if (rs_any_t_19) begin
+            rs_sel_loc_9 = rs_sel_loc_19;
+            rs_sel_base_9 = rs_sel_base_19;
+            rs_sel_size_9 = rs_sel_size_19;
+            rs_sel_tag_9 = rs_sel_tag_19;
+        end
+        ls_sel_base_9 = ls_sel_base_20;
+        ls_sel_size_9 = ls_sel_size_20;
+        ls_sel_tag_9 = ls_sel_tag_20;
+        if (ls_any_t_19) begin
+            ls_sel_base_9 = ls_sel_base_19;
+            ls_sel_size_9 = ls_sel_size_19;
+            ls_sel_tag_9 = ls_sel_tag_19;
+        end
+        rs_sel_loc_8 = rs_sel_loc_18;
+        rs_sel_base_8 = rs_sel_base_18;
+        rs_sel_size_8 = rs_sel_size_18;
+        rs_sel_tag_8 = rs_sel_tag_18;
+        if (rs_any_t_17) begin
+            rs_sel_loc_8 = rs_sel_loc_17;
+            rs_sel_base_8 = rs_sel_base_17;
+            rs_sel_size_8 = rs_sel_size_17;
+            rs_sel_tag_8 = rs_sel_tag_17;
+        end
+        ls_sel_base_8 = ls_sel_base_18;
+        ls_sel_size_8 = ls_sel_size_18;
+        ls_sel_tag_8 = ls_sel_tag_18;
+        if (ls_any_t_17) begin
+            ls_sel_base_8 = ls_sel_base_17;
+            ls_sel_size_8 = ls_sel_size_17;
+            ls_sel_tag_8 = ls_sel_tag_17;
+        end
+        rs_sel_loc_7 = rs_sel_loc_16;
+        rs_sel_base_7 = rs_sel_base_16;
+        rs_sel_size_7 = rs_sel_size_16;
+        rs_sel_tag_7 = rs_sel_tag_16;
+        if (rs_any_t_15) begin
+            rs_sel_loc_7 = rs_sel_loc_15;
+            rs_sel_base_7 = rs_sel_base_15;
+            rs_sel_size_7 = rs_sel_size_15;
+            rs_sel_tag_7 = rs_sel_tag_15;
+        end
+        ls_sel_base_7 = ls_sel_base_16;
+        ls_sel_size_7 = ls_sel_size_16;
+        ls_sel_tag_7 = ls_sel_tag_16;
+        if (ls_any_t_15) begin
+            ls_sel_base_7 = ls_sel_base_15;
+            ls_sel_size_7 = ls_sel_size_15;
+            ls_sel_tag_7 = ls_sel_tag_15;
+        end
+        rs_sel_loc_6 = rs_sel_loc_14;
+        rs_sel_base_6 = rs_sel_base_14;
+        rs_sel_size_6 = rs_sel_size_14;
+        rs_sel_tag_6 = rs_sel_tag_14;
+        if (rs_any_t_13) begin
+            rs_sel_loc_6 = rs_sel_loc_13;
+            rs_sel_base_6 = rs_sel_base_13;
+            rs_sel_size_6 = rs_sel_size_13;
+            rs_sel_tag_6 = rs_sel_tag_13;
+        end
+        ls_sel_base_6 = ls_sel_base_14;
+        ls_sel_size_6 = ls_sel_size_14;
+        ls_sel_tag_6 = ls_sel_tag_14;
+        if (ls_any_t_13) begin
+            ls_sel_base_6 = ls_sel_base_13;
+            ls_sel_size_6 = ls_sel_size_13;
+            ls_sel_tag_6 = ls_sel_tag_13;
+        end
+        rs_sel_loc_5 = rs_sel_loc_12;
+        rs_sel_base_5 = rs_sel_base_12;
+        rs_sel_size_5 = rs_sel_size_12;
+        rs_sel_tag_5 = rs_sel_tag_12;
+        if (rs_any_t_11) begin
+            rs_sel_loc_5 = rs_sel_loc_11;
+            rs_sel_base_5 = rs_sel_base_11;
+            rs_sel_size_5 = rs_sel_size_11;
+            rs_sel_tag_5 = rs_sel_tag_11;
+        end
+        ls_sel_base_5 = ls_sel_base_12;
+        ls_sel_size_5 = ls_sel_size_12;
+        ls_sel_tag_5 = ls_sel_tag_12;
+        if (ls_any_t_11) begin
+            ls_sel_base_5 = ls_sel_base_11;
+            ls_sel_size_5 = ls_sel_size_11;
+            ls_sel_tag_5 = ls_sel_tag_11;
+        end
+        rs_sel_loc_4 = rs_sel_loc_10;
+        rs_sel_base_4 = rs_sel_base_10;
+        rs_sel_size_4 = rs_sel_size_10;
+        rs_sel_tag_4 = rs_sel_tag_10;
+        if (rs_any_t_9) begin
+            rs_sel_loc_4 = rs_sel_loc_9;
+            rs_sel_base_4 = rs_sel_base_9;
+            rs_sel_size_4 = rs_sel_size_9;
+            rs_sel_tag_4 = rs_sel_tag_9;
+        end
+        ls_sel_base_4 = ls_sel_base_10;
+        ls_sel_size_4 = ls_sel_size_10;
+        ls_sel_tag_4 = ls_sel_tag_10;
+        if (ls_any_t_9) begin
+            ls_sel_base_4 = ls_sel_base_9;
+            ls_sel_size_4 = ls_sel_size_9;
+            ls_sel_tag_4 = ls_sel_tag_9;
+        end
+        rs_sel_loc_3 = rs_sel_loc_8;
+        rs_sel_base_3 = rs_sel_base_8;
+        rs_sel_size_3 = rs_sel_size_8;
+        rs_sel_tag_3 = rs_sel_tag_8;
+        if (rs_any_t_7) begin
+            rs_sel_loc_3 = rs_sel_loc_7;
+            rs_sel_base_3 = rs_sel_base_7;
+            rs_sel_size_3 = rs_sel_size_7;
+            rs_sel_tag_3 = rs_sel_tag_7;
+        end
+        ls_sel_base_3 = ls_sel_base_8;
+        ls_sel_size_3 = ls_sel_size_8;
+        ls_sel_tag_3 = ls_sel_tag_8;
+        if (ls_any_t_7) begin
+            ls_sel_base_3 = ls_sel_base_7;
+            ls_sel_size_3 = ls_sel_size_7;
+            ls_sel_tag_3 = ls_sel_tag_7;
+        end
+        rs_sel_loc_2 = rs_sel_loc_6;
+        rs_sel_base_2 = rs_sel_base_6;
+        rs_sel_size_2 = rs_sel_size_6;
+        rs_sel_tag_2 = rs_sel_tag_6;
+        if (rs_any_t_5) begin
+            rs_sel_loc_2 = rs_sel_loc_5;
+            rs_sel_base_2 = rs_sel_base_5;
+            rs_sel_size_2 = rs_sel_size_5;
+            rs_sel_tag_2 = rs_sel_tag_5;
+        end
+        ls_sel_base_2 = ls_sel_base_6;
+        ls_sel_size_2 = ls_sel_size_6;
+        ls_sel_tag_2 = ls_sel_tag_6;
+        if (ls_any_t_5) begin
+            ls_sel_base_2 = ls_sel_base_5;
+            ls_sel_size_2 = ls_sel_size_5;
+            ls_sel_tag_2 = ls_sel_tag_5;
+        end
+        rs_sel_loc_1 = rs_sel_loc_4;
+        rs_sel_base_1 = rs_sel_base_4;
+        rs_sel_size_1 = rs_sel_size_4;
+        rs_sel_tag_1 = rs_sel_tag_4;
+        if (rs_any_t_3) begin
+            rs_sel_loc_1 = rs_sel_loc_3;
+            rs_sel_base_1 = rs_sel_base_3;
+            rs_sel_size_1 = rs_sel_size_3;
+            rs_sel_tag_1 = rs_sel_tag_3;
+        end
+        ls_sel_base_1 = ls_sel_base_4;
+        ls_sel_size_1 = ls_sel_size_4;
+        ls_sel_tag_1 = ls_sel_tag_4;
+        if (ls_any_t_3) begin
+            ls_sel_base_1 = ls_sel_base_3;
+            ls_sel_size_1 = ls_sel_size_3;
+            ls_sel_tag_1 = ls_sel_tag_3;
+        end
+        rs_sel_loc_0 = rs_sel_loc_2;
+        rs_sel_base_0 = rs_sel_base_2;
+        rs_sel_size_0 = rs_sel_size_2;
+        rs_sel_tag_0 = rs_sel_tag_2;
+        if (rs_any_t_1) begin
+            rs_sel_loc_0 = rs_sel_loc_1;
+            rs_sel_base_0 = rs_sel_base_1;
+            rs_sel_size_0 = rs_sel_size_1;
+            rs_sel_tag_0 = rs_sel_tag_1;
+        end
+        ls_sel_base_0 = ls_sel_base_2;
+        ls_sel_size_0 = ls_sel_size_2;
+        ls_sel_tag_0 = ls_sel_tag_2;
+        if (ls_any_t_1) begin
+            ls_sel_base_0 = ls_sel_base_1;
+            ls_sel_size_0 = ls_sel_size_1;
+            ls_sel_tag_0 = ls_sel_tag_1;
+        end
         if (out_rs_valid || rs_hit_r_q) begin
             rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
+            rs_loc_r_d_comb = rs_sel_loc_0;
+            rs_base_r_d_comb = rs_sel_base_0;
+            rs_size_r_d_comb = rs_sel_size_0;
+            rs_tag_r_d_comb = rs_sel_tag_0;
         end
         if (out_ls_valid || ls_hit_r_q) begin
             ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
+            ls_base_r_d_comb = ls_sel_base_0;
+            ls_size_r_d_comb = ls_sel_size_0;
+            ls_tag_r_d_comb = ls_sel_tag_0;
         end
-        nx_base = rs_or_base_0 | ls_or_base_0;
-        nx_size = rs_or_size_0 | ls_or_size_0;
-        nx_tag = rs_or_tag_0 | ls_or_tag_0;
+        nx_base = rs_sel_base_0 | ls_sel_base_0;
+        nx_size = rs_sel_size_0 | ls_sel_size_0;
+        nx_tag = rs_sel_tag_0 | ls_sel_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -5079,20 +5498,24 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // Stub signals
     reg  [15:0] bits_d;
     reg  [15:0] bits_q;
-    reg  pend_a_valid_d;
-    reg  pend_a_valid_q;
-    reg  [3:0] pend_a_way_d;
-    reg  [3:0] pend_a_way_q;
-    reg  pend_b_valid_d;
-    reg  pend_b_valid_q;
-    reg  [3:0] pend_b_way_d;
-    reg  [3:0] pend_b_way_q;
+    reg  pend_a_valid_0_d;
+    reg  pend_a_valid_0_q;
+    reg  [3:0] pend_a_way_0_d;
+    reg  [3:0] pend_a_way_0_q;
+    reg  pend_b_valid_0_d;
+    reg  pend_b_valid_0_q;
+    reg  [3:0] pend_b_way_0_d;
+    reg  [3:0] pend_b_way_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [3:0] pend_c_way_d;
     reg  [3:0] pend_c_way_q;
     
     // Local signals
+    reg  pa_valid;
+    reg  [3:0] pa_way;
+    reg  pb_valid;
+    reg  [3:0] pb_way;
     reg  [15:0] mask_a;
     reg  [15:0] set_a;
     reg  [15:0] mask_b;
@@ -5109,19 +5532,19 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 16'h0;
-        pend_a_valid_q = 1'h0;
-        pend_a_way_q = 4'h0;
-        pend_b_valid_q = 1'h0;
-        pend_b_way_q = 4'h0;
+        pend_a_valid_0_q = 1'h0;
+        pend_a_way_0_q = 4'h0;
+        pend_b_valid_0_q = 1'h0;
+        pend_b_way_0_q = 4'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 4'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_q <= pend_a_valid_d;
-        pend_a_way_q <= pend_a_way_d;
-        pend_b_valid_q <= pend_b_valid_d;
-        pend_b_way_q <= pend_b_way_d;
+        pend_a_valid_0_q <= pend_a_valid_0_d;
+        pend_a_way_0_q <= pend_a_way_0_d;
+        pend_b_valid_0_q <= pend_b_valid_0_d;
+        pend_b_way_0_q <= pend_b_way_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -5131,22 +5554,32 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [15:0] bits_d_comb;
-    reg  pend_a_valid_d_comb;
-    reg  pend_b_valid_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [3:0] victim_comb;
     always @(*) begin
+        pa_valid = touch_a_valid;
+        pa_way = touch_a_way;
+        pb_valid = touch_b_valid;
+        pb_way = touch_b_way;
+        pend_a_valid_0_d = touch_a_valid && ~clear;
+        pend_a_way_0_d = touch_a_way;
+        pend_b_valid_0_d = touch_b_valid && ~clear;
+        pend_b_way_0_d = touch_b_way;
+        pa_valid = pend_a_valid_0_q;
+        pa_way = pend_a_way_0_q;
+        pb_valid = pend_b_valid_0_q;
+        pb_way = pend_b_way_0_q;
         mask_a = zero;
         set_a = zero;
         mask_b = zero;
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
+        if (pa_valid && (pa_way == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
+        if (pb_valid && (pb_way == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
@@ -5154,11 +5587,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
+        if (pa_valid && (pa_way == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
+        if (pb_valid && (pb_way == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
@@ -5166,11 +5599,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
+        if (pa_valid && (pa_way == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
+        if (pb_valid && (pb_way == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
@@ -5178,11 +5611,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
+        if (pa_valid && (pa_way == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
+        if (pb_valid && (pb_way == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
@@ -5190,11 +5623,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
+        if (pa_valid && (pa_way == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
+        if (pb_valid && (pb_way == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
@@ -5202,11 +5635,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
+        if (pa_valid && (pa_way == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
+        if (pb_valid && (pb_way == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
@@ -5214,11 +5647,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
+        if (pa_valid && (pa_way == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
+        if (pb_valid && (pb_way == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
@@ -5226,11 +5659,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
+        if (pa_valid && (pa_way == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
+        if (pb_valid && (pb_way == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
@@ -5238,11 +5671,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_8)) begin
+        if (pa_valid && (pa_way == way_8)) begin
             mask_a = path_mask_8;
             set_a = path_away_8;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_8)) begin
+        if (pb_valid && (pb_way == way_8)) begin
             mask_b = path_mask_8;
             set_b = path_away_8;
         end
@@ -5250,11 +5683,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_8;
             set_c = path_away_8;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_9)) begin
+        if (pa_valid && (pa_way == way_9)) begin
             mask_a = path_mask_9;
             set_a = path_away_9;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_9)) begin
+        if (pb_valid && (pb_way == way_9)) begin
             mask_b = path_mask_9;
             set_b = path_away_9;
         end
@@ -5262,11 +5695,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_10)) begin
+        if (pa_valid && (pa_way == way_10)) begin
             mask_a = path_mask_10;
             set_a = path_away_10;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_10)) begin
+        if (pb_valid && (pb_way == way_10)) begin
             mask_b = path_mask_10;
             set_b = path_away_10;
         end
@@ -5274,11 +5707,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_10;
             set_c = path_away_10;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_11)) begin
+        if (pa_valid && (pa_way == way_11)) begin
             mask_a = path_mask_11;
             set_a = path_away_11;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_11)) begin
+        if (pb_valid && (pb_way == way_11)) begin
             mask_b = path_mask_11;
             set_b = path_away_11;
         end
@@ -5286,11 +5719,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_12)) begin
+        if (pa_valid && (pa_way == way_12)) begin
             mask_a = path_mask_12;
             set_a = path_away_12;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_12)) begin
+        if (pb_valid && (pb_way == way_12)) begin
             mask_b = path_mask_12;
             set_b = path_away_12;
         end
@@ -5298,11 +5731,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_12;
             set_c = path_away_12;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_13)) begin
+        if (pa_valid && (pa_way == way_13)) begin
             mask_a = path_mask_13;
             set_a = path_away_13;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_13)) begin
+        if (pb_valid && (pb_way == way_13)) begin
             mask_b = path_mask_13;
             set_b = path_away_13;
         end
@@ -5310,11 +5743,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_14)) begin
+        if (pa_valid && (pa_way == way_14)) begin
             mask_a = path_mask_14;
             set_a = path_away_14;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_14)) begin
+        if (pb_valid && (pb_way == way_14)) begin
             mask_b = path_mask_14;
             set_b = path_away_14;
         end
@@ -5322,11 +5755,11 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_14;
             set_c = path_away_14;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_15)) begin
+        if (pa_valid && (pa_way == way_15)) begin
             mask_a = path_mask_15;
             set_a = path_away_15;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_15)) begin
+        if (pb_valid && (pb_way == way_15)) begin
             mask_b = path_mask_15;
             set_b = path_away_15;
         end
@@ -5387,22 +5820,14 @@ module mlu16_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             victim_comb = way_15;
         end
         bits_d_comb = after_c;
-        pend_a_valid_d_comb = touch_a_valid;
-        pend_a_way_d = touch_a_way;
-        pend_b_valid_d_comb = touch_b_valid;
-        pend_b_way_d = touch_b_way;
         pend_c_valid_d_comb = touch_c_valid;
         pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_valid_d_comb = 1'b0;
-            pend_b_valid_d_comb = 1'b0;
             pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_valid_d = pend_a_valid_d_comb;
-        pend_b_valid_d = pend_b_valid_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

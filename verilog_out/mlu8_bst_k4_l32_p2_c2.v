@@ -672,7 +672,38 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] checks_ptr_29;
     reg  [63:0] checks_ptr_30;
     reg  [63:0] checks_ptr_31;
-    reg  [4:0] checks_width;
+    reg  [4:0] checks_width_0;
+    reg  [4:0] checks_width_1;
+    reg  [4:0] checks_width_2;
+    reg  [4:0] checks_width_3;
+    reg  [4:0] checks_width_4;
+    reg  [4:0] checks_width_5;
+    reg  [4:0] checks_width_6;
+    reg  [4:0] checks_width_7;
+    reg  [4:0] checks_width_8;
+    reg  [4:0] checks_width_9;
+    reg  [4:0] checks_width_10;
+    reg  [4:0] checks_width_11;
+    reg  [4:0] checks_width_12;
+    reg  [4:0] checks_width_13;
+    reg  [4:0] checks_width_14;
+    reg  [4:0] checks_width_15;
+    reg  [4:0] checks_width_16;
+    reg  [4:0] checks_width_17;
+    reg  [4:0] checks_width_18;
+    reg  [4:0] checks_width_19;
+    reg  [4:0] checks_width_20;
+    reg  [4:0] checks_width_21;
+    reg  [4:0] checks_width_22;
+    reg  [4:0] checks_width_23;
+    reg  [4:0] checks_width_24;
+    reg  [4:0] checks_width_25;
+    reg  [4:0] checks_width_26;
+    reg  [4:0] checks_width_27;
+    reg  [4:0] checks_width_28;
+    reg  [4:0] checks_width_29;
+    reg  [4:0] checks_width_30;
+    reg  [4:0] checks_width_31;
     reg  [63:0] checks_loc;
     reg  checks_meta_valid;
     reg  [55:0] checks_meta_base_0;
@@ -3183,6 +3214,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [31:0] m_ssize_6_q;
     reg  [31:0] m_ssize_7_d;
     reg  [31:0] m_ssize_7_q;
+    reg  [4:0] m_width_0_d;
+    reg  [4:0] m_width_0_q;
+    reg  [4:0] m_width_1_d;
+    reg  [4:0] m_width_1_q;
+    reg  [4:0] m_width_2_d;
+    reg  [4:0] m_width_2_q;
+    reg  [4:0] m_width_3_d;
+    reg  [4:0] m_width_3_q;
+    reg  [4:0] m_width_4_d;
+    reg  [4:0] m_width_4_q;
+    reg  [4:0] m_width_5_d;
+    reg  [4:0] m_width_5_q;
+    reg  [4:0] m_width_6_d;
+    reg  [4:0] m_width_6_q;
+    reg  [4:0] m_width_7_d;
+    reg  [4:0] m_width_7_q;
     reg  ceq_slot_0_d;
     reg  ceq_slot_0_q;
     reg  ceq_slot_1_d;
@@ -3811,7 +3858,38 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .ptr_29(checks_ptr_29),
         .ptr_30(checks_ptr_30),
         .ptr_31(checks_ptr_31),
-        .width(checks_width),
+        .width_0(checks_width_0),
+        .width_1(checks_width_1),
+        .width_2(checks_width_2),
+        .width_3(checks_width_3),
+        .width_4(checks_width_4),
+        .width_5(checks_width_5),
+        .width_6(checks_width_6),
+        .width_7(checks_width_7),
+        .width_8(checks_width_8),
+        .width_9(checks_width_9),
+        .width_10(checks_width_10),
+        .width_11(checks_width_11),
+        .width_12(checks_width_12),
+        .width_13(checks_width_13),
+        .width_14(checks_width_14),
+        .width_15(checks_width_15),
+        .width_16(checks_width_16),
+        .width_17(checks_width_17),
+        .width_18(checks_width_18),
+        .width_19(checks_width_19),
+        .width_20(checks_width_20),
+        .width_21(checks_width_21),
+        .width_22(checks_width_22),
+        .width_23(checks_width_23),
+        .width_24(checks_width_24),
+        .width_25(checks_width_25),
+        .width_26(checks_width_26),
+        .width_27(checks_width_27),
+        .width_28(checks_width_28),
+        .width_29(checks_width_29),
+        .width_30(checks_width_30),
+        .width_31(checks_width_31),
         .loc(checks_loc),
         .meta_valid(checks_meta_valid),
         .meta_base_0(checks_meta_base_0),
@@ -5204,6 +5282,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_ssize_5_q = 32'h0;
         m_ssize_6_q = 32'h0;
         m_ssize_7_q = 32'h0;
+        m_width_0_q = 5'h0;
+        m_width_1_q = 5'h0;
+        m_width_2_q = 5'h0;
+        m_width_3_q = 5'h0;
+        m_width_4_q = 5'h0;
+        m_width_5_q = 5'h0;
+        m_width_6_q = 5'h0;
+        m_width_7_q = 5'h0;
         ceq_slot_0_q = 1'h0;
         ceq_slot_1_q = 1'h0;
         ceq_slot_2_q = 1'h0;
@@ -6362,6 +6448,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_ssize_5_q <= m_ssize_5_d;
         m_ssize_6_q <= m_ssize_6_d;
         m_ssize_7_q <= m_ssize_7_d;
+        m_width_0_q <= m_width_0_d;
+        m_width_1_q <= m_width_1_d;
+        m_width_2_q <= m_width_2_d;
+        m_width_3_q <= m_width_3_d;
+        m_width_4_q <= m_width_4_d;
+        m_width_5_q <= m_width_5_d;
+        m_width_6_q <= m_width_6_d;
+        m_width_7_q <= m_width_7_d;
         ceq_slot_0_q <= ceq_slot_0_d;
         ceq_slot_1_q <= ceq_slot_1_d;
         ceq_slot_2_q <= ceq_slot_2_d;
@@ -6446,6 +6540,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] m_tag_5_d_comb;
     reg  [7:0] m_tag_6_d_comb;
     reg  [7:0] m_tag_7_d_comb;
+    reg  [4:0] m_width_0_d_comb;
+    reg  [4:0] m_width_1_d_comb;
+    reg  [4:0] m_width_2_d_comb;
+    reg  [4:0] m_width_3_d_comb;
+    reg  [4:0] m_width_4_d_comb;
+    reg  [4:0] m_width_5_d_comb;
+    reg  [4:0] m_width_6_d_comb;
+    reg  [4:0] m_width_7_d_comb;
     reg  [2:0] mem_req_id_comb;
     reg  [50:0] mem_req_node_comb;
     reg  mode_r_d_comb;
@@ -8566,7 +8668,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_ptr_30 = p_ptr_94_q;
         checks_mask_31 = p_mask_95_q;
         checks_ptr_31 = p_ptr_95_q;
-        checks_width = p_width_2_q;
         checks_loc = p_loc_2_q;
         checks_meta_valid = c_found;
         m_base_0_d_comb = m_base_0_q;
@@ -8574,48 +8675,56 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_tag_0_d_comb = m_tag_0_q;
         m_sbase_0_d_comb = m_sbase_0_q;
         m_ssize_0_d_comb = m_ssize_0_q;
+        m_width_0_d_comb = m_width_0_q;
         m_load_0 = 1'b0;
         m_base_1_d_comb = m_base_1_q;
         m_size_1_d_comb = m_size_1_q;
         m_tag_1_d_comb = m_tag_1_q;
         m_sbase_1_d_comb = m_sbase_1_q;
         m_ssize_1_d_comb = m_ssize_1_q;
+        m_width_1_d_comb = m_width_1_q;
         m_load_1 = 1'b0;
         m_base_2_d_comb = m_base_2_q;
         m_size_2_d_comb = m_size_2_q;
         m_tag_2_d_comb = m_tag_2_q;
         m_sbase_2_d_comb = m_sbase_2_q;
         m_ssize_2_d_comb = m_ssize_2_q;
+        m_width_2_d_comb = m_width_2_q;
         m_load_2 = 1'b0;
         m_base_3_d_comb = m_base_3_q;
         m_size_3_d_comb = m_size_3_q;
         m_tag_3_d_comb = m_tag_3_q;
         m_sbase_3_d_comb = m_sbase_3_q;
         m_ssize_3_d_comb = m_ssize_3_q;
+        m_width_3_d_comb = m_width_3_q;
         m_load_3 = 1'b0;
         m_base_4_d_comb = m_base_4_q;
         m_size_4_d_comb = m_size_4_q;
         m_tag_4_d_comb = m_tag_4_q;
         m_sbase_4_d_comb = m_sbase_4_q;
         m_ssize_4_d_comb = m_ssize_4_q;
+        m_width_4_d_comb = m_width_4_q;
         m_load_4 = 1'b0;
         m_base_5_d_comb = m_base_5_q;
         m_size_5_d_comb = m_size_5_q;
         m_tag_5_d_comb = m_tag_5_q;
         m_sbase_5_d_comb = m_sbase_5_q;
         m_ssize_5_d_comb = m_ssize_5_q;
+        m_width_5_d_comb = m_width_5_q;
         m_load_5 = 1'b0;
         m_base_6_d_comb = m_base_6_q;
         m_size_6_d_comb = m_size_6_q;
         m_tag_6_d_comb = m_tag_6_q;
         m_sbase_6_d_comb = m_sbase_6_q;
         m_ssize_6_d_comb = m_ssize_6_q;
+        m_width_6_d_comb = m_width_6_q;
         m_load_6 = 1'b0;
         m_base_7_d_comb = m_base_7_q;
         m_size_7_d_comb = m_size_7_q;
         m_tag_7_d_comb = m_tag_7_q;
         m_sbase_7_d_comb = m_sbase_7_q;
         m_ssize_7_d_comb = m_ssize_7_q;
+        m_width_7_d_comb = m_width_7_q;
         m_load_7 = 1'b0;
         if (p_valid_1_q & p_mask_32_q) begin
             m_load_0 = 1'b1;
@@ -8625,6 +8734,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_0 = m_tag_0_q;
         checks_sbase_0 = m_sbase_0_q;
         checks_ssize_0 = m_ssize_0_q;
+        checks_width_0 = m_width_0_q;
         if (p_valid_1_q & p_mask_33_q) begin
             m_load_0 = 1'b1;
         end
@@ -8633,6 +8743,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_1 = m_tag_0_q;
         checks_sbase_1 = m_sbase_0_q;
         checks_ssize_1 = m_ssize_0_q;
+        checks_width_1 = m_width_0_q;
         if (p_valid_1_q & p_mask_34_q) begin
             m_load_0 = 1'b1;
         end
@@ -8641,6 +8752,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_2 = m_tag_0_q;
         checks_sbase_2 = m_sbase_0_q;
         checks_ssize_2 = m_ssize_0_q;
+        checks_width_2 = m_width_0_q;
         if (p_valid_1_q & p_mask_35_q) begin
             m_load_0 = 1'b1;
         end
@@ -8649,6 +8761,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_3 = m_tag_0_q;
         checks_sbase_3 = m_sbase_0_q;
         checks_ssize_3 = m_ssize_0_q;
+        checks_width_3 = m_width_0_q;
         if (p_valid_1_q & p_mask_36_q) begin
             m_load_1 = 1'b1;
         end
@@ -8657,6 +8770,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_4 = m_tag_1_q;
         checks_sbase_4 = m_sbase_1_q;
         checks_ssize_4 = m_ssize_1_q;
+        checks_width_4 = m_width_1_q;
         if (p_valid_1_q & p_mask_37_q) begin
             m_load_1 = 1'b1;
         end
@@ -8665,6 +8779,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_5 = m_tag_1_q;
         checks_sbase_5 = m_sbase_1_q;
         checks_ssize_5 = m_ssize_1_q;
+        checks_width_5 = m_width_1_q;
         if (p_valid_1_q & p_mask_38_q) begin
             m_load_1 = 1'b1;
         end
@@ -8673,6 +8788,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_6 = m_tag_1_q;
         checks_sbase_6 = m_sbase_1_q;
         checks_ssize_6 = m_ssize_1_q;
+        checks_width_6 = m_width_1_q;
         if (p_valid_1_q & p_mask_39_q) begin
             m_load_1 = 1'b1;
         end
@@ -8681,6 +8797,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_7 = m_tag_1_q;
         checks_sbase_7 = m_sbase_1_q;
         checks_ssize_7 = m_ssize_1_q;
+        checks_width_7 = m_width_1_q;
         if (p_valid_1_q & p_mask_40_q) begin
             m_load_2 = 1'b1;
         end
@@ -8689,6 +8806,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_8 = m_tag_2_q;
         checks_sbase_8 = m_sbase_2_q;
         checks_ssize_8 = m_ssize_2_q;
+        checks_width_8 = m_width_2_q;
         if (p_valid_1_q & p_mask_41_q) begin
             m_load_2 = 1'b1;
         end
@@ -8697,6 +8815,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_9 = m_tag_2_q;
         checks_sbase_9 = m_sbase_2_q;
         checks_ssize_9 = m_ssize_2_q;
+        checks_width_9 = m_width_2_q;
         if (p_valid_1_q & p_mask_42_q) begin
             m_load_2 = 1'b1;
         end
@@ -8705,6 +8824,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_10 = m_tag_2_q;
         checks_sbase_10 = m_sbase_2_q;
         checks_ssize_10 = m_ssize_2_q;
+        checks_width_10 = m_width_2_q;
         if (p_valid_1_q & p_mask_43_q) begin
             m_load_2 = 1'b1;
         end
@@ -8713,6 +8833,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_11 = m_tag_2_q;
         checks_sbase_11 = m_sbase_2_q;
         checks_ssize_11 = m_ssize_2_q;
+        checks_width_11 = m_width_2_q;
         if (p_valid_1_q & p_mask_44_q) begin
             m_load_3 = 1'b1;
         end
@@ -8721,6 +8842,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_12 = m_tag_3_q;
         checks_sbase_12 = m_sbase_3_q;
         checks_ssize_12 = m_ssize_3_q;
+        checks_width_12 = m_width_3_q;
         if (p_valid_1_q & p_mask_45_q) begin
             m_load_3 = 1'b1;
         end
@@ -8729,6 +8851,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_13 = m_tag_3_q;
         checks_sbase_13 = m_sbase_3_q;
         checks_ssize_13 = m_ssize_3_q;
+        checks_width_13 = m_width_3_q;
         if (p_valid_1_q & p_mask_46_q) begin
             m_load_3 = 1'b1;
         end
@@ -8737,6 +8860,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_14 = m_tag_3_q;
         checks_sbase_14 = m_sbase_3_q;
         checks_ssize_14 = m_ssize_3_q;
+        checks_width_14 = m_width_3_q;
         if (p_valid_1_q & p_mask_47_q) begin
             m_load_3 = 1'b1;
         end
@@ -8745,6 +8869,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_15 = m_tag_3_q;
         checks_sbase_15 = m_sbase_3_q;
         checks_ssize_15 = m_ssize_3_q;
+        checks_width_15 = m_width_3_q;
         if (p_valid_1_q & p_mask_48_q) begin
             m_load_4 = 1'b1;
         end
@@ -8753,6 +8878,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_16 = m_tag_4_q;
         checks_sbase_16 = m_sbase_4_q;
         checks_ssize_16 = m_ssize_4_q;
+        checks_width_16 = m_width_4_q;
         if (p_valid_1_q & p_mask_49_q) begin
             m_load_4 = 1'b1;
         end
@@ -8761,6 +8887,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_17 = m_tag_4_q;
         checks_sbase_17 = m_sbase_4_q;
         checks_ssize_17 = m_ssize_4_q;
+        checks_width_17 = m_width_4_q;
         if (p_valid_1_q & p_mask_50_q) begin
             m_load_4 = 1'b1;
         end
@@ -8769,6 +8896,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_18 = m_tag_4_q;
         checks_sbase_18 = m_sbase_4_q;
         checks_ssize_18 = m_ssize_4_q;
+        checks_width_18 = m_width_4_q;
         if (p_valid_1_q & p_mask_51_q) begin
             m_load_4 = 1'b1;
         end
@@ -8777,6 +8905,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_19 = m_tag_4_q;
         checks_sbase_19 = m_sbase_4_q;
         checks_ssize_19 = m_ssize_4_q;
+        checks_width_19 = m_width_4_q;
         if (p_valid_1_q & p_mask_52_q) begin
             m_load_5 = 1'b1;
         end
@@ -8785,6 +8914,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_20 = m_tag_5_q;
         checks_sbase_20 = m_sbase_5_q;
         checks_ssize_20 = m_ssize_5_q;
+        checks_width_20 = m_width_5_q;
         if (p_valid_1_q & p_mask_53_q) begin
             m_load_5 = 1'b1;
         end
@@ -8793,6 +8923,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_21 = m_tag_5_q;
         checks_sbase_21 = m_sbase_5_q;
         checks_ssize_21 = m_ssize_5_q;
+        checks_width_21 = m_width_5_q;
         if (p_valid_1_q & p_mask_54_q) begin
             m_load_5 = 1'b1;
         end
@@ -8801,6 +8932,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_22 = m_tag_5_q;
         checks_sbase_22 = m_sbase_5_q;
         checks_ssize_22 = m_ssize_5_q;
+        checks_width_22 = m_width_5_q;
         if (p_valid_1_q & p_mask_55_q) begin
             m_load_5 = 1'b1;
         end
@@ -8809,6 +8941,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_23 = m_tag_5_q;
         checks_sbase_23 = m_sbase_5_q;
         checks_ssize_23 = m_ssize_5_q;
+        checks_width_23 = m_width_5_q;
         if (p_valid_1_q & p_mask_56_q) begin
             m_load_6 = 1'b1;
         end
@@ -8817,6 +8950,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_24 = m_tag_6_q;
         checks_sbase_24 = m_sbase_6_q;
         checks_ssize_24 = m_ssize_6_q;
+        checks_width_24 = m_width_6_q;
         if (p_valid_1_q & p_mask_57_q) begin
             m_load_6 = 1'b1;
         end
@@ -8825,6 +8959,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_25 = m_tag_6_q;
         checks_sbase_25 = m_sbase_6_q;
         checks_ssize_25 = m_ssize_6_q;
+        checks_width_25 = m_width_6_q;
         if (p_valid_1_q & p_mask_58_q) begin
             m_load_6 = 1'b1;
         end
@@ -8833,6 +8968,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_26 = m_tag_6_q;
         checks_sbase_26 = m_sbase_6_q;
         checks_ssize_26 = m_ssize_6_q;
+        checks_width_26 = m_width_6_q;
         if (p_valid_1_q & p_mask_59_q) begin
             m_load_6 = 1'b1;
         end
@@ -8841,6 +8977,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_27 = m_tag_6_q;
         checks_sbase_27 = m_sbase_6_q;
         checks_ssize_27 = m_ssize_6_q;
+        checks_width_27 = m_width_6_q;
         if (p_valid_1_q & p_mask_60_q) begin
             m_load_7 = 1'b1;
         end
@@ -8849,6 +8986,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_28 = m_tag_7_q;
         checks_sbase_28 = m_sbase_7_q;
         checks_ssize_28 = m_ssize_7_q;
+        checks_width_28 = m_width_7_q;
         if (p_valid_1_q & p_mask_61_q) begin
             m_load_7 = 1'b1;
         end
@@ -8857,6 +8995,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_29 = m_tag_7_q;
         checks_sbase_29 = m_sbase_7_q;
         checks_ssize_29 = m_ssize_7_q;
+        checks_width_29 = m_width_7_q;
         if (p_valid_1_q & p_mask_62_q) begin
             m_load_7 = 1'b1;
         end
@@ -8865,6 +9004,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_30 = m_tag_7_q;
         checks_sbase_30 = m_sbase_7_q;
         checks_ssize_30 = m_ssize_7_q;
+        checks_width_30 = m_width_7_q;
         if (p_valid_1_q & p_mask_63_q) begin
             m_load_7 = 1'b1;
         end
@@ -8873,12 +9013,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         checks_meta_tag_31 = m_tag_7_q;
         checks_sbase_31 = m_sbase_7_q;
         checks_ssize_31 = m_ssize_7_q;
+        checks_width_31 = m_width_7_q;
         if (m_load_0) begin
             m_base_0_d_comb = mlb_nx_base | p_res_base_1_q;
             m_size_0_d_comb = mlb_nx_size | p_res_size_1_q;
             m_tag_0_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_0_d_comb = p_sbase_1_q;
             m_ssize_0_d_comb = p_ssize_1_q;
+            m_width_0_d_comb = p_width_1_q;
         end
         if (m_load_1) begin
             m_base_1_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8886,6 +9028,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_1_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_1_d_comb = p_sbase_1_q;
             m_ssize_1_d_comb = p_ssize_1_q;
+            m_width_1_d_comb = p_width_1_q;
         end
         if (m_load_2) begin
             m_base_2_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8893,6 +9036,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_2_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_2_d_comb = p_sbase_1_q;
             m_ssize_2_d_comb = p_ssize_1_q;
+            m_width_2_d_comb = p_width_1_q;
         end
         if (m_load_3) begin
             m_base_3_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8900,6 +9044,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_3_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_3_d_comb = p_sbase_1_q;
             m_ssize_3_d_comb = p_ssize_1_q;
+            m_width_3_d_comb = p_width_1_q;
         end
         if (m_load_4) begin
             m_base_4_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8907,6 +9052,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_4_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_4_d_comb = p_sbase_1_q;
             m_ssize_4_d_comb = p_ssize_1_q;
+            m_width_4_d_comb = p_width_1_q;
         end
         if (m_load_5) begin
             m_base_5_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8914,6 +9060,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_5_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_5_d_comb = p_sbase_1_q;
             m_ssize_5_d_comb = p_ssize_1_q;
+            m_width_5_d_comb = p_width_1_q;
         end
         if (m_load_6) begin
             m_base_6_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8921,6 +9068,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_6_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_6_d_comb = p_sbase_1_q;
             m_ssize_6_d_comb = p_ssize_1_q;
+            m_width_6_d_comb = p_width_1_q;
         end
         if (m_load_7) begin
             m_base_7_d_comb = mlb_nx_base | p_res_base_1_q;
@@ -8928,6 +9076,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             m_tag_7_d_comb = mlb_nx_tag | p_res_tag_1_q;
             m_sbase_7_d_comb = p_sbase_1_q;
             m_ssize_7_d_comb = p_ssize_1_q;
+            m_width_7_d_comb = p_width_1_q;
         end
         checks_meta_fault_comb = f_mem;
         if (c_res == res_not_found) begin
@@ -12156,6 +12305,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         m_tag_5_d = m_tag_5_d_comb;
         m_tag_6_d = m_tag_6_d_comb;
         m_tag_7_d = m_tag_7_d_comb;
+        m_width_0_d = m_width_0_d_comb;
+        m_width_1_d = m_width_1_d_comb;
+        m_width_2_d = m_width_2_d_comb;
+        m_width_3_d = m_width_3_d_comb;
+        m_width_4_d = m_width_4_d_comb;
+        m_width_5_d = m_width_5_d_comb;
+        m_width_6_d = m_width_6_d_comb;
+        m_width_7_d = m_width_7_d_comb;
         mem_req_id = mem_req_id_comb;
         mem_req_node = mem_req_node_comb;
         mode_r_d = mode_r_d_comb;
@@ -13052,7 +13209,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
 endmodule // mlu8_bst_k4_l32_p2_c2
 
 // mlu8_bst_k4_l32_p2_c2_checks: hw::lane_checks::LaneChecks
-module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase_0,sbase_1,sbase_2,sbase_3,sbase_4,sbase_5,sbase_6,sbase_7,sbase_8,sbase_9,sbase_10,sbase_11,sbase_12,sbase_13,sbase_14,sbase_15,sbase_16,sbase_17,sbase_18,sbase_19,sbase_20,sbase_21,sbase_22,sbase_23,sbase_24,sbase_25,sbase_26,sbase_27,sbase_28,sbase_29,sbase_30,sbase_31,ssize_0,ssize_1,ssize_2,ssize_3,ssize_4,ssize_5,ssize_6,ssize_7,ssize_8,ssize_9,ssize_10,ssize_11,ssize_12,ssize_13,ssize_14,ssize_15,ssize_16,ssize_17,ssize_18,ssize_19,ssize_20,ssize_21,ssize_22,ssize_23,ssize_24,ssize_25,ssize_26,ssize_27,ssize_28,ssize_29,ssize_30,ssize_31,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width_0,width_1,width_2,width_3,width_4,width_5,width_6,width_7,width_8,width_9,width_10,width_11,width_12,width_13,width_14,width_15,width_16,width_17,width_18,width_19,width_20,width_21,width_22,width_23,width_24,width_25,width_26,width_27,width_28,width_29,width_30,width_31,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase_0,sbase_1,sbase_2,sbase_3,sbase_4,sbase_5,sbase_6,sbase_7,sbase_8,sbase_9,sbase_10,sbase_11,sbase_12,sbase_13,sbase_14,sbase_15,sbase_16,sbase_17,sbase_18,sbase_19,sbase_20,sbase_21,sbase_22,sbase_23,sbase_24,sbase_25,sbase_26,sbase_27,sbase_28,sbase_29,sbase_30,sbase_31,ssize_0,ssize_1,ssize_2,ssize_3,ssize_4,ssize_5,ssize_6,ssize_7,ssize_8,ssize_9,ssize_10,ssize_11,ssize_12,ssize_13,ssize_14,ssize_15,ssize_16,ssize_17,ssize_18,ssize_19,ssize_20,ssize_21,ssize_22,ssize_23,ssize_24,ssize_25,ssize_26,ssize_27,ssize_28,ssize_29,ssize_30,ssize_31,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
     input wire  clock;
@@ -13122,7 +13279,38 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     input wire  [63:0] ptr_29;
     input wire  [63:0] ptr_30;
     input wire  [63:0] ptr_31;
-    input wire  [4:0] width;
+    input wire  [4:0] width_0;
+    input wire  [4:0] width_1;
+    input wire  [4:0] width_2;
+    input wire  [4:0] width_3;
+    input wire  [4:0] width_4;
+    input wire  [4:0] width_5;
+    input wire  [4:0] width_6;
+    input wire  [4:0] width_7;
+    input wire  [4:0] width_8;
+    input wire  [4:0] width_9;
+    input wire  [4:0] width_10;
+    input wire  [4:0] width_11;
+    input wire  [4:0] width_12;
+    input wire  [4:0] width_13;
+    input wire  [4:0] width_14;
+    input wire  [4:0] width_15;
+    input wire  [4:0] width_16;
+    input wire  [4:0] width_17;
+    input wire  [4:0] width_18;
+    input wire  [4:0] width_19;
+    input wire  [4:0] width_20;
+    input wire  [4:0] width_21;
+    input wire  [4:0] width_22;
+    input wire  [4:0] width_23;
+    input wire  [4:0] width_24;
+    input wire  [4:0] width_25;
+    input wire  [4:0] width_26;
+    input wire  [4:0] width_27;
+    input wire  [4:0] width_28;
+    input wire  [4:0] width_29;
+    input wire  [4:0] width_30;
+    input wire  [4:0] width_31;
     input wire  [63:0] loc;
     input wire  meta_valid;
     input wire  [55:0] meta_base_0;
@@ -16649,7 +16837,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
     reg  st_ge_9_d_comb;
     always @(*) begin
         lanes_0_g_ptr = ptr_0;
-        lanes_0_g_width = width;
+        lanes_0_g_width = width_0;
         lanes_0_g_loc_comb = loc;
         if (hwonly) begin
             lanes_0_g_loc_comb = any_loc;
@@ -16659,7 +16847,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_0_g_meta_size = meta_size_0;
         lanes_0_g_meta_tag = meta_tag_0;
         lanes_0_s_addr = ptr_0[(32'h0)+:(32)];
-        lanes_0_s_width = width;
+        lanes_0_s_width = width_0;
         lanes_0_s_base = sbase_0;
         lanes_0_s_size = ssize_0;
         lane_pre_now_0 = f_none;
@@ -16684,7 +16872,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_0 = lane_bfail_now_0;
         lane_mask_0 = mask_0;
         lanes_1_g_ptr = ptr_1;
-        lanes_1_g_width = width;
+        lanes_1_g_width = width_1;
         lanes_1_g_loc_comb = loc;
         if (hwonly) begin
             lanes_1_g_loc_comb = any_loc;
@@ -16694,7 +16882,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_1_g_meta_size = meta_size_1;
         lanes_1_g_meta_tag = meta_tag_1;
         lanes_1_s_addr = ptr_1[(32'h0)+:(32)];
-        lanes_1_s_width = width;
+        lanes_1_s_width = width_1;
         lanes_1_s_base = sbase_1;
         lanes_1_s_size = ssize_1;
         lane_pre_now_1 = f_none;
@@ -16719,7 +16907,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_1 = lane_bfail_now_1;
         lane_mask_1 = mask_1;
         lanes_2_g_ptr = ptr_2;
-        lanes_2_g_width = width;
+        lanes_2_g_width = width_2;
         lanes_2_g_loc_comb = loc;
         if (hwonly) begin
             lanes_2_g_loc_comb = any_loc;
@@ -16729,7 +16917,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_2_g_meta_size = meta_size_2;
         lanes_2_g_meta_tag = meta_tag_2;
         lanes_2_s_addr = ptr_2[(32'h0)+:(32)];
-        lanes_2_s_width = width;
+        lanes_2_s_width = width_2;
         lanes_2_s_base = sbase_2;
         lanes_2_s_size = ssize_2;
         lane_pre_now_2 = f_none;
@@ -16754,7 +16942,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_2 = lane_bfail_now_2;
         lane_mask_2 = mask_2;
         lanes_3_g_ptr = ptr_3;
-        lanes_3_g_width = width;
+        lanes_3_g_width = width_3;
         lanes_3_g_loc_comb = loc;
         if (hwonly) begin
             lanes_3_g_loc_comb = any_loc;
@@ -16764,7 +16952,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_3_g_meta_size = meta_size_3;
         lanes_3_g_meta_tag = meta_tag_3;
         lanes_3_s_addr = ptr_3[(32'h0)+:(32)];
-        lanes_3_s_width = width;
+        lanes_3_s_width = width_3;
         lanes_3_s_base = sbase_3;
         lanes_3_s_size = ssize_3;
         lane_pre_now_3 = f_none;
@@ -16789,7 +16977,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_3 = lane_bfail_now_3;
         lane_mask_3 = mask_3;
         lanes_4_g_ptr = ptr_4;
-        lanes_4_g_width = width;
+        lanes_4_g_width = width_4;
         lanes_4_g_loc_comb = loc;
         if (hwonly) begin
             lanes_4_g_loc_comb = any_loc;
@@ -16799,7 +16987,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_4_g_meta_size = meta_size_4;
         lanes_4_g_meta_tag = meta_tag_4;
         lanes_4_s_addr = ptr_4[(32'h0)+:(32)];
-        lanes_4_s_width = width;
+        lanes_4_s_width = width_4;
         lanes_4_s_base = sbase_4;
         lanes_4_s_size = ssize_4;
         lane_pre_now_4 = f_none;
@@ -16824,7 +17012,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_4 = lane_bfail_now_4;
         lane_mask_4 = mask_4;
         lanes_5_g_ptr = ptr_5;
-        lanes_5_g_width = width;
+        lanes_5_g_width = width_5;
         lanes_5_g_loc_comb = loc;
         if (hwonly) begin
             lanes_5_g_loc_comb = any_loc;
@@ -16834,7 +17022,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_5_g_meta_size = meta_size_5;
         lanes_5_g_meta_tag = meta_tag_5;
         lanes_5_s_addr = ptr_5[(32'h0)+:(32)];
-        lanes_5_s_width = width;
+        lanes_5_s_width = width_5;
         lanes_5_s_base = sbase_5;
         lanes_5_s_size = ssize_5;
         lane_pre_now_5 = f_none;
@@ -16859,7 +17047,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_5 = lane_bfail_now_5;
         lane_mask_5 = mask_5;
         lanes_6_g_ptr = ptr_6;
-        lanes_6_g_width = width;
+        lanes_6_g_width = width_6;
         lanes_6_g_loc_comb = loc;
         if (hwonly) begin
             lanes_6_g_loc_comb = any_loc;
@@ -16869,7 +17057,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_6_g_meta_size = meta_size_6;
         lanes_6_g_meta_tag = meta_tag_6;
         lanes_6_s_addr = ptr_6[(32'h0)+:(32)];
-        lanes_6_s_width = width;
+        lanes_6_s_width = width_6;
         lanes_6_s_base = sbase_6;
         lanes_6_s_size = ssize_6;
         lane_pre_now_6 = f_none;
@@ -16894,7 +17082,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_6 = lane_bfail_now_6;
         lane_mask_6 = mask_6;
         lanes_7_g_ptr = ptr_7;
-        lanes_7_g_width = width;
+        lanes_7_g_width = width_7;
         lanes_7_g_loc_comb = loc;
         if (hwonly) begin
             lanes_7_g_loc_comb = any_loc;
@@ -16904,7 +17092,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_7_g_meta_size = meta_size_7;
         lanes_7_g_meta_tag = meta_tag_7;
         lanes_7_s_addr = ptr_7[(32'h0)+:(32)];
-        lanes_7_s_width = width;
+        lanes_7_s_width = width_7;
         lanes_7_s_base = sbase_7;
         lanes_7_s_size = ssize_7;
         lane_pre_now_7 = f_none;
@@ -16929,7 +17117,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_7 = lane_bfail_now_7;
         lane_mask_7 = mask_7;
         lanes_8_g_ptr = ptr_8;
-        lanes_8_g_width = width;
+        lanes_8_g_width = width_8;
         lanes_8_g_loc_comb = loc;
         if (hwonly) begin
             lanes_8_g_loc_comb = any_loc;
@@ -16939,7 +17127,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_8_g_meta_size = meta_size_8;
         lanes_8_g_meta_tag = meta_tag_8;
         lanes_8_s_addr = ptr_8[(32'h0)+:(32)];
-        lanes_8_s_width = width;
+        lanes_8_s_width = width_8;
         lanes_8_s_base = sbase_8;
         lanes_8_s_size = ssize_8;
         lane_pre_now_8 = f_none;
@@ -16964,7 +17152,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_8 = lane_bfail_now_8;
         lane_mask_8 = mask_8;
         lanes_9_g_ptr = ptr_9;
-        lanes_9_g_width = width;
+        lanes_9_g_width = width_9;
         lanes_9_g_loc_comb = loc;
         if (hwonly) begin
             lanes_9_g_loc_comb = any_loc;
@@ -16974,7 +17162,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_9_g_meta_size = meta_size_9;
         lanes_9_g_meta_tag = meta_tag_9;
         lanes_9_s_addr = ptr_9[(32'h0)+:(32)];
-        lanes_9_s_width = width;
+        lanes_9_s_width = width_9;
         lanes_9_s_base = sbase_9;
         lanes_9_s_size = ssize_9;
         lane_pre_now_9 = f_none;
@@ -16999,7 +17187,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_9 = lane_bfail_now_9;
         lane_mask_9 = mask_9;
         lanes_10_g_ptr = ptr_10;
-        lanes_10_g_width = width;
+        lanes_10_g_width = width_10;
         lanes_10_g_loc_comb = loc;
         if (hwonly) begin
             lanes_10_g_loc_comb = any_loc;
@@ -17009,7 +17197,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_10_g_meta_size = meta_size_10;
         lanes_10_g_meta_tag = meta_tag_10;
         lanes_10_s_addr = ptr_10[(32'h0)+:(32)];
-        lanes_10_s_width = width;
+        lanes_10_s_width = width_10;
         lanes_10_s_base = sbase_10;
         lanes_10_s_size = ssize_10;
         lane_pre_now_10 = f_none;
@@ -17034,7 +17222,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_10 = lane_bfail_now_10;
         lane_mask_10 = mask_10;
         lanes_11_g_ptr = ptr_11;
-        lanes_11_g_width = width;
+        lanes_11_g_width = width_11;
         lanes_11_g_loc_comb = loc;
         if (hwonly) begin
             lanes_11_g_loc_comb = any_loc;
@@ -17044,7 +17232,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_11_g_meta_size = meta_size_11;
         lanes_11_g_meta_tag = meta_tag_11;
         lanes_11_s_addr = ptr_11[(32'h0)+:(32)];
-        lanes_11_s_width = width;
+        lanes_11_s_width = width_11;
         lanes_11_s_base = sbase_11;
         lanes_11_s_size = ssize_11;
         lane_pre_now_11 = f_none;
@@ -17069,7 +17257,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_11 = lane_bfail_now_11;
         lane_mask_11 = mask_11;
         lanes_12_g_ptr = ptr_12;
-        lanes_12_g_width = width;
+        lanes_12_g_width = width_12;
         lanes_12_g_loc_comb = loc;
         if (hwonly) begin
             lanes_12_g_loc_comb = any_loc;
@@ -17079,7 +17267,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_12_g_meta_size = meta_size_12;
         lanes_12_g_meta_tag = meta_tag_12;
         lanes_12_s_addr = ptr_12[(32'h0)+:(32)];
-        lanes_12_s_width = width;
+        lanes_12_s_width = width_12;
         lanes_12_s_base = sbase_12;
         lanes_12_s_size = ssize_12;
         lane_pre_now_12 = f_none;
@@ -17104,7 +17292,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_12 = lane_bfail_now_12;
         lane_mask_12 = mask_12;
         lanes_13_g_ptr = ptr_13;
-        lanes_13_g_width = width;
+        lanes_13_g_width = width_13;
         lanes_13_g_loc_comb = loc;
         if (hwonly) begin
             lanes_13_g_loc_comb = any_loc;
@@ -17114,7 +17302,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_13_g_meta_size = meta_size_13;
         lanes_13_g_meta_tag = meta_tag_13;
         lanes_13_s_addr = ptr_13[(32'h0)+:(32)];
-        lanes_13_s_width = width;
+        lanes_13_s_width = width_13;
         lanes_13_s_base = sbase_13;
         lanes_13_s_size = ssize_13;
         lane_pre_now_13 = f_none;
@@ -17139,7 +17327,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_13 = lane_bfail_now_13;
         lane_mask_13 = mask_13;
         lanes_14_g_ptr = ptr_14;
-        lanes_14_g_width = width;
+        lanes_14_g_width = width_14;
         lanes_14_g_loc_comb = loc;
         if (hwonly) begin
             lanes_14_g_loc_comb = any_loc;
@@ -17149,7 +17337,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_14_g_meta_size = meta_size_14;
         lanes_14_g_meta_tag = meta_tag_14;
         lanes_14_s_addr = ptr_14[(32'h0)+:(32)];
-        lanes_14_s_width = width;
+        lanes_14_s_width = width_14;
         lanes_14_s_base = sbase_14;
         lanes_14_s_size = ssize_14;
         lane_pre_now_14 = f_none;
@@ -17174,7 +17362,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_14 = lane_bfail_now_14;
         lane_mask_14 = mask_14;
         lanes_15_g_ptr = ptr_15;
-        lanes_15_g_width = width;
+        lanes_15_g_width = width_15;
         lanes_15_g_loc_comb = loc;
         if (hwonly) begin
             lanes_15_g_loc_comb = any_loc;
@@ -17184,7 +17372,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_15_g_meta_size = meta_size_15;
         lanes_15_g_meta_tag = meta_tag_15;
         lanes_15_s_addr = ptr_15[(32'h0)+:(32)];
-        lanes_15_s_width = width;
+        lanes_15_s_width = width_15;
         lanes_15_s_base = sbase_15;
         lanes_15_s_size = ssize_15;
         lane_pre_now_15 = f_none;
@@ -17209,7 +17397,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_15 = lane_bfail_now_15;
         lane_mask_15 = mask_15;
         lanes_16_g_ptr = ptr_16;
-        lanes_16_g_width = width;
+        lanes_16_g_width = width_16;
         lanes_16_g_loc_comb = loc;
         if (hwonly) begin
             lanes_16_g_loc_comb = any_loc;
@@ -17219,7 +17407,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_16_g_meta_size = meta_size_16;
         lanes_16_g_meta_tag = meta_tag_16;
         lanes_16_s_addr = ptr_16[(32'h0)+:(32)];
-        lanes_16_s_width = width;
+        lanes_16_s_width = width_16;
         lanes_16_s_base = sbase_16;
         lanes_16_s_size = ssize_16;
         lane_pre_now_16 = f_none;
@@ -17244,7 +17432,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_16 = lane_bfail_now_16;
         lane_mask_16 = mask_16;
         lanes_17_g_ptr = ptr_17;
-        lanes_17_g_width = width;
+        lanes_17_g_width = width_17;
         lanes_17_g_loc_comb = loc;
         if (hwonly) begin
             lanes_17_g_loc_comb = any_loc;
@@ -17254,7 +17442,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_17_g_meta_size = meta_size_17;
         lanes_17_g_meta_tag = meta_tag_17;
         lanes_17_s_addr = ptr_17[(32'h0)+:(32)];
-        lanes_17_s_width = width;
+        lanes_17_s_width = width_17;
         lanes_17_s_base = sbase_17;
         lanes_17_s_size = ssize_17;
         lane_pre_now_17 = f_none;
@@ -17279,7 +17467,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_17 = lane_bfail_now_17;
         lane_mask_17 = mask_17;
         lanes_18_g_ptr = ptr_18;
-        lanes_18_g_width = width;
+        lanes_18_g_width = width_18;
         lanes_18_g_loc_comb = loc;
         if (hwonly) begin
             lanes_18_g_loc_comb = any_loc;
@@ -17289,7 +17477,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_18_g_meta_size = meta_size_18;
         lanes_18_g_meta_tag = meta_tag_18;
         lanes_18_s_addr = ptr_18[(32'h0)+:(32)];
-        lanes_18_s_width = width;
+        lanes_18_s_width = width_18;
         lanes_18_s_base = sbase_18;
         lanes_18_s_size = ssize_18;
         lane_pre_now_18 = f_none;
@@ -17314,7 +17502,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_18 = lane_bfail_now_18;
         lane_mask_18 = mask_18;
         lanes_19_g_ptr = ptr_19;
-        lanes_19_g_width = width;
+        lanes_19_g_width = width_19;
         lanes_19_g_loc_comb = loc;
         if (hwonly) begin
             lanes_19_g_loc_comb = any_loc;
@@ -17324,7 +17512,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_19_g_meta_size = meta_size_19;
         lanes_19_g_meta_tag = meta_tag_19;
         lanes_19_s_addr = ptr_19[(32'h0)+:(32)];
-        lanes_19_s_width = width;
+        lanes_19_s_width = width_19;
         lanes_19_s_base = sbase_19;
         lanes_19_s_size = ssize_19;
         lane_pre_now_19 = f_none;
@@ -17349,7 +17537,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_19 = lane_bfail_now_19;
         lane_mask_19 = mask_19;
         lanes_20_g_ptr = ptr_20;
-        lanes_20_g_width = width;
+        lanes_20_g_width = width_20;
         lanes_20_g_loc_comb = loc;
         if (hwonly) begin
             lanes_20_g_loc_comb = any_loc;
@@ -17359,7 +17547,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_20_g_meta_size = meta_size_20;
         lanes_20_g_meta_tag = meta_tag_20;
         lanes_20_s_addr = ptr_20[(32'h0)+:(32)];
-        lanes_20_s_width = width;
+        lanes_20_s_width = width_20;
         lanes_20_s_base = sbase_20;
         lanes_20_s_size = ssize_20;
         lane_pre_now_20 = f_none;
@@ -17384,7 +17572,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_20 = lane_bfail_now_20;
         lane_mask_20 = mask_20;
         lanes_21_g_ptr = ptr_21;
-        lanes_21_g_width = width;
+        lanes_21_g_width = width_21;
         lanes_21_g_loc_comb = loc;
         if (hwonly) begin
             lanes_21_g_loc_comb = any_loc;
@@ -17394,7 +17582,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_21_g_meta_size = meta_size_21;
         lanes_21_g_meta_tag = meta_tag_21;
         lanes_21_s_addr = ptr_21[(32'h0)+:(32)];
-        lanes_21_s_width = width;
+        lanes_21_s_width = width_21;
         lanes_21_s_base = sbase_21;
         lanes_21_s_size = ssize_21;
         lane_pre_now_21 = f_none;
@@ -17419,7 +17607,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_21 = lane_bfail_now_21;
         lane_mask_21 = mask_21;
         lanes_22_g_ptr = ptr_22;
-        lanes_22_g_width = width;
+        lanes_22_g_width = width_22;
         lanes_22_g_loc_comb = loc;
         if (hwonly) begin
             lanes_22_g_loc_comb = any_loc;
@@ -17429,7 +17617,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_22_g_meta_size = meta_size_22;
         lanes_22_g_meta_tag = meta_tag_22;
         lanes_22_s_addr = ptr_22[(32'h0)+:(32)];
-        lanes_22_s_width = width;
+        lanes_22_s_width = width_22;
         lanes_22_s_base = sbase_22;
         lanes_22_s_size = ssize_22;
         lane_pre_now_22 = f_none;
@@ -17454,7 +17642,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_22 = lane_bfail_now_22;
         lane_mask_22 = mask_22;
         lanes_23_g_ptr = ptr_23;
-        lanes_23_g_width = width;
+        lanes_23_g_width = width_23;
         lanes_23_g_loc_comb = loc;
         if (hwonly) begin
             lanes_23_g_loc_comb = any_loc;
@@ -17464,7 +17652,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_23_g_meta_size = meta_size_23;
         lanes_23_g_meta_tag = meta_tag_23;
         lanes_23_s_addr = ptr_23[(32'h0)+:(32)];
-        lanes_23_s_width = width;
+        lanes_23_s_width = width_23;
         lanes_23_s_base = sbase_23;
         lanes_23_s_size = ssize_23;
         lane_pre_now_23 = f_none;
@@ -17489,7 +17677,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_23 = lane_bfail_now_23;
         lane_mask_23 = mask_23;
         lanes_24_g_ptr = ptr_24;
-        lanes_24_g_width = width;
+        lanes_24_g_width = width_24;
         lanes_24_g_loc_comb = loc;
         if (hwonly) begin
             lanes_24_g_loc_comb = any_loc;
@@ -17499,7 +17687,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_24_g_meta_size = meta_size_24;
         lanes_24_g_meta_tag = meta_tag_24;
         lanes_24_s_addr = ptr_24[(32'h0)+:(32)];
-        lanes_24_s_width = width;
+        lanes_24_s_width = width_24;
         lanes_24_s_base = sbase_24;
         lanes_24_s_size = ssize_24;
         lane_pre_now_24 = f_none;
@@ -17524,7 +17712,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_24 = lane_bfail_now_24;
         lane_mask_24 = mask_24;
         lanes_25_g_ptr = ptr_25;
-        lanes_25_g_width = width;
+        lanes_25_g_width = width_25;
         lanes_25_g_loc_comb = loc;
         if (hwonly) begin
             lanes_25_g_loc_comb = any_loc;
@@ -17534,7 +17722,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_25_g_meta_size = meta_size_25;
         lanes_25_g_meta_tag = meta_tag_25;
         lanes_25_s_addr = ptr_25[(32'h0)+:(32)];
-        lanes_25_s_width = width;
+        lanes_25_s_width = width_25;
         lanes_25_s_base = sbase_25;
         lanes_25_s_size = ssize_25;
         lane_pre_now_25 = f_none;
@@ -17559,7 +17747,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_25 = lane_bfail_now_25;
         lane_mask_25 = mask_25;
         lanes_26_g_ptr = ptr_26;
-        lanes_26_g_width = width;
+        lanes_26_g_width = width_26;
         lanes_26_g_loc_comb = loc;
         if (hwonly) begin
             lanes_26_g_loc_comb = any_loc;
@@ -17569,7 +17757,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_26_g_meta_size = meta_size_26;
         lanes_26_g_meta_tag = meta_tag_26;
         lanes_26_s_addr = ptr_26[(32'h0)+:(32)];
-        lanes_26_s_width = width;
+        lanes_26_s_width = width_26;
         lanes_26_s_base = sbase_26;
         lanes_26_s_size = ssize_26;
         lane_pre_now_26 = f_none;
@@ -17594,7 +17782,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_26 = lane_bfail_now_26;
         lane_mask_26 = mask_26;
         lanes_27_g_ptr = ptr_27;
-        lanes_27_g_width = width;
+        lanes_27_g_width = width_27;
         lanes_27_g_loc_comb = loc;
         if (hwonly) begin
             lanes_27_g_loc_comb = any_loc;
@@ -17604,7 +17792,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_27_g_meta_size = meta_size_27;
         lanes_27_g_meta_tag = meta_tag_27;
         lanes_27_s_addr = ptr_27[(32'h0)+:(32)];
-        lanes_27_s_width = width;
+        lanes_27_s_width = width_27;
         lanes_27_s_base = sbase_27;
         lanes_27_s_size = ssize_27;
         lane_pre_now_27 = f_none;
@@ -17629,7 +17817,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_27 = lane_bfail_now_27;
         lane_mask_27 = mask_27;
         lanes_28_g_ptr = ptr_28;
-        lanes_28_g_width = width;
+        lanes_28_g_width = width_28;
         lanes_28_g_loc_comb = loc;
         if (hwonly) begin
             lanes_28_g_loc_comb = any_loc;
@@ -17639,7 +17827,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_28_g_meta_size = meta_size_28;
         lanes_28_g_meta_tag = meta_tag_28;
         lanes_28_s_addr = ptr_28[(32'h0)+:(32)];
-        lanes_28_s_width = width;
+        lanes_28_s_width = width_28;
         lanes_28_s_base = sbase_28;
         lanes_28_s_size = ssize_28;
         lane_pre_now_28 = f_none;
@@ -17664,7 +17852,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_28 = lane_bfail_now_28;
         lane_mask_28 = mask_28;
         lanes_29_g_ptr = ptr_29;
-        lanes_29_g_width = width;
+        lanes_29_g_width = width_29;
         lanes_29_g_loc_comb = loc;
         if (hwonly) begin
             lanes_29_g_loc_comb = any_loc;
@@ -17674,7 +17862,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_29_g_meta_size = meta_size_29;
         lanes_29_g_meta_tag = meta_tag_29;
         lanes_29_s_addr = ptr_29[(32'h0)+:(32)];
-        lanes_29_s_width = width;
+        lanes_29_s_width = width_29;
         lanes_29_s_base = sbase_29;
         lanes_29_s_size = ssize_29;
         lane_pre_now_29 = f_none;
@@ -17699,7 +17887,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_29 = lane_bfail_now_29;
         lane_mask_29 = mask_29;
         lanes_30_g_ptr = ptr_30;
-        lanes_30_g_width = width;
+        lanes_30_g_width = width_30;
         lanes_30_g_loc_comb = loc;
         if (hwonly) begin
             lanes_30_g_loc_comb = any_loc;
@@ -17709,7 +17897,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_30_g_meta_size = meta_size_30;
         lanes_30_g_meta_tag = meta_tag_30;
         lanes_30_s_addr = ptr_30[(32'h0)+:(32)];
-        lanes_30_s_width = width;
+        lanes_30_s_width = width_30;
         lanes_30_s_base = sbase_30;
         lanes_30_s_size = ssize_30;
         lane_pre_now_30 = f_none;
@@ -17734,7 +17922,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lane_bfail_30 = lane_bfail_now_30;
         lane_mask_30 = mask_30;
         lanes_31_g_ptr = ptr_31;
-        lanes_31_g_width = width;
+        lanes_31_g_width = width_31;
         lanes_31_g_loc_comb = loc;
         if (hwonly) begin
             lanes_31_g_loc_comb = any_loc;
@@ -17744,7 +17932,7 @@ module mlu8_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mas
         lanes_31_g_meta_size = meta_size_31;
         lanes_31_g_meta_tag = meta_tag_31;
         lanes_31_s_addr = ptr_31[(32'h0)+:(32)];
-        lanes_31_s_width = width;
+        lanes_31_s_width = width_31;
         lanes_31_s_base = sbase_31;
         lanes_31_s_size = ssize_31;
         lane_pre_now_31 = f_none;
@@ -37185,52 +37373,40 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     wire  [7:0] plru_0_state;
     reg  s1_rs_valid_0_d;
     reg  s1_rs_valid_0_q;
-    reg  s1_rs_hit_0_d;
-    reg  s1_rs_hit_0_q;
-    reg  s1_rs_multi_0_d;
-    reg  s1_rs_multi_0_q;
-    reg  [2:0] s1_rs_way_0_d;
-    reg  [2:0] s1_rs_way_0_q;
-    reg  s1_rs_onehot_0_d;
-    reg  s1_rs_onehot_0_q;
-    reg  s1_rs_onehot_1_d;
-    reg  s1_rs_onehot_1_q;
-    reg  s1_rs_onehot_2_d;
-    reg  s1_rs_onehot_2_q;
-    reg  s1_rs_onehot_3_d;
-    reg  s1_rs_onehot_3_q;
-    reg  s1_rs_onehot_4_d;
-    reg  s1_rs_onehot_4_q;
-    reg  s1_rs_onehot_5_d;
-    reg  s1_rs_onehot_5_q;
-    reg  s1_rs_onehot_6_d;
-    reg  s1_rs_onehot_6_q;
-    reg  s1_rs_onehot_7_d;
-    reg  s1_rs_onehot_7_q;
+    reg  s1_rs_match_0_d;
+    reg  s1_rs_match_0_q;
+    reg  s1_rs_match_1_d;
+    reg  s1_rs_match_1_q;
+    reg  s1_rs_match_2_d;
+    reg  s1_rs_match_2_q;
+    reg  s1_rs_match_3_d;
+    reg  s1_rs_match_3_q;
+    reg  s1_rs_match_4_d;
+    reg  s1_rs_match_4_q;
+    reg  s1_rs_match_5_d;
+    reg  s1_rs_match_5_q;
+    reg  s1_rs_match_6_d;
+    reg  s1_rs_match_6_q;
+    reg  s1_rs_match_7_d;
+    reg  s1_rs_match_7_q;
     reg  s1_ls_valid_0_d;
     reg  s1_ls_valid_0_q;
-    reg  s1_ls_hit_0_d;
-    reg  s1_ls_hit_0_q;
-    reg  s1_ls_multi_0_d;
-    reg  s1_ls_multi_0_q;
-    reg  [2:0] s1_ls_way_0_d;
-    reg  [2:0] s1_ls_way_0_q;
-    reg  s1_ls_onehot_0_d;
-    reg  s1_ls_onehot_0_q;
-    reg  s1_ls_onehot_1_d;
-    reg  s1_ls_onehot_1_q;
-    reg  s1_ls_onehot_2_d;
-    reg  s1_ls_onehot_2_q;
-    reg  s1_ls_onehot_3_d;
-    reg  s1_ls_onehot_3_q;
-    reg  s1_ls_onehot_4_d;
-    reg  s1_ls_onehot_4_q;
-    reg  s1_ls_onehot_5_d;
-    reg  s1_ls_onehot_5_q;
-    reg  s1_ls_onehot_6_d;
-    reg  s1_ls_onehot_6_q;
-    reg  s1_ls_onehot_7_d;
-    reg  s1_ls_onehot_7_q;
+    reg  s1_ls_match_0_d;
+    reg  s1_ls_match_0_q;
+    reg  s1_ls_match_1_d;
+    reg  s1_ls_match_1_q;
+    reg  s1_ls_match_2_d;
+    reg  s1_ls_match_2_q;
+    reg  s1_ls_match_3_d;
+    reg  s1_ls_match_3_q;
+    reg  s1_ls_match_4_d;
+    reg  s1_ls_match_4_q;
+    reg  s1_ls_match_5_d;
+    reg  s1_ls_match_5_q;
+    reg  s1_ls_match_6_d;
+    reg  s1_ls_match_6_q;
+    reg  s1_ls_match_7_d;
+    reg  s1_ls_match_7_q;
     reg  s1_written_0_d;
     reg  s1_written_0_q;
     reg  s1_written_1_d;
@@ -37247,6 +37423,8 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  s1_written_6_q;
     reg  s1_written_7_d;
     reg  s1_written_7_q;
+    reg  s1_clear_0_d;
+    reg  s1_clear_0_q;
     reg  fm_q_0_d;
     reg  fm_q_0_q;
     reg  fm_q_1_d;
@@ -37291,6 +37469,38 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  rs_match_0;
+    reg  rs_match_1;
+    reg  rs_match_2;
+    reg  rs_match_3;
+    reg  rs_match_4;
+    reg  rs_match_5;
+    reg  rs_match_6;
+    reg  rs_match_7;
+    reg  ls_match_0;
+    reg  ls_match_1;
+    reg  ls_match_2;
+    reg  ls_match_3;
+    reg  ls_match_4;
+    reg  ls_match_5;
+    reg  ls_match_6;
+    reg  ls_match_7;
+    reg  rs_req_0;
+    reg  rs_req_1;
+    reg  rs_req_2;
+    reg  rs_req_3;
+    reg  rs_req_4;
+    reg  rs_req_5;
+    reg  rs_req_6;
+    reg  rs_req_7;
+    reg  ls_req_0;
+    reg  ls_req_1;
+    reg  ls_req_2;
+    reg  ls_req_3;
+    reg  ls_req_4;
+    reg  ls_req_5;
+    reg  ls_req_6;
+    reg  ls_req_7;
     reg  fm_cand_0;
     reg  fm_cand_1;
     reg  fm_cand_2;
@@ -37304,26 +37514,26 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
-    reg  out_rs_onehot_0;
-    reg  out_rs_onehot_1;
-    reg  out_rs_onehot_2;
-    reg  out_rs_onehot_3;
-    reg  out_rs_onehot_4;
-    reg  out_rs_onehot_5;
-    reg  out_rs_onehot_6;
-    reg  out_rs_onehot_7;
+    reg  out_rs_take_0;
+    reg  out_rs_take_1;
+    reg  out_rs_take_2;
+    reg  out_rs_take_3;
+    reg  out_rs_take_4;
+    reg  out_rs_take_5;
+    reg  out_rs_take_6;
+    reg  out_rs_take_7;
     reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
-    reg  out_ls_onehot_0;
-    reg  out_ls_onehot_1;
-    reg  out_ls_onehot_2;
-    reg  out_ls_onehot_3;
-    reg  out_ls_onehot_4;
-    reg  out_ls_onehot_5;
-    reg  out_ls_onehot_6;
-    reg  out_ls_onehot_7;
+    reg  out_ls_take_0;
+    reg  out_ls_take_1;
+    reg  out_ls_take_2;
+    reg  out_ls_take_3;
+    reg  out_ls_take_4;
+    reg  out_ls_take_5;
+    reg  out_ls_take_6;
+    reg  out_ls_take_7;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -37348,111 +37558,141 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [55:0] cs_nr_5;
     reg  [55:0] cs_nr_6;
     reg  [55:0] cs_nr_7;
-    reg  [50:0] rs_or_loc_0;
-    reg  [50:0] rs_or_loc_1;
-    reg  [50:0] rs_or_loc_2;
-    reg  [50:0] rs_or_loc_3;
-    reg  [50:0] rs_or_loc_4;
-    reg  [50:0] rs_or_loc_5;
-    reg  [50:0] rs_or_loc_6;
-    reg  [50:0] rs_or_loc_7;
-    reg  [50:0] rs_or_loc_8;
-    reg  [50:0] rs_or_loc_9;
-    reg  [50:0] rs_or_loc_10;
-    reg  [50:0] rs_or_loc_11;
-    reg  [50:0] rs_or_loc_12;
-    reg  [50:0] rs_or_loc_13;
-    reg  [50:0] rs_or_loc_14;
-    reg  [55:0] rs_or_base_0;
-    reg  [55:0] rs_or_base_1;
-    reg  [55:0] rs_or_base_2;
-    reg  [55:0] rs_or_base_3;
-    reg  [55:0] rs_or_base_4;
-    reg  [55:0] rs_or_base_5;
-    reg  [55:0] rs_or_base_6;
-    reg  [55:0] rs_or_base_7;
-    reg  [55:0] rs_or_base_8;
-    reg  [55:0] rs_or_base_9;
-    reg  [55:0] rs_or_base_10;
-    reg  [55:0] rs_or_base_11;
-    reg  [55:0] rs_or_base_12;
-    reg  [55:0] rs_or_base_13;
-    reg  [55:0] rs_or_base_14;
-    reg  [55:0] rs_or_size_0;
-    reg  [55:0] rs_or_size_1;
-    reg  [55:0] rs_or_size_2;
-    reg  [55:0] rs_or_size_3;
-    reg  [55:0] rs_or_size_4;
-    reg  [55:0] rs_or_size_5;
-    reg  [55:0] rs_or_size_6;
-    reg  [55:0] rs_or_size_7;
-    reg  [55:0] rs_or_size_8;
-    reg  [55:0] rs_or_size_9;
-    reg  [55:0] rs_or_size_10;
-    reg  [55:0] rs_or_size_11;
-    reg  [55:0] rs_or_size_12;
-    reg  [55:0] rs_or_size_13;
-    reg  [55:0] rs_or_size_14;
-    reg  [7:0] rs_or_tag_0;
-    reg  [7:0] rs_or_tag_1;
-    reg  [7:0] rs_or_tag_2;
-    reg  [7:0] rs_or_tag_3;
-    reg  [7:0] rs_or_tag_4;
-    reg  [7:0] rs_or_tag_5;
-    reg  [7:0] rs_or_tag_6;
-    reg  [7:0] rs_or_tag_7;
-    reg  [7:0] rs_or_tag_8;
-    reg  [7:0] rs_or_tag_9;
-    reg  [7:0] rs_or_tag_10;
-    reg  [7:0] rs_or_tag_11;
-    reg  [7:0] rs_or_tag_12;
-    reg  [7:0] rs_or_tag_13;
-    reg  [7:0] rs_or_tag_14;
-    reg  [55:0] ls_or_base_0;
-    reg  [55:0] ls_or_base_1;
-    reg  [55:0] ls_or_base_2;
-    reg  [55:0] ls_or_base_3;
-    reg  [55:0] ls_or_base_4;
-    reg  [55:0] ls_or_base_5;
-    reg  [55:0] ls_or_base_6;
-    reg  [55:0] ls_or_base_7;
-    reg  [55:0] ls_or_base_8;
-    reg  [55:0] ls_or_base_9;
-    reg  [55:0] ls_or_base_10;
-    reg  [55:0] ls_or_base_11;
-    reg  [55:0] ls_or_base_12;
-    reg  [55:0] ls_or_base_13;
-    reg  [55:0] ls_or_base_14;
-    reg  [55:0] ls_or_size_0;
-    reg  [55:0] ls_or_size_1;
-    reg  [55:0] ls_or_size_2;
-    reg  [55:0] ls_or_size_3;
-    reg  [55:0] ls_or_size_4;
-    reg  [55:0] ls_or_size_5;
-    reg  [55:0] ls_or_size_6;
-    reg  [55:0] ls_or_size_7;
-    reg  [55:0] ls_or_size_8;
-    reg  [55:0] ls_or_size_9;
-    reg  [55:0] ls_or_size_10;
-    reg  [55:0] ls_or_size_11;
-    reg  [55:0] ls_or_size_12;
-    reg  [55:0] ls_or_size_13;
-    reg  [55:0] ls_or_size_14;
-    reg  [7:0] ls_or_tag_0;
-    reg  [7:0] ls_or_tag_1;
-    reg  [7:0] ls_or_tag_2;
-    reg  [7:0] ls_or_tag_3;
-    reg  [7:0] ls_or_tag_4;
-    reg  [7:0] ls_or_tag_5;
-    reg  [7:0] ls_or_tag_6;
-    reg  [7:0] ls_or_tag_7;
-    reg  [7:0] ls_or_tag_8;
-    reg  [7:0] ls_or_tag_9;
-    reg  [7:0] ls_or_tag_10;
-    reg  [7:0] ls_or_tag_11;
-    reg  [7:0] ls_or_tag_12;
-    reg  [7:0] ls_or_tag_13;
-    reg  [7:0] ls_or_tag_14;
+    reg  [50:0] rs_sel_loc_0;
+    reg  [50:0] rs_sel_loc_1;
+    reg  [50:0] rs_sel_loc_2;
+    reg  [50:0] rs_sel_loc_3;
+    reg  [50:0] rs_sel_loc_4;
+    reg  [50:0] rs_sel_loc_5;
+    reg  [50:0] rs_sel_loc_6;
+    reg  [50:0] rs_sel_loc_7;
+    reg  [50:0] rs_sel_loc_8;
+    reg  [50:0] rs_sel_loc_9;
+    reg  [50:0] rs_sel_loc_10;
+    reg  [50:0] rs_sel_loc_11;
+    reg  [50:0] rs_sel_loc_12;
+    reg  [50:0] rs_sel_loc_13;
+    reg  [50:0] rs_sel_loc_14;
+    reg  [55:0] rs_sel_base_0;
+    reg  [55:0] rs_sel_base_1;
+    reg  [55:0] rs_sel_base_2;
+    reg  [55:0] rs_sel_base_3;
+    reg  [55:0] rs_sel_base_4;
+    reg  [55:0] rs_sel_base_5;
+    reg  [55:0] rs_sel_base_6;
+    reg  [55:0] rs_sel_base_7;
+    reg  [55:0] rs_sel_base_8;
+    reg  [55:0] rs_sel_base_9;
+    reg  [55:0] rs_sel_base_10;
+    reg  [55:0] rs_sel_base_11;
+    reg  [55:0] rs_sel_base_12;
+    reg  [55:0] rs_sel_base_13;
+    reg  [55:0] rs_sel_base_14;
+    reg  [55:0] rs_sel_size_0;
+    reg  [55:0] rs_sel_size_1;
+    reg  [55:0] rs_sel_size_2;
+    reg  [55:0] rs_sel_size_3;
+    reg  [55:0] rs_sel_size_4;
+    reg  [55:0] rs_sel_size_5;
+    reg  [55:0] rs_sel_size_6;
+    reg  [55:0] rs_sel_size_7;
+    reg  [55:0] rs_sel_size_8;
+    reg  [55:0] rs_sel_size_9;
+    reg  [55:0] rs_sel_size_10;
+    reg  [55:0] rs_sel_size_11;
+    reg  [55:0] rs_sel_size_12;
+    reg  [55:0] rs_sel_size_13;
+    reg  [55:0] rs_sel_size_14;
+    reg  [7:0] rs_sel_tag_0;
+    reg  [7:0] rs_sel_tag_1;
+    reg  [7:0] rs_sel_tag_2;
+    reg  [7:0] rs_sel_tag_3;
+    reg  [7:0] rs_sel_tag_4;
+    reg  [7:0] rs_sel_tag_5;
+    reg  [7:0] rs_sel_tag_6;
+    reg  [7:0] rs_sel_tag_7;
+    reg  [7:0] rs_sel_tag_8;
+    reg  [7:0] rs_sel_tag_9;
+    reg  [7:0] rs_sel_tag_10;
+    reg  [7:0] rs_sel_tag_11;
+    reg  [7:0] rs_sel_tag_12;
+    reg  [7:0] rs_sel_tag_13;
+    reg  [7:0] rs_sel_tag_14;
+    reg  [55:0] ls_sel_base_0;
+    reg  [55:0] ls_sel_base_1;
+    reg  [55:0] ls_sel_base_2;
+    reg  [55:0] ls_sel_base_3;
+    reg  [55:0] ls_sel_base_4;
+    reg  [55:0] ls_sel_base_5;
+    reg  [55:0] ls_sel_base_6;
+    reg  [55:0] ls_sel_base_7;
+    reg  [55:0] ls_sel_base_8;
+    reg  [55:0] ls_sel_base_9;
+    reg  [55:0] ls_sel_base_10;
+    reg  [55:0] ls_sel_base_11;
+    reg  [55:0] ls_sel_base_12;
+    reg  [55:0] ls_sel_base_13;
+    reg  [55:0] ls_sel_base_14;
+    reg  [55:0] ls_sel_size_0;
+    reg  [55:0] ls_sel_size_1;
+    reg  [55:0] ls_sel_size_2;
+    reg  [55:0] ls_sel_size_3;
+    reg  [55:0] ls_sel_size_4;
+    reg  [55:0] ls_sel_size_5;
+    reg  [55:0] ls_sel_size_6;
+    reg  [55:0] ls_sel_size_7;
+    reg  [55:0] ls_sel_size_8;
+    reg  [55:0] ls_sel_size_9;
+    reg  [55:0] ls_sel_size_10;
+    reg  [55:0] ls_sel_size_11;
+    reg  [55:0] ls_sel_size_12;
+    reg  [55:0] ls_sel_size_13;
+    reg  [55:0] ls_sel_size_14;
+    reg  [7:0] ls_sel_tag_0;
+    reg  [7:0] ls_sel_tag_1;
+    reg  [7:0] ls_sel_tag_2;
+    reg  [7:0] ls_sel_tag_3;
+    reg  [7:0] ls_sel_tag_4;
+    reg  [7:0] ls_sel_tag_5;
+    reg  [7:0] ls_sel_tag_6;
+    reg  [7:0] ls_sel_tag_7;
+    reg  [7:0] ls_sel_tag_8;
+    reg  [7:0] ls_sel_tag_9;
+    reg  [7:0] ls_sel_tag_10;
+    reg  [7:0] ls_sel_tag_11;
+    reg  [7:0] ls_sel_tag_12;
+    reg  [7:0] ls_sel_tag_13;
+    reg  [7:0] ls_sel_tag_14;
+    reg  rs_any_t_0;
+    reg  rs_any_t_1;
+    reg  rs_any_t_2;
+    reg  rs_any_t_3;
+    reg  rs_any_t_4;
+    reg  rs_any_t_5;
+    reg  rs_any_t_6;
+    reg  rs_any_t_7;
+    reg  rs_any_t_8;
+    reg  rs_any_t_9;
+    reg  rs_any_t_10;
+    reg  rs_any_t_11;
+    reg  rs_any_t_12;
+    reg  rs_any_t_13;
+    reg  rs_any_t_14;
+    reg  ls_any_t_0;
+    reg  ls_any_t_1;
+    reg  ls_any_t_2;
+    reg  ls_any_t_3;
+    reg  ls_any_t_4;
+    reg  ls_any_t_5;
+    reg  ls_any_t_6;
+    reg  ls_any_t_7;
+    reg  ls_any_t_8;
+    reg  ls_any_t_9;
+    reg  ls_any_t_10;
+    reg  ls_any_t_11;
+    reg  ls_any_t_12;
+    reg  ls_any_t_13;
+    reg  ls_any_t_14;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -37633,29 +37873,23 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         bxs_6_q = 56'h0;
         bxs_7_q = 56'h0;
         s1_rs_valid_0_q = 1'h0;
-        s1_rs_hit_0_q = 1'h0;
-        s1_rs_multi_0_q = 1'h0;
-        s1_rs_way_0_q = 3'h0;
-        s1_rs_onehot_0_q = 1'h0;
-        s1_rs_onehot_1_q = 1'h0;
-        s1_rs_onehot_2_q = 1'h0;
-        s1_rs_onehot_3_q = 1'h0;
-        s1_rs_onehot_4_q = 1'h0;
-        s1_rs_onehot_5_q = 1'h0;
-        s1_rs_onehot_6_q = 1'h0;
-        s1_rs_onehot_7_q = 1'h0;
+        s1_rs_match_0_q = 1'h0;
+        s1_rs_match_1_q = 1'h0;
+        s1_rs_match_2_q = 1'h0;
+        s1_rs_match_3_q = 1'h0;
+        s1_rs_match_4_q = 1'h0;
+        s1_rs_match_5_q = 1'h0;
+        s1_rs_match_6_q = 1'h0;
+        s1_rs_match_7_q = 1'h0;
         s1_ls_valid_0_q = 1'h0;
-        s1_ls_hit_0_q = 1'h0;
-        s1_ls_multi_0_q = 1'h0;
-        s1_ls_way_0_q = 3'h0;
-        s1_ls_onehot_0_q = 1'h0;
-        s1_ls_onehot_1_q = 1'h0;
-        s1_ls_onehot_2_q = 1'h0;
-        s1_ls_onehot_3_q = 1'h0;
-        s1_ls_onehot_4_q = 1'h0;
-        s1_ls_onehot_5_q = 1'h0;
-        s1_ls_onehot_6_q = 1'h0;
-        s1_ls_onehot_7_q = 1'h0;
+        s1_ls_match_0_q = 1'h0;
+        s1_ls_match_1_q = 1'h0;
+        s1_ls_match_2_q = 1'h0;
+        s1_ls_match_3_q = 1'h0;
+        s1_ls_match_4_q = 1'h0;
+        s1_ls_match_5_q = 1'h0;
+        s1_ls_match_6_q = 1'h0;
+        s1_ls_match_7_q = 1'h0;
         s1_written_0_q = 1'h0;
         s1_written_1_q = 1'h0;
         s1_written_2_q = 1'h0;
@@ -37664,6 +37898,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         s1_written_5_q = 1'h0;
         s1_written_6_q = 1'h0;
         s1_written_7_q = 1'h0;
+        s1_clear_0_q = 1'h0;
         fm_q_0_q = 1'h0;
         fm_q_1_q = 1'h0;
         fm_q_2_q = 1'h0;
@@ -37736,29 +37971,23 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         bxs_6_q <= bxs_6_d;
         bxs_7_q <= bxs_7_d;
         s1_rs_valid_0_q <= s1_rs_valid_0_d;
-        s1_rs_hit_0_q <= s1_rs_hit_0_d;
-        s1_rs_multi_0_q <= s1_rs_multi_0_d;
-        s1_rs_way_0_q <= s1_rs_way_0_d;
-        s1_rs_onehot_0_q <= s1_rs_onehot_0_d;
-        s1_rs_onehot_1_q <= s1_rs_onehot_1_d;
-        s1_rs_onehot_2_q <= s1_rs_onehot_2_d;
-        s1_rs_onehot_3_q <= s1_rs_onehot_3_d;
-        s1_rs_onehot_4_q <= s1_rs_onehot_4_d;
-        s1_rs_onehot_5_q <= s1_rs_onehot_5_d;
-        s1_rs_onehot_6_q <= s1_rs_onehot_6_d;
-        s1_rs_onehot_7_q <= s1_rs_onehot_7_d;
+        s1_rs_match_0_q <= s1_rs_match_0_d;
+        s1_rs_match_1_q <= s1_rs_match_1_d;
+        s1_rs_match_2_q <= s1_rs_match_2_d;
+        s1_rs_match_3_q <= s1_rs_match_3_d;
+        s1_rs_match_4_q <= s1_rs_match_4_d;
+        s1_rs_match_5_q <= s1_rs_match_5_d;
+        s1_rs_match_6_q <= s1_rs_match_6_d;
+        s1_rs_match_7_q <= s1_rs_match_7_d;
         s1_ls_valid_0_q <= s1_ls_valid_0_d;
-        s1_ls_hit_0_q <= s1_ls_hit_0_d;
-        s1_ls_multi_0_q <= s1_ls_multi_0_d;
-        s1_ls_way_0_q <= s1_ls_way_0_d;
-        s1_ls_onehot_0_q <= s1_ls_onehot_0_d;
-        s1_ls_onehot_1_q <= s1_ls_onehot_1_d;
-        s1_ls_onehot_2_q <= s1_ls_onehot_2_d;
-        s1_ls_onehot_3_q <= s1_ls_onehot_3_d;
-        s1_ls_onehot_4_q <= s1_ls_onehot_4_d;
-        s1_ls_onehot_5_q <= s1_ls_onehot_5_d;
-        s1_ls_onehot_6_q <= s1_ls_onehot_6_d;
-        s1_ls_onehot_7_q <= s1_ls_onehot_7_d;
+        s1_ls_match_0_q <= s1_ls_match_0_d;
+        s1_ls_match_1_q <= s1_ls_match_1_d;
+        s1_ls_match_2_q <= s1_ls_match_2_d;
+        s1_ls_match_3_q <= s1_ls_match_3_d;
+        s1_ls_match_4_q <= s1_ls_match_4_d;
+        s1_ls_match_5_q <= s1_ls_match_5_d;
+        s1_ls_match_6_q <= s1_ls_match_6_d;
+        s1_ls_match_7_q <= s1_ls_match_7_d;
         s1_written_0_q <= s1_written_0_d;
         s1_written_1_q <= s1_written_1_d;
         s1_written_2_q <= s1_written_2_d;
@@ -37767,6 +37996,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         s1_written_5_q <= s1_written_5_d;
         s1_written_6_q <= s1_written_6_d;
         s1_written_7_q <= s1_written_7_d;
+        s1_clear_0_q <= s1_clear_0_d;
         fm_q_0_q <= fm_q_0_d;
         fm_q_1_q <= fm_q_1_d;
         fm_q_2_q <= fm_q_2_d;
@@ -37832,6 +38062,8 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
     reg  [55:0] ls_size_r_d_comb;
     reg  [7:0] ls_tag_r_d_comb;
     reg  [2:0] ls_way_r_d_comb;
+    reg  plru_0_touch_a_valid_comb;
+    reg  plru_0_touch_b_valid_comb;
     reg  [7:0] repl_state_comb;
     reg  [55:0] rs_base_r_d_comb;
     reg  rs_hit_r_d_comb;
@@ -37882,67 +38114,145 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         cs_s_0 = rs_addr ^ bxs_0_q;
         cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
-        ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_req_0 = rs_match_0;
+        ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ bxs_1_q;
         cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
-        rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
-        ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
+        ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_req_1 = rs_match_1;
+        ls_req_1 = ls_match_1;
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ bxs_2_q;
         cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
-        rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
-        ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
+        ls_match_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_req_2 = rs_match_2;
+        ls_req_2 = ls_match_2;
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ bxs_3_q;
         cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
-        rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
-        ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
+        ls_match_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_req_3 = rs_match_3;
+        ls_req_3 = ls_match_3;
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ bxs_4_q;
         cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
-        rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
-        ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
+        ls_match_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_req_4 = rs_match_4;
+        ls_req_4 = ls_match_4;
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ bxs_5_q;
         cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
-        rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
-        ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
+        ls_match_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_req_5 = rs_match_5;
+        ls_req_5 = ls_match_5;
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ bxs_6_q;
         cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
-        rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
-        ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
+        ls_match_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_req_6 = rs_match_6;
+        ls_req_6 = ls_match_6;
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ bxs_7_q;
         cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
-        rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
-        ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
+        ls_match_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_req_7 = rs_match_7;
+        ls_req_7 = ls_match_7;
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
+        rs_req_0 = s1_rs_match_0_q;
+        ls_req_0 = s1_ls_match_0_q;
+        rs_req_1 = s1_rs_match_1_q;
+        ls_req_1 = s1_ls_match_1_q;
+        rs_req_2 = s1_rs_match_2_q;
+        ls_req_2 = s1_ls_match_2_q;
+        rs_req_3 = s1_rs_match_3_q;
+        ls_req_3 = s1_ls_match_3_q;
+        rs_req_4 = s1_rs_match_4_q;
+        ls_req_4 = s1_ls_match_4_q;
+        rs_req_5 = s1_rs_match_5_q;
+        ls_req_5 = s1_ls_match_5_q;
+        rs_req_6 = s1_rs_match_6_q;
+        ls_req_6 = s1_ls_match_6_q;
+        rs_req_7 = s1_rs_match_7_q;
+        ls_req_7 = s1_ls_match_7_q;
+        rs_pe_req_0 = rs_req_0;
+        ls_pe_req_0 = ls_req_0;
+        rs_any_t_7 = rs_req_0;
+        ls_any_t_7 = ls_req_0;
+        rs_pe_req_1 = rs_req_1;
+        ls_pe_req_1 = ls_req_1;
+        rs_any_t_8 = rs_req_1;
+        ls_any_t_8 = ls_req_1;
+        rs_pe_req_2 = rs_req_2;
+        ls_pe_req_2 = ls_req_2;
+        rs_any_t_9 = rs_req_2;
+        ls_any_t_9 = ls_req_2;
+        rs_pe_req_3 = rs_req_3;
+        ls_pe_req_3 = ls_req_3;
+        rs_any_t_10 = rs_req_3;
+        ls_any_t_10 = ls_req_3;
+        rs_pe_req_4 = rs_req_4;
+        ls_pe_req_4 = ls_req_4;
+        rs_any_t_11 = rs_req_4;
+        ls_any_t_11 = ls_req_4;
+        rs_pe_req_5 = rs_req_5;
+        ls_pe_req_5 = ls_req_5;
+        rs_any_t_12 = rs_req_5;
+        ls_any_t_12 = ls_req_5;
+        rs_pe_req_6 = rs_req_6;
+        ls_pe_req_6 = ls_req_6;
+        rs_any_t_13 = rs_req_6;
+        ls_any_t_13 = ls_req_6;
+        rs_pe_req_7 = rs_req_7;
+        ls_pe_req_7 = ls_req_7;
+        rs_any_t_14 = rs_req_7;
+        ls_any_t_14 = ls_req_7;
+        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
+        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
+        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
+        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
+        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
+        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
+        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
+        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
+        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
+        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
+        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
+        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
+        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
+        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_match_0 = fm_q_0_q;
         fill_match_1 = fm_q_1_q;
         fill_match_2 = fm_q_2_q;
@@ -38062,10 +38372,12 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         victim = victim_l;
         fill_ok = fill_ok_l;
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
+        plru_0_touch_a_valid_comb = rs_pe_any;
         plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
+        plru_0_touch_b_valid_comb = ls_pe_any;
         plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_valid_comb = rs_pe_any && ~s1_clear_0_q;
+        plru_0_touch_b_valid_comb = ls_pe_any && ~s1_clear_0_q;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -38386,362 +38698,416 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
             fm_q_7_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_hit = rs_any_t_0 && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_hit = ls_any_t_0 && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
-        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
-        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
-        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
-        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
-        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
-        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
-        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
-        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
-        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
-        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
-        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
-        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
-        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
-        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
-        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
+        out_rs_take_0 = rs_match_0 && ~reset;
+        out_ls_take_0 = ls_match_0 && ~reset;
+        out_rs_take_1 = rs_match_1 && ~reset;
+        out_ls_take_1 = ls_match_1 && ~reset;
+        out_rs_take_2 = rs_match_2 && ~reset;
+        out_ls_take_2 = ls_match_2 && ~reset;
+        out_rs_take_3 = rs_match_3 && ~reset;
+        out_ls_take_3 = ls_match_3 && ~reset;
+        out_rs_take_4 = rs_match_4 && ~reset;
+        out_ls_take_4 = ls_match_4 && ~reset;
+        out_rs_take_5 = rs_match_5 && ~reset;
+        out_ls_take_5 = ls_match_5 && ~reset;
+        out_rs_take_6 = rs_match_6 && ~reset;
+        out_ls_take_6 = ls_match_6 && ~reset;
+        out_rs_take_7 = rs_match_7 && ~reset;
+        out_ls_take_7 = ls_match_7 && ~reset;
         s1_rs_valid_0_d = rs_valid;
-        s1_rs_hit_0_d = rs_pe_any && ~reset;
-        s1_rs_multi_0_d = rs_pe_multi && ~reset;
-        s1_rs_way_0_d = rs_pe_index;
         s1_ls_valid_0_d = ls_valid;
-        s1_ls_hit_0_d = ls_pe_any && ~reset;
-        s1_ls_multi_0_d = ls_pe_multi && ~reset;
-        s1_ls_way_0_d = ls_pe_index;
         out_rs_valid = s1_rs_valid_0_q;
-        out_rs_hit = s1_rs_hit_0_q;
-        out_rs_multi = s1_rs_multi_0_q;
-        out_rs_way = s1_rs_way_0_q;
+        out_rs_hit = rs_any_t_0;
+        out_rs_multi = rs_pe_multi;
         out_ls_valid = s1_ls_valid_0_q;
-        out_ls_hit = s1_ls_hit_0_q;
-        out_ls_multi = s1_ls_multi_0_q;
-        out_ls_way = s1_ls_way_0_q;
-        s1_rs_onehot_0_d = rs_pe_onehot_0 && ~reset;
-        s1_ls_onehot_0_d = ls_pe_onehot_0 && ~reset;
-        out_rs_onehot_0 = s1_rs_onehot_0_q;
-        out_ls_onehot_0 = s1_ls_onehot_0_q;
+        out_ls_hit = ls_any_t_0;
+        out_ls_multi = ls_pe_multi;
+        s1_clear_0_d = clear;
+        s1_rs_match_0_d = rs_match_0 && ~reset;
+        s1_ls_match_0_d = ls_match_0 && ~reset;
         s1_written_0_d = write_en_0;
-        if (s1_written_0_q && s1_rs_onehot_0_q) begin
+        out_rs_take_0 = s1_rs_match_0_q && ~s1_written_0_q;
+        out_ls_take_0 = s1_ls_match_0_q && ~s1_written_0_q;
+        if (s1_written_0_q && rs_pe_onehot_0) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_0 = 1'b0;
         end
-        if (s1_written_0_q && s1_ls_onehot_0_q) begin
+        if (s1_written_0_q && ls_pe_onehot_0) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_0 = 1'b0;
         end
-        s1_rs_onehot_1_d = rs_pe_onehot_1 && ~reset;
-        s1_ls_onehot_1_d = ls_pe_onehot_1 && ~reset;
-        out_rs_onehot_1 = s1_rs_onehot_1_q;
-        out_ls_onehot_1 = s1_ls_onehot_1_q;
+        s1_rs_match_1_d = rs_match_1 && ~reset;
+        s1_ls_match_1_d = ls_match_1 && ~reset;
         s1_written_1_d = write_en_1;
-        if (s1_written_1_q && s1_rs_onehot_1_q) begin
+        out_rs_take_1 = s1_rs_match_1_q && ~s1_written_1_q;
+        out_ls_take_1 = s1_ls_match_1_q && ~s1_written_1_q;
+        if (s1_written_1_q && rs_pe_onehot_1) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_1 = 1'b0;
         end
-        if (s1_written_1_q && s1_ls_onehot_1_q) begin
+        if (s1_written_1_q && ls_pe_onehot_1) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_1 = 1'b0;
         end
-        s1_rs_onehot_2_d = rs_pe_onehot_2 && ~reset;
-        s1_ls_onehot_2_d = ls_pe_onehot_2 && ~reset;
-        out_rs_onehot_2 = s1_rs_onehot_2_q;
-        out_ls_onehot_2 = s1_ls_onehot_2_q;
+        s1_rs_match_2_d = rs_match_2 && ~reset;
+        s1_ls_match_2_d = ls_match_2 && ~reset;
         s1_written_2_d = write_en_2;
-        if (s1_written_2_q && s1_rs_onehot_2_q) begin
+        out_rs_take_2 = s1_rs_match_2_q && ~s1_written_2_q;
+        out_ls_take_2 = s1_ls_match_2_q && ~s1_written_2_q;
+        if (s1_written_2_q && rs_pe_onehot_2) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_2 = 1'b0;
         end
-        if (s1_written_2_q && s1_ls_onehot_2_q) begin
+        if (s1_written_2_q && ls_pe_onehot_2) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_2 = 1'b0;
         end
-        s1_rs_onehot_3_d = rs_pe_onehot_3 && ~reset;
-        s1_ls_onehot_3_d = ls_pe_onehot_3 && ~reset;
-        out_rs_onehot_3 = s1_rs_onehot_3_q;
-        out_ls_onehot_3 = s1_ls_onehot_3_q;
+        s1_rs_match_3_d = rs_match_3 && ~reset;
+        s1_ls_match_3_d = ls_match_3 && ~reset;
         s1_written_3_d = write_en_3;
-        if (s1_written_3_q && s1_rs_onehot_3_q) begin
+        out_rs_take_3 = s1_rs_match_3_q && ~s1_written_3_q;
+        out_ls_take_3 = s1_ls_match_3_q && ~s1_written_3_q;
+        if (s1_written_3_q && rs_pe_onehot_3) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_3 = 1'b0;
         end
-        if (s1_written_3_q && s1_ls_onehot_3_q) begin
+        if (s1_written_3_q && ls_pe_onehot_3) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_3 = 1'b0;
         end
-        s1_rs_onehot_4_d = rs_pe_onehot_4 && ~reset;
-        s1_ls_onehot_4_d = ls_pe_onehot_4 && ~reset;
-        out_rs_onehot_4 = s1_rs_onehot_4_q;
-        out_ls_onehot_4 = s1_ls_onehot_4_q;
+        s1_rs_match_4_d = rs_match_4 && ~reset;
+        s1_ls_match_4_d = ls_match_4 && ~reset;
         s1_written_4_d = write_en_4;
-        if (s1_written_4_q && s1_rs_onehot_4_q) begin
+        out_rs_take_4 = s1_rs_match_4_q && ~s1_written_4_q;
+        out_ls_take_4 = s1_ls_match_4_q && ~s1_written_4_q;
+        if (s1_written_4_q && rs_pe_onehot_4) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_4 = 1'b0;
         end
-        if (s1_written_4_q && s1_ls_onehot_4_q) begin
+        if (s1_written_4_q && ls_pe_onehot_4) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_4 = 1'b0;
         end
-        s1_rs_onehot_5_d = rs_pe_onehot_5 && ~reset;
-        s1_ls_onehot_5_d = ls_pe_onehot_5 && ~reset;
-        out_rs_onehot_5 = s1_rs_onehot_5_q;
-        out_ls_onehot_5 = s1_ls_onehot_5_q;
+        s1_rs_match_5_d = rs_match_5 && ~reset;
+        s1_ls_match_5_d = ls_match_5 && ~reset;
         s1_written_5_d = write_en_5;
-        if (s1_written_5_q && s1_rs_onehot_5_q) begin
+        out_rs_take_5 = s1_rs_match_5_q && ~s1_written_5_q;
+        out_ls_take_5 = s1_ls_match_5_q && ~s1_written_5_q;
+        if (s1_written_5_q && rs_pe_onehot_5) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_5 = 1'b0;
         end
-        if (s1_written_5_q && s1_ls_onehot_5_q) begin
+        if (s1_written_5_q && ls_pe_onehot_5) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_5 = 1'b0;
         end
-        s1_rs_onehot_6_d = rs_pe_onehot_6 && ~reset;
-        s1_ls_onehot_6_d = ls_pe_onehot_6 && ~reset;
-        out_rs_onehot_6 = s1_rs_onehot_6_q;
-        out_ls_onehot_6 = s1_ls_onehot_6_q;
+        s1_rs_match_6_d = rs_match_6 && ~reset;
+        s1_ls_match_6_d = ls_match_6 && ~reset;
         s1_written_6_d = write_en_6;
-        if (s1_written_6_q && s1_rs_onehot_6_q) begin
+        out_rs_take_6 = s1_rs_match_6_q && ~s1_written_6_q;
+        out_ls_take_6 = s1_ls_match_6_q && ~s1_written_6_q;
+        if (s1_written_6_q && rs_pe_onehot_6) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_6 = 1'b0;
         end
-        if (s1_written_6_q && s1_ls_onehot_6_q) begin
+        if (s1_written_6_q && ls_pe_onehot_6) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_6 = 1'b0;
         end
-        s1_rs_onehot_7_d = rs_pe_onehot_7 && ~reset;
-        s1_ls_onehot_7_d = ls_pe_onehot_7 && ~reset;
-        out_rs_onehot_7 = s1_rs_onehot_7_q;
-        out_ls_onehot_7 = s1_ls_onehot_7_q;
+        s1_rs_match_7_d = rs_match_7 && ~reset;
+        s1_ls_match_7_d = ls_match_7 && ~reset;
         s1_written_7_d = write_en_7;
-        if (s1_written_7_q && s1_rs_onehot_7_q) begin
+        out_rs_take_7 = s1_rs_match_7_q && ~s1_written_7_q;
+        out_ls_take_7 = s1_ls_match_7_q && ~s1_written_7_q;
+        if (s1_written_7_q && rs_pe_onehot_7) begin
             out_rs_hit = 1'b0;
-            out_rs_onehot_7 = 1'b0;
         end
-        if (s1_written_7_q && s1_ls_onehot_7_q) begin
+        if (s1_written_7_q && ls_pe_onehot_7) begin
             out_ls_hit = 1'b0;
-            out_ls_onehot_7 = 1'b0;
         end
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;
         ls_multi_r_d_comb = out_ls_multi;
-        rs_or_loc_7 = zero_51;
-        rs_or_base_7 = zero_56;
-        rs_or_size_7 = zero_56;
-        rs_or_tag_7 = zero_8;
-        if (out_rs_onehot_0) begin
-            rs_or_loc_7 = loc_0_q;
-            rs_or_base_7 = base_0_q;
-            rs_or_size_7 = size_0_q;
-            rs_or_tag_7 = tag_0_q;
+        rs_sel_loc_7 = zero_51;
+        rs_sel_base_7 = zero_56;
+        rs_sel_size_7 = zero_56;
+        rs_sel_tag_7 = zero_8;
+        if (out_rs_take_0) begin
+            rs_sel_loc_7 = loc_0_q;
+            rs_sel_base_7 = base_0_q;
+            rs_sel_size_7 = size_0_q;
+            rs_sel_tag_7 = tag_0_q;
         end
-        ls_or_base_7 = zero_56;
-        ls_or_size_7 = zero_56;
-        ls_or_tag_7 = zero_8;
-        if (out_ls_onehot_0) begin
-            ls_or_base_7 = base_0_q;
-            ls_or_size_7 = size_0_q;
-            ls_or_tag_7 = tag_0_q;
+        ls_sel_base_7 = zero_56;
+        ls_sel_size_7 = zero_56;
+        ls_sel_tag_7 = zero_8;
+        if (out_ls_take_0) begin
+            ls_sel_base_7 = base_0_q;
+            ls_sel_size_7 = size_0_q;
+            ls_sel_tag_7 = tag_0_q;
         end
-        rs_or_loc_8 = zero_51;
-        rs_or_base_8 = zero_56;
-        rs_or_size_8 = zero_56;
-        rs_or_tag_8 = zero_8;
-        if (out_rs_onehot_1) begin
-            rs_or_loc_8 = loc_1_q;
-            rs_or_base_8 = base_1_q;
-            rs_or_size_8 = size_1_q;
-            rs_or_tag_8 = tag_1_q;
+        rs_sel_loc_8 = zero_51;
+        rs_sel_base_8 = zero_56;
+        rs_sel_size_8 = zero_56;
+        rs_sel_tag_8 = zero_8;
+        if (out_rs_take_1) begin
+            rs_sel_loc_8 = loc_1_q;
+            rs_sel_base_8 = base_1_q;
+            rs_sel_size_8 = size_1_q;
+            rs_sel_tag_8 = tag_1_q;
         end
-        ls_or_base_8 = zero_56;
-        ls_or_size_8 = zero_56;
-        ls_or_tag_8 = zero_8;
-        if (out_ls_onehot_1) begin
-            ls_or_base_8 = base_1_q;
-            ls_or_size_8 = size_1_q;
-            ls_or_tag_8 = tag_1_q;
+        ls_sel_base_8 = zero_56;
+        ls_sel_size_8 = zero_56;
+        ls_sel_tag_8 = zero_8;
+        if (out_ls_take_1) begin
+            ls_sel_base_8 = base_1_q;
+            ls_sel_size_8 = size_1_q;
+            ls_sel_tag_8 = tag_1_q;
         end
-        rs_or_loc_9 = zero_51;
-        rs_or_base_9 = zero_56;
-        rs_or_size_9 = zero_56;
-        rs_or_tag_9 = zero_8;
-        if (out_rs_onehot_2) begin
-            rs_or_loc_9 = loc_2_q;
-            rs_or_base_9 = base_2_q;
-            rs_or_size_9 = size_2_q;
-            rs_or_tag_9 = tag_2_q;
+        rs_sel_loc_9 = zero_51;
+        rs_sel_base_9 = zero_56;
+        rs_sel_size_9 = zero_56;
+        rs_sel_tag_9 = zero_8;
+        if (out_rs_take_2) begin
+            rs_sel_loc_9 = loc_2_q;
+            rs_sel_base_9 = base_2_q;
+            rs_sel_size_9 = size_2_q;
+            rs_sel_tag_9 = tag_2_q;
         end
-        ls_or_base_9 = zero_56;
-        ls_or_size_9 = zero_56;
-        ls_or_tag_9 = zero_8;
-        if (out_ls_onehot_2) begin
-            ls_or_base_9 = base_2_q;
-            ls_or_size_9 = size_2_q;
-            ls_or_tag_9 = tag_2_q;
+        ls_sel_base_9 = zero_56;
+        ls_sel_size_9 = zero_56;
+        ls_sel_tag_9 = zero_8;
+        if (out_ls_take_2) begin
+            ls_sel_base_9 = base_2_q;
+            ls_sel_size_9 = size_2_q;
+            ls_sel_tag_9 = tag_2_q;
         end
-        rs_or_loc_10 = zero_51;
-        rs_or_base_10 = zero_56;
-        rs_or_size_10 = zero_56;
-        rs_or_tag_10 = zero_8;
-        if (out_rs_onehot_3) begin
-            rs_or_loc_10 = loc_3_q;
-            rs_or_base_10 = base_3_q;
-            rs_or_size_10 = size_3_q;
-            rs_or_tag_10 = tag_3_q;
+        rs_sel_loc_10 = zero_51;
+        rs_sel_base_10 = zero_56;
+        rs_sel_size_10 = zero_56;
+        rs_sel_tag_10 = zero_8;
+        if (out_rs_take_3) begin
+            rs_sel_loc_10 = loc_3_q;
+            rs_sel_base_10 = base_3_q;
+            rs_sel_size_10 = size_3_q;
+            rs_sel_tag_10 = tag_3_q;
         end
-        ls_or_base_10 = zero_56;
-        ls_or_size_10 = zero_56;
-        ls_or_tag_10 = zero_8;
-        if (out_ls_onehot_3) begin
-            ls_or_base_10 = base_3_q;
-            ls_or_size_10 = size_3_q;
-            ls_or_tag_10 = tag_3_q;
+        ls_sel_base_10 = zero_56;
+        ls_sel_size_10 = zero_56;
+        ls_sel_tag_10 = zero_8;
+        if (out_ls_take_3) begin
+            ls_sel_base_10 = base_3_q;
+            ls_sel_size_10 = size_3_q;
+            ls_sel_tag_10 = tag_3_q;
         end
-        rs_or_loc_11 = zero_51;
-        rs_or_base_11 = zero_56;
-        rs_or_size_11 = zero_56;
-        rs_or_tag_11 = zero_8;
-        if (out_rs_onehot_4) begin
-            rs_or_loc_11 = loc_4_q;
-            rs_or_base_11 = base_4_q;
-            rs_or_size_11 = size_4_q;
-            rs_or_tag_11 = tag_4_q;
+        rs_sel_loc_11 = zero_51;
+        rs_sel_base_11 = zero_56;
+        rs_sel_size_11 = zero_56;
+        rs_sel_tag_11 = zero_8;
+        if (out_rs_take_4) begin
+            rs_sel_loc_11 = loc_4_q;
+            rs_sel_base_11 = base_4_q;
+            rs_sel_size_11 = size_4_q;
+            rs_sel_tag_11 = tag_4_q;
         end
-        ls_or_base_11 = zero_56;
-        ls_or_size_11 = zero_56;
-        ls_or_tag_11 = zero_8;
-        if (out_ls_onehot_4) begin
-            ls_or_base_11 = base_4_q;
-            ls_or_size_11 = size_4_q;
-            ls_or_tag_11 = tag_4_q;
+        ls_sel_base_11 = zero_56;
+        ls_sel_size_11 = zero_56;
+        ls_sel_tag_11 = zero_8;
+        if (out_ls_take_4) begin
+            ls_sel_base_11 = base_4_q;
+            ls_sel_size_11 = size_4_q;
+            ls_sel_tag_11 = tag_4_q;
         end
-        rs_or_loc_12 = zero_51;
-        rs_or_base_12 = zero_56;
-        rs_or_size_12 = zero_56;
-        rs_or_tag_12 = zero_8;
-        if (out_rs_onehot_5) begin
-            rs_or_loc_12 = loc_5_q;
-            rs_or_base_12 = base_5_q;
-            rs_or_size_12 = size_5_q;
-            rs_or_tag_12 = tag_5_q;
+        rs_sel_loc_12 = zero_51;
+        rs_sel_base_12 = zero_56;
+        rs_sel_size_12 = zero_56;
+        rs_sel_tag_12 = zero_8;
+        if (out_rs_take_5) begin
+            rs_sel_loc_12 = loc_5_q;
+            rs_sel_base_12 = base_5_q;
+            rs_sel_size_12 = size_5_q;
+            rs_sel_tag_12 = tag_5_q;
         end
-        ls_or_base_12 = zero_56;
-        ls_or_size_12 = zero_56;
-        ls_or_tag_12 = zero_8;
-        if (out_ls_onehot_5) begin
-            ls_or_base_12 = base_5_q;
-            ls_or_size_12 = size_5_q;
-            ls_or_tag_12 = tag_5_q;
+        ls_sel_base_12 = zero_56;
+        ls_sel_size_12 = zero_56;
+        ls_sel_tag_12 = zero_8;
+        if (out_ls_take_5) begin
+            ls_sel_base_12 = base_5_q;
+            ls_sel_size_12 = size_5_q;
+            ls_sel_tag_12 = tag_5_q;
         end
-        rs_or_loc_13 = zero_51;
-        rs_or_base_13 = zero_56;
-        rs_or_size_13 = zero_56;
-        rs_or_tag_13 = zero_8;
-        if (out_rs_onehot_6) begin
-            rs_or_loc_13 = loc_6_q;
-            rs_or_base_13 = base_6_q;
-            rs_or_size_13 = size_6_q;
-            rs_or_tag_13 = tag_6_q;
+        rs_sel_loc_13 = zero_51;
+        rs_sel_base_13 = zero_56;
+        rs_sel_size_13 = zero_56;
+        rs_sel_tag_13 = zero_8;
+        if (out_rs_take_6) begin
+            rs_sel_loc_13 = loc_6_q;
+            rs_sel_base_13 = base_6_q;
+            rs_sel_size_13 = size_6_q;
+            rs_sel_tag_13 = tag_6_q;
         end
-        ls_or_base_13 = zero_56;
-        ls_or_size_13 = zero_56;
-        ls_or_tag_13 = zero_8;
-        if (out_ls_onehot_6) begin
-            ls_or_base_13 = base_6_q;
-            ls_or_size_13 = size_6_q;
-            ls_or_tag_13 = tag_6_q;
+        ls_sel_base_13 = zero_56;
+        ls_sel_size_13 = zero_56;
+        ls_sel_tag_13 = zero_8;
+        if (out_ls_take_6) begin
+            ls_sel_base_13 = base_6_q;
+            ls_sel_size_13 = size_6_q;
+            ls_sel_tag_13 = tag_6_q;
         end
-        rs_or_loc_14 = zero_51;
-        rs_or_base_14 = zero_56;
-        rs_or_size_14 = zero_56;
-        rs_or_tag_14 = zero_8;
-        if (out_rs_onehot_7) begin
-            rs_or_loc_14 = loc_7_q;
-            rs_or_base_14 = base_7_q;
-            rs_or_size_14 = size_7_q;
-            rs_or_tag_14 = tag_7_q;
+        rs_sel_loc_14 = zero_51;
+        rs_sel_base_14 = zero_56;
+        rs_sel_size_14 = zero_56;
+        rs_sel_tag_14 = zero_8;
+        if (out_rs_take_7) begin
+            rs_sel_loc_14 = loc_7_q;
+            rs_sel_base_14 = base_7_q;
+            rs_sel_size_14 = size_7_q;
+            rs_sel_tag_14 = tag_7_q;
         end
-        ls_or_base_14 = zero_56;
-        ls_or_size_14 = zero_56;
-        ls_or_tag_14 = zero_8;
-        if (out_ls_onehot_7) begin
-            ls_or_base_14 = base_7_q;
-            ls_or_size_14 = size_7_q;
-            ls_or_tag_14 = tag_7_q;
+        ls_sel_base_14 = zero_56;
+        ls_sel_size_14 = zero_56;
+        ls_sel_tag_14 = zero_8;
+        if (out_ls_take_7) begin
+            ls_sel_base_14 = base_7_q;
+            ls_sel_size_14 = size_7_q;
+            ls_sel_tag_14 = tag_7_q;
         end
-        rs_or_loc_6 = rs_or_loc_13 | rs_or_loc_14;
-        rs_or_base_6 = rs_or_base_13 | rs_or_base_14;
-        rs_or_size_6 = rs_or_size_13 | rs_or_size_14;
-        rs_or_tag_6 = rs_or_tag_13 | rs_or_tag_14;
-        ls_or_base_6 = ls_or_base_13 | ls_or_base_14;
-        ls_or_size_6 = ls_or_size_13 | ls_or_size_14;
-        ls_or_tag_6 = ls_or_tag_13 | ls_or_tag_14;
-        rs_or_loc_5 = rs_or_loc_11 | rs_or_loc_12;
-        rs_or_base_5 = rs_or_base_11 | rs_or_base_12;
-        rs_or_size_5 = rs_or_size_11 | rs_or_size_12;
-        rs_or_tag_5 = rs_or_tag_11 | rs_or_tag_12;
-        ls_or_base_5 = ls_or_base_11 | ls_or_base_12;
-        ls_or_size_5 = ls_or_size_11 | ls_or_size_12;
-        ls_or_tag_5 = ls_or_tag_11 | ls_or_tag_12;
-        rs_or_loc_4 = rs_or_loc_9 | rs_or_loc_10;
-        rs_or_base_4 = rs_or_base_9 | rs_or_base_10;
-        rs_or_size_4 = rs_or_size_9 | rs_or_size_10;
-        rs_or_tag_4 = rs_or_tag_9 | rs_or_tag_10;
-        ls_or_base_4 = ls_or_base_9 | ls_or_base_10;
-        ls_or_size_4 = ls_or_size_9 | ls_or_size_10;
-        ls_or_tag_4 = ls_or_tag_9 | ls_or_tag_10;
-        rs_or_loc_3 = rs_or_loc_7 | rs_or_loc_8;
-        rs_or_base_3 = rs_or_base_7 | rs_or_base_8;
-        rs_or_size_3 = rs_or_size_7 | rs_or_size_8;
-        rs_or_tag_3 = rs_or_tag_7 | rs_or_tag_8;
-        ls_or_base_3 = ls_or_base_7 | ls_or_base_8;
-        ls_or_size_3 = ls_or_size_7 | ls_or_size_8;
-        ls_or_tag_3 = ls_or_tag_7 | ls_or_tag_8;
-        rs_or_loc_2 = rs_or_loc_5 | rs_or_loc_6;
-        rs_or_base_2 = rs_or_base_5 | rs_or_base_6;
-        rs_or_size_2 = rs_or_size_5 | rs_or_size_6;
-        rs_or_tag_2 = rs_or_tag_5 | rs_or_tag_6;
-        ls_or_base_2 = ls_or_base_5 | ls_or_base_6;
-        ls_or_size_2 = ls_or_size_5 | ls_or_size_6;
-        ls_or_tag_2 = ls_or_tag_5 | ls_or_tag_6;
-        rs_or_loc_1 = rs_or_loc_3 | rs_or_loc_4;
-        rs_or_base_1 = rs_or_base_3 | rs_or_base_4;
-        rs_or_size_1 = rs_or_size_3 | rs_or_size_4;
-        rs_or_tag_1 = rs_or_tag_3 | rs_or_tag_4;
-        ls_or_base_1 = ls_or_base_3 | ls_or_base_4;
-        ls_or_size_1 = ls_or_size_3 | ls_or_size_4;
-        ls_or_tag_1 = ls_or_tag_3 | ls_or_tag_4;
-        rs_or_loc_0 = rs_or_loc_1 | rs_or_loc_2;
-        rs_or_base_0 = rs_or_base_1 | rs_or_base_2;
-        rs_or_size_0 = rs_or_size_1 | rs_or_size_2;
-        rs_or_tag_0 = rs_or_tag_1 | rs_or_tag_2;
-        ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
-        ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
-        ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
+        rs_sel_loc_6 = rs_sel_loc_14;
+        rs_sel_base_6 = rs_sel_base_14;
+        rs_sel_size_6 = rs_sel_size_14;
+        rs_sel_tag_6 = rs_sel_tag_14;
+        if (rs_any_t_13) begin
+            rs_sel_loc_6 = rs_sel_loc_13;
+            rs_sel_base_6 = rs_sel_base_13;
+            rs_sel_size_6 = rs_sel_size_13;
+            rs_sel_tag_6 = rs_sel_tag_13;
+        end
+        ls_sel_base_6 = ls_sel_base_14;
+        ls_sel_size_6 = ls_sel_size_14;
+        ls_sel_tag_6 = ls_sel_tag_14;
+        if (ls_any_t_13) begin
+            ls_sel_base_6 = ls_sel_base_13;
+            ls_sel_size_6 = ls_sel_size_13;
+            ls_sel_tag_6 = ls_sel_tag_13;
+        end
+        rs_sel_loc_5 = rs_sel_loc_12;
+        rs_sel_base_5 = rs_sel_base_12;
+        rs_sel_size_5 = rs_sel_size_12;
+        rs_sel_tag_5 = rs_sel_tag_12;
+        if (rs_any_t_11) begin
+            rs_sel_loc_5 = rs_sel_loc_11;
+            rs_sel_base_5 = rs_sel_base_11;
+            rs_sel_size_5 = rs_sel_size_11;
+            rs_sel_tag_5 = rs_sel_tag_11;
+        end
+        ls_sel_base_5 = ls_sel_base_12;
+        ls_sel_size_5 = ls_sel_size_12;
+        ls_sel_tag_5 = ls_sel_tag_12;
+        if (ls_any_t_11) begin
+            ls_sel_base_5 = ls_sel_base_11;
+            ls_sel_size_5 = ls_sel_size_11;
+            ls_sel_tag_5 = ls_sel_tag_11;
+        end
+        rs_sel_loc_4 = rs_sel_loc_10;
+        rs_sel_base_4 = rs_sel_base_10;
+        rs_sel_size_4 = rs_sel_size_10;
+        rs_sel_tag_4 = rs_sel_tag_10;
+        if (rs_any_t_9) begin
+            rs_sel_loc_4 = rs_sel_loc_9;
+            rs_sel_base_4 = rs_sel_base_9;
+            rs_sel_size_4 = rs_sel_size_9;
+            rs_sel_tag_4 = rs_sel_tag_9;
+        end
+        ls_sel_base_4 = ls_sel_base_10;
+        ls_sel_size_4 = ls_sel_size_10;
+        ls_sel_tag_4 = ls_sel_tag_10;
+        if (ls_any_t_9) begin
+            ls_sel_base_4 = ls_sel_base_9;
+            ls_sel_size_4 = ls_sel_size_9;
+            ls_sel_tag_4 = ls_sel_tag_9;
+        end
+        rs_sel_loc_3 = rs_sel_loc_8;
+        rs_sel_base_3 = rs_sel_base_8;
+        rs_sel_size_3 = rs_sel_size_8;
+        rs_sel_tag_3 = rs_sel_tag_8;
+        if (rs_any_t_7) begin
+            rs_sel_loc_3 = rs_sel_loc_7;
+            rs_sel_base_3 = rs_sel_base_7;
+            rs_sel_size_3 = rs_sel_size_7;
+            rs_sel_tag_3 = rs_sel_tag_7;
+        end
+        ls_sel_base_3 = ls_sel_base_8;
+        ls_sel_size_3 = ls_sel_size_8;
+        ls_sel_tag_3 = ls_sel_tag_8;
+        if (ls_any_t_7) begin
+            ls_sel_base_3 = ls_sel_base_7;
+            ls_sel_size_3 = ls_sel_size_7;
+            ls_sel_tag_3 = ls_sel_tag_7;
+        end
+        rs_sel_loc_2 = rs_sel_loc_6;
+        rs_sel_base_2 = rs_sel_base_6;
+        rs_sel_size_2 = rs_sel_size_6;
+        rs_sel_tag_2 = rs_sel_tag_6;
+        if (rs_any_t_5) begin
+            rs_sel_loc_2 = rs_sel_loc_5;
+            rs_sel_base_2 = rs_sel_base_5;
+            rs_sel_size_2 = rs_sel_size_5;
+            rs_sel_tag_2 = rs_sel_tag_5;
+        end
+        ls_sel_base_2 = ls_sel_base_6;
+        ls_sel_size_2 = ls_sel_size_6;
+        ls_sel_tag_2 = ls_sel_tag_6;
+        if (ls_any_t_5) begin
+            ls_sel_base_2 = ls_sel_base_5;
+            ls_sel_size_2 = ls_sel_size_5;
+            ls_sel_tag_2 = ls_sel_tag_5;
+        end
+        rs_sel_loc_1 = rs_sel_loc_4;
+        rs_sel_base_1 = rs_sel_base_4;
+        rs_sel_size_1 = rs_sel_size_4;
+        rs_sel_tag_1 = rs_sel_tag_4;
+        if (rs_any_t_3) begin
+            rs_sel_loc_1 = rs_sel_loc_3;
+            rs_sel_base_1 = rs_sel_base_3;
+            rs_sel_size_1 = rs_sel_size_3;
+            rs_sel_tag_1 = rs_sel_tag_3;
+        end
+        ls_sel_base_1 = ls_sel_base_4;
+        ls_sel_size_1 = ls_sel_size_4;
+        ls_sel_tag_1 = ls_sel_tag_4;
+        if (ls_any_t_3) begin
+            ls_sel_base_1 = ls_sel_base_3;
+            ls_sel_size_1 = ls_sel_size_3;
+            ls_sel_tag_1 = ls_sel_tag_3;
+        end
+        rs_sel_loc_0 = rs_sel_loc_2;
+        rs_sel_base_0 = rs_sel_base_2;
+        rs_sel_size_0 = rs_sel_size_2;
+        rs_sel_tag_0 = rs_sel_tag_2;
+        if (rs_any_t_1) begin
+            rs_sel_loc_0 = rs_sel_loc_1;
+            rs_sel_base_0 = rs_sel_base_1;
+            rs_sel_size_0 = rs_sel_size_1;
+            rs_sel_tag_0 = rs_sel_tag_1;
+        end
+        ls_sel_base_0 = ls_sel_base_2;
+        ls_sel_size_0 = ls_sel_size_2;
+        ls_sel_tag_0 = ls_sel_tag_2;
+        if (ls_any_t_1) begin
+            ls_sel_base_0 = ls_sel_base_1;
+            ls_sel_size_0 = ls_sel_size_1;
+            ls_sel_tag_0 = ls_sel_tag_1;
+        end
         if (out_rs_valid || rs_hit_r_q) begin
             rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
+            rs_loc_r_d_comb = rs_sel_loc_0;
+            rs_base_r_d_comb = rs_sel_base_0;
+            rs_size_r_d_comb = rs_sel_size_0;
+            rs_tag_r_d_comb = rs_sel_tag_0;
         end
         if (out_ls_valid || ls_hit_r_q) begin
             ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
+            ls_base_r_d_comb = ls_sel_base_0;
+            ls_size_r_d_comb = ls_sel_size_0;
+            ls_tag_r_d_comb = ls_sel_tag_0;
         end
-        nx_base = rs_or_base_0 | ls_or_base_0;
-        nx_size = rs_or_size_0 | ls_or_size_0;
-        nx_tag = rs_or_tag_0 | ls_or_tag_0;
+        nx_base = rs_sel_base_0 | ls_sel_base_0;
+        nx_size = rs_sel_size_0 | ls_sel_size_0;
+        nx_tag = rs_sel_tag_0 | ls_sel_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -38793,6 +39159,8 @@ module mlu8_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fi
         ls_size_r_d = ls_size_r_d_comb;
         ls_tag_r_d = ls_tag_r_d_comb;
         ls_way_r_d = ls_way_r_d_comb;
+        plru_0_touch_a_valid = plru_0_touch_a_valid_comb;
+        plru_0_touch_b_valid = plru_0_touch_b_valid_comb;
         repl_state = repl_state_comb;
         rs_base_r_d = rs_base_r_d_comb;
         rs_hit_r_d = rs_hit_r_d_comb;
@@ -39317,20 +39685,16 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
-    reg  pend_a_valid_d;
-    reg  pend_a_valid_q;
-    reg  [2:0] pend_a_way_d;
-    reg  [2:0] pend_a_way_q;
-    reg  pend_b_valid_d;
-    reg  pend_b_valid_q;
-    reg  [2:0] pend_b_way_d;
-    reg  [2:0] pend_b_way_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [2:0] pend_c_way_d;
     reg  [2:0] pend_c_way_q;
     
     // Local signals
+    reg  pa_valid;
+    reg  [2:0] pa_way;
+    reg  pb_valid;
+    reg  [2:0] pb_way;
     reg  [7:0] mask_a;
     reg  [7:0] set_a;
     reg  [7:0] mask_b;
@@ -39347,19 +39711,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
-        pend_a_valid_q = 1'h0;
-        pend_a_way_q = 3'h0;
-        pend_b_valid_q = 1'h0;
-        pend_b_way_q = 3'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 3'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_q <= pend_a_valid_d;
-        pend_a_way_q <= pend_a_way_d;
-        pend_b_valid_q <= pend_b_valid_d;
-        pend_b_way_q <= pend_b_way_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -39369,22 +39725,24 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
-    reg  pend_a_valid_d_comb;
-    reg  pend_b_valid_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
+        pa_valid = touch_a_valid;
+        pa_way = touch_a_way;
+        pb_valid = touch_b_valid;
+        pb_way = touch_b_way;
         mask_a = zero;
         set_a = zero;
         mask_b = zero;
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
+        if (pa_valid && (pa_way == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
+        if (pb_valid && (pb_way == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
@@ -39392,11 +39750,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
+        if (pa_valid && (pa_way == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
+        if (pb_valid && (pb_way == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
@@ -39404,11 +39762,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
+        if (pa_valid && (pa_way == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
+        if (pb_valid && (pb_way == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
@@ -39416,11 +39774,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
+        if (pa_valid && (pa_way == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
+        if (pb_valid && (pb_way == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
@@ -39428,11 +39786,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
+        if (pa_valid && (pa_way == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
+        if (pb_valid && (pb_way == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
@@ -39440,11 +39798,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
+        if (pa_valid && (pa_way == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
+        if (pb_valid && (pb_way == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
@@ -39452,11 +39810,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
+        if (pa_valid && (pa_way == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
+        if (pb_valid && (pb_way == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
@@ -39464,11 +39822,11 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
+        if (pa_valid && (pa_way == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
+        if (pb_valid && (pb_way == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
@@ -39505,22 +39863,14 @@ module mlu8_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,to
             victim_comb = way_7;
         end
         bits_d_comb = after_c;
-        pend_a_valid_d_comb = touch_a_valid;
-        pend_a_way_d = touch_a_way;
-        pend_b_valid_d_comb = touch_b_valid;
-        pend_b_way_d = touch_b_way;
         pend_c_valid_d_comb = touch_c_valid;
         pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_valid_d_comb = 1'b0;
-            pend_b_valid_d_comb = 1'b0;
             pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_valid_d = pend_a_valid_d_comb;
-        pend_b_valid_d = pend_b_valid_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

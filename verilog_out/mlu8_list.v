@@ -1899,30 +1899,62 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_tag_r_q;
     
     // Local signals
+    reg  rs_match_0;
+    reg  rs_match_1;
+    reg  rs_match_2;
+    reg  rs_match_3;
+    reg  rs_match_4;
+    reg  rs_match_5;
+    reg  rs_match_6;
+    reg  rs_match_7;
+    reg  ls_match_0;
+    reg  ls_match_1;
+    reg  ls_match_2;
+    reg  ls_match_3;
+    reg  ls_match_4;
+    reg  ls_match_5;
+    reg  ls_match_6;
+    reg  ls_match_7;
+    reg  rs_req_0;
+    reg  rs_req_1;
+    reg  rs_req_2;
+    reg  rs_req_3;
+    reg  rs_req_4;
+    reg  rs_req_5;
+    reg  rs_req_6;
+    reg  rs_req_7;
+    reg  ls_req_0;
+    reg  ls_req_1;
+    reg  ls_req_2;
+    reg  ls_req_3;
+    reg  ls_req_4;
+    reg  ls_req_5;
+    reg  ls_req_6;
+    reg  ls_req_7;
     reg  out_rs_valid;
     reg  out_rs_hit;
     reg  out_rs_multi;
     reg  [2:0] out_rs_way;
-    reg  out_rs_onehot_0;
-    reg  out_rs_onehot_1;
-    reg  out_rs_onehot_2;
-    reg  out_rs_onehot_3;
-    reg  out_rs_onehot_4;
-    reg  out_rs_onehot_5;
-    reg  out_rs_onehot_6;
-    reg  out_rs_onehot_7;
+    reg  out_rs_take_0;
+    reg  out_rs_take_1;
+    reg  out_rs_take_2;
+    reg  out_rs_take_3;
+    reg  out_rs_take_4;
+    reg  out_rs_take_5;
+    reg  out_rs_take_6;
+    reg  out_rs_take_7;
     reg  out_ls_valid;
     reg  out_ls_hit;
     reg  out_ls_multi;
     reg  [2:0] out_ls_way;
-    reg  out_ls_onehot_0;
-    reg  out_ls_onehot_1;
-    reg  out_ls_onehot_2;
-    reg  out_ls_onehot_3;
-    reg  out_ls_onehot_4;
-    reg  out_ls_onehot_5;
-    reg  out_ls_onehot_6;
-    reg  out_ls_onehot_7;
+    reg  out_ls_take_0;
+    reg  out_ls_take_1;
+    reg  out_ls_take_2;
+    reg  out_ls_take_3;
+    reg  out_ls_take_4;
+    reg  out_ls_take_5;
+    reg  out_ls_take_6;
+    reg  out_ls_take_7;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -1947,111 +1979,141 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [55:0] cs_nr_5;
     reg  [55:0] cs_nr_6;
     reg  [55:0] cs_nr_7;
-    reg  [50:0] rs_or_loc_0;
-    reg  [50:0] rs_or_loc_1;
-    reg  [50:0] rs_or_loc_2;
-    reg  [50:0] rs_or_loc_3;
-    reg  [50:0] rs_or_loc_4;
-    reg  [50:0] rs_or_loc_5;
-    reg  [50:0] rs_or_loc_6;
-    reg  [50:0] rs_or_loc_7;
-    reg  [50:0] rs_or_loc_8;
-    reg  [50:0] rs_or_loc_9;
-    reg  [50:0] rs_or_loc_10;
-    reg  [50:0] rs_or_loc_11;
-    reg  [50:0] rs_or_loc_12;
-    reg  [50:0] rs_or_loc_13;
-    reg  [50:0] rs_or_loc_14;
-    reg  [55:0] rs_or_base_0;
-    reg  [55:0] rs_or_base_1;
-    reg  [55:0] rs_or_base_2;
-    reg  [55:0] rs_or_base_3;
-    reg  [55:0] rs_or_base_4;
-    reg  [55:0] rs_or_base_5;
-    reg  [55:0] rs_or_base_6;
-    reg  [55:0] rs_or_base_7;
-    reg  [55:0] rs_or_base_8;
-    reg  [55:0] rs_or_base_9;
-    reg  [55:0] rs_or_base_10;
-    reg  [55:0] rs_or_base_11;
-    reg  [55:0] rs_or_base_12;
-    reg  [55:0] rs_or_base_13;
-    reg  [55:0] rs_or_base_14;
-    reg  [55:0] rs_or_size_0;
-    reg  [55:0] rs_or_size_1;
-    reg  [55:0] rs_or_size_2;
-    reg  [55:0] rs_or_size_3;
-    reg  [55:0] rs_or_size_4;
-    reg  [55:0] rs_or_size_5;
-    reg  [55:0] rs_or_size_6;
-    reg  [55:0] rs_or_size_7;
-    reg  [55:0] rs_or_size_8;
-    reg  [55:0] rs_or_size_9;
-    reg  [55:0] rs_or_size_10;
-    reg  [55:0] rs_or_size_11;
-    reg  [55:0] rs_or_size_12;
-    reg  [55:0] rs_or_size_13;
-    reg  [55:0] rs_or_size_14;
-    reg  [7:0] rs_or_tag_0;
-    reg  [7:0] rs_or_tag_1;
-    reg  [7:0] rs_or_tag_2;
-    reg  [7:0] rs_or_tag_3;
-    reg  [7:0] rs_or_tag_4;
-    reg  [7:0] rs_or_tag_5;
-    reg  [7:0] rs_or_tag_6;
-    reg  [7:0] rs_or_tag_7;
-    reg  [7:0] rs_or_tag_8;
-    reg  [7:0] rs_or_tag_9;
-    reg  [7:0] rs_or_tag_10;
-    reg  [7:0] rs_or_tag_11;
-    reg  [7:0] rs_or_tag_12;
-    reg  [7:0] rs_or_tag_13;
-    reg  [7:0] rs_or_tag_14;
-    reg  [55:0] ls_or_base_0;
-    reg  [55:0] ls_or_base_1;
-    reg  [55:0] ls_or_base_2;
-    reg  [55:0] ls_or_base_3;
-    reg  [55:0] ls_or_base_4;
-    reg  [55:0] ls_or_base_5;
-    reg  [55:0] ls_or_base_6;
-    reg  [55:0] ls_or_base_7;
-    reg  [55:0] ls_or_base_8;
-    reg  [55:0] ls_or_base_9;
-    reg  [55:0] ls_or_base_10;
-    reg  [55:0] ls_or_base_11;
-    reg  [55:0] ls_or_base_12;
-    reg  [55:0] ls_or_base_13;
-    reg  [55:0] ls_or_base_14;
-    reg  [55:0] ls_or_size_0;
-    reg  [55:0] ls_or_size_1;
-    reg  [55:0] ls_or_size_2;
-    reg  [55:0] ls_or_size_3;
-    reg  [55:0] ls_or_size_4;
-    reg  [55:0] ls_or_size_5;
-    reg  [55:0] ls_or_size_6;
-    reg  [55:0] ls_or_size_7;
-    reg  [55:0] ls_or_size_8;
-    reg  [55:0] ls_or_size_9;
-    reg  [55:0] ls_or_size_10;
-    reg  [55:0] ls_or_size_11;
-    reg  [55:0] ls_or_size_12;
-    reg  [55:0] ls_or_size_13;
-    reg  [55:0] ls_or_size_14;
-    reg  [7:0] ls_or_tag_0;
-    reg  [7:0] ls_or_tag_1;
-    reg  [7:0] ls_or_tag_2;
-    reg  [7:0] ls_or_tag_3;
-    reg  [7:0] ls_or_tag_4;
-    reg  [7:0] ls_or_tag_5;
-    reg  [7:0] ls_or_tag_6;
-    reg  [7:0] ls_or_tag_7;
-    reg  [7:0] ls_or_tag_8;
-    reg  [7:0] ls_or_tag_9;
-    reg  [7:0] ls_or_tag_10;
-    reg  [7:0] ls_or_tag_11;
-    reg  [7:0] ls_or_tag_12;
-    reg  [7:0] ls_or_tag_13;
-    reg  [7:0] ls_or_tag_14;
+    reg  [50:0] rs_sel_loc_0;
+    reg  [50:0] rs_sel_loc_1;
+    reg  [50:0] rs_sel_loc_2;
+    reg  [50:0] rs_sel_loc_3;
+    reg  [50:0] rs_sel_loc_4;
+    reg  [50:0] rs_sel_loc_5;
+    reg  [50:0] rs_sel_loc_6;
+    reg  [50:0] rs_sel_loc_7;
+    reg  [50:0] rs_sel_loc_8;
+    reg  [50:0] rs_sel_loc_9;
+    reg  [50:0] rs_sel_loc_10;
+    reg  [50:0] rs_sel_loc_11;
+    reg  [50:0] rs_sel_loc_12;
+    reg  [50:0] rs_sel_loc_13;
+    reg  [50:0] rs_sel_loc_14;
+    reg  [55:0] rs_sel_base_0;
+    reg  [55:0] rs_sel_base_1;
+    reg  [55:0] rs_sel_base_2;
+    reg  [55:0] rs_sel_base_3;
+    reg  [55:0] rs_sel_base_4;
+    reg  [55:0] rs_sel_base_5;
+    reg  [55:0] rs_sel_base_6;
+    reg  [55:0] rs_sel_base_7;
+    reg  [55:0] rs_sel_base_8;
+    reg  [55:0] rs_sel_base_9;
+    reg  [55:0] rs_sel_base_10;
+    reg  [55:0] rs_sel_base_11;
+    reg  [55:0] rs_sel_base_12;
+    reg  [55:0] rs_sel_base_13;
+    reg  [55:0] rs_sel_base_14;
+    reg  [55:0] rs_sel_size_0;
+    reg  [55:0] rs_sel_size_1;
+    reg  [55:0] rs_sel_size_2;
+    reg  [55:0] rs_sel_size_3;
+    reg  [55:0] rs_sel_size_4;
+    reg  [55:0] rs_sel_size_5;
+    reg  [55:0] rs_sel_size_6;
+    reg  [55:0] rs_sel_size_7;
+    reg  [55:0] rs_sel_size_8;
+    reg  [55:0] rs_sel_size_9;
+    reg  [55:0] rs_sel_size_10;
+    reg  [55:0] rs_sel_size_11;
+    reg  [55:0] rs_sel_size_12;
+    reg  [55:0] rs_sel_size_13;
+    reg  [55:0] rs_sel_size_14;
+    reg  [7:0] rs_sel_tag_0;
+    reg  [7:0] rs_sel_tag_1;
+    reg  [7:0] rs_sel_tag_2;
+    reg  [7:0] rs_sel_tag_3;
+    reg  [7:0] rs_sel_tag_4;
+    reg  [7:0] rs_sel_tag_5;
+    reg  [7:0] rs_sel_tag_6;
+    reg  [7:0] rs_sel_tag_7;
+    reg  [7:0] rs_sel_tag_8;
+    reg  [7:0] rs_sel_tag_9;
+    reg  [7:0] rs_sel_tag_10;
+    reg  [7:0] rs_sel_tag_11;
+    reg  [7:0] rs_sel_tag_12;
+    reg  [7:0] rs_sel_tag_13;
+    reg  [7:0] rs_sel_tag_14;
+    reg  [55:0] ls_sel_base_0;
+    reg  [55:0] ls_sel_base_1;
+    reg  [55:0] ls_sel_base_2;
+    reg  [55:0] ls_sel_base_3;
+    reg  [55:0] ls_sel_base_4;
+    reg  [55:0] ls_sel_base_5;
+    reg  [55:0] ls_sel_base_6;
+    reg  [55:0] ls_sel_base_7;
+    reg  [55:0] ls_sel_base_8;
+    reg  [55:0] ls_sel_base_9;
+    reg  [55:0] ls_sel_base_10;
+    reg  [55:0] ls_sel_base_11;
+    reg  [55:0] ls_sel_base_12;
+    reg  [55:0] ls_sel_base_13;
+    reg  [55:0] ls_sel_base_14;
+    reg  [55:0] ls_sel_size_0;
+    reg  [55:0] ls_sel_size_1;
+    reg  [55:0] ls_sel_size_2;
+    reg  [55:0] ls_sel_size_3;
+    reg  [55:0] ls_sel_size_4;
+    reg  [55:0] ls_sel_size_5;
+    reg  [55:0] ls_sel_size_6;
+    reg  [55:0] ls_sel_size_7;
+    reg  [55:0] ls_sel_size_8;
+    reg  [55:0] ls_sel_size_9;
+    reg  [55:0] ls_sel_size_10;
+    reg  [55:0] ls_sel_size_11;
+    reg  [55:0] ls_sel_size_12;
+    reg  [55:0] ls_sel_size_13;
+    reg  [55:0] ls_sel_size_14;
+    reg  [7:0] ls_sel_tag_0;
+    reg  [7:0] ls_sel_tag_1;
+    reg  [7:0] ls_sel_tag_2;
+    reg  [7:0] ls_sel_tag_3;
+    reg  [7:0] ls_sel_tag_4;
+    reg  [7:0] ls_sel_tag_5;
+    reg  [7:0] ls_sel_tag_6;
+    reg  [7:0] ls_sel_tag_7;
+    reg  [7:0] ls_sel_tag_8;
+    reg  [7:0] ls_sel_tag_9;
+    reg  [7:0] ls_sel_tag_10;
+    reg  [7:0] ls_sel_tag_11;
+    reg  [7:0] ls_sel_tag_12;
+    reg  [7:0] ls_sel_tag_13;
+    reg  [7:0] ls_sel_tag_14;
+    reg  rs_any_t_0;
+    reg  rs_any_t_1;
+    reg  rs_any_t_2;
+    reg  rs_any_t_3;
+    reg  rs_any_t_4;
+    reg  rs_any_t_5;
+    reg  rs_any_t_6;
+    reg  rs_any_t_7;
+    reg  rs_any_t_8;
+    reg  rs_any_t_9;
+    reg  rs_any_t_10;
+    reg  rs_any_t_11;
+    reg  rs_any_t_12;
+    reg  rs_any_t_13;
+    reg  rs_any_t_14;
+    reg  ls_any_t_0;
+    reg  ls_any_t_1;
+    reg  ls_any_t_2;
+    reg  ls_any_t_3;
+    reg  ls_any_t_4;
+    reg  ls_any_t_5;
+    reg  ls_any_t_6;
+    reg  ls_any_t_7;
+    reg  ls_any_t_8;
+    reg  ls_any_t_9;
+    reg  ls_any_t_10;
+    reg  ls_any_t_11;
+    reg  ls_any_t_12;
+    reg  ls_any_t_13;
+    reg  ls_any_t_14;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -2177,6 +2239,8 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     );
     
     // Sub-block outputs this block does not use
+    wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, 1'b0};
+    wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, 1'b0};
     wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
@@ -2393,67 +2457,129 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         cs_s_0 = rs_addr ^ bxs_0_q;
         cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_pe_req_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
-        ls_pe_req_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
+        rs_req_0 = rs_match_0;
+        ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
         cs_s_1 = rs_addr ^ bxs_1_q;
         cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
-        rs_pe_req_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
-        ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
+        ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
+        rs_req_1 = rs_match_1;
+        ls_req_1 = ls_match_1;
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
         cs_s_2 = rs_addr ^ bxs_2_q;
         cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
-        rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
-        ls_pe_req_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
+        ls_match_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
+        rs_req_2 = rs_match_2;
+        ls_req_2 = ls_match_2;
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
         cs_s_3 = rs_addr ^ bxs_3_q;
         cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
-        rs_pe_req_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
-        ls_pe_req_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
+        ls_match_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
+        rs_req_3 = rs_match_3;
+        ls_req_3 = ls_match_3;
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
         cs_s_4 = rs_addr ^ bxs_4_q;
         cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
-        rs_pe_req_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
-        ls_pe_req_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
+        ls_match_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
+        rs_req_4 = rs_match_4;
+        ls_req_4 = ls_match_4;
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
         cs_s_5 = rs_addr ^ bxs_5_q;
         cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
-        rs_pe_req_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
-        ls_pe_req_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
+        ls_match_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
+        rs_req_5 = rs_match_5;
+        ls_req_5 = ls_match_5;
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
         cs_s_6 = rs_addr ^ bxs_6_q;
         cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
-        rs_pe_req_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
-        ls_pe_req_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
+        ls_match_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
+        rs_req_6 = rs_match_6;
+        ls_req_6 = ls_match_6;
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
         cs_s_7 = rs_addr ^ bxs_7_q;
         cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
-        rs_pe_req_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
-        ls_pe_req_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
+        ls_match_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
+        rs_req_7 = rs_match_7;
+        ls_req_7 = ls_match_7;
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
+        rs_pe_req_0 = rs_req_0;
+        ls_pe_req_0 = ls_req_0;
+        rs_any_t_7 = rs_req_0;
+        ls_any_t_7 = ls_req_0;
+        rs_pe_req_1 = rs_req_1;
+        ls_pe_req_1 = ls_req_1;
+        rs_any_t_8 = rs_req_1;
+        ls_any_t_8 = ls_req_1;
+        rs_pe_req_2 = rs_req_2;
+        ls_pe_req_2 = ls_req_2;
+        rs_any_t_9 = rs_req_2;
+        ls_any_t_9 = ls_req_2;
+        rs_pe_req_3 = rs_req_3;
+        ls_pe_req_3 = ls_req_3;
+        rs_any_t_10 = rs_req_3;
+        ls_any_t_10 = ls_req_3;
+        rs_pe_req_4 = rs_req_4;
+        ls_pe_req_4 = ls_req_4;
+        rs_any_t_11 = rs_req_4;
+        ls_any_t_11 = ls_req_4;
+        rs_pe_req_5 = rs_req_5;
+        ls_pe_req_5 = ls_req_5;
+        rs_any_t_12 = rs_req_5;
+        ls_any_t_12 = ls_req_5;
+        rs_pe_req_6 = rs_req_6;
+        ls_pe_req_6 = ls_req_6;
+        rs_any_t_13 = rs_req_6;
+        ls_any_t_13 = ls_req_6;
+        rs_pe_req_7 = rs_req_7;
+        ls_pe_req_7 = ls_req_7;
+        rs_any_t_14 = rs_req_7;
+        ls_any_t_14 = ls_req_7;
+        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
+        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
+        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
+        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
+        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
+        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
+        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
+        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
+        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
+        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
+        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
+        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
+        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
+        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -2716,242 +2842,319 @@ module mlu8_list_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             valid_7_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_pe_any && ~reset;
+        out_rs_hit = rs_any_t_0 && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_pe_any && ~reset;
+        out_ls_hit = ls_any_t_0 && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
-        out_rs_onehot_0 = rs_pe_onehot_0 && ~reset;
-        out_ls_onehot_0 = ls_pe_onehot_0 && ~reset;
-        out_rs_onehot_1 = rs_pe_onehot_1 && ~reset;
-        out_ls_onehot_1 = ls_pe_onehot_1 && ~reset;
-        out_rs_onehot_2 = rs_pe_onehot_2 && ~reset;
-        out_ls_onehot_2 = ls_pe_onehot_2 && ~reset;
-        out_rs_onehot_3 = rs_pe_onehot_3 && ~reset;
-        out_ls_onehot_3 = ls_pe_onehot_3 && ~reset;
-        out_rs_onehot_4 = rs_pe_onehot_4 && ~reset;
-        out_ls_onehot_4 = ls_pe_onehot_4 && ~reset;
-        out_rs_onehot_5 = rs_pe_onehot_5 && ~reset;
-        out_ls_onehot_5 = ls_pe_onehot_5 && ~reset;
-        out_rs_onehot_6 = rs_pe_onehot_6 && ~reset;
-        out_ls_onehot_6 = ls_pe_onehot_6 && ~reset;
-        out_rs_onehot_7 = rs_pe_onehot_7 && ~reset;
-        out_ls_onehot_7 = ls_pe_onehot_7 && ~reset;
+        out_rs_take_0 = rs_match_0 && ~reset;
+        out_ls_take_0 = ls_match_0 && ~reset;
+        out_rs_take_1 = rs_match_1 && ~reset;
+        out_ls_take_1 = ls_match_1 && ~reset;
+        out_rs_take_2 = rs_match_2 && ~reset;
+        out_ls_take_2 = ls_match_2 && ~reset;
+        out_rs_take_3 = rs_match_3 && ~reset;
+        out_ls_take_3 = ls_match_3 && ~reset;
+        out_rs_take_4 = rs_match_4 && ~reset;
+        out_ls_take_4 = ls_match_4 && ~reset;
+        out_rs_take_5 = rs_match_5 && ~reset;
+        out_ls_take_5 = ls_match_5 && ~reset;
+        out_rs_take_6 = rs_match_6 && ~reset;
+        out_ls_take_6 = ls_match_6 && ~reset;
+        out_rs_take_7 = rs_match_7 && ~reset;
+        out_ls_take_7 = ls_match_7 && ~reset;
         rs_hit_r_d_comb = out_rs_hit;
         rs_multi_r_d_comb = out_rs_multi;
         ls_hit_r_d_comb = out_ls_hit;
         ls_multi_r_d_comb = out_ls_multi;
-        rs_or_loc_7 = zero_51;
-        rs_or_base_7 = zero_56;
-        rs_or_size_7 = zero_56;
-        rs_or_tag_7 = zero_8;
-        if (out_rs_onehot_0) begin
-            rs_or_loc_7 = loc_0_q;
-            rs_or_base_7 = base_0_q;
-            rs_or_size_7 = size_0_q;
-            rs_or_tag_7 = tag_0_q;
+        rs_sel_loc_7 = zero_51;
+        rs_sel_base_7 = zero_56;
+        rs_sel_size_7 = zero_56;
+        rs_sel_tag_7 = zero_8;
+        if (out_rs_take_0) begin
+            rs_sel_loc_7 = loc_0_q;
+            rs_sel_base_7 = base_0_q;
+            rs_sel_size_7 = size_0_q;
+            rs_sel_tag_7 = tag_0_q;
         end
-        ls_or_base_7 = zero_56;
-        ls_or_size_7 = zero_56;
-        ls_or_tag_7 = zero_8;
-        if (out_ls_onehot_0) begin
-            ls_or_base_7 = base_0_q;
-            ls_or_size_7 = size_0_q;
-            ls_or_tag_7 = tag_0_q;
+        ls_sel_base_7 = zero_56;
+        ls_sel_size_7 = zero_56;
+        ls_sel_tag_7 = zero_8;
+        if (out_ls_take_0) begin
+            ls_sel_base_7 = base_0_q;
+            ls_sel_size_7 = size_0_q;
+            ls_sel_tag_7 = tag_0_q;
         end
-        rs_or_loc_8 = zero_51;
-        rs_or_base_8 = zero_56;
-        rs_or_size_8 = zero_56;
-        rs_or_tag_8 = zero_8;
-        if (out_rs_onehot_1) begin
-            rs_or_loc_8 = loc_1_q;
-            rs_or_base_8 = base_1_q;
-            rs_or_size_8 = size_1_q;
-            rs_or_tag_8 = tag_1_q;
+        rs_sel_loc_8 = zero_51;
+        rs_sel_base_8 = zero_56;
+        rs_sel_size_8 = zero_56;
+        rs_sel_tag_8 = zero_8;
+        if (out_rs_take_1) begin
+            rs_sel_loc_8 = loc_1_q;
+            rs_sel_base_8 = base_1_q;
+            rs_sel_size_8 = size_1_q;
+            rs_sel_tag_8 = tag_1_q;
         end
-        ls_or_base_8 = zero_56;
-        ls_or_size_8 = zero_56;
-        ls_or_tag_8 = zero_8;
-        if (out_ls_onehot_1) begin
-            ls_or_base_8 = base_1_q;
-            ls_or_size_8 = size_1_q;
-            ls_or_tag_8 = tag_1_q;
+        ls_sel_base_8 = zero_56;
+        ls_sel_size_8 = zero_56;
+        ls_sel_tag_8 = zero_8;
+        if (out_ls_take_1) begin
+            ls_sel_base_8 = base_1_q;
+            ls_sel_size_8 = size_1_q;
+            ls_sel_tag_8 = tag_1_q;
         end
-        rs_or_loc_9 = zero_51;
-        rs_or_base_9 = zero_56;
-        rs_or_size_9 = zero_56;
-        rs_or_tag_9 = zero_8;
-        if (out_rs_onehot_2) begin
-            rs_or_loc_9 = loc_2_q;
-            rs_or_base_9 = base_2_q;
-            rs_or_size_9 = size_2_q;
-            rs_or_tag_9 = tag_2_q;
+        rs_sel_loc_9 = zero_51;
+        rs_sel_base_9 = zero_56;
+        rs_sel_size_9 = zero_56;
+        rs_sel_tag_9 = zero_8;
+        if (out_rs_take_2) begin
+            rs_sel_loc_9 = loc_2_q;
+            rs_sel_base_9 = base_2_q;
+            rs_sel_size_9 = size_2_q;
+            rs_sel_tag_9 = tag_2_q;
         end
-        ls_or_base_9 = zero_56;
-        ls_or_size_9 = zero_56;
-        ls_or_tag_9 = zero_8;
-        if (out_ls_onehot_2) begin
-            ls_or_base_9 = base_2_q;
-            ls_or_size_9 = size_2_q;
-            ls_or_tag_9 = tag_2_q;
+        ls_sel_base_9 = zero_56;
+        ls_sel_size_9 = zero_56;
+        ls_sel_tag_9 = zero_8;
+        if (out_ls_take_2) begin
+            ls_sel_base_9 = base_2_q;
+            ls_sel_size_9 = size_2_q;
+            ls_sel_tag_9 = tag_2_q;
         end
-        rs_or_loc_10 = zero_51;
-        rs_or_base_10 = zero_56;
-        rs_or_size_10 = zero_56;
-        rs_or_tag_10 = zero_8;
-        if (out_rs_onehot_3) begin
-            rs_or_loc_10 = loc_3_q;
-            rs_or_base_10 = base_3_q;
-            rs_or_size_10 = size_3_q;
-            rs_or_tag_10 = tag_3_q;
+        rs_sel_loc_10 = zero_51;
+        rs_sel_base_10 = zero_56;
+        rs_sel_size_10 = zero_56;
+        rs_sel_tag_10 = zero_8;
+        if (out_rs_take_3) begin
+            rs_sel_loc_10 = loc_3_q;
+            rs_sel_base_10 = base_3_q;
+            rs_sel_size_10 = size_3_q;
+            rs_sel_tag_10 = tag_3_q;
         end
-        ls_or_base_10 = zero_56;
-        ls_or_size_10 = zero_56;
-        ls_or_tag_10 = zero_8;
-        if (out_ls_onehot_3) begin
-            ls_or_base_10 = base_3_q;
-            ls_or_size_10 = size_3_q;
-            ls_or_tag_10 = tag_3_q;
+        ls_sel_base_10 = zero_56;
+        ls_sel_size_10 = zero_56;
+        ls_sel_tag_10 = zero_8;
+        if (out_ls_take_3) begin
+            ls_sel_base_10 = base_3_q;
+            ls_sel_size_10 = size_3_q;
+            ls_sel_tag_10 = tag_3_q;
         end
-        rs_or_loc_11 = zero_51;
-        rs_or_base_11 = zero_56;
-        rs_or_size_11 = zero_56;
-        rs_or_tag_11 = zero_8;
-        if (out_rs_onehot_4) begin
-            rs_or_loc_11 = loc_4_q;
-            rs_or_base_11 = base_4_q;
-            rs_or_size_11 = size_4_q;
-            rs_or_tag_11 = tag_4_q;
+        rs_sel_loc_11 = zero_51;
+        rs_sel_base_11 = zero_56;
+        rs_sel_size_11 = zero_56;
+        rs_sel_tag_11 = zero_8;
+        if (out_rs_take_4) begin
+            rs_sel_loc_11 = loc_4_q;
+            rs_sel_base_11 = base_4_q;
+            rs_sel_size_11 = size_4_q;
+            rs_sel_tag_11 = tag_4_q;
         end
-        ls_or_base_11 = zero_56;
-        ls_or_size_11 = zero_56;
-        ls_or_tag_11 = zero_8;
-        if (out_ls_onehot_4) begin
-            ls_or_base_11 = base_4_q;
-            ls_or_size_11 = size_4_q;
-            ls_or_tag_11 = tag_4_q;
+        ls_sel_base_11 = zero_56;
+        ls_sel_size_11 = zero_56;
+        ls_sel_tag_11 = zero_8;
+        if (out_ls_take_4) begin
+            ls_sel_base_11 = base_4_q;
+            ls_sel_size_11 = size_4_q;
+            ls_sel_tag_11 = tag_4_q;
         end
-        rs_or_loc_12 = zero_51;
-        rs_or_base_12 = zero_56;
-        rs_or_size_12 = zero_56;
-        rs_or_tag_12 = zero_8;
-        if (out_rs_onehot_5) begin
-            rs_or_loc_12 = loc_5_q;
-            rs_or_base_12 = base_5_q;
-            rs_or_size_12 = size_5_q;
-            rs_or_tag_12 = tag_5_q;
+        rs_sel_loc_12 = zero_51;
+        rs_sel_base_12 = zero_56;
+        rs_sel_size_12 = zero_56;
+        rs_sel_tag_12 = zero_8;
+        if (out_rs_take_5) begin
+            rs_sel_loc_12 = loc_5_q;
+            rs_sel_base_12 = base_5_q;
+            rs_sel_size_12 = size_5_q;
+            rs_sel_tag_12 = tag_5_q;
         end
-        ls_or_base_12 = zero_56;
-        ls_or_size_12 = zero_56;
-        ls_or_tag_12 = zero_8;
-        if (out_ls_onehot_5) begin
-            ls_or_base_12 = base_5_q;
-            ls_or_size_12 = size_5_q;
-            ls_or_tag_12 = tag_5_q;
+        ls_sel_base_12 = zero_56;
+        ls_sel_size_12 = zero_56;
+        ls_sel_tag_12 = zero_8;
+        if (out_ls_take_5) begin
+            ls_sel_base_12 = base_5_q;
+            ls_sel_size_12 = size_5_q;
+            ls_sel_tag_12 = tag_5_q;
         end
-        rs_or_loc_13 = zero_51;
-        rs_or_base_13 = zero_56;
-        rs_or_size_13 = zero_56;
-        rs_or_tag_13 = zero_8;
-        if (out_rs_onehot_6) begin
-            rs_or_loc_13 = loc_6_q;
-            rs_or_base_13 = base_6_q;
-            rs_or_size_13 = size_6_q;
-            rs_or_tag_13 = tag_6_q;
+        rs_sel_loc_13 = zero_51;
+        rs_sel_base_13 = zero_56;
+        rs_sel_size_13 = zero_56;
+        rs_sel_tag_13 = zero_8;
+        if (out_rs_take_6) begin
+            rs_sel_loc_13 = loc_6_q;
+            rs_sel_base_13 = base_6_q;
+            rs_sel_size_13 = size_6_q;
+            rs_sel_tag_13 = tag_6_q;
         end
-        ls_or_base_13 = zero_56;
-        ls_or_size_13 = zero_56;
-        ls_or_tag_13 = zero_8;
-        if (out_ls_onehot_6) begin
-            ls_or_base_13 = base_6_q;
-            ls_or_size_13 = size_6_q;
-            ls_or_tag_13 = tag_6_q;
+        ls_sel_base_13 = zero_56;
+        ls_sel_size_13 = zero_56;
+        ls_sel_tag_13 = zero_8;
+        if (out_ls_take_6) begin
+            ls_sel_base_13 = base_6_q;
+            ls_sel_size_13 = size_6_q;
+            ls_sel_tag_13 = tag_6_q;
         end
-        rs_or_loc_14 = zero_51;
-        rs_or_base_14 = zero_56;
-        rs_or_size_14 = zero_56;
-        rs_or_tag_14 = zero_8;
-        if (out_rs_onehot_7) begin
-            rs_or_loc_14 = loc_7_q;
-            rs_or_base_14 = base_7_q;
-            rs_or_size_14 = size_7_q;
-            rs_or_tag_14 = tag_7_q;
+        rs_sel_loc_14 = zero_51;
+        rs_sel_base_14 = zero_56;
+        rs_sel_size_14 = zero_56;
+        rs_sel_tag_14 = zero_8;
+        if (out_rs_take_7) begin
+            rs_sel_loc_14 = loc_7_q;
+            rs_sel_base_14 = base_7_q;
+            rs_sel_size_14 = size_7_q;
+            rs_sel_tag_14 = tag_7_q;
         end
-        ls_or_base_14 = zero_56;
-        ls_or_size_14 = zero_56;
-        ls_or_tag_14 = zero_8;
-        if (out_ls_onehot_7) begin
-            ls_or_base_14 = base_7_q;
-            ls_or_size_14 = size_7_q;
-            ls_or_tag_14 = tag_7_q;
+        ls_sel_base_14 = zero_56;
+        ls_sel_size_14 = zero_56;
+        ls_sel_tag_14 = zero_8;
+        if (out_ls_take_7) begin
+            ls_sel_base_14 = base_7_q;
+            ls_sel_size_14 = size_7_q;
+            ls_sel_tag_14 = tag_7_q;
         end
-        rs_or_loc_6 = rs_or_loc_13 | rs_or_loc_14;
-        rs_or_base_6 = rs_or_base_13 | rs_or_base_14;
-        rs_or_size_6 = rs_or_size_13 | rs_or_size_14;
-        rs_or_tag_6 = rs_or_tag_13 | rs_or_tag_14;
-        ls_or_base_6 = ls_or_base_13 | ls_or_base_14;
-        ls_or_size_6 = ls_or_size_13 | ls_or_size_14;
-        ls_or_tag_6 = ls_or_tag_13 | ls_or_tag_14;
-        rs_or_loc_5 = rs_or_loc_11 | rs_or_loc_12;
-        rs_or_base_5 = rs_or_base_11 | rs_or_base_12;
-        rs_or_size_5 = rs_or_size_11 | rs_or_size_12;
-        rs_or_tag_5 = rs_or_tag_11 | rs_or_tag_12;
-        ls_or_base_5 = ls_or_base_11 | ls_or_base_12;
-        ls_or_size_5 = ls_or_size_11 | ls_or_size_12;
-        ls_or_tag_5 = ls_or_tag_11 | ls_or_tag_12;
-        rs_or_loc_4 = rs_or_loc_9 | rs_or_loc_10;
-        rs_or_base_4 = rs_or_base_9 | rs_or_base_10;
-        rs_or_size_4 = rs_or_size_9 | rs_or_size_10;
-        rs_or_tag_4 = rs_or_tag_9 | rs_or_tag_10;
-        ls_or_base_4 = ls_or_base_9 | ls_or_base_10;
-        ls_or_size_4 = ls_or_size_9 | ls_or_size_10;
-        ls_or_tag_4 = ls_or_tag_9 | ls_or_tag_10;
-        rs_or_loc_3 = rs_or_loc_7 | rs_or_loc_8;
-        rs_or_base_3 = rs_or_base_7 | rs_or_base_8;
-        rs_or_size_3 = rs_or_size_7 | rs_or_size_8;
-        rs_or_tag_3 = rs_or_tag_7 | rs_or_tag_8;
-        ls_or_base_3 = ls_or_base_7 | ls_or_base_8;
-        ls_or_size_3 = ls_or_size_7 | ls_or_size_8;
-        ls_or_tag_3 = ls_or_tag_7 | ls_or_tag_8;
-        rs_or_loc_2 = rs_or_loc_5 | rs_or_loc_6;
-        rs_or_base_2 = rs_or_base_5 | rs_or_base_6;
-        rs_or_size_2 = rs_or_size_5 | rs_or_size_6;
-        rs_or_tag_2 = rs_or_tag_5 | rs_or_tag_6;
-        ls_or_base_2 = ls_or_base_5 | ls_or_base_6;
-        ls_or_size_2 = ls_or_size_5 | ls_or_size_6;
-        ls_or_tag_2 = ls_or_tag_5 | ls_or_tag_6;
-        rs_or_loc_1 = rs_or_loc_3 | rs_or_loc_4;
-        rs_or_base_1 = rs_or_base_3 | rs_or_base_4;
-        rs_or_size_1 = rs_or_size_3 | rs_or_size_4;
-        rs_or_tag_1 = rs_or_tag_3 | rs_or_tag_4;
-        ls_or_base_1 = ls_or_base_3 | ls_or_base_4;
-        ls_or_size_1 = ls_or_size_3 | ls_or_size_4;
-        ls_or_tag_1 = ls_or_tag_3 | ls_or_tag_4;
-        rs_or_loc_0 = rs_or_loc_1 | rs_or_loc_2;
-        rs_or_base_0 = rs_or_base_1 | rs_or_base_2;
-        rs_or_size_0 = rs_or_size_1 | rs_or_size_2;
-        rs_or_tag_0 = rs_or_tag_1 | rs_or_tag_2;
-        ls_or_base_0 = ls_or_base_1 | ls_or_base_2;
-        ls_or_size_0 = ls_or_size_1 | ls_or_size_2;
-        ls_or_tag_0 = ls_or_tag_1 | ls_or_tag_2;
+        rs_sel_loc_6 = rs_sel_loc_14;
+        rs_sel_base_6 = rs_sel_base_14;
+        rs_sel_size_6 = rs_sel_size_14;
+        rs_sel_tag_6 = rs_sel_tag_14;
+        if (rs_any_t_13) begin
+            rs_sel_loc_6 = rs_sel_loc_13;
+            rs_sel_base_6 = rs_sel_base_13;
+            rs_sel_size_6 = rs_sel_size_13;
+            rs_sel_tag_6 = rs_sel_tag_13;
+        end
+        ls_sel_base_6 = ls_sel_base_14;
+        ls_sel_size_6 = ls_sel_size_14;
+        ls_sel_tag_6 = ls_sel_tag_14;
+        if (ls_any_t_13) begin
+            ls_sel_base_6 = ls_sel_base_13;
+            ls_sel_size_6 = ls_sel_size_13;
+            ls_sel_tag_6 = ls_sel_tag_13;
+        end
+        rs_sel_loc_5 = rs_sel_loc_12;
+        rs_sel_base_5 = rs_sel_base_12;
+        rs_sel_size_5 = rs_sel_size_12;
+        rs_sel_tag_5 = rs_sel_tag_12;
+        if (rs_any_t_11) begin
+            rs_sel_loc_5 = rs_sel_loc_11;
+            rs_sel_base_5 = rs_sel_base_11;
+            rs_sel_size_5 = rs_sel_size_11;
+            rs_sel_tag_5 = rs_sel_tag_11;
+        end
+        ls_sel_base_5 = ls_sel_base_12;
+        ls_sel_size_5 = ls_sel_size_12;
+        ls_sel_tag_5 = ls_sel_tag_12;
+        if (ls_any_t_11) begin
+            ls_sel_base_5 = ls_sel_base_11;
+            ls_sel_size_5 = ls_sel_size_11;
+            ls_sel_tag_5 = ls_sel_tag_11;
+        end
+        rs_sel_loc_4 = rs_sel_loc_10;
+        rs_sel_base_4 = rs_sel_base_10;
+        rs_sel_size_4 = rs_sel_size_10;
+        rs_sel_tag_4 = rs_sel_tag_10;
+        if (rs_any_t_9) begin
+            rs_sel_loc_4 = rs_sel_loc_9;
+            rs_sel_base_4 = rs_sel_base_9;
+            rs_sel_size_4 = rs_sel_size_9;
+            rs_sel_tag_4 = rs_sel_tag_9;
+        end
+        ls_sel_base_4 = ls_sel_base_10;
+        ls_sel_size_4 = ls_sel_size_10;
+        ls_sel_tag_4 = ls_sel_tag_10;
+        if (ls_any_t_9) begin
+            ls_sel_base_4 = ls_sel_base_9;
+            ls_sel_size_4 = ls_sel_size_9;
+            ls_sel_tag_4 = ls_sel_tag_9;
+        end
+        rs_sel_loc_3 = rs_sel_loc_8;
+        rs_sel_base_3 = rs_sel_base_8;
+        rs_sel_size_3 = rs_sel_size_8;
+        rs_sel_tag_3 = rs_sel_tag_8;
+        if (rs_any_t_7) begin
+            rs_sel_loc_3 = rs_sel_loc_7;
+            rs_sel_base_3 = rs_sel_base_7;
+            rs_sel_size_3 = rs_sel_size_7;
+            rs_sel_tag_3 = rs_sel_tag_7;
+        end
+        ls_sel_base_3 = ls_sel_base_8;
+        ls_sel_size_3 = ls_sel_size_8;
+        ls_sel_tag_3 = ls_sel_tag_8;
+        if (ls_any_t_7) begin
+            ls_sel_base_3 = ls_sel_base_7;
+            ls_sel_size_3 = ls_sel_size_7;
+            ls_sel_tag_3 = ls_sel_tag_7;
+        end
+        rs_sel_loc_2 = rs_sel_loc_6;
+        rs_sel_base_2 = rs_sel_base_6;
+        rs_sel_size_2 = rs_sel_size_6;
+        rs_sel_tag_2 = rs_sel_tag_6;
+        if (rs_any_t_5) begin
+            rs_sel_loc_2 = rs_sel_loc_5;
+            rs_sel_base_2 = rs_sel_base_5;
+            rs_sel_size_2 = rs_sel_size_5;
+            rs_sel_tag_2 = rs_sel_tag_5;
+        end
+        ls_sel_base_2 = ls_sel_base_6;
+        ls_sel_size_2 = ls_sel_size_6;
+        ls_sel_tag_2 = ls_sel_tag_6;
+        if (ls_any_t_5) begin
+            ls_sel_base_2 = ls_sel_base_5;
+            ls_sel_size_2 = ls_sel_size_5;
+            ls_sel_tag_2 = ls_sel_tag_5;
+        end
+        rs_sel_loc_1 = rs_sel_loc_4;
+        rs_sel_base_1 = rs_sel_base_4;
+        rs_sel_size_1 = rs_sel_size_4;
+        rs_sel_tag_1 = rs_sel_tag_4;
+        if (rs_any_t_3) begin
+            rs_sel_loc_1 = rs_sel_loc_3;
+            rs_sel_base_1 = rs_sel_base_3;
+            rs_sel_size_1 = rs_sel_size_3;
+            rs_sel_tag_1 = rs_sel_tag_3;
+        end
+        ls_sel_base_1 = ls_sel_base_4;
+        ls_sel_size_1 = ls_sel_size_4;
+        ls_sel_tag_1 = ls_sel_tag_4;
+        if (ls_any_t_3) begin
+            ls_sel_base_1 = ls_sel_base_3;
+            ls_sel_size_1 = ls_sel_size_3;
+            ls_sel_tag_1 = ls_sel_tag_3;
+        end
+        rs_sel_loc_0 = rs_sel_loc_2;
+        rs_sel_base_0 = rs_sel_base_2;
+        rs_sel_size_0 = rs_sel_size_2;
+        rs_sel_tag_0 = rs_sel_tag_2;
+        if (rs_any_t_1) begin
+            rs_sel_loc_0 = rs_sel_loc_1;
+            rs_sel_base_0 = rs_sel_base_1;
+            rs_sel_size_0 = rs_sel_size_1;
+            rs_sel_tag_0 = rs_sel_tag_1;
+        end
+        ls_sel_base_0 = ls_sel_base_2;
+        ls_sel_size_0 = ls_sel_size_2;
+        ls_sel_tag_0 = ls_sel_tag_2;
+        if (ls_any_t_1) begin
+            ls_sel_base_0 = ls_sel_base_1;
+            ls_sel_size_0 = ls_sel_size_1;
+            ls_sel_tag_0 = ls_sel_tag_1;
+        end
         if (out_rs_valid || rs_hit_r_q) begin
             rs_way_r_d_comb = out_rs_way;
-            rs_loc_r_d_comb = rs_or_loc_0;
-            rs_base_r_d_comb = rs_or_base_0;
-            rs_size_r_d_comb = rs_or_size_0;
-            rs_tag_r_d_comb = rs_or_tag_0;
+            rs_loc_r_d_comb = rs_sel_loc_0;
+            rs_base_r_d_comb = rs_sel_base_0;
+            rs_size_r_d_comb = rs_sel_size_0;
+            rs_tag_r_d_comb = rs_sel_tag_0;
         end
         if (out_ls_valid || ls_hit_r_q) begin
             ls_way_r_d_comb = out_ls_way;
-            ls_base_r_d_comb = ls_or_base_0;
-            ls_size_r_d_comb = ls_or_size_0;
-            ls_tag_r_d_comb = ls_or_tag_0;
+            ls_base_r_d_comb = ls_sel_base_0;
+            ls_size_r_d_comb = ls_sel_size_0;
+            ls_tag_r_d_comb = ls_sel_tag_0;
         end
-        nx_base = rs_or_base_0 | ls_or_base_0;
-        nx_size = rs_or_size_0 | ls_or_size_0;
-        nx_tag = rs_or_tag_0 | ls_or_tag_0;
+        nx_base = rs_sel_base_0 | ls_sel_base_0;
+        nx_size = rs_sel_size_0 | ls_sel_size_0;
+        nx_tag = rs_sel_tag_0 | ls_sel_tag_0;
         rs_hit = rs_hit_r_q;
         rs_multi = rs_multi_r_q;
         rs_way = rs_way_r_q;
@@ -3519,20 +3722,24 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
-    reg  pend_a_valid_d;
-    reg  pend_a_valid_q;
-    reg  [2:0] pend_a_way_d;
-    reg  [2:0] pend_a_way_q;
-    reg  pend_b_valid_d;
-    reg  pend_b_valid_q;
-    reg  [2:0] pend_b_way_d;
-    reg  [2:0] pend_b_way_q;
+    reg  pend_a_valid_0_d;
+    reg  pend_a_valid_0_q;
+    reg  [2:0] pend_a_way_0_d;
+    reg  [2:0] pend_a_way_0_q;
+    reg  pend_b_valid_0_d;
+    reg  pend_b_valid_0_q;
+    reg  [2:0] pend_b_way_0_d;
+    reg  [2:0] pend_b_way_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [2:0] pend_c_way_d;
     reg  [2:0] pend_c_way_q;
     
     // Local signals
+    reg  pa_valid;
+    reg  [2:0] pa_way;
+    reg  pb_valid;
+    reg  [2:0] pb_way;
     reg  [7:0] mask_a;
     reg  [7:0] set_a;
     reg  [7:0] mask_b;
@@ -3549,19 +3756,19 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
-        pend_a_valid_q = 1'h0;
-        pend_a_way_q = 3'h0;
-        pend_b_valid_q = 1'h0;
-        pend_b_way_q = 3'h0;
+        pend_a_valid_0_q = 1'h0;
+        pend_a_way_0_q = 3'h0;
+        pend_b_valid_0_q = 1'h0;
+        pend_b_way_0_q = 3'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 3'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_q <= pend_a_valid_d;
-        pend_a_way_q <= pend_a_way_d;
-        pend_b_valid_q <= pend_b_valid_d;
-        pend_b_way_q <= pend_b_way_d;
+        pend_a_valid_0_q <= pend_a_valid_0_d;
+        pend_a_way_0_q <= pend_a_way_0_d;
+        pend_b_valid_0_q <= pend_b_valid_0_d;
+        pend_b_way_0_q <= pend_b_way_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -3571,22 +3778,32 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
-    reg  pend_a_valid_d_comb;
-    reg  pend_b_valid_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
+        pa_valid = touch_a_valid;
+        pa_way = touch_a_way;
+        pb_valid = touch_b_valid;
+        pb_way = touch_b_way;
+        pend_a_valid_0_d = touch_a_valid && ~clear;
+        pend_a_way_0_d = touch_a_way;
+        pend_b_valid_0_d = touch_b_valid && ~clear;
+        pend_b_way_0_d = touch_b_way;
+        pa_valid = pend_a_valid_0_q;
+        pa_way = pend_a_way_0_q;
+        pb_valid = pend_b_valid_0_q;
+        pb_way = pend_b_way_0_q;
         mask_a = zero;
         set_a = zero;
         mask_b = zero;
         set_b = zero;
         mask_c = zero;
         set_c = zero;
-        if (pend_a_valid_q && (pend_a_way_q == way_0)) begin
+        if (pa_valid && (pa_way == way_0)) begin
             mask_a = path_mask_0;
             set_a = path_away_0;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_0)) begin
+        if (pb_valid && (pb_way == way_0)) begin
             mask_b = path_mask_0;
             set_b = path_away_0;
         end
@@ -3594,11 +3811,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_1)) begin
+        if (pa_valid && (pa_way == way_1)) begin
             mask_a = path_mask_1;
             set_a = path_away_1;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_1)) begin
+        if (pb_valid && (pb_way == way_1)) begin
             mask_b = path_mask_1;
             set_b = path_away_1;
         end
@@ -3606,11 +3823,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_2)) begin
+        if (pa_valid && (pa_way == way_2)) begin
             mask_a = path_mask_2;
             set_a = path_away_2;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_2)) begin
+        if (pb_valid && (pb_way == way_2)) begin
             mask_b = path_mask_2;
             set_b = path_away_2;
         end
@@ -3618,11 +3835,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_2;
             set_c = path_away_2;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_3)) begin
+        if (pa_valid && (pa_way == way_3)) begin
             mask_a = path_mask_3;
             set_a = path_away_3;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_3)) begin
+        if (pb_valid && (pb_way == way_3)) begin
             mask_b = path_mask_3;
             set_b = path_away_3;
         end
@@ -3630,11 +3847,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_4)) begin
+        if (pa_valid && (pa_way == way_4)) begin
             mask_a = path_mask_4;
             set_a = path_away_4;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_4)) begin
+        if (pb_valid && (pb_way == way_4)) begin
             mask_b = path_mask_4;
             set_b = path_away_4;
         end
@@ -3642,11 +3859,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_4;
             set_c = path_away_4;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_5)) begin
+        if (pa_valid && (pa_way == way_5)) begin
             mask_a = path_mask_5;
             set_a = path_away_5;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_5)) begin
+        if (pb_valid && (pb_way == way_5)) begin
             mask_b = path_mask_5;
             set_b = path_away_5;
         end
@@ -3654,11 +3871,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_6)) begin
+        if (pa_valid && (pa_way == way_6)) begin
             mask_a = path_mask_6;
             set_a = path_away_6;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_6)) begin
+        if (pb_valid && (pb_way == way_6)) begin
             mask_b = path_mask_6;
             set_b = path_away_6;
         end
@@ -3666,11 +3883,11 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             mask_c = path_mask_6;
             set_c = path_away_6;
         end
-        if (pend_a_valid_q && (pend_a_way_q == way_7)) begin
+        if (pa_valid && (pa_way == way_7)) begin
             mask_a = path_mask_7;
             set_a = path_away_7;
         end
-        if (pend_b_valid_q && (pend_b_way_q == way_7)) begin
+        if (pb_valid && (pb_way == way_7)) begin
             mask_b = path_mask_7;
             set_b = path_away_7;
         end
@@ -3707,22 +3924,14 @@ module mlu8_list_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
             victim_comb = way_7;
         end
         bits_d_comb = after_c;
-        pend_a_valid_d_comb = touch_a_valid;
-        pend_a_way_d = touch_a_way;
-        pend_b_valid_d_comb = touch_b_valid;
-        pend_b_way_d = touch_b_way;
         pend_c_valid_d_comb = touch_c_valid;
         pend_c_way_d = touch_c_way;
         if (clear) begin
             bits_d_comb = zero;
-            pend_a_valid_d_comb = 1'b0;
-            pend_b_valid_d_comb = 1'b0;
             pend_c_valid_d_comb = 1'b0;
         end
         state = after_c;
         bits_d = bits_d_comb;
-        pend_a_valid_d = pend_a_valid_d_comb;
-        pend_b_valid_d = pend_b_valid_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

@@ -630,6 +630,13 @@ lint_off -rule UNOPTFLAT -file \"*\" -match \"*Circular combinational logic: '*.
 // which depend on registers only (the touches are applied a cycle late,
 // hw/src/plru.rs). Only the PLRU's signals are waived.
 lint_off -rule UNOPTFLAT -file \"*\" -match \"*Circular combinational logic: '*.plru_0_*\"
+// The same on the MLB's range and location priority encoders (every top
+// with an MLB): the MLB's block drives their requests (each entry's match,
+// or at hit latency 2 the registered matches) and reads their index,
+// one-hot and multi outputs, none of which feeds a request
+// (hw/src/mlb.rs). Only the encoders' signals are waived.
+lint_off -rule UNOPTFLAT -file \"*\" -match \"*Circular combinational logic: '*.rs_pe_*\"
+lint_off -rule UNOPTFLAT -file \"*\" -match \"*Circular combinational logic: '*.ls_pe_*\"
 ";
 
 /// `verilog_out/README.md`: how to take the shipped files into each flow.

@@ -30,7 +30,9 @@
 //!   location operand (HWONLY mode: `loc` is ignored).
 //! - `mask[i]`: lane i is active; `ptr[i]` (64): its pointer (MEMCHECK.S:
 //!   bits 31..0 are the shared-window address).
-//! - `width` (5): access bytes; `loc` (64): MEMCHECK.G's location operand.
+//! - `width[i]` (5): lane i's access bytes, the same for every lane of an
+//!   instruction, per lane for the same reason as the metadata (below);
+//!   `loc` (64): MEMCHECK.G's location operand.
 //! - `meta_valid` with `meta_base[i]`, `meta_size[i]` (56), `meta_tag[i]`
 //!   (8): the metadata, when the lookup found it; else `meta_fault` (3): the
 //!   lookup's fault (NO_META, TRAVERSAL_LIMIT or MEM_ERROR), given to every
@@ -56,7 +58,7 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub hwonly: Signal<In, Bit>,
     pub mask: [Signal<In, Bit>; L],
     pub ptr: [Signal<In, Bits<64>>; L],
-    pub width: Signal<In, Bits<5>>,
+    pub width: [Signal<In, Bits<5>>; L],
     pub loc: Signal<In, Bits<64>>,
     pub meta_valid: Signal<In, Bit>,
     pub meta_base: [Signal<In, Bits<56>>; L],
@@ -124,7 +126,7 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             hwonly: Default::default(),
             mask: array_init(Default::default),
             ptr: array_init(Default::default),
-            width: Default::default(),
+            width: array_init(Default::default),
             loc: Default::default(),
             meta_valid: Default::default(),
             meta_base: array_init(Default::default),
@@ -176,7 +178,7 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
     fn update(&mut self) {
         for i in 0..L {
             self.lanes[i].g_ptr.next = self.ptr[i].val();
-            self.lanes[i].g_width.next = self.width.val();
+            self.lanes[i].g_width.next = self.width[i].val();
             self.lanes[i].g_loc.next = self.loc.val();
             if self.hwonly.val() {
                 self.lanes[i].g_loc.next = self.any_loc.val();
@@ -186,7 +188,7 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lanes[i].g_meta_size.next = self.meta_size[i].val();
             self.lanes[i].g_meta_tag.next = self.meta_tag[i].val();
             self.lanes[i].s_addr.next = self.ptr[i].val().get_bits::<32>(0);
-            self.lanes[i].s_width.next = self.width.val();
+            self.lanes[i].s_width.next = self.width[i].val();
             self.lanes[i].s_base.next = self.sbase[i].val();
             self.lanes[i].s_size.next = self.ssize[i].val();
             self.lane_pre_now[i].next = self.f_none.val();

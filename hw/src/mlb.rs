@@ -59,17 +59,22 @@
 //! the range hit, then the location hit, then the fill.
 //!
 //! Pipeline. Stage 1 (cycle t): both searches compare every entry against
-//! the state at the start of cycle t, the priority encoders pick the lowest
-//! match and the replacement state is touched at the edge ending t, at
-//! either latency (so the victim of a fill in cycle t+1 is the model's). The
-//! output stage selects the hit entry's data through an AND-OR multiplexer
-//! into the output registers. At hit latency 1 both happen in cycle t; at
-//! hit latency 2 (for clocks a one-cycle search cannot make: 16 entries in
-//! ASAP7 at 2 GHz, docs/synth.md) the one-hot match vector, index, hit and
-//! multi bits of each port are registered at the end of t (the `s1_*`
-//! registers, which exist only then) and the data are selected in t+1, so
+//! the state at the start of cycle t. The priority encoders pick the lowest
+//! match, the output stage selects the hit entry's data through a selection
+//! tree into the output registers, and the replacement state is
+//! touched so that the victim of a fill in cycle t+1 is the model's, at
+//! either latency. At hit latency 1 all of it happens in cycle t. At hit
+//! latency 2 (for clocks a one-cycle search cannot make: the MLU unit in
+//! ASAP7 at 2 GHz, docs/synth.md) only the compares do: each port's match
+//! bits are registered at the end of t (the `s1_*` registers, which exist
+//! only then), and the encoders and the selection work on them in t+1, so
 //! the results of a search in cycle t are on the outputs in cycle t+2:
-//! exactly `Mlb::cycle`'s answer for cycle t, one cycle later.
+//! exactly `Mlb::cycle`'s answer for cycle t, one cycle later. The tree
+//! PLRU then takes its range and location touches from those encoders, a
+//! cycle old as its own touch registers would hold them
+//! (`TreePlru::with_given_ab`), so its state is the model's in every cycle.
+//! (Registering the encoders' outputs instead left their trees behind the
+//! 56-bit range compares in stage 1: the longest paths of both units.)
 //!
 //! A fill in cycle t that replaces an entry a search of cycle t hit writes
 //! that entry before the output stage reads it in t+1. At hit latency 2 the
@@ -175,19 +180,22 @@ pub struct Mlb<const N: usize, const IW: usize> {
     plru: Vec<TreePlru<N, IW>>,
     rr: Vec<RoundRobin<N, IW>>,
     // Stage-1 registers, hit latency 2 only (empty at latency 1, emitting
-    // nothing): the search of the previous cycle (request seen, hit/multi
-    // with reset applied, index, one-hot match vector).
+    // nothing): the search of the previous cycle (request seen, each
+    // entry's match with reset applied), the entries its cycle's fill
+    // wrote, and whether its cycle cleared the MLB (its touches are then
+    // dropped).
     s1_rs_valid: Vec<DFF<Bit>>,
-    s1_rs_hit: Vec<DFF<Bit>>,
-    s1_rs_multi: Vec<DFF<Bit>>,
-    s1_rs_way: Vec<DFF<Bits<IW>>>,
-    s1_rs_onehot: Vec<DFF<Bit>>,
+    s1_rs_match: Vec<DFF<Bit>>,
     s1_ls_valid: Vec<DFF<Bit>>,
-    s1_ls_hit: Vec<DFF<Bit>>,
-    s1_ls_multi: Vec<DFF<Bit>>,
-    s1_ls_way: Vec<DFF<Bits<IW>>>,
-    s1_ls_onehot: Vec<DFF<Bit>>,
+    s1_ls_match: Vec<DFF<Bit>>,
     s1_written: Vec<DFF<Bit>>,
+    s1_clear: Vec<DFF<Bit>>,
+    // Each entry's match this cycle, and the encoders' requests: the
+    // matches (latency 1) or the registered matches (latency 2).
+    rs_match: [Signal<Local, Bit>; N],
+    ls_match: [Signal<Local, Bit>; N],
+    rs_req: [Signal<Local, Bit>; N],
+    ls_req: [Signal<Local, Bit>; N],
     // Fill lookahead builds only (N, else empty): entry i holds
     // `fill_next_loc` as it stands after this cycle's edge, i.e. the
     // registered `fill_match[i]` of the next cycle.
@@ -197,17 +205,19 @@ pub struct Mlb<const N: usize, const IW: usize> {
     // (one element, else empty) the picked candidate equals `fill_loc`.
     next_is_fill: Vec<Signal<Local, Bit>>,
     // The search the output stage reports this cycle: this cycle's (latency
-    // 1) or the stage-1 registers' (latency 2).
+    // 1) or the stage-1 registers' (latency 2); `take[i]`: entry i matched
+    // and its data may be reported (not under reset, not written by the
+    // search's cycle's fill).
     out_rs_valid: Signal<Local, Bit>,
     out_rs_hit: Signal<Local, Bit>,
     out_rs_multi: Signal<Local, Bit>,
     out_rs_way: Signal<Local, Bits<IW>>,
-    out_rs_onehot: [Signal<Local, Bit>; N],
+    out_rs_take: [Signal<Local, Bit>; N],
     out_ls_valid: Signal<Local, Bit>,
     out_ls_hit: Signal<Local, Bit>,
     out_ls_multi: Signal<Local, Bit>,
     out_ls_way: Signal<Local, Bits<IW>>,
-    out_ls_onehot: [Signal<Local, Bit>; N],
+    out_ls_take: [Signal<Local, Bit>; N],
     // Carry-save range compare terms per entry (module doc).
     cs_s: [Signal<Local, Bits<56>>; N],
     cs_c: [Signal<Local, Bits<56>>; N],
@@ -228,14 +238,17 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_base_r: DFF<Bits<56>>,
     ls_size_r: DFF<Bits<56>>,
     ls_tag_r: DFF<Bits<8>>,
-    // Result multiplexer OR trees (2N-1 nodes each, heap order).
-    rs_or_loc: Vec<Signal<Local, Bits<51>>>,
-    rs_or_base: Vec<Signal<Local, Bits<56>>>,
-    rs_or_size: Vec<Signal<Local, Bits<56>>>,
-    rs_or_tag: Vec<Signal<Local, Bits<8>>>,
-    ls_or_base: Vec<Signal<Local, Bits<56>>>,
-    ls_or_size: Vec<Signal<Local, Bits<56>>>,
-    ls_or_tag: Vec<Signal<Local, Bits<8>>>,
+    // Result selection trees (2N-1 nodes each, heap order), and for each
+    // port the tree of "some entry below matches" that steers them.
+    rs_sel_loc: Vec<Signal<Local, Bits<51>>>,
+    rs_sel_base: Vec<Signal<Local, Bits<56>>>,
+    rs_sel_size: Vec<Signal<Local, Bits<56>>>,
+    rs_sel_tag: Vec<Signal<Local, Bits<8>>>,
+    ls_sel_base: Vec<Signal<Local, Bits<56>>>,
+    ls_sel_size: Vec<Signal<Local, Bits<56>>>,
+    ls_sel_tag: Vec<Signal<Local, Bits<8>>>,
+    rs_any_t: Vec<Signal<Local, Bit>>,
+    ls_any_t: Vec<Signal<Local, Bit>>,
     // Constants.
     // Per-policy constants: only the configured policy's are built, so the
     // emitted Verilog has no unused localparams (Verilator UNUSEDPARAM).
@@ -285,6 +298,9 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
         assert!(hit_latency == 1 || hit_latency == 2, "Mlb: hit latency {hit_latency} (1 or 2)");
         let s1 = |n: usize| if hit_latency == 2 { n } else { 0 };
         let (plru, rr) = match replacement {
+            // At hit latency 2 the range and location touches come from the
+            // stage-2 encoders, a cycle old (module doc).
+            Replacement::Plru if hit_latency == 2 => (vec![TreePlru::with_given_ab()], vec![]),
             Replacement::Plru => (vec![TreePlru::default()], vec![]),
             Replacement::RoundRobin => (vec![], vec![RoundRobin::default()]),
         };
@@ -339,16 +355,15 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             plru,
             rr,
             s1_rs_valid: regs(s1(1)),
-            s1_rs_hit: regs(s1(1)),
-            s1_rs_multi: regs(s1(1)),
-            s1_rs_way: regs(s1(1)),
-            s1_rs_onehot: regs(s1(N)),
+            s1_rs_match: regs(s1(N)),
             s1_ls_valid: regs(s1(1)),
-            s1_ls_hit: regs(s1(1)),
-            s1_ls_multi: regs(s1(1)),
-            s1_ls_way: regs(s1(1)),
-            s1_ls_onehot: regs(s1(N)),
+            s1_ls_match: regs(s1(N)),
             s1_written: regs(s1(N)),
+            s1_clear: regs(if is_plru { s1(1) } else { 0 }),
+            rs_match: array_init(Default::default),
+            ls_match: array_init(Default::default),
+            rs_req: array_init(Default::default),
+            ls_req: array_init(Default::default),
             fm_q: vec![],
             fm_cand: vec![],
             next_is_fill: vec![],
@@ -356,12 +371,12 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             out_rs_hit: Default::default(),
             out_rs_multi: Default::default(),
             out_rs_way: Default::default(),
-            out_rs_onehot: array_init(Default::default),
+            out_rs_take: array_init(Default::default),
             out_ls_valid: Default::default(),
             out_ls_hit: Default::default(),
             out_ls_multi: Default::default(),
             out_ls_way: Default::default(),
-            out_ls_onehot: array_init(Default::default),
+            out_ls_take: array_init(Default::default),
             cs_s: array_init(Default::default),
             cs_c: array_init(Default::default),
             cs_nr: array_init(Default::default),
@@ -380,13 +395,15 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_base_r: Default::default(),
             ls_size_r: Default::default(),
             ls_tag_r: Default::default(),
-            rs_or_loc: tree(N),
-            rs_or_base: tree(N),
-            rs_or_size: tree(N),
-            rs_or_tag: tree(N),
-            ls_or_base: tree(N),
-            ls_or_size: tree(N),
-            ls_or_tag: tree(N),
+            rs_sel_loc: tree(N),
+            rs_sel_base: tree(N),
+            rs_sel_size: tree(N),
+            rs_sel_tag: tree(N),
+            ls_sel_base: tree(N),
+            ls_sel_size: tree(N),
+            ls_sel_tag: tree(N),
+            rs_any_t: tree(N),
+            ls_any_t: tree(N),
             way: (0..per_policy(!is_plru)).map(|i| Constant::new(bits::<IW>(i as u64))).collect(),
             zero_iw: Constant::new(Bits::default()),
             zero_51: Constant::new(Bits::default()),
@@ -423,7 +440,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
 
     /// The configured hit latency (1 or 2 cycles).
     pub fn hit_latency(&self) -> usize {
-        1 + self.s1_rs_hit.len()
+        1 + self.s1_rs_valid.len()
     }
 
     /// The configured replacement policy.
@@ -441,7 +458,7 @@ fn regs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
 }
 
-/// The 2N-1 nodes of one result OR tree.
+/// The 2N-1 nodes of one tree (heap order).
 fn tree<T: Synth>(n: usize) -> Vec<Signal<Local, T>> {
     (0..2 * n - 1).map(|_| Signal::default()).collect()
 }
@@ -472,19 +489,43 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.cs_s[i].next = self.rs_addr.val() ^ self.bxs[i].q.val();
             self.cs_c[i].next = (self.rs_addr.val() & self.bxs[i].q.val()) | (!self.base[i].q.val() & !self.bxs[i].q.val());
             self.cs_nr[i].next = !((self.cs_c[i].val() << 1_u64) | self.one_56.val());
-            self.rs_pe.req[i].next = self.rs_valid.val()
+            self.rs_match[i].next = self.rs_valid.val()
                 && self.valid[i].q.val()
                 && (self.base[i].q.val() <= self.rs_addr.val())
                 && !((self.cs_s[i].val() >= self.cs_nr[i].val())
                     && ((self.cs_c[i].val() & self.top_56.val()) != self.zero_56.val()));
-            self.ls_pe.req[i].next = self.ls_valid.val()
+            self.ls_match[i].next = self.ls_valid.val()
                 && self.valid[i].q.val()
                 && (self.loc[i].q.val() == self.ls_loc.val());
+            // (At hit latency 2 the registered matches instead, below.)
+            self.rs_req[i].next = self.rs_match[i].val();
+            self.ls_req[i].next = self.ls_match[i].val();
             self.inv_match[i].next = self.inv_valid.val()
                 && self.valid[i].q.val()
                 && (self.loc[i].q.val() == self.inv_loc.val());
             self.fill_match[i].next = self.valid[i].q.val() && (self.loc[i].q.val() == self.fill_loc.val());
             self.free_pe.req[i].next = !self.valid[i].q.val();
+        }
+        // The encoders' requests: at hit latency 2 the registered matches.
+        // With them, the trees of "some entry below matches" that steer
+        // the result selection (below), leaves then nodes from the last up.
+        for i in 0..self.s1_rs_match.len() {
+            self.rs_req[i].next = self.s1_rs_match[i].q.val();
+            self.ls_req[i].next = self.s1_ls_match[i].q.val();
+        }
+        for leaf0 in (N - 1)..N {
+            for i in 0..N {
+                self.rs_pe.req[i].next = self.rs_req[i].val();
+                self.ls_pe.req[i].next = self.ls_req[i].val();
+                self.rs_any_t[leaf0 + i].next = self.rs_req[i].val();
+                self.ls_any_t[leaf0 + i].next = self.ls_req[i].val();
+            }
+        }
+        for top in N.saturating_sub(2)..N.saturating_sub(1) {
+            for j in 0..(N - 1) {
+                self.rs_any_t[top - j].next = self.rs_any_t[2 * (top - j) + 1].val() || self.rs_any_t[2 * (top - j) + 2].val();
+                self.ls_any_t[top - j].next = self.ls_any_t[2 * (top - j) + 1].val() || self.ls_any_t[2 * (top - j) + 2].val();
+            }
         }
         // Fill lookahead: the matches come from registers instead (module
         // doc); the compares above are then unused and synthesized away.
@@ -549,6 +590,12 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.plru[k].touch_a_way.next = self.rs_pe.index.val();
             self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
             self.plru[k].touch_b_way.next = self.ls_pe.index.val();
+            // Hit latency 2: the encoders report the previous cycle's
+            // searches, whose touches a clear in that cycle dropped.
+            for j in 0..self.s1_clear.len() {
+                self.plru[k].touch_a_valid.next = self.rs_pe.any.val() && !self.s1_clear[j].q.val();
+                self.plru[k].touch_b_valid.next = self.ls_pe.any.val() && !self.s1_clear[j].q.val();
+            }
             self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
             self.plru[k].touch_c_way.next = self.victim_l.val();
         }
@@ -613,62 +660,52 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         // The search the output stage reports: this cycle's (reset
         // suppresses its hit)...
         self.out_rs_valid.next = self.rs_valid.val();
-        self.out_rs_hit.next = self.rs_pe.any.val() && !self.reset.val();
+        self.out_rs_hit.next = self.rs_any_t[0].val() && !self.reset.val();
         self.out_rs_multi.next = self.rs_pe.multi.val() && !self.reset.val();
         self.out_rs_way.next = self.rs_pe.index.val();
         self.out_ls_valid.next = self.ls_valid.val();
-        self.out_ls_hit.next = self.ls_pe.any.val() && !self.reset.val();
+        self.out_ls_hit.next = self.ls_any_t[0].val() && !self.reset.val();
         self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
         self.out_ls_way.next = self.ls_pe.index.val();
         for i in 0..N {
             // (Reset suppresses the data with the hit.)
-            self.out_rs_onehot[i].next = self.rs_pe.onehot[i].val() && !self.reset.val();
-            self.out_ls_onehot[i].next = self.ls_pe.onehot[i].val() && !self.reset.val();
+            self.out_rs_take[i].next = self.rs_match[i].val() && !self.reset.val();
+            self.out_ls_take[i].next = self.ls_match[i].val() && !self.reset.val();
         }
-        // ...or, at hit latency 2, the previous cycle's, registered.
-        for k in 0..self.s1_rs_hit.len() {
+        // ...or, at hit latency 2, the previous cycle's: its matches were
+        // registered, and the encoders work on them now.
+        for k in 0..self.s1_rs_valid.len() {
             self.s1_rs_valid[k].clock.next = self.clock.val();
-            self.s1_rs_hit[k].clock.next = self.clock.val();
-            self.s1_rs_multi[k].clock.next = self.clock.val();
-            self.s1_rs_way[k].clock.next = self.clock.val();
             self.s1_ls_valid[k].clock.next = self.clock.val();
-            self.s1_ls_hit[k].clock.next = self.clock.val();
-            self.s1_ls_multi[k].clock.next = self.clock.val();
-            self.s1_ls_way[k].clock.next = self.clock.val();
             self.s1_rs_valid[k].d.next = self.rs_valid.val();
-            self.s1_rs_hit[k].d.next = self.rs_pe.any.val() && !self.reset.val();
-            self.s1_rs_multi[k].d.next = self.rs_pe.multi.val() && !self.reset.val();
-            self.s1_rs_way[k].d.next = self.rs_pe.index.val();
             self.s1_ls_valid[k].d.next = self.ls_valid.val();
-            self.s1_ls_hit[k].d.next = self.ls_pe.any.val() && !self.reset.val();
-            self.s1_ls_multi[k].d.next = self.ls_pe.multi.val() && !self.reset.val();
-            self.s1_ls_way[k].d.next = self.ls_pe.index.val();
             self.out_rs_valid.next = self.s1_rs_valid[k].q.val();
-            self.out_rs_hit.next = self.s1_rs_hit[k].q.val();
-            self.out_rs_multi.next = self.s1_rs_multi[k].q.val();
-            self.out_rs_way.next = self.s1_rs_way[k].q.val();
+            self.out_rs_hit.next = self.rs_any_t[0].val();
+            self.out_rs_multi.next = self.rs_pe.multi.val();
             self.out_ls_valid.next = self.s1_ls_valid[k].q.val();
-            self.out_ls_hit.next = self.s1_ls_hit[k].q.val();
-            self.out_ls_multi.next = self.s1_ls_multi[k].q.val();
-            self.out_ls_way.next = self.s1_ls_way[k].q.val();
+            self.out_ls_hit.next = self.ls_any_t[0].val();
+            self.out_ls_multi.next = self.ls_pe.multi.val();
         }
-        for i in 0..self.s1_rs_onehot.len() {
-            self.s1_rs_onehot[i].clock.next = self.clock.val();
-            self.s1_ls_onehot[i].clock.next = self.clock.val();
-            self.s1_rs_onehot[i].d.next = self.rs_pe.onehot[i].val() && !self.reset.val();
-            self.s1_ls_onehot[i].d.next = self.ls_pe.onehot[i].val() && !self.reset.val();
-            self.out_rs_onehot[i].next = self.s1_rs_onehot[i].q.val();
-            self.out_ls_onehot[i].next = self.s1_ls_onehot[i].q.val();
-            // The fill of the search's cycle replaced the entry it hit.
+        for j in 0..self.s1_clear.len() {
+            self.s1_clear[j].clock.next = self.clock.val();
+            self.s1_clear[j].d.next = self.clear.val();
+        }
+        for i in 0..self.s1_rs_match.len() {
+            self.s1_rs_match[i].clock.next = self.clock.val();
+            self.s1_ls_match[i].clock.next = self.clock.val();
+            self.s1_rs_match[i].d.next = self.rs_match[i].val() && !self.reset.val();
+            self.s1_ls_match[i].d.next = self.ls_match[i].val() && !self.reset.val();
+            // The fill of the search's cycle replaced the entry it hit:
+            // a miss, with no data.
             self.s1_written[i].clock.next = self.clock.val();
             self.s1_written[i].d.next = self.write_en[i].val();
-            if self.s1_written[i].q.val() && self.s1_rs_onehot[i].q.val() {
+            self.out_rs_take[i].next = self.s1_rs_match[i].q.val() && !self.s1_written[i].q.val();
+            self.out_ls_take[i].next = self.s1_ls_match[i].q.val() && !self.s1_written[i].q.val();
+            if self.s1_written[i].q.val() && self.rs_pe.onehot[i].val() {
                 self.out_rs_hit.next = false;
-                self.out_rs_onehot[i].next = false;
             }
-            if self.s1_written[i].q.val() && self.s1_ls_onehot[i].q.val() {
+            if self.s1_written[i].q.val() && self.ls_pe.onehot[i].val() {
                 self.out_ls_hit.next = false;
-                self.out_ls_onehot[i].next = false;
             }
         }
         // Output stage: registered results.
@@ -676,29 +713,36 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.rs_multi_r.d.next = self.out_rs_multi.val();
         self.ls_hit_r.d.next = self.out_ls_hit.val();
         self.ls_multi_r.d.next = self.out_ls_multi.val();
-        // Result data: an AND-OR multiplexer (one-hot select) reduced by a
-        // balanced OR tree, so the select-to-register depth is log2(N), not a
-        // priority chain of N muxes. Each tree is heap-ordered: node k =
-        // node 2k+1 | node 2k+2, leaves N-1.. are the masked entries.
+        // Result data: a selection tree, log2(N) multiplexers deep (the
+        // lane checks' shape). Each node takes its lower child's data when
+        // some entry of that subtree matches, else its upper child's, so the
+        // root is the lowest match's; a leaf is its entry's data when the
+        // entry may be taken (`out_*_take`), else 0, so no match, or a
+        // lowest match suppressed by reset or by its cycle's fill, gives 0.
+        // The selects are ORs of the match bits (at hit latency 2 from
+        // registers) and settle early, where a one-hot select from the
+        // encoder waits for its second pass. Each tree is heap-ordered:
+        // node k's children are 2k+1 (the lower entries) and 2k+2, leaves
+        // N-1.. are the entries.
         for leaf0 in (N - 1)..N {
             for i in 0..N {
-                self.rs_or_loc[leaf0 + i].next = self.zero_51.val();
-                self.rs_or_base[leaf0 + i].next = self.zero_56.val();
-                self.rs_or_size[leaf0 + i].next = self.zero_56.val();
-                self.rs_or_tag[leaf0 + i].next = self.zero_8.val();
-                if self.out_rs_onehot[i].val() {
-                    self.rs_or_loc[leaf0 + i].next = self.loc[i].q.val();
-                    self.rs_or_base[leaf0 + i].next = self.base[i].q.val();
-                    self.rs_or_size[leaf0 + i].next = self.size[i].q.val();
-                    self.rs_or_tag[leaf0 + i].next = self.tag[i].q.val();
+                self.rs_sel_loc[leaf0 + i].next = self.zero_51.val();
+                self.rs_sel_base[leaf0 + i].next = self.zero_56.val();
+                self.rs_sel_size[leaf0 + i].next = self.zero_56.val();
+                self.rs_sel_tag[leaf0 + i].next = self.zero_8.val();
+                if self.out_rs_take[i].val() {
+                    self.rs_sel_loc[leaf0 + i].next = self.loc[i].q.val();
+                    self.rs_sel_base[leaf0 + i].next = self.base[i].q.val();
+                    self.rs_sel_size[leaf0 + i].next = self.size[i].q.val();
+                    self.rs_sel_tag[leaf0 + i].next = self.tag[i].q.val();
                 }
-                self.ls_or_base[leaf0 + i].next = self.zero_56.val();
-                self.ls_or_size[leaf0 + i].next = self.zero_56.val();
-                self.ls_or_tag[leaf0 + i].next = self.zero_8.val();
-                if self.out_ls_onehot[i].val() {
-                    self.ls_or_base[leaf0 + i].next = self.base[i].q.val();
-                    self.ls_or_size[leaf0 + i].next = self.size[i].q.val();
-                    self.ls_or_tag[leaf0 + i].next = self.tag[i].q.val();
+                self.ls_sel_base[leaf0 + i].next = self.zero_56.val();
+                self.ls_sel_size[leaf0 + i].next = self.zero_56.val();
+                self.ls_sel_tag[leaf0 + i].next = self.zero_8.val();
+                if self.out_ls_take[i].val() {
+                    self.ls_sel_base[leaf0 + i].next = self.base[i].q.val();
+                    self.ls_sel_size[leaf0 + i].next = self.size[i].q.val();
+                    self.ls_sel_tag[leaf0 + i].next = self.tag[i].q.val();
                 }
             }
         }
@@ -706,39 +750,43 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         // `top` is a one-value loop naming N-2 for the Verilog emitter).
         for top in N.saturating_sub(2)..N.saturating_sub(1) {
             for j in 0..(N - 1) {
-                self.rs_or_loc[top - j].next =
-                    self.rs_or_loc[2 * (top - j) + 1].val() | self.rs_or_loc[2 * (top - j) + 2].val();
-                self.rs_or_base[top - j].next =
-                    self.rs_or_base[2 * (top - j) + 1].val() | self.rs_or_base[2 * (top - j) + 2].val();
-                self.rs_or_size[top - j].next =
-                    self.rs_or_size[2 * (top - j) + 1].val() | self.rs_or_size[2 * (top - j) + 2].val();
-                self.rs_or_tag[top - j].next =
-                    self.rs_or_tag[2 * (top - j) + 1].val() | self.rs_or_tag[2 * (top - j) + 2].val();
-                self.ls_or_base[top - j].next =
-                    self.ls_or_base[2 * (top - j) + 1].val() | self.ls_or_base[2 * (top - j) + 2].val();
-                self.ls_or_size[top - j].next =
-                    self.ls_or_size[2 * (top - j) + 1].val() | self.ls_or_size[2 * (top - j) + 2].val();
-                self.ls_or_tag[top - j].next =
-                    self.ls_or_tag[2 * (top - j) + 1].val() | self.ls_or_tag[2 * (top - j) + 2].val();
+                self.rs_sel_loc[top - j].next = self.rs_sel_loc[2 * (top - j) + 2].val();
+                self.rs_sel_base[top - j].next = self.rs_sel_base[2 * (top - j) + 2].val();
+                self.rs_sel_size[top - j].next = self.rs_sel_size[2 * (top - j) + 2].val();
+                self.rs_sel_tag[top - j].next = self.rs_sel_tag[2 * (top - j) + 2].val();
+                if self.rs_any_t[2 * (top - j) + 1].val() {
+                    self.rs_sel_loc[top - j].next = self.rs_sel_loc[2 * (top - j) + 1].val();
+                    self.rs_sel_base[top - j].next = self.rs_sel_base[2 * (top - j) + 1].val();
+                    self.rs_sel_size[top - j].next = self.rs_sel_size[2 * (top - j) + 1].val();
+                    self.rs_sel_tag[top - j].next = self.rs_sel_tag[2 * (top - j) + 1].val();
+                }
+                self.ls_sel_base[top - j].next = self.ls_sel_base[2 * (top - j) + 2].val();
+                self.ls_sel_size[top - j].next = self.ls_sel_size[2 * (top - j) + 2].val();
+                self.ls_sel_tag[top - j].next = self.ls_sel_tag[2 * (top - j) + 2].val();
+                if self.ls_any_t[2 * (top - j) + 1].val() {
+                    self.ls_sel_base[top - j].next = self.ls_sel_base[2 * (top - j) + 1].val();
+                    self.ls_sel_size[top - j].next = self.ls_sel_size[2 * (top - j) + 1].val();
+                    self.ls_sel_tag[top - j].next = self.ls_sel_tag[2 * (top - j) + 1].val();
+                }
             }
         }
         // Data registers load on a reported request, and in the cycle after a
         // hit (to clear it); they hold otherwise (dff_setup! made them hold),
-        // so synthesis gates their clock. The AND-OR tree gives 0 unless an
-        // entry is selected, so the data are 0 whenever `*_hit` is 0 and a
+        // so synthesis gates their clock. The selection tree gives 0 unless an
+        // entry is taken, so the data are 0 whenever `*_hit` is 0 and a
         // user may OR the two ports' results together with no select.
         if self.out_rs_valid.val() || self.rs_hit_r.q.val() {
             self.rs_way_r.d.next = self.out_rs_way.val();
-            self.rs_loc_r.d.next = self.rs_or_loc[0].val();
-            self.rs_base_r.d.next = self.rs_or_base[0].val();
-            self.rs_size_r.d.next = self.rs_or_size[0].val();
-            self.rs_tag_r.d.next = self.rs_or_tag[0].val();
+            self.rs_loc_r.d.next = self.rs_sel_loc[0].val();
+            self.rs_base_r.d.next = self.rs_sel_base[0].val();
+            self.rs_size_r.d.next = self.rs_sel_size[0].val();
+            self.rs_tag_r.d.next = self.rs_sel_tag[0].val();
         }
         if self.out_ls_valid.val() || self.ls_hit_r.q.val() {
             self.ls_way_r.d.next = self.out_ls_way.val();
-            self.ls_base_r.d.next = self.ls_or_base[0].val();
-            self.ls_size_r.d.next = self.ls_or_size[0].val();
-            self.ls_tag_r.d.next = self.ls_or_tag[0].val();
+            self.ls_base_r.d.next = self.ls_sel_base[0].val();
+            self.ls_size_r.d.next = self.ls_sel_size[0].val();
+            self.ls_tag_r.d.next = self.ls_sel_tag[0].val();
         }
         // The trees' outputs are what the data registers take when they load;
         // when they hold they hold 0 (the last load was the cycle after the
@@ -746,9 +794,9 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         // these are the registers' next values without their hold
         // multiplexer, which stays private to them (an observed multiplexer
         // output is not turned into an enable flop).
-        self.nx_base.next = self.rs_or_base[0].val() | self.ls_or_base[0].val();
-        self.nx_size.next = self.rs_or_size[0].val() | self.ls_or_size[0].val();
-        self.nx_tag.next = self.rs_or_tag[0].val() | self.ls_or_tag[0].val();
+        self.nx_base.next = self.rs_sel_base[0].val() | self.ls_sel_base[0].val();
+        self.nx_size.next = self.rs_sel_size[0].val() | self.ls_sel_size[0].val();
+        self.nx_tag.next = self.rs_sel_tag[0].val() | self.ls_sel_tag[0].val();
         self.rs_hit.next = self.rs_hit_r.q.val();
         self.rs_multi.next = self.rs_multi_r.q.val();
         self.rs_way.next = self.rs_way_r.q.val();

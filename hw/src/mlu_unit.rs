@@ -354,8 +354,9 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     c_base: Signal<Local, Bits<56>>,
     c_size: Signal<Local, Bits<56>>,
     c_tag: Signal<Local, Bits<8>>,
-    // Copies of stage C's metadata (c_base, c_size, c_tag) and shared
-    // window (p_sbase, p_ssize) for the lane checks, one per group of up
+    // Copies of stage C's metadata (c_base, c_size, c_tag), shared
+    // window (p_sbase, p_ssize) and access width (p_width) for the lane
+    // checks, one per group of up
     // to LANES_PER_COPY lanes (LaneChecks module doc: the fan-out of one
     // register to 32 lanes was the longest path). They load
     // from the MLB's next data and stage C-1's p_res as the request enters
@@ -366,6 +367,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     m_tag: Vec<DFF<Bits<8>>>,
     m_sbase: Vec<DFF<Bits<32>>>,
     m_ssize: Vec<DFF<Bits<32>>>,
+    m_width: Vec<DFF<Bits<5>>>,
     m_load: Vec<Signal<Local, Bit>>,
     merge_w: Vec<Signal<Local, Bit>>,
     merge_pre: Vec<Signal<Local, Bit>>,
@@ -646,6 +648,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             m_tag: regs(L.div_ceil(LANES_PER_COPY)),
             m_sbase: regs(L.div_ceil(LANES_PER_COPY)),
             m_ssize: regs(L.div_ceil(LANES_PER_COPY)),
+            m_width: regs(L.div_ceil(LANES_PER_COPY)),
             m_load: sigs(L.div_ceil(LANES_PER_COPY)),
             merge_w: sigs(k),
             merge_pre: sigs(k + 1),
@@ -984,7 +987,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.checks.mask[i].next = self.p_mask[c * l + i].q.val();
                                 self.checks.ptr[i].next = self.p_ptr[c * l + i].q.val();
                             }
-                            self.checks.width.next = self.p_width[c].q.val();
                             self.checks.loc.next = self.p_loc[c].q.val();
                             self.checks.meta_valid.next = self.c_found.val();
                             for g in 0..self.m_base.len() {
@@ -998,6 +1000,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.m_ssize[g].clock.next = self.clock.val();
                                 self.m_sbase[g].d.next = self.m_sbase[g].q.val();
                                 self.m_ssize[g].d.next = self.m_ssize[g].q.val();
+                                self.m_width[g].clock.next = self.clock.val();
+                                self.m_width[g].d.next = self.m_width[g].q.val();
                                 self.m_load[g].next = false;
                             }
                             // q: lanes per group.
@@ -1011,6 +1015,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.checks.meta_tag[i].next = self.m_tag[i / q].q.val();
                                     self.checks.sbase[i].next = self.m_sbase[i / q].q.val();
                                     self.checks.ssize[i].next = self.m_ssize[i / q].q.val();
+                                    self.checks.width[i].next = self.m_width[i / q].q.val();
                                 }
                             }
                             for g in 0..self.m_base.len() {
@@ -1020,6 +1025,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.m_tag[g].d.next = self.mlb.nx_tag.val() | self.p_res_tag[c - 1].q.val();
                                     self.m_sbase[g].d.next = self.p_sbase[c - 1].q.val();
                                     self.m_ssize[g].d.next = self.p_ssize[c - 1].q.val();
+                                    self.m_width[g].d.next = self.p_width[c - 1].q.val();
                                 }
                             }
                             self.checks.meta_fault.next = self.f_mem.val();

@@ -56,6 +56,13 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 /// arriving late in its cycle (the MLB's search result) ends in a register,
 /// as the MLB's own `rs_way`/`ls_way` do, and not in the decode and touch
 /// logic: the search to replacement state path was the MLU unit's longest.
+///
+/// Given touches ([`TreePlru::with_given_ab`]): touches a and b are not
+/// registered here but arrive already a cycle old, from the user's own
+/// registers (the two-stage MLB's stage-2 encoder over its registered
+/// matches), and are applied to this cycle's `state` and `victim` exactly
+/// as a registered touch is. The user drops a touch whose cycle had a
+/// `clear`, as the registers here do.
 #[derive(LogicBlock)]
 pub struct TreePlru<const N: usize, const IW: usize> {
     pub clock: Signal<In, Clock>,
@@ -69,14 +76,20 @@ pub struct TreePlru<const N: usize, const IW: usize> {
     pub victim: Signal<Out, Bits<IW>>,
     pub state: Signal<Out, Bits<N>>,
     /// The state register, before the pending touches, and the touches of
-    /// the cycle before (public so that tests can preset them).
+    /// the cycle before (public so that tests can preset them; a and b are
+    /// empty with given touches).
     pub bits: DFF<Bits<N>>,
-    pub pend_a_valid: DFF<Bit>,
-    pub pend_a_way: DFF<Bits<IW>>,
-    pub pend_b_valid: DFF<Bit>,
-    pub pend_b_way: DFF<Bits<IW>>,
+    pub pend_a_valid: Vec<DFF<Bit>>,
+    pub pend_a_way: Vec<DFF<Bits<IW>>>,
+    pub pend_b_valid: Vec<DFF<Bit>>,
+    pub pend_b_way: Vec<DFF<Bits<IW>>>,
     pub pend_c_valid: DFF<Bit>,
     pub pend_c_way: DFF<Bits<IW>>,
+    // The pending touches a and b: the registers', or the given ones.
+    pa_valid: Signal<Local, Bit>,
+    pa_way: Signal<Local, Bits<IW>>,
+    pb_valid: Signal<Local, Bit>,
+    pb_way: Signal<Local, Bits<IW>>,
     way: [Constant<Bits<IW>>; N],
     path_mask: [Constant<Bits<N>>; N],
     path_to: [Constant<Bits<N>>; N],
@@ -113,12 +126,16 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
             victim: Signal::default(),
             state: Signal::default(),
             bits: DFF::default(),
-            pend_a_valid: DFF::default(),
-            pend_a_way: DFF::default(),
-            pend_b_valid: DFF::default(),
-            pend_b_way: DFF::default(),
+            pend_a_valid: vec![DFF::default()],
+            pend_a_way: vec![DFF::default()],
+            pend_b_valid: vec![DFF::default()],
+            pend_b_way: vec![DFF::default()],
             pend_c_valid: DFF::default(),
             pend_c_way: DFF::default(),
+            pa_valid: Signal::default(),
+            pa_way: Signal::default(),
+            pb_valid: Signal::default(),
+            pb_way: Signal::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
             path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
@@ -137,14 +154,36 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
     }
 }
 
+impl<const N: usize, const IW: usize> TreePlru<N, IW> {
+    /// The same state with touches a and b given a cycle old (struct doc).
+    pub fn with_given_ab() -> Self {
+        Self { pend_a_valid: vec![], pend_a_way: vec![], pend_b_valid: vec![], pend_b_way: vec![], ..Self::default() }
+    }
+}
+
 impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
     #[hdl_gen]
     fn update(&mut self) {
         self.bits.clock.next = self.clock.val();
-        self.pend_a_valid.clock.next = self.clock.val();
-        self.pend_a_way.clock.next = self.clock.val();
-        self.pend_b_valid.clock.next = self.clock.val();
-        self.pend_b_way.clock.next = self.clock.val();
+        // Touches a and b: given (already a cycle old), or registered here.
+        self.pa_valid.next = self.touch_a_valid.val();
+        self.pa_way.next = self.touch_a_way.val();
+        self.pb_valid.next = self.touch_b_valid.val();
+        self.pb_way.next = self.touch_b_way.val();
+        for k in 0..self.pend_a_valid.len() {
+            self.pend_a_valid[k].clock.next = self.clock.val();
+            self.pend_a_way[k].clock.next = self.clock.val();
+            self.pend_b_valid[k].clock.next = self.clock.val();
+            self.pend_b_way[k].clock.next = self.clock.val();
+            self.pend_a_valid[k].d.next = self.touch_a_valid.val() && !self.clear.val();
+            self.pend_a_way[k].d.next = self.touch_a_way.val();
+            self.pend_b_valid[k].d.next = self.touch_b_valid.val() && !self.clear.val();
+            self.pend_b_way[k].d.next = self.touch_b_way.val();
+            self.pa_valid.next = self.pend_a_valid[k].q.val();
+            self.pa_way.next = self.pend_a_way[k].q.val();
+            self.pb_valid.next = self.pend_b_valid[k].q.val();
+            self.pb_way.next = self.pend_b_way[k].q.val();
+        }
         self.pend_c_valid.clock.next = self.clock.val();
         self.pend_c_way.clock.next = self.clock.val();
         self.mask_a.next = self.zero.val();
@@ -154,11 +193,11 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
         self.mask_c.next = self.zero.val();
         self.set_c.next = self.zero.val();
         for w in 0..N {
-            if self.pend_a_valid.q.val() && (self.pend_a_way.q.val() == self.way[w].val()) {
+            if self.pa_valid.val() && (self.pa_way.val() == self.way[w].val()) {
                 self.mask_a.next = self.path_mask[w].val();
                 self.set_a.next = self.path_away[w].val();
             }
-            if self.pend_b_valid.q.val() && (self.pend_b_way.q.val() == self.way[w].val()) {
+            if self.pb_valid.val() && (self.pb_way.val() == self.way[w].val()) {
                 self.mask_b.next = self.path_mask[w].val();
                 self.set_b.next = self.path_away[w].val();
             }
@@ -178,17 +217,11 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
             }
         }
         self.bits.d.next = self.after_c.val();
-        self.pend_a_valid.d.next = self.touch_a_valid.val();
-        self.pend_a_way.d.next = self.touch_a_way.val();
-        self.pend_b_valid.d.next = self.touch_b_valid.val();
-        self.pend_b_way.d.next = self.touch_b_way.val();
         self.pend_c_valid.d.next = self.touch_c_valid.val();
         self.pend_c_way.d.next = self.touch_c_way.val();
         if self.clear.val() {
             self.bits.d.next = self.zero.val();
             // The ways may keep their values: a touch without valid is none.
-            self.pend_a_valid.d.next = false;
-            self.pend_b_valid.d.next = false;
             self.pend_c_valid.d.next = false;
         }
         self.state.next = self.after_c.val();

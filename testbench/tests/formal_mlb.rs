@@ -15,7 +15,7 @@
 //! assumption, to show that under it the MLB still fills every entry (the
 //! proofs without it are not vacuous either: the cover test reaches a full
 //! MLB). The property is injected into the emitted top module (so it sees its
-//! entry registers `valid_i_q`, `loc_i_q` and its match terms `ls_pe_req_i`).
+//! entry registers `valid_i_q`, `loc_i_q` and its match terms `ls_match_i`).
 //!
 //! The MLB as the MLU unit builds it, with the fill lookahead (hw::mlb
 //! "Fill lookahead": the matches of the next fill registered a cycle
@@ -52,7 +52,7 @@ fn props(n: usize, with_contract: bool) -> String {
     for i in 0..n {
         for j in i + 1..n {
             c += &format!("        assert(!(valid_{i}_q && valid_{j}_q && (loc_{i}_q == loc_{j}_q)));\n");
-            c += &format!("        assert(!(ls_pe_req_{i} && ls_pe_req_{j}));\n");
+            c += &format!("        assert(!(ls_match_{i} && ls_match_{j}));\n");
         }
     }
     c += "        assert(!ls_multi);\n    end";
@@ -137,7 +137,7 @@ fn mlb_mutants_are_caught() {
         // The one-hot flag raised by any single hit (the assertion output itself).
         ("multi flag driven by any hit", "out_ls_multi = ls_pe_multi && ~reset;", "out_ls_multi = ls_pe_any && ~reset;"),
         // The location compare drops bit 50: two locations 2^55 bytes apart alias.
-        ("location compare drops a bit", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);", "ls_pe_req_1 = ls_valid && valid_1_q && (loc_1_q[49:0] == ls_loc[49:0]);"),
+        ("location compare drops a bit", "ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);", "ls_match_1 = ls_valid && valid_1_q && (loc_1_q[49:0] == ls_loc[49:0]);"),
     ];
     for (what, from, to) in mutants {
         let m = mutate(&original, from, to).unwrap();

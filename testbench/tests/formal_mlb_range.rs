@@ -1,4 +1,4 @@
-//! Formal: the emitted MLB's RANGE match vector (`rs_pe_req_i`, the terms
+//! Formal: the emitted MLB's RANGE match vector (`rs_match_i`, the terms
 //! `valid && base <= a && a - base < size` of its range search) is one-hot
 //! or zero, and `rs_multi` stays 0, in every cycle of every input sequence
 //! in which each fill's range is disjoint from the ranges of the valid
@@ -85,7 +85,7 @@ fn props(n: usize, contract: Contract) -> String {
             // address inside the filled range, and no fill in that cycle.
             c += "        if (fill_valid) assume(f_prev_rs_valid && !rs_hit && !f_prev_fill && (fill_base <= f_prev_rs_addr) && ((f_prev_rs_addr - fill_base) < fill_size));\n";
             for &(i, j) in &pairs {
-                c += &format!("        assert(!(rs_pe_req_{i} && rs_pe_req_{j}));\n");
+                c += &format!("        assert(!(rs_match_{i} && rs_match_{j}));\n");
             }
             c += "        assert(!rs_multi);\n";
         }
@@ -97,7 +97,7 @@ fn props(n: usize, contract: Contract) -> String {
                 c += &format!("        assume(bxs_{i}_q == (base_{i}_q ^ size_{i}_q));\n");
             }
             for &(i, j) in &pairs {
-                c += &format!("        assert(!(rs_pe_req_{i} && rs_pe_req_{j}));\n");
+                c += &format!("        assert(!(rs_match_{i} && rs_match_{j}));\n");
             }
             c += "        assert(!rs_pe_multi);\n";
         }
@@ -218,7 +218,7 @@ fn mlb_range_mutants_are_caught() {
         // mlb2: every fill also writes way 0 (one range in two entries).
         ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;", "write_en_0 = fill_base_ok && ~inv_match_0;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
-        ("lower bound dropped", &lemma, comb, "rs_pe_req_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ", "rs_pe_req_2 = rs_valid && valid_2_q && "),
+        ("lower bound dropped", &lemma, comb, "rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ", "rs_match_2 = rs_valid && valid_2_q && "),
     ];
     for (what, original, sat, from, to) in mutants {
         let m = mutate(original, from, to).unwrap();

@@ -59,7 +59,9 @@ fn run<const L: usize, const LW: usize>(seed: u64, n: usize) -> [u64; 8] {
             u.mask[i].next = mask >> i & 1 == 1;
             u.ptr[i].next = ptrs[i].into();
         }
-        u.width.next = (width as u64).into();
+        for w in &mut u.width {
+            w.next = (width as u64).into();
+        }
         u.loc.next = loc.into();
         u.meta_valid.next = meta_valid;
         // Every active lane reads its own copy of the metadata; an inactive

@@ -26,8 +26,8 @@ type Touches = [Option<usize>; 3];
 
 fn plru_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state: u64, t: Touches, clear: bool) {
     uut.bits.q.next = bits(state);
-    uut.pend_a_valid.q.next = false;
-    uut.pend_b_valid.q.next = false;
+    uut.pend_a_valid[0].q.next = false;
+    uut.pend_b_valid[0].q.next = false;
     uut.pend_c_valid.q.next = false;
     uut.clear.next = clear;
     let ports = [
