@@ -17,10 +17,12 @@ use std::collections::BTreeSet;
 use testbench::unit_driver::{heap, RandomRequests, UnitCosim, UnitMismatch, UnitRun};
 use testbench::verilator::Top;
 
-/// The parameters of one unit: model side and top.
+/// The parameters of one unit: model side and top, and whether the top is
+/// a committed one (whose Verilator build the million-request runs share).
 struct Unit {
     params: UnitParams,
     top: Top,
+    committed: bool,
 }
 
 /// The unit a configuration describes: its model parameters and its top
@@ -30,11 +32,17 @@ fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_
     let params = UnitParams::from_config(&cfg).expect("unit is set");
     let spec = tops_for_config(&cfg).unwrap().pop().expect("the unit is the last top");
     let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone())).unwrap();
-    Unit { params, top }
+    let committed = hw::generate::committed_tops().iter().any(|t| t.name() == spec.name());
+    Unit { params, top, committed }
 }
 
+/// The Verilator run of `u`. A committed top is built as every RTL build
+/// is (C++ at -O2), so its build is shared with its million-request run;
+/// the others run a few ten thousand requests, and their C++ is built at
+/// -O0, which g++ compiles several times faster (as the mutants' build).
 fn start(u: &Unit, seed: u64) -> UnitCosim {
-    UnitCosim::start(&u.top, &u.top.verilog, "", u.params.lanes, seed).unwrap()
+    let cxx_opt = if u.committed { None } else { Some("-O0") };
+    UnitCosim::start_with_cxx_opt(&u.top, &u.top.verilog, "", u.params.lanes, seed, cxx_opt, &[]).unwrap()
 }
 
 fn check(u: &Unit, run: &UnitRun, what: &str) {
