@@ -14,20 +14,57 @@
 // - the next state equals an independent model of the update: clear gives
 //   0, else touches a, b, c applied in that order, touch(w) setting every
 //   node on w's path to point away from w (1 if w is in its left subtree);
+//   a and b enter the PLRU as w's path (its nodes, and where it goes left,
+//   with free bits off the path), c as w;
 // - after a cycle whose touches end with way w (the last valid of a, b, c)
 //   and no clear, the victim is not w (`ifdef ONLY_NOT_TOUCHED: this one
 //   alone, so a mutant's failure can be attributed to it).
-module plru_props(clock, clear, ta_v, ta_w, tb_v, tb_w, tc_v, tc_w);
+module plru_props(clock, clear, ta_v, ta_w, tb_v, tb_w, tc_v, tc_w, ta_junk, tb_junk);
     input wire          clock;
     input wire          clear;
     input wire          ta_v, tb_v, tc_v;
     input wire [`IW-1:0] ta_w, tb_w, tc_w;
+    input wire [`N-1:0] ta_junk, tb_junk;
 
     wire [`IW-1:0] victim;
     wire [`N-1:0]  state;
+    // Touches a and b enter as tree paths (the MLB packs them from its
+    // encoders): the path's nodes, and where it goes left. The bits off the
+    // path are free (ta_junk, tb_junk): the PLRU must ignore them.
+    function [`N-1:0] path_nodes(input [`IW-1:0] w);
+        integer level;
+        reg [`IW:0] node, parent;
+        begin
+            path_nodes = 0;
+            node = w + (`N - 1);
+            for (level = 0; level < `IW; level = level + 1) begin
+                parent = (node - 1) >> 1;
+                path_nodes[parent] = 1'b1;
+                node = parent;
+            end
+        end
+    endfunction
+    function [`N-1:0] path_left(input [`IW-1:0] w);
+        integer level;
+        reg [`IW:0] node, parent;
+        begin
+            path_left = 0;
+            node = w + (`N - 1);
+            for (level = 0; level < `IW; level = level + 1) begin
+                parent = (node - 1) >> 1;
+                path_left[parent] = node[0]; // odd heap index = left child
+                node = parent;
+            end
+        end
+    endfunction
+    wire [`N-1:0] ta_mask = ta_v ? path_nodes(ta_w) : {`N{1'b0}};
+    wire [`N-1:0] tb_mask = tb_v ? path_nodes(tb_w) : {`N{1'b0}};
+    wire [`N-1:0] ta_set = (ta_v ? path_left(ta_w) : {`N{1'b0}}) | (ta_junk & ~ta_mask);
+    wire [`N-1:0] tb_set = (tb_v ? path_left(tb_w) : {`N{1'b0}}) | (tb_junk & ~tb_mask);
+
     `PLRU uut(.clock(clock), .clear(clear),
-              .touch_a_valid(ta_v), .touch_a_way(ta_w),
-              .touch_b_valid(tb_v), .touch_b_way(tb_w),
+              .touch_a_mask(ta_mask), .touch_a_set(ta_set),
+              .touch_b_mask(tb_mask), .touch_b_set(tb_set),
               .touch_c_valid(tc_v), .touch_c_way(tc_w),
               .victim(victim), .state(state));
 

@@ -10,4 +10,4 @@ create_clock -name clk -period 0.500
 # A neighbouring block's flip-flop and wiring: inputs arrive, and outputs
 # are taken, 20% of the period from the clock edge.
 set_input_delay 0.100 -clock clk [get_ports {g_ptr g_width g_loc g_meta_valid g_meta_base g_meta_size g_meta_tag s_addr s_width s_base s_size}]
-set_output_delay 0.100 -clock clk [get_ports {g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok g_ge g_c1 g_c2 g_c3 s_ok s_fault}]
+set_output_delay 0.100 -clock clk [get_ports {g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok g_ge g_c1 g_c2 g_c3_hi_gt g_c3_hi_eq g_c3_lo_ge s_ok s_fault s_ge s_c1 s_c2 s_c3_hi_gt s_c3_hi_eq s_c3_lo_ge}]

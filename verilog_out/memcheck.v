@@ -22,13 +22,21 @@
 //   g_ge          out      1  g_ok in parts (for a pipeline that registers them): a >= base
 //   g_c1          out      1  g_ok in parts: the first carry-save row's dropped top carry; g_ok = g_ge & majority(g_c1, g_c2, g_c3)
 //   g_c2          out      1  g_ok in parts: the second carry-save row's dropped top carry
-//   g_c3          out      1  g_ok in parts: the final compare's carry out
+//   g_c3_hi_gt    out      1  g_ok in parts: the final compare's carry out g_c3 = g_c3_hi_gt | (g_c3_hi_eq & g_c3_lo_ge): its upper 28 bits compare greater
+//   g_c3_hi_eq    out      1  g_ok in parts: the final compare's upper 28 bits are equal
+//   g_c3_lo_ge    out      1  g_ok in parts: the final compare's lower 28 bits compare greater or equal
 //   s_addr        in      32  MEMCHECK.S: shared-memory address
 //   s_width       in       5  MEMCHECK.S: access width in bytes
 //   s_base        in      32  MEMCHECK.S: shared window base
 //   s_size        in      32  MEMCHECK.S: shared window size
 //   s_ok          out      1  the shared access is inside the window
 //   s_fault       out      3  FAULT_NONE or FAULT_SHARED_OOB
+//   s_ge          out      1  s_ok in parts (as g_ok's): s_addr >= s_base
+//   s_c1          out      1  s_ok in parts: the first carry-save row's dropped top carry; s_ok = s_ge & majority(s_c1, s_c2, s_c3)
+//   s_c2          out      1  s_ok in parts: the second carry-save row's dropped top carry
+//   s_c3_hi_gt    out      1  s_ok in parts: the final compare's carry out s_c3 = s_c3_hi_gt | (s_c3_hi_eq & s_c3_lo_ge): its upper 16 bits compare greater
+//   s_c3_hi_eq    out      1  s_ok in parts: the final compare's upper 16 bits are equal
+//   s_c3_lo_ge    out      1  s_ok in parts: the final compare's lower 16 bits compare greater or equal
 //
 // Reset: None: no state (combinational).
 // Handshake:
@@ -39,7 +47,7 @@
 
 
 // memcheck: hw::memcheck::Memcheck
-module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -59,13 +67,21 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
 
     // Encodings of the interface (for the user's testbench and integration;
     // the logic below does not refer to them).
@@ -200,6 +216,9 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -209,6 +228,9 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -226,7 +248,10 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     memcheck_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -237,11 +262,15 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -483,7 +512,9 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -493,6 +524,12 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -507,7 +544,7 @@ module memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_
 endmodule // memcheck
 
 // memcheck_g_bounds: hw::in_bounds::InBounds
-module memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -519,9 +556,14 @@ module memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -545,12 +587,15 @@ module memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // memcheck_g_bounds
 
 // memcheck_s_bounds: hw::in_bounds::InBounds
-module memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -562,9 +607,14 @@ module memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -588,6 +638,9 @@ module memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // memcheck_s_bounds

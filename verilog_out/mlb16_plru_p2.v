@@ -102,6 +102,21 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 16'h0;
+    localparam  node_bit_0 = 16'h1;
+    localparam  node_bit_1 = 16'h2;
+    localparam  node_bit_2 = 16'h4;
+    localparam  node_bit_3 = 16'h8;
+    localparam  node_bit_4 = 16'h10;
+    localparam  node_bit_5 = 16'h20;
+    localparam  node_bit_6 = 16'h40;
+    localparam  node_bit_7 = 16'h80;
+    localparam  node_bit_8 = 16'h100;
+    localparam  node_bit_9 = 16'h200;
+    localparam  node_bit_10 = 16'h400;
+    localparam  node_bit_11 = 16'h800;
+    localparam  node_bit_12 = 16'h1000;
+    localparam  node_bit_13 = 16'h2000;
+    localparam  node_bit_14 = 16'h4000;
     localparam  path_mask_0 = 16'h8b;
     localparam  path_mask_1 = 16'h8b;
     localparam  path_mask_2 = 16'h10b;
@@ -363,6 +378,36 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     wire  rs_pe_onehot_14;
     wire  rs_pe_onehot_15;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_lower_any_3;
+    wire  rs_pe_lower_any_4;
+    wire  rs_pe_lower_any_5;
+    wire  rs_pe_lower_any_6;
+    wire  rs_pe_lower_any_7;
+    wire  rs_pe_lower_any_8;
+    wire  rs_pe_lower_any_9;
+    wire  rs_pe_lower_any_10;
+    wire  rs_pe_lower_any_11;
+    wire  rs_pe_lower_any_12;
+    wire  rs_pe_lower_any_13;
+    wire  rs_pe_lower_any_14;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
+    wire  rs_pe_path_3;
+    wire  rs_pe_path_4;
+    wire  rs_pe_path_5;
+    wire  rs_pe_path_6;
+    wire  rs_pe_path_7;
+    wire  rs_pe_path_8;
+    wire  rs_pe_path_9;
+    wire  rs_pe_path_10;
+    wire  rs_pe_path_11;
+    wire  rs_pe_path_12;
+    wire  rs_pe_path_13;
+    wire  rs_pe_path_14;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -398,6 +443,36 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     wire  ls_pe_onehot_14;
     wire  ls_pe_onehot_15;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_lower_any_3;
+    wire  ls_pe_lower_any_4;
+    wire  ls_pe_lower_any_5;
+    wire  ls_pe_lower_any_6;
+    wire  ls_pe_lower_any_7;
+    wire  ls_pe_lower_any_8;
+    wire  ls_pe_lower_any_9;
+    wire  ls_pe_lower_any_10;
+    wire  ls_pe_lower_any_11;
+    wire  ls_pe_lower_any_12;
+    wire  ls_pe_lower_any_13;
+    wire  ls_pe_lower_any_14;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
+    wire  ls_pe_path_3;
+    wire  ls_pe_path_4;
+    wire  ls_pe_path_5;
+    wire  ls_pe_path_6;
+    wire  ls_pe_path_7;
+    wire  ls_pe_path_8;
+    wire  ls_pe_path_9;
+    wire  ls_pe_path_10;
+    wire  ls_pe_path_11;
+    wire  ls_pe_path_12;
+    wire  ls_pe_path_13;
+    wire  ls_pe_path_14;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -433,11 +508,41 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     wire  free_pe_onehot_14;
     wire  free_pe_onehot_15;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_lower_any_3;
+    wire  free_pe_lower_any_4;
+    wire  free_pe_lower_any_5;
+    wire  free_pe_lower_any_6;
+    wire  free_pe_lower_any_7;
+    wire  free_pe_lower_any_8;
+    wire  free_pe_lower_any_9;
+    wire  free_pe_lower_any_10;
+    wire  free_pe_lower_any_11;
+    wire  free_pe_lower_any_12;
+    wire  free_pe_lower_any_13;
+    wire  free_pe_lower_any_14;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
+    wire  free_pe_path_3;
+    wire  free_pe_path_4;
+    wire  free_pe_path_5;
+    wire  free_pe_path_6;
+    wire  free_pe_path_7;
+    wire  free_pe_path_8;
+    wire  free_pe_path_9;
+    wire  free_pe_path_10;
+    wire  free_pe_path_11;
+    wire  free_pe_path_12;
+    wire  free_pe_path_13;
+    wire  free_pe_path_14;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [3:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [3:0] plru_0_touch_b_way;
+    reg  [15:0] plru_0_touch_a_mask;
+    reg  [15:0] plru_0_touch_a_set;
+    reg  [15:0] plru_0_touch_b_mask;
+    reg  [15:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
@@ -941,68 +1046,6 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [7:0] ls_sel_tag_28;
     reg  [7:0] ls_sel_tag_29;
     reg  [7:0] ls_sel_tag_30;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  rs_any_t_7;
-    reg  rs_any_t_8;
-    reg  rs_any_t_9;
-    reg  rs_any_t_10;
-    reg  rs_any_t_11;
-    reg  rs_any_t_12;
-    reg  rs_any_t_13;
-    reg  rs_any_t_14;
-    reg  rs_any_t_15;
-    reg  rs_any_t_16;
-    reg  rs_any_t_17;
-    reg  rs_any_t_18;
-    reg  rs_any_t_19;
-    reg  rs_any_t_20;
-    reg  rs_any_t_21;
-    reg  rs_any_t_22;
-    reg  rs_any_t_23;
-    reg  rs_any_t_24;
-    reg  rs_any_t_25;
-    reg  rs_any_t_26;
-    reg  rs_any_t_27;
-    reg  rs_any_t_28;
-    reg  rs_any_t_29;
-    reg  rs_any_t_30;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
-    reg  ls_any_t_7;
-    reg  ls_any_t_8;
-    reg  ls_any_t_9;
-    reg  ls_any_t_10;
-    reg  ls_any_t_11;
-    reg  ls_any_t_12;
-    reg  ls_any_t_13;
-    reg  ls_any_t_14;
-    reg  ls_any_t_15;
-    reg  ls_any_t_16;
-    reg  ls_any_t_17;
-    reg  ls_any_t_18;
-    reg  ls_any_t_19;
-    reg  ls_any_t_20;
-    reg  ls_any_t_21;
-    reg  ls_any_t_22;
-    reg  ls_any_t_23;
-    reg  ls_any_t_24;
-    reg  ls_any_t_25;
-    reg  ls_any_t_26;
-    reg  ls_any_t_27;
-    reg  ls_any_t_28;
-    reg  ls_any_t_29;
-    reg  ls_any_t_30;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -1068,6 +1111,70 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  victim_oh_13;
     reg  victim_oh_14;
     reg  victim_oh_15;
+    reg  [15:0] ta_mask_0;
+    reg  [15:0] ta_mask_1;
+    reg  [15:0] ta_mask_2;
+    reg  [15:0] ta_mask_3;
+    reg  [15:0] ta_mask_4;
+    reg  [15:0] ta_mask_5;
+    reg  [15:0] ta_mask_6;
+    reg  [15:0] ta_mask_7;
+    reg  [15:0] ta_mask_8;
+    reg  [15:0] ta_mask_9;
+    reg  [15:0] ta_mask_10;
+    reg  [15:0] ta_mask_11;
+    reg  [15:0] ta_mask_12;
+    reg  [15:0] ta_mask_13;
+    reg  [15:0] ta_mask_14;
+    reg  [15:0] ta_mask_15;
+    reg  [15:0] ta_set_0;
+    reg  [15:0] ta_set_1;
+    reg  [15:0] ta_set_2;
+    reg  [15:0] ta_set_3;
+    reg  [15:0] ta_set_4;
+    reg  [15:0] ta_set_5;
+    reg  [15:0] ta_set_6;
+    reg  [15:0] ta_set_7;
+    reg  [15:0] ta_set_8;
+    reg  [15:0] ta_set_9;
+    reg  [15:0] ta_set_10;
+    reg  [15:0] ta_set_11;
+    reg  [15:0] ta_set_12;
+    reg  [15:0] ta_set_13;
+    reg  [15:0] ta_set_14;
+    reg  [15:0] ta_set_15;
+    reg  [15:0] tb_mask_0;
+    reg  [15:0] tb_mask_1;
+    reg  [15:0] tb_mask_2;
+    reg  [15:0] tb_mask_3;
+    reg  [15:0] tb_mask_4;
+    reg  [15:0] tb_mask_5;
+    reg  [15:0] tb_mask_6;
+    reg  [15:0] tb_mask_7;
+    reg  [15:0] tb_mask_8;
+    reg  [15:0] tb_mask_9;
+    reg  [15:0] tb_mask_10;
+    reg  [15:0] tb_mask_11;
+    reg  [15:0] tb_mask_12;
+    reg  [15:0] tb_mask_13;
+    reg  [15:0] tb_mask_14;
+    reg  [15:0] tb_mask_15;
+    reg  [15:0] tb_set_0;
+    reg  [15:0] tb_set_1;
+    reg  [15:0] tb_set_2;
+    reg  [15:0] tb_set_3;
+    reg  [15:0] tb_set_4;
+    reg  [15:0] tb_set_5;
+    reg  [15:0] tb_set_6;
+    reg  [15:0] tb_set_7;
+    reg  [15:0] tb_set_8;
+    reg  [15:0] tb_set_9;
+    reg  [15:0] tb_set_10;
+    reg  [15:0] tb_set_11;
+    reg  [15:0] tb_set_12;
+    reg  [15:0] tb_set_13;
+    reg  [15:0] tb_set_14;
+    reg  [15:0] tb_set_15;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  pol_oh_2;
@@ -1126,7 +1233,37 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         .onehot_13(rs_pe_onehot_13),
         .onehot_14(rs_pe_onehot_14),
         .onehot_15(rs_pe_onehot_15),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .lower_any_3(rs_pe_lower_any_3),
+        .lower_any_4(rs_pe_lower_any_4),
+        .lower_any_5(rs_pe_lower_any_5),
+        .lower_any_6(rs_pe_lower_any_6),
+        .lower_any_7(rs_pe_lower_any_7),
+        .lower_any_8(rs_pe_lower_any_8),
+        .lower_any_9(rs_pe_lower_any_9),
+        .lower_any_10(rs_pe_lower_any_10),
+        .lower_any_11(rs_pe_lower_any_11),
+        .lower_any_12(rs_pe_lower_any_12),
+        .lower_any_13(rs_pe_lower_any_13),
+        .lower_any_14(rs_pe_lower_any_14),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2),
+        .path_3(rs_pe_path_3),
+        .path_4(rs_pe_path_4),
+        .path_5(rs_pe_path_5),
+        .path_6(rs_pe_path_6),
+        .path_7(rs_pe_path_7),
+        .path_8(rs_pe_path_8),
+        .path_9(rs_pe_path_9),
+        .path_10(rs_pe_path_10),
+        .path_11(rs_pe_path_11),
+        .path_12(rs_pe_path_12),
+        .path_13(rs_pe_path_13),
+        .path_14(rs_pe_path_14)
     );
     mlb16_plru_p2_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -1163,7 +1300,37 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         .onehot_13(ls_pe_onehot_13),
         .onehot_14(ls_pe_onehot_14),
         .onehot_15(ls_pe_onehot_15),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .lower_any_3(ls_pe_lower_any_3),
+        .lower_any_4(ls_pe_lower_any_4),
+        .lower_any_5(ls_pe_lower_any_5),
+        .lower_any_6(ls_pe_lower_any_6),
+        .lower_any_7(ls_pe_lower_any_7),
+        .lower_any_8(ls_pe_lower_any_8),
+        .lower_any_9(ls_pe_lower_any_9),
+        .lower_any_10(ls_pe_lower_any_10),
+        .lower_any_11(ls_pe_lower_any_11),
+        .lower_any_12(ls_pe_lower_any_12),
+        .lower_any_13(ls_pe_lower_any_13),
+        .lower_any_14(ls_pe_lower_any_14),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2),
+        .path_3(ls_pe_path_3),
+        .path_4(ls_pe_path_4),
+        .path_5(ls_pe_path_5),
+        .path_6(ls_pe_path_6),
+        .path_7(ls_pe_path_7),
+        .path_8(ls_pe_path_8),
+        .path_9(ls_pe_path_9),
+        .path_10(ls_pe_path_10),
+        .path_11(ls_pe_path_11),
+        .path_12(ls_pe_path_12),
+        .path_13(ls_pe_path_13),
+        .path_14(ls_pe_path_14)
     );
     mlb16_plru_p2_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -1200,15 +1367,45 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         .onehot_13(free_pe_onehot_13),
         .onehot_14(free_pe_onehot_14),
         .onehot_15(free_pe_onehot_15),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .lower_any_3(free_pe_lower_any_3),
+        .lower_any_4(free_pe_lower_any_4),
+        .lower_any_5(free_pe_lower_any_5),
+        .lower_any_6(free_pe_lower_any_6),
+        .lower_any_7(free_pe_lower_any_7),
+        .lower_any_8(free_pe_lower_any_8),
+        .lower_any_9(free_pe_lower_any_9),
+        .lower_any_10(free_pe_lower_any_10),
+        .lower_any_11(free_pe_lower_any_11),
+        .lower_any_12(free_pe_lower_any_12),
+        .lower_any_13(free_pe_lower_any_13),
+        .lower_any_14(free_pe_lower_any_14),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2),
+        .path_3(free_pe_path_3),
+        .path_4(free_pe_path_4),
+        .path_5(free_pe_path_5),
+        .path_6(free_pe_path_6),
+        .path_7(free_pe_path_7),
+        .path_8(free_pe_path_8),
+        .path_9(free_pe_path_9),
+        .path_10(free_pe_path_10),
+        .path_11(free_pe_path_11),
+        .path_12(free_pe_path_12),
+        .path_13(free_pe_path_13),
+        .path_14(free_pe_path_14)
     );
     mlb16_plru_p2_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -1216,7 +1413,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_lower_any_3, free_pe_lower_any_4, free_pe_lower_any_5, free_pe_lower_any_6, free_pe_lower_any_7, free_pe_lower_any_8, free_pe_lower_any_9, free_pe_lower_any_10, free_pe_lower_any_11, free_pe_lower_any_12, free_pe_lower_any_13, free_pe_lower_any_14, free_pe_path_0, free_pe_path_1, free_pe_path_2, free_pe_path_3, free_pe_path_4, free_pe_path_5, free_pe_path_6, free_pe_path_7, free_pe_path_8, free_pe_path_9, free_pe_path_10, free_pe_path_11, free_pe_path_12, free_pe_path_13, free_pe_path_14, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1604,8 +1801,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
     reg  [55:0] ls_size_r_d_comb;
     reg  [7:0] ls_tag_r_d_comb;
     reg  [3:0] ls_way_r_d_comb;
-    reg  plru_0_touch_a_valid_comb;
-    reg  plru_0_touch_b_valid_comb;
+    reg  [15:0] plru_0_touch_a_mask_comb;
+    reg  [15:0] plru_0_touch_b_mask_comb;
     reg  [15:0] repl_state_comb;
     reg  [55:0] rs_base_r_d_comb;
     reg  rs_hit_r_d_comb;
@@ -1871,98 +2068,36 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_req_15 = s1_ls_match_15_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_15 = rs_req_0;
-        ls_any_t_15 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_16 = rs_req_1;
-        ls_any_t_16 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_17 = rs_req_2;
-        ls_any_t_17 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_18 = rs_req_3;
-        ls_any_t_18 = ls_req_3;
         rs_pe_req_4 = rs_req_4;
         ls_pe_req_4 = ls_req_4;
-        rs_any_t_19 = rs_req_4;
-        ls_any_t_19 = ls_req_4;
         rs_pe_req_5 = rs_req_5;
         ls_pe_req_5 = ls_req_5;
-        rs_any_t_20 = rs_req_5;
-        ls_any_t_20 = ls_req_5;
         rs_pe_req_6 = rs_req_6;
         ls_pe_req_6 = ls_req_6;
-        rs_any_t_21 = rs_req_6;
-        ls_any_t_21 = ls_req_6;
         rs_pe_req_7 = rs_req_7;
         ls_pe_req_7 = ls_req_7;
-        rs_any_t_22 = rs_req_7;
-        ls_any_t_22 = ls_req_7;
         rs_pe_req_8 = rs_req_8;
         ls_pe_req_8 = ls_req_8;
-        rs_any_t_23 = rs_req_8;
-        ls_any_t_23 = ls_req_8;
         rs_pe_req_9 = rs_req_9;
         ls_pe_req_9 = ls_req_9;
-        rs_any_t_24 = rs_req_9;
-        ls_any_t_24 = ls_req_9;
         rs_pe_req_10 = rs_req_10;
         ls_pe_req_10 = ls_req_10;
-        rs_any_t_25 = rs_req_10;
-        ls_any_t_25 = ls_req_10;
         rs_pe_req_11 = rs_req_11;
         ls_pe_req_11 = ls_req_11;
-        rs_any_t_26 = rs_req_11;
-        ls_any_t_26 = ls_req_11;
         rs_pe_req_12 = rs_req_12;
         ls_pe_req_12 = ls_req_12;
-        rs_any_t_27 = rs_req_12;
-        ls_any_t_27 = ls_req_12;
         rs_pe_req_13 = rs_req_13;
         ls_pe_req_13 = ls_req_13;
-        rs_any_t_28 = rs_req_13;
-        ls_any_t_28 = ls_req_13;
         rs_pe_req_14 = rs_req_14;
         ls_pe_req_14 = ls_req_14;
-        rs_any_t_29 = rs_req_14;
-        ls_any_t_29 = ls_req_14;
         rs_pe_req_15 = rs_req_15;
         ls_pe_req_15 = ls_req_15;
-        rs_any_t_30 = rs_req_15;
-        ls_any_t_30 = ls_req_15;
-        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
-        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
-        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
-        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
-        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
-        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
-        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
-        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
-        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
-        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
-        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
-        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
-        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
-        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
-        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
-        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
-        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
-        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
-        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
-        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
-        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
-        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
-        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
-        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -2169,13 +2304,319 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_2 = zero_n;
+        ta_set_2 = zero_n;
+        tb_mask_2 = zero_n;
+        tb_set_2 = zero_n;
+        ta_mask_3 = zero_n;
+        ta_set_3 = zero_n;
+        tb_mask_3 = zero_n;
+        tb_set_3 = zero_n;
+        ta_mask_4 = zero_n;
+        ta_set_4 = zero_n;
+        tb_mask_4 = zero_n;
+        tb_set_4 = zero_n;
+        ta_mask_5 = zero_n;
+        ta_set_5 = zero_n;
+        tb_mask_5 = zero_n;
+        tb_set_5 = zero_n;
+        ta_mask_6 = zero_n;
+        ta_set_6 = zero_n;
+        tb_mask_6 = zero_n;
+        tb_set_6 = zero_n;
+        ta_mask_7 = zero_n;
+        ta_set_7 = zero_n;
+        tb_mask_7 = zero_n;
+        tb_set_7 = zero_n;
+        ta_mask_8 = zero_n;
+        ta_set_8 = zero_n;
+        tb_mask_8 = zero_n;
+        tb_set_8 = zero_n;
+        ta_mask_9 = zero_n;
+        ta_set_9 = zero_n;
+        tb_mask_9 = zero_n;
+        tb_set_9 = zero_n;
+        ta_mask_10 = zero_n;
+        ta_set_10 = zero_n;
+        tb_mask_10 = zero_n;
+        tb_set_10 = zero_n;
+        ta_mask_11 = zero_n;
+        ta_set_11 = zero_n;
+        tb_mask_11 = zero_n;
+        tb_set_11 = zero_n;
+        ta_mask_12 = zero_n;
+        ta_set_12 = zero_n;
+        tb_mask_12 = zero_n;
+        tb_set_12 = zero_n;
+        ta_mask_13 = zero_n;
+        ta_set_13 = zero_n;
+        tb_mask_13 = zero_n;
+        tb_set_13 = zero_n;
+        ta_mask_14 = zero_n;
+        ta_set_14 = zero_n;
+        tb_mask_14 = zero_n;
+        tb_set_14 = zero_n;
+        ta_mask_15 = zero_n;
+        ta_set_15 = zero_n;
+        tb_mask_15 = zero_n;
+        tb_set_15 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
+        ta_mask_2 = ta_mask_1;
+        ta_set_2 = ta_set_1;
+        tb_mask_2 = tb_mask_1;
+        tb_set_2 = tb_set_1;
+        if (rs_pe_path_1) begin
+            ta_mask_2 = ta_mask_1 | node_bit_1;
+        end
+        if (rs_pe_lower_any_1) begin
+            ta_set_2 = ta_set_1 | node_bit_1;
+        end
+        if (ls_pe_path_1) begin
+            tb_mask_2 = tb_mask_1 | node_bit_1;
+        end
+        if (ls_pe_lower_any_1) begin
+            tb_set_2 = tb_set_1 | node_bit_1;
+        end
+        ta_mask_3 = ta_mask_2;
+        ta_set_3 = ta_set_2;
+        tb_mask_3 = tb_mask_2;
+        tb_set_3 = tb_set_2;
+        if (rs_pe_path_2) begin
+            ta_mask_3 = ta_mask_2 | node_bit_2;
+        end
+        if (rs_pe_lower_any_2) begin
+            ta_set_3 = ta_set_2 | node_bit_2;
+        end
+        if (ls_pe_path_2) begin
+            tb_mask_3 = tb_mask_2 | node_bit_2;
+        end
+        if (ls_pe_lower_any_2) begin
+            tb_set_3 = tb_set_2 | node_bit_2;
+        end
+        ta_mask_4 = ta_mask_3;
+        ta_set_4 = ta_set_3;
+        tb_mask_4 = tb_mask_3;
+        tb_set_4 = tb_set_3;
+        if (rs_pe_path_3) begin
+            ta_mask_4 = ta_mask_3 | node_bit_3;
+        end
+        if (rs_pe_lower_any_3) begin
+            ta_set_4 = ta_set_3 | node_bit_3;
+        end
+        if (ls_pe_path_3) begin
+            tb_mask_4 = tb_mask_3 | node_bit_3;
+        end
+        if (ls_pe_lower_any_3) begin
+            tb_set_4 = tb_set_3 | node_bit_3;
+        end
+        ta_mask_5 = ta_mask_4;
+        ta_set_5 = ta_set_4;
+        tb_mask_5 = tb_mask_4;
+        tb_set_5 = tb_set_4;
+        if (rs_pe_path_4) begin
+            ta_mask_5 = ta_mask_4 | node_bit_4;
+        end
+        if (rs_pe_lower_any_4) begin
+            ta_set_5 = ta_set_4 | node_bit_4;
+        end
+        if (ls_pe_path_4) begin
+            tb_mask_5 = tb_mask_4 | node_bit_4;
+        end
+        if (ls_pe_lower_any_4) begin
+            tb_set_5 = tb_set_4 | node_bit_4;
+        end
+        ta_mask_6 = ta_mask_5;
+        ta_set_6 = ta_set_5;
+        tb_mask_6 = tb_mask_5;
+        tb_set_6 = tb_set_5;
+        if (rs_pe_path_5) begin
+            ta_mask_6 = ta_mask_5 | node_bit_5;
+        end
+        if (rs_pe_lower_any_5) begin
+            ta_set_6 = ta_set_5 | node_bit_5;
+        end
+        if (ls_pe_path_5) begin
+            tb_mask_6 = tb_mask_5 | node_bit_5;
+        end
+        if (ls_pe_lower_any_5) begin
+            tb_set_6 = tb_set_5 | node_bit_5;
+        end
+        ta_mask_7 = ta_mask_6;
+        ta_set_7 = ta_set_6;
+        tb_mask_7 = tb_mask_6;
+        tb_set_7 = tb_set_6;
+        if (rs_pe_path_6) begin
+            ta_mask_7 = ta_mask_6 | node_bit_6;
+        end
+        if (rs_pe_lower_any_6) begin
+            ta_set_7 = ta_set_6 | node_bit_6;
+        end
+        if (ls_pe_path_6) begin
+            tb_mask_7 = tb_mask_6 | node_bit_6;
+        end
+        if (ls_pe_lower_any_6) begin
+            tb_set_7 = tb_set_6 | node_bit_6;
+        end
+        ta_mask_8 = ta_mask_7;
+        ta_set_8 = ta_set_7;
+        tb_mask_8 = tb_mask_7;
+        tb_set_8 = tb_set_7;
+        if (rs_pe_path_7) begin
+            ta_mask_8 = ta_mask_7 | node_bit_7;
+        end
+        if (rs_pe_lower_any_7) begin
+            ta_set_8 = ta_set_7 | node_bit_7;
+        end
+        if (ls_pe_path_7) begin
+            tb_mask_8 = tb_mask_7 | node_bit_7;
+        end
+        if (ls_pe_lower_any_7) begin
+            tb_set_8 = tb_set_7 | node_bit_7;
+        end
+        ta_mask_9 = ta_mask_8;
+        ta_set_9 = ta_set_8;
+        tb_mask_9 = tb_mask_8;
+        tb_set_9 = tb_set_8;
+        if (rs_pe_path_8) begin
+            ta_mask_9 = ta_mask_8 | node_bit_8;
+        end
+        if (rs_pe_lower_any_8) begin
+            ta_set_9 = ta_set_8 | node_bit_8;
+        end
+        if (ls_pe_path_8) begin
+            tb_mask_9 = tb_mask_8 | node_bit_8;
+        end
+        if (ls_pe_lower_any_8) begin
+            tb_set_9 = tb_set_8 | node_bit_8;
+        end
+        ta_mask_10 = ta_mask_9;
+        ta_set_10 = ta_set_9;
+        tb_mask_10 = tb_mask_9;
+        tb_set_10 = tb_set_9;
+        if (rs_pe_path_9) begin
+            ta_mask_10 = ta_mask_9 | node_bit_9;
+        end
+        if (rs_pe_lower_any_9) begin
+            ta_set_10 = ta_set_9 | node_bit_9;
+        end
+        if (ls_pe_path_9) begin
+            tb_mask_10 = tb_mask_9 | node_bit_9;
+        end
+        if (ls_pe_lower_any_9) begin
+            tb_set_10 = tb_set_9 | node_bit_9;
+        end
+        ta_mask_11 = ta_mask_10;
+        ta_set_11 = ta_set_10;
+        tb_mask_11 = tb_mask_10;
+        tb_set_11 = tb_set_10;
+        if (rs_pe_path_10) begin
+            ta_mask_11 = ta_mask_10 | node_bit_10;
+        end
+        if (rs_pe_lower_any_10) begin
+            ta_set_11 = ta_set_10 | node_bit_10;
+        end
+        if (ls_pe_path_10) begin
+            tb_mask_11 = tb_mask_10 | node_bit_10;
+        end
+        if (ls_pe_lower_any_10) begin
+            tb_set_11 = tb_set_10 | node_bit_10;
+        end
+        ta_mask_12 = ta_mask_11;
+        ta_set_12 = ta_set_11;
+        tb_mask_12 = tb_mask_11;
+        tb_set_12 = tb_set_11;
+        if (rs_pe_path_11) begin
+            ta_mask_12 = ta_mask_11 | node_bit_11;
+        end
+        if (rs_pe_lower_any_11) begin
+            ta_set_12 = ta_set_11 | node_bit_11;
+        end
+        if (ls_pe_path_11) begin
+            tb_mask_12 = tb_mask_11 | node_bit_11;
+        end
+        if (ls_pe_lower_any_11) begin
+            tb_set_12 = tb_set_11 | node_bit_11;
+        end
+        ta_mask_13 = ta_mask_12;
+        ta_set_13 = ta_set_12;
+        tb_mask_13 = tb_mask_12;
+        tb_set_13 = tb_set_12;
+        if (rs_pe_path_12) begin
+            ta_mask_13 = ta_mask_12 | node_bit_12;
+        end
+        if (rs_pe_lower_any_12) begin
+            ta_set_13 = ta_set_12 | node_bit_12;
+        end
+        if (ls_pe_path_12) begin
+            tb_mask_13 = tb_mask_12 | node_bit_12;
+        end
+        if (ls_pe_lower_any_12) begin
+            tb_set_13 = tb_set_12 | node_bit_12;
+        end
+        ta_mask_14 = ta_mask_13;
+        ta_set_14 = ta_set_13;
+        tb_mask_14 = tb_mask_13;
+        tb_set_14 = tb_set_13;
+        if (rs_pe_path_13) begin
+            ta_mask_14 = ta_mask_13 | node_bit_13;
+        end
+        if (rs_pe_lower_any_13) begin
+            ta_set_14 = ta_set_13 | node_bit_13;
+        end
+        if (ls_pe_path_13) begin
+            tb_mask_14 = tb_mask_13 | node_bit_13;
+        end
+        if (ls_pe_lower_any_13) begin
+            tb_set_14 = tb_set_13 | node_bit_13;
+        end
+        ta_mask_15 = ta_mask_14;
+        ta_set_15 = ta_set_14;
+        tb_mask_15 = tb_mask_14;
+        tb_set_15 = tb_set_14;
+        if (rs_pe_path_14) begin
+            ta_mask_15 = ta_mask_14 | node_bit_14;
+        end
+        if (rs_pe_lower_any_14) begin
+            ta_set_15 = ta_set_14 | node_bit_14;
+        end
+        if (ls_pe_path_14) begin
+            tb_mask_15 = tb_mask_14 | node_bit_14;
+        end
+        if (ls_pe_lower_any_14) begin
+            tb_set_15 = tb_set_14 | node_bit_14;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid_comb = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid_comb = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
-        plru_0_touch_a_valid_comb = rs_pe_any && ~s1_clear_0_q;
-        plru_0_touch_b_valid_comb = ls_pe_any && ~s1_clear_0_q;
+        plru_0_touch_a_mask_comb = ta_mask_15;
+        plru_0_touch_a_set = ta_set_15;
+        plru_0_touch_b_mask_comb = tb_mask_15;
+        plru_0_touch_b_set = tb_set_15;
+        if (s1_clear_0_q) begin
+            plru_0_touch_a_mask_comb = zero_n;
+            plru_0_touch_b_mask_comb = zero_n;
+        end
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -2467,11 +2908,11 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
             valid_15_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -2509,10 +2950,10 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         s1_rs_valid_0_d = rs_valid;
         s1_ls_valid_0_d = ls_valid;
         out_rs_valid = s1_rs_valid_0_q;
-        out_rs_hit = rs_any_t_0;
+        out_rs_hit = rs_pe_any;
         out_rs_multi = rs_pe_multi;
         out_ls_valid = s1_ls_valid_0_q;
-        out_ls_hit = ls_any_t_0;
+        out_ls_hit = ls_pe_any;
         out_ls_multi = ls_pe_multi;
         s1_clear_0_d = clear;
         s1_rs_match_0_d = rs_match_0 && ~reset;
@@ -2987,7 +3428,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_14 = rs_sel_base_30;
         rs_sel_size_14 = rs_sel_size_30;
         rs_sel_tag_14 = rs_sel_tag_30;
-        if (rs_any_t_29) begin
+        if (rs_pe_lower_any_14) begin
             rs_sel_loc_14 = rs_sel_loc_29;
             rs_sel_base_14 = rs_sel_base_29;
             rs_sel_size_14 = rs_sel_size_29;
@@ -2996,7 +3437,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_14 = ls_sel_base_30;
         ls_sel_size_14 = ls_sel_size_30;
         ls_sel_tag_14 = ls_sel_tag_30;
-        if (ls_any_t_29) begin
+        if (ls_pe_lower_any_14) begin
             ls_sel_base_14 = ls_sel_base_29;
             ls_sel_size_14 = ls_sel_size_29;
             ls_sel_tag_14 = ls_sel_tag_29;
@@ -3005,7 +3446,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_13 = rs_sel_base_28;
         rs_sel_size_13 = rs_sel_size_28;
         rs_sel_tag_13 = rs_sel_tag_28;
-        if (rs_any_t_27) begin
+        if (rs_pe_lower_any_13) begin
             rs_sel_loc_13 = rs_sel_loc_27;
             rs_sel_base_13 = rs_sel_base_27;
             rs_sel_size_13 = rs_sel_size_27;
@@ -3014,7 +3455,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_13 = ls_sel_base_28;
         ls_sel_size_13 = ls_sel_size_28;
         ls_sel_tag_13 = ls_sel_tag_28;
-        if (ls_any_t_27) begin
+        if (ls_pe_lower_any_13) begin
             ls_sel_base_13 = ls_sel_base_27;
             ls_sel_size_13 = ls_sel_size_27;
             ls_sel_tag_13 = ls_sel_tag_27;
@@ -3023,7 +3464,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_12 = rs_sel_base_26;
         rs_sel_size_12 = rs_sel_size_26;
         rs_sel_tag_12 = rs_sel_tag_26;
-        if (rs_any_t_25) begin
+        if (rs_pe_lower_any_12) begin
             rs_sel_loc_12 = rs_sel_loc_25;
             rs_sel_base_12 = rs_sel_base_25;
             rs_sel_size_12 = rs_sel_size_25;
@@ -3032,7 +3473,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_12 = ls_sel_base_26;
         ls_sel_size_12 = ls_sel_size_26;
         ls_sel_tag_12 = ls_sel_tag_26;
-        if (ls_any_t_25) begin
+        if (ls_pe_lower_any_12) begin
             ls_sel_base_12 = ls_sel_base_25;
             ls_sel_size_12 = ls_sel_size_25;
             ls_sel_tag_12 = ls_sel_tag_25;
@@ -3041,7 +3482,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_11 = rs_sel_base_24;
         rs_sel_size_11 = rs_sel_size_24;
         rs_sel_tag_11 = rs_sel_tag_24;
-        if (rs_any_t_23) begin
+        if (rs_pe_lower_any_11) begin
             rs_sel_loc_11 = rs_sel_loc_23;
             rs_sel_base_11 = rs_sel_base_23;
             rs_sel_size_11 = rs_sel_size_23;
@@ -3050,7 +3491,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_11 = ls_sel_base_24;
         ls_sel_size_11 = ls_sel_size_24;
         ls_sel_tag_11 = ls_sel_tag_24;
-        if (ls_any_t_23) begin
+        if (ls_pe_lower_any_11) begin
             ls_sel_base_11 = ls_sel_base_23;
             ls_sel_size_11 = ls_sel_size_23;
             ls_sel_tag_11 = ls_sel_tag_23;
@@ -3059,7 +3500,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_10 = rs_sel_base_22;
         rs_sel_size_10 = rs_sel_size_22;
         rs_sel_tag_10 = rs_sel_tag_22;
-        if (rs_any_t_21) begin
+        if (rs_pe_lower_any_10) begin
             rs_sel_loc_10 = rs_sel_loc_21;
             rs_sel_base_10 = rs_sel_base_21;
             rs_sel_size_10 = rs_sel_size_21;
@@ -3068,7 +3509,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_10 = ls_sel_base_22;
         ls_sel_size_10 = ls_sel_size_22;
         ls_sel_tag_10 = ls_sel_tag_22;
-        if (ls_any_t_21) begin
+        if (ls_pe_lower_any_10) begin
             ls_sel_base_10 = ls_sel_base_21;
             ls_sel_size_10 = ls_sel_size_21;
             ls_sel_tag_10 = ls_sel_tag_21;
@@ -3077,7 +3518,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_9 = rs_sel_base_20;
         rs_sel_size_9 = rs_sel_size_20;
         rs_sel_tag_9 = rs_sel_tag_20;
-        if (rs_any_t_19) begin
+        if (rs_pe_lower_any_9) begin
             rs_sel_loc_9 = rs_sel_loc_19;
             rs_sel_base_9 = rs_sel_base_19;
             rs_sel_size_9 = rs_sel_size_19;
@@ -3086,7 +3527,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_9 = ls_sel_base_20;
         ls_sel_size_9 = ls_sel_size_20;
         ls_sel_tag_9 = ls_sel_tag_20;
-        if (ls_any_t_19) begin
+        if (ls_pe_lower_any_9) begin
             ls_sel_base_9 = ls_sel_base_19;
             ls_sel_size_9 = ls_sel_size_19;
             ls_sel_tag_9 = ls_sel_tag_19;
@@ -3095,7 +3536,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_8 = rs_sel_base_18;
         rs_sel_size_8 = rs_sel_size_18;
         rs_sel_tag_8 = rs_sel_tag_18;
-        if (rs_any_t_17) begin
+        if (rs_pe_lower_any_8) begin
             rs_sel_loc_8 = rs_sel_loc_17;
             rs_sel_base_8 = rs_sel_base_17;
             rs_sel_size_8 = rs_sel_size_17;
@@ -3104,7 +3545,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_8 = ls_sel_base_18;
         ls_sel_size_8 = ls_sel_size_18;
         ls_sel_tag_8 = ls_sel_tag_18;
-        if (ls_any_t_17) begin
+        if (ls_pe_lower_any_8) begin
             ls_sel_base_8 = ls_sel_base_17;
             ls_sel_size_8 = ls_sel_size_17;
             ls_sel_tag_8 = ls_sel_tag_17;
@@ -3113,7 +3554,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_7 = rs_sel_base_16;
         rs_sel_size_7 = rs_sel_size_16;
         rs_sel_tag_7 = rs_sel_tag_16;
-        if (rs_any_t_15) begin
+        if (rs_pe_lower_any_7) begin
             rs_sel_loc_7 = rs_sel_loc_15;
             rs_sel_base_7 = rs_sel_base_15;
             rs_sel_size_7 = rs_sel_size_15;
@@ -3122,7 +3563,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_7 = ls_sel_base_16;
         ls_sel_size_7 = ls_sel_size_16;
         ls_sel_tag_7 = ls_sel_tag_16;
-        if (ls_any_t_15) begin
+        if (ls_pe_lower_any_7) begin
             ls_sel_base_7 = ls_sel_base_15;
             ls_sel_size_7 = ls_sel_size_15;
             ls_sel_tag_7 = ls_sel_tag_15;
@@ -3131,7 +3572,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_6 = rs_sel_base_14;
         rs_sel_size_6 = rs_sel_size_14;
         rs_sel_tag_6 = rs_sel_tag_14;
-        if (rs_any_t_13) begin
+        if (rs_pe_lower_any_6) begin
             rs_sel_loc_6 = rs_sel_loc_13;
             rs_sel_base_6 = rs_sel_base_13;
             rs_sel_size_6 = rs_sel_size_13;
@@ -3140,7 +3581,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_6 = ls_sel_base_14;
         ls_sel_size_6 = ls_sel_size_14;
         ls_sel_tag_6 = ls_sel_tag_14;
-        if (ls_any_t_13) begin
+        if (ls_pe_lower_any_6) begin
             ls_sel_base_6 = ls_sel_base_13;
             ls_sel_size_6 = ls_sel_size_13;
             ls_sel_tag_6 = ls_sel_tag_13;
@@ -3149,7 +3590,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_5 = rs_sel_base_12;
         rs_sel_size_5 = rs_sel_size_12;
         rs_sel_tag_5 = rs_sel_tag_12;
-        if (rs_any_t_11) begin
+        if (rs_pe_lower_any_5) begin
             rs_sel_loc_5 = rs_sel_loc_11;
             rs_sel_base_5 = rs_sel_base_11;
             rs_sel_size_5 = rs_sel_size_11;
@@ -3158,7 +3599,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_5 = ls_sel_base_12;
         ls_sel_size_5 = ls_sel_size_12;
         ls_sel_tag_5 = ls_sel_tag_12;
-        if (ls_any_t_11) begin
+        if (ls_pe_lower_any_5) begin
             ls_sel_base_5 = ls_sel_base_11;
             ls_sel_size_5 = ls_sel_size_11;
             ls_sel_tag_5 = ls_sel_tag_11;
@@ -3167,7 +3608,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_4 = rs_sel_base_10;
         rs_sel_size_4 = rs_sel_size_10;
         rs_sel_tag_4 = rs_sel_tag_10;
-        if (rs_any_t_9) begin
+        if (rs_pe_lower_any_4) begin
             rs_sel_loc_4 = rs_sel_loc_9;
             rs_sel_base_4 = rs_sel_base_9;
             rs_sel_size_4 = rs_sel_size_9;
@@ -3176,7 +3617,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_4 = ls_sel_base_10;
         ls_sel_size_4 = ls_sel_size_10;
         ls_sel_tag_4 = ls_sel_tag_10;
-        if (ls_any_t_9) begin
+        if (ls_pe_lower_any_4) begin
             ls_sel_base_4 = ls_sel_base_9;
             ls_sel_size_4 = ls_sel_size_9;
             ls_sel_tag_4 = ls_sel_tag_9;
@@ -3185,7 +3626,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_3 = rs_sel_base_8;
         rs_sel_size_3 = rs_sel_size_8;
         rs_sel_tag_3 = rs_sel_tag_8;
-        if (rs_any_t_7) begin
+        if (rs_pe_lower_any_3) begin
             rs_sel_loc_3 = rs_sel_loc_7;
             rs_sel_base_3 = rs_sel_base_7;
             rs_sel_size_3 = rs_sel_size_7;
@@ -3194,7 +3635,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_3 = ls_sel_base_8;
         ls_sel_size_3 = ls_sel_size_8;
         ls_sel_tag_3 = ls_sel_tag_8;
-        if (ls_any_t_7) begin
+        if (ls_pe_lower_any_3) begin
             ls_sel_base_3 = ls_sel_base_7;
             ls_sel_size_3 = ls_sel_size_7;
             ls_sel_tag_3 = ls_sel_tag_7;
@@ -3203,7 +3644,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -3212,7 +3653,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -3221,7 +3662,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -3230,7 +3671,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -3239,7 +3680,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -3248,7 +3689,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -3336,8 +3777,8 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
         ls_size_r_d = ls_size_r_d_comb;
         ls_tag_r_d = ls_tag_r_d_comb;
         ls_way_r_d = ls_way_r_d_comb;
-        plru_0_touch_a_valid = plru_0_touch_a_valid_comb;
-        plru_0_touch_b_valid = plru_0_touch_b_valid_comb;
+        plru_0_touch_a_mask = plru_0_touch_a_mask_comb;
+        plru_0_touch_b_mask = plru_0_touch_b_mask_comb;
         repl_state = repl_state_comb;
         rs_base_r_d = rs_base_r_d_comb;
         rs_hit_r_d = rs_hit_r_d_comb;
@@ -3398,7 +3839,7 @@ module mlb16_plru_p2(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fil
 endmodule // mlb16_plru_p2
 
 // mlb16_plru_p2_free_pe: hw::prio_enc::PrioEnc
-module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -3436,6 +3877,36 @@ module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -3817,6 +4288,36 @@ module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -3824,7 +4325,7 @@ module mlb16_plru_p2_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req
 endmodule // mlb16_plru_p2_free_pe
 
 // mlb16_plru_p2_ls_pe: hw::prio_enc::PrioEnc
-module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -3862,6 +4363,36 @@ module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -4243,6 +4774,36 @@ module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -4250,15 +4811,15 @@ module mlb16_plru_p2_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
 endmodule // mlb16_plru_p2_ls_pe
 
 // mlb16_plru_p2_plru_0: hw::plru::TreePlru
-module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb16_plru_p2_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [3:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [3:0] touch_b_way;
+    input wire  [15:0] touch_a_mask;
+    input wire  [15:0] touch_a_set;
+    input wire  [15:0] touch_b_mask;
+    input wire  [15:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  [3:0] touch_c_way;
     output reg  [3:0] victim;
@@ -4340,10 +4901,6 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     reg  [3:0] pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  [3:0] pa_way;
-    reg  pb_valid;
-    reg  [3:0] pb_way;
     reg  [15:0] mask_a;
     reg  [15:0] set_a;
     reg  [15:0] mask_b;
@@ -4377,210 +4934,78 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
     reg  pend_c_valid_d_comb;
     reg  [3:0] victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pa_valid && (pa_way == way_2)) begin
-            mask_a = path_mask_2;
-            set_a = path_away_2;
-        end
-        if (pb_valid && (pb_way == way_2)) begin
-            mask_b = path_mask_2;
-            set_b = path_away_2;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
-        end
-        if (pa_valid && (pa_way == way_3)) begin
-            mask_a = path_mask_3;
-            set_a = path_away_3;
-        end
-        if (pb_valid && (pb_way == way_3)) begin
-            mask_b = path_mask_3;
-            set_b = path_away_3;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pa_valid && (pa_way == way_4)) begin
-            mask_a = path_mask_4;
-            set_a = path_away_4;
-        end
-        if (pb_valid && (pb_way == way_4)) begin
-            mask_b = path_mask_4;
-            set_b = path_away_4;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
-        end
-        if (pa_valid && (pa_way == way_5)) begin
-            mask_a = path_mask_5;
-            set_a = path_away_5;
-        end
-        if (pb_valid && (pb_way == way_5)) begin
-            mask_b = path_mask_5;
-            set_b = path_away_5;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pa_valid && (pa_way == way_6)) begin
-            mask_a = path_mask_6;
-            set_a = path_away_6;
-        end
-        if (pb_valid && (pb_way == way_6)) begin
-            mask_b = path_mask_6;
-            set_b = path_away_6;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
-        end
-        if (pa_valid && (pa_way == way_7)) begin
-            mask_a = path_mask_7;
-            set_a = path_away_7;
-        end
-        if (pb_valid && (pb_way == way_7)) begin
-            mask_b = path_mask_7;
-            set_b = path_away_7;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (pa_valid && (pa_way == way_8)) begin
-            mask_a = path_mask_8;
-            set_a = path_away_8;
-        end
-        if (pb_valid && (pb_way == way_8)) begin
-            mask_b = path_mask_8;
-            set_b = path_away_8;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_8)) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
-        end
-        if (pa_valid && (pa_way == way_9)) begin
-            mask_a = path_mask_9;
-            set_a = path_away_9;
-        end
-        if (pb_valid && (pb_way == way_9)) begin
-            mask_b = path_mask_9;
-            set_b = path_away_9;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_9)) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (pa_valid && (pa_way == way_10)) begin
-            mask_a = path_mask_10;
-            set_a = path_away_10;
-        end
-        if (pb_valid && (pb_way == way_10)) begin
-            mask_b = path_mask_10;
-            set_b = path_away_10;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_10)) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
-        end
-        if (pa_valid && (pa_way == way_11)) begin
-            mask_a = path_mask_11;
-            set_a = path_away_11;
-        end
-        if (pb_valid && (pb_way == way_11)) begin
-            mask_b = path_mask_11;
-            set_b = path_away_11;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_11)) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (pa_valid && (pa_way == way_12)) begin
-            mask_a = path_mask_12;
-            set_a = path_away_12;
-        end
-        if (pb_valid && (pb_way == way_12)) begin
-            mask_b = path_mask_12;
-            set_b = path_away_12;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_12)) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
-        end
-        if (pa_valid && (pa_way == way_13)) begin
-            mask_a = path_mask_13;
-            set_a = path_away_13;
-        end
-        if (pb_valid && (pb_way == way_13)) begin
-            mask_b = path_mask_13;
-            set_b = path_away_13;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_13)) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (pa_valid && (pa_way == way_14)) begin
-            mask_a = path_mask_14;
-            set_a = path_away_14;
-        end
-        if (pb_valid && (pb_way == way_14)) begin
-            mask_b = path_mask_14;
-            set_b = path_away_14;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_14)) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
-        end
-        if (pa_valid && (pa_way == way_15)) begin
-            mask_a = path_mask_15;
-            set_a = path_away_15;
-        end
-        if (pb_valid && (pb_way == way_15)) begin
-            mask_b = path_mask_15;
-            set_b = path_away_15;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_15)) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -4646,7 +5071,7 @@ module mlb16_plru_p2_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,
 endmodule // mlb16_plru_p2_plru_0
 
 // mlb16_plru_p2_rs_pe: hw::prio_enc::PrioEnc
-module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -4684,6 +5109,36 @@ module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -5065,6 +5520,36 @@ module mlb16_plru_p2_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

@@ -347,6 +347,36 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     wire  rs_pe_onehot_14;
     wire  rs_pe_onehot_15;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_lower_any_3;
+    wire  rs_pe_lower_any_4;
+    wire  rs_pe_lower_any_5;
+    wire  rs_pe_lower_any_6;
+    wire  rs_pe_lower_any_7;
+    wire  rs_pe_lower_any_8;
+    wire  rs_pe_lower_any_9;
+    wire  rs_pe_lower_any_10;
+    wire  rs_pe_lower_any_11;
+    wire  rs_pe_lower_any_12;
+    wire  rs_pe_lower_any_13;
+    wire  rs_pe_lower_any_14;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
+    wire  rs_pe_path_3;
+    wire  rs_pe_path_4;
+    wire  rs_pe_path_5;
+    wire  rs_pe_path_6;
+    wire  rs_pe_path_7;
+    wire  rs_pe_path_8;
+    wire  rs_pe_path_9;
+    wire  rs_pe_path_10;
+    wire  rs_pe_path_11;
+    wire  rs_pe_path_12;
+    wire  rs_pe_path_13;
+    wire  rs_pe_path_14;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -382,6 +412,36 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     wire  ls_pe_onehot_14;
     wire  ls_pe_onehot_15;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_lower_any_3;
+    wire  ls_pe_lower_any_4;
+    wire  ls_pe_lower_any_5;
+    wire  ls_pe_lower_any_6;
+    wire  ls_pe_lower_any_7;
+    wire  ls_pe_lower_any_8;
+    wire  ls_pe_lower_any_9;
+    wire  ls_pe_lower_any_10;
+    wire  ls_pe_lower_any_11;
+    wire  ls_pe_lower_any_12;
+    wire  ls_pe_lower_any_13;
+    wire  ls_pe_lower_any_14;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
+    wire  ls_pe_path_3;
+    wire  ls_pe_path_4;
+    wire  ls_pe_path_5;
+    wire  ls_pe_path_6;
+    wire  ls_pe_path_7;
+    wire  ls_pe_path_8;
+    wire  ls_pe_path_9;
+    wire  ls_pe_path_10;
+    wire  ls_pe_path_11;
+    wire  ls_pe_path_12;
+    wire  ls_pe_path_13;
+    wire  ls_pe_path_14;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -417,6 +477,36 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     wire  free_pe_onehot_14;
     wire  free_pe_onehot_15;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_lower_any_3;
+    wire  free_pe_lower_any_4;
+    wire  free_pe_lower_any_5;
+    wire  free_pe_lower_any_6;
+    wire  free_pe_lower_any_7;
+    wire  free_pe_lower_any_8;
+    wire  free_pe_lower_any_9;
+    wire  free_pe_lower_any_10;
+    wire  free_pe_lower_any_11;
+    wire  free_pe_lower_any_12;
+    wire  free_pe_lower_any_13;
+    wire  free_pe_lower_any_14;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
+    wire  free_pe_path_3;
+    wire  free_pe_path_4;
+    wire  free_pe_path_5;
+    wire  free_pe_path_6;
+    wire  free_pe_path_7;
+    wire  free_pe_path_8;
+    wire  free_pe_path_9;
+    wire  free_pe_path_10;
+    wire  free_pe_path_11;
+    wire  free_pe_path_12;
+    wire  free_pe_path_13;
+    wire  free_pe_path_14;
     reg  rr_0_clear;
     reg  rr_0_advance;
     wire  [3:0] rr_0_victim;
@@ -818,68 +908,6 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     reg  [7:0] ls_sel_tag_28;
     reg  [7:0] ls_sel_tag_29;
     reg  [7:0] ls_sel_tag_30;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  rs_any_t_7;
-    reg  rs_any_t_8;
-    reg  rs_any_t_9;
-    reg  rs_any_t_10;
-    reg  rs_any_t_11;
-    reg  rs_any_t_12;
-    reg  rs_any_t_13;
-    reg  rs_any_t_14;
-    reg  rs_any_t_15;
-    reg  rs_any_t_16;
-    reg  rs_any_t_17;
-    reg  rs_any_t_18;
-    reg  rs_any_t_19;
-    reg  rs_any_t_20;
-    reg  rs_any_t_21;
-    reg  rs_any_t_22;
-    reg  rs_any_t_23;
-    reg  rs_any_t_24;
-    reg  rs_any_t_25;
-    reg  rs_any_t_26;
-    reg  rs_any_t_27;
-    reg  rs_any_t_28;
-    reg  rs_any_t_29;
-    reg  rs_any_t_30;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
-    reg  ls_any_t_7;
-    reg  ls_any_t_8;
-    reg  ls_any_t_9;
-    reg  ls_any_t_10;
-    reg  ls_any_t_11;
-    reg  ls_any_t_12;
-    reg  ls_any_t_13;
-    reg  ls_any_t_14;
-    reg  ls_any_t_15;
-    reg  ls_any_t_16;
-    reg  ls_any_t_17;
-    reg  ls_any_t_18;
-    reg  ls_any_t_19;
-    reg  ls_any_t_20;
-    reg  ls_any_t_21;
-    reg  ls_any_t_22;
-    reg  ls_any_t_23;
-    reg  ls_any_t_24;
-    reg  ls_any_t_25;
-    reg  ls_any_t_26;
-    reg  ls_any_t_27;
-    reg  ls_any_t_28;
-    reg  ls_any_t_29;
-    reg  ls_any_t_30;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -1003,7 +1031,37 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         .onehot_13(rs_pe_onehot_13),
         .onehot_14(rs_pe_onehot_14),
         .onehot_15(rs_pe_onehot_15),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .lower_any_3(rs_pe_lower_any_3),
+        .lower_any_4(rs_pe_lower_any_4),
+        .lower_any_5(rs_pe_lower_any_5),
+        .lower_any_6(rs_pe_lower_any_6),
+        .lower_any_7(rs_pe_lower_any_7),
+        .lower_any_8(rs_pe_lower_any_8),
+        .lower_any_9(rs_pe_lower_any_9),
+        .lower_any_10(rs_pe_lower_any_10),
+        .lower_any_11(rs_pe_lower_any_11),
+        .lower_any_12(rs_pe_lower_any_12),
+        .lower_any_13(rs_pe_lower_any_13),
+        .lower_any_14(rs_pe_lower_any_14),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2),
+        .path_3(rs_pe_path_3),
+        .path_4(rs_pe_path_4),
+        .path_5(rs_pe_path_5),
+        .path_6(rs_pe_path_6),
+        .path_7(rs_pe_path_7),
+        .path_8(rs_pe_path_8),
+        .path_9(rs_pe_path_9),
+        .path_10(rs_pe_path_10),
+        .path_11(rs_pe_path_11),
+        .path_12(rs_pe_path_12),
+        .path_13(rs_pe_path_13),
+        .path_14(rs_pe_path_14)
     );
     mlb16_rr_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -1040,7 +1098,37 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         .onehot_13(ls_pe_onehot_13),
         .onehot_14(ls_pe_onehot_14),
         .onehot_15(ls_pe_onehot_15),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .lower_any_3(ls_pe_lower_any_3),
+        .lower_any_4(ls_pe_lower_any_4),
+        .lower_any_5(ls_pe_lower_any_5),
+        .lower_any_6(ls_pe_lower_any_6),
+        .lower_any_7(ls_pe_lower_any_7),
+        .lower_any_8(ls_pe_lower_any_8),
+        .lower_any_9(ls_pe_lower_any_9),
+        .lower_any_10(ls_pe_lower_any_10),
+        .lower_any_11(ls_pe_lower_any_11),
+        .lower_any_12(ls_pe_lower_any_12),
+        .lower_any_13(ls_pe_lower_any_13),
+        .lower_any_14(ls_pe_lower_any_14),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2),
+        .path_3(ls_pe_path_3),
+        .path_4(ls_pe_path_4),
+        .path_5(ls_pe_path_5),
+        .path_6(ls_pe_path_6),
+        .path_7(ls_pe_path_7),
+        .path_8(ls_pe_path_8),
+        .path_9(ls_pe_path_9),
+        .path_10(ls_pe_path_10),
+        .path_11(ls_pe_path_11),
+        .path_12(ls_pe_path_12),
+        .path_13(ls_pe_path_13),
+        .path_14(ls_pe_path_14)
     );
     mlb16_rr_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -1077,7 +1165,37 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         .onehot_13(free_pe_onehot_13),
         .onehot_14(free_pe_onehot_14),
         .onehot_15(free_pe_onehot_15),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .lower_any_3(free_pe_lower_any_3),
+        .lower_any_4(free_pe_lower_any_4),
+        .lower_any_5(free_pe_lower_any_5),
+        .lower_any_6(free_pe_lower_any_6),
+        .lower_any_7(free_pe_lower_any_7),
+        .lower_any_8(free_pe_lower_any_8),
+        .lower_any_9(free_pe_lower_any_9),
+        .lower_any_10(free_pe_lower_any_10),
+        .lower_any_11(free_pe_lower_any_11),
+        .lower_any_12(free_pe_lower_any_12),
+        .lower_any_13(free_pe_lower_any_13),
+        .lower_any_14(free_pe_lower_any_14),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2),
+        .path_3(free_pe_path_3),
+        .path_4(free_pe_path_4),
+        .path_5(free_pe_path_5),
+        .path_6(free_pe_path_6),
+        .path_7(free_pe_path_7),
+        .path_8(free_pe_path_8),
+        .path_9(free_pe_path_9),
+        .path_10(free_pe_path_10),
+        .path_11(free_pe_path_11),
+        .path_12(free_pe_path_12),
+        .path_13(free_pe_path_13),
+        .path_14(free_pe_path_14)
     );
     mlb16_rr_rr_0 rr_0(
         .clock(clock),
@@ -1088,9 +1206,9 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
     );
     
     // Sub-block outputs this block does not use
-    wire unused_rs_pe = &{1'b0, rs_pe_any, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, rs_pe_onehot_8, rs_pe_onehot_9, rs_pe_onehot_10, rs_pe_onehot_11, rs_pe_onehot_12, rs_pe_onehot_13, rs_pe_onehot_14, rs_pe_onehot_15, 1'b0};
-    wire unused_ls_pe = &{1'b0, ls_pe_any, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, ls_pe_onehot_8, ls_pe_onehot_9, ls_pe_onehot_10, ls_pe_onehot_11, ls_pe_onehot_12, ls_pe_onehot_13, ls_pe_onehot_14, ls_pe_onehot_15, 1'b0};
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, rs_pe_onehot_8, rs_pe_onehot_9, rs_pe_onehot_10, rs_pe_onehot_11, rs_pe_onehot_12, rs_pe_onehot_13, rs_pe_onehot_14, rs_pe_onehot_15, rs_pe_path_0, rs_pe_path_1, rs_pe_path_2, rs_pe_path_3, rs_pe_path_4, rs_pe_path_5, rs_pe_path_6, rs_pe_path_7, rs_pe_path_8, rs_pe_path_9, rs_pe_path_10, rs_pe_path_11, rs_pe_path_12, rs_pe_path_13, rs_pe_path_14, 1'b0};
+    wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, ls_pe_onehot_8, ls_pe_onehot_9, ls_pe_onehot_10, ls_pe_onehot_11, ls_pe_onehot_12, ls_pe_onehot_13, ls_pe_onehot_14, ls_pe_onehot_15, ls_pe_path_0, ls_pe_path_1, ls_pe_path_2, ls_pe_path_3, ls_pe_path_4, ls_pe_path_5, ls_pe_path_6, ls_pe_path_7, ls_pe_path_8, ls_pe_path_9, ls_pe_path_10, ls_pe_path_11, ls_pe_path_12, ls_pe_path_13, ls_pe_path_14, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_lower_any_3, free_pe_lower_any_4, free_pe_lower_any_5, free_pe_lower_any_6, free_pe_lower_any_7, free_pe_lower_any_8, free_pe_lower_any_9, free_pe_lower_any_10, free_pe_lower_any_11, free_pe_lower_any_12, free_pe_lower_any_13, free_pe_lower_any_14, free_pe_path_0, free_pe_path_1, free_pe_path_2, free_pe_path_3, free_pe_path_4, free_pe_path_5, free_pe_path_6, free_pe_path_7, free_pe_path_8, free_pe_path_9, free_pe_path_10, free_pe_path_11, free_pe_path_12, free_pe_path_13, free_pe_path_14, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1609,98 +1727,36 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         free_pe_req_15 = ~valid_15_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_15 = rs_req_0;
-        ls_any_t_15 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_16 = rs_req_1;
-        ls_any_t_16 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_17 = rs_req_2;
-        ls_any_t_17 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_18 = rs_req_3;
-        ls_any_t_18 = ls_req_3;
         rs_pe_req_4 = rs_req_4;
         ls_pe_req_4 = ls_req_4;
-        rs_any_t_19 = rs_req_4;
-        ls_any_t_19 = ls_req_4;
         rs_pe_req_5 = rs_req_5;
         ls_pe_req_5 = ls_req_5;
-        rs_any_t_20 = rs_req_5;
-        ls_any_t_20 = ls_req_5;
         rs_pe_req_6 = rs_req_6;
         ls_pe_req_6 = ls_req_6;
-        rs_any_t_21 = rs_req_6;
-        ls_any_t_21 = ls_req_6;
         rs_pe_req_7 = rs_req_7;
         ls_pe_req_7 = ls_req_7;
-        rs_any_t_22 = rs_req_7;
-        ls_any_t_22 = ls_req_7;
         rs_pe_req_8 = rs_req_8;
         ls_pe_req_8 = ls_req_8;
-        rs_any_t_23 = rs_req_8;
-        ls_any_t_23 = ls_req_8;
         rs_pe_req_9 = rs_req_9;
         ls_pe_req_9 = ls_req_9;
-        rs_any_t_24 = rs_req_9;
-        ls_any_t_24 = ls_req_9;
         rs_pe_req_10 = rs_req_10;
         ls_pe_req_10 = ls_req_10;
-        rs_any_t_25 = rs_req_10;
-        ls_any_t_25 = ls_req_10;
         rs_pe_req_11 = rs_req_11;
         ls_pe_req_11 = ls_req_11;
-        rs_any_t_26 = rs_req_11;
-        ls_any_t_26 = ls_req_11;
         rs_pe_req_12 = rs_req_12;
         ls_pe_req_12 = ls_req_12;
-        rs_any_t_27 = rs_req_12;
-        ls_any_t_27 = ls_req_12;
         rs_pe_req_13 = rs_req_13;
         ls_pe_req_13 = ls_req_13;
-        rs_any_t_28 = rs_req_13;
-        ls_any_t_28 = ls_req_13;
         rs_pe_req_14 = rs_req_14;
         ls_pe_req_14 = ls_req_14;
-        rs_any_t_29 = rs_req_14;
-        ls_any_t_29 = ls_req_14;
         rs_pe_req_15 = rs_req_15;
         ls_pe_req_15 = ls_req_15;
-        rs_any_t_30 = rs_req_15;
-        ls_any_t_30 = ls_req_15;
-        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
-        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
-        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
-        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
-        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
-        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
-        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
-        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
-        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
-        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
-        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
-        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
-        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
-        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
-        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
-        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
-        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
-        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
-        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
-        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
-        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
-        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
-        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
-        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -2198,11 +2254,11 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
             valid_15_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -2533,7 +2589,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_14 = rs_sel_base_30;
         rs_sel_size_14 = rs_sel_size_30;
         rs_sel_tag_14 = rs_sel_tag_30;
-        if (rs_any_t_29) begin
+        if (rs_pe_lower_any_14) begin
             rs_sel_loc_14 = rs_sel_loc_29;
             rs_sel_base_14 = rs_sel_base_29;
             rs_sel_size_14 = rs_sel_size_29;
@@ -2542,7 +2598,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_14 = ls_sel_base_30;
         ls_sel_size_14 = ls_sel_size_30;
         ls_sel_tag_14 = ls_sel_tag_30;
-        if (ls_any_t_29) begin
+        if (ls_pe_lower_any_14) begin
             ls_sel_base_14 = ls_sel_base_29;
             ls_sel_size_14 = ls_sel_size_29;
             ls_sel_tag_14 = ls_sel_tag_29;
@@ -2551,7 +2607,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_13 = rs_sel_base_28;
         rs_sel_size_13 = rs_sel_size_28;
         rs_sel_tag_13 = rs_sel_tag_28;
-        if (rs_any_t_27) begin
+        if (rs_pe_lower_any_13) begin
             rs_sel_loc_13 = rs_sel_loc_27;
             rs_sel_base_13 = rs_sel_base_27;
             rs_sel_size_13 = rs_sel_size_27;
@@ -2560,7 +2616,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_13 = ls_sel_base_28;
         ls_sel_size_13 = ls_sel_size_28;
         ls_sel_tag_13 = ls_sel_tag_28;
-        if (ls_any_t_27) begin
+        if (ls_pe_lower_any_13) begin
             ls_sel_base_13 = ls_sel_base_27;
             ls_sel_size_13 = ls_sel_size_27;
             ls_sel_tag_13 = ls_sel_tag_27;
@@ -2569,7 +2625,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_12 = rs_sel_base_26;
         rs_sel_size_12 = rs_sel_size_26;
         rs_sel_tag_12 = rs_sel_tag_26;
-        if (rs_any_t_25) begin
+        if (rs_pe_lower_any_12) begin
             rs_sel_loc_12 = rs_sel_loc_25;
             rs_sel_base_12 = rs_sel_base_25;
             rs_sel_size_12 = rs_sel_size_25;
@@ -2578,7 +2634,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_12 = ls_sel_base_26;
         ls_sel_size_12 = ls_sel_size_26;
         ls_sel_tag_12 = ls_sel_tag_26;
-        if (ls_any_t_25) begin
+        if (ls_pe_lower_any_12) begin
             ls_sel_base_12 = ls_sel_base_25;
             ls_sel_size_12 = ls_sel_size_25;
             ls_sel_tag_12 = ls_sel_tag_25;
@@ -2587,7 +2643,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_11 = rs_sel_base_24;
         rs_sel_size_11 = rs_sel_size_24;
         rs_sel_tag_11 = rs_sel_tag_24;
-        if (rs_any_t_23) begin
+        if (rs_pe_lower_any_11) begin
             rs_sel_loc_11 = rs_sel_loc_23;
             rs_sel_base_11 = rs_sel_base_23;
             rs_sel_size_11 = rs_sel_size_23;
@@ -2596,7 +2652,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_11 = ls_sel_base_24;
         ls_sel_size_11 = ls_sel_size_24;
         ls_sel_tag_11 = ls_sel_tag_24;
-        if (ls_any_t_23) begin
+        if (ls_pe_lower_any_11) begin
             ls_sel_base_11 = ls_sel_base_23;
             ls_sel_size_11 = ls_sel_size_23;
             ls_sel_tag_11 = ls_sel_tag_23;
@@ -2605,7 +2661,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_10 = rs_sel_base_22;
         rs_sel_size_10 = rs_sel_size_22;
         rs_sel_tag_10 = rs_sel_tag_22;
-        if (rs_any_t_21) begin
+        if (rs_pe_lower_any_10) begin
             rs_sel_loc_10 = rs_sel_loc_21;
             rs_sel_base_10 = rs_sel_base_21;
             rs_sel_size_10 = rs_sel_size_21;
@@ -2614,7 +2670,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_10 = ls_sel_base_22;
         ls_sel_size_10 = ls_sel_size_22;
         ls_sel_tag_10 = ls_sel_tag_22;
-        if (ls_any_t_21) begin
+        if (ls_pe_lower_any_10) begin
             ls_sel_base_10 = ls_sel_base_21;
             ls_sel_size_10 = ls_sel_size_21;
             ls_sel_tag_10 = ls_sel_tag_21;
@@ -2623,7 +2679,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_9 = rs_sel_base_20;
         rs_sel_size_9 = rs_sel_size_20;
         rs_sel_tag_9 = rs_sel_tag_20;
-        if (rs_any_t_19) begin
+        if (rs_pe_lower_any_9) begin
             rs_sel_loc_9 = rs_sel_loc_19;
             rs_sel_base_9 = rs_sel_base_19;
             rs_sel_size_9 = rs_sel_size_19;
@@ -2632,7 +2688,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_9 = ls_sel_base_20;
         ls_sel_size_9 = ls_sel_size_20;
         ls_sel_tag_9 = ls_sel_tag_20;
-        if (ls_any_t_19) begin
+        if (ls_pe_lower_any_9) begin
             ls_sel_base_9 = ls_sel_base_19;
             ls_sel_size_9 = ls_sel_size_19;
             ls_sel_tag_9 = ls_sel_tag_19;
@@ -2641,7 +2697,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_8 = rs_sel_base_18;
         rs_sel_size_8 = rs_sel_size_18;
         rs_sel_tag_8 = rs_sel_tag_18;
-        if (rs_any_t_17) begin
+        if (rs_pe_lower_any_8) begin
             rs_sel_loc_8 = rs_sel_loc_17;
             rs_sel_base_8 = rs_sel_base_17;
             rs_sel_size_8 = rs_sel_size_17;
@@ -2650,7 +2706,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_8 = ls_sel_base_18;
         ls_sel_size_8 = ls_sel_size_18;
         ls_sel_tag_8 = ls_sel_tag_18;
-        if (ls_any_t_17) begin
+        if (ls_pe_lower_any_8) begin
             ls_sel_base_8 = ls_sel_base_17;
             ls_sel_size_8 = ls_sel_size_17;
             ls_sel_tag_8 = ls_sel_tag_17;
@@ -2659,7 +2715,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_7 = rs_sel_base_16;
         rs_sel_size_7 = rs_sel_size_16;
         rs_sel_tag_7 = rs_sel_tag_16;
-        if (rs_any_t_15) begin
+        if (rs_pe_lower_any_7) begin
             rs_sel_loc_7 = rs_sel_loc_15;
             rs_sel_base_7 = rs_sel_base_15;
             rs_sel_size_7 = rs_sel_size_15;
@@ -2668,7 +2724,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_7 = ls_sel_base_16;
         ls_sel_size_7 = ls_sel_size_16;
         ls_sel_tag_7 = ls_sel_tag_16;
-        if (ls_any_t_15) begin
+        if (ls_pe_lower_any_7) begin
             ls_sel_base_7 = ls_sel_base_15;
             ls_sel_size_7 = ls_sel_size_15;
             ls_sel_tag_7 = ls_sel_tag_15;
@@ -2677,7 +2733,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_6 = rs_sel_base_14;
         rs_sel_size_6 = rs_sel_size_14;
         rs_sel_tag_6 = rs_sel_tag_14;
-        if (rs_any_t_13) begin
+        if (rs_pe_lower_any_6) begin
             rs_sel_loc_6 = rs_sel_loc_13;
             rs_sel_base_6 = rs_sel_base_13;
             rs_sel_size_6 = rs_sel_size_13;
@@ -2686,7 +2742,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_6 = ls_sel_base_14;
         ls_sel_size_6 = ls_sel_size_14;
         ls_sel_tag_6 = ls_sel_tag_14;
-        if (ls_any_t_13) begin
+        if (ls_pe_lower_any_6) begin
             ls_sel_base_6 = ls_sel_base_13;
             ls_sel_size_6 = ls_sel_size_13;
             ls_sel_tag_6 = ls_sel_tag_13;
@@ -2695,7 +2751,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_5 = rs_sel_base_12;
         rs_sel_size_5 = rs_sel_size_12;
         rs_sel_tag_5 = rs_sel_tag_12;
-        if (rs_any_t_11) begin
+        if (rs_pe_lower_any_5) begin
             rs_sel_loc_5 = rs_sel_loc_11;
             rs_sel_base_5 = rs_sel_base_11;
             rs_sel_size_5 = rs_sel_size_11;
@@ -2704,7 +2760,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_5 = ls_sel_base_12;
         ls_sel_size_5 = ls_sel_size_12;
         ls_sel_tag_5 = ls_sel_tag_12;
-        if (ls_any_t_11) begin
+        if (ls_pe_lower_any_5) begin
             ls_sel_base_5 = ls_sel_base_11;
             ls_sel_size_5 = ls_sel_size_11;
             ls_sel_tag_5 = ls_sel_tag_11;
@@ -2713,7 +2769,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_4 = rs_sel_base_10;
         rs_sel_size_4 = rs_sel_size_10;
         rs_sel_tag_4 = rs_sel_tag_10;
-        if (rs_any_t_9) begin
+        if (rs_pe_lower_any_4) begin
             rs_sel_loc_4 = rs_sel_loc_9;
             rs_sel_base_4 = rs_sel_base_9;
             rs_sel_size_4 = rs_sel_size_9;
@@ -2722,7 +2778,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_4 = ls_sel_base_10;
         ls_sel_size_4 = ls_sel_size_10;
         ls_sel_tag_4 = ls_sel_tag_10;
-        if (ls_any_t_9) begin
+        if (ls_pe_lower_any_4) begin
             ls_sel_base_4 = ls_sel_base_9;
             ls_sel_size_4 = ls_sel_size_9;
             ls_sel_tag_4 = ls_sel_tag_9;
@@ -2731,7 +2787,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_3 = rs_sel_base_8;
         rs_sel_size_3 = rs_sel_size_8;
         rs_sel_tag_3 = rs_sel_tag_8;
-        if (rs_any_t_7) begin
+        if (rs_pe_lower_any_3) begin
             rs_sel_loc_3 = rs_sel_loc_7;
             rs_sel_base_3 = rs_sel_base_7;
             rs_sel_size_3 = rs_sel_size_7;
@@ -2740,7 +2796,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_3 = ls_sel_base_8;
         ls_sel_size_3 = ls_sel_size_8;
         ls_sel_tag_3 = ls_sel_tag_8;
-        if (ls_any_t_7) begin
+        if (ls_pe_lower_any_3) begin
             ls_sel_base_3 = ls_sel_base_7;
             ls_sel_size_3 = ls_sel_size_7;
             ls_sel_tag_3 = ls_sel_tag_7;
@@ -2749,7 +2805,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -2758,7 +2814,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -2767,7 +2823,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -2776,7 +2832,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -2785,7 +2841,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -2794,7 +2850,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -2942,7 +2998,7 @@ module mlb16_rr(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc
 endmodule // mlb16_rr
 
 // mlb16_rr_free_pe: hw::prio_enc::PrioEnc
-module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -2980,6 +3036,36 @@ module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -3361,6 +3447,36 @@ module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -3368,7 +3484,7 @@ module mlb16_rr_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
 endmodule // mlb16_rr_free_pe
 
 // mlb16_rr_ls_pe: hw::prio_enc::PrioEnc
-module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -3406,6 +3522,36 @@ module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -3787,6 +3933,36 @@ module mlb16_rr_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -3931,7 +4107,7 @@ module mlb16_rr_rr_0(clock,clear,advance,victim,state);
 endmodule // mlb16_rr_rr_0
 
 // mlb16_rr_rs_pe: hw::prio_enc::PrioEnc
-module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -3969,6 +4145,36 @@ module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -4350,6 +4556,36 @@ module mlb16_rr_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

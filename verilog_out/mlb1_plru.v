@@ -134,10 +134,10 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_0;
     wire  free_pe_multi;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  plru_0_touch_b_way;
+    reg  plru_0_touch_a_mask;
+    reg  plru_0_touch_a_set;
+    reg  plru_0_touch_b_mask;
+    reg  plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  plru_0_touch_c_way;
     wire  plru_0_victim;
@@ -194,13 +194,15 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [55:0] ls_sel_base_0;
     reg  [55:0] ls_sel_size_0;
     reg  [7:0] ls_sel_tag_0;
-    reg  rs_any_t_0;
-    reg  ls_any_t_0;
     reg  inv_match_0;
     reg  fill_match_0;
     reg  fill_held;
     reg  write_en_0;
     reg  victim_oh_0;
+    reg  ta_mask_0;
+    reg  ta_set_0;
+    reg  tb_mask_0;
+    reg  tb_set_0;
     reg  pol_oh_0;
     reg  fill_base_ok;
     reg  victim_l;
@@ -233,10 +235,10 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     mlb1_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -345,8 +347,6 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         free_pe_req_0 = ~valid_0_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_0 = rs_req_0;
-        ls_any_t_0 = ls_req_0;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -373,11 +373,15 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_mask = ta_mask_0;
+        plru_0_touch_a_set = ta_set_0;
+        plru_0_touch_b_mask = tb_mask_0;
+        plru_0_touch_b_set = tb_set_0;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -399,11 +403,11 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             valid_0_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -555,15 +559,15 @@ module mlb1_plru_ls_pe(req_0,any,index,onehot_0,multi);
 endmodule // mlb1_plru_ls_pe
 
 // mlb1_plru_plru_0: hw::plru::TreePlru
-module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb1_plru_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  touch_a_way;
-    input wire  touch_b_valid;
-    input wire  touch_b_way;
+    input wire  touch_a_mask;
+    input wire  touch_a_set;
+    input wire  touch_b_mask;
+    input wire  touch_b_set;
     input wire  touch_c_valid;
     input wire  touch_c_way;
     output reg  victim;
@@ -579,24 +583,20 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // Stub signals
     reg  bits_d;
     reg  bits_q;
-    reg  pend_a_valid_0_d;
-    reg  pend_a_valid_0_q;
-    reg  pend_a_way_0_d;
-    reg  pend_a_way_0_q;
-    reg  pend_b_valid_0_d;
-    reg  pend_b_valid_0_q;
-    reg  pend_b_way_0_d;
-    reg  pend_b_way_0_q;
+    reg  pend_a_mask_0_d;
+    reg  pend_a_mask_0_q;
+    reg  pend_a_set_0_d;
+    reg  pend_a_set_0_q;
+    reg  pend_b_mask_0_d;
+    reg  pend_b_mask_0_q;
+    reg  pend_b_set_0_d;
+    reg  pend_b_set_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  pend_c_way_d;
     reg  pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  pa_way;
-    reg  pb_valid;
-    reg  pb_way;
     reg  mask_a;
     reg  set_a;
     reg  mask_b;
@@ -613,19 +613,19 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 1'h0;
-        pend_a_valid_0_q = 1'h0;
-        pend_a_way_0_q = 1'h0;
-        pend_b_valid_0_q = 1'h0;
-        pend_b_way_0_q = 1'h0;
+        pend_a_mask_0_q = 1'h0;
+        pend_a_set_0_q = 1'h0;
+        pend_b_mask_0_q = 1'h0;
+        pend_b_set_0_q = 1'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 1'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_0_q <= pend_a_valid_0_d;
-        pend_a_way_0_q <= pend_a_way_0_d;
-        pend_b_valid_0_q <= pend_b_valid_0_d;
-        pend_b_way_0_q <= pend_b_way_0_d;
+        pend_a_mask_0_q <= pend_a_mask_0_d;
+        pend_a_set_0_q <= pend_a_set_0_d;
+        pend_b_mask_0_q <= pend_b_mask_0_d;
+        pend_b_set_0_q <= pend_b_set_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -635,41 +635,35 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  bits_d_comb;
+    reg  pend_a_mask_0_d_comb;
+    reg  pend_b_mask_0_d_comb;
     reg  pend_c_valid_d_comb;
     reg  victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        pend_a_valid_0_d = touch_a_valid && ~clear;
-        pend_a_way_0_d = touch_a_way;
-        pend_b_valid_0_d = touch_b_valid && ~clear;
-        pend_b_way_0_d = touch_b_way;
-        pa_valid = pend_a_valid_0_q;
-        pa_way = pend_a_way_0_q;
-        pb_valid = pend_b_valid_0_q;
-        pb_way = pend_b_way_0_q;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
+        pend_a_mask_0_d_comb = touch_a_mask;
+        pend_a_set_0_d = touch_a_set;
+        pend_b_mask_0_d_comb = touch_b_mask;
+        pend_b_set_0_d = touch_b_set;
+        if (clear) begin
+            pend_a_mask_0_d_comb = zero;
+            pend_b_mask_0_d_comb = zero;
+        end
+        mask_a = pend_a_mask_0_q;
+        set_a = pend_a_set_0_q;
+        mask_b = pend_b_mask_0_q;
+        set_b = pend_b_set_0_q;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -684,6 +678,8 @@ module mlb1_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = after_c;
         bits_d = bits_d_comb;
+        pend_a_mask_0_d = pend_a_mask_0_d_comb;
+        pend_b_mask_0_d = pend_b_mask_0_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end

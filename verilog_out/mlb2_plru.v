@@ -102,6 +102,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 2'b0;
+    localparam  node_bit_0 = 2'b1;
     localparam  path_mask_0 = 2'b1;
     localparam  path_mask_1 = 2'b1;
     localparam  path_to_0 = 2'b0;
@@ -139,6 +140,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  rs_pe_onehot_0;
     wire  rs_pe_onehot_1;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_path_0;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     wire  ls_pe_any;
@@ -146,6 +149,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  ls_pe_onehot_0;
     wire  ls_pe_onehot_1;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_path_0;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     wire  free_pe_any;
@@ -153,11 +158,13 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_0;
     wire  free_pe_onehot_1;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_path_0;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  plru_0_touch_b_way;
+    reg  [1:0] plru_0_touch_a_mask;
+    reg  [1:0] plru_0_touch_a_set;
+    reg  [1:0] plru_0_touch_b_mask;
+    reg  [1:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  plru_0_touch_c_way;
     wire  plru_0_victim;
@@ -237,12 +244,6 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_sel_tag_0;
     reg  [7:0] ls_sel_tag_1;
     reg  [7:0] ls_sel_tag_2;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  fill_match_0;
@@ -252,6 +253,14 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  write_en_1;
     reg  victim_oh_0;
     reg  victim_oh_1;
+    reg  [1:0] ta_mask_0;
+    reg  [1:0] ta_mask_1;
+    reg  [1:0] ta_set_0;
+    reg  [1:0] ta_set_1;
+    reg  [1:0] tb_mask_0;
+    reg  [1:0] tb_mask_1;
+    reg  [1:0] tb_set_0;
+    reg  [1:0] tb_set_1;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  fill_base_ok;
@@ -268,7 +277,9 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .index(rs_pe_index),
         .onehot_0(rs_pe_onehot_0),
         .onehot_1(rs_pe_onehot_1),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .path_0(rs_pe_path_0)
     );
     mlb2_plru_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -277,7 +288,9 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .index(ls_pe_index),
         .onehot_0(ls_pe_onehot_0),
         .onehot_1(ls_pe_onehot_1),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .path_0(ls_pe_path_0)
     );
     mlb2_plru_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -286,15 +299,17 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .index(free_pe_index),
         .onehot_0(free_pe_onehot_0),
         .onehot_1(free_pe_onehot_1),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .path_0(free_pe_path_0)
     );
     mlb2_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -304,7 +319,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     // Sub-block outputs this block does not use
     wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, 1'b0};
     wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, 1'b0};
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_path_0, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -431,14 +446,8 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         free_pe_req_1 = ~valid_1_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_1 = rs_req_0;
-        ls_any_t_1 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_2 = rs_req_1;
-        ls_any_t_2 = ls_req_1;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -477,11 +486,35 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_mask = ta_mask_1;
+        plru_0_touch_a_set = ta_set_1;
+        plru_0_touch_b_mask = tb_mask_1;
+        plru_0_touch_b_set = tb_set_1;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -521,11 +554,11 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             valid_1_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -576,7 +609,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -585,7 +618,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -649,7 +682,7 @@ module mlb2_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
 endmodule // mlb2_plru
 
 // mlb2_plru_free_pe: hw::prio_enc::PrioEnc
-module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
+module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi,lower_any_0,path_0);
     
     // Module arguments
     input wire  req_0;
@@ -659,6 +692,8 @@ module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
     output reg  onehot_0;
     output reg  onehot_1;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  path_0;
     
     // Constant declarations
     localparam  way_0 = 1'b0;
@@ -704,6 +739,8 @@ module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         blocked_2 = blocked_0 || any_t_1;
         onehot_0 = req_0 && ~blocked_1;
         onehot_1 = req_1 && ~blocked_2;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -711,7 +748,7 @@ module mlb2_plru_free_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
 endmodule // mlb2_plru_free_pe
 
 // mlb2_plru_ls_pe: hw::prio_enc::PrioEnc
-module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
+module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi,lower_any_0,path_0);
     
     // Module arguments
     input wire  req_0;
@@ -721,6 +758,8 @@ module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
     output reg  onehot_0;
     output reg  onehot_1;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  path_0;
     
     // Constant declarations
     localparam  way_0 = 1'b0;
@@ -766,6 +805,8 @@ module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         blocked_2 = blocked_0 || any_t_1;
         onehot_0 = req_0 && ~blocked_1;
         onehot_1 = req_1 && ~blocked_2;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -773,15 +814,15 @@ module mlb2_plru_ls_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
 endmodule // mlb2_plru_ls_pe
 
 // mlb2_plru_plru_0: hw::plru::TreePlru
-module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb2_plru_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  touch_a_way;
-    input wire  touch_b_valid;
-    input wire  touch_b_way;
+    input wire  [1:0] touch_a_mask;
+    input wire  [1:0] touch_a_set;
+    input wire  [1:0] touch_b_mask;
+    input wire  [1:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  touch_c_way;
     output reg  victim;
@@ -801,24 +842,20 @@ module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // Stub signals
     reg  [1:0] bits_d;
     reg  [1:0] bits_q;
-    reg  pend_a_valid_0_d;
-    reg  pend_a_valid_0_q;
-    reg  pend_a_way_0_d;
-    reg  pend_a_way_0_q;
-    reg  pend_b_valid_0_d;
-    reg  pend_b_valid_0_q;
-    reg  pend_b_way_0_d;
-    reg  pend_b_way_0_q;
+    reg  [1:0] pend_a_mask_0_d;
+    reg  [1:0] pend_a_mask_0_q;
+    reg  [1:0] pend_a_set_0_d;
+    reg  [1:0] pend_a_set_0_q;
+    reg  [1:0] pend_b_mask_0_d;
+    reg  [1:0] pend_b_mask_0_q;
+    reg  [1:0] pend_b_set_0_d;
+    reg  [1:0] pend_b_set_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  pend_c_way_d;
     reg  pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  pa_way;
-    reg  pb_valid;
-    reg  pb_way;
     reg  [1:0] mask_a;
     reg  [1:0] set_a;
     reg  [1:0] mask_b;
@@ -835,19 +872,19 @@ module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 2'h0;
-        pend_a_valid_0_q = 1'h0;
-        pend_a_way_0_q = 1'h0;
-        pend_b_valid_0_q = 1'h0;
-        pend_b_way_0_q = 1'h0;
+        pend_a_mask_0_q = 2'h0;
+        pend_a_set_0_q = 2'h0;
+        pend_b_mask_0_q = 2'h0;
+        pend_b_set_0_q = 2'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 1'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_0_q <= pend_a_valid_0_d;
-        pend_a_way_0_q <= pend_a_way_0_d;
-        pend_b_valid_0_q <= pend_b_valid_0_d;
-        pend_b_way_0_q <= pend_b_way_0_d;
+        pend_a_mask_0_q <= pend_a_mask_0_d;
+        pend_a_set_0_q <= pend_a_set_0_d;
+        pend_b_mask_0_q <= pend_b_mask_0_d;
+        pend_b_set_0_q <= pend_b_set_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -857,53 +894,39 @@ module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [1:0] bits_d_comb;
+    reg  [1:0] pend_a_mask_0_d_comb;
+    reg  [1:0] pend_b_mask_0_d_comb;
     reg  pend_c_valid_d_comb;
     reg  victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        pend_a_valid_0_d = touch_a_valid && ~clear;
-        pend_a_way_0_d = touch_a_way;
-        pend_b_valid_0_d = touch_b_valid && ~clear;
-        pend_b_way_0_d = touch_b_way;
-        pa_valid = pend_a_valid_0_q;
-        pa_way = pend_a_way_0_q;
-        pb_valid = pend_b_valid_0_q;
-        pb_way = pend_b_way_0_q;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
+        pend_a_mask_0_d_comb = touch_a_mask;
+        pend_a_set_0_d = touch_a_set;
+        pend_b_mask_0_d_comb = touch_b_mask;
+        pend_b_set_0_d = touch_b_set;
+        if (clear) begin
+            pend_a_mask_0_d_comb = zero;
+            pend_b_mask_0_d_comb = zero;
+        end
+        mask_a = pend_a_mask_0_q;
+        set_a = pend_a_set_0_q;
+        mask_b = pend_b_mask_0_q;
+        set_b = pend_b_set_0_q;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -921,13 +944,15 @@ module mlb2_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = after_c;
         bits_d = bits_d_comb;
+        pend_a_mask_0_d = pend_a_mask_0_d_comb;
+        pend_b_mask_0_d = pend_b_mask_0_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb2_plru_plru_0
 
 // mlb2_plru_rs_pe: hw::prio_enc::PrioEnc
-module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
+module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi,lower_any_0,path_0);
     
     // Module arguments
     input wire  req_0;
@@ -937,6 +962,8 @@ module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
     output reg  onehot_0;
     output reg  onehot_1;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  path_0;
     
     // Constant declarations
     localparam  way_0 = 1'b0;
@@ -982,6 +1009,8 @@ module mlb2_plru_rs_pe(req_0,req_1,any,index,onehot_0,onehot_1,multi);
         blocked_2 = blocked_0 || any_t_1;
         onehot_0 = req_0 && ~blocked_1;
         onehot_1 = req_1 && ~blocked_2;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

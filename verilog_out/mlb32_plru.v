@@ -102,6 +102,37 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 32'h0;
+    localparam  node_bit_0 = 32'h1;
+    localparam  node_bit_1 = 32'h2;
+    localparam  node_bit_2 = 32'h4;
+    localparam  node_bit_3 = 32'h8;
+    localparam  node_bit_4 = 32'h10;
+    localparam  node_bit_5 = 32'h20;
+    localparam  node_bit_6 = 32'h40;
+    localparam  node_bit_7 = 32'h80;
+    localparam  node_bit_8 = 32'h100;
+    localparam  node_bit_9 = 32'h200;
+    localparam  node_bit_10 = 32'h400;
+    localparam  node_bit_11 = 32'h800;
+    localparam  node_bit_12 = 32'h1000;
+    localparam  node_bit_13 = 32'h2000;
+    localparam  node_bit_14 = 32'h4000;
+    localparam  node_bit_15 = 32'h8000;
+    localparam  node_bit_16 = 32'h10000;
+    localparam  node_bit_17 = 32'h20000;
+    localparam  node_bit_18 = 32'h40000;
+    localparam  node_bit_19 = 32'h80000;
+    localparam  node_bit_20 = 32'h100000;
+    localparam  node_bit_21 = 32'h200000;
+    localparam  node_bit_22 = 32'h400000;
+    localparam  node_bit_23 = 32'h800000;
+    localparam  node_bit_24 = 32'h1000000;
+    localparam  node_bit_25 = 32'h2000000;
+    localparam  node_bit_26 = 32'h4000000;
+    localparam  node_bit_27 = 32'h8000000;
+    localparam  node_bit_28 = 32'h10000000;
+    localparam  node_bit_29 = 32'h20000000;
+    localparam  node_bit_30 = 32'h40000000;
     localparam  path_mask_0 = 32'h808b;
     localparam  path_mask_1 = 32'h808b;
     localparam  path_mask_2 = 32'h1008b;
@@ -619,6 +650,68 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     wire  rs_pe_onehot_30;
     wire  rs_pe_onehot_31;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_lower_any_3;
+    wire  rs_pe_lower_any_4;
+    wire  rs_pe_lower_any_5;
+    wire  rs_pe_lower_any_6;
+    wire  rs_pe_lower_any_7;
+    wire  rs_pe_lower_any_8;
+    wire  rs_pe_lower_any_9;
+    wire  rs_pe_lower_any_10;
+    wire  rs_pe_lower_any_11;
+    wire  rs_pe_lower_any_12;
+    wire  rs_pe_lower_any_13;
+    wire  rs_pe_lower_any_14;
+    wire  rs_pe_lower_any_15;
+    wire  rs_pe_lower_any_16;
+    wire  rs_pe_lower_any_17;
+    wire  rs_pe_lower_any_18;
+    wire  rs_pe_lower_any_19;
+    wire  rs_pe_lower_any_20;
+    wire  rs_pe_lower_any_21;
+    wire  rs_pe_lower_any_22;
+    wire  rs_pe_lower_any_23;
+    wire  rs_pe_lower_any_24;
+    wire  rs_pe_lower_any_25;
+    wire  rs_pe_lower_any_26;
+    wire  rs_pe_lower_any_27;
+    wire  rs_pe_lower_any_28;
+    wire  rs_pe_lower_any_29;
+    wire  rs_pe_lower_any_30;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
+    wire  rs_pe_path_3;
+    wire  rs_pe_path_4;
+    wire  rs_pe_path_5;
+    wire  rs_pe_path_6;
+    wire  rs_pe_path_7;
+    wire  rs_pe_path_8;
+    wire  rs_pe_path_9;
+    wire  rs_pe_path_10;
+    wire  rs_pe_path_11;
+    wire  rs_pe_path_12;
+    wire  rs_pe_path_13;
+    wire  rs_pe_path_14;
+    wire  rs_pe_path_15;
+    wire  rs_pe_path_16;
+    wire  rs_pe_path_17;
+    wire  rs_pe_path_18;
+    wire  rs_pe_path_19;
+    wire  rs_pe_path_20;
+    wire  rs_pe_path_21;
+    wire  rs_pe_path_22;
+    wire  rs_pe_path_23;
+    wire  rs_pe_path_24;
+    wire  rs_pe_path_25;
+    wire  rs_pe_path_26;
+    wire  rs_pe_path_27;
+    wire  rs_pe_path_28;
+    wire  rs_pe_path_29;
+    wire  rs_pe_path_30;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -686,6 +779,68 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     wire  ls_pe_onehot_30;
     wire  ls_pe_onehot_31;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_lower_any_3;
+    wire  ls_pe_lower_any_4;
+    wire  ls_pe_lower_any_5;
+    wire  ls_pe_lower_any_6;
+    wire  ls_pe_lower_any_7;
+    wire  ls_pe_lower_any_8;
+    wire  ls_pe_lower_any_9;
+    wire  ls_pe_lower_any_10;
+    wire  ls_pe_lower_any_11;
+    wire  ls_pe_lower_any_12;
+    wire  ls_pe_lower_any_13;
+    wire  ls_pe_lower_any_14;
+    wire  ls_pe_lower_any_15;
+    wire  ls_pe_lower_any_16;
+    wire  ls_pe_lower_any_17;
+    wire  ls_pe_lower_any_18;
+    wire  ls_pe_lower_any_19;
+    wire  ls_pe_lower_any_20;
+    wire  ls_pe_lower_any_21;
+    wire  ls_pe_lower_any_22;
+    wire  ls_pe_lower_any_23;
+    wire  ls_pe_lower_any_24;
+    wire  ls_pe_lower_any_25;
+    wire  ls_pe_lower_any_26;
+    wire  ls_pe_lower_any_27;
+    wire  ls_pe_lower_any_28;
+    wire  ls_pe_lower_any_29;
+    wire  ls_pe_lower_any_30;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
+    wire  ls_pe_path_3;
+    wire  ls_pe_path_4;
+    wire  ls_pe_path_5;
+    wire  ls_pe_path_6;
+    wire  ls_pe_path_7;
+    wire  ls_pe_path_8;
+    wire  ls_pe_path_9;
+    wire  ls_pe_path_10;
+    wire  ls_pe_path_11;
+    wire  ls_pe_path_12;
+    wire  ls_pe_path_13;
+    wire  ls_pe_path_14;
+    wire  ls_pe_path_15;
+    wire  ls_pe_path_16;
+    wire  ls_pe_path_17;
+    wire  ls_pe_path_18;
+    wire  ls_pe_path_19;
+    wire  ls_pe_path_20;
+    wire  ls_pe_path_21;
+    wire  ls_pe_path_22;
+    wire  ls_pe_path_23;
+    wire  ls_pe_path_24;
+    wire  ls_pe_path_25;
+    wire  ls_pe_path_26;
+    wire  ls_pe_path_27;
+    wire  ls_pe_path_28;
+    wire  ls_pe_path_29;
+    wire  ls_pe_path_30;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -753,11 +908,73 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     wire  free_pe_onehot_30;
     wire  free_pe_onehot_31;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_lower_any_3;
+    wire  free_pe_lower_any_4;
+    wire  free_pe_lower_any_5;
+    wire  free_pe_lower_any_6;
+    wire  free_pe_lower_any_7;
+    wire  free_pe_lower_any_8;
+    wire  free_pe_lower_any_9;
+    wire  free_pe_lower_any_10;
+    wire  free_pe_lower_any_11;
+    wire  free_pe_lower_any_12;
+    wire  free_pe_lower_any_13;
+    wire  free_pe_lower_any_14;
+    wire  free_pe_lower_any_15;
+    wire  free_pe_lower_any_16;
+    wire  free_pe_lower_any_17;
+    wire  free_pe_lower_any_18;
+    wire  free_pe_lower_any_19;
+    wire  free_pe_lower_any_20;
+    wire  free_pe_lower_any_21;
+    wire  free_pe_lower_any_22;
+    wire  free_pe_lower_any_23;
+    wire  free_pe_lower_any_24;
+    wire  free_pe_lower_any_25;
+    wire  free_pe_lower_any_26;
+    wire  free_pe_lower_any_27;
+    wire  free_pe_lower_any_28;
+    wire  free_pe_lower_any_29;
+    wire  free_pe_lower_any_30;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
+    wire  free_pe_path_3;
+    wire  free_pe_path_4;
+    wire  free_pe_path_5;
+    wire  free_pe_path_6;
+    wire  free_pe_path_7;
+    wire  free_pe_path_8;
+    wire  free_pe_path_9;
+    wire  free_pe_path_10;
+    wire  free_pe_path_11;
+    wire  free_pe_path_12;
+    wire  free_pe_path_13;
+    wire  free_pe_path_14;
+    wire  free_pe_path_15;
+    wire  free_pe_path_16;
+    wire  free_pe_path_17;
+    wire  free_pe_path_18;
+    wire  free_pe_path_19;
+    wire  free_pe_path_20;
+    wire  free_pe_path_21;
+    wire  free_pe_path_22;
+    wire  free_pe_path_23;
+    wire  free_pe_path_24;
+    wire  free_pe_path_25;
+    wire  free_pe_path_26;
+    wire  free_pe_path_27;
+    wire  free_pe_path_28;
+    wire  free_pe_path_29;
+    wire  free_pe_path_30;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [4:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [4:0] plru_0_touch_b_way;
+    reg  [31:0] plru_0_touch_a_mask;
+    reg  [31:0] plru_0_touch_a_set;
+    reg  [31:0] plru_0_touch_b_mask;
+    reg  [31:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  [4:0] plru_0_touch_c_way;
     wire  [4:0] plru_0_victim;
@@ -1527,132 +1744,6 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  [7:0] ls_sel_tag_60;
     reg  [7:0] ls_sel_tag_61;
     reg  [7:0] ls_sel_tag_62;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  rs_any_t_7;
-    reg  rs_any_t_8;
-    reg  rs_any_t_9;
-    reg  rs_any_t_10;
-    reg  rs_any_t_11;
-    reg  rs_any_t_12;
-    reg  rs_any_t_13;
-    reg  rs_any_t_14;
-    reg  rs_any_t_15;
-    reg  rs_any_t_16;
-    reg  rs_any_t_17;
-    reg  rs_any_t_18;
-    reg  rs_any_t_19;
-    reg  rs_any_t_20;
-    reg  rs_any_t_21;
-    reg  rs_any_t_22;
-    reg  rs_any_t_23;
-    reg  rs_any_t_24;
-    reg  rs_any_t_25;
-    reg  rs_any_t_26;
-    reg  rs_any_t_27;
-    reg  rs_any_t_28;
-    reg  rs_any_t_29;
-    reg  rs_any_t_30;
-    reg  rs_any_t_31;
-    reg  rs_any_t_32;
-    reg  rs_any_t_33;
-    reg  rs_any_t_34;
-    reg  rs_any_t_35;
-    reg  rs_any_t_36;
-    reg  rs_any_t_37;
-    reg  rs_any_t_38;
-    reg  rs_any_t_39;
-    reg  rs_any_t_40;
-    reg  rs_any_t_41;
-    reg  rs_any_t_42;
-    reg  rs_any_t_43;
-    reg  rs_any_t_44;
-    reg  rs_any_t_45;
-    reg  rs_any_t_46;
-    reg  rs_any_t_47;
-    reg  rs_any_t_48;
-    reg  rs_any_t_49;
-    reg  rs_any_t_50;
-    reg  rs_any_t_51;
-    reg  rs_any_t_52;
-    reg  rs_any_t_53;
-    reg  rs_any_t_54;
-    reg  rs_any_t_55;
-    reg  rs_any_t_56;
-    reg  rs_any_t_57;
-    reg  rs_any_t_58;
-    reg  rs_any_t_59;
-    reg  rs_any_t_60;
-    reg  rs_any_t_61;
-    reg  rs_any_t_62;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
-    reg  ls_any_t_7;
-    reg  ls_any_t_8;
-    reg  ls_any_t_9;
-    reg  ls_any_t_10;
-    reg  ls_any_t_11;
-    reg  ls_any_t_12;
-    reg  ls_any_t_13;
-    reg  ls_any_t_14;
-    reg  ls_any_t_15;
-    reg  ls_any_t_16;
-    reg  ls_any_t_17;
-    reg  ls_any_t_18;
-    reg  ls_any_t_19;
-    reg  ls_any_t_20;
-    reg  ls_any_t_21;
-    reg  ls_any_t_22;
-    reg  ls_any_t_23;
-    reg  ls_any_t_24;
-    reg  ls_any_t_25;
-    reg  ls_any_t_26;
-    reg  ls_any_t_27;
-    reg  ls_any_t_28;
-    reg  ls_any_t_29;
-    reg  ls_any_t_30;
-    reg  ls_any_t_31;
-    reg  ls_any_t_32;
-    reg  ls_any_t_33;
-    reg  ls_any_t_34;
-    reg  ls_any_t_35;
-    reg  ls_any_t_36;
-    reg  ls_any_t_37;
-    reg  ls_any_t_38;
-    reg  ls_any_t_39;
-    reg  ls_any_t_40;
-    reg  ls_any_t_41;
-    reg  ls_any_t_42;
-    reg  ls_any_t_43;
-    reg  ls_any_t_44;
-    reg  ls_any_t_45;
-    reg  ls_any_t_46;
-    reg  ls_any_t_47;
-    reg  ls_any_t_48;
-    reg  ls_any_t_49;
-    reg  ls_any_t_50;
-    reg  ls_any_t_51;
-    reg  ls_any_t_52;
-    reg  ls_any_t_53;
-    reg  ls_any_t_54;
-    reg  ls_any_t_55;
-    reg  ls_any_t_56;
-    reg  ls_any_t_57;
-    reg  ls_any_t_58;
-    reg  ls_any_t_59;
-    reg  ls_any_t_60;
-    reg  ls_any_t_61;
-    reg  ls_any_t_62;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -1782,6 +1873,134 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     reg  victim_oh_29;
     reg  victim_oh_30;
     reg  victim_oh_31;
+    reg  [31:0] ta_mask_0;
+    reg  [31:0] ta_mask_1;
+    reg  [31:0] ta_mask_2;
+    reg  [31:0] ta_mask_3;
+    reg  [31:0] ta_mask_4;
+    reg  [31:0] ta_mask_5;
+    reg  [31:0] ta_mask_6;
+    reg  [31:0] ta_mask_7;
+    reg  [31:0] ta_mask_8;
+    reg  [31:0] ta_mask_9;
+    reg  [31:0] ta_mask_10;
+    reg  [31:0] ta_mask_11;
+    reg  [31:0] ta_mask_12;
+    reg  [31:0] ta_mask_13;
+    reg  [31:0] ta_mask_14;
+    reg  [31:0] ta_mask_15;
+    reg  [31:0] ta_mask_16;
+    reg  [31:0] ta_mask_17;
+    reg  [31:0] ta_mask_18;
+    reg  [31:0] ta_mask_19;
+    reg  [31:0] ta_mask_20;
+    reg  [31:0] ta_mask_21;
+    reg  [31:0] ta_mask_22;
+    reg  [31:0] ta_mask_23;
+    reg  [31:0] ta_mask_24;
+    reg  [31:0] ta_mask_25;
+    reg  [31:0] ta_mask_26;
+    reg  [31:0] ta_mask_27;
+    reg  [31:0] ta_mask_28;
+    reg  [31:0] ta_mask_29;
+    reg  [31:0] ta_mask_30;
+    reg  [31:0] ta_mask_31;
+    reg  [31:0] ta_set_0;
+    reg  [31:0] ta_set_1;
+    reg  [31:0] ta_set_2;
+    reg  [31:0] ta_set_3;
+    reg  [31:0] ta_set_4;
+    reg  [31:0] ta_set_5;
+    reg  [31:0] ta_set_6;
+    reg  [31:0] ta_set_7;
+    reg  [31:0] ta_set_8;
+    reg  [31:0] ta_set_9;
+    reg  [31:0] ta_set_10;
+    reg  [31:0] ta_set_11;
+    reg  [31:0] ta_set_12;
+    reg  [31:0] ta_set_13;
+    reg  [31:0] ta_set_14;
+    reg  [31:0] ta_set_15;
+    reg  [31:0] ta_set_16;
+    reg  [31:0] ta_set_17;
+    reg  [31:0] ta_set_18;
+    reg  [31:0] ta_set_19;
+    reg  [31:0] ta_set_20;
+    reg  [31:0] ta_set_21;
+    reg  [31:0] ta_set_22;
+    reg  [31:0] ta_set_23;
+    reg  [31:0] ta_set_24;
+    reg  [31:0] ta_set_25;
+    reg  [31:0] ta_set_26;
+    reg  [31:0] ta_set_27;
+    reg  [31:0] ta_set_28;
+    reg  [31:0] ta_set_29;
+    reg  [31:0] ta_set_30;
+    reg  [31:0] ta_set_31;
+    reg  [31:0] tb_mask_0;
+    reg  [31:0] tb_mask_1;
+    reg  [31:0] tb_mask_2;
+    reg  [31:0] tb_mask_3;
+    reg  [31:0] tb_mask_4;
+    reg  [31:0] tb_mask_5;
+    reg  [31:0] tb_mask_6;
+    reg  [31:0] tb_mask_7;
+    reg  [31:0] tb_mask_8;
+    reg  [31:0] tb_mask_9;
+    reg  [31:0] tb_mask_10;
+    reg  [31:0] tb_mask_11;
+    reg  [31:0] tb_mask_12;
+    reg  [31:0] tb_mask_13;
+    reg  [31:0] tb_mask_14;
+    reg  [31:0] tb_mask_15;
+    reg  [31:0] tb_mask_16;
+    reg  [31:0] tb_mask_17;
+    reg  [31:0] tb_mask_18;
+    reg  [31:0] tb_mask_19;
+    reg  [31:0] tb_mask_20;
+    reg  [31:0] tb_mask_21;
+    reg  [31:0] tb_mask_22;
+    reg  [31:0] tb_mask_23;
+    reg  [31:0] tb_mask_24;
+    reg  [31:0] tb_mask_25;
+    reg  [31:0] tb_mask_26;
+    reg  [31:0] tb_mask_27;
+    reg  [31:0] tb_mask_28;
+    reg  [31:0] tb_mask_29;
+    reg  [31:0] tb_mask_30;
+    reg  [31:0] tb_mask_31;
+    reg  [31:0] tb_set_0;
+    reg  [31:0] tb_set_1;
+    reg  [31:0] tb_set_2;
+    reg  [31:0] tb_set_3;
+    reg  [31:0] tb_set_4;
+    reg  [31:0] tb_set_5;
+    reg  [31:0] tb_set_6;
+    reg  [31:0] tb_set_7;
+    reg  [31:0] tb_set_8;
+    reg  [31:0] tb_set_9;
+    reg  [31:0] tb_set_10;
+    reg  [31:0] tb_set_11;
+    reg  [31:0] tb_set_12;
+    reg  [31:0] tb_set_13;
+    reg  [31:0] tb_set_14;
+    reg  [31:0] tb_set_15;
+    reg  [31:0] tb_set_16;
+    reg  [31:0] tb_set_17;
+    reg  [31:0] tb_set_18;
+    reg  [31:0] tb_set_19;
+    reg  [31:0] tb_set_20;
+    reg  [31:0] tb_set_21;
+    reg  [31:0] tb_set_22;
+    reg  [31:0] tb_set_23;
+    reg  [31:0] tb_set_24;
+    reg  [31:0] tb_set_25;
+    reg  [31:0] tb_set_26;
+    reg  [31:0] tb_set_27;
+    reg  [31:0] tb_set_28;
+    reg  [31:0] tb_set_29;
+    reg  [31:0] tb_set_30;
+    reg  [31:0] tb_set_31;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  pol_oh_2;
@@ -1888,7 +2107,69 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         .onehot_29(rs_pe_onehot_29),
         .onehot_30(rs_pe_onehot_30),
         .onehot_31(rs_pe_onehot_31),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .lower_any_3(rs_pe_lower_any_3),
+        .lower_any_4(rs_pe_lower_any_4),
+        .lower_any_5(rs_pe_lower_any_5),
+        .lower_any_6(rs_pe_lower_any_6),
+        .lower_any_7(rs_pe_lower_any_7),
+        .lower_any_8(rs_pe_lower_any_8),
+        .lower_any_9(rs_pe_lower_any_9),
+        .lower_any_10(rs_pe_lower_any_10),
+        .lower_any_11(rs_pe_lower_any_11),
+        .lower_any_12(rs_pe_lower_any_12),
+        .lower_any_13(rs_pe_lower_any_13),
+        .lower_any_14(rs_pe_lower_any_14),
+        .lower_any_15(rs_pe_lower_any_15),
+        .lower_any_16(rs_pe_lower_any_16),
+        .lower_any_17(rs_pe_lower_any_17),
+        .lower_any_18(rs_pe_lower_any_18),
+        .lower_any_19(rs_pe_lower_any_19),
+        .lower_any_20(rs_pe_lower_any_20),
+        .lower_any_21(rs_pe_lower_any_21),
+        .lower_any_22(rs_pe_lower_any_22),
+        .lower_any_23(rs_pe_lower_any_23),
+        .lower_any_24(rs_pe_lower_any_24),
+        .lower_any_25(rs_pe_lower_any_25),
+        .lower_any_26(rs_pe_lower_any_26),
+        .lower_any_27(rs_pe_lower_any_27),
+        .lower_any_28(rs_pe_lower_any_28),
+        .lower_any_29(rs_pe_lower_any_29),
+        .lower_any_30(rs_pe_lower_any_30),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2),
+        .path_3(rs_pe_path_3),
+        .path_4(rs_pe_path_4),
+        .path_5(rs_pe_path_5),
+        .path_6(rs_pe_path_6),
+        .path_7(rs_pe_path_7),
+        .path_8(rs_pe_path_8),
+        .path_9(rs_pe_path_9),
+        .path_10(rs_pe_path_10),
+        .path_11(rs_pe_path_11),
+        .path_12(rs_pe_path_12),
+        .path_13(rs_pe_path_13),
+        .path_14(rs_pe_path_14),
+        .path_15(rs_pe_path_15),
+        .path_16(rs_pe_path_16),
+        .path_17(rs_pe_path_17),
+        .path_18(rs_pe_path_18),
+        .path_19(rs_pe_path_19),
+        .path_20(rs_pe_path_20),
+        .path_21(rs_pe_path_21),
+        .path_22(rs_pe_path_22),
+        .path_23(rs_pe_path_23),
+        .path_24(rs_pe_path_24),
+        .path_25(rs_pe_path_25),
+        .path_26(rs_pe_path_26),
+        .path_27(rs_pe_path_27),
+        .path_28(rs_pe_path_28),
+        .path_29(rs_pe_path_29),
+        .path_30(rs_pe_path_30)
     );
     mlb32_plru_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -1957,7 +2238,69 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         .onehot_29(ls_pe_onehot_29),
         .onehot_30(ls_pe_onehot_30),
         .onehot_31(ls_pe_onehot_31),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .lower_any_3(ls_pe_lower_any_3),
+        .lower_any_4(ls_pe_lower_any_4),
+        .lower_any_5(ls_pe_lower_any_5),
+        .lower_any_6(ls_pe_lower_any_6),
+        .lower_any_7(ls_pe_lower_any_7),
+        .lower_any_8(ls_pe_lower_any_8),
+        .lower_any_9(ls_pe_lower_any_9),
+        .lower_any_10(ls_pe_lower_any_10),
+        .lower_any_11(ls_pe_lower_any_11),
+        .lower_any_12(ls_pe_lower_any_12),
+        .lower_any_13(ls_pe_lower_any_13),
+        .lower_any_14(ls_pe_lower_any_14),
+        .lower_any_15(ls_pe_lower_any_15),
+        .lower_any_16(ls_pe_lower_any_16),
+        .lower_any_17(ls_pe_lower_any_17),
+        .lower_any_18(ls_pe_lower_any_18),
+        .lower_any_19(ls_pe_lower_any_19),
+        .lower_any_20(ls_pe_lower_any_20),
+        .lower_any_21(ls_pe_lower_any_21),
+        .lower_any_22(ls_pe_lower_any_22),
+        .lower_any_23(ls_pe_lower_any_23),
+        .lower_any_24(ls_pe_lower_any_24),
+        .lower_any_25(ls_pe_lower_any_25),
+        .lower_any_26(ls_pe_lower_any_26),
+        .lower_any_27(ls_pe_lower_any_27),
+        .lower_any_28(ls_pe_lower_any_28),
+        .lower_any_29(ls_pe_lower_any_29),
+        .lower_any_30(ls_pe_lower_any_30),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2),
+        .path_3(ls_pe_path_3),
+        .path_4(ls_pe_path_4),
+        .path_5(ls_pe_path_5),
+        .path_6(ls_pe_path_6),
+        .path_7(ls_pe_path_7),
+        .path_8(ls_pe_path_8),
+        .path_9(ls_pe_path_9),
+        .path_10(ls_pe_path_10),
+        .path_11(ls_pe_path_11),
+        .path_12(ls_pe_path_12),
+        .path_13(ls_pe_path_13),
+        .path_14(ls_pe_path_14),
+        .path_15(ls_pe_path_15),
+        .path_16(ls_pe_path_16),
+        .path_17(ls_pe_path_17),
+        .path_18(ls_pe_path_18),
+        .path_19(ls_pe_path_19),
+        .path_20(ls_pe_path_20),
+        .path_21(ls_pe_path_21),
+        .path_22(ls_pe_path_22),
+        .path_23(ls_pe_path_23),
+        .path_24(ls_pe_path_24),
+        .path_25(ls_pe_path_25),
+        .path_26(ls_pe_path_26),
+        .path_27(ls_pe_path_27),
+        .path_28(ls_pe_path_28),
+        .path_29(ls_pe_path_29),
+        .path_30(ls_pe_path_30)
     );
     mlb32_plru_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -2026,15 +2369,77 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         .onehot_29(free_pe_onehot_29),
         .onehot_30(free_pe_onehot_30),
         .onehot_31(free_pe_onehot_31),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .lower_any_3(free_pe_lower_any_3),
+        .lower_any_4(free_pe_lower_any_4),
+        .lower_any_5(free_pe_lower_any_5),
+        .lower_any_6(free_pe_lower_any_6),
+        .lower_any_7(free_pe_lower_any_7),
+        .lower_any_8(free_pe_lower_any_8),
+        .lower_any_9(free_pe_lower_any_9),
+        .lower_any_10(free_pe_lower_any_10),
+        .lower_any_11(free_pe_lower_any_11),
+        .lower_any_12(free_pe_lower_any_12),
+        .lower_any_13(free_pe_lower_any_13),
+        .lower_any_14(free_pe_lower_any_14),
+        .lower_any_15(free_pe_lower_any_15),
+        .lower_any_16(free_pe_lower_any_16),
+        .lower_any_17(free_pe_lower_any_17),
+        .lower_any_18(free_pe_lower_any_18),
+        .lower_any_19(free_pe_lower_any_19),
+        .lower_any_20(free_pe_lower_any_20),
+        .lower_any_21(free_pe_lower_any_21),
+        .lower_any_22(free_pe_lower_any_22),
+        .lower_any_23(free_pe_lower_any_23),
+        .lower_any_24(free_pe_lower_any_24),
+        .lower_any_25(free_pe_lower_any_25),
+        .lower_any_26(free_pe_lower_any_26),
+        .lower_any_27(free_pe_lower_any_27),
+        .lower_any_28(free_pe_lower_any_28),
+        .lower_any_29(free_pe_lower_any_29),
+        .lower_any_30(free_pe_lower_any_30),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2),
+        .path_3(free_pe_path_3),
+        .path_4(free_pe_path_4),
+        .path_5(free_pe_path_5),
+        .path_6(free_pe_path_6),
+        .path_7(free_pe_path_7),
+        .path_8(free_pe_path_8),
+        .path_9(free_pe_path_9),
+        .path_10(free_pe_path_10),
+        .path_11(free_pe_path_11),
+        .path_12(free_pe_path_12),
+        .path_13(free_pe_path_13),
+        .path_14(free_pe_path_14),
+        .path_15(free_pe_path_15),
+        .path_16(free_pe_path_16),
+        .path_17(free_pe_path_17),
+        .path_18(free_pe_path_18),
+        .path_19(free_pe_path_19),
+        .path_20(free_pe_path_20),
+        .path_21(free_pe_path_21),
+        .path_22(free_pe_path_22),
+        .path_23(free_pe_path_23),
+        .path_24(free_pe_path_24),
+        .path_25(free_pe_path_25),
+        .path_26(free_pe_path_26),
+        .path_27(free_pe_path_27),
+        .path_28(free_pe_path_28),
+        .path_29(free_pe_path_29),
+        .path_30(free_pe_path_30)
     );
     mlb32_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -2044,7 +2449,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
     // Sub-block outputs this block does not use
     wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, rs_pe_onehot_8, rs_pe_onehot_9, rs_pe_onehot_10, rs_pe_onehot_11, rs_pe_onehot_12, rs_pe_onehot_13, rs_pe_onehot_14, rs_pe_onehot_15, rs_pe_onehot_16, rs_pe_onehot_17, rs_pe_onehot_18, rs_pe_onehot_19, rs_pe_onehot_20, rs_pe_onehot_21, rs_pe_onehot_22, rs_pe_onehot_23, rs_pe_onehot_24, rs_pe_onehot_25, rs_pe_onehot_26, rs_pe_onehot_27, rs_pe_onehot_28, rs_pe_onehot_29, rs_pe_onehot_30, rs_pe_onehot_31, 1'b0};
     wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, ls_pe_onehot_8, ls_pe_onehot_9, ls_pe_onehot_10, ls_pe_onehot_11, ls_pe_onehot_12, ls_pe_onehot_13, ls_pe_onehot_14, ls_pe_onehot_15, ls_pe_onehot_16, ls_pe_onehot_17, ls_pe_onehot_18, ls_pe_onehot_19, ls_pe_onehot_20, ls_pe_onehot_21, ls_pe_onehot_22, ls_pe_onehot_23, ls_pe_onehot_24, ls_pe_onehot_25, ls_pe_onehot_26, ls_pe_onehot_27, ls_pe_onehot_28, ls_pe_onehot_29, ls_pe_onehot_30, ls_pe_onehot_31, 1'b0};
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_lower_any_3, free_pe_lower_any_4, free_pe_lower_any_5, free_pe_lower_any_6, free_pe_lower_any_7, free_pe_lower_any_8, free_pe_lower_any_9, free_pe_lower_any_10, free_pe_lower_any_11, free_pe_lower_any_12, free_pe_lower_any_13, free_pe_lower_any_14, free_pe_lower_any_15, free_pe_lower_any_16, free_pe_lower_any_17, free_pe_lower_any_18, free_pe_lower_any_19, free_pe_lower_any_20, free_pe_lower_any_21, free_pe_lower_any_22, free_pe_lower_any_23, free_pe_lower_any_24, free_pe_lower_any_25, free_pe_lower_any_26, free_pe_lower_any_27, free_pe_lower_any_28, free_pe_lower_any_29, free_pe_lower_any_30, free_pe_path_0, free_pe_path_1, free_pe_path_2, free_pe_path_3, free_pe_path_4, free_pe_path_5, free_pe_path_6, free_pe_path_7, free_pe_path_8, free_pe_path_9, free_pe_path_10, free_pe_path_11, free_pe_path_12, free_pe_path_13, free_pe_path_14, free_pe_path_15, free_pe_path_16, free_pe_path_17, free_pe_path_18, free_pe_path_19, free_pe_path_20, free_pe_path_21, free_pe_path_22, free_pe_path_23, free_pe_path_24, free_pe_path_25, free_pe_path_26, free_pe_path_27, free_pe_path_28, free_pe_path_29, free_pe_path_30, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -3011,194 +3416,68 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         free_pe_req_31 = ~valid_31_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_31 = rs_req_0;
-        ls_any_t_31 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_32 = rs_req_1;
-        ls_any_t_32 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_33 = rs_req_2;
-        ls_any_t_33 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_34 = rs_req_3;
-        ls_any_t_34 = ls_req_3;
         rs_pe_req_4 = rs_req_4;
         ls_pe_req_4 = ls_req_4;
-        rs_any_t_35 = rs_req_4;
-        ls_any_t_35 = ls_req_4;
         rs_pe_req_5 = rs_req_5;
         ls_pe_req_5 = ls_req_5;
-        rs_any_t_36 = rs_req_5;
-        ls_any_t_36 = ls_req_5;
         rs_pe_req_6 = rs_req_6;
         ls_pe_req_6 = ls_req_6;
-        rs_any_t_37 = rs_req_6;
-        ls_any_t_37 = ls_req_6;
         rs_pe_req_7 = rs_req_7;
         ls_pe_req_7 = ls_req_7;
-        rs_any_t_38 = rs_req_7;
-        ls_any_t_38 = ls_req_7;
         rs_pe_req_8 = rs_req_8;
         ls_pe_req_8 = ls_req_8;
-        rs_any_t_39 = rs_req_8;
-        ls_any_t_39 = ls_req_8;
         rs_pe_req_9 = rs_req_9;
         ls_pe_req_9 = ls_req_9;
-        rs_any_t_40 = rs_req_9;
-        ls_any_t_40 = ls_req_9;
         rs_pe_req_10 = rs_req_10;
         ls_pe_req_10 = ls_req_10;
-        rs_any_t_41 = rs_req_10;
-        ls_any_t_41 = ls_req_10;
         rs_pe_req_11 = rs_req_11;
         ls_pe_req_11 = ls_req_11;
-        rs_any_t_42 = rs_req_11;
-        ls_any_t_42 = ls_req_11;
         rs_pe_req_12 = rs_req_12;
         ls_pe_req_12 = ls_req_12;
-        rs_any_t_43 = rs_req_12;
-        ls_any_t_43 = ls_req_12;
         rs_pe_req_13 = rs_req_13;
         ls_pe_req_13 = ls_req_13;
-        rs_any_t_44 = rs_req_13;
-        ls_any_t_44 = ls_req_13;
         rs_pe_req_14 = rs_req_14;
         ls_pe_req_14 = ls_req_14;
-        rs_any_t_45 = rs_req_14;
-        ls_any_t_45 = ls_req_14;
         rs_pe_req_15 = rs_req_15;
         ls_pe_req_15 = ls_req_15;
-        rs_any_t_46 = rs_req_15;
-        ls_any_t_46 = ls_req_15;
         rs_pe_req_16 = rs_req_16;
         ls_pe_req_16 = ls_req_16;
-        rs_any_t_47 = rs_req_16;
-        ls_any_t_47 = ls_req_16;
         rs_pe_req_17 = rs_req_17;
         ls_pe_req_17 = ls_req_17;
-        rs_any_t_48 = rs_req_17;
-        ls_any_t_48 = ls_req_17;
         rs_pe_req_18 = rs_req_18;
         ls_pe_req_18 = ls_req_18;
-        rs_any_t_49 = rs_req_18;
-        ls_any_t_49 = ls_req_18;
         rs_pe_req_19 = rs_req_19;
         ls_pe_req_19 = ls_req_19;
-        rs_any_t_50 = rs_req_19;
-        ls_any_t_50 = ls_req_19;
         rs_pe_req_20 = rs_req_20;
         ls_pe_req_20 = ls_req_20;
-        rs_any_t_51 = rs_req_20;
-        ls_any_t_51 = ls_req_20;
         rs_pe_req_21 = rs_req_21;
         ls_pe_req_21 = ls_req_21;
-        rs_any_t_52 = rs_req_21;
-        ls_any_t_52 = ls_req_21;
         rs_pe_req_22 = rs_req_22;
         ls_pe_req_22 = ls_req_22;
-        rs_any_t_53 = rs_req_22;
-        ls_any_t_53 = ls_req_22;
         rs_pe_req_23 = rs_req_23;
         ls_pe_req_23 = ls_req_23;
-        rs_any_t_54 = rs_req_23;
-        ls_any_t_54 = ls_req_23;
         rs_pe_req_24 = rs_req_24;
         ls_pe_req_24 = ls_req_24;
-        rs_any_t_55 = rs_req_24;
-        ls_any_t_55 = ls_req_24;
         rs_pe_req_25 = rs_req_25;
         ls_pe_req_25 = ls_req_25;
-        rs_any_t_56 = rs_req_25;
-        ls_any_t_56 = ls_req_25;
         rs_pe_req_26 = rs_req_26;
         ls_pe_req_26 = ls_req_26;
-        rs_any_t_57 = rs_req_26;
-        ls_any_t_57 = ls_req_26;
         rs_pe_req_27 = rs_req_27;
         ls_pe_req_27 = ls_req_27;
-        rs_any_t_58 = rs_req_27;
-        ls_any_t_58 = ls_req_27;
         rs_pe_req_28 = rs_req_28;
         ls_pe_req_28 = ls_req_28;
-        rs_any_t_59 = rs_req_28;
-        ls_any_t_59 = ls_req_28;
         rs_pe_req_29 = rs_req_29;
         ls_pe_req_29 = ls_req_29;
-        rs_any_t_60 = rs_req_29;
-        ls_any_t_60 = ls_req_29;
         rs_pe_req_30 = rs_req_30;
         ls_pe_req_30 = ls_req_30;
-        rs_any_t_61 = rs_req_30;
-        ls_any_t_61 = ls_req_30;
         rs_pe_req_31 = rs_req_31;
         ls_pe_req_31 = ls_req_31;
-        rs_any_t_62 = rs_req_31;
-        ls_any_t_62 = ls_req_31;
-        rs_any_t_30 = rs_any_t_61 || rs_any_t_62;
-        ls_any_t_30 = ls_any_t_61 || ls_any_t_62;
-        rs_any_t_29 = rs_any_t_59 || rs_any_t_60;
-        ls_any_t_29 = ls_any_t_59 || ls_any_t_60;
-        rs_any_t_28 = rs_any_t_57 || rs_any_t_58;
-        ls_any_t_28 = ls_any_t_57 || ls_any_t_58;
-        rs_any_t_27 = rs_any_t_55 || rs_any_t_56;
-        ls_any_t_27 = ls_any_t_55 || ls_any_t_56;
-        rs_any_t_26 = rs_any_t_53 || rs_any_t_54;
-        ls_any_t_26 = ls_any_t_53 || ls_any_t_54;
-        rs_any_t_25 = rs_any_t_51 || rs_any_t_52;
-        ls_any_t_25 = ls_any_t_51 || ls_any_t_52;
-        rs_any_t_24 = rs_any_t_49 || rs_any_t_50;
-        ls_any_t_24 = ls_any_t_49 || ls_any_t_50;
-        rs_any_t_23 = rs_any_t_47 || rs_any_t_48;
-        ls_any_t_23 = ls_any_t_47 || ls_any_t_48;
-        rs_any_t_22 = rs_any_t_45 || rs_any_t_46;
-        ls_any_t_22 = ls_any_t_45 || ls_any_t_46;
-        rs_any_t_21 = rs_any_t_43 || rs_any_t_44;
-        ls_any_t_21 = ls_any_t_43 || ls_any_t_44;
-        rs_any_t_20 = rs_any_t_41 || rs_any_t_42;
-        ls_any_t_20 = ls_any_t_41 || ls_any_t_42;
-        rs_any_t_19 = rs_any_t_39 || rs_any_t_40;
-        ls_any_t_19 = ls_any_t_39 || ls_any_t_40;
-        rs_any_t_18 = rs_any_t_37 || rs_any_t_38;
-        ls_any_t_18 = ls_any_t_37 || ls_any_t_38;
-        rs_any_t_17 = rs_any_t_35 || rs_any_t_36;
-        ls_any_t_17 = ls_any_t_35 || ls_any_t_36;
-        rs_any_t_16 = rs_any_t_33 || rs_any_t_34;
-        ls_any_t_16 = ls_any_t_33 || ls_any_t_34;
-        rs_any_t_15 = rs_any_t_31 || rs_any_t_32;
-        ls_any_t_15 = ls_any_t_31 || ls_any_t_32;
-        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
-        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
-        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
-        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
-        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
-        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
-        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
-        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
-        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
-        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
-        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
-        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
-        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
-        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
-        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
-        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
-        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
-        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
-        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
-        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
-        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
-        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
-        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
-        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -3597,11 +3876,635 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_2 = zero_n;
+        ta_set_2 = zero_n;
+        tb_mask_2 = zero_n;
+        tb_set_2 = zero_n;
+        ta_mask_3 = zero_n;
+        ta_set_3 = zero_n;
+        tb_mask_3 = zero_n;
+        tb_set_3 = zero_n;
+        ta_mask_4 = zero_n;
+        ta_set_4 = zero_n;
+        tb_mask_4 = zero_n;
+        tb_set_4 = zero_n;
+        ta_mask_5 = zero_n;
+        ta_set_5 = zero_n;
+        tb_mask_5 = zero_n;
+        tb_set_5 = zero_n;
+        ta_mask_6 = zero_n;
+        ta_set_6 = zero_n;
+        tb_mask_6 = zero_n;
+        tb_set_6 = zero_n;
+        ta_mask_7 = zero_n;
+        ta_set_7 = zero_n;
+        tb_mask_7 = zero_n;
+        tb_set_7 = zero_n;
+        ta_mask_8 = zero_n;
+        ta_set_8 = zero_n;
+        tb_mask_8 = zero_n;
+        tb_set_8 = zero_n;
+        ta_mask_9 = zero_n;
+        ta_set_9 = zero_n;
+        tb_mask_9 = zero_n;
+        tb_set_9 = zero_n;
+        ta_mask_10 = zero_n;
+        ta_set_10 = zero_n;
+        tb_mask_10 = zero_n;
+        tb_set_10 = zero_n;
+        ta_mask_11 = zero_n;
+        ta_set_11 = zero_n;
+        tb_mask_11 = zero_n;
+        tb_set_11 = zero_n;
+        ta_mask_12 = zero_n;
+        ta_set_12 = zero_n;
+        tb_mask_12 = zero_n;
+        tb_set_12 = zero_n;
+        ta_mask_13 = zero_n;
+        ta_set_13 = zero_n;
+        tb_mask_13 = zero_n;
+        tb_set_13 = zero_n;
+        ta_mask_14 = zero_n;
+        ta_set_14 = zero_n;
+        tb_mask_14 = zero_n;
+        tb_set_14 = zero_n;
+        ta_mask_15 = zero_n;
+        ta_set_15 = zero_n;
+        tb_mask_15 = zero_n;
+        tb_set_15 = zero_n;
+        ta_mask_16 = zero_n;
+        ta_set_16 = zero_n;
+        tb_mask_16 = zero_n;
+        tb_set_16 = zero_n;
+        ta_mask_17 = zero_n;
+        ta_set_17 = zero_n;
+        tb_mask_17 = zero_n;
+        tb_set_17 = zero_n;
+        ta_mask_18 = zero_n;
+        ta_set_18 = zero_n;
+        tb_mask_18 = zero_n;
+        tb_set_18 = zero_n;
+        ta_mask_19 = zero_n;
+        ta_set_19 = zero_n;
+        tb_mask_19 = zero_n;
+        tb_set_19 = zero_n;
+        ta_mask_20 = zero_n;
+        ta_set_20 = zero_n;
+        tb_mask_20 = zero_n;
+        tb_set_20 = zero_n;
+        ta_mask_21 = zero_n;
+        ta_set_21 = zero_n;
+        tb_mask_21 = zero_n;
+        tb_set_21 = zero_n;
+        ta_mask_22 = zero_n;
+        ta_set_22 = zero_n;
+        tb_mask_22 = zero_n;
+        tb_set_22 = zero_n;
+        ta_mask_23 = zero_n;
+        ta_set_23 = zero_n;
+        tb_mask_23 = zero_n;
+        tb_set_23 = zero_n;
+        ta_mask_24 = zero_n;
+        ta_set_24 = zero_n;
+        tb_mask_24 = zero_n;
+        tb_set_24 = zero_n;
+        ta_mask_25 = zero_n;
+        ta_set_25 = zero_n;
+        tb_mask_25 = zero_n;
+        tb_set_25 = zero_n;
+        ta_mask_26 = zero_n;
+        ta_set_26 = zero_n;
+        tb_mask_26 = zero_n;
+        tb_set_26 = zero_n;
+        ta_mask_27 = zero_n;
+        ta_set_27 = zero_n;
+        tb_mask_27 = zero_n;
+        tb_set_27 = zero_n;
+        ta_mask_28 = zero_n;
+        ta_set_28 = zero_n;
+        tb_mask_28 = zero_n;
+        tb_set_28 = zero_n;
+        ta_mask_29 = zero_n;
+        ta_set_29 = zero_n;
+        tb_mask_29 = zero_n;
+        tb_set_29 = zero_n;
+        ta_mask_30 = zero_n;
+        ta_set_30 = zero_n;
+        tb_mask_30 = zero_n;
+        tb_set_30 = zero_n;
+        ta_mask_31 = zero_n;
+        ta_set_31 = zero_n;
+        tb_mask_31 = zero_n;
+        tb_set_31 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
+        ta_mask_2 = ta_mask_1;
+        ta_set_2 = ta_set_1;
+        tb_mask_2 = tb_mask_1;
+        tb_set_2 = tb_set_1;
+        if (rs_pe_path_1) begin
+            ta_mask_2 = ta_mask_1 | node_bit_1;
+        end
+        if (rs_pe_lower_any_1) begin
+            ta_set_2 = ta_set_1 | node_bit_1;
+        end
+        if (ls_pe_path_1) begin
+            tb_mask_2 = tb_mask_1 | node_bit_1;
+        end
+        if (ls_pe_lower_any_1) begin
+            tb_set_2 = tb_set_1 | node_bit_1;
+        end
+        ta_mask_3 = ta_mask_2;
+        ta_set_3 = ta_set_2;
+        tb_mask_3 = tb_mask_2;
+        tb_set_3 = tb_set_2;
+        if (rs_pe_path_2) begin
+            ta_mask_3 = ta_mask_2 | node_bit_2;
+        end
+        if (rs_pe_lower_any_2) begin
+            ta_set_3 = ta_set_2 | node_bit_2;
+        end
+        if (ls_pe_path_2) begin
+            tb_mask_3 = tb_mask_2 | node_bit_2;
+        end
+        if (ls_pe_lower_any_2) begin
+            tb_set_3 = tb_set_2 | node_bit_2;
+        end
+        ta_mask_4 = ta_mask_3;
+        ta_set_4 = ta_set_3;
+        tb_mask_4 = tb_mask_3;
+        tb_set_4 = tb_set_3;
+        if (rs_pe_path_3) begin
+            ta_mask_4 = ta_mask_3 | node_bit_3;
+        end
+        if (rs_pe_lower_any_3) begin
+            ta_set_4 = ta_set_3 | node_bit_3;
+        end
+        if (ls_pe_path_3) begin
+            tb_mask_4 = tb_mask_3 | node_bit_3;
+        end
+        if (ls_pe_lower_any_3) begin
+            tb_set_4 = tb_set_3 | node_bit_3;
+        end
+        ta_mask_5 = ta_mask_4;
+        ta_set_5 = ta_set_4;
+        tb_mask_5 = tb_mask_4;
+        tb_set_5 = tb_set_4;
+        if (rs_pe_path_4) begin
+            ta_mask_5 = ta_mask_4 | node_bit_4;
+        end
+        if (rs_pe_lower_any_4) begin
+            ta_set_5 = ta_set_4 | node_bit_4;
+        end
+        if (ls_pe_path_4) begin
+            tb_mask_5 = tb_mask_4 | node_bit_4;
+        end
+        if (ls_pe_lower_any_4) begin
+            tb_set_5 = tb_set_4 | node_bit_4;
+        end
+        ta_mask_6 = ta_mask_5;
+        ta_set_6 = ta_set_5;
+        tb_mask_6 = tb_mask_5;
+        tb_set_6 = tb_set_5;
+        if (rs_pe_path_5) begin
+            ta_mask_6 = ta_mask_5 | node_bit_5;
+        end
+        if (rs_pe_lower_any_5) begin
+            ta_set_6 = ta_set_5 | node_bit_5;
+        end
+        if (ls_pe_path_5) begin
+            tb_mask_6 = tb_mask_5 | node_bit_5;
+        end
+        if (ls_pe_lower_any_5) begin
+            tb_set_6 = tb_set_5 | node_bit_5;
+        end
+        ta_mask_7 = ta_mask_6;
+        ta_set_7 = ta_set_6;
+        tb_mask_7 = tb_mask_6;
+        tb_set_7 = tb_set_6;
+        if (rs_pe_path_6) begin
+            ta_mask_7 = ta_mask_6 | node_bit_6;
+        end
+        if (rs_pe_lower_any_6) begin
+            ta_set_7 = ta_set_6 | node_bit_6;
+        end
+        if (ls_pe_path_6) begin
+            tb_mask_7 = tb_mask_6 | node_bit_6;
+        end
+        if (ls_pe_lower_any_6) begin
+            tb_set_7 = tb_set_6 | node_bit_6;
+        end
+        ta_mask_8 = ta_mask_7;
+        ta_set_8 = ta_set_7;
+        tb_mask_8 = tb_mask_7;
+        tb_set_8 = tb_set_7;
+        if (rs_pe_path_7) begin
+            ta_mask_8 = ta_mask_7 | node_bit_7;
+        end
+        if (rs_pe_lower_any_7) begin
+            ta_set_8 = ta_set_7 | node_bit_7;
+        end
+        if (ls_pe_path_7) begin
+            tb_mask_8 = tb_mask_7 | node_bit_7;
+        end
+        if (ls_pe_lower_any_7) begin
+            tb_set_8 = tb_set_7 | node_bit_7;
+        end
+        ta_mask_9 = ta_mask_8;
+        ta_set_9 = ta_set_8;
+        tb_mask_9 = tb_mask_8;
+        tb_set_9 = tb_set_8;
+        if (rs_pe_path_8) begin
+            ta_mask_9 = ta_mask_8 | node_bit_8;
+        end
+        if (rs_pe_lower_any_8) begin
+            ta_set_9 = ta_set_8 | node_bit_8;
+        end
+        if (ls_pe_path_8) begin
+            tb_mask_9 = tb_mask_8 | node_bit_8;
+        end
+        if (ls_pe_lower_any_8) begin
+            tb_set_9 = tb_set_8 | node_bit_8;
+        end
+        ta_mask_10 = ta_mask_9;
+        ta_set_10 = ta_set_9;
+        tb_mask_10 = tb_mask_9;
+        tb_set_10 = tb_set_9;
+        if (rs_pe_path_9) begin
+            ta_mask_10 = ta_mask_9 | node_bit_9;
+        end
+        if (rs_pe_lower_any_9) begin
+            ta_set_10 = ta_set_9 | node_bit_9;
+        end
+        if (ls_pe_path_9) begin
+            tb_mask_10 = tb_mask_9 | node_bit_9;
+        end
+        if (ls_pe_lower_any_9) begin
+            tb_set_10 = tb_set_9 | node_bit_9;
+        end
+        ta_mask_11 = ta_mask_10;
+        ta_set_11 = ta_set_10;
+        tb_mask_11 = tb_mask_10;
+        tb_set_11 = tb_set_10;
+        if (rs_pe_path_10) begin
+            ta_mask_11 = ta_mask_10 | node_bit_10;
+        end
+        if (rs_pe_lower_any_10) begin
+            ta_set_11 = ta_set_10 | node_bit_10;
+        end
+        if (ls_pe_path_10) begin
+            tb_mask_11 = tb_mask_10 | node_bit_10;
+        end
+        if (ls_pe_lower_any_10) begin
+            tb_set_11 = tb_set_10 | node_bit_10;
+        end
+        ta_mask_12 = ta_mask_11;
+        ta_set_12 = ta_set_11;
+        tb_mask_12 = tb_mask_11;
+        tb_set_12 = tb_set_11;
+        if (rs_pe_path_11) begin
+            ta_mask_12 = ta_mask_11 | node_bit_11;
+        end
+        if (rs_pe_lower_any_11) begin
+            ta_set_12 = ta_set_11 | node_bit_11;
+        end
+        if (ls_pe_path_11) begin
+            tb_mask_12 = tb_mask_11 | node_bit_11;
+        end
+        if (ls_pe_lower_any_11) begin
+            tb_set_12 = tb_set_11 | node_bit_11;
+        end
+        ta_mask_13 = ta_mask_12;
+        ta_set_13 = ta_set_12;
+        tb_mask_13 = tb_mask_12;
+        tb_set_13 = tb_set_12;
+        if (rs_pe_path_12) begin
+            ta_mask_13 = ta_mask_12 | node_bit_12;
+        end
+        if (rs_pe_lower_any_12) begin
+            ta_set_13 = ta_set_12 | node_bit_12;
+        end
+        if (ls_pe_path_12) begin
+            tb_mask_13 = tb_mask_12 | node_bit_12;
+        end
+        if (ls_pe_lower_any_12) begin
+            tb_set_13 = tb_set_12 | node_bit_12;
+        end
+        ta_mask_14 = ta_mask_13;
+        ta_set_14 = ta_set_13;
+        tb_mask_14 = tb_mask_13;
+        tb_set_14 = tb_set_13;
+        if (rs_pe_path_13) begin
+            ta_mask_14 = ta_mask_13 | node_bit_13;
+        end
+        if (rs_pe_lower_any_13) begin
+            ta_set_14 = ta_set_13 | node_bit_13;
+        end
+        if (ls_pe_path_13) begin
+            tb_mask_14 = tb_mask_13 | node_bit_13;
+        end
+        if (ls_pe_lower_any_13) begin
+            tb_set_14 = tb_set_13 | node_bit_13;
+        end
+        ta_mask_15 = ta_mask_14;
+        ta_set_15 = ta_set_14;
+        tb_mask_15 = tb_mask_14;
+        tb_set_15 = tb_set_14;
+        if (rs_pe_path_14) begin
+            ta_mask_15 = ta_mask_14 | node_bit_14;
+        end
+        if (rs_pe_lower_any_14) begin
+            ta_set_15 = ta_set_14 | node_bit_14;
+        end
+        if (ls_pe_path_14) begin
+            tb_mask_15 = tb_mask_14 | node_bit_14;
+        end
+        if (ls_pe_lower_any_14) begin
+            tb_set_15 = tb_set_14 | node_bit_14;
+        end
+        ta_mask_16 = ta_mask_15;
+        ta_set_16 = ta_set_15;
+        tb_mask_16 = tb_mask_15;
+        tb_set_16 = tb_set_15;
+        if (rs_pe_path_15) begin
+            ta_mask_16 = ta_mask_15 | node_bit_15;
+        end
+        if (rs_pe_lower_any_15) begin
+            ta_set_16 = ta_set_15 | node_bit_15;
+        end
+        if (ls_pe_path_15) begin
+            tb_mask_16 = tb_mask_15 | node_bit_15;
+        end
+        if (ls_pe_lower_any_15) begin
+            tb_set_16 = tb_set_15 | node_bit_15;
+        end
+        ta_mask_17 = ta_mask_16;
+        ta_set_17 = ta_set_16;
+        tb_mask_17 = tb_mask_16;
+        tb_set_17 = tb_set_16;
+        if (rs_pe_path_16) begin
+            ta_mask_17 = ta_mask_16 | node_bit_16;
+        end
+        if (rs_pe_lower_any_16) begin
+            ta_set_17 = ta_set_16 | node_bit_16;
+        end
+        if (ls_pe_path_16) begin
+            tb_mask_17 = tb_mask_16 | node_bit_16;
+        end
+        if (ls_pe_lower_any_16) begin
+            tb_set_17 = tb_set_16 | node_bit_16;
+        end
+        ta_mask_18 = ta_mask_17;
+        ta_set_18 = ta_set_17;
+        tb_mask_18 = tb_mask_17;
+        tb_set_18 = tb_set_17;
+        if (rs_pe_path_17) begin
+            ta_mask_18 = ta_mask_17 | node_bit_17;
+        end
+        if (rs_pe_lower_any_17) begin
+            ta_set_18 = ta_set_17 | node_bit_17;
+        end
+        if (ls_pe_path_17) begin
+            tb_mask_18 = tb_mask_17 | node_bit_17;
+        end
+        if (ls_pe_lower_any_17) begin
+            tb_set_18 = tb_set_17 | node_bit_17;
+        end
+        ta_mask_19 = ta_mask_18;
+        ta_set_19 = ta_set_18;
+        tb_mask_19 = tb_mask_18;
+        tb_set_19 = tb_set_18;
+        if (rs_pe_path_18) begin
+            ta_mask_19 = ta_mask_18 | node_bit_18;
+        end
+        if (rs_pe_lower_any_18) begin
+            ta_set_19 = ta_set_18 | node_bit_18;
+        end
+        if (ls_pe_path_18) begin
+            tb_mask_19 = tb_mask_18 | node_bit_18;
+        end
+        if (ls_pe_lower_any_18) begin
+            tb_set_19 = tb_set_18 | node_bit_18;
+        end
+        ta_mask_20 = ta_mask_19;
+        ta_set_20 = ta_set_19;
+        tb_mask_20 = tb_mask_19;
+        tb_set_20 = tb_set_19;
+        if (rs_pe_path_19) begin
+            ta_mask_20 = ta_mask_19 | node_bit_19;
+        end
+        if (rs_pe_lower_any_19) begin
+            ta_set_20 = ta_set_19 | node_bit_19;
+        end
+        if (ls_pe_path_19) begin
+            tb_mask_20 = tb_mask_19 | node_bit_19;
+        end
+        if (ls_pe_lower_any_19) begin
+            tb_set_20 = tb_set_19 | node_bit_19;
+        end
+        ta_mask_21 = ta_mask_20;
+        ta_set_21 = ta_set_20;
+        tb_mask_21 = tb_mask_20;
+        tb_set_21 = tb_set_20;
+        if (rs_pe_path_20) begin
+            ta_mask_21 = ta_mask_20 | node_bit_20;
+        end
+        if (rs_pe_lower_any_20) begin
+            ta_set_21 = ta_set_20 | node_bit_20;
+        end
+        if (ls_pe_path_20) begin
+            tb_mask_21 = tb_mask_20 | node_bit_20;
+        end
+        if (ls_pe_lower_any_20) begin
+            tb_set_21 = tb_set_20 | node_bit_20;
+        end
+        ta_mask_22 = ta_mask_21;
+        ta_set_22 = ta_set_21;
+        tb_mask_22 = tb_mask_21;
+        tb_set_22 = tb_set_21;
+        if (rs_pe_path_21) begin
+            ta_mask_22 = ta_mask_21 | node_bit_21;
+        end
+        if (rs_pe_lower_any_21) begin
+            ta_set_22 = ta_set_21 | node_bit_21;
+        end
+        if (ls_pe_path_21) begin
+            tb_mask_22 = tb_mask_21 | node_bit_21;
+        end
+        if (ls_pe_lower_any_21) begin
+            tb_set_22 = tb_set_21 | node_bit_21;
+        end
+        ta_mask_23 = ta_mask_22;
+        ta_set_23 = ta_set_22;
+        tb_mask_23 = tb_mask_22;
+        tb_set_23 = tb_set_22;
+        if (rs_pe_path_22) begin
+            ta_mask_23 = ta_mask_22 | node_bit_22;
+        end
+        if (rs_pe_lower_any_22) begin
+            ta_set_23 = ta_set_22 | node_bit_22;
+        end
+        if (ls_pe_path_22) begin
+            tb_mask_23 = tb_mask_22 | node_bit_22;
+        end
+        if (ls_pe_lower_any_22) begin
+            tb_set_23 = tb_set_22 | node_bit_22;
+        end
+        ta_mask_24 = ta_mask_23;
+        ta_set_24 = ta_set_23;
+        tb_mask_24 = tb_mask_23;
+        tb_set_24 = tb_set_23;
+        if (rs_pe_path_23) begin
+            ta_mask_24 = ta_mask_23 | node_bit_23;
+        end
+        if (rs_pe_lower_any_23) begin
+            ta_set_24 = ta_set_23 | node_bit_23;
+        end
+        if (ls_pe_path_23) begin
+            tb_mask_24 = tb_mask_23 | node_bit_23;
+        end
+        if (ls_pe_lower_any_23) begin
+            tb_set_24 = tb_set_23 | node_bit_23;
+        end
+        ta_mask_25 = ta_mask_24;
+        ta_set_25 = ta_set_24;
+        tb_mask_25 = tb_mask_24;
+        tb_set_25 = tb_set_24;
+        if (rs_pe_path_24) begin
+            ta_mask_25 = ta_mask_24 | node_bit_24;
+        end
+        if (rs_pe_lower_any_24) begin
+            ta_set_25 = ta_set_24 | node_bit_24;
+        end
+        if (ls_pe_path_24) begin
+            tb_mask_25 = tb_mask_24 | node_bit_24;
+        end
+        if (ls_pe_lower_any_24) begin
+            tb_set_25 = tb_set_24 | node_bit_24;
+        end
+        ta_mask_26 = ta_mask_25;
+        ta_set_26 = ta_set_25;
+        tb_mask_26 = tb_mask_25;
+        tb_set_26 = tb_set_25;
+        if (rs_pe_path_25) begin
+            ta_mask_26 = ta_mask_25 | node_bit_25;
+        end
+        if (rs_pe_lower_any_25) begin
+            ta_set_26 = ta_set_25 | node_bit_25;
+        end
+        if (ls_pe_path_25) begin
+            tb_mask_26 = tb_mask_25 | node_bit_25;
+        end
+        if (ls_pe_lower_any_25) begin
+            tb_set_26 = tb_set_25 | node_bit_25;
+        end
+        ta_mask_27 = ta_mask_26;
+        ta_set_27 = ta_set_26;
+        tb_mask_27 = tb_mask_26;
+        tb_set_27 = tb_set_26;
+        if (rs_pe_path_26) begin
+            ta_mask_27 = ta_mask_26 | node_bit_26;
+        end
+        if (rs_pe_lower_any_26) begin
+            ta_set_27 = ta_set_26 | node_bit_26;
+        end
+        if (ls_pe_path_26) begin
+            tb_mask_27 = tb_mask_26 | node_bit_26;
+        end
+        if (ls_pe_lower_any_26) begin
+            tb_set_27 = tb_set_26 | node_bit_26;
+        end
+        ta_mask_28 = ta_mask_27;
+        ta_set_28 = ta_set_27;
+        tb_mask_28 = tb_mask_27;
+        tb_set_28 = tb_set_27;
+        if (rs_pe_path_27) begin
+            ta_mask_28 = ta_mask_27 | node_bit_27;
+        end
+        if (rs_pe_lower_any_27) begin
+            ta_set_28 = ta_set_27 | node_bit_27;
+        end
+        if (ls_pe_path_27) begin
+            tb_mask_28 = tb_mask_27 | node_bit_27;
+        end
+        if (ls_pe_lower_any_27) begin
+            tb_set_28 = tb_set_27 | node_bit_27;
+        end
+        ta_mask_29 = ta_mask_28;
+        ta_set_29 = ta_set_28;
+        tb_mask_29 = tb_mask_28;
+        tb_set_29 = tb_set_28;
+        if (rs_pe_path_28) begin
+            ta_mask_29 = ta_mask_28 | node_bit_28;
+        end
+        if (rs_pe_lower_any_28) begin
+            ta_set_29 = ta_set_28 | node_bit_28;
+        end
+        if (ls_pe_path_28) begin
+            tb_mask_29 = tb_mask_28 | node_bit_28;
+        end
+        if (ls_pe_lower_any_28) begin
+            tb_set_29 = tb_set_28 | node_bit_28;
+        end
+        ta_mask_30 = ta_mask_29;
+        ta_set_30 = ta_set_29;
+        tb_mask_30 = tb_mask_29;
+        tb_set_30 = tb_set_29;
+        if (rs_pe_path_29) begin
+            ta_mask_30 = ta_mask_29 | node_bit_29;
+        end
+        if (rs_pe_lower_any_29) begin
+            ta_set_30 = ta_set_29 | node_bit_29;
+        end
+        if (ls_pe_path_29) begin
+            tb_mask_30 = tb_mask_29 | node_bit_29;
+        end
+        if (ls_pe_lower_any_29) begin
+            tb_set_30 = tb_set_29 | node_bit_29;
+        end
+        ta_mask_31 = ta_mask_30;
+        ta_set_31 = ta_set_30;
+        tb_mask_31 = tb_mask_30;
+        tb_set_31 = tb_set_30;
+        if (rs_pe_path_30) begin
+            ta_mask_31 = ta_mask_30 | node_bit_30;
+        end
+        if (rs_pe_lower_any_30) begin
+            ta_set_31 = ta_set_30 | node_bit_30;
+        end
+        if (ls_pe_path_30) begin
+            tb_mask_31 = tb_mask_30 | node_bit_30;
+        end
+        if (ls_pe_lower_any_30) begin
+            tb_set_31 = tb_set_30 | node_bit_30;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_mask = ta_mask_31;
+        plru_0_touch_a_set = ta_set_31;
+        plru_0_touch_b_mask = tb_mask_31;
+        plru_0_touch_b_set = tb_set_31;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -4181,11 +5084,11 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
             valid_31_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -4836,7 +5739,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_30 = rs_sel_base_62;
         rs_sel_size_30 = rs_sel_size_62;
         rs_sel_tag_30 = rs_sel_tag_62;
-        if (rs_any_t_61) begin
+        if (rs_pe_lower_any_30) begin
             rs_sel_loc_30 = rs_sel_loc_61;
             rs_sel_base_30 = rs_sel_base_61;
             rs_sel_size_30 = rs_sel_size_61;
@@ -4845,7 +5748,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_30 = ls_sel_base_62;
         ls_sel_size_30 = ls_sel_size_62;
         ls_sel_tag_30 = ls_sel_tag_62;
-        if (ls_any_t_61) begin
+        if (ls_pe_lower_any_30) begin
             ls_sel_base_30 = ls_sel_base_61;
             ls_sel_size_30 = ls_sel_size_61;
             ls_sel_tag_30 = ls_sel_tag_61;
@@ -4854,7 +5757,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_29 = rs_sel_base_60;
         rs_sel_size_29 = rs_sel_size_60;
         rs_sel_tag_29 = rs_sel_tag_60;
-        if (rs_any_t_59) begin
+        if (rs_pe_lower_any_29) begin
             rs_sel_loc_29 = rs_sel_loc_59;
             rs_sel_base_29 = rs_sel_base_59;
             rs_sel_size_29 = rs_sel_size_59;
@@ -4863,7 +5766,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_29 = ls_sel_base_60;
         ls_sel_size_29 = ls_sel_size_60;
         ls_sel_tag_29 = ls_sel_tag_60;
-        if (ls_any_t_59) begin
+        if (ls_pe_lower_any_29) begin
             ls_sel_base_29 = ls_sel_base_59;
             ls_sel_size_29 = ls_sel_size_59;
             ls_sel_tag_29 = ls_sel_tag_59;
@@ -4872,7 +5775,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_28 = rs_sel_base_58;
         rs_sel_size_28 = rs_sel_size_58;
         rs_sel_tag_28 = rs_sel_tag_58;
-        if (rs_any_t_57) begin
+        if (rs_pe_lower_any_28) begin
             rs_sel_loc_28 = rs_sel_loc_57;
             rs_sel_base_28 = rs_sel_base_57;
             rs_sel_size_28 = rs_sel_size_57;
@@ -4881,7 +5784,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_28 = ls_sel_base_58;
         ls_sel_size_28 = ls_sel_size_58;
         ls_sel_tag_28 = ls_sel_tag_58;
-        if (ls_any_t_57) begin
+        if (ls_pe_lower_any_28) begin
             ls_sel_base_28 = ls_sel_base_57;
             ls_sel_size_28 = ls_sel_size_57;
             ls_sel_tag_28 = ls_sel_tag_57;
@@ -4890,7 +5793,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_27 = rs_sel_base_56;
         rs_sel_size_27 = rs_sel_size_56;
         rs_sel_tag_27 = rs_sel_tag_56;
-        if (rs_any_t_55) begin
+        if (rs_pe_lower_any_27) begin
             rs_sel_loc_27 = rs_sel_loc_55;
             rs_sel_base_27 = rs_sel_base_55;
             rs_sel_size_27 = rs_sel_size_55;
@@ -4899,7 +5802,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_27 = ls_sel_base_56;
         ls_sel_size_27 = ls_sel_size_56;
         ls_sel_tag_27 = ls_sel_tag_56;
-        if (ls_any_t_55) begin
+        if (ls_pe_lower_any_27) begin
             ls_sel_base_27 = ls_sel_base_55;
             ls_sel_size_27 = ls_sel_size_55;
             ls_sel_tag_27 = ls_sel_tag_55;
@@ -4908,7 +5811,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_26 = rs_sel_base_54;
         rs_sel_size_26 = rs_sel_size_54;
         rs_sel_tag_26 = rs_sel_tag_54;
-        if (rs_any_t_53) begin
+        if (rs_pe_lower_any_26) begin
             rs_sel_loc_26 = rs_sel_loc_53;
             rs_sel_base_26 = rs_sel_base_53;
             rs_sel_size_26 = rs_sel_size_53;
@@ -4917,7 +5820,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_26 = ls_sel_base_54;
         ls_sel_size_26 = ls_sel_size_54;
         ls_sel_tag_26 = ls_sel_tag_54;
-        if (ls_any_t_53) begin
+        if (ls_pe_lower_any_26) begin
             ls_sel_base_26 = ls_sel_base_53;
             ls_sel_size_26 = ls_sel_size_53;
             ls_sel_tag_26 = ls_sel_tag_53;
@@ -4926,7 +5829,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_25 = rs_sel_base_52;
         rs_sel_size_25 = rs_sel_size_52;
         rs_sel_tag_25 = rs_sel_tag_52;
-        if (rs_any_t_51) begin
+        if (rs_pe_lower_any_25) begin
             rs_sel_loc_25 = rs_sel_loc_51;
             rs_sel_base_25 = rs_sel_base_51;
             rs_sel_size_25 = rs_sel_size_51;
@@ -4935,7 +5838,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_25 = ls_sel_base_52;
         ls_sel_size_25 = ls_sel_size_52;
         ls_sel_tag_25 = ls_sel_tag_52;
-        if (ls_any_t_51) begin
+        if (ls_pe_lower_any_25) begin
             ls_sel_base_25 = ls_sel_base_51;
             ls_sel_size_25 = ls_sel_size_51;
             ls_sel_tag_25 = ls_sel_tag_51;
@@ -4944,7 +5847,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_24 = rs_sel_base_50;
         rs_sel_size_24 = rs_sel_size_50;
         rs_sel_tag_24 = rs_sel_tag_50;
-        if (rs_any_t_49) begin
+        if (rs_pe_lower_any_24) begin
             rs_sel_loc_24 = rs_sel_loc_49;
             rs_sel_base_24 = rs_sel_base_49;
             rs_sel_size_24 = rs_sel_size_49;
@@ -4953,7 +5856,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_24 = ls_sel_base_50;
         ls_sel_size_24 = ls_sel_size_50;
         ls_sel_tag_24 = ls_sel_tag_50;
-        if (ls_any_t_49) begin
+        if (ls_pe_lower_any_24) begin
             ls_sel_base_24 = ls_sel_base_49;
             ls_sel_size_24 = ls_sel_size_49;
             ls_sel_tag_24 = ls_sel_tag_49;
@@ -4962,7 +5865,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_23 = rs_sel_base_48;
         rs_sel_size_23 = rs_sel_size_48;
         rs_sel_tag_23 = rs_sel_tag_48;
-        if (rs_any_t_47) begin
+        if (rs_pe_lower_any_23) begin
             rs_sel_loc_23 = rs_sel_loc_47;
             rs_sel_base_23 = rs_sel_base_47;
             rs_sel_size_23 = rs_sel_size_47;
@@ -4971,7 +5874,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_23 = ls_sel_base_48;
         ls_sel_size_23 = ls_sel_size_48;
         ls_sel_tag_23 = ls_sel_tag_48;
-        if (ls_any_t_47) begin
+        if (ls_pe_lower_any_23) begin
             ls_sel_base_23 = ls_sel_base_47;
             ls_sel_size_23 = ls_sel_size_47;
             ls_sel_tag_23 = ls_sel_tag_47;
@@ -4980,7 +5883,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_22 = rs_sel_base_46;
         rs_sel_size_22 = rs_sel_size_46;
         rs_sel_tag_22 = rs_sel_tag_46;
-        if (rs_any_t_45) begin
+        if (rs_pe_lower_any_22) begin
             rs_sel_loc_22 = rs_sel_loc_45;
             rs_sel_base_22 = rs_sel_base_45;
             rs_sel_size_22 = rs_sel_size_45;
@@ -4989,7 +5892,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_22 = ls_sel_base_46;
         ls_sel_size_22 = ls_sel_size_46;
         ls_sel_tag_22 = ls_sel_tag_46;
-        if (ls_any_t_45) begin
+        if (ls_pe_lower_any_22) begin
             ls_sel_base_22 = ls_sel_base_45;
             ls_sel_size_22 = ls_sel_size_45;
             ls_sel_tag_22 = ls_sel_tag_45;
@@ -4998,7 +5901,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_21 = rs_sel_base_44;
         rs_sel_size_21 = rs_sel_size_44;
         rs_sel_tag_21 = rs_sel_tag_44;
-        if (rs_any_t_43) begin
+        if (rs_pe_lower_any_21) begin
             rs_sel_loc_21 = rs_sel_loc_43;
             rs_sel_base_21 = rs_sel_base_43;
             rs_sel_size_21 = rs_sel_size_43;
@@ -5007,7 +5910,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_21 = ls_sel_base_44;
         ls_sel_size_21 = ls_sel_size_44;
         ls_sel_tag_21 = ls_sel_tag_44;
-        if (ls_any_t_43) begin
+        if (ls_pe_lower_any_21) begin
             ls_sel_base_21 = ls_sel_base_43;
             ls_sel_size_21 = ls_sel_size_43;
             ls_sel_tag_21 = ls_sel_tag_43;
@@ -5016,7 +5919,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_20 = rs_sel_base_42;
         rs_sel_size_20 = rs_sel_size_42;
         rs_sel_tag_20 = rs_sel_tag_42;
-        if (rs_any_t_41) begin
+        if (rs_pe_lower_any_20) begin
             rs_sel_loc_20 = rs_sel_loc_41;
             rs_sel_base_20 = rs_sel_base_41;
             rs_sel_size_20 = rs_sel_size_41;
@@ -5025,7 +5928,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_20 = ls_sel_base_42;
         ls_sel_size_20 = ls_sel_size_42;
         ls_sel_tag_20 = ls_sel_tag_42;
-        if (ls_any_t_41) begin
+        if (ls_pe_lower_any_20) begin
             ls_sel_base_20 = ls_sel_base_41;
             ls_sel_size_20 = ls_sel_size_41;
             ls_sel_tag_20 = ls_sel_tag_41;
@@ -5034,7 +5937,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_19 = rs_sel_base_40;
         rs_sel_size_19 = rs_sel_size_40;
         rs_sel_tag_19 = rs_sel_tag_40;
-        if (rs_any_t_39) begin
+        if (rs_pe_lower_any_19) begin
             rs_sel_loc_19 = rs_sel_loc_39;
             rs_sel_base_19 = rs_sel_base_39;
             rs_sel_size_19 = rs_sel_size_39;
@@ -5043,7 +5946,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_19 = ls_sel_base_40;
         ls_sel_size_19 = ls_sel_size_40;
         ls_sel_tag_19 = ls_sel_tag_40;
-        if (ls_any_t_39) begin
+        if (ls_pe_lower_any_19) begin
             ls_sel_base_19 = ls_sel_base_39;
             ls_sel_size_19 = ls_sel_size_39;
             ls_sel_tag_19 = ls_sel_tag_39;
@@ -5052,7 +5955,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_18 = rs_sel_base_38;
         rs_sel_size_18 = rs_sel_size_38;
         rs_sel_tag_18 = rs_sel_tag_38;
-        if (rs_any_t_37) begin
+        if (rs_pe_lower_any_18) begin
             rs_sel_loc_18 = rs_sel_loc_37;
             rs_sel_base_18 = rs_sel_base_37;
             rs_sel_size_18 = rs_sel_size_37;
@@ -5061,7 +5964,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_18 = ls_sel_base_38;
         ls_sel_size_18 = ls_sel_size_38;
         ls_sel_tag_18 = ls_sel_tag_38;
-        if (ls_any_t_37) begin
+        if (ls_pe_lower_any_18) begin
             ls_sel_base_18 = ls_sel_base_37;
             ls_sel_size_18 = ls_sel_size_37;
             ls_sel_tag_18 = ls_sel_tag_37;
@@ -5070,7 +5973,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_17 = rs_sel_base_36;
         rs_sel_size_17 = rs_sel_size_36;
         rs_sel_tag_17 = rs_sel_tag_36;
-        if (rs_any_t_35) begin
+        if (rs_pe_lower_any_17) begin
             rs_sel_loc_17 = rs_sel_loc_35;
             rs_sel_base_17 = rs_sel_base_35;
             rs_sel_size_17 = rs_sel_size_35;
@@ -5079,7 +5982,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_17 = ls_sel_base_36;
         ls_sel_size_17 = ls_sel_size_36;
         ls_sel_tag_17 = ls_sel_tag_36;
-        if (ls_any_t_35) begin
+        if (ls_pe_lower_any_17) begin
             ls_sel_base_17 = ls_sel_base_35;
             ls_sel_size_17 = ls_sel_size_35;
             ls_sel_tag_17 = ls_sel_tag_35;
@@ -5088,7 +5991,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_16 = rs_sel_base_34;
         rs_sel_size_16 = rs_sel_size_34;
         rs_sel_tag_16 = rs_sel_tag_34;
-        if (rs_any_t_33) begin
+        if (rs_pe_lower_any_16) begin
             rs_sel_loc_16 = rs_sel_loc_33;
             rs_sel_base_16 = rs_sel_base_33;
             rs_sel_size_16 = rs_sel_size_33;
@@ -5097,7 +6000,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_16 = ls_sel_base_34;
         ls_sel_size_16 = ls_sel_size_34;
         ls_sel_tag_16 = ls_sel_tag_34;
-        if (ls_any_t_33) begin
+        if (ls_pe_lower_any_16) begin
             ls_sel_base_16 = ls_sel_base_33;
             ls_sel_size_16 = ls_sel_size_33;
             ls_sel_tag_16 = ls_sel_tag_33;
@@ -5106,7 +6009,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_15 = rs_sel_base_32;
         rs_sel_size_15 = rs_sel_size_32;
         rs_sel_tag_15 = rs_sel_tag_32;
-        if (rs_any_t_31) begin
+        if (rs_pe_lower_any_15) begin
             rs_sel_loc_15 = rs_sel_loc_31;
             rs_sel_base_15 = rs_sel_base_31;
             rs_sel_size_15 = rs_sel_size_31;
@@ -5115,7 +6018,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_15 = ls_sel_base_32;
         ls_sel_size_15 = ls_sel_size_32;
         ls_sel_tag_15 = ls_sel_tag_32;
-        if (ls_any_t_31) begin
+        if (ls_pe_lower_any_15) begin
             ls_sel_base_15 = ls_sel_base_31;
             ls_sel_size_15 = ls_sel_size_31;
             ls_sel_tag_15 = ls_sel_tag_31;
@@ -5124,7 +6027,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_14 = rs_sel_base_30;
         rs_sel_size_14 = rs_sel_size_30;
         rs_sel_tag_14 = rs_sel_tag_30;
-        if (rs_any_t_29) begin
+        if (rs_pe_lower_any_14) begin
             rs_sel_loc_14 = rs_sel_loc_29;
             rs_sel_base_14 = rs_sel_base_29;
             rs_sel_size_14 = rs_sel_size_29;
@@ -5133,7 +6036,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_14 = ls_sel_base_30;
         ls_sel_size_14 = ls_sel_size_30;
         ls_sel_tag_14 = ls_sel_tag_30;
-        if (ls_any_t_29) begin
+        if (ls_pe_lower_any_14) begin
             ls_sel_base_14 = ls_sel_base_29;
             ls_sel_size_14 = ls_sel_size_29;
             ls_sel_tag_14 = ls_sel_tag_29;
@@ -5142,7 +6045,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_13 = rs_sel_base_28;
         rs_sel_size_13 = rs_sel_size_28;
         rs_sel_tag_13 = rs_sel_tag_28;
-        if (rs_any_t_27) begin
+        if (rs_pe_lower_any_13) begin
             rs_sel_loc_13 = rs_sel_loc_27;
             rs_sel_base_13 = rs_sel_base_27;
             rs_sel_size_13 = rs_sel_size_27;
@@ -5151,7 +6054,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_13 = ls_sel_base_28;
         ls_sel_size_13 = ls_sel_size_28;
         ls_sel_tag_13 = ls_sel_tag_28;
-        if (ls_any_t_27) begin
+        if (ls_pe_lower_any_13) begin
             ls_sel_base_13 = ls_sel_base_27;
             ls_sel_size_13 = ls_sel_size_27;
             ls_sel_tag_13 = ls_sel_tag_27;
@@ -5160,7 +6063,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_12 = rs_sel_base_26;
         rs_sel_size_12 = rs_sel_size_26;
         rs_sel_tag_12 = rs_sel_tag_26;
-        if (rs_any_t_25) begin
+        if (rs_pe_lower_any_12) begin
             rs_sel_loc_12 = rs_sel_loc_25;
             rs_sel_base_12 = rs_sel_base_25;
             rs_sel_size_12 = rs_sel_size_25;
@@ -5169,7 +6072,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_12 = ls_sel_base_26;
         ls_sel_size_12 = ls_sel_size_26;
         ls_sel_tag_12 = ls_sel_tag_26;
-        if (ls_any_t_25) begin
+        if (ls_pe_lower_any_12) begin
             ls_sel_base_12 = ls_sel_base_25;
             ls_sel_size_12 = ls_sel_size_25;
             ls_sel_tag_12 = ls_sel_tag_25;
@@ -5178,7 +6081,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_11 = rs_sel_base_24;
         rs_sel_size_11 = rs_sel_size_24;
         rs_sel_tag_11 = rs_sel_tag_24;
-        if (rs_any_t_23) begin
+        if (rs_pe_lower_any_11) begin
             rs_sel_loc_11 = rs_sel_loc_23;
             rs_sel_base_11 = rs_sel_base_23;
             rs_sel_size_11 = rs_sel_size_23;
@@ -5187,7 +6090,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_11 = ls_sel_base_24;
         ls_sel_size_11 = ls_sel_size_24;
         ls_sel_tag_11 = ls_sel_tag_24;
-        if (ls_any_t_23) begin
+        if (ls_pe_lower_any_11) begin
             ls_sel_base_11 = ls_sel_base_23;
             ls_sel_size_11 = ls_sel_size_23;
             ls_sel_tag_11 = ls_sel_tag_23;
@@ -5196,7 +6099,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_10 = rs_sel_base_22;
         rs_sel_size_10 = rs_sel_size_22;
         rs_sel_tag_10 = rs_sel_tag_22;
-        if (rs_any_t_21) begin
+        if (rs_pe_lower_any_10) begin
             rs_sel_loc_10 = rs_sel_loc_21;
             rs_sel_base_10 = rs_sel_base_21;
             rs_sel_size_10 = rs_sel_size_21;
@@ -5205,7 +6108,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_10 = ls_sel_base_22;
         ls_sel_size_10 = ls_sel_size_22;
         ls_sel_tag_10 = ls_sel_tag_22;
-        if (ls_any_t_21) begin
+        if (ls_pe_lower_any_10) begin
             ls_sel_base_10 = ls_sel_base_21;
             ls_sel_size_10 = ls_sel_size_21;
             ls_sel_tag_10 = ls_sel_tag_21;
@@ -5214,7 +6117,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_9 = rs_sel_base_20;
         rs_sel_size_9 = rs_sel_size_20;
         rs_sel_tag_9 = rs_sel_tag_20;
-        if (rs_any_t_19) begin
+        if (rs_pe_lower_any_9) begin
             rs_sel_loc_9 = rs_sel_loc_19;
             rs_sel_base_9 = rs_sel_base_19;
             rs_sel_size_9 = rs_sel_size_19;
@@ -5223,7 +6126,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_9 = ls_sel_base_20;
         ls_sel_size_9 = ls_sel_size_20;
         ls_sel_tag_9 = ls_sel_tag_20;
-        if (ls_any_t_19) begin
+        if (ls_pe_lower_any_9) begin
             ls_sel_base_9 = ls_sel_base_19;
             ls_sel_size_9 = ls_sel_size_19;
             ls_sel_tag_9 = ls_sel_tag_19;
@@ -5232,7 +6135,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_8 = rs_sel_base_18;
         rs_sel_size_8 = rs_sel_size_18;
         rs_sel_tag_8 = rs_sel_tag_18;
-        if (rs_any_t_17) begin
+        if (rs_pe_lower_any_8) begin
             rs_sel_loc_8 = rs_sel_loc_17;
             rs_sel_base_8 = rs_sel_base_17;
             rs_sel_size_8 = rs_sel_size_17;
@@ -5241,7 +6144,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_8 = ls_sel_base_18;
         ls_sel_size_8 = ls_sel_size_18;
         ls_sel_tag_8 = ls_sel_tag_18;
-        if (ls_any_t_17) begin
+        if (ls_pe_lower_any_8) begin
             ls_sel_base_8 = ls_sel_base_17;
             ls_sel_size_8 = ls_sel_size_17;
             ls_sel_tag_8 = ls_sel_tag_17;
@@ -5250,7 +6153,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_7 = rs_sel_base_16;
         rs_sel_size_7 = rs_sel_size_16;
         rs_sel_tag_7 = rs_sel_tag_16;
-        if (rs_any_t_15) begin
+        if (rs_pe_lower_any_7) begin
             rs_sel_loc_7 = rs_sel_loc_15;
             rs_sel_base_7 = rs_sel_base_15;
             rs_sel_size_7 = rs_sel_size_15;
@@ -5259,7 +6162,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_7 = ls_sel_base_16;
         ls_sel_size_7 = ls_sel_size_16;
         ls_sel_tag_7 = ls_sel_tag_16;
-        if (ls_any_t_15) begin
+        if (ls_pe_lower_any_7) begin
             ls_sel_base_7 = ls_sel_base_15;
             ls_sel_size_7 = ls_sel_size_15;
             ls_sel_tag_7 = ls_sel_tag_15;
@@ -5268,7 +6171,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_6 = rs_sel_base_14;
         rs_sel_size_6 = rs_sel_size_14;
         rs_sel_tag_6 = rs_sel_tag_14;
-        if (rs_any_t_13) begin
+        if (rs_pe_lower_any_6) begin
             rs_sel_loc_6 = rs_sel_loc_13;
             rs_sel_base_6 = rs_sel_base_13;
             rs_sel_size_6 = rs_sel_size_13;
@@ -5277,7 +6180,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_6 = ls_sel_base_14;
         ls_sel_size_6 = ls_sel_size_14;
         ls_sel_tag_6 = ls_sel_tag_14;
-        if (ls_any_t_13) begin
+        if (ls_pe_lower_any_6) begin
             ls_sel_base_6 = ls_sel_base_13;
             ls_sel_size_6 = ls_sel_size_13;
             ls_sel_tag_6 = ls_sel_tag_13;
@@ -5286,7 +6189,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_5 = rs_sel_base_12;
         rs_sel_size_5 = rs_sel_size_12;
         rs_sel_tag_5 = rs_sel_tag_12;
-        if (rs_any_t_11) begin
+        if (rs_pe_lower_any_5) begin
             rs_sel_loc_5 = rs_sel_loc_11;
             rs_sel_base_5 = rs_sel_base_11;
             rs_sel_size_5 = rs_sel_size_11;
@@ -5295,7 +6198,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_5 = ls_sel_base_12;
         ls_sel_size_5 = ls_sel_size_12;
         ls_sel_tag_5 = ls_sel_tag_12;
-        if (ls_any_t_11) begin
+        if (ls_pe_lower_any_5) begin
             ls_sel_base_5 = ls_sel_base_11;
             ls_sel_size_5 = ls_sel_size_11;
             ls_sel_tag_5 = ls_sel_tag_11;
@@ -5304,7 +6207,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_4 = rs_sel_base_10;
         rs_sel_size_4 = rs_sel_size_10;
         rs_sel_tag_4 = rs_sel_tag_10;
-        if (rs_any_t_9) begin
+        if (rs_pe_lower_any_4) begin
             rs_sel_loc_4 = rs_sel_loc_9;
             rs_sel_base_4 = rs_sel_base_9;
             rs_sel_size_4 = rs_sel_size_9;
@@ -5313,7 +6216,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_4 = ls_sel_base_10;
         ls_sel_size_4 = ls_sel_size_10;
         ls_sel_tag_4 = ls_sel_tag_10;
-        if (ls_any_t_9) begin
+        if (ls_pe_lower_any_4) begin
             ls_sel_base_4 = ls_sel_base_9;
             ls_sel_size_4 = ls_sel_size_9;
             ls_sel_tag_4 = ls_sel_tag_9;
@@ -5322,7 +6225,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_3 = rs_sel_base_8;
         rs_sel_size_3 = rs_sel_size_8;
         rs_sel_tag_3 = rs_sel_tag_8;
-        if (rs_any_t_7) begin
+        if (rs_pe_lower_any_3) begin
             rs_sel_loc_3 = rs_sel_loc_7;
             rs_sel_base_3 = rs_sel_base_7;
             rs_sel_size_3 = rs_sel_size_7;
@@ -5331,7 +6234,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_3 = ls_sel_base_8;
         ls_sel_size_3 = ls_sel_size_8;
         ls_sel_tag_3 = ls_sel_tag_8;
-        if (ls_any_t_7) begin
+        if (ls_pe_lower_any_3) begin
             ls_sel_base_3 = ls_sel_base_7;
             ls_sel_size_3 = ls_sel_size_7;
             ls_sel_tag_3 = ls_sel_tag_7;
@@ -5340,7 +6243,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -5349,7 +6252,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -5358,7 +6261,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -5367,7 +6270,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -5376,7 +6279,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -5385,7 +6288,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -5629,7 +6532,7 @@ module mlb32_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_l
 endmodule // mlb32_plru
 
 // mlb32_plru_free_pe: hw::prio_enc::PrioEnc
-module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
+module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,lower_any_15,lower_any_16,lower_any_17,lower_any_18,lower_any_19,lower_any_20,lower_any_21,lower_any_22,lower_any_23,lower_any_24,lower_any_25,lower_any_26,lower_any_27,lower_any_28,lower_any_29,lower_any_30,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14,path_15,path_16,path_17,path_18,path_19,path_20,path_21,path_22,path_23,path_24,path_25,path_26,path_27,path_28,path_29,path_30);
     
     // Module arguments
     input wire  req_0;
@@ -5699,6 +6602,68 @@ module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,
     output reg  onehot_30;
     output reg  onehot_31;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  lower_any_15;
+    output reg  lower_any_16;
+    output reg  lower_any_17;
+    output reg  lower_any_18;
+    output reg  lower_any_19;
+    output reg  lower_any_20;
+    output reg  lower_any_21;
+    output reg  lower_any_22;
+    output reg  lower_any_23;
+    output reg  lower_any_24;
+    output reg  lower_any_25;
+    output reg  lower_any_26;
+    output reg  lower_any_27;
+    output reg  lower_any_28;
+    output reg  lower_any_29;
+    output reg  lower_any_30;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
+    output reg  path_15;
+    output reg  path_16;
+    output reg  path_17;
+    output reg  path_18;
+    output reg  path_19;
+    output reg  path_20;
+    output reg  path_21;
+    output reg  path_22;
+    output reg  path_23;
+    output reg  path_24;
+    output reg  path_25;
+    output reg  path_26;
+    output reg  path_27;
+    output reg  path_28;
+    output reg  path_29;
+    output reg  path_30;
     
     // Constant declarations
     localparam  way_0 = 5'b0;
@@ -6464,6 +7429,68 @@ module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,
         onehot_29 = req_29 && ~blocked_60;
         onehot_30 = req_30 && ~blocked_61;
         onehot_31 = req_31 && ~blocked_62;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
+        lower_any_15 = any_t_31;
+        path_15 = any_t_15 && ~blocked_15;
+        lower_any_16 = any_t_33;
+        path_16 = any_t_16 && ~blocked_16;
+        lower_any_17 = any_t_35;
+        path_17 = any_t_17 && ~blocked_17;
+        lower_any_18 = any_t_37;
+        path_18 = any_t_18 && ~blocked_18;
+        lower_any_19 = any_t_39;
+        path_19 = any_t_19 && ~blocked_19;
+        lower_any_20 = any_t_41;
+        path_20 = any_t_20 && ~blocked_20;
+        lower_any_21 = any_t_43;
+        path_21 = any_t_21 && ~blocked_21;
+        lower_any_22 = any_t_45;
+        path_22 = any_t_22 && ~blocked_22;
+        lower_any_23 = any_t_47;
+        path_23 = any_t_23 && ~blocked_23;
+        lower_any_24 = any_t_49;
+        path_24 = any_t_24 && ~blocked_24;
+        lower_any_25 = any_t_51;
+        path_25 = any_t_25 && ~blocked_25;
+        lower_any_26 = any_t_53;
+        path_26 = any_t_26 && ~blocked_26;
+        lower_any_27 = any_t_55;
+        path_27 = any_t_27 && ~blocked_27;
+        lower_any_28 = any_t_57;
+        path_28 = any_t_28 && ~blocked_28;
+        lower_any_29 = any_t_59;
+        path_29 = any_t_29 && ~blocked_29;
+        lower_any_30 = any_t_61;
+        path_30 = any_t_30 && ~blocked_30;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -6471,7 +7498,7 @@ module mlb32_plru_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,
 endmodule // mlb32_plru_free_pe
 
 // mlb32_plru_ls_pe: hw::prio_enc::PrioEnc
-module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
+module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,lower_any_15,lower_any_16,lower_any_17,lower_any_18,lower_any_19,lower_any_20,lower_any_21,lower_any_22,lower_any_23,lower_any_24,lower_any_25,lower_any_26,lower_any_27,lower_any_28,lower_any_29,lower_any_30,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14,path_15,path_16,path_17,path_18,path_19,path_20,path_21,path_22,path_23,path_24,path_25,path_26,path_27,path_28,path_29,path_30);
     
     // Module arguments
     input wire  req_0;
@@ -6541,6 +7568,68 @@ module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
     output reg  onehot_30;
     output reg  onehot_31;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  lower_any_15;
+    output reg  lower_any_16;
+    output reg  lower_any_17;
+    output reg  lower_any_18;
+    output reg  lower_any_19;
+    output reg  lower_any_20;
+    output reg  lower_any_21;
+    output reg  lower_any_22;
+    output reg  lower_any_23;
+    output reg  lower_any_24;
+    output reg  lower_any_25;
+    output reg  lower_any_26;
+    output reg  lower_any_27;
+    output reg  lower_any_28;
+    output reg  lower_any_29;
+    output reg  lower_any_30;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
+    output reg  path_15;
+    output reg  path_16;
+    output reg  path_17;
+    output reg  path_18;
+    output reg  path_19;
+    output reg  path_20;
+    output reg  path_21;
+    output reg  path_22;
+    output reg  path_23;
+    output reg  path_24;
+    output reg  path_25;
+    output reg  path_26;
+    output reg  path_27;
+    output reg  path_28;
+    output reg  path_29;
+    output reg  path_30;
     
     // Constant declarations
     localparam  way_0 = 5'b0;
@@ -7306,6 +8395,68 @@ module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         onehot_29 = req_29 && ~blocked_60;
         onehot_30 = req_30 && ~blocked_61;
         onehot_31 = req_31 && ~blocked_62;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
+        lower_any_15 = any_t_31;
+        path_15 = any_t_15 && ~blocked_15;
+        lower_any_16 = any_t_33;
+        path_16 = any_t_16 && ~blocked_16;
+        lower_any_17 = any_t_35;
+        path_17 = any_t_17 && ~blocked_17;
+        lower_any_18 = any_t_37;
+        path_18 = any_t_18 && ~blocked_18;
+        lower_any_19 = any_t_39;
+        path_19 = any_t_19 && ~blocked_19;
+        lower_any_20 = any_t_41;
+        path_20 = any_t_20 && ~blocked_20;
+        lower_any_21 = any_t_43;
+        path_21 = any_t_21 && ~blocked_21;
+        lower_any_22 = any_t_45;
+        path_22 = any_t_22 && ~blocked_22;
+        lower_any_23 = any_t_47;
+        path_23 = any_t_23 && ~blocked_23;
+        lower_any_24 = any_t_49;
+        path_24 = any_t_24 && ~blocked_24;
+        lower_any_25 = any_t_51;
+        path_25 = any_t_25 && ~blocked_25;
+        lower_any_26 = any_t_53;
+        path_26 = any_t_26 && ~blocked_26;
+        lower_any_27 = any_t_55;
+        path_27 = any_t_27 && ~blocked_27;
+        lower_any_28 = any_t_57;
+        path_28 = any_t_28 && ~blocked_28;
+        lower_any_29 = any_t_59;
+        path_29 = any_t_29 && ~blocked_29;
+        lower_any_30 = any_t_61;
+        path_30 = any_t_30 && ~blocked_30;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -7313,15 +8464,15 @@ module mlb32_plru_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
 endmodule // mlb32_plru_ls_pe
 
 // mlb32_plru_plru_0: hw::plru::TreePlru
-module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb32_plru_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [4:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [4:0] touch_b_way;
+    input wire  [31:0] touch_a_mask;
+    input wire  [31:0] touch_a_set;
+    input wire  [31:0] touch_b_mask;
+    input wire  [31:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  [4:0] touch_c_way;
     output reg  [4:0] victim;
@@ -7461,24 +8612,20 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // Stub signals
     reg  [31:0] bits_d;
     reg  [31:0] bits_q;
-    reg  pend_a_valid_0_d;
-    reg  pend_a_valid_0_q;
-    reg  [4:0] pend_a_way_0_d;
-    reg  [4:0] pend_a_way_0_q;
-    reg  pend_b_valid_0_d;
-    reg  pend_b_valid_0_q;
-    reg  [4:0] pend_b_way_0_d;
-    reg  [4:0] pend_b_way_0_q;
+    reg  [31:0] pend_a_mask_0_d;
+    reg  [31:0] pend_a_mask_0_q;
+    reg  [31:0] pend_a_set_0_d;
+    reg  [31:0] pend_a_set_0_q;
+    reg  [31:0] pend_b_mask_0_d;
+    reg  [31:0] pend_b_mask_0_q;
+    reg  [31:0] pend_b_set_0_d;
+    reg  [31:0] pend_b_set_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [4:0] pend_c_way_d;
     reg  [4:0] pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  [4:0] pa_way;
-    reg  pb_valid;
-    reg  [4:0] pb_way;
     reg  [31:0] mask_a;
     reg  [31:0] set_a;
     reg  [31:0] mask_b;
@@ -7495,19 +8642,19 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 32'h0;
-        pend_a_valid_0_q = 1'h0;
-        pend_a_way_0_q = 5'h0;
-        pend_b_valid_0_q = 1'h0;
-        pend_b_way_0_q = 5'h0;
+        pend_a_mask_0_q = 32'h0;
+        pend_a_set_0_q = 32'h0;
+        pend_b_mask_0_q = 32'h0;
+        pend_b_set_0_q = 32'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 5'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_0_q <= pend_a_valid_0_d;
-        pend_a_way_0_q <= pend_a_way_0_d;
-        pend_b_valid_0_q <= pend_b_valid_0_d;
-        pend_b_way_0_q <= pend_b_way_0_d;
+        pend_a_mask_0_q <= pend_a_mask_0_d;
+        pend_a_set_0_q <= pend_a_set_0_d;
+        pend_b_mask_0_q <= pend_b_mask_0_d;
+        pend_b_set_0_q <= pend_b_set_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -7517,413 +8664,159 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [31:0] bits_d_comb;
+    reg  [31:0] pend_a_mask_0_d_comb;
+    reg  [31:0] pend_b_mask_0_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [4:0] victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        pend_a_valid_0_d = touch_a_valid && ~clear;
-        pend_a_way_0_d = touch_a_way;
-        pend_b_valid_0_d = touch_b_valid && ~clear;
-        pend_b_way_0_d = touch_b_way;
-        pa_valid = pend_a_valid_0_q;
-        pa_way = pend_a_way_0_q;
-        pb_valid = pend_b_valid_0_q;
-        pb_way = pend_b_way_0_q;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
+        pend_a_mask_0_d_comb = touch_a_mask;
+        pend_a_set_0_d = touch_a_set;
+        pend_b_mask_0_d_comb = touch_b_mask;
+        pend_b_set_0_d = touch_b_set;
+        if (clear) begin
+            pend_a_mask_0_d_comb = zero;
+            pend_b_mask_0_d_comb = zero;
+        end
+        mask_a = pend_a_mask_0_q;
+        set_a = pend_a_set_0_q;
+        mask_b = pend_b_mask_0_q;
+        set_b = pend_b_set_0_q;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pa_valid && (pa_way == way_2)) begin
-            mask_a = path_mask_2;
-            set_a = path_away_2;
-        end
-        if (pb_valid && (pb_way == way_2)) begin
-            mask_b = path_mask_2;
-            set_b = path_away_2;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
-        end
-        if (pa_valid && (pa_way == way_3)) begin
-            mask_a = path_mask_3;
-            set_a = path_away_3;
-        end
-        if (pb_valid && (pb_way == way_3)) begin
-            mask_b = path_mask_3;
-            set_b = path_away_3;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pa_valid && (pa_way == way_4)) begin
-            mask_a = path_mask_4;
-            set_a = path_away_4;
-        end
-        if (pb_valid && (pb_way == way_4)) begin
-            mask_b = path_mask_4;
-            set_b = path_away_4;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
-        end
-        if (pa_valid && (pa_way == way_5)) begin
-            mask_a = path_mask_5;
-            set_a = path_away_5;
-        end
-        if (pb_valid && (pb_way == way_5)) begin
-            mask_b = path_mask_5;
-            set_b = path_away_5;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pa_valid && (pa_way == way_6)) begin
-            mask_a = path_mask_6;
-            set_a = path_away_6;
-        end
-        if (pb_valid && (pb_way == way_6)) begin
-            mask_b = path_mask_6;
-            set_b = path_away_6;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
-        end
-        if (pa_valid && (pa_way == way_7)) begin
-            mask_a = path_mask_7;
-            set_a = path_away_7;
-        end
-        if (pb_valid && (pb_way == way_7)) begin
-            mask_b = path_mask_7;
-            set_b = path_away_7;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (pa_valid && (pa_way == way_8)) begin
-            mask_a = path_mask_8;
-            set_a = path_away_8;
-        end
-        if (pb_valid && (pb_way == way_8)) begin
-            mask_b = path_mask_8;
-            set_b = path_away_8;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_8)) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
-        end
-        if (pa_valid && (pa_way == way_9)) begin
-            mask_a = path_mask_9;
-            set_a = path_away_9;
-        end
-        if (pb_valid && (pb_way == way_9)) begin
-            mask_b = path_mask_9;
-            set_b = path_away_9;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_9)) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (pa_valid && (pa_way == way_10)) begin
-            mask_a = path_mask_10;
-            set_a = path_away_10;
-        end
-        if (pb_valid && (pb_way == way_10)) begin
-            mask_b = path_mask_10;
-            set_b = path_away_10;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_10)) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
-        end
-        if (pa_valid && (pa_way == way_11)) begin
-            mask_a = path_mask_11;
-            set_a = path_away_11;
-        end
-        if (pb_valid && (pb_way == way_11)) begin
-            mask_b = path_mask_11;
-            set_b = path_away_11;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_11)) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (pa_valid && (pa_way == way_12)) begin
-            mask_a = path_mask_12;
-            set_a = path_away_12;
-        end
-        if (pb_valid && (pb_way == way_12)) begin
-            mask_b = path_mask_12;
-            set_b = path_away_12;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_12)) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
-        end
-        if (pa_valid && (pa_way == way_13)) begin
-            mask_a = path_mask_13;
-            set_a = path_away_13;
-        end
-        if (pb_valid && (pb_way == way_13)) begin
-            mask_b = path_mask_13;
-            set_b = path_away_13;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_13)) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (pa_valid && (pa_way == way_14)) begin
-            mask_a = path_mask_14;
-            set_a = path_away_14;
-        end
-        if (pb_valid && (pb_way == way_14)) begin
-            mask_b = path_mask_14;
-            set_b = path_away_14;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_14)) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
-        end
-        if (pa_valid && (pa_way == way_15)) begin
-            mask_a = path_mask_15;
-            set_a = path_away_15;
-        end
-        if (pb_valid && (pb_way == way_15)) begin
-            mask_b = path_mask_15;
-            set_b = path_away_15;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_15)) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
-        if (pa_valid && (pa_way == way_16)) begin
-            mask_a = path_mask_16;
-            set_a = path_away_16;
-        end
-        if (pb_valid && (pb_way == way_16)) begin
-            mask_b = path_mask_16;
-            set_b = path_away_16;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_16)) begin
             mask_c = path_mask_16;
             set_c = path_away_16;
-        end
-        if (pa_valid && (pa_way == way_17)) begin
-            mask_a = path_mask_17;
-            set_a = path_away_17;
-        end
-        if (pb_valid && (pb_way == way_17)) begin
-            mask_b = path_mask_17;
-            set_b = path_away_17;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_17)) begin
             mask_c = path_mask_17;
             set_c = path_away_17;
         end
-        if (pa_valid && (pa_way == way_18)) begin
-            mask_a = path_mask_18;
-            set_a = path_away_18;
-        end
-        if (pb_valid && (pb_way == way_18)) begin
-            mask_b = path_mask_18;
-            set_b = path_away_18;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_18)) begin
             mask_c = path_mask_18;
             set_c = path_away_18;
-        end
-        if (pa_valid && (pa_way == way_19)) begin
-            mask_a = path_mask_19;
-            set_a = path_away_19;
-        end
-        if (pb_valid && (pb_way == way_19)) begin
-            mask_b = path_mask_19;
-            set_b = path_away_19;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_19)) begin
             mask_c = path_mask_19;
             set_c = path_away_19;
         end
-        if (pa_valid && (pa_way == way_20)) begin
-            mask_a = path_mask_20;
-            set_a = path_away_20;
-        end
-        if (pb_valid && (pb_way == way_20)) begin
-            mask_b = path_mask_20;
-            set_b = path_away_20;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_20)) begin
             mask_c = path_mask_20;
             set_c = path_away_20;
-        end
-        if (pa_valid && (pa_way == way_21)) begin
-            mask_a = path_mask_21;
-            set_a = path_away_21;
-        end
-        if (pb_valid && (pb_way == way_21)) begin
-            mask_b = path_mask_21;
-            set_b = path_away_21;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_21)) begin
             mask_c = path_mask_21;
             set_c = path_away_21;
         end
-        if (pa_valid && (pa_way == way_22)) begin
-            mask_a = path_mask_22;
-            set_a = path_away_22;
-        end
-        if (pb_valid && (pb_way == way_22)) begin
-            mask_b = path_mask_22;
-            set_b = path_away_22;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_22)) begin
             mask_c = path_mask_22;
             set_c = path_away_22;
-        end
-        if (pa_valid && (pa_way == way_23)) begin
-            mask_a = path_mask_23;
-            set_a = path_away_23;
-        end
-        if (pb_valid && (pb_way == way_23)) begin
-            mask_b = path_mask_23;
-            set_b = path_away_23;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_23)) begin
             mask_c = path_mask_23;
             set_c = path_away_23;
         end
-        if (pa_valid && (pa_way == way_24)) begin
-            mask_a = path_mask_24;
-            set_a = path_away_24;
-        end
-        if (pb_valid && (pb_way == way_24)) begin
-            mask_b = path_mask_24;
-            set_b = path_away_24;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_24)) begin
             mask_c = path_mask_24;
             set_c = path_away_24;
-        end
-        if (pa_valid && (pa_way == way_25)) begin
-            mask_a = path_mask_25;
-            set_a = path_away_25;
-        end
-        if (pb_valid && (pb_way == way_25)) begin
-            mask_b = path_mask_25;
-            set_b = path_away_25;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_25)) begin
             mask_c = path_mask_25;
             set_c = path_away_25;
         end
-        if (pa_valid && (pa_way == way_26)) begin
-            mask_a = path_mask_26;
-            set_a = path_away_26;
-        end
-        if (pb_valid && (pb_way == way_26)) begin
-            mask_b = path_mask_26;
-            set_b = path_away_26;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_26)) begin
             mask_c = path_mask_26;
             set_c = path_away_26;
-        end
-        if (pa_valid && (pa_way == way_27)) begin
-            mask_a = path_mask_27;
-            set_a = path_away_27;
-        end
-        if (pb_valid && (pb_way == way_27)) begin
-            mask_b = path_mask_27;
-            set_b = path_away_27;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_27)) begin
             mask_c = path_mask_27;
             set_c = path_away_27;
         end
-        if (pa_valid && (pa_way == way_28)) begin
-            mask_a = path_mask_28;
-            set_a = path_away_28;
-        end
-        if (pb_valid && (pb_way == way_28)) begin
-            mask_b = path_mask_28;
-            set_b = path_away_28;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_28)) begin
             mask_c = path_mask_28;
             set_c = path_away_28;
-        end
-        if (pa_valid && (pa_way == way_29)) begin
-            mask_a = path_mask_29;
-            set_a = path_away_29;
-        end
-        if (pb_valid && (pb_way == way_29)) begin
-            mask_b = path_mask_29;
-            set_b = path_away_29;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_29)) begin
             mask_c = path_mask_29;
             set_c = path_away_29;
         end
-        if (pa_valid && (pa_way == way_30)) begin
-            mask_a = path_mask_30;
-            set_a = path_away_30;
-        end
-        if (pb_valid && (pb_way == way_30)) begin
-            mask_b = path_mask_30;
-            set_b = path_away_30;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_30)) begin
             mask_c = path_mask_30;
             set_c = path_away_30;
-        end
-        if (pa_valid && (pa_way == way_31)) begin
-            mask_a = path_mask_31;
-            set_a = path_away_31;
-        end
-        if (pb_valid && (pb_way == way_31)) begin
-            mask_b = path_mask_31;
-            set_b = path_away_31;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_31)) begin
             mask_c = path_mask_31;
             set_c = path_away_31;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -8031,13 +8924,15 @@ module mlb32_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,tou
         end
         state = after_c;
         bits_d = bits_d_comb;
+        pend_a_mask_0_d = pend_a_mask_0_d_comb;
+        pend_b_mask_0_d = pend_b_mask_0_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb32_plru_plru_0
 
 // mlb32_plru_rs_pe: hw::prio_enc::PrioEnc
-module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi);
+module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,req_16,req_17,req_18,req_19,req_20,req_21,req_22,req_23,req_24,req_25,req_26,req_27,req_28,req_29,req_30,req_31,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,onehot_16,onehot_17,onehot_18,onehot_19,onehot_20,onehot_21,onehot_22,onehot_23,onehot_24,onehot_25,onehot_26,onehot_27,onehot_28,onehot_29,onehot_30,onehot_31,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,lower_any_15,lower_any_16,lower_any_17,lower_any_18,lower_any_19,lower_any_20,lower_any_21,lower_any_22,lower_any_23,lower_any_24,lower_any_25,lower_any_26,lower_any_27,lower_any_28,lower_any_29,lower_any_30,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14,path_15,path_16,path_17,path_18,path_19,path_20,path_21,path_22,path_23,path_24,path_25,path_26,path_27,path_28,path_29,path_30);
     
     // Module arguments
     input wire  req_0;
@@ -8107,6 +9002,68 @@ module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
     output reg  onehot_30;
     output reg  onehot_31;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  lower_any_15;
+    output reg  lower_any_16;
+    output reg  lower_any_17;
+    output reg  lower_any_18;
+    output reg  lower_any_19;
+    output reg  lower_any_20;
+    output reg  lower_any_21;
+    output reg  lower_any_22;
+    output reg  lower_any_23;
+    output reg  lower_any_24;
+    output reg  lower_any_25;
+    output reg  lower_any_26;
+    output reg  lower_any_27;
+    output reg  lower_any_28;
+    output reg  lower_any_29;
+    output reg  lower_any_30;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
+    output reg  path_15;
+    output reg  path_16;
+    output reg  path_17;
+    output reg  path_18;
+    output reg  path_19;
+    output reg  path_20;
+    output reg  path_21;
+    output reg  path_22;
+    output reg  path_23;
+    output reg  path_24;
+    output reg  path_25;
+    output reg  path_26;
+    output reg  path_27;
+    output reg  path_28;
+    output reg  path_29;
+    output reg  path_30;
     
     // Constant declarations
     localparam  way_0 = 5'b0;
@@ -8872,6 +9829,68 @@ module mlb32_plru_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,re
         onehot_29 = req_29 && ~blocked_60;
         onehot_30 = req_30 && ~blocked_61;
         onehot_31 = req_31 && ~blocked_62;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
+        lower_any_15 = any_t_31;
+        path_15 = any_t_15 && ~blocked_15;
+        lower_any_16 = any_t_33;
+        path_16 = any_t_16 && ~blocked_16;
+        lower_any_17 = any_t_35;
+        path_17 = any_t_17 && ~blocked_17;
+        lower_any_18 = any_t_37;
+        path_18 = any_t_18 && ~blocked_18;
+        lower_any_19 = any_t_39;
+        path_19 = any_t_19 && ~blocked_19;
+        lower_any_20 = any_t_41;
+        path_20 = any_t_20 && ~blocked_20;
+        lower_any_21 = any_t_43;
+        path_21 = any_t_21 && ~blocked_21;
+        lower_any_22 = any_t_45;
+        path_22 = any_t_22 && ~blocked_22;
+        lower_any_23 = any_t_47;
+        path_23 = any_t_23 && ~blocked_23;
+        lower_any_24 = any_t_49;
+        path_24 = any_t_24 && ~blocked_24;
+        lower_any_25 = any_t_51;
+        path_25 = any_t_25 && ~blocked_25;
+        lower_any_26 = any_t_53;
+        path_26 = any_t_26 && ~blocked_26;
+        lower_any_27 = any_t_55;
+        path_27 = any_t_27 && ~blocked_27;
+        lower_any_28 = any_t_57;
+        path_28 = any_t_28 && ~blocked_28;
+        lower_any_29 = any_t_59;
+        path_29 = any_t_29 && ~blocked_29;
+        lower_any_30 = any_t_61;
+        path_30 = any_t_30 && ~blocked_30;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

@@ -102,6 +102,9 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 4'h0;
+    localparam  node_bit_0 = 4'h1;
+    localparam  node_bit_1 = 4'h2;
+    localparam  node_bit_2 = 4'h4;
     localparam  path_mask_0 = 4'h3;
     localparam  path_mask_1 = 4'h3;
     localparam  path_mask_2 = 4'h5;
@@ -171,6 +174,12 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  rs_pe_onehot_2;
     wire  rs_pe_onehot_3;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -182,6 +191,12 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  ls_pe_onehot_2;
     wire  ls_pe_onehot_3;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -193,11 +208,17 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     wire  free_pe_onehot_2;
     wire  free_pe_onehot_3;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [1:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [1:0] plru_0_touch_b_way;
+    reg  [3:0] plru_0_touch_a_mask;
+    reg  [3:0] plru_0_touch_a_set;
+    reg  [3:0] plru_0_touch_b_mask;
+    reg  [3:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  [1:0] plru_0_touch_c_way;
     wire  [1:0] plru_0_victim;
@@ -323,20 +344,6 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  [7:0] ls_sel_tag_4;
     reg  [7:0] ls_sel_tag_5;
     reg  [7:0] ls_sel_tag_6;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -354,6 +361,22 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  victim_oh_1;
     reg  victim_oh_2;
     reg  victim_oh_3;
+    reg  [3:0] ta_mask_0;
+    reg  [3:0] ta_mask_1;
+    reg  [3:0] ta_mask_2;
+    reg  [3:0] ta_mask_3;
+    reg  [3:0] ta_set_0;
+    reg  [3:0] ta_set_1;
+    reg  [3:0] ta_set_2;
+    reg  [3:0] ta_set_3;
+    reg  [3:0] tb_mask_0;
+    reg  [3:0] tb_mask_1;
+    reg  [3:0] tb_mask_2;
+    reg  [3:0] tb_mask_3;
+    reg  [3:0] tb_set_0;
+    reg  [3:0] tb_set_1;
+    reg  [3:0] tb_set_2;
+    reg  [3:0] tb_set_3;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  pol_oh_2;
@@ -376,7 +399,13 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .onehot_1(rs_pe_onehot_1),
         .onehot_2(rs_pe_onehot_2),
         .onehot_3(rs_pe_onehot_3),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2)
     );
     mlb4_plru_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -389,7 +418,13 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .onehot_1(ls_pe_onehot_1),
         .onehot_2(ls_pe_onehot_2),
         .onehot_3(ls_pe_onehot_3),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2)
     );
     mlb4_plru_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -402,15 +437,21 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         .onehot_1(free_pe_onehot_1),
         .onehot_2(free_pe_onehot_2),
         .onehot_3(free_pe_onehot_3),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2)
     );
     mlb4_plru_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -420,7 +461,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     // Sub-block outputs this block does not use
     wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, 1'b0};
     wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, 1'b0};
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_path_0, free_pe_path_1, free_pe_path_2, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -603,26 +644,12 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         free_pe_req_3 = ~valid_3_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_3 = rs_req_0;
-        ls_any_t_3 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_4 = rs_req_1;
-        ls_any_t_4 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_5 = rs_req_2;
-        ls_any_t_5 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_6 = rs_req_3;
-        ls_any_t_6 = ls_req_3;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -685,11 +712,75 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_2 = zero_n;
+        ta_set_2 = zero_n;
+        tb_mask_2 = zero_n;
+        tb_set_2 = zero_n;
+        ta_mask_3 = zero_n;
+        ta_set_3 = zero_n;
+        tb_mask_3 = zero_n;
+        tb_set_3 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
+        ta_mask_2 = ta_mask_1;
+        ta_set_2 = ta_set_1;
+        tb_mask_2 = tb_mask_1;
+        tb_set_2 = tb_set_1;
+        if (rs_pe_path_1) begin
+            ta_mask_2 = ta_mask_1 | node_bit_1;
+        end
+        if (rs_pe_lower_any_1) begin
+            ta_set_2 = ta_set_1 | node_bit_1;
+        end
+        if (ls_pe_path_1) begin
+            tb_mask_2 = tb_mask_1 | node_bit_1;
+        end
+        if (ls_pe_lower_any_1) begin
+            tb_set_2 = tb_set_1 | node_bit_1;
+        end
+        ta_mask_3 = ta_mask_2;
+        ta_set_3 = ta_set_2;
+        tb_mask_3 = tb_mask_2;
+        tb_set_3 = tb_set_2;
+        if (rs_pe_path_2) begin
+            ta_mask_3 = ta_mask_2 | node_bit_2;
+        end
+        if (rs_pe_lower_any_2) begin
+            ta_set_3 = ta_set_2 | node_bit_2;
+        end
+        if (ls_pe_path_2) begin
+            tb_mask_3 = tb_mask_2 | node_bit_2;
+        end
+        if (ls_pe_lower_any_2) begin
+            tb_set_3 = tb_set_2 | node_bit_2;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_mask = ta_mask_3;
+        plru_0_touch_a_set = ta_set_3;
+        plru_0_touch_b_mask = tb_mask_3;
+        plru_0_touch_b_set = tb_set_3;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -765,11 +856,11 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
             valid_3_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -860,7 +951,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -869,7 +960,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -878,7 +969,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -887,7 +978,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -896,7 +987,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -905,7 +996,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -981,7 +1072,7 @@ module mlb4_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
 endmodule // mlb4_plru
 
 // mlb4_plru_free_pe: hw::prio_enc::PrioEnc
-module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
+module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi,lower_any_0,lower_any_1,lower_any_2,path_0,path_1,path_2);
     
     // Module arguments
     input wire  req_0;
@@ -995,6 +1086,12 @@ module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,one
     output reg  onehot_2;
     output reg  onehot_3;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
     
     // Constant declarations
     localparam  way_0 = 2'b0;
@@ -1088,6 +1185,12 @@ module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,one
         onehot_1 = req_1 && ~blocked_4;
         onehot_2 = req_2 && ~blocked_5;
         onehot_3 = req_3 && ~blocked_6;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -1095,7 +1198,7 @@ module mlb4_plru_free_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,one
 endmodule // mlb4_plru_free_pe
 
 // mlb4_plru_ls_pe: hw::prio_enc::PrioEnc
-module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
+module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi,lower_any_0,lower_any_1,lower_any_2,path_0,path_1,path_2);
     
     // Module arguments
     input wire  req_0;
@@ -1109,6 +1212,12 @@ module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
     output reg  onehot_2;
     output reg  onehot_3;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
     
     // Constant declarations
     localparam  way_0 = 2'b0;
@@ -1202,6 +1311,12 @@ module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
         onehot_1 = req_1 && ~blocked_4;
         onehot_2 = req_2 && ~blocked_5;
         onehot_3 = req_3 && ~blocked_6;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -1209,15 +1324,15 @@ module mlb4_plru_ls_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
 endmodule // mlb4_plru_ls_pe
 
 // mlb4_plru_plru_0: hw::plru::TreePlru
-module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlb4_plru_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [1:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [1:0] touch_b_way;
+    input wire  [3:0] touch_a_mask;
+    input wire  [3:0] touch_a_set;
+    input wire  [3:0] touch_b_mask;
+    input wire  [3:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  [1:0] touch_c_way;
     output reg  [1:0] victim;
@@ -1245,24 +1360,20 @@ module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // Stub signals
     reg  [3:0] bits_d;
     reg  [3:0] bits_q;
-    reg  pend_a_valid_0_d;
-    reg  pend_a_valid_0_q;
-    reg  [1:0] pend_a_way_0_d;
-    reg  [1:0] pend_a_way_0_q;
-    reg  pend_b_valid_0_d;
-    reg  pend_b_valid_0_q;
-    reg  [1:0] pend_b_way_0_d;
-    reg  [1:0] pend_b_way_0_q;
+    reg  [3:0] pend_a_mask_0_d;
+    reg  [3:0] pend_a_mask_0_q;
+    reg  [3:0] pend_a_set_0_d;
+    reg  [3:0] pend_a_set_0_q;
+    reg  [3:0] pend_b_mask_0_d;
+    reg  [3:0] pend_b_mask_0_q;
+    reg  [3:0] pend_b_set_0_d;
+    reg  [3:0] pend_b_set_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [1:0] pend_c_way_d;
     reg  [1:0] pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  [1:0] pa_way;
-    reg  pb_valid;
-    reg  [1:0] pb_way;
     reg  [3:0] mask_a;
     reg  [3:0] set_a;
     reg  [3:0] mask_b;
@@ -1279,19 +1390,19 @@ module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 4'h0;
-        pend_a_valid_0_q = 1'h0;
-        pend_a_way_0_q = 2'h0;
-        pend_b_valid_0_q = 1'h0;
-        pend_b_way_0_q = 2'h0;
+        pend_a_mask_0_q = 4'h0;
+        pend_a_set_0_q = 4'h0;
+        pend_b_mask_0_q = 4'h0;
+        pend_b_set_0_q = 4'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 2'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_0_q <= pend_a_valid_0_d;
-        pend_a_way_0_q <= pend_a_way_0_d;
-        pend_b_valid_0_q <= pend_b_valid_0_d;
-        pend_b_way_0_q <= pend_b_way_0_d;
+        pend_a_mask_0_q <= pend_a_mask_0_d;
+        pend_a_set_0_q <= pend_a_set_0_d;
+        pend_b_mask_0_q <= pend_b_mask_0_d;
+        pend_b_set_0_q <= pend_b_set_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -1301,77 +1412,47 @@ module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [3:0] bits_d_comb;
+    reg  [3:0] pend_a_mask_0_d_comb;
+    reg  [3:0] pend_b_mask_0_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [1:0] victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        pend_a_valid_0_d = touch_a_valid && ~clear;
-        pend_a_way_0_d = touch_a_way;
-        pend_b_valid_0_d = touch_b_valid && ~clear;
-        pend_b_way_0_d = touch_b_way;
-        pa_valid = pend_a_valid_0_q;
-        pa_way = pend_a_way_0_q;
-        pb_valid = pend_b_valid_0_q;
-        pb_way = pend_b_way_0_q;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
+        pend_a_mask_0_d_comb = touch_a_mask;
+        pend_a_set_0_d = touch_a_set;
+        pend_b_mask_0_d_comb = touch_b_mask;
+        pend_b_set_0_d = touch_b_set;
+        if (clear) begin
+            pend_a_mask_0_d_comb = zero;
+            pend_b_mask_0_d_comb = zero;
+        end
+        mask_a = pend_a_mask_0_q;
+        set_a = pend_a_set_0_q;
+        mask_b = pend_b_mask_0_q;
+        set_b = pend_b_set_0_q;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pa_valid && (pa_way == way_2)) begin
-            mask_a = path_mask_2;
-            set_a = path_away_2;
-        end
-        if (pb_valid && (pb_way == way_2)) begin
-            mask_b = path_mask_2;
-            set_b = path_away_2;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
-        end
-        if (pa_valid && (pa_way == way_3)) begin
-            mask_a = path_mask_3;
-            set_a = path_away_3;
-        end
-        if (pb_valid && (pb_way == way_3)) begin
-            mask_b = path_mask_3;
-            set_b = path_away_3;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -1395,13 +1476,15 @@ module mlb4_plru_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touc
         end
         state = after_c;
         bits_d = bits_d_comb;
+        pend_a_mask_0_d = pend_a_mask_0_d_comb;
+        pend_b_mask_0_d = pend_b_mask_0_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlb4_plru_plru_0
 
 // mlb4_plru_rs_pe: hw::prio_enc::PrioEnc
-module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi);
+module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,onehot_2,onehot_3,multi,lower_any_0,lower_any_1,lower_any_2,path_0,path_1,path_2);
     
     // Module arguments
     input wire  req_0;
@@ -1415,6 +1498,12 @@ module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
     output reg  onehot_2;
     output reg  onehot_3;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
     
     // Constant declarations
     localparam  way_0 = 2'b0;
@@ -1508,6 +1597,12 @@ module mlb4_plru_rs_pe(req_0,req_1,req_2,req_3,any,index,onehot_0,onehot_1,oneho
         onehot_1 = req_1 && ~blocked_4;
         onehot_2 = req_2 && ~blocked_5;
         onehot_3 = req_3 && ~blocked_6;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

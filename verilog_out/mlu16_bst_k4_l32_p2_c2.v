@@ -704,7 +704,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [4:0] checks_width_29;
     reg  [4:0] checks_width_30;
     reg  [4:0] checks_width_31;
-    reg  [63:0] checks_loc;
+    reg  checks_loc_meta;
     reg  checks_meta_valid;
     reg  [55:0] checks_meta_base_0;
     reg  [55:0] checks_meta_base_1;
@@ -1384,6 +1384,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [63:0] p_key_1_q;
     reg  [63:0] p_key_2_d;
     reg  [63:0] p_key_2_q;
+    reg  [55:0] a_rkey_d;
+    reg  [55:0] a_rkey_q;
+    reg  [50:0] a_lkey_d;
+    reg  [50:0] a_lkey_q;
+    reg  c_loc_meta_d;
+    reg  c_loc_meta_q;
     reg  [1:0] p_res_0_d;
     reg  [1:0] p_res_0_q;
     reg  [1:0] p_res_1_d;
@@ -3890,7 +3896,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .width_29(checks_width_29),
         .width_30(checks_width_30),
         .width_31(checks_width_31),
-        .loc(checks_loc),
+        .loc_meta(checks_loc_meta),
         .meta_valid(checks_meta_valid),
         .meta_base_0(checks_meta_base_0),
         .meta_base_1(checks_meta_base_1),
@@ -4367,6 +4373,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         p_key_0_q = 64'h0;
         p_key_1_q = 64'h0;
         p_key_2_q = 64'h0;
+        a_rkey_q = 56'h0;
+        a_lkey_q = 51'h0;
+        c_loc_meta_q = 1'h0;
         p_res_0_q = 2'h0;
         p_res_1_q = 2'h0;
         p_res_2_q = 2'h0;
@@ -5533,6 +5542,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         p_key_0_q <= p_key_0_d;
         p_key_1_q <= p_key_1_d;
         p_key_2_q <= p_key_2_d;
+        a_rkey_q <= a_rkey_d;
+        a_lkey_q <= a_lkey_d;
+        c_loc_meta_q <= c_loc_meta_d;
         p_res_0_q <= p_res_0_d;
         p_res_1_q <= p_res_1_d;
         p_res_2_q <= p_res_2_d;
@@ -6474,6 +6486,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // Working copies: each signal assigned more than once below is computed
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
+    reg  [50:0] a_lkey_d_comb;
+    reg  [55:0] a_rkey_d_comb;
+    reg  c_loc_meta_d_comb;
     reg  ceq_slot_0_d_comb;
     reg  ceq_slot_1_d_comb;
     reg  ceq_slot_2_d_comb;
@@ -7461,6 +7476,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_size_d_comb = fq_size_q;
         fq_tag_d_comb = fq_tag_q;
         unas_any_q_d_comb = unas_any_q_q;
+        a_rkey_d_comb = a_rkey_q;
+        a_lkey_d_comb = a_lkey_q;
+        c_loc_meta_d_comb = c_loc_meta_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -8304,9 +8322,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         maintenance = p_valid_0_q & ~p_replay_0_q & ((p_op_0_q == op_inv) | (p_op_0_q == op_flush));
         mlb_reset = reset;
         mlb_rs_valid = a_search & p_key_range_0_q;
-        mlb_rs_addr = p_key_0_q[(32'h0)+:(56)];
+        mlb_rs_addr = a_rkey_q;
         mlb_ls_valid = a_search & ~p_key_range_0_q;
-        mlb_ls_loc = p_key_0_q[(32'h5)+:(51)];
+        mlb_ls_loc = a_lkey_q;
         mlb_inv_valid = p_valid_0_q & ~p_replay_0_q & (p_op_0_q == op_inv);
         mlb_inv_loc = p_loc_0_q[(32'h5)+:(51)];
         mlb_flush = p_valid_0_q & ~p_replay_0_q & (p_op_0_q == op_flush);
@@ -8668,7 +8686,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         checks_ptr_30 = p_ptr_94_q;
         checks_mask_31 = p_mask_95_q;
         checks_ptr_31 = p_ptr_95_q;
-        checks_loc = p_loc_2_q;
+        checks_loc_meta = c_loc_meta_q;
         checks_meta_valid = c_found;
         m_base_0_d_comb = m_base_0_q;
         m_size_0_d_comb = m_size_0_q;
@@ -12107,6 +12125,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
+        c_loc_meta_d_comb = (p_loc_1_q != zero64) & (p_loc_1_q != no_meta);
+        if (p_key_range_0_d_comb) begin
+            a_rkey_d_comb = p_key_0_d_comb[(32'h0)+:(56)];
+        end
+        else begin
+            a_lkey_d_comb = p_key_0_d_comb[(32'h5)+:(51)];
+        end
         ctr_lookups_amount_comb = zero4;
         ctr_hits_amount_comb = zero4;
         ctr_misses_amount_comb = zero4;
@@ -12239,6 +12264,9 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         resp_addr_30 = r_addr_30_q;
         resp_pass_31 = r_pass_31_q;
         resp_addr_31 = r_addr_31_q;
+        a_lkey_d = a_lkey_d_comb;
+        a_rkey_d = a_rkey_d_comb;
+        c_loc_meta_d = c_loc_meta_d_comb;
         ceq_slot_0_d = ceq_slot_0_d_comb;
         ceq_slot_1_d = ceq_slot_1_d_comb;
         ceq_slot_2_d = ceq_slot_2_d_comb;
@@ -13209,7 +13237,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
 endmodule // mlu16_bst_k4_l32_p2_c2
 
 // mlu16_bst_k4_l32_p2_c2_checks: hw::lane_checks::LaneChecks
-module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width_0,width_1,width_2,width_3,width_4,width_5,width_6,width_7,width_8,width_9,width_10,width_11,width_12,width_13,width_14,width_15,width_16,width_17,width_18,width_19,width_20,width_21,width_22,width_23,width_24,width_25,width_26,width_27,width_28,width_29,width_30,width_31,loc,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase_0,sbase_1,sbase_2,sbase_3,sbase_4,sbase_5,sbase_6,sbase_7,sbase_8,sbase_9,sbase_10,sbase_11,sbase_12,sbase_13,sbase_14,sbase_15,sbase_16,sbase_17,sbase_18,sbase_19,sbase_20,sbase_21,sbase_22,sbase_23,sbase_24,sbase_25,sbase_26,sbase_27,sbase_28,sbase_29,sbase_30,sbase_31,ssize_0,ssize_1,ssize_2,ssize_3,ssize_4,ssize_5,ssize_6,ssize_7,ssize_8,ssize_9,ssize_10,ssize_11,ssize_12,ssize_13,ssize_14,ssize_15,ssize_16,ssize_17,ssize_18,ssize_19,ssize_20,ssize_21,ssize_22,ssize_23,ssize_24,ssize_25,ssize_26,ssize_27,ssize_28,ssize_29,ssize_30,ssize_31,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
+module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,mask_3,mask_4,mask_5,mask_6,mask_7,mask_8,mask_9,mask_10,mask_11,mask_12,mask_13,mask_14,mask_15,mask_16,mask_17,mask_18,mask_19,mask_20,mask_21,mask_22,mask_23,mask_24,mask_25,mask_26,mask_27,mask_28,mask_29,mask_30,mask_31,ptr_0,ptr_1,ptr_2,ptr_3,ptr_4,ptr_5,ptr_6,ptr_7,ptr_8,ptr_9,ptr_10,ptr_11,ptr_12,ptr_13,ptr_14,ptr_15,ptr_16,ptr_17,ptr_18,ptr_19,ptr_20,ptr_21,ptr_22,ptr_23,ptr_24,ptr_25,ptr_26,ptr_27,ptr_28,ptr_29,ptr_30,ptr_31,width_0,width_1,width_2,width_3,width_4,width_5,width_6,width_7,width_8,width_9,width_10,width_11,width_12,width_13,width_14,width_15,width_16,width_17,width_18,width_19,width_20,width_21,width_22,width_23,width_24,width_25,width_26,width_27,width_28,width_29,width_30,width_31,loc_meta,meta_valid,meta_base_0,meta_base_1,meta_base_2,meta_base_3,meta_base_4,meta_base_5,meta_base_6,meta_base_7,meta_base_8,meta_base_9,meta_base_10,meta_base_11,meta_base_12,meta_base_13,meta_base_14,meta_base_15,meta_base_16,meta_base_17,meta_base_18,meta_base_19,meta_base_20,meta_base_21,meta_base_22,meta_base_23,meta_base_24,meta_base_25,meta_base_26,meta_base_27,meta_base_28,meta_base_29,meta_base_30,meta_base_31,meta_size_0,meta_size_1,meta_size_2,meta_size_3,meta_size_4,meta_size_5,meta_size_6,meta_size_7,meta_size_8,meta_size_9,meta_size_10,meta_size_11,meta_size_12,meta_size_13,meta_size_14,meta_size_15,meta_size_16,meta_size_17,meta_size_18,meta_size_19,meta_size_20,meta_size_21,meta_size_22,meta_size_23,meta_size_24,meta_size_25,meta_size_26,meta_size_27,meta_size_28,meta_size_29,meta_size_30,meta_size_31,meta_tag_0,meta_tag_1,meta_tag_2,meta_tag_3,meta_tag_4,meta_tag_5,meta_tag_6,meta_tag_7,meta_tag_8,meta_tag_9,meta_tag_10,meta_tag_11,meta_tag_12,meta_tag_13,meta_tag_14,meta_tag_15,meta_tag_16,meta_tag_17,meta_tag_18,meta_tag_19,meta_tag_20,meta_tag_21,meta_tag_22,meta_tag_23,meta_tag_24,meta_tag_25,meta_tag_26,meta_tag_27,meta_tag_28,meta_tag_29,meta_tag_30,meta_tag_31,meta_fault,sbase_0,sbase_1,sbase_2,sbase_3,sbase_4,sbase_5,sbase_6,sbase_7,sbase_8,sbase_9,sbase_10,sbase_11,sbase_12,sbase_13,sbase_14,sbase_15,sbase_16,sbase_17,sbase_18,sbase_19,sbase_20,sbase_21,sbase_22,sbase_23,sbase_24,sbase_25,sbase_26,sbase_27,sbase_28,sbase_29,sbase_30,sbase_31,ssize_0,ssize_1,ssize_2,ssize_3,ssize_4,ssize_5,ssize_6,ssize_7,ssize_8,ssize_9,ssize_10,ssize_11,ssize_12,ssize_13,ssize_14,ssize_15,ssize_16,ssize_17,ssize_18,ssize_19,ssize_20,ssize_21,ssize_22,ssize_23,ssize_24,ssize_25,ssize_26,ssize_27,ssize_28,ssize_29,ssize_30,ssize_31,pass_0,pass_1,pass_2,pass_3,pass_4,pass_5,pass_6,pass_7,pass_8,pass_9,pass_10,pass_11,pass_12,pass_13,pass_14,pass_15,pass_16,pass_17,pass_18,pass_19,pass_20,pass_21,pass_22,pass_23,pass_24,pass_25,pass_26,pass_27,pass_28,pass_29,pass_30,pass_31,any_fault,fault,lane);
     
     // Module arguments
     input wire  clock;
@@ -13311,7 +13339,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     input wire  [4:0] width_29;
     input wire  [4:0] width_30;
     input wire  [4:0] width_31;
-    input wire  [63:0] loc;
+    input wire  loc_meta;
     input wire  meta_valid;
     input wire  [55:0] meta_base_0;
     input wire  [55:0] meta_base_1;
@@ -13544,6 +13572,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     localparam  lane_index_30 = 5'b11110;
     localparam  lane_index_31 = 5'b11111;
     localparam  any_loc = 64'h20;
+    localparam  zero_loc = 64'h0;
     localparam  f_none = 3'b0;
     localparam  f_oob = 3'b1;
     localparam  f_shared = 3'b101;
@@ -13566,13 +13595,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_0_g_ge;
     wire  lanes_0_g_c1;
     wire  lanes_0_g_c2;
-    wire  lanes_0_g_c3;
+    wire  lanes_0_g_c3_hi_gt;
+    wire  lanes_0_g_c3_hi_eq;
+    wire  lanes_0_g_c3_lo_ge;
     reg  [31:0] lanes_0_s_addr;
     reg  [4:0] lanes_0_s_width;
     reg  [31:0] lanes_0_s_base;
     reg  [31:0] lanes_0_s_size;
     wire  lanes_0_s_ok;
     wire  [2:0] lanes_0_s_fault;
+    wire  lanes_0_s_ge;
+    wire  lanes_0_s_c1;
+    wire  lanes_0_s_c2;
+    wire  lanes_0_s_c3_hi_gt;
+    wire  lanes_0_s_c3_hi_eq;
+    wire  lanes_0_s_c3_lo_ge;
     reg  [63:0] lanes_1_g_ptr;
     reg  [4:0] lanes_1_g_width;
     reg  [63:0] lanes_1_g_loc;
@@ -13590,13 +13627,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_1_g_ge;
     wire  lanes_1_g_c1;
     wire  lanes_1_g_c2;
-    wire  lanes_1_g_c3;
+    wire  lanes_1_g_c3_hi_gt;
+    wire  lanes_1_g_c3_hi_eq;
+    wire  lanes_1_g_c3_lo_ge;
     reg  [31:0] lanes_1_s_addr;
     reg  [4:0] lanes_1_s_width;
     reg  [31:0] lanes_1_s_base;
     reg  [31:0] lanes_1_s_size;
     wire  lanes_1_s_ok;
     wire  [2:0] lanes_1_s_fault;
+    wire  lanes_1_s_ge;
+    wire  lanes_1_s_c1;
+    wire  lanes_1_s_c2;
+    wire  lanes_1_s_c3_hi_gt;
+    wire  lanes_1_s_c3_hi_eq;
+    wire  lanes_1_s_c3_lo_ge;
     reg  [63:0] lanes_2_g_ptr;
     reg  [4:0] lanes_2_g_width;
     reg  [63:0] lanes_2_g_loc;
@@ -13614,13 +13659,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_2_g_ge;
     wire  lanes_2_g_c1;
     wire  lanes_2_g_c2;
-    wire  lanes_2_g_c3;
+    wire  lanes_2_g_c3_hi_gt;
+    wire  lanes_2_g_c3_hi_eq;
+    wire  lanes_2_g_c3_lo_ge;
     reg  [31:0] lanes_2_s_addr;
     reg  [4:0] lanes_2_s_width;
     reg  [31:0] lanes_2_s_base;
     reg  [31:0] lanes_2_s_size;
     wire  lanes_2_s_ok;
     wire  [2:0] lanes_2_s_fault;
+    wire  lanes_2_s_ge;
+    wire  lanes_2_s_c1;
+    wire  lanes_2_s_c2;
+    wire  lanes_2_s_c3_hi_gt;
+    wire  lanes_2_s_c3_hi_eq;
+    wire  lanes_2_s_c3_lo_ge;
     reg  [63:0] lanes_3_g_ptr;
     reg  [4:0] lanes_3_g_width;
     reg  [63:0] lanes_3_g_loc;
@@ -13638,13 +13691,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_3_g_ge;
     wire  lanes_3_g_c1;
     wire  lanes_3_g_c2;
-    wire  lanes_3_g_c3;
+    wire  lanes_3_g_c3_hi_gt;
+    wire  lanes_3_g_c3_hi_eq;
+    wire  lanes_3_g_c3_lo_ge;
     reg  [31:0] lanes_3_s_addr;
     reg  [4:0] lanes_3_s_width;
     reg  [31:0] lanes_3_s_base;
     reg  [31:0] lanes_3_s_size;
     wire  lanes_3_s_ok;
     wire  [2:0] lanes_3_s_fault;
+    wire  lanes_3_s_ge;
+    wire  lanes_3_s_c1;
+    wire  lanes_3_s_c2;
+    wire  lanes_3_s_c3_hi_gt;
+    wire  lanes_3_s_c3_hi_eq;
+    wire  lanes_3_s_c3_lo_ge;
     reg  [63:0] lanes_4_g_ptr;
     reg  [4:0] lanes_4_g_width;
     reg  [63:0] lanes_4_g_loc;
@@ -13662,13 +13723,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_4_g_ge;
     wire  lanes_4_g_c1;
     wire  lanes_4_g_c2;
-    wire  lanes_4_g_c3;
+    wire  lanes_4_g_c3_hi_gt;
+    wire  lanes_4_g_c3_hi_eq;
+    wire  lanes_4_g_c3_lo_ge;
     reg  [31:0] lanes_4_s_addr;
     reg  [4:0] lanes_4_s_width;
     reg  [31:0] lanes_4_s_base;
     reg  [31:0] lanes_4_s_size;
     wire  lanes_4_s_ok;
     wire  [2:0] lanes_4_s_fault;
+    wire  lanes_4_s_ge;
+    wire  lanes_4_s_c1;
+    wire  lanes_4_s_c2;
+    wire  lanes_4_s_c3_hi_gt;
+    wire  lanes_4_s_c3_hi_eq;
+    wire  lanes_4_s_c3_lo_ge;
     reg  [63:0] lanes_5_g_ptr;
     reg  [4:0] lanes_5_g_width;
     reg  [63:0] lanes_5_g_loc;
@@ -13686,13 +13755,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_5_g_ge;
     wire  lanes_5_g_c1;
     wire  lanes_5_g_c2;
-    wire  lanes_5_g_c3;
+    wire  lanes_5_g_c3_hi_gt;
+    wire  lanes_5_g_c3_hi_eq;
+    wire  lanes_5_g_c3_lo_ge;
     reg  [31:0] lanes_5_s_addr;
     reg  [4:0] lanes_5_s_width;
     reg  [31:0] lanes_5_s_base;
     reg  [31:0] lanes_5_s_size;
     wire  lanes_5_s_ok;
     wire  [2:0] lanes_5_s_fault;
+    wire  lanes_5_s_ge;
+    wire  lanes_5_s_c1;
+    wire  lanes_5_s_c2;
+    wire  lanes_5_s_c3_hi_gt;
+    wire  lanes_5_s_c3_hi_eq;
+    wire  lanes_5_s_c3_lo_ge;
     reg  [63:0] lanes_6_g_ptr;
     reg  [4:0] lanes_6_g_width;
     reg  [63:0] lanes_6_g_loc;
@@ -13710,13 +13787,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_6_g_ge;
     wire  lanes_6_g_c1;
     wire  lanes_6_g_c2;
-    wire  lanes_6_g_c3;
+    wire  lanes_6_g_c3_hi_gt;
+    wire  lanes_6_g_c3_hi_eq;
+    wire  lanes_6_g_c3_lo_ge;
     reg  [31:0] lanes_6_s_addr;
     reg  [4:0] lanes_6_s_width;
     reg  [31:0] lanes_6_s_base;
     reg  [31:0] lanes_6_s_size;
     wire  lanes_6_s_ok;
     wire  [2:0] lanes_6_s_fault;
+    wire  lanes_6_s_ge;
+    wire  lanes_6_s_c1;
+    wire  lanes_6_s_c2;
+    wire  lanes_6_s_c3_hi_gt;
+    wire  lanes_6_s_c3_hi_eq;
+    wire  lanes_6_s_c3_lo_ge;
     reg  [63:0] lanes_7_g_ptr;
     reg  [4:0] lanes_7_g_width;
     reg  [63:0] lanes_7_g_loc;
@@ -13734,13 +13819,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_7_g_ge;
     wire  lanes_7_g_c1;
     wire  lanes_7_g_c2;
-    wire  lanes_7_g_c3;
+    wire  lanes_7_g_c3_hi_gt;
+    wire  lanes_7_g_c3_hi_eq;
+    wire  lanes_7_g_c3_lo_ge;
     reg  [31:0] lanes_7_s_addr;
     reg  [4:0] lanes_7_s_width;
     reg  [31:0] lanes_7_s_base;
     reg  [31:0] lanes_7_s_size;
     wire  lanes_7_s_ok;
     wire  [2:0] lanes_7_s_fault;
+    wire  lanes_7_s_ge;
+    wire  lanes_7_s_c1;
+    wire  lanes_7_s_c2;
+    wire  lanes_7_s_c3_hi_gt;
+    wire  lanes_7_s_c3_hi_eq;
+    wire  lanes_7_s_c3_lo_ge;
     reg  [63:0] lanes_8_g_ptr;
     reg  [4:0] lanes_8_g_width;
     reg  [63:0] lanes_8_g_loc;
@@ -13758,13 +13851,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_8_g_ge;
     wire  lanes_8_g_c1;
     wire  lanes_8_g_c2;
-    wire  lanes_8_g_c3;
+    wire  lanes_8_g_c3_hi_gt;
+    wire  lanes_8_g_c3_hi_eq;
+    wire  lanes_8_g_c3_lo_ge;
     reg  [31:0] lanes_8_s_addr;
     reg  [4:0] lanes_8_s_width;
     reg  [31:0] lanes_8_s_base;
     reg  [31:0] lanes_8_s_size;
     wire  lanes_8_s_ok;
     wire  [2:0] lanes_8_s_fault;
+    wire  lanes_8_s_ge;
+    wire  lanes_8_s_c1;
+    wire  lanes_8_s_c2;
+    wire  lanes_8_s_c3_hi_gt;
+    wire  lanes_8_s_c3_hi_eq;
+    wire  lanes_8_s_c3_lo_ge;
     reg  [63:0] lanes_9_g_ptr;
     reg  [4:0] lanes_9_g_width;
     reg  [63:0] lanes_9_g_loc;
@@ -13782,13 +13883,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_9_g_ge;
     wire  lanes_9_g_c1;
     wire  lanes_9_g_c2;
-    wire  lanes_9_g_c3;
+    wire  lanes_9_g_c3_hi_gt;
+    wire  lanes_9_g_c3_hi_eq;
+    wire  lanes_9_g_c3_lo_ge;
     reg  [31:0] lanes_9_s_addr;
     reg  [4:0] lanes_9_s_width;
     reg  [31:0] lanes_9_s_base;
     reg  [31:0] lanes_9_s_size;
     wire  lanes_9_s_ok;
     wire  [2:0] lanes_9_s_fault;
+    wire  lanes_9_s_ge;
+    wire  lanes_9_s_c1;
+    wire  lanes_9_s_c2;
+    wire  lanes_9_s_c3_hi_gt;
+    wire  lanes_9_s_c3_hi_eq;
+    wire  lanes_9_s_c3_lo_ge;
     reg  [63:0] lanes_10_g_ptr;
     reg  [4:0] lanes_10_g_width;
     reg  [63:0] lanes_10_g_loc;
@@ -13806,13 +13915,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_10_g_ge;
     wire  lanes_10_g_c1;
     wire  lanes_10_g_c2;
-    wire  lanes_10_g_c3;
+    wire  lanes_10_g_c3_hi_gt;
+    wire  lanes_10_g_c3_hi_eq;
+    wire  lanes_10_g_c3_lo_ge;
     reg  [31:0] lanes_10_s_addr;
     reg  [4:0] lanes_10_s_width;
     reg  [31:0] lanes_10_s_base;
     reg  [31:0] lanes_10_s_size;
     wire  lanes_10_s_ok;
     wire  [2:0] lanes_10_s_fault;
+    wire  lanes_10_s_ge;
+    wire  lanes_10_s_c1;
+    wire  lanes_10_s_c2;
+    wire  lanes_10_s_c3_hi_gt;
+    wire  lanes_10_s_c3_hi_eq;
+    wire  lanes_10_s_c3_lo_ge;
     reg  [63:0] lanes_11_g_ptr;
     reg  [4:0] lanes_11_g_width;
     reg  [63:0] lanes_11_g_loc;
@@ -13830,13 +13947,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_11_g_ge;
     wire  lanes_11_g_c1;
     wire  lanes_11_g_c2;
-    wire  lanes_11_g_c3;
+    wire  lanes_11_g_c3_hi_gt;
+    wire  lanes_11_g_c3_hi_eq;
+    wire  lanes_11_g_c3_lo_ge;
     reg  [31:0] lanes_11_s_addr;
     reg  [4:0] lanes_11_s_width;
     reg  [31:0] lanes_11_s_base;
     reg  [31:0] lanes_11_s_size;
     wire  lanes_11_s_ok;
     wire  [2:0] lanes_11_s_fault;
+    wire  lanes_11_s_ge;
+    wire  lanes_11_s_c1;
+    wire  lanes_11_s_c2;
+    wire  lanes_11_s_c3_hi_gt;
+    wire  lanes_11_s_c3_hi_eq;
+    wire  lanes_11_s_c3_lo_ge;
     reg  [63:0] lanes_12_g_ptr;
     reg  [4:0] lanes_12_g_width;
     reg  [63:0] lanes_12_g_loc;
@@ -13854,13 +13979,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_12_g_ge;
     wire  lanes_12_g_c1;
     wire  lanes_12_g_c2;
-    wire  lanes_12_g_c3;
+    wire  lanes_12_g_c3_hi_gt;
+    wire  lanes_12_g_c3_hi_eq;
+    wire  lanes_12_g_c3_lo_ge;
     reg  [31:0] lanes_12_s_addr;
     reg  [4:0] lanes_12_s_width;
     reg  [31:0] lanes_12_s_base;
     reg  [31:0] lanes_12_s_size;
     wire  lanes_12_s_ok;
     wire  [2:0] lanes_12_s_fault;
+    wire  lanes_12_s_ge;
+    wire  lanes_12_s_c1;
+    wire  lanes_12_s_c2;
+    wire  lanes_12_s_c3_hi_gt;
+    wire  lanes_12_s_c3_hi_eq;
+    wire  lanes_12_s_c3_lo_ge;
     reg  [63:0] lanes_13_g_ptr;
     reg  [4:0] lanes_13_g_width;
     reg  [63:0] lanes_13_g_loc;
@@ -13878,13 +14011,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_13_g_ge;
     wire  lanes_13_g_c1;
     wire  lanes_13_g_c2;
-    wire  lanes_13_g_c3;
+    wire  lanes_13_g_c3_hi_gt;
+    wire  lanes_13_g_c3_hi_eq;
+    wire  lanes_13_g_c3_lo_ge;
     reg  [31:0] lanes_13_s_addr;
     reg  [4:0] lanes_13_s_width;
     reg  [31:0] lanes_13_s_base;
     reg  [31:0] lanes_13_s_size;
     wire  lanes_13_s_ok;
     wire  [2:0] lanes_13_s_fault;
+    wire  lanes_13_s_ge;
+    wire  lanes_13_s_c1;
+    wire  lanes_13_s_c2;
+    wire  lanes_13_s_c3_hi_gt;
+    wire  lanes_13_s_c3_hi_eq;
+    wire  lanes_13_s_c3_lo_ge;
     reg  [63:0] lanes_14_g_ptr;
     reg  [4:0] lanes_14_g_width;
     reg  [63:0] lanes_14_g_loc;
@@ -13902,13 +14043,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_14_g_ge;
     wire  lanes_14_g_c1;
     wire  lanes_14_g_c2;
-    wire  lanes_14_g_c3;
+    wire  lanes_14_g_c3_hi_gt;
+    wire  lanes_14_g_c3_hi_eq;
+    wire  lanes_14_g_c3_lo_ge;
     reg  [31:0] lanes_14_s_addr;
     reg  [4:0] lanes_14_s_width;
     reg  [31:0] lanes_14_s_base;
     reg  [31:0] lanes_14_s_size;
     wire  lanes_14_s_ok;
     wire  [2:0] lanes_14_s_fault;
+    wire  lanes_14_s_ge;
+    wire  lanes_14_s_c1;
+    wire  lanes_14_s_c2;
+    wire  lanes_14_s_c3_hi_gt;
+    wire  lanes_14_s_c3_hi_eq;
+    wire  lanes_14_s_c3_lo_ge;
     reg  [63:0] lanes_15_g_ptr;
     reg  [4:0] lanes_15_g_width;
     reg  [63:0] lanes_15_g_loc;
@@ -13926,13 +14075,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_15_g_ge;
     wire  lanes_15_g_c1;
     wire  lanes_15_g_c2;
-    wire  lanes_15_g_c3;
+    wire  lanes_15_g_c3_hi_gt;
+    wire  lanes_15_g_c3_hi_eq;
+    wire  lanes_15_g_c3_lo_ge;
     reg  [31:0] lanes_15_s_addr;
     reg  [4:0] lanes_15_s_width;
     reg  [31:0] lanes_15_s_base;
     reg  [31:0] lanes_15_s_size;
     wire  lanes_15_s_ok;
     wire  [2:0] lanes_15_s_fault;
+    wire  lanes_15_s_ge;
+    wire  lanes_15_s_c1;
+    wire  lanes_15_s_c2;
+    wire  lanes_15_s_c3_hi_gt;
+    wire  lanes_15_s_c3_hi_eq;
+    wire  lanes_15_s_c3_lo_ge;
     reg  [63:0] lanes_16_g_ptr;
     reg  [4:0] lanes_16_g_width;
     reg  [63:0] lanes_16_g_loc;
@@ -13950,13 +14107,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_16_g_ge;
     wire  lanes_16_g_c1;
     wire  lanes_16_g_c2;
-    wire  lanes_16_g_c3;
+    wire  lanes_16_g_c3_hi_gt;
+    wire  lanes_16_g_c3_hi_eq;
+    wire  lanes_16_g_c3_lo_ge;
     reg  [31:0] lanes_16_s_addr;
     reg  [4:0] lanes_16_s_width;
     reg  [31:0] lanes_16_s_base;
     reg  [31:0] lanes_16_s_size;
     wire  lanes_16_s_ok;
     wire  [2:0] lanes_16_s_fault;
+    wire  lanes_16_s_ge;
+    wire  lanes_16_s_c1;
+    wire  lanes_16_s_c2;
+    wire  lanes_16_s_c3_hi_gt;
+    wire  lanes_16_s_c3_hi_eq;
+    wire  lanes_16_s_c3_lo_ge;
     reg  [63:0] lanes_17_g_ptr;
     reg  [4:0] lanes_17_g_width;
     reg  [63:0] lanes_17_g_loc;
@@ -13974,13 +14139,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_17_g_ge;
     wire  lanes_17_g_c1;
     wire  lanes_17_g_c2;
-    wire  lanes_17_g_c3;
+    wire  lanes_17_g_c3_hi_gt;
+    wire  lanes_17_g_c3_hi_eq;
+    wire  lanes_17_g_c3_lo_ge;
     reg  [31:0] lanes_17_s_addr;
     reg  [4:0] lanes_17_s_width;
     reg  [31:0] lanes_17_s_base;
     reg  [31:0] lanes_17_s_size;
     wire  lanes_17_s_ok;
     wire  [2:0] lanes_17_s_fault;
+    wire  lanes_17_s_ge;
+    wire  lanes_17_s_c1;
+    wire  lanes_17_s_c2;
+    wire  lanes_17_s_c3_hi_gt;
+    wire  lanes_17_s_c3_hi_eq;
+    wire  lanes_17_s_c3_lo_ge;
     reg  [63:0] lanes_18_g_ptr;
     reg  [4:0] lanes_18_g_width;
     reg  [63:0] lanes_18_g_loc;
@@ -13998,13 +14171,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_18_g_ge;
     wire  lanes_18_g_c1;
     wire  lanes_18_g_c2;
-    wire  lanes_18_g_c3;
+    wire  lanes_18_g_c3_hi_gt;
+    wire  lanes_18_g_c3_hi_eq;
+    wire  lanes_18_g_c3_lo_ge;
     reg  [31:0] lanes_18_s_addr;
     reg  [4:0] lanes_18_s_width;
     reg  [31:0] lanes_18_s_base;
     reg  [31:0] lanes_18_s_size;
     wire  lanes_18_s_ok;
     wire  [2:0] lanes_18_s_fault;
+    wire  lanes_18_s_ge;
+    wire  lanes_18_s_c1;
+    wire  lanes_18_s_c2;
+    wire  lanes_18_s_c3_hi_gt;
+    wire  lanes_18_s_c3_hi_eq;
+    wire  lanes_18_s_c3_lo_ge;
     reg  [63:0] lanes_19_g_ptr;
     reg  [4:0] lanes_19_g_width;
     reg  [63:0] lanes_19_g_loc;
@@ -14022,13 +14203,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_19_g_ge;
     wire  lanes_19_g_c1;
     wire  lanes_19_g_c2;
-    wire  lanes_19_g_c3;
+    wire  lanes_19_g_c3_hi_gt;
+    wire  lanes_19_g_c3_hi_eq;
+    wire  lanes_19_g_c3_lo_ge;
     reg  [31:0] lanes_19_s_addr;
     reg  [4:0] lanes_19_s_width;
     reg  [31:0] lanes_19_s_base;
     reg  [31:0] lanes_19_s_size;
     wire  lanes_19_s_ok;
     wire  [2:0] lanes_19_s_fault;
+    wire  lanes_19_s_ge;
+    wire  lanes_19_s_c1;
+    wire  lanes_19_s_c2;
+    wire  lanes_19_s_c3_hi_gt;
+    wire  lanes_19_s_c3_hi_eq;
+    wire  lanes_19_s_c3_lo_ge;
     reg  [63:0] lanes_20_g_ptr;
     reg  [4:0] lanes_20_g_width;
     reg  [63:0] lanes_20_g_loc;
@@ -14046,13 +14235,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_20_g_ge;
     wire  lanes_20_g_c1;
     wire  lanes_20_g_c2;
-    wire  lanes_20_g_c3;
+    wire  lanes_20_g_c3_hi_gt;
+    wire  lanes_20_g_c3_hi_eq;
+    wire  lanes_20_g_c3_lo_ge;
     reg  [31:0] lanes_20_s_addr;
     reg  [4:0] lanes_20_s_width;
     reg  [31:0] lanes_20_s_base;
     reg  [31:0] lanes_20_s_size;
     wire  lanes_20_s_ok;
     wire  [2:0] lanes_20_s_fault;
+    wire  lanes_20_s_ge;
+    wire  lanes_20_s_c1;
+    wire  lanes_20_s_c2;
+    wire  lanes_20_s_c3_hi_gt;
+    wire  lanes_20_s_c3_hi_eq;
+    wire  lanes_20_s_c3_lo_ge;
     reg  [63:0] lanes_21_g_ptr;
     reg  [4:0] lanes_21_g_width;
     reg  [63:0] lanes_21_g_loc;
@@ -14070,13 +14267,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_21_g_ge;
     wire  lanes_21_g_c1;
     wire  lanes_21_g_c2;
-    wire  lanes_21_g_c3;
+    wire  lanes_21_g_c3_hi_gt;
+    wire  lanes_21_g_c3_hi_eq;
+    wire  lanes_21_g_c3_lo_ge;
     reg  [31:0] lanes_21_s_addr;
     reg  [4:0] lanes_21_s_width;
     reg  [31:0] lanes_21_s_base;
     reg  [31:0] lanes_21_s_size;
     wire  lanes_21_s_ok;
     wire  [2:0] lanes_21_s_fault;
+    wire  lanes_21_s_ge;
+    wire  lanes_21_s_c1;
+    wire  lanes_21_s_c2;
+    wire  lanes_21_s_c3_hi_gt;
+    wire  lanes_21_s_c3_hi_eq;
+    wire  lanes_21_s_c3_lo_ge;
     reg  [63:0] lanes_22_g_ptr;
     reg  [4:0] lanes_22_g_width;
     reg  [63:0] lanes_22_g_loc;
@@ -14094,13 +14299,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_22_g_ge;
     wire  lanes_22_g_c1;
     wire  lanes_22_g_c2;
-    wire  lanes_22_g_c3;
+    wire  lanes_22_g_c3_hi_gt;
+    wire  lanes_22_g_c3_hi_eq;
+    wire  lanes_22_g_c3_lo_ge;
     reg  [31:0] lanes_22_s_addr;
     reg  [4:0] lanes_22_s_width;
     reg  [31:0] lanes_22_s_base;
     reg  [31:0] lanes_22_s_size;
     wire  lanes_22_s_ok;
     wire  [2:0] lanes_22_s_fault;
+    wire  lanes_22_s_ge;
+    wire  lanes_22_s_c1;
+    wire  lanes_22_s_c2;
+    wire  lanes_22_s_c3_hi_gt;
+    wire  lanes_22_s_c3_hi_eq;
+    wire  lanes_22_s_c3_lo_ge;
     reg  [63:0] lanes_23_g_ptr;
     reg  [4:0] lanes_23_g_width;
     reg  [63:0] lanes_23_g_loc;
@@ -14118,13 +14331,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_23_g_ge;
     wire  lanes_23_g_c1;
     wire  lanes_23_g_c2;
-    wire  lanes_23_g_c3;
+    wire  lanes_23_g_c3_hi_gt;
+    wire  lanes_23_g_c3_hi_eq;
+    wire  lanes_23_g_c3_lo_ge;
     reg  [31:0] lanes_23_s_addr;
     reg  [4:0] lanes_23_s_width;
     reg  [31:0] lanes_23_s_base;
     reg  [31:0] lanes_23_s_size;
     wire  lanes_23_s_ok;
     wire  [2:0] lanes_23_s_fault;
+    wire  lanes_23_s_ge;
+    wire  lanes_23_s_c1;
+    wire  lanes_23_s_c2;
+    wire  lanes_23_s_c3_hi_gt;
+    wire  lanes_23_s_c3_hi_eq;
+    wire  lanes_23_s_c3_lo_ge;
     reg  [63:0] lanes_24_g_ptr;
     reg  [4:0] lanes_24_g_width;
     reg  [63:0] lanes_24_g_loc;
@@ -14142,13 +14363,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_24_g_ge;
     wire  lanes_24_g_c1;
     wire  lanes_24_g_c2;
-    wire  lanes_24_g_c3;
+    wire  lanes_24_g_c3_hi_gt;
+    wire  lanes_24_g_c3_hi_eq;
+    wire  lanes_24_g_c3_lo_ge;
     reg  [31:0] lanes_24_s_addr;
     reg  [4:0] lanes_24_s_width;
     reg  [31:0] lanes_24_s_base;
     reg  [31:0] lanes_24_s_size;
     wire  lanes_24_s_ok;
     wire  [2:0] lanes_24_s_fault;
+    wire  lanes_24_s_ge;
+    wire  lanes_24_s_c1;
+    wire  lanes_24_s_c2;
+    wire  lanes_24_s_c3_hi_gt;
+    wire  lanes_24_s_c3_hi_eq;
+    wire  lanes_24_s_c3_lo_ge;
     reg  [63:0] lanes_25_g_ptr;
     reg  [4:0] lanes_25_g_width;
     reg  [63:0] lanes_25_g_loc;
@@ -14166,13 +14395,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_25_g_ge;
     wire  lanes_25_g_c1;
     wire  lanes_25_g_c2;
-    wire  lanes_25_g_c3;
+    wire  lanes_25_g_c3_hi_gt;
+    wire  lanes_25_g_c3_hi_eq;
+    wire  lanes_25_g_c3_lo_ge;
     reg  [31:0] lanes_25_s_addr;
     reg  [4:0] lanes_25_s_width;
     reg  [31:0] lanes_25_s_base;
     reg  [31:0] lanes_25_s_size;
     wire  lanes_25_s_ok;
     wire  [2:0] lanes_25_s_fault;
+    wire  lanes_25_s_ge;
+    wire  lanes_25_s_c1;
+    wire  lanes_25_s_c2;
+    wire  lanes_25_s_c3_hi_gt;
+    wire  lanes_25_s_c3_hi_eq;
+    wire  lanes_25_s_c3_lo_ge;
     reg  [63:0] lanes_26_g_ptr;
     reg  [4:0] lanes_26_g_width;
     reg  [63:0] lanes_26_g_loc;
@@ -14190,13 +14427,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_26_g_ge;
     wire  lanes_26_g_c1;
     wire  lanes_26_g_c2;
-    wire  lanes_26_g_c3;
+    wire  lanes_26_g_c3_hi_gt;
+    wire  lanes_26_g_c3_hi_eq;
+    wire  lanes_26_g_c3_lo_ge;
     reg  [31:0] lanes_26_s_addr;
     reg  [4:0] lanes_26_s_width;
     reg  [31:0] lanes_26_s_base;
     reg  [31:0] lanes_26_s_size;
     wire  lanes_26_s_ok;
     wire  [2:0] lanes_26_s_fault;
+    wire  lanes_26_s_ge;
+    wire  lanes_26_s_c1;
+    wire  lanes_26_s_c2;
+    wire  lanes_26_s_c3_hi_gt;
+    wire  lanes_26_s_c3_hi_eq;
+    wire  lanes_26_s_c3_lo_ge;
     reg  [63:0] lanes_27_g_ptr;
     reg  [4:0] lanes_27_g_width;
     reg  [63:0] lanes_27_g_loc;
@@ -14214,13 +14459,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_27_g_ge;
     wire  lanes_27_g_c1;
     wire  lanes_27_g_c2;
-    wire  lanes_27_g_c3;
+    wire  lanes_27_g_c3_hi_gt;
+    wire  lanes_27_g_c3_hi_eq;
+    wire  lanes_27_g_c3_lo_ge;
     reg  [31:0] lanes_27_s_addr;
     reg  [4:0] lanes_27_s_width;
     reg  [31:0] lanes_27_s_base;
     reg  [31:0] lanes_27_s_size;
     wire  lanes_27_s_ok;
     wire  [2:0] lanes_27_s_fault;
+    wire  lanes_27_s_ge;
+    wire  lanes_27_s_c1;
+    wire  lanes_27_s_c2;
+    wire  lanes_27_s_c3_hi_gt;
+    wire  lanes_27_s_c3_hi_eq;
+    wire  lanes_27_s_c3_lo_ge;
     reg  [63:0] lanes_28_g_ptr;
     reg  [4:0] lanes_28_g_width;
     reg  [63:0] lanes_28_g_loc;
@@ -14238,13 +14491,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_28_g_ge;
     wire  lanes_28_g_c1;
     wire  lanes_28_g_c2;
-    wire  lanes_28_g_c3;
+    wire  lanes_28_g_c3_hi_gt;
+    wire  lanes_28_g_c3_hi_eq;
+    wire  lanes_28_g_c3_lo_ge;
     reg  [31:0] lanes_28_s_addr;
     reg  [4:0] lanes_28_s_width;
     reg  [31:0] lanes_28_s_base;
     reg  [31:0] lanes_28_s_size;
     wire  lanes_28_s_ok;
     wire  [2:0] lanes_28_s_fault;
+    wire  lanes_28_s_ge;
+    wire  lanes_28_s_c1;
+    wire  lanes_28_s_c2;
+    wire  lanes_28_s_c3_hi_gt;
+    wire  lanes_28_s_c3_hi_eq;
+    wire  lanes_28_s_c3_lo_ge;
     reg  [63:0] lanes_29_g_ptr;
     reg  [4:0] lanes_29_g_width;
     reg  [63:0] lanes_29_g_loc;
@@ -14262,13 +14523,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_29_g_ge;
     wire  lanes_29_g_c1;
     wire  lanes_29_g_c2;
-    wire  lanes_29_g_c3;
+    wire  lanes_29_g_c3_hi_gt;
+    wire  lanes_29_g_c3_hi_eq;
+    wire  lanes_29_g_c3_lo_ge;
     reg  [31:0] lanes_29_s_addr;
     reg  [4:0] lanes_29_s_width;
     reg  [31:0] lanes_29_s_base;
     reg  [31:0] lanes_29_s_size;
     wire  lanes_29_s_ok;
     wire  [2:0] lanes_29_s_fault;
+    wire  lanes_29_s_ge;
+    wire  lanes_29_s_c1;
+    wire  lanes_29_s_c2;
+    wire  lanes_29_s_c3_hi_gt;
+    wire  lanes_29_s_c3_hi_eq;
+    wire  lanes_29_s_c3_lo_ge;
     reg  [63:0] lanes_30_g_ptr;
     reg  [4:0] lanes_30_g_width;
     reg  [63:0] lanes_30_g_loc;
@@ -14286,13 +14555,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_30_g_ge;
     wire  lanes_30_g_c1;
     wire  lanes_30_g_c2;
-    wire  lanes_30_g_c3;
+    wire  lanes_30_g_c3_hi_gt;
+    wire  lanes_30_g_c3_hi_eq;
+    wire  lanes_30_g_c3_lo_ge;
     reg  [31:0] lanes_30_s_addr;
     reg  [4:0] lanes_30_s_width;
     reg  [31:0] lanes_30_s_base;
     reg  [31:0] lanes_30_s_size;
     wire  lanes_30_s_ok;
     wire  [2:0] lanes_30_s_fault;
+    wire  lanes_30_s_ge;
+    wire  lanes_30_s_c1;
+    wire  lanes_30_s_c2;
+    wire  lanes_30_s_c3_hi_gt;
+    wire  lanes_30_s_c3_hi_eq;
+    wire  lanes_30_s_c3_lo_ge;
     reg  [63:0] lanes_31_g_ptr;
     reg  [4:0] lanes_31_g_width;
     reg  [63:0] lanes_31_g_loc;
@@ -14310,13 +14587,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     wire  lanes_31_g_ge;
     wire  lanes_31_g_c1;
     wire  lanes_31_g_c2;
-    wire  lanes_31_g_c3;
+    wire  lanes_31_g_c3_hi_gt;
+    wire  lanes_31_g_c3_hi_eq;
+    wire  lanes_31_g_c3_lo_ge;
     reg  [31:0] lanes_31_s_addr;
     reg  [4:0] lanes_31_s_width;
     reg  [31:0] lanes_31_s_base;
     reg  [31:0] lanes_31_s_size;
     wire  lanes_31_s_ok;
     wire  [2:0] lanes_31_s_fault;
+    wire  lanes_31_s_ge;
+    wire  lanes_31_s_c1;
+    wire  lanes_31_s_c2;
+    wire  lanes_31_s_c3_hi_gt;
+    wire  lanes_31_s_c3_hi_eq;
+    wire  lanes_31_s_c3_lo_ge;
     reg  [2:0] st_pre_0_d;
     reg  [2:0] st_pre_0_q;
     reg  [2:0] st_pre_1_d;
@@ -14381,70 +14666,390 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [2:0] st_pre_30_q;
     reg  [2:0] st_pre_31_d;
     reg  [2:0] st_pre_31_q;
-    reg  st_sfail_0_d;
-    reg  st_sfail_0_q;
-    reg  st_sfail_1_d;
-    reg  st_sfail_1_q;
-    reg  st_sfail_2_d;
-    reg  st_sfail_2_q;
-    reg  st_sfail_3_d;
-    reg  st_sfail_3_q;
-    reg  st_sfail_4_d;
-    reg  st_sfail_4_q;
-    reg  st_sfail_5_d;
-    reg  st_sfail_5_q;
-    reg  st_sfail_6_d;
-    reg  st_sfail_6_q;
-    reg  st_sfail_7_d;
-    reg  st_sfail_7_q;
-    reg  st_sfail_8_d;
-    reg  st_sfail_8_q;
-    reg  st_sfail_9_d;
-    reg  st_sfail_9_q;
-    reg  st_sfail_10_d;
-    reg  st_sfail_10_q;
-    reg  st_sfail_11_d;
-    reg  st_sfail_11_q;
-    reg  st_sfail_12_d;
-    reg  st_sfail_12_q;
-    reg  st_sfail_13_d;
-    reg  st_sfail_13_q;
-    reg  st_sfail_14_d;
-    reg  st_sfail_14_q;
-    reg  st_sfail_15_d;
-    reg  st_sfail_15_q;
-    reg  st_sfail_16_d;
-    reg  st_sfail_16_q;
-    reg  st_sfail_17_d;
-    reg  st_sfail_17_q;
-    reg  st_sfail_18_d;
-    reg  st_sfail_18_q;
-    reg  st_sfail_19_d;
-    reg  st_sfail_19_q;
-    reg  st_sfail_20_d;
-    reg  st_sfail_20_q;
-    reg  st_sfail_21_d;
-    reg  st_sfail_21_q;
-    reg  st_sfail_22_d;
-    reg  st_sfail_22_q;
-    reg  st_sfail_23_d;
-    reg  st_sfail_23_q;
-    reg  st_sfail_24_d;
-    reg  st_sfail_24_q;
-    reg  st_sfail_25_d;
-    reg  st_sfail_25_q;
-    reg  st_sfail_26_d;
-    reg  st_sfail_26_q;
-    reg  st_sfail_27_d;
-    reg  st_sfail_27_q;
-    reg  st_sfail_28_d;
-    reg  st_sfail_28_q;
-    reg  st_sfail_29_d;
-    reg  st_sfail_29_q;
-    reg  st_sfail_30_d;
-    reg  st_sfail_30_q;
-    reg  st_sfail_31_d;
-    reg  st_sfail_31_q;
+    reg  st_sge_0_d;
+    reg  st_sge_0_q;
+    reg  st_sge_1_d;
+    reg  st_sge_1_q;
+    reg  st_sge_2_d;
+    reg  st_sge_2_q;
+    reg  st_sge_3_d;
+    reg  st_sge_3_q;
+    reg  st_sge_4_d;
+    reg  st_sge_4_q;
+    reg  st_sge_5_d;
+    reg  st_sge_5_q;
+    reg  st_sge_6_d;
+    reg  st_sge_6_q;
+    reg  st_sge_7_d;
+    reg  st_sge_7_q;
+    reg  st_sge_8_d;
+    reg  st_sge_8_q;
+    reg  st_sge_9_d;
+    reg  st_sge_9_q;
+    reg  st_sge_10_d;
+    reg  st_sge_10_q;
+    reg  st_sge_11_d;
+    reg  st_sge_11_q;
+    reg  st_sge_12_d;
+    reg  st_sge_12_q;
+    reg  st_sge_13_d;
+    reg  st_sge_13_q;
+    reg  st_sge_14_d;
+    reg  st_sge_14_q;
+    reg  st_sge_15_d;
+    reg  st_sge_15_q;
+    reg  st_sge_16_d;
+    reg  st_sge_16_q;
+    reg  st_sge_17_d;
+    reg  st_sge_17_q;
+    reg  st_sge_18_d;
+    reg  st_sge_18_q;
+    reg  st_sge_19_d;
+    reg  st_sge_19_q;
+    reg  st_sge_20_d;
+    reg  st_sge_20_q;
+    reg  st_sge_21_d;
+    reg  st_sge_21_q;
+    reg  st_sge_22_d;
+    reg  st_sge_22_q;
+    reg  st_sge_23_d;
+    reg  st_sge_23_q;
+    reg  st_sge_24_d;
+    reg  st_sge_24_q;
+    reg  st_sge_25_d;
+    reg  st_sge_25_q;
+    reg  st_sge_26_d;
+    reg  st_sge_26_q;
+    reg  st_sge_27_d;
+    reg  st_sge_27_q;
+    reg  st_sge_28_d;
+    reg  st_sge_28_q;
+    reg  st_sge_29_d;
+    reg  st_sge_29_q;
+    reg  st_sge_30_d;
+    reg  st_sge_30_q;
+    reg  st_sge_31_d;
+    reg  st_sge_31_q;
+    reg  st_sc1_0_d;
+    reg  st_sc1_0_q;
+    reg  st_sc1_1_d;
+    reg  st_sc1_1_q;
+    reg  st_sc1_2_d;
+    reg  st_sc1_2_q;
+    reg  st_sc1_3_d;
+    reg  st_sc1_3_q;
+    reg  st_sc1_4_d;
+    reg  st_sc1_4_q;
+    reg  st_sc1_5_d;
+    reg  st_sc1_5_q;
+    reg  st_sc1_6_d;
+    reg  st_sc1_6_q;
+    reg  st_sc1_7_d;
+    reg  st_sc1_7_q;
+    reg  st_sc1_8_d;
+    reg  st_sc1_8_q;
+    reg  st_sc1_9_d;
+    reg  st_sc1_9_q;
+    reg  st_sc1_10_d;
+    reg  st_sc1_10_q;
+    reg  st_sc1_11_d;
+    reg  st_sc1_11_q;
+    reg  st_sc1_12_d;
+    reg  st_sc1_12_q;
+    reg  st_sc1_13_d;
+    reg  st_sc1_13_q;
+    reg  st_sc1_14_d;
+    reg  st_sc1_14_q;
+    reg  st_sc1_15_d;
+    reg  st_sc1_15_q;
+    reg  st_sc1_16_d;
+    reg  st_sc1_16_q;
+    reg  st_sc1_17_d;
+    reg  st_sc1_17_q;
+    reg  st_sc1_18_d;
+    reg  st_sc1_18_q;
+    reg  st_sc1_19_d;
+    reg  st_sc1_19_q;
+    reg  st_sc1_20_d;
+    reg  st_sc1_20_q;
+    reg  st_sc1_21_d;
+    reg  st_sc1_21_q;
+    reg  st_sc1_22_d;
+    reg  st_sc1_22_q;
+    reg  st_sc1_23_d;
+    reg  st_sc1_23_q;
+    reg  st_sc1_24_d;
+    reg  st_sc1_24_q;
+    reg  st_sc1_25_d;
+    reg  st_sc1_25_q;
+    reg  st_sc1_26_d;
+    reg  st_sc1_26_q;
+    reg  st_sc1_27_d;
+    reg  st_sc1_27_q;
+    reg  st_sc1_28_d;
+    reg  st_sc1_28_q;
+    reg  st_sc1_29_d;
+    reg  st_sc1_29_q;
+    reg  st_sc1_30_d;
+    reg  st_sc1_30_q;
+    reg  st_sc1_31_d;
+    reg  st_sc1_31_q;
+    reg  st_sc2_0_d;
+    reg  st_sc2_0_q;
+    reg  st_sc2_1_d;
+    reg  st_sc2_1_q;
+    reg  st_sc2_2_d;
+    reg  st_sc2_2_q;
+    reg  st_sc2_3_d;
+    reg  st_sc2_3_q;
+    reg  st_sc2_4_d;
+    reg  st_sc2_4_q;
+    reg  st_sc2_5_d;
+    reg  st_sc2_5_q;
+    reg  st_sc2_6_d;
+    reg  st_sc2_6_q;
+    reg  st_sc2_7_d;
+    reg  st_sc2_7_q;
+    reg  st_sc2_8_d;
+    reg  st_sc2_8_q;
+    reg  st_sc2_9_d;
+    reg  st_sc2_9_q;
+    reg  st_sc2_10_d;
+    reg  st_sc2_10_q;
+    reg  st_sc2_11_d;
+    reg  st_sc2_11_q;
+    reg  st_sc2_12_d;
+    reg  st_sc2_12_q;
+    reg  st_sc2_13_d;
+    reg  st_sc2_13_q;
+    reg  st_sc2_14_d;
+    reg  st_sc2_14_q;
+    reg  st_sc2_15_d;
+    reg  st_sc2_15_q;
+    reg  st_sc2_16_d;
+    reg  st_sc2_16_q;
+    reg  st_sc2_17_d;
+    reg  st_sc2_17_q;
+    reg  st_sc2_18_d;
+    reg  st_sc2_18_q;
+    reg  st_sc2_19_d;
+    reg  st_sc2_19_q;
+    reg  st_sc2_20_d;
+    reg  st_sc2_20_q;
+    reg  st_sc2_21_d;
+    reg  st_sc2_21_q;
+    reg  st_sc2_22_d;
+    reg  st_sc2_22_q;
+    reg  st_sc2_23_d;
+    reg  st_sc2_23_q;
+    reg  st_sc2_24_d;
+    reg  st_sc2_24_q;
+    reg  st_sc2_25_d;
+    reg  st_sc2_25_q;
+    reg  st_sc2_26_d;
+    reg  st_sc2_26_q;
+    reg  st_sc2_27_d;
+    reg  st_sc2_27_q;
+    reg  st_sc2_28_d;
+    reg  st_sc2_28_q;
+    reg  st_sc2_29_d;
+    reg  st_sc2_29_q;
+    reg  st_sc2_30_d;
+    reg  st_sc2_30_q;
+    reg  st_sc2_31_d;
+    reg  st_sc2_31_q;
+    reg  st_sc3h_0_d;
+    reg  st_sc3h_0_q;
+    reg  st_sc3h_1_d;
+    reg  st_sc3h_1_q;
+    reg  st_sc3h_2_d;
+    reg  st_sc3h_2_q;
+    reg  st_sc3h_3_d;
+    reg  st_sc3h_3_q;
+    reg  st_sc3h_4_d;
+    reg  st_sc3h_4_q;
+    reg  st_sc3h_5_d;
+    reg  st_sc3h_5_q;
+    reg  st_sc3h_6_d;
+    reg  st_sc3h_6_q;
+    reg  st_sc3h_7_d;
+    reg  st_sc3h_7_q;
+    reg  st_sc3h_8_d;
+    reg  st_sc3h_8_q;
+    reg  st_sc3h_9_d;
+    reg  st_sc3h_9_q;
+    reg  st_sc3h_10_d;
+    reg  st_sc3h_10_q;
+    reg  st_sc3h_11_d;
+    reg  st_sc3h_11_q;
+    reg  st_sc3h_12_d;
+    reg  st_sc3h_12_q;
+    reg  st_sc3h_13_d;
+    reg  st_sc3h_13_q;
+    reg  st_sc3h_14_d;
+    reg  st_sc3h_14_q;
+    reg  st_sc3h_15_d;
+    reg  st_sc3h_15_q;
+    reg  st_sc3h_16_d;
+    reg  st_sc3h_16_q;
+    reg  st_sc3h_17_d;
+    reg  st_sc3h_17_q;
+    reg  st_sc3h_18_d;
+    reg  st_sc3h_18_q;
+    reg  st_sc3h_19_d;
+    reg  st_sc3h_19_q;
+    reg  st_sc3h_20_d;
+    reg  st_sc3h_20_q;
+    reg  st_sc3h_21_d;
+    reg  st_sc3h_21_q;
+    reg  st_sc3h_22_d;
+    reg  st_sc3h_22_q;
+    reg  st_sc3h_23_d;
+    reg  st_sc3h_23_q;
+    reg  st_sc3h_24_d;
+    reg  st_sc3h_24_q;
+    reg  st_sc3h_25_d;
+    reg  st_sc3h_25_q;
+    reg  st_sc3h_26_d;
+    reg  st_sc3h_26_q;
+    reg  st_sc3h_27_d;
+    reg  st_sc3h_27_q;
+    reg  st_sc3h_28_d;
+    reg  st_sc3h_28_q;
+    reg  st_sc3h_29_d;
+    reg  st_sc3h_29_q;
+    reg  st_sc3h_30_d;
+    reg  st_sc3h_30_q;
+    reg  st_sc3h_31_d;
+    reg  st_sc3h_31_q;
+    reg  st_sc3e_0_d;
+    reg  st_sc3e_0_q;
+    reg  st_sc3e_1_d;
+    reg  st_sc3e_1_q;
+    reg  st_sc3e_2_d;
+    reg  st_sc3e_2_q;
+    reg  st_sc3e_3_d;
+    reg  st_sc3e_3_q;
+    reg  st_sc3e_4_d;
+    reg  st_sc3e_4_q;
+    reg  st_sc3e_5_d;
+    reg  st_sc3e_5_q;
+    reg  st_sc3e_6_d;
+    reg  st_sc3e_6_q;
+    reg  st_sc3e_7_d;
+    reg  st_sc3e_7_q;
+    reg  st_sc3e_8_d;
+    reg  st_sc3e_8_q;
+    reg  st_sc3e_9_d;
+    reg  st_sc3e_9_q;
+    reg  st_sc3e_10_d;
+    reg  st_sc3e_10_q;
+    reg  st_sc3e_11_d;
+    reg  st_sc3e_11_q;
+    reg  st_sc3e_12_d;
+    reg  st_sc3e_12_q;
+    reg  st_sc3e_13_d;
+    reg  st_sc3e_13_q;
+    reg  st_sc3e_14_d;
+    reg  st_sc3e_14_q;
+    reg  st_sc3e_15_d;
+    reg  st_sc3e_15_q;
+    reg  st_sc3e_16_d;
+    reg  st_sc3e_16_q;
+    reg  st_sc3e_17_d;
+    reg  st_sc3e_17_q;
+    reg  st_sc3e_18_d;
+    reg  st_sc3e_18_q;
+    reg  st_sc3e_19_d;
+    reg  st_sc3e_19_q;
+    reg  st_sc3e_20_d;
+    reg  st_sc3e_20_q;
+    reg  st_sc3e_21_d;
+    reg  st_sc3e_21_q;
+    reg  st_sc3e_22_d;
+    reg  st_sc3e_22_q;
+    reg  st_sc3e_23_d;
+    reg  st_sc3e_23_q;
+    reg  st_sc3e_24_d;
+    reg  st_sc3e_24_q;
+    reg  st_sc3e_25_d;
+    reg  st_sc3e_25_q;
+    reg  st_sc3e_26_d;
+    reg  st_sc3e_26_q;
+    reg  st_sc3e_27_d;
+    reg  st_sc3e_27_q;
+    reg  st_sc3e_28_d;
+    reg  st_sc3e_28_q;
+    reg  st_sc3e_29_d;
+    reg  st_sc3e_29_q;
+    reg  st_sc3e_30_d;
+    reg  st_sc3e_30_q;
+    reg  st_sc3e_31_d;
+    reg  st_sc3e_31_q;
+    reg  st_sc3l_0_d;
+    reg  st_sc3l_0_q;
+    reg  st_sc3l_1_d;
+    reg  st_sc3l_1_q;
+    reg  st_sc3l_2_d;
+    reg  st_sc3l_2_q;
+    reg  st_sc3l_3_d;
+    reg  st_sc3l_3_q;
+    reg  st_sc3l_4_d;
+    reg  st_sc3l_4_q;
+    reg  st_sc3l_5_d;
+    reg  st_sc3l_5_q;
+    reg  st_sc3l_6_d;
+    reg  st_sc3l_6_q;
+    reg  st_sc3l_7_d;
+    reg  st_sc3l_7_q;
+    reg  st_sc3l_8_d;
+    reg  st_sc3l_8_q;
+    reg  st_sc3l_9_d;
+    reg  st_sc3l_9_q;
+    reg  st_sc3l_10_d;
+    reg  st_sc3l_10_q;
+    reg  st_sc3l_11_d;
+    reg  st_sc3l_11_q;
+    reg  st_sc3l_12_d;
+    reg  st_sc3l_12_q;
+    reg  st_sc3l_13_d;
+    reg  st_sc3l_13_q;
+    reg  st_sc3l_14_d;
+    reg  st_sc3l_14_q;
+    reg  st_sc3l_15_d;
+    reg  st_sc3l_15_q;
+    reg  st_sc3l_16_d;
+    reg  st_sc3l_16_q;
+    reg  st_sc3l_17_d;
+    reg  st_sc3l_17_q;
+    reg  st_sc3l_18_d;
+    reg  st_sc3l_18_q;
+    reg  st_sc3l_19_d;
+    reg  st_sc3l_19_q;
+    reg  st_sc3l_20_d;
+    reg  st_sc3l_20_q;
+    reg  st_sc3l_21_d;
+    reg  st_sc3l_21_q;
+    reg  st_sc3l_22_d;
+    reg  st_sc3l_22_q;
+    reg  st_sc3l_23_d;
+    reg  st_sc3l_23_q;
+    reg  st_sc3l_24_d;
+    reg  st_sc3l_24_q;
+    reg  st_sc3l_25_d;
+    reg  st_sc3l_25_q;
+    reg  st_sc3l_26_d;
+    reg  st_sc3l_26_q;
+    reg  st_sc3l_27_d;
+    reg  st_sc3l_27_q;
+    reg  st_sc3l_28_d;
+    reg  st_sc3l_28_q;
+    reg  st_sc3l_29_d;
+    reg  st_sc3l_29_q;
+    reg  st_sc3l_30_d;
+    reg  st_sc3l_30_q;
+    reg  st_sc3l_31_d;
+    reg  st_sc3l_31_q;
     reg  st_gchk_0_d;
     reg  st_gchk_0_q;
     reg  st_gchk_1_d;
@@ -14701,70 +15306,198 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  st_c2_30_q;
     reg  st_c2_31_d;
     reg  st_c2_31_q;
-    reg  st_c3_0_d;
-    reg  st_c3_0_q;
-    reg  st_c3_1_d;
-    reg  st_c3_1_q;
-    reg  st_c3_2_d;
-    reg  st_c3_2_q;
-    reg  st_c3_3_d;
-    reg  st_c3_3_q;
-    reg  st_c3_4_d;
-    reg  st_c3_4_q;
-    reg  st_c3_5_d;
-    reg  st_c3_5_q;
-    reg  st_c3_6_d;
-    reg  st_c3_6_q;
-    reg  st_c3_7_d;
-    reg  st_c3_7_q;
-    reg  st_c3_8_d;
-    reg  st_c3_8_q;
-    reg  st_c3_9_d;
-    reg  st_c3_9_q;
-    reg  st_c3_10_d;
-    reg  st_c3_10_q;
-    reg  st_c3_11_d;
-    reg  st_c3_11_q;
-    reg  st_c3_12_d;
-    reg  st_c3_12_q;
-    reg  st_c3_13_d;
-    reg  st_c3_13_q;
-    reg  st_c3_14_d;
-    reg  st_c3_14_q;
-    reg  st_c3_15_d;
-    reg  st_c3_15_q;
-    reg  st_c3_16_d;
-    reg  st_c3_16_q;
-    reg  st_c3_17_d;
-    reg  st_c3_17_q;
-    reg  st_c3_18_d;
-    reg  st_c3_18_q;
-    reg  st_c3_19_d;
-    reg  st_c3_19_q;
-    reg  st_c3_20_d;
-    reg  st_c3_20_q;
-    reg  st_c3_21_d;
-    reg  st_c3_21_q;
-    reg  st_c3_22_d;
-    reg  st_c3_22_q;
-    reg  st_c3_23_d;
-    reg  st_c3_23_q;
-    reg  st_c3_24_d;
-    reg  st_c3_24_q;
-    reg  st_c3_25_d;
-    reg  st_c3_25_q;
-    reg  st_c3_26_d;
-    reg  st_c3_26_q;
-    reg  st_c3_27_d;
-    reg  st_c3_27_q;
-    reg  st_c3_28_d;
-    reg  st_c3_28_q;
-    reg  st_c3_29_d;
-    reg  st_c3_29_q;
-    reg  st_c3_30_d;
-    reg  st_c3_30_q;
-    reg  st_c3_31_d;
-    reg  st_c3_31_q;
+    reg  st_c3h_0_d;
+    reg  st_c3h_0_q;
+    reg  st_c3h_1_d;
+    reg  st_c3h_1_q;
+    reg  st_c3h_2_d;
+    reg  st_c3h_2_q;
+    reg  st_c3h_3_d;
+    reg  st_c3h_3_q;
+    reg  st_c3h_4_d;
+    reg  st_c3h_4_q;
+    reg  st_c3h_5_d;
+    reg  st_c3h_5_q;
+    reg  st_c3h_6_d;
+    reg  st_c3h_6_q;
+    reg  st_c3h_7_d;
+    reg  st_c3h_7_q;
+    reg  st_c3h_8_d;
+    reg  st_c3h_8_q;
+    reg  st_c3h_9_d;
+    reg  st_c3h_9_q;
+    reg  st_c3h_10_d;
+    reg  st_c3h_10_q;
+    reg  st_c3h_11_d;
+    reg  st_c3h_11_q;
+    reg  st_c3h_12_d;
+    reg  st_c3h_12_q;
+    reg  st_c3h_13_d;
+    reg  st_c3h_13_q;
+    reg  st_c3h_14_d;
+    reg  st_c3h_14_q;
+    reg  st_c3h_15_d;
+    reg  st_c3h_15_q;
+    reg  st_c3h_16_d;
+    reg  st_c3h_16_q;
+    reg  st_c3h_17_d;
+    reg  st_c3h_17_q;
+    reg  st_c3h_18_d;
+    reg  st_c3h_18_q;
+    reg  st_c3h_19_d;
+    reg  st_c3h_19_q;
+    reg  st_c3h_20_d;
+    reg  st_c3h_20_q;
+    reg  st_c3h_21_d;
+    reg  st_c3h_21_q;
+    reg  st_c3h_22_d;
+    reg  st_c3h_22_q;
+    reg  st_c3h_23_d;
+    reg  st_c3h_23_q;
+    reg  st_c3h_24_d;
+    reg  st_c3h_24_q;
+    reg  st_c3h_25_d;
+    reg  st_c3h_25_q;
+    reg  st_c3h_26_d;
+    reg  st_c3h_26_q;
+    reg  st_c3h_27_d;
+    reg  st_c3h_27_q;
+    reg  st_c3h_28_d;
+    reg  st_c3h_28_q;
+    reg  st_c3h_29_d;
+    reg  st_c3h_29_q;
+    reg  st_c3h_30_d;
+    reg  st_c3h_30_q;
+    reg  st_c3h_31_d;
+    reg  st_c3h_31_q;
+    reg  st_c3e_0_d;
+    reg  st_c3e_0_q;
+    reg  st_c3e_1_d;
+    reg  st_c3e_1_q;
+    reg  st_c3e_2_d;
+    reg  st_c3e_2_q;
+    reg  st_c3e_3_d;
+    reg  st_c3e_3_q;
+    reg  st_c3e_4_d;
+    reg  st_c3e_4_q;
+    reg  st_c3e_5_d;
+    reg  st_c3e_5_q;
+    reg  st_c3e_6_d;
+    reg  st_c3e_6_q;
+    reg  st_c3e_7_d;
+    reg  st_c3e_7_q;
+    reg  st_c3e_8_d;
+    reg  st_c3e_8_q;
+    reg  st_c3e_9_d;
+    reg  st_c3e_9_q;
+    reg  st_c3e_10_d;
+    reg  st_c3e_10_q;
+    reg  st_c3e_11_d;
+    reg  st_c3e_11_q;
+    reg  st_c3e_12_d;
+    reg  st_c3e_12_q;
+    reg  st_c3e_13_d;
+    reg  st_c3e_13_q;
+    reg  st_c3e_14_d;
+    reg  st_c3e_14_q;
+    reg  st_c3e_15_d;
+    reg  st_c3e_15_q;
+    reg  st_c3e_16_d;
+    reg  st_c3e_16_q;
+    reg  st_c3e_17_d;
+    reg  st_c3e_17_q;
+    reg  st_c3e_18_d;
+    reg  st_c3e_18_q;
+    reg  st_c3e_19_d;
+    reg  st_c3e_19_q;
+    reg  st_c3e_20_d;
+    reg  st_c3e_20_q;
+    reg  st_c3e_21_d;
+    reg  st_c3e_21_q;
+    reg  st_c3e_22_d;
+    reg  st_c3e_22_q;
+    reg  st_c3e_23_d;
+    reg  st_c3e_23_q;
+    reg  st_c3e_24_d;
+    reg  st_c3e_24_q;
+    reg  st_c3e_25_d;
+    reg  st_c3e_25_q;
+    reg  st_c3e_26_d;
+    reg  st_c3e_26_q;
+    reg  st_c3e_27_d;
+    reg  st_c3e_27_q;
+    reg  st_c3e_28_d;
+    reg  st_c3e_28_q;
+    reg  st_c3e_29_d;
+    reg  st_c3e_29_q;
+    reg  st_c3e_30_d;
+    reg  st_c3e_30_q;
+    reg  st_c3e_31_d;
+    reg  st_c3e_31_q;
+    reg  st_c3l_0_d;
+    reg  st_c3l_0_q;
+    reg  st_c3l_1_d;
+    reg  st_c3l_1_q;
+    reg  st_c3l_2_d;
+    reg  st_c3l_2_q;
+    reg  st_c3l_3_d;
+    reg  st_c3l_3_q;
+    reg  st_c3l_4_d;
+    reg  st_c3l_4_q;
+    reg  st_c3l_5_d;
+    reg  st_c3l_5_q;
+    reg  st_c3l_6_d;
+    reg  st_c3l_6_q;
+    reg  st_c3l_7_d;
+    reg  st_c3l_7_q;
+    reg  st_c3l_8_d;
+    reg  st_c3l_8_q;
+    reg  st_c3l_9_d;
+    reg  st_c3l_9_q;
+    reg  st_c3l_10_d;
+    reg  st_c3l_10_q;
+    reg  st_c3l_11_d;
+    reg  st_c3l_11_q;
+    reg  st_c3l_12_d;
+    reg  st_c3l_12_q;
+    reg  st_c3l_13_d;
+    reg  st_c3l_13_q;
+    reg  st_c3l_14_d;
+    reg  st_c3l_14_q;
+    reg  st_c3l_15_d;
+    reg  st_c3l_15_q;
+    reg  st_c3l_16_d;
+    reg  st_c3l_16_q;
+    reg  st_c3l_17_d;
+    reg  st_c3l_17_q;
+    reg  st_c3l_18_d;
+    reg  st_c3l_18_q;
+    reg  st_c3l_19_d;
+    reg  st_c3l_19_q;
+    reg  st_c3l_20_d;
+    reg  st_c3l_20_q;
+    reg  st_c3l_21_d;
+    reg  st_c3l_21_q;
+    reg  st_c3l_22_d;
+    reg  st_c3l_22_q;
+    reg  st_c3l_23_d;
+    reg  st_c3l_23_q;
+    reg  st_c3l_24_d;
+    reg  st_c3l_24_q;
+    reg  st_c3l_25_d;
+    reg  st_c3l_25_q;
+    reg  st_c3l_26_d;
+    reg  st_c3l_26_q;
+    reg  st_c3l_27_d;
+    reg  st_c3l_27_q;
+    reg  st_c3l_28_d;
+    reg  st_c3l_28_q;
+    reg  st_c3l_29_d;
+    reg  st_c3l_29_q;
+    reg  st_c3l_30_d;
+    reg  st_c3l_30_q;
+    reg  st_c3l_31_d;
+    reg  st_c3l_31_q;
     reg  st_mask_0_d;
     reg  st_mask_0_q;
     reg  st_mask_1_d;
@@ -14897,38 +15630,6 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  lane_bfail_now_29;
     reg  lane_bfail_now_30;
     reg  lane_bfail_now_31;
-    reg  lane_sfail_now_0;
-    reg  lane_sfail_now_1;
-    reg  lane_sfail_now_2;
-    reg  lane_sfail_now_3;
-    reg  lane_sfail_now_4;
-    reg  lane_sfail_now_5;
-    reg  lane_sfail_now_6;
-    reg  lane_sfail_now_7;
-    reg  lane_sfail_now_8;
-    reg  lane_sfail_now_9;
-    reg  lane_sfail_now_10;
-    reg  lane_sfail_now_11;
-    reg  lane_sfail_now_12;
-    reg  lane_sfail_now_13;
-    reg  lane_sfail_now_14;
-    reg  lane_sfail_now_15;
-    reg  lane_sfail_now_16;
-    reg  lane_sfail_now_17;
-    reg  lane_sfail_now_18;
-    reg  lane_sfail_now_19;
-    reg  lane_sfail_now_20;
-    reg  lane_sfail_now_21;
-    reg  lane_sfail_now_22;
-    reg  lane_sfail_now_23;
-    reg  lane_sfail_now_24;
-    reg  lane_sfail_now_25;
-    reg  lane_sfail_now_26;
-    reg  lane_sfail_now_27;
-    reg  lane_sfail_now_28;
-    reg  lane_sfail_now_29;
-    reg  lane_sfail_now_30;
-    reg  lane_sfail_now_31;
     reg  lane_gchk_now_0;
     reg  lane_gchk_now_1;
     reg  lane_gchk_now_2;
@@ -15091,6 +15792,70 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [2:0] lane_fault_31;
     reg  shared_x;
     reg  [2:0] bcode;
+    reg  lane_c3_0;
+    reg  lane_c3_1;
+    reg  lane_c3_2;
+    reg  lane_c3_3;
+    reg  lane_c3_4;
+    reg  lane_c3_5;
+    reg  lane_c3_6;
+    reg  lane_c3_7;
+    reg  lane_c3_8;
+    reg  lane_c3_9;
+    reg  lane_c3_10;
+    reg  lane_c3_11;
+    reg  lane_c3_12;
+    reg  lane_c3_13;
+    reg  lane_c3_14;
+    reg  lane_c3_15;
+    reg  lane_c3_16;
+    reg  lane_c3_17;
+    reg  lane_c3_18;
+    reg  lane_c3_19;
+    reg  lane_c3_20;
+    reg  lane_c3_21;
+    reg  lane_c3_22;
+    reg  lane_c3_23;
+    reg  lane_c3_24;
+    reg  lane_c3_25;
+    reg  lane_c3_26;
+    reg  lane_c3_27;
+    reg  lane_c3_28;
+    reg  lane_c3_29;
+    reg  lane_c3_30;
+    reg  lane_c3_31;
+    reg  lane_sc3_0;
+    reg  lane_sc3_1;
+    reg  lane_sc3_2;
+    reg  lane_sc3_3;
+    reg  lane_sc3_4;
+    reg  lane_sc3_5;
+    reg  lane_sc3_6;
+    reg  lane_sc3_7;
+    reg  lane_sc3_8;
+    reg  lane_sc3_9;
+    reg  lane_sc3_10;
+    reg  lane_sc3_11;
+    reg  lane_sc3_12;
+    reg  lane_sc3_13;
+    reg  lane_sc3_14;
+    reg  lane_sc3_15;
+    reg  lane_sc3_16;
+    reg  lane_sc3_17;
+    reg  lane_sc3_18;
+    reg  lane_sc3_19;
+    reg  lane_sc3_20;
+    reg  lane_sc3_21;
+    reg  lane_sc3_22;
+    reg  lane_sc3_23;
+    reg  lane_sc3_24;
+    reg  lane_sc3_25;
+    reg  lane_sc3_26;
+    reg  lane_sc3_27;
+    reg  lane_sc3_28;
+    reg  lane_sc3_29;
+    reg  lane_sc3_30;
+    reg  lane_sc3_31;
     reg  sel_any_0;
     reg  sel_any_1;
     reg  sel_any_2;
@@ -15300,13 +16065,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_0_g_ge),
         .g_c1(lanes_0_g_c1),
         .g_c2(lanes_0_g_c2),
-        .g_c3(lanes_0_g_c3),
+        .g_c3_hi_gt(lanes_0_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_0_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_0_g_c3_lo_ge),
         .s_addr(lanes_0_s_addr),
         .s_width(lanes_0_s_width),
         .s_base(lanes_0_s_base),
         .s_size(lanes_0_s_size),
         .s_ok(lanes_0_s_ok),
-        .s_fault(lanes_0_s_fault)
+        .s_fault(lanes_0_s_fault),
+        .s_ge(lanes_0_s_ge),
+        .s_c1(lanes_0_s_c1),
+        .s_c2(lanes_0_s_c2),
+        .s_c3_hi_gt(lanes_0_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_0_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_0_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_1 lanes_1(
         .g_ptr(lanes_1_g_ptr),
@@ -15326,13 +16099,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_1_g_ge),
         .g_c1(lanes_1_g_c1),
         .g_c2(lanes_1_g_c2),
-        .g_c3(lanes_1_g_c3),
+        .g_c3_hi_gt(lanes_1_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_1_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_1_g_c3_lo_ge),
         .s_addr(lanes_1_s_addr),
         .s_width(lanes_1_s_width),
         .s_base(lanes_1_s_base),
         .s_size(lanes_1_s_size),
         .s_ok(lanes_1_s_ok),
-        .s_fault(lanes_1_s_fault)
+        .s_fault(lanes_1_s_fault),
+        .s_ge(lanes_1_s_ge),
+        .s_c1(lanes_1_s_c1),
+        .s_c2(lanes_1_s_c2),
+        .s_c3_hi_gt(lanes_1_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_1_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_1_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_2 lanes_2(
         .g_ptr(lanes_2_g_ptr),
@@ -15352,13 +16133,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_2_g_ge),
         .g_c1(lanes_2_g_c1),
         .g_c2(lanes_2_g_c2),
-        .g_c3(lanes_2_g_c3),
+        .g_c3_hi_gt(lanes_2_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_2_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_2_g_c3_lo_ge),
         .s_addr(lanes_2_s_addr),
         .s_width(lanes_2_s_width),
         .s_base(lanes_2_s_base),
         .s_size(lanes_2_s_size),
         .s_ok(lanes_2_s_ok),
-        .s_fault(lanes_2_s_fault)
+        .s_fault(lanes_2_s_fault),
+        .s_ge(lanes_2_s_ge),
+        .s_c1(lanes_2_s_c1),
+        .s_c2(lanes_2_s_c2),
+        .s_c3_hi_gt(lanes_2_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_2_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_2_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_3 lanes_3(
         .g_ptr(lanes_3_g_ptr),
@@ -15378,13 +16167,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_3_g_ge),
         .g_c1(lanes_3_g_c1),
         .g_c2(lanes_3_g_c2),
-        .g_c3(lanes_3_g_c3),
+        .g_c3_hi_gt(lanes_3_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_3_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_3_g_c3_lo_ge),
         .s_addr(lanes_3_s_addr),
         .s_width(lanes_3_s_width),
         .s_base(lanes_3_s_base),
         .s_size(lanes_3_s_size),
         .s_ok(lanes_3_s_ok),
-        .s_fault(lanes_3_s_fault)
+        .s_fault(lanes_3_s_fault),
+        .s_ge(lanes_3_s_ge),
+        .s_c1(lanes_3_s_c1),
+        .s_c2(lanes_3_s_c2),
+        .s_c3_hi_gt(lanes_3_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_3_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_3_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_4 lanes_4(
         .g_ptr(lanes_4_g_ptr),
@@ -15404,13 +16201,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_4_g_ge),
         .g_c1(lanes_4_g_c1),
         .g_c2(lanes_4_g_c2),
-        .g_c3(lanes_4_g_c3),
+        .g_c3_hi_gt(lanes_4_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_4_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_4_g_c3_lo_ge),
         .s_addr(lanes_4_s_addr),
         .s_width(lanes_4_s_width),
         .s_base(lanes_4_s_base),
         .s_size(lanes_4_s_size),
         .s_ok(lanes_4_s_ok),
-        .s_fault(lanes_4_s_fault)
+        .s_fault(lanes_4_s_fault),
+        .s_ge(lanes_4_s_ge),
+        .s_c1(lanes_4_s_c1),
+        .s_c2(lanes_4_s_c2),
+        .s_c3_hi_gt(lanes_4_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_4_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_4_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_5 lanes_5(
         .g_ptr(lanes_5_g_ptr),
@@ -15430,13 +16235,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_5_g_ge),
         .g_c1(lanes_5_g_c1),
         .g_c2(lanes_5_g_c2),
-        .g_c3(lanes_5_g_c3),
+        .g_c3_hi_gt(lanes_5_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_5_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_5_g_c3_lo_ge),
         .s_addr(lanes_5_s_addr),
         .s_width(lanes_5_s_width),
         .s_base(lanes_5_s_base),
         .s_size(lanes_5_s_size),
         .s_ok(lanes_5_s_ok),
-        .s_fault(lanes_5_s_fault)
+        .s_fault(lanes_5_s_fault),
+        .s_ge(lanes_5_s_ge),
+        .s_c1(lanes_5_s_c1),
+        .s_c2(lanes_5_s_c2),
+        .s_c3_hi_gt(lanes_5_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_5_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_5_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_6 lanes_6(
         .g_ptr(lanes_6_g_ptr),
@@ -15456,13 +16269,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_6_g_ge),
         .g_c1(lanes_6_g_c1),
         .g_c2(lanes_6_g_c2),
-        .g_c3(lanes_6_g_c3),
+        .g_c3_hi_gt(lanes_6_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_6_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_6_g_c3_lo_ge),
         .s_addr(lanes_6_s_addr),
         .s_width(lanes_6_s_width),
         .s_base(lanes_6_s_base),
         .s_size(lanes_6_s_size),
         .s_ok(lanes_6_s_ok),
-        .s_fault(lanes_6_s_fault)
+        .s_fault(lanes_6_s_fault),
+        .s_ge(lanes_6_s_ge),
+        .s_c1(lanes_6_s_c1),
+        .s_c2(lanes_6_s_c2),
+        .s_c3_hi_gt(lanes_6_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_6_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_6_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_7 lanes_7(
         .g_ptr(lanes_7_g_ptr),
@@ -15482,13 +16303,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_7_g_ge),
         .g_c1(lanes_7_g_c1),
         .g_c2(lanes_7_g_c2),
-        .g_c3(lanes_7_g_c3),
+        .g_c3_hi_gt(lanes_7_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_7_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_7_g_c3_lo_ge),
         .s_addr(lanes_7_s_addr),
         .s_width(lanes_7_s_width),
         .s_base(lanes_7_s_base),
         .s_size(lanes_7_s_size),
         .s_ok(lanes_7_s_ok),
-        .s_fault(lanes_7_s_fault)
+        .s_fault(lanes_7_s_fault),
+        .s_ge(lanes_7_s_ge),
+        .s_c1(lanes_7_s_c1),
+        .s_c2(lanes_7_s_c2),
+        .s_c3_hi_gt(lanes_7_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_7_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_7_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_8 lanes_8(
         .g_ptr(lanes_8_g_ptr),
@@ -15508,13 +16337,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_8_g_ge),
         .g_c1(lanes_8_g_c1),
         .g_c2(lanes_8_g_c2),
-        .g_c3(lanes_8_g_c3),
+        .g_c3_hi_gt(lanes_8_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_8_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_8_g_c3_lo_ge),
         .s_addr(lanes_8_s_addr),
         .s_width(lanes_8_s_width),
         .s_base(lanes_8_s_base),
         .s_size(lanes_8_s_size),
         .s_ok(lanes_8_s_ok),
-        .s_fault(lanes_8_s_fault)
+        .s_fault(lanes_8_s_fault),
+        .s_ge(lanes_8_s_ge),
+        .s_c1(lanes_8_s_c1),
+        .s_c2(lanes_8_s_c2),
+        .s_c3_hi_gt(lanes_8_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_8_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_8_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_9 lanes_9(
         .g_ptr(lanes_9_g_ptr),
@@ -15534,13 +16371,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_9_g_ge),
         .g_c1(lanes_9_g_c1),
         .g_c2(lanes_9_g_c2),
-        .g_c3(lanes_9_g_c3),
+        .g_c3_hi_gt(lanes_9_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_9_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_9_g_c3_lo_ge),
         .s_addr(lanes_9_s_addr),
         .s_width(lanes_9_s_width),
         .s_base(lanes_9_s_base),
         .s_size(lanes_9_s_size),
         .s_ok(lanes_9_s_ok),
-        .s_fault(lanes_9_s_fault)
+        .s_fault(lanes_9_s_fault),
+        .s_ge(lanes_9_s_ge),
+        .s_c1(lanes_9_s_c1),
+        .s_c2(lanes_9_s_c2),
+        .s_c3_hi_gt(lanes_9_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_9_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_9_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_10 lanes_10(
         .g_ptr(lanes_10_g_ptr),
@@ -15560,13 +16405,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_10_g_ge),
         .g_c1(lanes_10_g_c1),
         .g_c2(lanes_10_g_c2),
-        .g_c3(lanes_10_g_c3),
+        .g_c3_hi_gt(lanes_10_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_10_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_10_g_c3_lo_ge),
         .s_addr(lanes_10_s_addr),
         .s_width(lanes_10_s_width),
         .s_base(lanes_10_s_base),
         .s_size(lanes_10_s_size),
         .s_ok(lanes_10_s_ok),
-        .s_fault(lanes_10_s_fault)
+        .s_fault(lanes_10_s_fault),
+        .s_ge(lanes_10_s_ge),
+        .s_c1(lanes_10_s_c1),
+        .s_c2(lanes_10_s_c2),
+        .s_c3_hi_gt(lanes_10_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_10_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_10_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_11 lanes_11(
         .g_ptr(lanes_11_g_ptr),
@@ -15586,13 +16439,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_11_g_ge),
         .g_c1(lanes_11_g_c1),
         .g_c2(lanes_11_g_c2),
-        .g_c3(lanes_11_g_c3),
+        .g_c3_hi_gt(lanes_11_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_11_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_11_g_c3_lo_ge),
         .s_addr(lanes_11_s_addr),
         .s_width(lanes_11_s_width),
         .s_base(lanes_11_s_base),
         .s_size(lanes_11_s_size),
         .s_ok(lanes_11_s_ok),
-        .s_fault(lanes_11_s_fault)
+        .s_fault(lanes_11_s_fault),
+        .s_ge(lanes_11_s_ge),
+        .s_c1(lanes_11_s_c1),
+        .s_c2(lanes_11_s_c2),
+        .s_c3_hi_gt(lanes_11_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_11_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_11_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_12 lanes_12(
         .g_ptr(lanes_12_g_ptr),
@@ -15612,13 +16473,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_12_g_ge),
         .g_c1(lanes_12_g_c1),
         .g_c2(lanes_12_g_c2),
-        .g_c3(lanes_12_g_c3),
+        .g_c3_hi_gt(lanes_12_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_12_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_12_g_c3_lo_ge),
         .s_addr(lanes_12_s_addr),
         .s_width(lanes_12_s_width),
         .s_base(lanes_12_s_base),
         .s_size(lanes_12_s_size),
         .s_ok(lanes_12_s_ok),
-        .s_fault(lanes_12_s_fault)
+        .s_fault(lanes_12_s_fault),
+        .s_ge(lanes_12_s_ge),
+        .s_c1(lanes_12_s_c1),
+        .s_c2(lanes_12_s_c2),
+        .s_c3_hi_gt(lanes_12_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_12_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_12_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_13 lanes_13(
         .g_ptr(lanes_13_g_ptr),
@@ -15638,13 +16507,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_13_g_ge),
         .g_c1(lanes_13_g_c1),
         .g_c2(lanes_13_g_c2),
-        .g_c3(lanes_13_g_c3),
+        .g_c3_hi_gt(lanes_13_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_13_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_13_g_c3_lo_ge),
         .s_addr(lanes_13_s_addr),
         .s_width(lanes_13_s_width),
         .s_base(lanes_13_s_base),
         .s_size(lanes_13_s_size),
         .s_ok(lanes_13_s_ok),
-        .s_fault(lanes_13_s_fault)
+        .s_fault(lanes_13_s_fault),
+        .s_ge(lanes_13_s_ge),
+        .s_c1(lanes_13_s_c1),
+        .s_c2(lanes_13_s_c2),
+        .s_c3_hi_gt(lanes_13_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_13_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_13_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_14 lanes_14(
         .g_ptr(lanes_14_g_ptr),
@@ -15664,13 +16541,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_14_g_ge),
         .g_c1(lanes_14_g_c1),
         .g_c2(lanes_14_g_c2),
-        .g_c3(lanes_14_g_c3),
+        .g_c3_hi_gt(lanes_14_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_14_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_14_g_c3_lo_ge),
         .s_addr(lanes_14_s_addr),
         .s_width(lanes_14_s_width),
         .s_base(lanes_14_s_base),
         .s_size(lanes_14_s_size),
         .s_ok(lanes_14_s_ok),
-        .s_fault(lanes_14_s_fault)
+        .s_fault(lanes_14_s_fault),
+        .s_ge(lanes_14_s_ge),
+        .s_c1(lanes_14_s_c1),
+        .s_c2(lanes_14_s_c2),
+        .s_c3_hi_gt(lanes_14_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_14_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_14_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_15 lanes_15(
         .g_ptr(lanes_15_g_ptr),
@@ -15690,13 +16575,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_15_g_ge),
         .g_c1(lanes_15_g_c1),
         .g_c2(lanes_15_g_c2),
-        .g_c3(lanes_15_g_c3),
+        .g_c3_hi_gt(lanes_15_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_15_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_15_g_c3_lo_ge),
         .s_addr(lanes_15_s_addr),
         .s_width(lanes_15_s_width),
         .s_base(lanes_15_s_base),
         .s_size(lanes_15_s_size),
         .s_ok(lanes_15_s_ok),
-        .s_fault(lanes_15_s_fault)
+        .s_fault(lanes_15_s_fault),
+        .s_ge(lanes_15_s_ge),
+        .s_c1(lanes_15_s_c1),
+        .s_c2(lanes_15_s_c2),
+        .s_c3_hi_gt(lanes_15_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_15_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_15_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_16 lanes_16(
         .g_ptr(lanes_16_g_ptr),
@@ -15716,13 +16609,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_16_g_ge),
         .g_c1(lanes_16_g_c1),
         .g_c2(lanes_16_g_c2),
-        .g_c3(lanes_16_g_c3),
+        .g_c3_hi_gt(lanes_16_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_16_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_16_g_c3_lo_ge),
         .s_addr(lanes_16_s_addr),
         .s_width(lanes_16_s_width),
         .s_base(lanes_16_s_base),
         .s_size(lanes_16_s_size),
         .s_ok(lanes_16_s_ok),
-        .s_fault(lanes_16_s_fault)
+        .s_fault(lanes_16_s_fault),
+        .s_ge(lanes_16_s_ge),
+        .s_c1(lanes_16_s_c1),
+        .s_c2(lanes_16_s_c2),
+        .s_c3_hi_gt(lanes_16_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_16_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_16_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_17 lanes_17(
         .g_ptr(lanes_17_g_ptr),
@@ -15742,13 +16643,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_17_g_ge),
         .g_c1(lanes_17_g_c1),
         .g_c2(lanes_17_g_c2),
-        .g_c3(lanes_17_g_c3),
+        .g_c3_hi_gt(lanes_17_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_17_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_17_g_c3_lo_ge),
         .s_addr(lanes_17_s_addr),
         .s_width(lanes_17_s_width),
         .s_base(lanes_17_s_base),
         .s_size(lanes_17_s_size),
         .s_ok(lanes_17_s_ok),
-        .s_fault(lanes_17_s_fault)
+        .s_fault(lanes_17_s_fault),
+        .s_ge(lanes_17_s_ge),
+        .s_c1(lanes_17_s_c1),
+        .s_c2(lanes_17_s_c2),
+        .s_c3_hi_gt(lanes_17_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_17_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_17_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_18 lanes_18(
         .g_ptr(lanes_18_g_ptr),
@@ -15768,13 +16677,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_18_g_ge),
         .g_c1(lanes_18_g_c1),
         .g_c2(lanes_18_g_c2),
-        .g_c3(lanes_18_g_c3),
+        .g_c3_hi_gt(lanes_18_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_18_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_18_g_c3_lo_ge),
         .s_addr(lanes_18_s_addr),
         .s_width(lanes_18_s_width),
         .s_base(lanes_18_s_base),
         .s_size(lanes_18_s_size),
         .s_ok(lanes_18_s_ok),
-        .s_fault(lanes_18_s_fault)
+        .s_fault(lanes_18_s_fault),
+        .s_ge(lanes_18_s_ge),
+        .s_c1(lanes_18_s_c1),
+        .s_c2(lanes_18_s_c2),
+        .s_c3_hi_gt(lanes_18_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_18_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_18_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_19 lanes_19(
         .g_ptr(lanes_19_g_ptr),
@@ -15794,13 +16711,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_19_g_ge),
         .g_c1(lanes_19_g_c1),
         .g_c2(lanes_19_g_c2),
-        .g_c3(lanes_19_g_c3),
+        .g_c3_hi_gt(lanes_19_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_19_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_19_g_c3_lo_ge),
         .s_addr(lanes_19_s_addr),
         .s_width(lanes_19_s_width),
         .s_base(lanes_19_s_base),
         .s_size(lanes_19_s_size),
         .s_ok(lanes_19_s_ok),
-        .s_fault(lanes_19_s_fault)
+        .s_fault(lanes_19_s_fault),
+        .s_ge(lanes_19_s_ge),
+        .s_c1(lanes_19_s_c1),
+        .s_c2(lanes_19_s_c2),
+        .s_c3_hi_gt(lanes_19_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_19_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_19_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_20 lanes_20(
         .g_ptr(lanes_20_g_ptr),
@@ -15820,13 +16745,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_20_g_ge),
         .g_c1(lanes_20_g_c1),
         .g_c2(lanes_20_g_c2),
-        .g_c3(lanes_20_g_c3),
+        .g_c3_hi_gt(lanes_20_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_20_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_20_g_c3_lo_ge),
         .s_addr(lanes_20_s_addr),
         .s_width(lanes_20_s_width),
         .s_base(lanes_20_s_base),
         .s_size(lanes_20_s_size),
         .s_ok(lanes_20_s_ok),
-        .s_fault(lanes_20_s_fault)
+        .s_fault(lanes_20_s_fault),
+        .s_ge(lanes_20_s_ge),
+        .s_c1(lanes_20_s_c1),
+        .s_c2(lanes_20_s_c2),
+        .s_c3_hi_gt(lanes_20_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_20_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_20_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_21 lanes_21(
         .g_ptr(lanes_21_g_ptr),
@@ -15846,13 +16779,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_21_g_ge),
         .g_c1(lanes_21_g_c1),
         .g_c2(lanes_21_g_c2),
-        .g_c3(lanes_21_g_c3),
+        .g_c3_hi_gt(lanes_21_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_21_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_21_g_c3_lo_ge),
         .s_addr(lanes_21_s_addr),
         .s_width(lanes_21_s_width),
         .s_base(lanes_21_s_base),
         .s_size(lanes_21_s_size),
         .s_ok(lanes_21_s_ok),
-        .s_fault(lanes_21_s_fault)
+        .s_fault(lanes_21_s_fault),
+        .s_ge(lanes_21_s_ge),
+        .s_c1(lanes_21_s_c1),
+        .s_c2(lanes_21_s_c2),
+        .s_c3_hi_gt(lanes_21_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_21_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_21_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_22 lanes_22(
         .g_ptr(lanes_22_g_ptr),
@@ -15872,13 +16813,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_22_g_ge),
         .g_c1(lanes_22_g_c1),
         .g_c2(lanes_22_g_c2),
-        .g_c3(lanes_22_g_c3),
+        .g_c3_hi_gt(lanes_22_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_22_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_22_g_c3_lo_ge),
         .s_addr(lanes_22_s_addr),
         .s_width(lanes_22_s_width),
         .s_base(lanes_22_s_base),
         .s_size(lanes_22_s_size),
         .s_ok(lanes_22_s_ok),
-        .s_fault(lanes_22_s_fault)
+        .s_fault(lanes_22_s_fault),
+        .s_ge(lanes_22_s_ge),
+        .s_c1(lanes_22_s_c1),
+        .s_c2(lanes_22_s_c2),
+        .s_c3_hi_gt(lanes_22_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_22_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_22_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_23 lanes_23(
         .g_ptr(lanes_23_g_ptr),
@@ -15898,13 +16847,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_23_g_ge),
         .g_c1(lanes_23_g_c1),
         .g_c2(lanes_23_g_c2),
-        .g_c3(lanes_23_g_c3),
+        .g_c3_hi_gt(lanes_23_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_23_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_23_g_c3_lo_ge),
         .s_addr(lanes_23_s_addr),
         .s_width(lanes_23_s_width),
         .s_base(lanes_23_s_base),
         .s_size(lanes_23_s_size),
         .s_ok(lanes_23_s_ok),
-        .s_fault(lanes_23_s_fault)
+        .s_fault(lanes_23_s_fault),
+        .s_ge(lanes_23_s_ge),
+        .s_c1(lanes_23_s_c1),
+        .s_c2(lanes_23_s_c2),
+        .s_c3_hi_gt(lanes_23_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_23_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_23_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_24 lanes_24(
         .g_ptr(lanes_24_g_ptr),
@@ -15924,13 +16881,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_24_g_ge),
         .g_c1(lanes_24_g_c1),
         .g_c2(lanes_24_g_c2),
-        .g_c3(lanes_24_g_c3),
+        .g_c3_hi_gt(lanes_24_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_24_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_24_g_c3_lo_ge),
         .s_addr(lanes_24_s_addr),
         .s_width(lanes_24_s_width),
         .s_base(lanes_24_s_base),
         .s_size(lanes_24_s_size),
         .s_ok(lanes_24_s_ok),
-        .s_fault(lanes_24_s_fault)
+        .s_fault(lanes_24_s_fault),
+        .s_ge(lanes_24_s_ge),
+        .s_c1(lanes_24_s_c1),
+        .s_c2(lanes_24_s_c2),
+        .s_c3_hi_gt(lanes_24_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_24_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_24_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_25 lanes_25(
         .g_ptr(lanes_25_g_ptr),
@@ -15950,13 +16915,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_25_g_ge),
         .g_c1(lanes_25_g_c1),
         .g_c2(lanes_25_g_c2),
-        .g_c3(lanes_25_g_c3),
+        .g_c3_hi_gt(lanes_25_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_25_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_25_g_c3_lo_ge),
         .s_addr(lanes_25_s_addr),
         .s_width(lanes_25_s_width),
         .s_base(lanes_25_s_base),
         .s_size(lanes_25_s_size),
         .s_ok(lanes_25_s_ok),
-        .s_fault(lanes_25_s_fault)
+        .s_fault(lanes_25_s_fault),
+        .s_ge(lanes_25_s_ge),
+        .s_c1(lanes_25_s_c1),
+        .s_c2(lanes_25_s_c2),
+        .s_c3_hi_gt(lanes_25_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_25_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_25_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_26 lanes_26(
         .g_ptr(lanes_26_g_ptr),
@@ -15976,13 +16949,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_26_g_ge),
         .g_c1(lanes_26_g_c1),
         .g_c2(lanes_26_g_c2),
-        .g_c3(lanes_26_g_c3),
+        .g_c3_hi_gt(lanes_26_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_26_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_26_g_c3_lo_ge),
         .s_addr(lanes_26_s_addr),
         .s_width(lanes_26_s_width),
         .s_base(lanes_26_s_base),
         .s_size(lanes_26_s_size),
         .s_ok(lanes_26_s_ok),
-        .s_fault(lanes_26_s_fault)
+        .s_fault(lanes_26_s_fault),
+        .s_ge(lanes_26_s_ge),
+        .s_c1(lanes_26_s_c1),
+        .s_c2(lanes_26_s_c2),
+        .s_c3_hi_gt(lanes_26_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_26_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_26_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_27 lanes_27(
         .g_ptr(lanes_27_g_ptr),
@@ -16002,13 +16983,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_27_g_ge),
         .g_c1(lanes_27_g_c1),
         .g_c2(lanes_27_g_c2),
-        .g_c3(lanes_27_g_c3),
+        .g_c3_hi_gt(lanes_27_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_27_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_27_g_c3_lo_ge),
         .s_addr(lanes_27_s_addr),
         .s_width(lanes_27_s_width),
         .s_base(lanes_27_s_base),
         .s_size(lanes_27_s_size),
         .s_ok(lanes_27_s_ok),
-        .s_fault(lanes_27_s_fault)
+        .s_fault(lanes_27_s_fault),
+        .s_ge(lanes_27_s_ge),
+        .s_c1(lanes_27_s_c1),
+        .s_c2(lanes_27_s_c2),
+        .s_c3_hi_gt(lanes_27_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_27_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_27_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_28 lanes_28(
         .g_ptr(lanes_28_g_ptr),
@@ -16028,13 +17017,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_28_g_ge),
         .g_c1(lanes_28_g_c1),
         .g_c2(lanes_28_g_c2),
-        .g_c3(lanes_28_g_c3),
+        .g_c3_hi_gt(lanes_28_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_28_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_28_g_c3_lo_ge),
         .s_addr(lanes_28_s_addr),
         .s_width(lanes_28_s_width),
         .s_base(lanes_28_s_base),
         .s_size(lanes_28_s_size),
         .s_ok(lanes_28_s_ok),
-        .s_fault(lanes_28_s_fault)
+        .s_fault(lanes_28_s_fault),
+        .s_ge(lanes_28_s_ge),
+        .s_c1(lanes_28_s_c1),
+        .s_c2(lanes_28_s_c2),
+        .s_c3_hi_gt(lanes_28_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_28_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_28_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_29 lanes_29(
         .g_ptr(lanes_29_g_ptr),
@@ -16054,13 +17051,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_29_g_ge),
         .g_c1(lanes_29_g_c1),
         .g_c2(lanes_29_g_c2),
-        .g_c3(lanes_29_g_c3),
+        .g_c3_hi_gt(lanes_29_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_29_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_29_g_c3_lo_ge),
         .s_addr(lanes_29_s_addr),
         .s_width(lanes_29_s_width),
         .s_base(lanes_29_s_base),
         .s_size(lanes_29_s_size),
         .s_ok(lanes_29_s_ok),
-        .s_fault(lanes_29_s_fault)
+        .s_fault(lanes_29_s_fault),
+        .s_ge(lanes_29_s_ge),
+        .s_c1(lanes_29_s_c1),
+        .s_c2(lanes_29_s_c2),
+        .s_c3_hi_gt(lanes_29_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_29_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_29_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_30 lanes_30(
         .g_ptr(lanes_30_g_ptr),
@@ -16080,13 +17085,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_30_g_ge),
         .g_c1(lanes_30_g_c1),
         .g_c2(lanes_30_g_c2),
-        .g_c3(lanes_30_g_c3),
+        .g_c3_hi_gt(lanes_30_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_30_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_30_g_c3_lo_ge),
         .s_addr(lanes_30_s_addr),
         .s_width(lanes_30_s_width),
         .s_base(lanes_30_s_base),
         .s_size(lanes_30_s_size),
         .s_ok(lanes_30_s_ok),
-        .s_fault(lanes_30_s_fault)
+        .s_fault(lanes_30_s_fault),
+        .s_ge(lanes_30_s_ge),
+        .s_c1(lanes_30_s_c1),
+        .s_c2(lanes_30_s_c2),
+        .s_c3_hi_gt(lanes_30_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_30_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_30_s_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_31 lanes_31(
         .g_ptr(lanes_31_g_ptr),
@@ -16106,13 +17119,21 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         .g_ge(lanes_31_g_ge),
         .g_c1(lanes_31_g_c1),
         .g_c2(lanes_31_g_c2),
-        .g_c3(lanes_31_g_c3),
+        .g_c3_hi_gt(lanes_31_g_c3_hi_gt),
+        .g_c3_hi_eq(lanes_31_g_c3_hi_eq),
+        .g_c3_lo_ge(lanes_31_g_c3_lo_ge),
         .s_addr(lanes_31_s_addr),
         .s_width(lanes_31_s_width),
         .s_base(lanes_31_s_base),
         .s_size(lanes_31_s_size),
         .s_ok(lanes_31_s_ok),
-        .s_fault(lanes_31_s_fault)
+        .s_fault(lanes_31_s_fault),
+        .s_ge(lanes_31_s_ge),
+        .s_c1(lanes_31_s_c1),
+        .s_c2(lanes_31_s_c2),
+        .s_c3_hi_gt(lanes_31_s_c3_hi_gt),
+        .s_c3_hi_eq(lanes_31_s_c3_hi_eq),
+        .s_c3_lo_ge(lanes_31_s_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
@@ -16185,38 +17206,198 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_pre_29_q = 3'h0;
         st_pre_30_q = 3'h0;
         st_pre_31_q = 3'h0;
-        st_sfail_0_q = 1'h0;
-        st_sfail_1_q = 1'h0;
-        st_sfail_2_q = 1'h0;
-        st_sfail_3_q = 1'h0;
-        st_sfail_4_q = 1'h0;
-        st_sfail_5_q = 1'h0;
-        st_sfail_6_q = 1'h0;
-        st_sfail_7_q = 1'h0;
-        st_sfail_8_q = 1'h0;
-        st_sfail_9_q = 1'h0;
-        st_sfail_10_q = 1'h0;
-        st_sfail_11_q = 1'h0;
-        st_sfail_12_q = 1'h0;
-        st_sfail_13_q = 1'h0;
-        st_sfail_14_q = 1'h0;
-        st_sfail_15_q = 1'h0;
-        st_sfail_16_q = 1'h0;
-        st_sfail_17_q = 1'h0;
-        st_sfail_18_q = 1'h0;
-        st_sfail_19_q = 1'h0;
-        st_sfail_20_q = 1'h0;
-        st_sfail_21_q = 1'h0;
-        st_sfail_22_q = 1'h0;
-        st_sfail_23_q = 1'h0;
-        st_sfail_24_q = 1'h0;
-        st_sfail_25_q = 1'h0;
-        st_sfail_26_q = 1'h0;
-        st_sfail_27_q = 1'h0;
-        st_sfail_28_q = 1'h0;
-        st_sfail_29_q = 1'h0;
-        st_sfail_30_q = 1'h0;
-        st_sfail_31_q = 1'h0;
+        st_sge_0_q = 1'h0;
+        st_sge_1_q = 1'h0;
+        st_sge_2_q = 1'h0;
+        st_sge_3_q = 1'h0;
+        st_sge_4_q = 1'h0;
+        st_sge_5_q = 1'h0;
+        st_sge_6_q = 1'h0;
+        st_sge_7_q = 1'h0;
+        st_sge_8_q = 1'h0;
+        st_sge_9_q = 1'h0;
+        st_sge_10_q = 1'h0;
+        st_sge_11_q = 1'h0;
+        st_sge_12_q = 1'h0;
+        st_sge_13_q = 1'h0;
+        st_sge_14_q = 1'h0;
+        st_sge_15_q = 1'h0;
+        st_sge_16_q = 1'h0;
+        st_sge_17_q = 1'h0;
+        st_sge_18_q = 1'h0;
+        st_sge_19_q = 1'h0;
+        st_sge_20_q = 1'h0;
+        st_sge_21_q = 1'h0;
+        st_sge_22_q = 1'h0;
+        st_sge_23_q = 1'h0;
+        st_sge_24_q = 1'h0;
+        st_sge_25_q = 1'h0;
+        st_sge_26_q = 1'h0;
+        st_sge_27_q = 1'h0;
+        st_sge_28_q = 1'h0;
+        st_sge_29_q = 1'h0;
+        st_sge_30_q = 1'h0;
+        st_sge_31_q = 1'h0;
+        st_sc1_0_q = 1'h0;
+        st_sc1_1_q = 1'h0;
+        st_sc1_2_q = 1'h0;
+        st_sc1_3_q = 1'h0;
+        st_sc1_4_q = 1'h0;
+        st_sc1_5_q = 1'h0;
+        st_sc1_6_q = 1'h0;
+        st_sc1_7_q = 1'h0;
+        st_sc1_8_q = 1'h0;
+        st_sc1_9_q = 1'h0;
+        st_sc1_10_q = 1'h0;
+        st_sc1_11_q = 1'h0;
+        st_sc1_12_q = 1'h0;
+        st_sc1_13_q = 1'h0;
+        st_sc1_14_q = 1'h0;
+        st_sc1_15_q = 1'h0;
+        st_sc1_16_q = 1'h0;
+        st_sc1_17_q = 1'h0;
+        st_sc1_18_q = 1'h0;
+        st_sc1_19_q = 1'h0;
+        st_sc1_20_q = 1'h0;
+        st_sc1_21_q = 1'h0;
+        st_sc1_22_q = 1'h0;
+        st_sc1_23_q = 1'h0;
+        st_sc1_24_q = 1'h0;
+        st_sc1_25_q = 1'h0;
+        st_sc1_26_q = 1'h0;
+        st_sc1_27_q = 1'h0;
+        st_sc1_28_q = 1'h0;
+        st_sc1_29_q = 1'h0;
+        st_sc1_30_q = 1'h0;
+        st_sc1_31_q = 1'h0;
+        st_sc2_0_q = 1'h0;
+        st_sc2_1_q = 1'h0;
+        st_sc2_2_q = 1'h0;
+        st_sc2_3_q = 1'h0;
+        st_sc2_4_q = 1'h0;
+        st_sc2_5_q = 1'h0;
+        st_sc2_6_q = 1'h0;
+        st_sc2_7_q = 1'h0;
+        st_sc2_8_q = 1'h0;
+        st_sc2_9_q = 1'h0;
+        st_sc2_10_q = 1'h0;
+        st_sc2_11_q = 1'h0;
+        st_sc2_12_q = 1'h0;
+        st_sc2_13_q = 1'h0;
+        st_sc2_14_q = 1'h0;
+        st_sc2_15_q = 1'h0;
+        st_sc2_16_q = 1'h0;
+        st_sc2_17_q = 1'h0;
+        st_sc2_18_q = 1'h0;
+        st_sc2_19_q = 1'h0;
+        st_sc2_20_q = 1'h0;
+        st_sc2_21_q = 1'h0;
+        st_sc2_22_q = 1'h0;
+        st_sc2_23_q = 1'h0;
+        st_sc2_24_q = 1'h0;
+        st_sc2_25_q = 1'h0;
+        st_sc2_26_q = 1'h0;
+        st_sc2_27_q = 1'h0;
+        st_sc2_28_q = 1'h0;
+        st_sc2_29_q = 1'h0;
+        st_sc2_30_q = 1'h0;
+        st_sc2_31_q = 1'h0;
+        st_sc3h_0_q = 1'h0;
+        st_sc3h_1_q = 1'h0;
+        st_sc3h_2_q = 1'h0;
+        st_sc3h_3_q = 1'h0;
+        st_sc3h_4_q = 1'h0;
+        st_sc3h_5_q = 1'h0;
+        st_sc3h_6_q = 1'h0;
+        st_sc3h_7_q = 1'h0;
+        st_sc3h_8_q = 1'h0;
+        st_sc3h_9_q = 1'h0;
+        st_sc3h_10_q = 1'h0;
+        st_sc3h_11_q = 1'h0;
+        st_sc3h_12_q = 1'h0;
+        st_sc3h_13_q = 1'h0;
+        st_sc3h_14_q = 1'h0;
+        st_sc3h_15_q = 1'h0;
+        st_sc3h_16_q = 1'h0;
+        st_sc3h_17_q = 1'h0;
+        st_sc3h_18_q = 1'h0;
+        st_sc3h_19_q = 1'h0;
+        st_sc3h_20_q = 1'h0;
+        st_sc3h_21_q = 1'h0;
+        st_sc3h_22_q = 1'h0;
+        st_sc3h_23_q = 1'h0;
+        st_sc3h_24_q = 1'h0;
+        st_sc3h_25_q = 1'h0;
+        st_sc3h_26_q = 1'h0;
+        st_sc3h_27_q = 1'h0;
+        st_sc3h_28_q = 1'h0;
+        st_sc3h_29_q = 1'h0;
+        st_sc3h_30_q = 1'h0;
+        st_sc3h_31_q = 1'h0;
+        st_sc3e_0_q = 1'h0;
+        st_sc3e_1_q = 1'h0;
+        st_sc3e_2_q = 1'h0;
+        st_sc3e_3_q = 1'h0;
+        st_sc3e_4_q = 1'h0;
+        st_sc3e_5_q = 1'h0;
+        st_sc3e_6_q = 1'h0;
+        st_sc3e_7_q = 1'h0;
+        st_sc3e_8_q = 1'h0;
+        st_sc3e_9_q = 1'h0;
+        st_sc3e_10_q = 1'h0;
+        st_sc3e_11_q = 1'h0;
+        st_sc3e_12_q = 1'h0;
+        st_sc3e_13_q = 1'h0;
+        st_sc3e_14_q = 1'h0;
+        st_sc3e_15_q = 1'h0;
+        st_sc3e_16_q = 1'h0;
+        st_sc3e_17_q = 1'h0;
+        st_sc3e_18_q = 1'h0;
+        st_sc3e_19_q = 1'h0;
+        st_sc3e_20_q = 1'h0;
+        st_sc3e_21_q = 1'h0;
+        st_sc3e_22_q = 1'h0;
+        st_sc3e_23_q = 1'h0;
+        st_sc3e_24_q = 1'h0;
+        st_sc3e_25_q = 1'h0;
+        st_sc3e_26_q = 1'h0;
+        st_sc3e_27_q = 1'h0;
+        st_sc3e_28_q = 1'h0;
+        st_sc3e_29_q = 1'h0;
+        st_sc3e_30_q = 1'h0;
+        st_sc3e_31_q = 1'h0;
+        st_sc3l_0_q = 1'h0;
+        st_sc3l_1_q = 1'h0;
+        st_sc3l_2_q = 1'h0;
+        st_sc3l_3_q = 1'h0;
+        st_sc3l_4_q = 1'h0;
+        st_sc3l_5_q = 1'h0;
+        st_sc3l_6_q = 1'h0;
+        st_sc3l_7_q = 1'h0;
+        st_sc3l_8_q = 1'h0;
+        st_sc3l_9_q = 1'h0;
+        st_sc3l_10_q = 1'h0;
+        st_sc3l_11_q = 1'h0;
+        st_sc3l_12_q = 1'h0;
+        st_sc3l_13_q = 1'h0;
+        st_sc3l_14_q = 1'h0;
+        st_sc3l_15_q = 1'h0;
+        st_sc3l_16_q = 1'h0;
+        st_sc3l_17_q = 1'h0;
+        st_sc3l_18_q = 1'h0;
+        st_sc3l_19_q = 1'h0;
+        st_sc3l_20_q = 1'h0;
+        st_sc3l_21_q = 1'h0;
+        st_sc3l_22_q = 1'h0;
+        st_sc3l_23_q = 1'h0;
+        st_sc3l_24_q = 1'h0;
+        st_sc3l_25_q = 1'h0;
+        st_sc3l_26_q = 1'h0;
+        st_sc3l_27_q = 1'h0;
+        st_sc3l_28_q = 1'h0;
+        st_sc3l_29_q = 1'h0;
+        st_sc3l_30_q = 1'h0;
+        st_sc3l_31_q = 1'h0;
         st_gchk_0_q = 1'h0;
         st_gchk_1_q = 1'h0;
         st_gchk_2_q = 1'h0;
@@ -16345,38 +17526,102 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_c2_29_q = 1'h0;
         st_c2_30_q = 1'h0;
         st_c2_31_q = 1'h0;
-        st_c3_0_q = 1'h0;
-        st_c3_1_q = 1'h0;
-        st_c3_2_q = 1'h0;
-        st_c3_3_q = 1'h0;
-        st_c3_4_q = 1'h0;
-        st_c3_5_q = 1'h0;
-        st_c3_6_q = 1'h0;
-        st_c3_7_q = 1'h0;
-        st_c3_8_q = 1'h0;
-        st_c3_9_q = 1'h0;
-        st_c3_10_q = 1'h0;
-        st_c3_11_q = 1'h0;
-        st_c3_12_q = 1'h0;
-        st_c3_13_q = 1'h0;
-        st_c3_14_q = 1'h0;
-        st_c3_15_q = 1'h0;
-        st_c3_16_q = 1'h0;
-        st_c3_17_q = 1'h0;
-        st_c3_18_q = 1'h0;
-        st_c3_19_q = 1'h0;
-        st_c3_20_q = 1'h0;
-        st_c3_21_q = 1'h0;
-        st_c3_22_q = 1'h0;
-        st_c3_23_q = 1'h0;
-        st_c3_24_q = 1'h0;
-        st_c3_25_q = 1'h0;
-        st_c3_26_q = 1'h0;
-        st_c3_27_q = 1'h0;
-        st_c3_28_q = 1'h0;
-        st_c3_29_q = 1'h0;
-        st_c3_30_q = 1'h0;
-        st_c3_31_q = 1'h0;
+        st_c3h_0_q = 1'h0;
+        st_c3h_1_q = 1'h0;
+        st_c3h_2_q = 1'h0;
+        st_c3h_3_q = 1'h0;
+        st_c3h_4_q = 1'h0;
+        st_c3h_5_q = 1'h0;
+        st_c3h_6_q = 1'h0;
+        st_c3h_7_q = 1'h0;
+        st_c3h_8_q = 1'h0;
+        st_c3h_9_q = 1'h0;
+        st_c3h_10_q = 1'h0;
+        st_c3h_11_q = 1'h0;
+        st_c3h_12_q = 1'h0;
+        st_c3h_13_q = 1'h0;
+        st_c3h_14_q = 1'h0;
+        st_c3h_15_q = 1'h0;
+        st_c3h_16_q = 1'h0;
+        st_c3h_17_q = 1'h0;
+        st_c3h_18_q = 1'h0;
+        st_c3h_19_q = 1'h0;
+        st_c3h_20_q = 1'h0;
+        st_c3h_21_q = 1'h0;
+        st_c3h_22_q = 1'h0;
+        st_c3h_23_q = 1'h0;
+        st_c3h_24_q = 1'h0;
+        st_c3h_25_q = 1'h0;
+        st_c3h_26_q = 1'h0;
+        st_c3h_27_q = 1'h0;
+        st_c3h_28_q = 1'h0;
+        st_c3h_29_q = 1'h0;
+        st_c3h_30_q = 1'h0;
+        st_c3h_31_q = 1'h0;
+        st_c3e_0_q = 1'h0;
+        st_c3e_1_q = 1'h0;
+        st_c3e_2_q = 1'h0;
+        st_c3e_3_q = 1'h0;
+        st_c3e_4_q = 1'h0;
+        st_c3e_5_q = 1'h0;
+        st_c3e_6_q = 1'h0;
+        st_c3e_7_q = 1'h0;
+        st_c3e_8_q = 1'h0;
+        st_c3e_9_q = 1'h0;
+        st_c3e_10_q = 1'h0;
+        st_c3e_11_q = 1'h0;
+        st_c3e_12_q = 1'h0;
+        st_c3e_13_q = 1'h0;
+        st_c3e_14_q = 1'h0;
+        st_c3e_15_q = 1'h0;
+        st_c3e_16_q = 1'h0;
+        st_c3e_17_q = 1'h0;
+        st_c3e_18_q = 1'h0;
+        st_c3e_19_q = 1'h0;
+        st_c3e_20_q = 1'h0;
+        st_c3e_21_q = 1'h0;
+        st_c3e_22_q = 1'h0;
+        st_c3e_23_q = 1'h0;
+        st_c3e_24_q = 1'h0;
+        st_c3e_25_q = 1'h0;
+        st_c3e_26_q = 1'h0;
+        st_c3e_27_q = 1'h0;
+        st_c3e_28_q = 1'h0;
+        st_c3e_29_q = 1'h0;
+        st_c3e_30_q = 1'h0;
+        st_c3e_31_q = 1'h0;
+        st_c3l_0_q = 1'h0;
+        st_c3l_1_q = 1'h0;
+        st_c3l_2_q = 1'h0;
+        st_c3l_3_q = 1'h0;
+        st_c3l_4_q = 1'h0;
+        st_c3l_5_q = 1'h0;
+        st_c3l_6_q = 1'h0;
+        st_c3l_7_q = 1'h0;
+        st_c3l_8_q = 1'h0;
+        st_c3l_9_q = 1'h0;
+        st_c3l_10_q = 1'h0;
+        st_c3l_11_q = 1'h0;
+        st_c3l_12_q = 1'h0;
+        st_c3l_13_q = 1'h0;
+        st_c3l_14_q = 1'h0;
+        st_c3l_15_q = 1'h0;
+        st_c3l_16_q = 1'h0;
+        st_c3l_17_q = 1'h0;
+        st_c3l_18_q = 1'h0;
+        st_c3l_19_q = 1'h0;
+        st_c3l_20_q = 1'h0;
+        st_c3l_21_q = 1'h0;
+        st_c3l_22_q = 1'h0;
+        st_c3l_23_q = 1'h0;
+        st_c3l_24_q = 1'h0;
+        st_c3l_25_q = 1'h0;
+        st_c3l_26_q = 1'h0;
+        st_c3l_27_q = 1'h0;
+        st_c3l_28_q = 1'h0;
+        st_c3l_29_q = 1'h0;
+        st_c3l_30_q = 1'h0;
+        st_c3l_31_q = 1'h0;
         st_mask_0_q = 1'h0;
         st_mask_1_q = 1'h0;
         st_mask_2_q = 1'h0;
@@ -16444,38 +17689,198 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_pre_29_q <= st_pre_29_d;
         st_pre_30_q <= st_pre_30_d;
         st_pre_31_q <= st_pre_31_d;
-        st_sfail_0_q <= st_sfail_0_d;
-        st_sfail_1_q <= st_sfail_1_d;
-        st_sfail_2_q <= st_sfail_2_d;
-        st_sfail_3_q <= st_sfail_3_d;
-        st_sfail_4_q <= st_sfail_4_d;
-        st_sfail_5_q <= st_sfail_5_d;
-        st_sfail_6_q <= st_sfail_6_d;
-        st_sfail_7_q <= st_sfail_7_d;
-        st_sfail_8_q <= st_sfail_8_d;
-        st_sfail_9_q <= st_sfail_9_d;
-        st_sfail_10_q <= st_sfail_10_d;
-        st_sfail_11_q <= st_sfail_11_d;
-        st_sfail_12_q <= st_sfail_12_d;
-        st_sfail_13_q <= st_sfail_13_d;
-        st_sfail_14_q <= st_sfail_14_d;
-        st_sfail_15_q <= st_sfail_15_d;
-        st_sfail_16_q <= st_sfail_16_d;
-        st_sfail_17_q <= st_sfail_17_d;
-        st_sfail_18_q <= st_sfail_18_d;
-        st_sfail_19_q <= st_sfail_19_d;
-        st_sfail_20_q <= st_sfail_20_d;
-        st_sfail_21_q <= st_sfail_21_d;
-        st_sfail_22_q <= st_sfail_22_d;
-        st_sfail_23_q <= st_sfail_23_d;
-        st_sfail_24_q <= st_sfail_24_d;
-        st_sfail_25_q <= st_sfail_25_d;
-        st_sfail_26_q <= st_sfail_26_d;
-        st_sfail_27_q <= st_sfail_27_d;
-        st_sfail_28_q <= st_sfail_28_d;
-        st_sfail_29_q <= st_sfail_29_d;
-        st_sfail_30_q <= st_sfail_30_d;
-        st_sfail_31_q <= st_sfail_31_d;
+        st_sge_0_q <= st_sge_0_d;
+        st_sge_1_q <= st_sge_1_d;
+        st_sge_2_q <= st_sge_2_d;
+        st_sge_3_q <= st_sge_3_d;
+        st_sge_4_q <= st_sge_4_d;
+        st_sge_5_q <= st_sge_5_d;
+        st_sge_6_q <= st_sge_6_d;
+        st_sge_7_q <= st_sge_7_d;
+        st_sge_8_q <= st_sge_8_d;
+        st_sge_9_q <= st_sge_9_d;
+        st_sge_10_q <= st_sge_10_d;
+        st_sge_11_q <= st_sge_11_d;
+        st_sge_12_q <= st_sge_12_d;
+        st_sge_13_q <= st_sge_13_d;
+        st_sge_14_q <= st_sge_14_d;
+        st_sge_15_q <= st_sge_15_d;
+        st_sge_16_q <= st_sge_16_d;
+        st_sge_17_q <= st_sge_17_d;
+        st_sge_18_q <= st_sge_18_d;
+        st_sge_19_q <= st_sge_19_d;
+        st_sge_20_q <= st_sge_20_d;
+        st_sge_21_q <= st_sge_21_d;
+        st_sge_22_q <= st_sge_22_d;
+        st_sge_23_q <= st_sge_23_d;
+        st_sge_24_q <= st_sge_24_d;
+        st_sge_25_q <= st_sge_25_d;
+        st_sge_26_q <= st_sge_26_d;
+        st_sge_27_q <= st_sge_27_d;
+        st_sge_28_q <= st_sge_28_d;
+        st_sge_29_q <= st_sge_29_d;
+        st_sge_30_q <= st_sge_30_d;
+        st_sge_31_q <= st_sge_31_d;
+        st_sc1_0_q <= st_sc1_0_d;
+        st_sc1_1_q <= st_sc1_1_d;
+        st_sc1_2_q <= st_sc1_2_d;
+        st_sc1_3_q <= st_sc1_3_d;
+        st_sc1_4_q <= st_sc1_4_d;
+        st_sc1_5_q <= st_sc1_5_d;
+        st_sc1_6_q <= st_sc1_6_d;
+        st_sc1_7_q <= st_sc1_7_d;
+        st_sc1_8_q <= st_sc1_8_d;
+        st_sc1_9_q <= st_sc1_9_d;
+        st_sc1_10_q <= st_sc1_10_d;
+        st_sc1_11_q <= st_sc1_11_d;
+        st_sc1_12_q <= st_sc1_12_d;
+        st_sc1_13_q <= st_sc1_13_d;
+        st_sc1_14_q <= st_sc1_14_d;
+        st_sc1_15_q <= st_sc1_15_d;
+        st_sc1_16_q <= st_sc1_16_d;
+        st_sc1_17_q <= st_sc1_17_d;
+        st_sc1_18_q <= st_sc1_18_d;
+        st_sc1_19_q <= st_sc1_19_d;
+        st_sc1_20_q <= st_sc1_20_d;
+        st_sc1_21_q <= st_sc1_21_d;
+        st_sc1_22_q <= st_sc1_22_d;
+        st_sc1_23_q <= st_sc1_23_d;
+        st_sc1_24_q <= st_sc1_24_d;
+        st_sc1_25_q <= st_sc1_25_d;
+        st_sc1_26_q <= st_sc1_26_d;
+        st_sc1_27_q <= st_sc1_27_d;
+        st_sc1_28_q <= st_sc1_28_d;
+        st_sc1_29_q <= st_sc1_29_d;
+        st_sc1_30_q <= st_sc1_30_d;
+        st_sc1_31_q <= st_sc1_31_d;
+        st_sc2_0_q <= st_sc2_0_d;
+        st_sc2_1_q <= st_sc2_1_d;
+        st_sc2_2_q <= st_sc2_2_d;
+        st_sc2_3_q <= st_sc2_3_d;
+        st_sc2_4_q <= st_sc2_4_d;
+        st_sc2_5_q <= st_sc2_5_d;
+        st_sc2_6_q <= st_sc2_6_d;
+        st_sc2_7_q <= st_sc2_7_d;
+        st_sc2_8_q <= st_sc2_8_d;
+        st_sc2_9_q <= st_sc2_9_d;
+        st_sc2_10_q <= st_sc2_10_d;
+        st_sc2_11_q <= st_sc2_11_d;
+        st_sc2_12_q <= st_sc2_12_d;
+        st_sc2_13_q <= st_sc2_13_d;
+        st_sc2_14_q <= st_sc2_14_d;
+        st_sc2_15_q <= st_sc2_15_d;
+        st_sc2_16_q <= st_sc2_16_d;
+        st_sc2_17_q <= st_sc2_17_d;
+        st_sc2_18_q <= st_sc2_18_d;
+        st_sc2_19_q <= st_sc2_19_d;
+        st_sc2_20_q <= st_sc2_20_d;
+        st_sc2_21_q <= st_sc2_21_d;
+        st_sc2_22_q <= st_sc2_22_d;
+        st_sc2_23_q <= st_sc2_23_d;
+        st_sc2_24_q <= st_sc2_24_d;
+        st_sc2_25_q <= st_sc2_25_d;
+        st_sc2_26_q <= st_sc2_26_d;
+        st_sc2_27_q <= st_sc2_27_d;
+        st_sc2_28_q <= st_sc2_28_d;
+        st_sc2_29_q <= st_sc2_29_d;
+        st_sc2_30_q <= st_sc2_30_d;
+        st_sc2_31_q <= st_sc2_31_d;
+        st_sc3h_0_q <= st_sc3h_0_d;
+        st_sc3h_1_q <= st_sc3h_1_d;
+        st_sc3h_2_q <= st_sc3h_2_d;
+        st_sc3h_3_q <= st_sc3h_3_d;
+        st_sc3h_4_q <= st_sc3h_4_d;
+        st_sc3h_5_q <= st_sc3h_5_d;
+        st_sc3h_6_q <= st_sc3h_6_d;
+        st_sc3h_7_q <= st_sc3h_7_d;
+        st_sc3h_8_q <= st_sc3h_8_d;
+        st_sc3h_9_q <= st_sc3h_9_d;
+        st_sc3h_10_q <= st_sc3h_10_d;
+        st_sc3h_11_q <= st_sc3h_11_d;
+        st_sc3h_12_q <= st_sc3h_12_d;
+        st_sc3h_13_q <= st_sc3h_13_d;
+        st_sc3h_14_q <= st_sc3h_14_d;
+        st_sc3h_15_q <= st_sc3h_15_d;
+        st_sc3h_16_q <= st_sc3h_16_d;
+        st_sc3h_17_q <= st_sc3h_17_d;
+        st_sc3h_18_q <= st_sc3h_18_d;
+        st_sc3h_19_q <= st_sc3h_19_d;
+        st_sc3h_20_q <= st_sc3h_20_d;
+        st_sc3h_21_q <= st_sc3h_21_d;
+        st_sc3h_22_q <= st_sc3h_22_d;
+        st_sc3h_23_q <= st_sc3h_23_d;
+        st_sc3h_24_q <= st_sc3h_24_d;
+        st_sc3h_25_q <= st_sc3h_25_d;
+        st_sc3h_26_q <= st_sc3h_26_d;
+        st_sc3h_27_q <= st_sc3h_27_d;
+        st_sc3h_28_q <= st_sc3h_28_d;
+        st_sc3h_29_q <= st_sc3h_29_d;
+        st_sc3h_30_q <= st_sc3h_30_d;
+        st_sc3h_31_q <= st_sc3h_31_d;
+        st_sc3e_0_q <= st_sc3e_0_d;
+        st_sc3e_1_q <= st_sc3e_1_d;
+        st_sc3e_2_q <= st_sc3e_2_d;
+        st_sc3e_3_q <= st_sc3e_3_d;
+        st_sc3e_4_q <= st_sc3e_4_d;
+        st_sc3e_5_q <= st_sc3e_5_d;
+        st_sc3e_6_q <= st_sc3e_6_d;
+        st_sc3e_7_q <= st_sc3e_7_d;
+        st_sc3e_8_q <= st_sc3e_8_d;
+        st_sc3e_9_q <= st_sc3e_9_d;
+        st_sc3e_10_q <= st_sc3e_10_d;
+        st_sc3e_11_q <= st_sc3e_11_d;
+        st_sc3e_12_q <= st_sc3e_12_d;
+        st_sc3e_13_q <= st_sc3e_13_d;
+        st_sc3e_14_q <= st_sc3e_14_d;
+        st_sc3e_15_q <= st_sc3e_15_d;
+        st_sc3e_16_q <= st_sc3e_16_d;
+        st_sc3e_17_q <= st_sc3e_17_d;
+        st_sc3e_18_q <= st_sc3e_18_d;
+        st_sc3e_19_q <= st_sc3e_19_d;
+        st_sc3e_20_q <= st_sc3e_20_d;
+        st_sc3e_21_q <= st_sc3e_21_d;
+        st_sc3e_22_q <= st_sc3e_22_d;
+        st_sc3e_23_q <= st_sc3e_23_d;
+        st_sc3e_24_q <= st_sc3e_24_d;
+        st_sc3e_25_q <= st_sc3e_25_d;
+        st_sc3e_26_q <= st_sc3e_26_d;
+        st_sc3e_27_q <= st_sc3e_27_d;
+        st_sc3e_28_q <= st_sc3e_28_d;
+        st_sc3e_29_q <= st_sc3e_29_d;
+        st_sc3e_30_q <= st_sc3e_30_d;
+        st_sc3e_31_q <= st_sc3e_31_d;
+        st_sc3l_0_q <= st_sc3l_0_d;
+        st_sc3l_1_q <= st_sc3l_1_d;
+        st_sc3l_2_q <= st_sc3l_2_d;
+        st_sc3l_3_q <= st_sc3l_3_d;
+        st_sc3l_4_q <= st_sc3l_4_d;
+        st_sc3l_5_q <= st_sc3l_5_d;
+        st_sc3l_6_q <= st_sc3l_6_d;
+        st_sc3l_7_q <= st_sc3l_7_d;
+        st_sc3l_8_q <= st_sc3l_8_d;
+        st_sc3l_9_q <= st_sc3l_9_d;
+        st_sc3l_10_q <= st_sc3l_10_d;
+        st_sc3l_11_q <= st_sc3l_11_d;
+        st_sc3l_12_q <= st_sc3l_12_d;
+        st_sc3l_13_q <= st_sc3l_13_d;
+        st_sc3l_14_q <= st_sc3l_14_d;
+        st_sc3l_15_q <= st_sc3l_15_d;
+        st_sc3l_16_q <= st_sc3l_16_d;
+        st_sc3l_17_q <= st_sc3l_17_d;
+        st_sc3l_18_q <= st_sc3l_18_d;
+        st_sc3l_19_q <= st_sc3l_19_d;
+        st_sc3l_20_q <= st_sc3l_20_d;
+        st_sc3l_21_q <= st_sc3l_21_d;
+        st_sc3l_22_q <= st_sc3l_22_d;
+        st_sc3l_23_q <= st_sc3l_23_d;
+        st_sc3l_24_q <= st_sc3l_24_d;
+        st_sc3l_25_q <= st_sc3l_25_d;
+        st_sc3l_26_q <= st_sc3l_26_d;
+        st_sc3l_27_q <= st_sc3l_27_d;
+        st_sc3l_28_q <= st_sc3l_28_d;
+        st_sc3l_29_q <= st_sc3l_29_d;
+        st_sc3l_30_q <= st_sc3l_30_d;
+        st_sc3l_31_q <= st_sc3l_31_d;
         st_gchk_0_q <= st_gchk_0_d;
         st_gchk_1_q <= st_gchk_1_d;
         st_gchk_2_q <= st_gchk_2_d;
@@ -16604,38 +18009,102 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_c2_29_q <= st_c2_29_d;
         st_c2_30_q <= st_c2_30_d;
         st_c2_31_q <= st_c2_31_d;
-        st_c3_0_q <= st_c3_0_d;
-        st_c3_1_q <= st_c3_1_d;
-        st_c3_2_q <= st_c3_2_d;
-        st_c3_3_q <= st_c3_3_d;
-        st_c3_4_q <= st_c3_4_d;
-        st_c3_5_q <= st_c3_5_d;
-        st_c3_6_q <= st_c3_6_d;
-        st_c3_7_q <= st_c3_7_d;
-        st_c3_8_q <= st_c3_8_d;
-        st_c3_9_q <= st_c3_9_d;
-        st_c3_10_q <= st_c3_10_d;
-        st_c3_11_q <= st_c3_11_d;
-        st_c3_12_q <= st_c3_12_d;
-        st_c3_13_q <= st_c3_13_d;
-        st_c3_14_q <= st_c3_14_d;
-        st_c3_15_q <= st_c3_15_d;
-        st_c3_16_q <= st_c3_16_d;
-        st_c3_17_q <= st_c3_17_d;
-        st_c3_18_q <= st_c3_18_d;
-        st_c3_19_q <= st_c3_19_d;
-        st_c3_20_q <= st_c3_20_d;
-        st_c3_21_q <= st_c3_21_d;
-        st_c3_22_q <= st_c3_22_d;
-        st_c3_23_q <= st_c3_23_d;
-        st_c3_24_q <= st_c3_24_d;
-        st_c3_25_q <= st_c3_25_d;
-        st_c3_26_q <= st_c3_26_d;
-        st_c3_27_q <= st_c3_27_d;
-        st_c3_28_q <= st_c3_28_d;
-        st_c3_29_q <= st_c3_29_d;
-        st_c3_30_q <= st_c3_30_d;
-        st_c3_31_q <= st_c3_31_d;
+        st_c3h_0_q <= st_c3h_0_d;
+        st_c3h_1_q <= st_c3h_1_d;
+        st_c3h_2_q <= st_c3h_2_d;
+        st_c3h_3_q <= st_c3h_3_d;
+        st_c3h_4_q <= st_c3h_4_d;
+        st_c3h_5_q <= st_c3h_5_d;
+        st_c3h_6_q <= st_c3h_6_d;
+        st_c3h_7_q <= st_c3h_7_d;
+        st_c3h_8_q <= st_c3h_8_d;
+        st_c3h_9_q <= st_c3h_9_d;
+        st_c3h_10_q <= st_c3h_10_d;
+        st_c3h_11_q <= st_c3h_11_d;
+        st_c3h_12_q <= st_c3h_12_d;
+        st_c3h_13_q <= st_c3h_13_d;
+        st_c3h_14_q <= st_c3h_14_d;
+        st_c3h_15_q <= st_c3h_15_d;
+        st_c3h_16_q <= st_c3h_16_d;
+        st_c3h_17_q <= st_c3h_17_d;
+        st_c3h_18_q <= st_c3h_18_d;
+        st_c3h_19_q <= st_c3h_19_d;
+        st_c3h_20_q <= st_c3h_20_d;
+        st_c3h_21_q <= st_c3h_21_d;
+        st_c3h_22_q <= st_c3h_22_d;
+        st_c3h_23_q <= st_c3h_23_d;
+        st_c3h_24_q <= st_c3h_24_d;
+        st_c3h_25_q <= st_c3h_25_d;
+        st_c3h_26_q <= st_c3h_26_d;
+        st_c3h_27_q <= st_c3h_27_d;
+        st_c3h_28_q <= st_c3h_28_d;
+        st_c3h_29_q <= st_c3h_29_d;
+        st_c3h_30_q <= st_c3h_30_d;
+        st_c3h_31_q <= st_c3h_31_d;
+        st_c3e_0_q <= st_c3e_0_d;
+        st_c3e_1_q <= st_c3e_1_d;
+        st_c3e_2_q <= st_c3e_2_d;
+        st_c3e_3_q <= st_c3e_3_d;
+        st_c3e_4_q <= st_c3e_4_d;
+        st_c3e_5_q <= st_c3e_5_d;
+        st_c3e_6_q <= st_c3e_6_d;
+        st_c3e_7_q <= st_c3e_7_d;
+        st_c3e_8_q <= st_c3e_8_d;
+        st_c3e_9_q <= st_c3e_9_d;
+        st_c3e_10_q <= st_c3e_10_d;
+        st_c3e_11_q <= st_c3e_11_d;
+        st_c3e_12_q <= st_c3e_12_d;
+        st_c3e_13_q <= st_c3e_13_d;
+        st_c3e_14_q <= st_c3e_14_d;
+        st_c3e_15_q <= st_c3e_15_d;
+        st_c3e_16_q <= st_c3e_16_d;
+        st_c3e_17_q <= st_c3e_17_d;
+        st_c3e_18_q <= st_c3e_18_d;
+        st_c3e_19_q <= st_c3e_19_d;
+        st_c3e_20_q <= st_c3e_20_d;
+        st_c3e_21_q <= st_c3e_21_d;
+        st_c3e_22_q <= st_c3e_22_d;
+        st_c3e_23_q <= st_c3e_23_d;
+        st_c3e_24_q <= st_c3e_24_d;
+        st_c3e_25_q <= st_c3e_25_d;
+        st_c3e_26_q <= st_c3e_26_d;
+        st_c3e_27_q <= st_c3e_27_d;
+        st_c3e_28_q <= st_c3e_28_d;
+        st_c3e_29_q <= st_c3e_29_d;
+        st_c3e_30_q <= st_c3e_30_d;
+        st_c3e_31_q <= st_c3e_31_d;
+        st_c3l_0_q <= st_c3l_0_d;
+        st_c3l_1_q <= st_c3l_1_d;
+        st_c3l_2_q <= st_c3l_2_d;
+        st_c3l_3_q <= st_c3l_3_d;
+        st_c3l_4_q <= st_c3l_4_d;
+        st_c3l_5_q <= st_c3l_5_d;
+        st_c3l_6_q <= st_c3l_6_d;
+        st_c3l_7_q <= st_c3l_7_d;
+        st_c3l_8_q <= st_c3l_8_d;
+        st_c3l_9_q <= st_c3l_9_d;
+        st_c3l_10_q <= st_c3l_10_d;
+        st_c3l_11_q <= st_c3l_11_d;
+        st_c3l_12_q <= st_c3l_12_d;
+        st_c3l_13_q <= st_c3l_13_d;
+        st_c3l_14_q <= st_c3l_14_d;
+        st_c3l_15_q <= st_c3l_15_d;
+        st_c3l_16_q <= st_c3l_16_d;
+        st_c3l_17_q <= st_c3l_17_d;
+        st_c3l_18_q <= st_c3l_18_d;
+        st_c3l_19_q <= st_c3l_19_d;
+        st_c3l_20_q <= st_c3l_20_d;
+        st_c3l_21_q <= st_c3l_21_d;
+        st_c3l_22_q <= st_c3l_22_d;
+        st_c3l_23_q <= st_c3l_23_d;
+        st_c3l_24_q <= st_c3l_24_d;
+        st_c3l_25_q <= st_c3l_25_d;
+        st_c3l_26_q <= st_c3l_26_d;
+        st_c3l_27_q <= st_c3l_27_d;
+        st_c3l_28_q <= st_c3l_28_d;
+        st_c3l_29_q <= st_c3l_29_d;
+        st_c3l_30_q <= st_c3l_30_d;
+        st_c3l_31_q <= st_c3l_31_d;
         st_mask_0_q <= st_mask_0_d;
         st_mask_1_q <= st_mask_1_d;
         st_mask_2_q <= st_mask_2_d;
@@ -16707,139 +18176,11 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [63:0] lanes_7_g_loc_comb;
     reg  [63:0] lanes_8_g_loc_comb;
     reg  [63:0] lanes_9_g_loc_comb;
-    reg  st_c1_0_d_comb;
-    reg  st_c1_10_d_comb;
-    reg  st_c1_11_d_comb;
-    reg  st_c1_12_d_comb;
-    reg  st_c1_13_d_comb;
-    reg  st_c1_14_d_comb;
-    reg  st_c1_15_d_comb;
-    reg  st_c1_16_d_comb;
-    reg  st_c1_17_d_comb;
-    reg  st_c1_18_d_comb;
-    reg  st_c1_19_d_comb;
-    reg  st_c1_1_d_comb;
-    reg  st_c1_20_d_comb;
-    reg  st_c1_21_d_comb;
-    reg  st_c1_22_d_comb;
-    reg  st_c1_23_d_comb;
-    reg  st_c1_24_d_comb;
-    reg  st_c1_25_d_comb;
-    reg  st_c1_26_d_comb;
-    reg  st_c1_27_d_comb;
-    reg  st_c1_28_d_comb;
-    reg  st_c1_29_d_comb;
-    reg  st_c1_2_d_comb;
-    reg  st_c1_30_d_comb;
-    reg  st_c1_31_d_comb;
-    reg  st_c1_3_d_comb;
-    reg  st_c1_4_d_comb;
-    reg  st_c1_5_d_comb;
-    reg  st_c1_6_d_comb;
-    reg  st_c1_7_d_comb;
-    reg  st_c1_8_d_comb;
-    reg  st_c1_9_d_comb;
-    reg  st_c2_0_d_comb;
-    reg  st_c2_10_d_comb;
-    reg  st_c2_11_d_comb;
-    reg  st_c2_12_d_comb;
-    reg  st_c2_13_d_comb;
-    reg  st_c2_14_d_comb;
-    reg  st_c2_15_d_comb;
-    reg  st_c2_16_d_comb;
-    reg  st_c2_17_d_comb;
-    reg  st_c2_18_d_comb;
-    reg  st_c2_19_d_comb;
-    reg  st_c2_1_d_comb;
-    reg  st_c2_20_d_comb;
-    reg  st_c2_21_d_comb;
-    reg  st_c2_22_d_comb;
-    reg  st_c2_23_d_comb;
-    reg  st_c2_24_d_comb;
-    reg  st_c2_25_d_comb;
-    reg  st_c2_26_d_comb;
-    reg  st_c2_27_d_comb;
-    reg  st_c2_28_d_comb;
-    reg  st_c2_29_d_comb;
-    reg  st_c2_2_d_comb;
-    reg  st_c2_30_d_comb;
-    reg  st_c2_31_d_comb;
-    reg  st_c2_3_d_comb;
-    reg  st_c2_4_d_comb;
-    reg  st_c2_5_d_comb;
-    reg  st_c2_6_d_comb;
-    reg  st_c2_7_d_comb;
-    reg  st_c2_8_d_comb;
-    reg  st_c2_9_d_comb;
-    reg  st_c3_0_d_comb;
-    reg  st_c3_10_d_comb;
-    reg  st_c3_11_d_comb;
-    reg  st_c3_12_d_comb;
-    reg  st_c3_13_d_comb;
-    reg  st_c3_14_d_comb;
-    reg  st_c3_15_d_comb;
-    reg  st_c3_16_d_comb;
-    reg  st_c3_17_d_comb;
-    reg  st_c3_18_d_comb;
-    reg  st_c3_19_d_comb;
-    reg  st_c3_1_d_comb;
-    reg  st_c3_20_d_comb;
-    reg  st_c3_21_d_comb;
-    reg  st_c3_22_d_comb;
-    reg  st_c3_23_d_comb;
-    reg  st_c3_24_d_comb;
-    reg  st_c3_25_d_comb;
-    reg  st_c3_26_d_comb;
-    reg  st_c3_27_d_comb;
-    reg  st_c3_28_d_comb;
-    reg  st_c3_29_d_comb;
-    reg  st_c3_2_d_comb;
-    reg  st_c3_30_d_comb;
-    reg  st_c3_31_d_comb;
-    reg  st_c3_3_d_comb;
-    reg  st_c3_4_d_comb;
-    reg  st_c3_5_d_comb;
-    reg  st_c3_6_d_comb;
-    reg  st_c3_7_d_comb;
-    reg  st_c3_8_d_comb;
-    reg  st_c3_9_d_comb;
-    reg  st_ge_0_d_comb;
-    reg  st_ge_10_d_comb;
-    reg  st_ge_11_d_comb;
-    reg  st_ge_12_d_comb;
-    reg  st_ge_13_d_comb;
-    reg  st_ge_14_d_comb;
-    reg  st_ge_15_d_comb;
-    reg  st_ge_16_d_comb;
-    reg  st_ge_17_d_comb;
-    reg  st_ge_18_d_comb;
-    reg  st_ge_19_d_comb;
-    reg  st_ge_1_d_comb;
-    reg  st_ge_20_d_comb;
-    reg  st_ge_21_d_comb;
-    reg  st_ge_22_d_comb;
-    reg  st_ge_23_d_comb;
-    reg  st_ge_24_d_comb;
-    reg  st_ge_25_d_comb;
-    reg  st_ge_26_d_comb;
-    reg  st_ge_27_d_comb;
-    reg  st_ge_28_d_comb;
-    reg  st_ge_29_d_comb;
-    reg  st_ge_2_d_comb;
-    reg  st_ge_30_d_comb;
-    reg  st_ge_31_d_comb;
-    reg  st_ge_3_d_comb;
-    reg  st_ge_4_d_comb;
-    reg  st_ge_5_d_comb;
-    reg  st_ge_6_d_comb;
-    reg  st_ge_7_d_comb;
-    reg  st_ge_8_d_comb;
-    reg  st_ge_9_d_comb;
     always @(*) begin
         lanes_0_g_ptr = ptr_0;
         lanes_0_g_width = width_0;
-        lanes_0_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_0_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_0_g_loc_comb = any_loc;
         end
         lanes_0_g_meta_valid = meta_valid;
@@ -16852,12 +18193,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_0_s_size = ssize_0;
         lane_pre_now_0 = f_none;
         lane_bfail_now_0 = 1'b0;
-        lane_sfail_now_0 = 1'b0;
         lane_gchk_now_0 = 1'b0;
         if (mask_0) begin
             if (shared) begin
                 lane_bfail_now_0 = ~lanes_0_s_ok;
-                lane_sfail_now_0 = ~lanes_0_s_ok;
             end
             else if (lanes_0_g_need_meta & ~meta_valid) begin
                 lane_pre_now_0 = meta_fault;
@@ -16873,8 +18212,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_0 = mask_0;
         lanes_1_g_ptr = ptr_1;
         lanes_1_g_width = width_1;
-        lanes_1_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_1_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_1_g_loc_comb = any_loc;
         end
         lanes_1_g_meta_valid = meta_valid;
@@ -16887,12 +18226,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_1_s_size = ssize_1;
         lane_pre_now_1 = f_none;
         lane_bfail_now_1 = 1'b0;
-        lane_sfail_now_1 = 1'b0;
         lane_gchk_now_1 = 1'b0;
         if (mask_1) begin
             if (shared) begin
                 lane_bfail_now_1 = ~lanes_1_s_ok;
-                lane_sfail_now_1 = ~lanes_1_s_ok;
             end
             else if (lanes_1_g_need_meta & ~meta_valid) begin
                 lane_pre_now_1 = meta_fault;
@@ -16908,8 +18245,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_1 = mask_1;
         lanes_2_g_ptr = ptr_2;
         lanes_2_g_width = width_2;
-        lanes_2_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_2_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_2_g_loc_comb = any_loc;
         end
         lanes_2_g_meta_valid = meta_valid;
@@ -16922,12 +18259,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_2_s_size = ssize_2;
         lane_pre_now_2 = f_none;
         lane_bfail_now_2 = 1'b0;
-        lane_sfail_now_2 = 1'b0;
         lane_gchk_now_2 = 1'b0;
         if (mask_2) begin
             if (shared) begin
                 lane_bfail_now_2 = ~lanes_2_s_ok;
-                lane_sfail_now_2 = ~lanes_2_s_ok;
             end
             else if (lanes_2_g_need_meta & ~meta_valid) begin
                 lane_pre_now_2 = meta_fault;
@@ -16943,8 +18278,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_2 = mask_2;
         lanes_3_g_ptr = ptr_3;
         lanes_3_g_width = width_3;
-        lanes_3_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_3_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_3_g_loc_comb = any_loc;
         end
         lanes_3_g_meta_valid = meta_valid;
@@ -16957,12 +18292,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_3_s_size = ssize_3;
         lane_pre_now_3 = f_none;
         lane_bfail_now_3 = 1'b0;
-        lane_sfail_now_3 = 1'b0;
         lane_gchk_now_3 = 1'b0;
         if (mask_3) begin
             if (shared) begin
                 lane_bfail_now_3 = ~lanes_3_s_ok;
-                lane_sfail_now_3 = ~lanes_3_s_ok;
             end
             else if (lanes_3_g_need_meta & ~meta_valid) begin
                 lane_pre_now_3 = meta_fault;
@@ -16978,8 +18311,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_3 = mask_3;
         lanes_4_g_ptr = ptr_4;
         lanes_4_g_width = width_4;
-        lanes_4_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_4_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_4_g_loc_comb = any_loc;
         end
         lanes_4_g_meta_valid = meta_valid;
@@ -16992,12 +18325,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_4_s_size = ssize_4;
         lane_pre_now_4 = f_none;
         lane_bfail_now_4 = 1'b0;
-        lane_sfail_now_4 = 1'b0;
         lane_gchk_now_4 = 1'b0;
         if (mask_4) begin
             if (shared) begin
                 lane_bfail_now_4 = ~lanes_4_s_ok;
-                lane_sfail_now_4 = ~lanes_4_s_ok;
             end
             else if (lanes_4_g_need_meta & ~meta_valid) begin
                 lane_pre_now_4 = meta_fault;
@@ -17013,8 +18344,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_4 = mask_4;
         lanes_5_g_ptr = ptr_5;
         lanes_5_g_width = width_5;
-        lanes_5_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_5_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_5_g_loc_comb = any_loc;
         end
         lanes_5_g_meta_valid = meta_valid;
@@ -17027,12 +18358,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_5_s_size = ssize_5;
         lane_pre_now_5 = f_none;
         lane_bfail_now_5 = 1'b0;
-        lane_sfail_now_5 = 1'b0;
         lane_gchk_now_5 = 1'b0;
         if (mask_5) begin
             if (shared) begin
                 lane_bfail_now_5 = ~lanes_5_s_ok;
-                lane_sfail_now_5 = ~lanes_5_s_ok;
             end
             else if (lanes_5_g_need_meta & ~meta_valid) begin
                 lane_pre_now_5 = meta_fault;
@@ -17048,8 +18377,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_5 = mask_5;
         lanes_6_g_ptr = ptr_6;
         lanes_6_g_width = width_6;
-        lanes_6_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_6_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_6_g_loc_comb = any_loc;
         end
         lanes_6_g_meta_valid = meta_valid;
@@ -17062,12 +18391,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_6_s_size = ssize_6;
         lane_pre_now_6 = f_none;
         lane_bfail_now_6 = 1'b0;
-        lane_sfail_now_6 = 1'b0;
         lane_gchk_now_6 = 1'b0;
         if (mask_6) begin
             if (shared) begin
                 lane_bfail_now_6 = ~lanes_6_s_ok;
-                lane_sfail_now_6 = ~lanes_6_s_ok;
             end
             else if (lanes_6_g_need_meta & ~meta_valid) begin
                 lane_pre_now_6 = meta_fault;
@@ -17083,8 +18410,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_6 = mask_6;
         lanes_7_g_ptr = ptr_7;
         lanes_7_g_width = width_7;
-        lanes_7_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_7_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_7_g_loc_comb = any_loc;
         end
         lanes_7_g_meta_valid = meta_valid;
@@ -17097,12 +18424,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_7_s_size = ssize_7;
         lane_pre_now_7 = f_none;
         lane_bfail_now_7 = 1'b0;
-        lane_sfail_now_7 = 1'b0;
         lane_gchk_now_7 = 1'b0;
         if (mask_7) begin
             if (shared) begin
                 lane_bfail_now_7 = ~lanes_7_s_ok;
-                lane_sfail_now_7 = ~lanes_7_s_ok;
             end
             else if (lanes_7_g_need_meta & ~meta_valid) begin
                 lane_pre_now_7 = meta_fault;
@@ -17118,8 +18443,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_7 = mask_7;
         lanes_8_g_ptr = ptr_8;
         lanes_8_g_width = width_8;
-        lanes_8_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_8_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_8_g_loc_comb = any_loc;
         end
         lanes_8_g_meta_valid = meta_valid;
@@ -17132,12 +18457,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_8_s_size = ssize_8;
         lane_pre_now_8 = f_none;
         lane_bfail_now_8 = 1'b0;
-        lane_sfail_now_8 = 1'b0;
         lane_gchk_now_8 = 1'b0;
         if (mask_8) begin
             if (shared) begin
                 lane_bfail_now_8 = ~lanes_8_s_ok;
-                lane_sfail_now_8 = ~lanes_8_s_ok;
             end
             else if (lanes_8_g_need_meta & ~meta_valid) begin
                 lane_pre_now_8 = meta_fault;
@@ -17153,8 +18476,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_8 = mask_8;
         lanes_9_g_ptr = ptr_9;
         lanes_9_g_width = width_9;
-        lanes_9_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_9_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_9_g_loc_comb = any_loc;
         end
         lanes_9_g_meta_valid = meta_valid;
@@ -17167,12 +18490,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_9_s_size = ssize_9;
         lane_pre_now_9 = f_none;
         lane_bfail_now_9 = 1'b0;
-        lane_sfail_now_9 = 1'b0;
         lane_gchk_now_9 = 1'b0;
         if (mask_9) begin
             if (shared) begin
                 lane_bfail_now_9 = ~lanes_9_s_ok;
-                lane_sfail_now_9 = ~lanes_9_s_ok;
             end
             else if (lanes_9_g_need_meta & ~meta_valid) begin
                 lane_pre_now_9 = meta_fault;
@@ -17188,8 +18509,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_9 = mask_9;
         lanes_10_g_ptr = ptr_10;
         lanes_10_g_width = width_10;
-        lanes_10_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_10_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_10_g_loc_comb = any_loc;
         end
         lanes_10_g_meta_valid = meta_valid;
@@ -17202,12 +18523,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_10_s_size = ssize_10;
         lane_pre_now_10 = f_none;
         lane_bfail_now_10 = 1'b0;
-        lane_sfail_now_10 = 1'b0;
         lane_gchk_now_10 = 1'b0;
         if (mask_10) begin
             if (shared) begin
                 lane_bfail_now_10 = ~lanes_10_s_ok;
-                lane_sfail_now_10 = ~lanes_10_s_ok;
             end
             else if (lanes_10_g_need_meta & ~meta_valid) begin
                 lane_pre_now_10 = meta_fault;
@@ -17223,8 +18542,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_10 = mask_10;
         lanes_11_g_ptr = ptr_11;
         lanes_11_g_width = width_11;
-        lanes_11_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_11_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_11_g_loc_comb = any_loc;
         end
         lanes_11_g_meta_valid = meta_valid;
@@ -17237,12 +18556,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_11_s_size = ssize_11;
         lane_pre_now_11 = f_none;
         lane_bfail_now_11 = 1'b0;
-        lane_sfail_now_11 = 1'b0;
         lane_gchk_now_11 = 1'b0;
         if (mask_11) begin
             if (shared) begin
                 lane_bfail_now_11 = ~lanes_11_s_ok;
-                lane_sfail_now_11 = ~lanes_11_s_ok;
             end
             else if (lanes_11_g_need_meta & ~meta_valid) begin
                 lane_pre_now_11 = meta_fault;
@@ -17258,8 +18575,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_11 = mask_11;
         lanes_12_g_ptr = ptr_12;
         lanes_12_g_width = width_12;
-        lanes_12_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_12_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_12_g_loc_comb = any_loc;
         end
         lanes_12_g_meta_valid = meta_valid;
@@ -17272,12 +18589,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_12_s_size = ssize_12;
         lane_pre_now_12 = f_none;
         lane_bfail_now_12 = 1'b0;
-        lane_sfail_now_12 = 1'b0;
         lane_gchk_now_12 = 1'b0;
         if (mask_12) begin
             if (shared) begin
                 lane_bfail_now_12 = ~lanes_12_s_ok;
-                lane_sfail_now_12 = ~lanes_12_s_ok;
             end
             else if (lanes_12_g_need_meta & ~meta_valid) begin
                 lane_pre_now_12 = meta_fault;
@@ -17293,8 +18608,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_12 = mask_12;
         lanes_13_g_ptr = ptr_13;
         lanes_13_g_width = width_13;
-        lanes_13_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_13_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_13_g_loc_comb = any_loc;
         end
         lanes_13_g_meta_valid = meta_valid;
@@ -17307,12 +18622,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_13_s_size = ssize_13;
         lane_pre_now_13 = f_none;
         lane_bfail_now_13 = 1'b0;
-        lane_sfail_now_13 = 1'b0;
         lane_gchk_now_13 = 1'b0;
         if (mask_13) begin
             if (shared) begin
                 lane_bfail_now_13 = ~lanes_13_s_ok;
-                lane_sfail_now_13 = ~lanes_13_s_ok;
             end
             else if (lanes_13_g_need_meta & ~meta_valid) begin
                 lane_pre_now_13 = meta_fault;
@@ -17328,8 +18641,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_13 = mask_13;
         lanes_14_g_ptr = ptr_14;
         lanes_14_g_width = width_14;
-        lanes_14_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_14_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_14_g_loc_comb = any_loc;
         end
         lanes_14_g_meta_valid = meta_valid;
@@ -17342,12 +18655,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_14_s_size = ssize_14;
         lane_pre_now_14 = f_none;
         lane_bfail_now_14 = 1'b0;
-        lane_sfail_now_14 = 1'b0;
         lane_gchk_now_14 = 1'b0;
         if (mask_14) begin
             if (shared) begin
                 lane_bfail_now_14 = ~lanes_14_s_ok;
-                lane_sfail_now_14 = ~lanes_14_s_ok;
             end
             else if (lanes_14_g_need_meta & ~meta_valid) begin
                 lane_pre_now_14 = meta_fault;
@@ -17363,8 +18674,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_14 = mask_14;
         lanes_15_g_ptr = ptr_15;
         lanes_15_g_width = width_15;
-        lanes_15_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_15_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_15_g_loc_comb = any_loc;
         end
         lanes_15_g_meta_valid = meta_valid;
@@ -17377,12 +18688,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_15_s_size = ssize_15;
         lane_pre_now_15 = f_none;
         lane_bfail_now_15 = 1'b0;
-        lane_sfail_now_15 = 1'b0;
         lane_gchk_now_15 = 1'b0;
         if (mask_15) begin
             if (shared) begin
                 lane_bfail_now_15 = ~lanes_15_s_ok;
-                lane_sfail_now_15 = ~lanes_15_s_ok;
             end
             else if (lanes_15_g_need_meta & ~meta_valid) begin
                 lane_pre_now_15 = meta_fault;
@@ -17398,8 +18707,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_15 = mask_15;
         lanes_16_g_ptr = ptr_16;
         lanes_16_g_width = width_16;
-        lanes_16_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_16_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_16_g_loc_comb = any_loc;
         end
         lanes_16_g_meta_valid = meta_valid;
@@ -17412,12 +18721,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_16_s_size = ssize_16;
         lane_pre_now_16 = f_none;
         lane_bfail_now_16 = 1'b0;
-        lane_sfail_now_16 = 1'b0;
         lane_gchk_now_16 = 1'b0;
         if (mask_16) begin
             if (shared) begin
                 lane_bfail_now_16 = ~lanes_16_s_ok;
-                lane_sfail_now_16 = ~lanes_16_s_ok;
             end
             else if (lanes_16_g_need_meta & ~meta_valid) begin
                 lane_pre_now_16 = meta_fault;
@@ -17433,8 +18740,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_16 = mask_16;
         lanes_17_g_ptr = ptr_17;
         lanes_17_g_width = width_17;
-        lanes_17_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_17_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_17_g_loc_comb = any_loc;
         end
         lanes_17_g_meta_valid = meta_valid;
@@ -17447,12 +18754,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_17_s_size = ssize_17;
         lane_pre_now_17 = f_none;
         lane_bfail_now_17 = 1'b0;
-        lane_sfail_now_17 = 1'b0;
         lane_gchk_now_17 = 1'b0;
         if (mask_17) begin
             if (shared) begin
                 lane_bfail_now_17 = ~lanes_17_s_ok;
-                lane_sfail_now_17 = ~lanes_17_s_ok;
             end
             else if (lanes_17_g_need_meta & ~meta_valid) begin
                 lane_pre_now_17 = meta_fault;
@@ -17468,8 +18773,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_17 = mask_17;
         lanes_18_g_ptr = ptr_18;
         lanes_18_g_width = width_18;
-        lanes_18_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_18_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_18_g_loc_comb = any_loc;
         end
         lanes_18_g_meta_valid = meta_valid;
@@ -17482,12 +18787,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_18_s_size = ssize_18;
         lane_pre_now_18 = f_none;
         lane_bfail_now_18 = 1'b0;
-        lane_sfail_now_18 = 1'b0;
         lane_gchk_now_18 = 1'b0;
         if (mask_18) begin
             if (shared) begin
                 lane_bfail_now_18 = ~lanes_18_s_ok;
-                lane_sfail_now_18 = ~lanes_18_s_ok;
             end
             else if (lanes_18_g_need_meta & ~meta_valid) begin
                 lane_pre_now_18 = meta_fault;
@@ -17503,8 +18806,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_18 = mask_18;
         lanes_19_g_ptr = ptr_19;
         lanes_19_g_width = width_19;
-        lanes_19_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_19_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_19_g_loc_comb = any_loc;
         end
         lanes_19_g_meta_valid = meta_valid;
@@ -17517,12 +18820,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_19_s_size = ssize_19;
         lane_pre_now_19 = f_none;
         lane_bfail_now_19 = 1'b0;
-        lane_sfail_now_19 = 1'b0;
         lane_gchk_now_19 = 1'b0;
         if (mask_19) begin
             if (shared) begin
                 lane_bfail_now_19 = ~lanes_19_s_ok;
-                lane_sfail_now_19 = ~lanes_19_s_ok;
             end
             else if (lanes_19_g_need_meta & ~meta_valid) begin
                 lane_pre_now_19 = meta_fault;
@@ -17538,8 +18839,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_19 = mask_19;
         lanes_20_g_ptr = ptr_20;
         lanes_20_g_width = width_20;
-        lanes_20_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_20_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_20_g_loc_comb = any_loc;
         end
         lanes_20_g_meta_valid = meta_valid;
@@ -17552,12 +18853,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_20_s_size = ssize_20;
         lane_pre_now_20 = f_none;
         lane_bfail_now_20 = 1'b0;
-        lane_sfail_now_20 = 1'b0;
         lane_gchk_now_20 = 1'b0;
         if (mask_20) begin
             if (shared) begin
                 lane_bfail_now_20 = ~lanes_20_s_ok;
-                lane_sfail_now_20 = ~lanes_20_s_ok;
             end
             else if (lanes_20_g_need_meta & ~meta_valid) begin
                 lane_pre_now_20 = meta_fault;
@@ -17573,8 +18872,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_20 = mask_20;
         lanes_21_g_ptr = ptr_21;
         lanes_21_g_width = width_21;
-        lanes_21_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_21_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_21_g_loc_comb = any_loc;
         end
         lanes_21_g_meta_valid = meta_valid;
@@ -17587,12 +18886,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_21_s_size = ssize_21;
         lane_pre_now_21 = f_none;
         lane_bfail_now_21 = 1'b0;
-        lane_sfail_now_21 = 1'b0;
         lane_gchk_now_21 = 1'b0;
         if (mask_21) begin
             if (shared) begin
                 lane_bfail_now_21 = ~lanes_21_s_ok;
-                lane_sfail_now_21 = ~lanes_21_s_ok;
             end
             else if (lanes_21_g_need_meta & ~meta_valid) begin
                 lane_pre_now_21 = meta_fault;
@@ -17608,8 +18905,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_21 = mask_21;
         lanes_22_g_ptr = ptr_22;
         lanes_22_g_width = width_22;
-        lanes_22_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_22_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_22_g_loc_comb = any_loc;
         end
         lanes_22_g_meta_valid = meta_valid;
@@ -17622,12 +18919,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_22_s_size = ssize_22;
         lane_pre_now_22 = f_none;
         lane_bfail_now_22 = 1'b0;
-        lane_sfail_now_22 = 1'b0;
         lane_gchk_now_22 = 1'b0;
         if (mask_22) begin
             if (shared) begin
                 lane_bfail_now_22 = ~lanes_22_s_ok;
-                lane_sfail_now_22 = ~lanes_22_s_ok;
             end
             else if (lanes_22_g_need_meta & ~meta_valid) begin
                 lane_pre_now_22 = meta_fault;
@@ -17643,8 +18938,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_22 = mask_22;
         lanes_23_g_ptr = ptr_23;
         lanes_23_g_width = width_23;
-        lanes_23_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_23_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_23_g_loc_comb = any_loc;
         end
         lanes_23_g_meta_valid = meta_valid;
@@ -17657,12 +18952,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_23_s_size = ssize_23;
         lane_pre_now_23 = f_none;
         lane_bfail_now_23 = 1'b0;
-        lane_sfail_now_23 = 1'b0;
         lane_gchk_now_23 = 1'b0;
         if (mask_23) begin
             if (shared) begin
                 lane_bfail_now_23 = ~lanes_23_s_ok;
-                lane_sfail_now_23 = ~lanes_23_s_ok;
             end
             else if (lanes_23_g_need_meta & ~meta_valid) begin
                 lane_pre_now_23 = meta_fault;
@@ -17678,8 +18971,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_23 = mask_23;
         lanes_24_g_ptr = ptr_24;
         lanes_24_g_width = width_24;
-        lanes_24_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_24_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_24_g_loc_comb = any_loc;
         end
         lanes_24_g_meta_valid = meta_valid;
@@ -17692,12 +18985,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_24_s_size = ssize_24;
         lane_pre_now_24 = f_none;
         lane_bfail_now_24 = 1'b0;
-        lane_sfail_now_24 = 1'b0;
         lane_gchk_now_24 = 1'b0;
         if (mask_24) begin
             if (shared) begin
                 lane_bfail_now_24 = ~lanes_24_s_ok;
-                lane_sfail_now_24 = ~lanes_24_s_ok;
             end
             else if (lanes_24_g_need_meta & ~meta_valid) begin
                 lane_pre_now_24 = meta_fault;
@@ -17713,8 +19004,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_24 = mask_24;
         lanes_25_g_ptr = ptr_25;
         lanes_25_g_width = width_25;
-        lanes_25_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_25_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_25_g_loc_comb = any_loc;
         end
         lanes_25_g_meta_valid = meta_valid;
@@ -17727,12 +19018,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_25_s_size = ssize_25;
         lane_pre_now_25 = f_none;
         lane_bfail_now_25 = 1'b0;
-        lane_sfail_now_25 = 1'b0;
         lane_gchk_now_25 = 1'b0;
         if (mask_25) begin
             if (shared) begin
                 lane_bfail_now_25 = ~lanes_25_s_ok;
-                lane_sfail_now_25 = ~lanes_25_s_ok;
             end
             else if (lanes_25_g_need_meta & ~meta_valid) begin
                 lane_pre_now_25 = meta_fault;
@@ -17748,8 +19037,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_25 = mask_25;
         lanes_26_g_ptr = ptr_26;
         lanes_26_g_width = width_26;
-        lanes_26_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_26_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_26_g_loc_comb = any_loc;
         end
         lanes_26_g_meta_valid = meta_valid;
@@ -17762,12 +19051,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_26_s_size = ssize_26;
         lane_pre_now_26 = f_none;
         lane_bfail_now_26 = 1'b0;
-        lane_sfail_now_26 = 1'b0;
         lane_gchk_now_26 = 1'b0;
         if (mask_26) begin
             if (shared) begin
                 lane_bfail_now_26 = ~lanes_26_s_ok;
-                lane_sfail_now_26 = ~lanes_26_s_ok;
             end
             else if (lanes_26_g_need_meta & ~meta_valid) begin
                 lane_pre_now_26 = meta_fault;
@@ -17783,8 +19070,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_26 = mask_26;
         lanes_27_g_ptr = ptr_27;
         lanes_27_g_width = width_27;
-        lanes_27_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_27_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_27_g_loc_comb = any_loc;
         end
         lanes_27_g_meta_valid = meta_valid;
@@ -17797,12 +19084,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_27_s_size = ssize_27;
         lane_pre_now_27 = f_none;
         lane_bfail_now_27 = 1'b0;
-        lane_sfail_now_27 = 1'b0;
         lane_gchk_now_27 = 1'b0;
         if (mask_27) begin
             if (shared) begin
                 lane_bfail_now_27 = ~lanes_27_s_ok;
-                lane_sfail_now_27 = ~lanes_27_s_ok;
             end
             else if (lanes_27_g_need_meta & ~meta_valid) begin
                 lane_pre_now_27 = meta_fault;
@@ -17818,8 +19103,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_27 = mask_27;
         lanes_28_g_ptr = ptr_28;
         lanes_28_g_width = width_28;
-        lanes_28_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_28_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_28_g_loc_comb = any_loc;
         end
         lanes_28_g_meta_valid = meta_valid;
@@ -17832,12 +19117,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_28_s_size = ssize_28;
         lane_pre_now_28 = f_none;
         lane_bfail_now_28 = 1'b0;
-        lane_sfail_now_28 = 1'b0;
         lane_gchk_now_28 = 1'b0;
         if (mask_28) begin
             if (shared) begin
                 lane_bfail_now_28 = ~lanes_28_s_ok;
-                lane_sfail_now_28 = ~lanes_28_s_ok;
             end
             else if (lanes_28_g_need_meta & ~meta_valid) begin
                 lane_pre_now_28 = meta_fault;
@@ -17853,8 +19136,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_28 = mask_28;
         lanes_29_g_ptr = ptr_29;
         lanes_29_g_width = width_29;
-        lanes_29_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_29_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_29_g_loc_comb = any_loc;
         end
         lanes_29_g_meta_valid = meta_valid;
@@ -17867,12 +19150,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_29_s_size = ssize_29;
         lane_pre_now_29 = f_none;
         lane_bfail_now_29 = 1'b0;
-        lane_sfail_now_29 = 1'b0;
         lane_gchk_now_29 = 1'b0;
         if (mask_29) begin
             if (shared) begin
                 lane_bfail_now_29 = ~lanes_29_s_ok;
-                lane_sfail_now_29 = ~lanes_29_s_ok;
             end
             else if (lanes_29_g_need_meta & ~meta_valid) begin
                 lane_pre_now_29 = meta_fault;
@@ -17888,8 +19169,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_29 = mask_29;
         lanes_30_g_ptr = ptr_30;
         lanes_30_g_width = width_30;
-        lanes_30_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_30_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_30_g_loc_comb = any_loc;
         end
         lanes_30_g_meta_valid = meta_valid;
@@ -17902,12 +19183,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_30_s_size = ssize_30;
         lane_pre_now_30 = f_none;
         lane_bfail_now_30 = 1'b0;
-        lane_sfail_now_30 = 1'b0;
         lane_gchk_now_30 = 1'b0;
         if (mask_30) begin
             if (shared) begin
                 lane_bfail_now_30 = ~lanes_30_s_ok;
-                lane_sfail_now_30 = ~lanes_30_s_ok;
             end
             else if (lanes_30_g_need_meta & ~meta_valid) begin
                 lane_pre_now_30 = meta_fault;
@@ -17923,8 +19202,8 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_mask_30 = mask_30;
         lanes_31_g_ptr = ptr_31;
         lanes_31_g_width = width_31;
-        lanes_31_g_loc_comb = loc;
-        if (hwonly) begin
+        lanes_31_g_loc_comb = zero_loc;
+        if (loc_meta || hwonly) begin
             lanes_31_g_loc_comb = any_loc;
         end
         lanes_31_g_meta_valid = meta_valid;
@@ -17937,12 +19216,10 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_31_s_size = ssize_31;
         lane_pre_now_31 = f_none;
         lane_bfail_now_31 = 1'b0;
-        lane_sfail_now_31 = 1'b0;
         lane_gchk_now_31 = 1'b0;
         if (mask_31) begin
             if (shared) begin
                 lane_bfail_now_31 = ~lanes_31_s_ok;
-                lane_sfail_now_31 = ~lanes_31_s_ok;
             end
             else if (lanes_31_g_need_meta & ~meta_valid) begin
                 lane_pre_now_31 = meta_fault;
@@ -17957,552 +19234,648 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_bfail_31 = lane_bfail_now_31;
         lane_mask_31 = mask_31;
         shared_x = shared;
-        st_pre_0_d = lane_pre_now_0;
-        st_sfail_0_d = lane_sfail_now_0;
-        st_gchk_0_d = lane_gchk_now_0;
-        st_ge_0_d_comb = st_ge_0_q;
-        st_c1_0_d_comb = st_c1_0_q;
-        st_c2_0_d_comb = st_c2_0_q;
-        st_c3_0_d_comb = st_c3_0_q;
-        if (lane_gchk_now_0) begin
-            st_ge_0_d_comb = lanes_0_g_ge;
-            st_c1_0_d_comb = lanes_0_g_c1;
-            st_c2_0_d_comb = lanes_0_g_c2;
-            st_c3_0_d_comb = lanes_0_g_c3;
-        end
-        st_mask_0_d = mask_0;
-        lane_pre_0 = st_pre_0_q;
-        lane_bfail_0 = st_sfail_0_q | (st_gchk_0_q & ~(st_ge_0_q & ((st_c1_0_q & st_c2_0_q) | (st_c1_0_q & st_c3_0_q) | (st_c2_0_q & st_c3_0_q))));
-        lane_mask_0 = st_mask_0_q;
-        st_pre_1_d = lane_pre_now_1;
-        st_sfail_1_d = lane_sfail_now_1;
-        st_gchk_1_d = lane_gchk_now_1;
-        st_ge_1_d_comb = st_ge_1_q;
-        st_c1_1_d_comb = st_c1_1_q;
-        st_c2_1_d_comb = st_c2_1_q;
-        st_c3_1_d_comb = st_c3_1_q;
-        if (lane_gchk_now_1) begin
-            st_ge_1_d_comb = lanes_1_g_ge;
-            st_c1_1_d_comb = lanes_1_g_c1;
-            st_c2_1_d_comb = lanes_1_g_c2;
-            st_c3_1_d_comb = lanes_1_g_c3;
-        end
-        st_mask_1_d = mask_1;
-        lane_pre_1 = st_pre_1_q;
-        lane_bfail_1 = st_sfail_1_q | (st_gchk_1_q & ~(st_ge_1_q & ((st_c1_1_q & st_c2_1_q) | (st_c1_1_q & st_c3_1_q) | (st_c2_1_q & st_c3_1_q))));
-        lane_mask_1 = st_mask_1_q;
-        st_pre_2_d = lane_pre_now_2;
-        st_sfail_2_d = lane_sfail_now_2;
-        st_gchk_2_d = lane_gchk_now_2;
-        st_ge_2_d_comb = st_ge_2_q;
-        st_c1_2_d_comb = st_c1_2_q;
-        st_c2_2_d_comb = st_c2_2_q;
-        st_c3_2_d_comb = st_c3_2_q;
-        if (lane_gchk_now_2) begin
-            st_ge_2_d_comb = lanes_2_g_ge;
-            st_c1_2_d_comb = lanes_2_g_c1;
-            st_c2_2_d_comb = lanes_2_g_c2;
-            st_c3_2_d_comb = lanes_2_g_c3;
-        end
-        st_mask_2_d = mask_2;
-        lane_pre_2 = st_pre_2_q;
-        lane_bfail_2 = st_sfail_2_q | (st_gchk_2_q & ~(st_ge_2_q & ((st_c1_2_q & st_c2_2_q) | (st_c1_2_q & st_c3_2_q) | (st_c2_2_q & st_c3_2_q))));
-        lane_mask_2 = st_mask_2_q;
-        st_pre_3_d = lane_pre_now_3;
-        st_sfail_3_d = lane_sfail_now_3;
-        st_gchk_3_d = lane_gchk_now_3;
-        st_ge_3_d_comb = st_ge_3_q;
-        st_c1_3_d_comb = st_c1_3_q;
-        st_c2_3_d_comb = st_c2_3_q;
-        st_c3_3_d_comb = st_c3_3_q;
-        if (lane_gchk_now_3) begin
-            st_ge_3_d_comb = lanes_3_g_ge;
-            st_c1_3_d_comb = lanes_3_g_c1;
-            st_c2_3_d_comb = lanes_3_g_c2;
-            st_c3_3_d_comb = lanes_3_g_c3;
-        end
-        st_mask_3_d = mask_3;
-        lane_pre_3 = st_pre_3_q;
-        lane_bfail_3 = st_sfail_3_q | (st_gchk_3_q & ~(st_ge_3_q & ((st_c1_3_q & st_c2_3_q) | (st_c1_3_q & st_c3_3_q) | (st_c2_3_q & st_c3_3_q))));
-        lane_mask_3 = st_mask_3_q;
-        st_pre_4_d = lane_pre_now_4;
-        st_sfail_4_d = lane_sfail_now_4;
-        st_gchk_4_d = lane_gchk_now_4;
-        st_ge_4_d_comb = st_ge_4_q;
-        st_c1_4_d_comb = st_c1_4_q;
-        st_c2_4_d_comb = st_c2_4_q;
-        st_c3_4_d_comb = st_c3_4_q;
-        if (lane_gchk_now_4) begin
-            st_ge_4_d_comb = lanes_4_g_ge;
-            st_c1_4_d_comb = lanes_4_g_c1;
-            st_c2_4_d_comb = lanes_4_g_c2;
-            st_c3_4_d_comb = lanes_4_g_c3;
-        end
-        st_mask_4_d = mask_4;
-        lane_pre_4 = st_pre_4_q;
-        lane_bfail_4 = st_sfail_4_q | (st_gchk_4_q & ~(st_ge_4_q & ((st_c1_4_q & st_c2_4_q) | (st_c1_4_q & st_c3_4_q) | (st_c2_4_q & st_c3_4_q))));
-        lane_mask_4 = st_mask_4_q;
-        st_pre_5_d = lane_pre_now_5;
-        st_sfail_5_d = lane_sfail_now_5;
-        st_gchk_5_d = lane_gchk_now_5;
-        st_ge_5_d_comb = st_ge_5_q;
-        st_c1_5_d_comb = st_c1_5_q;
-        st_c2_5_d_comb = st_c2_5_q;
-        st_c3_5_d_comb = st_c3_5_q;
-        if (lane_gchk_now_5) begin
-            st_ge_5_d_comb = lanes_5_g_ge;
-            st_c1_5_d_comb = lanes_5_g_c1;
-            st_c2_5_d_comb = lanes_5_g_c2;
-            st_c3_5_d_comb = lanes_5_g_c3;
-        end
-        st_mask_5_d = mask_5;
-        lane_pre_5 = st_pre_5_q;
-        lane_bfail_5 = st_sfail_5_q | (st_gchk_5_q & ~(st_ge_5_q & ((st_c1_5_q & st_c2_5_q) | (st_c1_5_q & st_c3_5_q) | (st_c2_5_q & st_c3_5_q))));
-        lane_mask_5 = st_mask_5_q;
-        st_pre_6_d = lane_pre_now_6;
-        st_sfail_6_d = lane_sfail_now_6;
-        st_gchk_6_d = lane_gchk_now_6;
-        st_ge_6_d_comb = st_ge_6_q;
-        st_c1_6_d_comb = st_c1_6_q;
-        st_c2_6_d_comb = st_c2_6_q;
-        st_c3_6_d_comb = st_c3_6_q;
-        if (lane_gchk_now_6) begin
-            st_ge_6_d_comb = lanes_6_g_ge;
-            st_c1_6_d_comb = lanes_6_g_c1;
-            st_c2_6_d_comb = lanes_6_g_c2;
-            st_c3_6_d_comb = lanes_6_g_c3;
-        end
-        st_mask_6_d = mask_6;
-        lane_pre_6 = st_pre_6_q;
-        lane_bfail_6 = st_sfail_6_q | (st_gchk_6_q & ~(st_ge_6_q & ((st_c1_6_q & st_c2_6_q) | (st_c1_6_q & st_c3_6_q) | (st_c2_6_q & st_c3_6_q))));
-        lane_mask_6 = st_mask_6_q;
-        st_pre_7_d = lane_pre_now_7;
-        st_sfail_7_d = lane_sfail_now_7;
-        st_gchk_7_d = lane_gchk_now_7;
-        st_ge_7_d_comb = st_ge_7_q;
-        st_c1_7_d_comb = st_c1_7_q;
-        st_c2_7_d_comb = st_c2_7_q;
-        st_c3_7_d_comb = st_c3_7_q;
-        if (lane_gchk_now_7) begin
-            st_ge_7_d_comb = lanes_7_g_ge;
-            st_c1_7_d_comb = lanes_7_g_c1;
-            st_c2_7_d_comb = lanes_7_g_c2;
-            st_c3_7_d_comb = lanes_7_g_c3;
-        end
-        st_mask_7_d = mask_7;
-        lane_pre_7 = st_pre_7_q;
-        lane_bfail_7 = st_sfail_7_q | (st_gchk_7_q & ~(st_ge_7_q & ((st_c1_7_q & st_c2_7_q) | (st_c1_7_q & st_c3_7_q) | (st_c2_7_q & st_c3_7_q))));
-        lane_mask_7 = st_mask_7_q;
-        st_pre_8_d = lane_pre_now_8;
-        st_sfail_8_d = lane_sfail_now_8;
-        st_gchk_8_d = lane_gchk_now_8;
-        st_ge_8_d_comb = st_ge_8_q;
-        st_c1_8_d_comb = st_c1_8_q;
-        st_c2_8_d_comb = st_c2_8_q;
-        st_c3_8_d_comb = st_c3_8_q;
-        if (lane_gchk_now_8) begin
-            st_ge_8_d_comb = lanes_8_g_ge;
-            st_c1_8_d_comb = lanes_8_g_c1;
-            st_c2_8_d_comb = lanes_8_g_c2;
-            st_c3_8_d_comb = lanes_8_g_c3;
-        end
-        st_mask_8_d = mask_8;
-        lane_pre_8 = st_pre_8_q;
-        lane_bfail_8 = st_sfail_8_q | (st_gchk_8_q & ~(st_ge_8_q & ((st_c1_8_q & st_c2_8_q) | (st_c1_8_q & st_c3_8_q) | (st_c2_8_q & st_c3_8_q))));
-        lane_mask_8 = st_mask_8_q;
-        st_pre_9_d = lane_pre_now_9;
-        st_sfail_9_d = lane_sfail_now_9;
-        st_gchk_9_d = lane_gchk_now_9;
-        st_ge_9_d_comb = st_ge_9_q;
-        st_c1_9_d_comb = st_c1_9_q;
-        st_c2_9_d_comb = st_c2_9_q;
-        st_c3_9_d_comb = st_c3_9_q;
-        if (lane_gchk_now_9) begin
-            st_ge_9_d_comb = lanes_9_g_ge;
-            st_c1_9_d_comb = lanes_9_g_c1;
-            st_c2_9_d_comb = lanes_9_g_c2;
-            st_c3_9_d_comb = lanes_9_g_c3;
-        end
-        st_mask_9_d = mask_9;
-        lane_pre_9 = st_pre_9_q;
-        lane_bfail_9 = st_sfail_9_q | (st_gchk_9_q & ~(st_ge_9_q & ((st_c1_9_q & st_c2_9_q) | (st_c1_9_q & st_c3_9_q) | (st_c2_9_q & st_c3_9_q))));
-        lane_mask_9 = st_mask_9_q;
-        st_pre_10_d = lane_pre_now_10;
-        st_sfail_10_d = lane_sfail_now_10;
-        st_gchk_10_d = lane_gchk_now_10;
-        st_ge_10_d_comb = st_ge_10_q;
-        st_c1_10_d_comb = st_c1_10_q;
-        st_c2_10_d_comb = st_c2_10_q;
-        st_c3_10_d_comb = st_c3_10_q;
-        if (lane_gchk_now_10) begin
-            st_ge_10_d_comb = lanes_10_g_ge;
-            st_c1_10_d_comb = lanes_10_g_c1;
-            st_c2_10_d_comb = lanes_10_g_c2;
-            st_c3_10_d_comb = lanes_10_g_c3;
-        end
-        st_mask_10_d = mask_10;
-        lane_pre_10 = st_pre_10_q;
-        lane_bfail_10 = st_sfail_10_q | (st_gchk_10_q & ~(st_ge_10_q & ((st_c1_10_q & st_c2_10_q) | (st_c1_10_q & st_c3_10_q) | (st_c2_10_q & st_c3_10_q))));
-        lane_mask_10 = st_mask_10_q;
-        st_pre_11_d = lane_pre_now_11;
-        st_sfail_11_d = lane_sfail_now_11;
-        st_gchk_11_d = lane_gchk_now_11;
-        st_ge_11_d_comb = st_ge_11_q;
-        st_c1_11_d_comb = st_c1_11_q;
-        st_c2_11_d_comb = st_c2_11_q;
-        st_c3_11_d_comb = st_c3_11_q;
-        if (lane_gchk_now_11) begin
-            st_ge_11_d_comb = lanes_11_g_ge;
-            st_c1_11_d_comb = lanes_11_g_c1;
-            st_c2_11_d_comb = lanes_11_g_c2;
-            st_c3_11_d_comb = lanes_11_g_c3;
-        end
-        st_mask_11_d = mask_11;
-        lane_pre_11 = st_pre_11_q;
-        lane_bfail_11 = st_sfail_11_q | (st_gchk_11_q & ~(st_ge_11_q & ((st_c1_11_q & st_c2_11_q) | (st_c1_11_q & st_c3_11_q) | (st_c2_11_q & st_c3_11_q))));
-        lane_mask_11 = st_mask_11_q;
-        st_pre_12_d = lane_pre_now_12;
-        st_sfail_12_d = lane_sfail_now_12;
-        st_gchk_12_d = lane_gchk_now_12;
-        st_ge_12_d_comb = st_ge_12_q;
-        st_c1_12_d_comb = st_c1_12_q;
-        st_c2_12_d_comb = st_c2_12_q;
-        st_c3_12_d_comb = st_c3_12_q;
-        if (lane_gchk_now_12) begin
-            st_ge_12_d_comb = lanes_12_g_ge;
-            st_c1_12_d_comb = lanes_12_g_c1;
-            st_c2_12_d_comb = lanes_12_g_c2;
-            st_c3_12_d_comb = lanes_12_g_c3;
-        end
-        st_mask_12_d = mask_12;
-        lane_pre_12 = st_pre_12_q;
-        lane_bfail_12 = st_sfail_12_q | (st_gchk_12_q & ~(st_ge_12_q & ((st_c1_12_q & st_c2_12_q) | (st_c1_12_q & st_c3_12_q) | (st_c2_12_q & st_c3_12_q))));
-        lane_mask_12 = st_mask_12_q;
-        st_pre_13_d = lane_pre_now_13;
-        st_sfail_13_d = lane_sfail_now_13;
-        st_gchk_13_d = lane_gchk_now_13;
-        st_ge_13_d_comb = st_ge_13_q;
-        st_c1_13_d_comb = st_c1_13_q;
-        st_c2_13_d_comb = st_c2_13_q;
-        st_c3_13_d_comb = st_c3_13_q;
-        if (lane_gchk_now_13) begin
-            st_ge_13_d_comb = lanes_13_g_ge;
-            st_c1_13_d_comb = lanes_13_g_c1;
-            st_c2_13_d_comb = lanes_13_g_c2;
-            st_c3_13_d_comb = lanes_13_g_c3;
-        end
-        st_mask_13_d = mask_13;
-        lane_pre_13 = st_pre_13_q;
-        lane_bfail_13 = st_sfail_13_q | (st_gchk_13_q & ~(st_ge_13_q & ((st_c1_13_q & st_c2_13_q) | (st_c1_13_q & st_c3_13_q) | (st_c2_13_q & st_c3_13_q))));
-        lane_mask_13 = st_mask_13_q;
-        st_pre_14_d = lane_pre_now_14;
-        st_sfail_14_d = lane_sfail_now_14;
-        st_gchk_14_d = lane_gchk_now_14;
-        st_ge_14_d_comb = st_ge_14_q;
-        st_c1_14_d_comb = st_c1_14_q;
-        st_c2_14_d_comb = st_c2_14_q;
-        st_c3_14_d_comb = st_c3_14_q;
-        if (lane_gchk_now_14) begin
-            st_ge_14_d_comb = lanes_14_g_ge;
-            st_c1_14_d_comb = lanes_14_g_c1;
-            st_c2_14_d_comb = lanes_14_g_c2;
-            st_c3_14_d_comb = lanes_14_g_c3;
-        end
-        st_mask_14_d = mask_14;
-        lane_pre_14 = st_pre_14_q;
-        lane_bfail_14 = st_sfail_14_q | (st_gchk_14_q & ~(st_ge_14_q & ((st_c1_14_q & st_c2_14_q) | (st_c1_14_q & st_c3_14_q) | (st_c2_14_q & st_c3_14_q))));
-        lane_mask_14 = st_mask_14_q;
-        st_pre_15_d = lane_pre_now_15;
-        st_sfail_15_d = lane_sfail_now_15;
-        st_gchk_15_d = lane_gchk_now_15;
-        st_ge_15_d_comb = st_ge_15_q;
-        st_c1_15_d_comb = st_c1_15_q;
-        st_c2_15_d_comb = st_c2_15_q;
-        st_c3_15_d_comb = st_c3_15_q;
-        if (lane_gchk_now_15) begin
-            st_ge_15_d_comb = lanes_15_g_ge;
-            st_c1_15_d_comb = lanes_15_g_c1;
-            st_c2_15_d_comb = lanes_15_g_c2;
-            st_c3_15_d_comb = lanes_15_g_c3;
-        end
-        st_mask_15_d = mask_15;
-        lane_pre_15 = st_pre_15_q;
-        lane_bfail_15 = st_sfail_15_q | (st_gchk_15_q & ~(st_ge_15_q & ((st_c1_15_q & st_c2_15_q) | (st_c1_15_q & st_c3_15_q) | (st_c2_15_q & st_c3_15_q))));
-        lane_mask_15 = st_mask_15_q;
-        st_pre_16_d = lane_pre_now_16;
-        st_sfail_16_d = lane_sfail_now_16;
-        st_gchk_16_d = lane_gchk_now_16;
-        st_ge_16_d_comb = st_ge_16_q;
-        st_c1_16_d_comb = st_c1_16_q;
-        st_c2_16_d_comb = st_c2_16_q;
-        st_c3_16_d_comb = st_c3_16_q;
-        if (lane_gchk_now_16) begin
-            st_ge_16_d_comb = lanes_16_g_ge;
-            st_c1_16_d_comb = lanes_16_g_c1;
-            st_c2_16_d_comb = lanes_16_g_c2;
-            st_c3_16_d_comb = lanes_16_g_c3;
-        end
-        st_mask_16_d = mask_16;
-        lane_pre_16 = st_pre_16_q;
-        lane_bfail_16 = st_sfail_16_q | (st_gchk_16_q & ~(st_ge_16_q & ((st_c1_16_q & st_c2_16_q) | (st_c1_16_q & st_c3_16_q) | (st_c2_16_q & st_c3_16_q))));
-        lane_mask_16 = st_mask_16_q;
-        st_pre_17_d = lane_pre_now_17;
-        st_sfail_17_d = lane_sfail_now_17;
-        st_gchk_17_d = lane_gchk_now_17;
-        st_ge_17_d_comb = st_ge_17_q;
-        st_c1_17_d_comb = st_c1_17_q;
-        st_c2_17_d_comb = st_c2_17_q;
-        st_c3_17_d_comb = st_c3_17_q;
-        if (lane_gchk_now_17) begin
-            st_ge_17_d_comb = lanes_17_g_ge;
-            st_c1_17_d_comb = lanes_17_g_c1;
-            st_c2_17_d_comb = lanes_17_g_c2;
-            st_c3_17_d_comb = lanes_17_g_c3;
-        end
-        st_mask_17_d = mask_17;
-        lane_pre_17 = st_pre_17_q;
-        lane_bfail_17 = st_sfail_17_q | (st_gchk_17_q & ~(st_ge_17_q & ((st_c1_17_q & st_c2_17_q) | (st_c1_17_q & st_c3_17_q) | (st_c2_17_q & st_c3_17_q))));
-        lane_mask_17 = st_mask_17_q;
-        st_pre_18_d = lane_pre_now_18;
-        st_sfail_18_d = lane_sfail_now_18;
-        st_gchk_18_d = lane_gchk_now_18;
-        st_ge_18_d_comb = st_ge_18_q;
-        st_c1_18_d_comb = st_c1_18_q;
-        st_c2_18_d_comb = st_c2_18_q;
-        st_c3_18_d_comb = st_c3_18_q;
-        if (lane_gchk_now_18) begin
-            st_ge_18_d_comb = lanes_18_g_ge;
-            st_c1_18_d_comb = lanes_18_g_c1;
-            st_c2_18_d_comb = lanes_18_g_c2;
-            st_c3_18_d_comb = lanes_18_g_c3;
-        end
-        st_mask_18_d = mask_18;
-        lane_pre_18 = st_pre_18_q;
-        lane_bfail_18 = st_sfail_18_q | (st_gchk_18_q & ~(st_ge_18_q & ((st_c1_18_q & st_c2_18_q) | (st_c1_18_q & st_c3_18_q) | (st_c2_18_q & st_c3_18_q))));
-        lane_mask_18 = st_mask_18_q;
-        st_pre_19_d = lane_pre_now_19;
-        st_sfail_19_d = lane_sfail_now_19;
-        st_gchk_19_d = lane_gchk_now_19;
-        st_ge_19_d_comb = st_ge_19_q;
-        st_c1_19_d_comb = st_c1_19_q;
-        st_c2_19_d_comb = st_c2_19_q;
-        st_c3_19_d_comb = st_c3_19_q;
-        if (lane_gchk_now_19) begin
-            st_ge_19_d_comb = lanes_19_g_ge;
-            st_c1_19_d_comb = lanes_19_g_c1;
-            st_c2_19_d_comb = lanes_19_g_c2;
-            st_c3_19_d_comb = lanes_19_g_c3;
-        end
-        st_mask_19_d = mask_19;
-        lane_pre_19 = st_pre_19_q;
-        lane_bfail_19 = st_sfail_19_q | (st_gchk_19_q & ~(st_ge_19_q & ((st_c1_19_q & st_c2_19_q) | (st_c1_19_q & st_c3_19_q) | (st_c2_19_q & st_c3_19_q))));
-        lane_mask_19 = st_mask_19_q;
-        st_pre_20_d = lane_pre_now_20;
-        st_sfail_20_d = lane_sfail_now_20;
-        st_gchk_20_d = lane_gchk_now_20;
-        st_ge_20_d_comb = st_ge_20_q;
-        st_c1_20_d_comb = st_c1_20_q;
-        st_c2_20_d_comb = st_c2_20_q;
-        st_c3_20_d_comb = st_c3_20_q;
-        if (lane_gchk_now_20) begin
-            st_ge_20_d_comb = lanes_20_g_ge;
-            st_c1_20_d_comb = lanes_20_g_c1;
-            st_c2_20_d_comb = lanes_20_g_c2;
-            st_c3_20_d_comb = lanes_20_g_c3;
-        end
-        st_mask_20_d = mask_20;
-        lane_pre_20 = st_pre_20_q;
-        lane_bfail_20 = st_sfail_20_q | (st_gchk_20_q & ~(st_ge_20_q & ((st_c1_20_q & st_c2_20_q) | (st_c1_20_q & st_c3_20_q) | (st_c2_20_q & st_c3_20_q))));
-        lane_mask_20 = st_mask_20_q;
-        st_pre_21_d = lane_pre_now_21;
-        st_sfail_21_d = lane_sfail_now_21;
-        st_gchk_21_d = lane_gchk_now_21;
-        st_ge_21_d_comb = st_ge_21_q;
-        st_c1_21_d_comb = st_c1_21_q;
-        st_c2_21_d_comb = st_c2_21_q;
-        st_c3_21_d_comb = st_c3_21_q;
-        if (lane_gchk_now_21) begin
-            st_ge_21_d_comb = lanes_21_g_ge;
-            st_c1_21_d_comb = lanes_21_g_c1;
-            st_c2_21_d_comb = lanes_21_g_c2;
-            st_c3_21_d_comb = lanes_21_g_c3;
-        end
-        st_mask_21_d = mask_21;
-        lane_pre_21 = st_pre_21_q;
-        lane_bfail_21 = st_sfail_21_q | (st_gchk_21_q & ~(st_ge_21_q & ((st_c1_21_q & st_c2_21_q) | (st_c1_21_q & st_c3_21_q) | (st_c2_21_q & st_c3_21_q))));
-        lane_mask_21 = st_mask_21_q;
-        st_pre_22_d = lane_pre_now_22;
-        st_sfail_22_d = lane_sfail_now_22;
-        st_gchk_22_d = lane_gchk_now_22;
-        st_ge_22_d_comb = st_ge_22_q;
-        st_c1_22_d_comb = st_c1_22_q;
-        st_c2_22_d_comb = st_c2_22_q;
-        st_c3_22_d_comb = st_c3_22_q;
-        if (lane_gchk_now_22) begin
-            st_ge_22_d_comb = lanes_22_g_ge;
-            st_c1_22_d_comb = lanes_22_g_c1;
-            st_c2_22_d_comb = lanes_22_g_c2;
-            st_c3_22_d_comb = lanes_22_g_c3;
-        end
-        st_mask_22_d = mask_22;
-        lane_pre_22 = st_pre_22_q;
-        lane_bfail_22 = st_sfail_22_q | (st_gchk_22_q & ~(st_ge_22_q & ((st_c1_22_q & st_c2_22_q) | (st_c1_22_q & st_c3_22_q) | (st_c2_22_q & st_c3_22_q))));
-        lane_mask_22 = st_mask_22_q;
-        st_pre_23_d = lane_pre_now_23;
-        st_sfail_23_d = lane_sfail_now_23;
-        st_gchk_23_d = lane_gchk_now_23;
-        st_ge_23_d_comb = st_ge_23_q;
-        st_c1_23_d_comb = st_c1_23_q;
-        st_c2_23_d_comb = st_c2_23_q;
-        st_c3_23_d_comb = st_c3_23_q;
-        if (lane_gchk_now_23) begin
-            st_ge_23_d_comb = lanes_23_g_ge;
-            st_c1_23_d_comb = lanes_23_g_c1;
-            st_c2_23_d_comb = lanes_23_g_c2;
-            st_c3_23_d_comb = lanes_23_g_c3;
-        end
-        st_mask_23_d = mask_23;
-        lane_pre_23 = st_pre_23_q;
-        lane_bfail_23 = st_sfail_23_q | (st_gchk_23_q & ~(st_ge_23_q & ((st_c1_23_q & st_c2_23_q) | (st_c1_23_q & st_c3_23_q) | (st_c2_23_q & st_c3_23_q))));
-        lane_mask_23 = st_mask_23_q;
-        st_pre_24_d = lane_pre_now_24;
-        st_sfail_24_d = lane_sfail_now_24;
-        st_gchk_24_d = lane_gchk_now_24;
-        st_ge_24_d_comb = st_ge_24_q;
-        st_c1_24_d_comb = st_c1_24_q;
-        st_c2_24_d_comb = st_c2_24_q;
-        st_c3_24_d_comb = st_c3_24_q;
-        if (lane_gchk_now_24) begin
-            st_ge_24_d_comb = lanes_24_g_ge;
-            st_c1_24_d_comb = lanes_24_g_c1;
-            st_c2_24_d_comb = lanes_24_g_c2;
-            st_c3_24_d_comb = lanes_24_g_c3;
-        end
-        st_mask_24_d = mask_24;
-        lane_pre_24 = st_pre_24_q;
-        lane_bfail_24 = st_sfail_24_q | (st_gchk_24_q & ~(st_ge_24_q & ((st_c1_24_q & st_c2_24_q) | (st_c1_24_q & st_c3_24_q) | (st_c2_24_q & st_c3_24_q))));
-        lane_mask_24 = st_mask_24_q;
-        st_pre_25_d = lane_pre_now_25;
-        st_sfail_25_d = lane_sfail_now_25;
-        st_gchk_25_d = lane_gchk_now_25;
-        st_ge_25_d_comb = st_ge_25_q;
-        st_c1_25_d_comb = st_c1_25_q;
-        st_c2_25_d_comb = st_c2_25_q;
-        st_c3_25_d_comb = st_c3_25_q;
-        if (lane_gchk_now_25) begin
-            st_ge_25_d_comb = lanes_25_g_ge;
-            st_c1_25_d_comb = lanes_25_g_c1;
-            st_c2_25_d_comb = lanes_25_g_c2;
-            st_c3_25_d_comb = lanes_25_g_c3;
-        end
-        st_mask_25_d = mask_25;
-        lane_pre_25 = st_pre_25_q;
-        lane_bfail_25 = st_sfail_25_q | (st_gchk_25_q & ~(st_ge_25_q & ((st_c1_25_q & st_c2_25_q) | (st_c1_25_q & st_c3_25_q) | (st_c2_25_q & st_c3_25_q))));
-        lane_mask_25 = st_mask_25_q;
-        st_pre_26_d = lane_pre_now_26;
-        st_sfail_26_d = lane_sfail_now_26;
-        st_gchk_26_d = lane_gchk_now_26;
-        st_ge_26_d_comb = st_ge_26_q;
-        st_c1_26_d_comb = st_c1_26_q;
-        st_c2_26_d_comb = st_c2_26_q;
-        st_c3_26_d_comb = st_c3_26_q;
-        if (lane_gchk_now_26) begin
-            st_ge_26_d_comb = lanes_26_g_ge;
-            st_c1_26_d_comb = lanes_26_g_c1;
-            st_c2_26_d_comb = lanes_26_g_c2;
-            st_c3_26_d_comb = lanes_26_g_c3;
-        end
-        st_mask_26_d = mask_26;
-        lane_pre_26 = st_pre_26_q;
-        lane_bfail_26 = st_sfail_26_q | (st_gchk_26_q & ~(st_ge_26_q & ((st_c1_26_q & st_c2_26_q) | (st_c1_26_q & st_c3_26_q) | (st_c2_26_q & st_c3_26_q))));
-        lane_mask_26 = st_mask_26_q;
-        st_pre_27_d = lane_pre_now_27;
-        st_sfail_27_d = lane_sfail_now_27;
-        st_gchk_27_d = lane_gchk_now_27;
-        st_ge_27_d_comb = st_ge_27_q;
-        st_c1_27_d_comb = st_c1_27_q;
-        st_c2_27_d_comb = st_c2_27_q;
-        st_c3_27_d_comb = st_c3_27_q;
-        if (lane_gchk_now_27) begin
-            st_ge_27_d_comb = lanes_27_g_ge;
-            st_c1_27_d_comb = lanes_27_g_c1;
-            st_c2_27_d_comb = lanes_27_g_c2;
-            st_c3_27_d_comb = lanes_27_g_c3;
-        end
-        st_mask_27_d = mask_27;
-        lane_pre_27 = st_pre_27_q;
-        lane_bfail_27 = st_sfail_27_q | (st_gchk_27_q & ~(st_ge_27_q & ((st_c1_27_q & st_c2_27_q) | (st_c1_27_q & st_c3_27_q) | (st_c2_27_q & st_c3_27_q))));
-        lane_mask_27 = st_mask_27_q;
-        st_pre_28_d = lane_pre_now_28;
-        st_sfail_28_d = lane_sfail_now_28;
-        st_gchk_28_d = lane_gchk_now_28;
-        st_ge_28_d_comb = st_ge_28_q;
-        st_c1_28_d_comb = st_c1_28_q;
-        st_c2_28_d_comb = st_c2_28_q;
-        st_c3_28_d_comb = st_c3_28_q;
-        if (lane_gchk_now_28) begin
-            st_ge_28_d_comb = lanes_28_g_ge;
-            st_c1_28_d_comb = lanes_28_g_c1;
-            st_c2_28_d_comb = lanes_28_g_c2;
-            st_c3_28_d_comb = lanes_28_g_c3;
-        end
-        st_mask_28_d = mask_28;
-        lane_pre_28 = st_pre_28_q;
-        lane_bfail_28 = st_sfail_28_q | (st_gchk_28_q & ~(st_ge_28_q & ((st_c1_28_q & st_c2_28_q) | (st_c1_28_q & st_c3_28_q) | (st_c2_28_q & st_c3_28_q))));
-        lane_mask_28 = st_mask_28_q;
-        st_pre_29_d = lane_pre_now_29;
-        st_sfail_29_d = lane_sfail_now_29;
-        st_gchk_29_d = lane_gchk_now_29;
-        st_ge_29_d_comb = st_ge_29_q;
-        st_c1_29_d_comb = st_c1_29_q;
-        st_c2_29_d_comb = st_c2_29_q;
-        st_c3_29_d_comb = st_c3_29_q;
-        if (lane_gchk_now_29) begin
-            st_ge_29_d_comb = lanes_29_g_ge;
-            st_c1_29_d_comb = lanes_29_g_c1;
-            st_c2_29_d_comb = lanes_29_g_c2;
-            st_c3_29_d_comb = lanes_29_g_c3;
-        end
-        st_mask_29_d = mask_29;
-        lane_pre_29 = st_pre_29_q;
-        lane_bfail_29 = st_sfail_29_q | (st_gchk_29_q & ~(st_ge_29_q & ((st_c1_29_q & st_c2_29_q) | (st_c1_29_q & st_c3_29_q) | (st_c2_29_q & st_c3_29_q))));
-        lane_mask_29 = st_mask_29_q;
-        st_pre_30_d = lane_pre_now_30;
-        st_sfail_30_d = lane_sfail_now_30;
-        st_gchk_30_d = lane_gchk_now_30;
-        st_ge_30_d_comb = st_ge_30_q;
-        st_c1_30_d_comb = st_c1_30_q;
-        st_c2_30_d_comb = st_c2_30_q;
-        st_c3_30_d_comb = st_c3_30_q;
-        if (lane_gchk_now_30) begin
-            st_ge_30_d_comb = lanes_30_g_ge;
-            st_c1_30_d_comb = lanes_30_g_c1;
-            st_c2_30_d_comb = lanes_30_g_c2;
-            st_c3_30_d_comb = lanes_30_g_c3;
-        end
-        st_mask_30_d = mask_30;
-        lane_pre_30 = st_pre_30_q;
-        lane_bfail_30 = st_sfail_30_q | (st_gchk_30_q & ~(st_ge_30_q & ((st_c1_30_q & st_c2_30_q) | (st_c1_30_q & st_c3_30_q) | (st_c2_30_q & st_c3_30_q))));
-        lane_mask_30 = st_mask_30_q;
-        st_pre_31_d = lane_pre_now_31;
-        st_sfail_31_d = lane_sfail_now_31;
-        st_gchk_31_d = lane_gchk_now_31;
-        st_ge_31_d_comb = st_ge_31_q;
-        st_c1_31_d_comb = st_c1_31_q;
-        st_c2_31_d_comb = st_c2_31_q;
-        st_c3_31_d_comb = st_c3_31_q;
-        if (lane_gchk_now_31) begin
-            st_ge_31_d_comb = lanes_31_g_ge;
-            st_c1_31_d_comb = lanes_31_g_c1;
-            st_c2_31_d_comb = lanes_31_g_c2;
-            st_c3_31_d_comb = lanes_31_g_c3;
-        end
-        st_mask_31_d = mask_31;
-        lane_pre_31 = st_pre_31_q;
-        lane_bfail_31 = st_sfail_31_q | (st_gchk_31_q & ~(st_ge_31_q & ((st_c1_31_q & st_c2_31_q) | (st_c1_31_q & st_c3_31_q) | (st_c2_31_q & st_c3_31_q))));
-        lane_mask_31 = st_mask_31_q;
         st_shared_0_d = shared;
         shared_x = st_shared_0_q;
+        st_pre_0_d = lane_pre_now_0;
+        st_sge_0_d = lanes_0_s_ge;
+        st_sc1_0_d = lanes_0_s_c1;
+        st_sc2_0_d = lanes_0_s_c2;
+        st_sc3h_0_d = lanes_0_s_c3_hi_gt;
+        st_sc3e_0_d = lanes_0_s_c3_hi_eq;
+        st_sc3l_0_d = lanes_0_s_c3_lo_ge;
+        st_gchk_0_d = lane_gchk_now_0;
+        st_ge_0_d = lanes_0_g_ge;
+        st_c1_0_d = lanes_0_g_c1;
+        st_c2_0_d = lanes_0_g_c2;
+        st_c3h_0_d = lanes_0_g_c3_hi_gt;
+        st_c3e_0_d = lanes_0_g_c3_hi_eq;
+        st_c3l_0_d = lanes_0_g_c3_lo_ge;
+        st_mask_0_d = mask_0;
+        lane_pre_0 = st_pre_0_q;
+        lane_sc3_0 = st_sc3h_0_q | (st_sc3e_0_q & st_sc3l_0_q);
+        lane_c3_0 = st_c3h_0_q | (st_c3e_0_q & st_c3l_0_q);
+        lane_bfail_0 = (shared_x & st_mask_0_q & ~(st_sge_0_q & ((st_sc1_0_q & st_sc2_0_q) | (st_sc1_0_q & lane_sc3_0) | (st_sc2_0_q & lane_sc3_0)))) | (st_gchk_0_q & ~(st_ge_0_q & ((st_c1_0_q & st_c2_0_q) | (st_c1_0_q & lane_c3_0) | (st_c2_0_q & lane_c3_0))));
+        lane_mask_0 = st_mask_0_q;
+        st_pre_1_d = lane_pre_now_1;
+        st_sge_1_d = lanes_1_s_ge;
+        st_sc1_1_d = lanes_1_s_c1;
+        st_sc2_1_d = lanes_1_s_c2;
+        st_sc3h_1_d = lanes_1_s_c3_hi_gt;
+        st_sc3e_1_d = lanes_1_s_c3_hi_eq;
+        st_sc3l_1_d = lanes_1_s_c3_lo_ge;
+        st_gchk_1_d = lane_gchk_now_1;
+        st_ge_1_d = lanes_1_g_ge;
+        st_c1_1_d = lanes_1_g_c1;
+        st_c2_1_d = lanes_1_g_c2;
+        st_c3h_1_d = lanes_1_g_c3_hi_gt;
+        st_c3e_1_d = lanes_1_g_c3_hi_eq;
+        st_c3l_1_d = lanes_1_g_c3_lo_ge;
+        st_mask_1_d = mask_1;
+        lane_pre_1 = st_pre_1_q;
+        lane_sc3_1 = st_sc3h_1_q | (st_sc3e_1_q & st_sc3l_1_q);
+        lane_c3_1 = st_c3h_1_q | (st_c3e_1_q & st_c3l_1_q);
+        lane_bfail_1 = (shared_x & st_mask_1_q & ~(st_sge_1_q & ((st_sc1_1_q & st_sc2_1_q) | (st_sc1_1_q & lane_sc3_1) | (st_sc2_1_q & lane_sc3_1)))) | (st_gchk_1_q & ~(st_ge_1_q & ((st_c1_1_q & st_c2_1_q) | (st_c1_1_q & lane_c3_1) | (st_c2_1_q & lane_c3_1))));
+        lane_mask_1 = st_mask_1_q;
+        st_pre_2_d = lane_pre_now_2;
+        st_sge_2_d = lanes_2_s_ge;
+        st_sc1_2_d = lanes_2_s_c1;
+        st_sc2_2_d = lanes_2_s_c2;
+        st_sc3h_2_d = lanes_2_s_c3_hi_gt;
+        st_sc3e_2_d = lanes_2_s_c3_hi_eq;
+        st_sc3l_2_d = lanes_2_s_c3_lo_ge;
+        st_gchk_2_d = lane_gchk_now_2;
+        st_ge_2_d = lanes_2_g_ge;
+        st_c1_2_d = lanes_2_g_c1;
+        st_c2_2_d = lanes_2_g_c2;
+        st_c3h_2_d = lanes_2_g_c3_hi_gt;
+        st_c3e_2_d = lanes_2_g_c3_hi_eq;
+        st_c3l_2_d = lanes_2_g_c3_lo_ge;
+        st_mask_2_d = mask_2;
+        lane_pre_2 = st_pre_2_q;
+        lane_sc3_2 = st_sc3h_2_q | (st_sc3e_2_q & st_sc3l_2_q);
+        lane_c3_2 = st_c3h_2_q | (st_c3e_2_q & st_c3l_2_q);
+        lane_bfail_2 = (shared_x & st_mask_2_q & ~(st_sge_2_q & ((st_sc1_2_q & st_sc2_2_q) | (st_sc1_2_q & lane_sc3_2) | (st_sc2_2_q & lane_sc3_2)))) | (st_gchk_2_q & ~(st_ge_2_q & ((st_c1_2_q & st_c2_2_q) | (st_c1_2_q & lane_c3_2) | (st_c2_2_q & lane_c3_2))));
+        lane_mask_2 = st_mask_2_q;
+        st_pre_3_d = lane_pre_now_3;
+        st_sge_3_d = lanes_3_s_ge;
+        st_sc1_3_d = lanes_3_s_c1;
+        st_sc2_3_d = lanes_3_s_c2;
+        st_sc3h_3_d = lanes_3_s_c3_hi_gt;
+        st_sc3e_3_d = lanes_3_s_c3_hi_eq;
+        st_sc3l_3_d = lanes_3_s_c3_lo_ge;
+        st_gchk_3_d = lane_gchk_now_3;
+        st_ge_3_d = lanes_3_g_ge;
+        st_c1_3_d = lanes_3_g_c1;
+        st_c2_3_d = lanes_3_g_c2;
+        st_c3h_3_d = lanes_3_g_c3_hi_gt;
+        st_c3e_3_d = lanes_3_g_c3_hi_eq;
+        st_c3l_3_d = lanes_3_g_c3_lo_ge;
+        st_mask_3_d = mask_3;
+        lane_pre_3 = st_pre_3_q;
+        lane_sc3_3 = st_sc3h_3_q | (st_sc3e_3_q & st_sc3l_3_q);
+        lane_c3_3 = st_c3h_3_q | (st_c3e_3_q & st_c3l_3_q);
+        lane_bfail_3 = (shared_x & st_mask_3_q & ~(st_sge_3_q & ((st_sc1_3_q & st_sc2_3_q) | (st_sc1_3_q & lane_sc3_3) | (st_sc2_3_q & lane_sc3_3)))) | (st_gchk_3_q & ~(st_ge_3_q & ((st_c1_3_q & st_c2_3_q) | (st_c1_3_q & lane_c3_3) | (st_c2_3_q & lane_c3_3))));
+        lane_mask_3 = st_mask_3_q;
+        st_pre_4_d = lane_pre_now_4;
+        st_sge_4_d = lanes_4_s_ge;
+        st_sc1_4_d = lanes_4_s_c1;
+        st_sc2_4_d = lanes_4_s_c2;
+        st_sc3h_4_d = lanes_4_s_c3_hi_gt;
+        st_sc3e_4_d = lanes_4_s_c3_hi_eq;
+        st_sc3l_4_d = lanes_4_s_c3_lo_ge;
+        st_gchk_4_d = lane_gchk_now_4;
+        st_ge_4_d = lanes_4_g_ge;
+        st_c1_4_d = lanes_4_g_c1;
+        st_c2_4_d = lanes_4_g_c2;
+        st_c3h_4_d = lanes_4_g_c3_hi_gt;
+        st_c3e_4_d = lanes_4_g_c3_hi_eq;
+        st_c3l_4_d = lanes_4_g_c3_lo_ge;
+        st_mask_4_d = mask_4;
+        lane_pre_4 = st_pre_4_q;
+        lane_sc3_4 = st_sc3h_4_q | (st_sc3e_4_q & st_sc3l_4_q);
+        lane_c3_4 = st_c3h_4_q | (st_c3e_4_q & st_c3l_4_q);
+        lane_bfail_4 = (shared_x & st_mask_4_q & ~(st_sge_4_q & ((st_sc1_4_q & st_sc2_4_q) | (st_sc1_4_q & lane_sc3_4) | (st_sc2_4_q & lane_sc3_4)))) | (st_gchk_4_q & ~(st_ge_4_q & ((st_c1_4_q & st_c2_4_q) | (st_c1_4_q & lane_c3_4) | (st_c2_4_q & lane_c3_4))));
+        lane_mask_4 = st_mask_4_q;
+        st_pre_5_d = lane_pre_now_5;
+        st_sge_5_d = lanes_5_s_ge;
+        st_sc1_5_d = lanes_5_s_c1;
+        st_sc2_5_d = lanes_5_s_c2;
+        st_sc3h_5_d = lanes_5_s_c3_hi_gt;
+        st_sc3e_5_d = lanes_5_s_c3_hi_eq;
+        st_sc3l_5_d = lanes_5_s_c3_lo_ge;
+        st_gchk_5_d = lane_gchk_now_5;
+        st_ge_5_d = lanes_5_g_ge;
+        st_c1_5_d = lanes_5_g_c1;
+        st_c2_5_d = lanes_5_g_c2;
+        st_c3h_5_d = lanes_5_g_c3_hi_gt;
+        st_c3e_5_d = lanes_5_g_c3_hi_eq;
+        st_c3l_5_d = lanes_5_g_c3_lo_ge;
+        st_mask_5_d = mask_5;
+        lane_pre_5 = st_pre_5_q;
+        lane_sc3_5 = st_sc3h_5_q | (st_sc3e_5_q & st_sc3l_5_q);
+        lane_c3_5 = st_c3h_5_q | (st_c3e_5_q & st_c3l_5_q);
+        lane_bfail_5 = (shared_x & st_mask_5_q & ~(st_sge_5_q & ((st_sc1_5_q & st_sc2_5_q) | (st_sc1_5_q & lane_sc3_5) | (st_sc2_5_q & lane_sc3_5)))) | (st_gchk_5_q & ~(st_ge_5_q & ((st_c1_5_q & st_c2_5_q) | (st_c1_5_q & lane_c3_5) | (st_c2_5_q & lane_c3_5))));
+        lane_mask_5 = st_mask_5_q;
+        st_pre_6_d = lane_pre_now_6;
+        st_sge_6_d = lanes_6_s_ge;
+        st_sc1_6_d = lanes_6_s_c1;
+        st_sc2_6_d = lanes_6_s_c2;
+        st_sc3h_6_d = lanes_6_s_c3_hi_gt;
+        st_sc3e_6_d = lanes_6_s_c3_hi_eq;
+        st_sc3l_6_d = lanes_6_s_c3_lo_ge;
+        st_gchk_6_d = lane_gchk_now_6;
+        st_ge_6_d = lanes_6_g_ge;
+        st_c1_6_d = lanes_6_g_c1;
+        st_c2_6_d = lanes_6_g_c2;
+        st_c3h_6_d = lanes_6_g_c3_hi_gt;
+        st_c3e_6_d = lanes_6_g_c3_hi_eq;
+        st_c3l_6_d = lanes_6_g_c3_lo_ge;
+        st_mask_6_d = mask_6;
+        lane_pre_6 = st_pre_6_q;
+        lane_sc3_6 = st_sc3h_6_q | (st_sc3e_6_q & st_sc3l_6_q);
+        lane_c3_6 = st_c3h_6_q | (st_c3e_6_q & st_c3l_6_q);
+        lane_bfail_6 = (shared_x & st_mask_6_q & ~(st_sge_6_q & ((st_sc1_6_q & st_sc2_6_q) | (st_sc1_6_q & lane_sc3_6) | (st_sc2_6_q & lane_sc3_6)))) | (st_gchk_6_q & ~(st_ge_6_q & ((st_c1_6_q & st_c2_6_q) | (st_c1_6_q & lane_c3_6) | (st_c2_6_q & lane_c3_6))));
+        lane_mask_6 = st_mask_6_q;
+        st_pre_7_d = lane_pre_now_7;
+        st_sge_7_d = lanes_7_s_ge;
+        st_sc1_7_d = lanes_7_s_c1;
+        st_sc2_7_d = lanes_7_s_c2;
+        st_sc3h_7_d = lanes_7_s_c3_hi_gt;
+        st_sc3e_7_d = lanes_7_s_c3_hi_eq;
+        st_sc3l_7_d = lanes_7_s_c3_lo_ge;
+        st_gchk_7_d = lane_gchk_now_7;
+        st_ge_7_d = lanes_7_g_ge;
+        st_c1_7_d = lanes_7_g_c1;
+        st_c2_7_d = lanes_7_g_c2;
+        st_c3h_7_d = lanes_7_g_c3_hi_gt;
+        st_c3e_7_d = lanes_7_g_c3_hi_eq;
+        st_c3l_7_d = lanes_7_g_c3_lo_ge;
+        st_mask_7_d = mask_7;
+        lane_pre_7 = st_pre_7_q;
+        lane_sc3_7 = st_sc3h_7_q | (st_sc3e_7_q & st_sc3l_7_q);
+        lane_c3_7 = st_c3h_7_q | (st_c3e_7_q & st_c3l_7_q);
+        lane_bfail_7 = (shared_x & st_mask_7_q & ~(st_sge_7_q & ((st_sc1_7_q & st_sc2_7_q) | (st_sc1_7_q & lane_sc3_7) | (st_sc2_7_q & lane_sc3_7)))) | (st_gchk_7_q & ~(st_ge_7_q & ((st_c1_7_q & st_c2_7_q) | (st_c1_7_q & lane_c3_7) | (st_c2_7_q & lane_c3_7))));
+        lane_mask_7 = st_mask_7_q;
+        st_pre_8_d = lane_pre_now_8;
+        st_sge_8_d = lanes_8_s_ge;
+        st_sc1_8_d = lanes_8_s_c1;
+        st_sc2_8_d = lanes_8_s_c2;
+        st_sc3h_8_d = lanes_8_s_c3_hi_gt;
+        st_sc3e_8_d = lanes_8_s_c3_hi_eq;
+        st_sc3l_8_d = lanes_8_s_c3_lo_ge;
+        st_gchk_8_d = lane_gchk_now_8;
+        st_ge_8_d = lanes_8_g_ge;
+        st_c1_8_d = lanes_8_g_c1;
+        st_c2_8_d = lanes_8_g_c2;
+        st_c3h_8_d = lanes_8_g_c3_hi_gt;
+        st_c3e_8_d = lanes_8_g_c3_hi_eq;
+        st_c3l_8_d = lanes_8_g_c3_lo_ge;
+        st_mask_8_d = mask_8;
+        lane_pre_8 = st_pre_8_q;
+        lane_sc3_8 = st_sc3h_8_q | (st_sc3e_8_q & st_sc3l_8_q);
+        lane_c3_8 = st_c3h_8_q | (st_c3e_8_q & st_c3l_8_q);
+        lane_bfail_8 = (shared_x & st_mask_8_q & ~(st_sge_8_q & ((st_sc1_8_q & st_sc2_8_q) | (st_sc1_8_q & lane_sc3_8) | (st_sc2_8_q & lane_sc3_8)))) | (st_gchk_8_q & ~(st_ge_8_q & ((st_c1_8_q & st_c2_8_q) | (st_c1_8_q & lane_c3_8) | (st_c2_8_q & lane_c3_8))));
+        lane_mask_8 = st_mask_8_q;
+        st_pre_9_d = lane_pre_now_9;
+        st_sge_9_d = lanes_9_s_ge;
+        st_sc1_9_d = lanes_9_s_c1;
+        st_sc2_9_d = lanes_9_s_c2;
+        st_sc3h_9_d = lanes_9_s_c3_hi_gt;
+        st_sc3e_9_d = lanes_9_s_c3_hi_eq;
+        st_sc3l_9_d = lanes_9_s_c3_lo_ge;
+        st_gchk_9_d = lane_gchk_now_9;
+        st_ge_9_d = lanes_9_g_ge;
+        st_c1_9_d = lanes_9_g_c1;
+        st_c2_9_d = lanes_9_g_c2;
+        st_c3h_9_d = lanes_9_g_c3_hi_gt;
+        st_c3e_9_d = lanes_9_g_c3_hi_eq;
+        st_c3l_9_d = lanes_9_g_c3_lo_ge;
+        st_mask_9_d = mask_9;
+        lane_pre_9 = st_pre_9_q;
+        lane_sc3_9 = st_sc3h_9_q | (st_sc3e_9_q & st_sc3l_9_q);
+        lane_c3_9 = st_c3h_9_q | (st_c3e_9_q & st_c3l_9_q);
+        lane_bfail_9 = (shared_x & st_mask_9_q & ~(st_sge_9_q & ((st_sc1_9_q & st_sc2_9_q) | (st_sc1_9_q & lane_sc3_9) | (st_sc2_9_q & lane_sc3_9)))) | (st_gchk_9_q & ~(st_ge_9_q & ((st_c1_9_q & st_c2_9_q) | (st_c1_9_q & lane_c3_9) | (st_c2_9_q & lane_c3_9))));
+        lane_mask_9 = st_mask_9_q;
+        st_pre_10_d = lane_pre_now_10;
+        st_sge_10_d = lanes_10_s_ge;
+        st_sc1_10_d = lanes_10_s_c1;
+        st_sc2_10_d = lanes_10_s_c2;
+        st_sc3h_10_d = lanes_10_s_c3_hi_gt;
+        st_sc3e_10_d = lanes_10_s_c3_hi_eq;
+        st_sc3l_10_d = lanes_10_s_c3_lo_ge;
+        st_gchk_10_d = lane_gchk_now_10;
+        st_ge_10_d = lanes_10_g_ge;
+        st_c1_10_d = lanes_10_g_c1;
+        st_c2_10_d = lanes_10_g_c2;
+        st_c3h_10_d = lanes_10_g_c3_hi_gt;
+        st_c3e_10_d = lanes_10_g_c3_hi_eq;
+        st_c3l_10_d = lanes_10_g_c3_lo_ge;
+        st_mask_10_d = mask_10;
+        lane_pre_10 = st_pre_10_q;
+        lane_sc3_10 = st_sc3h_10_q | (st_sc3e_10_q & st_sc3l_10_q);
+        lane_c3_10 = st_c3h_10_q | (st_c3e_10_q & st_c3l_10_q);
+        lane_bfail_10 = (shared_x & st_mask_10_q & ~(st_sge_10_q & ((st_sc1_10_q & st_sc2_10_q) | (st_sc1_10_q & lane_sc3_10) | (st_sc2_10_q & lane_sc3_10)))) | (st_gchk_10_q & ~(st_ge_10_q & ((st_c1_10_q & st_c2_10_q) | (st_c1_10_q & lane_c3_10) | (st_c2_10_q & lane_c3_10))));
+        lane_mask_10 = st_mask_10_q;
+        st_pre_11_d = lane_pre_now_11;
+        st_sge_11_d = lanes_11_s_ge;
+        st_sc1_11_d = lanes_11_s_c1;
+        st_sc2_11_d = lanes_11_s_c2;
+        st_sc3h_11_d = lanes_11_s_c3_hi_gt;
+        st_sc3e_11_d = lanes_11_s_c3_hi_eq;
+        st_sc3l_11_d = lanes_11_s_c3_lo_ge;
+        st_gchk_11_d = lane_gchk_now_11;
+        st_ge_11_d = lanes_11_g_ge;
+        st_c1_11_d = lanes_11_g_c1;
+        st_c2_11_d = lanes_11_g_c2;
+        st_c3h_11_d = lanes_11_g_c3_hi_gt;
+        st_c3e_11_d = lanes_11_g_c3_hi_eq;
+        st_c3l_11_d = lanes_11_g_c3_lo_ge;
+        st_mask_11_d = mask_11;
+        lane_pre_11 = st_pre_11_q;
+        lane_sc3_11 = st_sc3h_11_q | (st_sc3e_11_q & st_sc3l_11_q);
+        lane_c3_11 = st_c3h_11_q | (st_c3e_11_q & st_c3l_11_q);
+        lane_bfail_11 = (shared_x & st_mask_11_q & ~(st_sge_11_q & ((st_sc1_11_q & st_sc2_11_q) | (st_sc1_11_q & lane_sc3_11) | (st_sc2_11_q & lane_sc3_11)))) | (st_gchk_11_q & ~(st_ge_11_q & ((st_c1_11_q & st_c2_11_q) | (st_c1_11_q & lane_c3_11) | (st_c2_11_q & lane_c3_11))));
+        lane_mask_11 = st_mask_11_q;
+        st_pre_12_d = lane_pre_now_12;
+        st_sge_12_d = lanes_12_s_ge;
+        st_sc1_12_d = lanes_12_s_c1;
+        st_sc2_12_d = lanes_12_s_c2;
+        st_sc3h_12_d = lanes_12_s_c3_hi_gt;
+        st_sc3e_12_d = lanes_12_s_c3_hi_eq;
+        st_sc3l_12_d = lanes_12_s_c3_lo_ge;
+        st_gchk_12_d = lane_gchk_now_12;
+        st_ge_12_d = lanes_12_g_ge;
+        st_c1_12_d = lanes_12_g_c1;
+        st_c2_12_d = lanes_12_g_c2;
+        st_c3h_12_d = lanes_12_g_c3_hi_gt;
+        st_c3e_12_d = lanes_12_g_c3_hi_eq;
+        st_c3l_12_d = lanes_12_g_c3_lo_ge;
+        st_mask_12_d = mask_12;
+        lane_pre_12 = st_pre_12_q;
+        lane_sc3_12 = st_sc3h_12_q | (st_sc3e_12_q & st_sc3l_12_q);
+        lane_c3_12 = st_c3h_12_q | (st_c3e_12_q & st_c3l_12_q);
+        lane_bfail_12 = (shared_x & st_mask_12_q & ~(st_sge_12_q & ((st_sc1_12_q & st_sc2_12_q) | (st_sc1_12_q & lane_sc3_12) | (st_sc2_12_q & lane_sc3_12)))) | (st_gchk_12_q & ~(st_ge_12_q & ((st_c1_12_q & st_c2_12_q) | (st_c1_12_q & lane_c3_12) | (st_c2_12_q & lane_c3_12))));
+        lane_mask_12 = st_mask_12_q;
+        st_pre_13_d = lane_pre_now_13;
+        st_sge_13_d = lanes_13_s_ge;
+        st_sc1_13_d = lanes_13_s_c1;
+        st_sc2_13_d = lanes_13_s_c2;
+        st_sc3h_13_d = lanes_13_s_c3_hi_gt;
+        st_sc3e_13_d = lanes_13_s_c3_hi_eq;
+        st_sc3l_13_d = lanes_13_s_c3_lo_ge;
+        st_gchk_13_d = lane_gchk_now_13;
+        st_ge_13_d = lanes_13_g_ge;
+        st_c1_13_d = lanes_13_g_c1;
+        st_c2_13_d = lanes_13_g_c2;
+        st_c3h_13_d = lanes_13_g_c3_hi_gt;
+        st_c3e_13_d = lanes_13_g_c3_hi_eq;
+        st_c3l_13_d = lanes_13_g_c3_lo_ge;
+        st_mask_13_d = mask_13;
+        lane_pre_13 = st_pre_13_q;
+        lane_sc3_13 = st_sc3h_13_q | (st_sc3e_13_q & st_sc3l_13_q);
+        lane_c3_13 = st_c3h_13_q | (st_c3e_13_q & st_c3l_13_q);
+        lane_bfail_13 = (shared_x & st_mask_13_q & ~(st_sge_13_q & ((st_sc1_13_q & st_sc2_13_q) | (st_sc1_13_q & lane_sc3_13) | (st_sc2_13_q & lane_sc3_13)))) | (st_gchk_13_q & ~(st_ge_13_q & ((st_c1_13_q & st_c2_13_q) | (st_c1_13_q & lane_c3_13) | (st_c2_13_q & lane_c3_13))));
+        lane_mask_13 = st_mask_13_q;
+        st_pre_14_d = lane_pre_now_14;
+        st_sge_14_d = lanes_14_s_ge;
+        st_sc1_14_d = lanes_14_s_c1;
+        st_sc2_14_d = lanes_14_s_c2;
+        st_sc3h_14_d = lanes_14_s_c3_hi_gt;
+        st_sc3e_14_d = lanes_14_s_c3_hi_eq;
+        st_sc3l_14_d = lanes_14_s_c3_lo_ge;
+        st_gchk_14_d = lane_gchk_now_14;
+        st_ge_14_d = lanes_14_g_ge;
+        st_c1_14_d = lanes_14_g_c1;
+        st_c2_14_d = lanes_14_g_c2;
+        st_c3h_14_d = lanes_14_g_c3_hi_gt;
+        st_c3e_14_d = lanes_14_g_c3_hi_eq;
+        st_c3l_14_d = lanes_14_g_c3_lo_ge;
+        st_mask_14_d = mask_14;
+        lane_pre_14 = st_pre_14_q;
+        lane_sc3_14 = st_sc3h_14_q | (st_sc3e_14_q & st_sc3l_14_q);
+        lane_c3_14 = st_c3h_14_q | (st_c3e_14_q & st_c3l_14_q);
+        lane_bfail_14 = (shared_x & st_mask_14_q & ~(st_sge_14_q & ((st_sc1_14_q & st_sc2_14_q) | (st_sc1_14_q & lane_sc3_14) | (st_sc2_14_q & lane_sc3_14)))) | (st_gchk_14_q & ~(st_ge_14_q & ((st_c1_14_q & st_c2_14_q) | (st_c1_14_q & lane_c3_14) | (st_c2_14_q & lane_c3_14))));
+        lane_mask_14 = st_mask_14_q;
+        st_pre_15_d = lane_pre_now_15;
+        st_sge_15_d = lanes_15_s_ge;
+        st_sc1_15_d = lanes_15_s_c1;
+        st_sc2_15_d = lanes_15_s_c2;
+        st_sc3h_15_d = lanes_15_s_c3_hi_gt;
+        st_sc3e_15_d = lanes_15_s_c3_hi_eq;
+        st_sc3l_15_d = lanes_15_s_c3_lo_ge;
+        st_gchk_15_d = lane_gchk_now_15;
+        st_ge_15_d = lanes_15_g_ge;
+        st_c1_15_d = lanes_15_g_c1;
+        st_c2_15_d = lanes_15_g_c2;
+        st_c3h_15_d = lanes_15_g_c3_hi_gt;
+        st_c3e_15_d = lanes_15_g_c3_hi_eq;
+        st_c3l_15_d = lanes_15_g_c3_lo_ge;
+        st_mask_15_d = mask_15;
+        lane_pre_15 = st_pre_15_q;
+        lane_sc3_15 = st_sc3h_15_q | (st_sc3e_15_q & st_sc3l_15_q);
+        lane_c3_15 = st_c3h_15_q | (st_c3e_15_q & st_c3l_15_q);
+        lane_bfail_15 = (shared_x & st_mask_15_q & ~(st_sge_15_q & ((st_sc1_15_q & st_sc2_15_q) | (st_sc1_15_q & lane_sc3_15) | (st_sc2_15_q & lane_sc3_15)))) | (st_gchk_15_q & ~(st_ge_15_q & ((st_c1_15_q & st_c2_15_q) | (st_c1_15_q & lane_c3_15) | (st_c2_15_q & lane_c3_15))));
+        lane_mask_15 = st_mask_15_q;
+        st_pre_16_d = lane_pre_now_16;
+        st_sge_16_d = lanes_16_s_ge;
+        st_sc1_16_d = lanes_16_s_c1;
+        st_sc2_16_d = lanes_16_s_c2;
+        st_sc3h_16_d = lanes_16_s_c3_hi_gt;
+        st_sc3e_16_d = lanes_16_s_c3_hi_eq;
+        st_sc3l_16_d = lanes_16_s_c3_lo_ge;
+        st_gchk_16_d = lane_gchk_now_16;
+        st_ge_16_d = lanes_16_g_ge;
+        st_c1_16_d = lanes_16_g_c1;
+        st_c2_16_d = lanes_16_g_c2;
+        st_c3h_16_d = lanes_16_g_c3_hi_gt;
+        st_c3e_16_d = lanes_16_g_c3_hi_eq;
+        st_c3l_16_d = lanes_16_g_c3_lo_ge;
+        st_mask_16_d = mask_16;
+        lane_pre_16 = st_pre_16_q;
+        lane_sc3_16 = st_sc3h_16_q | (st_sc3e_16_q & st_sc3l_16_q);
+        lane_c3_16 = st_c3h_16_q | (st_c3e_16_q & st_c3l_16_q);
+        lane_bfail_16 = (shared_x & st_mask_16_q & ~(st_sge_16_q & ((st_sc1_16_q & st_sc2_16_q) | (st_sc1_16_q & lane_sc3_16) | (st_sc2_16_q & lane_sc3_16)))) | (st_gchk_16_q & ~(st_ge_16_q & ((st_c1_16_q & st_c2_16_q) | (st_c1_16_q & lane_c3_16) | (st_c2_16_q & lane_c3_16))));
+        lane_mask_16 = st_mask_16_q;
+        st_pre_17_d = lane_pre_now_17;
+        st_sge_17_d = lanes_17_s_ge;
+        st_sc1_17_d = lanes_17_s_c1;
+        st_sc2_17_d = lanes_17_s_c2;
+        st_sc3h_17_d = lanes_17_s_c3_hi_gt;
+        st_sc3e_17_d = lanes_17_s_c3_hi_eq;
+        st_sc3l_17_d = lanes_17_s_c3_lo_ge;
+        st_gchk_17_d = lane_gchk_now_17;
+        st_ge_17_d = lanes_17_g_ge;
+        st_c1_17_d = lanes_17_g_c1;
+        st_c2_17_d = lanes_17_g_c2;
+        st_c3h_17_d = lanes_17_g_c3_hi_gt;
+        st_c3e_17_d = lanes_17_g_c3_hi_eq;
+        st_c3l_17_d = lanes_17_g_c3_lo_ge;
+        st_mask_17_d = mask_17;
+        lane_pre_17 = st_pre_17_q;
+        lane_sc3_17 = st_sc3h_17_q | (st_sc3e_17_q & st_sc3l_17_q);
+        lane_c3_17 = st_c3h_17_q | (st_c3e_17_q & st_c3l_17_q);
+        lane_bfail_17 = (shared_x & st_mask_17_q & ~(st_sge_17_q & ((st_sc1_17_q & st_sc2_17_q) | (st_sc1_17_q & lane_sc3_17) | (st_sc2_17_q & lane_sc3_17)))) | (st_gchk_17_q & ~(st_ge_17_q & ((st_c1_17_q & st_c2_17_q) | (st_c1_17_q & lane_c3_17) | (st_c2_17_q & lane_c3_17))));
+        lane_mask_17 = st_mask_17_q;
+        st_pre_18_d = lane_pre_now_18;
+        st_sge_18_d = lanes_18_s_ge;
+        st_sc1_18_d = lanes_18_s_c1;
+        st_sc2_18_d = lanes_18_s_c2;
+        st_sc3h_18_d = lanes_18_s_c3_hi_gt;
+        st_sc3e_18_d = lanes_18_s_c3_hi_eq;
+        st_sc3l_18_d = lanes_18_s_c3_lo_ge;
+        st_gchk_18_d = lane_gchk_now_18;
+        st_ge_18_d = lanes_18_g_ge;
+        st_c1_18_d = lanes_18_g_c1;
+        st_c2_18_d = lanes_18_g_c2;
+        st_c3h_18_d = lanes_18_g_c3_hi_gt;
+        st_c3e_18_d = lanes_18_g_c3_hi_eq;
+        st_c3l_18_d = lanes_18_g_c3_lo_ge;
+        st_mask_18_d = mask_18;
+        lane_pre_18 = st_pre_18_q;
+        lane_sc3_18 = st_sc3h_18_q | (st_sc3e_18_q & st_sc3l_18_q);
+        lane_c3_18 = st_c3h_18_q | (st_c3e_18_q & st_c3l_18_q);
+        lane_bfail_18 = (shared_x & st_mask_18_q & ~(st_sge_18_q & ((st_sc1_18_q & st_sc2_18_q) | (st_sc1_18_q & lane_sc3_18) | (st_sc2_18_q & lane_sc3_18)))) | (st_gchk_18_q & ~(st_ge_18_q & ((st_c1_18_q & st_c2_18_q) | (st_c1_18_q & lane_c3_18) | (st_c2_18_q & lane_c3_18))));
+        lane_mask_18 = st_mask_18_q;
+        st_pre_19_d = lane_pre_now_19;
+        st_sge_19_d = lanes_19_s_ge;
+        st_sc1_19_d = lanes_19_s_c1;
+        st_sc2_19_d = lanes_19_s_c2;
+        st_sc3h_19_d = lanes_19_s_c3_hi_gt;
+        st_sc3e_19_d = lanes_19_s_c3_hi_eq;
+        st_sc3l_19_d = lanes_19_s_c3_lo_ge;
+        st_gchk_19_d = lane_gchk_now_19;
+        st_ge_19_d = lanes_19_g_ge;
+        st_c1_19_d = lanes_19_g_c1;
+        st_c2_19_d = lanes_19_g_c2;
+        st_c3h_19_d = lanes_19_g_c3_hi_gt;
+        st_c3e_19_d = lanes_19_g_c3_hi_eq;
+        st_c3l_19_d = lanes_19_g_c3_lo_ge;
+        st_mask_19_d = mask_19;
+        lane_pre_19 = st_pre_19_q;
+        lane_sc3_19 = st_sc3h_19_q | (st_sc3e_19_q & st_sc3l_19_q);
+        lane_c3_19 = st_c3h_19_q | (st_c3e_19_q & st_c3l_19_q);
+        lane_bfail_19 = (shared_x & st_mask_19_q & ~(st_sge_19_q & ((st_sc1_19_q & st_sc2_19_q) | (st_sc1_19_q & lane_sc3_19) | (st_sc2_19_q & lane_sc3_19)))) | (st_gchk_19_q & ~(st_ge_19_q & ((st_c1_19_q & st_c2_19_q) | (st_c1_19_q & lane_c3_19) | (st_c2_19_q & lane_c3_19))));
+        lane_mask_19 = st_mask_19_q;
+        st_pre_20_d = lane_pre_now_20;
+        st_sge_20_d = lanes_20_s_ge;
+        st_sc1_20_d = lanes_20_s_c1;
+        st_sc2_20_d = lanes_20_s_c2;
+        st_sc3h_20_d = lanes_20_s_c3_hi_gt;
+        st_sc3e_20_d = lanes_20_s_c3_hi_eq;
+        st_sc3l_20_d = lanes_20_s_c3_lo_ge;
+        st_gchk_20_d = lane_gchk_now_20;
+        st_ge_20_d = lanes_20_g_ge;
+        st_c1_20_d = lanes_20_g_c1;
+        st_c2_20_d = lanes_20_g_c2;
+        st_c3h_20_d = lanes_20_g_c3_hi_gt;
+        st_c3e_20_d = lanes_20_g_c3_hi_eq;
+        st_c3l_20_d = lanes_20_g_c3_lo_ge;
+        st_mask_20_d = mask_20;
+        lane_pre_20 = st_pre_20_q;
+        lane_sc3_20 = st_sc3h_20_q | (st_sc3e_20_q & st_sc3l_20_q);
+        lane_c3_20 = st_c3h_20_q | (st_c3e_20_q & st_c3l_20_q);
+        lane_bfail_20 = (shared_x & st_mask_20_q & ~(st_sge_20_q & ((st_sc1_20_q & st_sc2_20_q) | (st_sc1_20_q & lane_sc3_20) | (st_sc2_20_q & lane_sc3_20)))) | (st_gchk_20_q & ~(st_ge_20_q & ((st_c1_20_q & st_c2_20_q) | (st_c1_20_q & lane_c3_20) | (st_c2_20_q & lane_c3_20))));
+        lane_mask_20 = st_mask_20_q;
+        st_pre_21_d = lane_pre_now_21;
+        st_sge_21_d = lanes_21_s_ge;
+        st_sc1_21_d = lanes_21_s_c1;
+        st_sc2_21_d = lanes_21_s_c2;
+        st_sc3h_21_d = lanes_21_s_c3_hi_gt;
+        st_sc3e_21_d = lanes_21_s_c3_hi_eq;
+        st_sc3l_21_d = lanes_21_s_c3_lo_ge;
+        st_gchk_21_d = lane_gchk_now_21;
+        st_ge_21_d = lanes_21_g_ge;
+        st_c1_21_d = lanes_21_g_c1;
+        st_c2_21_d = lanes_21_g_c2;
+        st_c3h_21_d = lanes_21_g_c3_hi_gt;
+        st_c3e_21_d = lanes_21_g_c3_hi_eq;
+        st_c3l_21_d = lanes_21_g_c3_lo_ge;
+        st_mask_21_d = mask_21;
+        lane_pre_21 = st_pre_21_q;
+        lane_sc3_21 = st_sc3h_21_q | (st_sc3e_21_q & st_sc3l_21_q);
+        lane_c3_21 = st_c3h_21_q | (st_c3e_21_q & st_c3l_21_q);
+        lane_bfail_21 = (shared_x & st_mask_21_q & ~(st_sge_21_q & ((st_sc1_21_q & st_sc2_21_q) | (st_sc1_21_q & lane_sc3_21) | (st_sc2_21_q & lane_sc3_21)))) | (st_gchk_21_q & ~(st_ge_21_q & ((st_c1_21_q & st_c2_21_q) | (st_c1_21_q & lane_c3_21) | (st_c2_21_q & lane_c3_21))));
+        lane_mask_21 = st_mask_21_q;
+        st_pre_22_d = lane_pre_now_22;
+        st_sge_22_d = lanes_22_s_ge;
+        st_sc1_22_d = lanes_22_s_c1;
+        st_sc2_22_d = lanes_22_s_c2;
+        st_sc3h_22_d = lanes_22_s_c3_hi_gt;
+        st_sc3e_22_d = lanes_22_s_c3_hi_eq;
+        st_sc3l_22_d = lanes_22_s_c3_lo_ge;
+        st_gchk_22_d = lane_gchk_now_22;
+        st_ge_22_d = lanes_22_g_ge;
+        st_c1_22_d = lanes_22_g_c1;
+        st_c2_22_d = lanes_22_g_c2;
+        st_c3h_22_d = lanes_22_g_c3_hi_gt;
+        st_c3e_22_d = lanes_22_g_c3_hi_eq;
+        st_c3l_22_d = lanes_22_g_c3_lo_ge;
+        st_mask_22_d = mask_22;
+        lane_pre_22 = st_pre_22_q;
+        lane_sc3_22 = st_sc3h_22_q | (st_sc3e_22_q & st_sc3l_22_q);
+        lane_c3_22 = st_c3h_22_q | (st_c3e_22_q & st_c3l_22_q);
+        lane_bfail_22 = (shared_x & st_mask_22_q & ~(st_sge_22_q & ((st_sc1_22_q & st_sc2_22_q) | (st_sc1_22_q & lane_sc3_22) | (st_sc2_22_q & lane_sc3_22)))) | (st_gchk_22_q & ~(st_ge_22_q & ((st_c1_22_q & st_c2_22_q) | (st_c1_22_q & lane_c3_22) | (st_c2_22_q & lane_c3_22))));
+        lane_mask_22 = st_mask_22_q;
+        st_pre_23_d = lane_pre_now_23;
+        st_sge_23_d = lanes_23_s_ge;
+        st_sc1_23_d = lanes_23_s_c1;
+        st_sc2_23_d = lanes_23_s_c2;
+        st_sc3h_23_d = lanes_23_s_c3_hi_gt;
+        st_sc3e_23_d = lanes_23_s_c3_hi_eq;
+        st_sc3l_23_d = lanes_23_s_c3_lo_ge;
+        st_gchk_23_d = lane_gchk_now_23;
+        st_ge_23_d = lanes_23_g_ge;
+        st_c1_23_d = lanes_23_g_c1;
+        st_c2_23_d = lanes_23_g_c2;
+        st_c3h_23_d = lanes_23_g_c3_hi_gt;
+        st_c3e_23_d = lanes_23_g_c3_hi_eq;
+        st_c3l_23_d = lanes_23_g_c3_lo_ge;
+        st_mask_23_d = mask_23;
+        lane_pre_23 = st_pre_23_q;
+        lane_sc3_23 = st_sc3h_23_q | (st_sc3e_23_q & st_sc3l_23_q);
+        lane_c3_23 = st_c3h_23_q | (st_c3e_23_q & st_c3l_23_q);
+        lane_bfail_23 = (shared_x & st_mask_23_q & ~(st_sge_23_q & ((st_sc1_23_q & st_sc2_23_q) | (st_sc1_23_q & lane_sc3_23) | (st_sc2_23_q & lane_sc3_23)))) | (st_gchk_23_q & ~(st_ge_23_q & ((st_c1_23_q & st_c2_23_q) | (st_c1_23_q & lane_c3_23) | (st_c2_23_q & lane_c3_23))));
+        lane_mask_23 = st_mask_23_q;
+        st_pre_24_d = lane_pre_now_24;
+        st_sge_24_d = lanes_24_s_ge;
+        st_sc1_24_d = lanes_24_s_c1;
+        st_sc2_24_d = lanes_24_s_c2;
+        st_sc3h_24_d = lanes_24_s_c3_hi_gt;
+        st_sc3e_24_d = lanes_24_s_c3_hi_eq;
+        st_sc3l_24_d = lanes_24_s_c3_lo_ge;
+        st_gchk_24_d = lane_gchk_now_24;
+        st_ge_24_d = lanes_24_g_ge;
+        st_c1_24_d = lanes_24_g_c1;
+        st_c2_24_d = lanes_24_g_c2;
+        st_c3h_24_d = lanes_24_g_c3_hi_gt;
+        st_c3e_24_d = lanes_24_g_c3_hi_eq;
+        st_c3l_24_d = lanes_24_g_c3_lo_ge;
+        st_mask_24_d = mask_24;
+        lane_pre_24 = st_pre_24_q;
+        lane_sc3_24 = st_sc3h_24_q | (st_sc3e_24_q & st_sc3l_24_q);
+        lane_c3_24 = st_c3h_24_q | (st_c3e_24_q & st_c3l_24_q);
+        lane_bfail_24 = (shared_x & st_mask_24_q & ~(st_sge_24_q & ((st_sc1_24_q & st_sc2_24_q) | (st_sc1_24_q & lane_sc3_24) | (st_sc2_24_q & lane_sc3_24)))) | (st_gchk_24_q & ~(st_ge_24_q & ((st_c1_24_q & st_c2_24_q) | (st_c1_24_q & lane_c3_24) | (st_c2_24_q & lane_c3_24))));
+        lane_mask_24 = st_mask_24_q;
+        st_pre_25_d = lane_pre_now_25;
+        st_sge_25_d = lanes_25_s_ge;
+        st_sc1_25_d = lanes_25_s_c1;
+        st_sc2_25_d = lanes_25_s_c2;
+        st_sc3h_25_d = lanes_25_s_c3_hi_gt;
+        st_sc3e_25_d = lanes_25_s_c3_hi_eq;
+        st_sc3l_25_d = lanes_25_s_c3_lo_ge;
+        st_gchk_25_d = lane_gchk_now_25;
+        st_ge_25_d = lanes_25_g_ge;
+        st_c1_25_d = lanes_25_g_c1;
+        st_c2_25_d = lanes_25_g_c2;
+        st_c3h_25_d = lanes_25_g_c3_hi_gt;
+        st_c3e_25_d = lanes_25_g_c3_hi_eq;
+        st_c3l_25_d = lanes_25_g_c3_lo_ge;
+        st_mask_25_d = mask_25;
+        lane_pre_25 = st_pre_25_q;
+        lane_sc3_25 = st_sc3h_25_q | (st_sc3e_25_q & st_sc3l_25_q);
+        lane_c3_25 = st_c3h_25_q | (st_c3e_25_q & st_c3l_25_q);
+        lane_bfail_25 = (shared_x & st_mask_25_q & ~(st_sge_25_q & ((st_sc1_25_q & st_sc2_25_q) | (st_sc1_25_q & lane_sc3_25) | (st_sc2_25_q & lane_sc3_25)))) | (st_gchk_25_q & ~(st_ge_25_q & ((st_c1_25_q & st_c2_25_q) | (st_c1_25_q & lane_c3_25) | (st_c2_25_q & lane_c3_25))));
+        lane_mask_25 = st_mask_25_q;
+        st_pre_26_d = lane_pre_now_26;
+        st_sge_26_d = lanes_26_s_ge;
+        st_sc1_26_d = lanes_26_s_c1;
+        st_sc2_26_d = lanes_26_s_c2;
+        st_sc3h_26_d = lanes_26_s_c3_hi_gt;
+        st_sc3e_26_d = lanes_26_s_c3_hi_eq;
+        st_sc3l_26_d = lanes_26_s_c3_lo_ge;
+        st_gchk_26_d = lane_gchk_now_26;
+        st_ge_26_d = lanes_26_g_ge;
+        st_c1_26_d = lanes_26_g_c1;
+        st_c2_26_d = lanes_26_g_c2;
+        st_c3h_26_d = lanes_26_g_c3_hi_gt;
+        st_c3e_26_d = lanes_26_g_c3_hi_eq;
+        st_c3l_26_d = lanes_26_g_c3_lo_ge;
+        st_mask_26_d = mask_26;
+        lane_pre_26 = st_pre_26_q;
+        lane_sc3_26 = st_sc3h_26_q | (st_sc3e_26_q & st_sc3l_26_q);
+        lane_c3_26 = st_c3h_26_q | (st_c3e_26_q & st_c3l_26_q);
+        lane_bfail_26 = (shared_x & st_mask_26_q & ~(st_sge_26_q & ((st_sc1_26_q & st_sc2_26_q) | (st_sc1_26_q & lane_sc3_26) | (st_sc2_26_q & lane_sc3_26)))) | (st_gchk_26_q & ~(st_ge_26_q & ((st_c1_26_q & st_c2_26_q) | (st_c1_26_q & lane_c3_26) | (st_c2_26_q & lane_c3_26))));
+        lane_mask_26 = st_mask_26_q;
+        st_pre_27_d = lane_pre_now_27;
+        st_sge_27_d = lanes_27_s_ge;
+        st_sc1_27_d = lanes_27_s_c1;
+        st_sc2_27_d = lanes_27_s_c2;
+        st_sc3h_27_d = lanes_27_s_c3_hi_gt;
+        st_sc3e_27_d = lanes_27_s_c3_hi_eq;
+        st_sc3l_27_d = lanes_27_s_c3_lo_ge;
+        st_gchk_27_d = lane_gchk_now_27;
+        st_ge_27_d = lanes_27_g_ge;
+        st_c1_27_d = lanes_27_g_c1;
+        st_c2_27_d = lanes_27_g_c2;
+        st_c3h_27_d = lanes_27_g_c3_hi_gt;
+        st_c3e_27_d = lanes_27_g_c3_hi_eq;
+        st_c3l_27_d = lanes_27_g_c3_lo_ge;
+        st_mask_27_d = mask_27;
+        lane_pre_27 = st_pre_27_q;
+        lane_sc3_27 = st_sc3h_27_q | (st_sc3e_27_q & st_sc3l_27_q);
+        lane_c3_27 = st_c3h_27_q | (st_c3e_27_q & st_c3l_27_q);
+        lane_bfail_27 = (shared_x & st_mask_27_q & ~(st_sge_27_q & ((st_sc1_27_q & st_sc2_27_q) | (st_sc1_27_q & lane_sc3_27) | (st_sc2_27_q & lane_sc3_27)))) | (st_gchk_27_q & ~(st_ge_27_q & ((st_c1_27_q & st_c2_27_q) | (st_c1_27_q & lane_c3_27) | (st_c2_27_q & lane_c3_27))));
+        lane_mask_27 = st_mask_27_q;
+        st_pre_28_d = lane_pre_now_28;
+        st_sge_28_d = lanes_28_s_ge;
+        st_sc1_28_d = lanes_28_s_c1;
+        st_sc2_28_d = lanes_28_s_c2;
+        st_sc3h_28_d = lanes_28_s_c3_hi_gt;
+        st_sc3e_28_d = lanes_28_s_c3_hi_eq;
+        st_sc3l_28_d = lanes_28_s_c3_lo_ge;
+        st_gchk_28_d = lane_gchk_now_28;
+        st_ge_28_d = lanes_28_g_ge;
+        st_c1_28_d = lanes_28_g_c1;
+        st_c2_28_d = lanes_28_g_c2;
+        st_c3h_28_d = lanes_28_g_c3_hi_gt;
+        st_c3e_28_d = lanes_28_g_c3_hi_eq;
+        st_c3l_28_d = lanes_28_g_c3_lo_ge;
+        st_mask_28_d = mask_28;
+        lane_pre_28 = st_pre_28_q;
+        lane_sc3_28 = st_sc3h_28_q | (st_sc3e_28_q & st_sc3l_28_q);
+        lane_c3_28 = st_c3h_28_q | (st_c3e_28_q & st_c3l_28_q);
+        lane_bfail_28 = (shared_x & st_mask_28_q & ~(st_sge_28_q & ((st_sc1_28_q & st_sc2_28_q) | (st_sc1_28_q & lane_sc3_28) | (st_sc2_28_q & lane_sc3_28)))) | (st_gchk_28_q & ~(st_ge_28_q & ((st_c1_28_q & st_c2_28_q) | (st_c1_28_q & lane_c3_28) | (st_c2_28_q & lane_c3_28))));
+        lane_mask_28 = st_mask_28_q;
+        st_pre_29_d = lane_pre_now_29;
+        st_sge_29_d = lanes_29_s_ge;
+        st_sc1_29_d = lanes_29_s_c1;
+        st_sc2_29_d = lanes_29_s_c2;
+        st_sc3h_29_d = lanes_29_s_c3_hi_gt;
+        st_sc3e_29_d = lanes_29_s_c3_hi_eq;
+        st_sc3l_29_d = lanes_29_s_c3_lo_ge;
+        st_gchk_29_d = lane_gchk_now_29;
+        st_ge_29_d = lanes_29_g_ge;
+        st_c1_29_d = lanes_29_g_c1;
+        st_c2_29_d = lanes_29_g_c2;
+        st_c3h_29_d = lanes_29_g_c3_hi_gt;
+        st_c3e_29_d = lanes_29_g_c3_hi_eq;
+        st_c3l_29_d = lanes_29_g_c3_lo_ge;
+        st_mask_29_d = mask_29;
+        lane_pre_29 = st_pre_29_q;
+        lane_sc3_29 = st_sc3h_29_q | (st_sc3e_29_q & st_sc3l_29_q);
+        lane_c3_29 = st_c3h_29_q | (st_c3e_29_q & st_c3l_29_q);
+        lane_bfail_29 = (shared_x & st_mask_29_q & ~(st_sge_29_q & ((st_sc1_29_q & st_sc2_29_q) | (st_sc1_29_q & lane_sc3_29) | (st_sc2_29_q & lane_sc3_29)))) | (st_gchk_29_q & ~(st_ge_29_q & ((st_c1_29_q & st_c2_29_q) | (st_c1_29_q & lane_c3_29) | (st_c2_29_q & lane_c3_29))));
+        lane_mask_29 = st_mask_29_q;
+        st_pre_30_d = lane_pre_now_30;
+        st_sge_30_d = lanes_30_s_ge;
+        st_sc1_30_d = lanes_30_s_c1;
+        st_sc2_30_d = lanes_30_s_c2;
+        st_sc3h_30_d = lanes_30_s_c3_hi_gt;
+        st_sc3e_30_d = lanes_30_s_c3_hi_eq;
+        st_sc3l_30_d = lanes_30_s_c3_lo_ge;
+        st_gchk_30_d = lane_gchk_now_30;
+        st_ge_30_d = lanes_30_g_ge;
+        st_c1_30_d = lanes_30_g_c1;
+        st_c2_30_d = lanes_30_g_c2;
+        st_c3h_30_d = lanes_30_g_c3_hi_gt;
+        st_c3e_30_d = lanes_30_g_c3_hi_eq;
+        st_c3l_30_d = lanes_30_g_c3_lo_ge;
+        st_mask_30_d = mask_30;
+        lane_pre_30 = st_pre_30_q;
+        lane_sc3_30 = st_sc3h_30_q | (st_sc3e_30_q & st_sc3l_30_q);
+        lane_c3_30 = st_c3h_30_q | (st_c3e_30_q & st_c3l_30_q);
+        lane_bfail_30 = (shared_x & st_mask_30_q & ~(st_sge_30_q & ((st_sc1_30_q & st_sc2_30_q) | (st_sc1_30_q & lane_sc3_30) | (st_sc2_30_q & lane_sc3_30)))) | (st_gchk_30_q & ~(st_ge_30_q & ((st_c1_30_q & st_c2_30_q) | (st_c1_30_q & lane_c3_30) | (st_c2_30_q & lane_c3_30))));
+        lane_mask_30 = st_mask_30_q;
+        st_pre_31_d = lane_pre_now_31;
+        st_sge_31_d = lanes_31_s_ge;
+        st_sc1_31_d = lanes_31_s_c1;
+        st_sc2_31_d = lanes_31_s_c2;
+        st_sc3h_31_d = lanes_31_s_c3_hi_gt;
+        st_sc3e_31_d = lanes_31_s_c3_hi_eq;
+        st_sc3l_31_d = lanes_31_s_c3_lo_ge;
+        st_gchk_31_d = lane_gchk_now_31;
+        st_ge_31_d = lanes_31_g_ge;
+        st_c1_31_d = lanes_31_g_c1;
+        st_c2_31_d = lanes_31_g_c2;
+        st_c3h_31_d = lanes_31_g_c3_hi_gt;
+        st_c3e_31_d = lanes_31_g_c3_hi_eq;
+        st_c3l_31_d = lanes_31_g_c3_lo_ge;
+        st_mask_31_d = mask_31;
+        lane_pre_31 = st_pre_31_q;
+        lane_sc3_31 = st_sc3h_31_q | (st_sc3e_31_q & st_sc3l_31_q);
+        lane_c3_31 = st_c3h_31_q | (st_c3e_31_q & st_c3l_31_q);
+        lane_bfail_31 = (shared_x & st_mask_31_q & ~(st_sge_31_q & ((st_sc1_31_q & st_sc2_31_q) | (st_sc1_31_q & lane_sc3_31) | (st_sc2_31_q & lane_sc3_31)))) | (st_gchk_31_q & ~(st_ge_31_q & ((st_c1_31_q & st_c2_31_q) | (st_c1_31_q & lane_c3_31) | (st_c2_31_q & lane_c3_31))));
+        lane_mask_31 = st_mask_31_q;
         bcode = f_oob;
         if (shared_x) begin
             bcode = f_shared;
@@ -19111,139 +20484,11 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lanes_7_g_loc = lanes_7_g_loc_comb;
         lanes_8_g_loc = lanes_8_g_loc_comb;
         lanes_9_g_loc = lanes_9_g_loc_comb;
-        st_c1_0_d = st_c1_0_d_comb;
-        st_c1_10_d = st_c1_10_d_comb;
-        st_c1_11_d = st_c1_11_d_comb;
-        st_c1_12_d = st_c1_12_d_comb;
-        st_c1_13_d = st_c1_13_d_comb;
-        st_c1_14_d = st_c1_14_d_comb;
-        st_c1_15_d = st_c1_15_d_comb;
-        st_c1_16_d = st_c1_16_d_comb;
-        st_c1_17_d = st_c1_17_d_comb;
-        st_c1_18_d = st_c1_18_d_comb;
-        st_c1_19_d = st_c1_19_d_comb;
-        st_c1_1_d = st_c1_1_d_comb;
-        st_c1_20_d = st_c1_20_d_comb;
-        st_c1_21_d = st_c1_21_d_comb;
-        st_c1_22_d = st_c1_22_d_comb;
-        st_c1_23_d = st_c1_23_d_comb;
-        st_c1_24_d = st_c1_24_d_comb;
-        st_c1_25_d = st_c1_25_d_comb;
-        st_c1_26_d = st_c1_26_d_comb;
-        st_c1_27_d = st_c1_27_d_comb;
-        st_c1_28_d = st_c1_28_d_comb;
-        st_c1_29_d = st_c1_29_d_comb;
-        st_c1_2_d = st_c1_2_d_comb;
-        st_c1_30_d = st_c1_30_d_comb;
-        st_c1_31_d = st_c1_31_d_comb;
-        st_c1_3_d = st_c1_3_d_comb;
-        st_c1_4_d = st_c1_4_d_comb;
-        st_c1_5_d = st_c1_5_d_comb;
-        st_c1_6_d = st_c1_6_d_comb;
-        st_c1_7_d = st_c1_7_d_comb;
-        st_c1_8_d = st_c1_8_d_comb;
-        st_c1_9_d = st_c1_9_d_comb;
-        st_c2_0_d = st_c2_0_d_comb;
-        st_c2_10_d = st_c2_10_d_comb;
-        st_c2_11_d = st_c2_11_d_comb;
-        st_c2_12_d = st_c2_12_d_comb;
-        st_c2_13_d = st_c2_13_d_comb;
-        st_c2_14_d = st_c2_14_d_comb;
-        st_c2_15_d = st_c2_15_d_comb;
-        st_c2_16_d = st_c2_16_d_comb;
-        st_c2_17_d = st_c2_17_d_comb;
-        st_c2_18_d = st_c2_18_d_comb;
-        st_c2_19_d = st_c2_19_d_comb;
-        st_c2_1_d = st_c2_1_d_comb;
-        st_c2_20_d = st_c2_20_d_comb;
-        st_c2_21_d = st_c2_21_d_comb;
-        st_c2_22_d = st_c2_22_d_comb;
-        st_c2_23_d = st_c2_23_d_comb;
-        st_c2_24_d = st_c2_24_d_comb;
-        st_c2_25_d = st_c2_25_d_comb;
-        st_c2_26_d = st_c2_26_d_comb;
-        st_c2_27_d = st_c2_27_d_comb;
-        st_c2_28_d = st_c2_28_d_comb;
-        st_c2_29_d = st_c2_29_d_comb;
-        st_c2_2_d = st_c2_2_d_comb;
-        st_c2_30_d = st_c2_30_d_comb;
-        st_c2_31_d = st_c2_31_d_comb;
-        st_c2_3_d = st_c2_3_d_comb;
-        st_c2_4_d = st_c2_4_d_comb;
-        st_c2_5_d = st_c2_5_d_comb;
-        st_c2_6_d = st_c2_6_d_comb;
-        st_c2_7_d = st_c2_7_d_comb;
-        st_c2_8_d = st_c2_8_d_comb;
-        st_c2_9_d = st_c2_9_d_comb;
-        st_c3_0_d = st_c3_0_d_comb;
-        st_c3_10_d = st_c3_10_d_comb;
-        st_c3_11_d = st_c3_11_d_comb;
-        st_c3_12_d = st_c3_12_d_comb;
-        st_c3_13_d = st_c3_13_d_comb;
-        st_c3_14_d = st_c3_14_d_comb;
-        st_c3_15_d = st_c3_15_d_comb;
-        st_c3_16_d = st_c3_16_d_comb;
-        st_c3_17_d = st_c3_17_d_comb;
-        st_c3_18_d = st_c3_18_d_comb;
-        st_c3_19_d = st_c3_19_d_comb;
-        st_c3_1_d = st_c3_1_d_comb;
-        st_c3_20_d = st_c3_20_d_comb;
-        st_c3_21_d = st_c3_21_d_comb;
-        st_c3_22_d = st_c3_22_d_comb;
-        st_c3_23_d = st_c3_23_d_comb;
-        st_c3_24_d = st_c3_24_d_comb;
-        st_c3_25_d = st_c3_25_d_comb;
-        st_c3_26_d = st_c3_26_d_comb;
-        st_c3_27_d = st_c3_27_d_comb;
-        st_c3_28_d = st_c3_28_d_comb;
-        st_c3_29_d = st_c3_29_d_comb;
-        st_c3_2_d = st_c3_2_d_comb;
-        st_c3_30_d = st_c3_30_d_comb;
-        st_c3_31_d = st_c3_31_d_comb;
-        st_c3_3_d = st_c3_3_d_comb;
-        st_c3_4_d = st_c3_4_d_comb;
-        st_c3_5_d = st_c3_5_d_comb;
-        st_c3_6_d = st_c3_6_d_comb;
-        st_c3_7_d = st_c3_7_d_comb;
-        st_c3_8_d = st_c3_8_d_comb;
-        st_c3_9_d = st_c3_9_d_comb;
-        st_ge_0_d = st_ge_0_d_comb;
-        st_ge_10_d = st_ge_10_d_comb;
-        st_ge_11_d = st_ge_11_d_comb;
-        st_ge_12_d = st_ge_12_d_comb;
-        st_ge_13_d = st_ge_13_d_comb;
-        st_ge_14_d = st_ge_14_d_comb;
-        st_ge_15_d = st_ge_15_d_comb;
-        st_ge_16_d = st_ge_16_d_comb;
-        st_ge_17_d = st_ge_17_d_comb;
-        st_ge_18_d = st_ge_18_d_comb;
-        st_ge_19_d = st_ge_19_d_comb;
-        st_ge_1_d = st_ge_1_d_comb;
-        st_ge_20_d = st_ge_20_d_comb;
-        st_ge_21_d = st_ge_21_d_comb;
-        st_ge_22_d = st_ge_22_d_comb;
-        st_ge_23_d = st_ge_23_d_comb;
-        st_ge_24_d = st_ge_24_d_comb;
-        st_ge_25_d = st_ge_25_d_comb;
-        st_ge_26_d = st_ge_26_d_comb;
-        st_ge_27_d = st_ge_27_d_comb;
-        st_ge_28_d = st_ge_28_d_comb;
-        st_ge_29_d = st_ge_29_d_comb;
-        st_ge_2_d = st_ge_2_d_comb;
-        st_ge_30_d = st_ge_30_d_comb;
-        st_ge_31_d = st_ge_31_d_comb;
-        st_ge_3_d = st_ge_3_d_comb;
-        st_ge_4_d = st_ge_4_d_comb;
-        st_ge_5_d = st_ge_5_d_comb;
-        st_ge_6_d = st_ge_6_d_comb;
-        st_ge_7_d = st_ge_7_d_comb;
-        st_ge_8_d = st_ge_8_d_comb;
-        st_ge_9_d = st_ge_9_d_comb;
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19263,13 +20508,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -19391,6 +20644,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -19400,6 +20656,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -19417,7 +20676,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -19428,11 +20690,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -19674,7 +20940,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -19684,6 +20952,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -19698,7 +20972,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -19710,9 +20984,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -19736,12 +21015,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -19753,9 +21035,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -19779,12 +21066,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_0_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -19804,13 +21094,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -19932,6 +21230,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -19941,6 +21242,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -19958,7 +21262,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -19969,11 +21276,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20215,7 +21526,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -20225,6 +21538,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20239,7 +21558,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -20251,9 +21570,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -20277,12 +21601,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -20294,9 +21621,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -20320,12 +21652,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_1_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20345,13 +21680,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -20473,6 +21816,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -20482,6 +21828,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -20499,7 +21848,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -20510,11 +21862,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -20756,7 +22112,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -20766,6 +22124,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -20780,7 +22144,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -20792,9 +22156,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -20818,12 +22187,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -20835,9 +22207,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -20861,12 +22238,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_10_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -20886,13 +22266,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -21014,6 +22402,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -21023,6 +22414,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -21040,7 +22434,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -21051,11 +22448,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21297,7 +22698,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -21307,6 +22710,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21321,7 +22730,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -21333,9 +22742,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -21359,12 +22773,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -21376,9 +22793,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -21402,12 +22824,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_11_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21427,13 +22852,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -21555,6 +22988,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -21564,6 +23000,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -21581,7 +23020,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -21592,11 +23034,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -21838,7 +23284,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -21848,6 +23296,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -21862,7 +23316,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -21874,9 +23328,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -21900,12 +23359,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -21917,9 +23379,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -21943,12 +23410,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_12_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -21968,13 +23438,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -22096,6 +23574,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -22105,6 +23586,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -22122,7 +23606,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -22133,11 +23620,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22379,7 +23870,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -22389,6 +23882,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22403,7 +23902,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -22415,9 +23914,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -22441,12 +23945,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -22458,9 +23965,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -22484,12 +23996,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_13_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -22509,13 +24024,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -22637,6 +24160,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -22646,6 +24172,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -22663,7 +24192,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -22674,11 +24206,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -22920,7 +24456,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -22930,6 +24468,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -22944,7 +24488,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -22956,9 +24500,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -22982,12 +24531,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -22999,9 +24551,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -23025,12 +24582,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_14_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23050,13 +24610,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -23178,6 +24746,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -23187,6 +24758,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -23204,7 +24778,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -23215,11 +24792,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -23461,7 +25042,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -23471,6 +25054,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -23485,7 +25074,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -23497,9 +25086,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -23523,12 +25117,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -23540,9 +25137,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -23566,12 +25168,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_15_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -23591,13 +25196,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -23719,6 +25332,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -23728,6 +25344,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -23745,7 +25364,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -23756,11 +25378,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24002,7 +25628,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -24012,6 +25640,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24026,7 +25660,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -24038,9 +25672,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -24064,12 +25703,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -24081,9 +25723,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -24107,12 +25754,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_16_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24132,13 +25782,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -24260,6 +25918,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -24269,6 +25930,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -24286,7 +25950,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -24297,11 +25964,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -24543,7 +26214,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -24553,6 +26226,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -24567,7 +26246,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -24579,9 +26258,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -24605,12 +26289,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -24622,9 +26309,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -24648,12 +26340,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_17_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -24673,13 +26368,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -24801,6 +26504,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -24810,6 +26516,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -24827,7 +26536,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -24838,11 +26550,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25084,7 +26800,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -25094,6 +26812,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25108,7 +26832,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -25120,9 +26844,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -25146,12 +26875,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -25163,9 +26895,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -25189,12 +26926,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_18_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -25214,13 +26954,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -25342,6 +27090,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -25351,6 +27102,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -25368,7 +27122,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -25379,11 +27136,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -25625,7 +27386,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -25635,6 +27398,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -25649,7 +27418,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -25661,9 +27430,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -25687,12 +27461,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -25704,9 +27481,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -25730,12 +27512,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_19_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -25755,13 +27540,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -25883,6 +27676,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -25892,6 +27688,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -25909,7 +27708,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -25920,11 +27722,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -26166,7 +27972,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -26176,6 +27984,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -26190,7 +28004,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -26202,9 +28016,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -26228,12 +28047,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -26245,9 +28067,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -26271,12 +28098,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_2_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26296,13 +28126,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -26424,6 +28262,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -26433,6 +28274,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -26450,7 +28294,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -26461,11 +28308,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -26707,7 +28558,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -26717,6 +28570,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -26731,7 +28590,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -26743,9 +28602,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -26769,12 +28633,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -26786,9 +28653,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -26812,12 +28684,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_20_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -26837,13 +28712,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -26965,6 +28848,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -26974,6 +28860,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -26991,7 +28880,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -27002,11 +28894,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -27248,7 +29144,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -27258,6 +29156,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -27272,7 +29176,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -27284,9 +29188,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -27310,12 +29219,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -27327,9 +29239,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -27353,12 +29270,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_21_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27378,13 +29298,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -27506,6 +29434,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -27515,6 +29446,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -27532,7 +29466,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -27543,11 +29480,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -27789,7 +29730,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -27799,6 +29742,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -27813,7 +29762,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -27825,9 +29774,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -27851,12 +29805,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -27868,9 +29825,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -27894,12 +29856,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_22_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -27919,13 +29884,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -28047,6 +30020,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -28056,6 +30032,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -28073,7 +30052,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -28084,11 +30066,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -28330,7 +30316,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -28340,6 +30328,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -28354,7 +30348,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -28366,9 +30360,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -28392,12 +30391,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -28409,9 +30411,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -28435,12 +30442,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_23_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -28460,13 +30470,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -28588,6 +30606,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -28597,6 +30618,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -28614,7 +30638,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -28625,11 +30652,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -28871,7 +30902,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -28881,6 +30914,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -28895,7 +30934,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -28907,9 +30946,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -28933,12 +30977,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -28950,9 +30997,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -28976,12 +31028,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_24_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29001,13 +31056,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -29129,6 +31192,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -29138,6 +31204,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -29155,7 +31224,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -29166,11 +31238,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -29412,7 +31488,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -29422,6 +31500,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -29436,7 +31520,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -29448,9 +31532,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -29474,12 +31563,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -29491,9 +31583,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -29517,12 +31614,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_25_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -29542,13 +31642,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -29670,6 +31778,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -29679,6 +31790,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -29696,7 +31810,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -29707,11 +31824,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -29953,7 +32074,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -29963,6 +32086,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -29977,7 +32106,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -29989,9 +32118,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -30015,12 +32149,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -30032,9 +32169,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -30058,12 +32200,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_26_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30083,13 +32228,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -30211,6 +32364,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -30220,6 +32376,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -30237,7 +32396,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -30248,11 +32410,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -30494,7 +32660,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -30504,6 +32672,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -30518,7 +32692,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -30530,9 +32704,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -30556,12 +32735,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -30573,9 +32755,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -30599,12 +32786,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_27_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -30624,13 +32814,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -30752,6 +32950,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -30761,6 +32962,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -30778,7 +32982,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -30789,11 +32996,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -31035,7 +33246,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -31045,6 +33258,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -31059,7 +33278,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -31071,9 +33290,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -31097,12 +33321,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -31114,9 +33341,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -31140,12 +33372,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_28_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31165,13 +33400,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -31293,6 +33536,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -31302,6 +33548,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -31319,7 +33568,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -31330,11 +33582,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -31576,7 +33832,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -31586,6 +33844,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -31600,7 +33864,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -31612,9 +33876,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -31638,12 +33907,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -31655,9 +33927,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -31681,12 +33958,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_29_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -31706,13 +33986,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -31834,6 +34122,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -31843,6 +34134,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -31860,7 +34154,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -31871,11 +34168,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -32117,7 +34418,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -32127,6 +34430,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -32141,7 +34450,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -32153,9 +34462,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -32179,12 +34493,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -32196,9 +34513,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -32222,12 +34544,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_3_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -32247,13 +34572,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -32375,6 +34708,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -32384,6 +34720,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -32401,7 +34740,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -32412,11 +34754,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -32658,7 +35004,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -32668,6 +35016,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -32682,7 +35036,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -32694,9 +35048,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -32720,12 +35079,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -32737,9 +35099,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -32763,12 +35130,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_30_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -32788,13 +35158,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -32916,6 +35294,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -32925,6 +35306,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -32942,7 +35326,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -32953,11 +35340,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -33199,7 +35590,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -33209,6 +35602,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -33223,7 +35622,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31(g_ptr,g_width,g_loc,g_meta_valid,g
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -33235,9 +35634,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -33261,12 +35665,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -33278,9 +35685,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok,carry
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -33304,12 +35716,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds(a,base,size,w,ge,ok,carry
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_31_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -33329,13 +35744,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -33457,6 +35880,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -33466,6 +35892,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -33483,7 +35912,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -33494,11 +35926,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -33740,7 +36176,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -33750,6 +36188,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -33764,7 +36208,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -33776,9 +36220,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -33802,12 +36251,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -33819,9 +36271,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -33845,12 +36302,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_4_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -33870,13 +36330,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -33998,6 +36466,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -34007,6 +36478,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -34024,7 +36498,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -34035,11 +36512,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -34281,7 +36762,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -34291,6 +36774,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -34305,7 +36794,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -34317,9 +36806,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -34343,12 +36837,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -34360,9 +36857,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -34386,12 +36888,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_5_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -34411,13 +36916,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -34539,6 +37052,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -34548,6 +37064,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -34565,7 +37084,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -34576,11 +37098,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -34822,7 +37348,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -34832,6 +37360,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -34846,7 +37380,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -34858,9 +37392,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -34884,12 +37423,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -34901,9 +37443,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -34927,12 +37474,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_6_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -34952,13 +37502,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -35080,6 +37638,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -35089,6 +37650,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -35106,7 +37670,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -35117,11 +37684,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -35363,7 +37934,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -35373,6 +37946,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -35387,7 +37966,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -35399,9 +37978,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -35425,12 +38009,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -35442,9 +38029,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -35468,12 +38060,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_7_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -35493,13 +38088,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -35621,6 +38224,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -35630,6 +38236,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -35647,7 +38256,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -35658,11 +38270,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -35904,7 +38520,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -35914,6 +38532,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -35928,7 +38552,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -35940,9 +38564,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -35966,12 +38595,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -35983,9 +38615,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -36009,12 +38646,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_8_s_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9: hw::memcheck::Memcheck
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -36034,13 +38674,21 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -36162,6 +38810,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -36171,6 +38822,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -36188,7 +38842,10 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -36199,11 +38856,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -36445,7 +39106,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -36455,6 +39118,12 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -36469,7 +39138,7 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9(g_ptr,g_width,g_loc,g_meta_valid,g_
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -36481,9 +39150,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -36507,12 +39181,15 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_g_bounds
 
 // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -36524,9 +39201,14 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok,carry1
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -36550,6 +39232,9 @@ module mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds(a,base,size,w,ge,ok,carry1
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_checks_lanes_9_s_bounds
@@ -37191,6 +39876,21 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 16'h0;
+    localparam  node_bit_0 = 16'h1;
+    localparam  node_bit_1 = 16'h2;
+    localparam  node_bit_2 = 16'h4;
+    localparam  node_bit_3 = 16'h8;
+    localparam  node_bit_4 = 16'h10;
+    localparam  node_bit_5 = 16'h20;
+    localparam  node_bit_6 = 16'h40;
+    localparam  node_bit_7 = 16'h80;
+    localparam  node_bit_8 = 16'h100;
+    localparam  node_bit_9 = 16'h200;
+    localparam  node_bit_10 = 16'h400;
+    localparam  node_bit_11 = 16'h800;
+    localparam  node_bit_12 = 16'h1000;
+    localparam  node_bit_13 = 16'h2000;
+    localparam  node_bit_14 = 16'h4000;
     localparam  path_mask_0 = 16'h8b;
     localparam  path_mask_1 = 16'h8b;
     localparam  path_mask_2 = 16'h10b;
@@ -37452,6 +40152,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     wire  rs_pe_onehot_14;
     wire  rs_pe_onehot_15;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_lower_any_3;
+    wire  rs_pe_lower_any_4;
+    wire  rs_pe_lower_any_5;
+    wire  rs_pe_lower_any_6;
+    wire  rs_pe_lower_any_7;
+    wire  rs_pe_lower_any_8;
+    wire  rs_pe_lower_any_9;
+    wire  rs_pe_lower_any_10;
+    wire  rs_pe_lower_any_11;
+    wire  rs_pe_lower_any_12;
+    wire  rs_pe_lower_any_13;
+    wire  rs_pe_lower_any_14;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
+    wire  rs_pe_path_3;
+    wire  rs_pe_path_4;
+    wire  rs_pe_path_5;
+    wire  rs_pe_path_6;
+    wire  rs_pe_path_7;
+    wire  rs_pe_path_8;
+    wire  rs_pe_path_9;
+    wire  rs_pe_path_10;
+    wire  rs_pe_path_11;
+    wire  rs_pe_path_12;
+    wire  rs_pe_path_13;
+    wire  rs_pe_path_14;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -37487,6 +40217,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     wire  ls_pe_onehot_14;
     wire  ls_pe_onehot_15;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_lower_any_3;
+    wire  ls_pe_lower_any_4;
+    wire  ls_pe_lower_any_5;
+    wire  ls_pe_lower_any_6;
+    wire  ls_pe_lower_any_7;
+    wire  ls_pe_lower_any_8;
+    wire  ls_pe_lower_any_9;
+    wire  ls_pe_lower_any_10;
+    wire  ls_pe_lower_any_11;
+    wire  ls_pe_lower_any_12;
+    wire  ls_pe_lower_any_13;
+    wire  ls_pe_lower_any_14;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
+    wire  ls_pe_path_3;
+    wire  ls_pe_path_4;
+    wire  ls_pe_path_5;
+    wire  ls_pe_path_6;
+    wire  ls_pe_path_7;
+    wire  ls_pe_path_8;
+    wire  ls_pe_path_9;
+    wire  ls_pe_path_10;
+    wire  ls_pe_path_11;
+    wire  ls_pe_path_12;
+    wire  ls_pe_path_13;
+    wire  ls_pe_path_14;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -37522,11 +40282,41 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     wire  free_pe_onehot_14;
     wire  free_pe_onehot_15;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_lower_any_3;
+    wire  free_pe_lower_any_4;
+    wire  free_pe_lower_any_5;
+    wire  free_pe_lower_any_6;
+    wire  free_pe_lower_any_7;
+    wire  free_pe_lower_any_8;
+    wire  free_pe_lower_any_9;
+    wire  free_pe_lower_any_10;
+    wire  free_pe_lower_any_11;
+    wire  free_pe_lower_any_12;
+    wire  free_pe_lower_any_13;
+    wire  free_pe_lower_any_14;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
+    wire  free_pe_path_3;
+    wire  free_pe_path_4;
+    wire  free_pe_path_5;
+    wire  free_pe_path_6;
+    wire  free_pe_path_7;
+    wire  free_pe_path_8;
+    wire  free_pe_path_9;
+    wire  free_pe_path_10;
+    wire  free_pe_path_11;
+    wire  free_pe_path_12;
+    wire  free_pe_path_13;
+    wire  free_pe_path_14;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [3:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [3:0] plru_0_touch_b_way;
+    reg  [15:0] plru_0_touch_a_mask;
+    reg  [15:0] plru_0_touch_a_set;
+    reg  [15:0] plru_0_touch_b_mask;
+    reg  [15:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  [3:0] plru_0_touch_c_way;
     wire  [3:0] plru_0_victim;
@@ -37665,6 +40455,40 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  fm_q_14_q;
     reg  fm_q_15_d;
     reg  fm_q_15_q;
+    reg  fw_q_0_d;
+    reg  fw_q_0_q;
+    reg  fw_q_1_d;
+    reg  fw_q_1_q;
+    reg  fw_q_2_d;
+    reg  fw_q_2_q;
+    reg  fw_q_3_d;
+    reg  fw_q_3_q;
+    reg  fw_q_4_d;
+    reg  fw_q_4_q;
+    reg  fw_q_5_d;
+    reg  fw_q_5_q;
+    reg  fw_q_6_d;
+    reg  fw_q_6_q;
+    reg  fw_q_7_d;
+    reg  fw_q_7_q;
+    reg  fw_q_8_d;
+    reg  fw_q_8_q;
+    reg  fw_q_9_d;
+    reg  fw_q_9_q;
+    reg  fw_q_10_d;
+    reg  fw_q_10_q;
+    reg  fw_q_11_d;
+    reg  fw_q_11_q;
+    reg  fw_q_12_d;
+    reg  fw_q_12_q;
+    reg  fw_q_13_d;
+    reg  fw_q_13_q;
+    reg  fw_q_14_d;
+    reg  fw_q_14_q;
+    reg  fw_q_15_d;
+    reg  fw_q_15_q;
+    reg  fn_q_0_d;
+    reg  fn_q_0_q;
     reg  rs_hit_r_d;
     reg  rs_hit_r_q;
     reg  rs_multi_r_d;
@@ -38079,68 +40903,6 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [7:0] ls_sel_tag_28;
     reg  [7:0] ls_sel_tag_29;
     reg  [7:0] ls_sel_tag_30;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  rs_any_t_7;
-    reg  rs_any_t_8;
-    reg  rs_any_t_9;
-    reg  rs_any_t_10;
-    reg  rs_any_t_11;
-    reg  rs_any_t_12;
-    reg  rs_any_t_13;
-    reg  rs_any_t_14;
-    reg  rs_any_t_15;
-    reg  rs_any_t_16;
-    reg  rs_any_t_17;
-    reg  rs_any_t_18;
-    reg  rs_any_t_19;
-    reg  rs_any_t_20;
-    reg  rs_any_t_21;
-    reg  rs_any_t_22;
-    reg  rs_any_t_23;
-    reg  rs_any_t_24;
-    reg  rs_any_t_25;
-    reg  rs_any_t_26;
-    reg  rs_any_t_27;
-    reg  rs_any_t_28;
-    reg  rs_any_t_29;
-    reg  rs_any_t_30;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
-    reg  ls_any_t_7;
-    reg  ls_any_t_8;
-    reg  ls_any_t_9;
-    reg  ls_any_t_10;
-    reg  ls_any_t_11;
-    reg  ls_any_t_12;
-    reg  ls_any_t_13;
-    reg  ls_any_t_14;
-    reg  ls_any_t_15;
-    reg  ls_any_t_16;
-    reg  ls_any_t_17;
-    reg  ls_any_t_18;
-    reg  ls_any_t_19;
-    reg  ls_any_t_20;
-    reg  ls_any_t_21;
-    reg  ls_any_t_22;
-    reg  ls_any_t_23;
-    reg  ls_any_t_24;
-    reg  ls_any_t_25;
-    reg  ls_any_t_26;
-    reg  ls_any_t_27;
-    reg  ls_any_t_28;
-    reg  ls_any_t_29;
-    reg  ls_any_t_30;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -38206,6 +40968,70 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  victim_oh_13;
     reg  victim_oh_14;
     reg  victim_oh_15;
+    reg  [15:0] ta_mask_0;
+    reg  [15:0] ta_mask_1;
+    reg  [15:0] ta_mask_2;
+    reg  [15:0] ta_mask_3;
+    reg  [15:0] ta_mask_4;
+    reg  [15:0] ta_mask_5;
+    reg  [15:0] ta_mask_6;
+    reg  [15:0] ta_mask_7;
+    reg  [15:0] ta_mask_8;
+    reg  [15:0] ta_mask_9;
+    reg  [15:0] ta_mask_10;
+    reg  [15:0] ta_mask_11;
+    reg  [15:0] ta_mask_12;
+    reg  [15:0] ta_mask_13;
+    reg  [15:0] ta_mask_14;
+    reg  [15:0] ta_mask_15;
+    reg  [15:0] ta_set_0;
+    reg  [15:0] ta_set_1;
+    reg  [15:0] ta_set_2;
+    reg  [15:0] ta_set_3;
+    reg  [15:0] ta_set_4;
+    reg  [15:0] ta_set_5;
+    reg  [15:0] ta_set_6;
+    reg  [15:0] ta_set_7;
+    reg  [15:0] ta_set_8;
+    reg  [15:0] ta_set_9;
+    reg  [15:0] ta_set_10;
+    reg  [15:0] ta_set_11;
+    reg  [15:0] ta_set_12;
+    reg  [15:0] ta_set_13;
+    reg  [15:0] ta_set_14;
+    reg  [15:0] ta_set_15;
+    reg  [15:0] tb_mask_0;
+    reg  [15:0] tb_mask_1;
+    reg  [15:0] tb_mask_2;
+    reg  [15:0] tb_mask_3;
+    reg  [15:0] tb_mask_4;
+    reg  [15:0] tb_mask_5;
+    reg  [15:0] tb_mask_6;
+    reg  [15:0] tb_mask_7;
+    reg  [15:0] tb_mask_8;
+    reg  [15:0] tb_mask_9;
+    reg  [15:0] tb_mask_10;
+    reg  [15:0] tb_mask_11;
+    reg  [15:0] tb_mask_12;
+    reg  [15:0] tb_mask_13;
+    reg  [15:0] tb_mask_14;
+    reg  [15:0] tb_mask_15;
+    reg  [15:0] tb_set_0;
+    reg  [15:0] tb_set_1;
+    reg  [15:0] tb_set_2;
+    reg  [15:0] tb_set_3;
+    reg  [15:0] tb_set_4;
+    reg  [15:0] tb_set_5;
+    reg  [15:0] tb_set_6;
+    reg  [15:0] tb_set_7;
+    reg  [15:0] tb_set_8;
+    reg  [15:0] tb_set_9;
+    reg  [15:0] tb_set_10;
+    reg  [15:0] tb_set_11;
+    reg  [15:0] tb_set_12;
+    reg  [15:0] tb_set_13;
+    reg  [15:0] tb_set_14;
+    reg  [15:0] tb_set_15;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  pol_oh_2;
@@ -38264,7 +41090,37 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         .onehot_13(rs_pe_onehot_13),
         .onehot_14(rs_pe_onehot_14),
         .onehot_15(rs_pe_onehot_15),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .lower_any_3(rs_pe_lower_any_3),
+        .lower_any_4(rs_pe_lower_any_4),
+        .lower_any_5(rs_pe_lower_any_5),
+        .lower_any_6(rs_pe_lower_any_6),
+        .lower_any_7(rs_pe_lower_any_7),
+        .lower_any_8(rs_pe_lower_any_8),
+        .lower_any_9(rs_pe_lower_any_9),
+        .lower_any_10(rs_pe_lower_any_10),
+        .lower_any_11(rs_pe_lower_any_11),
+        .lower_any_12(rs_pe_lower_any_12),
+        .lower_any_13(rs_pe_lower_any_13),
+        .lower_any_14(rs_pe_lower_any_14),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2),
+        .path_3(rs_pe_path_3),
+        .path_4(rs_pe_path_4),
+        .path_5(rs_pe_path_5),
+        .path_6(rs_pe_path_6),
+        .path_7(rs_pe_path_7),
+        .path_8(rs_pe_path_8),
+        .path_9(rs_pe_path_9),
+        .path_10(rs_pe_path_10),
+        .path_11(rs_pe_path_11),
+        .path_12(rs_pe_path_12),
+        .path_13(rs_pe_path_13),
+        .path_14(rs_pe_path_14)
     );
     mlu16_bst_k4_l32_p2_c2_mlb_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -38301,7 +41157,37 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         .onehot_13(ls_pe_onehot_13),
         .onehot_14(ls_pe_onehot_14),
         .onehot_15(ls_pe_onehot_15),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .lower_any_3(ls_pe_lower_any_3),
+        .lower_any_4(ls_pe_lower_any_4),
+        .lower_any_5(ls_pe_lower_any_5),
+        .lower_any_6(ls_pe_lower_any_6),
+        .lower_any_7(ls_pe_lower_any_7),
+        .lower_any_8(ls_pe_lower_any_8),
+        .lower_any_9(ls_pe_lower_any_9),
+        .lower_any_10(ls_pe_lower_any_10),
+        .lower_any_11(ls_pe_lower_any_11),
+        .lower_any_12(ls_pe_lower_any_12),
+        .lower_any_13(ls_pe_lower_any_13),
+        .lower_any_14(ls_pe_lower_any_14),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2),
+        .path_3(ls_pe_path_3),
+        .path_4(ls_pe_path_4),
+        .path_5(ls_pe_path_5),
+        .path_6(ls_pe_path_6),
+        .path_7(ls_pe_path_7),
+        .path_8(ls_pe_path_8),
+        .path_9(ls_pe_path_9),
+        .path_10(ls_pe_path_10),
+        .path_11(ls_pe_path_11),
+        .path_12(ls_pe_path_12),
+        .path_13(ls_pe_path_13),
+        .path_14(ls_pe_path_14)
     );
     mlu16_bst_k4_l32_p2_c2_mlb_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -38338,15 +41224,45 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         .onehot_13(free_pe_onehot_13),
         .onehot_14(free_pe_onehot_14),
         .onehot_15(free_pe_onehot_15),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .lower_any_3(free_pe_lower_any_3),
+        .lower_any_4(free_pe_lower_any_4),
+        .lower_any_5(free_pe_lower_any_5),
+        .lower_any_6(free_pe_lower_any_6),
+        .lower_any_7(free_pe_lower_any_7),
+        .lower_any_8(free_pe_lower_any_8),
+        .lower_any_9(free_pe_lower_any_9),
+        .lower_any_10(free_pe_lower_any_10),
+        .lower_any_11(free_pe_lower_any_11),
+        .lower_any_12(free_pe_lower_any_12),
+        .lower_any_13(free_pe_lower_any_13),
+        .lower_any_14(free_pe_lower_any_14),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2),
+        .path_3(free_pe_path_3),
+        .path_4(free_pe_path_4),
+        .path_5(free_pe_path_5),
+        .path_6(free_pe_path_6),
+        .path_7(free_pe_path_7),
+        .path_8(free_pe_path_8),
+        .path_9(free_pe_path_9),
+        .path_10(free_pe_path_10),
+        .path_11(free_pe_path_11),
+        .path_12(free_pe_path_12),
+        .path_13(free_pe_path_13),
+        .path_14(free_pe_path_14)
     );
     mlu16_bst_k4_l32_p2_c2_mlb_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -38354,7 +41270,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     );
     
     // Sub-block outputs this block does not use
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_lower_any_3, free_pe_lower_any_4, free_pe_lower_any_5, free_pe_lower_any_6, free_pe_lower_any_7, free_pe_lower_any_8, free_pe_lower_any_9, free_pe_lower_any_10, free_pe_lower_any_11, free_pe_lower_any_12, free_pe_lower_any_13, free_pe_lower_any_14, free_pe_path_0, free_pe_path_1, free_pe_path_2, free_pe_path_3, free_pe_path_4, free_pe_path_5, free_pe_path_6, free_pe_path_7, free_pe_path_8, free_pe_path_9, free_pe_path_10, free_pe_path_11, free_pe_path_12, free_pe_path_13, free_pe_path_14, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -38523,6 +41439,23 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         fm_q_13_q = 1'h0;
         fm_q_14_q = 1'h0;
         fm_q_15_q = 1'h0;
+        fw_q_0_q = 1'h0;
+        fw_q_1_q = 1'h0;
+        fw_q_2_q = 1'h0;
+        fw_q_3_q = 1'h0;
+        fw_q_4_q = 1'h0;
+        fw_q_5_q = 1'h0;
+        fw_q_6_q = 1'h0;
+        fw_q_7_q = 1'h0;
+        fw_q_8_q = 1'h0;
+        fw_q_9_q = 1'h0;
+        fw_q_10_q = 1'h0;
+        fw_q_11_q = 1'h0;
+        fw_q_12_q = 1'h0;
+        fw_q_13_q = 1'h0;
+        fw_q_14_q = 1'h0;
+        fw_q_15_q = 1'h0;
+        fn_q_0_q = 1'h0;
         rs_hit_r_q = 1'h0;
         rs_multi_r_q = 1'h0;
         rs_way_r_q = 4'h0;
@@ -38701,6 +41634,23 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         fm_q_13_q <= fm_q_13_d;
         fm_q_14_q <= fm_q_14_d;
         fm_q_15_q <= fm_q_15_d;
+        fw_q_0_q <= fw_q_0_d;
+        fw_q_1_q <= fw_q_1_d;
+        fw_q_2_q <= fw_q_2_d;
+        fw_q_3_q <= fw_q_3_d;
+        fw_q_4_q <= fw_q_4_d;
+        fw_q_5_q <= fw_q_5_d;
+        fw_q_6_q <= fw_q_6_d;
+        fw_q_7_q <= fw_q_7_d;
+        fw_q_8_q <= fw_q_8_d;
+        fw_q_9_q <= fw_q_9_d;
+        fw_q_10_q <= fw_q_10_d;
+        fw_q_11_q <= fw_q_11_d;
+        fw_q_12_q <= fw_q_12_d;
+        fw_q_13_q <= fw_q_13_d;
+        fw_q_14_q <= fw_q_14_d;
+        fw_q_15_q <= fw_q_15_d;
+        fn_q_0_q <= fn_q_0_d;
         rs_hit_r_q <= rs_hit_r_d;
         rs_multi_r_q <= rs_multi_r_d;
         rs_way_r_q <= rs_way_r_d;
@@ -38752,22 +41702,6 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [55:0] bxs_7_d_comb;
     reg  [55:0] bxs_8_d_comb;
     reg  [55:0] bxs_9_d_comb;
-    reg  fm_q_0_d_comb;
-    reg  fm_q_10_d_comb;
-    reg  fm_q_11_d_comb;
-    reg  fm_q_12_d_comb;
-    reg  fm_q_13_d_comb;
-    reg  fm_q_14_d_comb;
-    reg  fm_q_15_d_comb;
-    reg  fm_q_1_d_comb;
-    reg  fm_q_2_d_comb;
-    reg  fm_q_3_d_comb;
-    reg  fm_q_4_d_comb;
-    reg  fm_q_5_d_comb;
-    reg  fm_q_6_d_comb;
-    reg  fm_q_7_d_comb;
-    reg  fm_q_8_d_comb;
-    reg  fm_q_9_d_comb;
     reg  [50:0] loc_0_d_comb;
     reg  [50:0] loc_10_d_comb;
     reg  [50:0] loc_11_d_comb;
@@ -38790,8 +41724,8 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  [55:0] ls_size_r_d_comb;
     reg  [7:0] ls_tag_r_d_comb;
     reg  [3:0] ls_way_r_d_comb;
-    reg  plru_0_touch_a_valid_comb;
-    reg  plru_0_touch_b_valid_comb;
+    reg  [15:0] plru_0_touch_a_mask_comb;
+    reg  [15:0] plru_0_touch_b_mask_comb;
     reg  [15:0] repl_state_comb;
     reg  [55:0] rs_base_r_d_comb;
     reg  rs_hit_r_d_comb;
@@ -39057,114 +41991,100 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_req_15 = s1_ls_match_15_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_15 = rs_req_0;
-        ls_any_t_15 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_16 = rs_req_1;
-        ls_any_t_16 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_17 = rs_req_2;
-        ls_any_t_17 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_18 = rs_req_3;
-        ls_any_t_18 = ls_req_3;
         rs_pe_req_4 = rs_req_4;
         ls_pe_req_4 = ls_req_4;
-        rs_any_t_19 = rs_req_4;
-        ls_any_t_19 = ls_req_4;
         rs_pe_req_5 = rs_req_5;
         ls_pe_req_5 = ls_req_5;
-        rs_any_t_20 = rs_req_5;
-        ls_any_t_20 = ls_req_5;
         rs_pe_req_6 = rs_req_6;
         ls_pe_req_6 = ls_req_6;
-        rs_any_t_21 = rs_req_6;
-        ls_any_t_21 = ls_req_6;
         rs_pe_req_7 = rs_req_7;
         ls_pe_req_7 = ls_req_7;
-        rs_any_t_22 = rs_req_7;
-        ls_any_t_22 = ls_req_7;
         rs_pe_req_8 = rs_req_8;
         ls_pe_req_8 = ls_req_8;
-        rs_any_t_23 = rs_req_8;
-        ls_any_t_23 = ls_req_8;
         rs_pe_req_9 = rs_req_9;
         ls_pe_req_9 = ls_req_9;
-        rs_any_t_24 = rs_req_9;
-        ls_any_t_24 = ls_req_9;
         rs_pe_req_10 = rs_req_10;
         ls_pe_req_10 = ls_req_10;
-        rs_any_t_25 = rs_req_10;
-        ls_any_t_25 = ls_req_10;
         rs_pe_req_11 = rs_req_11;
         ls_pe_req_11 = ls_req_11;
-        rs_any_t_26 = rs_req_11;
-        ls_any_t_26 = ls_req_11;
         rs_pe_req_12 = rs_req_12;
         ls_pe_req_12 = ls_req_12;
-        rs_any_t_27 = rs_req_12;
-        ls_any_t_27 = ls_req_12;
         rs_pe_req_13 = rs_req_13;
         ls_pe_req_13 = ls_req_13;
-        rs_any_t_28 = rs_req_13;
-        ls_any_t_28 = ls_req_13;
         rs_pe_req_14 = rs_req_14;
         ls_pe_req_14 = ls_req_14;
-        rs_any_t_29 = rs_req_14;
-        ls_any_t_29 = ls_req_14;
         rs_pe_req_15 = rs_req_15;
         ls_pe_req_15 = ls_req_15;
-        rs_any_t_30 = rs_req_15;
-        ls_any_t_30 = ls_req_15;
-        rs_any_t_14 = rs_any_t_29 || rs_any_t_30;
-        ls_any_t_14 = ls_any_t_29 || ls_any_t_30;
-        rs_any_t_13 = rs_any_t_27 || rs_any_t_28;
-        ls_any_t_13 = ls_any_t_27 || ls_any_t_28;
-        rs_any_t_12 = rs_any_t_25 || rs_any_t_26;
-        ls_any_t_12 = ls_any_t_25 || ls_any_t_26;
-        rs_any_t_11 = rs_any_t_23 || rs_any_t_24;
-        ls_any_t_11 = ls_any_t_23 || ls_any_t_24;
-        rs_any_t_10 = rs_any_t_21 || rs_any_t_22;
-        ls_any_t_10 = ls_any_t_21 || ls_any_t_22;
-        rs_any_t_9 = rs_any_t_19 || rs_any_t_20;
-        ls_any_t_9 = ls_any_t_19 || ls_any_t_20;
-        rs_any_t_8 = rs_any_t_17 || rs_any_t_18;
-        ls_any_t_8 = ls_any_t_17 || ls_any_t_18;
-        rs_any_t_7 = rs_any_t_15 || rs_any_t_16;
-        ls_any_t_7 = ls_any_t_15 || ls_any_t_16;
-        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
-        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
-        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
-        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
-        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
-        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
-        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
-        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_match_0 = fm_q_0_q;
+        if (fw_q_0_q) begin
+            fill_match_0 = fn_q_0_q;
+        end
         fill_match_1 = fm_q_1_q;
+        if (fw_q_1_q) begin
+            fill_match_1 = fn_q_0_q;
+        end
         fill_match_2 = fm_q_2_q;
+        if (fw_q_2_q) begin
+            fill_match_2 = fn_q_0_q;
+        end
         fill_match_3 = fm_q_3_q;
+        if (fw_q_3_q) begin
+            fill_match_3 = fn_q_0_q;
+        end
         fill_match_4 = fm_q_4_q;
+        if (fw_q_4_q) begin
+            fill_match_4 = fn_q_0_q;
+        end
         fill_match_5 = fm_q_5_q;
+        if (fw_q_5_q) begin
+            fill_match_5 = fn_q_0_q;
+        end
         fill_match_6 = fm_q_6_q;
+        if (fw_q_6_q) begin
+            fill_match_6 = fn_q_0_q;
+        end
         fill_match_7 = fm_q_7_q;
+        if (fw_q_7_q) begin
+            fill_match_7 = fn_q_0_q;
+        end
         fill_match_8 = fm_q_8_q;
+        if (fw_q_8_q) begin
+            fill_match_8 = fn_q_0_q;
+        end
         fill_match_9 = fm_q_9_q;
+        if (fw_q_9_q) begin
+            fill_match_9 = fn_q_0_q;
+        end
         fill_match_10 = fm_q_10_q;
+        if (fw_q_10_q) begin
+            fill_match_10 = fn_q_0_q;
+        end
         fill_match_11 = fm_q_11_q;
+        if (fw_q_11_q) begin
+            fill_match_11 = fn_q_0_q;
+        end
         fill_match_12 = fm_q_12_q;
+        if (fw_q_12_q) begin
+            fill_match_12 = fn_q_0_q;
+        end
         fill_match_13 = fm_q_13_q;
+        if (fw_q_13_q) begin
+            fill_match_13 = fn_q_0_q;
+        end
         fill_match_14 = fm_q_14_q;
+        if (fw_q_14_q) begin
+            fill_match_14 = fn_q_0_q;
+        end
         fill_match_15 = fm_q_15_q;
+        if (fw_q_15_q) begin
+            fill_match_15 = fn_q_0_q;
+        end
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -39371,13 +42291,319 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_2 = zero_n;
+        ta_set_2 = zero_n;
+        tb_mask_2 = zero_n;
+        tb_set_2 = zero_n;
+        ta_mask_3 = zero_n;
+        ta_set_3 = zero_n;
+        tb_mask_3 = zero_n;
+        tb_set_3 = zero_n;
+        ta_mask_4 = zero_n;
+        ta_set_4 = zero_n;
+        tb_mask_4 = zero_n;
+        tb_set_4 = zero_n;
+        ta_mask_5 = zero_n;
+        ta_set_5 = zero_n;
+        tb_mask_5 = zero_n;
+        tb_set_5 = zero_n;
+        ta_mask_6 = zero_n;
+        ta_set_6 = zero_n;
+        tb_mask_6 = zero_n;
+        tb_set_6 = zero_n;
+        ta_mask_7 = zero_n;
+        ta_set_7 = zero_n;
+        tb_mask_7 = zero_n;
+        tb_set_7 = zero_n;
+        ta_mask_8 = zero_n;
+        ta_set_8 = zero_n;
+        tb_mask_8 = zero_n;
+        tb_set_8 = zero_n;
+        ta_mask_9 = zero_n;
+        ta_set_9 = zero_n;
+        tb_mask_9 = zero_n;
+        tb_set_9 = zero_n;
+        ta_mask_10 = zero_n;
+        ta_set_10 = zero_n;
+        tb_mask_10 = zero_n;
+        tb_set_10 = zero_n;
+        ta_mask_11 = zero_n;
+        ta_set_11 = zero_n;
+        tb_mask_11 = zero_n;
+        tb_set_11 = zero_n;
+        ta_mask_12 = zero_n;
+        ta_set_12 = zero_n;
+        tb_mask_12 = zero_n;
+        tb_set_12 = zero_n;
+        ta_mask_13 = zero_n;
+        ta_set_13 = zero_n;
+        tb_mask_13 = zero_n;
+        tb_set_13 = zero_n;
+        ta_mask_14 = zero_n;
+        ta_set_14 = zero_n;
+        tb_mask_14 = zero_n;
+        tb_set_14 = zero_n;
+        ta_mask_15 = zero_n;
+        ta_set_15 = zero_n;
+        tb_mask_15 = zero_n;
+        tb_set_15 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
+        ta_mask_2 = ta_mask_1;
+        ta_set_2 = ta_set_1;
+        tb_mask_2 = tb_mask_1;
+        tb_set_2 = tb_set_1;
+        if (rs_pe_path_1) begin
+            ta_mask_2 = ta_mask_1 | node_bit_1;
+        end
+        if (rs_pe_lower_any_1) begin
+            ta_set_2 = ta_set_1 | node_bit_1;
+        end
+        if (ls_pe_path_1) begin
+            tb_mask_2 = tb_mask_1 | node_bit_1;
+        end
+        if (ls_pe_lower_any_1) begin
+            tb_set_2 = tb_set_1 | node_bit_1;
+        end
+        ta_mask_3 = ta_mask_2;
+        ta_set_3 = ta_set_2;
+        tb_mask_3 = tb_mask_2;
+        tb_set_3 = tb_set_2;
+        if (rs_pe_path_2) begin
+            ta_mask_3 = ta_mask_2 | node_bit_2;
+        end
+        if (rs_pe_lower_any_2) begin
+            ta_set_3 = ta_set_2 | node_bit_2;
+        end
+        if (ls_pe_path_2) begin
+            tb_mask_3 = tb_mask_2 | node_bit_2;
+        end
+        if (ls_pe_lower_any_2) begin
+            tb_set_3 = tb_set_2 | node_bit_2;
+        end
+        ta_mask_4 = ta_mask_3;
+        ta_set_4 = ta_set_3;
+        tb_mask_4 = tb_mask_3;
+        tb_set_4 = tb_set_3;
+        if (rs_pe_path_3) begin
+            ta_mask_4 = ta_mask_3 | node_bit_3;
+        end
+        if (rs_pe_lower_any_3) begin
+            ta_set_4 = ta_set_3 | node_bit_3;
+        end
+        if (ls_pe_path_3) begin
+            tb_mask_4 = tb_mask_3 | node_bit_3;
+        end
+        if (ls_pe_lower_any_3) begin
+            tb_set_4 = tb_set_3 | node_bit_3;
+        end
+        ta_mask_5 = ta_mask_4;
+        ta_set_5 = ta_set_4;
+        tb_mask_5 = tb_mask_4;
+        tb_set_5 = tb_set_4;
+        if (rs_pe_path_4) begin
+            ta_mask_5 = ta_mask_4 | node_bit_4;
+        end
+        if (rs_pe_lower_any_4) begin
+            ta_set_5 = ta_set_4 | node_bit_4;
+        end
+        if (ls_pe_path_4) begin
+            tb_mask_5 = tb_mask_4 | node_bit_4;
+        end
+        if (ls_pe_lower_any_4) begin
+            tb_set_5 = tb_set_4 | node_bit_4;
+        end
+        ta_mask_6 = ta_mask_5;
+        ta_set_6 = ta_set_5;
+        tb_mask_6 = tb_mask_5;
+        tb_set_6 = tb_set_5;
+        if (rs_pe_path_5) begin
+            ta_mask_6 = ta_mask_5 | node_bit_5;
+        end
+        if (rs_pe_lower_any_5) begin
+            ta_set_6 = ta_set_5 | node_bit_5;
+        end
+        if (ls_pe_path_5) begin
+            tb_mask_6 = tb_mask_5 | node_bit_5;
+        end
+        if (ls_pe_lower_any_5) begin
+            tb_set_6 = tb_set_5 | node_bit_5;
+        end
+        ta_mask_7 = ta_mask_6;
+        ta_set_7 = ta_set_6;
+        tb_mask_7 = tb_mask_6;
+        tb_set_7 = tb_set_6;
+        if (rs_pe_path_6) begin
+            ta_mask_7 = ta_mask_6 | node_bit_6;
+        end
+        if (rs_pe_lower_any_6) begin
+            ta_set_7 = ta_set_6 | node_bit_6;
+        end
+        if (ls_pe_path_6) begin
+            tb_mask_7 = tb_mask_6 | node_bit_6;
+        end
+        if (ls_pe_lower_any_6) begin
+            tb_set_7 = tb_set_6 | node_bit_6;
+        end
+        ta_mask_8 = ta_mask_7;
+        ta_set_8 = ta_set_7;
+        tb_mask_8 = tb_mask_7;
+        tb_set_8 = tb_set_7;
+        if (rs_pe_path_7) begin
+            ta_mask_8 = ta_mask_7 | node_bit_7;
+        end
+        if (rs_pe_lower_any_7) begin
+            ta_set_8 = ta_set_7 | node_bit_7;
+        end
+        if (ls_pe_path_7) begin
+            tb_mask_8 = tb_mask_7 | node_bit_7;
+        end
+        if (ls_pe_lower_any_7) begin
+            tb_set_8 = tb_set_7 | node_bit_7;
+        end
+        ta_mask_9 = ta_mask_8;
+        ta_set_9 = ta_set_8;
+        tb_mask_9 = tb_mask_8;
+        tb_set_9 = tb_set_8;
+        if (rs_pe_path_8) begin
+            ta_mask_9 = ta_mask_8 | node_bit_8;
+        end
+        if (rs_pe_lower_any_8) begin
+            ta_set_9 = ta_set_8 | node_bit_8;
+        end
+        if (ls_pe_path_8) begin
+            tb_mask_9 = tb_mask_8 | node_bit_8;
+        end
+        if (ls_pe_lower_any_8) begin
+            tb_set_9 = tb_set_8 | node_bit_8;
+        end
+        ta_mask_10 = ta_mask_9;
+        ta_set_10 = ta_set_9;
+        tb_mask_10 = tb_mask_9;
+        tb_set_10 = tb_set_9;
+        if (rs_pe_path_9) begin
+            ta_mask_10 = ta_mask_9 | node_bit_9;
+        end
+        if (rs_pe_lower_any_9) begin
+            ta_set_10 = ta_set_9 | node_bit_9;
+        end
+        if (ls_pe_path_9) begin
+            tb_mask_10 = tb_mask_9 | node_bit_9;
+        end
+        if (ls_pe_lower_any_9) begin
+            tb_set_10 = tb_set_9 | node_bit_9;
+        end
+        ta_mask_11 = ta_mask_10;
+        ta_set_11 = ta_set_10;
+        tb_mask_11 = tb_mask_10;
+        tb_set_11 = tb_set_10;
+        if (rs_pe_path_10) begin
+            ta_mask_11 = ta_mask_10 | node_bit_10;
+        end
+        if (rs_pe_lower_any_10) begin
+            ta_set_11 = ta_set_10 | node_bit_10;
+        end
+        if (ls_pe_path_10) begin
+            tb_mask_11 = tb_mask_10 | node_bit_10;
+        end
+        if (ls_pe_lower_any_10) begin
+            tb_set_11 = tb_set_10 | node_bit_10;
+        end
+        ta_mask_12 = ta_mask_11;
+        ta_set_12 = ta_set_11;
+        tb_mask_12 = tb_mask_11;
+        tb_set_12 = tb_set_11;
+        if (rs_pe_path_11) begin
+            ta_mask_12 = ta_mask_11 | node_bit_11;
+        end
+        if (rs_pe_lower_any_11) begin
+            ta_set_12 = ta_set_11 | node_bit_11;
+        end
+        if (ls_pe_path_11) begin
+            tb_mask_12 = tb_mask_11 | node_bit_11;
+        end
+        if (ls_pe_lower_any_11) begin
+            tb_set_12 = tb_set_11 | node_bit_11;
+        end
+        ta_mask_13 = ta_mask_12;
+        ta_set_13 = ta_set_12;
+        tb_mask_13 = tb_mask_12;
+        tb_set_13 = tb_set_12;
+        if (rs_pe_path_12) begin
+            ta_mask_13 = ta_mask_12 | node_bit_12;
+        end
+        if (rs_pe_lower_any_12) begin
+            ta_set_13 = ta_set_12 | node_bit_12;
+        end
+        if (ls_pe_path_12) begin
+            tb_mask_13 = tb_mask_12 | node_bit_12;
+        end
+        if (ls_pe_lower_any_12) begin
+            tb_set_13 = tb_set_12 | node_bit_12;
+        end
+        ta_mask_14 = ta_mask_13;
+        ta_set_14 = ta_set_13;
+        tb_mask_14 = tb_mask_13;
+        tb_set_14 = tb_set_13;
+        if (rs_pe_path_13) begin
+            ta_mask_14 = ta_mask_13 | node_bit_13;
+        end
+        if (rs_pe_lower_any_13) begin
+            ta_set_14 = ta_set_13 | node_bit_13;
+        end
+        if (ls_pe_path_13) begin
+            tb_mask_14 = tb_mask_13 | node_bit_13;
+        end
+        if (ls_pe_lower_any_13) begin
+            tb_set_14 = tb_set_13 | node_bit_13;
+        end
+        ta_mask_15 = ta_mask_14;
+        ta_set_15 = ta_set_14;
+        tb_mask_15 = tb_mask_14;
+        tb_set_15 = tb_set_14;
+        if (rs_pe_path_14) begin
+            ta_mask_15 = ta_mask_14 | node_bit_14;
+        end
+        if (rs_pe_lower_any_14) begin
+            ta_set_15 = ta_set_14 | node_bit_14;
+        end
+        if (ls_pe_path_14) begin
+            tb_mask_15 = tb_mask_14 | node_bit_14;
+        end
+        if (ls_pe_lower_any_14) begin
+            tb_set_15 = tb_set_14 | node_bit_14;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid_comb = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid_comb = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
-        plru_0_touch_a_valid_comb = rs_pe_any && ~s1_clear_0_q;
-        plru_0_touch_b_valid_comb = ls_pe_any && ~s1_clear_0_q;
+        plru_0_touch_a_mask_comb = ta_mask_15;
+        plru_0_touch_a_set = ta_set_15;
+        plru_0_touch_b_mask_comb = tb_mask_15;
+        plru_0_touch_b_set = tb_set_15;
+        if (s1_clear_0_q) begin
+            plru_0_touch_a_mask_comb = zero_n;
+            plru_0_touch_b_mask_comb = zero_n;
+        end
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -39889,124 +43115,45 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         if (fill_next_sel_3 && (loc_15_q == fill_next_loc_3)) begin
             fm_cand_15 = 1'b1;
         end
-        fm_q_0_d_comb = valid_0_q && fm_cand_0;
-        if (write_en_0) begin
-            fm_q_0_d_comb = next_is_fill_0;
-        end
-        if (inv_match_0 || clear) begin
-            fm_q_0_d_comb = 1'b0;
-        end
-        fm_q_1_d_comb = valid_1_q && fm_cand_1;
-        if (write_en_1) begin
-            fm_q_1_d_comb = next_is_fill_0;
-        end
-        if (inv_match_1 || clear) begin
-            fm_q_1_d_comb = 1'b0;
-        end
-        fm_q_2_d_comb = valid_2_q && fm_cand_2;
-        if (write_en_2) begin
-            fm_q_2_d_comb = next_is_fill_0;
-        end
-        if (inv_match_2 || clear) begin
-            fm_q_2_d_comb = 1'b0;
-        end
-        fm_q_3_d_comb = valid_3_q && fm_cand_3;
-        if (write_en_3) begin
-            fm_q_3_d_comb = next_is_fill_0;
-        end
-        if (inv_match_3 || clear) begin
-            fm_q_3_d_comb = 1'b0;
-        end
-        fm_q_4_d_comb = valid_4_q && fm_cand_4;
-        if (write_en_4) begin
-            fm_q_4_d_comb = next_is_fill_0;
-        end
-        if (inv_match_4 || clear) begin
-            fm_q_4_d_comb = 1'b0;
-        end
-        fm_q_5_d_comb = valid_5_q && fm_cand_5;
-        if (write_en_5) begin
-            fm_q_5_d_comb = next_is_fill_0;
-        end
-        if (inv_match_5 || clear) begin
-            fm_q_5_d_comb = 1'b0;
-        end
-        fm_q_6_d_comb = valid_6_q && fm_cand_6;
-        if (write_en_6) begin
-            fm_q_6_d_comb = next_is_fill_0;
-        end
-        if (inv_match_6 || clear) begin
-            fm_q_6_d_comb = 1'b0;
-        end
-        fm_q_7_d_comb = valid_7_q && fm_cand_7;
-        if (write_en_7) begin
-            fm_q_7_d_comb = next_is_fill_0;
-        end
-        if (inv_match_7 || clear) begin
-            fm_q_7_d_comb = 1'b0;
-        end
-        fm_q_8_d_comb = valid_8_q && fm_cand_8;
-        if (write_en_8) begin
-            fm_q_8_d_comb = next_is_fill_0;
-        end
-        if (inv_match_8 || clear) begin
-            fm_q_8_d_comb = 1'b0;
-        end
-        fm_q_9_d_comb = valid_9_q && fm_cand_9;
-        if (write_en_9) begin
-            fm_q_9_d_comb = next_is_fill_0;
-        end
-        if (inv_match_9 || clear) begin
-            fm_q_9_d_comb = 1'b0;
-        end
-        fm_q_10_d_comb = valid_10_q && fm_cand_10;
-        if (write_en_10) begin
-            fm_q_10_d_comb = next_is_fill_0;
-        end
-        if (inv_match_10 || clear) begin
-            fm_q_10_d_comb = 1'b0;
-        end
-        fm_q_11_d_comb = valid_11_q && fm_cand_11;
-        if (write_en_11) begin
-            fm_q_11_d_comb = next_is_fill_0;
-        end
-        if (inv_match_11 || clear) begin
-            fm_q_11_d_comb = 1'b0;
-        end
-        fm_q_12_d_comb = valid_12_q && fm_cand_12;
-        if (write_en_12) begin
-            fm_q_12_d_comb = next_is_fill_0;
-        end
-        if (inv_match_12 || clear) begin
-            fm_q_12_d_comb = 1'b0;
-        end
-        fm_q_13_d_comb = valid_13_q && fm_cand_13;
-        if (write_en_13) begin
-            fm_q_13_d_comb = next_is_fill_0;
-        end
-        if (inv_match_13 || clear) begin
-            fm_q_13_d_comb = 1'b0;
-        end
-        fm_q_14_d_comb = valid_14_q && fm_cand_14;
-        if (write_en_14) begin
-            fm_q_14_d_comb = next_is_fill_0;
-        end
-        if (inv_match_14 || clear) begin
-            fm_q_14_d_comb = 1'b0;
-        end
-        fm_q_15_d_comb = valid_15_q && fm_cand_15;
-        if (write_en_15) begin
-            fm_q_15_d_comb = next_is_fill_0;
-        end
-        if (inv_match_15 || clear) begin
-            fm_q_15_d_comb = 1'b0;
-        end
+        fn_q_0_d = next_is_fill_0;
+        fm_q_0_d = valid_0_q && fm_cand_0 && ~inv_match_0 && ~clear;
+        fw_q_0_d = write_en_0;
+        fm_q_1_d = valid_1_q && fm_cand_1 && ~inv_match_1 && ~clear;
+        fw_q_1_d = write_en_1;
+        fm_q_2_d = valid_2_q && fm_cand_2 && ~inv_match_2 && ~clear;
+        fw_q_2_d = write_en_2;
+        fm_q_3_d = valid_3_q && fm_cand_3 && ~inv_match_3 && ~clear;
+        fw_q_3_d = write_en_3;
+        fm_q_4_d = valid_4_q && fm_cand_4 && ~inv_match_4 && ~clear;
+        fw_q_4_d = write_en_4;
+        fm_q_5_d = valid_5_q && fm_cand_5 && ~inv_match_5 && ~clear;
+        fw_q_5_d = write_en_5;
+        fm_q_6_d = valid_6_q && fm_cand_6 && ~inv_match_6 && ~clear;
+        fw_q_6_d = write_en_6;
+        fm_q_7_d = valid_7_q && fm_cand_7 && ~inv_match_7 && ~clear;
+        fw_q_7_d = write_en_7;
+        fm_q_8_d = valid_8_q && fm_cand_8 && ~inv_match_8 && ~clear;
+        fw_q_8_d = write_en_8;
+        fm_q_9_d = valid_9_q && fm_cand_9 && ~inv_match_9 && ~clear;
+        fw_q_9_d = write_en_9;
+        fm_q_10_d = valid_10_q && fm_cand_10 && ~inv_match_10 && ~clear;
+        fw_q_10_d = write_en_10;
+        fm_q_11_d = valid_11_q && fm_cand_11 && ~inv_match_11 && ~clear;
+        fw_q_11_d = write_en_11;
+        fm_q_12_d = valid_12_q && fm_cand_12 && ~inv_match_12 && ~clear;
+        fw_q_12_d = write_en_12;
+        fm_q_13_d = valid_13_q && fm_cand_13 && ~inv_match_13 && ~clear;
+        fw_q_13_d = write_en_13;
+        fm_q_14_d = valid_14_q && fm_cand_14 && ~inv_match_14 && ~clear;
+        fw_q_14_d = write_en_14;
+        fm_q_15_d = valid_15_q && fm_cand_15 && ~inv_match_15 && ~clear;
+        fw_q_15_d = write_en_15;
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -40044,10 +43191,10 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         s1_rs_valid_0_d = rs_valid;
         s1_ls_valid_0_d = ls_valid;
         out_rs_valid = s1_rs_valid_0_q;
-        out_rs_hit = rs_any_t_0;
+        out_rs_hit = rs_pe_any;
         out_rs_multi = rs_pe_multi;
         out_ls_valid = s1_ls_valid_0_q;
-        out_ls_hit = ls_any_t_0;
+        out_ls_hit = ls_pe_any;
         out_ls_multi = ls_pe_multi;
         s1_clear_0_d = clear;
         s1_rs_match_0_d = rs_match_0 && ~reset;
@@ -40522,7 +43669,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_14 = rs_sel_base_30;
         rs_sel_size_14 = rs_sel_size_30;
         rs_sel_tag_14 = rs_sel_tag_30;
-        if (rs_any_t_29) begin
+        if (rs_pe_lower_any_14) begin
             rs_sel_loc_14 = rs_sel_loc_29;
             rs_sel_base_14 = rs_sel_base_29;
             rs_sel_size_14 = rs_sel_size_29;
@@ -40531,7 +43678,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_14 = ls_sel_base_30;
         ls_sel_size_14 = ls_sel_size_30;
         ls_sel_tag_14 = ls_sel_tag_30;
-        if (ls_any_t_29) begin
+        if (ls_pe_lower_any_14) begin
             ls_sel_base_14 = ls_sel_base_29;
             ls_sel_size_14 = ls_sel_size_29;
             ls_sel_tag_14 = ls_sel_tag_29;
@@ -40540,7 +43687,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_13 = rs_sel_base_28;
         rs_sel_size_13 = rs_sel_size_28;
         rs_sel_tag_13 = rs_sel_tag_28;
-        if (rs_any_t_27) begin
+        if (rs_pe_lower_any_13) begin
             rs_sel_loc_13 = rs_sel_loc_27;
             rs_sel_base_13 = rs_sel_base_27;
             rs_sel_size_13 = rs_sel_size_27;
@@ -40549,7 +43696,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_13 = ls_sel_base_28;
         ls_sel_size_13 = ls_sel_size_28;
         ls_sel_tag_13 = ls_sel_tag_28;
-        if (ls_any_t_27) begin
+        if (ls_pe_lower_any_13) begin
             ls_sel_base_13 = ls_sel_base_27;
             ls_sel_size_13 = ls_sel_size_27;
             ls_sel_tag_13 = ls_sel_tag_27;
@@ -40558,7 +43705,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_12 = rs_sel_base_26;
         rs_sel_size_12 = rs_sel_size_26;
         rs_sel_tag_12 = rs_sel_tag_26;
-        if (rs_any_t_25) begin
+        if (rs_pe_lower_any_12) begin
             rs_sel_loc_12 = rs_sel_loc_25;
             rs_sel_base_12 = rs_sel_base_25;
             rs_sel_size_12 = rs_sel_size_25;
@@ -40567,7 +43714,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_12 = ls_sel_base_26;
         ls_sel_size_12 = ls_sel_size_26;
         ls_sel_tag_12 = ls_sel_tag_26;
-        if (ls_any_t_25) begin
+        if (ls_pe_lower_any_12) begin
             ls_sel_base_12 = ls_sel_base_25;
             ls_sel_size_12 = ls_sel_size_25;
             ls_sel_tag_12 = ls_sel_tag_25;
@@ -40576,7 +43723,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_11 = rs_sel_base_24;
         rs_sel_size_11 = rs_sel_size_24;
         rs_sel_tag_11 = rs_sel_tag_24;
-        if (rs_any_t_23) begin
+        if (rs_pe_lower_any_11) begin
             rs_sel_loc_11 = rs_sel_loc_23;
             rs_sel_base_11 = rs_sel_base_23;
             rs_sel_size_11 = rs_sel_size_23;
@@ -40585,7 +43732,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_11 = ls_sel_base_24;
         ls_sel_size_11 = ls_sel_size_24;
         ls_sel_tag_11 = ls_sel_tag_24;
-        if (ls_any_t_23) begin
+        if (ls_pe_lower_any_11) begin
             ls_sel_base_11 = ls_sel_base_23;
             ls_sel_size_11 = ls_sel_size_23;
             ls_sel_tag_11 = ls_sel_tag_23;
@@ -40594,7 +43741,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_10 = rs_sel_base_22;
         rs_sel_size_10 = rs_sel_size_22;
         rs_sel_tag_10 = rs_sel_tag_22;
-        if (rs_any_t_21) begin
+        if (rs_pe_lower_any_10) begin
             rs_sel_loc_10 = rs_sel_loc_21;
             rs_sel_base_10 = rs_sel_base_21;
             rs_sel_size_10 = rs_sel_size_21;
@@ -40603,7 +43750,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_10 = ls_sel_base_22;
         ls_sel_size_10 = ls_sel_size_22;
         ls_sel_tag_10 = ls_sel_tag_22;
-        if (ls_any_t_21) begin
+        if (ls_pe_lower_any_10) begin
             ls_sel_base_10 = ls_sel_base_21;
             ls_sel_size_10 = ls_sel_size_21;
             ls_sel_tag_10 = ls_sel_tag_21;
@@ -40612,7 +43759,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_9 = rs_sel_base_20;
         rs_sel_size_9 = rs_sel_size_20;
         rs_sel_tag_9 = rs_sel_tag_20;
-        if (rs_any_t_19) begin
+        if (rs_pe_lower_any_9) begin
             rs_sel_loc_9 = rs_sel_loc_19;
             rs_sel_base_9 = rs_sel_base_19;
             rs_sel_size_9 = rs_sel_size_19;
@@ -40621,7 +43768,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_9 = ls_sel_base_20;
         ls_sel_size_9 = ls_sel_size_20;
         ls_sel_tag_9 = ls_sel_tag_20;
-        if (ls_any_t_19) begin
+        if (ls_pe_lower_any_9) begin
             ls_sel_base_9 = ls_sel_base_19;
             ls_sel_size_9 = ls_sel_size_19;
             ls_sel_tag_9 = ls_sel_tag_19;
@@ -40630,7 +43777,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_8 = rs_sel_base_18;
         rs_sel_size_8 = rs_sel_size_18;
         rs_sel_tag_8 = rs_sel_tag_18;
-        if (rs_any_t_17) begin
+        if (rs_pe_lower_any_8) begin
             rs_sel_loc_8 = rs_sel_loc_17;
             rs_sel_base_8 = rs_sel_base_17;
             rs_sel_size_8 = rs_sel_size_17;
@@ -40639,7 +43786,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_8 = ls_sel_base_18;
         ls_sel_size_8 = ls_sel_size_18;
         ls_sel_tag_8 = ls_sel_tag_18;
-        if (ls_any_t_17) begin
+        if (ls_pe_lower_any_8) begin
             ls_sel_base_8 = ls_sel_base_17;
             ls_sel_size_8 = ls_sel_size_17;
             ls_sel_tag_8 = ls_sel_tag_17;
@@ -40648,7 +43795,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_7 = rs_sel_base_16;
         rs_sel_size_7 = rs_sel_size_16;
         rs_sel_tag_7 = rs_sel_tag_16;
-        if (rs_any_t_15) begin
+        if (rs_pe_lower_any_7) begin
             rs_sel_loc_7 = rs_sel_loc_15;
             rs_sel_base_7 = rs_sel_base_15;
             rs_sel_size_7 = rs_sel_size_15;
@@ -40657,7 +43804,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_7 = ls_sel_base_16;
         ls_sel_size_7 = ls_sel_size_16;
         ls_sel_tag_7 = ls_sel_tag_16;
-        if (ls_any_t_15) begin
+        if (ls_pe_lower_any_7) begin
             ls_sel_base_7 = ls_sel_base_15;
             ls_sel_size_7 = ls_sel_size_15;
             ls_sel_tag_7 = ls_sel_tag_15;
@@ -40666,7 +43813,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_6 = rs_sel_base_14;
         rs_sel_size_6 = rs_sel_size_14;
         rs_sel_tag_6 = rs_sel_tag_14;
-        if (rs_any_t_13) begin
+        if (rs_pe_lower_any_6) begin
             rs_sel_loc_6 = rs_sel_loc_13;
             rs_sel_base_6 = rs_sel_base_13;
             rs_sel_size_6 = rs_sel_size_13;
@@ -40675,7 +43822,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_6 = ls_sel_base_14;
         ls_sel_size_6 = ls_sel_size_14;
         ls_sel_tag_6 = ls_sel_tag_14;
-        if (ls_any_t_13) begin
+        if (ls_pe_lower_any_6) begin
             ls_sel_base_6 = ls_sel_base_13;
             ls_sel_size_6 = ls_sel_size_13;
             ls_sel_tag_6 = ls_sel_tag_13;
@@ -40684,7 +43831,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_5 = rs_sel_base_12;
         rs_sel_size_5 = rs_sel_size_12;
         rs_sel_tag_5 = rs_sel_tag_12;
-        if (rs_any_t_11) begin
+        if (rs_pe_lower_any_5) begin
             rs_sel_loc_5 = rs_sel_loc_11;
             rs_sel_base_5 = rs_sel_base_11;
             rs_sel_size_5 = rs_sel_size_11;
@@ -40693,7 +43840,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_5 = ls_sel_base_12;
         ls_sel_size_5 = ls_sel_size_12;
         ls_sel_tag_5 = ls_sel_tag_12;
-        if (ls_any_t_11) begin
+        if (ls_pe_lower_any_5) begin
             ls_sel_base_5 = ls_sel_base_11;
             ls_sel_size_5 = ls_sel_size_11;
             ls_sel_tag_5 = ls_sel_tag_11;
@@ -40702,7 +43849,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_4 = rs_sel_base_10;
         rs_sel_size_4 = rs_sel_size_10;
         rs_sel_tag_4 = rs_sel_tag_10;
-        if (rs_any_t_9) begin
+        if (rs_pe_lower_any_4) begin
             rs_sel_loc_4 = rs_sel_loc_9;
             rs_sel_base_4 = rs_sel_base_9;
             rs_sel_size_4 = rs_sel_size_9;
@@ -40711,7 +43858,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_4 = ls_sel_base_10;
         ls_sel_size_4 = ls_sel_size_10;
         ls_sel_tag_4 = ls_sel_tag_10;
-        if (ls_any_t_9) begin
+        if (ls_pe_lower_any_4) begin
             ls_sel_base_4 = ls_sel_base_9;
             ls_sel_size_4 = ls_sel_size_9;
             ls_sel_tag_4 = ls_sel_tag_9;
@@ -40720,7 +43867,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_3 = rs_sel_base_8;
         rs_sel_size_3 = rs_sel_size_8;
         rs_sel_tag_3 = rs_sel_tag_8;
-        if (rs_any_t_7) begin
+        if (rs_pe_lower_any_3) begin
             rs_sel_loc_3 = rs_sel_loc_7;
             rs_sel_base_3 = rs_sel_base_7;
             rs_sel_size_3 = rs_sel_size_7;
@@ -40729,7 +43876,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_3 = ls_sel_base_8;
         ls_sel_size_3 = ls_sel_size_8;
         ls_sel_tag_3 = ls_sel_tag_8;
-        if (ls_any_t_7) begin
+        if (ls_pe_lower_any_3) begin
             ls_sel_base_3 = ls_sel_base_7;
             ls_sel_size_3 = ls_sel_size_7;
             ls_sel_tag_3 = ls_sel_tag_7;
@@ -40738,7 +43885,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -40747,7 +43894,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -40756,7 +43903,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -40765,7 +43912,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -40774,7 +43921,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -40783,7 +43930,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -40849,22 +43996,6 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         bxs_7_d = bxs_7_d_comb;
         bxs_8_d = bxs_8_d_comb;
         bxs_9_d = bxs_9_d_comb;
-        fm_q_0_d = fm_q_0_d_comb;
-        fm_q_10_d = fm_q_10_d_comb;
-        fm_q_11_d = fm_q_11_d_comb;
-        fm_q_12_d = fm_q_12_d_comb;
-        fm_q_13_d = fm_q_13_d_comb;
-        fm_q_14_d = fm_q_14_d_comb;
-        fm_q_15_d = fm_q_15_d_comb;
-        fm_q_1_d = fm_q_1_d_comb;
-        fm_q_2_d = fm_q_2_d_comb;
-        fm_q_3_d = fm_q_3_d_comb;
-        fm_q_4_d = fm_q_4_d_comb;
-        fm_q_5_d = fm_q_5_d_comb;
-        fm_q_6_d = fm_q_6_d_comb;
-        fm_q_7_d = fm_q_7_d_comb;
-        fm_q_8_d = fm_q_8_d_comb;
-        fm_q_9_d = fm_q_9_d_comb;
         loc_0_d = loc_0_d_comb;
         loc_10_d = loc_10_d_comb;
         loc_11_d = loc_11_d_comb;
@@ -40887,8 +44018,8 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_size_r_d = ls_size_r_d_comb;
         ls_tag_r_d = ls_tag_r_d_comb;
         ls_way_r_d = ls_way_r_d_comb;
-        plru_0_touch_a_valid = plru_0_touch_a_valid_comb;
-        plru_0_touch_b_valid = plru_0_touch_b_valid_comb;
+        plru_0_touch_a_mask = plru_0_touch_a_mask_comb;
+        plru_0_touch_b_mask = plru_0_touch_b_mask_comb;
         repl_state = repl_state_comb;
         rs_base_r_d = rs_base_r_d_comb;
         rs_hit_r_d = rs_hit_r_d_comb;
@@ -40949,7 +44080,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb
 
 // mlu16_bst_k4_l32_p2_c2_mlb_free_pe: hw::prio_enc::PrioEnc
-module mlu16_bst_k4_l32_p2_c2_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlu16_bst_k4_l32_p2_c2_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -40987,6 +44118,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,re
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -41368,6 +44529,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,re
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -41375,7 +44566,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,re
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_free_pe
 
 // mlu16_bst_k4_l32_p2_c2_mlb_ls_pe: hw::prio_enc::PrioEnc
-module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -41413,6 +44604,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -41794,6 +45015,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -41801,15 +45052,15 @@ module mlu16_bst_k4_l32_p2_c2_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_ls_pe
 
 // mlu16_bst_k4_l32_p2_c2_mlb_plru_0: hw::plru::TreePlru
-module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [3:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [3:0] touch_b_way;
+    input wire  [15:0] touch_a_mask;
+    input wire  [15:0] touch_a_set;
+    input wire  [15:0] touch_b_mask;
+    input wire  [15:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  [3:0] touch_c_way;
     output reg  [3:0] victim;
@@ -41891,10 +45142,6 @@ module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,t
     reg  [3:0] pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  [3:0] pa_way;
-    reg  pb_valid;
-    reg  [3:0] pb_way;
     reg  [15:0] mask_a;
     reg  [15:0] set_a;
     reg  [15:0] mask_b;
@@ -41928,210 +45175,78 @@ module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,t
     reg  pend_c_valid_d_comb;
     reg  [3:0] victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pa_valid && (pa_way == way_2)) begin
-            mask_a = path_mask_2;
-            set_a = path_away_2;
-        end
-        if (pb_valid && (pb_way == way_2)) begin
-            mask_b = path_mask_2;
-            set_b = path_away_2;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
-        end
-        if (pa_valid && (pa_way == way_3)) begin
-            mask_a = path_mask_3;
-            set_a = path_away_3;
-        end
-        if (pb_valid && (pb_way == way_3)) begin
-            mask_b = path_mask_3;
-            set_b = path_away_3;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pa_valid && (pa_way == way_4)) begin
-            mask_a = path_mask_4;
-            set_a = path_away_4;
-        end
-        if (pb_valid && (pb_way == way_4)) begin
-            mask_b = path_mask_4;
-            set_b = path_away_4;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
-        end
-        if (pa_valid && (pa_way == way_5)) begin
-            mask_a = path_mask_5;
-            set_a = path_away_5;
-        end
-        if (pb_valid && (pb_way == way_5)) begin
-            mask_b = path_mask_5;
-            set_b = path_away_5;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pa_valid && (pa_way == way_6)) begin
-            mask_a = path_mask_6;
-            set_a = path_away_6;
-        end
-        if (pb_valid && (pb_way == way_6)) begin
-            mask_b = path_mask_6;
-            set_b = path_away_6;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
-        end
-        if (pa_valid && (pa_way == way_7)) begin
-            mask_a = path_mask_7;
-            set_a = path_away_7;
-        end
-        if (pb_valid && (pb_way == way_7)) begin
-            mask_b = path_mask_7;
-            set_b = path_away_7;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        if (pa_valid && (pa_way == way_8)) begin
-            mask_a = path_mask_8;
-            set_a = path_away_8;
-        end
-        if (pb_valid && (pb_way == way_8)) begin
-            mask_b = path_mask_8;
-            set_b = path_away_8;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_8)) begin
             mask_c = path_mask_8;
             set_c = path_away_8;
-        end
-        if (pa_valid && (pa_way == way_9)) begin
-            mask_a = path_mask_9;
-            set_a = path_away_9;
-        end
-        if (pb_valid && (pb_way == way_9)) begin
-            mask_b = path_mask_9;
-            set_b = path_away_9;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_9)) begin
             mask_c = path_mask_9;
             set_c = path_away_9;
         end
-        if (pa_valid && (pa_way == way_10)) begin
-            mask_a = path_mask_10;
-            set_a = path_away_10;
-        end
-        if (pb_valid && (pb_way == way_10)) begin
-            mask_b = path_mask_10;
-            set_b = path_away_10;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_10)) begin
             mask_c = path_mask_10;
             set_c = path_away_10;
-        end
-        if (pa_valid && (pa_way == way_11)) begin
-            mask_a = path_mask_11;
-            set_a = path_away_11;
-        end
-        if (pb_valid && (pb_way == way_11)) begin
-            mask_b = path_mask_11;
-            set_b = path_away_11;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_11)) begin
             mask_c = path_mask_11;
             set_c = path_away_11;
         end
-        if (pa_valid && (pa_way == way_12)) begin
-            mask_a = path_mask_12;
-            set_a = path_away_12;
-        end
-        if (pb_valid && (pb_way == way_12)) begin
-            mask_b = path_mask_12;
-            set_b = path_away_12;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_12)) begin
             mask_c = path_mask_12;
             set_c = path_away_12;
-        end
-        if (pa_valid && (pa_way == way_13)) begin
-            mask_a = path_mask_13;
-            set_a = path_away_13;
-        end
-        if (pb_valid && (pb_way == way_13)) begin
-            mask_b = path_mask_13;
-            set_b = path_away_13;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_13)) begin
             mask_c = path_mask_13;
             set_c = path_away_13;
         end
-        if (pa_valid && (pa_way == way_14)) begin
-            mask_a = path_mask_14;
-            set_a = path_away_14;
-        end
-        if (pb_valid && (pb_way == way_14)) begin
-            mask_b = path_mask_14;
-            set_b = path_away_14;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_14)) begin
             mask_c = path_mask_14;
             set_c = path_away_14;
-        end
-        if (pa_valid && (pa_way == way_15)) begin
-            mask_a = path_mask_15;
-            set_a = path_away_15;
-        end
-        if (pb_valid && (pb_way == way_15)) begin
-            mask_b = path_mask_15;
-            set_b = path_away_15;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_15)) begin
             mask_c = path_mask_15;
             set_c = path_away_15;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -42197,7 +45312,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,t
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_plru_0
 
 // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe: hw::prio_enc::PrioEnc
-module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi);
+module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,req_8,req_9,req_10,req_11,req_12,req_13,req_14,req_15,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,onehot_8,onehot_9,onehot_10,onehot_11,onehot_12,onehot_13,onehot_14,onehot_15,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,lower_any_7,lower_any_8,lower_any_9,lower_any_10,lower_any_11,lower_any_12,lower_any_13,lower_any_14,path_0,path_1,path_2,path_3,path_4,path_5,path_6,path_7,path_8,path_9,path_10,path_11,path_12,path_13,path_14);
     
     // Module arguments
     input wire  req_0;
@@ -42235,6 +45350,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
     output reg  onehot_14;
     output reg  onehot_15;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  lower_any_7;
+    output reg  lower_any_8;
+    output reg  lower_any_9;
+    output reg  lower_any_10;
+    output reg  lower_any_11;
+    output reg  lower_any_12;
+    output reg  lower_any_13;
+    output reg  lower_any_14;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
+    output reg  path_7;
+    output reg  path_8;
+    output reg  path_9;
+    output reg  path_10;
+    output reg  path_11;
+    output reg  path_12;
+    output reg  path_13;
+    output reg  path_14;
     
     // Constant declarations
     localparam  way_0 = 4'h0;
@@ -42616,6 +45761,36 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
         onehot_13 = req_13 && ~blocked_28;
         onehot_14 = req_14 && ~blocked_29;
         onehot_15 = req_15 && ~blocked_30;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
+        lower_any_7 = any_t_15;
+        path_7 = any_t_7 && ~blocked_7;
+        lower_any_8 = any_t_17;
+        path_8 = any_t_8 && ~blocked_8;
+        lower_any_9 = any_t_19;
+        path_9 = any_t_9 && ~blocked_9;
+        lower_any_10 = any_t_21;
+        path_10 = any_t_10 && ~blocked_10;
+        lower_any_11 = any_t_23;
+        path_11 = any_t_11 && ~blocked_11;
+        lower_any_12 = any_t_25;
+        path_12 = any_t_12 && ~blocked_12;
+        lower_any_13 = any_t_27;
+        path_13 = any_t_13 && ~blocked_13;
+        lower_any_14 = any_t_29;
+        path_14 = any_t_14 && ~blocked_14;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -42728,6 +45903,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     wire  node_cmp_carry1;
     wire  node_cmp_carry2;
     wire  node_cmp_carry3;
+    wire  node_cmp_c3_hi_gt;
+    wire  node_cmp_c3_hi_eq;
+    wire  node_cmp_c3_lo_ge;
     
     // Local signals
     reg  found;
@@ -42746,11 +45924,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         .ok(node_cmp_ok),
         .carry1(node_cmp_carry1),
         .carry2(node_cmp_carry2),
-        .carry3(node_cmp_carry3)
+        .carry3(node_cmp_carry3),
+        .c3_hi_gt(node_cmp_c3_hi_gt),
+        .c3_hi_eq(node_cmp_c3_hi_eq),
+        .c3_lo_ge(node_cmp_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, node_cmp_c3_hi_gt, node_cmp_c3_hi_eq, node_cmp_c3_lo_ge, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -42978,7 +46159,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] a;
@@ -42990,9 +46171,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carr
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 64'h1;
+    localparam  lo_half = 64'hffffffff;
+    localparam  hi_half = 64'hffffffff00000000;
     localparam  top = 64'h8000000000000000;
     localparam  zero = 64'h0;
     
@@ -43016,6 +46202,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carr
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
@@ -43126,6 +46315,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     wire  node_cmp_carry1;
     wire  node_cmp_carry2;
     wire  node_cmp_carry3;
+    wire  node_cmp_c3_hi_gt;
+    wire  node_cmp_c3_hi_eq;
+    wire  node_cmp_c3_lo_ge;
     
     // Local signals
     reg  found;
@@ -43144,11 +46336,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         .ok(node_cmp_ok),
         .carry1(node_cmp_carry1),
         .carry2(node_cmp_carry2),
-        .carry3(node_cmp_carry3)
+        .carry3(node_cmp_carry3),
+        .c3_hi_gt(node_cmp_c3_hi_gt),
+        .c3_hi_eq(node_cmp_c3_hi_eq),
+        .c3_lo_ge(node_cmp_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, node_cmp_c3_hi_gt, node_cmp_c3_hi_eq, node_cmp_c3_lo_ge, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -43376,7 +46571,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] a;
@@ -43388,9 +46583,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carr
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 64'h1;
+    localparam  lo_half = 64'hffffffff;
+    localparam  hi_half = 64'hffffffff00000000;
     localparam  top = 64'h8000000000000000;
     localparam  zero = 64'h0;
     
@@ -43414,6 +46614,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carr
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
@@ -43524,6 +46727,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     wire  node_cmp_carry1;
     wire  node_cmp_carry2;
     wire  node_cmp_carry3;
+    wire  node_cmp_c3_hi_gt;
+    wire  node_cmp_c3_hi_eq;
+    wire  node_cmp_c3_lo_ge;
     
     // Local signals
     reg  found;
@@ -43542,11 +46748,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         .ok(node_cmp_ok),
         .carry1(node_cmp_carry1),
         .carry2(node_cmp_carry2),
-        .carry3(node_cmp_carry3)
+        .carry3(node_cmp_carry3),
+        .c3_hi_gt(node_cmp_c3_hi_gt),
+        .c3_hi_eq(node_cmp_c3_hi_eq),
+        .c3_lo_ge(node_cmp_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, node_cmp_c3_hi_gt, node_cmp_c3_hi_eq, node_cmp_c3_lo_ge, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -43774,7 +46983,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] a;
@@ -43786,9 +46995,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carr
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 64'h1;
+    localparam  lo_half = 64'hffffffff;
+    localparam  hi_half = 64'hffffffff00000000;
     localparam  top = 64'h8000000000000000;
     localparam  zero = 64'h0;
     
@@ -43812,6 +47026,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carr
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
@@ -43922,6 +47139,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     wire  node_cmp_carry1;
     wire  node_cmp_carry2;
     wire  node_cmp_carry3;
+    wire  node_cmp_c3_hi_gt;
+    wire  node_cmp_c3_hi_eq;
+    wire  node_cmp_c3_lo_ge;
     
     // Local signals
     reg  found;
@@ -43940,11 +47160,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         .ok(node_cmp_ok),
         .carry1(node_cmp_carry1),
         .carry2(node_cmp_carry2),
-        .carry3(node_cmp_carry3)
+        .carry3(node_cmp_carry3),
+        .c3_hi_gt(node_cmp_c3_hi_gt),
+        .c3_hi_eq(node_cmp_c3_hi_eq),
+        .c3_lo_ge(node_cmp_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, 1'b0};
+    wire unused_node_cmp = &{1'b0, node_cmp_carry1, node_cmp_carry2, node_cmp_carry3, node_cmp_c3_hi_gt, node_cmp_c3_hi_eq, node_cmp_c3_lo_ge, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -44172,7 +47395,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_3
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp: hw::in_bounds::InBounds
-module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] a;
@@ -44184,9 +47407,14 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok,carry1,carr
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 64'h1;
+    localparam  lo_half = 64'hffffffff;
+    localparam  hi_half = 64'hffffffff00000000;
     localparam  top = 64'h8000000000000000;
     localparam  zero = 64'h0;
     
@@ -44210,6 +47438,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp(a,base,size,w,ge,ok,carry1,carr
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_3_node_cmp

@@ -279,13 +279,21 @@ module mlu8_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_loc
     wire  memcheck_g_ge;
     wire  memcheck_g_c1;
     wire  memcheck_g_c2;
-    wire  memcheck_g_c3;
+    wire  memcheck_g_c3_hi_gt;
+    wire  memcheck_g_c3_hi_eq;
+    wire  memcheck_g_c3_lo_ge;
     reg  [31:0] memcheck_s_addr;
     reg  [4:0] memcheck_s_width;
     reg  [31:0] memcheck_s_base;
     reg  [31:0] memcheck_s_size;
     wire  memcheck_s_ok;
     wire  [2:0] memcheck_s_fault;
+    wire  memcheck_s_ge;
+    wire  memcheck_s_c1;
+    wire  memcheck_s_c2;
+    wire  memcheck_s_c3_hi_gt;
+    wire  memcheck_s_c3_hi_eq;
+    wire  memcheck_s_c3_lo_ge;
     reg  [50:0] rs_widen_loc51;
     reg  [63:0] rs_widen_loc64;
     reg  [3:0] state_d;
@@ -461,20 +469,28 @@ module mlu8_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_loc
         .g_ge(memcheck_g_ge),
         .g_c1(memcheck_g_c1),
         .g_c2(memcheck_g_c2),
-        .g_c3(memcheck_g_c3),
+        .g_c3_hi_gt(memcheck_g_c3_hi_gt),
+        .g_c3_hi_eq(memcheck_g_c3_hi_eq),
+        .g_c3_lo_ge(memcheck_g_c3_lo_ge),
         .s_addr(memcheck_s_addr),
         .s_width(memcheck_s_width),
         .s_base(memcheck_s_base),
         .s_size(memcheck_s_size),
         .s_ok(memcheck_s_ok),
-        .s_fault(memcheck_s_fault)
+        .s_fault(memcheck_s_fault),
+        .s_ge(memcheck_s_ge),
+        .s_c1(memcheck_s_c1),
+        .s_c2(memcheck_s_c2),
+        .s_c3_hi_gt(memcheck_s_c3_hi_gt),
+        .s_c3_hi_eq(memcheck_s_c3_hi_eq),
+        .s_c3_lo_ge(memcheck_s_c3_lo_ge)
     );
     
     // Width casts (rust-hdl helper blocks, inlined)
     always @(*) rs_widen_loc64 = {8'h00, rs_widen_loc51, 5'h00}; // rs_widen
     // Sub-block outputs this block does not use
     wire unused_mlb = &{1'b0, mlb_nx_base, mlb_nx_size, mlb_nx_tag, mlb_fill_present, 1'b0};
-    wire unused_memcheck = &{1'b0, memcheck_g_pre, memcheck_g_bchk, memcheck_g_ok, memcheck_g_ge, memcheck_g_c1, memcheck_g_c2, memcheck_g_c3, 1'b0};
+    wire unused_memcheck = &{1'b0, memcheck_g_pre, memcheck_g_bchk, memcheck_g_ok, memcheck_g_ge, memcheck_g_c1, memcheck_g_c2, memcheck_g_c3_hi_gt, memcheck_g_c3_hi_eq, memcheck_g_c3_lo_ge, memcheck_s_ge, memcheck_s_c1, memcheck_s_c2, memcheck_s_c3_hi_gt, memcheck_s_c3_hi_eq, memcheck_s_c3_lo_ge, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -1104,7 +1120,7 @@ module mlu8_bst(clock,reset,req_valid,req_ready,req_op,req_ptr,req_width,req_loc
 endmodule // mlu8_bst
 
 // mlu8_bst_memcheck: hw::memcheck::Memcheck
-module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3,s_addr,s_width,s_base,s_size,s_ok,s_fault);
+module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_size,g_meta_tag,g_need_meta,g_done,g_fault,g_addr,g_pre,g_bchk,g_ok,g_ge,g_c1,g_c2,g_c3_hi_gt,g_c3_hi_eq,g_c3_lo_ge,s_addr,s_width,s_base,s_size,s_ok,s_fault,s_ge,s_c1,s_c2,s_c3_hi_gt,s_c3_hi_eq,s_c3_lo_ge);
     
     // Module arguments
     input wire  [63:0] g_ptr;
@@ -1124,13 +1140,21 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
     output reg  g_ge;
     output reg  g_c1;
     output reg  g_c2;
-    output reg  g_c3;
+    output reg  g_c3_hi_gt;
+    output reg  g_c3_hi_eq;
+    output reg  g_c3_lo_ge;
     input wire  [31:0] s_addr;
     input wire  [4:0] s_width;
     input wire  [31:0] s_base;
     input wire  [31:0] s_size;
     output reg  s_ok;
     output reg  [2:0] s_fault;
+    output reg  s_ge;
+    output reg  s_c1;
+    output reg  s_c2;
+    output reg  s_c3_hi_gt;
+    output reg  s_c3_hi_eq;
+    output reg  s_c3_lo_ge;
     
     // Constant declarations
     localparam  f_none = 3'b0;
@@ -1252,6 +1276,9 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
     wire  g_bounds_carry1;
     wire  g_bounds_carry2;
     wire  g_bounds_carry3;
+    wire  g_bounds_c3_hi_gt;
+    wire  g_bounds_c3_hi_eq;
+    wire  g_bounds_c3_lo_ge;
     reg  [31:0] s_bounds_a;
     reg  [31:0] s_bounds_base;
     reg  [31:0] s_bounds_size;
@@ -1261,6 +1288,9 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
     wire  s_bounds_carry1;
     wire  s_bounds_carry2;
     wire  s_bounds_carry3;
+    wire  s_bounds_c3_hi_gt;
+    wire  s_bounds_c3_hi_eq;
+    wire  s_bounds_c3_lo_ge;
     
     // Local signals
     reg  [55:0] g_a;
@@ -1278,7 +1308,10 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
         .ok(g_bounds_ok),
         .carry1(g_bounds_carry1),
         .carry2(g_bounds_carry2),
-        .carry3(g_bounds_carry3)
+        .carry3(g_bounds_carry3),
+        .c3_hi_gt(g_bounds_c3_hi_gt),
+        .c3_hi_eq(g_bounds_c3_hi_eq),
+        .c3_lo_ge(g_bounds_c3_lo_ge)
     );
     mlu8_bst_memcheck_s_bounds s_bounds(
         .a(s_bounds_a),
@@ -1289,11 +1322,15 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
         .ok(s_bounds_ok),
         .carry1(s_bounds_carry1),
         .carry2(s_bounds_carry2),
-        .carry3(s_bounds_carry3)
+        .carry3(s_bounds_carry3),
+        .c3_hi_gt(s_bounds_c3_hi_gt),
+        .c3_hi_eq(s_bounds_c3_hi_eq),
+        .c3_lo_ge(s_bounds_c3_lo_ge)
     );
     
     // Sub-block outputs this block does not use
-    wire unused_s_bounds = &{1'b0, s_bounds_ge, s_bounds_carry1, s_bounds_carry2, s_bounds_carry3, 1'b0};
+    wire unused_g_bounds = &{1'b0, g_bounds_carry3, 1'b0};
+    wire unused_s_bounds = &{1'b0, s_bounds_carry3, 1'b0};
     
     // Update code
     // Working copies: each signal assigned more than once below is computed
@@ -1535,7 +1572,9 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
         g_ge = g_bounds_ge;
         g_c1 = g_bounds_carry1;
         g_c2 = g_bounds_carry2;
-        g_c3 = g_bounds_carry3;
+        g_c3_hi_gt = g_bounds_c3_hi_gt;
+        g_c3_hi_eq = g_bounds_c3_hi_eq;
+        g_c3_lo_ge = g_bounds_c3_lo_ge;
         g_fault_comb = g_pre_comb;
         if (g_bchk_comb & ~g_ok) begin
             g_fault_comb = f_oob;
@@ -1545,6 +1584,12 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
         s_bounds_size = s_size;
         s_bounds_w = s_w;
         s_ok = s_bounds_ok;
+        s_ge = s_bounds_ge;
+        s_c1 = s_bounds_carry1;
+        s_c2 = s_bounds_carry2;
+        s_c3_hi_gt = s_bounds_c3_hi_gt;
+        s_c3_hi_eq = s_bounds_c3_hi_eq;
+        s_c3_lo_ge = s_bounds_c3_lo_ge;
         s_fault_comb = f_none;
         if (~s_ok) begin
             s_fault_comb = f_shared;
@@ -1559,7 +1604,7 @@ module mlu8_bst_memcheck(g_ptr,g_width,g_loc,g_meta_valid,g_meta_base,g_meta_siz
 endmodule // mlu8_bst_memcheck
 
 // mlu8_bst_memcheck_g_bounds: hw::in_bounds::InBounds
-module mlu8_bst_memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu8_bst_memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [55:0] a;
@@ -1571,9 +1616,14 @@ module mlu8_bst_memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 56'h1;
+    localparam  lo_half = 56'hfffffff;
+    localparam  hi_half = 56'hfffffff0000000;
     localparam  top = 56'h80000000000000;
     localparam  zero = 56'h0;
     
@@ -1597,12 +1647,15 @@ module mlu8_bst_memcheck_g_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu8_bst_memcheck_g_bounds
 
 // mlu8_bst_memcheck_s_bounds: hw::in_bounds::InBounds
-module mlu8_bst_memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
+module mlu8_bst_memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3,c3_hi_gt,c3_hi_eq,c3_lo_ge);
     
     // Module arguments
     input wire  [31:0] a;
@@ -1614,9 +1667,14 @@ module mlu8_bst_memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
     output reg  carry1;
     output reg  carry2;
     output reg  carry3;
+    output reg  c3_hi_gt;
+    output reg  c3_hi_eq;
+    output reg  c3_lo_ge;
     
     // Constant declarations
     localparam  one = 32'h1;
+    localparam  lo_half = 32'hffff;
+    localparam  hi_half = 32'hffff0000;
     localparam  top = 32'h80000000;
     localparam  zero = 32'h0;
     
@@ -1640,6 +1698,9 @@ module mlu8_bst_memcheck_s_bounds(a,base,size,w,ge,ok,carry1,carry2,carry3);
         carry1 = (c1 & top) != zero;
         carry2 = (c2 & top) != zero;
         carry3 = s2 >= not_r;
+        c3_hi_gt = (s2 & hi_half) > (not_r & hi_half);
+        c3_hi_eq = (s2 & hi_half) == (not_r & hi_half);
+        c3_lo_ge = (s2 & lo_half) >= (not_r & lo_half);
         ok = ge & ((carry1 & carry2) | (carry1 & carry3) | (carry2 & carry3));
     end
 endmodule // mlu8_bst_memcheck_s_bounds
@@ -1691,6 +1752,13 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     localparam  zero_56 = 56'h0;
     localparam  zero_8 = 8'h0;
     localparam  zero_n = 8'h0;
+    localparam  node_bit_0 = 8'h1;
+    localparam  node_bit_1 = 8'h2;
+    localparam  node_bit_2 = 8'h4;
+    localparam  node_bit_3 = 8'h8;
+    localparam  node_bit_4 = 8'h10;
+    localparam  node_bit_5 = 8'h20;
+    localparam  node_bit_6 = 8'h40;
     localparam  path_mask_0 = 8'hb;
     localparam  path_mask_1 = 8'hb;
     localparam  path_mask_2 = 8'h13;
@@ -1824,6 +1892,20 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     wire  rs_pe_onehot_6;
     wire  rs_pe_onehot_7;
     wire  rs_pe_multi;
+    wire  rs_pe_lower_any_0;
+    wire  rs_pe_lower_any_1;
+    wire  rs_pe_lower_any_2;
+    wire  rs_pe_lower_any_3;
+    wire  rs_pe_lower_any_4;
+    wire  rs_pe_lower_any_5;
+    wire  rs_pe_lower_any_6;
+    wire  rs_pe_path_0;
+    wire  rs_pe_path_1;
+    wire  rs_pe_path_2;
+    wire  rs_pe_path_3;
+    wire  rs_pe_path_4;
+    wire  rs_pe_path_5;
+    wire  rs_pe_path_6;
     reg  ls_pe_req_0;
     reg  ls_pe_req_1;
     reg  ls_pe_req_2;
@@ -1843,6 +1925,20 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     wire  ls_pe_onehot_6;
     wire  ls_pe_onehot_7;
     wire  ls_pe_multi;
+    wire  ls_pe_lower_any_0;
+    wire  ls_pe_lower_any_1;
+    wire  ls_pe_lower_any_2;
+    wire  ls_pe_lower_any_3;
+    wire  ls_pe_lower_any_4;
+    wire  ls_pe_lower_any_5;
+    wire  ls_pe_lower_any_6;
+    wire  ls_pe_path_0;
+    wire  ls_pe_path_1;
+    wire  ls_pe_path_2;
+    wire  ls_pe_path_3;
+    wire  ls_pe_path_4;
+    wire  ls_pe_path_5;
+    wire  ls_pe_path_6;
     reg  free_pe_req_0;
     reg  free_pe_req_1;
     reg  free_pe_req_2;
@@ -1862,11 +1958,25 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     wire  free_pe_onehot_6;
     wire  free_pe_onehot_7;
     wire  free_pe_multi;
+    wire  free_pe_lower_any_0;
+    wire  free_pe_lower_any_1;
+    wire  free_pe_lower_any_2;
+    wire  free_pe_lower_any_3;
+    wire  free_pe_lower_any_4;
+    wire  free_pe_lower_any_5;
+    wire  free_pe_lower_any_6;
+    wire  free_pe_path_0;
+    wire  free_pe_path_1;
+    wire  free_pe_path_2;
+    wire  free_pe_path_3;
+    wire  free_pe_path_4;
+    wire  free_pe_path_5;
+    wire  free_pe_path_6;
     reg  plru_0_clear;
-    reg  plru_0_touch_a_valid;
-    reg  [2:0] plru_0_touch_a_way;
-    reg  plru_0_touch_b_valid;
-    reg  [2:0] plru_0_touch_b_way;
+    reg  [7:0] plru_0_touch_a_mask;
+    reg  [7:0] plru_0_touch_a_set;
+    reg  [7:0] plru_0_touch_b_mask;
+    reg  [7:0] plru_0_touch_b_set;
     reg  plru_0_touch_c_valid;
     reg  [2:0] plru_0_touch_c_way;
     wire  [2:0] plru_0_victim;
@@ -2084,36 +2194,6 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  [7:0] ls_sel_tag_12;
     reg  [7:0] ls_sel_tag_13;
     reg  [7:0] ls_sel_tag_14;
-    reg  rs_any_t_0;
-    reg  rs_any_t_1;
-    reg  rs_any_t_2;
-    reg  rs_any_t_3;
-    reg  rs_any_t_4;
-    reg  rs_any_t_5;
-    reg  rs_any_t_6;
-    reg  rs_any_t_7;
-    reg  rs_any_t_8;
-    reg  rs_any_t_9;
-    reg  rs_any_t_10;
-    reg  rs_any_t_11;
-    reg  rs_any_t_12;
-    reg  rs_any_t_13;
-    reg  rs_any_t_14;
-    reg  ls_any_t_0;
-    reg  ls_any_t_1;
-    reg  ls_any_t_2;
-    reg  ls_any_t_3;
-    reg  ls_any_t_4;
-    reg  ls_any_t_5;
-    reg  ls_any_t_6;
-    reg  ls_any_t_7;
-    reg  ls_any_t_8;
-    reg  ls_any_t_9;
-    reg  ls_any_t_10;
-    reg  ls_any_t_11;
-    reg  ls_any_t_12;
-    reg  ls_any_t_13;
-    reg  ls_any_t_14;
     reg  inv_match_0;
     reg  inv_match_1;
     reg  inv_match_2;
@@ -2147,6 +2227,38 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     reg  victim_oh_5;
     reg  victim_oh_6;
     reg  victim_oh_7;
+    reg  [7:0] ta_mask_0;
+    reg  [7:0] ta_mask_1;
+    reg  [7:0] ta_mask_2;
+    reg  [7:0] ta_mask_3;
+    reg  [7:0] ta_mask_4;
+    reg  [7:0] ta_mask_5;
+    reg  [7:0] ta_mask_6;
+    reg  [7:0] ta_mask_7;
+    reg  [7:0] ta_set_0;
+    reg  [7:0] ta_set_1;
+    reg  [7:0] ta_set_2;
+    reg  [7:0] ta_set_3;
+    reg  [7:0] ta_set_4;
+    reg  [7:0] ta_set_5;
+    reg  [7:0] ta_set_6;
+    reg  [7:0] ta_set_7;
+    reg  [7:0] tb_mask_0;
+    reg  [7:0] tb_mask_1;
+    reg  [7:0] tb_mask_2;
+    reg  [7:0] tb_mask_3;
+    reg  [7:0] tb_mask_4;
+    reg  [7:0] tb_mask_5;
+    reg  [7:0] tb_mask_6;
+    reg  [7:0] tb_mask_7;
+    reg  [7:0] tb_set_0;
+    reg  [7:0] tb_set_1;
+    reg  [7:0] tb_set_2;
+    reg  [7:0] tb_set_3;
+    reg  [7:0] tb_set_4;
+    reg  [7:0] tb_set_5;
+    reg  [7:0] tb_set_6;
+    reg  [7:0] tb_set_7;
     reg  pol_oh_0;
     reg  pol_oh_1;
     reg  pol_oh_2;
@@ -2181,7 +2293,21 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         .onehot_5(rs_pe_onehot_5),
         .onehot_6(rs_pe_onehot_6),
         .onehot_7(rs_pe_onehot_7),
-        .multi(rs_pe_multi)
+        .multi(rs_pe_multi),
+        .lower_any_0(rs_pe_lower_any_0),
+        .lower_any_1(rs_pe_lower_any_1),
+        .lower_any_2(rs_pe_lower_any_2),
+        .lower_any_3(rs_pe_lower_any_3),
+        .lower_any_4(rs_pe_lower_any_4),
+        .lower_any_5(rs_pe_lower_any_5),
+        .lower_any_6(rs_pe_lower_any_6),
+        .path_0(rs_pe_path_0),
+        .path_1(rs_pe_path_1),
+        .path_2(rs_pe_path_2),
+        .path_3(rs_pe_path_3),
+        .path_4(rs_pe_path_4),
+        .path_5(rs_pe_path_5),
+        .path_6(rs_pe_path_6)
     );
     mlu8_bst_mlb_ls_pe ls_pe(
         .req_0(ls_pe_req_0),
@@ -2202,7 +2328,21 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         .onehot_5(ls_pe_onehot_5),
         .onehot_6(ls_pe_onehot_6),
         .onehot_7(ls_pe_onehot_7),
-        .multi(ls_pe_multi)
+        .multi(ls_pe_multi),
+        .lower_any_0(ls_pe_lower_any_0),
+        .lower_any_1(ls_pe_lower_any_1),
+        .lower_any_2(ls_pe_lower_any_2),
+        .lower_any_3(ls_pe_lower_any_3),
+        .lower_any_4(ls_pe_lower_any_4),
+        .lower_any_5(ls_pe_lower_any_5),
+        .lower_any_6(ls_pe_lower_any_6),
+        .path_0(ls_pe_path_0),
+        .path_1(ls_pe_path_1),
+        .path_2(ls_pe_path_2),
+        .path_3(ls_pe_path_3),
+        .path_4(ls_pe_path_4),
+        .path_5(ls_pe_path_5),
+        .path_6(ls_pe_path_6)
     );
     mlu8_bst_mlb_free_pe free_pe(
         .req_0(free_pe_req_0),
@@ -2223,15 +2363,29 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         .onehot_5(free_pe_onehot_5),
         .onehot_6(free_pe_onehot_6),
         .onehot_7(free_pe_onehot_7),
-        .multi(free_pe_multi)
+        .multi(free_pe_multi),
+        .lower_any_0(free_pe_lower_any_0),
+        .lower_any_1(free_pe_lower_any_1),
+        .lower_any_2(free_pe_lower_any_2),
+        .lower_any_3(free_pe_lower_any_3),
+        .lower_any_4(free_pe_lower_any_4),
+        .lower_any_5(free_pe_lower_any_5),
+        .lower_any_6(free_pe_lower_any_6),
+        .path_0(free_pe_path_0),
+        .path_1(free_pe_path_1),
+        .path_2(free_pe_path_2),
+        .path_3(free_pe_path_3),
+        .path_4(free_pe_path_4),
+        .path_5(free_pe_path_5),
+        .path_6(free_pe_path_6)
     );
     mlu8_bst_mlb_plru_0 plru_0(
         .clock(clock),
         .clear(plru_0_clear),
-        .touch_a_valid(plru_0_touch_a_valid),
-        .touch_a_way(plru_0_touch_a_way),
-        .touch_b_valid(plru_0_touch_b_valid),
-        .touch_b_way(plru_0_touch_b_way),
+        .touch_a_mask(plru_0_touch_a_mask),
+        .touch_a_set(plru_0_touch_a_set),
+        .touch_b_mask(plru_0_touch_b_mask),
+        .touch_b_set(plru_0_touch_b_set),
         .touch_c_valid(plru_0_touch_c_valid),
         .touch_c_way(plru_0_touch_c_way),
         .victim(plru_0_victim),
@@ -2241,7 +2395,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
     // Sub-block outputs this block does not use
     wire unused_rs_pe = &{1'b0, rs_pe_onehot_0, rs_pe_onehot_1, rs_pe_onehot_2, rs_pe_onehot_3, rs_pe_onehot_4, rs_pe_onehot_5, rs_pe_onehot_6, rs_pe_onehot_7, 1'b0};
     wire unused_ls_pe = &{1'b0, ls_pe_onehot_0, ls_pe_onehot_1, ls_pe_onehot_2, ls_pe_onehot_3, ls_pe_onehot_4, ls_pe_onehot_5, ls_pe_onehot_6, ls_pe_onehot_7, 1'b0};
-    wire unused_free_pe = &{1'b0, free_pe_multi, 1'b0};
+    wire unused_free_pe = &{1'b0, free_pe_multi, free_pe_lower_any_0, free_pe_lower_any_1, free_pe_lower_any_2, free_pe_lower_any_3, free_pe_lower_any_4, free_pe_lower_any_5, free_pe_lower_any_6, free_pe_path_0, free_pe_path_1, free_pe_path_2, free_pe_path_3, free_pe_path_4, free_pe_path_5, free_pe_path_6, 1'b0};
     
     // Registers: `<name>_q` is the flip-flop, `<name>_d` its next value (set
     // in the update code). Initial values as in the rust-hdl model; state
@@ -2536,50 +2690,20 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         free_pe_req_7 = ~valid_7_q;
         rs_pe_req_0 = rs_req_0;
         ls_pe_req_0 = ls_req_0;
-        rs_any_t_7 = rs_req_0;
-        ls_any_t_7 = ls_req_0;
         rs_pe_req_1 = rs_req_1;
         ls_pe_req_1 = ls_req_1;
-        rs_any_t_8 = rs_req_1;
-        ls_any_t_8 = ls_req_1;
         rs_pe_req_2 = rs_req_2;
         ls_pe_req_2 = ls_req_2;
-        rs_any_t_9 = rs_req_2;
-        ls_any_t_9 = ls_req_2;
         rs_pe_req_3 = rs_req_3;
         ls_pe_req_3 = ls_req_3;
-        rs_any_t_10 = rs_req_3;
-        ls_any_t_10 = ls_req_3;
         rs_pe_req_4 = rs_req_4;
         ls_pe_req_4 = ls_req_4;
-        rs_any_t_11 = rs_req_4;
-        ls_any_t_11 = ls_req_4;
         rs_pe_req_5 = rs_req_5;
         ls_pe_req_5 = ls_req_5;
-        rs_any_t_12 = rs_req_5;
-        ls_any_t_12 = ls_req_5;
         rs_pe_req_6 = rs_req_6;
         ls_pe_req_6 = ls_req_6;
-        rs_any_t_13 = rs_req_6;
-        ls_any_t_13 = ls_req_6;
         rs_pe_req_7 = rs_req_7;
         ls_pe_req_7 = ls_req_7;
-        rs_any_t_14 = rs_req_7;
-        ls_any_t_14 = ls_req_7;
-        rs_any_t_6 = rs_any_t_13 || rs_any_t_14;
-        ls_any_t_6 = ls_any_t_13 || ls_any_t_14;
-        rs_any_t_5 = rs_any_t_11 || rs_any_t_12;
-        ls_any_t_5 = ls_any_t_11 || ls_any_t_12;
-        rs_any_t_4 = rs_any_t_9 || rs_any_t_10;
-        ls_any_t_4 = ls_any_t_9 || ls_any_t_10;
-        rs_any_t_3 = rs_any_t_7 || rs_any_t_8;
-        ls_any_t_3 = ls_any_t_7 || ls_any_t_8;
-        rs_any_t_2 = rs_any_t_5 || rs_any_t_6;
-        ls_any_t_2 = ls_any_t_5 || ls_any_t_6;
-        rs_any_t_1 = rs_any_t_3 || rs_any_t_4;
-        ls_any_t_1 = ls_any_t_3 || ls_any_t_4;
-        rs_any_t_0 = rs_any_t_1 || rs_any_t_2;
-        ls_any_t_0 = ls_any_t_1 || ls_any_t_2;
         fill_held = 1'b0;
         if (fill_match_0) begin
             fill_held = 1'b1;
@@ -2690,11 +2814,155 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         fill_ok_l = fill_base_ok && ~inv_victim;
         victim = victim_l;
         fill_ok = fill_ok_l;
+        ta_mask_0 = zero_n;
+        ta_set_0 = zero_n;
+        tb_mask_0 = zero_n;
+        tb_set_0 = zero_n;
+        ta_mask_1 = zero_n;
+        ta_set_1 = zero_n;
+        tb_mask_1 = zero_n;
+        tb_set_1 = zero_n;
+        ta_mask_2 = zero_n;
+        ta_set_2 = zero_n;
+        tb_mask_2 = zero_n;
+        tb_set_2 = zero_n;
+        ta_mask_3 = zero_n;
+        ta_set_3 = zero_n;
+        tb_mask_3 = zero_n;
+        tb_set_3 = zero_n;
+        ta_mask_4 = zero_n;
+        ta_set_4 = zero_n;
+        tb_mask_4 = zero_n;
+        tb_set_4 = zero_n;
+        ta_mask_5 = zero_n;
+        ta_set_5 = zero_n;
+        tb_mask_5 = zero_n;
+        tb_set_5 = zero_n;
+        ta_mask_6 = zero_n;
+        ta_set_6 = zero_n;
+        tb_mask_6 = zero_n;
+        tb_set_6 = zero_n;
+        ta_mask_7 = zero_n;
+        ta_set_7 = zero_n;
+        tb_mask_7 = zero_n;
+        tb_set_7 = zero_n;
+        ta_mask_1 = ta_mask_0;
+        ta_set_1 = ta_set_0;
+        tb_mask_1 = tb_mask_0;
+        tb_set_1 = tb_set_0;
+        if (rs_pe_path_0) begin
+            ta_mask_1 = ta_mask_0 | node_bit_0;
+        end
+        if (rs_pe_lower_any_0) begin
+            ta_set_1 = ta_set_0 | node_bit_0;
+        end
+        if (ls_pe_path_0) begin
+            tb_mask_1 = tb_mask_0 | node_bit_0;
+        end
+        if (ls_pe_lower_any_0) begin
+            tb_set_1 = tb_set_0 | node_bit_0;
+        end
+        ta_mask_2 = ta_mask_1;
+        ta_set_2 = ta_set_1;
+        tb_mask_2 = tb_mask_1;
+        tb_set_2 = tb_set_1;
+        if (rs_pe_path_1) begin
+            ta_mask_2 = ta_mask_1 | node_bit_1;
+        end
+        if (rs_pe_lower_any_1) begin
+            ta_set_2 = ta_set_1 | node_bit_1;
+        end
+        if (ls_pe_path_1) begin
+            tb_mask_2 = tb_mask_1 | node_bit_1;
+        end
+        if (ls_pe_lower_any_1) begin
+            tb_set_2 = tb_set_1 | node_bit_1;
+        end
+        ta_mask_3 = ta_mask_2;
+        ta_set_3 = ta_set_2;
+        tb_mask_3 = tb_mask_2;
+        tb_set_3 = tb_set_2;
+        if (rs_pe_path_2) begin
+            ta_mask_3 = ta_mask_2 | node_bit_2;
+        end
+        if (rs_pe_lower_any_2) begin
+            ta_set_3 = ta_set_2 | node_bit_2;
+        end
+        if (ls_pe_path_2) begin
+            tb_mask_3 = tb_mask_2 | node_bit_2;
+        end
+        if (ls_pe_lower_any_2) begin
+            tb_set_3 = tb_set_2 | node_bit_2;
+        end
+        ta_mask_4 = ta_mask_3;
+        ta_set_4 = ta_set_3;
+        tb_mask_4 = tb_mask_3;
+        tb_set_4 = tb_set_3;
+        if (rs_pe_path_3) begin
+            ta_mask_4 = ta_mask_3 | node_bit_3;
+        end
+        if (rs_pe_lower_any_3) begin
+            ta_set_4 = ta_set_3 | node_bit_3;
+        end
+        if (ls_pe_path_3) begin
+            tb_mask_4 = tb_mask_3 | node_bit_3;
+        end
+        if (ls_pe_lower_any_3) begin
+            tb_set_4 = tb_set_3 | node_bit_3;
+        end
+        ta_mask_5 = ta_mask_4;
+        ta_set_5 = ta_set_4;
+        tb_mask_5 = tb_mask_4;
+        tb_set_5 = tb_set_4;
+        if (rs_pe_path_4) begin
+            ta_mask_5 = ta_mask_4 | node_bit_4;
+        end
+        if (rs_pe_lower_any_4) begin
+            ta_set_5 = ta_set_4 | node_bit_4;
+        end
+        if (ls_pe_path_4) begin
+            tb_mask_5 = tb_mask_4 | node_bit_4;
+        end
+        if (ls_pe_lower_any_4) begin
+            tb_set_5 = tb_set_4 | node_bit_4;
+        end
+        ta_mask_6 = ta_mask_5;
+        ta_set_6 = ta_set_5;
+        tb_mask_6 = tb_mask_5;
+        tb_set_6 = tb_set_5;
+        if (rs_pe_path_5) begin
+            ta_mask_6 = ta_mask_5 | node_bit_5;
+        end
+        if (rs_pe_lower_any_5) begin
+            ta_set_6 = ta_set_5 | node_bit_5;
+        end
+        if (ls_pe_path_5) begin
+            tb_mask_6 = tb_mask_5 | node_bit_5;
+        end
+        if (ls_pe_lower_any_5) begin
+            tb_set_6 = tb_set_5 | node_bit_5;
+        end
+        ta_mask_7 = ta_mask_6;
+        ta_set_7 = ta_set_6;
+        tb_mask_7 = tb_mask_6;
+        tb_set_7 = tb_set_6;
+        if (rs_pe_path_6) begin
+            ta_mask_7 = ta_mask_6 | node_bit_6;
+        end
+        if (rs_pe_lower_any_6) begin
+            ta_set_7 = ta_set_6 | node_bit_6;
+        end
+        if (ls_pe_path_6) begin
+            tb_mask_7 = tb_mask_6 | node_bit_6;
+        end
+        if (ls_pe_lower_any_6) begin
+            tb_set_7 = tb_set_6 | node_bit_6;
+        end
         plru_0_clear = clear;
-        plru_0_touch_a_valid = rs_pe_any;
-        plru_0_touch_a_way = rs_pe_index;
-        plru_0_touch_b_valid = ls_pe_any;
-        plru_0_touch_b_way = ls_pe_index;
+        plru_0_touch_a_mask = ta_mask_7;
+        plru_0_touch_a_set = ta_set_7;
+        plru_0_touch_b_mask = tb_mask_7;
+        plru_0_touch_b_set = tb_set_7;
         plru_0_touch_c_valid = fill_ok_l;
         plru_0_touch_c_way = victim_l;
         write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;
@@ -2842,11 +3110,11 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
             valid_7_d_comb = 1'b0;
         end
         out_rs_valid = rs_valid;
-        out_rs_hit = rs_any_t_0 && ~reset;
+        out_rs_hit = rs_pe_any && ~reset;
         out_rs_multi = rs_pe_multi && ~reset;
         out_rs_way = rs_pe_index;
         out_ls_valid = ls_valid;
-        out_ls_hit = ls_any_t_0 && ~reset;
+        out_ls_hit = ls_pe_any && ~reset;
         out_ls_multi = ls_pe_multi && ~reset;
         out_ls_way = ls_pe_index;
         out_rs_take_0 = rs_match_0 && ~reset;
@@ -3017,7 +3285,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_6 = rs_sel_base_14;
         rs_sel_size_6 = rs_sel_size_14;
         rs_sel_tag_6 = rs_sel_tag_14;
-        if (rs_any_t_13) begin
+        if (rs_pe_lower_any_6) begin
             rs_sel_loc_6 = rs_sel_loc_13;
             rs_sel_base_6 = rs_sel_base_13;
             rs_sel_size_6 = rs_sel_size_13;
@@ -3026,7 +3294,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_6 = ls_sel_base_14;
         ls_sel_size_6 = ls_sel_size_14;
         ls_sel_tag_6 = ls_sel_tag_14;
-        if (ls_any_t_13) begin
+        if (ls_pe_lower_any_6) begin
             ls_sel_base_6 = ls_sel_base_13;
             ls_sel_size_6 = ls_sel_size_13;
             ls_sel_tag_6 = ls_sel_tag_13;
@@ -3035,7 +3303,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_5 = rs_sel_base_12;
         rs_sel_size_5 = rs_sel_size_12;
         rs_sel_tag_5 = rs_sel_tag_12;
-        if (rs_any_t_11) begin
+        if (rs_pe_lower_any_5) begin
             rs_sel_loc_5 = rs_sel_loc_11;
             rs_sel_base_5 = rs_sel_base_11;
             rs_sel_size_5 = rs_sel_size_11;
@@ -3044,7 +3312,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_5 = ls_sel_base_12;
         ls_sel_size_5 = ls_sel_size_12;
         ls_sel_tag_5 = ls_sel_tag_12;
-        if (ls_any_t_11) begin
+        if (ls_pe_lower_any_5) begin
             ls_sel_base_5 = ls_sel_base_11;
             ls_sel_size_5 = ls_sel_size_11;
             ls_sel_tag_5 = ls_sel_tag_11;
@@ -3053,7 +3321,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_4 = rs_sel_base_10;
         rs_sel_size_4 = rs_sel_size_10;
         rs_sel_tag_4 = rs_sel_tag_10;
-        if (rs_any_t_9) begin
+        if (rs_pe_lower_any_4) begin
             rs_sel_loc_4 = rs_sel_loc_9;
             rs_sel_base_4 = rs_sel_base_9;
             rs_sel_size_4 = rs_sel_size_9;
@@ -3062,7 +3330,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_4 = ls_sel_base_10;
         ls_sel_size_4 = ls_sel_size_10;
         ls_sel_tag_4 = ls_sel_tag_10;
-        if (ls_any_t_9) begin
+        if (ls_pe_lower_any_4) begin
             ls_sel_base_4 = ls_sel_base_9;
             ls_sel_size_4 = ls_sel_size_9;
             ls_sel_tag_4 = ls_sel_tag_9;
@@ -3071,7 +3339,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_3 = rs_sel_base_8;
         rs_sel_size_3 = rs_sel_size_8;
         rs_sel_tag_3 = rs_sel_tag_8;
-        if (rs_any_t_7) begin
+        if (rs_pe_lower_any_3) begin
             rs_sel_loc_3 = rs_sel_loc_7;
             rs_sel_base_3 = rs_sel_base_7;
             rs_sel_size_3 = rs_sel_size_7;
@@ -3080,7 +3348,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_3 = ls_sel_base_8;
         ls_sel_size_3 = ls_sel_size_8;
         ls_sel_tag_3 = ls_sel_tag_8;
-        if (ls_any_t_7) begin
+        if (ls_pe_lower_any_3) begin
             ls_sel_base_3 = ls_sel_base_7;
             ls_sel_size_3 = ls_sel_size_7;
             ls_sel_tag_3 = ls_sel_tag_7;
@@ -3089,7 +3357,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_2 = rs_sel_base_6;
         rs_sel_size_2 = rs_sel_size_6;
         rs_sel_tag_2 = rs_sel_tag_6;
-        if (rs_any_t_5) begin
+        if (rs_pe_lower_any_2) begin
             rs_sel_loc_2 = rs_sel_loc_5;
             rs_sel_base_2 = rs_sel_base_5;
             rs_sel_size_2 = rs_sel_size_5;
@@ -3098,7 +3366,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_2 = ls_sel_base_6;
         ls_sel_size_2 = ls_sel_size_6;
         ls_sel_tag_2 = ls_sel_tag_6;
-        if (ls_any_t_5) begin
+        if (ls_pe_lower_any_2) begin
             ls_sel_base_2 = ls_sel_base_5;
             ls_sel_size_2 = ls_sel_size_5;
             ls_sel_tag_2 = ls_sel_tag_5;
@@ -3107,7 +3375,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_1 = rs_sel_base_4;
         rs_sel_size_1 = rs_sel_size_4;
         rs_sel_tag_1 = rs_sel_tag_4;
-        if (rs_any_t_3) begin
+        if (rs_pe_lower_any_1) begin
             rs_sel_loc_1 = rs_sel_loc_3;
             rs_sel_base_1 = rs_sel_base_3;
             rs_sel_size_1 = rs_sel_size_3;
@@ -3116,7 +3384,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_1 = ls_sel_base_4;
         ls_sel_size_1 = ls_sel_size_4;
         ls_sel_tag_1 = ls_sel_tag_4;
-        if (ls_any_t_3) begin
+        if (ls_pe_lower_any_1) begin
             ls_sel_base_1 = ls_sel_base_3;
             ls_sel_size_1 = ls_sel_size_3;
             ls_sel_tag_1 = ls_sel_tag_3;
@@ -3125,7 +3393,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         rs_sel_base_0 = rs_sel_base_2;
         rs_sel_size_0 = rs_sel_size_2;
         rs_sel_tag_0 = rs_sel_tag_2;
-        if (rs_any_t_1) begin
+        if (rs_pe_lower_any_0) begin
             rs_sel_loc_0 = rs_sel_loc_1;
             rs_sel_base_0 = rs_sel_base_1;
             rs_sel_size_0 = rs_sel_size_1;
@@ -3134,7 +3402,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
         ls_sel_base_0 = ls_sel_base_2;
         ls_sel_size_0 = ls_sel_size_2;
         ls_sel_tag_0 = ls_sel_tag_2;
-        if (ls_any_t_1) begin
+        if (ls_pe_lower_any_0) begin
             ls_sel_base_0 = ls_sel_base_1;
             ls_sel_size_0 = ls_sel_size_1;
             ls_sel_tag_0 = ls_sel_tag_1;
@@ -3234,7 +3502,7 @@ module mlu8_bst_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill
 endmodule // mlu8_bst_mlb
 
 // mlu8_bst_mlb_free_pe: hw::prio_enc::PrioEnc
-module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
+module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,path_0,path_1,path_2,path_3,path_4,path_5,path_6);
     
     // Module arguments
     input wire  req_0;
@@ -3256,6 +3524,20 @@ module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,
     output reg  onehot_6;
     output reg  onehot_7;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
     
     // Constant declarations
     localparam  way_0 = 3'b0;
@@ -3445,6 +3727,20 @@ module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,
         onehot_5 = req_5 && ~blocked_12;
         onehot_6 = req_6 && ~blocked_13;
         onehot_7 = req_7 && ~blocked_14;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -3452,7 +3748,7 @@ module mlu8_bst_mlb_free_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,
 endmodule // mlu8_bst_mlb_free_pe
 
 // mlu8_bst_mlb_ls_pe: hw::prio_enc::PrioEnc
-module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
+module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,path_0,path_1,path_2,path_3,path_4,path_5,path_6);
     
     // Module arguments
     input wire  req_0;
@@ -3474,6 +3770,20 @@ module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
     output reg  onehot_6;
     output reg  onehot_7;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
     
     // Constant declarations
     localparam  way_0 = 3'b0;
@@ -3663,6 +3973,20 @@ module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         onehot_5 = req_5 && ~blocked_12;
         onehot_6 = req_6 && ~blocked_13;
         onehot_7 = req_7 && ~blocked_14;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;
@@ -3670,15 +3994,15 @@ module mlu8_bst_mlb_ls_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
 endmodule // mlu8_bst_mlb_ls_pe
 
 // mlu8_bst_mlb_plru_0: hw::plru::TreePlru
-module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,touch_b_way,touch_c_valid,touch_c_way,victim,state);
+module mlu8_bst_mlb_plru_0(clock,clear,touch_a_mask,touch_a_set,touch_b_mask,touch_b_set,touch_c_valid,touch_c_way,victim,state);
     
     // Module arguments
     input wire  clock;
     input wire  clear;
-    input wire  touch_a_valid;
-    input wire  [2:0] touch_a_way;
-    input wire  touch_b_valid;
-    input wire  [2:0] touch_b_way;
+    input wire  [7:0] touch_a_mask;
+    input wire  [7:0] touch_a_set;
+    input wire  [7:0] touch_b_mask;
+    input wire  [7:0] touch_b_set;
     input wire  touch_c_valid;
     input wire  [2:0] touch_c_way;
     output reg  [2:0] victim;
@@ -3722,24 +4046,20 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
     // Stub signals
     reg  [7:0] bits_d;
     reg  [7:0] bits_q;
-    reg  pend_a_valid_0_d;
-    reg  pend_a_valid_0_q;
-    reg  [2:0] pend_a_way_0_d;
-    reg  [2:0] pend_a_way_0_q;
-    reg  pend_b_valid_0_d;
-    reg  pend_b_valid_0_q;
-    reg  [2:0] pend_b_way_0_d;
-    reg  [2:0] pend_b_way_0_q;
+    reg  [7:0] pend_a_mask_0_d;
+    reg  [7:0] pend_a_mask_0_q;
+    reg  [7:0] pend_a_set_0_d;
+    reg  [7:0] pend_a_set_0_q;
+    reg  [7:0] pend_b_mask_0_d;
+    reg  [7:0] pend_b_mask_0_q;
+    reg  [7:0] pend_b_set_0_d;
+    reg  [7:0] pend_b_set_0_q;
     reg  pend_c_valid_d;
     reg  pend_c_valid_q;
     reg  [2:0] pend_c_way_d;
     reg  [2:0] pend_c_way_q;
     
     // Local signals
-    reg  pa_valid;
-    reg  [2:0] pa_way;
-    reg  pb_valid;
-    reg  [2:0] pb_way;
     reg  [7:0] mask_a;
     reg  [7:0] set_a;
     reg  [7:0] mask_b;
@@ -3756,19 +4076,19 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
     // that must reset has an explicit reset input.
     initial begin
         bits_q = 8'h0;
-        pend_a_valid_0_q = 1'h0;
-        pend_a_way_0_q = 3'h0;
-        pend_b_valid_0_q = 1'h0;
-        pend_b_way_0_q = 3'h0;
+        pend_a_mask_0_q = 8'h0;
+        pend_a_set_0_q = 8'h0;
+        pend_b_mask_0_q = 8'h0;
+        pend_b_set_0_q = 8'h0;
         pend_c_valid_q = 1'h0;
         pend_c_way_q = 3'h0;
     end
     always @(posedge clock) begin
         bits_q <= bits_d;
-        pend_a_valid_0_q <= pend_a_valid_0_d;
-        pend_a_way_0_q <= pend_a_way_0_d;
-        pend_b_valid_0_q <= pend_b_valid_0_d;
-        pend_b_way_0_q <= pend_b_way_0_d;
+        pend_a_mask_0_q <= pend_a_mask_0_d;
+        pend_a_set_0_q <= pend_a_set_0_d;
+        pend_b_mask_0_q <= pend_b_mask_0_d;
+        pend_b_set_0_q <= pend_b_set_0_d;
         pend_c_valid_q <= pend_c_valid_d;
         pend_c_way_q <= pend_c_way_d;
     end
@@ -3778,125 +4098,63 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
     // in `<name>_comb` and assigned once at the end, so other processes never see
     // an intermediate value (event-driven simulators would loop on it).
     reg  [7:0] bits_d_comb;
+    reg  [7:0] pend_a_mask_0_d_comb;
+    reg  [7:0] pend_b_mask_0_d_comb;
     reg  pend_c_valid_d_comb;
     reg  [2:0] victim_comb;
     always @(*) begin
-        pa_valid = touch_a_valid;
-        pa_way = touch_a_way;
-        pb_valid = touch_b_valid;
-        pb_way = touch_b_way;
-        pend_a_valid_0_d = touch_a_valid && ~clear;
-        pend_a_way_0_d = touch_a_way;
-        pend_b_valid_0_d = touch_b_valid && ~clear;
-        pend_b_way_0_d = touch_b_way;
-        pa_valid = pend_a_valid_0_q;
-        pa_way = pend_a_way_0_q;
-        pb_valid = pend_b_valid_0_q;
-        pb_way = pend_b_way_0_q;
-        mask_a = zero;
-        set_a = zero;
-        mask_b = zero;
-        set_b = zero;
+        mask_a = touch_a_mask;
+        set_a = touch_a_set;
+        mask_b = touch_b_mask;
+        set_b = touch_b_set;
+        pend_a_mask_0_d_comb = touch_a_mask;
+        pend_a_set_0_d = touch_a_set;
+        pend_b_mask_0_d_comb = touch_b_mask;
+        pend_b_set_0_d = touch_b_set;
+        if (clear) begin
+            pend_a_mask_0_d_comb = zero;
+            pend_b_mask_0_d_comb = zero;
+        end
+        mask_a = pend_a_mask_0_q;
+        set_a = pend_a_set_0_q;
+        mask_b = pend_b_mask_0_q;
+        set_b = pend_b_set_0_q;
         mask_c = zero;
         set_c = zero;
-        if (pa_valid && (pa_way == way_0)) begin
-            mask_a = path_mask_0;
-            set_a = path_away_0;
-        end
-        if (pb_valid && (pb_way == way_0)) begin
-            mask_b = path_mask_0;
-            set_b = path_away_0;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_0)) begin
             mask_c = path_mask_0;
             set_c = path_away_0;
-        end
-        if (pa_valid && (pa_way == way_1)) begin
-            mask_a = path_mask_1;
-            set_a = path_away_1;
-        end
-        if (pb_valid && (pb_way == way_1)) begin
-            mask_b = path_mask_1;
-            set_b = path_away_1;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_1)) begin
             mask_c = path_mask_1;
             set_c = path_away_1;
         end
-        if (pa_valid && (pa_way == way_2)) begin
-            mask_a = path_mask_2;
-            set_a = path_away_2;
-        end
-        if (pb_valid && (pb_way == way_2)) begin
-            mask_b = path_mask_2;
-            set_b = path_away_2;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_2)) begin
             mask_c = path_mask_2;
             set_c = path_away_2;
-        end
-        if (pa_valid && (pa_way == way_3)) begin
-            mask_a = path_mask_3;
-            set_a = path_away_3;
-        end
-        if (pb_valid && (pb_way == way_3)) begin
-            mask_b = path_mask_3;
-            set_b = path_away_3;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_3)) begin
             mask_c = path_mask_3;
             set_c = path_away_3;
         end
-        if (pa_valid && (pa_way == way_4)) begin
-            mask_a = path_mask_4;
-            set_a = path_away_4;
-        end
-        if (pb_valid && (pb_way == way_4)) begin
-            mask_b = path_mask_4;
-            set_b = path_away_4;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_4)) begin
             mask_c = path_mask_4;
             set_c = path_away_4;
-        end
-        if (pa_valid && (pa_way == way_5)) begin
-            mask_a = path_mask_5;
-            set_a = path_away_5;
-        end
-        if (pb_valid && (pb_way == way_5)) begin
-            mask_b = path_mask_5;
-            set_b = path_away_5;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_5)) begin
             mask_c = path_mask_5;
             set_c = path_away_5;
         end
-        if (pa_valid && (pa_way == way_6)) begin
-            mask_a = path_mask_6;
-            set_a = path_away_6;
-        end
-        if (pb_valid && (pb_way == way_6)) begin
-            mask_b = path_mask_6;
-            set_b = path_away_6;
-        end
         if (pend_c_valid_q && (pend_c_way_q == way_6)) begin
             mask_c = path_mask_6;
             set_c = path_away_6;
-        end
-        if (pa_valid && (pa_way == way_7)) begin
-            mask_a = path_mask_7;
-            set_a = path_away_7;
-        end
-        if (pb_valid && (pb_way == way_7)) begin
-            mask_b = path_mask_7;
-            set_b = path_away_7;
         end
         if (pend_c_valid_q && (pend_c_way_q == way_7)) begin
             mask_c = path_mask_7;
             set_c = path_away_7;
         end
-        after_a = (bits_q & ~mask_a) | set_a;
-        after_b = (after_a & ~mask_b) | set_b;
+        after_a = (bits_q & ~mask_a) | (set_a & mask_a);
+        after_b = (after_a & ~mask_b) | (set_b & mask_b);
         after_c = (after_b & ~mask_c) | set_c;
         victim_comb = way_0;
         if (((after_c ^ path_to_0) & path_mask_0) == zero) begin
@@ -3932,13 +4190,15 @@ module mlu8_bst_mlb_plru_0(clock,clear,touch_a_valid,touch_a_way,touch_b_valid,t
         end
         state = after_c;
         bits_d = bits_d_comb;
+        pend_a_mask_0_d = pend_a_mask_0_d_comb;
+        pend_b_mask_0_d = pend_b_mask_0_d_comb;
         pend_c_valid_d = pend_c_valid_d_comb;
         victim = victim_comb;
     end
 endmodule // mlu8_bst_mlb_plru_0
 
 // mlu8_bst_mlb_rs_pe: hw::prio_enc::PrioEnc
-module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi);
+module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,index,onehot_0,onehot_1,onehot_2,onehot_3,onehot_4,onehot_5,onehot_6,onehot_7,multi,lower_any_0,lower_any_1,lower_any_2,lower_any_3,lower_any_4,lower_any_5,lower_any_6,path_0,path_1,path_2,path_3,path_4,path_5,path_6);
     
     // Module arguments
     input wire  req_0;
@@ -3960,6 +4220,20 @@ module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
     output reg  onehot_6;
     output reg  onehot_7;
     output reg  multi;
+    output reg  lower_any_0;
+    output reg  lower_any_1;
+    output reg  lower_any_2;
+    output reg  lower_any_3;
+    output reg  lower_any_4;
+    output reg  lower_any_5;
+    output reg  lower_any_6;
+    output reg  path_0;
+    output reg  path_1;
+    output reg  path_2;
+    output reg  path_3;
+    output reg  path_4;
+    output reg  path_5;
+    output reg  path_6;
     
     // Constant declarations
     localparam  way_0 = 3'b0;
@@ -4149,6 +4423,20 @@ module mlu8_bst_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6,req_7,any,in
         onehot_5 = req_5 && ~blocked_12;
         onehot_6 = req_6 && ~blocked_13;
         onehot_7 = req_7 && ~blocked_14;
+        lower_any_0 = any_t_1;
+        path_0 = any_t_0 && ~blocked_0;
+        lower_any_1 = any_t_3;
+        path_1 = any_t_1 && ~blocked_1;
+        lower_any_2 = any_t_5;
+        path_2 = any_t_2 && ~blocked_2;
+        lower_any_3 = any_t_7;
+        path_3 = any_t_3 && ~blocked_3;
+        lower_any_4 = any_t_9;
+        path_4 = any_t_4 && ~blocked_4;
+        lower_any_5 = any_t_11;
+        path_5 = any_t_5 && ~blocked_5;
+        lower_any_6 = any_t_13;
+        path_6 = any_t_6 && ~blocked_6;
         any = any_t_0;
         multi = multi_t_0;
         index = idx_t_0;

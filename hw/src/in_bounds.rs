@@ -25,8 +25,14 @@
 //! - `ge`: `a >= base`. `ok`: the access lies inside the allocation.
 //! - `carry1`, `carry2`, `carry3`: the three carries above, so that `ok =
 //!   ge & majority(carry1, carry2, carry3)`. A pipeline that registers
-//!   the test (the MLU unit's lane checks) registers these four and ends
-//!   the test after its register, one majority gate later.
+//!   the test (the MLU unit's lane checks) registers these and ends the
+//!   test after its register, one majority gate later.
+//! - `carry3` in halves, for such a pipeline: `c3_hi_gt`, `c3_hi_eq` (the
+//!   comparator's upper W/2 bits compare greater, equal) and `c3_lo_ge` (the
+//!   lower W/2 bits compare greater or equal), so `carry3 = c3_hi_gt |
+//!   (c3_hi_eq & c3_lo_ge)`: each half is one level of the comparator's
+//!   prefix tree shorter (the whole compare behind the two full-adder rows
+//!   was the 8-entry MLU unit's longest path).
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -46,7 +52,12 @@ pub struct InBounds<const W: usize> {
     pub carry1: Signal<Out, Bit>,
     pub carry2: Signal<Out, Bit>,
     pub carry3: Signal<Out, Bit>,
+    pub c3_hi_gt: Signal<Out, Bit>,
+    pub c3_hi_eq: Signal<Out, Bit>,
+    pub c3_lo_ge: Signal<Out, Bit>,
     one: Constant<Bits<W>>,
+    lo_half: Constant<Bits<W>>,
+    hi_half: Constant<Bits<W>>,
     top: Constant<Bits<W>>,
     zero: Constant<Bits<W>>,
 }
@@ -70,7 +81,12 @@ impl<const W: usize> Default for InBounds<W> {
             carry1: Default::default(),
             carry2: Default::default(),
             carry3: Default::default(),
+            c3_hi_gt: Default::default(),
+            c3_hi_eq: Default::default(),
+            c3_lo_ge: Default::default(),
             one: Constant::new(1_u64.into()),
+            lo_half: Constant::new(((1_u64 << (W / 2)) - 1).into()),
+            hi_half: Constant::new(((u64::MAX >> (64 - W)) & !((1_u64 << (W / 2)) - 1)).into()),
             top: Constant::new((1_u64 << (W - 1)).into()),
             zero: Constant::new(0_u64.into()),
         }
@@ -93,6 +109,9 @@ impl<const W: usize> Logic for InBounds<W> {
         self.carry1.next = (self.c1.val() & self.top.val()) != self.zero.val();
         self.carry2.next = (self.c2.val() & self.top.val()) != self.zero.val();
         self.carry3.next = self.s2.val() >= self.not_r.val();
+        self.c3_hi_gt.next = (self.s2.val() & self.hi_half.val()) > (self.not_r.val() & self.hi_half.val());
+        self.c3_hi_eq.next = (self.s2.val() & self.hi_half.val()) == (self.not_r.val() & self.hi_half.val());
+        self.c3_lo_ge.next = (self.s2.val() & self.lo_half.val()) >= (self.not_r.val() & self.lo_half.val());
         self.ok.next = self.ge.val()
             & ((self.carry1.val() & self.carry2.val()) | (self.carry1.val() & self.carry3.val()) | (self.carry2.val() & self.carry3.val()));
     }

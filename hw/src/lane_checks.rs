@@ -19,20 +19,27 @@
 //! bounds (3 bits), and `bfail`, the bounds test decides and fails; the
 //! fault is `pre | code(bfail)` after the register, with code 1
 //! (OUT_OF_BOUNDS) or 5 (SHARED_OOB). MEMCHECK.G's bounds test, the last to
-//! settle, is registered in its parts (`g_ge` and the three carries, loaded
-//! only when the test decides) with whether it decides, and `bfail` is made
-//! after the register (one majority gate, in the stage that has the slack);
-//! MEMCHECK.S's 32-bit test is registered as its fail bit.
+//! settle, is registered in its parts (`g_ge` and the three carries, the
+//! third in halves: `Memcheck`'s `g_c3_*`) with whether it decides, and
+//! `bfail` is made after the register (one majority gate, in the stage that
+//! has the slack); so is MEMCHECK.S's 32-bit test (`s_ge` and its carries;
+//! registered whole, with the lane's mask and `shared` before it, it was
+//! the 8-entry unit's longest path). The parts load every cycle: a load
+//! enable (whether the test decides) put the 64-bit location compares
+//! behind it on their path, and only the registered decision reads them.
 //!
 //! # Ports (combinational unless `stages` is 2)
 //! - `clock`: the stage register's clock (stages 2).
 //! - `shared`: MEMCHECK.S (else MEMCHECK.G). `hwonly`: MEMCHECK.G has no
-//!   location operand (HWONLY mode: `loc` is ignored).
+//!   location operand (HWONLY mode: `loc_meta` is ignored).
 //! - `mask[i]`: lane i is active; `ptr[i]` (64): its pointer (MEMCHECK.S:
 //!   bits 31..0 are the shared-window address).
 //! - `width[i]` (5): lane i's access bytes, the same for every lane of an
 //!   instruction, per lane for the same reason as the metadata (below);
-//!   `loc` (64): MEMCHECK.G's location operand.
+//!   `loc_meta`: MEMCHECK.G's location operand names metadata (it is
+//!   neither 0 nor NO_META), all a lane needs of it. A one-bit port so the
+//!   user can compute it a stage early: the two 64-bit compares behind it,
+//!   before every lane's fault order, were the MLU unit's longest path.
 //! - `meta_valid` with `meta_base[i]`, `meta_size[i]` (56), `meta_tag[i]`
 //!   (8): the metadata, when the lookup found it; else `meta_fault` (3): the
 //!   lookup's fault (NO_META, TRAVERSAL_LIMIT or MEM_ERROR), given to every
@@ -59,7 +66,7 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     pub mask: [Signal<In, Bit>; L],
     pub ptr: [Signal<In, Bits<64>>; L],
     pub width: [Signal<In, Bits<5>>; L],
-    pub loc: Signal<In, Bits<64>>,
+    pub loc_meta: Signal<In, Bit>,
     pub meta_valid: Signal<In, Bit>,
     pub meta_base: [Signal<In, Bits<56>>; L],
     pub meta_size: [Signal<In, Bits<56>>; L],
@@ -77,7 +84,6 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     // 2), and the lane's fault from them.
     lane_pre_now: [Signal<Local, Bits<3>>; L],
     lane_bfail_now: [Signal<Local, Bit>; L],
-    lane_sfail_now: [Signal<Local, Bit>; L],
     lane_gchk_now: [Signal<Local, Bit>; L],
     lane_pre: [Signal<Local, Bits<3>>; L],
     lane_bfail: [Signal<Local, Bit>; L],
@@ -86,14 +92,24 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     shared_x: Signal<Local, Bit>,
     bcode: Signal<Local, Bits<3>>,
     st_pre: Vec<DFF<Bits<3>>>,
-    /// MEMCHECK.S lane failed its bounds test; MEMCHECK.G lane's bounds
-    /// test decides, and its parts (module doc).
-    st_sfail: Vec<DFF<Bit>>,
+    /// MEMCHECK.S bounds test's parts; MEMCHECK.G lane's bounds test
+    /// decides, and its parts (module doc).
+    st_sge: Vec<DFF<Bit>>,
+    st_sc1: Vec<DFF<Bit>>,
+    st_sc2: Vec<DFF<Bit>>,
+    st_sc3h: Vec<DFF<Bit>>,
+    st_sc3e: Vec<DFF<Bit>>,
+    st_sc3l: Vec<DFF<Bit>>,
     st_gchk: Vec<DFF<Bit>>,
     st_ge: Vec<DFF<Bit>>,
     st_c1: Vec<DFF<Bit>>,
     st_c2: Vec<DFF<Bit>>,
-    st_c3: Vec<DFF<Bit>>,
+    st_c3h: Vec<DFF<Bit>>,
+    st_c3e: Vec<DFF<Bit>>,
+    st_c3l: Vec<DFF<Bit>>,
+    // The third carry after the register (`c3h | (c3e & c3l)`), G and S.
+    lane_c3: [Signal<Local, Bit>; L],
+    lane_sc3: [Signal<Local, Bit>; L],
     st_mask: Vec<DFF<Bit>>,
     st_shared: Vec<DFF<Bit>>,
     // The selection tree (heap order, 2L-1 nodes, leaves L-1..; node n's
@@ -104,6 +120,7 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     sel_lane: Vec<Signal<Local, Bits<LW>>>,
     lane_index: Vec<Constant<Bits<LW>>>,
     any_loc: Constant<Bits<64>>,
+    zero_loc: Constant<Bits<64>>,
     f_none: Constant<Bits<3>>,
     f_oob: Constant<Bits<3>>,
     f_shared: Constant<Bits<3>>,
@@ -127,7 +144,7 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             mask: array_init(Default::default),
             ptr: array_init(Default::default),
             width: array_init(Default::default),
-            loc: Default::default(),
+            loc_meta: Default::default(),
             meta_valid: Default::default(),
             meta_base: array_init(Default::default),
             meta_size: array_init(Default::default),
@@ -142,7 +159,6 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             lanes: (0..L).map(|_| Memcheck::default()).collect(),
             lane_pre_now: array_init(Default::default),
             lane_bfail_now: array_init(Default::default),
-            lane_sfail_now: array_init(Default::default),
             lane_gchk_now: array_init(Default::default),
             lane_pre: array_init(Default::default),
             lane_bfail: array_init(Default::default),
@@ -151,21 +167,33 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             shared_x: Default::default(),
             bcode: Default::default(),
             st_pre: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
-            st_sfail: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sge: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sc1: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sc2: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sc3h: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sc3e: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_sc3l: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_gchk: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_ge: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c1: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c2: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
-            st_c3: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c3h: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c3e: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_c3l: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            lane_c3: array_init(Default::default),
+            lane_sc3: array_init(Default::default),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
             sel_any: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             sel_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             sel_lane: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             lane_index: (0..L).map(|i| Constant::new((i as u64).into())).collect(),
-            // HWONLY has no location operand: any location other than 0 and
-            // NO_META makes a tagged lane need the metadata.
+            // A location that names metadata (any other than 0 and NO_META):
+            // each lane's `Memcheck` sees it or 0, so its compares of the
+            // location fold to `loc_meta`. HWONLY has no location operand:
+            // a tagged lane always needs the metadata.
             any_loc: Constant::new(32_u64.into()),
+            zero_loc: Constant::new(0_u64.into()),
             f_none: Constant::new((FaultCode::None.bits() as u64).into()),
             f_oob: Constant::new((FaultCode::OutOfBounds.bits() as u64).into()),
             f_shared: Constant::new((FaultCode::SharedOob.bits() as u64).into()),
@@ -179,8 +207,8 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
         for i in 0..L {
             self.lanes[i].g_ptr.next = self.ptr[i].val();
             self.lanes[i].g_width.next = self.width[i].val();
-            self.lanes[i].g_loc.next = self.loc.val();
-            if self.hwonly.val() {
+            self.lanes[i].g_loc.next = self.zero_loc.val();
+            if self.loc_meta.val() || self.hwonly.val() {
                 self.lanes[i].g_loc.next = self.any_loc.val();
             }
             self.lanes[i].g_meta_valid.next = self.meta_valid.val();
@@ -193,12 +221,10 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lanes[i].s_size.next = self.ssize[i].val();
             self.lane_pre_now[i].next = self.f_none.val();
             self.lane_bfail_now[i].next = false;
-            self.lane_sfail_now[i].next = false;
             self.lane_gchk_now[i].next = false;
             if self.mask[i].val() {
                 if self.shared.val() {
                     self.lane_bfail_now[i].next = !self.lanes[i].s_ok.val();
-                    self.lane_sfail_now[i].next = !self.lanes[i].s_ok.val();
                 } else if self.lanes[i].g_need_meta.val() & !self.meta_valid.val() {
                     self.lane_pre_now[i].next = self.meta_fault.val();
                 } else {
@@ -213,42 +239,57 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
         }
         self.shared_x.next = self.shared.val();
         // The stage register (stages 2 only; empty otherwise).
-        for i in 0..self.st_pre.len() {
-            self.st_pre[i].clock.next = self.clock.val();
-            self.st_sfail[i].clock.next = self.clock.val();
-            self.st_gchk[i].clock.next = self.clock.val();
-            self.st_ge[i].clock.next = self.clock.val();
-            self.st_c1[i].clock.next = self.clock.val();
-            self.st_c2[i].clock.next = self.clock.val();
-            self.st_c3[i].clock.next = self.clock.val();
-            self.st_mask[i].clock.next = self.clock.val();
-            self.st_pre[i].d.next = self.lane_pre_now[i].val();
-            self.st_sfail[i].d.next = self.lane_sfail_now[i].val();
-            self.st_gchk[i].d.next = self.lane_gchk_now[i].val();
-            self.st_ge[i].d.next = self.st_ge[i].q.val();
-            self.st_c1[i].d.next = self.st_c1[i].q.val();
-            self.st_c2[i].d.next = self.st_c2[i].q.val();
-            self.st_c3[i].d.next = self.st_c3[i].q.val();
-            if self.lane_gchk_now[i].val() {
-                self.st_ge[i].d.next = self.lanes[i].g_ge.val();
-                self.st_c1[i].d.next = self.lanes[i].g_c1.val();
-                self.st_c2[i].d.next = self.lanes[i].g_c2.val();
-                self.st_c3[i].d.next = self.lanes[i].g_c3.val();
-            }
-            self.st_mask[i].d.next = self.mask[i].val();
-            self.lane_pre[i].next = self.st_pre[i].q.val();
-            self.lane_bfail[i].next = self.st_sfail[i].q.val()
-                | (self.st_gchk[i].q.val()
-                    & !(self.st_ge[i].q.val()
-                        & ((self.st_c1[i].q.val() & self.st_c2[i].q.val())
-                            | (self.st_c1[i].q.val() & self.st_c3[i].q.val())
-                            | (self.st_c2[i].q.val() & self.st_c3[i].q.val()))));
-            self.lane_mask[i].next = self.st_mask[i].q.val();
-        }
         for j in 0..self.st_shared.len() {
             self.st_shared[j].clock.next = self.clock.val();
             self.st_shared[j].d.next = self.shared.val();
             self.shared_x.next = self.st_shared[j].q.val();
+        }
+        for i in 0..self.st_pre.len() {
+            self.st_pre[i].clock.next = self.clock.val();
+            self.st_sge[i].clock.next = self.clock.val();
+            self.st_sc1[i].clock.next = self.clock.val();
+            self.st_sc2[i].clock.next = self.clock.val();
+            self.st_sc3h[i].clock.next = self.clock.val();
+            self.st_sc3e[i].clock.next = self.clock.val();
+            self.st_sc3l[i].clock.next = self.clock.val();
+            self.st_gchk[i].clock.next = self.clock.val();
+            self.st_ge[i].clock.next = self.clock.val();
+            self.st_c1[i].clock.next = self.clock.val();
+            self.st_c2[i].clock.next = self.clock.val();
+            self.st_c3h[i].clock.next = self.clock.val();
+            self.st_c3e[i].clock.next = self.clock.val();
+            self.st_c3l[i].clock.next = self.clock.val();
+            self.st_mask[i].clock.next = self.clock.val();
+            self.st_pre[i].d.next = self.lane_pre_now[i].val();
+            self.st_sge[i].d.next = self.lanes[i].s_ge.val();
+            self.st_sc1[i].d.next = self.lanes[i].s_c1.val();
+            self.st_sc2[i].d.next = self.lanes[i].s_c2.val();
+            self.st_sc3h[i].d.next = self.lanes[i].s_c3_hi_gt.val();
+            self.st_sc3e[i].d.next = self.lanes[i].s_c3_hi_eq.val();
+            self.st_sc3l[i].d.next = self.lanes[i].s_c3_lo_ge.val();
+            self.st_gchk[i].d.next = self.lane_gchk_now[i].val();
+            self.st_ge[i].d.next = self.lanes[i].g_ge.val();
+            self.st_c1[i].d.next = self.lanes[i].g_c1.val();
+            self.st_c2[i].d.next = self.lanes[i].g_c2.val();
+            self.st_c3h[i].d.next = self.lanes[i].g_c3_hi_gt.val();
+            self.st_c3e[i].d.next = self.lanes[i].g_c3_hi_eq.val();
+            self.st_c3l[i].d.next = self.lanes[i].g_c3_lo_ge.val();
+            self.st_mask[i].d.next = self.mask[i].val();
+            self.lane_pre[i].next = self.st_pre[i].q.val();
+            self.lane_sc3[i].next = self.st_sc3h[i].q.val() | (self.st_sc3e[i].q.val() & self.st_sc3l[i].q.val());
+            self.lane_c3[i].next = self.st_c3h[i].q.val() | (self.st_c3e[i].q.val() & self.st_c3l[i].q.val());
+            self.lane_bfail[i].next = (self.shared_x.val()
+                & self.st_mask[i].q.val()
+                & !(self.st_sge[i].q.val()
+                    & ((self.st_sc1[i].q.val() & self.st_sc2[i].q.val())
+                        | (self.st_sc1[i].q.val() & self.lane_sc3[i].val())
+                        | (self.st_sc2[i].q.val() & self.lane_sc3[i].val()))))
+                | (self.st_gchk[i].q.val()
+                    & !(self.st_ge[i].q.val()
+                        & ((self.st_c1[i].q.val() & self.st_c2[i].q.val())
+                            | (self.st_c1[i].q.val() & self.lane_c3[i].val())
+                            | (self.st_c2[i].q.val() & self.lane_c3[i].val()))));
+            self.lane_mask[i].next = self.st_mask[i].q.val();
         }
         // A failed bounds test's code, ORed into a `pre` of NONE.
         self.bcode.next = self.f_oob.val();

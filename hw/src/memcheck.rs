@@ -32,13 +32,18 @@
 //! - `g_ok` in parts, for a pipeline that registers them rather than
 //!   `g_ok` (the lane checks at two stages: the bounds compare is the last
 //!   to settle): `g_ge`, `a >= base`, and the three carries `g_c1`, `g_c2`,
-//!   `g_c3` of [`InBounds`]; `g_ok = g_ge & majority(g_c1, g_c2, g_c3)`.
+//!   `g_c3` of [`InBounds`], the last in its halves (`g_c3_hi_gt`,
+//!   `g_c3_hi_eq`, `g_c3_lo_ge`: `g_c3 = g_c3_hi_gt | (g_c3_hi_eq &
+//!   g_c3_lo_ge)`); `g_ok = g_ge & majority(g_c1, g_c2, g_c3)`.
 //! - `g_addr` (56): untag(p), the address passed on when there is no fault.
 //!
 //! MEMCHECK.S (shared memory): 32-bit addresses, as shared-memory windows are
 //! (docs/design.md "RTL conventions").
 //! - `s_addr`, `s_base`, `s_size` (32), `s_width` (5).
 //! - `s_ok`: in bounds; `s_fault` (3): NONE or SHARED_OOB.
+//! - `s_ok` in parts, as `g_ok`'s (the lane checks at two stages register
+//!   these): `s_ge`, `s_c1`, `s_c2`, and `s_c3` in halves (`s_c3_hi_gt`,
+//!   `s_c3_hi_eq`, `s_c3_lo_ge`); `s_ok = s_ge & majority(s_c1, s_c2, s_c3)`.
 use crate::in_bounds::InBounds;
 use rust_hdl::prelude::*;
 use sim::fault::FaultCode;
@@ -62,13 +67,21 @@ pub struct Memcheck {
     pub g_ge: Signal<Out, Bit>,
     pub g_c1: Signal<Out, Bit>,
     pub g_c2: Signal<Out, Bit>,
-    pub g_c3: Signal<Out, Bit>,
+    pub g_c3_hi_gt: Signal<Out, Bit>,
+    pub g_c3_hi_eq: Signal<Out, Bit>,
+    pub g_c3_lo_ge: Signal<Out, Bit>,
     pub s_addr: Signal<In, Bits<32>>,
     pub s_width: Signal<In, Bits<5>>,
     pub s_base: Signal<In, Bits<32>>,
     pub s_size: Signal<In, Bits<32>>,
     pub s_ok: Signal<Out, Bit>,
     pub s_fault: Signal<Out, Bits<3>>,
+    pub s_ge: Signal<Out, Bit>,
+    pub s_c1: Signal<Out, Bit>,
+    pub s_c2: Signal<Out, Bit>,
+    pub s_c3_hi_gt: Signal<Out, Bit>,
+    pub s_c3_hi_eq: Signal<Out, Bit>,
+    pub s_c3_lo_ge: Signal<Out, Bit>,
     // Fault codes.
     f_none: Constant<Bits<3>>,
     f_oob: Constant<Bits<3>>,
@@ -115,13 +128,21 @@ impl Default for Memcheck {
             g_ge: Default::default(),
             g_c1: Default::default(),
             g_c2: Default::default(),
-            g_c3: Default::default(),
+            g_c3_hi_gt: Default::default(),
+            g_c3_hi_eq: Default::default(),
+            g_c3_lo_ge: Default::default(),
             s_addr: Default::default(),
             s_width: Default::default(),
             s_base: Default::default(),
             s_size: Default::default(),
             s_ok: Default::default(),
             s_fault: Default::default(),
+            s_ge: Default::default(),
+            s_c1: Default::default(),
+            s_c2: Default::default(),
+            s_c3_hi_gt: Default::default(),
+            s_c3_hi_eq: Default::default(),
+            s_c3_lo_ge: Default::default(),
             f_none: code(FaultCode::None),
             f_oob: code(FaultCode::OutOfBounds),
             f_uaf: code(FaultCode::UseAfterFree),
@@ -193,7 +214,9 @@ impl Logic for Memcheck {
         self.g_ge.next = self.g_bounds.ge.val();
         self.g_c1.next = self.g_bounds.carry1.val();
         self.g_c2.next = self.g_bounds.carry2.val();
-        self.g_c3.next = self.g_bounds.carry3.val();
+        self.g_c3_hi_gt.next = self.g_bounds.c3_hi_gt.val();
+        self.g_c3_hi_eq.next = self.g_bounds.c3_hi_eq.val();
+        self.g_c3_lo_ge.next = self.g_bounds.c3_lo_ge.val();
         self.g_fault.next = self.g_pre.val();
         if self.g_bchk.val() & !self.g_ok.val() {
             self.g_fault.next = self.f_oob.val();
@@ -204,6 +227,12 @@ impl Logic for Memcheck {
         self.s_bounds.size.next = self.s_size.val();
         self.s_bounds.w.next = self.s_w.val();
         self.s_ok.next = self.s_bounds.ok.val();
+        self.s_ge.next = self.s_bounds.ge.val();
+        self.s_c1.next = self.s_bounds.carry1.val();
+        self.s_c2.next = self.s_bounds.carry2.val();
+        self.s_c3_hi_gt.next = self.s_bounds.c3_hi_gt.val();
+        self.s_c3_hi_eq.next = self.s_bounds.c3_hi_eq.val();
+        self.s_c3_lo_ge.next = self.s_bounds.c3_lo_ge.val();
         self.s_fault.next = self.f_none.val();
         if !self.s_ok.val() {
             self.s_fault.next = self.f_shared.val();

@@ -71,8 +71,9 @@
 //! the results of a search in cycle t are on the outputs in cycle t+2:
 //! exactly `Mlb::cycle`'s answer for cycle t, one cycle later. The tree
 //! PLRU then takes its range and location touches from those encoders, a
-//! cycle old as its own touch registers would hold them
-//! (`TreePlru::with_given_ab`), so its state is the model's in every cycle.
+//! cycle old as its own touch registers would hold them, and as the
+//! lowest match's tree path rather than its index (`PrioEnc::path`,
+//! `TreePlru::with_given_ab`), so its state is the model's in every cycle.
 //! (Registering the encoders' outputs instead left their trees behind the
 //! 56-bit range compares in stage 1: the longest paths of both units.)
 //!
@@ -95,8 +96,14 @@
 //! registers, in parallel with the pick), selects with `fill_next_sel`,
 //! corrects for this cycle's writes (an entry this fill writes matches
 //! when the two fills' locations are equal; an entry invalidated or
-//! flushed does not) and registers the matches (`fm_q`). `fill_held` is
-//! then an OR of N flip-flops rather than N 51-bit compares behind the
+//! flushed does not) and registers the matches. They are registered in
+//! parts, so the victim logic ends in a register of its own: per entry,
+//! the match were the entry not written (`fm_q`) and whether this fill
+//! wrote it (`fw_q`, the write enable), and whether the two fills'
+//! locations are equal (`fn_q`); the match is `fw_q ? fn_q : fm_q`
+//! (registered whole, the tree PLRU's touch -> victim -> write enable ->
+//! match was the 16-entry unit's longest path). `fill_held` is
+//! then an OR of N such bits rather than N 51-bit compares behind the
 //! fill register's fan-out: that was the 16-entry unit's critical path
 //! (fill register -> location compares -> entry write enables), and one
 //! compare behind the pick's multiplexer was no better. Same results,
@@ -196,10 +203,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_match: [Signal<Local, Bit>; N],
     rs_req: [Signal<Local, Bit>; N],
     ls_req: [Signal<Local, Bit>; N],
-    // Fill lookahead builds only (N, else empty): entry i holds
-    // `fill_next_loc` as it stands after this cycle's edge, i.e. the
-    // registered `fill_match[i]` of the next cycle.
+    // Fill lookahead builds only (N, else empty): entry i, unless this
+    // cycle's fill writes it, holds `fill_next_loc` after this cycle's edge;
+    // this cycle's fill writes entry i; (one element) the next fill's
+    // location is this fill's. Next cycle's `fill_match[i]` is
+    // `fw_q[i] ? fn_q : fm_q[i]` (module doc).
     fm_q: Vec<DFF<Bit>>,
+    fw_q: Vec<DFF<Bit>>,
+    fn_q: Vec<DFF<Bit>>,
     // (N, else empty) the picked candidate matches entry i as it is now.
     fm_cand: Vec<Signal<Local, Bit>>,
     // (one element, else empty) the picked candidate equals `fill_loc`.
@@ -238,8 +249,8 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_base_r: DFF<Bits<56>>,
     ls_size_r: DFF<Bits<56>>,
     ls_tag_r: DFF<Bits<8>>,
-    // Result selection trees (2N-1 nodes each, heap order), and for each
-    // port the tree of "some entry below matches" that steers them.
+    // Result selection trees (2N-1 nodes each, heap order, the encoders'
+    // shape: each node is steered by its encoder's `lower_any`).
     rs_sel_loc: Vec<Signal<Local, Bits<51>>>,
     rs_sel_base: Vec<Signal<Local, Bits<56>>>,
     rs_sel_size: Vec<Signal<Local, Bits<56>>>,
@@ -247,8 +258,6 @@ pub struct Mlb<const N: usize, const IW: usize> {
     ls_sel_base: Vec<Signal<Local, Bits<56>>>,
     ls_sel_size: Vec<Signal<Local, Bits<56>>>,
     ls_sel_tag: Vec<Signal<Local, Bits<8>>>,
-    rs_any_t: Vec<Signal<Local, Bit>>,
-    ls_any_t: Vec<Signal<Local, Bit>>,
     // Constants.
     // Per-policy constants: only the configured policy's are built, so the
     // emitted Verilog has no unused localparams (Verilator UNUSEDPARAM).
@@ -269,6 +278,14 @@ pub struct Mlb<const N: usize, const IW: usize> {
     // enables need no index decode (the fill path is the critical one once
     // the searches are split).
     victim_oh: [Signal<Local, Bit>; N],
+    // Tree PLRU only (N words, else empty): the hits' touches as packed tree
+    // paths (`ta_*` range, `tb_*` location; the last word is the touch), and
+    // `node_bit[n]` = 1 << n (N-1).
+    ta_mask: Vec<Signal<Local, Bits<N>>>,
+    ta_set: Vec<Signal<Local, Bits<N>>>,
+    tb_mask: Vec<Signal<Local, Bits<N>>>,
+    tb_set: Vec<Signal<Local, Bits<N>>>,
+    node_bit: Vec<Constant<Bits<N>>>,
     pol_oh: [Signal<Local, Bit>; N],
     path_mask: Vec<Constant<Bits<N>>>,
     path_to: Vec<Constant<Bits<N>>>,
@@ -365,6 +382,8 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             rs_req: array_init(Default::default),
             ls_req: array_init(Default::default),
             fm_q: vec![],
+            fw_q: vec![],
+            fn_q: vec![],
             fm_cand: vec![],
             next_is_fill: vec![],
             out_rs_valid: Default::default(),
@@ -402,8 +421,6 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             ls_sel_base: tree(N),
             ls_sel_size: tree(N),
             ls_sel_tag: tree(N),
-            rs_any_t: tree(N),
-            ls_any_t: tree(N),
             way: (0..per_policy(!is_plru)).map(|i| Constant::new(bits::<IW>(i as u64))).collect(),
             zero_iw: Constant::new(Bits::default()),
             zero_51: Constant::new(Bits::default()),
@@ -415,6 +432,11 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             fill_held: Default::default(),
             write_en: array_init(Default::default),
             victim_oh: array_init(Default::default),
+            ta_mask: (0..per_policy(is_plru)).map(|_| Signal::default()).collect(),
+            ta_set: (0..per_policy(is_plru)).map(|_| Signal::default()).collect(),
+            tb_mask: (0..per_policy(is_plru)).map(|_| Signal::default()).collect(),
+            tb_set: (0..per_policy(is_plru)).map(|_| Signal::default()).collect(),
+            node_bit: (0..per_policy(is_plru).saturating_sub(1)).map(|n| Constant::new(bits::<N>(1 << n))).collect(),
             pol_oh: array_init(Default::default),
             path_mask: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].0))).collect(),
             path_to: (0..per_policy(is_plru)).map(|i| Constant::new(bits::<N>(tree_paths(N)[i].1))).collect(),
@@ -433,6 +455,8 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
         self.fill_next_loc = (0..candidates).map(|_| Signal::default()).collect();
         self.fill_next_sel = (0..candidates).map(|_| Signal::default()).collect();
         self.fm_q = regs(N);
+        self.fw_q = regs(N);
+        self.fn_q = regs(1);
         self.fm_cand = (0..N).map(|_| Signal::default()).collect();
         self.next_is_fill = vec![Signal::default()];
         self
@@ -507,30 +531,23 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.free_pe.req[i].next = !self.valid[i].q.val();
         }
         // The encoders' requests: at hit latency 2 the registered matches.
-        // With them, the trees of "some entry below matches" that steer
-        // the result selection (below), leaves then nodes from the last up.
         for i in 0..self.s1_rs_match.len() {
             self.rs_req[i].next = self.s1_rs_match[i].q.val();
             self.ls_req[i].next = self.s1_ls_match[i].q.val();
         }
-        for leaf0 in (N - 1)..N {
-            for i in 0..N {
-                self.rs_pe.req[i].next = self.rs_req[i].val();
-                self.ls_pe.req[i].next = self.ls_req[i].val();
-                self.rs_any_t[leaf0 + i].next = self.rs_req[i].val();
-                self.ls_any_t[leaf0 + i].next = self.ls_req[i].val();
-            }
-        }
-        for top in N.saturating_sub(2)..N.saturating_sub(1) {
-            for j in 0..(N - 1) {
-                self.rs_any_t[top - j].next = self.rs_any_t[2 * (top - j) + 1].val() || self.rs_any_t[2 * (top - j) + 2].val();
-                self.ls_any_t[top - j].next = self.ls_any_t[2 * (top - j) + 1].val() || self.ls_any_t[2 * (top - j) + 2].val();
-            }
+        for i in 0..N {
+            self.rs_pe.req[i].next = self.rs_req[i].val();
+            self.ls_pe.req[i].next = self.ls_req[i].val();
         }
         // Fill lookahead: the matches come from registers instead (module
         // doc); the compares above are then unused and synthesized away.
-        for i in 0..self.fm_q.len() {
-            self.fill_match[i].next = self.fm_q[i].q.val();
+        for z in 0..self.fn_q.len() {
+            for i in 0..self.fm_q.len() {
+                self.fill_match[i].next = self.fm_q[i].q.val();
+                if self.fw_q[i].q.val() {
+                    self.fill_match[i].next = self.fn_q[z].q.val();
+                }
+            }
         }
         self.fill_held.next = false;
         for i in 0..N {
@@ -582,19 +599,52 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.fill_ok_l.next = self.fill_base_ok.val() && !self.inv_victim.val();
         self.victim.next = self.victim_l.val();
         self.fill_ok.next = self.fill_ok_l.val();
+        // The tree PLRU's touches by the range and location hits: each
+        // encoder's `path` and `lower_any` bits packed into words, node by
+        // node (word n+1 is word n with node n's bit; synthesis leaves
+        // wires: rust-hdl cannot assemble a word from bits otherwise).
+        for n in 0..self.ta_mask.len() {
+            self.ta_mask[n].next = self.zero_n.val();
+            self.ta_set[n].next = self.zero_n.val();
+            self.tb_mask[n].next = self.zero_n.val();
+            self.tb_set[n].next = self.zero_n.val();
+        }
+        for n in 0..self.node_bit.len() {
+            self.ta_mask[n + 1].next = self.ta_mask[n].val();
+            self.ta_set[n + 1].next = self.ta_set[n].val();
+            self.tb_mask[n + 1].next = self.tb_mask[n].val();
+            self.tb_set[n + 1].next = self.tb_set[n].val();
+            if self.rs_pe.path[n].val() {
+                self.ta_mask[n + 1].next = self.ta_mask[n].val() | self.node_bit[n].val();
+            }
+            if self.rs_pe.lower_any[n].val() {
+                self.ta_set[n + 1].next = self.ta_set[n].val() | self.node_bit[n].val();
+            }
+            if self.ls_pe.path[n].val() {
+                self.tb_mask[n + 1].next = self.tb_mask[n].val() | self.node_bit[n].val();
+            }
+            if self.ls_pe.lower_any[n].val() {
+                self.tb_set[n + 1].next = self.tb_set[n].val() | self.node_bit[n].val();
+            }
+        }
         // Replacement updates: range hit, location hit, fill (a clear wins).
         for k in 0..self.plru.len() {
             self.plru[k].clock.next = self.clock.val();
             self.plru[k].clear.next = self.clear.val();
-            self.plru[k].touch_a_valid.next = self.rs_pe.any.val();
-            self.plru[k].touch_a_way.next = self.rs_pe.index.val();
-            self.plru[k].touch_b_valid.next = self.ls_pe.any.val();
-            self.plru[k].touch_b_way.next = self.ls_pe.index.val();
-            // Hit latency 2: the encoders report the previous cycle's
-            // searches, whose touches a clear in that cycle dropped.
+            // The range and location hits' tree paths, packed (above); at hit
+            // latency 2 the encoders report the previous cycle's searches,
+            // whose touches a clear in that cycle dropped.
+            for last in (N - 1)..N {
+                self.plru[k].touch_a_mask.next = self.ta_mask[last].val();
+                self.plru[k].touch_a_set.next = self.ta_set[last].val();
+                self.plru[k].touch_b_mask.next = self.tb_mask[last].val();
+                self.plru[k].touch_b_set.next = self.tb_set[last].val();
+            }
             for j in 0..self.s1_clear.len() {
-                self.plru[k].touch_a_valid.next = self.rs_pe.any.val() && !self.s1_clear[j].q.val();
-                self.plru[k].touch_b_valid.next = self.ls_pe.any.val() && !self.s1_clear[j].q.val();
+                if self.s1_clear[j].q.val() {
+                    self.plru[k].touch_a_mask.next = self.zero_n.val();
+                    self.plru[k].touch_b_mask.next = self.zero_n.val();
+                }
             }
             self.plru[k].touch_c_valid.next = self.fill_ok_l.val();
             self.plru[k].touch_c_way.next = self.victim_l.val();
@@ -646,25 +696,24 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                     }
                 }
             }
+            self.fn_q[z].clock.next = self.clock.val();
+            self.fn_q[z].d.next = self.next_is_fill[z].val();
             for i in 0..self.fm_q.len() {
                 self.fm_q[i].clock.next = self.clock.val();
-                self.fm_q[i].d.next = self.valid[i].q.val() && self.fm_cand[i].val();
-                if self.write_en[i].val() {
-                    self.fm_q[i].d.next = self.next_is_fill[z].val();
-                }
-                if self.inv_match[i].val() || self.clear.val() {
-                    self.fm_q[i].d.next = false;
-                }
+                self.fw_q[i].clock.next = self.clock.val();
+                // (A written entry is neither invalidated nor cleared.)
+                self.fm_q[i].d.next = self.valid[i].q.val() && self.fm_cand[i].val() && !self.inv_match[i].val() && !self.clear.val();
+                self.fw_q[i].d.next = self.write_en[i].val();
             }
         }
         // The search the output stage reports: this cycle's (reset
         // suppresses its hit)...
         self.out_rs_valid.next = self.rs_valid.val();
-        self.out_rs_hit.next = self.rs_any_t[0].val() && !self.reset.val();
+        self.out_rs_hit.next = self.rs_pe.any.val() && !self.reset.val();
         self.out_rs_multi.next = self.rs_pe.multi.val() && !self.reset.val();
         self.out_rs_way.next = self.rs_pe.index.val();
         self.out_ls_valid.next = self.ls_valid.val();
-        self.out_ls_hit.next = self.ls_any_t[0].val() && !self.reset.val();
+        self.out_ls_hit.next = self.ls_pe.any.val() && !self.reset.val();
         self.out_ls_multi.next = self.ls_pe.multi.val() && !self.reset.val();
         self.out_ls_way.next = self.ls_pe.index.val();
         for i in 0..N {
@@ -680,10 +729,10 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.s1_rs_valid[k].d.next = self.rs_valid.val();
             self.s1_ls_valid[k].d.next = self.ls_valid.val();
             self.out_rs_valid.next = self.s1_rs_valid[k].q.val();
-            self.out_rs_hit.next = self.rs_any_t[0].val();
+            self.out_rs_hit.next = self.rs_pe.any.val();
             self.out_rs_multi.next = self.rs_pe.multi.val();
             self.out_ls_valid.next = self.s1_ls_valid[k].q.val();
-            self.out_ls_hit.next = self.ls_any_t[0].val();
+            self.out_ls_hit.next = self.ls_pe.any.val();
             self.out_ls_multi.next = self.ls_pe.multi.val();
         }
         for j in 0..self.s1_clear.len() {
@@ -715,7 +764,8 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
         self.ls_multi_r.d.next = self.out_ls_multi.val();
         // Result data: a selection tree, log2(N) multiplexers deep (the
         // lane checks' shape). Each node takes its lower child's data when
-        // some entry of that subtree matches, else its upper child's, so the
+        // some entry of that subtree matches (the encoder's `lower_any`),
+        // else its upper child's, so the
         // root is the lowest match's; a leaf is its entry's data when the
         // entry may be taken (`out_*_take`), else 0, so no match, or a
         // lowest match suppressed by reset or by its cycle's fill, gives 0.
@@ -754,7 +804,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 self.rs_sel_base[top - j].next = self.rs_sel_base[2 * (top - j) + 2].val();
                 self.rs_sel_size[top - j].next = self.rs_sel_size[2 * (top - j) + 2].val();
                 self.rs_sel_tag[top - j].next = self.rs_sel_tag[2 * (top - j) + 2].val();
-                if self.rs_any_t[2 * (top - j) + 1].val() {
+                if self.rs_pe.lower_any[top - j].val() {
                     self.rs_sel_loc[top - j].next = self.rs_sel_loc[2 * (top - j) + 1].val();
                     self.rs_sel_base[top - j].next = self.rs_sel_base[2 * (top - j) + 1].val();
                     self.rs_sel_size[top - j].next = self.rs_sel_size[2 * (top - j) + 1].val();
@@ -763,7 +813,7 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
                 self.ls_sel_base[top - j].next = self.ls_sel_base[2 * (top - j) + 2].val();
                 self.ls_sel_size[top - j].next = self.ls_sel_size[2 * (top - j) + 2].val();
                 self.ls_sel_tag[top - j].next = self.ls_sel_tag[2 * (top - j) + 2].val();
-                if self.ls_any_t[2 * (top - j) + 1].val() {
+                if self.ls_pe.lower_any[top - j].val() {
                     self.ls_sel_base[top - j].next = self.ls_sel_base[2 * (top - j) + 1].val();
                     self.ls_sel_size[top - j].next = self.ls_sel_size[2 * (top - j) + 1].val();
                     self.ls_sel_tag[top - j].next = self.ls_sel_tag[2 * (top - j) + 1].val();

@@ -203,6 +203,17 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     p_key_valid: Vec<DFF<Bit>>,
     p_key_range: Vec<DFF<Bit>>,
     p_key: Vec<DFF<Bits<64>>>,
+    /// Stage A's key again, as the MLB's range search key (`a_rkey`, loaded
+    /// with a range key) and location search key (`a_lkey`, with a
+    /// location), each holding otherwise: one key register drove both
+    /// searches' compares in every entry (some 100 gate inputs per bit),
+    /// and its buffer tree, five deep, was the 16-entry unit's longest path.
+    a_rkey: DFF<Bits<56>>,
+    a_lkey: DFF<Bits<51>>,
+    /// The check stage's location operand names metadata (neither 0 nor
+    /// NO_META), registered from the stage before: the lane checks' one
+    /// use of it (`LaneChecks::loc_meta`).
+    c_loc_meta: DFF<Bit>,
     p_res: Vec<DFF<Bits<2>>>,
     p_res_loc: Vec<DFF<Bits<51>>>,
     p_res_base: Vec<DFF<Bits<56>>>,
@@ -520,6 +531,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             p_key_valid: regs(m1),
             p_key_range: regs(m1),
             p_key: regs(m1),
+            a_rkey: Default::default(),
+            a_lkey: Default::default(),
+            c_loc_meta: Default::default(),
             p_res: regs(m1),
             p_res_loc: regs(m1),
             p_res_base: regs(m1),
@@ -704,7 +718,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_lkey, c_loc_meta
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -846,9 +860,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 & ((self.p_op[0].q.val() == self.op_inv.val()) | (self.p_op[0].q.val() == self.op_flush.val()));
                             self.mlb.reset.next = self.reset.val();
                             self.mlb.rs_valid.next = self.a_search.val() & self.p_key_range[0].q.val();
-                            self.mlb.rs_addr.next = self.p_key[0].q.val().get_bits::<56>(0);
+                            self.mlb.rs_addr.next = self.a_rkey.q.val();
                             self.mlb.ls_valid.next = self.a_search.val() & !self.p_key_range[0].q.val();
-                            self.mlb.ls_loc.next = self.p_key[0].q.val().get_bits::<51>(5);
+                            self.mlb.ls_loc.next = self.a_lkey.q.val();
                             self.mlb.inv_valid.next =
                                 self.p_valid[0].q.val() & !self.p_replay[0].q.val() & (self.p_op[0].q.val() == self.op_inv.val());
                             self.mlb.inv_loc.next = self.p_loc[0].q.val().get_bits::<51>(5);
@@ -987,7 +1001,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.checks.mask[i].next = self.p_mask[c * l + i].q.val();
                                 self.checks.ptr[i].next = self.p_ptr[c * l + i].q.val();
                             }
-                            self.checks.loc.next = self.p_loc[c].q.val();
+                            self.checks.loc_meta.next = self.c_loc_meta.q.val();
                             self.checks.meta_valid.next = self.c_found.val();
                             for g in 0..self.m_base.len() {
                                 self.m_base[g].clock.next = self.clock.val();
@@ -1424,6 +1438,16 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                         self.p_ptr[i].d.next = self.s_ptr[s * l + i].q.val();
                                     }
                                 }
+                            }
+                            // Whether the check stage's location names metadata, a cycle early.
+                            self.c_loc_meta.d.next =
+                                (self.p_loc[c - 1].q.val() != self.zero64.val()) & (self.p_loc[c - 1].q.val() != self.no_meta.val());
+                            // The MLB's search keys (`a_rkey`, `a_lkey`): stage A's key, kept
+                            // by the one search it is for (they hold otherwise: dff_setup!).
+                            if self.p_key_range[0].d.val() {
+                                self.a_rkey.d.next = self.p_key[0].d.val().get_bits::<56>(0);
+                            } else {
+                                self.a_lkey.d.next = self.p_key[0].d.val().get_bits::<51>(5);
                             }
                             // Counters (spec section 6): this cycle's events (EventCounter
                             // registers them and counts them the cycle after).

@@ -38,10 +38,17 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///
 /// Ports (one clock domain, `clock` rising edge):
 /// - `clear`: synchronous reset/flush: state := 0 at the edge (wins over touches).
-/// - `touch_a_valid/way`, `touch_b_valid/way`, `touch_c_valid/way`: touches,
-///   applied in that order (the MLB wires range hit, then location hit,
-///   then fill). They are registered and take effect in the next cycle's
-///   `state` and `victim` (see below).
+/// - Touches a, b, c, applied in that order (the MLB wires range hit, then
+///   location hit, then fill). They take effect in the next cycle's `state`
+///   and `victim` (see below).
+///   - `touch_a_mask`, `touch_a_set` (and b's): a touch given as its tree
+///     path: the nodes on the touched way's path (bit k = heap node k; 0: no
+///     touch) and the values that point away from the way there, so the
+///     touch is `s = (s & !mask) | set` (`tree_paths`: mask, and `mask &
+///     !to`). The MLB takes both from its priority encoders' `path` and
+///     `lower_any`, with no way index decoded (below).
+///   - `touch_c_valid`, `touch_c_way`: a touch given as a way (the fill's
+///     victim).
 /// - `victim` (comb. from registers): the victim of the state at the start
 ///   of the cycle, i.e. what a fill in this cycle replaces (the fill's
 ///   victim sees the state before the cycle's touches, as in `sim::mlb::Mlb::cycle`).
@@ -49,28 +56,30 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///   N-1 tree bits in bits 0..N-2; bit N-1 is always 0 (it exists so that
 ///   N = 1, which has no tree bits, needs no 0-bit signal).
 ///
-/// Deferred touches: the touches are registered as they are (`pend_*`:
-/// valid and way) and decoded and applied to `bits` one cycle later, and
-/// `state` is `bits` with the pending touches applied. So `state` and
-/// `victim` are exactly the state after every touch so far, but a touch
-/// arriving late in its cycle (the MLB's search result) ends in a register,
-/// as the MLB's own `rs_way`/`ls_way` do, and not in the decode and touch
-/// logic: the search to replacement state path was the MLU unit's longest.
+/// Deferred touches: the touches are registered as they are (`pend_*`) and
+/// applied to `bits` one cycle later (c decoded then), and `state` is `bits`
+/// with the pending touches applied. So `state` and `victim` are exactly the
+/// state after every touch so far, but a touch arriving late in its cycle
+/// (the MLB's search result) ends in a register, as the MLB's own
+/// `rs_way`/`ls_way` do, and not in the touch logic: the search to
+/// replacement state path was the MLU unit's longest.
 ///
 /// Given touches ([`TreePlru::with_given_ab`]): touches a and b are not
 /// registered here but arrive already a cycle old, from the user's own
-/// registers (the two-stage MLB's stage-2 encoder over its registered
+/// registers (the two-stage MLB's stage-2 encoders over its registered
 /// matches), and are applied to this cycle's `state` and `victim` exactly
 /// as a registered touch is. The user drops a touch whose cycle had a
-/// `clear`, as the registers here do.
+/// `clear`, as the registers here do. (As a way index they were the
+/// 16-entry MLU unit's longest path: registered matches, encoder index,
+/// decode, touch, victim, fill.)
 #[derive(LogicBlock)]
 pub struct TreePlru<const N: usize, const IW: usize> {
     pub clock: Signal<In, Clock>,
     pub clear: Signal<In, Bit>,
-    pub touch_a_valid: Signal<In, Bit>,
-    pub touch_a_way: Signal<In, Bits<IW>>,
-    pub touch_b_valid: Signal<In, Bit>,
-    pub touch_b_way: Signal<In, Bits<IW>>,
+    pub touch_a_mask: Signal<In, Bits<N>>,
+    pub touch_a_set: Signal<In, Bits<N>>,
+    pub touch_b_mask: Signal<In, Bits<N>>,
+    pub touch_b_set: Signal<In, Bits<N>>,
     pub touch_c_valid: Signal<In, Bit>,
     pub touch_c_way: Signal<In, Bits<IW>>,
     pub victim: Signal<Out, Bits<IW>>,
@@ -79,23 +88,19 @@ pub struct TreePlru<const N: usize, const IW: usize> {
     /// the cycle before (public so that tests can preset them; a and b are
     /// empty with given touches).
     pub bits: DFF<Bits<N>>,
-    pub pend_a_valid: Vec<DFF<Bit>>,
-    pub pend_a_way: Vec<DFF<Bits<IW>>>,
-    pub pend_b_valid: Vec<DFF<Bit>>,
-    pub pend_b_way: Vec<DFF<Bits<IW>>>,
+    pub pend_a_mask: Vec<DFF<Bits<N>>>,
+    pub pend_a_set: Vec<DFF<Bits<N>>>,
+    pub pend_b_mask: Vec<DFF<Bits<N>>>,
+    pub pend_b_set: Vec<DFF<Bits<N>>>,
     pub pend_c_valid: DFF<Bit>,
     pub pend_c_way: DFF<Bits<IW>>,
-    // The pending touches a and b: the registers', or the given ones.
-    pa_valid: Signal<Local, Bit>,
-    pa_way: Signal<Local, Bits<IW>>,
-    pb_valid: Signal<Local, Bit>,
-    pb_way: Signal<Local, Bits<IW>>,
     way: [Constant<Bits<IW>>; N],
     path_mask: [Constant<Bits<N>>; N],
     path_to: [Constant<Bits<N>>; N],
     path_away: [Constant<Bits<N>>; N],
     zero: Constant<Bits<N>>,
-    // Touch mask/value selected for each port, and the state after each touch.
+    // The touches applied this cycle (a and b: the registers' or the given
+    // ones; c decoded), and the state after each.
     mask_a: Signal<Local, Bits<N>>,
     set_a: Signal<Local, Bits<N>>,
     mask_b: Signal<Local, Bits<N>>,
@@ -117,25 +122,21 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
         Self {
             clock: Signal::default(),
             clear: Signal::default(),
-            touch_a_valid: Signal::default(),
-            touch_a_way: Signal::default(),
-            touch_b_valid: Signal::default(),
-            touch_b_way: Signal::default(),
+            touch_a_mask: Signal::default(),
+            touch_a_set: Signal::default(),
+            touch_b_mask: Signal::default(),
+            touch_b_set: Signal::default(),
             touch_c_valid: Signal::default(),
             touch_c_way: Signal::default(),
             victim: Signal::default(),
             state: Signal::default(),
             bits: DFF::default(),
-            pend_a_valid: vec![DFF::default()],
-            pend_a_way: vec![DFF::default()],
-            pend_b_valid: vec![DFF::default()],
-            pend_b_way: vec![DFF::default()],
+            pend_a_mask: vec![DFF::default()],
+            pend_a_set: vec![DFF::default()],
+            pend_b_mask: vec![DFF::default()],
+            pend_b_set: vec![DFF::default()],
             pend_c_valid: DFF::default(),
             pend_c_way: DFF::default(),
-            pa_valid: Signal::default(),
-            pa_way: Signal::default(),
-            pb_valid: Signal::default(),
-            pb_way: Signal::default(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             path_mask: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].0))),
             path_to: std::array::from_fn(|i| Constant::new(bits::<N>(paths[i].1))),
@@ -157,7 +158,7 @@ impl<const N: usize, const IW: usize> Default for TreePlru<N, IW> {
 impl<const N: usize, const IW: usize> TreePlru<N, IW> {
     /// The same state with touches a and b given a cycle old (struct doc).
     pub fn with_given_ab() -> Self {
-        Self { pend_a_valid: vec![], pend_a_way: vec![], pend_b_valid: vec![], pend_b_way: vec![], ..Self::default() }
+        Self { pend_a_mask: vec![], pend_a_set: vec![], pend_b_mask: vec![], pend_b_set: vec![], ..Self::default() }
     }
 }
 
@@ -166,48 +167,42 @@ impl<const N: usize, const IW: usize> Logic for TreePlru<N, IW> {
     fn update(&mut self) {
         self.bits.clock.next = self.clock.val();
         // Touches a and b: given (already a cycle old), or registered here.
-        self.pa_valid.next = self.touch_a_valid.val();
-        self.pa_way.next = self.touch_a_way.val();
-        self.pb_valid.next = self.touch_b_valid.val();
-        self.pb_way.next = self.touch_b_way.val();
-        for k in 0..self.pend_a_valid.len() {
-            self.pend_a_valid[k].clock.next = self.clock.val();
-            self.pend_a_way[k].clock.next = self.clock.val();
-            self.pend_b_valid[k].clock.next = self.clock.val();
-            self.pend_b_way[k].clock.next = self.clock.val();
-            self.pend_a_valid[k].d.next = self.touch_a_valid.val() && !self.clear.val();
-            self.pend_a_way[k].d.next = self.touch_a_way.val();
-            self.pend_b_valid[k].d.next = self.touch_b_valid.val() && !self.clear.val();
-            self.pend_b_way[k].d.next = self.touch_b_way.val();
-            self.pa_valid.next = self.pend_a_valid[k].q.val();
-            self.pa_way.next = self.pend_a_way[k].q.val();
-            self.pb_valid.next = self.pend_b_valid[k].q.val();
-            self.pb_way.next = self.pend_b_way[k].q.val();
+        self.mask_a.next = self.touch_a_mask.val();
+        self.set_a.next = self.touch_a_set.val();
+        self.mask_b.next = self.touch_b_mask.val();
+        self.set_b.next = self.touch_b_set.val();
+        for k in 0..self.pend_a_mask.len() {
+            self.pend_a_mask[k].clock.next = self.clock.val();
+            self.pend_a_set[k].clock.next = self.clock.val();
+            self.pend_b_mask[k].clock.next = self.clock.val();
+            self.pend_b_set[k].clock.next = self.clock.val();
+            self.pend_a_mask[k].d.next = self.touch_a_mask.val();
+            self.pend_a_set[k].d.next = self.touch_a_set.val();
+            self.pend_b_mask[k].d.next = self.touch_b_mask.val();
+            self.pend_b_set[k].d.next = self.touch_b_set.val();
+            if self.clear.val() {
+                self.pend_a_mask[k].d.next = self.zero.val();
+                self.pend_b_mask[k].d.next = self.zero.val();
+            }
+            self.mask_a.next = self.pend_a_mask[k].q.val();
+            self.set_a.next = self.pend_a_set[k].q.val();
+            self.mask_b.next = self.pend_b_mask[k].q.val();
+            self.set_b.next = self.pend_b_set[k].q.val();
         }
         self.pend_c_valid.clock.next = self.clock.val();
         self.pend_c_way.clock.next = self.clock.val();
-        self.mask_a.next = self.zero.val();
-        self.set_a.next = self.zero.val();
-        self.mask_b.next = self.zero.val();
-        self.set_b.next = self.zero.val();
         self.mask_c.next = self.zero.val();
         self.set_c.next = self.zero.val();
         for w in 0..N {
-            if self.pa_valid.val() && (self.pa_way.val() == self.way[w].val()) {
-                self.mask_a.next = self.path_mask[w].val();
-                self.set_a.next = self.path_away[w].val();
-            }
-            if self.pb_valid.val() && (self.pb_way.val() == self.way[w].val()) {
-                self.mask_b.next = self.path_mask[w].val();
-                self.set_b.next = self.path_away[w].val();
-            }
             if self.pend_c_valid.q.val() && (self.pend_c_way.q.val() == self.way[w].val()) {
                 self.mask_c.next = self.path_mask[w].val();
                 self.set_c.next = self.path_away[w].val();
             }
         }
-        self.after_a.next = (self.bits.q.val() & !self.mask_a.val()) | self.set_a.val();
-        self.after_b.next = (self.after_a.val() & !self.mask_b.val()) | self.set_b.val();
+        // (A set bit off the mask is ignored: a user may drive `set` from a
+        // tree whose bits off the path mean nothing.)
+        self.after_a.next = (self.bits.q.val() & !self.mask_a.val()) | (self.set_a.val() & self.mask_a.val());
+        self.after_b.next = (self.after_a.val() & !self.mask_b.val()) | (self.set_b.val() & self.mask_b.val());
         self.after_c.next = (self.after_b.val() & !self.mask_c.val()) | self.set_c.val();
         // Exactly one way's path matches any state.
         self.victim.next = self.way[0].val();

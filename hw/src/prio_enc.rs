@@ -12,6 +12,15 @@
 //! - `onehot[i]` out: `any && index == i` (exactly one bit when `any`).
 //! - `multi`     out: more than one request is set. For the MLB this is the
 //!   one-hot assertion: it must never be 1 in legal operation.
+//! - `lower_any[k]` out (k < N-1, the tree's internal nodes in heap order,
+//!   below): some request lies under node k's lower (left) child. A user
+//!   that selects the lowest request's data through a tree of its own
+//!   steers each node with it (the MLB's result selection).
+//! - `path[k]`  out (k < N-1): node k is on the root-to-leaf path of the
+//!   lowest request (all 0 when none is set); where it is, the path goes
+//!   to the lower child when `lower_any[k]`. That is a tree PLRU's touch
+//!   of `index` without decoding `index` (the MLB's touches of its
+//!   `crate::plru::TreePlru`).
 //!
 //! Structure: a binary tree over the requests (heap order, leaves N-1..),
 //! so every output is log2(N) levels deep rather than the N-deep chain an
@@ -21,7 +30,7 @@
 //! the left child's index if it has a request, else the right child's (the
 //! leaves' indices are gated by their request, so no request gives 0). Top
 //! down, `blocked` = some request lies left of the node; `onehot[i] =
-//! req[i] && !blocked[leaf i]`.
+//! req[i] && !blocked[leaf i]`, and `path[k] = any[k] && !blocked[k]`.
 //!
 //! `IW` is the index width, `max(1, clog2(N))`: rust-hdl cannot evaluate
 //! `clog2(N)` in a type in generic code, so the caller passes it (the
@@ -35,6 +44,8 @@ pub struct PrioEnc<const N: usize, const IW: usize> {
     pub index: Signal<Out, Bits<IW>>,
     pub onehot: [Signal<Out, Bit>; N],
     pub multi: Signal<Out, Bit>,
+    pub lower_any: Vec<Signal<Out, Bit>>,
+    pub path: Vec<Signal<Out, Bit>>,
     /// `way[i]` = i as an IW-bit constant: sized literals keep the Verilog
     /// free of 32-bit-literal width mismatches.
     way: [Constant<Bits<IW>>; N],
@@ -69,6 +80,8 @@ impl<const N: usize, const IW: usize> Default for PrioEnc<N, IW> {
             index: Signal::default(),
             onehot: array_init(Signal::default),
             multi: Signal::default(),
+            lower_any: (0..N - 1).map(|_| Signal::default()).collect(),
+            path: (0..N - 1).map(|_| Signal::default()).collect(),
             way: std::array::from_fn(|i| Constant::new(bits::<IW>(i as u64))),
             zero_iw: Constant::new(Bits::default()),
             any_t: nodes(N),
@@ -121,6 +134,10 @@ impl<const N: usize, const IW: usize> Logic for PrioEnc<N, IW> {
             for i in 0..N {
                 self.onehot[i].next = self.req[i].val() && !self.blocked[leaf0 + i].val();
             }
+        }
+        for k in 0..(N - 1) {
+            self.lower_any[k].next = self.any_t[2 * k + 1].val();
+            self.path[k].next = self.any_t[k].val() && !self.blocked[k].val();
         }
         self.any.next = self.any_t[0].val();
         self.multi.next = self.multi_t[0].val();

@@ -305,8 +305,10 @@ fn memcheck(m: &Manifest) -> Vectors {
         let g_bchk = need && meta.is_some_and(|m| m.tag != TAG_FREED && m.tag == tag(p));
         let g_pre = if g_bchk { 0 } else { g_fault };
         let g_ok = sim::memcheck::in_bounds(untag(p), w, mm.base, mm.size);
-        let (g_ge, g_c1, g_c2, g_c3) = in_bounds_parts(untag(p), w, mm.base, mm.size);
-        assert_eq!(g_ok, g_ge && ((g_c1 && g_c2) || (g_c1 && g_c3) || (g_c2 && g_c3)), "the parts of in_bounds({p:#x}, {w}, {mm:?})");
+        let (g_ge, g_c1, g_c2, g_c3) = in_bounds_parts(56, untag(p), w, mm.base, mm.size);
+        assert_eq!(g_ok, g_ge && ((g_c1 && g_c2) || (g_c1 && g_c3.0) || (g_c2 && g_c3.0)), "the parts of in_bounds({p:#x}, {w}, {mm:?})");
+        let (s_ge, s_c1, s_c2, s_c3) = in_bounds_parts(32, sa as u64, sw, sb as u64, ss as u64);
+        assert_eq!(s_fault == 0, s_ge && ((s_c1 && s_c2) || (s_c1 && s_c3.0) || (s_c2 && s_c3.0)), "the parts of memcheck_s({sa:#x}, {sw}, {sb:#x}, {ss})");
         let outs = vec![
             need as u128,
             (!need || meta.is_some()) as u128,
@@ -318,30 +320,50 @@ fn memcheck(m: &Manifest) -> Vectors {
             g_ge as u128,
             g_c1 as u128,
             g_c2 as u128,
-            g_c3 as u128,
+            g_c3.1 as u128,
+            g_c3.2 as u128,
+            g_c3.3 as u128,
             (s_fault == 0) as u128,
             s_fault as u128,
+            s_ge as u128,
+            s_c1 as u128,
+            s_c2 as u128,
+            s_c3.1 as u128,
+            s_c3.2 as u128,
+            s_c3.3 as u128,
         ];
         v.rows.push((ins, outs.into_iter().map(Some).collect()));
     }
     v
 }
 
-/// MEMCHECK.G's bounds test in parts (`hw::in_bounds::InBounds` at 56 bits:
-/// `ge`, and the carries out of bit 55 of `base + size + !a + !w + 2` summed
-/// as two carry-save rows and a final add), from their definition; the
-/// caller checks they make up `sim::memcheck::in_bounds`.
-fn in_bounds_parts(a: u64, w: u32, base: u64, size: u64) -> (bool, bool, bool, bool) {
-    const M: u64 = (1 << 56) - 1;
+/// A bounds test in parts (`hw::in_bounds::InBounds` at `bits` bits, 56 for
+/// MEMCHECK.G and 32 for MEMCHECK.S: `ge`, and the carries out of the top
+/// bit of `base + size + !a + !w + 2` summed as two carry-save rows and a
+/// final add), from their definition; the caller checks they make up the
+/// model's test. The final carry comes with its halves (`InBounds`'s
+/// `c3_hi_gt`, `c3_hi_eq`, `c3_lo_ge`: the comparator `s2 >= !r`, r =
+/// (c2 << 1) | 1, on the upper and lower `bits / 2` bits), checked here
+/// against the widened sum.
+type Carry3 = (bool, bool, bool, bool);
+fn in_bounds_parts(bits: u32, a: u64, w: u32, base: u64, size: u64) -> (bool, bool, bool, Carry3) {
+    let m: u64 = (1 << bits) - 1;
+    let top = bits - 1;
     let maj = |x: u64, y: u64, z: u64| (x & y) | (x & z) | (y & z);
-    let (na, nw) = (!a & M, !(w as u64) & M);
+    let (na, nw) = (!a & m, !(w as u64) & m);
     let s1 = base ^ size ^ na;
     let c1 = maj(base, size, na);
-    let c1s = (c1 << 1) & M;
+    let c1s = (c1 << 1) & m;
     let s2 = s1 ^ c1s ^ nw;
     let c2 = maj(s1, c1s, nw);
-    let fin = s2 as u128 + ((c2 << 1) & M) as u128 + 2;
-    (a >= base, c1 >> 55 & 1 == 1, c2 >> 55 & 1 == 1, fin >> 56 & 1 == 1)
+    let fin = s2 as u128 + ((c2 << 1) & m) as u128 + 2;
+    let c3 = fin >> bits & 1 == 1;
+    let nr = !(((c2 << 1) & m) | 1) & m;
+    let h = bits / 2;
+    let (s2h, nrh, lo) = (s2 >> h, nr >> h, (1u64 << h) - 1);
+    let halves = (s2h > nrh, s2h == nrh, s2 & lo >= nr & lo);
+    assert_eq!(c3, halves.0 || (halves.1 && halves.2), "the halves of the final carry ({bits} bits, a {a:#x} w {w} base {base:#x} size {size:#x})");
+    (a >= base, c1 >> top & 1 == 1, c2 >> top & 1 == 1, (c3, halves.0, halves.1, halves.2))
 }
 
 /// An MLU program (module doc), one request in flight at a time, every

@@ -170,7 +170,7 @@ fn lookahead_dut() -> String {
 ",
     );
     for i in 0..4 {
-        c += &format!("        if (fill_valid) assert(fm_q_{i}_q == (valid_{i}_q && (loc_{i}_q == fill_loc)));\n");
+        c += &format!("        if (fill_valid) assert(fill_match_{i} == (valid_{i}_q && (loc_{i}_q == fill_loc)));\n");
         for j in i + 1..4 {
             c += &format!("        assert(!(valid_{i}_q && valid_{j}_q && (loc_{i}_q == loc_{j}_q)));\n");
         }
@@ -191,7 +191,7 @@ fn mlb_with_fill_lookahead_never_holds_duplicate_locations() {
 #[test]
 fn mlb_lookahead_mutant_forgetting_the_previous_fill_is_caught() {
     let original = lookahead_dut();
-    let m = (0..4).fold(original.clone(), |t, i| mutate(&t, &format!("fm_q_{i}_d_comb = next_is_fill_0;"), &format!("fm_q_{i}_d_comb = 1'b0;")).unwrap());
+    let m = (0..4).fold(original.clone(), |t, i| mutate(&t, &format!("fill_match_{i} = fn_q_0_q;"), &format!("fill_match_{i} = 1'b0;")).unwrap());
     assert_ne!(m, original);
     let r = run("mlb4-la2-mutant", "mlb4_plru_la2", &m, "sat -seq 6 -prove-asserts -set-assumes -set-init-zero -verify");
     eprintln!("lookahead mutant: {:?} in {:.1} s", r.outcome, r.seconds);

@@ -62,7 +62,7 @@ fn run<const L: usize, const LW: usize>(seed: u64, n: usize) -> [u64; 8] {
         for w in &mut u.width {
             w.next = (width as u64).into();
         }
-        u.loc.next = loc.into();
+        u.loc_meta.next = loc != 0 && loc != NO_META;
         u.meta_valid.next = meta_valid;
         // Every active lane reads its own copy of the metadata; an inactive
         // lane's copy is junk (the MLU unit loads a group's copy only when

@@ -24,21 +24,33 @@ fn tick<B: Block>(uut: &mut B, clock: impl Fn(&mut B, bool)) {
 /// A touch on each of the ports a, b, c (None = not valid).
 type Touches = [Option<usize>; 3];
 
+/// Drive touches a and b as tree paths (`tree_paths`: the mask, and the
+/// bits pointing away from the way), with junk set bits off the path (the
+/// MLB drives them from its encoders' `lower_any`, which mean nothing
+/// there), and touch c as a way.
+fn drive<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, t: Touches, junk: u64) {
+    let paths = hw::plru::tree_paths(N);
+    let full = (1u64 << (N - 1)) - 1;
+    let word = |touch: Option<usize>| match touch {
+        Some(w) => (paths[w].0, (!paths[w].1 & paths[w].0) | (junk & full & !paths[w].0)),
+        None => (0, junk & full),
+    };
+    let ((am, aset), (bm, bset)) = (word(t[0]), word(t[1]));
+    uut.touch_a_mask.next = bits(am);
+    uut.touch_a_set.next = bits(aset);
+    uut.touch_b_mask.next = bits(bm);
+    uut.touch_b_set.next = bits(bset);
+    uut.touch_c_valid.next = t[2].is_some();
+    uut.touch_c_way.next = bits(t[2].unwrap_or(0) as u64);
+}
+
 fn plru_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state: u64, t: Touches, clear: bool) {
     uut.bits.q.next = bits(state);
-    uut.pend_a_valid[0].q.next = false;
-    uut.pend_b_valid[0].q.next = false;
+    uut.pend_a_mask[0].q.next = bits(0);
+    uut.pend_b_mask[0].q.next = bits(0);
     uut.pend_c_valid.q.next = false;
     uut.clear.next = clear;
-    let ports = [
-        (&mut uut.touch_a_valid, &mut uut.touch_a_way),
-        (&mut uut.touch_b_valid, &mut uut.touch_b_way),
-        (&mut uut.touch_c_valid, &mut uut.touch_c_way),
-    ];
-    for ((valid, way), touch) in ports.into_iter().zip(t) {
-        valid.next = touch.is_some();
-        way.next = bits(touch.unwrap_or(0) as u64);
-    }
+    drive(uut, t, state.rotate_left(3) ^ 0x5a5a);
     assert!(simulate(uut, 50));
     let model = ModelPlru::with_bits(N, state);
     assert_eq!(uut.state.val().to_u64(), state, "N={N}: preset state");
@@ -106,6 +118,69 @@ fn random<const N: usize, const IW: usize>(seed: u64, steps: usize) {
 fn tree_plru_random_16_and_32() {
     random::<16, 4>(11, 1500);
     random::<32, 5>(12, 1500);
+}
+
+/// `TreePlru::with_given_ab`: touches a and b already a cycle old, so they
+/// are in this cycle's `state` and `victim`; touch c as in `plru_step`.
+fn given_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state: u64, t: Touches, clear: bool) {
+    uut.bits.q.next = bits(state);
+    uut.pend_c_valid.q.next = false;
+    uut.clear.next = clear;
+    drive(uut, t, !state);
+    assert!(simulate(uut, 50));
+    let mut model = ModelPlru::with_bits(N, state);
+    for w in t[..2].iter().flatten() {
+        model.touch(*w);
+    }
+    assert_eq!(uut.state.val().to_u64(), model.bits(), "N={N} state={state:#b} given={t:?}: state");
+    assert_eq!(uut.victim.val().index(), model.victim(), "N={N} state={state:#b} given={t:?}: victim");
+    tick(uut, |u, c| u.clock.next = c.into());
+    // The next cycle gives no touch of its own.
+    drive(uut, [None, None, None], state);
+    assert!(simulate(uut, 50));
+    if clear {
+        model.reset();
+    } else if let Some(w) = t[2] {
+        model.touch(w);
+    }
+    assert_eq!(uut.state.val().to_u64(), model.bits(), "N={N} state={state:#b} touches={t:?} clear={clear}: after the edge");
+}
+
+fn given<const N: usize, const IW: usize>(seed: u64, random_steps: usize) {
+    let mut uut: TreePlru<N, IW> = TreePlru::with_given_ab();
+    uut.connect_all();
+    let mut s = seed;
+    let states = 1u64 << (N - 1);
+    let mask = states - 1;
+    if N <= 8 {
+        for state in 0..states {
+            given_step(&mut uut, state, [None; 3], false);
+            given_step(&mut uut, state, [Some(0), Some(N - 1), Some(N / 2)], true);
+            for w in 0..N {
+                for x in 0..N {
+                    let r = splitmix(&mut s);
+                    given_step(&mut uut, state, [Some(w), Some(x), (r & 1 == 1).then_some((r >> 8) as usize % N)], false);
+                }
+                given_step(&mut uut, state, [Some(w), None, None], false);
+                given_step(&mut uut, state, [None, Some(w), None], false);
+            }
+        }
+    }
+    for _ in 0..random_steps {
+        let r = splitmix(&mut s);
+        let t = |k: u32| ((r >> (40 + k)) & 1 == 1).then_some(((r >> (8 * k)) as usize) % N);
+        given_step(&mut uut, splitmix(&mut s) & mask, [t(0), t(1), t(2)], r >> 60 == 0);
+    }
+}
+
+#[test]
+fn tree_plru_given_touches_exhaustive_up_to_8_random_16_and_32() {
+    given::<1, 1>(21, 10);
+    given::<2, 1>(22, 10);
+    given::<4, 2>(23, 100);
+    given::<8, 3>(24, 100);
+    given::<16, 4>(25, 1500);
+    given::<32, 5>(26, 1500);
 }
 
 /// The paths agree with the model's victim walk: touching every way but w

@@ -28,6 +28,18 @@ fn check<const N: usize, const IW: usize>(vectors: impl Iterator<Item = u64>) ->
         for i in 0..N {
             assert_eq!(uut.onehot[i].val(), any && i == lowest, "N={N} req={v:#x}: onehot[{i}]");
         }
+        // Internal node k (heap order) covers the leaves [lo, hi) below it.
+        for k in 0..N - 1 {
+            let (mut lo, mut hi) = (k, k + 1);
+            while lo < N - 1 {
+                (lo, hi) = (2 * lo + 1, 2 * hi + 1);
+            }
+            let (lo, hi) = (lo - (N - 1), hi - (N - 1));
+            let mid = (lo + hi) / 2;
+            let under = |a: usize, b: usize| (a..b).any(|i| (v >> i) & 1 == 1);
+            assert_eq!(uut.lower_any[k].val(), under(lo, mid), "N={N} req={v:#x}: lower_any[{k}]");
+            assert_eq!(uut.path[k].val(), any && (lo..hi).contains(&lowest), "N={N} req={v:#x}: path[{k}]");
+        }
         count += 1;
     }
     count

@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  g_ptr g_width g_loc g_meta_valid g_meta_base g_meta_size g_meta_tag s_addr s_width s_base s_size
-//   outputs: g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok g_ge g_c1 g_c2 g_c3 s_ok s_fault
+//   outputs: g_need_meta g_done g_fault g_addr g_pre g_bchk g_ok g_ge g_c1 g_c2 g_c3_hi_gt g_c3_hi_eq g_c3_lo_ge s_ok s_fault s_ge s_c1 s_c2 s_c3_hi_gt s_c3_hi_eq s_c3_lo_ge
 `timescale 1ns/1ps
 module memcheck_tb;
     reg  [63:0] g_ptr = 0;
@@ -45,12 +45,28 @@ module memcheck_tb;
     reg  exp_g_c1;
     wire g_c2;
     reg  exp_g_c2;
-    wire g_c3;
-    reg  exp_g_c3;
+    wire g_c3_hi_gt;
+    reg  exp_g_c3_hi_gt;
+    wire g_c3_hi_eq;
+    reg  exp_g_c3_hi_eq;
+    wire g_c3_lo_ge;
+    reg  exp_g_c3_lo_ge;
     wire s_ok;
     reg  exp_s_ok;
     wire [2:0] s_fault;
     reg  [2:0] exp_s_fault;
+    wire s_ge;
+    reg  exp_s_ge;
+    wire s_c1;
+    reg  exp_s_c1;
+    wire s_c2;
+    reg  exp_s_c2;
+    wire s_c3_hi_gt;
+    reg  exp_s_c3_hi_gt;
+    wire s_c3_hi_eq;
+    reg  exp_s_c3_hi_eq;
+    wire s_c3_lo_ge;
+    reg  exp_s_c3_lo_ge;
 
     memcheck dut (
         .g_ptr(g_ptr),
@@ -70,13 +86,21 @@ module memcheck_tb;
         .g_ge(g_ge),
         .g_c1(g_c1),
         .g_c2(g_c2),
-        .g_c3(g_c3),
+        .g_c3_hi_gt(g_c3_hi_gt),
+        .g_c3_hi_eq(g_c3_hi_eq),
+        .g_c3_lo_ge(g_c3_lo_ge),
         .s_addr(s_addr),
         .s_width(s_width),
         .s_base(s_base),
         .s_size(s_size),
         .s_ok(s_ok),
-        .s_fault(s_fault)
+        .s_fault(s_fault),
+        .s_ge(s_ge),
+        .s_c1(s_c1),
+        .s_c2(s_c2),
+        .s_c3_hi_gt(s_c3_hi_gt),
+        .s_c3_hi_eq(s_c3_hi_eq),
+        .s_c3_lo_ge(s_c3_lo_ge)
     );
 
     // A line of the vector file: the longest vector line fits, and comment
@@ -129,9 +153,9 @@ module memcheck_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_g_pre, exp_g_bchk, exp_g_ok, exp_g_ge, exp_g_c1, exp_g_c2, exp_g_c3, exp_s_ok, exp_s_fault);
-                if (fields != 24) begin
-                    $display("FAIL vector file line %0d: %0d of 24 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_size, g_meta_tag, s_addr, s_width, s_base, s_size, exp_g_need_meta, exp_g_done, exp_g_fault, exp_g_addr, exp_g_pre, exp_g_bchk, exp_g_ok, exp_g_ge, exp_g_c1, exp_g_c2, exp_g_c3_hi_gt, exp_g_c3_hi_eq, exp_g_c3_lo_ge, exp_s_ok, exp_s_fault, exp_s_ge, exp_s_c1, exp_s_c2, exp_s_c3_hi_gt, exp_s_c3_hi_eq, exp_s_c3_lo_ge);
+                if (fields != 32) begin
+                    $display("FAIL vector file line %0d: %0d of 32 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -145,9 +169,17 @@ module memcheck_tb;
                 check("g_ge", g_ge, exp_g_ge);
                 check("g_c1", g_c1, exp_g_c1);
                 check("g_c2", g_c2, exp_g_c2);
-                check("g_c3", g_c3, exp_g_c3);
+                check("g_c3_hi_gt", g_c3_hi_gt, exp_g_c3_hi_gt);
+                check("g_c3_hi_eq", g_c3_hi_eq, exp_g_c3_hi_eq);
+                check("g_c3_lo_ge", g_c3_lo_ge, exp_g_c3_lo_ge);
                 check("s_ok", s_ok, exp_s_ok);
                 check("s_fault", s_fault, exp_s_fault);
+                check("s_ge", s_ge, exp_s_ge);
+                check("s_c1", s_c1, exp_s_c1);
+                check("s_c2", s_c2, exp_s_c2);
+                check("s_c3_hi_gt", s_c3_hi_gt, exp_s_c3_hi_gt);
+                check("s_c3_hi_eq", s_c3_hi_eq, exp_s_c3_hi_eq);
+                check("s_c3_lo_ge", s_c3_lo_ge, exp_s_c3_lo_ge);
                 #1;
                 vectors = vectors + 1;
             end
