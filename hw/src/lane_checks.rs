@@ -107,9 +107,10 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     st_c3h: Vec<DFF<Bit>>,
     st_c3e: Vec<DFF<Bit>>,
     st_c3l: Vec<DFF<Bit>>,
-    // The third carry after the register (`c3h | (c3e & c3l)`), G and S.
-    lane_c3: [Signal<Local, Bit>; L],
-    lane_sc3: [Signal<Local, Bit>; L],
+    // (Stages 2 only, else empty) the third carry after the register
+    // (`c3h | (c3e & c3l)`), G and S.
+    lane_c3: Vec<Signal<Local, Bit>>,
+    lane_sc3: Vec<Signal<Local, Bit>>,
     st_mask: Vec<DFF<Bit>>,
     st_shared: Vec<DFF<Bit>>,
     // The selection tree (heap order, 2L-1 nodes, leaves L-1..; node n's
@@ -180,8 +181,8 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             st_c3h: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c3e: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c3l: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
-            lane_c3: array_init(Default::default),
-            lane_sc3: array_init(Default::default),
+            lane_c3: (0..L * (stages - 1)).map(|_| Signal::default()).collect(),
+            lane_sc3: (0..L * (stages - 1)).map(|_| Signal::default()).collect(),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
             sel_any: (0..2 * L - 1).map(|_| Signal::default()).collect(),

@@ -236,7 +236,7 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         // the entry the fill of the cycle before wrote: two walkers that
         // found the same node and fill in consecutive cycles put it in the
         // MLB twice.
-        ("mutant_lookahead", (0..8).map(|i| edit(format!("fm_q_{i}_d_comb = next_is_fill_0;"), format!("fm_q_{i}_d_comb = 1'b0;"), 1)).collect()),
+        ("mutant_lookahead", (0..8).map(|i| edit(format!("fill_match_{i} = fn_q_0_q;"), format!("fill_match_{i} = 1'b0;"), 1)).collect()),
     ]
 }
 

@@ -102,16 +102,25 @@ fn tree_plru_exhaustive_up_to_8() {
     exhaustive::<8, 3>(false);
 }
 
+/// One PLRU step: preset state, touches, clear (`plru_step`, `given_step`).
+type Step<const N: usize, const IW: usize> = fn(&mut TreePlru<N, IW>, u64, Touches, bool);
+
+/// `steps` random states, touches (each port valid half the time) and
+/// clears (1 in 16).
+fn random_steps<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, s: &mut u64, steps: usize, step: Step<N, IW>) {
+    let mask = (1u64 << (N - 1)) - 1;
+    for _ in 0..steps {
+        let r = splitmix(s);
+        let t = |k: u32| ((r >> (40 + k)) & 1 == 1).then_some(((r >> (8 * k)) as usize) % N);
+        step(uut, splitmix(s) & mask, [t(0), t(1), t(2)], r >> 60 == 0);
+    }
+}
+
 fn random<const N: usize, const IW: usize>(seed: u64, steps: usize) {
     let mut uut: TreePlru<N, IW> = TreePlru::default();
     uut.connect_all();
     let mut s = seed;
-    let mask = (1u64 << (N - 1)) - 1;
-    for _ in 0..steps {
-        let r = splitmix(&mut s);
-        let t = |k: u32| ((r >> (40 + k)) & 1 == 1).then_some(((r >> (8 * k)) as usize) % N);
-        plru_step(&mut uut, splitmix(&mut s) & mask, [t(0), t(1), t(2)], r >> 60 == 0);
-    }
+    random_steps(&mut uut, &mut s, steps, plru_step::<N, IW>);
 }
 
 #[test]
@@ -146,12 +155,11 @@ fn given_step<const N: usize, const IW: usize>(uut: &mut TreePlru<N, IW>, state:
     assert_eq!(uut.state.val().to_u64(), model.bits(), "N={N} state={state:#b} touches={t:?} clear={clear}: after the edge");
 }
 
-fn given<const N: usize, const IW: usize>(seed: u64, random_steps: usize) {
+fn given<const N: usize, const IW: usize>(seed: u64, steps: usize) {
     let mut uut: TreePlru<N, IW> = TreePlru::with_given_ab();
     uut.connect_all();
     let mut s = seed;
     let states = 1u64 << (N - 1);
-    let mask = states - 1;
     if N <= 8 {
         for state in 0..states {
             given_step(&mut uut, state, [None; 3], false);
@@ -166,11 +174,7 @@ fn given<const N: usize, const IW: usize>(seed: u64, random_steps: usize) {
             }
         }
     }
-    for _ in 0..random_steps {
-        let r = splitmix(&mut s);
-        let t = |k: u32| ((r >> (40 + k)) & 1 == 1).then_some(((r >> (8 * k)) as usize) % N);
-        given_step(&mut uut, splitmix(&mut s) & mask, [t(0), t(1), t(2)], r >> 60 == 0);
-    }
+    random_steps(&mut uut, &mut s, steps, given_step::<N, IW>);
 }
 
 #[test]
