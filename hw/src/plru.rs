@@ -44,9 +44,10 @@ pub fn tree_paths(n: usize) -> Vec<(u64, u64)> {
 ///   - `touch_a_mask`, `touch_a_set` (and b's): a touch given as its tree
 ///     path: the nodes on the touched way's path (bit k = heap node k; 0: no
 ///     touch) and the values that point away from the way there, so the
-///     touch is `s = (s & !mask) | set` (`tree_paths`: mask, and `mask &
-///     !to`). The MLB takes both from its priority encoders' `path` and
-///     `lower_any`, with no way index decoded (below).
+///     touch is `s = (s & !mask) | (set & mask)` (`tree_paths`: mask, and
+///     `mask & !to`; bits of `set` off the path are ignored). The MLB takes
+///     both from its priority encoders' `path` and `lower_any`, with no way
+///     index decoded (below).
 ///   - `touch_c_valid`, `touch_c_way`: a touch given as a way (the fill's
 ///     victim).
 /// - `victim` (comb. from registers): the victim of the state at the start
