@@ -168,8 +168,10 @@ fn mlb_storage_flops_have_enables() {
         let expected_enable = n * (172 + 56) + (51 + 56 + 56 + 8 + way) + (56 + 56 + 8 + way) + rr_bits;
         assert_eq!(enable_bits, expected_enable, "{name}: enable flop bits");
         // The two hit flags, the multi flags (constant 0, removed, when N = 1), the PLRU bits
-        // and its three pending touches, valid and way (hw::plru: applied a cycle late).
-        let max_plain = 4 + if rr_bits == 0 { n + 3 * (1 + way) } else { 0 };
+        // and its three pending touches (hw::plru: applied a cycle late): the range and
+        // location hits' tree paths, mask and set words of N bits each, and the fill's
+        // valid and way.
+        let max_plain = 4 + if rr_bits == 0 { n + 4 * n + (1 + way) } else { 0 };
         assert!((2..=max_plain).contains(&plain_bits), "{name}: {plain_bits} plain flop bits (at most {max_plain})");
     }
 }
