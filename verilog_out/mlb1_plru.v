@@ -184,6 +184,7 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
     reg  out_ls_multi;
     reg  out_ls_way;
     reg  out_ls_take_0;
+    reg  [55:0] rs_key_0;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_c_0;
     reg  [55:0] cs_nr_0;
@@ -335,10 +336,11 @@ module mlb1_plru(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_lo
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ bxs_0_q;
-        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
+        rs_key_0 = rs_addr;
+        cs_s_0 = rs_key_0 ^ bxs_0_q;
+        cs_c_0 = (rs_key_0 & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_key_0) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         rs_req_0 = rs_match_0;
         ls_req_0 = ls_match_0;

@@ -458,6 +458,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  mlb_fill_next_sel_1;
     reg  mlb_fill_next_sel_2;
     reg  mlb_fill_next_sel_3;
+    reg  [55:0] mlb_rs_addr_entry_0;
+    reg  [55:0] mlb_rs_addr_entry_1;
+    reg  [55:0] mlb_rs_addr_entry_2;
+    reg  [55:0] mlb_rs_addr_entry_3;
+    reg  [55:0] mlb_rs_addr_entry_4;
+    reg  [55:0] mlb_rs_addr_entry_5;
+    reg  [55:0] mlb_rs_addr_entry_6;
+    reg  [55:0] mlb_rs_addr_entry_7;
+    reg  [55:0] mlb_rs_addr_entry_8;
+    reg  [55:0] mlb_rs_addr_entry_9;
+    reg  [55:0] mlb_rs_addr_entry_10;
+    reg  [55:0] mlb_rs_addr_entry_11;
+    reg  [55:0] mlb_rs_addr_entry_12;
+    reg  [55:0] mlb_rs_addr_entry_13;
+    reg  [55:0] mlb_rs_addr_entry_14;
+    reg  [55:0] mlb_rs_addr_entry_15;
     wire  mlb_rs_hit;
     wire  [3:0] mlb_rs_way;
     wire  [50:0] mlb_rs_loc;
@@ -1386,6 +1402,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [63:0] p_key_2_q;
     reg  [55:0] a_rkey_d;
     reg  [55:0] a_rkey_q;
+    reg  [55:0] a_rkey_n_d;
+    reg  [55:0] a_rkey_n_q;
     reg  [50:0] a_lkey_d;
     reg  [50:0] a_lkey_q;
     reg  c_loc_meta_d;
@@ -3635,6 +3653,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .fill_next_sel_1(mlb_fill_next_sel_1),
         .fill_next_sel_2(mlb_fill_next_sel_2),
         .fill_next_sel_3(mlb_fill_next_sel_3),
+        .rs_addr_entry_0(mlb_rs_addr_entry_0),
+        .rs_addr_entry_1(mlb_rs_addr_entry_1),
+        .rs_addr_entry_2(mlb_rs_addr_entry_2),
+        .rs_addr_entry_3(mlb_rs_addr_entry_3),
+        .rs_addr_entry_4(mlb_rs_addr_entry_4),
+        .rs_addr_entry_5(mlb_rs_addr_entry_5),
+        .rs_addr_entry_6(mlb_rs_addr_entry_6),
+        .rs_addr_entry_7(mlb_rs_addr_entry_7),
+        .rs_addr_entry_8(mlb_rs_addr_entry_8),
+        .rs_addr_entry_9(mlb_rs_addr_entry_9),
+        .rs_addr_entry_10(mlb_rs_addr_entry_10),
+        .rs_addr_entry_11(mlb_rs_addr_entry_11),
+        .rs_addr_entry_12(mlb_rs_addr_entry_12),
+        .rs_addr_entry_13(mlb_rs_addr_entry_13),
+        .rs_addr_entry_14(mlb_rs_addr_entry_14),
+        .rs_addr_entry_15(mlb_rs_addr_entry_15),
         .rs_hit(mlb_rs_hit),
         .rs_way(mlb_rs_way),
         .rs_loc(mlb_rs_loc),
@@ -4374,6 +4408,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         p_key_1_q = 64'h0;
         p_key_2_q = 64'h0;
         a_rkey_q = 56'h0;
+        a_rkey_n_q = 56'h0;
         a_lkey_q = 51'h0;
         c_loc_meta_q = 1'h0;
         p_res_0_q = 2'h0;
@@ -5543,6 +5578,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         p_key_1_q <= p_key_1_d;
         p_key_2_q <= p_key_2_d;
         a_rkey_q <= a_rkey_d;
+        a_rkey_n_q <= a_rkey_n_d;
         a_lkey_q <= a_lkey_d;
         c_loc_meta_q <= c_loc_meta_d;
         p_res_0_q <= p_res_0_d;
@@ -6488,6 +6524,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     // an intermediate value (event-driven simulators would loop on it).
     reg  [50:0] a_lkey_d_comb;
     reg  [55:0] a_rkey_d_comb;
+    reg  [55:0] a_rkey_n_d_comb;
     reg  c_loc_meta_d_comb;
     reg  ceq_slot_0_d_comb;
     reg  ceq_slot_1_d_comb;
@@ -7477,6 +7514,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_tag_d_comb = fq_tag_q;
         unas_any_q_d_comb = unas_any_q_q;
         a_rkey_d_comb = a_rkey_q;
+        a_rkey_n_d_comb = a_rkey_n_q;
         a_lkey_d_comb = a_lkey_q;
         c_loc_meta_d_comb = c_loc_meta_q;
         r_pass_0_d_comb = r_pass_0_q;
@@ -8323,6 +8361,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         mlb_reset = reset;
         mlb_rs_valid = a_search & p_key_range_0_q;
         mlb_rs_addr = a_rkey_q;
+        mlb_rs_addr_entry_0 = a_rkey_q;
+        mlb_rs_addr_entry_1 = a_rkey_q;
+        mlb_rs_addr_entry_2 = a_rkey_q;
+        mlb_rs_addr_entry_3 = a_rkey_q;
+        mlb_rs_addr_entry_4 = a_rkey_q;
+        mlb_rs_addr_entry_5 = a_rkey_q;
+        mlb_rs_addr_entry_6 = a_rkey_q;
+        mlb_rs_addr_entry_7 = a_rkey_q;
+        mlb_rs_addr_entry_8 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_9 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_10 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_11 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_12 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_13 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_14 = ~a_rkey_n_q;
+        mlb_rs_addr_entry_15 = ~a_rkey_n_q;
         mlb_ls_valid = a_search & ~p_key_range_0_q;
         mlb_ls_loc = a_lkey_q;
         mlb_inv_valid = p_valid_0_q & ~p_replay_0_q & (p_op_0_q == op_inv);
@@ -8385,7 +8439,25 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         mem_req_valid = port_pre_4;
         mem_req_id_comb = widx_0;
         mem_req_node_comb = walkers_0_req_node;
-        if (fill_grant_0) begin
+        if (wants_fill_3) begin
+            fq_loc_d_comb = walkers_3_location;
+            fq_base_d_comb = walkers_3_base;
+            fq_size_d_comb = walkers_3_size;
+            fq_tag_d_comb = walkers_3_tag;
+        end
+        if (wants_fill_2) begin
+            fq_loc_d_comb = walkers_2_location;
+            fq_base_d_comb = walkers_2_base;
+            fq_size_d_comb = walkers_2_size;
+            fq_tag_d_comb = walkers_2_tag;
+        end
+        if (wants_fill_1) begin
+            fq_loc_d_comb = walkers_1_location;
+            fq_base_d_comb = walkers_1_base;
+            fq_size_d_comb = walkers_1_size;
+            fq_tag_d_comb = walkers_1_tag;
+        end
+        if (wants_fill_0) begin
             fq_loc_d_comb = walkers_0_location;
             fq_base_d_comb = walkers_0_base;
             fq_size_d_comb = walkers_0_size;
@@ -8395,31 +8467,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             mem_req_id_comb = widx_0;
             mem_req_node_comb = walkers_0_req_node;
         end
-        if (fill_grant_1) begin
-            fq_loc_d_comb = walkers_1_location;
-            fq_base_d_comb = walkers_1_base;
-            fq_size_d_comb = walkers_1_size;
-            fq_tag_d_comb = walkers_1_tag;
-        end
         if (port_grant_1) begin
             mem_req_id_comb = widx_1;
             mem_req_node_comb = walkers_1_req_node;
         end
-        if (fill_grant_2) begin
-            fq_loc_d_comb = walkers_2_location;
-            fq_base_d_comb = walkers_2_base;
-            fq_size_d_comb = walkers_2_size;
-            fq_tag_d_comb = walkers_2_tag;
-        end
         if (port_grant_2) begin
             mem_req_id_comb = widx_2;
             mem_req_node_comb = walkers_2_req_node;
-        end
-        if (fill_grant_3) begin
-            fq_loc_d_comb = walkers_3_location;
-            fq_base_d_comb = walkers_3_base;
-            fq_size_d_comb = walkers_3_size;
-            fq_tag_d_comb = walkers_3_tag;
         end
         if (port_grant_3) begin
             mem_req_id_comb = widx_3;
@@ -12128,6 +12182,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         c_loc_meta_d_comb = (p_loc_1_q != zero64) & (p_loc_1_q != no_meta);
         if (p_key_range_0_d_comb) begin
             a_rkey_d_comb = p_key_0_d_comb[(32'h0)+:(56)];
+            a_rkey_n_d_comb = ~p_key_0_d_comb[(32'h0)+:(56)];
         end
         else begin
             a_lkey_d_comb = p_key_0_d_comb[(32'h5)+:(51)];
@@ -12266,6 +12321,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         resp_addr_31 = r_addr_31_q;
         a_lkey_d = a_lkey_d_comb;
         a_rkey_d = a_rkey_d_comb;
+        a_rkey_n_d = a_rkey_n_d_comb;
         c_loc_meta_d = c_loc_meta_d_comb;
         ceq_slot_0_d = ceq_slot_0_d_comb;
         ceq_slot_1_d = ceq_slot_1_d_comb;
@@ -15114,6 +15170,70 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  st_gchk_30_q;
     reg  st_gchk_31_d;
     reg  st_gchk_31_q;
+    reg  st_schk_0_d;
+    reg  st_schk_0_q;
+    reg  st_schk_1_d;
+    reg  st_schk_1_q;
+    reg  st_schk_2_d;
+    reg  st_schk_2_q;
+    reg  st_schk_3_d;
+    reg  st_schk_3_q;
+    reg  st_schk_4_d;
+    reg  st_schk_4_q;
+    reg  st_schk_5_d;
+    reg  st_schk_5_q;
+    reg  st_schk_6_d;
+    reg  st_schk_6_q;
+    reg  st_schk_7_d;
+    reg  st_schk_7_q;
+    reg  st_schk_8_d;
+    reg  st_schk_8_q;
+    reg  st_schk_9_d;
+    reg  st_schk_9_q;
+    reg  st_schk_10_d;
+    reg  st_schk_10_q;
+    reg  st_schk_11_d;
+    reg  st_schk_11_q;
+    reg  st_schk_12_d;
+    reg  st_schk_12_q;
+    reg  st_schk_13_d;
+    reg  st_schk_13_q;
+    reg  st_schk_14_d;
+    reg  st_schk_14_q;
+    reg  st_schk_15_d;
+    reg  st_schk_15_q;
+    reg  st_schk_16_d;
+    reg  st_schk_16_q;
+    reg  st_schk_17_d;
+    reg  st_schk_17_q;
+    reg  st_schk_18_d;
+    reg  st_schk_18_q;
+    reg  st_schk_19_d;
+    reg  st_schk_19_q;
+    reg  st_schk_20_d;
+    reg  st_schk_20_q;
+    reg  st_schk_21_d;
+    reg  st_schk_21_q;
+    reg  st_schk_22_d;
+    reg  st_schk_22_q;
+    reg  st_schk_23_d;
+    reg  st_schk_23_q;
+    reg  st_schk_24_d;
+    reg  st_schk_24_q;
+    reg  st_schk_25_d;
+    reg  st_schk_25_q;
+    reg  st_schk_26_d;
+    reg  st_schk_26_q;
+    reg  st_schk_27_d;
+    reg  st_schk_27_q;
+    reg  st_schk_28_d;
+    reg  st_schk_28_q;
+    reg  st_schk_29_d;
+    reg  st_schk_29_q;
+    reg  st_schk_30_d;
+    reg  st_schk_30_q;
+    reg  st_schk_31_d;
+    reg  st_schk_31_q;
     reg  st_ge_0_d;
     reg  st_ge_0_q;
     reg  st_ge_1_d;
@@ -15562,8 +15682,6 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  st_mask_30_q;
     reg  st_mask_31_d;
     reg  st_mask_31_q;
-    reg  st_shared_0_d;
-    reg  st_shared_0_q;
     
     // Local signals
     reg  [2:0] lane_pre_now_0;
@@ -15790,8 +15908,38 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
     reg  [2:0] lane_fault_29;
     reg  [2:0] lane_fault_30;
     reg  [2:0] lane_fault_31;
-    reg  shared_x;
-    reg  [2:0] bcode;
+    reg  lane_bs_0;
+    reg  lane_bs_1;
+    reg  lane_bs_2;
+    reg  lane_bs_3;
+    reg  lane_bs_4;
+    reg  lane_bs_5;
+    reg  lane_bs_6;
+    reg  lane_bs_7;
+    reg  lane_bs_8;
+    reg  lane_bs_9;
+    reg  lane_bs_10;
+    reg  lane_bs_11;
+    reg  lane_bs_12;
+    reg  lane_bs_13;
+    reg  lane_bs_14;
+    reg  lane_bs_15;
+    reg  lane_bs_16;
+    reg  lane_bs_17;
+    reg  lane_bs_18;
+    reg  lane_bs_19;
+    reg  lane_bs_20;
+    reg  lane_bs_21;
+    reg  lane_bs_22;
+    reg  lane_bs_23;
+    reg  lane_bs_24;
+    reg  lane_bs_25;
+    reg  lane_bs_26;
+    reg  lane_bs_27;
+    reg  lane_bs_28;
+    reg  lane_bs_29;
+    reg  lane_bs_30;
+    reg  lane_bs_31;
     reg  lane_c3_0;
     reg  lane_c3_1;
     reg  lane_c3_2;
@@ -17430,6 +17578,38 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_gchk_29_q = 1'h0;
         st_gchk_30_q = 1'h0;
         st_gchk_31_q = 1'h0;
+        st_schk_0_q = 1'h0;
+        st_schk_1_q = 1'h0;
+        st_schk_2_q = 1'h0;
+        st_schk_3_q = 1'h0;
+        st_schk_4_q = 1'h0;
+        st_schk_5_q = 1'h0;
+        st_schk_6_q = 1'h0;
+        st_schk_7_q = 1'h0;
+        st_schk_8_q = 1'h0;
+        st_schk_9_q = 1'h0;
+        st_schk_10_q = 1'h0;
+        st_schk_11_q = 1'h0;
+        st_schk_12_q = 1'h0;
+        st_schk_13_q = 1'h0;
+        st_schk_14_q = 1'h0;
+        st_schk_15_q = 1'h0;
+        st_schk_16_q = 1'h0;
+        st_schk_17_q = 1'h0;
+        st_schk_18_q = 1'h0;
+        st_schk_19_q = 1'h0;
+        st_schk_20_q = 1'h0;
+        st_schk_21_q = 1'h0;
+        st_schk_22_q = 1'h0;
+        st_schk_23_q = 1'h0;
+        st_schk_24_q = 1'h0;
+        st_schk_25_q = 1'h0;
+        st_schk_26_q = 1'h0;
+        st_schk_27_q = 1'h0;
+        st_schk_28_q = 1'h0;
+        st_schk_29_q = 1'h0;
+        st_schk_30_q = 1'h0;
+        st_schk_31_q = 1'h0;
         st_ge_0_q = 1'h0;
         st_ge_1_q = 1'h0;
         st_ge_2_q = 1'h0;
@@ -17654,7 +17834,6 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_mask_29_q = 1'h0;
         st_mask_30_q = 1'h0;
         st_mask_31_q = 1'h0;
-        st_shared_0_q = 1'h0;
     end
     always @(posedge clock) begin
         st_pre_0_q <= st_pre_0_d;
@@ -17913,6 +18092,38 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_gchk_29_q <= st_gchk_29_d;
         st_gchk_30_q <= st_gchk_30_d;
         st_gchk_31_q <= st_gchk_31_d;
+        st_schk_0_q <= st_schk_0_d;
+        st_schk_1_q <= st_schk_1_d;
+        st_schk_2_q <= st_schk_2_d;
+        st_schk_3_q <= st_schk_3_d;
+        st_schk_4_q <= st_schk_4_d;
+        st_schk_5_q <= st_schk_5_d;
+        st_schk_6_q <= st_schk_6_d;
+        st_schk_7_q <= st_schk_7_d;
+        st_schk_8_q <= st_schk_8_d;
+        st_schk_9_q <= st_schk_9_d;
+        st_schk_10_q <= st_schk_10_d;
+        st_schk_11_q <= st_schk_11_d;
+        st_schk_12_q <= st_schk_12_d;
+        st_schk_13_q <= st_schk_13_d;
+        st_schk_14_q <= st_schk_14_d;
+        st_schk_15_q <= st_schk_15_d;
+        st_schk_16_q <= st_schk_16_d;
+        st_schk_17_q <= st_schk_17_d;
+        st_schk_18_q <= st_schk_18_d;
+        st_schk_19_q <= st_schk_19_d;
+        st_schk_20_q <= st_schk_20_d;
+        st_schk_21_q <= st_schk_21_d;
+        st_schk_22_q <= st_schk_22_d;
+        st_schk_23_q <= st_schk_23_d;
+        st_schk_24_q <= st_schk_24_d;
+        st_schk_25_q <= st_schk_25_d;
+        st_schk_26_q <= st_schk_26_d;
+        st_schk_27_q <= st_schk_27_d;
+        st_schk_28_q <= st_schk_28_d;
+        st_schk_29_q <= st_schk_29_d;
+        st_schk_30_q <= st_schk_30_d;
+        st_schk_31_q <= st_schk_31_d;
         st_ge_0_q <= st_ge_0_d;
         st_ge_1_q <= st_ge_1_d;
         st_ge_2_q <= st_ge_2_d;
@@ -18137,7 +18348,6 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_mask_29_q <= st_mask_29_d;
         st_mask_30_q <= st_mask_30_d;
         st_mask_31_q <= st_mask_31_d;
-        st_shared_0_q <= st_shared_0_d;
     end
     
     // Update code
@@ -18210,6 +18420,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_0 = lane_pre_now_0;
         lane_bfail_0 = lane_bfail_now_0;
         lane_mask_0 = mask_0;
+        lane_bs_0 = shared;
         lanes_1_g_ptr = ptr_1;
         lanes_1_g_width = width_1;
         lanes_1_g_loc_comb = zero_loc;
@@ -18243,6 +18454,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_1 = lane_pre_now_1;
         lane_bfail_1 = lane_bfail_now_1;
         lane_mask_1 = mask_1;
+        lane_bs_1 = shared;
         lanes_2_g_ptr = ptr_2;
         lanes_2_g_width = width_2;
         lanes_2_g_loc_comb = zero_loc;
@@ -18276,6 +18488,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_2 = lane_pre_now_2;
         lane_bfail_2 = lane_bfail_now_2;
         lane_mask_2 = mask_2;
+        lane_bs_2 = shared;
         lanes_3_g_ptr = ptr_3;
         lanes_3_g_width = width_3;
         lanes_3_g_loc_comb = zero_loc;
@@ -18309,6 +18522,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_3 = lane_pre_now_3;
         lane_bfail_3 = lane_bfail_now_3;
         lane_mask_3 = mask_3;
+        lane_bs_3 = shared;
         lanes_4_g_ptr = ptr_4;
         lanes_4_g_width = width_4;
         lanes_4_g_loc_comb = zero_loc;
@@ -18342,6 +18556,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_4 = lane_pre_now_4;
         lane_bfail_4 = lane_bfail_now_4;
         lane_mask_4 = mask_4;
+        lane_bs_4 = shared;
         lanes_5_g_ptr = ptr_5;
         lanes_5_g_width = width_5;
         lanes_5_g_loc_comb = zero_loc;
@@ -18375,6 +18590,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_5 = lane_pre_now_5;
         lane_bfail_5 = lane_bfail_now_5;
         lane_mask_5 = mask_5;
+        lane_bs_5 = shared;
         lanes_6_g_ptr = ptr_6;
         lanes_6_g_width = width_6;
         lanes_6_g_loc_comb = zero_loc;
@@ -18408,6 +18624,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_6 = lane_pre_now_6;
         lane_bfail_6 = lane_bfail_now_6;
         lane_mask_6 = mask_6;
+        lane_bs_6 = shared;
         lanes_7_g_ptr = ptr_7;
         lanes_7_g_width = width_7;
         lanes_7_g_loc_comb = zero_loc;
@@ -18441,6 +18658,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_7 = lane_pre_now_7;
         lane_bfail_7 = lane_bfail_now_7;
         lane_mask_7 = mask_7;
+        lane_bs_7 = shared;
         lanes_8_g_ptr = ptr_8;
         lanes_8_g_width = width_8;
         lanes_8_g_loc_comb = zero_loc;
@@ -18474,6 +18692,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_8 = lane_pre_now_8;
         lane_bfail_8 = lane_bfail_now_8;
         lane_mask_8 = mask_8;
+        lane_bs_8 = shared;
         lanes_9_g_ptr = ptr_9;
         lanes_9_g_width = width_9;
         lanes_9_g_loc_comb = zero_loc;
@@ -18507,6 +18726,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_9 = lane_pre_now_9;
         lane_bfail_9 = lane_bfail_now_9;
         lane_mask_9 = mask_9;
+        lane_bs_9 = shared;
         lanes_10_g_ptr = ptr_10;
         lanes_10_g_width = width_10;
         lanes_10_g_loc_comb = zero_loc;
@@ -18540,6 +18760,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_10 = lane_pre_now_10;
         lane_bfail_10 = lane_bfail_now_10;
         lane_mask_10 = mask_10;
+        lane_bs_10 = shared;
         lanes_11_g_ptr = ptr_11;
         lanes_11_g_width = width_11;
         lanes_11_g_loc_comb = zero_loc;
@@ -18573,6 +18794,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_11 = lane_pre_now_11;
         lane_bfail_11 = lane_bfail_now_11;
         lane_mask_11 = mask_11;
+        lane_bs_11 = shared;
         lanes_12_g_ptr = ptr_12;
         lanes_12_g_width = width_12;
         lanes_12_g_loc_comb = zero_loc;
@@ -18606,6 +18828,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_12 = lane_pre_now_12;
         lane_bfail_12 = lane_bfail_now_12;
         lane_mask_12 = mask_12;
+        lane_bs_12 = shared;
         lanes_13_g_ptr = ptr_13;
         lanes_13_g_width = width_13;
         lanes_13_g_loc_comb = zero_loc;
@@ -18639,6 +18862,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_13 = lane_pre_now_13;
         lane_bfail_13 = lane_bfail_now_13;
         lane_mask_13 = mask_13;
+        lane_bs_13 = shared;
         lanes_14_g_ptr = ptr_14;
         lanes_14_g_width = width_14;
         lanes_14_g_loc_comb = zero_loc;
@@ -18672,6 +18896,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_14 = lane_pre_now_14;
         lane_bfail_14 = lane_bfail_now_14;
         lane_mask_14 = mask_14;
+        lane_bs_14 = shared;
         lanes_15_g_ptr = ptr_15;
         lanes_15_g_width = width_15;
         lanes_15_g_loc_comb = zero_loc;
@@ -18705,6 +18930,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_15 = lane_pre_now_15;
         lane_bfail_15 = lane_bfail_now_15;
         lane_mask_15 = mask_15;
+        lane_bs_15 = shared;
         lanes_16_g_ptr = ptr_16;
         lanes_16_g_width = width_16;
         lanes_16_g_loc_comb = zero_loc;
@@ -18738,6 +18964,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_16 = lane_pre_now_16;
         lane_bfail_16 = lane_bfail_now_16;
         lane_mask_16 = mask_16;
+        lane_bs_16 = shared;
         lanes_17_g_ptr = ptr_17;
         lanes_17_g_width = width_17;
         lanes_17_g_loc_comb = zero_loc;
@@ -18771,6 +18998,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_17 = lane_pre_now_17;
         lane_bfail_17 = lane_bfail_now_17;
         lane_mask_17 = mask_17;
+        lane_bs_17 = shared;
         lanes_18_g_ptr = ptr_18;
         lanes_18_g_width = width_18;
         lanes_18_g_loc_comb = zero_loc;
@@ -18804,6 +19032,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_18 = lane_pre_now_18;
         lane_bfail_18 = lane_bfail_now_18;
         lane_mask_18 = mask_18;
+        lane_bs_18 = shared;
         lanes_19_g_ptr = ptr_19;
         lanes_19_g_width = width_19;
         lanes_19_g_loc_comb = zero_loc;
@@ -18837,6 +19066,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_19 = lane_pre_now_19;
         lane_bfail_19 = lane_bfail_now_19;
         lane_mask_19 = mask_19;
+        lane_bs_19 = shared;
         lanes_20_g_ptr = ptr_20;
         lanes_20_g_width = width_20;
         lanes_20_g_loc_comb = zero_loc;
@@ -18870,6 +19100,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_20 = lane_pre_now_20;
         lane_bfail_20 = lane_bfail_now_20;
         lane_mask_20 = mask_20;
+        lane_bs_20 = shared;
         lanes_21_g_ptr = ptr_21;
         lanes_21_g_width = width_21;
         lanes_21_g_loc_comb = zero_loc;
@@ -18903,6 +19134,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_21 = lane_pre_now_21;
         lane_bfail_21 = lane_bfail_now_21;
         lane_mask_21 = mask_21;
+        lane_bs_21 = shared;
         lanes_22_g_ptr = ptr_22;
         lanes_22_g_width = width_22;
         lanes_22_g_loc_comb = zero_loc;
@@ -18936,6 +19168,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_22 = lane_pre_now_22;
         lane_bfail_22 = lane_bfail_now_22;
         lane_mask_22 = mask_22;
+        lane_bs_22 = shared;
         lanes_23_g_ptr = ptr_23;
         lanes_23_g_width = width_23;
         lanes_23_g_loc_comb = zero_loc;
@@ -18969,6 +19202,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_23 = lane_pre_now_23;
         lane_bfail_23 = lane_bfail_now_23;
         lane_mask_23 = mask_23;
+        lane_bs_23 = shared;
         lanes_24_g_ptr = ptr_24;
         lanes_24_g_width = width_24;
         lanes_24_g_loc_comb = zero_loc;
@@ -19002,6 +19236,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_24 = lane_pre_now_24;
         lane_bfail_24 = lane_bfail_now_24;
         lane_mask_24 = mask_24;
+        lane_bs_24 = shared;
         lanes_25_g_ptr = ptr_25;
         lanes_25_g_width = width_25;
         lanes_25_g_loc_comb = zero_loc;
@@ -19035,6 +19270,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_25 = lane_pre_now_25;
         lane_bfail_25 = lane_bfail_now_25;
         lane_mask_25 = mask_25;
+        lane_bs_25 = shared;
         lanes_26_g_ptr = ptr_26;
         lanes_26_g_width = width_26;
         lanes_26_g_loc_comb = zero_loc;
@@ -19068,6 +19304,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_26 = lane_pre_now_26;
         lane_bfail_26 = lane_bfail_now_26;
         lane_mask_26 = mask_26;
+        lane_bs_26 = shared;
         lanes_27_g_ptr = ptr_27;
         lanes_27_g_width = width_27;
         lanes_27_g_loc_comb = zero_loc;
@@ -19101,6 +19338,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_27 = lane_pre_now_27;
         lane_bfail_27 = lane_bfail_now_27;
         lane_mask_27 = mask_27;
+        lane_bs_27 = shared;
         lanes_28_g_ptr = ptr_28;
         lanes_28_g_width = width_28;
         lanes_28_g_loc_comb = zero_loc;
@@ -19134,6 +19372,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_28 = lane_pre_now_28;
         lane_bfail_28 = lane_bfail_now_28;
         lane_mask_28 = mask_28;
+        lane_bs_28 = shared;
         lanes_29_g_ptr = ptr_29;
         lanes_29_g_width = width_29;
         lanes_29_g_loc_comb = zero_loc;
@@ -19167,6 +19406,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_29 = lane_pre_now_29;
         lane_bfail_29 = lane_bfail_now_29;
         lane_mask_29 = mask_29;
+        lane_bs_29 = shared;
         lanes_30_g_ptr = ptr_30;
         lanes_30_g_width = width_30;
         lanes_30_g_loc_comb = zero_loc;
@@ -19200,6 +19440,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_30 = lane_pre_now_30;
         lane_bfail_30 = lane_bfail_now_30;
         lane_mask_30 = mask_30;
+        lane_bs_30 = shared;
         lanes_31_g_ptr = ptr_31;
         lanes_31_g_width = width_31;
         lanes_31_g_loc_comb = zero_loc;
@@ -19233,9 +19474,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_31 = lane_pre_now_31;
         lane_bfail_31 = lane_bfail_now_31;
         lane_mask_31 = mask_31;
-        shared_x = shared;
-        st_shared_0_d = shared;
-        shared_x = st_shared_0_q;
+        lane_bs_31 = shared;
         st_pre_0_d = lane_pre_now_0;
         st_sge_0_d = lanes_0_s_ge;
         st_sc1_0_d = lanes_0_s_c1;
@@ -19244,6 +19483,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_0_d = lanes_0_s_c3_hi_eq;
         st_sc3l_0_d = lanes_0_s_c3_lo_ge;
         st_gchk_0_d = lane_gchk_now_0;
+        st_schk_0_d = mask_0 & shared;
         st_ge_0_d = lanes_0_g_ge;
         st_c1_0_d = lanes_0_g_c1;
         st_c2_0_d = lanes_0_g_c2;
@@ -19254,8 +19494,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_0 = st_pre_0_q;
         lane_sc3_0 = st_sc3h_0_q | (st_sc3e_0_q & st_sc3l_0_q);
         lane_c3_0 = st_c3h_0_q | (st_c3e_0_q & st_c3l_0_q);
-        lane_bfail_0 = (shared_x & st_mask_0_q & ~(st_sge_0_q & ((st_sc1_0_q & st_sc2_0_q) | (st_sc1_0_q & lane_sc3_0) | (st_sc2_0_q & lane_sc3_0)))) | (st_gchk_0_q & ~(st_ge_0_q & ((st_c1_0_q & st_c2_0_q) | (st_c1_0_q & lane_c3_0) | (st_c2_0_q & lane_c3_0))));
+        lane_bfail_0 = (st_schk_0_q & ~(st_sge_0_q & ((st_sc1_0_q & st_sc2_0_q) | (st_sc1_0_q & lane_sc3_0) | (st_sc2_0_q & lane_sc3_0)))) | (st_gchk_0_q & ~(st_ge_0_q & ((st_c1_0_q & st_c2_0_q) | (st_c1_0_q & lane_c3_0) | (st_c2_0_q & lane_c3_0))));
         lane_mask_0 = st_mask_0_q;
+        lane_bs_0 = st_schk_0_q;
         st_pre_1_d = lane_pre_now_1;
         st_sge_1_d = lanes_1_s_ge;
         st_sc1_1_d = lanes_1_s_c1;
@@ -19264,6 +19505,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_1_d = lanes_1_s_c3_hi_eq;
         st_sc3l_1_d = lanes_1_s_c3_lo_ge;
         st_gchk_1_d = lane_gchk_now_1;
+        st_schk_1_d = mask_1 & shared;
         st_ge_1_d = lanes_1_g_ge;
         st_c1_1_d = lanes_1_g_c1;
         st_c2_1_d = lanes_1_g_c2;
@@ -19274,8 +19516,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_1 = st_pre_1_q;
         lane_sc3_1 = st_sc3h_1_q | (st_sc3e_1_q & st_sc3l_1_q);
         lane_c3_1 = st_c3h_1_q | (st_c3e_1_q & st_c3l_1_q);
-        lane_bfail_1 = (shared_x & st_mask_1_q & ~(st_sge_1_q & ((st_sc1_1_q & st_sc2_1_q) | (st_sc1_1_q & lane_sc3_1) | (st_sc2_1_q & lane_sc3_1)))) | (st_gchk_1_q & ~(st_ge_1_q & ((st_c1_1_q & st_c2_1_q) | (st_c1_1_q & lane_c3_1) | (st_c2_1_q & lane_c3_1))));
+        lane_bfail_1 = (st_schk_1_q & ~(st_sge_1_q & ((st_sc1_1_q & st_sc2_1_q) | (st_sc1_1_q & lane_sc3_1) | (st_sc2_1_q & lane_sc3_1)))) | (st_gchk_1_q & ~(st_ge_1_q & ((st_c1_1_q & st_c2_1_q) | (st_c1_1_q & lane_c3_1) | (st_c2_1_q & lane_c3_1))));
         lane_mask_1 = st_mask_1_q;
+        lane_bs_1 = st_schk_1_q;
         st_pre_2_d = lane_pre_now_2;
         st_sge_2_d = lanes_2_s_ge;
         st_sc1_2_d = lanes_2_s_c1;
@@ -19284,6 +19527,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_2_d = lanes_2_s_c3_hi_eq;
         st_sc3l_2_d = lanes_2_s_c3_lo_ge;
         st_gchk_2_d = lane_gchk_now_2;
+        st_schk_2_d = mask_2 & shared;
         st_ge_2_d = lanes_2_g_ge;
         st_c1_2_d = lanes_2_g_c1;
         st_c2_2_d = lanes_2_g_c2;
@@ -19294,8 +19538,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_2 = st_pre_2_q;
         lane_sc3_2 = st_sc3h_2_q | (st_sc3e_2_q & st_sc3l_2_q);
         lane_c3_2 = st_c3h_2_q | (st_c3e_2_q & st_c3l_2_q);
-        lane_bfail_2 = (shared_x & st_mask_2_q & ~(st_sge_2_q & ((st_sc1_2_q & st_sc2_2_q) | (st_sc1_2_q & lane_sc3_2) | (st_sc2_2_q & lane_sc3_2)))) | (st_gchk_2_q & ~(st_ge_2_q & ((st_c1_2_q & st_c2_2_q) | (st_c1_2_q & lane_c3_2) | (st_c2_2_q & lane_c3_2))));
+        lane_bfail_2 = (st_schk_2_q & ~(st_sge_2_q & ((st_sc1_2_q & st_sc2_2_q) | (st_sc1_2_q & lane_sc3_2) | (st_sc2_2_q & lane_sc3_2)))) | (st_gchk_2_q & ~(st_ge_2_q & ((st_c1_2_q & st_c2_2_q) | (st_c1_2_q & lane_c3_2) | (st_c2_2_q & lane_c3_2))));
         lane_mask_2 = st_mask_2_q;
+        lane_bs_2 = st_schk_2_q;
         st_pre_3_d = lane_pre_now_3;
         st_sge_3_d = lanes_3_s_ge;
         st_sc1_3_d = lanes_3_s_c1;
@@ -19304,6 +19549,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_3_d = lanes_3_s_c3_hi_eq;
         st_sc3l_3_d = lanes_3_s_c3_lo_ge;
         st_gchk_3_d = lane_gchk_now_3;
+        st_schk_3_d = mask_3 & shared;
         st_ge_3_d = lanes_3_g_ge;
         st_c1_3_d = lanes_3_g_c1;
         st_c2_3_d = lanes_3_g_c2;
@@ -19314,8 +19560,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_3 = st_pre_3_q;
         lane_sc3_3 = st_sc3h_3_q | (st_sc3e_3_q & st_sc3l_3_q);
         lane_c3_3 = st_c3h_3_q | (st_c3e_3_q & st_c3l_3_q);
-        lane_bfail_3 = (shared_x & st_mask_3_q & ~(st_sge_3_q & ((st_sc1_3_q & st_sc2_3_q) | (st_sc1_3_q & lane_sc3_3) | (st_sc2_3_q & lane_sc3_3)))) | (st_gchk_3_q & ~(st_ge_3_q & ((st_c1_3_q & st_c2_3_q) | (st_c1_3_q & lane_c3_3) | (st_c2_3_q & lane_c3_3))));
+        lane_bfail_3 = (st_schk_3_q & ~(st_sge_3_q & ((st_sc1_3_q & st_sc2_3_q) | (st_sc1_3_q & lane_sc3_3) | (st_sc2_3_q & lane_sc3_3)))) | (st_gchk_3_q & ~(st_ge_3_q & ((st_c1_3_q & st_c2_3_q) | (st_c1_3_q & lane_c3_3) | (st_c2_3_q & lane_c3_3))));
         lane_mask_3 = st_mask_3_q;
+        lane_bs_3 = st_schk_3_q;
         st_pre_4_d = lane_pre_now_4;
         st_sge_4_d = lanes_4_s_ge;
         st_sc1_4_d = lanes_4_s_c1;
@@ -19324,6 +19571,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_4_d = lanes_4_s_c3_hi_eq;
         st_sc3l_4_d = lanes_4_s_c3_lo_ge;
         st_gchk_4_d = lane_gchk_now_4;
+        st_schk_4_d = mask_4 & shared;
         st_ge_4_d = lanes_4_g_ge;
         st_c1_4_d = lanes_4_g_c1;
         st_c2_4_d = lanes_4_g_c2;
@@ -19334,8 +19582,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_4 = st_pre_4_q;
         lane_sc3_4 = st_sc3h_4_q | (st_sc3e_4_q & st_sc3l_4_q);
         lane_c3_4 = st_c3h_4_q | (st_c3e_4_q & st_c3l_4_q);
-        lane_bfail_4 = (shared_x & st_mask_4_q & ~(st_sge_4_q & ((st_sc1_4_q & st_sc2_4_q) | (st_sc1_4_q & lane_sc3_4) | (st_sc2_4_q & lane_sc3_4)))) | (st_gchk_4_q & ~(st_ge_4_q & ((st_c1_4_q & st_c2_4_q) | (st_c1_4_q & lane_c3_4) | (st_c2_4_q & lane_c3_4))));
+        lane_bfail_4 = (st_schk_4_q & ~(st_sge_4_q & ((st_sc1_4_q & st_sc2_4_q) | (st_sc1_4_q & lane_sc3_4) | (st_sc2_4_q & lane_sc3_4)))) | (st_gchk_4_q & ~(st_ge_4_q & ((st_c1_4_q & st_c2_4_q) | (st_c1_4_q & lane_c3_4) | (st_c2_4_q & lane_c3_4))));
         lane_mask_4 = st_mask_4_q;
+        lane_bs_4 = st_schk_4_q;
         st_pre_5_d = lane_pre_now_5;
         st_sge_5_d = lanes_5_s_ge;
         st_sc1_5_d = lanes_5_s_c1;
@@ -19344,6 +19593,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_5_d = lanes_5_s_c3_hi_eq;
         st_sc3l_5_d = lanes_5_s_c3_lo_ge;
         st_gchk_5_d = lane_gchk_now_5;
+        st_schk_5_d = mask_5 & shared;
         st_ge_5_d = lanes_5_g_ge;
         st_c1_5_d = lanes_5_g_c1;
         st_c2_5_d = lanes_5_g_c2;
@@ -19354,8 +19604,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_5 = st_pre_5_q;
         lane_sc3_5 = st_sc3h_5_q | (st_sc3e_5_q & st_sc3l_5_q);
         lane_c3_5 = st_c3h_5_q | (st_c3e_5_q & st_c3l_5_q);
-        lane_bfail_5 = (shared_x & st_mask_5_q & ~(st_sge_5_q & ((st_sc1_5_q & st_sc2_5_q) | (st_sc1_5_q & lane_sc3_5) | (st_sc2_5_q & lane_sc3_5)))) | (st_gchk_5_q & ~(st_ge_5_q & ((st_c1_5_q & st_c2_5_q) | (st_c1_5_q & lane_c3_5) | (st_c2_5_q & lane_c3_5))));
+        lane_bfail_5 = (st_schk_5_q & ~(st_sge_5_q & ((st_sc1_5_q & st_sc2_5_q) | (st_sc1_5_q & lane_sc3_5) | (st_sc2_5_q & lane_sc3_5)))) | (st_gchk_5_q & ~(st_ge_5_q & ((st_c1_5_q & st_c2_5_q) | (st_c1_5_q & lane_c3_5) | (st_c2_5_q & lane_c3_5))));
         lane_mask_5 = st_mask_5_q;
+        lane_bs_5 = st_schk_5_q;
         st_pre_6_d = lane_pre_now_6;
         st_sge_6_d = lanes_6_s_ge;
         st_sc1_6_d = lanes_6_s_c1;
@@ -19364,6 +19615,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_6_d = lanes_6_s_c3_hi_eq;
         st_sc3l_6_d = lanes_6_s_c3_lo_ge;
         st_gchk_6_d = lane_gchk_now_6;
+        st_schk_6_d = mask_6 & shared;
         st_ge_6_d = lanes_6_g_ge;
         st_c1_6_d = lanes_6_g_c1;
         st_c2_6_d = lanes_6_g_c2;
@@ -19374,8 +19626,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_6 = st_pre_6_q;
         lane_sc3_6 = st_sc3h_6_q | (st_sc3e_6_q & st_sc3l_6_q);
         lane_c3_6 = st_c3h_6_q | (st_c3e_6_q & st_c3l_6_q);
-        lane_bfail_6 = (shared_x & st_mask_6_q & ~(st_sge_6_q & ((st_sc1_6_q & st_sc2_6_q) | (st_sc1_6_q & lane_sc3_6) | (st_sc2_6_q & lane_sc3_6)))) | (st_gchk_6_q & ~(st_ge_6_q & ((st_c1_6_q & st_c2_6_q) | (st_c1_6_q & lane_c3_6) | (st_c2_6_q & lane_c3_6))));
+        lane_bfail_6 = (st_schk_6_q & ~(st_sge_6_q & ((st_sc1_6_q & st_sc2_6_q) | (st_sc1_6_q & lane_sc3_6) | (st_sc2_6_q & lane_sc3_6)))) | (st_gchk_6_q & ~(st_ge_6_q & ((st_c1_6_q & st_c2_6_q) | (st_c1_6_q & lane_c3_6) | (st_c2_6_q & lane_c3_6))));
         lane_mask_6 = st_mask_6_q;
+        lane_bs_6 = st_schk_6_q;
         st_pre_7_d = lane_pre_now_7;
         st_sge_7_d = lanes_7_s_ge;
         st_sc1_7_d = lanes_7_s_c1;
@@ -19384,6 +19637,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_7_d = lanes_7_s_c3_hi_eq;
         st_sc3l_7_d = lanes_7_s_c3_lo_ge;
         st_gchk_7_d = lane_gchk_now_7;
+        st_schk_7_d = mask_7 & shared;
         st_ge_7_d = lanes_7_g_ge;
         st_c1_7_d = lanes_7_g_c1;
         st_c2_7_d = lanes_7_g_c2;
@@ -19394,8 +19648,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_7 = st_pre_7_q;
         lane_sc3_7 = st_sc3h_7_q | (st_sc3e_7_q & st_sc3l_7_q);
         lane_c3_7 = st_c3h_7_q | (st_c3e_7_q & st_c3l_7_q);
-        lane_bfail_7 = (shared_x & st_mask_7_q & ~(st_sge_7_q & ((st_sc1_7_q & st_sc2_7_q) | (st_sc1_7_q & lane_sc3_7) | (st_sc2_7_q & lane_sc3_7)))) | (st_gchk_7_q & ~(st_ge_7_q & ((st_c1_7_q & st_c2_7_q) | (st_c1_7_q & lane_c3_7) | (st_c2_7_q & lane_c3_7))));
+        lane_bfail_7 = (st_schk_7_q & ~(st_sge_7_q & ((st_sc1_7_q & st_sc2_7_q) | (st_sc1_7_q & lane_sc3_7) | (st_sc2_7_q & lane_sc3_7)))) | (st_gchk_7_q & ~(st_ge_7_q & ((st_c1_7_q & st_c2_7_q) | (st_c1_7_q & lane_c3_7) | (st_c2_7_q & lane_c3_7))));
         lane_mask_7 = st_mask_7_q;
+        lane_bs_7 = st_schk_7_q;
         st_pre_8_d = lane_pre_now_8;
         st_sge_8_d = lanes_8_s_ge;
         st_sc1_8_d = lanes_8_s_c1;
@@ -19404,6 +19659,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_8_d = lanes_8_s_c3_hi_eq;
         st_sc3l_8_d = lanes_8_s_c3_lo_ge;
         st_gchk_8_d = lane_gchk_now_8;
+        st_schk_8_d = mask_8 & shared;
         st_ge_8_d = lanes_8_g_ge;
         st_c1_8_d = lanes_8_g_c1;
         st_c2_8_d = lanes_8_g_c2;
@@ -19414,8 +19670,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_8 = st_pre_8_q;
         lane_sc3_8 = st_sc3h_8_q | (st_sc3e_8_q & st_sc3l_8_q);
         lane_c3_8 = st_c3h_8_q | (st_c3e_8_q & st_c3l_8_q);
-        lane_bfail_8 = (shared_x & st_mask_8_q & ~(st_sge_8_q & ((st_sc1_8_q & st_sc2_8_q) | (st_sc1_8_q & lane_sc3_8) | (st_sc2_8_q & lane_sc3_8)))) | (st_gchk_8_q & ~(st_ge_8_q & ((st_c1_8_q & st_c2_8_q) | (st_c1_8_q & lane_c3_8) | (st_c2_8_q & lane_c3_8))));
+        lane_bfail_8 = (st_schk_8_q & ~(st_sge_8_q & ((st_sc1_8_q & st_sc2_8_q) | (st_sc1_8_q & lane_sc3_8) | (st_sc2_8_q & lane_sc3_8)))) | (st_gchk_8_q & ~(st_ge_8_q & ((st_c1_8_q & st_c2_8_q) | (st_c1_8_q & lane_c3_8) | (st_c2_8_q & lane_c3_8))));
         lane_mask_8 = st_mask_8_q;
+        lane_bs_8 = st_schk_8_q;
         st_pre_9_d = lane_pre_now_9;
         st_sge_9_d = lanes_9_s_ge;
         st_sc1_9_d = lanes_9_s_c1;
@@ -19424,6 +19681,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_9_d = lanes_9_s_c3_hi_eq;
         st_sc3l_9_d = lanes_9_s_c3_lo_ge;
         st_gchk_9_d = lane_gchk_now_9;
+        st_schk_9_d = mask_9 & shared;
         st_ge_9_d = lanes_9_g_ge;
         st_c1_9_d = lanes_9_g_c1;
         st_c2_9_d = lanes_9_g_c2;
@@ -19434,8 +19692,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_9 = st_pre_9_q;
         lane_sc3_9 = st_sc3h_9_q | (st_sc3e_9_q & st_sc3l_9_q);
         lane_c3_9 = st_c3h_9_q | (st_c3e_9_q & st_c3l_9_q);
-        lane_bfail_9 = (shared_x & st_mask_9_q & ~(st_sge_9_q & ((st_sc1_9_q & st_sc2_9_q) | (st_sc1_9_q & lane_sc3_9) | (st_sc2_9_q & lane_sc3_9)))) | (st_gchk_9_q & ~(st_ge_9_q & ((st_c1_9_q & st_c2_9_q) | (st_c1_9_q & lane_c3_9) | (st_c2_9_q & lane_c3_9))));
+        lane_bfail_9 = (st_schk_9_q & ~(st_sge_9_q & ((st_sc1_9_q & st_sc2_9_q) | (st_sc1_9_q & lane_sc3_9) | (st_sc2_9_q & lane_sc3_9)))) | (st_gchk_9_q & ~(st_ge_9_q & ((st_c1_9_q & st_c2_9_q) | (st_c1_9_q & lane_c3_9) | (st_c2_9_q & lane_c3_9))));
         lane_mask_9 = st_mask_9_q;
+        lane_bs_9 = st_schk_9_q;
         st_pre_10_d = lane_pre_now_10;
         st_sge_10_d = lanes_10_s_ge;
         st_sc1_10_d = lanes_10_s_c1;
@@ -19444,6 +19703,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_10_d = lanes_10_s_c3_hi_eq;
         st_sc3l_10_d = lanes_10_s_c3_lo_ge;
         st_gchk_10_d = lane_gchk_now_10;
+        st_schk_10_d = mask_10 & shared;
         st_ge_10_d = lanes_10_g_ge;
         st_c1_10_d = lanes_10_g_c1;
         st_c2_10_d = lanes_10_g_c2;
@@ -19454,8 +19714,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_10 = st_pre_10_q;
         lane_sc3_10 = st_sc3h_10_q | (st_sc3e_10_q & st_sc3l_10_q);
         lane_c3_10 = st_c3h_10_q | (st_c3e_10_q & st_c3l_10_q);
-        lane_bfail_10 = (shared_x & st_mask_10_q & ~(st_sge_10_q & ((st_sc1_10_q & st_sc2_10_q) | (st_sc1_10_q & lane_sc3_10) | (st_sc2_10_q & lane_sc3_10)))) | (st_gchk_10_q & ~(st_ge_10_q & ((st_c1_10_q & st_c2_10_q) | (st_c1_10_q & lane_c3_10) | (st_c2_10_q & lane_c3_10))));
+        lane_bfail_10 = (st_schk_10_q & ~(st_sge_10_q & ((st_sc1_10_q & st_sc2_10_q) | (st_sc1_10_q & lane_sc3_10) | (st_sc2_10_q & lane_sc3_10)))) | (st_gchk_10_q & ~(st_ge_10_q & ((st_c1_10_q & st_c2_10_q) | (st_c1_10_q & lane_c3_10) | (st_c2_10_q & lane_c3_10))));
         lane_mask_10 = st_mask_10_q;
+        lane_bs_10 = st_schk_10_q;
         st_pre_11_d = lane_pre_now_11;
         st_sge_11_d = lanes_11_s_ge;
         st_sc1_11_d = lanes_11_s_c1;
@@ -19464,6 +19725,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_11_d = lanes_11_s_c3_hi_eq;
         st_sc3l_11_d = lanes_11_s_c3_lo_ge;
         st_gchk_11_d = lane_gchk_now_11;
+        st_schk_11_d = mask_11 & shared;
         st_ge_11_d = lanes_11_g_ge;
         st_c1_11_d = lanes_11_g_c1;
         st_c2_11_d = lanes_11_g_c2;
@@ -19474,8 +19736,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_11 = st_pre_11_q;
         lane_sc3_11 = st_sc3h_11_q | (st_sc3e_11_q & st_sc3l_11_q);
         lane_c3_11 = st_c3h_11_q | (st_c3e_11_q & st_c3l_11_q);
-        lane_bfail_11 = (shared_x & st_mask_11_q & ~(st_sge_11_q & ((st_sc1_11_q & st_sc2_11_q) | (st_sc1_11_q & lane_sc3_11) | (st_sc2_11_q & lane_sc3_11)))) | (st_gchk_11_q & ~(st_ge_11_q & ((st_c1_11_q & st_c2_11_q) | (st_c1_11_q & lane_c3_11) | (st_c2_11_q & lane_c3_11))));
+        lane_bfail_11 = (st_schk_11_q & ~(st_sge_11_q & ((st_sc1_11_q & st_sc2_11_q) | (st_sc1_11_q & lane_sc3_11) | (st_sc2_11_q & lane_sc3_11)))) | (st_gchk_11_q & ~(st_ge_11_q & ((st_c1_11_q & st_c2_11_q) | (st_c1_11_q & lane_c3_11) | (st_c2_11_q & lane_c3_11))));
         lane_mask_11 = st_mask_11_q;
+        lane_bs_11 = st_schk_11_q;
         st_pre_12_d = lane_pre_now_12;
         st_sge_12_d = lanes_12_s_ge;
         st_sc1_12_d = lanes_12_s_c1;
@@ -19484,6 +19747,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_12_d = lanes_12_s_c3_hi_eq;
         st_sc3l_12_d = lanes_12_s_c3_lo_ge;
         st_gchk_12_d = lane_gchk_now_12;
+        st_schk_12_d = mask_12 & shared;
         st_ge_12_d = lanes_12_g_ge;
         st_c1_12_d = lanes_12_g_c1;
         st_c2_12_d = lanes_12_g_c2;
@@ -19494,8 +19758,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_12 = st_pre_12_q;
         lane_sc3_12 = st_sc3h_12_q | (st_sc3e_12_q & st_sc3l_12_q);
         lane_c3_12 = st_c3h_12_q | (st_c3e_12_q & st_c3l_12_q);
-        lane_bfail_12 = (shared_x & st_mask_12_q & ~(st_sge_12_q & ((st_sc1_12_q & st_sc2_12_q) | (st_sc1_12_q & lane_sc3_12) | (st_sc2_12_q & lane_sc3_12)))) | (st_gchk_12_q & ~(st_ge_12_q & ((st_c1_12_q & st_c2_12_q) | (st_c1_12_q & lane_c3_12) | (st_c2_12_q & lane_c3_12))));
+        lane_bfail_12 = (st_schk_12_q & ~(st_sge_12_q & ((st_sc1_12_q & st_sc2_12_q) | (st_sc1_12_q & lane_sc3_12) | (st_sc2_12_q & lane_sc3_12)))) | (st_gchk_12_q & ~(st_ge_12_q & ((st_c1_12_q & st_c2_12_q) | (st_c1_12_q & lane_c3_12) | (st_c2_12_q & lane_c3_12))));
         lane_mask_12 = st_mask_12_q;
+        lane_bs_12 = st_schk_12_q;
         st_pre_13_d = lane_pre_now_13;
         st_sge_13_d = lanes_13_s_ge;
         st_sc1_13_d = lanes_13_s_c1;
@@ -19504,6 +19769,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_13_d = lanes_13_s_c3_hi_eq;
         st_sc3l_13_d = lanes_13_s_c3_lo_ge;
         st_gchk_13_d = lane_gchk_now_13;
+        st_schk_13_d = mask_13 & shared;
         st_ge_13_d = lanes_13_g_ge;
         st_c1_13_d = lanes_13_g_c1;
         st_c2_13_d = lanes_13_g_c2;
@@ -19514,8 +19780,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_13 = st_pre_13_q;
         lane_sc3_13 = st_sc3h_13_q | (st_sc3e_13_q & st_sc3l_13_q);
         lane_c3_13 = st_c3h_13_q | (st_c3e_13_q & st_c3l_13_q);
-        lane_bfail_13 = (shared_x & st_mask_13_q & ~(st_sge_13_q & ((st_sc1_13_q & st_sc2_13_q) | (st_sc1_13_q & lane_sc3_13) | (st_sc2_13_q & lane_sc3_13)))) | (st_gchk_13_q & ~(st_ge_13_q & ((st_c1_13_q & st_c2_13_q) | (st_c1_13_q & lane_c3_13) | (st_c2_13_q & lane_c3_13))));
+        lane_bfail_13 = (st_schk_13_q & ~(st_sge_13_q & ((st_sc1_13_q & st_sc2_13_q) | (st_sc1_13_q & lane_sc3_13) | (st_sc2_13_q & lane_sc3_13)))) | (st_gchk_13_q & ~(st_ge_13_q & ((st_c1_13_q & st_c2_13_q) | (st_c1_13_q & lane_c3_13) | (st_c2_13_q & lane_c3_13))));
         lane_mask_13 = st_mask_13_q;
+        lane_bs_13 = st_schk_13_q;
         st_pre_14_d = lane_pre_now_14;
         st_sge_14_d = lanes_14_s_ge;
         st_sc1_14_d = lanes_14_s_c1;
@@ -19524,6 +19791,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_14_d = lanes_14_s_c3_hi_eq;
         st_sc3l_14_d = lanes_14_s_c3_lo_ge;
         st_gchk_14_d = lane_gchk_now_14;
+        st_schk_14_d = mask_14 & shared;
         st_ge_14_d = lanes_14_g_ge;
         st_c1_14_d = lanes_14_g_c1;
         st_c2_14_d = lanes_14_g_c2;
@@ -19534,8 +19802,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_14 = st_pre_14_q;
         lane_sc3_14 = st_sc3h_14_q | (st_sc3e_14_q & st_sc3l_14_q);
         lane_c3_14 = st_c3h_14_q | (st_c3e_14_q & st_c3l_14_q);
-        lane_bfail_14 = (shared_x & st_mask_14_q & ~(st_sge_14_q & ((st_sc1_14_q & st_sc2_14_q) | (st_sc1_14_q & lane_sc3_14) | (st_sc2_14_q & lane_sc3_14)))) | (st_gchk_14_q & ~(st_ge_14_q & ((st_c1_14_q & st_c2_14_q) | (st_c1_14_q & lane_c3_14) | (st_c2_14_q & lane_c3_14))));
+        lane_bfail_14 = (st_schk_14_q & ~(st_sge_14_q & ((st_sc1_14_q & st_sc2_14_q) | (st_sc1_14_q & lane_sc3_14) | (st_sc2_14_q & lane_sc3_14)))) | (st_gchk_14_q & ~(st_ge_14_q & ((st_c1_14_q & st_c2_14_q) | (st_c1_14_q & lane_c3_14) | (st_c2_14_q & lane_c3_14))));
         lane_mask_14 = st_mask_14_q;
+        lane_bs_14 = st_schk_14_q;
         st_pre_15_d = lane_pre_now_15;
         st_sge_15_d = lanes_15_s_ge;
         st_sc1_15_d = lanes_15_s_c1;
@@ -19544,6 +19813,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_15_d = lanes_15_s_c3_hi_eq;
         st_sc3l_15_d = lanes_15_s_c3_lo_ge;
         st_gchk_15_d = lane_gchk_now_15;
+        st_schk_15_d = mask_15 & shared;
         st_ge_15_d = lanes_15_g_ge;
         st_c1_15_d = lanes_15_g_c1;
         st_c2_15_d = lanes_15_g_c2;
@@ -19554,8 +19824,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_15 = st_pre_15_q;
         lane_sc3_15 = st_sc3h_15_q | (st_sc3e_15_q & st_sc3l_15_q);
         lane_c3_15 = st_c3h_15_q | (st_c3e_15_q & st_c3l_15_q);
-        lane_bfail_15 = (shared_x & st_mask_15_q & ~(st_sge_15_q & ((st_sc1_15_q & st_sc2_15_q) | (st_sc1_15_q & lane_sc3_15) | (st_sc2_15_q & lane_sc3_15)))) | (st_gchk_15_q & ~(st_ge_15_q & ((st_c1_15_q & st_c2_15_q) | (st_c1_15_q & lane_c3_15) | (st_c2_15_q & lane_c3_15))));
+        lane_bfail_15 = (st_schk_15_q & ~(st_sge_15_q & ((st_sc1_15_q & st_sc2_15_q) | (st_sc1_15_q & lane_sc3_15) | (st_sc2_15_q & lane_sc3_15)))) | (st_gchk_15_q & ~(st_ge_15_q & ((st_c1_15_q & st_c2_15_q) | (st_c1_15_q & lane_c3_15) | (st_c2_15_q & lane_c3_15))));
         lane_mask_15 = st_mask_15_q;
+        lane_bs_15 = st_schk_15_q;
         st_pre_16_d = lane_pre_now_16;
         st_sge_16_d = lanes_16_s_ge;
         st_sc1_16_d = lanes_16_s_c1;
@@ -19564,6 +19835,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_16_d = lanes_16_s_c3_hi_eq;
         st_sc3l_16_d = lanes_16_s_c3_lo_ge;
         st_gchk_16_d = lane_gchk_now_16;
+        st_schk_16_d = mask_16 & shared;
         st_ge_16_d = lanes_16_g_ge;
         st_c1_16_d = lanes_16_g_c1;
         st_c2_16_d = lanes_16_g_c2;
@@ -19574,8 +19846,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_16 = st_pre_16_q;
         lane_sc3_16 = st_sc3h_16_q | (st_sc3e_16_q & st_sc3l_16_q);
         lane_c3_16 = st_c3h_16_q | (st_c3e_16_q & st_c3l_16_q);
-        lane_bfail_16 = (shared_x & st_mask_16_q & ~(st_sge_16_q & ((st_sc1_16_q & st_sc2_16_q) | (st_sc1_16_q & lane_sc3_16) | (st_sc2_16_q & lane_sc3_16)))) | (st_gchk_16_q & ~(st_ge_16_q & ((st_c1_16_q & st_c2_16_q) | (st_c1_16_q & lane_c3_16) | (st_c2_16_q & lane_c3_16))));
+        lane_bfail_16 = (st_schk_16_q & ~(st_sge_16_q & ((st_sc1_16_q & st_sc2_16_q) | (st_sc1_16_q & lane_sc3_16) | (st_sc2_16_q & lane_sc3_16)))) | (st_gchk_16_q & ~(st_ge_16_q & ((st_c1_16_q & st_c2_16_q) | (st_c1_16_q & lane_c3_16) | (st_c2_16_q & lane_c3_16))));
         lane_mask_16 = st_mask_16_q;
+        lane_bs_16 = st_schk_16_q;
         st_pre_17_d = lane_pre_now_17;
         st_sge_17_d = lanes_17_s_ge;
         st_sc1_17_d = lanes_17_s_c1;
@@ -19584,6 +19857,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_17_d = lanes_17_s_c3_hi_eq;
         st_sc3l_17_d = lanes_17_s_c3_lo_ge;
         st_gchk_17_d = lane_gchk_now_17;
+        st_schk_17_d = mask_17 & shared;
         st_ge_17_d = lanes_17_g_ge;
         st_c1_17_d = lanes_17_g_c1;
         st_c2_17_d = lanes_17_g_c2;
@@ -19594,8 +19868,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_17 = st_pre_17_q;
         lane_sc3_17 = st_sc3h_17_q | (st_sc3e_17_q & st_sc3l_17_q);
         lane_c3_17 = st_c3h_17_q | (st_c3e_17_q & st_c3l_17_q);
-        lane_bfail_17 = (shared_x & st_mask_17_q & ~(st_sge_17_q & ((st_sc1_17_q & st_sc2_17_q) | (st_sc1_17_q & lane_sc3_17) | (st_sc2_17_q & lane_sc3_17)))) | (st_gchk_17_q & ~(st_ge_17_q & ((st_c1_17_q & st_c2_17_q) | (st_c1_17_q & lane_c3_17) | (st_c2_17_q & lane_c3_17))));
+        lane_bfail_17 = (st_schk_17_q & ~(st_sge_17_q & ((st_sc1_17_q & st_sc2_17_q) | (st_sc1_17_q & lane_sc3_17) | (st_sc2_17_q & lane_sc3_17)))) | (st_gchk_17_q & ~(st_ge_17_q & ((st_c1_17_q & st_c2_17_q) | (st_c1_17_q & lane_c3_17) | (st_c2_17_q & lane_c3_17))));
         lane_mask_17 = st_mask_17_q;
+        lane_bs_17 = st_schk_17_q;
         st_pre_18_d = lane_pre_now_18;
         st_sge_18_d = lanes_18_s_ge;
         st_sc1_18_d = lanes_18_s_c1;
@@ -19604,6 +19879,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_18_d = lanes_18_s_c3_hi_eq;
         st_sc3l_18_d = lanes_18_s_c3_lo_ge;
         st_gchk_18_d = lane_gchk_now_18;
+        st_schk_18_d = mask_18 & shared;
         st_ge_18_d = lanes_18_g_ge;
         st_c1_18_d = lanes_18_g_c1;
         st_c2_18_d = lanes_18_g_c2;
@@ -19614,8 +19890,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_18 = st_pre_18_q;
         lane_sc3_18 = st_sc3h_18_q | (st_sc3e_18_q & st_sc3l_18_q);
         lane_c3_18 = st_c3h_18_q | (st_c3e_18_q & st_c3l_18_q);
-        lane_bfail_18 = (shared_x & st_mask_18_q & ~(st_sge_18_q & ((st_sc1_18_q & st_sc2_18_q) | (st_sc1_18_q & lane_sc3_18) | (st_sc2_18_q & lane_sc3_18)))) | (st_gchk_18_q & ~(st_ge_18_q & ((st_c1_18_q & st_c2_18_q) | (st_c1_18_q & lane_c3_18) | (st_c2_18_q & lane_c3_18))));
+        lane_bfail_18 = (st_schk_18_q & ~(st_sge_18_q & ((st_sc1_18_q & st_sc2_18_q) | (st_sc1_18_q & lane_sc3_18) | (st_sc2_18_q & lane_sc3_18)))) | (st_gchk_18_q & ~(st_ge_18_q & ((st_c1_18_q & st_c2_18_q) | (st_c1_18_q & lane_c3_18) | (st_c2_18_q & lane_c3_18))));
         lane_mask_18 = st_mask_18_q;
+        lane_bs_18 = st_schk_18_q;
         st_pre_19_d = lane_pre_now_19;
         st_sge_19_d = lanes_19_s_ge;
         st_sc1_19_d = lanes_19_s_c1;
@@ -19624,6 +19901,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_19_d = lanes_19_s_c3_hi_eq;
         st_sc3l_19_d = lanes_19_s_c3_lo_ge;
         st_gchk_19_d = lane_gchk_now_19;
+        st_schk_19_d = mask_19 & shared;
         st_ge_19_d = lanes_19_g_ge;
         st_c1_19_d = lanes_19_g_c1;
         st_c2_19_d = lanes_19_g_c2;
@@ -19634,8 +19912,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_19 = st_pre_19_q;
         lane_sc3_19 = st_sc3h_19_q | (st_sc3e_19_q & st_sc3l_19_q);
         lane_c3_19 = st_c3h_19_q | (st_c3e_19_q & st_c3l_19_q);
-        lane_bfail_19 = (shared_x & st_mask_19_q & ~(st_sge_19_q & ((st_sc1_19_q & st_sc2_19_q) | (st_sc1_19_q & lane_sc3_19) | (st_sc2_19_q & lane_sc3_19)))) | (st_gchk_19_q & ~(st_ge_19_q & ((st_c1_19_q & st_c2_19_q) | (st_c1_19_q & lane_c3_19) | (st_c2_19_q & lane_c3_19))));
+        lane_bfail_19 = (st_schk_19_q & ~(st_sge_19_q & ((st_sc1_19_q & st_sc2_19_q) | (st_sc1_19_q & lane_sc3_19) | (st_sc2_19_q & lane_sc3_19)))) | (st_gchk_19_q & ~(st_ge_19_q & ((st_c1_19_q & st_c2_19_q) | (st_c1_19_q & lane_c3_19) | (st_c2_19_q & lane_c3_19))));
         lane_mask_19 = st_mask_19_q;
+        lane_bs_19 = st_schk_19_q;
         st_pre_20_d = lane_pre_now_20;
         st_sge_20_d = lanes_20_s_ge;
         st_sc1_20_d = lanes_20_s_c1;
@@ -19644,6 +19923,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_20_d = lanes_20_s_c3_hi_eq;
         st_sc3l_20_d = lanes_20_s_c3_lo_ge;
         st_gchk_20_d = lane_gchk_now_20;
+        st_schk_20_d = mask_20 & shared;
         st_ge_20_d = lanes_20_g_ge;
         st_c1_20_d = lanes_20_g_c1;
         st_c2_20_d = lanes_20_g_c2;
@@ -19654,8 +19934,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_20 = st_pre_20_q;
         lane_sc3_20 = st_sc3h_20_q | (st_sc3e_20_q & st_sc3l_20_q);
         lane_c3_20 = st_c3h_20_q | (st_c3e_20_q & st_c3l_20_q);
-        lane_bfail_20 = (shared_x & st_mask_20_q & ~(st_sge_20_q & ((st_sc1_20_q & st_sc2_20_q) | (st_sc1_20_q & lane_sc3_20) | (st_sc2_20_q & lane_sc3_20)))) | (st_gchk_20_q & ~(st_ge_20_q & ((st_c1_20_q & st_c2_20_q) | (st_c1_20_q & lane_c3_20) | (st_c2_20_q & lane_c3_20))));
+        lane_bfail_20 = (st_schk_20_q & ~(st_sge_20_q & ((st_sc1_20_q & st_sc2_20_q) | (st_sc1_20_q & lane_sc3_20) | (st_sc2_20_q & lane_sc3_20)))) | (st_gchk_20_q & ~(st_ge_20_q & ((st_c1_20_q & st_c2_20_q) | (st_c1_20_q & lane_c3_20) | (st_c2_20_q & lane_c3_20))));
         lane_mask_20 = st_mask_20_q;
+        lane_bs_20 = st_schk_20_q;
         st_pre_21_d = lane_pre_now_21;
         st_sge_21_d = lanes_21_s_ge;
         st_sc1_21_d = lanes_21_s_c1;
@@ -19664,6 +19945,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_21_d = lanes_21_s_c3_hi_eq;
         st_sc3l_21_d = lanes_21_s_c3_lo_ge;
         st_gchk_21_d = lane_gchk_now_21;
+        st_schk_21_d = mask_21 & shared;
         st_ge_21_d = lanes_21_g_ge;
         st_c1_21_d = lanes_21_g_c1;
         st_c2_21_d = lanes_21_g_c2;
@@ -19674,8 +19956,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_21 = st_pre_21_q;
         lane_sc3_21 = st_sc3h_21_q | (st_sc3e_21_q & st_sc3l_21_q);
         lane_c3_21 = st_c3h_21_q | (st_c3e_21_q & st_c3l_21_q);
-        lane_bfail_21 = (shared_x & st_mask_21_q & ~(st_sge_21_q & ((st_sc1_21_q & st_sc2_21_q) | (st_sc1_21_q & lane_sc3_21) | (st_sc2_21_q & lane_sc3_21)))) | (st_gchk_21_q & ~(st_ge_21_q & ((st_c1_21_q & st_c2_21_q) | (st_c1_21_q & lane_c3_21) | (st_c2_21_q & lane_c3_21))));
+        lane_bfail_21 = (st_schk_21_q & ~(st_sge_21_q & ((st_sc1_21_q & st_sc2_21_q) | (st_sc1_21_q & lane_sc3_21) | (st_sc2_21_q & lane_sc3_21)))) | (st_gchk_21_q & ~(st_ge_21_q & ((st_c1_21_q & st_c2_21_q) | (st_c1_21_q & lane_c3_21) | (st_c2_21_q & lane_c3_21))));
         lane_mask_21 = st_mask_21_q;
+        lane_bs_21 = st_schk_21_q;
         st_pre_22_d = lane_pre_now_22;
         st_sge_22_d = lanes_22_s_ge;
         st_sc1_22_d = lanes_22_s_c1;
@@ -19684,6 +19967,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_22_d = lanes_22_s_c3_hi_eq;
         st_sc3l_22_d = lanes_22_s_c3_lo_ge;
         st_gchk_22_d = lane_gchk_now_22;
+        st_schk_22_d = mask_22 & shared;
         st_ge_22_d = lanes_22_g_ge;
         st_c1_22_d = lanes_22_g_c1;
         st_c2_22_d = lanes_22_g_c2;
@@ -19694,8 +19978,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_22 = st_pre_22_q;
         lane_sc3_22 = st_sc3h_22_q | (st_sc3e_22_q & st_sc3l_22_q);
         lane_c3_22 = st_c3h_22_q | (st_c3e_22_q & st_c3l_22_q);
-        lane_bfail_22 = (shared_x & st_mask_22_q & ~(st_sge_22_q & ((st_sc1_22_q & st_sc2_22_q) | (st_sc1_22_q & lane_sc3_22) | (st_sc2_22_q & lane_sc3_22)))) | (st_gchk_22_q & ~(st_ge_22_q & ((st_c1_22_q & st_c2_22_q) | (st_c1_22_q & lane_c3_22) | (st_c2_22_q & lane_c3_22))));
+        lane_bfail_22 = (st_schk_22_q & ~(st_sge_22_q & ((st_sc1_22_q & st_sc2_22_q) | (st_sc1_22_q & lane_sc3_22) | (st_sc2_22_q & lane_sc3_22)))) | (st_gchk_22_q & ~(st_ge_22_q & ((st_c1_22_q & st_c2_22_q) | (st_c1_22_q & lane_c3_22) | (st_c2_22_q & lane_c3_22))));
         lane_mask_22 = st_mask_22_q;
+        lane_bs_22 = st_schk_22_q;
         st_pre_23_d = lane_pre_now_23;
         st_sge_23_d = lanes_23_s_ge;
         st_sc1_23_d = lanes_23_s_c1;
@@ -19704,6 +19989,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_23_d = lanes_23_s_c3_hi_eq;
         st_sc3l_23_d = lanes_23_s_c3_lo_ge;
         st_gchk_23_d = lane_gchk_now_23;
+        st_schk_23_d = mask_23 & shared;
         st_ge_23_d = lanes_23_g_ge;
         st_c1_23_d = lanes_23_g_c1;
         st_c2_23_d = lanes_23_g_c2;
@@ -19714,8 +20000,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_23 = st_pre_23_q;
         lane_sc3_23 = st_sc3h_23_q | (st_sc3e_23_q & st_sc3l_23_q);
         lane_c3_23 = st_c3h_23_q | (st_c3e_23_q & st_c3l_23_q);
-        lane_bfail_23 = (shared_x & st_mask_23_q & ~(st_sge_23_q & ((st_sc1_23_q & st_sc2_23_q) | (st_sc1_23_q & lane_sc3_23) | (st_sc2_23_q & lane_sc3_23)))) | (st_gchk_23_q & ~(st_ge_23_q & ((st_c1_23_q & st_c2_23_q) | (st_c1_23_q & lane_c3_23) | (st_c2_23_q & lane_c3_23))));
+        lane_bfail_23 = (st_schk_23_q & ~(st_sge_23_q & ((st_sc1_23_q & st_sc2_23_q) | (st_sc1_23_q & lane_sc3_23) | (st_sc2_23_q & lane_sc3_23)))) | (st_gchk_23_q & ~(st_ge_23_q & ((st_c1_23_q & st_c2_23_q) | (st_c1_23_q & lane_c3_23) | (st_c2_23_q & lane_c3_23))));
         lane_mask_23 = st_mask_23_q;
+        lane_bs_23 = st_schk_23_q;
         st_pre_24_d = lane_pre_now_24;
         st_sge_24_d = lanes_24_s_ge;
         st_sc1_24_d = lanes_24_s_c1;
@@ -19724,6 +20011,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_24_d = lanes_24_s_c3_hi_eq;
         st_sc3l_24_d = lanes_24_s_c3_lo_ge;
         st_gchk_24_d = lane_gchk_now_24;
+        st_schk_24_d = mask_24 & shared;
         st_ge_24_d = lanes_24_g_ge;
         st_c1_24_d = lanes_24_g_c1;
         st_c2_24_d = lanes_24_g_c2;
@@ -19734,8 +20022,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_24 = st_pre_24_q;
         lane_sc3_24 = st_sc3h_24_q | (st_sc3e_24_q & st_sc3l_24_q);
         lane_c3_24 = st_c3h_24_q | (st_c3e_24_q & st_c3l_24_q);
-        lane_bfail_24 = (shared_x & st_mask_24_q & ~(st_sge_24_q & ((st_sc1_24_q & st_sc2_24_q) | (st_sc1_24_q & lane_sc3_24) | (st_sc2_24_q & lane_sc3_24)))) | (st_gchk_24_q & ~(st_ge_24_q & ((st_c1_24_q & st_c2_24_q) | (st_c1_24_q & lane_c3_24) | (st_c2_24_q & lane_c3_24))));
+        lane_bfail_24 = (st_schk_24_q & ~(st_sge_24_q & ((st_sc1_24_q & st_sc2_24_q) | (st_sc1_24_q & lane_sc3_24) | (st_sc2_24_q & lane_sc3_24)))) | (st_gchk_24_q & ~(st_ge_24_q & ((st_c1_24_q & st_c2_24_q) | (st_c1_24_q & lane_c3_24) | (st_c2_24_q & lane_c3_24))));
         lane_mask_24 = st_mask_24_q;
+        lane_bs_24 = st_schk_24_q;
         st_pre_25_d = lane_pre_now_25;
         st_sge_25_d = lanes_25_s_ge;
         st_sc1_25_d = lanes_25_s_c1;
@@ -19744,6 +20033,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_25_d = lanes_25_s_c3_hi_eq;
         st_sc3l_25_d = lanes_25_s_c3_lo_ge;
         st_gchk_25_d = lane_gchk_now_25;
+        st_schk_25_d = mask_25 & shared;
         st_ge_25_d = lanes_25_g_ge;
         st_c1_25_d = lanes_25_g_c1;
         st_c2_25_d = lanes_25_g_c2;
@@ -19754,8 +20044,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_25 = st_pre_25_q;
         lane_sc3_25 = st_sc3h_25_q | (st_sc3e_25_q & st_sc3l_25_q);
         lane_c3_25 = st_c3h_25_q | (st_c3e_25_q & st_c3l_25_q);
-        lane_bfail_25 = (shared_x & st_mask_25_q & ~(st_sge_25_q & ((st_sc1_25_q & st_sc2_25_q) | (st_sc1_25_q & lane_sc3_25) | (st_sc2_25_q & lane_sc3_25)))) | (st_gchk_25_q & ~(st_ge_25_q & ((st_c1_25_q & st_c2_25_q) | (st_c1_25_q & lane_c3_25) | (st_c2_25_q & lane_c3_25))));
+        lane_bfail_25 = (st_schk_25_q & ~(st_sge_25_q & ((st_sc1_25_q & st_sc2_25_q) | (st_sc1_25_q & lane_sc3_25) | (st_sc2_25_q & lane_sc3_25)))) | (st_gchk_25_q & ~(st_ge_25_q & ((st_c1_25_q & st_c2_25_q) | (st_c1_25_q & lane_c3_25) | (st_c2_25_q & lane_c3_25))));
         lane_mask_25 = st_mask_25_q;
+        lane_bs_25 = st_schk_25_q;
         st_pre_26_d = lane_pre_now_26;
         st_sge_26_d = lanes_26_s_ge;
         st_sc1_26_d = lanes_26_s_c1;
@@ -19764,6 +20055,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_26_d = lanes_26_s_c3_hi_eq;
         st_sc3l_26_d = lanes_26_s_c3_lo_ge;
         st_gchk_26_d = lane_gchk_now_26;
+        st_schk_26_d = mask_26 & shared;
         st_ge_26_d = lanes_26_g_ge;
         st_c1_26_d = lanes_26_g_c1;
         st_c2_26_d = lanes_26_g_c2;
@@ -19774,8 +20066,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_26 = st_pre_26_q;
         lane_sc3_26 = st_sc3h_26_q | (st_sc3e_26_q & st_sc3l_26_q);
         lane_c3_26 = st_c3h_26_q | (st_c3e_26_q & st_c3l_26_q);
-        lane_bfail_26 = (shared_x & st_mask_26_q & ~(st_sge_26_q & ((st_sc1_26_q & st_sc2_26_q) | (st_sc1_26_q & lane_sc3_26) | (st_sc2_26_q & lane_sc3_26)))) | (st_gchk_26_q & ~(st_ge_26_q & ((st_c1_26_q & st_c2_26_q) | (st_c1_26_q & lane_c3_26) | (st_c2_26_q & lane_c3_26))));
+        lane_bfail_26 = (st_schk_26_q & ~(st_sge_26_q & ((st_sc1_26_q & st_sc2_26_q) | (st_sc1_26_q & lane_sc3_26) | (st_sc2_26_q & lane_sc3_26)))) | (st_gchk_26_q & ~(st_ge_26_q & ((st_c1_26_q & st_c2_26_q) | (st_c1_26_q & lane_c3_26) | (st_c2_26_q & lane_c3_26))));
         lane_mask_26 = st_mask_26_q;
+        lane_bs_26 = st_schk_26_q;
         st_pre_27_d = lane_pre_now_27;
         st_sge_27_d = lanes_27_s_ge;
         st_sc1_27_d = lanes_27_s_c1;
@@ -19784,6 +20077,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_27_d = lanes_27_s_c3_hi_eq;
         st_sc3l_27_d = lanes_27_s_c3_lo_ge;
         st_gchk_27_d = lane_gchk_now_27;
+        st_schk_27_d = mask_27 & shared;
         st_ge_27_d = lanes_27_g_ge;
         st_c1_27_d = lanes_27_g_c1;
         st_c2_27_d = lanes_27_g_c2;
@@ -19794,8 +20088,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_27 = st_pre_27_q;
         lane_sc3_27 = st_sc3h_27_q | (st_sc3e_27_q & st_sc3l_27_q);
         lane_c3_27 = st_c3h_27_q | (st_c3e_27_q & st_c3l_27_q);
-        lane_bfail_27 = (shared_x & st_mask_27_q & ~(st_sge_27_q & ((st_sc1_27_q & st_sc2_27_q) | (st_sc1_27_q & lane_sc3_27) | (st_sc2_27_q & lane_sc3_27)))) | (st_gchk_27_q & ~(st_ge_27_q & ((st_c1_27_q & st_c2_27_q) | (st_c1_27_q & lane_c3_27) | (st_c2_27_q & lane_c3_27))));
+        lane_bfail_27 = (st_schk_27_q & ~(st_sge_27_q & ((st_sc1_27_q & st_sc2_27_q) | (st_sc1_27_q & lane_sc3_27) | (st_sc2_27_q & lane_sc3_27)))) | (st_gchk_27_q & ~(st_ge_27_q & ((st_c1_27_q & st_c2_27_q) | (st_c1_27_q & lane_c3_27) | (st_c2_27_q & lane_c3_27))));
         lane_mask_27 = st_mask_27_q;
+        lane_bs_27 = st_schk_27_q;
         st_pre_28_d = lane_pre_now_28;
         st_sge_28_d = lanes_28_s_ge;
         st_sc1_28_d = lanes_28_s_c1;
@@ -19804,6 +20099,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_28_d = lanes_28_s_c3_hi_eq;
         st_sc3l_28_d = lanes_28_s_c3_lo_ge;
         st_gchk_28_d = lane_gchk_now_28;
+        st_schk_28_d = mask_28 & shared;
         st_ge_28_d = lanes_28_g_ge;
         st_c1_28_d = lanes_28_g_c1;
         st_c2_28_d = lanes_28_g_c2;
@@ -19814,8 +20110,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_28 = st_pre_28_q;
         lane_sc3_28 = st_sc3h_28_q | (st_sc3e_28_q & st_sc3l_28_q);
         lane_c3_28 = st_c3h_28_q | (st_c3e_28_q & st_c3l_28_q);
-        lane_bfail_28 = (shared_x & st_mask_28_q & ~(st_sge_28_q & ((st_sc1_28_q & st_sc2_28_q) | (st_sc1_28_q & lane_sc3_28) | (st_sc2_28_q & lane_sc3_28)))) | (st_gchk_28_q & ~(st_ge_28_q & ((st_c1_28_q & st_c2_28_q) | (st_c1_28_q & lane_c3_28) | (st_c2_28_q & lane_c3_28))));
+        lane_bfail_28 = (st_schk_28_q & ~(st_sge_28_q & ((st_sc1_28_q & st_sc2_28_q) | (st_sc1_28_q & lane_sc3_28) | (st_sc2_28_q & lane_sc3_28)))) | (st_gchk_28_q & ~(st_ge_28_q & ((st_c1_28_q & st_c2_28_q) | (st_c1_28_q & lane_c3_28) | (st_c2_28_q & lane_c3_28))));
         lane_mask_28 = st_mask_28_q;
+        lane_bs_28 = st_schk_28_q;
         st_pre_29_d = lane_pre_now_29;
         st_sge_29_d = lanes_29_s_ge;
         st_sc1_29_d = lanes_29_s_c1;
@@ -19824,6 +20121,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_29_d = lanes_29_s_c3_hi_eq;
         st_sc3l_29_d = lanes_29_s_c3_lo_ge;
         st_gchk_29_d = lane_gchk_now_29;
+        st_schk_29_d = mask_29 & shared;
         st_ge_29_d = lanes_29_g_ge;
         st_c1_29_d = lanes_29_g_c1;
         st_c2_29_d = lanes_29_g_c2;
@@ -19834,8 +20132,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_29 = st_pre_29_q;
         lane_sc3_29 = st_sc3h_29_q | (st_sc3e_29_q & st_sc3l_29_q);
         lane_c3_29 = st_c3h_29_q | (st_c3e_29_q & st_c3l_29_q);
-        lane_bfail_29 = (shared_x & st_mask_29_q & ~(st_sge_29_q & ((st_sc1_29_q & st_sc2_29_q) | (st_sc1_29_q & lane_sc3_29) | (st_sc2_29_q & lane_sc3_29)))) | (st_gchk_29_q & ~(st_ge_29_q & ((st_c1_29_q & st_c2_29_q) | (st_c1_29_q & lane_c3_29) | (st_c2_29_q & lane_c3_29))));
+        lane_bfail_29 = (st_schk_29_q & ~(st_sge_29_q & ((st_sc1_29_q & st_sc2_29_q) | (st_sc1_29_q & lane_sc3_29) | (st_sc2_29_q & lane_sc3_29)))) | (st_gchk_29_q & ~(st_ge_29_q & ((st_c1_29_q & st_c2_29_q) | (st_c1_29_q & lane_c3_29) | (st_c2_29_q & lane_c3_29))));
         lane_mask_29 = st_mask_29_q;
+        lane_bs_29 = st_schk_29_q;
         st_pre_30_d = lane_pre_now_30;
         st_sge_30_d = lanes_30_s_ge;
         st_sc1_30_d = lanes_30_s_c1;
@@ -19844,6 +20143,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_30_d = lanes_30_s_c3_hi_eq;
         st_sc3l_30_d = lanes_30_s_c3_lo_ge;
         st_gchk_30_d = lane_gchk_now_30;
+        st_schk_30_d = mask_30 & shared;
         st_ge_30_d = lanes_30_g_ge;
         st_c1_30_d = lanes_30_g_c1;
         st_c2_30_d = lanes_30_g_c2;
@@ -19854,8 +20154,9 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_30 = st_pre_30_q;
         lane_sc3_30 = st_sc3h_30_q | (st_sc3e_30_q & st_sc3l_30_q);
         lane_c3_30 = st_c3h_30_q | (st_c3e_30_q & st_c3l_30_q);
-        lane_bfail_30 = (shared_x & st_mask_30_q & ~(st_sge_30_q & ((st_sc1_30_q & st_sc2_30_q) | (st_sc1_30_q & lane_sc3_30) | (st_sc2_30_q & lane_sc3_30)))) | (st_gchk_30_q & ~(st_ge_30_q & ((st_c1_30_q & st_c2_30_q) | (st_c1_30_q & lane_c3_30) | (st_c2_30_q & lane_c3_30))));
+        lane_bfail_30 = (st_schk_30_q & ~(st_sge_30_q & ((st_sc1_30_q & st_sc2_30_q) | (st_sc1_30_q & lane_sc3_30) | (st_sc2_30_q & lane_sc3_30)))) | (st_gchk_30_q & ~(st_ge_30_q & ((st_c1_30_q & st_c2_30_q) | (st_c1_30_q & lane_c3_30) | (st_c2_30_q & lane_c3_30))));
         lane_mask_30 = st_mask_30_q;
+        lane_bs_30 = st_schk_30_q;
         st_pre_31_d = lane_pre_now_31;
         st_sge_31_d = lanes_31_s_ge;
         st_sc1_31_d = lanes_31_s_c1;
@@ -19864,6 +20165,7 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         st_sc3e_31_d = lanes_31_s_c3_hi_eq;
         st_sc3l_31_d = lanes_31_s_c3_lo_ge;
         st_gchk_31_d = lane_gchk_now_31;
+        st_schk_31_d = mask_31 & shared;
         st_ge_31_d = lanes_31_g_ge;
         st_c1_31_d = lanes_31_g_c1;
         st_c2_31_d = lanes_31_g_c2;
@@ -19874,170 +20176,263 @@ module mlu16_bst_k4_l32_p2_c2_checks(clock,shared,hwonly,mask_0,mask_1,mask_2,ma
         lane_pre_31 = st_pre_31_q;
         lane_sc3_31 = st_sc3h_31_q | (st_sc3e_31_q & st_sc3l_31_q);
         lane_c3_31 = st_c3h_31_q | (st_c3e_31_q & st_c3l_31_q);
-        lane_bfail_31 = (shared_x & st_mask_31_q & ~(st_sge_31_q & ((st_sc1_31_q & st_sc2_31_q) | (st_sc1_31_q & lane_sc3_31) | (st_sc2_31_q & lane_sc3_31)))) | (st_gchk_31_q & ~(st_ge_31_q & ((st_c1_31_q & st_c2_31_q) | (st_c1_31_q & lane_c3_31) | (st_c2_31_q & lane_c3_31))));
+        lane_bfail_31 = (st_schk_31_q & ~(st_sge_31_q & ((st_sc1_31_q & st_sc2_31_q) | (st_sc1_31_q & lane_sc3_31) | (st_sc2_31_q & lane_sc3_31)))) | (st_gchk_31_q & ~(st_ge_31_q & ((st_c1_31_q & st_c2_31_q) | (st_c1_31_q & lane_c3_31) | (st_c2_31_q & lane_c3_31))));
         lane_mask_31 = st_mask_31_q;
-        bcode = f_oob;
-        if (shared_x) begin
-            bcode = f_shared;
-        end
+        lane_bs_31 = st_schk_31_q;
         lane_fault_0 = lane_pre_0;
         if (lane_bfail_0) begin
-            lane_fault_0 = lane_pre_0 | bcode;
+            lane_fault_0 = lane_pre_0 | f_oob;
+            if (lane_bs_0) begin
+                lane_fault_0 = lane_pre_0 | f_shared;
+            end
         end
         pass_0 = lane_mask_0 & (lane_fault_0 == f_none);
         lane_fault_1 = lane_pre_1;
         if (lane_bfail_1) begin
-            lane_fault_1 = lane_pre_1 | bcode;
+            lane_fault_1 = lane_pre_1 | f_oob;
+            if (lane_bs_1) begin
+                lane_fault_1 = lane_pre_1 | f_shared;
+            end
         end
         pass_1 = lane_mask_1 & (lane_fault_1 == f_none);
         lane_fault_2 = lane_pre_2;
         if (lane_bfail_2) begin
-            lane_fault_2 = lane_pre_2 | bcode;
+            lane_fault_2 = lane_pre_2 | f_oob;
+            if (lane_bs_2) begin
+                lane_fault_2 = lane_pre_2 | f_shared;
+            end
         end
         pass_2 = lane_mask_2 & (lane_fault_2 == f_none);
         lane_fault_3 = lane_pre_3;
         if (lane_bfail_3) begin
-            lane_fault_3 = lane_pre_3 | bcode;
+            lane_fault_3 = lane_pre_3 | f_oob;
+            if (lane_bs_3) begin
+                lane_fault_3 = lane_pre_3 | f_shared;
+            end
         end
         pass_3 = lane_mask_3 & (lane_fault_3 == f_none);
         lane_fault_4 = lane_pre_4;
         if (lane_bfail_4) begin
-            lane_fault_4 = lane_pre_4 | bcode;
+            lane_fault_4 = lane_pre_4 | f_oob;
+            if (lane_bs_4) begin
+                lane_fault_4 = lane_pre_4 | f_shared;
+            end
         end
         pass_4 = lane_mask_4 & (lane_fault_4 == f_none);
         lane_fault_5 = lane_pre_5;
         if (lane_bfail_5) begin
-            lane_fault_5 = lane_pre_5 | bcode;
+            lane_fault_5 = lane_pre_5 | f_oob;
+            if (lane_bs_5) begin
+                lane_fault_5 = lane_pre_5 | f_shared;
+            end
         end
         pass_5 = lane_mask_5 & (lane_fault_5 == f_none);
         lane_fault_6 = lane_pre_6;
         if (lane_bfail_6) begin
-            lane_fault_6 = lane_pre_6 | bcode;
+            lane_fault_6 = lane_pre_6 | f_oob;
+            if (lane_bs_6) begin
+                lane_fault_6 = lane_pre_6 | f_shared;
+            end
         end
         pass_6 = lane_mask_6 & (lane_fault_6 == f_none);
         lane_fault_7 = lane_pre_7;
         if (lane_bfail_7) begin
-            lane_fault_7 = lane_pre_7 | bcode;
+            lane_fault_7 = lane_pre_7 | f_oob;
+            if (lane_bs_7) begin
+                lane_fault_7 = lane_pre_7 | f_shared;
+            end
         end
         pass_7 = lane_mask_7 & (lane_fault_7 == f_none);
         lane_fault_8 = lane_pre_8;
         if (lane_bfail_8) begin
-            lane_fault_8 = lane_pre_8 | bcode;
+            lane_fault_8 = lane_pre_8 | f_oob;
+            if (lane_bs_8) begin
+                lane_fault_8 = lane_pre_8 | f_shared;
+            end
         end
         pass_8 = lane_mask_8 & (lane_fault_8 == f_none);
         lane_fault_9 = lane_pre_9;
         if (lane_bfail_9) begin
-            lane_fault_9 = lane_pre_9 | bcode;
+            lane_fault_9 = lane_pre_9 | f_oob;
+            if (lane_bs_9) begin
+                lane_fault_9 = lane_pre_9 | f_shared;
+            end
         end
         pass_9 = lane_mask_9 & (lane_fault_9 == f_none);
         lane_fault_10 = lane_pre_10;
         if (lane_bfail_10) begin
-            lane_fault_10 = lane_pre_10 | bcode;
+            lane_fault_10 = lane_pre_10 | f_oob;
+            if (lane_bs_10) begin
+                lane_fault_10 = lane_pre_10 | f_shared;
+            end
         end
         pass_10 = lane_mask_10 & (lane_fault_10 == f_none);
         lane_fault_11 = lane_pre_11;
         if (lane_bfail_11) begin
-            lane_fault_11 = lane_pre_11 | bcode;
+            lane_fault_11 = lane_pre_11 | f_oob;
+            if (lane_bs_11) begin
+                lane_fault_11 = lane_pre_11 | f_shared;
+            end
         end
         pass_11 = lane_mask_11 & (lane_fault_11 == f_none);
         lane_fault_12 = lane_pre_12;
         if (lane_bfail_12) begin
-            lane_fault_12 = lane_pre_12 | bcode;
+            lane_fault_12 = lane_pre_12 | f_oob;
+            if (lane_bs_12) begin
+                lane_fault_12 = lane_pre_12 | f_shared;
+            end
         end
         pass_12 = lane_mask_12 & (lane_fault_12 == f_none);
         lane_fault_13 = lane_pre_13;
         if (lane_bfail_13) begin
-            lane_fault_13 = lane_pre_13 | bcode;
+            lane_fault_13 = lane_pre_13 | f_oob;
+            if (lane_bs_13) begin
+                lane_fault_13 = lane_pre_13 | f_shared;
+            end
         end
         pass_13 = lane_mask_13 & (lane_fault_13 == f_none);
         lane_fault_14 = lane_pre_14;
         if (lane_bfail_14) begin
-            lane_fault_14 = lane_pre_14 | bcode;
+            lane_fault_14 = lane_pre_14 | f_oob;
+            if (lane_bs_14) begin
+                lane_fault_14 = lane_pre_14 | f_shared;
+            end
         end
         pass_14 = lane_mask_14 & (lane_fault_14 == f_none);
         lane_fault_15 = lane_pre_15;
         if (lane_bfail_15) begin
-            lane_fault_15 = lane_pre_15 | bcode;
+            lane_fault_15 = lane_pre_15 | f_oob;
+            if (lane_bs_15) begin
+                lane_fault_15 = lane_pre_15 | f_shared;
+            end
         end
         pass_15 = lane_mask_15 & (lane_fault_15 == f_none);
         lane_fault_16 = lane_pre_16;
         if (lane_bfail_16) begin
-            lane_fault_16 = lane_pre_16 | bcode;
+            lane_fault_16 = lane_pre_16 | f_oob;
+            if (lane_bs_16) begin
+                lane_fault_16 = lane_pre_16 | f_shared;
+            end
         end
         pass_16 = lane_mask_16 & (lane_fault_16 == f_none);
         lane_fault_17 = lane_pre_17;
         if (lane_bfail_17) begin
-            lane_fault_17 = lane_pre_17 | bcode;
+            lane_fault_17 = lane_pre_17 | f_oob;
+            if (lane_bs_17) begin
+                lane_fault_17 = lane_pre_17 | f_shared;
+            end
         end
         pass_17 = lane_mask_17 & (lane_fault_17 == f_none);
         lane_fault_18 = lane_pre_18;
         if (lane_bfail_18) begin
-            lane_fault_18 = lane_pre_18 | bcode;
+            lane_fault_18 = lane_pre_18 | f_oob;
+            if (lane_bs_18) begin
+                lane_fault_18 = lane_pre_18 | f_shared;
+            end
         end
         pass_18 = lane_mask_18 & (lane_fault_18 == f_none);
         lane_fault_19 = lane_pre_19;
         if (lane_bfail_19) begin
-            lane_fault_19 = lane_pre_19 | bcode;
+            lane_fault_19 = lane_pre_19 | f_oob;
+            if (lane_bs_19) begin
+                lane_fault_19 = lane_pre_19 | f_shared;
+            end
         end
         pass_19 = lane_mask_19 & (lane_fault_19 == f_none);
         lane_fault_20 = lane_pre_20;
         if (lane_bfail_20) begin
-            lane_fault_20 = lane_pre_20 | bcode;
+            lane_fault_20 = lane_pre_20 | f_oob;
+            if (lane_bs_20) begin
+                lane_fault_20 = lane_pre_20 | f_shared;
+            end
         end
         pass_20 = lane_mask_20 & (lane_fault_20 == f_none);
         lane_fault_21 = lane_pre_21;
         if (lane_bfail_21) begin
-            lane_fault_21 = lane_pre_21 | bcode;
+            lane_fault_21 = lane_pre_21 | f_oob;
+            if (lane_bs_21) begin
+                lane_fault_21 = lane_pre_21 | f_shared;
+            end
         end
         pass_21 = lane_mask_21 & (lane_fault_21 == f_none);
         lane_fault_22 = lane_pre_22;
         if (lane_bfail_22) begin
-            lane_fault_22 = lane_pre_22 | bcode;
+            lane_fault_22 = lane_pre_22 | f_oob;
+            if (lane_bs_22) begin
+                lane_fault_22 = lane_pre_22 | f_shared;
+            end
         end
         pass_22 = lane_mask_22 & (lane_fault_22 == f_none);
         lane_fault_23 = lane_pre_23;
         if (lane_bfail_23) begin
-            lane_fault_23 = lane_pre_23 | bcode;
+            lane_fault_23 = lane_pre_23 | f_oob;
+            if (lane_bs_23) begin
+                lane_fault_23 = lane_pre_23 | f_shared;
+            end
         end
         pass_23 = lane_mask_23 & (lane_fault_23 == f_none);
         lane_fault_24 = lane_pre_24;
         if (lane_bfail_24) begin
-            lane_fault_24 = lane_pre_24 | bcode;
+            lane_fault_24 = lane_pre_24 | f_oob;
+            if (lane_bs_24) begin
+                lane_fault_24 = lane_pre_24 | f_shared;
+            end
         end
         pass_24 = lane_mask_24 & (lane_fault_24 == f_none);
         lane_fault_25 = lane_pre_25;
         if (lane_bfail_25) begin
-            lane_fault_25 = lane_pre_25 | bcode;
+            lane_fault_25 = lane_pre_25 | f_oob;
+            if (lane_bs_25) begin
+                lane_fault_25 = lane_pre_25 | f_shared;
+            end
         end
         pass_25 = lane_mask_25 & (lane_fault_25 == f_none);
         lane_fault_26 = lane_pre_26;
         if (lane_bfail_26) begin
-            lane_fault_26 = lane_pre_26 | bcode;
+            lane_fault_26 = lane_pre_26 | f_oob;
+            if (lane_bs_26) begin
+                lane_fault_26 = lane_pre_26 | f_shared;
+            end
         end
         pass_26 = lane_mask_26 & (lane_fault_26 == f_none);
         lane_fault_27 = lane_pre_27;
         if (lane_bfail_27) begin
-            lane_fault_27 = lane_pre_27 | bcode;
+            lane_fault_27 = lane_pre_27 | f_oob;
+            if (lane_bs_27) begin
+                lane_fault_27 = lane_pre_27 | f_shared;
+            end
         end
         pass_27 = lane_mask_27 & (lane_fault_27 == f_none);
         lane_fault_28 = lane_pre_28;
         if (lane_bfail_28) begin
-            lane_fault_28 = lane_pre_28 | bcode;
+            lane_fault_28 = lane_pre_28 | f_oob;
+            if (lane_bs_28) begin
+                lane_fault_28 = lane_pre_28 | f_shared;
+            end
         end
         pass_28 = lane_mask_28 & (lane_fault_28 == f_none);
         lane_fault_29 = lane_pre_29;
         if (lane_bfail_29) begin
-            lane_fault_29 = lane_pre_29 | bcode;
+            lane_fault_29 = lane_pre_29 | f_oob;
+            if (lane_bs_29) begin
+                lane_fault_29 = lane_pre_29 | f_shared;
+            end
         end
         pass_29 = lane_mask_29 & (lane_fault_29 == f_none);
         lane_fault_30 = lane_pre_30;
         if (lane_bfail_30) begin
-            lane_fault_30 = lane_pre_30 | bcode;
+            lane_fault_30 = lane_pre_30 | f_oob;
+            if (lane_bs_30) begin
+                lane_fault_30 = lane_pre_30 | f_shared;
+            end
         end
         pass_30 = lane_mask_30 & (lane_fault_30 == f_none);
         lane_fault_31 = lane_pre_31;
         if (lane_bfail_31) begin
-            lane_fault_31 = lane_pre_31 | bcode;
+            lane_fault_31 = lane_pre_31 | f_oob;
+            if (lane_bs_31) begin
+                lane_fault_31 = lane_pre_31 | f_shared;
+            end
         end
         pass_31 = lane_mask_31 & (lane_fault_31 == f_none);
         sel_any_31 = lane_fault_0 != f_none;
@@ -39822,7 +40217,7 @@ module mlu16_bst_k4_l32_p2_c2_ctr_nodes(clock,clear,amount,count);
 endmodule // mlu16_bst_k4_l32_p2_c2_ctr_nodes
 
 // mlu16_bst_k4_l32_p2_c2_mlb: hw::mlb::Mlb
-module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,fill_next_loc_0,fill_next_loc_1,fill_next_loc_2,fill_next_loc_3,fill_next_sel_0,fill_next_sel_1,fill_next_sel_2,fill_next_sel_3,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
+module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,fill_valid,fill_loc,fill_base,fill_size,fill_tag,inv_valid,inv_loc,flush,fill_next_loc_0,fill_next_loc_1,fill_next_loc_2,fill_next_loc_3,fill_next_sel_0,fill_next_sel_1,fill_next_sel_2,fill_next_sel_3,rs_addr_entry_0,rs_addr_entry_1,rs_addr_entry_2,rs_addr_entry_3,rs_addr_entry_4,rs_addr_entry_5,rs_addr_entry_6,rs_addr_entry_7,rs_addr_entry_8,rs_addr_entry_9,rs_addr_entry_10,rs_addr_entry_11,rs_addr_entry_12,rs_addr_entry_13,rs_addr_entry_14,rs_addr_entry_15,rs_hit,rs_way,rs_loc,rs_base,rs_size,rs_tag,rs_multi,ls_hit,ls_way,ls_base,ls_size,ls_tag,ls_multi,nx_base,nx_size,nx_tag,victim,fill_ok,fill_present,repl_state);
     
     // Module arguments
     input wire  clock;
@@ -39847,6 +40242,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     input wire  fill_next_sel_1;
     input wire  fill_next_sel_2;
     input wire  fill_next_sel_3;
+    input wire  [55:0] rs_addr_entry_0;
+    input wire  [55:0] rs_addr_entry_1;
+    input wire  [55:0] rs_addr_entry_2;
+    input wire  [55:0] rs_addr_entry_3;
+    input wire  [55:0] rs_addr_entry_4;
+    input wire  [55:0] rs_addr_entry_5;
+    input wire  [55:0] rs_addr_entry_6;
+    input wire  [55:0] rs_addr_entry_7;
+    input wire  [55:0] rs_addr_entry_8;
+    input wire  [55:0] rs_addr_entry_9;
+    input wire  [55:0] rs_addr_entry_10;
+    input wire  [55:0] rs_addr_entry_11;
+    input wire  [55:0] rs_addr_entry_12;
+    input wire  [55:0] rs_addr_entry_13;
+    input wire  [55:0] rs_addr_entry_14;
+    input wire  [55:0] rs_addr_entry_15;
     output reg  rs_hit;
     output reg  [3:0] rs_way;
     output reg  [50:0] rs_loc;
@@ -40638,6 +41049,22 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
     reg  out_ls_take_13;
     reg  out_ls_take_14;
     reg  out_ls_take_15;
+    reg  [55:0] rs_key_0;
+    reg  [55:0] rs_key_1;
+    reg  [55:0] rs_key_2;
+    reg  [55:0] rs_key_3;
+    reg  [55:0] rs_key_4;
+    reg  [55:0] rs_key_5;
+    reg  [55:0] rs_key_6;
+    reg  [55:0] rs_key_7;
+    reg  [55:0] rs_key_8;
+    reg  [55:0] rs_key_9;
+    reg  [55:0] rs_key_10;
+    reg  [55:0] rs_key_11;
+    reg  [55:0] rs_key_12;
+    reg  [55:0] rs_key_13;
+    reg  [55:0] rs_key_14;
+    reg  [55:0] rs_key_15;
     reg  [55:0] cs_s_0;
     reg  [55:0] cs_s_1;
     reg  [55:0] cs_s_2;
@@ -41797,160 +42224,192 @@ module mlu16_bst_k4_l32_p2_c2_mlb(clock,reset,rs_valid,rs_addr,ls_valid,ls_loc,f
         ls_size_r_d_comb = ls_size_r_q;
         ls_tag_r_d_comb = ls_tag_r_q;
         clear = flush || reset;
-        cs_s_0 = rs_addr ^ bxs_0_q;
-        cs_c_0 = (rs_addr & bxs_0_q) | (~base_0_q & ~bxs_0_q);
+        rs_key_0 = rs_addr;
+        rs_key_1 = rs_addr;
+        rs_key_2 = rs_addr;
+        rs_key_3 = rs_addr;
+        rs_key_4 = rs_addr;
+        rs_key_5 = rs_addr;
+        rs_key_6 = rs_addr;
+        rs_key_7 = rs_addr;
+        rs_key_8 = rs_addr;
+        rs_key_9 = rs_addr;
+        rs_key_10 = rs_addr;
+        rs_key_11 = rs_addr;
+        rs_key_12 = rs_addr;
+        rs_key_13 = rs_addr;
+        rs_key_14 = rs_addr;
+        rs_key_15 = rs_addr;
+        rs_key_0 = rs_addr_entry_0;
+        rs_key_1 = rs_addr_entry_1;
+        rs_key_2 = rs_addr_entry_2;
+        rs_key_3 = rs_addr_entry_3;
+        rs_key_4 = rs_addr_entry_4;
+        rs_key_5 = rs_addr_entry_5;
+        rs_key_6 = rs_addr_entry_6;
+        rs_key_7 = rs_addr_entry_7;
+        rs_key_8 = rs_addr_entry_8;
+        rs_key_9 = rs_addr_entry_9;
+        rs_key_10 = rs_addr_entry_10;
+        rs_key_11 = rs_addr_entry_11;
+        rs_key_12 = rs_addr_entry_12;
+        rs_key_13 = rs_addr_entry_13;
+        rs_key_14 = rs_addr_entry_14;
+        rs_key_15 = rs_addr_entry_15;
+        cs_s_0 = rs_key_0 ^ bxs_0_q;
+        cs_c_0 = (rs_key_0 & bxs_0_q) | (~base_0_q & ~bxs_0_q);
         cs_nr_0 = ~((cs_c_0 << 64'h1) | one_56);
-        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_addr) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
+        rs_match_0 = rs_valid && valid_0_q && (base_0_q <= rs_key_0) && ~((cs_s_0 >= cs_nr_0) && ((cs_c_0 & top_56) != zero_56));
         ls_match_0 = ls_valid && valid_0_q && (loc_0_q == ls_loc);
         rs_req_0 = rs_match_0;
         ls_req_0 = ls_match_0;
         inv_match_0 = inv_valid && valid_0_q && (loc_0_q == inv_loc);
         fill_match_0 = valid_0_q && (loc_0_q == fill_loc);
         free_pe_req_0 = ~valid_0_q;
-        cs_s_1 = rs_addr ^ bxs_1_q;
-        cs_c_1 = (rs_addr & bxs_1_q) | (~base_1_q & ~bxs_1_q);
+        cs_s_1 = rs_key_1 ^ bxs_1_q;
+        cs_c_1 = (rs_key_1 & bxs_1_q) | (~base_1_q & ~bxs_1_q);
         cs_nr_1 = ~((cs_c_1 << 64'h1) | one_56);
-        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_addr) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
+        rs_match_1 = rs_valid && valid_1_q && (base_1_q <= rs_key_1) && ~((cs_s_1 >= cs_nr_1) && ((cs_c_1 & top_56) != zero_56));
         ls_match_1 = ls_valid && valid_1_q && (loc_1_q == ls_loc);
         rs_req_1 = rs_match_1;
         ls_req_1 = ls_match_1;
         inv_match_1 = inv_valid && valid_1_q && (loc_1_q == inv_loc);
         fill_match_1 = valid_1_q && (loc_1_q == fill_loc);
         free_pe_req_1 = ~valid_1_q;
-        cs_s_2 = rs_addr ^ bxs_2_q;
-        cs_c_2 = (rs_addr & bxs_2_q) | (~base_2_q & ~bxs_2_q);
+        cs_s_2 = rs_key_2 ^ bxs_2_q;
+        cs_c_2 = (rs_key_2 & bxs_2_q) | (~base_2_q & ~bxs_2_q);
         cs_nr_2 = ~((cs_c_2 << 64'h1) | one_56);
-        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
+        rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_key_2) && ~((cs_s_2 >= cs_nr_2) && ((cs_c_2 & top_56) != zero_56));
         ls_match_2 = ls_valid && valid_2_q && (loc_2_q == ls_loc);
         rs_req_2 = rs_match_2;
         ls_req_2 = ls_match_2;
         inv_match_2 = inv_valid && valid_2_q && (loc_2_q == inv_loc);
         fill_match_2 = valid_2_q && (loc_2_q == fill_loc);
         free_pe_req_2 = ~valid_2_q;
-        cs_s_3 = rs_addr ^ bxs_3_q;
-        cs_c_3 = (rs_addr & bxs_3_q) | (~base_3_q & ~bxs_3_q);
+        cs_s_3 = rs_key_3 ^ bxs_3_q;
+        cs_c_3 = (rs_key_3 & bxs_3_q) | (~base_3_q & ~bxs_3_q);
         cs_nr_3 = ~((cs_c_3 << 64'h1) | one_56);
-        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_addr) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
+        rs_match_3 = rs_valid && valid_3_q && (base_3_q <= rs_key_3) && ~((cs_s_3 >= cs_nr_3) && ((cs_c_3 & top_56) != zero_56));
         ls_match_3 = ls_valid && valid_3_q && (loc_3_q == ls_loc);
         rs_req_3 = rs_match_3;
         ls_req_3 = ls_match_3;
         inv_match_3 = inv_valid && valid_3_q && (loc_3_q == inv_loc);
         fill_match_3 = valid_3_q && (loc_3_q == fill_loc);
         free_pe_req_3 = ~valid_3_q;
-        cs_s_4 = rs_addr ^ bxs_4_q;
-        cs_c_4 = (rs_addr & bxs_4_q) | (~base_4_q & ~bxs_4_q);
+        cs_s_4 = rs_key_4 ^ bxs_4_q;
+        cs_c_4 = (rs_key_4 & bxs_4_q) | (~base_4_q & ~bxs_4_q);
         cs_nr_4 = ~((cs_c_4 << 64'h1) | one_56);
-        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_addr) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
+        rs_match_4 = rs_valid && valid_4_q && (base_4_q <= rs_key_4) && ~((cs_s_4 >= cs_nr_4) && ((cs_c_4 & top_56) != zero_56));
         ls_match_4 = ls_valid && valid_4_q && (loc_4_q == ls_loc);
         rs_req_4 = rs_match_4;
         ls_req_4 = ls_match_4;
         inv_match_4 = inv_valid && valid_4_q && (loc_4_q == inv_loc);
         fill_match_4 = valid_4_q && (loc_4_q == fill_loc);
         free_pe_req_4 = ~valid_4_q;
-        cs_s_5 = rs_addr ^ bxs_5_q;
-        cs_c_5 = (rs_addr & bxs_5_q) | (~base_5_q & ~bxs_5_q);
+        cs_s_5 = rs_key_5 ^ bxs_5_q;
+        cs_c_5 = (rs_key_5 & bxs_5_q) | (~base_5_q & ~bxs_5_q);
         cs_nr_5 = ~((cs_c_5 << 64'h1) | one_56);
-        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_addr) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
+        rs_match_5 = rs_valid && valid_5_q && (base_5_q <= rs_key_5) && ~((cs_s_5 >= cs_nr_5) && ((cs_c_5 & top_56) != zero_56));
         ls_match_5 = ls_valid && valid_5_q && (loc_5_q == ls_loc);
         rs_req_5 = rs_match_5;
         ls_req_5 = ls_match_5;
         inv_match_5 = inv_valid && valid_5_q && (loc_5_q == inv_loc);
         fill_match_5 = valid_5_q && (loc_5_q == fill_loc);
         free_pe_req_5 = ~valid_5_q;
-        cs_s_6 = rs_addr ^ bxs_6_q;
-        cs_c_6 = (rs_addr & bxs_6_q) | (~base_6_q & ~bxs_6_q);
+        cs_s_6 = rs_key_6 ^ bxs_6_q;
+        cs_c_6 = (rs_key_6 & bxs_6_q) | (~base_6_q & ~bxs_6_q);
         cs_nr_6 = ~((cs_c_6 << 64'h1) | one_56);
-        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_addr) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
+        rs_match_6 = rs_valid && valid_6_q && (base_6_q <= rs_key_6) && ~((cs_s_6 >= cs_nr_6) && ((cs_c_6 & top_56) != zero_56));
         ls_match_6 = ls_valid && valid_6_q && (loc_6_q == ls_loc);
         rs_req_6 = rs_match_6;
         ls_req_6 = ls_match_6;
         inv_match_6 = inv_valid && valid_6_q && (loc_6_q == inv_loc);
         fill_match_6 = valid_6_q && (loc_6_q == fill_loc);
         free_pe_req_6 = ~valid_6_q;
-        cs_s_7 = rs_addr ^ bxs_7_q;
-        cs_c_7 = (rs_addr & bxs_7_q) | (~base_7_q & ~bxs_7_q);
+        cs_s_7 = rs_key_7 ^ bxs_7_q;
+        cs_c_7 = (rs_key_7 & bxs_7_q) | (~base_7_q & ~bxs_7_q);
         cs_nr_7 = ~((cs_c_7 << 64'h1) | one_56);
-        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_addr) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
+        rs_match_7 = rs_valid && valid_7_q && (base_7_q <= rs_key_7) && ~((cs_s_7 >= cs_nr_7) && ((cs_c_7 & top_56) != zero_56));
         ls_match_7 = ls_valid && valid_7_q && (loc_7_q == ls_loc);
         rs_req_7 = rs_match_7;
         ls_req_7 = ls_match_7;
         inv_match_7 = inv_valid && valid_7_q && (loc_7_q == inv_loc);
         fill_match_7 = valid_7_q && (loc_7_q == fill_loc);
         free_pe_req_7 = ~valid_7_q;
-        cs_s_8 = rs_addr ^ bxs_8_q;
-        cs_c_8 = (rs_addr & bxs_8_q) | (~base_8_q & ~bxs_8_q);
+        cs_s_8 = rs_key_8 ^ bxs_8_q;
+        cs_c_8 = (rs_key_8 & bxs_8_q) | (~base_8_q & ~bxs_8_q);
         cs_nr_8 = ~((cs_c_8 << 64'h1) | one_56);
-        rs_match_8 = rs_valid && valid_8_q && (base_8_q <= rs_addr) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
+        rs_match_8 = rs_valid && valid_8_q && (base_8_q <= rs_key_8) && ~((cs_s_8 >= cs_nr_8) && ((cs_c_8 & top_56) != zero_56));
         ls_match_8 = ls_valid && valid_8_q && (loc_8_q == ls_loc);
         rs_req_8 = rs_match_8;
         ls_req_8 = ls_match_8;
         inv_match_8 = inv_valid && valid_8_q && (loc_8_q == inv_loc);
         fill_match_8 = valid_8_q && (loc_8_q == fill_loc);
         free_pe_req_8 = ~valid_8_q;
-        cs_s_9 = rs_addr ^ bxs_9_q;
-        cs_c_9 = (rs_addr & bxs_9_q) | (~base_9_q & ~bxs_9_q);
+        cs_s_9 = rs_key_9 ^ bxs_9_q;
+        cs_c_9 = (rs_key_9 & bxs_9_q) | (~base_9_q & ~bxs_9_q);
         cs_nr_9 = ~((cs_c_9 << 64'h1) | one_56);
-        rs_match_9 = rs_valid && valid_9_q && (base_9_q <= rs_addr) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
+        rs_match_9 = rs_valid && valid_9_q && (base_9_q <= rs_key_9) && ~((cs_s_9 >= cs_nr_9) && ((cs_c_9 & top_56) != zero_56));
         ls_match_9 = ls_valid && valid_9_q && (loc_9_q == ls_loc);
         rs_req_9 = rs_match_9;
         ls_req_9 = ls_match_9;
         inv_match_9 = inv_valid && valid_9_q && (loc_9_q == inv_loc);
         fill_match_9 = valid_9_q && (loc_9_q == fill_loc);
         free_pe_req_9 = ~valid_9_q;
-        cs_s_10 = rs_addr ^ bxs_10_q;
-        cs_c_10 = (rs_addr & bxs_10_q) | (~base_10_q & ~bxs_10_q);
+        cs_s_10 = rs_key_10 ^ bxs_10_q;
+        cs_c_10 = (rs_key_10 & bxs_10_q) | (~base_10_q & ~bxs_10_q);
         cs_nr_10 = ~((cs_c_10 << 64'h1) | one_56);
-        rs_match_10 = rs_valid && valid_10_q && (base_10_q <= rs_addr) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
+        rs_match_10 = rs_valid && valid_10_q && (base_10_q <= rs_key_10) && ~((cs_s_10 >= cs_nr_10) && ((cs_c_10 & top_56) != zero_56));
         ls_match_10 = ls_valid && valid_10_q && (loc_10_q == ls_loc);
         rs_req_10 = rs_match_10;
         ls_req_10 = ls_match_10;
         inv_match_10 = inv_valid && valid_10_q && (loc_10_q == inv_loc);
         fill_match_10 = valid_10_q && (loc_10_q == fill_loc);
         free_pe_req_10 = ~valid_10_q;
-        cs_s_11 = rs_addr ^ bxs_11_q;
-        cs_c_11 = (rs_addr & bxs_11_q) | (~base_11_q & ~bxs_11_q);
+        cs_s_11 = rs_key_11 ^ bxs_11_q;
+        cs_c_11 = (rs_key_11 & bxs_11_q) | (~base_11_q & ~bxs_11_q);
         cs_nr_11 = ~((cs_c_11 << 64'h1) | one_56);
-        rs_match_11 = rs_valid && valid_11_q && (base_11_q <= rs_addr) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
+        rs_match_11 = rs_valid && valid_11_q && (base_11_q <= rs_key_11) && ~((cs_s_11 >= cs_nr_11) && ((cs_c_11 & top_56) != zero_56));
         ls_match_11 = ls_valid && valid_11_q && (loc_11_q == ls_loc);
         rs_req_11 = rs_match_11;
         ls_req_11 = ls_match_11;
         inv_match_11 = inv_valid && valid_11_q && (loc_11_q == inv_loc);
         fill_match_11 = valid_11_q && (loc_11_q == fill_loc);
         free_pe_req_11 = ~valid_11_q;
-        cs_s_12 = rs_addr ^ bxs_12_q;
-        cs_c_12 = (rs_addr & bxs_12_q) | (~base_12_q & ~bxs_12_q);
+        cs_s_12 = rs_key_12 ^ bxs_12_q;
+        cs_c_12 = (rs_key_12 & bxs_12_q) | (~base_12_q & ~bxs_12_q);
         cs_nr_12 = ~((cs_c_12 << 64'h1) | one_56);
-        rs_match_12 = rs_valid && valid_12_q && (base_12_q <= rs_addr) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
+        rs_match_12 = rs_valid && valid_12_q && (base_12_q <= rs_key_12) && ~((cs_s_12 >= cs_nr_12) && ((cs_c_12 & top_56) != zero_56));
         ls_match_12 = ls_valid && valid_12_q && (loc_12_q == ls_loc);
         rs_req_12 = rs_match_12;
         ls_req_12 = ls_match_12;
         inv_match_12 = inv_valid && valid_12_q && (loc_12_q == inv_loc);
         fill_match_12 = valid_12_q && (loc_12_q == fill_loc);
         free_pe_req_12 = ~valid_12_q;
-        cs_s_13 = rs_addr ^ bxs_13_q;
-        cs_c_13 = (rs_addr & bxs_13_q) | (~base_13_q & ~bxs_13_q);
+        cs_s_13 = rs_key_13 ^ bxs_13_q;
+        cs_c_13 = (rs_key_13 & bxs_13_q) | (~base_13_q & ~bxs_13_q);
         cs_nr_13 = ~((cs_c_13 << 64'h1) | one_56);
-        rs_match_13 = rs_valid && valid_13_q && (base_13_q <= rs_addr) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
+        rs_match_13 = rs_valid && valid_13_q && (base_13_q <= rs_key_13) && ~((cs_s_13 >= cs_nr_13) && ((cs_c_13 & top_56) != zero_56));
         ls_match_13 = ls_valid && valid_13_q && (loc_13_q == ls_loc);
         rs_req_13 = rs_match_13;
         ls_req_13 = ls_match_13;
         inv_match_13 = inv_valid && valid_13_q && (loc_13_q == inv_loc);
         fill_match_13 = valid_13_q && (loc_13_q == fill_loc);
         free_pe_req_13 = ~valid_13_q;
-        cs_s_14 = rs_addr ^ bxs_14_q;
-        cs_c_14 = (rs_addr & bxs_14_q) | (~base_14_q & ~bxs_14_q);
+        cs_s_14 = rs_key_14 ^ bxs_14_q;
+        cs_c_14 = (rs_key_14 & bxs_14_q) | (~base_14_q & ~bxs_14_q);
         cs_nr_14 = ~((cs_c_14 << 64'h1) | one_56);
-        rs_match_14 = rs_valid && valid_14_q && (base_14_q <= rs_addr) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
+        rs_match_14 = rs_valid && valid_14_q && (base_14_q <= rs_key_14) && ~((cs_s_14 >= cs_nr_14) && ((cs_c_14 & top_56) != zero_56));
         ls_match_14 = ls_valid && valid_14_q && (loc_14_q == ls_loc);
         rs_req_14 = rs_match_14;
         ls_req_14 = ls_match_14;
         inv_match_14 = inv_valid && valid_14_q && (loc_14_q == inv_loc);
         fill_match_14 = valid_14_q && (loc_14_q == fill_loc);
         free_pe_req_14 = ~valid_14_q;
-        cs_s_15 = rs_addr ^ bxs_15_q;
-        cs_c_15 = (rs_addr & bxs_15_q) | (~base_15_q & ~bxs_15_q);
+        cs_s_15 = rs_key_15 ^ bxs_15_q;
+        cs_c_15 = (rs_key_15 & bxs_15_q) | (~base_15_q & ~bxs_15_q);
         cs_nr_15 = ~((cs_c_15 << 64'h1) | one_56);
-        rs_match_15 = rs_valid && valid_15_q && (base_15_q <= rs_addr) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
+        rs_match_15 = rs_valid && valid_15_q && (base_15_q <= rs_key_15) && ~((cs_s_15 >= cs_nr_15) && ((cs_c_15 & top_56) != zero_56));
         ls_match_15 = ls_valid && valid_15_q && (loc_15_q == ls_loc);
         rs_req_15 = rs_match_15;
         ls_req_15 = ls_match_15;

@@ -126,6 +126,7 @@ pub fn mlb(hit_latency: usize) -> Interface {
             ("flush", "clear every valid bit and the replacement state"),
             ("fill_next_loc_<i>", "fill lookahead builds only (the MLU unit's MLB): candidate i for the next cycle's fill_loc"),
             ("fill_next_sel_<i>", "fill lookahead builds only: candidate i is the next cycle's fill (one-hot; none: no fill next cycle)"),
+            ("rs_addr_entry_<i>", "entry-key builds only (the MLU unit's MLB): the range key entry i compares instead of rs_addr (equal to it while rs_valid)"),
             ("rs_hit", &rs_hit),
             ("rs_way", "range hit: way (meaningful while rs_hit)"),
             ("rs_loc", "range hit: location bits 55..5 (while rs_hit)"),

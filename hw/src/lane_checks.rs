@@ -27,6 +27,9 @@
 //! the 8-entry unit's longest path). The parts load every cycle: a load
 //! enable (whether the test decides) put the 64-bit location compares
 //! behind it on their path, and only the registered decision reads them.
+//! Which test decides is registered per lane (`st_gchk`, `st_schk`), so
+//! that no one `shared` register fans out to every lane's fault (through
+//! two buffers, it was the 8-entry unit's longest path).
 //!
 //! # Ports (combinational unless `stages` is 2)
 //! - `clock`: the stage register's clock (stages 2).
@@ -89,8 +92,9 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     lane_bfail: [Signal<Local, Bit>; L],
     lane_mask: [Signal<Local, Bit>; L],
     lane_fault: [Signal<Local, Bits<3>>; L],
-    shared_x: Signal<Local, Bit>,
-    bcode: Signal<Local, Bits<3>>,
+    // The lane's failed bounds test, if any, is MEMCHECK.S's (its code is
+    // SHARED_OOB, else OUT_OF_BOUNDS).
+    lane_bs: [Signal<Local, Bit>; L],
     st_pre: Vec<DFF<Bits<3>>>,
     /// MEMCHECK.S bounds test's parts; MEMCHECK.G lane's bounds test
     /// decides, and its parts (module doc).
@@ -101,6 +105,10 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     st_sc3e: Vec<DFF<Bit>>,
     st_sc3l: Vec<DFF<Bit>>,
     st_gchk: Vec<DFF<Bit>>,
+    /// MEMCHECK.S lane's bounds test decides (the lane is active): per
+    /// lane, so no one `shared` register fans out to every lane's fault
+    /// (through two buffers, the 8-entry unit's longest path).
+    st_schk: Vec<DFF<Bit>>,
     st_ge: Vec<DFF<Bit>>,
     st_c1: Vec<DFF<Bit>>,
     st_c2: Vec<DFF<Bit>>,
@@ -112,7 +120,6 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     lane_c3: Vec<Signal<Local, Bit>>,
     lane_sc3: Vec<Signal<Local, Bit>>,
     st_mask: Vec<DFF<Bit>>,
-    st_shared: Vec<DFF<Bit>>,
     // The selection tree (heap order, 2L-1 nodes, leaves L-1..; node n's
     // children 2n+1, the lower lanes, and 2n+2): some lane below faults, and
     // the lowest such lane's fault and index (NONE and 0 when none does).
@@ -165,8 +172,7 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             lane_bfail: array_init(Default::default),
             lane_mask: array_init(Default::default),
             lane_fault: array_init(Default::default),
-            shared_x: Default::default(),
-            bcode: Default::default(),
+            lane_bs: array_init(Default::default),
             st_pre: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_sge: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_sc1: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
@@ -175,6 +181,7 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             st_sc3e: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_sc3l: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_gchk: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
+            st_schk: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_ge: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c1: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
             st_c2: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
@@ -184,7 +191,6 @@ impl<const L: usize, const LW: usize> LaneChecks<L, LW> {
             lane_c3: (0..L * (stages - 1)).map(|_| Signal::default()).collect(),
             lane_sc3: (0..L * (stages - 1)).map(|_| Signal::default()).collect(),
             st_mask: (0..L * (stages - 1)).map(|_| DFF::default()).collect(),
-            st_shared: (0..stages - 1).map(|_| DFF::default()).collect(),
             sel_any: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             sel_fault: (0..2 * L - 1).map(|_| Signal::default()).collect(),
             sel_lane: (0..2 * L - 1).map(|_| Signal::default()).collect(),
@@ -237,14 +243,9 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lane_pre[i].next = self.lane_pre_now[i].val();
             self.lane_bfail[i].next = self.lane_bfail_now[i].val();
             self.lane_mask[i].next = self.mask[i].val();
+            self.lane_bs[i].next = self.shared.val();
         }
-        self.shared_x.next = self.shared.val();
         // The stage register (stages 2 only; empty otherwise).
-        for j in 0..self.st_shared.len() {
-            self.st_shared[j].clock.next = self.clock.val();
-            self.st_shared[j].d.next = self.shared.val();
-            self.shared_x.next = self.st_shared[j].q.val();
-        }
         for i in 0..self.st_pre.len() {
             self.st_pre[i].clock.next = self.clock.val();
             self.st_sge[i].clock.next = self.clock.val();
@@ -254,6 +255,7 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.st_sc3e[i].clock.next = self.clock.val();
             self.st_sc3l[i].clock.next = self.clock.val();
             self.st_gchk[i].clock.next = self.clock.val();
+            self.st_schk[i].clock.next = self.clock.val();
             self.st_ge[i].clock.next = self.clock.val();
             self.st_c1[i].clock.next = self.clock.val();
             self.st_c2[i].clock.next = self.clock.val();
@@ -269,6 +271,7 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.st_sc3e[i].d.next = self.lanes[i].s_c3_hi_eq.val();
             self.st_sc3l[i].d.next = self.lanes[i].s_c3_lo_ge.val();
             self.st_gchk[i].d.next = self.lane_gchk_now[i].val();
+            self.st_schk[i].d.next = self.mask[i].val() & self.shared.val();
             self.st_ge[i].d.next = self.lanes[i].g_ge.val();
             self.st_c1[i].d.next = self.lanes[i].g_c1.val();
             self.st_c2[i].d.next = self.lanes[i].g_c2.val();
@@ -279,8 +282,7 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
             self.lane_pre[i].next = self.st_pre[i].q.val();
             self.lane_sc3[i].next = self.st_sc3h[i].q.val() | (self.st_sc3e[i].q.val() & self.st_sc3l[i].q.val());
             self.lane_c3[i].next = self.st_c3h[i].q.val() | (self.st_c3e[i].q.val() & self.st_c3l[i].q.val());
-            self.lane_bfail[i].next = (self.shared_x.val()
-                & self.st_mask[i].q.val()
+            self.lane_bfail[i].next = (self.st_schk[i].q.val()
                 & !(self.st_sge[i].q.val()
                     & ((self.st_sc1[i].q.val() & self.st_sc2[i].q.val())
                         | (self.st_sc1[i].q.val() & self.lane_sc3[i].val())
@@ -291,16 +293,16 @@ impl<const L: usize, const LW: usize> Logic for LaneChecks<L, LW> {
                             | (self.st_c1[i].q.val() & self.lane_c3[i].val())
                             | (self.st_c2[i].q.val() & self.lane_c3[i].val()))));
             self.lane_mask[i].next = self.st_mask[i].q.val();
-        }
-        // A failed bounds test's code, ORed into a `pre` of NONE.
-        self.bcode.next = self.f_oob.val();
-        if self.shared_x.val() {
-            self.bcode.next = self.f_shared.val();
+            self.lane_bs[i].next = self.st_schk[i].q.val();
         }
         for i in 0..L {
+            // A failed bounds test's code, ORed into a `pre` of NONE.
             self.lane_fault[i].next = self.lane_pre[i].val();
             if self.lane_bfail[i].val() {
-                self.lane_fault[i].next = self.lane_pre[i].val() | self.bcode.val();
+                self.lane_fault[i].next = self.lane_pre[i].val() | self.f_oob.val();
+                if self.lane_bs[i].val() {
+                    self.lane_fault[i].next = self.lane_pre[i].val() | self.f_shared.val();
+                }
             }
             self.pass[i].next = self.lane_mask[i].val() & (self.lane_fault[i].val() == self.f_none.val());
         }

@@ -111,6 +111,14 @@
 //! `fill_next_sel[j]` was high in cycle t and its `fill_next_loc[j]` is
 //! the `fill_loc` of t+1.
 
+//! Entry keys (`Mlb::with_entry_keys`, the MLU unit's build): entry i
+//! compares `rs_addr_entry[i]` instead of `rs_addr`, so a user can drive
+//! groups of entries from copies of its key register. One register fanned
+//! out to the range compares of all 16 entries (each key bit into some 64
+//! gate inputs) through a buffer tree six deep, one of the 16-entry unit's
+//! longest paths. The results are the same as long as every copy equals
+//! `rs_addr` whenever `rs_valid` is high.
+
 //! Range compare: `base <= a && a - base < size` evaluated with one carry
 //! chain instead of a subtract followed by a compare: with nb = !base,
 //! ns = !size, the carry-save pair s = a ^ nb ^ ns, c = maj(a, nb, ns) gives
@@ -150,6 +158,10 @@ pub struct Mlb<const N: usize, const IW: usize> {
     /// (module doc, "Fill lookahead").
     pub fill_next_loc: Vec<Signal<In, Bits<51>>>,
     pub fill_next_sel: Vec<Signal<In, Bit>>,
+    /// Entry-key builds only (N elements, else empty): the range search key
+    /// per entry, which entry i compares instead of `rs_addr` (module doc,
+    /// "Entry keys"). Each must equal `rs_addr` whenever `rs_valid` is high.
+    pub rs_addr_entry: Vec<Signal<In, Bits<56>>>,
     pub rs_hit: Signal<Out, Bit>,
     pub rs_way: Signal<Out, Bits<IW>>,
     pub rs_loc: Signal<Out, Bits<51>>,
@@ -230,6 +242,8 @@ pub struct Mlb<const N: usize, const IW: usize> {
     out_ls_way: Signal<Local, Bits<IW>>,
     out_ls_take: [Signal<Local, Bit>; N],
     // Carry-save range compare terms per entry (module doc).
+    // The range key entry i compares: `rs_addr`, or its own `rs_addr_entry`.
+    rs_key: [Signal<Local, Bits<56>>; N],
     cs_s: [Signal<Local, Bits<56>>; N],
     cs_c: [Signal<Local, Bits<56>>; N],
     cs_nr: [Signal<Local, Bits<56>>; N],
@@ -340,6 +354,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             flush: Default::default(),
             fill_next_loc: vec![],
             fill_next_sel: vec![],
+            rs_addr_entry: vec![],
             rs_hit: Default::default(),
             rs_way: Default::default(),
             rs_loc: Default::default(),
@@ -396,6 +411,7 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
             out_ls_multi: Default::default(),
             out_ls_way: Default::default(),
             out_ls_take: array_init(Default::default),
+            rs_key: array_init(Default::default),
             cs_s: array_init(Default::default),
             cs_c: array_init(Default::default),
             cs_nr: array_init(Default::default),
@@ -462,6 +478,13 @@ impl<const N: usize, const IW: usize> Mlb<N, IW> {
         self
     }
 
+    /// The same MLB with a range key port per entry (`rs_addr_entry`,
+    /// module doc "Entry keys"), for a user that keeps copies of the key.
+    pub fn with_entry_keys(mut self) -> Self {
+        self.rs_addr_entry = (0..N).map(|_| Signal::default()).collect();
+        self
+    }
+
     /// The configured hit latency (1 or 2 cycles).
     pub fn hit_latency(&self) -> usize {
         1 + self.s1_rs_valid.len()
@@ -509,13 +532,19 @@ impl<const N: usize, const IW: usize> Logic for Mlb<N, IW> {
             self.size[i].clock.next = self.clock.val();
             self.tag[i].clock.next = self.clock.val();
             self.bxs[i].clock.next = self.clock.val();
+            self.rs_key[i].next = self.rs_addr.val();
+        }
+        for i in 0..self.rs_addr_entry.len() {
+            self.rs_key[i].next = self.rs_addr_entry[i].val();
+        }
+        for i in 0..N {
             // Carry-save form of `a - base < size` (module doc).
-            self.cs_s[i].next = self.rs_addr.val() ^ self.bxs[i].q.val();
-            self.cs_c[i].next = (self.rs_addr.val() & self.bxs[i].q.val()) | (!self.base[i].q.val() & !self.bxs[i].q.val());
+            self.cs_s[i].next = self.rs_key[i].val() ^ self.bxs[i].q.val();
+            self.cs_c[i].next = (self.rs_key[i].val() & self.bxs[i].q.val()) | (!self.base[i].q.val() & !self.bxs[i].q.val());
             self.cs_nr[i].next = !((self.cs_c[i].val() << 1_u64) | self.one_56.val());
             self.rs_match[i].next = self.rs_valid.val()
                 && self.valid[i].q.val()
-                && (self.base[i].q.val() <= self.rs_addr.val())
+                && (self.base[i].q.val() <= self.rs_key[i].val())
                 && !((self.cs_s[i].val() >= self.cs_nr[i].val())
                     && ((self.cs_c[i].val() & self.top_56.val()) != self.zero_56.val()));
             self.ls_match[i].next = self.ls_valid.val()

@@ -209,6 +209,12 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     /// searches' compares in every entry (some 100 gate inputs per bit),
     /// and its buffer tree, five deep, was the 16-entry unit's longest path.
     a_rkey: DFF<Bits<56>>,
+    /// The range key again, inverted (`a_rkey_n`, loaded with `a_rkey`):
+    /// the upper half of the MLB's entries compares against it
+    /// (`Mlb::rs_addr_entry`), so each register bit drives half the
+    /// compares. A plain copy would not survive synthesis: Yosys merges
+    /// flip-flops with the same input and enable into one.
+    a_rkey_n: DFF<Bits<56>>,
     a_lkey: DFF<Bits<51>>,
     /// The check stage's location operand names metadata (neither 0 nor
     /// NO_META), registered from the stage before: the lane checks' one
@@ -505,7 +511,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             visits: sigs(k + 1),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
-            mlb: Mlb::new(b.replacement, b.mlb_latency).with_fill_lookahead(k),
+            mlb: Mlb::new(b.replacement, b.mlb_latency).with_fill_lookahead(k).with_entry_keys(),
             walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
             checks: LaneChecks::new(b.check_latency),
             loc_out: Default::default(),
@@ -532,6 +538,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             p_key_range: regs(m1),
             p_key: regs(m1),
             a_rkey: Default::default(),
+            a_rkey_n: Default::default(),
             a_lkey: Default::default(),
             c_loc_meta: Default::default(),
             p_res: regs(m1),
@@ -718,7 +725,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_lkey, c_loc_meta
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -861,6 +868,12 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.mlb.reset.next = self.reset.val();
                             self.mlb.rs_valid.next = self.a_search.val() & self.p_key_range[0].q.val();
                             self.mlb.rs_addr.next = self.a_rkey.q.val();
+                            for i in 0..(N / 2) {
+                                self.mlb.rs_addr_entry[i].next = self.a_rkey.q.val();
+                            }
+                            for i in (N / 2)..N {
+                                self.mlb.rs_addr_entry[i].next = !self.a_rkey_n.q.val();
+                            }
                             self.mlb.ls_valid.next = self.a_search.val() & !self.p_key_range[0].q.val();
                             self.mlb.ls_loc.next = self.a_lkey.q.val();
                             self.mlb.inv_valid.next =
@@ -904,13 +917,20 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             self.mem_req_valid.next = self.port_pre[kk].val();
                             self.mem_req_id.next = self.widx[0].val();
                             self.mem_req_node.next = self.walkers[0].req_node.val();
+                            // The fill register's data: the lowest walker that wants a fill
+                            // (walkers from the highest down, the last taken wins), so each
+                            // data bit's select is `wants_fill`, not the grant behind the
+                            // prefix chain (the grant's fan-out to 171 data bits was a path
+                            // of the 16-entry unit).
                             for k in 0..self.walkers.len() {
-                                if self.fill_grant[k].val() {
-                                    self.fq_loc.d.next = self.walkers[k].location.val();
-                                    self.fq_base.d.next = self.walkers[k].base.val();
-                                    self.fq_size.d.next = self.walkers[k].size.val();
-                                    self.fq_tag.d.next = self.walkers[k].tag.val();
+                                if self.wants_fill[kk - 1 - k].val() {
+                                    self.fq_loc.d.next = self.walkers[kk - 1 - k].location.val();
+                                    self.fq_base.d.next = self.walkers[kk - 1 - k].base.val();
+                                    self.fq_size.d.next = self.walkers[kk - 1 - k].size.val();
+                                    self.fq_tag.d.next = self.walkers[kk - 1 - k].tag.val();
                                 }
+                            }
+                            for k in 0..self.walkers.len() {
                                 if self.port_grant[k].val() {
                                     self.mem_req_id.next = self.widx[k].val();
                                     self.mem_req_node.next = self.walkers[k].req_node.val();
@@ -1442,10 +1462,11 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // Whether the check stage's location names metadata, a cycle early.
                             self.c_loc_meta.d.next =
                                 (self.p_loc[c - 1].q.val() != self.zero64.val()) & (self.p_loc[c - 1].q.val() != self.no_meta.val());
-                            // The MLB's search keys (`a_rkey`, `a_lkey`): stage A's key, kept
+                            // The MLB's search keys (`a_rkey` and its inverse, `a_lkey`): stage A's key, kept
                             // by the one search it is for (they hold otherwise: dff_setup!).
                             if self.p_key_range[0].d.val() {
                                 self.a_rkey.d.next = self.p_key[0].d.val().get_bits::<56>(0);
+                                self.a_rkey_n.d.next = !self.p_key[0].d.val().get_bits::<56>(0);
                             } else {
                                 self.a_lkey.d.next = self.p_key[0].d.val().get_bits::<51>(5);
                             }

@@ -218,7 +218,7 @@ fn mlb_range_mutants_are_caught() {
         // mlb2: every fill also writes way 0 (one range in two entries).
         ("fill write-enable ignores the victim", &induction, bmc, "write_en_0 = fill_base_ok && victim_oh_0 && ~inv_match_0;", "write_en_0 = fill_base_ok && ~inv_match_0;"),
         // Entry 2 matches below its base (the lower-bound term dropped).
-        ("lower bound dropped", &lemma, comb, "rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_addr) && ", "rs_match_2 = rs_valid && valid_2_q && "),
+        ("lower bound dropped", &lemma, comb, "rs_match_2 = rs_valid && valid_2_q && (base_2_q <= rs_key_2) && ", "rs_match_2 = rs_valid && valid_2_q && "),
     ];
     for (what, original, sat, from, to) in mutants {
         let m = mutate(original, from, to).unwrap();
