@@ -105,9 +105,8 @@ pub struct LaneChecks<const L: usize, const LW: usize> {
     st_sc3e: Vec<DFF<Bit>>,
     st_sc3l: Vec<DFF<Bit>>,
     st_gchk: Vec<DFF<Bit>>,
-    /// MEMCHECK.S lane's bounds test decides (the lane is active): per
-    /// lane, so no one `shared` register fans out to every lane's fault
-    /// (through two buffers, the 8-entry unit's longest path).
+    /// MEMCHECK.S lane's bounds test decides (the lane is active), per lane
+    /// (module doc).
     st_schk: Vec<DFF<Bit>>,
     st_ge: Vec<DFF<Bit>>,
     st_c1: Vec<DFF<Bit>>,
