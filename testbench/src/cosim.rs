@@ -533,66 +533,6 @@ pub fn run_scenarios(top: &Top, scenarios: &[sim::scenario::Scenario]) -> Result
     Ok(out)
 }
 
-/// What `mlugen check --engine verilator` prints and reports.
-pub struct VerilogCheck {
-    /// The outcome with every MLU verdict as the Verilog gave it.
-    pub outcome: sim::scenario::Outcome,
-    /// The top the scenario ran on.
-    pub top: String,
-    /// Where the Verilog's verdicts differ from the model's, one line each.
-    pub differences: Vec<String>,
-    /// The first request (or final counter) that differs, in full.
-    pub mismatch: Option<MluMismatch>,
-}
-
-/// Run scenario `sc` through the Verilog of its configuration (the
-/// committed top, or one generated now) and build its outcome from the
-/// Verilog's answers: for each access, the fault of the first of its
-/// requests that faulted (LOADMETA, then MEMCHECK.G), else NONE; for a
-/// shared access, its MEMCHECK.S answer. The requests are the ones the
-/// golden model's runtime issues for the scenario (MluBench::replay), so
-/// the free verdicts (DOUBLE_FREE, INVALID_FREE: the runtime's, in
-/// software) and the counters are the model's; every response and the final
-/// counters are also compared with the model (`mismatch`).
-pub fn check_scenario_verilog(sc: &sim::scenario::Scenario) -> Result<VerilogCheck> {
-    use sim::config::Structure;
-    let c = &sc.config;
-    if c.entries == 0 || c.structure == Structure::Sol {
-        anyhow::bail!(
-            "scenario {}: no RTL for {} (an MLB of 0 entries and the sol table are model-only reference points); use --engine model",
-            sc.name,
-            if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
-        );
-    }
-    let model = sc.run().map_err(|e| anyhow!("{e}"))?;
-    let top = mlu_top_for(&sim::config::MluConfig { entries: c.entries, structure: c.structure, replacement: c.replacement, ..Default::default() })?;
-    let cfg = ProgramConfig { replacement: c.replacement, ..ProgramConfig::new(c.entries, c.structure, c.mode) };
-    let mut bench = MluBench::new(cfg, sc.seed);
-    let b = bench.replay(sc, scenario_timings()[0].clone()).map_err(|e| anyhow!(e))?;
-    let build = build_mlu_harness(&top, &top.verilog, "", false)?;
-    let mut sim = MluSim::start(&build, 1)?;
-    let answers = sim.run(&b.cmds)?;
-    sim.finish()?;
-    anyhow::ensure!(answers.len() == b.expected.len(), "the harness gave {} answers to {} requests", answers.len(), b.expected.len());
-    let mismatch = check_mlu_batch(&b, &answers, 0);
-    let mut outcome = model.clone();
-    let mut differences = vec![];
-    for (event, range) in &b.events {
-        let Some(r) = outcome.results.iter_mut().find(|r| r.event == *event && r.op != "free") else { continue };
-        let faults: Vec<u8> = answers[range.clone()].iter().filter_map(|a| if let Answer::Resp(x) = a { Some(x.fault) } else { None }).collect();
-        if faults.is_empty() {
-            continue;
-        }
-        let bits = faults.iter().copied().find(|f| *f != 0).unwrap_or(0);
-        let fault = sim::fault::FaultCode::from_bits(bits).ok_or_else(|| anyhow!("event {event}: the Verilog answered fault code {bits}"))?;
-        if fault.name() != r.fault {
-            differences.push(format!("event {event}: Verilog {}, model {}", fault.name(), r.fault));
-            r.fault = fault.name();
-        }
-    }
-    Ok(VerilogCheck { outcome, top: top.name().to_string(), differences, mismatch })
-}
-
 /// The committed MLB top `mlb<entries>_<plru|rr>` (generated if absent).
 pub fn mlb_top(entries: usize, replacement: Replacement) -> Result<Top> {
     let name = format!("mlb{entries}_{}", hw::generate::replacement_short(replacement));

@@ -18,8 +18,8 @@
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build_with_cxx_opt, BuildSpec, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
-use hw::mlu::CSR_ROOT;
-use sim::config::MluConfig;
+use hw::mlu::{CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use sim::config::{Mode, MluConfig, Structure};
 use sim::fault::Op;
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitOut, UnitParams, UnitRequest};
@@ -530,8 +530,56 @@ pub struct UnitRun {
     /// (`req_valid && req_ready`), and each response's (`resp_id`, cycle).
     pub taken_at: Vec<u64>,
     pub answered_at: Vec<(u32, u64)>,
+    /// Each response as the RTL gave it, in order.
+    pub answers: Vec<UnitAnswer>,
     pub counters: UnitCounters,
     pub mismatch: Option<UnitMismatch>,
+}
+
+/// One response as the RTL gave it: `resp_id`, `resp_fault` (the code's
+/// bits) and `resp_loc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitAnswer {
+    pub id: u32,
+    pub fault: u8,
+    pub loc: u64,
+}
+
+/// A CSR write, to the RTL's write port and to the model alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Csr {
+    Mode(Mode),
+    Structure(Structure),
+    Root(u64),
+    StepLimit(u32),
+}
+
+impl Csr {
+    /// `csr_addr` and `csr_data` (hw::mlu_unit's CSR port).
+    fn addr_data(self) -> (u64, u64) {
+        match self {
+            Csr::Mode(m) => (CSR_MODE, m.bits() as u64),
+            Csr::Structure(s) => (CSR_STRUCTURE, (s == Structure::Bst) as u64),
+            Csr::Root(r) => (CSR_ROOT, r),
+            Csr::StepLimit(l) => (CSR_STEP_LIMIT, l as u64),
+        }
+    }
+
+    fn apply(self, model: &mut MluUnit) {
+        match self {
+            Csr::Mode(m) => model.set_mode(m),
+            Csr::Structure(s) => model.set_structure(s),
+            Csr::Root(r) => model.set_root(r),
+            Csr::StepLimit(l) => model.set_step_limit(l),
+        }
+    }
+}
+
+/// One phase of [`UnitCosim::run_phases`]: CSR writes, then requests.
+#[derive(Clone, Debug, Default)]
+pub struct Phase {
+    pub csrs: Vec<Csr>,
+    pub requests: Vec<UnitRequest>,
 }
 
 /// A built, started unit harness.
@@ -572,19 +620,82 @@ impl UnitCosim {
     /// stream is taken and the model is idle, plus two idle cycles (or the
     /// first mismatch).
     pub fn run(&mut self, p: &UnitParams, rt: &Runtime, requests: impl Iterator<Item = UnitRequest>, limit: u64, port: PortParams) -> Result<UnitRun> {
+        self.check_lanes(p)?;
+        let mut ahead = ModelAhead::new(p, rt, requests.take(limit as usize), port)?;
+        self.reset_and_write(&[Csr::Root(rt.root())], &mut ahead.model)?;
+        let mut run = UnitRun::default();
+        self.drive(&mut ahead, rt, &mut run)?;
+        run.counters = *ahead.model.counters();
+        Ok(run)
+    }
+
+    /// A program in phases, for a runtime that changes between requests (a
+    /// scenario's mallocs, frees and damaged nodes): reset, then the CSR
+    /// writes `csrs`, then phase after phase from `next` until it gives
+    /// None. `next` sees the runtime (to change it; the unit is idle then)
+    /// and the RTL's answers so far; a phase's CSR writes (ROOT after the
+    /// structure changed) go to the RTL and the model before its requests,
+    /// and each phase runs as [`UnitCosim::run`] runs its stream, ending with
+    /// two idle cycles. The model and the RTL keep their state (MLB,
+    /// counters) from phase to phase. Stops at the first mismatch.
+    pub fn run_phases(&mut self, p: &UnitParams, rt: &mut Runtime, csrs: &[Csr], port: PortParams, mut next: impl FnMut(&mut Runtime, &[UnitAnswer]) -> Result<Option<Phase>>) -> Result<UnitRun> {
+        self.check_lanes(p)?;
+        let mut ahead = ModelAhead::new(p, rt, std::iter::empty(), port)?;
+        self.reset_and_write(csrs, &mut ahead.model)?;
+        let mut run = UnitRun::default();
+        while run.mismatch.is_none() {
+            let Some(phase) = next(rt, &run.answers)? else { break };
+            self.write(&phase.csrs, &mut ahead.model)?;
+            ahead.set_stream(phase.requests.into_iter());
+            self.drive(&mut ahead, rt, &mut run)?;
+        }
+        run.counters = *ahead.model.counters();
+        Ok(run)
+    }
+
+    fn check_lanes(&self, p: &UnitParams) -> Result<()> {
         if p.lanes != self.lanes {
             return Err(anyhow!("the harness was started for {} lanes, the parameters give {}", self.lanes, p.lanes));
         }
-        let mut ahead = ModelAhead::new(p, rt, requests.take(limit as usize), port)?;
-        let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
-        let mut run = UnitRun::default();
-        let mut recs = preamble(&self.ports, ib, rt.root());
-        let mut out = vec![];
-        self.sim.run(&recs, &mut out)?;
+        Ok(())
+    }
 
+    /// A reset cycle, then [`UnitCosim::write`].
+    fn reset_and_write(&mut self, csrs: &[Csr], model: &mut MluUnit) -> Result<()> {
+        let ib = self.sim.layout.in_bytes;
+        let mut recs = vec![0u8; ib];
+        self.ports.reset.put(&mut recs, 1);
+        self.sim.run(&recs, &mut vec![])?;
+        self.write(csrs, model)
+    }
+
+    /// One cycle per CSR write on the RTL (its outputs not compared: the
+    /// unit is idle), and the same writes to the model, which takes no
+    /// cycle for them.
+    fn write(&mut self, csrs: &[Csr], model: &mut MluUnit) -> Result<()> {
+        if csrs.is_empty() {
+            return Ok(());
+        }
+        let ib = self.sim.layout.in_bytes;
+        let mut recs = vec![0u8; csrs.len() * ib];
+        for (c, rec) in csrs.iter().zip(recs.chunks_mut(ib)) {
+            let (addr, data) = c.addr_data();
+            self.ports.csr_we.put(rec, 1);
+            self.ports.csr_addr.put(rec, addr);
+            self.ports.csr_data.put(rec, data);
+            c.apply(model);
+        }
+        self.sim.run(&recs, &mut vec![])
+    }
+
+    /// Run the RTL beside `ahead` until its stream is taken and the model
+    /// is idle, plus two idle cycles (the second's outputs include the
+    /// counters: UnitOut::idle_counters), or to the first mismatch; what
+    /// the RTL did is added to `run`.
+    fn drive(&mut self, ahead: &mut ModelAhead, rt: &Runtime, run: &mut UnitRun) -> Result<()> {
+        let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
+        let (mut recs, mut out) = (vec![], vec![]);
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
-        // The stream ends with two idle cycles; the second's outputs include
-        // the counters (UnitOut::idle_counters).
         let mut idle_tail = 0;
         loop {
             recs.clear();
@@ -617,9 +728,13 @@ impl UnitCosim {
                 }
                 if self.ports.req_valid.get(i) == 1 && self.ports.req_ready.get(o) == 1 {
                     run.taken_at.push(cycle);
+                    run.requests += 1;
                 }
                 if self.ports.resp_valid.get(o) == 1 {
-                    run.answered_at.push((self.ports.resp_id.get(o) as u32, cycle));
+                    let id = self.ports.resp_id.get(o) as u32;
+                    run.answered_at.push((id, cycle));
+                    run.answers.push(UnitAnswer { id, fault: self.ports.resp_fault.get(o) as u8, loc: self.ports.resp_loc.get(o) });
+                    run.responses += 1;
                 }
                 run.cycles += 1;
             }
@@ -627,10 +742,7 @@ impl UnitCosim {
                 break;
             }
         }
-        run.requests = run.taken_at.len() as u64;
-        run.responses = run.answered_at.len() as u64;
-        run.counters = *ahead.model.counters();
-        Ok(run)
+        Ok(())
     }
 
     /// Stop the harness.

@@ -1,0 +1,271 @@
+//! `mlugen check --engine verilator`: a scenario (spec section 10) through
+//! the Verilog of the MLU as an SM unit under Verilator, beside its golden
+//! twin `sim::mlu_unit::MluUnit` (every output compared every cycle, as in
+//! [`crate::unit_driver`]), and its verdicts set against the golden model's
+//! (`sim::scenario::Scenario::run`).
+//!
+//! The top: the committed unit of the scenario's MLB (entries and
+//! replacement) and structure when there is one (`mlu8_bst_k4_l32_p2_c2`,
+//! `mlu16_bst_k4_l32_p2_c2`), else one generated now with the committed
+//! shape but one lane (a scenario's accesses are scalar; HWONLY needs one
+//! lane). The mode and the step limit are CSRs, written after reset, so
+//! they never need a top of their own.
+//!
+//! The scenario's runtime (`sim::runtime::Runtime`, as the model's run
+//! builds it) holds the heap: its metadata memory is what the unit's port
+//! reads, and what it asks of the MLU (INVALIDATE on a free or a retired
+//! node, FLUSH, a new ROOT) goes to the unit. Each access is one request
+//! at a time, run until the unit is idle: in COMPILER mode a LOADMETA of
+//! the allocation's base pointer (the root pointer) and, unless it faults,
+//! MEMCHECK.G with the location the unit answered; in HWONLY mode
+//! MEMCHECK.G alone. An event's verdict is the first fault among its
+//! responses, else NONE. The port answers at random latencies (1..30
+//! cycles, reordered, 90% ready) and with no injected errors, so an event's
+//! verdict depends only on the memory, as the model's does.
+use crate::unit_driver::{Csr, Phase, UnitAnswer, UnitCosim, UnitMismatch};
+use crate::verilator::Top;
+use anyhow::{anyhow, bail, Result};
+use sim::config::{Mode, MluConfig, Structure, UnitShape};
+use sim::fault::{FaultCode, Op};
+use sim::meta_port::PortParams;
+use sim::mlu_unit::{UnitParams, UnitRequest};
+use sim::runtime::{AllocState, HostOp, Runtime, RuntimeConfig};
+use sim::scenario::{LinkTarget, PtrSpec, Scenario, ScenarioEvent};
+use std::collections::HashMap;
+
+/// What `mlugen check --engine verilator` prints and reports.
+pub struct VerilogCheck {
+    /// The model's outcome with every MLU verdict as the Verilog gave it.
+    pub outcome: sim::scenario::Outcome,
+    /// The top the scenario ran on.
+    pub top: String,
+    /// Where the Verilog's verdicts differ from the model's, one line each.
+    pub differences: Vec<String>,
+    /// The first cycle in which the Verilog and its golden twin differ.
+    pub mismatch: Option<UnitMismatch>,
+}
+
+/// The unit a scenario runs on (module doc) and its model parameters.
+fn unit_for(sc: &Scenario) -> Result<(Top, UnitParams)> {
+    let c = &sc.config;
+    if c.entries == 0 || c.structure == Structure::Sol {
+        bail!(
+            "scenario {}: no RTL for {} (an MLB of 0 entries and the sol table are model-only reference points); use --engine model",
+            sc.name,
+            if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
+        );
+    }
+    let shape = |lanes| UnitShape { walkers: 4, lanes, mlb_latency: 2, check_latency: 2 };
+    let cfg = |lanes| MluConfig { entries: c.entries, structure: c.structure, replacement: c.replacement, unit: Some(shape(lanes)), ..MluConfig::default() };
+    let spec = |cfg: &MluConfig| -> Result<hw::generate::TopSpec> {
+        hw::generate::tops_for_config(cfg)?.pop().ok_or_else(|| anyhow!("no unit top for {cfg:?}"))
+    };
+    let wide = spec(&cfg(32))?;
+    let committed = c.mode == Mode::Compiler && hw::generate::committed_tops().iter().any(|t| t.name() == wide.name());
+    let cfg = if committed { cfg(32) } else { cfg(1) };
+    let spec = spec(&cfg)?;
+    let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))?;
+    let params = UnitParams::from_config(&cfg).ok_or_else(|| anyhow!("{cfg:?} has no unit"))?;
+    Ok((top, params))
+}
+
+/// Run `sc` on the unit (module doc) and set its verdicts against the model's.
+pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
+    let (top, params) = unit_for(sc)?;
+    let model = sc.run().map_err(|e| anyhow!("{e}"))?;
+    let mut rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, tag_history: sc.tag_history, ..Default::default() })
+        .map_err(|e| anyhow!("scenario {}: {e}", sc.name))?;
+    let port = PortParams { min_latency: 1, max_latency: 30, ready_percent: 90, errors_per_million: 0, shuffle: true, seed: sc.seed };
+    let csrs = [Csr::Mode(sc.config.mode), Csr::StepLimit(sc.config.step_limit), Csr::Root(rt.root())];
+    let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, sc.seed)?;
+    let mut driver = Driver { sc, lanes: params.lanes, ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new(), next_id: 0 };
+    // The last call of `next` (None) reads the last event's answers.
+    let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, answers| driver.next(rt, answers))?;
+    cosim.finish()?;
+    let mut outcome = model;
+    let mut differences = vec![];
+    for r in outcome.results.iter_mut().filter(|r| r.op != "free") {
+        let event = r.event;
+        let Some(&(bits, op)) = driver.verdicts.get(&event) else {
+            if run.mismatch.is_some() {
+                continue;
+            }
+            bail!("scenario {}: event {event}: the Verilog gave no verdict", sc.name);
+        };
+        let fault = FaultCode::from_bits(bits).ok_or_else(|| anyhow!("event {event}: the Verilog answered fault code {bits}"))?;
+        if (fault.name(), op.name()) != (r.fault, r.op) {
+            differences.push(format!("event {event}: Verilog {} by {}, model {} by {}", fault.name(), op.name(), r.fault, r.op));
+            (r.fault, r.op) = (fault.name(), op.name());
+        }
+    }
+    Ok(VerilogCheck { outcome, top: top.name().to_string(), differences, mismatch: run.mismatch })
+}
+
+/// What the answers still to come belong to.
+#[derive(Clone, Copy, Debug)]
+enum Waiting {
+    /// COMPILER mode: the LOADMETA of an access; MEMCHECK.G follows.
+    LoadMeta { event: usize, ptr: u64, width: u32 },
+    /// The last request of an event (MEMCHECK.G, MEMCHECK.S).
+    Verdict { event: usize, op: Op },
+}
+
+/// Turns the scenario's events into phases of requests, one access at a
+/// time, and collects each event's verdict from the RTL's answers.
+struct Driver<'s> {
+    sc: &'s Scenario,
+    lanes: usize,
+    /// Allocation name -> runtime allocation id.
+    ids: HashMap<&'s str, usize>,
+    next_event: usize,
+    /// Answers already read.
+    seen: usize,
+    waiting: Option<Waiting>,
+    /// Event -> the first fault among its responses (0: none) and the op
+    /// that answered it.
+    verdicts: HashMap<usize, (u8, Op)>,
+    next_id: u32,
+}
+
+impl<'s> Driver<'s> {
+    fn request(&mut self, op: Op, ptr: u64, width: u32, loc: u64, sbase: u64, ssize: u64) -> UnitRequest {
+        let mut ptrs = vec![0; self.lanes];
+        ptrs[0] = ptr;
+        let id = self.next_id;
+        self.next_id = (id + 1) & 0xFFFF;
+        UnitRequest { id, op, mask: 1, ptrs, width, loc, sbase, ssize }
+    }
+
+    /// Read the answers that came since the last call; returns the last one.
+    fn take_answers(&mut self, answers: &[UnitAnswer]) -> Result<Option<UnitAnswer>> {
+        let new = &answers[self.seen.min(answers.len())..];
+        self.seen = answers.len();
+        let last = new.last().copied();
+        match self.waiting.take() {
+            Some(Waiting::Verdict { event, op }) => {
+                let a = last.ok_or_else(|| anyhow!("event {event}: the unit gave no answer"))?;
+                self.verdicts.insert(event, (a.fault, op));
+            }
+            w => self.waiting = w,
+        }
+        Ok(last)
+    }
+
+    /// The runtime's requests to the MLU since the last call, as a phase.
+    fn host_ops(&mut self, rt: &mut Runtime) -> Phase {
+        let mut phase = Phase::default();
+        for op in rt.take_host_ops() {
+            match op {
+                HostOp::Root(r) => phase.csrs.push(Csr::Root(r)),
+                HostOp::Invalidate(loc) => {
+                    let r = self.request(Op::Invalidate, 0, 1, loc, 0, 0);
+                    phase.requests.push(r);
+                }
+                HostOp::Flush => {
+                    let r = self.request(Op::Flush, 0, 1, 0, 0, 0);
+                    phase.requests.push(r);
+                }
+            }
+        }
+        phase
+    }
+
+    /// The next phase (None: the scenario is done).
+    fn next(&mut self, rt: &mut Runtime, answers: &[UnitAnswer]) -> Result<Option<Phase>> {
+        let waiting = self.waiting;
+        let last = self.take_answers(answers)?;
+        if let Some(Waiting::LoadMeta { event, ptr, width }) = waiting {
+            self.waiting = None;
+            let a = last.ok_or_else(|| anyhow!("event {event}: the unit gave no answer to LOADMETA"))?;
+            if a.fault != 0 {
+                self.verdicts.insert(event, (a.fault, Op::LoadMeta));
+            } else {
+                self.waiting = Some(Waiting::Verdict { event, op: Op::MemcheckG });
+                let r = self.request(Op::MemcheckG, ptr, width, a.loc, 0, 0);
+                return Ok(Some(Phase { csrs: vec![], requests: vec![r] }));
+            }
+        }
+        let sc = self.sc;
+        while self.next_event < sc.events.len() {
+            let i = self.next_event;
+            self.next_event += 1;
+            let ev = &sc.events[i];
+            let err = |m: String| anyhow!("scenario {}: event {i} ({}): {m}", sc.name, ev.op());
+            let alloc = |ids: &HashMap<&str, usize>, name: &str| ids.get(name).copied().ok_or_else(|| err(format!("unknown allocation {name}")));
+            // A node of a live or freed allocation (a retired one has none).
+            let node = |rt: &Runtime, ids: &HashMap<&str, usize>, name: &str| -> Result<u64> {
+                let a = &rt.allocations()[alloc(ids, name)?];
+                if a.state == AllocState::Retired {
+                    return Err(err(format!("allocation {name} has no node any more")));
+                }
+                Ok(a.location)
+            };
+            let resolve = |ids: &HashMap<&str, usize>, p: &PtrSpec| -> Result<(u64, u64)> {
+                match p {
+                    PtrSpec::Alloc { name, offset } => {
+                        let base = rt.allocations()[alloc(ids, name)?].ptr;
+                        Ok((base.wrapping_add(*offset as u64), base))
+                    }
+                    PtrSpec::Raw(p) => Ok((*p, *p)),
+                }
+            };
+            let mut phase = Phase::default();
+            match ev {
+                ScenarioEvent::Malloc { name, size, base } => {
+                    rt.malloc(*size, *base).map_err(|e| err(format!("malloc refused: {e}")))?;
+                    self.ids.insert(name.as_str(), rt.allocations().len() - 1);
+                    phase = self.host_ops(rt);
+                }
+                ScenarioEvent::Free { ptr, .. } => {
+                    let (p, _) = resolve(&self.ids, ptr)?;
+                    // A rejected free (DOUBLE_FREE, INVALID_FREE) is the
+                    // runtime's finding and asks nothing of the MLU.
+                    let _ = rt.free(p);
+                    phase = self.host_ops(rt);
+                }
+                ScenarioEvent::Access { ptr, width, .. } => {
+                    let (p, root) = resolve(&self.ids, ptr)?;
+                    let w = *width as u32;
+                    let r = match sc.config.mode {
+                        Mode::Compiler => {
+                            self.waiting = Some(Waiting::LoadMeta { event: i, ptr: p, width: w });
+                            self.request(Op::LoadMeta, root, 1, 0, 0, 0)
+                        }
+                        Mode::Hwonly => {
+                            self.waiting = Some(Waiting::Verdict { event: i, op: Op::MemcheckG });
+                            self.request(Op::MemcheckG, p, w, 0, 0, 0)
+                        }
+                    };
+                    phase.requests.push(r);
+                }
+                ScenarioEvent::SharedAccess { addr, width, base, size, .. } => {
+                    let narrow = |v: u64, f: &str| if v >> 32 == 0 { Ok(v) } else { Err(err(format!("{f} {v:#x} is not a 32-bit shared address"))) };
+                    let (a, b, s) = (narrow(*addr, "address")?, narrow(*base, "base")?, narrow(*size, "size")?);
+                    self.waiting = Some(Waiting::Verdict { event: i, op: Op::MemcheckS });
+                    let r = self.request(Op::MemcheckS, a, *width as u32, 0, b, s);
+                    phase.requests.push(r);
+                }
+                ScenarioEvent::CorruptLink { name, link, to } => {
+                    let loc = node(rt, &self.ids, name)?;
+                    let value = match to {
+                        LinkTarget::Node(n) => node(rt, &self.ids, n)?,
+                        LinkTarget::Addr(v) => *v,
+                    };
+                    rt.corrupt_link(loc, *link as usize, value);
+                }
+                ScenarioEvent::Poison { name } => {
+                    let loc = node(rt, &self.ids, name)?;
+                    rt.poison_node(loc);
+                }
+                ScenarioEvent::Flush => {
+                    rt.flush_mlb();
+                    phase = self.host_ops(rt);
+                }
+            }
+            if !phase.csrs.is_empty() || !phase.requests.is_empty() {
+                return Ok(Some(phase));
+            }
+        }
+        Ok(None)
+    }
+}
