@@ -17,4 +17,4 @@ pub mod sm_pipeline_driver;
 pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;
 pub mod unit_driver;
-pub mod unit_scenario;
+pub mod unit_program;

@@ -10,16 +10,17 @@
 //! - Golden model: every kernel of every trace, at the evaluation's default
 //!   expansion (32 warps, 128-byte steps, at most 8 steps per warp per
 //!   argument) and 8 MLB entries.
-//! - Verilator (verilog_out/mlu8_{bst,list}.v): the same replay at a smaller
-//!   expansion (4 warps, at most 8 steps per argument), every request
-//!   compared with the model: every trace whole (360,200 requests in all,
-//!   about 30 s on 2 cores; `VERILOG_REQUESTS` caps each run should the
-//!   expansion grow).
-use sim::config::{Mode, Structure};
+//! - Verilator, the MLU as an SM unit (testbench::unit_program::replay_trace:
+//!   the committed mlu8_bst_k4_l32_p2_c2 in COMPILER mode, one-lane units
+//!   generated for HWONLY and the list): the same replay at a smaller
+//!   expansion (4 warps, at most 8 steps per argument), each operator's
+//!   requests streamed into the unit, every output compared with the golden
+//!   twin every cycle, every answer NONE (`VERILOG_REQUESTS` caps each run
+//!   should the expansion grow).
+use sim::config::{MluConfig, Mode, Structure};
 use sim::expand::ExpandConfig;
-use testbench::cosim::{check_mlu_batch, mlu_top};
-use testbench::harness::mlu::{build_mlu_harness, MluSim};
 use testbench::harness::program::{ProgramConfig, TraceReplay};
+use testbench::unit_program::replay_trace;
 
 const TRACES: [&str; 4] = ["resnet50_infer", "resnet50_train", "gpt2_train", "bert_infer"];
 const CONFIGS: [(Structure, Mode); 4] =
@@ -57,42 +58,32 @@ const VERILOG_REQUESTS: u64 = 60_000;
 fn verilog_replays_every_trace_without_false_positives() {
     let expand = ExpandConfig { step: 128, alu: 0, warps: 4, cap: 8, sms: 132 };
     let wls: Vec<_> = TRACES.iter().map(|n| workload(n, &expand)).collect();
-    let mut total = 0;
-    for structure in [Structure::Bst, Structure::List] {
-        let top = mlu_top(8, structure).unwrap();
-        let build = build_mlu_harness(&top, &top.verilog, "", false).unwrap();
-        for (name, wl) in TRACES.iter().zip(&wls) {
-            for mode in [Mode::Compiler, Mode::Hwonly] {
-                let t = std::time::Instant::now();
-                let mut sim = MluSim::start(&build, 1).unwrap();
-                let mut r = TraceReplay::new(ProgramConfig::new(8, structure, mode), wl.clone());
-                let mut whole = true;
-                while let Some(b) = r.batch(8192).unwrap() {
-                    let answers = sim.run(&b.cmds).unwrap();
-                    if let Some(m) = check_mlu_batch(&b, &answers, r.issued() - b.requests) {
-                        panic!("{name} {}: {m}", mode.name());
-                    }
-                    if r.issued() >= VERILOG_REQUESTS {
-                        whole = false;
-                        break;
-                    }
-                }
-                sim.finish().unwrap();
-                let s = *r.stats();
-                println!(
-                    "{name} on {} {}: {} requests through the Verilog{}, {} faults, {:.1} s",
-                    top.name(),
-                    mode.name(),
-                    s.requests,
-                    if whole { " (whole trace, counters compared)" } else { "" },
-                    faults(&r),
-                    t.elapsed().as_secs_f64()
-                );
-                assert_eq!(faults(&r), 0, "{name} {}: {s}", mode.name());
-                assert!(s.requests >= VERILOG_REQUESTS.min(5_000), "{s}");
-                total += s.requests;
-            }
+    // Sixteen independent runs (a Verilator process each): on every core.
+    let runs: Vec<(usize, (Structure, Mode))> = CONFIGS.iter().flat_map(|&c| (0..TRACES.len()).map(move |k| (k, c))).collect();
+    let requests = sim::parallel::map(&runs, |&(k, (structure, mode))| {
+        let (name, wl) = (TRACES[k], &wls[k]);
+        let cfg = MluConfig { entries: 8, structure, mode, ..MluConfig::default() };
+        let t = std::time::Instant::now();
+        let r = replay_trace(&cfg, wl, VERILOG_REQUESTS).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let run = &r.run;
+        if let Some(m) = &run.mismatch {
+            panic!("{name} on {} {}: {m}", r.top, mode.name());
         }
-    }
-    println!("{total} trace requests through the Verilog, all NONE and equal to the model");
+        let faults = run.answers.iter().filter(|a| a.fault != 0).count();
+        println!(
+            "{name} on {} {}: {} requests through the Verilog in {} cycles{}, {faults} faults, {:.1} s",
+            r.top,
+            mode.name(),
+            run.requests,
+            run.cycles,
+            if r.whole { " (whole trace)" } else { "" },
+            t.elapsed().as_secs_f64()
+        );
+        assert_eq!(faults, 0, "{name} on {} {}: a false positive", r.top, mode.name());
+        assert_eq!(run.responses, run.requests, "{name}: every request answered");
+        assert!(run.requests >= VERILOG_REQUESTS.min(5_000), "{name}: {} requests", run.requests);
+        run.requests
+    });
+    let total: u64 = requests.iter().sum();
+    println!("{total} trace requests through the Verilog, all NONE, every output equal to the model every cycle");
 }

@@ -1,27 +1,33 @@
-//! `mlugen check --engine verilator`: a scenario (spec section 10) through
-//! the Verilog of the MLU as an SM unit under Verilator, beside its golden
-//! twin `sim::mlu_unit::MluUnit` (every output compared every cycle, as in
-//! [`crate::unit_driver`]), and its verdicts set against the golden model's
-//! (`sim::scenario::Scenario::run`).
+//! Programs on the MLU as an SM unit: a runtime (`sim::runtime::Runtime`)
+//! that changes between requests, its requests through the unit's Verilog
+//! under Verilator beside the golden twin `sim::mlu_unit::MluUnit` (every
+//! output compared every cycle, [`UnitCosim::run_phases`]).
 //!
-//! The top: the committed unit of the scenario's MLB (entries and
-//! replacement) and structure when there is one (`mlu8_bst_k4_l32_p2_c2`,
-//! `mlu16_bst_k4_l32_p2_c2`), else one generated now with the committed
-//! shape but one lane (a scenario's accesses are scalar; HWONLY needs one
-//! lane). The mode and the step limit are CSRs, written after reset, so
-//! they never need a top of their own.
+//! - [`check_scenario`]: `mlugen check --engine verilator`, a scenario
+//!   (spec section 10) one access at a time, its verdicts set against the
+//!   golden model's (`sim::scenario::Scenario::run`).
+//! - [`replay_trace`]: a recorded workload (`sim::expand`), each operator's
+//!   per-warp requests streamed into the unit, pipelined.
 //!
-//! The scenario's runtime (`sim::runtime::Runtime`, as the model's run
-//! builds it) holds the heap: its metadata memory is what the unit's port
+//! The top ([`unit_top`]): the committed unit of the MLB (entries and
+//! replacement) and structure in COMPILER mode when there is one
+//! (`mlu8_bst_k4_l32_p2_c2`, `mlu16_bst_k4_l32_p2_c2`), else one generated
+//! now with the committed shape but one lane (the requests here are
+//! scalar; HWONLY needs one lane). The mode and the step limit are CSRs,
+//! written after reset, so they never need a top of their own.
+//!
+//! The runtime holds the heap: its metadata memory is what the unit's port
 //! reads, and what it asks of the MLU (INVALIDATE on a free or a retired
-//! node, FLUSH, a new ROOT) goes to the unit. Each access is one request
-//! at a time, run until the unit is idle: in COMPILER mode a LOADMETA of
-//! the allocation's base pointer (the root pointer) and, unless it faults,
-//! MEMCHECK.G with the location the unit answered; in HWONLY mode
-//! MEMCHECK.G alone. An event's verdict is the first fault among its
-//! responses, else NONE. The port answers at random latencies (1..30
-//! cycles, reordered, 90% ready) and with no injected errors, so an event's
-//! verdict depends only on the memory, as the model's does.
+//! node, FLUSH, a new ROOT) goes to the unit, the unit idle. The port
+//! answers at random latencies (1..30 cycles, reordered, 90% ready) and
+//! with no injected errors, so a verdict depends only on the memory, as the
+//! model's does.
+//!
+//! A scenario runs one access at a time, each until the unit is idle: in
+//! COMPILER mode a LOADMETA of the allocation's base pointer (the root
+//! pointer) and, unless it faults, MEMCHECK.G with the location the unit
+//! answered; in HWONLY mode MEMCHECK.G alone. An event's verdict is the
+//! fault of its last response and the op that gave it.
 use crate::unit_driver::{Csr, Phase, UnitAnswer, UnitCosim, UnitMismatch};
 use crate::verilator::Top;
 use anyhow::{anyhow, bail, Result};
@@ -29,6 +35,7 @@ use sim::config::{Mode, MluConfig, Structure, UnitShape};
 use sim::fault::{FaultCode, Op};
 use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
+use sim::pointer::NO_META;
 use sim::runtime::{AllocState, HostOp, Runtime, RuntimeConfig};
 use sim::scenario::{LinkTarget, PtrSpec, Scenario, ScenarioEvent};
 use std::collections::HashMap;
@@ -45,16 +52,14 @@ pub struct VerilogCheck {
     pub mismatch: Option<UnitMismatch>,
 }
 
-/// The unit a scenario runs on (module doc) and its model parameters.
-fn unit_for(sc: &Scenario) -> Result<(Top, UnitParams)> {
-    let c = &sc.config;
-    if c.entries == 0 || c.structure == Structure::Sol {
-        bail!(
-            "scenario {}: no RTL for {} (an MLB of 0 entries and the sol table are model-only reference points); use --engine model",
-            sc.name,
-            if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
-        );
-    }
+/// The metadata port of these programs (module doc).
+fn port(seed: u64) -> PortParams {
+    PortParams { min_latency: 1, max_latency: 30, ready_percent: 90, errors_per_million: 0, shuffle: true, seed }
+}
+
+/// The unit a program of configuration `c` runs on (module doc) and its
+/// model parameters. `c.unit` is ignored.
+pub fn unit_top(c: &MluConfig) -> Result<(Top, UnitParams)> {
     let shape = |lanes| UnitShape { walkers: 4, lanes, mlb_latency: 2, check_latency: 2 };
     let cfg = |lanes| MluConfig { entries: c.entries, structure: c.structure, replacement: c.replacement, unit: Some(shape(lanes)), ..MluConfig::default() };
     let spec = |cfg: &MluConfig| -> Result<hw::generate::TopSpec> {
@@ -71,14 +76,22 @@ fn unit_for(sc: &Scenario) -> Result<(Top, UnitParams)> {
 
 /// Run `sc` on the unit (module doc) and set its verdicts against the model's.
 pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
-    let (top, params) = unit_for(sc)?;
+    let c = &sc.config;
+    if c.entries == 0 || c.structure == Structure::Sol {
+        bail!(
+            "scenario {}: no RTL for {} (an MLB of 0 entries and the sol table are model-only reference points); use --engine model",
+            sc.name,
+            if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
+        );
+    }
+    let (top, params) = unit_top(c)?;
     let model = sc.run().map_err(|e| anyhow!("{e}"))?;
     let mut rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, tag_history: sc.tag_history, ..Default::default() })
         .map_err(|e| anyhow!("scenario {}: {e}", sc.name))?;
-    let port = PortParams { min_latency: 1, max_latency: 30, ready_percent: 90, errors_per_million: 0, shuffle: true, seed: sc.seed };
+    let port = port(sc.seed);
     let csrs = [Csr::Mode(sc.config.mode), Csr::StepLimit(sc.config.step_limit), Csr::Root(rt.root())];
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, sc.seed)?;
-    let mut driver = Driver { sc, lanes: params.lanes, ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new(), next_id: 0 };
+    let mut driver = Driver { sc, req: Requests { lanes: params.lanes, next_id: 0 }, ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new() };
     // The last call of `next` (None) reads the last event's answers.
     let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, answers| driver.next(rt, answers))?;
     cosim.finish()?;
@@ -110,11 +123,41 @@ enum Waiting {
     Verdict { event: usize, op: Op },
 }
 
+/// Scalar requests (lane 0 active) with ids counting up modulo 2^16 (the
+/// width of `req_id`).
+struct Requests {
+    lanes: usize,
+    next_id: u32,
+}
+
+impl Requests {
+    fn make(&mut self, op: Op, ptr: u64, width: u32, loc: u64, sbase: u64, ssize: u64) -> UnitRequest {
+        let mut ptrs = vec![0; self.lanes];
+        ptrs[0] = ptr;
+        let id = self.next_id;
+        self.next_id = (id + 1) & 0xFFFF;
+        UnitRequest { id, op, mask: 1, ptrs, width, loc, sbase, ssize }
+    }
+
+    /// The runtime's requests to the MLU since the last call, as a phase.
+    fn host_ops(&mut self, rt: &mut Runtime) -> Phase {
+        let mut phase = Phase::default();
+        for op in rt.take_host_ops() {
+            match op {
+                HostOp::Root(r) => phase.csrs.push(Csr::Root(r)),
+                HostOp::Invalidate(loc) => phase.requests.push(self.make(Op::Invalidate, 0, 1, loc, 0, 0)),
+                HostOp::Flush => phase.requests.push(self.make(Op::Flush, 0, 1, 0, 0, 0)),
+            }
+        }
+        phase
+    }
+}
+
 /// Turns the scenario's events into phases of requests, one access at a
 /// time, and collects each event's verdict from the RTL's answers.
 struct Driver<'s> {
     sc: &'s Scenario,
-    lanes: usize,
+    req: Requests,
     /// Allocation name -> runtime allocation id.
     ids: HashMap<&'s str, usize>,
     next_event: usize,
@@ -124,18 +167,9 @@ struct Driver<'s> {
     /// Event -> the first fault among its responses (0: none) and the op
     /// that answered it.
     verdicts: HashMap<usize, (u8, Op)>,
-    next_id: u32,
 }
 
 impl<'s> Driver<'s> {
-    fn request(&mut self, op: Op, ptr: u64, width: u32, loc: u64, sbase: u64, ssize: u64) -> UnitRequest {
-        let mut ptrs = vec![0; self.lanes];
-        ptrs[0] = ptr;
-        let id = self.next_id;
-        self.next_id = (id + 1) & 0xFFFF;
-        UnitRequest { id, op, mask: 1, ptrs, width, loc, sbase, ssize }
-    }
-
     /// Read the answers that came since the last call; returns the last one.
     fn take_answers(&mut self, answers: &[UnitAnswer]) -> Result<Option<UnitAnswer>> {
         let new = &answers[self.seen.min(answers.len())..];
@@ -151,25 +185,6 @@ impl<'s> Driver<'s> {
         Ok(last)
     }
 
-    /// The runtime's requests to the MLU since the last call, as a phase.
-    fn host_ops(&mut self, rt: &mut Runtime) -> Phase {
-        let mut phase = Phase::default();
-        for op in rt.take_host_ops() {
-            match op {
-                HostOp::Root(r) => phase.csrs.push(Csr::Root(r)),
-                HostOp::Invalidate(loc) => {
-                    let r = self.request(Op::Invalidate, 0, 1, loc, 0, 0);
-                    phase.requests.push(r);
-                }
-                HostOp::Flush => {
-                    let r = self.request(Op::Flush, 0, 1, 0, 0, 0);
-                    phase.requests.push(r);
-                }
-            }
-        }
-        phase
-    }
-
     /// The next phase (None: the scenario is done).
     fn next(&mut self, rt: &mut Runtime, answers: &[UnitAnswer]) -> Result<Option<Phase>> {
         let waiting = self.waiting;
@@ -181,7 +196,7 @@ impl<'s> Driver<'s> {
                 self.verdicts.insert(event, (a.fault, Op::LoadMeta));
             } else {
                 self.waiting = Some(Waiting::Verdict { event, op: Op::MemcheckG });
-                let r = self.request(Op::MemcheckG, ptr, width, a.loc, 0, 0);
+                let r = self.req.make(Op::MemcheckG, ptr, width, a.loc, 0, 0);
                 return Ok(Some(Phase { csrs: vec![], requests: vec![r] }));
             }
         }
@@ -214,14 +229,14 @@ impl<'s> Driver<'s> {
                 ScenarioEvent::Malloc { name, size, base } => {
                     rt.malloc(*size, *base).map_err(|e| err(format!("malloc refused: {e}")))?;
                     self.ids.insert(name.as_str(), rt.allocations().len() - 1);
-                    phase = self.host_ops(rt);
+                    phase = self.req.host_ops(rt);
                 }
                 ScenarioEvent::Free { ptr, .. } => {
                     let (p, _) = resolve(&self.ids, ptr)?;
                     // A rejected free (DOUBLE_FREE, INVALID_FREE) is the
                     // runtime's finding and asks nothing of the MLU.
                     let _ = rt.free(p);
-                    phase = self.host_ops(rt);
+                    phase = self.req.host_ops(rt);
                 }
                 ScenarioEvent::Access { ptr, width, .. } => {
                     let (p, root) = resolve(&self.ids, ptr)?;
@@ -229,11 +244,11 @@ impl<'s> Driver<'s> {
                     let r = match sc.config.mode {
                         Mode::Compiler => {
                             self.waiting = Some(Waiting::LoadMeta { event: i, ptr: p, width: w });
-                            self.request(Op::LoadMeta, root, 1, 0, 0, 0)
+                            self.req.make(Op::LoadMeta, root, 1, 0, 0, 0)
                         }
                         Mode::Hwonly => {
                             self.waiting = Some(Waiting::Verdict { event: i, op: Op::MemcheckG });
-                            self.request(Op::MemcheckG, p, w, 0, 0, 0)
+                            self.req.make(Op::MemcheckG, p, w, 0, 0, 0)
                         }
                     };
                     phase.requests.push(r);
@@ -242,7 +257,7 @@ impl<'s> Driver<'s> {
                     let narrow = |v: u64, f: &str| if v >> 32 == 0 { Ok(v) } else { Err(err(format!("{f} {v:#x} is not a 32-bit shared address"))) };
                     let (a, b, s) = (narrow(*addr, "address")?, narrow(*base, "base")?, narrow(*size, "size")?);
                     self.waiting = Some(Waiting::Verdict { event: i, op: Op::MemcheckS });
-                    let r = self.request(Op::MemcheckS, a, *width as u32, 0, b, s);
+                    let r = self.req.make(Op::MemcheckS, a, *width as u32, 0, b, s);
                     phase.requests.push(r);
                 }
                 ScenarioEvent::CorruptLink { name, link, to } => {
@@ -259,7 +274,7 @@ impl<'s> Driver<'s> {
                 }
                 ScenarioEvent::Flush => {
                     rt.flush_mlb();
-                    phase = self.host_ops(rt);
+                    phase = self.req.host_ops(rt);
                 }
             }
             if !phase.csrs.is_empty() || !phase.requests.is_empty() {
@@ -268,4 +283,89 @@ impl<'s> Driver<'s> {
         }
         Ok(None)
     }
+}
+
+/// What [`replay_trace`] observed.
+pub struct TraceRun {
+    /// The top the trace ran on.
+    pub top: String,
+    /// The whole trace ran (else it stopped at the request limit).
+    pub whole: bool,
+    /// The RTL's run: requests, responses, answers, counters, and the
+    /// first cycle it differed from its golden twin.
+    pub run: crate::unit_driver::UnitRun,
+}
+
+/// Replay a recorded workload on the unit of `cfg` (its entries,
+/// replacement, structure, mode): allocations and frees through the
+/// runtime at the trace's own bases, then each operator's per-warp
+/// requests streamed into the unit in one phase, the warps interleaved
+/// round-robin one instruction each (as `harness::program::TraceReplay`
+/// does for the model). A MEMCHECK.G carries the location the golden
+/// runtime's LOADMETA of its argument gives (the unit's own LOADMETA
+/// answer, in flight beside it, is compared with the model's). Stops after
+/// the operator that takes the requests past `limit`.
+pub fn replay_trace(cfg: &MluConfig, workload: &sim::expand::Workload, limit: u64) -> Result<TraceRun> {
+    use sim::expand::{Instr, Item};
+    let (top, params) = unit_top(cfg)?;
+    let mut rt = Runtime::new(RuntimeConfig { mlu: MluConfig { unit: None, ..cfg.clone() }, seed: 1, ..Default::default() })?;
+    let csrs = [Csr::Mode(cfg.mode), Csr::StepLimit(cfg.step_limit), Csr::Root(rt.root())];
+    let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, 1)?;
+    let mut req = Requests { lanes: params.lanes, next_id: 0 };
+    // Trace block id -> runtime allocation id.
+    let mut ids: HashMap<u64, usize> = HashMap::new();
+    let (mut pos, mut issued) = (0, 0u64);
+    let file = &workload.file;
+    let run = cosim.run_phases(&params, &mut rt, &csrs, port(1), |rt, _| {
+        while pos < workload.items.len() && issued < limit {
+            let mut phase = Phase::default();
+            match &workload.items[pos] {
+                Item::Alloc { id, base, size, line } => {
+                    rt.malloc(*size, Some(*base)).map_err(|e| anyhow!("{file}:{line}: malloc of block {id} refused: {e}"))?;
+                    ids.insert(*id, rt.allocations().len() - 1);
+                    phase = req.host_ops(rt);
+                }
+                Item::Free { id, line } => {
+                    let a = ids.get(id).ok_or_else(|| anyhow!("{file}:{line}: free of unknown block {id}"))?;
+                    rt.free(rt.allocations()[*a].ptr).map_err(|e| anyhow!("{file}:{line}: free of block {id}: {e:?}"))?;
+                    phase = req.host_ops(rt);
+                }
+                Item::Kernel { kernel, line } => {
+                    let ptrs: Vec<u64> = kernel
+                        .args
+                        .iter()
+                        .map(|a| ids.get(&a.id).map(|&i| rt.allocations()[i].ptr))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| anyhow!("{file}:{line}: operator {} touches an unknown block", kernel.op))?;
+                    let mut locs = vec![vec![NO_META; kernel.args.len()]; kernel.warps.len()];
+                    let longest = kernel.warps.iter().map(|w| w.len()).max().unwrap_or(0);
+                    for i in 0..longest {
+                        for (w, stream) in kernel.warps.iter().enumerate() {
+                            match stream.get(i) {
+                                Some(Instr::LoadMeta { arg }) if cfg.mode == Mode::Compiler => {
+                                    let root = ptrs[*arg as usize].wrapping_add(kernel.args[*arg as usize].offset);
+                                    locs[w][*arg as usize] = rt.loadmeta(root).unwrap_or(NO_META);
+                                    phase.requests.push(req.make(Op::LoadMeta, root, 1, 0, 0, 0));
+                                }
+                                Some(Instr::MemCheck { arg, off, width }) => {
+                                    let p = ptrs[*arg as usize].wrapping_add(*off);
+                                    let loc = if cfg.mode == Mode::Compiler { locs[w][*arg as usize] } else { 0 };
+                                    phase.requests.push(req.make(Op::MemcheckG, p, *width as u32, loc, 0, 0));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    issued += phase.requests.len() as u64;
+                }
+            }
+            pos += 1;
+            if !phase.csrs.is_empty() || !phase.requests.is_empty() {
+                return Ok(Some(phase));
+            }
+        }
+        Ok(None)
+    })?;
+    cosim.finish()?;
+    Ok(TraceRun { top: top.name().to_string(), whole: pos >= workload.items.len(), run })
 }
