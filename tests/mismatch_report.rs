@@ -39,12 +39,14 @@ fn mlb_mismatch_report_is_text() {
 
 #[test]
 fn mlu_mismatch_report_is_text() {
-    let v = mutant("mlu8_bst", "g_bounds_w = g_w;", "g_bounds_w = g_w + 56'h1;");
-    let (code, out, err) = cosim(&["cosim", "--top", "mlu", "--verilog", v.to_str().unwrap(), "--transactions", "200000", "--seed", "43", "--quiet"]);
+    // The MLU as an SM unit with lane 3's active bit stuck at 1.
+    let v = mutant("mlu8_bst_k4_l32_p2_c2", "checks_mask_3 = p_mask_67_q;", "checks_mask_3 = 1'b1;");
+    let (code, out, err) = cosim(&["cosim", "--top", "mlu", "--verilog", v.to_str().unwrap(), "--transactions", "20000", "--seed", "43", "--quiet"]);
     let _ = std::fs::remove_file(&v);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("differs from the golden model at request"), "{err}");
-    assert!(out.contains("MLU mismatch at request") && out.contains("preceding commands (oldest first)") && out.contains("MEMCHECK.G"), "{out}");
+    assert!(err.contains("differs from the golden model at cycle"), "{err}");
+    assert!(out.contains("MLU unit mismatch at cycle") && out.contains("resp_pass_3: Verilog 0x1, golden model 0x0"), "{out}");
+    assert!(out.contains("requests taken before it (oldest first)") && out.contains("MEMCHECK.G"), "{out}");
     assert!(out.contains("mismatches: 1") && !out.contains("clock cycles"), "no cycle count after a mismatch: {out}");
     no_debug_output(&out);
 }

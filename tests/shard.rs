@@ -74,7 +74,7 @@ fn mlu_cosim_compares_exactly_the_requests_asked_for() {
         let d = scratch(&format!("mlu{n}"));
         let f = d.join("r.json");
         let nn = n.to_string();
-        ok(&["cosim", "--top", "mlu", "--transactions", &nn, "--seed", seed, "--rust-hdl-requests", "0", "--quiet", "--json", s(&f)]);
+        ok(&["cosim", "--top", "mlu", "--transactions", &nn, "--seed", seed, "--quiet", "--json", s(&f)]);
         let r = read(&f);
         assert_eq!(r["compared"].as_u64(), Some(n));
         assert_eq!(r["counts"]["requests"].as_u64(), Some(n));

@@ -1,41 +1,37 @@
 //! `mlugen cosim`: run the emitted Verilog under Verilator against the golden
-//! model (testbench::cosim) and print throughput and mismatches. `--top mlb`
-//! compares random cycles of the MLB block, `--top mlu` random programs of
-//! the MLU top. The Verilog is `verilog_out/<top>.v` when that configuration
-//! is committed, else generated now. On a mismatch the first differing
+//! model and print throughput and mismatches. `--top mlb` compares random
+//! cycles of the MLB block (testbench::cosim), `--top mlu` every output of
+//! the MLU as an SM unit every cycle against its golden twin
+//! sim::mlu_unit::MluUnit on random requests (testbench::unit_driver: the
+//! hot stream, LOADMETA, warp-wide MEMCHECK.G/S, INVALIDATE and FLUSH
+//! racing walks on a heap of 12 allocations, the metadata port at latency
+//! 1..30, reordered, 90% ready, 0.2% errors). The Verilog is
+//! `verilog_out/<top>.v` when that configuration is committed, else
+//! generated now. On a mismatch the first differing
 //! cycle/request is printed with its inputs and both outputs, with
 //! `--trace vcd` a VCD of the cycles before it is written, and the exit status
 //! is non-zero. `--seeds K` runs K seeds one after the other, `--shard I/N`
 //! only this job's part of them, `--json F` writes the per-seed report that
 //! `mlugen merge` joins (docs/scale-out.md).
 use anyhow::{bail, Context, Result};
-use sim::config::{Mode, MluConfig, Replacement, Structure, Target};
+use sim::config::{Mode, UnitShape};
+use sim::mlu_unit::UnitParams;
 use std::io::Write;
 use std::path::PathBuf;
 use super::progress::Progress;
 use std::sync::{Arc, Mutex, OnceLock};
 use testbench::cosim::{self, Progress as CosimProgress, ProgressHook, RunOptions};
 use testbench::shard::{shard_seeds, CosimReport, SeedRun, Shard};
-use testbench::harness::program::ProgramConfig;
+use testbench::unit_driver::{Stream, UnitCosim};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// MLU configuration JSON (entries, structure, replacement, mode,
-    /// step_limit); the flags below override its fields.
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// MLB entries (1, 2, 4, 8, 16, 32).
-    #[arg(long)]
-    entries: Option<usize>,
-    /// Metadata structure (MLU only): list or bst.
-    #[arg(long)]
-    structure: Option<String>,
-    /// Checking mode (MLU only): compiler or hwonly.
-    #[arg(long)]
-    mode: Option<String>,
-    /// MLB replacement: plru or rr.
-    #[arg(long)]
-    replacement: Option<String>,
+    /// The configuration (`--top mlu`: the MLU as an SM unit, by default
+    /// in the committed shape, 4 walkers, 32 lanes (1 in HWONLY mode), two
+    /// MLB search and two lane-check stages; `--top mlb`: entries and
+    /// replacement only).
+    #[command(flatten)]
+    mlu: super::mlu_flags::MluFlags,
     /// Requests (MLU) or cycles (MLB) to compare per seed (1..=10^9).
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     transactions: u64,
@@ -64,58 +60,37 @@ pub struct Args {
     /// and ports, e.g. a hand-edited or post-synthesis copy).
     #[arg(long)]
     verilog: Option<PathBuf>,
-    /// Also time the rust-hdl simulator on this many requests of the same
-    /// program (MLU only; 0..=100000, about 5000 a second; default 2000; 0 = skip).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=100_000))]
-    rust_hdl_requests: Option<u64>,
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let mut cfg = match &a.config {
-        Some(p) => MluConfig::from_json_file(p).map_err(|e| anyhow::anyhow!("{e}"))?,
-        None => MluConfig::default(),
-    };
-    if let Some(n) = a.entries {
-        cfg.entries = n;
-    }
-    if let Some(s) = &a.structure {
-        cfg.structure = match s.as_str() {
-            "list" => Structure::List,
-            "bst" => Structure::Bst,
-            _ => bail!("--structure: `{s}` is not a hardware structure (allowed: list, bst)"),
-        };
-    }
-    if let Some(m) = &a.mode {
-        cfg.mode = Mode::from_name(m).with_context(|| format!("--mode: `{m}` (allowed: compiler, hwonly)"))?;
-    }
-    if let Some(r) = &a.replacement {
-        cfg.replacement = match r.as_str() {
-            "plru" => Replacement::Plru,
-            "rr" | "round_robin" | "round-robin" => Replacement::RoundRobin,
-            _ => bail!("--replacement: `{r}` (allowed: plru, rr)"),
-        };
-    }
-    let src = a.config.as_ref().map_or("--entries/--structure".to_string(), |p| p.display().to_string());
-    cfg.validate(Target::Hardware).map_err(|e| anyhow::anyhow!("{src}: {e}"))?;
     let target = match a.top.as_str() {
         t @ ("mlb" | "mlu") => t,
         t => bail!("--top: `{t}` (allowed: mlb, mlu)"),
     };
+    let f = &a.mlu;
     if target == "mlb" {
-        // The MLB block has no structure, mode or step limit: refuse what would be ignored.
+        // The MLB block has no structure, mode, step limit or unit shape:
+        // refuse what would be ignored.
         let mlu_only: Vec<&str> = [
-            a.structure.as_ref().map(|_| "--structure"),
-            a.mode.as_ref().map(|_| "--mode"),
-            a.config.as_ref().map(|_| "--config"),
-            a.rust_hdl_requests.map(|_| "--rust-hdl-requests"),
+            f.structure.as_ref().map(|_| "--structure"),
+            f.mode.as_ref().map(|_| "--mode"),
+            f.config.as_ref().map(|_| "--config"),
+            f.unit_flags().then_some("--unit/--walkers/--lanes/--mlb-latency/--check-latency"),
         ]
         .into_iter()
         .flatten()
         .collect();
         if !mlu_only.is_empty() {
-            bail!("{} only apply to --top mlu (the MLB block has no structure, mode or step limit)", mlu_only.join(", "));
+            bail!("{} only apply to --top mlu (the MLB block has no structure, mode, step limit or unit shape)", mlu_only.join(", "));
         }
     }
+    let cfg = if target == "mlb" {
+        f.resolve(None)?
+    } else {
+        // The committed shape; one lane in HWONLY mode (which needs it).
+        let mode = f.resolve(None)?.mode;
+        f.resolve(Some(UnitShape { walkers: 4, lanes: if mode == Mode::Hwonly { 1 } else { 32 }, mlb_latency: 2, check_latency: 2 }))?
+    };
     let shard = match &a.shard {
         Some(s) => Some(Shard::parse(s).map_err(|e| anyhow::anyhow!("--{e}"))?),
         None => None,
@@ -126,6 +101,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let vcd = match a.trace.as_deref() {
         None => None,
+        Some("vcd") if target == "mlu" => bail!("--trace vcd: only --top mlb writes a VCD (the unit's harness does not yet)"),
         Some("vcd") => Some(()),
         Some(t) => bail!("--trace: `{t}` (allowed: vcd)"),
     };
@@ -134,7 +110,13 @@ pub fn run(a: Args) -> Result<()> {
         None => None,
     };
     let variant = if user_verilog.is_some() { "-user" } else { "" };
-    let top = if target == "mlb" { cosim::mlb_top(cfg.entries, cfg.replacement)? } else { cosim::mlu_top_for(&cfg)? };
+    let top = if target == "mlb" {
+        cosim::mlb_top(cfg.entries, cfg.replacement)?
+    } else {
+        let spec = hw::generate::tops_for_config(&cfg)?.pop().context("the configuration has no unit top")?;
+        testbench::verilator::Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))?
+    };
+    let params = UnitParams::from_config(&cfg);
     let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
     let unit = if target == "mlb" { "cycles" } else { "requests" };
     let mut out = super::out::stdout();
@@ -144,7 +126,18 @@ pub fn run(a: Args) -> Result<()> {
         top.name(),
         cfg.entries,
         cfg.replacement.name(),
-        if target == "mlu" { format!(", {}, {} mode", cfg.structure.name(), cfg.mode.name()) } else { String::new() },
+        match &cfg.unit {
+            Some(u) if target == "mlu" => format!(
+                ", {}, {} mode, {} walkers, {} lane(s), MLB search {} stage(s), lane checks {} stage(s)",
+                cfg.structure.name(),
+                cfg.mode.name(),
+                u.walkers,
+                u.lanes,
+                u.mlb_latency,
+                u.check_latency
+            ),
+            _ => String::new(),
+        },
         a.transactions,
         if seeds.len() > 1 { "s" } else { "" },
         seed_list(&seeds)
@@ -202,39 +195,35 @@ pub fn run(a: Args) -> Result<()> {
                 build: r.build,
             }
         } else {
-            let pc = ProgramConfig { replacement: cfg.replacement, step_limit: cfg.step_limit, ..ProgramConfig::new(cfg.entries, cfg.structure, cfg.mode) };
-            let r = cosim::run_mlu(&top, verilog, variant, &pc, &opts)?;
-            let mut throughput = vec![format!(
-                "Verilator cosimulation {:.0} requests/s (wall, model overlapped); golden model alone {:.0} requests/s",
-                r.requests_per_second(),
-                r.model_requests_per_second()
-            )];
-            let rust_hdl_requests = a.rust_hdl_requests.unwrap_or(2000);
-            if k == 0 && rust_hdl_requests > 0 && r.mismatch.is_none() {
-                let t = Progress::stage(&format!("mlugen cosim: timing rust-hdl on {rust_hdl_requests} requests"));
-                throughput.push(match cosim::rust_hdl_mlu_rate(&pc, seed, rust_hdl_requests) {
-                    Ok(rate) => {
-                        t.finish("done");
-                        format!("rust-hdl simulation of the same block {rate:.0} requests/s (first {rust_hdl_requests} requests)")
-                    }
-                    Err(e) => {
-                        t.finish("not measured");
-                        format!("rust-hdl not measured: {e}")
-                    }
-                });
-            }
+            let p = params.as_ref().context("the configuration has no unit")?;
+            let mut cs = UnitCosim::start(&top, verilog, variant, p.lanes, seed)?;
+            opts.report(CosimProgress::Built { compiled: cs.built.compiled, seconds: cs.built.seconds });
+            cs.progress = opts.progress.clone();
+            let t = std::time::Instant::now();
+            let r = cs.run_random(p, Stream::Hot, seed, a.transactions)?;
+            let seconds = t.elapsed().as_secs_f64();
+            let build = cs.built.clone();
+            cs.finish()?;
+            let c = r.counters;
             SeedOutcome {
                 compared: r.requests,
                 line: match &r.mismatch {
                     None => format!("requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles),
                     Some(_) => format!("requests compared: {}, mismatches: 1", r.requests),
                 },
-                throughput,
-                coverage: r.stats.to_string(),
-                counts: serde_json::to_value(r.stats)?,
-                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("request {}", m.index))),
-                vcd: r.vcd,
-                build: r.build,
+                throughput: vec![format!("Verilator cosimulation {:.0} requests/s (wall, golden twin run ahead in the same thread)", r.requests as f64 / seconds.max(1e-9))],
+                coverage: format!(
+                    "{} requests, {} MLB lookups ({} hits, {} misses, {} merged), {} walks, {} nodes, {} reads, {} faults, {} fills ({} cancelled, {} already present), {} stall cycles",
+                    c.requests, c.lookups, c.hits, c.misses, c.merged, c.walks, c.nodes, c.reads, c.faults, c.fills, c.fills_cancelled, c.fills_present, c.stalls
+                ),
+                counts: serde_json::json!({
+                    "requests": c.requests, "lookups": c.lookups, "hits": c.hits, "misses": c.misses, "merged": c.merged,
+                    "walks": c.walks, "nodes": c.nodes, "reads": c.reads, "faults": c.faults, "fills": c.fills,
+                    "fills_cancelled": c.fills_cancelled, "fills_present": c.fills_present, "stalls": c.stalls,
+                }),
+                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
+                vcd: None,
+                build,
             }
         };
         // What follows is the same for both targets.
@@ -269,6 +258,9 @@ pub fn run(a: Args) -> Result<()> {
         "structure": (target == "mlu").then(|| cfg.structure.name()),
         "mode": (target == "mlu").then(|| cfg.mode.name()),
         "step_limit": (target == "mlu").then_some(cfg.step_limit),
+        "unit": cfg.unit.filter(|_| target == "mlu").map(|u| serde_json::json!({
+            "walkers": u.walkers, "lanes": u.lanes, "mlb_latency": u.mlb_latency, "check_latency": u.check_latency,
+        })),
         "verilog": a.verilog.as_ref().map(|p| p.display().to_string()),
     });
     let report = CosimReport::new(&top.name().to_string(), target, config, a.transactions, a.seed, a.seeds, shard, runs);

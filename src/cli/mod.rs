@@ -4,6 +4,7 @@ pub mod check;
 pub mod cosim;
 pub mod generate;
 pub mod merge;
+pub mod mlu_flags;
 pub mod out;
 pub mod progress;
 pub mod project;

@@ -63,7 +63,7 @@ impl std::fmt::Debug for ProgressHook {
 }
 
 impl RunOptions {
-    fn report(&self, p: Progress) {
+    pub fn report(&self, p: Progress) {
         if let Some(h) = &self.progress {
             (h.0)(p);
         }

@@ -16,7 +16,7 @@
 //! measured from the RTL's own outputs ([`UnitRun::taken_at`],
 //! [`UnitRun::answered_at`]), not from the model.
 use crate::harness::{portvec_cpp, CycleSim};
-use crate::verilator::{build_with_cxx_opt, BuildSpec, Layout, PortSlot, Top};
+use crate::verilator::{build_with_cxx_opt, BuildSpec, Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
 use hw::mlu::{CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
 use sim::config::{Mode, MluConfig, Structure};
@@ -110,6 +110,31 @@ impl Iterator for RandomRequests {
             _ => {}
         }
         Some(r)
+    }
+}
+
+/// The random request streams of the unit's cosimulations
+/// ([`RandomRequests`] over a heap): `Cold`, 40 allocations (mostly
+/// misses) with a slow port (latency 1..120, 70% ready); `Hot`, 12
+/// allocations (hits and misses mixed, walks back to back) with a fast one
+/// (latency 1..30, 90% ready). Both reorder and fail 0.2% of the reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Cold,
+    Hot,
+}
+
+impl UnitCosim {
+    /// `n` requests of `stream`, seeded by `seed` (heap, requests and port),
+    /// through [`UnitCosim::run`].
+    pub fn run_random(&mut self, p: &UnitParams, stream: Stream, seed: u64, n: u64) -> Result<UnitRun> {
+        let (allocs, max_latency, ready_percent) = match stream {
+            Stream::Cold => (40, 120, 70),
+            Stream::Hot => (12, 30, 90),
+        };
+        let rt = heap(&p.cfg, allocs, seed)?;
+        let port = PortParams { min_latency: 1, max_latency, ready_percent, errors_per_million: 2000, shuffle: true, seed };
+        self.run(p, &rt, RandomRequests::new(&rt, p.lanes, seed * 31), n, port)
     }
 }
 
@@ -500,22 +525,64 @@ pub fn record_workload(
 /// The first cycle in which the RTL and the model disagree.
 #[derive(Clone, Debug)]
 pub struct UnitMismatch {
-    /// Stream cycle (the model's cycle; the harness cycle is 2 more).
+    /// Cycle, counted from the end of the reset and CSR writes (the
+    /// model's cycle; CSR writes between phases are not counted).
     pub cycle: u64,
     /// Every output that differs: (port, model's value, RTL's value).
     pub ports: Vec<(String, u64, u64)>,
-    /// The model's outputs in that cycle.
+    /// The model's outputs in that cycle, as text.
     pub model: String,
+    /// The last requests taken before it (at most 8, oldest first), as text.
+    pub before: Vec<String>,
 }
 
 impl std::fmt::Display for UnitMismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cycle {}:", self.cycle)?;
+        writeln!(f, "MLU unit mismatch at cycle {}:", self.cycle)?;
         for (port, want, got) in &self.ports {
-            write!(f, " {port} is {got:#x}, the model gives {want:#x};")?;
+            writeln!(f, "  {port}: Verilog {got:#x}, golden model {want:#x}")?;
         }
-        write!(f, " model outputs: {}", self.model)
+        writeln!(f, "  golden model's outputs: {}", self.model)?;
+        write!(f, "  requests taken before it (oldest first):")?;
+        if self.before.is_empty() {
+            write!(f, " none")?;
+        }
+        for r in &self.before {
+            write!(f, "\n    {r}")?;
+        }
+        Ok(())
     }
+}
+
+/// A request as one line: `cycle 12: #7 MEMCHECK.G mask 0x1 lane0 0x...`.
+fn request_text(cycle: u64, r: &UnitRequest) -> String {
+    let mut t = format!("cycle {cycle}: #{} {} mask {:#x} lane0 {:#x}", r.id, r.op.name(), r.mask, r.ptrs.first().copied().unwrap_or(0));
+    match r.op {
+        Op::MemcheckG => t += &format!(" width {} loc {:#x}", r.width, r.loc),
+        Op::MemcheckS => t += &format!(" width {} window {:#x}+{:#x}", r.width, r.sbase, r.ssize),
+        Op::Invalidate => t += &format!(" loc {:#x}", r.loc),
+        _ => {}
+    }
+    t
+}
+
+/// A cycle's outputs as text (no Rust `Debug`).
+fn outputs_text(e: &UnitOut) -> String {
+    let mut t = format!("req_ready {}", e.req_ready as u8);
+    match &e.resp {
+        Some(r) => {
+            t += &format!("; response #{} {} fault {} lane {} pass {:#x} loc {:#x}", r.id, r.op.name(), r.fault.name(), r.lane, r.pass, r.loc);
+            if let Some(m) = r.meta {
+                t += &format!(" (allocation {:#x}, {} bytes, tag {:#x})", m.base, m.size, m.tag);
+            }
+        }
+        None => t += "; no response",
+    }
+    match &e.mem_req {
+        Some(m) => t += &format!("; metadata read by walker {} of node {:#x}", m.id, m.addr),
+        None => t += "; no metadata read",
+    }
+    t
 }
 
 /// What a run observed.
@@ -587,6 +654,10 @@ pub struct UnitCosim {
     sim: CycleSim,
     ports: UnitPorts,
     lanes: usize,
+    /// The Verilator build this harness runs.
+    pub built: Built,
+    /// Told the responses compared so far after every batch.
+    pub progress: Option<crate::cosim::ProgressHook>,
 }
 
 impl UnitCosim {
@@ -611,7 +682,7 @@ impl UnitCosim {
         let cpp = portvec_cpp(&layout)?;
         let name = format!("{}{variant}", top.name());
         let built = build_with_cxx_opt(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false }, cxx_opt)?;
-        Ok(UnitCosim { sim: CycleSim::start_with_plusargs(layout, &built, seed, plusargs)?, ports, lanes })
+        Ok(UnitCosim { sim: CycleSim::start_with_plusargs(layout, &built, seed, plusargs)?, ports, lanes, built, progress: None })
     }
 
     /// Reset the unit, point it at `rt`'s root, and run `requests` (the
@@ -696,10 +767,13 @@ impl UnitCosim {
         let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
         let (mut recs, mut out) = (vec![], vec![]);
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
+        let mut presented: Vec<Option<UnitRequest>> = Vec::with_capacity(BATCH);
+        let mut before: std::collections::VecDeque<String> = Default::default();
         let mut idle_tail = 0;
         loop {
             recs.clear();
             expected.clear();
+            presented.clear();
             while expected.len() < BATCH {
                 let next = match ahead.next(rt)? {
                     None if idle_tail < 2 => {
@@ -712,6 +786,7 @@ impl UnitCosim {
                 let at = recs.len();
                 recs.resize(at + ib, 0);
                 self.ports.encode(&mut recs[at..], i.req.as_ref(), i.mem_req_ready, i.mem_resp.as_ref());
+                presented.push(i.req.filter(|_| o.req_ready));
                 expected.push(o);
             }
             if expected.is_empty() {
@@ -723,8 +798,14 @@ impl UnitCosim {
                 let cycle = run.cycles;
                 let ports = self.ports.compare(e, o);
                 if !ports.is_empty() {
-                    run.mismatch = Some(UnitMismatch { cycle, ports, model: format!("{e:?}") });
+                    run.mismatch = Some(UnitMismatch { cycle, ports, model: outputs_text(e), before: before.drain(..).collect() });
                     break;
+                }
+                if let Some(r) = &presented[k] {
+                    if before.len() == 8 {
+                        before.pop_front();
+                    }
+                    before.push_back(request_text(cycle, r));
                 }
                 if self.ports.req_valid.get(i) == 1 && self.ports.req_ready.get(o) == 1 {
                     run.taken_at.push(cycle);
@@ -737,6 +818,9 @@ impl UnitCosim {
                     run.responses += 1;
                 }
                 run.cycles += 1;
+            }
+            if let Some(h) = &self.progress {
+                (h.0)(crate::cosim::Progress::Compared(run.responses));
             }
             if run.mismatch.is_some() {
                 break;

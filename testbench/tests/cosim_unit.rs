@@ -14,7 +14,7 @@ use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::pointer::untag;
 use sim::runtime::Runtime;
 use std::collections::BTreeSet;
-use testbench::unit_driver::{heap, RandomRequests, UnitCosim, UnitMismatch, UnitRun};
+use testbench::unit_driver::{heap, RandomRequests, Stream, UnitCosim, UnitMismatch, UnitRun};
 use testbench::verilator::Top;
 
 /// The parameters of one unit: model side and top, and whether the top is
@@ -53,29 +53,13 @@ fn check(u: &Unit, run: &UnitRun, what: &str) {
     assert_eq!(run.responses, run.requests, "{} {what}: every request is answered once", u.top.name());
 }
 
-/// Two request streams over a heap: `cold`, 40 allocations (mostly
-/// misses) with a slow port (latency 1..120, 70% ready); `hot`, 12
-/// allocations (hits and misses mixed, walks back to back) with a fast one
-/// (latency 1..30, 90% ready). Both reorder and fail 0.2% of the reads.
-#[derive(Clone, Copy)]
-enum Stream {
-    Cold,
-    Hot,
-}
-
 /// Random requests (LOADMETA, warp-wide MEMCHECK.G/S, INVALIDATE and FLUSH
 /// racing walks) with random port latency, reordering, errors and
 /// back-pressure.
 fn random(u: &Unit, stream: Stream, seed: u64, n: u64) {
-    let (allocs, max_latency, ready_percent) = match stream {
-        Stream::Cold => (40, 120, 70),
-        Stream::Hot => (12, 30, 90),
-    };
-    let rt = heap(&u.params.cfg, allocs, seed).unwrap();
-    let port = PortParams { min_latency: 1, max_latency, ready_percent, errors_per_million: 2000, shuffle: true, seed };
     let mut cs = start(u, seed);
     let t0 = std::time::Instant::now();
-    let run = cs.run(&u.params, &rt, RandomRequests::new(&rt, u.params.lanes, seed * 31), n, port).unwrap();
+    let run = cs.run_random(&u.params, stream, seed, n).unwrap();
     cs.finish().unwrap();
     eprintln!("{}: {:.1} s", u.top.name(), t0.elapsed().as_secs_f64());
     check(u, &run, "random");

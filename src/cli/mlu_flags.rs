@@ -1,0 +1,120 @@
+//! The MLU configuration flags that `mlugen generate` and `mlugen cosim`
+//! share: defaults, then `--config FILE`, then the flags, validated once
+//! for hardware, and an error that names the flag (or the file) a bad value
+//! came from.
+use anyhow::{anyhow, Result};
+use sim::config::{Mode, MluConfig, Replacement, Structure, Target, UnitShape};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct MluFlags {
+    /// JSON configuration file (sim::config::MluConfig: entries, structure,
+    /// replacement, mode, step_limit, unit); the flags below override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// MLB entries: 1, 2, 4, 8, 16 or 32.
+    #[arg(long)]
+    pub entries: Option<usize>,
+    /// Metadata structure: list or bst.
+    #[arg(long)]
+    pub structure: Option<String>,
+    /// MLB replacement policy: plru or rr (round robin).
+    #[arg(long)]
+    pub replacement: Option<String>,
+    /// Checking mode: compiler or hwonly.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Build the MLU as an SM unit (pipelined, non-blocking, warp-wide; top
+    /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`; config field `unit`), with 4
+    /// walkers, 32 lanes and one-stage MLB search and lane checks unless
+    /// given below.
+    #[arg(long)]
+    pub unit: bool,
+    /// MLU unit: walkers K (1, 2, 4 or 8); implies --unit.
+    #[arg(long)]
+    pub walkers: Option<usize>,
+    /// MLU unit: lanes (1 or 32); implies --unit.
+    #[arg(long)]
+    pub lanes: Option<usize>,
+    /// MLU unit: MLB search stages (1, or 2 for a clock a one-cycle search
+    /// cannot make); implies --unit.
+    #[arg(long)]
+    pub mlb_latency: Option<usize>,
+    /// MLU unit: lane-check stages (1, or 2 for a clock one stage cannot
+    /// make: the lowest faulting lane is picked a cycle later); implies --unit.
+    #[arg(long)]
+    pub check_latency: Option<usize>,
+}
+
+impl MluFlags {
+    /// Any flag given (`generate --all` takes none).
+    pub fn any(&self) -> bool {
+        self.config.is_some()
+            || self.entries.is_some()
+            || self.structure.is_some()
+            || self.replacement.is_some()
+            || self.mode.is_some()
+            || self.unit_flags()
+    }
+
+    /// `--unit` or one of the unit's own flags.
+    pub fn unit_flags(&self) -> bool {
+        self.unit || self.walkers.is_some() || self.lanes.is_some() || self.mlb_latency.is_some() || self.check_latency.is_some()
+    }
+
+    /// The configuration, validated for hardware. `unit`: the unit shape to
+    /// start from when neither the file nor a flag gives one (None: no unit
+    /// unless asked for).
+    pub fn resolve(&self, unit: Option<UnitShape>) -> Result<MluConfig> {
+        let mut cfg = match &self.config {
+            Some(path) => MluConfig::from_json_file(path).map_err(|e| anyhow!("{e}"))?,
+            None => MluConfig::default(),
+        };
+        if let Some(n) = self.entries {
+            cfg.entries = n;
+        }
+        if let Some(s) = &self.structure {
+            cfg.structure = Structure::from_name(s)
+                .filter(|s| s.bits().is_some())
+                .ok_or_else(|| anyhow!("--structure {s}: not a hardware structure; allowed: list, bst"))?;
+        }
+        if let Some(r) = &self.replacement {
+            cfg.replacement = match r.as_str() {
+                "rr" => Replacement::RoundRobin,
+                other => Replacement::from_name(other).ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
+            };
+        }
+        if let Some(m) = &self.mode {
+            cfg.mode = Mode::from_name(m).ok_or_else(|| anyhow!("--mode {m}: unknown mode; allowed: compiler, hwonly"))?;
+        }
+        if cfg.unit.is_none() && (self.unit_flags() || unit.is_some()) {
+            cfg.unit = Some(unit.unwrap_or_default());
+        }
+        if let Some(u) = &mut cfg.unit {
+            u.walkers = self.walkers.unwrap_or(u.walkers);
+            u.lanes = self.lanes.unwrap_or(u.lanes);
+            u.mlb_latency = self.mlb_latency.unwrap_or(u.mlb_latency);
+            u.check_latency = self.check_latency.unwrap_or(u.check_latency);
+        }
+        cfg.validate(Target::Hardware).map_err(|e| {
+            // Name where the bad value came from: the flag that set it, else the file.
+            let flag = match e.field.as_deref() {
+                Some("entries") if self.entries.is_some() => Some("--entries"),
+                Some("structure") if self.structure.is_some() => Some("--structure"),
+                Some("replacement") if self.replacement.is_some() => Some("--replacement"),
+                Some("mode") if self.mode.is_some() => Some("--mode"),
+                Some("unit.walkers") if self.walkers.is_some() => Some("--walkers"),
+                Some("unit.lanes") if self.lanes.is_some() => Some("--lanes"),
+                Some("unit.mlb_latency") if self.mlb_latency.is_some() => Some("--mlb-latency"),
+                Some("unit.check_latency") if self.check_latency.is_some() => Some("--check-latency"),
+                _ => None,
+            };
+            match (flag, &self.config) {
+                (Some(f), _) => anyhow!("invalid configuration: {f}: {e}"),
+                (None, Some(p)) => anyhow!("invalid configuration: {}", e.clone().in_file(p.display().to_string())),
+                (None, None) => anyhow!("invalid configuration: {e}"),
+            }
+        })?;
+        Ok(cfg)
+    }
+}
