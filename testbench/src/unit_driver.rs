@@ -642,11 +642,37 @@ impl Csr {
     }
 }
 
-/// One phase of [`UnitCosim::run_phases`]: CSR writes, then requests.
+/// One phase of [`UnitCosim::run_phases`]: CSR writes, then requests, and
+/// changes to the metadata memory while they run (`mutations`: each at a
+/// cycle counted from the phase's first, before that cycle's port read).
 #[derive(Clone, Debug, Default)]
 pub struct Phase {
     pub csrs: Vec<Csr>,
     pub requests: Vec<UnitRequest>,
+    pub mutations: Vec<(u64, Mutation)>,
+}
+
+/// A change to the runtime while the unit works: what a free or a stray
+/// write does to the metadata a walk may be reading. The runtime's own
+/// requests (a free's INVALIDATE) wait for the next phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutation {
+    /// `Runtime::free` of this pointer (its node becomes FREED).
+    Free { ptr: u64 },
+    /// `Runtime::corrupt_link`: link `link` of the node at `loc` := `value`.
+    Link { loc: u64, link: usize, value: u64 },
+}
+
+impl Mutation {
+    fn apply(self, rt: &mut Runtime) {
+        match self {
+            Mutation::Free { ptr } => {
+                // A rejected free changes nothing.
+                let _ = rt.free(ptr);
+            }
+            Mutation::Link { loc, link, value } => rt.corrupt_link(loc, link, value),
+        }
+    }
 }
 
 /// A built, started unit harness.
@@ -695,7 +721,7 @@ impl UnitCosim {
         let mut ahead = ModelAhead::new(p, rt, requests.take(limit as usize), port)?;
         self.reset_and_write(&[Csr::Root(rt.root())], &mut ahead.model)?;
         let mut run = UnitRun::default();
-        self.drive(&mut ahead, rt, &mut run)?;
+        self.drive(&mut ahead, &mut rt.clone(), &mut run, &[])?;
         run.counters = *ahead.model.counters();
         Ok(run)
     }
@@ -704,21 +730,22 @@ impl UnitCosim {
     /// scenario's mallocs, frees and damaged nodes): reset, then the CSR
     /// writes `csrs`, then phase after phase from `next` until it gives
     /// None. `next` sees the runtime (to change it; the unit is idle then)
-    /// and the RTL's answers so far; a phase's CSR writes (ROOT after the
+    /// and the run so far (the RTL's answers, when it took and answered
+    /// each request; a phase starts at `run.cycles`); a phase's CSR writes (ROOT after the
     /// structure changed) go to the RTL and the model before its requests,
     /// and each phase runs as [`UnitCosim::run`] runs its stream, ending with
     /// two idle cycles. The model and the RTL keep their state (MLB,
     /// counters) from phase to phase. Stops at the first mismatch.
-    pub fn run_phases(&mut self, p: &UnitParams, rt: &mut Runtime, csrs: &[Csr], port: PortParams, mut next: impl FnMut(&mut Runtime, &[UnitAnswer]) -> Result<Option<Phase>>) -> Result<UnitRun> {
+    pub fn run_phases(&mut self, p: &UnitParams, rt: &mut Runtime, csrs: &[Csr], port: PortParams, mut next: impl FnMut(&mut Runtime, &UnitRun) -> Result<Option<Phase>>) -> Result<UnitRun> {
         self.check_lanes(p)?;
         let mut ahead = ModelAhead::new(p, rt, std::iter::empty(), port)?;
         self.reset_and_write(csrs, &mut ahead.model)?;
         let mut run = UnitRun::default();
         while run.mismatch.is_none() {
-            let Some(phase) = next(rt, &run.answers)? else { break };
+            let Some(phase) = next(rt, &run)? else { break };
             self.write(&phase.csrs, &mut ahead.model)?;
             ahead.set_stream(phase.requests.into_iter());
-            self.drive(&mut ahead, rt, &mut run)?;
+            self.drive(&mut ahead, rt, &mut run, &phase.mutations)?;
         }
         run.counters = *ahead.model.counters();
         Ok(run)
@@ -762,19 +789,26 @@ impl UnitCosim {
     /// Run the RTL beside `ahead` until its stream is taken and the model
     /// is idle, plus two idle cycles (the second's outputs include the
     /// counters: UnitOut::idle_counters), or to the first mismatch; what
-    /// the RTL did is added to `run`.
-    fn drive(&mut self, ahead: &mut ModelAhead, rt: &Runtime, run: &mut UnitRun) -> Result<()> {
+    /// the RTL did is added to `run`. `mutations` change `rt` at their
+    /// cycles (counted from this call's first).
+    fn drive(&mut self, ahead: &mut ModelAhead, rt: &mut Runtime, run: &mut UnitRun, mutations: &[(u64, Mutation)]) -> Result<()> {
         let (ib, ob) = (self.sim.layout.in_bytes, self.sim.layout.out_bytes);
         let (mut recs, mut out) = (vec![], vec![]);
         let mut expected: Vec<UnitOut> = Vec::with_capacity(BATCH);
         let mut presented: Vec<Option<UnitRequest>> = Vec::with_capacity(BATCH);
         let mut before: std::collections::VecDeque<String> = Default::default();
         let mut idle_tail = 0;
+        // Model cycles of this call so far (the model runs a batch ahead).
+        let mut t = 0u64;
         loop {
             recs.clear();
             expected.clear();
             presented.clear();
             while expected.len() < BATCH {
+                for (_, m) in mutations.iter().filter(|(at, _)| *at == t) {
+                    m.apply(rt);
+                }
+                t += 1;
                 let next = match ahead.next(rt)? {
                     None if idle_tail < 2 => {
                         idle_tail += 1;

@@ -50,6 +50,9 @@ pub struct VerilogCheck {
     pub differences: Vec<String>,
     /// The first cycle in which the Verilog and its golden twin differ.
     pub mismatch: Option<UnitMismatch>,
+    /// The unit's counters at the end (the Verilog's equal them: compared
+    /// in every idle cycle).
+    pub counters: sim::mlu_unit::UnitCounters,
 }
 
 /// The metadata port of these programs (module doc).
@@ -93,7 +96,7 @@ pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, sc.seed)?;
     let mut driver = Driver { sc, req: Requests { lanes: params.lanes, next_id: 0 }, ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new() };
     // The last call of `next` (None) reads the last event's answers.
-    let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, answers| driver.next(rt, answers))?;
+    let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, run| driver.next(rt, &run.answers))?;
     cosim.finish()?;
     let mut outcome = model;
     let mut differences = vec![];
@@ -111,7 +114,7 @@ pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
             (r.fault, r.op) = (fault.name(), op.name());
         }
     }
-    Ok(VerilogCheck { outcome, top: top.name().to_string(), differences, mismatch: run.mismatch })
+    Ok(VerilogCheck { outcome, top: top.name().to_string(), differences, mismatch: run.mismatch, counters: run.counters })
 }
 
 /// What the answers still to come belong to.
@@ -197,7 +200,7 @@ impl<'s> Driver<'s> {
             } else {
                 self.waiting = Some(Waiting::Verdict { event, op: Op::MemcheckG });
                 let r = self.req.make(Op::MemcheckG, ptr, width, a.loc, 0, 0);
-                return Ok(Some(Phase { csrs: vec![], requests: vec![r] }));
+                return Ok(Some(Phase { requests: vec![r], ..Phase::default() }));
             }
         }
         let sc = self.sc;
