@@ -398,3 +398,25 @@ fn sweep_json_has_the_baseline_and_the_points() {
     let err = fails(&["sweep", "--trace", v2.path(), "--walkers", "3"]);
     assert!(err.contains("--walkers 3: 3 walkers is not supported"), "{err}");
 }
+
+/// `mlugen wave` on a one-lane unit (4 entries, a list of 3 allocations,
+/// 2-cycle reads): the LOADMETA walks the whole list (the lookup targets
+/// the first allocation, the list's tail), the second LOADMETA and the
+/// MEMCHECK.G hit at the fixed latency, 1 + 2 MLB search + 2 check stages
+/// = 5 cycles from the cycle they are taken; the VCD has the unit's ports.
+#[test]
+fn wave_writes_the_units_vcd_and_latencies() {
+    let vcd = Scratch::new("wave.vcd", b"");
+    let out = mlugen(&["wave", "--out", vcd.path(), "--entries", "4", "--structure", "list", "--allocations", "3", "--latency", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["top"], "mlu4_list_k4_l1_p2_c2");
+    assert_eq!(j["nodes_read"], 3);
+    assert_eq!(j["loadmeta_hit"]["cycles"], 5);
+    assert_eq!(j["memcheck_g_hit"]["cycles"], 5);
+    // The miss: 3 nodes of at least the read latency each on top.
+    assert!(j["loadmeta_miss"]["cycles"].as_u64().unwrap() >= 5 + 3 * 2, "{j}");
+    assert_eq!(j["loadmeta_miss"]["location"], j["loadmeta_hit"]["location"]);
+    let text = std::fs::read_to_string(vcd.path()).unwrap();
+    assert!(text.contains(" mem_req_valid ") && text.contains(" resp_valid "), "the VCD names the unit's ports");
+}

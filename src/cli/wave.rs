@@ -1,21 +1,25 @@
 //! `mlugen wave --out loadmeta_miss.vcd [--entries 8] [--structure bst]
-//! [--latency 3] [--allocations 6]`: a VCD waveform of the RTL MLU (rust-hdl
-//! simulation of hw::mlu::Mlu, every signal of the design) running one
-//! LOADMETA that misses the MLB, the traverser's walk over the metadata
-//! memory, the MLB fill and the response; then the same LOADMETA again (now
-//! an MLB hit) and a MEMCHECK.G that hits by location. The metadata memory is
-//! the golden model runtime's image after `--allocations` mallocs, answering
-//! every read after `--latency` cycles. Prints a JSON summary (cycles of
-//! each operation, the location found, the words read) on stdout.
+//! [--latency 3] [--allocations 6]`: a VCD waveform of the MLU as an SM unit
+//! (a Verilator trace build of its Verilog, every signal of the design from
+//! reset on) running one LOADMETA that misses the MLB, the walker's reads of
+//! the metadata port, the MLB fill and the response; then the same LOADMETA
+//! again (now an MLB hit) and a MEMCHECK.G that hits by location. The top is
+//! testbench::unit_program::unit_top's (the committed unit for 8 or 16
+//! entries and a bst, else a one-lane unit generated now); the metadata
+//! memory is the golden runtime's after `--allocations` mallocs, answering
+//! every read after `--latency` cycles. Every output is compared with the
+//! golden twin every cycle, so the waveform shows the model's behaviour.
+//! Prints a JSON summary (each request's latency: cycles from the cycle it
+//! is taken to the cycle of its response; its fault and location; the
+//! nodes read) on stdout.
 use anyhow::{bail, Context, Result};
-use hw::mlu::{Mlu, MluParams, CSR_ROOT};
-use sim::config::{MluConfig, Structure, Target};
-use sim::fault::Op;
+use sim::config::{MluConfig, Structure};
+use sim::fault::{FaultCode, Op};
+use sim::meta_port::PortParams;
+use sim::mlu_unit::UnitRequest;
 use sim::runtime::{Runtime, RuntimeConfig};
-use std::io::BufWriter;
 use std::path::PathBuf;
-use testbench::memport::{Latency, MemPort};
-use testbench::mlu_driver::{MluDriver, Request, Response};
+use testbench::unit_driver::{Csr, Phase, UnitCosim, UnitRun};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,59 +41,9 @@ pub struct Args {
     pub allocations: usize,
 }
 
-/// The most walk cycles `wave` simulates: a VCD of about 40 MB, 20 s (the
-/// bound itself was measured at 200,000 cycles: 167 MB, 65 s).
+/// The most walk cycles `wave` simulates (the VCD holds every signal of
+/// every cycle).
 const MAX_WALK_CYCLES: u64 = 50_000;
-
-fn json_resp(r: &Response) -> serde_json::Value {
-    serde_json::json!({
-        "cycles": r.cycles,
-        "fault": sim::fault::FaultCode::from_bits(r.fault).map(|f| f.name()).unwrap_or("?"),
-        "location": format!("{:#x}", r.loc),
-        "reads": r.reads.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>(),
-    })
-}
-
-fn run_sized<const N: usize, const IW: usize>(args: &Args, cfg: &MluConfig) -> Result<serde_json::Value> {
-    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), ..RuntimeConfig::default() })
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    for i in 0..args.allocations {
-        rt.malloc(256 + 64 * i as u64, None).map_err(|e| anyhow::anyhow!("malloc: {e:?}"))?;
-    }
-    let target = rt.allocations()[0].ptr;
-    let file = std::fs::File::create(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let params = MluParams::from_config(cfg)?;
-    let mut drv = MluDriver::new(Mlu::<N, IW>::new(params), Some(Box::new(BufWriter::new(file))));
-    drv.csr_write(CSR_ROOT, rt.root());
-    drv.idle(2);
-    let img = rt.memory().clone();
-    let mut port = MemPort::new(&img, Latency::Fixed(args.latency), 1);
-    let lm = |p| Request { op: Op::LoadMeta.bits(), ptr: p, width: 0, loc: 0, sbase: 0, ssize: 0 };
-    let miss = drv.transact(&mut port, lm(target));
-    drv.idle(2);
-    let hit = drv.transact(&mut port, lm(target));
-    drv.idle(2);
-    let g = drv.transact(
-        &mut port,
-        Request { op: Op::MemcheckG.bits(), ptr: target, width: 4, loc: miss.loc, sbase: 0, ssize: 0 },
-    );
-    drv.idle(3);
-    drv.finish()?;
-    // The model must agree, or the waveform shows a bug.
-    let want = rt.loadmeta(target).map_err(|f| anyhow::anyhow!("model LOADMETA faulted: {f:?}"))?;
-    if miss.loc != want || hit.loc != want || miss.fault != 0 || g.fault != 0 {
-        bail!("RTL disagrees with the model: LOADMETA gave {:#x}, model {want:#x}", miss.loc);
-    }
-    Ok(serde_json::json!({
-        "vcd": args.out.display().to_string(),
-        "top": format!("mlu{}_{}", N, cfg.structure.name()),
-        "memory_latency": args.latency,
-        "cycles_total": drv.cycle,
-        "loadmeta_miss": json_resp(&miss),
-        "loadmeta_hit": json_resp(&hit),
-        "memcheck_g_hit": json_resp(&g),
-    }))
-}
 
 pub fn run(args: Args) -> Result<()> {
     let structure = match Structure::from_name(&args.structure) {
@@ -102,14 +56,13 @@ pub fn run(args: Args) -> Result<()> {
     if !(1..=1000).contains(&args.allocations) {
         bail!("--allocations {}: must be 1..=1000", args.allocations);
     }
-    // The VCD holds every signal of every cycle (about 850 bytes a cycle):
-    // bound the walk's cycles, about 3 reads of latency + 1 cycles per node
-    // visited (all nodes of a list; the depth of the balanced tree).
+    // A walk reads one node per step, each the port's latency plus two
+    // cycles (all nodes of a list; the depth of the balanced tree).
     let depth = match structure {
         Structure::List => args.allocations as u64,
         _ => (usize::BITS - args.allocations.leading_zeros()) as u64,
     };
-    let walk_cycles = 3 * depth * (args.latency as u64 + 1);
+    let walk_cycles = depth * (args.latency as u64 + 2);
     if walk_cycles > MAX_WALK_CYCLES {
         bail!(
             "--allocations {} --latency {} ({}): the walk would take about {walk_cycles} cycles; at most {MAX_WALK_CYCLES} are written to a VCD (fewer allocations, a lower latency, or --structure bst)",
@@ -119,16 +72,62 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     let cfg = MluConfig { entries: args.entries, structure, ..MluConfig::default() };
-    cfg.validate(Target::Hardware).map_err(|e| anyhow::anyhow!("--entries {}: {e}", args.entries))?;
-    let summary = match args.entries {
-        1 => run_sized::<1, 1>(&args, &cfg)?,
-        2 => run_sized::<2, 1>(&args, &cfg)?,
-        4 => run_sized::<4, 2>(&args, &cfg)?,
-        8 => run_sized::<8, 3>(&args, &cfg)?,
-        16 => run_sized::<16, 4>(&args, &cfg)?,
-        32 => run_sized::<32, 5>(&args, &cfg)?,
-        n => bail!("--entries {n}: allowed: 1, 2, 4, 8, 16, 32"),
+    cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow::anyhow!("--entries {}: {e}", args.entries))?;
+    // Fail on an unwritable path before building anything.
+    std::fs::File::create(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for i in 0..args.allocations {
+        rt.malloc(256 + 64 * i as u64, None).map_err(|e| anyhow::anyhow!("malloc: {e:?}"))?;
+    }
+    let target = rt.allocations()[0].ptr;
+    let (top, params) = testbench::unit_program::unit_top(&cfg)?;
+    let mut cs = UnitCosim::start_with_vcd(&top, params.lanes, 1, &args.out)?;
+    let port = PortParams { min_latency: args.latency, max_latency: args.latency, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 1 };
+    let request = |id: u32, op: Op, width: u32, loc: u64| {
+        let mut ptrs = vec![0; params.lanes];
+        ptrs[0] = target;
+        UnitRequest { id, op, mask: 1, ptrs, width, loc, sbase: 0, ssize: 0 }
     };
+    // LOADMETA (a miss), LOADMETA (a hit), MEMCHECK.G with the location
+    // the first answered; each phase runs until the unit is idle.
+    let mut step = 0;
+    let root = rt.root();
+    let run = cs.run_phases(&params, &mut rt, &[Csr::Root(root)], port, |_, run: &UnitRun| {
+        step += 1;
+        let requests = match step {
+            1 => vec![request(0, Op::LoadMeta, 1, 0)],
+            2 => vec![request(1, Op::LoadMeta, 1, 0)],
+            3 => vec![request(2, Op::MemcheckG, 4, run.answers[0].loc)],
+            _ => return Ok(None),
+        };
+        Ok(Some(Phase { requests, ..Phase::default() }))
+    })?;
+    cs.finish()?;
+    if let Some(m) = &run.mismatch {
+        bail!("the Verilog of {} differs from the golden model, so the waveform shows a bug:\n{m}", top.name());
+    }
+    let want = rt.loadmeta(target).map_err(|f| anyhow::anyhow!("model LOADMETA faulted: {f:?}"))?;
+    let json_resp = |k: usize| {
+        let a = run.answers[k];
+        serde_json::json!({
+            "cycles": run.answered_at[k].1 - run.taken_at[k],
+            "fault": FaultCode::from_bits(a.fault).map(|f| f.name()).unwrap_or("?"),
+            "location": format!("{:#x}", a.loc),
+        })
+    };
+    if run.answers.len() != 3 || run.answers[0].loc != want || run.answers.iter().any(|a| a.fault != 0) {
+        bail!("the unit's answers {:?} are not a LOADMETA of {want:#x} twice and a passing MEMCHECK.G", run.answers);
+    }
+    let summary = serde_json::json!({
+        "vcd": args.out.display().to_string(),
+        "top": top.name(),
+        "memory_latency": args.latency,
+        "cycles_total": run.cycles,
+        "nodes_read": run.counters.reads,
+        "loadmeta_miss": json_resp(0),
+        "loadmeta_hit": json_resp(1),
+        "memcheck_g_hit": json_resp(2),
+    });
     use std::io::Write;
     writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&summary)?)?;
     Ok(())

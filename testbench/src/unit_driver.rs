@@ -699,6 +699,19 @@ impl UnitCosim {
     /// this unit's C++ several times faster at -O0 than at -O2. `plusargs`
     /// go to the harness's command line ([`CycleSim::start_with_plusargs`]).
     pub fn start_with_cxx_opt(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64, cxx_opt: Option<&str>, plusargs: &[&str]) -> Result<UnitCosim> {
+        Self::start_build(top, verilog, variant, lanes, seed, cxx_opt, plusargs, false)
+    }
+
+    /// [`UnitCosim::start`] on a trace build of `top`'s own Verilog,
+    /// writing a VCD of every signal of every cycle from reset on to `vcd`.
+    pub fn start_with_vcd(top: &Top, lanes: usize, seed: u64, vcd: &std::path::Path) -> Result<UnitCosim> {
+        let mut cs = Self::start_build(top, &top.verilog, "-trace", lanes, seed, None, &[], true)?;
+        cs.sim.start_vcd(vcd)?;
+        Ok(cs)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_build(top: &Top, verilog: &str, variant: &str, lanes: usize, seed: u64, cxx_opt: Option<&str>, plusargs: &[&str], trace: bool) -> Result<UnitCosim> {
         let mut layout = Layout::from_manifest(&top.manifest)?;
         let ports = UnitPorts::new(&layout, lanes)?;
         for p in layout.inputs.iter_mut().chain(layout.outputs.iter_mut()) {
@@ -707,7 +720,7 @@ impl UnitCosim {
         }
         let cpp = portvec_cpp(&layout)?;
         let name = format!("{}{variant}", top.name());
-        let built = build_with_cxx_opt(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace: false }, cxx_opt)?;
+        let built = build_with_cxx_opt(&BuildSpec { name, top_module: top.name().to_string(), verilog, cpp, trace }, cxx_opt)?;
         Ok(UnitCosim { sim: CycleSim::start_with_plusargs(layout, &built, seed, plusargs)?, ports, lanes, built, progress: None })
     }
 
