@@ -13,7 +13,7 @@
 //! stimulus on a `--trace` build and writes a VCD of the last cycles up to
 //! and including the mismatch.
 use crate::harness::mlb::{compare, MlbBench, MlbExpect, MlbMismatch, MlbOut, MlbPorts, MlbStats, MlbStim};
-use crate::harness::mlu::{build_mlu_harness, Answer, Cmd, HwState, MluReq, MluResp, MluSim};
+use crate::harness::mlu::{build_mlu_harness, Answer, Cmd, HwState, MluResp, MluSim};
 use crate::harness::program::{check_resp, check_state, Batch, Expect, Expected, MluBench, ProgramConfig, ProgramStats, StateExpect};
 use crate::harness::{build_cycle_harness, CycleSim};
 use crate::verilator::{Built, Layout, PortSlot, Top};
@@ -397,60 +397,6 @@ pub fn run_mlu(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opt
     })
 }
 
-/// [`run_mlu`] with a prepared program generator (fault injection, timing
-/// overrides: see [`crate::harness::fault`]); returns the run and the
-/// generator (its fault statistics and false-pass count). No VCD.
-pub fn run_mlu_bench(top: &Top, verilog: &str, variant: &str, mut bench: MluBench, opts: &RunOptions) -> Result<(MluRun, MluBench)> {
-    let build = build_mlu_harness(top, verilog, variant, false)?;
-    let t0 = Instant::now();
-    let mut sim = MluSim::start(&build, opts.seed)?;
-    let batch = (opts.batch as u64).min(opts.count.max(1));
-    let mut cur = Some(bench.batch(batch));
-    let mut finished = false;
-    let mut mismatch = None;
-    let mut cycles = 0;
-    let mut max_response = 0;
-    while let Some(b) = cur.take() {
-        let issued_before = bench.issued - b.requests;
-        sim.send(&b.cmds)?;
-        let nxt = if bench.issued < opts.count {
-            Some(bench.batch(batch.min(opts.count - bench.issued)))
-        } else if !finished {
-            finished = true;
-            Some(bench.finish())
-        } else {
-            None
-        };
-        let answers = sim.receive()?;
-        for a in &answers {
-            match a {
-                Answer::State(h) => cycles = h.cycles,
-                Answer::Resp(r) => max_response = max_response.max(r.cycles as u64),
-            }
-        }
-        if let Some(m) = check_mlu_batch(&b, &answers, issued_before) {
-            mismatch = Some(m);
-            break;
-        }
-        cur = nxt;
-    }
-    sim.finish()?;
-    let run = MluRun {
-        top: top.name().to_string(),
-        config: bench.config().clone(),
-        requests: mismatch.as_ref().map_or(bench.issued, |m| m.index + 1),
-        stats: bench.stats,
-        mismatch,
-        build,
-        seconds: t0.elapsed().as_secs_f64(),
-        model_seconds: bench.model_seconds,
-        cycles,
-        vcd: None,
-        max_response_cycles: max_response,
-    };
-    Ok((run, bench))
-}
-
 /// Re-run the same programs on a trace build up to request `last`, with a
 /// VCD from `opts.vcd_window` requests before it.
 fn mlu_vcd(top: &Top, verilog: &str, variant: &str, cfg: &ProgramConfig, opts: &RunOptions, last: u64, path: &Path) -> Result<()> {
@@ -631,80 +577,6 @@ pub fn run_mlb_iverilog(top: &Top, entries: usize, replacement: Replacement, opt
         model_seconds,
         vcd: None,
     })
-}
-
-/// The rust-hdl simulator's throughput on the same kind of program: the MLU
-/// block itself (not its Verilog), hand-clocked by `crate::mlu_driver`, over
-/// the first `requests` requests of the program `cfg`/`seed` would draw;
-/// each answer's fault is checked against the model so the figure is for
-/// a correct run. Returns requests per second.
-pub fn rust_hdl_mlu_rate(cfg: &ProgramConfig, seed: u64, requests: u64) -> Result<f64> {
-    use hw::mlu::MluParams;
-    use hw::traverser::Structures;
-    let structures = match cfg.structure {
-        sim::config::Structure::List => Structures::List,
-        sim::config::Structure::Bst => Structures::Bst,
-        sim::config::Structure::Sol => return Err(anyhow!("sol has no RTL")),
-    };
-    let params = MluParams { replacement: cfg.replacement, ..MluParams::new(structures) };
-    match cfg.entries {
-        8 => rust_hdl_rate::<8, 3>(hw::mlu::Mlu::new(params), cfg, seed, requests),
-        16 => rust_hdl_rate::<16, 4>(hw::mlu::Mlu::new(params), cfg, seed, requests),
-        n => Err(anyhow!("the rust-hdl measurement is built for 8 and 16 entries, not {n}")),
-    }
-}
-
-fn rust_hdl_rate<const N: usize, const IW: usize>(uut: hw::mlu::Mlu<N, IW>, cfg: &ProgramConfig, seed: u64, requests: u64) -> Result<f64> {
-    use crate::memport::{Latency, MemPort};
-    use crate::mlu_driver::{MluDriver, Request};
-    use sim::memory::MemoryImage;
-    let mut bench = MluBench::new(cfg.clone(), seed);
-    let b = bench.batch(requests);
-    let mut drv = MluDriver::new(uut, None);
-    let mut img = MemoryImage::new();
-    let mut latency = Latency::Fixed(1);
-    let mut expected = b.expected.iter();
-    let mut done = 0u64;
-    let t0 = Instant::now();
-    for c in &b.cmds {
-        match c {
-            Cmd::Write { addr, data } => {
-                img.unpoison(*addr);
-                img.write_word(*addr, *data)
-            }
-            Cmd::Forget { addr } => {
-                img.unpoison(*addr);
-                img.remove_word(*addr)
-            }
-            Cmd::Poison { addr } => img.poison(*addr),
-            Cmd::ForgetAll => img = MemoryImage::new(),
-            Cmd::Timing { lmin, lmax, .. } => latency = if lmin == lmax { Latency::Fixed(*lmin) } else { Latency::Random(*lmin, *lmax) },
-            Cmd::Csr { addr, data } => drv.csr_write(*addr as u64, *data),
-            Cmd::Reset => drv.reset(),
-            Cmd::Req(r) => {
-                let (op, ptr, width, loc, sbase, ssize) = match *r {
-                    MluReq::LoadMeta { p } => (0, p, 8, 0, 0, 0),
-                    MluReq::MemcheckG { p, w, loc } => (1, p, w as u8, loc, 0, 0),
-                    MluReq::MemcheckS { a, w, base, size } => (2, a as u64, w as u8, 0, base, size),
-                    MluReq::Invalidate { loc } => (3, 0, 0, loc, 0, 0),
-                    MluReq::Flush => (4, 0, 0, 0, 0, 0),
-                };
-                let mut port = MemPort::new(&img, latency, done);
-                let resp = drv.transact(&mut port, Request { op, ptr, width, loc, sbase, ssize });
-                let Some(Expected::Resp(e)) = expected.next() else { return Err(anyhow!("expectations out of step")) };
-                if resp.fault != e.fault.bits() {
-                    return Err(anyhow!("rust-hdl simulation differs from the model at request {}: {r}: fault {} != {}", e.index, resp.fault, e.fault.name()));
-                }
-                done += 1;
-            }
-            Cmd::ReadState => {
-                expected.next();
-            }
-            Cmd::Vcd(_) => {}
-            Cmd::Hold { .. } | Cmd::Inject(_) => return Err(anyhow!("the rust-hdl measurement has no fault injection")),
-        }
-    }
-    Ok(done as f64 / t0.elapsed().as_secs_f64().max(1e-9))
 }
 
 /// A recorded trace (`sim::expand::load` with `expand`) replayed through
