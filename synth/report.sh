@@ -2,7 +2,7 @@
 # Regenerates synth/reports/mlb_sweep.{md,json} (docs/synth.md).
 #
 #   synth/report.sh                 every job below (about an hour on two cores)
-#   synth/report.sh a7_mlb a7_mlu   only those jobs
+#   synth/report.sh a7_mlb a7_unit8 only those jobs
 #
 # Each job is one `mlugen synth --json` run whose output is committed as
 # synth/reports/parts/<job>.json; the report is then rebuilt from every part
@@ -16,7 +16,7 @@ M=${MLUGEN:-target/release/mlugen}
 P=synth/reports/parts
 O=build/synth-report
 # Longest first, so two lanes finish close together.
-ALL="a7_unit16 a7_unit8 n45_unit16 n45_unit8 a7_mlb a7_mlu n45_mlb a7_mlb16 n45_mlu a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
+ALL="a7_unit16 a7_unit8 n45_unit16 n45_unit8 a7_mlb n45_mlb a7_mlb16 a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
 
 # The mlugen synth arguments of each job.
 job_args() {
@@ -27,18 +27,16 @@ job_args() {
     n45_var)     echo "--lib nangate45 --entries 8,16 --hit-latency 2 --no-blocks" ;;
     n45_ungated) echo "--lib nangate45 --entries 8,16 --clock-gating off --no-blocks" ;;
     n45_rr)      echo "--lib nangate45 --entries 8,16 --config synth/rr.json --no-blocks" ;;
-    # MLU and canary tops: energy from workloads recorded on the RTL under
-    # Verilator and replayed into the gate netlist (docs/synth.md).
-    n45_mlu)     echo "--lib nangate45 --top mlu --entries 8,16" ;;
     a7_mlb)      echo "--lib asap7 --entries 1,2,4,8,32 --no-blocks" ;;
     a7_mlb16)    echo "--lib asap7 --entries 16" ;;
     a7_var)      echo "--lib asap7 --entries 8,16 --hit-latency 2 --no-blocks" ;;
     a7_ungated)  echo "--lib asap7 --entries 8,16 --clock-gating off --no-blocks" ;;
     a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
-    a7_mlu)      echo "--lib asap7 --top mlu --entries 8,16" ;;
     # The committed MLU unit tops (the MLU as an SM unit): mlu8_bst_k4_l32_p2_c2
     # and mlu16_bst_k4_l32_p2_c2; workloads recorded from the golden model
-    # and checked on the RTL (testbench::energy_workload::unit_workloads).
+    # and checked on the RTL (testbench::energy_workload::unit_workloads),
+    # replayed into the gate netlist (docs/synth.md). The canary top's are
+    # recorded on its RTL.
     n45_unit8)   echo "--lib nangate45 --top unit --config synth/unit8.json" ;;
     n45_unit16)  echo "--lib nangate45 --top unit --config synth/unit16.json" ;;
     a7_unit8)    echo "--lib asap7 --top unit --config synth/unit8.json" ;;

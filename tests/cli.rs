@@ -225,7 +225,7 @@ fn every_subcommand_rejects_bad_input_naming_the_field_or_file() {
         let err = fails(&args);
         assert!(err.contains(names) && err.contains("12 MLB entries is not supported"), "{args:?}: {err}");
     }
-    assert!(!std::path::Path::new(out_dir).join("mlu8_bst.v").exists(), "nothing is generated on a bad config");
+    assert!(!std::path::Path::new(out_dir).join("mlu8_bst_k4_l32_p2_c2.v").exists(), "nothing is generated on a bad config");
 
     let err = fails(&["alloc-bench", "--threads", "0"]);
     assert!(err.contains("'--threads <THREADS>': 0 is not in 1..=4096"), "{err}");
@@ -244,9 +244,9 @@ fn generate_names_non_default_csr_resets_apart() {
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     for (cfg, top) in [
-        (r#"{"mode": "hwonly"}"#, "mlu8_bst_hwonly"),
-        (r#"{"step_limit": 1024}"#, "mlu8_bst_sl1024"),
-        (r#"{"mode": "hwonly", "step_limit": 100, "entries": 4, "structure": "list"}"#, "mlu4_list_hwonly_sl100"),
+        (r#"{"mode": "hwonly"}"#, "mlu8_bst_hwonly_k4_l1_p2_c2"),
+        (r#"{"step_limit": 1024}"#, "mlu8_bst_sl1024_k4_l32_p2_c2"),
+        (r#"{"mode": "hwonly", "step_limit": 100, "entries": 4, "structure": "list"}"#, "mlu4_list_hwonly_sl100_k4_l1_p2_c2"),
     ] {
         let f = Scratch::new("names.json", cfg.as_bytes());
         let out = mlugen(&["generate", "--config", f.path(), "--out", d, "--quiet"]);
@@ -254,11 +254,11 @@ fn generate_names_non_default_csr_resets_apart() {
         let v = std::fs::read_to_string(dir.join(format!("{top}.v"))).unwrap_or_else(|e| panic!("{top}.v: {e}"));
         assert!(v.contains(&format!("module {top}(")), "{top}.v holds module {top}");
     }
-    assert!(!dir.join("mlu8_bst.v").exists(), "the default top's name was not used");
+    assert!(!dir.join("mlu8_bst_k4_l32_p2_c2.v").exists(), "the default top's name was not used");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `generate --unit` and its flags, or the config field `unit`, build the
+/// `generate` with the unit's flags, or the config field `unit`, builds the
 /// MLU as an SM unit under a name that says its shape, beside its MLB at the
 /// unit's search latency; the manifest gives the parameters.
 #[test]
@@ -268,7 +268,7 @@ fn generate_builds_the_mlu_unit_from_flags_or_config() {
     let d = dir.to_str().unwrap();
     let f = Scratch::new("unit.json", br#"{"entries": 4, "structure": "list", "unit": {"walkers": 2, "lanes": 1}}"#);
     for args in [
-        vec!["--unit", "--entries", "4", "--structure", "list", "--walkers", "2", "--lanes", "1", "--mlb-latency", "2"],
+        vec!["--entries", "4", "--structure", "list", "--walkers", "2", "--lanes", "1", "--mlb-latency", "2", "--check-latency", "1"],
         vec!["--config", f.path(), "--mlb-latency", "2"],
     ] {
         let _ = std::fs::remove_dir_all(&dir);
@@ -281,7 +281,6 @@ fn generate_builds_the_mlu_unit_from_flags_or_config() {
         let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("mlu4_list_k2_l1_p2.json")).unwrap()).unwrap();
         assert_eq!((m["parameters"]["walkers"].as_u64(), m["parameters"]["lanes"].as_u64(), m["parameters"]["mlb_latency"].as_u64()), (Some(2), Some(1), Some(2)));
         assert!(dir.join("mlb4_plru_p2.v").exists(), "the unit's MLB, two-stage");
-        assert!(!dir.join("mlu4_list.v").exists(), "not the blocking MLU");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -304,12 +303,12 @@ fn generate_keeps_the_directory_tops_in_the_core() {
     let core = std::fs::read_to_string(dir.join("mlugen.core")).unwrap();
     // Each top's target opens a line of the `targets:` section.
     let target = |t: &str| core.find(&format!("\n  lint_{t}:\n"));
-    for t in ["aaa_other", "mlu8_bst"] {
+    for t in ["aaa_other", "mlu8_bst_k4_l32_p2_c2"] {
         assert!(target(t).is_some(), "mlugen.core has target lint_{t}:\n{core}");
     }
     assert!(!core.contains("zzz_orphan"), "a filelist without Verilog is not listed");
     // Sorted by name: the earlier top comes first.
-    assert!(target("aaa_other") < target("mlu8_bst"));
+    assert!(target("aaa_other") < target("mlu8_bst_k4_l32_p2_c2"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -17,9 +17,9 @@ use crate::interface::Interface;
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
-use crate::mlu::{Mlu, MluParams};
+use crate::mlu::MluParams;
 use crate::mlu_unit::{MluUnit, UnitBuild, MISS_SLOTS};
-use crate::traverser::Structures;
+use crate::mlu::Structures;
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
 use serde_json::json;
@@ -208,7 +208,6 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
         "mlb" => "hw::mlb::Mlb",
         "memcheck" => "hw::memcheck::Memcheck",
         "g_bounds" | "s_bounds" | "node_cmp" => "hw::in_bounds::InBounds",
-        "traverser" => "hw::traverser::Traverser",
         "rs_widen" | "loc_out" => "hw::mlu::LocWiden",
         "walkers" => "hw::walker::Walker",
         f if f.starts_with("ctr_") => "hw::counter::EventCounter",
@@ -234,8 +233,6 @@ pub enum TopKind {
     Mlb { entries: usize, replacement: Replacement, hit_latency: usize },
     /// `hw::memcheck::Memcheck`.
     Memcheck,
-    /// `hw::mlu::Mlu<entries, ..>`: the blocking MLU top.
-    Mlu { entries: usize, structures: Structures, replacement: Replacement, mode: Mode, step_limit: u16 },
     /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
     /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
     MluUnit {
@@ -266,21 +263,17 @@ impl TopKind {
             ),
             TopKind::Memcheck => "memcheck".to_string(),
             TopKind::CanaryAlloc => "canary_alloc".to_string(),
-            // mlu8_bst, mlu16_list, mlu8_both; `_rr` for round-robin. The
-            // reset values of the mode and step-limit CSRs change the RTL, so
-            // a non-default one is in the name too (`_hwonly`, `_sl<N>`):
-            // two configurations never share a top name.
-            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => format!(
-                "mlu{entries}_{}{}{}{}",
+            // mlu8_bst_k4_l32, mlu16_list_k2_l1_p2, mlu8_bst_k4_l32_p2_c2;
+            // `_rr` for round-robin. The reset values of the mode and
+            // step-limit CSRs change the RTL, so a non-default one is in the
+            // name too (`_hwonly`, `_sl<N>`): two configurations never share
+            // a top name.
+            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => format!(
+                "mlu{entries}_{}{}{}{}_k{walkers}_l{lanes}{}{}",
                 structures.name(),
                 if *replacement == Replacement::Plru { "" } else { "_rr" },
                 if *mode == Mode::Compiler { "" } else { "_hwonly" },
-                if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") }
-            ),
-            // mlu8_bst_k4_l32, mlu16_list_k2_l1_p2, mlu8_bst_k4_l32_p2_c2.
-            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => format!(
-                "{}_k{walkers}_l{lanes}{}{}",
-                TopKind::Mlu { entries: *entries, structures: *structures, replacement: *replacement, mode: *mode, step_limit: *step_limit }.name(),
+                if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") },
                 if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") },
                 if *check_latency == 1 { String::new() } else { format!("_c{check_latency}") }
             ),
@@ -295,9 +288,6 @@ impl TopKind {
             TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>, then _p2 if hit_latency is 2",
             TopKind::Memcheck => "memcheck (no parameters)",
             TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
-            TopKind::Mlu { .. } => {
-                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096"
-            }
             TopKind::MluUnit { .. } => {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages"
             }
@@ -415,34 +405,6 @@ impl TopSpec {
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),
             TopKind::CanaryAlloc => crate::canary::top::build(&name, &crate::canary::alloc_unit::CanaryParams::default()),
-            TopKind::Mlu { entries, structures, replacement, mode, step_limit } => {
-                let params = BTreeMap::from([
-                    ("entries".to_string(), json!(entries)),
-                    ("structures".to_string(), json!(structures.name())),
-                    ("replacement".to_string(), json!(replacement.name())),
-                    ("mode_reset".to_string(), json!(mode.name())),
-                    ("step_limit_reset".to_string(), json!(step_limit)),
-                ]);
-                let mut p = MluParams::new(structures);
-                p.replacement = replacement;
-                p.mode = mode;
-                p.step_limit = step_limit;
-                macro_rules! mlu {
-                    ($n:expr, $iw:expr) => {{
-                        let mut uut = Mlu::<$n, $iw>::new(p);
-                        emit(&name, concat!("hw::mlu::Mlu<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlu())
-                    }};
-                }
-                match entries {
-                    1 => mlu!(1, 1),
-                    2 => mlu!(2, 1),
-                    4 => mlu!(4, 2),
-                    8 => mlu!(8, 3),
-                    16 => mlu!(16, 4),
-                    32 => mlu!(32, 5),
-                    n => bail!("an MLU of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
-                }
-            }
         }
     }
 }
@@ -461,74 +423,38 @@ pub fn committed_tops() -> Vec<TopSpec> {
         v.push(TopSpec::new(TopKind::Mlb { entries, replacement: Replacement::Plru, hit_latency: 2 }));
     }
     v.push(TopSpec::new(TopKind::Memcheck));
-    // The four default MLUs: 8 and 16 entries x bst and list, tree PLRU.
-    let d = MluConfig::default();
+    // The MLU as an SM unit in its committed shape (bst, 4 walkers, a warp
+    // of 32 lanes, built for the clock: two MLB search stages and two
+    // lane-check stages; at one search stage the 8-entry MLB's search and
+    // read alone take 730 ps in ASAP7; README "The MLU as an SM unit").
     for entries in [8, 16] {
-        for structures in [Structures::Bst, Structures::List] {
-            v.push(TopSpec::new(TopKind::Mlu {
-                entries,
-                structures,
-                replacement: Replacement::Plru,
-                mode: d.mode,
-                step_limit: d.step_limit as u16,
-            }));
-        }
-    }
-    // The MLU as an SM unit (bst, 4 walkers, a warp of 32 lanes), built for
-    // the clock: two MLB search stages and two lane-check stages (at one
-    // search stage the 8-entry MLB's search and read alone take 730 ps in
-    // ASAP7; README "The MLU as an SM unit").
-    let u = sim::config::UnitShape::default();
-    for (entries, mlb_latency, check_latency) in [(8, 2, 2), (16, 2, 2)] {
-        v.push(TopSpec::new(TopKind::MluUnit {
-            entries,
-            structures: Structures::Bst,
-            replacement: Replacement::Plru,
-            mode: d.mode,
-            step_limit: d.step_limit as u16,
-            walkers: u.walkers,
-            lanes: u.lanes,
-            mlb_latency,
-            check_latency,
-        }));
+        v.extend(tops_for_config(&MluConfig { entries, ..MluConfig::default() }).expect("the default configuration is valid").pop());
     }
     v.push(TopSpec::new(TopKind::CanaryAlloc));
     v
 }
 
 /// The tops one configuration generates (validated for hardware first, so a
-/// bad value is an error naming its field): the MLB, MEMCHECK and the MLU
-/// (blocking); with `unit`, the MLB (at the
-/// unit's search latency) and the MLU unit.
+/// bad value is an error naming its field): the MLB on its own (at the
+/// unit's search latency) and the MLU as an SM unit, in the shape
+/// `cfg.unit_shape()` gives (the committed one unless `unit` says).
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
+    let u = cfg.unit_shape();
+    let cfg = &MluConfig { unit: Some(u), ..cfg.clone() };
     cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
     let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
-    if let Some(u) = cfg.unit {
-        // The MLU as an SM unit, and its MLB on its own.
-        return Ok(vec![
-            TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: u.mlb_latency }),
-            TopSpec::new(TopKind::MluUnit {
-                entries: cfg.entries,
-                structures: p.structures,
-                replacement: p.replacement,
-                mode: p.mode,
-                step_limit: p.step_limit,
-                walkers: u.walkers,
-                lanes: u.lanes,
-                mlb_latency: u.mlb_latency,
-                check_latency: u.check_latency,
-            }),
-        ]);
-    }
     Ok(vec![
-        TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: 1 }),
-        TopSpec::new(TopKind::Memcheck),
-        TopSpec::new(TopKind::Mlu {
+        TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: u.mlb_latency }),
+        TopSpec::new(TopKind::MluUnit {
             entries: cfg.entries,
             structures: p.structures,
             replacement: p.replacement,
             mode: p.mode,
             step_limit: p.step_limit,
+            walkers: u.walkers,
+            lanes: u.lanes,
+            mlb_latency: u.mlb_latency,
+            check_latency: u.check_latency,
         }),
     ])
 }
@@ -561,8 +487,8 @@ pub fn fusesoc_core(tops: &[String]) -> String {
         "CAPI=2:\n\
          # mlugen.core: the generated Verilog of verilog_out/ as a FuseSoC core.\n\
          # Written by `mlugen generate --all`; do not edit. Use:\n\
-         #   fusesoc --cores-root verilog_out run --target sim_mlu8_bst mlugen:mlu:verilog_out\n\
-         #   fusesoc --cores-root verilog_out run --target lint_mlu8_bst mlugen:mlu:verilog_out\n\
+         #   fusesoc --cores-root verilog_out run --target sim_mlu8_bst_k4_l32_p2_c2 mlugen:mlu:verilog_out\n\
+         #   fusesoc --cores-root verilog_out run --target lint_mlu8_bst_k4_l32_p2_c2 mlugen:mlu:verilog_out\n\
          name: mlugen:mlu:verilog_out:{}\n\
          description: GPUArmor Metadata Loading Unit blocks generated by mlugen\n\n\
          filesets:\n  waivers:\n    files: [{LINT_WAIVERS_FILE}]\n    file_type: vlt\n",
@@ -668,46 +594,46 @@ here differs from what the generator emits). Per top `<top>`:
 
 `lint.vlt` is the only Verilator waiver file (each waiver says why);
 `mlugen.core` is a FuseSoC core with a `lint_<top>` and a `sim_<top>` target
-per top. Commands below run from the repository root; `mlu8_bst` stands for
+per top. Commands below run from the repository root; `mlu8_bst_k4_l32_p2_c2` stands for
 any top.
 
 Icarus Verilog (parse, then the self-checking testbench; `vvp` also finds the
 vectors when run from verilog_out/tb):
 
-    iverilog -g2005 -o /dev/null -s mlu8_bst -f verilog_out/mlu8_bst.f
-    iverilog -g2005 -o mlu8_bst.sim -f verilog_out/mlu8_bst.f verilog_out/tb/mlu8_bst_tb.v
-    vvp -n mlu8_bst.sim
+    iverilog -g2005 -o /dev/null -s mlu8_bst_k4_l32_p2_c2 -f verilog_out/mlu8_bst_k4_l32_p2_c2.f
+    iverilog -g2005 -o mlu8_bst_k4_l32_p2_c2.sim -f verilog_out/mlu8_bst_k4_l32_p2_c2.f verilog_out/tb/mlu8_bst_tb.v
+    vvp -n mlu8_bst_k4_l32_p2_c2.sim
 
 Verilator (lint, then build your own C++ or SystemVerilog testbench; the
 testbench here needs a 4-state simulator: an expected `x` means not compared):
 
-    verilator --lint-only -Wall --top-module mlu8_bst verilog_out/lint.vlt -f verilog_out/mlu8_bst.f
-    verilator --cc --build --top-module mlu8_bst verilog_out/lint.vlt -f verilog_out/mlu8_bst.f
+    verilator --lint-only -Wall --top-module mlu8_bst_k4_l32_p2_c2 verilog_out/lint.vlt -f verilog_out/mlu8_bst_k4_l32_p2_c2.f
+    verilator --cc --build --top-module mlu8_bst_k4_l32_p2_c2 verilog_out/lint.vlt -f verilog_out/mlu8_bst_k4_l32_p2_c2.f
 
 Yosys (check, then synthesize):
 
-    yosys -p 'read_verilog verilog_out/mlu8_bst.v; hierarchy -check -top mlu8_bst; proc; check -assert'
-    yosys -p 'read_verilog verilog_out/mlu8_bst.v; synth -flatten -top mlu8_bst; stat'
+    yosys -p 'read_verilog verilog_out/mlu8_bst_k4_l32_p2_c2.v; hierarchy -check -top mlu8_bst_k4_l32_p2_c2; proc; check -assert'
+    yosys -p 'read_verilog verilog_out/mlu8_bst_k4_l32_p2_c2.v; synth -flatten -top mlu8_bst_k4_l32_p2_c2; stat'
 
-OpenROAD-flow-scripts (in `flow/designs/<platform>/mlu8_bst/config.mk`):
+OpenROAD-flow-scripts (in `flow/designs/<platform>/mlu8_bst_k4_l32_p2_c2/config.mk`):
 
-    export DESIGN_NAME = mlu8_bst
-    export VERILOG_FILES = $(MLUGEN)/verilog_out/mlu8_bst.v
-    export SDC_FILE = $(MLUGEN)/verilog_out/mlu8_bst.sdc
+    export DESIGN_NAME = mlu8_bst_k4_l32_p2_c2
+    export VERILOG_FILES = $(MLUGEN)/verilog_out/mlu8_bst_k4_l32_p2_c2.v
+    export SDC_FILE = $(MLUGEN)/verilog_out/mlu8_bst_k4_l32_p2_c2.sdc
 
 (ASAP7's Liberty is in ps: the SDC is in ns, so set `set_units -time ns` or
 scale it.)
 
 Vivado (Tcl, non-project mode; the testbench runs in xsim too):
 
-    read_verilog verilog_out/mlu8_bst.v
-    read_xdc verilog_out/mlu8_bst.sdc
-    synth_design -top mlu8_bst -part <your part>
+    read_verilog verilog_out/mlu8_bst_k4_l32_p2_c2.v
+    read_xdc verilog_out/mlu8_bst_k4_l32_p2_c2.sdc
+    synth_design -top mlu8_bst_k4_l32_p2_c2 -part <your part>
 
 FuseSoC:
 
-    fusesoc --cores-root verilog_out run --target sim_mlu8_bst mlugen:mlu:verilog_out
-    fusesoc --cores-root verilog_out run --target lint_mlu8_bst mlugen:mlu:verilog_out
+    fusesoc --cores-root verilog_out run --target sim_mlu8_bst_k4_l32_p2_c2 mlugen:mlu:verilog_out
+    fusesoc --cores-root verilog_out run --target lint_mlu8_bst_k4_l32_p2_c2 mlugen:mlu:verilog_out
 
 Registers have initial values and no asynchronous reset; state that must
 reset (valid bits, replacement state, FSMs) has the synchronous `reset`

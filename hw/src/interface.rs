@@ -205,92 +205,9 @@ pub fn memcheck() -> Interface {
     }
 }
 
-/// The blocking MLU top.
-pub fn mlu() -> Interface {
-    let p = vec![
-        ("clock", "clock, rising edge"),
-        ("reset", "synchronous reset: FSM and walker idle, MLB empty, counters 0, CSRs at their reset values"),
-        ("req_valid", "a request is offered"),
-        ("req_ready", "the MLU takes the offered request at this edge"),
-        ("req_op", "OP_*; 5..7 are answered FAULT_NONE and do nothing"),
-        ("req_ptr", "LOADMETA/MEMCHECK.G: tagged pointer; MEMCHECK.S: shared address in bits 31..0"),
-        ("req_width", "MEMCHECK: access width in bytes (1, 2, 4, 8, 16)"),
-        ("req_loc", "MEMCHECK.G and INVALIDATE: location operand"),
-        ("req_sbase", "MEMCHECK.S: shared window base"),
-        ("req_ssize", "MEMCHECK.S: shared window size"),
-        ("resp_valid", "one-cycle response pulse; no resp_ready (always accepted)"),
-        ("resp_op", "OP_* of the request answered"),
-        ("resp_fault", "FAULT_* (spec section 4 order)"),
-        ("resp_loc", "LOADMETA: the location (0 for tag 0, LOC_NO_META when none or on a fault)"),
-        ("resp_addr", "MEMCHECK.G: untagged address; MEMCHECK.S: the shared address"),
-        ("resp_base", "MEMCHECK.G fault that knows the allocation: its base"),
-        ("resp_size", "MEMCHECK.G fault that knows the allocation: its size"),
-        ("csr_we", "CSR write at this edge"),
-        ("csr_addr", "CSR_*"),
-        ("csr_data", "CSR write data"),
-        ("csr_mode", "MODE CSR (MODE_*)"),
-        ("csr_structure", "STRUCTURE CSR (STRUCTURE_*)"),
-        ("csr_root", "ROOT CSR: address of the structure's root node"),
-        ("csr_step_limit", "STEP_LIMIT CSR: nodes a walk may visit before TRAVERSAL_LIMIT"),
-        ("cnt_loadmeta", "counter (32-bit, wrapping): LOADMETA requests taken"),
-        ("cnt_memcheck_g", "counter: MEMCHECK.G requests taken"),
-        ("cnt_memcheck_s", "counter: MEMCHECK.S requests taken"),
-        ("cnt_range_lookups", "counter: MLB range searches"),
-        ("cnt_range_hits", "counter: MLB range hits"),
-        ("cnt_range_misses", "counter: MLB range misses"),
-        ("cnt_loc_lookups", "counter: MLB location searches"),
-        ("cnt_loc_hits", "counter: MLB location hits"),
-        ("cnt_loc_misses", "counter: MLB location misses"),
-        ("cnt_steps", "counter: nodes visited by walks"),
-        ("cnt_meta_reads", "counter: 8-byte metadata words requested"),
-        ("cnt_faults", "counter: responses with a fault"),
-        ("cnt_invalidates", "counter: INVALIDATE requests"),
-        ("cnt_flushes", "counter: FLUSH requests"),
-        ("mem_req_valid", "metadata read request (from a register)"),
-        ("mem_req_ready", "memory takes the read at this edge"),
-        ("mem_req_addr", "metadata read: byte address, multiple of 8"),
-        ("mem_resp_valid", "read response (at least one cycle after the request; always accepted)"),
-        ("mem_resp_data", "read response: the little-endian 8-byte word"),
-        ("mem_resp_error", "read response: error (the operation answers FAULT_MEM_ERROR)"),
-        ("mlb_multi", "MLB one-hot assertion: must stay 0"),
-        ("mlb_repl_state", "MLB replacement state"),
-        ("mlb_hit_way", "MLB hit way, the cycle after a search"),
-        ("mlb_victim", "way a fill in this cycle writes"),
-        ("mlb_fill_ok", "a fill in this cycle is taken"),
-        ("trav_busy", "the walker is walking"),
-        ("trav_steps", "nodes visited by the last walk"),
-        ("check_pass", "the MEMCHECK decision made in this cycle passes"),
-    ];
-    let encodings = mlu_encodings("MODE CSR bit 0, csr_mode", "STRUCTURE CSR bit 0, csr_structure");
-    let handshake = vec![
-        "Request: taken at an edge where req_valid && req_ready; hold the operands with req_valid until then.".to_string(),
-        "Blocking: req_ready is high exactly when no operation is in flight (including the cycle its response is presented).".to_string(),
-        "Response: resp_valid is a one-cycle pulse per request; no back-pressure, take it in that cycle.".to_string(),
-        "CSR writes take effect at the edge, also during an operation; a walk latches root, step limit and structure when it starts.".to_string(),
-        "Metadata port: one read outstanding, taken when mem_req_valid && mem_req_ready; any response latency >= 1 cycle.".to_string(),
-        "INVALIDATE or FLUSH offered during a walk waits (req_ready low) and then acts on the filled MLB.".to_string(),
-    ];
-    Interface {
-        ports: ports(&p),
-        encodings,
-        reset: "Synchronous, active high, for one cycle after power-up; a metadata read outstanding at reset must not be answered afterwards (reset the memory side too).".into(),
-        handshake,
-        latencies: vec![
-            lat("from the edge that takes the request to resp_valid (mem_req_ready high, memory latency L, R words read by the walk)", ""),
-            lat("tag-0 LOADMETA, INVALIDATE, FLUSH", "1"),
-            lat("MEMCHECK.S; MEMCHECK.G with tag 0 or location 0/LOC_NO_META", "2"),
-            lat("LOADMETA MLB hit", "2"),
-            lat("MEMCHECK.G MLB hit", "3"),
-            lat("MEMCHECK.G location miss (16-byte fetch)", "5 + 2L"),
-            lat("LOADMETA range miss (walk)", "3 + R(L + 1)"),
-            lat("HWONLY MEMCHECK.G range miss (walk)", "4 + R(L + 1)"),
-        ],
-    }
-}
-
-/// The encodings of an MLU top (either kind): ops, faults, CSR addresses
-/// and values, node values; `mode_use` and `structure_use` say where the
-/// MODE and STRUCTURE values appear.
+/// The encodings of the MLU top: ops, faults, CSR addresses and values,
+/// node values; `mode_use` and `structure_use` say where the MODE and
+/// STRUCTURE values appear.
 fn mlu_encodings(mode_use: &str, structure_use: &str) -> Vec<Encoding> {
     let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
     encodings.extend(faults("resp_fault"));

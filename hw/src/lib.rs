@@ -18,7 +18,6 @@ pub mod tb;
 pub mod clean;
 pub mod generate;
 pub mod state_reg;
-pub mod traverser;
 pub mod walker;
 pub mod mlu;
 pub mod warp_sched;

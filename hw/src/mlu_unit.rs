@@ -51,7 +51,7 @@ use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
 use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
 use crate::prio_enc::{array_init, index_width};
-use crate::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use crate::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use crate::walker::Walker;
 use rust_hdl::prelude::*;
 use sim::config::{Mode, Replacement};

@@ -53,7 +53,7 @@
 //! port latency L with the port free takes n (L + 2) + 1 cycles to `done`.
 use crate::in_bounds::InBounds;
 use crate::state_reg::StateReg;
-use crate::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use crate::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]

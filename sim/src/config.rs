@@ -178,6 +178,15 @@ impl Default for UnitShape {
     }
 }
 
+impl MluConfig {
+    /// The unit's shape: `unit` if given, else the committed one (4
+    /// walkers; 32 lanes, 1 in HWONLY mode, which needs one; two MLB search
+    /// and two lane-check stages: the shape that closes 500 ps in ASAP7).
+    pub fn unit_shape(&self) -> UnitShape {
+        self.unit.unwrap_or(UnitShape { walkers: 4, lanes: if self.mode == Mode::Hwonly { 1 } else { 32 }, mlb_latency: 2, check_latency: 2 })
+    }
+}
+
 impl Default for MluConfig {
     fn default() -> Self {
         MluConfig {

@@ -14,7 +14,6 @@
 //! only this job's part of them, `--json F` writes the per-seed report that
 //! `mlugen merge` joins (docs/scale-out.md).
 use anyhow::{bail, Context, Result};
-use sim::config::{Mode, UnitShape};
 use sim::mlu_unit::UnitParams;
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,13 +83,9 @@ pub fn run(a: Args) -> Result<()> {
             bail!("{} only apply to --top mlu (the MLB block has no structure, mode, step limit or unit shape)", mlu_only.join(", "));
         }
     }
-    let cfg = if target == "mlb" {
-        f.resolve(None)?
-    } else {
-        // The committed shape; one lane in HWONLY mode (which needs it).
-        let mode = f.resolve(None)?.mode;
-        f.resolve(Some(UnitShape { walkers: 4, lanes: if mode == Mode::Hwonly { 1 } else { 32 }, mlb_latency: 2, check_latency: 2 }))?
-    };
+    // For --top mlu the unit in the committed shape unless the file or a
+    // flag says (one lane in HWONLY mode, which needs it).
+    let cfg = f.resolve()?;
     let shard = match &a.shard {
         Some(s) => Some(Shard::parse(s).map_err(|e| anyhow::anyhow!("--{e}"))?),
         None => None,

@@ -28,7 +28,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         committed_tops()
     } else {
-        tops_for_config(&args.mlu.resolve(None)?)?
+        tops_for_config(&args.mlu.resolve()?)?
     };
     // writeln! rather than println!: a closed stdout (`| head`) is an error, not a panic.
     let out = args.out.clone().unwrap_or_else(|| super::project::default_path(VERILOG_OUT));

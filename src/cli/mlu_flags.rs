@@ -3,7 +3,7 @@
 //! for hardware, and an error that names the flag (or the file) a bad value
 //! came from.
 use anyhow::{anyhow, Result};
-use sim::config::{Mode, MluConfig, Replacement, Structure, Target, UnitShape};
+use sim::config::{Mode, MluConfig, Replacement, Structure, Target};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -24,10 +24,11 @@ pub struct MluFlags {
     /// Checking mode: compiler or hwonly.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Build the MLU as an SM unit (pipelined, non-blocking, warp-wide; top
-    /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`; config field `unit`), with 4
-    /// walkers, 32 lanes and one-stage MLB search and lane checks unless
-    /// given below.
+    /// The MLU is always the SM unit (top
+    /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`; config field `unit`), in
+    /// the committed shape (4 walkers, 32 lanes (1 in HWONLY mode), two MLB
+    /// search and two lane-check stages) unless the file or the flags below
+    /// say; `--unit` asks for nothing more (kept for scripts).
     #[arg(long)]
     pub unit: bool,
     /// MLU unit: walkers K (1, 2, 4 or 8); implies --unit.
@@ -62,10 +63,8 @@ impl MluFlags {
         self.unit || self.walkers.is_some() || self.lanes.is_some() || self.mlb_latency.is_some() || self.check_latency.is_some()
     }
 
-    /// The configuration, validated for hardware. `unit`: the unit shape to
-    /// start from when neither the file nor a flag gives one (None: no unit
-    /// unless asked for).
-    pub fn resolve(&self, unit: Option<UnitShape>) -> Result<MluConfig> {
+    /// The configuration, validated for hardware, with its unit shape set.
+    pub fn resolve(&self) -> Result<MluConfig> {
         let mut cfg = match &self.config {
             Some(path) => MluConfig::from_json_file(path).map_err(|e| anyhow!("{e}"))?,
             None => MluConfig::default(),
@@ -87,15 +86,14 @@ impl MluFlags {
         if let Some(m) = &self.mode {
             cfg.mode = Mode::from_name(m).ok_or_else(|| anyhow!("--mode {m}: unknown mode; allowed: compiler, hwonly"))?;
         }
-        if cfg.unit.is_none() && (self.unit_flags() || unit.is_some()) {
-            cfg.unit = Some(unit.unwrap_or_default());
-        }
-        if let Some(u) = &mut cfg.unit {
-            u.walkers = self.walkers.unwrap_or(u.walkers);
-            u.lanes = self.lanes.unwrap_or(u.lanes);
-            u.mlb_latency = self.mlb_latency.unwrap_or(u.mlb_latency);
-            u.check_latency = self.check_latency.unwrap_or(u.check_latency);
-        }
+        // The unit's shape: the file's, else the committed one
+        // (MluConfig::unit_shape), then the flags.
+        let mut u = cfg.unit_shape();
+        u.walkers = self.walkers.unwrap_or(u.walkers);
+        u.lanes = self.lanes.unwrap_or(u.lanes);
+        u.mlb_latency = self.mlb_latency.unwrap_or(u.mlb_latency);
+        u.check_latency = self.check_latency.unwrap_or(u.check_latency);
+        cfg.unit = Some(u);
         cfg.validate(Target::Hardware).map_err(|e| {
             // Name where the bad value came from: the flag that set it, else the file.
             let flag = match e.field.as_deref() {

@@ -17,12 +17,13 @@ pub struct Args {
     /// Comma-separated MLB sizes (1,2,4,8,16,32).
     #[arg(long, value_delimiter = ',')]
     entries: Vec<usize>,
-    /// Which generated top: mlb, mlu, unit (the MLU as an SM unit, of the
-    /// configuration's `unit` shape, else the default: 4 walkers, 32 lanes,
-    /// one MLB stage, one check stage), or canary (the canary allocator
-    /// unit, verilog_out/canary_alloc.v; --entries does not apply). The MLU,
-    /// unit and canary energy runs replay workloads recorded on the RTL
-    /// under Verilator (testbench::energy_workload), checked cycle by cycle.
+    /// Which generated top: mlb, mlu (the MLU as an SM unit, of the
+    /// configuration's `unit` shape, else the committed one: 4 walkers, 32
+    /// lanes, two MLB search and two lane-check stages; `unit` is the same),
+    /// or canary (the canary allocator unit, verilog_out/canary_alloc.v;
+    /// --entries does not apply). The MLU and canary energy runs replay
+    /// workloads recorded on the RTL under Verilator
+    /// (testbench::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
     top: String,
     /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
@@ -129,15 +130,14 @@ pub fn run(mut a: Args) -> Result<()> {
         if reports.is_empty() {
             bail!("--report-from {}: no reports found", from.display());
         }
-        synth::report::write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_mlu   # only these jobs (the others' committed parts are kept)", &parts)?;
+        synth::report::write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_unit8 # only these jobs (the others' committed parts are kept)", &parts)?;
         note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len()));
         return Ok(());
     }
     let kind = match a.top.as_str() {
         "mlb" => TopKind::Mlb,
-        "mlu" => TopKind::Mlu,
+        "mlu" | "unit" => TopKind::Unit,
         "canary" => TopKind::Canary,
-        "unit" => TopKind::Unit,
         other => bail!("--top {other:?}: expected mlb, mlu, unit or canary"),
     };
     let mut cfg = match &a.config {
@@ -149,7 +149,7 @@ pub fn run(mut a: Args) -> Result<()> {
         None => sim::config::MluConfig::default(),
     };
     if kind == TopKind::Unit && cfg.unit.is_none() {
-        cfg.unit = Some(sim::config::UnitShape::default());
+        cfg.unit = Some(cfg.unit_shape());
     }
     let mut entries = a.entries.clone();
     if kind == TopKind::Canary {
@@ -249,7 +249,6 @@ fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::co
     let t = testbench::verilator::Top::load(verilog_out, top)?;
     let t0 = std::time::Instant::now();
     let w = match kind {
-        TopKind::Mlu => testbench::energy_workload::mlu_workloads(&t, cfg, cycles),
         TopKind::Unit => {
             let p = sim::mlu_unit::UnitParams::from_config(cfg).context("a unit top needs the configuration's unit shape")?;
             testbench::energy_workload::unit_workloads(&t, &p, cycles)

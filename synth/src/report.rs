@@ -80,7 +80,7 @@ pub fn markdown_with_parts(reports: &[SynthReport], command: &str, parts: &[Part
             s,
             "The report is built from the committed job results in `synth/reports/parts/` (one `mlugen synth --json` output per job; \
 each job's arguments are in `synth/report.sh`). `synth/report.sh` reruns every job; `synth/report.sh JOB...` (e.g. \
-`synth/report.sh a7_mlb a7_mlu`) reruns only those jobs and rebuilds this report from all parts, so the other jobs' \
+`synth/report.sh a7_mlb a7_unit8`) reruns only those jobs and rebuilds this report from all parts, so the other jobs' \
 numbers are the committed ones. Parts (RTL: whether the Verilog each was made from is still the one in verilog_out/):\n"
         );
         let _ = writeln!(s, "| job | tops | RTL |\n| --- | --- | --- |");
@@ -202,7 +202,6 @@ reproduce every recorded output (an equivalence check of the netlist on that run
             ms.sort_by_key(|r| (r.entries, r.top.clone()));
             ms
         };
-        mlu_section(&mut s, &of(TopKind::Mlu), lib, &format!("The full MLU ({lib}; MLB, traverser, MEMCHECK, CSRs, counters)"), "MLU");
         mlu_section(
             &mut s,
             &of(TopKind::Unit),

@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 pub enum TopKind {
     #[serde(rename = "mlb")]
     Mlb,
-    #[serde(rename = "mlu")]
-    Mlu,
     /// The canary allocator unit (`canary_alloc`, hw/src/canary/).
     #[serde(rename = "canary")]
     Canary,
@@ -29,7 +27,6 @@ impl TopKind {
     pub fn name(self) -> &'static str {
         match self {
             TopKind::Mlb => "mlb",
-            TopKind::Mlu => "mlu",
             TopKind::Canary => "canary",
             TopKind::Unit => "unit",
         }
@@ -278,30 +275,21 @@ pub fn library(spec: &LibSpec) -> Result<Library> {
 }
 
 /// Block of a module of the clean Verilog (`mlb8_plru_rs_pe`,
-/// `mlu8_bst_mlb`, `mlu8_bst_traverser`; hw/src/clean.rs): the MLB/MLU
-/// blocks for `mlb*`/`mlu*` tops, otherwise the module below the top
-/// (`hierarchy_block`), so another top (canary_alloc) is not given MLB
-/// labels. Registers are inlined into their block, so the MLB's entry
+/// `mlb8_plru_plru_0`; hw/src/clean.rs): the MLB's blocks for `mlb*` tops,
+/// otherwise the module below the top (`hierarchy_block`), so another top
+/// (canary_alloc) is not given MLB labels (the unit: `classify_unit`). Registers are inlined into their block, so the MLB's entry
 /// flip-flops count with the MLB (its comparators, muxes and control).
 pub fn classify(top: &str, module: &str) -> String {
-    if !(top.starts_with("mlb") || top.starts_with("mlu")) {
+    if !top.starts_with("mlb") {
         return hierarchy_block(top, module);
     }
     let rest = module.strip_prefix(top).map(|r| r.trim_start_matches('_')).unwrap_or(module);
-    const MLB: &str = "MLB entries (flip-flops), comparators, muxes and control";
-    if rest.is_empty() {
-        return if top.starts_with("mlb") { MLB.into() } else { "MLU control: operation decode, CSRs, counters, response".into() };
-    }
-    if rest.contains("traverser") {
-        "traverser".into()
-    } else if rest.contains("memcheck") {
-        "memcheck".into()
+    if rest.is_empty() || rest == "mlb" {
+        "MLB entries (flip-flops), comparators, muxes and control".into()
     } else if rest.ends_with("_pe") {
         "priority encoders".into()
     } else if rest.contains("plru") || rest.contains("rr_") {
         "replacement (PLRU / round-robin)".into()
-    } else if rest == "mlb" {
-        MLB.into()
     } else {
         rest.to_string()
     }
@@ -373,11 +361,6 @@ mod tests {
         assert_eq!(classify("mlb8_plru", "mlb8_plru_plru_0"), "replacement (PLRU / round-robin)");
         assert_eq!(classify("mlb8_rr", "mlb8_rr_rr_0"), "replacement (PLRU / round-robin)");
         assert_eq!(classify("mlb8_plru", "mlb8_plru"), mlb);
-        assert_eq!(classify("mlu8_bst", "mlu8_bst_mlb"), mlb);
-        assert_eq!(classify("mlu8_bst", "mlu8_bst_mlb_free_pe"), "priority encoders");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst_memcheck"), "memcheck");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst_traverser"), "traverser");
-        assert_eq!(classify("mlu8_bst", "mlu8_bst"), "MLU control: operation decode, CSRs, counters, response");
     }
 }
 
@@ -401,7 +384,6 @@ pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &Jo
 fn duty_ports(kind: TopKind) -> &'static [&'static str] {
     match kind {
         TopKind::Mlb => &["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"],
-        TopKind::Mlu => &["resp_valid", "req_ready", "trav_busy", "mem_req_valid", "check_pass", "mlb_multi"],
         TopKind::Canary => &["resp_valid", "chk_done", "mem_valid", "mem_we"],
         TopKind::Unit => &["req_ready", "resp_valid", "mem_req_valid"],
     }

@@ -11,18 +11,7 @@
 //! golden model while recording (an RTL that does not do the operation is an
 //! error, not a figure).
 //!
-//! MLU (metadata memory: [`MemPort`] over the runtime's image, latency 1,
-//! always ready; compiler mode; the top's structure):
-//! - `loadmeta_hit`: LOADMETA of random in-bounds pointers into the N
-//!   allocations the warm-up loaded into the MLB (range-search hits);
-//! - `memcheck_hit`: MEMCHECK.G (8 bytes, in bounds) with each one's
-//!   location: location-search hits, check passes;
-//! - `loadmeta_miss`: LOADMETA of allocations never looked up (MLB misses),
-//!   each walking the structure to its node; the targets are the ones whose
-//!   walk visits the most common number of nodes (the model counts them), so
-//!   the walk depth is stated (`nodes_per_op`) and equal for every miss in a
-//!   BST; the miss energy includes the walk and the fill;
-//! - `idle`: no request, MLB full.
+//! MLU as an SM unit: [`unit_workloads`].
 //!
 //! Canary unit (heap memory: [`HeapMem`], latency 1; check mode of the
 //! committed top, always; requester 0):
@@ -35,20 +24,16 @@
 //! The checker rate is 0 in the malloc, free and idle windows so no
 //! background check falls in them; the check window has no requests.
 use crate::canary_driver::{Check, Event, HeapMem, ModelReplay, Resp};
-use crate::memport::{Latency, MemPort, Rng};
-use crate::mlu_driver::Request as MluReq;
+use crate::rng::Rng;
 use crate::recorder::Recorder;
 use crate::verilator::Top;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_OK};
 use sim::canary::keyed::CanaryKey;
-use sim::config::MluConfig;
 use sim::fault::Op;
-use sim::memory::MemoryImage;
 use sim::runtime::{Runtime, RuntimeConfig};
 use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
-use std::collections::VecDeque;
 use synth::activity::Stimulus;
 
 /// Memory latency (cycles) of every recorded workload.
@@ -56,213 +41,6 @@ pub const MEMORY_LATENCY: u32 = 1;
 
 /// A named recorded workload, as `synth::sweep::run_with` takes them.
 pub type Workload = (String, Stimulus);
-
-// ---------------------------------------------------------------- MLU --
-
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct MluDone {
-    pub taken_at: usize,
-    pub resp_at: usize,
-    pub fault: u8,
-    pub loc: u64,
-}
-
-pub(crate) struct MluRec<'a> {
-    pub r: Recorder,
-    pub port: MemPort<'a>,
-}
-
-impl<'a> MluRec<'a> {
-    /// One cycle: the memory's outputs, the request (None: req_valid low,
-    /// operands kept), then the edge. Returns (request taken, response).
-    pub(crate) fn cycle(&mut self, req: Option<MluReq>) -> Result<(bool, Option<(u8, u64)>)> {
-        let o = self.port.outputs();
-        self.r.set("mem_req_ready", o.req_ready as u128)?;
-        self.r.set("mem_resp_valid", o.resp_valid as u128)?;
-        self.r.set("mem_resp_data", o.resp_data as u128)?;
-        self.r.set("mem_resp_error", o.resp_error as u128)?;
-        self.r.set("req_valid", req.is_some() as u128)?;
-        if let Some(q) = req {
-            self.r.set("req_op", q.op as u128)?;
-            self.r.set("req_ptr", q.ptr as u128)?;
-            self.r.set("req_width", q.width as u128)?;
-            self.r.set("req_loc", q.loc as u128)?;
-            self.r.set("req_sbase", q.sbase as u128)?;
-            self.r.set("req_ssize", q.ssize as u128)?;
-        }
-        self.r.step()?;
-        let c = self.r.cycles() - 1;
-        if self.r.get("mlb_multi")? != 0 {
-            bail!("cycle {c}: the MLB's one-hot assertion (mlb_multi) fired");
-        }
-        let taken = req.is_some() && self.r.get("req_ready")? != 0;
-        let resp = if self.r.get("resp_valid")? != 0 { Some((self.r.get("resp_fault")? as u8, self.r.get("resp_loc")? as u64)) } else { None };
-        self.port.edge(self.r.get("mem_req_valid")? != 0, self.r.get("mem_req_addr")? as u64);
-        Ok((taken, resp))
-    }
-
-    pub(crate) fn reset(&mut self) -> Result<()> {
-        self.r.set("reset", 1)?;
-        self.cycle(None)?;
-        self.r.set("reset", 0)?;
-        self.port.reset();
-        Ok(())
-    }
-
-    pub(crate) fn csr(&mut self, addr: u64, data: u64) -> Result<()> {
-        self.r.set("csr_we", 1)?;
-        self.r.set("csr_addr", addr as u128)?;
-        self.r.set("csr_data", data as u128)?;
-        self.cycle(None)?;
-        self.r.set("csr_we", 0)
-    }
-
-    /// Issue `reqs` back to back (each presented from the cycle after the
-    /// previous one was taken). With `min_cycles`, stop at the first
-    /// response that ends a window of at least that many cycles from the
-    /// first take; else run them all and wait for the last response.
-    pub(crate) fn run(&mut self, reqs: &[MluReq], min_cycles: Option<usize>) -> Result<Vec<MluDone>> {
-        let mut k = 0;
-        let mut pending: VecDeque<usize> = VecDeque::new();
-        let mut done = Vec::new();
-        let start = self.r.cycles();
-        loop {
-            let c = self.r.cycles();
-            let cur = reqs.get(k).copied();
-            if cur.is_none() && pending.is_empty() {
-                return Ok(done);
-            }
-            let (taken, resp) = self.cycle(cur)?;
-            if let Some((fault, loc)) = resp {
-                let taken_at = pending.pop_front().ok_or_else(|| anyhow!("cycle {c}: a response with no request in flight"))?;
-                done.push(MluDone { taken_at, resp_at: c, fault, loc });
-                if min_cycles.is_some_and(|m| c - done[0].taken_at >= m) && taken {
-                    return Ok(done);
-                }
-            }
-            if taken {
-                pending.push_back(c);
-                k += 1;
-            }
-            ensure!(c - start < 1_000_000, "cycle {c}: the MLU stopped answering");
-        }
-    }
-}
-
-fn lm(ptr: u64) -> MluReq {
-    MluReq { op: Op::LoadMeta.bits(), ptr, width: 8, ..Default::default() }
-}
-
-/// The recorded MLU workloads (`loadmeta_hit`, `memcheck_hit`,
-/// `loadmeta_miss`, `idle`) of `top` built for `cfg` (entries, structure),
-/// each window at least `min_cycles` long.
-pub fn mlu_workloads(top: &Top, cfg: &MluConfig, min_cycles: usize) -> Result<Vec<Workload>> {
-    use hw::mlu::CSR_ROOT;
-    let n = cfg.entries;
-    // Enough allocations for the miss targets beyond the N loaded ones: 6
-    // BST levels below the loaded ones for a 16-entry MLU.
-    let allocations = 4 * n + 64;
-    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow!("runtime: {e}"))?;
-    let mut rng = Rng(0x5eed_e1e7);
-    for _ in 0..allocations {
-        let size = 256 + 64 * rng.range(0, 60);
-        rt.malloc(size, None).map_err(|e| anyhow!("runtime malloc: {e:?}"))?;
-    }
-    let allocs = rt.allocations().to_vec();
-    let img: MemoryImage = rt.memory().clone();
-    let (warm, rest) = allocs.split_at(n);
-    // Nodes a walk to each remaining allocation visits (model, empty MLB).
-    let steps = |p: u64| -> Result<u64> {
-        let mut m = rt.clone();
-        m.flush_mlb();
-        let s0 = m.counters().steps;
-        m.loadmeta(p).map_err(|f| anyhow!("model LOADMETA {p:#x} faulted: {f:?}"))?;
-        Ok(m.counters().steps - s0)
-    };
-    let mut depth: Vec<(u64, u64)> = rest.iter().map(|a| Ok((steps(a.ptr)?, a.ptr))).collect::<Result<_>>()?;
-    let mut hist = std::collections::BTreeMap::new();
-    for (d, _) in &depth {
-        *hist.entry(*d).or_insert(0u64) += 1;
-    }
-    let mode = hist.iter().max_by_key(|(d, c)| (**c, **d)).map(|(d, _)| *d).context("no miss targets")?;
-    // The mode first, then the nearest depths (a list has one node per depth).
-    depth.sort_by_key(|(d, p)| (d.abs_diff(mode), *d, *p));
-    let mut out = Vec::new();
-    for w in ["loadmeta_hit", "memcheck_hit", "loadmeta_miss", "idle"] {
-        let mut r = MluRec { r: Recorder::start(top, 1)?, port: MemPort::new(&img, Latency::Fixed(MEMORY_LATENCY), 1) };
-        r.reset()?;
-        r.csr(CSR_ROOT, rt.root())?;
-        let wdone = r.run(&warm.iter().map(|a| lm(a.ptr)).collect::<Vec<_>>(), None)?;
-        for (d, a) in wdone.iter().zip(warm) {
-            ensure!(d.fault == 0 && d.loc == a.location, "warm-up LOADMETA {:#x}: RTL fault {} location {:#x}, model location {:#x}", a.ptr, d.fault, d.loc, a.location);
-        }
-        for _ in 0..2 {
-            r.cycle(None)?;
-        }
-        let (op, reqs): (&str, Vec<MluReq>) = match w {
-            "loadmeta_hit" => (
-                "LOADMETA, MLB range-search hit",
-                (0..min_cycles + 8).map(|_| {
-                    let a = &warm[rng.range(0, n as u64 - 1) as usize];
-                    lm(a.ptr + rng.range(0, a.size - 1))
-                }).collect(),
-            ),
-            "memcheck_hit" => (
-                "MEMCHECK.G (8 B, in bounds), MLB location-search hit",
-                (0..min_cycles + 8).map(|_| {
-                    let a = &warm[rng.range(0, n as u64 - 1) as usize];
-                    MluReq { op: Op::MemcheckG.bits(), ptr: a.ptr + 8 * rng.range(0, a.size / 8 - 1), width: 8, loc: a.location, ..Default::default() }
-                }).collect(),
-            ),
-            "loadmeta_miss" => ("LOADMETA, MLB miss: walk, fill, response", depth.iter().map(|(_, p)| lm(*p)).collect()),
-            _ => ("idle cycle (MLB full)", vec![]),
-        };
-        let t0 = r.r.cycles();
-        let (warmup, end, ops, done) = if reqs.is_empty() {
-            // One cycle more, so the counters after the window are recorded.
-            for _ in 0..=min_cycles {
-                r.cycle(None)?;
-            }
-            (t0, t0 + min_cycles, min_cycles as f64, vec![])
-        } else {
-            let done = r.run(&reqs, Some(min_cycles))?;
-            let last = done.last().context("no operation completed")?;
-            (done[0].taken_at, last.resp_at, done.len() as f64, done)
-        };
-        // Every answer as the model gives it (faults and locations).
-        for (d, q) in done.iter().zip(&reqs) {
-            ensure!(d.fault == 0, "{w}: request at cycle {}: RTL fault {}, model none", d.taken_at, d.fault);
-            if q.op == Op::LoadMeta.bits() {
-                let loc = rt.clone().loadmeta(q.ptr).map_err(|f| anyhow!("model LOADMETA {:#x} faulted: {f:?}", q.ptr))?;
-                ensure!(d.loc == loc, "{w}: LOADMETA {:#x} at cycle {}: RTL location {:#x}, model {loc:#x}", q.ptr, d.taken_at, d.loc);
-            }
-        }
-        let at = |c: usize, p: &str| r.r.output_at(c, p);
-        let delta = |p: &str| -> Result<u64> { Ok((at(end, p)? - at(warmup, p)?) as u64) };
-        let k = done.len() as u64;
-        match w {
-            "loadmeta_hit" => ensure!(delta("cnt_range_hits")? == k && delta("cnt_range_misses")? == 0, "{w}: the MLB counted {} hits and {} misses in {k} lookups", delta("cnt_range_hits")?, delta("cnt_range_misses")?),
-            "memcheck_hit" => ensure!(delta("cnt_loc_hits")? == k && delta("cnt_faults")? == 0, "{w}: {} location hits and {} faults in {k} checks", delta("cnt_loc_hits")?, delta("cnt_faults")?),
-            "loadmeta_miss" => ensure!(delta("cnt_range_misses")? == k, "{w}: {} misses in {k} lookups", delta("cnt_range_misses")?),
-            _ => ensure!(delta("cnt_meta_reads")? == 0, "{w}: metadata reads while idle"),
-        }
-        let mut st = r.r.stimulus(end, warmup, 1, op, ops)?;
-        st.facts.push(("memory_latency".into(), MEMORY_LATENCY as f64));
-        st.facts.push(("cycles_per_op".into(), (end - warmup) as f64 / ops));
-        if w == "loadmeta_miss" {
-            st.facts.push(("nodes_per_op".into(), delta("cnt_steps")? as f64 / ops));
-            st.facts.push(("meta_reads_per_op".into(), delta("cnt_meta_reads")? as f64 / ops));
-            let ds: Vec<u64> = depth.iter().take(done.len()).map(|d| d.0).collect();
-            st.facts.push(("nodes_min".into(), *ds.iter().min().unwrap_or(&0) as f64));
-            st.facts.push(("nodes_max".into(), *ds.iter().max().unwrap_or(&0) as f64));
-            st.facts.push(("allocations".into(), allocations as f64));
-        }
-        r.r.finish()?;
-        out.push((w.to_string(), st));
-    }
-    Ok(out)
-}
 
 // ----------------------------------------------------------- MLU unit --
 

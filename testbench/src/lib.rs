@@ -1,12 +1,11 @@
 //! Testbenches shared by the integration tests under `testbench/tests/`.
-pub mod memport;
+pub mod rng;
 pub mod lint;
 pub mod equiv;
 pub mod verilator;
 pub mod harness;
 pub mod cosim;
 pub mod shard;
-pub mod mlu_driver;
 pub mod formal;
 pub mod canary_driver;
 pub mod gatelevel;

@@ -299,70 +299,113 @@ pub struct TraceRun {
     pub run: crate::unit_driver::UnitRun,
 }
 
+/// One MLU request of a trace's operator: LOADMETA of an argument's root
+/// pointer (`fault`: the golden runtime's answer, which gave `loc`), or
+/// MEMCHECK.G of an access with the location its warp's LOADMETA gave
+/// (COMPILER mode; 0 in HWONLY).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceOp {
+    pub op: Op,
+    pub ptr: u64,
+    pub width: u32,
+    pub loc: u64,
+    pub fault: Option<sim::fault::FaultCode>,
+}
+
+/// A recorded workload (`sim::expand`) item by item on a runtime:
+/// allocations and frees through it at the trace's own bases, and each
+/// operator's per-warp requests interleaved round-robin, one instruction per
+/// warp in turn (ALU and the loads/stores themselves do not reach the MLU).
+/// A LOADMETA is answered by the runtime's golden MLU as it is produced.
+pub struct TraceWalk<'w> {
+    workload: &'w sim::expand::Workload,
+    mode: Mode,
+    pos: usize,
+    /// Trace block id -> runtime allocation id.
+    ids: HashMap<u64, usize>,
+}
+
+impl<'w> TraceWalk<'w> {
+    pub fn new(workload: &'w sim::expand::Workload, mode: Mode) -> Self {
+        TraceWalk { workload, mode, pos: 0, ids: HashMap::new() }
+    }
+
+    /// Every item taken.
+    pub fn done(&self) -> bool {
+        self.pos >= self.workload.items.len()
+    }
+
+    /// The next item: None at the end; an allocation or a free changes `rt`
+    /// and gives no request; an operator gives its requests.
+    pub fn next(&mut self, rt: &mut Runtime) -> Result<Option<Vec<TraceOp>>> {
+        use sim::expand::{Instr, Item};
+        let Some(item) = self.workload.items.get(self.pos) else { return Ok(None) };
+        self.pos += 1;
+        let file = &self.workload.file;
+        let mut ops = vec![];
+        match item {
+            Item::Alloc { id, base, size, line } => {
+                rt.malloc(*size, Some(*base)).map_err(|e| anyhow!("{file}:{line}: malloc of block {id} refused: {e}"))?;
+                self.ids.insert(*id, rt.allocations().len() - 1);
+            }
+            Item::Free { id, line } => {
+                let a = self.ids.get(id).ok_or_else(|| anyhow!("{file}:{line}: free of unknown block {id}"))?;
+                rt.free(rt.allocations()[*a].ptr).map_err(|e| anyhow!("{file}:{line}: free of block {id}: {e:?}"))?;
+            }
+            Item::Kernel { kernel, line } => {
+                let ptrs: Vec<u64> = kernel
+                    .args
+                    .iter()
+                    .map(|a| self.ids.get(&a.id).map(|&i| rt.allocations()[i].ptr))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| anyhow!("{file}:{line}: operator {} touches an unknown block", kernel.op))?;
+                let mut locs = vec![vec![NO_META; kernel.args.len()]; kernel.warps.len()];
+                let longest = kernel.warps.iter().map(|w| w.len()).max().unwrap_or(0);
+                for i in 0..longest {
+                    for (w, stream) in kernel.warps.iter().enumerate() {
+                        match stream.get(i) {
+                            Some(Instr::LoadMeta { arg }) if self.mode == Mode::Compiler => {
+                                let root = ptrs[*arg as usize].wrapping_add(kernel.args[*arg as usize].offset);
+                                let r = rt.loadmeta(root);
+                                locs[w][*arg as usize] = *r.as_ref().unwrap_or(&NO_META);
+                                ops.push(TraceOp { op: Op::LoadMeta, ptr: root, width: 1, loc: 0, fault: r.err().map(|f| f.code) });
+                            }
+                            Some(Instr::MemCheck { arg, off, width }) => {
+                                let p = ptrs[*arg as usize].wrapping_add(*off);
+                                let loc = if self.mode == Mode::Compiler { locs[w][*arg as usize] } else { 0 };
+                                ops.push(TraceOp { op: Op::MemcheckG, ptr: p, width: *width as u32, loc, fault: None });
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Some(ops))
+    }
+}
+
 /// Replay a recorded workload on the unit of `cfg` (its entries,
-/// replacement, structure, mode): allocations and frees through the
-/// runtime at the trace's own bases, then each operator's per-warp
-/// requests streamed into the unit in one phase, the warps interleaved
-/// round-robin one instruction each (as `harness::program::TraceReplay`
-/// does for the model). A MEMCHECK.G carries the location the golden
-/// runtime's LOADMETA of its argument gives (the unit's own LOADMETA
-/// answer, in flight beside it, is compared with the model's). Stops after
-/// the operator that takes the requests past `limit`.
+/// replacement, structure, mode) through [`TraceWalk`]: each operator's
+/// requests streamed into the unit in one phase, allocations and frees (and
+/// the INVALIDATEs and ROOT they ask for) in between. A MEMCHECK.G carries
+/// the location the golden runtime's LOADMETA of its argument gave (the
+/// unit's own LOADMETA answer, in flight beside it, is compared with the
+/// model's). Stops after the operator that takes the requests past `limit`.
 pub fn replay_trace(cfg: &MluConfig, workload: &sim::expand::Workload, limit: u64) -> Result<TraceRun> {
-    use sim::expand::{Instr, Item};
     let (top, params) = unit_top(cfg)?;
     let mut rt = Runtime::new(RuntimeConfig { mlu: MluConfig { unit: None, ..cfg.clone() }, seed: 1, ..Default::default() })?;
     let csrs = [Csr::Mode(cfg.mode), Csr::StepLimit(cfg.step_limit), Csr::Root(rt.root())];
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, 1)?;
     let mut req = Requests { lanes: params.lanes, next_id: 0 };
-    // Trace block id -> runtime allocation id.
-    let mut ids: HashMap<u64, usize> = HashMap::new();
-    let (mut pos, mut issued) = (0, 0u64);
-    let file = &workload.file;
+    let mut walk = TraceWalk::new(workload, cfg.mode);
+    let mut issued = 0u64;
     let run = cosim.run_phases(&params, &mut rt, &csrs, port(1), |rt, _| {
-        while pos < workload.items.len() && issued < limit {
-            let mut phase = Phase::default();
-            match &workload.items[pos] {
-                Item::Alloc { id, base, size, line } => {
-                    rt.malloc(*size, Some(*base)).map_err(|e| anyhow!("{file}:{line}: malloc of block {id} refused: {e}"))?;
-                    ids.insert(*id, rt.allocations().len() - 1);
-                    phase = req.host_ops(rt);
-                }
-                Item::Free { id, line } => {
-                    let a = ids.get(id).ok_or_else(|| anyhow!("{file}:{line}: free of unknown block {id}"))?;
-                    rt.free(rt.allocations()[*a].ptr).map_err(|e| anyhow!("{file}:{line}: free of block {id}: {e:?}"))?;
-                    phase = req.host_ops(rt);
-                }
-                Item::Kernel { kernel, line } => {
-                    let ptrs: Vec<u64> = kernel
-                        .args
-                        .iter()
-                        .map(|a| ids.get(&a.id).map(|&i| rt.allocations()[i].ptr))
-                        .collect::<Option<_>>()
-                        .ok_or_else(|| anyhow!("{file}:{line}: operator {} touches an unknown block", kernel.op))?;
-                    let mut locs = vec![vec![NO_META; kernel.args.len()]; kernel.warps.len()];
-                    let longest = kernel.warps.iter().map(|w| w.len()).max().unwrap_or(0);
-                    for i in 0..longest {
-                        for (w, stream) in kernel.warps.iter().enumerate() {
-                            match stream.get(i) {
-                                Some(Instr::LoadMeta { arg }) if cfg.mode == Mode::Compiler => {
-                                    let root = ptrs[*arg as usize].wrapping_add(kernel.args[*arg as usize].offset);
-                                    locs[w][*arg as usize] = rt.loadmeta(root).unwrap_or(NO_META);
-                                    phase.requests.push(req.make(Op::LoadMeta, root, 1, 0, 0, 0));
-                                }
-                                Some(Instr::MemCheck { arg, off, width }) => {
-                                    let p = ptrs[*arg as usize].wrapping_add(*off);
-                                    let loc = if cfg.mode == Mode::Compiler { locs[w][*arg as usize] } else { 0 };
-                                    phase.requests.push(req.make(Op::MemcheckG, p, *width as u32, loc, 0, 0));
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    issued += phase.requests.len() as u64;
-                }
-            }
-            pos += 1;
+        while issued < limit {
+            let Some(ops) = walk.next(rt)? else { break };
+            let mut phase = req.host_ops(rt);
+            phase.requests.extend(ops.iter().map(|o| req.make(o.op, o.ptr, o.width, o.loc, 0, 0)));
+            issued += ops.len() as u64;
             if !phase.csrs.is_empty() || !phase.requests.is_empty() {
                 return Ok(Some(phase));
             }
@@ -370,5 +413,5 @@ pub fn replay_trace(cfg: &MluConfig, workload: &sim::expand::Workload, limit: u6
         Ok(None)
     })?;
     cosim.finish()?;
-    Ok(TraceRun { top: top.name().to_string(), whole: pos >= workload.items.len(), run })
+    Ok(TraceRun { top: top.name().to_string(), whole: walk.done(), run })
 }

@@ -13,25 +13,22 @@
 //!   latency 2).
 //! - MEMCHECK (combinational): `sim::memcheck` for every output, on edge and
 //!   random vectors.
-//! - MLU and canary unit (closed loop: a memory answers the unit): a program
-//!   run on the Verilog under Verilator ([`Recorder`]) with every response
-//!   compared with the golden model while recording (`sim::mlu::Mlu` called
-//!   in response order; the canary model replay); the expected outputs are
+//! - Canary unit (closed loop: a memory answers the unit): a program run on
+//!   the Verilog under Verilator (`crate::recorder::Recorder`) with every response compared
+//!   with the canary model replay while recording; the expected outputs are
 //!   the outputs of that run, every port, every cycle after the first.
 //! - MLU unit: its cycle-accurate model `sim::mlu_unit::MluUnit` alone
 //!   (testbench::unit_driver::record_vectors): random requests, the
 //!   metadata port answering the model's reads; every output the model
 //!   defines, every cycle.
 use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};
-use crate::mlu_driver::Request as MluReq;
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
-use crate::memport::{Latency, MemPort, Rng};
-use crate::recorder::{read, Recorder};
+use crate::rng::Rng;
+use crate::recorder::read;
 use crate::verilator::{Layout, Top};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use hw::manifest::Manifest;
 use sim::config::{MluConfig, Replacement, Structure};
-use sim::fault::{FaultCode, Op};
 use synth::activity::Stimulus;
 
 /// One top's vectors: per cycle every input's value and every output's
@@ -143,11 +140,6 @@ pub fn record(top: &Top) -> Result<Vectors> {
         mlb(top, entries()?, replacement()?, hit_latency)?
     } else if block == "hw::memcheck::Memcheck" {
         memcheck(m)
-    } else if block.starts_with("hw::mlu::Mlu<") {
-        let s = param("structures")?.as_str().context("structures is not a string")?;
-        let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
-        let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, ..Default::default() };
-        mlu(top, &cfg)?
     } else if block.starts_with("hw::mlu_unit::MluUnit<") {
         let num = |k: &str| -> Result<usize> { param(k)?.as_u64().map(|n| n as usize).with_context(|| format!("{k} is not a number")) };
         let s = param("structures")?.as_str().context("structures is not a string")?;
@@ -364,147 +356,6 @@ fn in_bounds_parts(bits: u32, a: u64, w: u32, base: u64, size: u64) -> (bool, bo
     let halves = (s2h > nrh, s2h == nrh, s2 & lo >= nr & lo);
     assert_eq!(c3, halves.0 || (halves.1 && halves.2), "the halves of the final carry ({bits} bits, a {a:#x} w {w} base {base:#x} size {size:#x})");
     (a >= base, c1 >> top & 1 == 1, c2 >> top & 1 == 1, (c3, halves.0, halves.1, halves.2))
-}
-
-/// An MLU program (module doc), one request in flight at a time, every
-/// response compared with `sim::mlu::Mlu` called in the same order.
-fn mlu(top: &Top, cfg: &MluConfig) -> Result<Vectors> {
-    use sim::runtime::{Runtime, RuntimeConfig};
-    // Sized to keep each file near 1,000 cycles (a list walk visits up to
-    // every node): enough for every verdict, misses, evictions and flushes.
-    let n = cfg.entries;
-    let (requests, allocations) = match cfg.structure {
-        Structure::List => (40, n + 12),
-        _ => (80, 2 * n + 16),
-    };
-    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow!("runtime: {e}"))?;
-    let mut rng = Rng(0x7ec7_0125);
-    for _ in 0..allocations {
-        rt.malloc(32 + 16 * rng.range(0, 40), None).map_err(|e| anyhow!("runtime malloc: {e:?}"))?;
-    }
-    // A few frees: their nodes are tagged FREED (use after free).
-    let mut freed = vec![];
-    for k in [3usize, 9, 14].into_iter().filter(|k| *k < allocations) {
-        let p = rt.allocations()[k].ptr;
-        rt.free(p).map_err(|e| anyhow!("runtime free: {e:?}"))?;
-        freed.push(p);
-    }
-    let allocs = rt.allocations().to_vec();
-    let img = rt.memory().clone();
-    let mut model = sim::mlu::Mlu::new(cfg).map_err(|e| anyhow!("model: {e}"))?;
-    model.set_root(rt.root());
-    let mut r = crate::energy_workload::MluRec { r: Recorder::start(top, 1)?, port: MemPort::new(&img, Latency::Random(1, 3), 5) };
-    r.reset()?;
-    r.csr(hw::mlu::CSR_ROOT, rt.root())?;
-    let mut program = vec![];
-    for _ in 0..requests {
-        // One request in 16 on a freed allocation, so every program sees use after free.
-        let a = if rng.range(0, 15) == 0 {
-            let p = freed[rng.range(0, freed.len() as u64 - 1) as usize];
-            allocs.iter().find(|a| a.ptr == p).context("a freed allocation")?
-        } else {
-            &allocs[rng.range(0, allocs.len() as u64 - 1) as usize]
-        };
-        let w = [1u8, 2, 4, 8, 16][rng.range(0, 4) as usize];
-        let k = rng.range(0, 99);
-        let q = if k < 35 {
-            let p = match rng.range(0, 9) {
-                0 => a.ptr & ((1 << 56) - 1), // tag 0: unchecked
-                1 => 0x0100_0000_0000_0000 | rng.range(0, 1 << 40), // no node holds it
-                _ => a.ptr + rng.range(0, a.size - 1),
-            };
-            MluReq { op: Op::LoadMeta.bits(), ptr: p, width: 8, ..Default::default() }
-        } else if k < 75 {
-            let off = match rng.range(0, 5) {
-                0 => a.size - w as u64 + 1, // crosses the end
-                1 => a.size,                // one past
-                _ => rng.range(0, a.size.saturating_sub(w as u64)),
-            };
-            let p = if rng.range(0, 11) == 0 { a.ptr ^ (1 << 57) } else { a.ptr }; // wrong tag
-            let loc = match rng.range(0, 19) {
-                0 => 0,
-                1 => sim::pointer::NO_META,
-                _ => a.location,
-            };
-            MluReq { op: Op::MemcheckG.bits(), ptr: p + off, width: w, loc, ..Default::default() }
-        } else if k < 90 {
-            let sbase = rng.range(0, 1 << 16) as u32;
-            let ssize = rng.range(0, 2048) as u32;
-            let addr = sbase.wrapping_add(rng.range(0, ssize as u64 + 32) as u32).wrapping_sub(16);
-            MluReq { op: Op::MemcheckS.bits(), ptr: addr as u64, width: w, sbase, ssize, ..Default::default() }
-        } else if k < 96 {
-            MluReq { op: Op::Invalidate.bits(), loc: a.location, ..Default::default() }
-        } else {
-            MluReq { op: Op::Flush.bits(), ..Default::default() }
-        };
-        program.push(q);
-    }
-    // A fixed tail, so every program reaches each fault a request can have:
-    // no node (LOADMETA answers NO_META as its location, MEMCHECK.G with that
-    // location faults NO_META), outside the shared window, freed, one past the
-    // end, wrong tag.
-    let live = allocs.iter().find(|a| !freed.contains(&a.ptr)).context("a live allocation")?;
-    let dead = allocs.iter().find(|a| a.ptr == freed[0]).context("a freed allocation")?;
-    let g = |ptr: u64, loc: u64| MluReq { op: Op::MemcheckG.bits(), ptr, width: 4, loc, ..Default::default() };
-    program.extend([
-        MluReq { op: Op::LoadMeta.bits(), ptr: 0x0100_0000_0000_1234, width: 8, ..Default::default() },
-        MluReq { op: Op::MemcheckS.bits(), ptr: 0x13e, width: 4, sbase: 0x100, ssize: 0x40, ..Default::default() },
-        g(dead.ptr, dead.location),
-        g(live.ptr + live.size, live.location),
-        g(live.ptr ^ (1 << 57), live.location),
-        g(live.ptr, sim::pointer::NO_META),
-    ]);
-    let mut counts = [0usize; 8];
-    for q in program {
-        let expect = match Op::from_bits(q.op).expect("an op of the program") {
-            Op::LoadMeta => model.loadmeta(&img, q.ptr),
-            Op::MemcheckG => model.memcheck_g(&img, q.ptr, q.width as u32, q.loc),
-            Op::MemcheckS => model.memcheck_s(q.ptr, q.width as u32, q.sbase as u64, q.ssize as u64),
-            Op::Invalidate => {
-                model.invalidate(q.loc);
-                Ok(0)
-            }
-            Op::Flush => {
-                model.flush();
-                Ok(0)
-            }
-        };
-        let done = r.run(&[q], None)?;
-        let d = done.first().context("no response")?;
-        let (fault, loc) = match &expect {
-            Ok(v) => (0u8, *v),
-            Err(f) => (f.code.bits(), sim::pointer::NO_META),
-        };
-        ensure!(d.fault == fault, "{}: request {q:?} at cycle {}: RTL fault {}, model {expect:?}", top.name(), d.taken_at, d.fault);
-        if q.op == Op::LoadMeta.bits() {
-            ensure!(d.loc == loc, "{}: LOADMETA {:#x} at cycle {}: RTL location {:#x}, model {expect:?}", top.name(), q.ptr, d.taken_at, d.loc);
-        }
-        counts[fault as usize] += 1;
-    }
-    for f in [FaultCode::None, FaultCode::OutOfBounds, FaultCode::UseAfterFree, FaultCode::TagMismatch, FaultCode::NoMeta, FaultCode::SharedOob] {
-        ensure!(counts[f.bits() as usize] > 0, "{}: the program reached no {} verdict", top.name(), f.name());
-    }
-    for _ in 0..2 {
-        r.cycle(None)?;
-    }
-    let end = r.r.cycles();
-    let st = r.r.stimulus(end, 0, 1, "program", 1.0)?;
-    r.r.finish()?;
-    let faults: Vec<String> = FaultCode::ALL.iter().filter(|f| counts[f.bits() as usize] > 0).map(|f| format!("{} {}", f.name(), counts[f.bits() as usize])).collect();
-    let mut v = Vectors::new(
-        &top.manifest,
-        &[
-            &format!(
-                "MLU, {} entries, {}: {allocations} allocations (3 freed), reset, ROOT written, then {requests} random requests one at a time (LOADMETA hits, misses, tag 0, no node; MEMCHECK.G in and out of bounds, wrong tag, freed, location 0/NO_META; MEMCHECK.S; INVALIDATE; FLUSH) and 6 fixed ones (each fault), metadata memory latency 1..3 cycles.",
-                n,
-                cfg.structure.name(),
-            ),
-            &format!("Verdicts: {}.", faults.join(", ")),
-            "Expected outputs: this run's outputs under Verilator, every port from cycle 1, with every response's fault (and LOADMETA's location) checked against the golden model sim::mlu::Mlu while recording.",
-        ],
-    );
-    v.push_stimulus(&st)?;
-    Ok(v)
 }
 
 /// A canary-unit program: reset and key, mallocs, background checks, frees,

@@ -15,7 +15,7 @@
 //! so with a fair port each miss is answered within a bound built from
 //! this one.
 use hw::generate::{TopKind, TopSpec};
-use hw::traverser::Structures;
+use hw::mlu::Structures;
 use sim::config::{Mode, Replacement};
 use testbench::formal::{emitted, formal_file, mutate, yosys, Outcome, Run};
 

@@ -6,7 +6,7 @@
 //! scalar MEMCHECK.G/S, INVALIDATE, FLUSH) against a runtime-built heap, the
 //! port with random latency, reordering and back-pressure.
 use hw::mlu_unit::{MluUnit as Rtl, UnitBuild};
-use hw::traverser::Structures;
+use hw::mlu::Structures;
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig, Replacement, Structure};
 use sim::meta_port::{PortParams, PortSim};

@@ -4,9 +4,9 @@
 //!
 //! Each trace is expanded into per-warp LOADMETA/MEMCHECK.G streams
 //! (`sim::expand`) and replayed as one program on the golden model's runtime
-//! with the trace's own allocation bases (`harness::program::TraceReplay`,
-//! the same replay the Verilog runs): every MEMCHECK.G and LOADMETA must
-//! answer NONE.
+//! with the trace's own allocation bases (`unit_program::TraceWalk`, the
+//! same walk the Verilog runs): every MEMCHECK.G and LOADMETA must answer
+//! NONE.
 //! - Golden model: every kernel of every trace, at the evaluation's default
 //!   expansion (32 warps, 128-byte steps, at most 8 steps per warp per
 //!   argument) and 8 MLB entries.
@@ -19,8 +19,9 @@
 //!   should the expansion grow).
 use sim::config::{MluConfig, Mode, Structure};
 use sim::expand::ExpandConfig;
-use testbench::harness::program::{ProgramConfig, TraceReplay};
-use testbench::unit_program::replay_trace;
+use sim::fault::Op;
+use sim::runtime::{Runtime, RuntimeConfig};
+use testbench::unit_program::{replay_trace, TraceWalk};
 
 const TRACES: [&str; 4] = ["resnet50_infer", "resnet50_train", "gpt2_train", "bert_infer"];
 const CONFIGS: [(Structure, Mode); 4] =
@@ -31,10 +32,6 @@ fn workload(name: &str, cfg: &ExpandConfig) -> sim::expand::Workload {
     sim::expand::load(&path, cfg).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn faults(r: &TraceReplay) -> u64 {
-    r.stats().faults[1..].iter().sum()
-}
-
 #[test]
 fn golden_model_full_traces_have_no_false_positives() {
     let expand = ExpandConfig::default();
@@ -42,12 +39,23 @@ fn golden_model_full_traces_have_no_false_positives() {
         let wl = workload(name, &expand);
         for (structure, mode) in CONFIGS {
             let t = std::time::Instant::now();
-            let mut r = TraceReplay::new(ProgramConfig::new(8, structure, mode), wl.clone());
-            while r.batch(1 << 20).unwrap().is_some() {}
-            let s = *r.stats();
-            println!("{name} {} {}: {} requests, {} faults, {:.1} s", structure.name(), mode.name(), s.requests, faults(&r), t.elapsed().as_secs_f64());
-            assert_eq!(faults(&r), 0, "{name} {} {}: {s}", structure.name(), mode.name());
-            assert!(s.requests > 10_000 && s.range_hits > 0, "{s}");
+            let cfg = MluConfig { entries: 8, structure, mode, ..MluConfig::default() };
+            let mut rt = Runtime::new(RuntimeConfig { mlu: cfg, seed: 1, ..RuntimeConfig::default() }).unwrap();
+            let mut walk = TraceWalk::new(&wl, mode);
+            let mut requests = 0u64;
+            while let Some(ops) = walk.next(&mut rt).unwrap() {
+                for o in ops {
+                    requests += 1;
+                    let fault = match o.op {
+                        Op::LoadMeta => o.fault,
+                        _ => rt.memcheck_g(o.ptr, o.width, o.loc).err().map(|f| f.code),
+                    };
+                    assert!(fault.is_none(), "{name} {} {}: a false positive, {fault:?} on {o:?}", structure.name(), mode.name());
+                }
+            }
+            let c = *rt.counters();
+            println!("{name} {} {}: {requests} requests, 0 faults, {} range hits, {:.1} s", structure.name(), mode.name(), c.range_hits, t.elapsed().as_secs_f64());
+            assert!(requests > 10_000 && c.range_hits > 0, "{requests} requests, {c:?}");
         }
     }
 }

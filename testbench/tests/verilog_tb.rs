@@ -66,7 +66,7 @@ fn every_testbench_passes_from_the_root_and_from_tb() {
 #[test]
 fn a_flipped_expected_bit_or_a_malformed_line_fails() {
     let dir = scratch("fail");
-    for top in ["mlb8_plru", "mlu8_bst", "memcheck"] {
+    for top in ["mlb8_plru", "mlu8_bst_k4_l32_p2_c2", "memcheck"] {
         let text = std::fs::read_to_string(verilog_out().join(hw::tb::vec_file(top))).unwrap();
         let outputs: Vec<&str> = text.lines().find_map(|l| l.strip_prefix("#   outputs: ")).unwrap().split_whitespace().collect();
         let inputs = text.lines().find_map(|l| l.strip_prefix("#   inputs:  ")).unwrap().split_whitespace().count();
@@ -96,12 +96,11 @@ fn a_flipped_expected_bit_or_a_malformed_line_fails() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The committed vectors are what `mlugen vectors` records now: the
-/// model-only ones (an MLB, MEMCHECK) and one recorded on the Verilog
-/// (mlu8_bst, checked against the golden model while recording).
+/// The committed vectors are what `mlugen vectors` records now (an MLB,
+/// MEMCHECK and the MLU unit: the golden models alone).
 #[test]
 fn committed_vectors_are_current() {
-    for top in ["mlb8_plru", "mlb8_plru_p2", "memcheck", "mlu8_bst"] {
+    for top in ["mlb8_plru", "mlb8_plru_p2", "memcheck", "mlu8_bst_k4_l32_p2_c2"] {
         let t = testbench::verilator::Top::load(&verilog_out(), top).unwrap();
         let v = testbench::vectors::record(&t).unwrap_or_else(|e| panic!("{top}: {e:#}"));
         let committed = std::fs::read_to_string(verilog_out().join(hw::tb::vec_file(top))).unwrap();

@@ -5,7 +5,7 @@
 //! runtime, with random port latency and back-pressure, random starts
 //! (range walks and location fetches), releases, cancels, step limits,
 //! error responses and an unreadable node.
-use hw::traverser::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use hw::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use hw::walker::Walker as Rtl;
 use rust_hdl::prelude::*;
 use sim::config::{MluConfig, Structure};

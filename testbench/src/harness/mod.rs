@@ -9,11 +9,8 @@
 //!   the golden model (shared by the Verilator and the Icarus runs).
 //! - [`iverilog`]: the same cycle records through Icarus Verilog.
 //! - [`fault`]: fault injection into the MLU's metadata memory.
-pub mod fault;
 pub mod iverilog;
 pub mod mlb;
-pub mod mlu;
-pub mod program;
 
 use crate::verilator::{build, BuildSpec, Built, Layout, Process, Top};
 use anyhow::{bail, Result};
