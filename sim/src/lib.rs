@@ -9,11 +9,13 @@
 //! - [`fault`]: fault codes, op codes, fault reports.
 //! - [`plru`]: replacement policies (RTL `plru`).
 //! - [`mlb`]: the Metadata Lookaside Buffer (RTL `mlb`).
-//! - [`traverser`]: the structure-walking FSM (RTL `traverser`).
-//! - [`memcheck`]: the MEMCHECK.G/S decisions (RTL `memcheck`).
-//! - [`mlu`]: the MLU top (RTL `mlu`), transaction level.
+//! - [`memcheck`]: the MEMCHECK.G/S decisions (RTL `memcheck`,
+//!   `lane_checks`).
 //! - [`mlu_unit`], [`walker`]: the MLU as an SM unit (pipelined, K walkers,
 //!   warp-wide), cycle by cycle (RTL `mlu_unit`, `walker`).
+//! - [`mlu`], [`traverser`]: the transaction-level reference of what each
+//!   operation answers, one request at a time (the unit answers the same;
+//!   the RTL twin of this level, the blocking MLU, is retired).
 //! - [`meta_port`]: the metadata port's far side (latency, reordering, errors).
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
 //! - [`canary`]: the canary allocator unit (RTL `hw::canary`).
