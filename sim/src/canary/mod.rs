@@ -7,7 +7,7 @@
 //! - [`keyed`]: the keyed primitive behind canary_key (SipHash-2-4).
 //! - [`checker`]: the always-on background checker and its compressed
 //!   live-chunk list.
-//! - [`unit`]: the unit at cycle level (the RTL FSM's timing around
+//! - [`mod@unit`]: the unit at cycle level (the RTL FSM's timing around
 //!   [`heap::Heap`]).
 //! - [`kernels`]: synthetic allocation kernels on the SM pipeline model
 //!   (run-time overhead of check-on-free and always-on).
