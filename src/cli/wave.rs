@@ -16,10 +16,10 @@ use anyhow::{bail, Context, Result};
 use sim::config::{MluConfig, Structure};
 use sim::fault::{FaultCode, Op};
 use sim::meta_port::PortParams;
-use sim::mlu_unit::UnitRequest;
 use sim::runtime::{Runtime, RuntimeConfig};
 use std::path::PathBuf;
 use testbench::unit_driver::{Csr, Phase, UnitCosim, UnitRun};
+use testbench::unit_program::Requests;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -83,11 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     let (top, params) = testbench::unit_program::unit_top(&cfg)?;
     let mut cs = UnitCosim::start_with_vcd(&top, params.lanes, 1, &args.out)?;
     let port = PortParams { min_latency: args.latency, max_latency: args.latency, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 1 };
-    let request = |id: u32, op: Op, width: u32, loc: u64| {
-        let mut ptrs = vec![0; params.lanes];
-        ptrs[0] = target;
-        UnitRequest { id, op, mask: 1, ptrs, width, loc, sbase: 0, ssize: 0 }
-    };
+    let mut req = Requests::new(params.lanes);
     // LOADMETA (a miss), LOADMETA (a hit), MEMCHECK.G with the location
     // the first answered; each phase runs until the unit is idle.
     let mut step = 0;
@@ -95,9 +91,8 @@ pub fn run(args: Args) -> Result<()> {
     let run = cs.run_phases(&params, &mut rt, &[Csr::Root(root)], port, |_, run: &UnitRun| {
         step += 1;
         let requests = match step {
-            1 => vec![request(0, Op::LoadMeta, 1, 0)],
-            2 => vec![request(1, Op::LoadMeta, 1, 0)],
-            3 => vec![request(2, Op::MemcheckG, 4, run.answers[0].loc)],
+            1 | 2 => vec![req.make(Op::LoadMeta, target, 1, 0, 0, 0)],
+            3 => vec![req.make(Op::MemcheckG, target, 4, run.answers[0].loc, 0, 0)],
             _ => return Ok(None),
         };
         Ok(Some(Phase { requests, ..Phase::default() }))

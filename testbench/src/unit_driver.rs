@@ -355,11 +355,27 @@ impl<'a> ModelAhead<'a> {
 
 /// The harness cycles before the stream: reset, then the ROOT CSR write.
 fn preamble(ports: &UnitPorts, ib: usize, root: u64) -> Vec<u8> {
-    let mut recs = vec![0u8; 2 * ib];
-    ports.reset.put(&mut recs[..ib], 1);
-    ports.csr_we.put(&mut recs[ib..], 1);
-    ports.csr_addr.put(&mut recs[ib..], CSR_ROOT);
-    ports.csr_data.put(&mut recs[ib..], root);
+    let mut recs = reset_record(ports, ib);
+    recs.extend(csr_records(ports, ib, &[Csr::Root(root)]));
+    recs
+}
+
+/// One reset cycle's input record.
+fn reset_record(ports: &UnitPorts, ib: usize) -> Vec<u8> {
+    let mut rec = vec![0u8; ib];
+    ports.reset.put(&mut rec, 1);
+    rec
+}
+
+/// One input record per CSR write, in order.
+fn csr_records(ports: &UnitPorts, ib: usize, csrs: &[Csr]) -> Vec<u8> {
+    let mut recs = vec![0u8; csrs.len() * ib];
+    for (c, rec) in csrs.iter().zip(recs.chunks_mut(ib)) {
+        let (addr, data) = c.addr_data();
+        ports.csr_we.put(rec, 1);
+        ports.csr_addr.put(rec, addr);
+        ports.csr_data.put(rec, data);
+    }
     recs
 }
 
@@ -773,10 +789,7 @@ impl UnitCosim {
 
     /// A reset cycle, then [`UnitCosim::write`].
     fn reset_and_write(&mut self, csrs: &[Csr], model: &mut MluUnit) -> Result<()> {
-        let ib = self.sim.layout.in_bytes;
-        let mut recs = vec![0u8; ib];
-        self.ports.reset.put(&mut recs, 1);
-        self.sim.run(&recs, &mut vec![])?;
+        self.sim.run(&reset_record(&self.ports, self.sim.layout.in_bytes), &mut vec![])?;
         self.write(csrs, model)
     }
 
@@ -787,16 +800,10 @@ impl UnitCosim {
         if csrs.is_empty() {
             return Ok(());
         }
-        let ib = self.sim.layout.in_bytes;
-        let mut recs = vec![0u8; csrs.len() * ib];
-        for (c, rec) in csrs.iter().zip(recs.chunks_mut(ib)) {
-            let (addr, data) = c.addr_data();
-            self.ports.csr_we.put(rec, 1);
-            self.ports.csr_addr.put(rec, addr);
-            self.ports.csr_data.put(rec, data);
+        for c in csrs {
             c.apply(model);
         }
-        self.sim.run(&recs, &mut vec![])
+        self.sim.run(&csr_records(&self.ports, self.sim.layout.in_bytes, csrs), &mut vec![])
     }
 
     /// Run the RTL beside `ahead` until its stream is taken and the model

@@ -63,8 +63,12 @@ fn port(seed: u64) -> PortParams {
 /// The unit a program of configuration `c` runs on (module doc) and its
 /// model parameters. `c.unit` is ignored.
 pub fn unit_top(c: &MluConfig) -> Result<(Top, UnitParams)> {
-    let shape = |lanes| UnitShape { walkers: 4, lanes, mlb_latency: 2, check_latency: 2 };
-    let cfg = |lanes| MluConfig { entries: c.entries, structure: c.structure, replacement: c.replacement, unit: Some(shape(lanes)), ..MluConfig::default() };
+    // The committed shape (MluConfig::unit_shape of a COMPILER-mode
+    // configuration) with `lanes` lanes.
+    let cfg = |lanes| {
+        let base = MluConfig { entries: c.entries, structure: c.structure, replacement: c.replacement, ..MluConfig::default() };
+        MluConfig { unit: Some(UnitShape { lanes, ..base.unit_shape() }), ..base }
+    };
     let spec = |cfg: &MluConfig| -> Result<hw::generate::TopSpec> {
         hw::generate::tops_for_config(cfg)?.pop().ok_or_else(|| anyhow!("no unit top for {cfg:?}"))
     };
@@ -94,7 +98,7 @@ pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
     let port = port(sc.seed);
     let csrs = [Csr::Mode(sc.config.mode), Csr::StepLimit(sc.config.step_limit), Csr::Root(rt.root())];
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, sc.seed)?;
-    let mut driver = Driver { sc, req: Requests { lanes: params.lanes, next_id: 0 }, ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new() };
+    let mut driver = Driver { sc, req: Requests::new(params.lanes), ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new() };
     // The last call of `next` (None) reads the last event's answers.
     let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, run| driver.next(rt, &run.answers))?;
     cosim.finish()?;
@@ -126,15 +130,21 @@ enum Waiting {
     Verdict { event: usize, op: Op },
 }
 
-/// Scalar requests (lane 0 active) with ids counting up modulo 2^16 (the
-/// width of `req_id`).
-struct Requests {
+/// Scalar requests (lane 0 active) with ids counting up from 0 modulo 2^16
+/// (the width of `req_id`).
+pub struct Requests {
     lanes: usize,
     next_id: u32,
 }
 
 impl Requests {
-    fn make(&mut self, op: Op, ptr: u64, width: u32, loc: u64, sbase: u64, ssize: u64) -> UnitRequest {
+    /// For a unit of `lanes` lanes.
+    pub fn new(lanes: usize) -> Self {
+        Requests { lanes, next_id: 0 }
+    }
+
+    /// The next request: `ptr` in lane 0, the only active one.
+    pub fn make(&mut self, op: Op, ptr: u64, width: u32, loc: u64, sbase: u64, ssize: u64) -> UnitRequest {
         let mut ptrs = vec![0; self.lanes];
         ptrs[0] = ptr;
         let id = self.next_id;
@@ -397,7 +407,7 @@ pub fn replay_trace(cfg: &MluConfig, workload: &sim::expand::Workload, limit: u6
     let mut rt = Runtime::new(RuntimeConfig { mlu: MluConfig { unit: None, ..cfg.clone() }, seed: 1, ..Default::default() })?;
     let csrs = [Csr::Mode(cfg.mode), Csr::StepLimit(cfg.step_limit), Csr::Root(rt.root())];
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, 1)?;
-    let mut req = Requests { lanes: params.lanes, next_id: 0 };
+    let mut req = Requests::new(params.lanes);
     let mut walk = TraceWalk::new(workload, cfg.mode);
     let mut issued = 0u64;
     let run = cosim.run_phases(&params, &mut rt, &csrs, port(1), |rt, _| {
