@@ -95,7 +95,7 @@ module memcheck_ref(g_ptr, g_width, g_loc, g_meta_valid, g_meta_base, g_meta_siz
     assign g_c2 = c2v[55];
     // The final carry, out of bit 55 of s2 + (c2 << 1) + 2, is s2 >= ~r with
     // r = (c2 << 1) | 1; given in halves (upper compare, upper equal, lower
-    // compare). testbench/src/vectors.rs checks the halves against the
+    // compare). verif/src/vectors.rs checks the halves against the
     // widened sum.
     wire [55:0] nr  = ~{c2v[54:0], 1'b1};
     assign g_c3_hi_gt = s2[55:28] > nr[55:28];

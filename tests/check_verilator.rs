@@ -1,6 +1,6 @@
 //! `mlugen check --engine verilator` (spec section 10): every scenario of the
 //! corpus (testbench/scenarios/) through the Verilog of the MLU as an SM
-//! unit (testbench::unit_program: the committed unit, or one generated
+//! unit (verif::unit_program: the committed unit, or one generated
 //! with one lane) prints the same JSON as `--engine model`; the model-only configurations
 //! (no MLB, the sol table) are refused with an error naming why, exit 1.
 use std::process::Command;

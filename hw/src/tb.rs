@@ -2,7 +2,7 @@
 //! Verilog-2005 that replays the vector file `tb/<top>.vec` through the top
 //! and checks every output in every cycle, so the Verilog can be verified
 //! with no Rust installed. Written from the manifest alone; the vectors are
-//! recorded by `mlugen vectors` (testbench/src/vectors.rs).
+//! recorded by `mlugen vectors` (verif/src/vectors.rs).
 //!
 //! Vector file: `#` lines are comments; every other line is one cycle, the
 //! values of every input then the expected value of every output, in the

@@ -9,7 +9,7 @@ pub enum Engine {
     /// The golden model (sim crate).
     Model,
     /// The Verilog of the MLU as an SM unit under Verilator, beside its
-    /// golden twin every cycle (testbench::unit_program): the committed
+    /// golden twin every cycle (verif::unit_program): the committed
     /// unit of the scenario's configuration, else one generated now with
     /// one lane. The MLU verdicts are the Verilog's; any difference from the
     /// model is listed on stderr and the exit is non-zero.
@@ -36,7 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = match args.engine {
         Engine::Model => sc.run().map_err(|e| e.with_file(&file))?,
         Engine::Verilator => {
-            let v = testbench::unit_program::check_scenario(&sc).map_err(|e| anyhow::anyhow!("{file}: {e:#}"))?;
+            let v = verif::unit_program::check_scenario(&sc).map_err(|e| anyhow::anyhow!("{file}: {e:#}"))?;
             writeln!(super::out::stdout(), "{}", v.outcome.to_json_pretty())?;
             if !v.differences.is_empty() || v.mismatch.is_some() {
                 let mut msg = format!("{file}: the Verilog ({}) differs from the golden model", v.top);

@@ -1,8 +1,8 @@
 //! `mlugen cosim`: run the emitted Verilog under Verilator against the golden
 //! model and print throughput and mismatches. `--top mlb` compares random
-//! cycles of the MLB block (testbench::cosim), `--top mlu` every output of
+//! cycles of the MLB block (verif::cosim), `--top mlu` every output of
 //! the MLU as an SM unit every cycle against its golden twin
-//! sim::mlu_unit::MluUnit on random requests (testbench::unit_driver: the
+//! sim::mlu_unit::MluUnit on random requests (verif::unit_driver: the
 //! hot stream, LOADMETA, warp-wide MEMCHECK.G/S, INVALIDATE and FLUSH
 //! racing walks on a heap of 12 allocations, the metadata port at latency
 //! 1..30, reordered, 90% ready, 0.2% errors). The Verilog is
@@ -19,9 +19,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use super::progress::Progress;
 use std::sync::{Arc, Mutex, OnceLock};
-use testbench::cosim::{self, Progress as CosimProgress, ProgressHook, RunOptions};
-use testbench::shard::{shard_seeds, CosimReport, SeedRun, Shard};
-use testbench::unit_driver::{Stream, UnitCosim};
+use verif::cosim::{self, Progress as CosimProgress, ProgressHook, RunOptions};
+use verif::shard::{shard_seeds, CosimReport, SeedRun, Shard};
+use verif::unit_driver::{Stream, UnitCosim};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -109,7 +109,7 @@ pub fn run(a: Args) -> Result<()> {
         cosim::mlb_top(cfg.entries, cfg.replacement)?
     } else {
         let spec = hw::generate::tops_for_config(&cfg)?.pop().context("the configuration has no unit top")?;
-        testbench::verilator::Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))?
+        verif::verilator::Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))?
     };
     let params = UnitParams::from_config(&cfg);
     let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
@@ -280,7 +280,7 @@ struct SeedOutcome {
     /// The mismatch report and where it happened (`cycle 12`, `request 7`).
     mismatch: Option<(String, String)>,
     vcd: Option<PathBuf>,
-    build: testbench::verilator::Built,
+    build: verif::verilator::Built,
 }
 
 /// `1` or `1..=8` or `1, 3, 5` (a shard's seeds).

@@ -30,7 +30,7 @@ pub fn run(a: Args) -> Result<()> {
         .into_iter()
         .map(|(n, v)| serde_json::from_value(v).map(|r| (n.clone(), r)).with_context(|| format!("{n}: not a cosim report")))
         .collect::<Result<Vec<_>>>()?;
-    let m = testbench::shard::merge(parts).map_err(|e| anyhow::anyhow!("merge: {e}"))?;
+    let m = verif::shard::merge(parts).map_err(|e| anyhow::anyhow!("merge: {e}"))?;
     let what = format!("cosim {}: {} seeds, {} compared, {} mismatching", m.top, m.runs.len(), m.compared, m.mismatches);
     let merged = serde_json::to_value(&m)?;
     std::fs::write(&a.json, serde_json::to_string_pretty(&merged)? + "\n").with_context(|| format!("--json {}", a.json.display()))?;

@@ -23,7 +23,7 @@ pub struct Args {
     /// or canary (the canary allocator unit, verilog_out/canary_alloc.v;
     /// --entries does not apply). The MLU and canary energy runs replay
     /// workloads recorded on the RTL under Verilator
-    /// (testbench::energy_workload), checked cycle by cycle.
+    /// (verif::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
     top: String,
     /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
@@ -185,7 +185,7 @@ pub fn run(mut a: Args) -> Result<()> {
     let gating = a.clock_gating == "on";
     let specs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
     let mut reports = Vec::new();
-    let mut recordings: Vec<(String, Vec<testbench::energy_workload::Workload>)> = Vec::new();
+    let mut recordings: Vec<(String, Vec<verif::energy_workload::Workload>)> = Vec::new();
     for spec in &specs {
         let lib = sweep::library(spec)?;
         let clock_ps = a.clock_ps.unwrap_or_else(|| sweep::default_clock_ps(spec));
@@ -245,15 +245,15 @@ fn resolve_unit(verilog_out: &std::path::Path, cfg: &sim::config::MluConfig) -> 
 
 /// Record the energy workloads of a generated MLU, unit or canary top on its
 /// Verilog (Verilator), windows of at least `cycles` cycles.
-fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::config::MluConfig, cycles: usize) -> Result<Vec<testbench::energy_workload::Workload>> {
-    let t = testbench::verilator::Top::load(verilog_out, top)?;
+fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::config::MluConfig, cycles: usize) -> Result<Vec<verif::energy_workload::Workload>> {
+    let t = verif::verilator::Top::load(verilog_out, top)?;
     let t0 = std::time::Instant::now();
     let w = match kind {
         TopKind::Unit => {
             let p = sim::mlu_unit::UnitParams::from_config(cfg).context("a unit top needs the configuration's unit shape")?;
-            testbench::energy_workload::unit_workloads(&t, &p, cycles)
+            verif::energy_workload::unit_workloads(&t, &p, cycles)
         }
-        _ => testbench::energy_workload::canary_workloads(&t, &testbench::energy_workload::canary_params(&t)?, cycles),
+        _ => verif::energy_workload::canary_workloads(&t, &verif::energy_workload::canary_params(&t)?, cycles),
     }
     .with_context(|| format!("recording the energy workloads of {top} on its RTL"))?;
     note(&format!("mlugen synth: recorded {} workloads of {top} on the RTL in {:.1} s", w.len(), t0.elapsed().as_secs_f64()));

@@ -1,6 +1,6 @@
 //! `mlugen vectors --all | --top NAME`: record the vector files of the
 //! standalone Verilog testbenches (`verilog_out/tb/<top>.vec`; how each is
-//! made: testbench/src/vectors.rs). Needs Verilator for the MLU and canary
+//! made: verif/src/vectors.rs). Needs Verilator for the MLU and canary
 //! tops (their programs run on the Verilog); the MLB and MEMCHECK vectors come
 //! from the golden model alone.
 use anyhow::{bail, Result};
@@ -28,8 +28,8 @@ pub fn run(args: Args) -> Result<()> {
     let dir = super::project::default_path(VERILOG_OUT);
     let mut stdout = super::out::stdout();
     for name in tops {
-        let top = testbench::verilator::Top::load(&dir, &name)?;
-        let v = testbench::vectors::record(&top)?;
+        let top = verif::verilator::Top::load(&dir, &name)?;
+        let v = verif::vectors::record(&top)?;
         let path = dir.join(hw::tb::vec_file(&name));
         hw::generate::write_files(&dir, [(hw::tb::vec_file(&name).as_str(), v.text().as_str())])?;
         writeln!(stdout, "{name}: {} vectors, {} outputs compared -> {}", v.rows.len(), v.checks(), path.display())?;

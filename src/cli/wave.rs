@@ -4,7 +4,7 @@
 //! reset on) running one LOADMETA that misses the MLB, the walker's reads of
 //! the metadata port, the MLB fill and the response; then the same LOADMETA
 //! again (now an MLB hit) and a MEMCHECK.G that hits by location. The top is
-//! testbench::unit_program::unit_top's (the committed unit for 8 or 16
+//! verif::unit_program::unit_top's (the committed unit for 8 or 16
 //! entries and a bst, else a one-lane unit generated now); the metadata
 //! memory is the golden runtime's after `--allocations` mallocs, answering
 //! every read after `--latency` cycles. Every output is compared with the
@@ -18,8 +18,8 @@ use sim::fault::{FaultCode, Op};
 use sim::meta_port::PortParams;
 use sim::runtime::{Runtime, RuntimeConfig};
 use std::path::PathBuf;
-use testbench::unit_driver::{Csr, Phase, UnitCosim, UnitRun};
-use testbench::unit_program::Requests;
+use verif::unit_driver::{Csr, Phase, UnitCosim, UnitRun};
+use verif::unit_program::Requests;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -80,7 +80,7 @@ pub fn run(args: Args) -> Result<()> {
         rt.malloc(256 + 64 * i as u64, None).map_err(|e| anyhow::anyhow!("malloc: {e:?}"))?;
     }
     let target = rt.allocations()[0].ptr;
-    let (top, params) = testbench::unit_program::unit_top(&cfg)?;
+    let (top, params) = verif::unit_program::unit_top(&cfg)?;
     let mut cs = UnitCosim::start_with_vcd(&top, params.lanes, 1, &args.out)?;
     let port = PortParams { min_latency: args.latency, max_latency: args.latency, ready_percent: 100, errors_per_million: 0, shuffle: false, seed: 1 };
     let mut req = Requests::new(params.lanes);

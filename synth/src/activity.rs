@@ -245,7 +245,7 @@ pub fn parse_vcd(text: &str, scope: &str) -> Result<Toggles> {
 /// every input starts at 0). Only cycles `warmup..` are measured.
 ///
 /// `expect` (empty, or one entry per cycle) holds output values recorded
-/// from the RTL under the same inputs (testbench/src/recorder.rs): the
+/// from the RTL under the same inputs (verif/src/recorder.rs): the
 /// gate-level run compares them, 4-state (`!==`, so an x is a difference),
 /// just before that cycle's rising edge, where the RTL harness sampled them,
 /// and any difference is an error. That makes a replayed recording an

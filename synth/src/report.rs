@@ -369,7 +369,7 @@ fn energy_table(s: &mut String, rs: &[&SynthReport], lib: &str, what: &str) {
     }
     let _ = writeln!(
         s,
-        "Energy per operation of the {what} ({lib}): workloads recorded on the RTL (Verilator, with the memory model answering; testbench/src/energy_workload.rs) and replayed into the mapped netlist at gate level; every output port of the netlist equals the RTL's in every cycle after reset (last column), except where the gate-level port still has x bits from a register without a reset not yet written (in parentheses, not compared), so the replay is exact. An operation's share is its issue period (operations back to back); dynamic = internal + switching energy, leakage per operation = leakage power x cycles per operation, not included in the dynamic figure.\n"
+        "Energy per operation of the {what} ({lib}): workloads recorded on the RTL (Verilator, with the memory model answering; verif/src/energy_workload.rs) and replayed into the mapped netlist at gate level; every output port of the netlist equals the RTL's in every cycle after reset (last column), except where the gate-level port still has x bits from a register without a reset not yet written (in parentheses, not compared), so the replay is exact. An operation's share is its issue period (operations back to back); dynamic = internal + switching energy, leakage per operation = leakage power x cycles per operation, not included in the dynamic figure.\n"
     );
     let _ = writeln!(s, "| top | workload | operation | ops measured | cycles/op | nodes visited/op | dynamic pJ/op | leakage pJ/op | port-cycles equal to the RTL (not compared: x at gate level) |");
     let _ = writeln!(s, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");

@@ -390,7 +390,7 @@ fn duty_ports(kind: TopKind) -> &'static [&'static str] {
 }
 
 /// As `run`; `recorded` (named stimuli with the RTL's outputs, built by the
-/// caller, e.g. testbench::recorder for the MLU and canary tops) replaces the
+/// caller, e.g. verif::recorder for the MLU and canary tops) replaces the
 /// built-in workloads. Each recorded run is also a cycle-by-cycle equivalence
 /// check of the netlist: a difference is an error.
 pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions, recorded: Option<&[(String, Stimulus)]>) -> Result<SynthReport> {

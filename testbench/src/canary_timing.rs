@@ -3,7 +3,7 @@
 //! workload drives both, and every cycle's grant, response (with its
 //! result) and background-check report must be equal, so the grant and
 //! response cycle of every operation are the RTL's.
-use crate::canary_driver::{CanaryDut, Check, Resp, StepOut, Workload};
+use verif::canary_driver::{CanaryDut, Check, Resp, StepOut, Workload};
 use hw::canary::alloc_unit::{
     CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP,
     RES_TOO_LARGE, RES_ZERO_SIZE,

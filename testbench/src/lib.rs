@@ -1,19 +1,11 @@
-//! Testbenches shared by the integration tests under `testbench/tests/`.
-pub mod rng;
+//! Test-only support for the integration tests under `testbench/tests/`:
+//! Verilog lint, formal checks (Yosys `sat` over the property wrappers in
+//! formal/), equivalence checks, and the rust-hdl simulation drivers of the SM
+//! pipelines and the canary timing model. What the `mlugen` commands also
+//! need (harnesses, cosim runner, drivers, recorder) is the `verif` crate.
 pub mod lint;
 pub mod equiv;
-pub mod verilator;
-pub mod harness;
-pub mod cosim;
-pub mod shard;
 pub mod formal;
-pub mod canary_driver;
-pub mod gatelevel;
-pub mod recorder;
-pub mod energy_workload;
-pub mod vectors;
 pub mod sm_pipeline_driver;
 pub mod sm_pipeline_alloc_driver;
 pub mod canary_timing;
-pub mod unit_driver;
-pub mod unit_program;

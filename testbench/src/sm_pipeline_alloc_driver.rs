@@ -17,7 +17,7 @@
 //! posting warp's register; each background check equals the model's; a
 //! warp does not issue while it waits for the unit (except in the response
 //! cycle); the MLU reads no metadata (these kernels have no MLU operations).
-use crate::canary_driver::{Check, Event, HeapMem, ModelReplay, ReplayStats, Resp};
+use verif::canary_driver::{Check, Event, HeapMem, ModelReplay, ReplayStats, Resp};
 use hw::canary::alloc_unit::{CanaryParams, HEAP_BYTES};
 use hw::mlu_unit::UnitBuild;
 use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTERS};

@@ -6,8 +6,8 @@
 //! k_mp term dropped) that the same comparison must catch.
 use hw::canary::alloc_unit::CanaryParams;
 use sim::canary::keyed::CanaryKey;
-use testbench::canary_driver::{run_workload, CanaryVerilator};
-use testbench::verilator::{verilog_out_dir, Top};
+use verif::canary_driver::{run_workload, CanaryVerilator};
+use verif::verilator::{verilog_out_dir, Top};
 
 const KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_0370_7344 };
 

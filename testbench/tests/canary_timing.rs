@@ -9,9 +9,9 @@ use hw::canary::alloc_unit::CanaryParams;
 use sim::canary::heap::CheckMode;
 use sim::canary::keyed::CanaryKey;
 use sim::canary::unit::UnitTiming;
-use testbench::canary_driver::CanaryVerilator;
+use verif::canary_driver::CanaryVerilator;
 use testbench::canary_timing::run_lockstep;
-use testbench::verilator::{verilog_out_dir, Top};
+use verif::verilator::{verilog_out_dir, Top};
 
 const KEY: CanaryKey = CanaryKey { k0: 0x243f_6a88_85a3_08d3, k1: 0x1319_8a2e_0370_7344 };
 

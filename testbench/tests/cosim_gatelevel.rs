@@ -1,12 +1,12 @@
 //! Gate-level cosimulation: the committed 8-entry PLRU MLB mapped by the
 //! synthesis flow (Yosys + ABC, flattened, library cells) runs under
 //! Verilator with the RTL cosimulation's random stimulus and is compared
-//! with the golden model every cycle (testbench/src/gatelevel.rs). A
+//! with the golden model every cycle (verif/src/gatelevel.rs). A
 //! one-gate mutant of the same netlist must be caught.
 use sim::config::Replacement;
 use std::path::PathBuf;
-use testbench::cosim::RunOptions;
-use testbench::gatelevel::{map_mlb, GateNetlist};
+use verif::cosim::RunOptions;
+use verif::gatelevel::{map_mlb, GateNetlist};
 use synth::liberty::LibSpec;
 
 fn work(name: &str) -> PathBuf {
@@ -32,7 +32,7 @@ fn map(spec: &LibSpec, name: &str) -> GateNetlist {
     g
 }
 
-fn run(g: &GateNetlist, verilog: &str, variant: &str, cycles: u64, seed: u64) -> testbench::cosim::MlbRun {
+fn run(g: &GateNetlist, verilog: &str, variant: &str, cycles: u64, seed: u64) -> verif::cosim::MlbRun {
     let opts = RunOptions { count: cycles, seed, ..Default::default() };
     let r = g.run(verilog, variant, "-O0", 8, Replacement::Plru, &opts).expect("the gate-level cosimulation runs");
     println!(
@@ -79,7 +79,7 @@ fn mlb8_nangate45_netlist_matches_model_and_mutant_is_caught() {
 #[test]
 fn cell_models_handle_clock_gates_and_reject_unknown_cells() {
     use synth::activity::Inst;
-    use testbench::gatelevel::cell_models;
+    use verif::gatelevel::cell_models;
     let inst = |cell: &str, name: &str| Inst { cell: cell.into(), name: name.into(), pins: vec![] };
     let lib = synth::sweep::library(&LibSpec::Nangate45).unwrap();
     let w = work("models");
@@ -165,9 +165,9 @@ fn clock_gate_model_gates_a_flip_flop_under_verilator() {
 
 fn gated_flop(cell: &str, test_pin: bool) {
     use synth::activity::parse_netlist;
-    use testbench::gatelevel::{build, cell_models};
-    use testbench::harness::{portvec_cpp, CycleSim};
-    use testbench::verilator::Layout;
+    use verif::gatelevel::{build, cell_models};
+    use verif::harness::{portvec_cpp, CycleSim};
+    use verif::verilator::Layout;
     let netlist = "module gated(clock, en, se, d, q);\n  input clock;\n  input en;\n  input se;\n  input d;\n  output q;\n  wire gclk;\n  CELL cg (\n    .CK(clock),\n    .E(en),\n    SE    .GCK(gclk)\n  );\n  DFF_X1 r (\n    .D(d),\n    .CK(gclk),\n    .Q(q)\n  );\nendmodule\n";
     let netlist = netlist.replace("CELL", cell).replace("SE    ", if test_pin { ".SE(se),\n    " } else { "" });
     let netlist = netlist.as_str();

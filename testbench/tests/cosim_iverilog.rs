@@ -1,11 +1,11 @@
 //! Icarus Verilog as a second simulator of the committed MLB Verilog: the
-//! same cycle records (testbench/templates/iverilog_tb.v) compared with the
+//! same cycle records (verif/templates/iverilog_tb.v) compared with the
 //! golden model, and with Verilator's output records for the same stimulus.
 use sim::config::Replacement;
-use testbench::cosim::{mlb_top, run_mlb_iverilog, RunOptions};
-use testbench::harness::iverilog::IverilogSim;
-use testbench::harness::mlb::{MlbBench, MlbPorts};
-use testbench::harness::{build_cycle_harness, CycleSim};
+use verif::cosim::{mlb_top, run_mlb_iverilog, RunOptions};
+use verif::harness::iverilog::IverilogSim;
+use verif::harness::mlb::{MlbBench, MlbPorts};
+use verif::harness::{build_cycle_harness, CycleSim};
 
 #[test]
 fn iverilog_agrees_with_the_model() {

@@ -1,9 +1,9 @@
 //! Verilator cosimulation of the committed MLB Verilog (verilog_out/mlb*.v)
 //! against the golden model's cycle-accurate `sim::mlb::Mlb::cycle`: random
 //! per-cycle stimulus from Rust, every output of every cycle compared
-//! (testbench/src/harness/mlb.rs). Each configuration is built once.
+//! (verif/src/harness/mlb.rs). Each configuration is built once.
 use sim::config::Replacement;
-use testbench::cosim::{mlb_top, run_mlb, MlbRun, RunOptions};
+use verif::cosim::{mlb_top, run_mlb, MlbRun, RunOptions};
 
 fn run(entries: usize, replacement: Replacement, cycles: u64, seed: u64) -> MlbRun {
     let top = mlb_top(entries, replacement).expect("the committed MLB top loads");

@@ -4,8 +4,8 @@
 //! each must be reported as a mismatch; one of them also writes the VCD of
 //! its last cycles. (The unit's other mutants: cosim_unit.rs.)
 use sim::config::{MluConfig, Replacement, Structure};
-use testbench::cosim::{mlb_top, run_mlb, RunOptions};
-use testbench::unit_driver::{Stream, UnitCosim};
+use verif::cosim::{mlb_top, run_mlb, RunOptions};
+use verif::unit_driver::{Stream, UnitCosim};
 
 /// `text` with the first `from` replaced by `to`; the mutation must apply.
 fn mutate(text: &str, from: &str, to: &str) -> String {
@@ -49,7 +49,7 @@ fn mlb_stuck_plru_bit_is_caught() {
 /// allocation's end faults.
 #[test]
 fn mlu_memcheck_bounds_off_by_one_is_caught() {
-    let u = testbench::unit_program::unit_top(&MluConfig { entries: 8, structure: Structure::Bst, ..MluConfig::default() }).unwrap();
+    let u = verif::unit_program::unit_top(&MluConfig { entries: 8, structure: Structure::Bst, ..MluConfig::default() }).unwrap();
     let (top, params) = u;
     let v = mutate(&top.verilog, "g_bounds_w = g_w;", "g_bounds_w = g_w + 56'h1;");
     let mut cs = UnitCosim::start_with_cxx_opt(&top, &v, "-mutant-bounds", params.lanes, 43, Some("-O0"), &[]).unwrap();

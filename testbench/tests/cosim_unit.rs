@@ -1,4 +1,4 @@
-//! The MLU as an SM unit as Verilog under Verilator (testbench::unit_driver)
+//! The MLU as an SM unit as Verilog under Verilator (verif::unit_driver)
 //! against the golden model, every output every cycle (1,000,000 requests
 //! on each committed unit top, 90-105 s each on a busy 2-core machine); the unit's
 //! throughput and miss overlap measured from the Verilog's own outputs; and
@@ -14,8 +14,8 @@ use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::pointer::untag;
 use sim::runtime::Runtime;
 use std::collections::BTreeSet;
-use testbench::unit_driver::{heap, RandomRequests, Stream, UnitCosim, UnitMismatch, UnitRun};
-use testbench::verilator::Top;
+use verif::unit_driver::{heap, RandomRequests, Stream, UnitCosim, UnitMismatch, UnitRun};
+use verif::verilator::Top;
 
 /// The parameters of one unit: model side and top, and whether the top is
 /// a committed one (whose Verilator build the million-request runs share).

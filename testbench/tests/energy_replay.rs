@@ -1,5 +1,5 @@
 //! Record-and-replay energy runs: stimuli recorded on the RTL under
-//! Verilator (testbench/src/recorder.rs, energy_workload.rs) replayed into
+//! Verilator (verif/src/recorder.rs, energy_workload.rs) replayed into
 //! the mapped netlist by synth::activity, with every recorded output
 //! compared cycle by cycle.
 use std::path::PathBuf;
@@ -8,9 +8,9 @@ use synth::flow::{self, MapOptions};
 use synth::liberty::LibSpec;
 use synth::sweep::{self, TopKind};
 use synth::workload;
-use testbench::energy_workload::{canary_params, canary_workloads, unit_workloads};
-use testbench::recorder::record_open_loop;
-use testbench::verilator::{verilog_out_dir, Top};
+use verif::energy_workload::{canary_params, canary_workloads, unit_workloads};
+use verif::recorder::record_open_loop;
+use verif::verilator::{verilog_out_dir, Top};
 
 fn work_dir(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../build/test-energy-replay").join(name);

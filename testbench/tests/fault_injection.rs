@@ -1,5 +1,5 @@
 //! Fault injection in the Verilator cosimulation of the MLU as an SM unit
-//! (testbench::unit_driver, every output every cycle against the golden
+//! (verif::unit_driver, every output every cycle against the golden
 //! twin sim::mlu_unit::MluUnit on the same faults). For every fault the
 //! result is defined by the model, and each test checks that the Verilog
 //! gives it, that every request is answered (nothing hangs), and that the
@@ -17,7 +17,7 @@
 //! - a cyclic list walked to the largest step limit: TRAVERSAL_LIMIT after
 //!   the limit's node visits.
 //!
-//! The top of each configuration is testbench::unit_program::unit_top's:
+//! The top of each configuration is verif::unit_program::unit_top's:
 //! the committed mlu8_bst_k4_l32_p2_c2 / mlu16_bst_k4_l32_p2_c2 for a bst
 //! in COMPILER mode, one-lane units generated for the rest.
 use sim::config::{MluConfig, Mode, Structure};
@@ -26,8 +26,8 @@ use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::runtime::{Runtime, SplitMix64};
 use sim::scenario::Scenario;
-use testbench::unit_driver::{heap, Csr, Mutation, Phase, RandomRequests, UnitCosim, UnitRun};
-use testbench::unit_program::{check_scenario, unit_top};
+use verif::unit_driver::{heap, Csr, Mutation, Phase, RandomRequests, UnitCosim, UnitRun};
+use verif::unit_program::{check_scenario, unit_top};
 
 fn config(entries: usize, structure: Structure, mode: Mode) -> MluConfig {
     MluConfig { entries, structure, mode, ..MluConfig::default() }
@@ -51,7 +51,7 @@ fn run(cfg: &MluConfig, rt: &mut Runtime, limit: u32, port: PortParams, next: im
     (run, params)
 }
 
-/// `n` random requests (testbench::unit_driver::RandomRequests) in one phase.
+/// `n` random requests (verif::unit_driver::RandomRequests) in one phase.
 fn random_phase(rt: &Runtime, lanes: usize, seed: u64, n: usize) -> impl FnMut(&mut Runtime, &UnitRun) -> anyhow::Result<Option<Phase>> {
     let mut reqs: Option<Vec<UnitRequest>> = Some(RandomRequests::new(rt, lanes, seed).take(n).collect());
     move |_, _| Ok(reqs.take().map(|requests| Phase { requests, ..Phase::default() }))

@@ -11,7 +11,7 @@ use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig, Replacement, Structure};
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitIn, UnitParams, UnitRequest};
-use testbench::unit_driver::{heap, RandomRequests};
+use verif::unit_driver::{heap, RandomRequests};
 use std::collections::VecDeque;
 
 fn settle<const N: usize, const IW: usize, const L: usize, const LW: usize>(u: &mut Rtl<N, IW, L, LW>) {
@@ -30,7 +30,7 @@ fn port(seed: u64) -> PortParams {
     PortParams { min_latency: 1, max_latency: 60, ready_percent: 70, shuffle: true, seed, ..Default::default() }
 }
 
-/// `n` requests of testbench::unit_driver::RandomRequests on a heap of 40
+/// `n` requests of verif::unit_driver::RandomRequests on a heap of 40
 /// allocations, the port `port`.
 fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(
     structure: Structure,

@@ -10,7 +10,7 @@
 //! - Golden model: every kernel of every trace, at the evaluation's default
 //!   expansion (32 warps, 128-byte steps, at most 8 steps per warp per
 //!   argument) and 8 MLB entries.
-//! - Verilator, the MLU as an SM unit (testbench::unit_program::replay_trace:
+//! - Verilator, the MLU as an SM unit (verif::unit_program::replay_trace:
 //!   the committed mlu8_bst_k4_l32_p2_c2 in COMPILER mode, one-lane units
 //!   generated for HWONLY and the list): the same replay at a smaller
 //!   expansion (4 warps, at most 8 steps per argument), each operator's
@@ -21,7 +21,7 @@ use sim::config::{MluConfig, Mode, Structure};
 use sim::expand::ExpandConfig;
 use sim::fault::Op;
 use sim::runtime::{Runtime, RuntimeConfig};
-use testbench::unit_program::{replay_trace, TraceWalk};
+use verif::unit_program::{replay_trace, TraceWalk};
 
 const TRACES: [&str; 4] = ["resnet50_infer", "resnet50_train", "gpt2_train", "bert_infer"];
 const CONFIGS: [(Structure, Mode); 4] =

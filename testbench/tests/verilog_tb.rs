@@ -1,5 +1,5 @@
 //! The standalone Verilog testbenches of verilog_out/tb/ (hw::tb, vectors
-//! from testbench/src/vectors.rs), run as a user without Rust runs them:
+//! from verif/src/vectors.rs), run as a user without Rust runs them:
 //! Icarus (-g2005) through the top's filelist, from the repository root and
 //! from verilog_out/tb. Every top prints `PASS <n> vectors` for all the
 //! lines of its vector file and exits 0; one flipped expected bit, or a
@@ -101,8 +101,8 @@ fn a_flipped_expected_bit_or_a_malformed_line_fails() {
 #[test]
 fn committed_vectors_are_current() {
     for top in ["mlb8_plru", "mlb8_plru_p2", "memcheck", "mlu8_bst_k4_l32_p2_c2"] {
-        let t = testbench::verilator::Top::load(&verilog_out(), top).unwrap();
-        let v = testbench::vectors::record(&t).unwrap_or_else(|e| panic!("{top}: {e:#}"));
+        let t = verif::verilator::Top::load(&verilog_out(), top).unwrap();
+        let v = verif::vectors::record(&t).unwrap_or_else(|e| panic!("{top}: {e:#}"));
         let committed = std::fs::read_to_string(verilog_out().join(hw::tb::vec_file(top))).unwrap();
         assert!(v.text() == committed, "verilog_out/{} is stale: run `mlugen vectors --all` and commit it", hw::tb::vec_file(top));
     }

@@ -4,7 +4,7 @@
 //!
 //! # Exchange with Rust
 //! The harness is a C++ program generated from an askama template
-//! (testbench/templates/) for the ports of the top's manifest, compiled with
+//! (verif/templates/) for the ports of the top's manifest, compiled with
 //! the top's Verilog by Verilator. It runs as a child process and speaks a
 //! compact binary record protocol over its stdin/stdout pipes, in *batches*:
 //! Rust writes one command with many records, the harness reads the whole

@@ -393,7 +393,7 @@ pub fn record_vectors(top: &Top, p: &UnitParams, n: u64) -> Result<crate::vector
     let mut v = crate::vectors::Vectors::new(
         &top.manifest,
         &[
-            &format!("MLU unit, {} entries, {} walkers, {} lanes, MLB search latency {}, {} lane-check stage(s): {n} random requests (testbench::unit_driver::RandomRequests, seed 7) with the metadata port answering from a heap of 12 allocations (latency 1..20, reordered, 70% ready, 0.5% errors).", p.cfg.entries, p.walkers, p.lanes, p.mlb_latency, p.check_latency),
+            &format!("MLU unit, {} entries, {} walkers, {} lanes, MLB search latency {}, {} lane-check stage(s): {n} random requests (verif::unit_driver::RandomRequests, seed 7) with the metadata port answering from a heap of 12 allocations (latency 1..20, reordered, 70% ready, 0.5% errors).", p.cfg.entries, p.walkers, p.lanes, p.mlb_latency, p.check_latency),
             "Expected outputs: the golden model sim::mlu_unit::MluUnit, cycle for cycle: the valid bits always, a response's or a read's fields while valid; x in the two preamble cycles (reset, ROOT CSR write) and where the model defines no value.",
         ],
     );
@@ -467,7 +467,7 @@ pub struct UnitWorkload {
 ///
 /// The inputs are the model's run ahead (the metadata port `port` answering
 /// from `rt`'s memory), so the stimulus is open loop; the Verilog is run on
-/// it (testbench::recorder), and every output the model defines is compared
+/// it (verif::recorder), and every output the model defines is compared
 /// with the RTL's from the preamble on: a difference is an error naming the
 /// cycle and the port, not a figure.
 pub fn record_workload(

@@ -1,5 +1,5 @@
 //! Cosimulation harnesses: the generated C++ (askama templates under
-//! testbench/templates/) and the Rust side that drives each one.
+//! verif/templates/) and the Rust side that drives each one.
 //!
 //! - [`CycleSim`]: the generic cycle-level harness (`portvec.cpp`): every
 //!   input port of a top is driven per cycle from Rust and every output port

@@ -18,7 +18,7 @@
 //!   with the canary model replay while recording; the expected outputs are
 //!   the outputs of that run, every port, every cycle after the first.
 //! - MLU unit: its cycle-accurate model `sim::mlu_unit::MluUnit` alone
-//!   (testbench::unit_driver::record_vectors): random requests, the
+//!   (verif::unit_driver::record_vectors): random requests, the
 //!   metadata port answering the model's reads; every output the model
 //!   defines, every cycle.
 use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};

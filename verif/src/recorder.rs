@@ -7,7 +7,7 @@
 //! must produce, cycle for cycle (the netlist is cycle-equivalent to the RTL,
 //! so any difference is a synthesis or simulation error, and reported so).
 //!
-//! Timing, as the harness (testbench/templates/portvec.cpp) and the
+//! Timing, as the harness (verif/templates/portvec.cpp) and the
 //! gate-level testbench agree on: in cycle c the inputs take the recorded
 //! values with the clock low, the outputs are sampled after they settle, then
 //! the rising edge.
