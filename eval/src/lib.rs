@@ -1,4 +1,5 @@
-//! The evaluation's calibrated SM model (issue 14): what the H200 really
+//! The evaluation above the golden model. Its core is the calibrated SM
+//! model (issue 14): what the H200 really
 //! ran, kernel by kernel, timed unchecked and with GPUArmor's MLU.
 //!
 //! - [`ncu`]: reader for the Nsight Compute CSV of a workload's iteration 2.
@@ -13,11 +14,16 @@
 //! - [`unit_agreement`]: the checked run's MLU timing against the unit's
 //!   cycle model (`sim::mlu_unit`), request by request.
 //! - [`sweep`], [`plot`]: `mlugen sweep`'s grid of design points and plots.
+//! - [`alloc_kernels`]: the canary allocator's run-time overhead on the SM
+//!   pipeline model (`mlugen alloc-bench`); [`model_bench`]: the golden
+//!   model's own throughput (`mlugen bench`).
 //!
 //! This crate sits above the golden model (`sim`): it reads traces through
 //! `sim::trace` and never the other way round.
+pub mod alloc_kernels;
 pub mod baseline;
 pub mod mlu_model;
+pub mod model_bench;
 pub mod ncu;
 pub mod plot;
 pub mod report;

@@ -1,7 +1,7 @@
 //! `MemModel<Q, QW, WW>`: the SM pipeline's fixed-latency memory (no
 //! caches), a delay line behind the one memory port: a data request is
 //! answered `data_latency` cycles after the edge that took it, a metadata
-//! read `meta_latency` cycles after (`sim::pipeline`'s memory rule). For
+//! read `meta_latency` cycles after (`sim::sm_pipeline`'s memory rule). For
 //! validation, not synthesis: the latencies are inputs, and the metadata
 //! word comes from the testbench at request time.
 //!

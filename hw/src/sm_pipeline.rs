@@ -1,6 +1,6 @@
 //! `SmPipeline<W, WW, N, IW, Q, QW>`: the simple SM memory pipeline of spec
-//! section 7 in RTL, the twin of `sim::pipeline` (same names, same timing
-//! rules, with the MLU as an SM unit: `sim::pipeline::MluTiming::Unit`). W
+//! section 7 in RTL, the twin of `sim::sm_pipeline` (same names, same timing
+//! rules, with the MLU as an SM unit: `sim::sm_pipeline::MluTiming::Unit`). W
 //! warps, each with a one-instruction slot filled by the testbench; the
 //! round-robin [`WarpSched`]; one-cycle ALU instructions; a load/store unit
 //! with an outstanding-request bound; the MLU unit ([`MluUnit`], one lane,
@@ -10,7 +10,7 @@
 //! For validation against the cycle model, not for synthesis (the memory is a
 //! behavioural delay line).
 //!
-//! # Timing rules (as `sim::pipeline`)
+//! # Timing rules (as `sim::sm_pipeline`)
 //! - One instruction issues per cycle, from the first warp after the last
 //!   issuer whose slot instruction can issue now (ALU: always; LOADMETA /
 //!   MEMCHECK.G: the unit's `req_ready`, a registered output; LOAD / STORE:
@@ -103,8 +103,8 @@
 //!   last event is a response at cycle t has `kcycles` = t + 1, where an MLU
 //!   response or a load answer may come in the done cycle: the model's
 //!   rule). The unit's background checks go on between kernels.
-//! - The timing rule is `sim::pipeline`'s "Canary allocator unit" with the
-//!   unit model `sim::canary::unit` (testbench/tests/sm_pipeline_alloc.rs
+//! - The timing rule is `sim::sm_pipeline`'s "Canary allocator unit" with the
+//!   unit model `sim::canary::alloc_unit` (testbench/tests/sm_pipeline_alloc.rs
 //!   compares kernel cycles).
 //!
 //! Verilog (checked by hand with the unit, 4 warps, 8 entries): the emitted
@@ -778,7 +778,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // Kernel end and counters.
         self.data_idle.next = (self.mem.data_count.val() == self.zero8.val())
             | ((self.mem.data_count.val() == self.one8.val()) & self.mem.data_resp.val());
-        // Not in an allocator response's cycle (`sim::pipeline`'s rule: a
+        // Not in an allocator response's cycle (`sim::sm_pipeline`'s rule: a
         // kernel ends no earlier than the last response + 1), unlike an MLU
         // response or a load's answer, which may come in the done cycle.
         self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val() & !self.alloc_resp_valid.val();

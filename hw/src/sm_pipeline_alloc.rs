@@ -1,6 +1,6 @@
 //! `SmPipelineAlloc<W, WW, N, IW, Q, QW>`: the RTL SM pipeline
 //! ([`SmPipeline`]) with the canary allocator unit ([`AllocUnit`]) behind its
-//! MALLOC/FREE instructions: the twin of `sim::pipeline` with the
+//! MALLOC/FREE instructions: the twin of `sim::sm_pipeline` with the
 //! unit. The pipeline's requester side (slot kinds, issue and wait rules,
 //! write back) is documented in `hw::sm_pipeline`; this block only wires it
 //! to the unit and keeps the MLU-only pipeline unchanged.

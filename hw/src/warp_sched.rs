@@ -1,5 +1,5 @@
 //! `WarpSched<W, WW>`: the SM pipeline's loose round-robin warp scheduler
-//! (`sim::pipeline`'s issue rule): of the warps whose next instruction can
+//! (`sim::sm_pipeline`'s issue rule): of the warps whose next instruction can
 //! issue this cycle, pick the first after the one that issued last, wrapping
 //! around. Purely combinational; the pipeline keeps `last` in a register.
 //!

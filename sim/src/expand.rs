@@ -2,7 +2,7 @@
 //! only the allocations and operators are used, a version-2 file's GPU
 //! launches are ignored) becomes a [`Workload`]: the allocation stream as recorded, and for every
 //! operator (`kernel` event) per-warp instruction streams for the SM memory
-//! pipeline ([`crate::pipeline`]).
+//! pipeline ([`crate::sm_pipeline`]).
 //!
 //! What comes from the file: the alloc/free stream with its ids, bases and
 //! sizes (replayed through the [`Runtime`](crate::runtime::Runtime) with the
@@ -27,7 +27,7 @@
 //!   slowdown upwards for the largest tensors (`Kernel::full_steps` says how
 //!   much was cut). Since the version-2 traces the evaluation does not use
 //!   this expansion (`eval::sm_model` times the real kernels); it drives the
-//!   RTL SM pipeline's comparison with `crate::pipeline`.
+//!   RTL SM pipeline's comparison with `crate::sm_pipeline`.
 //! - Warps: sample k of an argument goes to warp `k % warps`, as its
 //!   `k / warps`-th step; a warp interleaves its arguments: step j of
 //!   argument 0, step j of argument 1, ..., then step j+1.
@@ -43,7 +43,7 @@
 //!   touches (the root pointer `base + offset` of the argument's range), in
 //!   argument order; its MEMCHECKs use the location that LOADMETA returned.
 //!   HWONLY code has the MEMCHECKs only (the pipeline skips LOADMETA, see
-//!   [`Checks`](crate::pipeline::Checks)); the unchecked baseline skips both.
+//!   [`Checks`](crate::sm_pipeline::Checks)); the unchecked baseline skips both.
 //! - An `acc` entry with a `null` id (no live block holds it; the published
 //!   traces have none) has no address to sweep and is counted and skipped.
 //! - `seg_alloc`/`seg_free` are the caching allocator's cudaMalloc segments,
@@ -123,7 +123,7 @@ pub enum Instr {
     /// In-kernel malloc of `size` bytes through the canary allocator unit;
     /// the pointer (0 on an error) goes to warp register `dst` (the
     /// registers LOADMETA writes, one per argument index). Timing:
-    /// [`crate::pipeline`] "Canary allocator unit". Never made by the expander.
+    /// [`crate::sm_pipeline`] "Canary allocator unit". Never made by the expander.
     Malloc { size: u64, dst: u32 },
     /// In-kernel free of the pointer in warp register `src`.
     Free { src: u32 },

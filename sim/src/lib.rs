@@ -25,12 +25,10 @@
 //! - [`scenario`]: the scenario files of `mlugen check` (spec section 10).
 //! - [`trace`], [`expand`]: the workload traces and their expansion into
 //!   per-warp instruction streams.
-//! - [`pipeline`]: the SM pipeline model (RTL `sm_pipeline`), cycle level.
-//! - [`mod@bench`]: the model's own throughput (`mlugen bench`).
+//! - [`sm_pipeline`]: the SM pipeline model (RTL `sm_pipeline`), cycle level.
 //! - [`json`], [`project`], [`shard`]: strict JSON parsing, the project's
 //!   paths, and `--shard I/N`.
 //! - [`parallel`]: independent jobs (tool runs, test cases) on every core.
-pub mod bench;
 pub mod canary;
 pub mod config;
 pub mod fault;
@@ -55,4 +53,4 @@ pub mod walker;
 pub mod scenario;
 pub mod trace;
 pub mod expand;
-pub mod pipeline;
+pub mod sm_pipeline;

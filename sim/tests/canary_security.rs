@@ -2,7 +2,7 @@
 //! independence, check-on-free, slack, and the background checker's bound.
 use sim::canary::bench::SplitMix;
 use sim::canary::heap::{CheckMode, Heap, HeapConfig, Overflow};
-use sim::canary::keyed::{siphash24, CanaryKey};
+use sim::canary::siphash::{siphash24, CanaryKey};
 
 const K0: u64 = 0x0706_0504_0302_0100;
 const K1: u64 = 0x0f0e_0d0c_0b0a_0908;

@@ -2,12 +2,12 @@
 //! per cycle), the overhead of check-on-free and of always-on detection
 //! against the unchecked allocator, fragmentation, and the k_s / k_mp
 //! sensitivity, in cycles of the cycle-level unit model (the RTL FSM's
-//! timing, sim::canary::unit); `--workload pipeline`: the run-time overhead
-//! of synthetic allocation kernels on the SM pipeline (sim::canary::kernels).
+//! timing, sim::canary::alloc_unit); `--workload pipeline`: the run-time overhead
+//! of synthetic allocation kernels on the SM pipeline (eval::alloc_kernels).
 use anyhow::{bail, Result};
 use sim::canary::bench::{rate_csr, run as run_bench, BenchConfig, BenchResult};
-use sim::canary::kernels::{run_mode, AllocKernelConfig};
-use sim::canary::unit::UnitTiming;
+use eval::alloc_kernels::{run_mode, AllocKernelConfig};
+use sim::canary::alloc_unit::UnitTiming;
 use sim::canary::hash::{DEFAULT_K_MP, DEFAULT_K_S};
 use sim::canary::heap::{CheckMode, HeapConfig};
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! LOADMETA hit and miss throughput for list and bst.
 use anyhow::{bail, Result};
 use std::io::Write;
-use sim::bench;
+use eval::model_bench as bench;
 use sim::config::{MluConfig, Structure, Target};
 
 #[derive(clap::Args)]

@@ -1,4 +1,4 @@
-//! The canary unit's cycle-level golden model (`sim::canary::unit`) against a
+//! The canary unit's cycle-level golden model (`sim::canary::alloc_unit`) against a
 //! simulator of the RTL ([`CanaryDut`]), in lockstep: the same random
 //! workload drives both, and every cycle's grant, response (with its
 //! result) and background-check report must be equal, so the grant and
@@ -9,8 +9,8 @@ use hw::canary::alloc_unit::{
     RES_TOO_LARGE, RES_ZERO_SIZE,
 };
 use sim::canary::heap::{AllocError, FreeError};
-use sim::canary::keyed::CanaryKey;
-use sim::canary::unit::{CanaryUnit, Outcome, Request, Response, UnitStep, UnitTiming};
+use sim::canary::siphash::CanaryKey;
+use sim::canary::alloc_unit::{CanaryUnit, Outcome, Request, Response, UnitStep, UnitTiming};
 
 /// The model's response as the RTL's port values.
 pub fn resp_of(r: &Response) -> Resp {

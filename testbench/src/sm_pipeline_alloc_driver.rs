@@ -24,7 +24,7 @@ use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTER
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
 use sim::canary::bench::SplitMix;
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use sim::config::MluConfig;
 use std::collections::{HashMap, VecDeque};
 
@@ -96,7 +96,7 @@ pub struct SmPipelineAllocDriver<const W: usize, const WW: usize, const N: usize
     /// The warps' registers, (warp, register) -> value; unset reads 0.
     pub regs: HashMap<(usize, u16), u64>,
     /// If set, every register is this value at each kernel start
-    /// (`sim::pipeline` starts each kernel with NO_META registers).
+    /// (`sim::sm_pipeline` starts each kernel with NO_META registers).
     pub reg_init: Option<u64>,
     pub cycle: u64,
 }
@@ -124,7 +124,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         if cfg.max_outstanding == 0 || cfg.max_outstanding as usize > Q || cfg.data_latency == 0 {
             return Err(format!("max_outstanding {} (1..={Q}) / data_latency {} (>= 1)", cfg.max_outstanding, cfg.data_latency));
         }
-        let params = UnitBuild::from_params(&sim::pipeline::UnitMlu::params(&cfg.mlu)).map_err(|e| format!("{e:#}"))?;
+        let params = UnitBuild::from_params(&sim::sm_pipeline::UnitMlu::params(&cfg.mlu)).map_err(|e| format!("{e:#}"))?;
         let mut uut = Box::new(SmPipelineAlloc::<W, WW, N, IW, Q, QW>::new(params, &cfg.canary)?);
         mutate(&mut uut);
         uut.connect_all();

@@ -1,6 +1,6 @@
 //! SmPipelineDriver: replays an expanded trace (`sim::expand::Workload`)
 //! through the RTL SM pipeline (`hw::sm_pipeline::SmPipeline`) in rust-hdl
-//! simulation, clock driven by hand, the way `sim::pipeline::run_workload`
+//! simulation, clock driven by hand, the way `sim::sm_pipeline::run_workload`
 //! replays it through the cycle model: the allocs and frees go through a
 //! host [`Runtime`] of its own (same configuration and seed as the model's,
 //! so the same tags and nodes), whose host operations are mirrored into the
@@ -19,7 +19,7 @@ use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig};
 use sim::expand::{Instr, Item, Kernel, Workload};
 use sim::fault::Op;
-use sim::pipeline::{PipelineConfig, UnitMlu};
+use sim::sm_pipeline::{PipelineConfig, UnitMlu};
 use sim::pointer::NO_META;
 use sim::runtime::{HostOp, Runtime, RuntimeConfig};
 use std::collections::HashMap;
@@ -37,7 +37,7 @@ struct Slot {
 const END: Slot = Slot { kind: K_END, count: 0, ptr: 0, width: 0, arg: 0 };
 
 /// What the RTL measured over a workload (the fields of
-/// `sim::pipeline::WorkloadRun` that the RTL has).
+/// `sim::sm_pipeline::WorkloadRun` that the RTL has).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RtlRun {
     pub cycles: u64,
@@ -159,7 +159,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
     }
 
     /// A warp's stream as slots: what the pipeline executes in this mode
-    /// (HWONLY drops LOADMETA, as `sim::pipeline`), then END.
+    /// (HWONLY drops LOADMETA, as `sim::sm_pipeline`), then END.
     fn slots(&self, k: &Kernel, ptrs: &[u64], w: usize) -> Vec<Slot> {
         let mut v = Vec::new();
         for i in &k.warps[w] {
@@ -256,7 +256,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         }
     }
 
-    /// Replays a workload (as `sim::pipeline::run_workload` with a runtime).
+    /// Replays a workload (as `sim::sm_pipeline::run_workload` with a runtime).
     pub fn run_workload(&mut self, wl: &Workload) -> anyhow::Result<RtlRun> {
         let mut ptr_of: HashMap<u64, u64> = HashMap::new();
         let mut out = RtlRun::default();

@@ -6,7 +6,7 @@
 //! round-robin rule, the checker's detection-latency bound).
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_OK, RES_ZERO_SIZE};
 use sim::canary::heap::CheckMode;
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use verif::canary_driver::{run_rust_hdl, CanaryDut, CanarySim, Check, Resp};
 
 const KEY: CanaryKey = CanaryKey { k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908 };

@@ -5,7 +5,7 @@
 //! compared, zero mismatches; plus a mutant of the Verilog (the page hash's
 //! k_mp term dropped) that the same comparison must catch.
 use hw::canary::alloc_unit::CanaryParams;
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use verif::canary_driver::{run_workload, CanaryVerilator};
 use verif::verilator::{verilog_out_dir, Top};
 

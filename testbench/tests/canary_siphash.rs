@@ -1,11 +1,11 @@
 //! hw::canary::siphash::SipHash against sim's SipHash-2-4
-//! (`sim::canary::keyed::siphash24`, itself checked against the reference
+//! (`sim::canary::siphash::siphash24`, itself checked against the reference
 //! vectors): the reference key and message 00..07, random keys and messages,
 //! back-to-back starts (start in the done cycle), reset mid-hash, and the
 //! documented latency.
 use hw::canary::siphash::{SipHash, SIPHASH_LATENCY};
 use rust_hdl::prelude::*;
-use sim::canary::keyed::siphash24;
+use sim::canary::siphash::siphash24;
 
 fn tick(uut: &mut SipHash) {
     uut.clock.next = Clock { clk: true };

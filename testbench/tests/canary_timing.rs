@@ -1,4 +1,4 @@
-//! The canary unit's cycle-level model (`sim::canary::unit`) against the
+//! The canary unit's cycle-level model (`sim::canary::alloc_unit`) against the
 //! emitted Verilog under Verilator, in lockstep on the random workload of 8
 //! requesters (malloc/free, bad requests, overflow stores): the grant,
 //! response and background-check cycle of every operation, and its result,
@@ -7,8 +7,8 @@
 //! one is caught.
 use hw::canary::alloc_unit::CanaryParams;
 use sim::canary::heap::CheckMode;
-use sim::canary::keyed::CanaryKey;
-use sim::canary::unit::UnitTiming;
+use sim::canary::siphash::CanaryKey;
+use sim::canary::alloc_unit::UnitTiming;
 use verif::canary_driver::CanaryVerilator;
 use testbench::canary_timing::run_lockstep;
 use verif::verilator::{verilog_out_dir, Top};

@@ -1,4 +1,4 @@
-//! The cycle model (`sim::pipeline` with the MLU as an SM unit:
+//! The cycle model (`sim::sm_pipeline` with the MLU as an SM unit:
 //! `MluTiming::Unit`) against the RTL SM pipeline (`hw::sm_pipeline` with
 //! `hw::mlu_unit::MluUnit`, rust-hdl simulation) on short pieces of the real
 //! traces: per-kernel cycles, the pipeline's issue counts, the node reads
@@ -6,7 +6,7 @@
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig, Structure};
 use sim::expand::{self, ExpandConfig, Item, Workload};
-use sim::pipeline::{run_workload_with, MluTiming, PipelineConfig};
+use sim::sm_pipeline::{run_workload_with, MluTiming, PipelineConfig};
 use std::path::PathBuf;
 use std::time::Instant;
 use testbench::sm_pipeline_driver::{RtlRun, SmPipelineDriver};
@@ -141,7 +141,7 @@ fn ideal_mlu_timing_differs_from_the_rtl() {
 }
 
 /// The scheduler alone, exhaustively: every candidate set and last issuer
-/// against the rotation `last+1, ..., last` of `sim::pipeline`.
+/// against the rotation `last+1, ..., last` of `sim::sm_pipeline`.
 #[test]
 fn warp_sched_is_the_models_rotation() {
     fn check<const W: usize, const WW: usize>() {

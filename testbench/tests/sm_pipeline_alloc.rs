@@ -12,11 +12,11 @@ use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
 use sim::canary::bench::SplitMix;
 use sim::canary::heap::CheckMode;
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use sim::config::MluConfig;
-use sim::canary::unit::{CanaryUnit, UnitTiming};
+use sim::canary::alloc_unit::{CanaryUnit, UnitTiming};
 use sim::expand::{Instr, Kernel};
-use sim::pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
+use sim::sm_pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
 use sim::pointer::NO_META;
 use std::time::Instant;
 use testbench::sm_pipeline_alloc_driver::{random_kernel, wild_registers, AOp, AllocPipeConfig, SmPipelineAllocDriver, WILD_REG0};
@@ -113,8 +113,8 @@ fn model_kernel(streams: &[Vec<AOp>]) -> Kernel {
     Kernel { op: "alloc_test".into(), args: vec![], warps, working_set: 0, full_steps: 0 }
 }
 
-/// Random kernels through the RTL and through `sim::pipeline::run_kernel_alloc`
-/// with the unit model `sim::canary::unit` (`siphash` = its SipHash
+/// Random kernels through the RTL and through `sim::sm_pipeline::run_kernel_alloc`
+/// with the unit model `sim::canary::alloc_unit` (`siphash` = its SipHash
 /// latency; the RTL's is 9): per-kernel cycles and allocator outcome counts.
 /// The model's unit is clocked idle up to the RTL's kernel start (the RTL's
 /// unit also runs in the reset, fill and done cycles between kernels).

@@ -18,7 +18,7 @@ use hw::canary::alloc_unit::{
 use rust_hdl::prelude::*;
 use sim::canary::bench::SplitMix;
 use sim::canary::heap::{AllocError, FreeError, Heap};
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
 use std::collections::{BTreeMap, VecDeque};

@@ -29,7 +29,7 @@ use crate::recorder::Recorder;
 use crate::verilator::Top;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_OK};
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 use sim::fault::Op;
 use sim::runtime::{Runtime, RuntimeConfig};
 use sim::meta_port::PortParams;

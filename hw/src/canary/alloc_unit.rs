@@ -62,7 +62,7 @@ use super::widen::Widen;
 use crate::state_reg::StateReg;
 use rust_hdl::prelude::*;
 use sim::canary::heap::{CheckMode, HeapConfig};
-use sim::canary::keyed::CanaryKey;
+use sim::canary::siphash::CanaryKey;
 
 pub const PAGES: usize = 16;
 pub const PAGE_SIZE: u64 = 256;

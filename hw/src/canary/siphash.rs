@@ -1,5 +1,5 @@
 //! `SipHash`: the keyed primitive behind `canary_key` (golden model:
-//! `sim::canary::keyed::siphash24`), SipHash-2-4 of one 8-byte message (a
+//! `sim::canary::siphash::siphash24`), SipHash-2-4 of one 8-byte message (a
 //! canary's address), iterative: one SipRound per cycle.
 //!
 //! For an 8-byte message SipHash-2-4 runs 8 SipRounds: 2 for the message

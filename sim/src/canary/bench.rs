@@ -11,7 +11,7 @@
 //! drawn uniformly from the given list. Always mode: the background checks
 //! (rate/256 per cycle, about 25 cycles each) go before waiting requests.
 use super::heap::{AllocError, CheckMode, HeapConfig};
-use super::unit::{CanaryUnit, Outcome, Request, UnitTiming};
+use super::alloc_unit::{CanaryUnit, Outcome, Request, UnitTiming};
 
 #[derive(Clone, Debug)]
 pub struct BenchConfig {

@@ -19,7 +19,7 @@
 //! separate RAM and costs no port cycles.
 use super::checker::Checker;
 use super::hash::page_hash;
-use super::keyed::CanaryKey;
+use super::siphash::CanaryKey;
 use std::collections::HashMap;
 
 pub const CANARY_BYTES: u64 = 8;

@@ -1,10 +1,10 @@
-//! MALLOC/FREE in the SM pipeline model (sim::pipeline "Canary allocator
+//! MALLOC/FREE in the SM pipeline model (sim::sm_pipeline "Canary allocator
 //! unit"): hand-derived cycles from the unit's rule, requester sharing,
 //! overflow through a register store, background checks while warps compute.
 use sim::canary::heap::CheckMode;
-use sim::canary::unit::{rtl_heap_config, CanaryUnit, UnitTiming, RTL_REQUESTERS};
+use sim::canary::alloc_unit::{rtl_heap_config, CanaryUnit, UnitTiming, RTL_REQUESTERS};
 use sim::expand::{Arg, Instr, Kernel};
-use sim::pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
+use sim::sm_pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
 use sim::trace::Rw;
 
 fn kernel(warps: Vec<Vec<Instr>>) -> Kernel {
@@ -18,7 +18,7 @@ fn unit(check: CheckMode, rate: u8) -> CanaryUnit {
 const CFG: PipelineConfig =
     PipelineConfig { mem_latency: 10, meta_latency: 10, max_outstanding: 4, host_locations: false, hit_under_miss: false };
 
-fn run(k: &Kernel, u: &mut CanaryUnit) -> sim::pipeline::KernelRun {
+fn run(k: &Kernel, u: &mut CanaryUnit) -> sim::sm_pipeline::KernelRun {
     run_kernel_alloc(&CFG, MluTiming::Ideal, k, &[0], None, Some(u), None)
 }
 

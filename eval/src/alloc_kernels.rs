@@ -1,5 +1,5 @@
 //! Run-time overhead of the canary allocator in the paper's sense: synthetic
-//! allocation kernels on the SM pipeline model ([`crate::pipeline`], MALLOC
+//! allocation kernels on the SM pipeline model ([`sim::sm_pipeline`], MALLOC
 //! and FREE through the cycle-level unit), run with check mode off, free and
 //! always; the overhead is the kernel's cycles against mode off.
 //!
@@ -9,11 +9,11 @@
 //! are in bounds); `alu` ALU instructions (the compute per allocation);
 //! FREE. The heap is the RTL unit's geometry (4 KiB, 8 requesters), no MLU
 //! checks (the baseline pipeline: the allocator's cost alone).
-use super::heap::CheckMode;
-use super::unit::{rtl_heap_config, CanaryUnit, UnitTiming, RTL_REQUESTERS};
-use crate::expand::{Arg, Instr, Kernel};
-use crate::pipeline::{run_kernel_alloc, KernelRun, MluTiming, PipelineConfig};
-use crate::trace::Rw;
+use sim::canary::heap::CheckMode;
+use sim::canary::alloc_unit::{rtl_heap_config, CanaryUnit, UnitTiming, RTL_REQUESTERS};
+use sim::expand::{Arg, Instr, Kernel};
+use sim::sm_pipeline::{run_kernel_alloc, KernelRun, MluTiming, PipelineConfig};
+use sim::trace::Rw;
 
 /// The most warp instructions one `--workload pipeline` run simulates
 /// (about a minute of the cycle-level model on one core).

@@ -6,8 +6,8 @@
 //!   hot path of every replay.
 //! - LOADMETA hits (warm MLB range hits) and misses (MLB flushed before each
 //!   lookup, so every lookup walks the structure) for list and bst.
-use crate::config::{Mode, MluConfig, Replacement, Structure};
-use crate::runtime::{Runtime, RuntimeConfig};
+use sim::config::{Mode, MluConfig, Replacement, Structure};
+use sim::runtime::{Runtime, RuntimeConfig};
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sim::config::{Mode, MluConfig, Structure};
 use sim::expand::{self, Arg, ExpandConfig, Instr, Item, Kernel};
-use sim::pipeline::{run_kernel, run_workload, PipelineConfig};
+use sim::sm_pipeline::{run_kernel, run_workload, PipelineConfig};
 use sim::pointer::NO_META;
 use sim::runtime::{Runtime, RuntimeConfig};
 use sim::trace::Rw;

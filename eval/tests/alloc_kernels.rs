@@ -3,8 +3,8 @@
 //! canaries' cost is the unit's SipHash/memory rule, bad parameters named.
 use sim::canary::bench::{rate_csr, run, BenchConfig};
 use sim::canary::heap::{CheckMode, HeapConfig};
-use sim::canary::kernels::{run_mode, AllocKernelConfig};
-use sim::canary::unit::UnitTiming;
+use eval::alloc_kernels::{run_mode, AllocKernelConfig};
+use sim::canary::alloc_unit::UnitTiming;
 
 fn cfg(check: CheckMode, rate: f64) -> BenchConfig {
     BenchConfig {

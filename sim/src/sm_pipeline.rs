@@ -38,7 +38,7 @@
 //! removed ([`Checks::None`]); HWONLY code removes LOADMETA only.
 //!
 //! # Canary allocator unit (MALLOC/FREE, [`run_kernel_alloc`])
-//! - The unit is [`CanaryUnit`] (sim::canary::unit, whose timing equals the
+//! - The unit is [`CanaryUnit`] (sim::canary::alloc_unit, whose timing equals the
 //!   RTL `hw::canary::alloc_unit` cycle for cycle). It has its own memory
 //!   port for its canaries (as the RTL unit): MALLOC/FREE never take the SM
 //!   memory port, and loads, stores and metadata reads never wait for it.
@@ -95,7 +95,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::canary::unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, UnitStep};
+use crate::canary::alloc_unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, UnitStep};
 use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
 use crate::fault::{Fault, FaultCode, Op};
