@@ -13,6 +13,7 @@
 //! [`committed_tops`] (and to [`tops_for_config`] if the configuration should
 //! emit it). Nothing else changes: the CLI, the manifests and the Verilog tests
 //! pick it up.
+use crate::canary::alloc_unit::{AllocUnit, CanaryParams, CLASSES, PAGES, PAGE_SIZE, REGION_PAGES, REQUESTERS};
 use crate::interface::Interface;
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
@@ -404,9 +405,30 @@ impl TopSpec {
                 }
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),
-            TopKind::CanaryAlloc => crate::canary::top::build(&name, &crate::canary::alloc_unit::CanaryParams::default()),
+            TopKind::CanaryAlloc => canary_alloc(&name, &CanaryParams::default()),
         }
     }
+}
+
+/// Emit the canary allocator unit with parameters `p` as top `name` (tests
+/// build other parameters; the committed `canary_alloc` top is the
+/// always-on unit with the model's default k_s/k_mp, slack 0, base
+/// 0x1000_0000).
+pub fn canary_alloc(name: &str, p: &CanaryParams) -> Result<Generated> {
+    let mut uut = AllocUnit::new(p).map_err(|e| anyhow!("{name}: {e}"))?;
+    let params = BTreeMap::from([
+        ("base".to_string(), json!(format!("{:#x}", p.base))),
+        ("pages".to_string(), json!(PAGES)),
+        ("page_size".to_string(), json!(PAGE_SIZE)),
+        ("region_pages".to_string(), json!(REGION_PAGES)),
+        ("classes".to_string(), json!(CLASSES)),
+        ("requesters".to_string(), json!(REQUESTERS)),
+        ("k_s".to_string(), json!(p.k_s)),
+        ("k_mp".to_string(), json!(p.k_mp)),
+        ("slack".to_string(), json!(p.slack)),
+        ("check".to_string(), json!(p.check.name())),
+    ]);
+    emit(name, "hw::canary::alloc_unit::AllocUnit", &mut uut, params, &crate::interface::canary())
 }
 
 /// Every top kept under `verilog_out/`.

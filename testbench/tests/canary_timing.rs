@@ -20,7 +20,7 @@ fn top(p: &CanaryParams) -> Top {
         return Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     }
     let name = format!("canary_alloc_{}_s{}", p.check.name(), p.slack);
-    Top::from(hw::canary::top::build(&name, p).unwrap())
+    Top::from(hw::generate::canary_alloc(&name, p).unwrap())
 }
 
 #[test]

@@ -10,7 +10,7 @@ fn canary_alloc_verilog_lints_clean() {
     for check in [CheckMode::Always, CheckMode::Free, CheckMode::Off] {
         let name = format!("canary_alloc_{}", check.name());
         let p = CanaryParams { check, slack: if check == CheckMode::Free { 16 } else { 0 }, ..CanaryParams::default() };
-        let g = hw::canary::top::build(&name, &p).unwrap();
+        let g = hw::generate::canary_alloc(&name, &p).unwrap();
         let dir = std::env::temp_dir().join(format!("mlugen-canary-v-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (v, _) = g.write(&dir).unwrap();

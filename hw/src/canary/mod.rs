@@ -5,10 +5,11 @@
 //! - [`checker`]: the always-on checker's compressed live list and cursor.
 //! - [`alloc_unit`]: the unit (page_table, bitfields, region counters, size
 //!   table, hash, probe, canary write/check, checker sweep).
-//! - [`top`]: Verilog emission (`canary_alloc`).
+//! - [`widen`]: the width casts the unit's arithmetic needs.
+//!
+//! Its Verilog top (`canary_alloc`) is emitted by `hw::generate`.
 pub mod alloc_unit;
 pub mod arbiter;
 pub mod checker;
-pub mod top;
 pub mod siphash;
 pub mod widen;
