@@ -336,7 +336,7 @@ fn alloc_bench_pipeline_workload_options() {
     assert!(o0 > o1 && o1 > 0.0, "more compute per allocation, less overhead: {o0} {o1}");
 }
 
-/// `mlugen sweep --json` carries the fields issue 14 names, measured on a
+/// `mlugen sweep --json` carries the fields the evaluation documents, measured on a
 /// real trace; a version-1 trace is refused with what it lacks; a missing
 /// ncu file is named.
 #[test]

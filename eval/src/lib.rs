@@ -1,5 +1,5 @@
 //! The evaluation above the golden model. Its core is the calibrated SM
-//! model (issue 14): what the H200 really
+//! model: what the H200 really
 //! ran, kernel by kernel, timed unchecked and with GPUArmor's MLU.
 //!
 //! - [`ncu`]: reader for the Nsight Compute CSV of a workload's iteration 2.
