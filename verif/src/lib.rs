@@ -13,6 +13,7 @@
 //! - [`gatelevel`]: the same runs on a synthesized netlist.
 //! - [`recorder`], [`vectors`], [`energy_workload`]: port records, the
 //!   committed vector files, and the switching workloads of the energy report.
+//! - [`wave`]: the VCD of `mlugen wave`.
 //! - [`shard`]: seed shards of a cosim run and their merge; [`rng`]: the
 //!   stimulus PRNG.
 pub mod rng;
@@ -27,3 +28,4 @@ pub mod energy_workload;
 pub mod vectors;
 pub mod unit_driver;
 pub mod unit_program;
+pub mod wave;
