@@ -17,14 +17,14 @@ use crate::canary::alloc_unit::{AllocUnit, CanaryParams, CLASSES, PAGES, PAGE_SI
 use crate::interface::Interface;
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
-use crate::mlb::{Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
+use crate::mlb::Mlb;
 use crate::mlu::MluParams;
 use crate::mlu_unit::{MluUnit, UnitBuild, MISS_SLOTS};
 use crate::mlu::Structures;
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
 use serde_json::json;
-use sim::config::{Mode, MluConfig, Replacement, Target};
+use sim::config::{Mode, MluConfig, Replacement, Target, UnitShape};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -226,6 +226,23 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
     Some(block.to_string())
 }
 
+/// The one table from an MLB entry count to the const parameters of the
+/// blocks that hold an MLB (`N` entries, `IW` = index width, ceil(log2 N)
+/// and at least 1): expands to `$build!(N, IW)` for `$entries`, or an error.
+macro_rules! for_entries {
+    ($entries:expr, $what:literal, $build:ident) => {
+        match $entries {
+            1 => $build!(1, 1),
+            2 => $build!(2, 1),
+            4 => $build!(4, 2),
+            8 => $build!(8, 3),
+            16 => $build!(16, 4),
+            32 => $build!(32, 5),
+            n => bail!("{} of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)", $what),
+        }
+    };
+}
+
 /// What a top is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TopKind {
@@ -241,7 +258,7 @@ pub enum TopKind {
         structures: Structures,
         replacement: Replacement,
         mode: Mode,
-        step_limit: u16,
+        step_limit: u32,
         walkers: usize,
         lanes: usize,
         mlb_latency: usize,
@@ -274,7 +291,7 @@ impl TopKind {
                 structures.name(),
                 if *replacement == Replacement::Plru { "" } else { "_rr" },
                 if *mode == Mode::Compiler { "" } else { "_hwonly" },
-                if *step_limit as u32 == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") },
+                if *step_limit == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") },
                 if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") },
                 if *check_latency == 1 { String::new() } else { format!("_c{check_latency}") }
             ),
@@ -340,20 +357,12 @@ impl TopSpec {
                     params.insert("hit_latency".to_string(), json!(hit_latency));
                 }
                 macro_rules! mlb {
-                    ($t:ty, $n:expr, $iw:expr) => {{
-                        let mut uut = <$t>::new(replacement, hit_latency);
+                    ($n:literal, $iw:literal) => {{
+                        let mut uut = Mlb::<$n, $iw>::new(replacement, hit_latency);
                         emit(&name, concat!("hw::mlb::Mlb<", $n, ", ", $iw, ">"), &mut uut, params, &crate::interface::mlb(hit_latency))
                     }};
                 }
-                match entries {
-                    1 => mlb!(Mlb1, 1, 1),
-                    2 => mlb!(Mlb2, 2, 1),
-                    4 => mlb!(Mlb4, 4, 2),
-                    8 => mlb!(Mlb8, 8, 3),
-                    16 => mlb!(Mlb16, 16, 4),
-                    32 => mlb!(Mlb32, 32, 5),
-                    n => bail!("an MLB of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
-                }
+                for_entries!(entries, "an MLB", mlb)
             }
             TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => {
                 let b = UnitBuild { structures, replacement, mode, step_limit, walkers, mlb_latency, check_latency, miss_slots: MISS_SLOTS };
@@ -369,14 +378,11 @@ impl TopSpec {
                     ("check_latency".to_string(), json!(check_latency)),
                     ("miss_slots".to_string(), json!(MISS_SLOTS)),
                 ]);
-                if !sim::config::UNIT_WALKERS.contains(&walkers) {
-                    bail!("an MLU with {walkers} walkers cannot be built (allowed: 1, 2, 4, 8)");
-                }
-                if !sim::config::UNIT_MLB_LATENCIES.contains(&mlb_latency) {
-                    bail!("an MLU with MLB search latency {mlb_latency} cannot be built (allowed: 1, 2)");
-                }
-                if !sim::config::UNIT_CHECK_LATENCIES.contains(&check_latency) {
-                    bail!("an MLU with {check_latency} lane-check stages cannot be built (allowed: 1, 2)");
+                // The configuration's own rules (sim::config), for a top
+                // built without one (committed_tops, tests).
+                UnitShape { walkers, lanes, mlb_latency, check_latency }.validate().map_err(|e| anyhow!("{name}: {e}"))?;
+                if step_limit > sim::config::STEP_LIMIT_MAX {
+                    bail!("{name}: step limit {step_limit} does not fit the 16-bit STEP_LIMIT CSR");
                 }
                 let iface = crate::interface::mlu_unit(lanes, mlb_latency, check_latency, walkers);
                 macro_rules! unit {
@@ -386,7 +392,7 @@ impl TopSpec {
                     }};
                 }
                 macro_rules! lanes {
-                    ($n:expr, $iw:expr) => {{
+                    ($n:literal, $iw:literal) => {{
                         match lanes {
                             1 => unit!($n, $iw, 1, 1),
                             32 => unit!($n, $iw, 32, 5),
@@ -394,15 +400,7 @@ impl TopSpec {
                         }
                     }};
                 }
-                match entries {
-                    1 => lanes!(1, 1),
-                    2 => lanes!(2, 1),
-                    4 => lanes!(4, 2),
-                    8 => lanes!(8, 3),
-                    16 => lanes!(16, 4),
-                    32 => lanes!(32, 5),
-                    n => bail!("an MLU of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)"),
-                }
+                for_entries!(entries, "an MLU", lanes)
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),
             TopKind::CanaryAlloc => canary_alloc(&name, &CanaryParams::default()),

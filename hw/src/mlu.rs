@@ -52,7 +52,7 @@ pub struct MluParams {
     /// Reset value of the STRUCTURE CSR when both are built.
     pub structure: Structure,
     /// Reset value of the STEP_LIMIT CSR.
-    pub step_limit: u16,
+    pub step_limit: u32,
 }
 
 impl MluParams {
@@ -64,7 +64,7 @@ impl MluParams {
             Structures::List => Structure::List,
             Structures::Bst | Structures::Both => Structure::Bst,
         };
-        MluParams { structures, replacement: d.replacement, mode: d.mode, structure, step_limit: d.step_limit as u16 }
+        MluParams { structures, replacement: d.replacement, mode: d.mode, structure, step_limit: d.step_limit }
     }
 
     /// From a model configuration (its structure must be list or bst; sol is
@@ -81,7 +81,7 @@ impl MluParams {
             replacement: cfg.replacement,
             mode: cfg.mode,
             structure: cfg.structure,
-            step_limit: cfg.step_limit as u16,
+            step_limit: cfg.step_limit,
         })
     }
 }

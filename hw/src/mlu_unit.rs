@@ -74,7 +74,7 @@ pub struct UnitBuild {
     pub structures: Structures,
     pub replacement: Replacement,
     pub mode: Mode,
-    pub step_limit: u16,
+    pub step_limit: u32,
     pub walkers: usize,
     pub mlb_latency: usize,
     /// c: lane-check stages (1 or 2).

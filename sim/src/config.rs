@@ -58,7 +58,7 @@ pub enum Replacement {
     #[serde(rename = "plru")]
     Plru,
     /// A log2(N)-bit pointer advanced on fills that replace a valid entry.
-    #[serde(rename = "round_robin", alias = "round-robin", alias = "roundrobin")]
+    #[serde(rename = "round_robin")]
     RoundRobin,
 }
 
@@ -72,7 +72,7 @@ impl Replacement {
     pub fn from_name(s: &str) -> Option<Replacement> {
         match s {
             "plru" => Some(Replacement::Plru),
-            "round_robin" | "round-robin" | "roundrobin" => Some(Replacement::RoundRobin),
+            "round_robin" => Some(Replacement::RoundRobin),
             _ => None,
         }
     }
@@ -113,6 +113,22 @@ impl Mode {
         }
     }
 }
+
+/// The command-line parsers of the three value types: one spelling each, the
+/// same as in configuration files (`name`), and an error that lists them.
+macro_rules! from_str_by_name {
+    ($t:ty, $what:literal, $allowed:literal) => {
+        impl std::str::FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                <$t>::from_name(s).ok_or_else(|| format!("unknown {} `{s}`; allowed: {}", $what, $allowed))
+            }
+        }
+    };
+}
+from_str_by_name!(Structure, "structure", "list, bst, sol");
+from_str_by_name!(Replacement, "replacement policy", "plru, round_robin");
+from_str_by_name!(Mode, "mode", "compiler, hwonly");
 
 /// Who the configuration is for: the golden model accepts a superset of what
 /// the hardware generator can build.
@@ -175,6 +191,33 @@ pub struct UnitShape {
 impl Default for UnitShape {
     fn default() -> Self {
         UnitShape { walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 1 }
+    }
+}
+
+impl UnitShape {
+    /// The unit's own ranges (walkers, lanes, stages). Part of
+    /// [`MluConfig::validate`], the one place these rules are written; the
+    /// generator calls it too for a unit top built without a configuration.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !UNIT_WALKERS.contains(&self.walkers) {
+            return Err(ConfigError::field("unit.walkers", format!("{} walkers is not supported; allowed: {}", self.walkers, list(&UNIT_WALKERS))));
+        }
+        if !UNIT_LANES.contains(&self.lanes) {
+            return Err(ConfigError::field("unit.lanes", format!("{} lanes is not supported; allowed: {}", self.lanes, list(&UNIT_LANES))));
+        }
+        if !UNIT_MLB_LATENCIES.contains(&self.mlb_latency) {
+            return Err(ConfigError::field(
+                "unit.mlb_latency",
+                format!("{} MLB search stages is not supported; allowed: {}", self.mlb_latency, list(&UNIT_MLB_LATENCIES)),
+            ));
+        }
+        if !UNIT_CHECK_LATENCIES.contains(&self.check_latency) {
+            return Err(ConfigError::field(
+                "unit.check_latency",
+                format!("{} lane-check stages is not supported; allowed: {}", self.check_latency, list(&UNIT_CHECK_LATENCIES)),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -265,24 +308,7 @@ impl MluConfig {
             ));
         }
         if let Some(u) = &self.unit {
-            if !UNIT_WALKERS.contains(&u.walkers) {
-                return Err(ConfigError::field("unit.walkers", format!("{} walkers is not supported; allowed: {}", u.walkers, list(&UNIT_WALKERS))));
-            }
-            if !UNIT_LANES.contains(&u.lanes) {
-                return Err(ConfigError::field("unit.lanes", format!("{} lanes is not supported; allowed: {}", u.lanes, list(&UNIT_LANES))));
-            }
-            if !UNIT_MLB_LATENCIES.contains(&u.mlb_latency) {
-                return Err(ConfigError::field(
-                    "unit.mlb_latency",
-                    format!("{} MLB search stages is not supported; allowed: {}", u.mlb_latency, list(&UNIT_MLB_LATENCIES)),
-                ));
-            }
-            if !UNIT_CHECK_LATENCIES.contains(&u.check_latency) {
-                return Err(ConfigError::field(
-                    "unit.check_latency",
-                    format!("{} lane-check stages is not supported; allowed: {}", u.check_latency, list(&UNIT_CHECK_LATENCIES)),
-                ));
-            }
+            u.validate()?;
             if self.mode == Mode::Hwonly && u.lanes != 1 {
                 return Err(ConfigError::field(
                     "unit.lanes",

@@ -1,7 +1,8 @@
 //! The MLU configuration flags that `mlugen generate` and `mlugen cosim`
 //! share: defaults, then `--config FILE`, then the flags, validated once
 //! for hardware, and an error that names the flag (or the file) a bad value
-//! came from.
+//! came from. Values are parsed by clap into the configuration's own types
+//! (`sim::config`'s `FromStr`: the spelling of the configuration files).
 use anyhow::{anyhow, Result};
 use sim::config::{Mode, MluConfig, Replacement, Structure, Target};
 use std::path::PathBuf;
@@ -17,13 +18,13 @@ pub struct MluFlags {
     pub entries: Option<usize>,
     /// Metadata structure: list or bst.
     #[arg(long)]
-    pub structure: Option<String>,
-    /// MLB replacement policy: plru or rr (round robin).
+    pub structure: Option<Structure>,
+    /// MLB replacement policy: plru or round_robin.
     #[arg(long)]
-    pub replacement: Option<String>,
+    pub replacement: Option<Replacement>,
     /// Checking mode: compiler or hwonly.
     #[arg(long)]
-    pub mode: Option<String>,
+    pub mode: Option<Mode>,
     /// The MLU is always the SM unit (top
     /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`; config field `unit`), in
     /// the committed shape (4 walkers, 32 lanes (1 in HWONLY mode), two MLB
@@ -72,20 +73,9 @@ impl MluFlags {
         if let Some(n) = self.entries {
             cfg.entries = n;
         }
-        if let Some(s) = &self.structure {
-            cfg.structure = Structure::from_name(s)
-                .filter(|s| s.bits().is_some())
-                .ok_or_else(|| anyhow!("--structure {s}: not a hardware structure; allowed: list, bst"))?;
-        }
-        if let Some(r) = &self.replacement {
-            cfg.replacement = match r.as_str() {
-                "rr" => Replacement::RoundRobin,
-                other => Replacement::from_name(other).ok_or_else(|| anyhow!("--replacement {r}: unknown policy; allowed: plru, rr"))?,
-            };
-        }
-        if let Some(m) = &self.mode {
-            cfg.mode = Mode::from_name(m).ok_or_else(|| anyhow!("--mode {m}: unknown mode; allowed: compiler, hwonly"))?;
-        }
+        cfg.structure = self.structure.unwrap_or(cfg.structure);
+        cfg.replacement = self.replacement.unwrap_or(cfg.replacement);
+        cfg.mode = self.mode.unwrap_or(cfg.mode);
         // The unit's shape: the file's, else the committed one
         // (MluConfig::unit_shape), then the flags.
         let mut u = cfg.unit_shape();

@@ -27,16 +27,16 @@ pub struct Args {
     pub entries: Vec<usize>,
     /// Metadata structures: list, bst, sol.
     #[arg(long, value_delimiter = ',', default_value = "list,bst,sol")]
-    pub structure: Vec<String>,
+    pub structure: Vec<Structure>,
     /// Modes: compiler, hwonly.
     #[arg(long, value_delimiter = ',', default_value = "compiler,hwonly")]
-    pub mode: Vec<String>,
+    pub mode: Vec<Mode>,
     /// Walkers K (1, 2, 4, 8).
     #[arg(long, value_delimiter = ',', default_value = "4")]
     pub walkers: Vec<usize>,
     /// MLB replacement policy: plru or round_robin.
     #[arg(long, default_value = "plru")]
-    pub replacement: String,
+    pub replacement: Replacement,
     /// Locations from the host: the runtime passes each pointer argument's
     /// metadata location at launch, kernels run no LOADMETA, and a
     /// MEMCHECK.G miss fetches the one node (compiler mode; eval/README.md
@@ -69,16 +69,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let structures = a
-        .structure
-        .iter()
-        .map(|s| Structure::from_name(s).with_context(|| format!("--structure: unknown structure {s:?} (list, bst, sol)")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let modes = a
-        .mode
-        .iter()
-        .map(|s| Mode::from_name(s).with_context(|| format!("--mode: unknown mode {s:?} (compiler, hwonly)")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (structures, modes) = (a.structure.clone(), a.mode.clone());
     // Every point is a configuration the golden model accepts (one check,
     // the config type's).
     for &entries in &a.entries {
@@ -94,8 +85,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.host_locations && a.report.is_some() {
         anyhow::bail!("--host-locations with --report: the report sets host locations against the LOADMETAs itself (section 9); run it without --host-locations");
     }
-    let replacement = Replacement::from_name(&a.replacement)
-        .with_context(|| format!("--replacement: unknown policy {:?} (plru, round_robin)", a.replacement))?;
+    let replacement = a.replacement;
     let gpu: eval::sm_model::GpuParams = match &a.gpu_params {
         None => Default::default(),
         Some(f) => {

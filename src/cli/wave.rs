@@ -4,7 +4,7 @@
 //! (verif::wave says what runs). Prints a JSON summary (each request's
 //! latency from the cycle it is taken to the cycle of its response; its
 //! fault and location; the nodes read) on stdout.
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use sim::config::Structure;
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,7 +19,7 @@ pub struct Args {
     pub entries: usize,
     /// Metadata structure: list or bst.
     #[arg(long, default_value = "bst")]
-    pub structure: String,
+    pub structure: Structure,
     /// Metadata memory latency in cycles (1..=1000).
     #[arg(long, default_value_t = 3)]
     pub latency: u32,
@@ -30,8 +30,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let structure = Structure::from_name(&args.structure).ok_or_else(|| anyhow!("--structure {}: allowed: list, bst", args.structure))?;
-    let w = verif::wave::Wave { out: args.out, entries: args.entries, structure, latency: args.latency, allocations: args.allocations };
+    let w = verif::wave::Wave { out: args.out, entries: args.entries, structure: args.structure, latency: args.latency, allocations: args.allocations };
     let summary = verif::wave::record(&w)?;
     writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&summary)?)?;
     Ok(())
