@@ -18,13 +18,12 @@ use crate::interface::Interface;
 use crate::manifest::{module_names, module_ports, Manifest, MANIFEST_VERSION};
 use crate::memcheck::Memcheck;
 use crate::mlb::Mlb;
-use crate::mlu::MluParams;
-use crate::mlu_unit::{MluUnit, UnitBuild, MISS_SLOTS};
-use crate::mlu::Structures;
+use crate::mlu_unit::{MluUnit, MISS_SLOTS};
 use anyhow::{anyhow, bail, Context, Result};
 use rust_hdl::prelude::*;
 use serde_json::json;
-use sim::config::{Mode, MluConfig, Replacement, Target, UnitShape};
+use sim::config::{MluConfig, Replacement, Target};
+pub use sim::top::{replacement_short, TopKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -238,87 +237,9 @@ macro_rules! for_entries {
             8 => $build!(8, 3),
             16 => $build!(16, 4),
             32 => $build!(32, 5),
-            n => bail!("{} of {n} MLB entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)", $what),
+            n => bail!("{} of {n} entries cannot be built (allowed: 1, 2, 4, 8, 16, 32)", $what),
         }
     };
-}
-
-/// What a top is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TopKind {
-    /// `hw::mlb::Mlb<entries, ..>` with a search pipeline of `hit_latency`
-    /// (1 or 2) stages.
-    Mlb { entries: usize, replacement: Replacement, hit_latency: usize },
-    /// `hw::memcheck::Memcheck`.
-    Memcheck,
-    /// `hw::mlu_unit::MluUnit<entries, .., lanes, ..>`: the MLU as an SM unit
-    /// (pipelined, `walkers` walks at once, warp-wide when `lanes` is 32).
-    MluUnit {
-        entries: usize,
-        structures: Structures,
-        replacement: Replacement,
-        mode: Mode,
-        step_limit: u32,
-        walkers: usize,
-        lanes: usize,
-        mlb_latency: usize,
-        check_latency: usize,
-    },
-    /// `hw::canary::alloc_unit::AllocUnit` with its default
-    /// parameters (always-on checking, slack 0): `canary_alloc`.
-    CanaryAlloc,
-}
-
-impl TopKind {
-    /// The top's module and file name, e.g. `mlb8_plru`, `mlb16_rr`, `memcheck`.
-    pub fn name(&self) -> String {
-        match self {
-            // mlb8_plru, mlb16_rr; `_p2` for the two-stage search.
-            TopKind::Mlb { entries, replacement, hit_latency } => format!(
-                "mlb{entries}_{}{}",
-                replacement_short(*replacement),
-                if *hit_latency == 1 { String::new() } else { format!("_p{hit_latency}") }
-            ),
-            TopKind::Memcheck => "memcheck".to_string(),
-            TopKind::CanaryAlloc => "canary_alloc".to_string(),
-            // mlu8_bst_k4_l32, mlu16_list_k2_l1_p2, mlu8_bst_k4_l32_p2_c2;
-            // `_rr` for round-robin. The reset values of the mode and
-            // step-limit CSRs change the RTL, so a non-default one is in the
-            // name too (`_hwonly`, `_sl<N>`): two configurations never share
-            // a top name.
-            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => format!(
-                "mlu{entries}_{}{}{}{}_k{walkers}_l{lanes}{}{}",
-                structures.name(),
-                if *replacement == Replacement::Plru { "" } else { "_rr" },
-                if *mode == Mode::Compiler { "" } else { "_hwonly" },
-                if *step_limit == MluConfig::default().step_limit { String::new() } else { format!("_sl{step_limit}") },
-                if *mlb_latency == 1 { String::new() } else { format!("_p{mlb_latency}") },
-                if *check_latency == 1 { String::new() } else { format!("_c{check_latency}") }
-            ),
-        }
-    }
-}
-
-impl TopKind {
-    /// The rule [`TopKind::name`] follows, for the manifest.
-    pub fn naming(&self) -> &'static str {
-        match self {
-            TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>, then _p2 if hit_latency is 2",
-            TopKind::Memcheck => "memcheck (no parameters)",
-            TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
-            TopKind::MluUnit { .. } => {
-                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages"
-            }
-        }
-    }
-}
-
-/// `plru` or `rr`: the short names used in top names and on the command line.
-pub fn replacement_short(r: Replacement) -> &'static str {
-    match r {
-        Replacement::Plru => "plru",
-        Replacement::RoundRobin => "rr",
-    }
 }
 
 /// A named top to generate.
@@ -344,18 +265,13 @@ impl TopSpec {
 
     fn build_block(&self) -> Result<Generated> {
         let name = self.name();
-        match self.kind {
+        match &self.kind {
             TopKind::Mlb { entries, replacement, hit_latency } => {
+                let (entries, replacement, hit_latency) = (*entries, *replacement, *hit_latency);
                 if !(1..=2).contains(&hit_latency) {
                     bail!("an MLB with hit latency {hit_latency} cannot be built (allowed: 1, 2)");
                 }
-                let mut params = BTreeMap::from([
-                    ("entries".to_string(), json!(entries)),
-                    ("replacement".to_string(), json!(replacement.name())),
-                ]);
-                if hit_latency != 1 {
-                    params.insert("hit_latency".to_string(), json!(hit_latency));
-                }
+                let params = self.kind.parameters();
                 macro_rules! mlb {
                     ($n:literal, $iw:literal) => {{
                         let mut uut = Mlb::<$n, $iw>::new(replacement, hit_latency);
@@ -364,30 +280,19 @@ impl TopSpec {
                 }
                 for_entries!(entries, "an MLB", mlb)
             }
-            TopKind::MluUnit { entries, structures, replacement, mode, step_limit, walkers, lanes, mlb_latency, check_latency } => {
-                let b = UnitBuild { structures, replacement, mode, step_limit, walkers, mlb_latency, check_latency, miss_slots: MISS_SLOTS };
-                let params = BTreeMap::from([
-                    ("entries".to_string(), json!(entries)),
-                    ("structures".to_string(), json!(structures.name())),
-                    ("replacement".to_string(), json!(replacement.name())),
-                    ("mode_reset".to_string(), json!(mode.name())),
-                    ("step_limit_reset".to_string(), json!(step_limit)),
-                    ("walkers".to_string(), json!(walkers)),
-                    ("lanes".to_string(), json!(lanes)),
-                    ("mlb_latency".to_string(), json!(mlb_latency)),
-                    ("check_latency".to_string(), json!(check_latency)),
-                    ("miss_slots".to_string(), json!(MISS_SLOTS)),
-                ]);
+            TopKind::MluUnit(p) => {
                 // The configuration's own rules (sim::config), for a top
                 // built without one (committed_tops, tests).
-                UnitShape { walkers, lanes, mlb_latency, check_latency }.validate().map_err(|e| anyhow!("{name}: {e}"))?;
-                if step_limit > sim::config::STEP_LIMIT_MAX {
-                    bail!("{name}: step limit {step_limit} does not fit the 16-bit STEP_LIMIT CSR");
+                p.cfg.validate(Target::Hardware).map_err(|e| anyhow!("{name}: {e}"))?;
+                if p.miss_slots != MISS_SLOTS {
+                    bail!("{name}: the unit is built with {MISS_SLOTS} miss slots, not {}", p.miss_slots);
                 }
+                let (entries, lanes, mlb_latency, check_latency, walkers) = (p.cfg.entries, p.lanes, p.mlb_latency, p.check_latency, p.walkers);
+                let params = self.kind.parameters();
                 let iface = crate::interface::mlu_unit(lanes, mlb_latency, check_latency, walkers);
                 macro_rules! unit {
                     ($n:expr, $iw:expr, $l:expr, $lw:expr) => {{
-                        let mut uut = MluUnit::<$n, $iw, $l, $lw>::new(b);
+                        let mut uut = MluUnit::<$n, $iw, $l, $lw>::new(p);
                         emit(&name, concat!("hw::mlu_unit::MluUnit<", $n, ", ", $iw, ", ", $l, ", ", $lw, ">"), &mut uut, params, &iface)
                     }};
                 }
@@ -454,29 +359,12 @@ pub fn committed_tops() -> Vec<TopSpec> {
     v
 }
 
-/// The tops one configuration generates (validated for hardware first, so a
-/// bad value is an error naming its field): the MLB on its own (at the
-/// unit's search latency) and the MLU as an SM unit, in the shape
-/// `cfg.unit_shape()` gives (the committed one unless `unit` says).
+/// The tops one configuration generates ([`TopKind::for_config`]: the MLB
+/// and the MLU as an SM unit), the configuration validated for hardware
+/// first, so a bad value is an error naming its field.
 pub fn tops_for_config(cfg: &MluConfig) -> Result<Vec<TopSpec>> {
-    let u = cfg.unit_shape();
-    let cfg = &MluConfig { unit: Some(u), ..cfg.clone() };
-    cfg.validate(Target::Hardware).map_err(|e| anyhow!("invalid configuration: {e}"))?;
-    let p = MluParams::from_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
-    Ok(vec![
-        TopSpec::new(TopKind::Mlb { entries: cfg.entries, replacement: cfg.replacement, hit_latency: u.mlb_latency }),
-        TopSpec::new(TopKind::MluUnit {
-            entries: cfg.entries,
-            structures: p.structures,
-            replacement: p.replacement,
-            mode: p.mode,
-            step_limit: p.step_limit,
-            walkers: u.walkers,
-            lanes: u.lanes,
-            mlb_latency: u.mlb_latency,
-            check_latency: u.check_latency,
-        }),
-    ])
+    let kinds = TopKind::for_config(cfg).map_err(|e| anyhow!("invalid configuration: {e}"))?;
+    Ok(kinds.into_iter().map(TopSpec::new).collect())
 }
 
 /// The files of `verilog_out/` that belong to no one top (name, text),

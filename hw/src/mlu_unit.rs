@@ -49,12 +49,12 @@ use crate::canary::widen::Widen;
 use crate::counter::EventCounter;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
-use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use crate::prio_enc::{array_init, index_width};
-use crate::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use crate::walker::Walker;
 use rust_hdl::prelude::*;
-use sim::config::{Mode, Replacement};
+use sim::config::{Mode, Structure};
+use sim::mlu_unit::UnitParams;
 use sim::fault::{FaultCode, Op};
 use sim::mlb::LOC_MASK;
 use sim::pointer::{ADDR_MASK, NO_META};
@@ -67,40 +67,6 @@ const LANES_PER_COPY: usize = 4;
 
 /// R, the miss slots of every generated unit: the model's.
 pub use sim::mlu_unit::MISS_SLOTS;
-
-/// The unit's build parameters beyond the const generics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnitBuild {
-    pub structures: Structures,
-    pub replacement: Replacement,
-    pub mode: Mode,
-    pub step_limit: u32,
-    pub walkers: usize,
-    pub mlb_latency: usize,
-    /// c: lane-check stages (1 or 2).
-    pub check_latency: usize,
-    pub miss_slots: usize,
-}
-
-impl UnitBuild {
-    /// The build of the unit the model `p` describes (Err: a parameter the
-    /// RTL does not build, named).
-    pub fn from_params(p: &sim::mlu_unit::UnitParams) -> anyhow::Result<UnitBuild> {
-        // The MLU parameters are validated where every RTL MLU's are.
-        let m = crate::mlu::MluParams::from_config(&p.cfg)?;
-        anyhow::ensure!(p.miss_slots == MISS_SLOTS, "miss_slots {} (the RTL is built with {MISS_SLOTS})", p.miss_slots);
-        Ok(UnitBuild {
-            structures: m.structures,
-            replacement: m.replacement,
-            mode: m.mode,
-            step_limit: m.step_limit,
-            walkers: p.walkers,
-            mlb_latency: p.mlb_latency,
-            check_latency: p.check_latency,
-            miss_slots: p.miss_slots,
-        })
-    }
-}
 
 fn regs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
@@ -447,14 +413,19 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
 }
 
 impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N, IW, L, LW> {
-    pub fn new(b: UnitBuild) -> Self {
+    /// The unit its golden twin's parameters `b` describe (validated at the
+    /// edge: `sim::config::MluConfig::validate`; the asserts catch a caller
+    /// that skipped it).
+    pub fn new(b: &UnitParams) -> Self {
         assert!(IW == index_width(N) && LW == index_width(L) && (L == 1 || L == 32), "MluUnit<{N}, {IW}, {L}, {LW}>");
+        assert!(b.cfg.entries == N && b.lanes == L, "MluUnit<{N}, {IW}, {L}, {LW}> built for {} entries, {} lanes", b.cfg.entries, b.lanes);
         assert!(
             [1, 2, 4, 8].contains(&b.walkers)
                 && (1..=2).contains(&b.mlb_latency)
                 && (1..=2).contains(&b.check_latency)
                 && b.miss_slots >= b.mlb_latency + 2
                 && b.miss_slots <= 31
+                && b.cfg.structure != Structure::Sol
         );
         let (k, m1, r, d) = (b.walkers, b.mlb_latency + 1, b.miss_slots, b.check_latency - 1);
         Self {
@@ -511,8 +482,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             visits: sigs(k + 1),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
-            mlb: Mlb::new(b.replacement, b.mlb_latency).with_fill_lookahead(k).with_entry_keys(),
-            walkers: (0..k).map(|_| Walker::new(b.structures)).collect(),
+            mlb: Mlb::new(b.cfg.replacement, b.mlb_latency).with_fill_lookahead(k).with_entry_keys(),
+            walkers: (0..k).map(|_| Walker::new(b.cfg.structure)).collect(),
             checks: LaneChecks::new(b.check_latency),
             loc_out: Default::default(),
             sbase_w: Default::default(),
@@ -521,9 +492,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             structure_r: Default::default(),
             root_r: Default::default(),
             limit_r: Default::default(),
-            mode_reset: Constant::new(b.mode == Mode::Hwonly),
-            structure_reset: Constant::new(b.structures != Structures::List),
-            limit_reset: Constant::new((b.step_limit as u64).into()),
+            mode_reset: Constant::new(b.cfg.mode == Mode::Hwonly),
+            structure_reset: Constant::new(b.cfg.structure != Structure::List),
+            limit_reset: Constant::new((b.cfg.step_limit as u64).into()),
             p_valid: regs(m1),
             p_replay: regs(m1),
             p_id: regs(m1),

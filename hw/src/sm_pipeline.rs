@@ -119,7 +119,8 @@
 //! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
 //! are their own files (`mlu_unit.rs`, `mem_model.rs`).
 use crate::mem_model::MemModel;
-use crate::mlu_unit::{MluUnit, UnitBuild};
+use crate::mlu_unit::MluUnit;
+use sim::mlu_unit::UnitParams;
 use crate::warp_sched::WarpSched;
 use rust_hdl::prelude::*;
 
@@ -309,7 +310,7 @@ pub type SmPipeline8x8 = SmPipeline<8, 3, 8, 3, 16, 4>;
 impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
     SmPipeline<W, WW, N, IW, Q, QW>
 {
-    pub fn new(b: UnitBuild) -> Self {
+    pub fn new(b: &UnitParams) -> Self {
         let c3 = |v: u64| Constant::new(bits::<3>(v));
         Self {
             clock: Default::default(),

@@ -24,7 +24,7 @@
 //! simulation against the model, not emitted (a top would pass those ports
 //! through unchanged).
 use crate::canary::alloc_unit::{AllocUnit, CanaryParams, REQUESTERS};
-use crate::mlu_unit::UnitBuild;
+use sim::mlu_unit::UnitParams;
 use crate::sm_pipeline::SmPipeline;
 use rust_hdl::prelude::*;
 
@@ -46,7 +46,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
 {
     /// A pipeline with MLU unit `p` and allocator `c` (Err: `c` is invalid,
     /// the message names the field).
-    pub fn new(p: UnitBuild, c: &CanaryParams) -> Result<Self, String> {
+    pub fn new(p: &UnitParams, c: &CanaryParams) -> Result<Self, String> {
         Ok(Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -53,8 +53,9 @@
 //! port latency L with the port free takes n (L + 2) + 1 cycles to `done`.
 use crate::in_bounds::InBounds;
 use crate::state_reg::StateReg;
-use crate::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use crate::mlu::{RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use rust_hdl::prelude::*;
+use sim::config::Structure;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum WalkerState {
@@ -157,7 +158,8 @@ pub struct Walker {
 }
 
 impl Walker {
-    pub fn new(structures: Structures) -> Self {
+    /// A walker of one structure (`Sol` has no walker: built as a bst).
+    pub fn new(structure: Structure) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -223,8 +225,8 @@ impl Walker {
             one64: Constant::new(1_u64.into()),
             addr_mask: Constant::new(sim::pointer::ADDR_MASK.into()),
             loc_mask: Constant::new(sim::mlb::LOC_MASK.into()),
-            has_list: Constant::new(structures != Structures::Bst),
-            has_bst: Constant::new(structures != Structures::List),
+            has_list: Constant::new(structure == Structure::List),
+            has_bst: Constant::new(structure != Structure::List),
             res_found: Constant::new(RES_FOUND.into()),
             res_not_found: Constant::new(RES_NOT_FOUND.into()),
             res_limit: Constant::new(RES_LIMIT.into()),

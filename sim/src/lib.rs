@@ -20,6 +20,8 @@
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
 //! - [`canary`]: the canary allocator unit (RTL `hw::canary`).
 //! - [`oracle`]: a brute-force reference used by the property tests.
+//! - [`top`]: what a generated top is: its kind, name and manifest
+//!   parameters (hw::generate builds from it).
 //!
 //! Inputs, evaluation and plumbing (no hardware twin):
 //! - [`scenario`]: the scenario files of `mlugen check` (spec section 10).
@@ -47,6 +49,7 @@ pub mod pointer;
 pub mod project;
 pub mod runtime;
 pub mod shard;
+pub mod top;
 pub mod traverser;
 pub mod walker;
 

@@ -21,7 +21,6 @@ use super::progress::Progress;
 use std::sync::{Arc, Mutex, OnceLock};
 use verif::cosim::{self, Progress as CosimProgress, ProgressHook, RunOptions};
 use verif::shard::{shard_seeds, CosimReport, SeedRun, Shard};
-use verif::unit_driver::{Stream, UnitCosim};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -111,9 +110,13 @@ pub fn run(a: Args) -> Result<()> {
         let spec = hw::generate::tops_for_config(&cfg)?.pop().context("the configuration has no unit top")?;
         verif::verilator::Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))?
     };
-    let params = UnitParams::from_config(&cfg);
+    let run = if target == "mlb" {
+        cosim::Target::Mlb { entries: cfg.entries, replacement: cfg.replacement }
+    } else {
+        cosim::Target::Unit(UnitParams::from_config(&cfg).context("the configuration has no unit")?)
+    };
     let verilog = user_verilog.as_deref().unwrap_or(&top.verilog);
-    let unit = if target == "mlb" { "cycles" } else { "requests" };
+    let unit = run.unit();
     let mut out = super::out::stdout();
     writeln!(
         out,
@@ -173,55 +176,7 @@ pub fn run(a: Args) -> Result<()> {
             progress: Some(hook),
             ..Default::default()
         };
-        let o = if target == "mlb" {
-            let r = cosim::run_mlb(&top, verilog, variant, cfg.entries, cfg.replacement, &opts)?;
-            SeedOutcome {
-                compared: r.cycles,
-                line: format!("cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8),
-                throughput: vec![format!(
-                    "Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s",
-                    r.cycles_per_second(),
-                    r.model_cycles_per_second()
-                )],
-                coverage: r.stats.to_string(),
-                counts: serde_json::to_value(r.stats)?,
-                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
-                vcd: r.vcd,
-                build: r.build,
-            }
-        } else {
-            let p = params.as_ref().context("the configuration has no unit")?;
-            let mut cs = UnitCosim::start(&top, verilog, variant, p.lanes, seed)?;
-            opts.report(CosimProgress::Built { compiled: cs.built.compiled, seconds: cs.built.seconds });
-            cs.progress = opts.progress.clone();
-            let t = std::time::Instant::now();
-            let r = cs.run_random(p, Stream::Hot, seed, a.transactions)?;
-            let seconds = t.elapsed().as_secs_f64();
-            let build = cs.built.clone();
-            cs.finish()?;
-            let c = r.counters;
-            SeedOutcome {
-                compared: r.requests,
-                line: match &r.mismatch {
-                    None => format!("requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles),
-                    Some(_) => format!("requests compared: {}, mismatches: 1", r.requests),
-                },
-                throughput: vec![format!("Verilator cosimulation {:.0} requests/s (wall, golden twin run ahead in the same thread)", r.requests as f64 / seconds.max(1e-9))],
-                coverage: format!(
-                    "{} requests, {} MLB lookups ({} hits, {} misses, {} merged), {} walks, {} nodes, {} reads, {} faults, {} fills ({} cancelled, {} already present), {} stall cycles",
-                    c.requests, c.lookups, c.hits, c.misses, c.merged, c.walks, c.nodes, c.reads, c.faults, c.fills, c.fills_cancelled, c.fills_present, c.stalls
-                ),
-                counts: serde_json::json!({
-                    "requests": c.requests, "lookups": c.lookups, "hits": c.hits, "misses": c.misses, "merged": c.merged,
-                    "walks": c.walks, "nodes": c.nodes, "reads": c.reads, "faults": c.faults, "fills": c.fills,
-                    "fills_cancelled": c.fills_cancelled, "fills_present": c.fills_present, "stalls": c.stalls,
-                }),
-                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
-                vcd: None,
-                build,
-            }
-        };
-        // What follows is the same for both targets.
+        let o = cosim::run_seed(&run, &top, verilog, variant, &opts)?;
         if let Some(b) = bar.get() {
             b.finish(&format!("{} {unit} compared", o.compared));
         }
@@ -267,20 +222,6 @@ pub fn run(a: Args) -> Result<()> {
         bail!("{e}");
     }
     Ok(())
-}
-
-/// What one seed's run printed and reports, for the MLB or the MLU target.
-struct SeedOutcome {
-    compared: u64,
-    /// `cycles compared: ..` / `requests compared: ..`.
-    line: String,
-    throughput: Vec<String>,
-    coverage: String,
-    counts: serde_json::Value,
-    /// The mismatch report and where it happened (`cycle 12`, `request 7`).
-    mismatch: Option<(String, String)>,
-    vcd: Option<PathBuf>,
-    build: verif::verilator::Built,
 }
 
 /// `1` or `1..=8` or `1, 3, 5` (a shard's seeds).

@@ -3,11 +3,13 @@
 //! report. The flow itself is the `synth` crate (docs/synth.md).
 use super::progress::{note, Progress};
 use super::project::default_path;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::io::Write;
-use std::path::PathBuf;
+use sim::config::{MluConfig, Target};
+use sim::top::TopKind;
+use std::path::{Path, PathBuf};
 use synth::liberty::LibSpec;
-use synth::sweep::{self, JobOptions, TopKind};
+use synth::sweep::{self, Family, Job, JobOptions, SynthReport};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -102,124 +104,29 @@ pub fn run(mut a: Args) -> Result<()> {
     }
     if let Some(from) = &a.report_from {
         let Some(dir) = &a.report else { bail!("--report-from needs --report DIR") };
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(from)
-            .with_context(|| format!("reading {}", from.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        let mut reports: Vec<synth::sweep::SynthReport> = Vec::new();
-        let mut parts = Vec::new();
-        for p in &paths {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            let mut r: Vec<synth::sweep::SynthReport> =
-                serde_json::from_str(&text).with_context(|| format!("{}: not the output of mlugen synth --json", p.display()))?;
-            // Which parts were made from Verilog that has changed since.
-            let stale = r
-                .iter()
-                .filter(|x| {
-                    let v = verilog_out.join(format!("{}.v", x.top));
-                    !v.is_file() || synth::sweep::fnv64(&[v]) != x.verilog_fnv64
-                })
-                .map(|x| format!("{} {}", x.top, x.library))
-                .collect();
-            let job = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            parts.push(synth::report::Part { job, tops: r.iter().map(|x| format!("{} {}", x.top, x.library)).collect(), stale });
-            reports.append(&mut r);
-        }
-        if reports.is_empty() {
-            bail!("--report-from {}: no reports found", from.display());
-        }
-        synth::report::write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_unit8 # only these jobs (the others' committed parts are kept)", &parts)?;
-        note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {} files", dir.display(), paths.len()));
+        let n = synth::report::write_from_parts(dir, from, &verilog_out)?;
+        note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {n} files", dir.display()));
         return Ok(());
     }
-    let kind = match a.top.as_str() {
-        "mlb" => TopKind::Mlb,
-        "mlu" | "unit" => TopKind::Unit,
-        "canary" => TopKind::Canary,
-        other => bail!("--top {other:?}: expected mlb, mlu, unit or canary"),
+    let jobs = jobs(&a, &verilog_out)?;
+    let libs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
+    let o = JobOptions {
+        on_stage: Some(on_stage),
+        out: out_dir,
+        clock_ps: 0.0,
+        blocks: !a.no_blocks,
+        energy: !a.no_energy,
+        energy_cycles: a.energy_cycles,
+        clock_gating: a.clock_gating == "on",
     };
-    let mut cfg = match &a.config {
-        Some(p) => {
-            let c = sim::config::MluConfig::from_json_file(p)?;
-            c.validate(sim::config::Target::Hardware).map_err(|e| e.in_file(p.display().to_string()))?;
-            c
-        }
-        None => sim::config::MluConfig::default(),
+    let mut record = |kind: &sim::top::TopKind| {
+        let t0 = std::time::Instant::now();
+        let w = verif::energy_workload::record(&verilog_out, kind, a.energy_cycles)?;
+        note(&format!("mlugen synth: recorded {} workloads of {} on the RTL in {:.1} s", w.len(), kind.name(), t0.elapsed().as_secs_f64()));
+        Ok(w)
     };
-    if kind == TopKind::Unit && cfg.unit.is_none() {
-        cfg.unit = Some(cfg.unit_shape());
-    }
-    let mut entries = a.entries.clone();
-    if kind == TopKind::Canary {
-        if !entries.is_empty() {
-            bail!("--entries does not apply to --top canary (the unit has no MLB)");
-        }
-        entries.push(0);
-    } else if entries.is_empty() {
-        entries.push(cfg.entries);
-    }
-    for &n in entries.iter().filter(|_| kind != TopKind::Canary) {
-        if !sim::config::HARDWARE_ENTRIES.contains(&n) {
-            bail!("--entries: {n} MLB entries is not supported; allowed: 1, 2, 4, 8, 16, 32");
-        }
-    }
-    if let Some(c) = a.clock_ps {
-        if !(c.is_finite() && c > 0.0) {
-            bail!("--clock-ps {c}: must be a positive number of picoseconds");
-        }
-    }
-    if a.energy_cycles < 2 {
-        bail!("--energy-cycles {}: need at least 2", a.energy_cycles);
-    }
-    if a.verilog.is_some() != a.top_module.is_some() {
-        bail!("--verilog and --top-module go together");
-    }
-    if a.verilog.is_some() && entries.len() > 1 {
-        bail!("--verilog names one design: give at most one --entries value");
-    }
-    if !(a.hit_latency == 1 || (a.hit_latency == 2 && kind == TopKind::Mlb)) {
-        bail!("--hit-latency {}: expected 1, or 2 for --top mlb (the two-stage MLB)", a.hit_latency);
-    }
-    let gating = a.clock_gating == "on";
-    let specs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
-    let mut reports = Vec::new();
-    let mut recordings: Vec<(String, Vec<verif::energy_workload::Workload>)> = Vec::new();
-    for spec in &specs {
-        let lib = sweep::library(spec)?;
-        let clock_ps = a.clock_ps.unwrap_or_else(|| sweep::default_clock_ps(spec));
-        for &n in &entries {
-            let (design, generated) = match (&a.verilog, &a.top_module) {
-                (Some(v), Some(t)) => (synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() }, false),
-                _ if kind == TopKind::Canary => (sweep::resolve_canary(&verilog_out)?.design, true),
-                _ if kind == TopKind::Unit => (resolve_unit(&verilog_out, &sim::config::MluConfig { entries: n, ..cfg.clone() })?, true),
-                _ => (sweep::resolve_latency(&verilog_out, kind, n, cfg.replacement.name(), cfg.structure.name(), a.hit_latency)?.design, true),
-            };
-            note(&format!("mlugen synth: {} ({} entries) on {} at {} ps", design.top, n, lib.name, clock_ps));
-            let o = JobOptions { on_stage: Some(on_stage), out: out_dir.clone(), clock_ps, blocks: !a.no_blocks, energy: !a.no_energy, energy_cycles: a.energy_cycles, clock_gating: gating && lib.tech.is_some() };
-            // The MLU and canary workloads are closed loop (a memory answers
-            // the unit): recorded on the RTL once per top, replayed per library.
-            let recorded = if !o.energy || !generated || kind == TopKind::Mlb {
-                None
-            } else {
-                let key = design.top.clone();
-                if let Some((_, w)) = recordings.iter().find(|(k, _)| *k == key) {
-                    Some(w)
-                } else {
-                    let w = record(&verilog_out, &design.top, kind, &sim::config::MluConfig { entries: n, ..cfg.clone() }, a.energy_cycles)?;
-                    recordings.push((key, w));
-                    recordings.last().map(|(_, w)| w)
-                }
-            };
-            let r = sweep::run_with(&design, kind, n, &lib, &o, recorded.map(|w| w.as_slice()))
-                .with_context(|| format!("synthesizing {} for {}", design.top, lib.name))?;
-            if !a.json {
-                print_summary(&r)?;
-            }
-            reports.push(r);
-        }
-    }
+    let mut done = |r: &SynthReport| if a.json { Ok(()) } else { print_summary(r) };
+    let reports = sweep::run_jobs(&jobs, &libs, a.clock_ps, &o, &mut record, &mut done)?;
     if a.json {
         writeln!(super::out::stdout(), "{}", serde_json::to_string_pretty(&reports)?)?;
     }
@@ -231,36 +138,76 @@ pub fn run(mut a: Args) -> Result<()> {
     Ok(())
 }
 
-/// The generated unit top of `cfg` (its `unit` set): the name
-/// `mlugen generate` gives it, in `verilog_out`.
-fn resolve_unit(verilog_out: &std::path::Path, cfg: &sim::config::MluConfig) -> Result<synth::flow::Design> {
-    let spec = hw::generate::tops_for_config(cfg)?.pop().context("the configuration generates no top")?;
-    let top = spec.name();
-    let verilog = verilog_out.join(format!("{top}.v"));
-    if !verilog.is_file() {
-        bail!("{} does not exist: generate the unit first (`mlugen generate --unit --entries {}`, with the same --config)", verilog.display(), cfg.entries);
-    }
-    Ok(synth::flow::Design { verilog: vec![verilog], top, clock: "clock".into() })
-}
-
-/// Record the energy workloads of a generated MLU, unit or canary top on its
-/// Verilog (Verilator), windows of at least `cycles` cycles.
-fn record(verilog_out: &std::path::Path, top: &str, kind: TopKind, cfg: &sim::config::MluConfig, cycles: usize) -> Result<Vec<verif::energy_workload::Workload>> {
-    let t = verif::verilator::Top::load(verilog_out, top)?;
-    let t0 = std::time::Instant::now();
-    let w = match kind {
-        TopKind::Unit => {
-            let p = sim::mlu_unit::UnitParams::from_config(cfg).context("a unit top needs the configuration's unit shape")?;
-            verif::energy_workload::unit_workloads(&t, &p, cycles)
+/// The designs the flags name, each checked and found in `verilog_out`
+/// (by the name `mlugen generate` gives it), or the user's `--verilog`.
+fn jobs(a: &Args, verilog_out: &Path) -> Result<Vec<Job>> {
+    let family = match a.top.as_str() {
+        "mlb" => Family::Mlb,
+        "mlu" | "unit" => Family::Unit,
+        "canary" => Family::Canary,
+        other => bail!("--top {other:?}: expected mlb, mlu, unit or canary"),
+    };
+    let cfg = match &a.config {
+        Some(p) => {
+            let c = MluConfig::from_json_file(p)?;
+            c.validate(Target::Hardware).map_err(|e| e.in_file(p.display().to_string()))?;
+            c
         }
-        _ => verif::energy_workload::canary_workloads(&t, &verif::energy_workload::canary_params(&t)?, cycles),
+        None => MluConfig::default(),
+    };
+    if family == Family::Canary && !a.entries.is_empty() {
+        bail!("--entries does not apply to --top canary (the unit has no MLB)");
     }
-    .with_context(|| format!("recording the energy workloads of {top} on its RTL"))?;
-    note(&format!("mlugen synth: recorded {} workloads of {top} on the RTL in {:.1} s", w.len(), t0.elapsed().as_secs_f64()));
-    Ok(w)
+    let entries = if a.entries.is_empty() { vec![cfg.entries] } else { a.entries.clone() };
+    if let Some(c) = a.clock_ps {
+        if !(c.is_finite() && c > 0.0) {
+            bail!("--clock-ps {c}: must be a positive number of picoseconds");
+        }
+    }
+    if !(a.hit_latency == 1 || (a.hit_latency == 2 && family == Family::Mlb)) {
+        bail!("--hit-latency {}: expected 1, or 2 for --top mlb (the two-stage MLB)", a.hit_latency);
+    }
+    if let (Some(v), Some(t)) = (&a.verilog, &a.top_module) {
+        if entries.len() > 1 {
+            bail!("--verilog names one design: give at most one --entries value");
+        }
+        let design = synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() };
+        let entries = if family == Family::Canary { 0 } else { entries[0] };
+        return Ok(vec![Job { design, family, entries, kind: None }]);
+    }
+    if a.verilog.is_some() != a.top_module.is_some() {
+        bail!("--verilog and --top-module go together");
+    }
+    let kinds: Vec<TopKind> = if family == Family::Canary {
+        vec![TopKind::CanaryAlloc]
+    } else {
+        let mut kinds = Vec::new();
+        for &n in &entries {
+            // Each entry count checked as the configuration's own field.
+            let c = MluConfig { entries: n, ..cfg.clone() };
+            c.validate(Target::Hardware).map_err(|e| anyhow::anyhow!("--entries: {e}"))?;
+            kinds.push(match family {
+                Family::Unit => TopKind::for_config(&c).map_err(|e| anyhow::anyhow!("{e}"))?[1].clone(),
+                _ => TopKind::Mlb { entries: n, replacement: cfg.replacement, hit_latency: a.hit_latency as usize },
+            });
+        }
+        kinds
+    };
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let design = sweep::resolve(verilog_out, &kind)?.design;
+            let entries = match &kind {
+                TopKind::Mlb { entries, .. } => *entries,
+                TopKind::MluUnit(p) => p.cfg.entries,
+                _ => 0,
+            };
+            Ok(Job { design, family, entries, kind: Some(kind) })
+        })
+        .collect()
 }
 
-fn print_summary(r: &synth::sweep::SynthReport) -> Result<()> {
+fn print_summary(r: &SynthReport) -> Result<()> {
     let mut out = super::out::stdout();
     writeln!(
         out,

@@ -1,7 +1,7 @@
 //! The MLB sweep report (synth/reports/mlb_sweep.{md,json}): every number
 //! in it comes from `SynthReport`s produced by the flow; the published
 //! figures it is compared with are quoted from the spec, labelled as such.
-use crate::sweep::{SynthReport, TopKind};
+use crate::sweep::{Family, SynthReport};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -28,7 +28,7 @@ pub fn floor_ratio(r: &SynthReport) -> f64 {
 
 /// The plain MLB of a sweep: one-stage, tree PLRU, flow default gating.
 fn is_plain(r: &SynthReport) -> bool {
-    r.kind == TopKind::Mlb && r.top == format!("mlb{}_plru", r.entries)
+    r.kind == Family::Mlb && r.top == format!("mlb{}_plru", r.entries)
 }
 
 fn gated(r: &SynthReport) -> bool {
@@ -152,7 +152,7 @@ reproduce every recorded output (an equivalence check of the netlist on that run
             }
             let _ = writeln!(s);
         }
-        if let Some(r) = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Mlb && !r.blocks.is_empty()).max_by_key(|r| (r.entries == 16, is_plain(r), gated(r), r.entries)) {
+        if let Some(r) = reports.iter().filter(|r| r.library == *lib && r.kind == Family::Mlb && !r.blocks.is_empty()).max_by_key(|r| (r.entries == 16, is_plain(r), gated(r), r.entries)) {
             let _ = writeln!(
                 s,
                 "Area by block, {} ({lib}; hierarchical run, not clock gated: {:.1} um2 in total against {:.1} um2 flattened{}):\n",
@@ -168,7 +168,7 @@ reproduce every recorded output (an equivalence check of the netlist on that run
             let _ = writeln!(s);
         }
         // Variants: every MLB report of this library that is not in the table above.
-        let mut vs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Mlb && [8, 16].contains(&r.entries)).collect();
+        let mut vs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == Family::Mlb && [8, 16].contains(&r.entries)).collect();
         vs.sort_by_key(|r| (r.entries, r.top.clone(), !gated(r)));
         if vs.len() > 1 {
             let _ = writeln!(s, "Variants, 8 and 16 entries ({lib}):\n");
@@ -197,20 +197,20 @@ reproduce every recorded output (an equivalence check of the netlist on that run
             let _ = writeln!(s);
         }
         // The MLU tops, then the MLU as an SM unit.
-        let of = |k: TopKind| {
+        let of = |k: Family| {
             let mut ms: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == k).collect();
             ms.sort_by_key(|r| (r.entries, r.top.clone()));
             ms
         };
         mlu_section(
             &mut s,
-            &of(TopKind::Unit),
+            &of(Family::Unit),
             lib,
             &format!("The MLU as an SM unit ({lib}; spec section 6: pipelined, K walkers, warp-wide MEMCHECK.G; MLB, walkers, lane checks, miss slots, CSRs)"),
             "MLU unit",
         );
         // The canary allocator unit.
-        let cs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == TopKind::Canary).collect();
+        let cs: Vec<&SynthReport> = reports.iter().filter(|r| r.library == *lib && r.kind == Family::Canary).collect();
         if !cs.is_empty() {
             let _ = writeln!(s, "The canary allocator unit ({lib}; docs/canary.md: 16 x 256 B heap, 8 requesters, check mode always, its three RAMs as flip-flops):\n");
             let _ = writeln!(s, "| top | cells | flip-flops | ICGs (gated flops) | area um2 | min period ps | GHz | leakage uW | power at default activity mW |");
@@ -447,4 +447,39 @@ pub fn rerender(dir: &Path) -> Result<()> {
     let text = std::fs::read_to_string(&j).with_context(|| format!("reading {}", j.display()))?;
     let sweep: Sweep = serde_json::from_str(&text).with_context(|| format!("{}: not a sweep written by mlugen synth --report", j.display()))?;
     write_markdown(dir, &sweep)
+}
+
+/// Write the report into `dir` from every `*.json` in `from` (each the
+/// output of `mlugen synth --json`, one job's part), marking the parts made
+/// from Verilog that has changed in `verilog_out` since. Returns the number
+/// of part files read.
+pub fn write_from_parts(dir: &Path, from: &Path, verilog_out: &Path) -> Result<usize> {
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(from)
+        .with_context(|| format!("reading {}", from.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    let mut reports: Vec<SynthReport> = Vec::new();
+    let mut parts = Vec::new();
+    for p in &paths {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let mut r: Vec<SynthReport> = serde_json::from_str(&text).with_context(|| format!("{}: not the output of mlugen synth --json", p.display()))?;
+        let stale = r
+            .iter()
+            .filter(|x| {
+                let v = verilog_out.join(format!("{}.v", x.top));
+                !v.is_file() || crate::sweep::fnv64(&[v]) != x.verilog_fnv64
+            })
+            .map(|x| format!("{} {}", x.top, x.library))
+            .collect();
+        let job = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        parts.push(Part { job, tops: r.iter().map(|x| format!("{} {}", x.top, x.library)).collect(), stale });
+        reports.append(&mut r);
+    }
+    if reports.is_empty() {
+        anyhow::bail!("--report-from {}: no reports found", from.display());
+    }
+    write_parts(dir, &reports, "synth/report.sh            # every job\nsynth/report.sh a7_mlb a7_unit8 # only these jobs (the others' committed parts are kept)", &parts)?;
+    Ok(paths.len())
 }

@@ -9,9 +9,11 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Which generated top to synthesize.
+/// The family of a synthesized top: what the report groups by and which
+/// block split, duty ports and energy workloads apply (the top itself is a
+/// `sim::top::TopKind`; [`Family::of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TopKind {
+pub enum Family {
     #[serde(rename = "mlb")]
     Mlb,
     /// The canary allocator unit (`canary_alloc`, hw/src/canary/).
@@ -23,12 +25,23 @@ pub enum TopKind {
     Unit,
 }
 
-impl TopKind {
+impl Family {
+    /// The family of a generated top (`None`: MEMCHECK alone is not
+    /// synthesized on its own).
+    pub fn of(kind: &sim::top::TopKind) -> Option<Family> {
+        match kind {
+            sim::top::TopKind::Mlb { .. } => Some(Family::Mlb),
+            sim::top::TopKind::MluUnit(_) => Some(Family::Unit),
+            sim::top::TopKind::CanaryAlloc => Some(Family::Canary),
+            sim::top::TopKind::Memcheck => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
-            TopKind::Mlb => "mlb",
-            TopKind::Canary => "canary",
-            TopKind::Unit => "unit",
+            Family::Mlb => "mlb",
+            Family::Canary => "canary",
+            Family::Unit => "unit",
         }
     }
 }
@@ -42,89 +55,25 @@ pub struct Generated {
     pub manifest: Option<PathBuf>,
 }
 
-/// Find a generated top in `verilog_out`: every `*.json` manifest (written by
-/// `mlugen generate`, fields `top`, `parameters`, `ports`) whose top starts
-/// with `mlb`/`mlu` and whose `parameters` match `entries` and, where given,
-/// `replacement` / `structure`. The Verilog is `<top>.v` beside it and its
-/// clock port is `clock` (rust-hdl's name; checked against the manifest).
-pub fn resolve(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &str, structure: &str) -> Result<Generated> {
-    resolve_latency(verilog_out, kind, entries, replacement, structure, 1)
-}
-
-/// As `resolve`, for a given MLB hit latency (manifest parameter
-/// `hit_latency`, 1 when absent): 2 selects the two-stage MLB
-/// (`mlb<N>_<policy>_p2`).
-pub fn resolve_latency(verilog_out: &Path, kind: TopKind, entries: usize, replacement: &str, structure: &str, hit_latency: u64) -> Result<Generated> {
-    let rd = std::fs::read_dir(verilog_out).with_context(|| {
-        format!("no generated Verilog directory {} (run `mlugen generate`, or pass --verilog FILE --top-module NAME)", verilog_out.display())
-    })?;
-    let mut paths: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map_or(false, |x| x == "json")).collect();
-    paths.sort();
-    let mut found = Vec::new();
-    for p in paths {
-        let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not a JSON manifest", p.display()))?;
-        let Some(top) = v.get("top").and_then(|t| t.as_str()) else { continue };
-        if !top.starts_with(kind.name()) {
-            continue;
-        }
-        let par = v.get("parameters").cloned().unwrap_or_default();
-        if par.get("entries").and_then(|x| x.as_u64()) != Some(entries as u64) {
-            continue;
-        }
-        let m = |k: &str, want: &str| par.get(k).and_then(|x| x.as_str()).map_or(true, |x| x == want);
-        // MLU manifests may name the built structures (`structures`: "bst",
-        // "list", or both).
-        let ms = par.get("structures").and_then(|x| x.as_str()).map_or(true, |x| x.split(|c: char| !c.is_alphanumeric()).any(|t| t == structure));
-        if !m("replacement", replacement) || !m("structure", structure) || !ms {
-            continue;
-        }
-        // Other variants (hit-under-miss, ...) are not the plain top.
-        if par.get("hit_latency").and_then(|x| x.as_u64()).unwrap_or(1) != hit_latency
-            || par.get("hit_under_miss").and_then(|x| x.as_bool()).unwrap_or(false)
-        {
-            continue;
-        }
-        found.push((p, top.to_string(), v));
-    }
-    let Some((manifest, top, v)) = found.into_iter().next() else {
-        bail!(
-            "no manifest in {} for a {entries}-entry {} (replacement {replacement}, structure {structure}, hit latency {hit_latency}); run `mlugen generate` or pass --verilog FILE --top-module NAME",
-            verilog_out.display(),
-            kind.name().to_uppercase()
-        );
-    };
-    let verilog = verilog_out.join(format!("{top}.v"));
-    if !verilog.is_file() {
-        bail!("{} names top {top} but {} does not exist", manifest.display(), verilog.display());
-    }
-    let mut port_widths = Vec::new();
-    let mut has_clock = false;
-    for p in v.get("ports").and_then(|x| x.as_array()).into_iter().flatten() {
-        let name = p.get("name").and_then(|x| x.as_str()).unwrap_or_default().to_string();
-        let w = p.get("width").and_then(|x| x.as_u64()).unwrap_or(0) as usize;
-        if p.get("direction").and_then(|x| x.as_str()) == Some("input") {
-            has_clock |= name == "clock";
-            port_widths.push((name, w));
-        }
-    }
-    if !has_clock {
-        bail!("{}: top {top} has no input port `clock`", manifest.display());
-    }
-    Ok(Generated { design: Design { verilog: vec![verilog], top, clock: "clock".into() }, port_widths, manifest: Some(manifest) })
-}
-
-/// The canary allocator unit's generated top: `verilog_out/canary_alloc.v`
-/// and its manifest (`mlugen generate --all`), clock port `clock`.
-pub fn resolve_canary(verilog_out: &Path) -> Result<Generated> {
-    let top = "canary_alloc";
+/// A generated top in `verilog_out`, found by its name
+/// ([`sim::top::TopKind::name`], the name `mlugen generate` gives it):
+/// `<name>.v` and its manifest `<name>.json`, whose `top` must be that name
+/// and whose clock port is `clock` (rust-hdl's name).
+pub fn resolve(verilog_out: &Path, kind: &sim::top::TopKind) -> Result<Generated> {
+    let top = kind.name();
     let manifest = verilog_out.join(format!("{top}.json"));
     let verilog = verilog_out.join(format!("{top}.v"));
     if !manifest.is_file() || !verilog.is_file() {
-        bail!("no {top}.v and {top}.json in {} (run `mlugen generate --all`)", verilog_out.display());
+        bail!(
+            "no {top}.v and {top}.json in {} (run `mlugen generate` with the same parameters, or `--all`; or pass --verilog FILE --top-module NAME)",
+            verilog_out.display()
+        );
     }
     let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not a JSON manifest", manifest.display()))?;
+    if v.get("top").and_then(|t| t.as_str()) != Some(top.as_str()) {
+        bail!("{}: not the manifest of top {top}", manifest.display());
+    }
     let port_widths: Vec<(String, usize)> = v
         .get("ports")
         .and_then(|x| x.as_array())
@@ -136,7 +85,7 @@ pub fn resolve_canary(verilog_out: &Path) -> Result<Generated> {
     if !port_widths.iter().any(|(n, _)| n == "clock") {
         bail!("{}: top {top} has no input port `clock`", manifest.display());
     }
-    Ok(Generated { design: Design { verilog: vec![verilog], top: top.into(), clock: "clock".into() }, port_widths, manifest: Some(manifest) })
+    Ok(Generated { design: Design { verilog: vec![verilog], top, clock: "clock".into() }, port_widths, manifest: Some(manifest) })
 }
 
 /// Energy of one operation under a measured workload.
@@ -181,7 +130,7 @@ pub struct OpEnergy {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SynthReport {
     pub top: String,
-    pub kind: TopKind,
+    pub kind: Family,
     pub entries: usize,
     pub library: String,
     pub liberty: String,
@@ -376,16 +325,16 @@ fn rel(p: &Path) -> String {
 /// Run one job: map (flattened), split by block (hierarchical), time, and
 /// measure workload energy (the MLB's built-in open-loop workloads; other
 /// tops need recorded ones: `run_with`).
-pub fn run(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions) -> Result<SynthReport> {
+pub fn run(design: &Design, kind: Family, entries: usize, lib: &Library, o: &JobOptions) -> Result<SynthReport> {
     run_with(design, kind, entries, lib, o, None)
 }
 
 /// 1-bit outputs whose duty each energy run records, per kind of top.
-fn duty_ports(kind: TopKind) -> &'static [&'static str] {
+fn duty_ports(kind: Family) -> &'static [&'static str] {
     match kind {
-        TopKind::Mlb => &["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"],
-        TopKind::Canary => &["resp_valid", "chk_done", "mem_valid", "mem_we"],
-        TopKind::Unit => &["req_ready", "resp_valid", "mem_req_valid"],
+        Family::Mlb => &["rs_hit", "ls_hit", "rs_multi", "ls_multi", "fill_ok"],
+        Family::Canary => &["resp_valid", "chk_done", "mem_valid", "mem_we"],
+        Family::Unit => &["req_ready", "resp_valid", "mem_req_valid"],
     }
 }
 
@@ -393,7 +342,7 @@ fn duty_ports(kind: TopKind) -> &'static [&'static str] {
 /// caller, e.g. verif::recorder for the MLU and canary tops) replaces the
 /// built-in workloads. Each recorded run is also a cycle-by-cycle equivalence
 /// check of the netlist: a difference is an error.
-pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o: &JobOptions, recorded: Option<&[(String, Stimulus)]>) -> Result<SynthReport> {
+pub fn run_with(design: &Design, kind: Family, entries: usize, lib: &Library, o: &JobOptions, recorded: Option<&[(String, Stimulus)]>) -> Result<SynthReport> {
     // Tools run inside their work directories: every path must be absolute.
     let out = if o.out.is_absolute() { o.out.clone() } else { std::env::current_dir()?.join(&o.out) };
     let dir = out.join(format!("{}_{}", design.top, lib.name));
@@ -405,7 +354,7 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
         let hier = o.blocks.then(|| {
             s.spawn(|| -> Result<_> {
                 let (hm, mods) = flow::map(design, lib, o.clock_ps, &dir.join("hier"), false)?;
-                let split = |name: &str| if kind == TopKind::Unit { classify_unit(&design.top, name) } else { classify(&design.top, name) };
+                let split = |name: &str| if kind == Family::Unit { classify_unit(&design.top, name) } else { classify(&design.top, name) };
                 Ok((flow::blocks(&mods, lib, &split), hm.area_um2))
             })
         });
@@ -424,7 +373,7 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
     let mut stimuli: Vec<(String, Stimulus)> = Vec::new();
     if let (true, Some(r)) = (o.energy, recorded) {
         stimuli = r.to_vec();
-    } else if o.energy && kind == TopKind::Mlb {
+    } else if o.energy && kind == Family::Mlb {
         // The location ports carry bits 55..5 (51 bits) or a whole 64-bit
         // location: take the width from the netlist.
         let text = std::fs::read_to_string(&m.netlist)?;
@@ -508,4 +457,53 @@ pub fn run_with(design: &Design, kind: TopKind, entries: usize, lib: &Library, o
         verilog_fnv64: fnv64(&design.verilog),
         notes,
     })
+}
+
+/// One design of a `mlugen synth` run.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub design: Design,
+    pub family: Family,
+    /// MLB entries (0: no MLB).
+    pub entries: usize,
+    /// The generated top it is (None: a user's `--verilog`): its closed-loop
+    /// energy workloads are recorded on its RTL.
+    pub kind: Option<sim::top::TopKind>,
+}
+
+/// Synthesize every job on every library (clock: `clock_ps`, else the
+/// library's default), in order. The MLU unit's and the canary unit's
+/// workloads are closed loop (a memory answers the unit), so they are
+/// recorded on the RTL by `record`, once per top, and replayed per library;
+/// the MLB's are open loop and made here. `done` sees each report as it is
+/// finished.
+pub fn run_jobs(
+    jobs: &[Job],
+    libs: &[LibSpec],
+    clock_ps: Option<f64>,
+    o: &JobOptions,
+    record: &mut dyn FnMut(&sim::top::TopKind) -> Result<Vec<(String, Stimulus)>>,
+    done: &mut dyn FnMut(&SynthReport) -> Result<()>,
+) -> Result<Vec<SynthReport>> {
+    let mut reports = Vec::new();
+    let mut recordings: Vec<(String, Vec<(String, Stimulus)>)> = Vec::new();
+    for spec in libs {
+        let lib = library(spec)?;
+        let o = JobOptions { clock_ps: clock_ps.unwrap_or_else(|| default_clock_ps(spec)), clock_gating: o.clock_gating && lib.tech.is_some(), ..o.clone() };
+        for job in jobs {
+            o.stage(&format!("{} ({} entries) on {} at {} ps", job.design.top, job.entries, lib.name, o.clock_ps));
+            let closed_loop = job.kind.as_ref().filter(|_| o.energy && job.family != Family::Mlb);
+            if let Some(kind) = closed_loop {
+                if !recordings.iter().any(|(k, _)| *k == job.design.top) {
+                    recordings.push((job.design.top.clone(), record(kind)?));
+                }
+            }
+            let recorded = closed_loop.and_then(|_| recordings.iter().find(|(k, _)| *k == job.design.top)).map(|(_, w)| w.as_slice());
+            let r = run_with(&job.design, job.family, job.entries, &lib, &o, recorded)
+                .with_context(|| format!("synthesizing {} for {}", job.design.top, lib.name))?;
+            done(&r)?;
+            reports.push(r);
+        }
+    }
+    Ok(reports)
 }

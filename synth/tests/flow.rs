@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use synth::flow::{self, Activity, Design};
 use synth::liberty::{self, LibSpec};
-use synth::sweep::{self, JobOptions, TopKind};
+use synth::sweep::{self, Family, JobOptions};
+use sim::config::Replacement;
+use sim::top::TopKind;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -19,7 +21,7 @@ fn work(name: &str) -> PathBuf {
 
 /// The 8-entry PLRU MLB that `mlugen generate` commits under verilog_out/.
 fn mlb8() -> Design {
-    sweep::resolve(&liberty::repo_root().join("verilog_out"), TopKind::Mlb, 8, "plru", "bst")
+    sweep::resolve(&liberty::repo_root().join("verilog_out"), &TopKind::Mlb { entries: 8, replacement: Replacement::Plru, hit_latency: 1 })
         .expect("verilog_out/ must hold the generated 8-entry MLB (mlugen generate)")
         .design
 }
@@ -29,7 +31,7 @@ fn mlb8_nangate45_area_timing_power_energy() {
     let lib = sweep::library(&LibSpec::Nangate45).unwrap();
     let work_dir = work("mlb8");
     let o = JobOptions { out: work_dir.clone(), clock_ps: 1000.0, blocks: true, energy: true, energy_cycles: 60, clock_gating: true, on_stage: None };
-    let r = sweep::run(&mlb8(), TopKind::Mlb, 8, &lib, &o).unwrap();
+    let r = sweep::run(&mlb8(), Family::Mlb, 8, &lib, &o).unwrap();
 
     // Area: at least the storage (8 x (172 + 56) bits: the entry of
     // docs/design.md and its stored base ^ size, hw/src/mlb.rs) in the

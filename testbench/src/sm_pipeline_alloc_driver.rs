@@ -19,7 +19,6 @@
 //! cycle); the MLU reads no metadata (these kernels have no MLU operations).
 use verif::canary_driver::{Check, Event, HeapMem, ModelReplay, ReplayStats, Resp};
 use hw::canary::alloc_unit::{CanaryParams, HEAP_BYTES};
-use hw::mlu_unit::UnitBuild;
 use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTERS};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
@@ -124,8 +123,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         if cfg.max_outstanding == 0 || cfg.max_outstanding as usize > Q || cfg.data_latency == 0 {
             return Err(format!("max_outstanding {} (1..={Q}) / data_latency {} (>= 1)", cfg.max_outstanding, cfg.data_latency));
         }
-        let params = UnitBuild::from_params(&sim::sm_pipeline::UnitMlu::params(&cfg.mlu)).map_err(|e| format!("{e:#}"))?;
-        let mut uut = Box::new(SmPipelineAlloc::<W, WW, N, IW, Q, QW>::new(params, &cfg.canary)?);
+        cfg.mlu.validate(sim::config::Target::Hardware).map_err(|e| format!("MLU configuration: {e}"))?;
+        let params = sim::sm_pipeline::UnitMlu::params(&cfg.mlu);
+        let mut uut = Box::new(SmPipelineAlloc::<W, WW, N, IW, Q, QW>::new(&params, &cfg.canary)?);
         mutate(&mut uut);
         uut.connect_all();
         let model = ModelReplay::new(&cfg.canary, cfg.key, cfg.rate)?;

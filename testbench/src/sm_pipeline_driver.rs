@@ -13,7 +13,6 @@
 //!
 //! Every cycle it checks the MLB one-hot assertion and the fetch protocol.
 use hw::mlu::CSR_ROOT;
-use hw::mlu_unit::UnitBuild;
 use hw::sm_pipeline::{SmPipeline, K_ALU, K_END, K_LOAD, K_LOADMETA, K_MEMCHECK, K_STORE};
 use rust_hdl::prelude::*;
 use sim::config::{Mode, MluConfig};
@@ -71,10 +70,11 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         anyhow::ensure!(!p.hit_under_miss && !p.host_locations, "the RTL pipeline builds neither extension");
         anyhow::ensure!(p.max_outstanding <= Q, "max_outstanding {} > the memory's {Q} slots", p.max_outstanding);
         anyhow::ensure!(p.mem_latency < 1 << 31 && p.meta_latency < 1 << 31, "latencies must fit 31 bits");
-        let params = UnitBuild::from_params(&UnitMlu::params(mlu))?;
+        let params = UnitMlu::params(mlu);
+        mlu.validate(sim::config::Target::Hardware).map_err(|e| anyhow::anyhow!("MLU configuration: {e}"))?;
         let rt = Runtime::new(RuntimeConfig { mlu: mlu.clone(), seed, ..RuntimeConfig::default() })
             .map_err(|e| anyhow::anyhow!("MLU configuration: {e}"))?;
-        let mut uut = SmPipeline::<W, WW, N, IW, Q, QW>::new(params);
+        let mut uut = SmPipeline::<W, WW, N, IW, Q, QW>::new(&params);
         uut.connect_all();
         let mut d = SmPipelineDriver { uut, rt, mode: mlu.mode, cycle: 0 };
         d.uut.data_latency.next = p.mem_latency.into();

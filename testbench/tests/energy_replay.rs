@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use synth::activity::{self, Stimulus};
 use synth::flow::{self, MapOptions};
 use synth::liberty::LibSpec;
-use synth::sweep::{self, TopKind};
+use synth::sweep;
+use sim::config::Replacement;
+use sim::top::TopKind;
 use synth::workload;
 use verif::energy_workload::{canary_params, canary_workloads, unit_workloads};
 use verif::recorder::record_open_loop;
@@ -26,7 +28,7 @@ fn work_dir(name: &str) -> PathBuf {
 #[test]
 fn recorded_rtl_replays_exactly_and_a_mutated_recording_is_a_mismatch() {
     let lib = sweep::library(&LibSpec::Nangate45).unwrap();
-    let g = sweep::resolve(&verilog_out_dir().expect("the workspace has verilog_out/"), TopKind::Mlb, 1, "plru", "bst").unwrap();
+    let g = sweep::resolve(&verilog_out_dir().expect("the workspace has verilog_out/"), &TopKind::Mlb { entries: 1, replacement: Replacement::Plru, hit_latency: 1 }).unwrap();
     let dir = work_dir("mlb1");
     let (m, _) = flow::map_with(&g.design, &lib, &MapOptions { clock_ps: 1000.0, flatten: true, clock_gating: true }, &dir.join("flat")).unwrap();
     let text = std::fs::read_to_string(&m.netlist).unwrap();

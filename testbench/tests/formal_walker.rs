@@ -15,8 +15,8 @@
 //! so with a fair port each miss is answered within a bound built from
 //! this one.
 use hw::generate::{TopKind, TopSpec};
-use hw::mlu::Structures;
-use sim::config::{Mode, Replacement};
+use sim::config::{MluConfig, Structure};
+use sim::mlu_unit::{UnitParams, MISS_SLOTS};
 use testbench::formal::{emitted, formal_file, mutate, yosys, Outcome, Run};
 
 struct Cfg {
@@ -66,17 +66,14 @@ sat -seq {depth} -prove-asserts -set-assumes -set-init-zero -verify walker_bound
 /// The committed 8-entry bst unit, and a 4-entry list unit with 2 walkers
 /// and one lane (generated here: no list unit is committed).
 fn units() -> Vec<(Cfg, String)> {
-    let list = TopSpec::new(TopKind::MluUnit {
-        entries: 4,
-        structures: Structures::List,
-        replacement: Replacement::Plru,
-        mode: Mode::Compiler,
-        step_limit: 4096,
+    let list = TopSpec::new(TopKind::MluUnit(UnitParams {
+        cfg: MluConfig { entries: 4, structure: Structure::List, ..MluConfig::default() },
         walkers: 2,
         lanes: 1,
         mlb_latency: 2,
         check_latency: 2,
-    });
+        miss_slots: MISS_SLOTS,
+    }));
     let list_text = list.build().expect("the list unit generates").verilog;
     vec![
         (Cfg { top: "mlu8_bst_k4_l32_p2_c2".into(), limit: 2, lat: 2, rwait: 1 }, emitted("mlu8_bst_k4_l32_p2_c2").unwrap()),

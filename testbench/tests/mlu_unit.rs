@@ -5,10 +5,9 @@
 //! metadata port request. Random request streams (LOADMETA, warp-wide and
 //! scalar MEMCHECK.G/S, INVALIDATE, FLUSH) against a runtime-built heap, the
 //! port with random latency, reordering and back-pressure.
-use hw::mlu_unit::{MluUnit as Rtl, UnitBuild};
-use hw::mlu::Structures;
+use hw::mlu_unit::MluUnit as Rtl;
 use rust_hdl::prelude::*;
-use sim::config::{Mode, MluConfig, Replacement, Structure};
+use sim::config::{MluConfig, Structure};
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitIn, UnitParams, UnitRequest};
 use verif::unit_driver::{heap, RandomRequests};
@@ -45,9 +44,7 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(
     let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency, miss_slots: 8 };
     let mut model = MluUnit::new(&p).unwrap();
     model.set_root(rt.root());
-    let structures = if structure == Structure::List { Structures::List } else { Structures::Bst };
-    let b = UnitBuild { structures, replacement: Replacement::Plru, mode: Mode::Compiler, step_limit: 4096, walkers, mlb_latency, check_latency, miss_slots: 8 };
-    let mut u = Box::new(Rtl::<N, IW, L, LW>::new(b));
+    let mut u = Box::new(Rtl::<N, IW, L, LW>::new(&p));
     u.connect_all();
     u.reset.next = true;
     settle(&mut u);

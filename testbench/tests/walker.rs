@@ -5,7 +5,7 @@
 //! runtime, with random port latency and back-pressure, random starts
 //! (range walks and location fetches), releases, cancels, step limits,
 //! error responses and an unreadable node.
-use hw::mlu::{Structures, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use hw::mlu::{RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use hw::walker::Walker as Rtl;
 use rust_hdl::prelude::*;
 use sim::config::{MluConfig, Structure};
@@ -80,8 +80,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         let loc = rt.node_of(ptrs[k]).unwrap();
         rt.poison_node(loc);
     }
-    let structures = if structure == Structure::List { Structures::List } else { Structures::Bst };
-    let mut u = Rtl::new(structures);
+    let mut u = Rtl::new(structure);
     u.connect_all();
     u.reset.next = true;
     settle(&mut u);

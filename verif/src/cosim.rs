@@ -14,6 +14,7 @@
 //! and including the mismatch.
 use crate::harness::mlb::{compare, MlbBench, MlbExpect, MlbMismatch, MlbOut, MlbPorts, MlbStats, MlbStim};
 use crate::harness::{build_cycle_harness, CycleSim};
+use crate::unit_driver::{Stream, UnitCosim};
 use crate::verilator::{Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
 use sim::config::Replacement;
@@ -230,8 +231,8 @@ fn mlb_vcd(top: &Top, verilog: &str, variant: &str, entries: usize, replacement:
 
 /// The committed MLB top `mlb<entries>_<plru|rr>` (generated if absent).
 pub fn mlb_top(entries: usize, replacement: Replacement) -> Result<Top> {
-    let name = format!("mlb{entries}_{}", hw::generate::replacement_short(replacement));
-    Top::committed_or_generated(&name, || Ok(hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries, replacement, hit_latency: 1 })))
+    let spec = hw::generate::TopSpec::new(hw::generate::TopKind::Mlb { entries, replacement, hit_latency: 1 });
+    Top::committed_or_generated(&spec.name(), || Ok(spec.clone()))
 }
 
 /// An MLB run through Icarus Verilog (`count` cycles, one batch).
@@ -284,4 +285,95 @@ pub fn run_mlb_iverilog(top: &Top, entries: usize, replacement: Replacement, opt
         model_seconds,
         vcd: None,
     })
+}
+
+/// Which block a `mlugen cosim` seed drives.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// The MLB block, `entries` and `replacement`, random cycles.
+    Mlb { entries: usize, replacement: Replacement },
+    /// The MLU as an SM unit, random requests of the hot stream.
+    Unit(sim::mlu_unit::UnitParams),
+}
+
+impl Target {
+    /// What one transaction is.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Target::Mlb { .. } => "cycles",
+            Target::Unit(_) => "requests",
+        }
+    }
+}
+
+/// One seed's cosimulation, as `mlugen cosim` prints and reports it.
+pub struct SeedOutcome {
+    /// Cycles (MLB) or requests (unit) compared.
+    pub compared: u64,
+    /// `cycles compared: ..` / `requests compared: ..`.
+    pub line: String,
+    pub throughput: Vec<String>,
+    pub coverage: String,
+    /// The stimulus coverage as JSON (the per-seed report's `counts`).
+    pub counts: serde_json::Value,
+    /// The mismatch report and where it happened (`cycle 12`).
+    pub mismatch: Option<(String, String)>,
+    pub vcd: Option<PathBuf>,
+    pub build: Built,
+}
+
+/// Run `opts.count` random transactions of seed `opts.seed` on `verilog`
+/// (the text of `top`, or a user's copy: `variant` keeps its build apart)
+/// against the golden model.
+pub fn run_seed(target: &Target, top: &Top, verilog: &str, variant: &str, opts: &RunOptions) -> Result<SeedOutcome> {
+    match target {
+        Target::Mlb { entries, replacement } => {
+            let r = run_mlb(top, verilog, variant, *entries, *replacement, opts)?;
+            Ok(SeedOutcome {
+                compared: r.cycles,
+                line: format!("cycles compared: {}, mismatches: {}", r.cycles, r.mismatch.is_some() as u8),
+                throughput: vec![format!(
+                    "Verilator cosimulation {:.0} cycles/s (wall, model overlapped); golden model alone {:.0} cycles/s",
+                    r.cycles_per_second(),
+                    r.model_cycles_per_second()
+                )],
+                coverage: r.stats.to_string(),
+                counts: serde_json::to_value(r.stats)?,
+                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
+                vcd: r.vcd,
+                build: r.build,
+            })
+        }
+        Target::Unit(p) => {
+            let mut cs = UnitCosim::start(top, verilog, variant, p.lanes, opts.seed)?;
+            opts.report(Progress::Built { compiled: cs.built.compiled, seconds: cs.built.seconds });
+            cs.progress = opts.progress.clone();
+            let t = Instant::now();
+            let r = cs.run_random(p, Stream::Hot, opts.seed, opts.count)?;
+            let seconds = t.elapsed().as_secs_f64();
+            let build = cs.built.clone();
+            cs.finish()?;
+            let c = r.counters;
+            Ok(SeedOutcome {
+                compared: r.requests,
+                line: match &r.mismatch {
+                    None => format!("requests compared: {} ({} clock cycles), mismatches: 0", r.requests, r.cycles),
+                    Some(_) => format!("requests compared: {}, mismatches: 1", r.requests),
+                },
+                throughput: vec![format!("Verilator cosimulation {:.0} requests/s (wall, golden twin run ahead in the same thread)", r.requests as f64 / seconds.max(1e-9))],
+                coverage: format!(
+                    "{} requests, {} MLB lookups ({} hits, {} misses, {} merged), {} walks, {} nodes, {} reads, {} faults, {} fills ({} cancelled, {} already present), {} stall cycles",
+                    c.requests, c.lookups, c.hits, c.misses, c.merged, c.walks, c.nodes, c.reads, c.faults, c.fills, c.fills_cancelled, c.fills_present, c.stalls
+                ),
+                counts: serde_json::json!({
+                    "requests": c.requests, "lookups": c.lookups, "hits": c.hits, "misses": c.misses, "merged": c.merged,
+                    "walks": c.walks, "nodes": c.nodes, "reads": c.reads, "faults": c.faults, "fills": c.fills,
+                    "fills_cancelled": c.fills_cancelled, "fills_present": c.fills_present, "stalls": c.stalls,
+                }),
+                mismatch: r.mismatch.as_ref().map(|m| (m.to_string(), format!("cycle {}", m.cycle))),
+                vcd: None,
+                build,
+            })
+        }
+    }
 }

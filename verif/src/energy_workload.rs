@@ -350,3 +350,17 @@ pub fn canary_params(top: &Top) -> Result<CanaryParams> {
     }
     Ok(d)
 }
+
+/// The closed-loop energy workloads of a generated MLU unit or canary top in
+/// `verilog_out`, recorded on its Verilog (Verilator), windows of at least
+/// `cycles` cycles (`synth::sweep::run_jobs` replays them per library).
+pub fn record(verilog_out: &std::path::Path, kind: &sim::top::TopKind, cycles: usize) -> Result<Vec<Workload>> {
+    let name = kind.name();
+    let t = crate::verilator::Top::load(verilog_out, &name)?;
+    match kind {
+        sim::top::TopKind::MluUnit(p) => unit_workloads(&t, p, cycles),
+        sim::top::TopKind::CanaryAlloc => canary_workloads(&t, &canary_params(&t)?, cycles),
+        _ => anyhow::bail!("{name}: no closed-loop energy workloads (the MLB's are made by the flow)"),
+    }
+    .with_context(|| format!("recording the energy workloads of {name} on its RTL"))
+}

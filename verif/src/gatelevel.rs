@@ -56,11 +56,10 @@ pub struct GateNetlist {
 /// flow's scripts, logs and `netlist.v` stay there).
 pub fn map_mlb(entries: usize, replacement: Replacement, spec: &LibSpec, work: &Path) -> Result<GateNetlist> {
     let top = crate::cosim::mlb_top(entries, replacement)?;
-    let repl = hw::generate::replacement_short(replacement);
     let out = crate::verilator::verilog_out_dir().ok_or_else(|| anyhow::anyhow!("the gate-level MLB run reads verilog_out/ of the source tree"))?;
-    let design = sweep::resolve(&out, sweep::TopKind::Mlb, entries, repl, "bst")?.design;
+    let design = sweep::resolve(&out, &sim::top::TopKind::Mlb { entries, replacement, hit_latency: 1 })?.design;
     if design.top != top.name() {
-        bail!("verilog_out/ resolves a {entries}-entry {repl} MLB to {}, the cosimulation to {}", design.top, top.name());
+        bail!("verilog_out/ resolves a {entries}-entry MLB to {}, the cosimulation to {}", design.top, top.name());
     }
     let lib = sweep::library(spec)?;
     map_design(top, &design, lib, sweep::default_clock_ps(spec), work)

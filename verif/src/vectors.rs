@@ -26,9 +26,10 @@ use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
 use crate::rng::Rng;
 use crate::recorder::read;
 use crate::verilator::{Layout, Top};
-use anyhow::{anyhow, bail, ensure, Context, Result};
+use anyhow::{anyhow, ensure, Result};
 use hw::manifest::Manifest;
-use sim::config::{MluConfig, Replacement, Structure};
+use sim::config::Replacement;
+use sim::top::TopKind;
 use synth::activity::Stimulus;
 
 /// One top's vectors: per cycle every input's value and every output's
@@ -124,41 +125,12 @@ const UNIT_REQUESTS: u64 = 120;
 /// The vectors of a committed top, by what its manifest says it is.
 pub fn record(top: &Top) -> Result<Vectors> {
     let m = &top.manifest;
-    let param = |k: &str| m.parameters.get(k).ok_or_else(|| anyhow!("{}.json has no parameter `{k}`", m.top));
-    let entries = || -> Result<usize> { param("entries")?.as_u64().map(|n| n as usize).context("entries is not a number") };
-    let replacement = || -> Result<Replacement> {
-        let r = param("replacement")?.as_str().context("replacement is not a string")?;
-        Replacement::from_name(r).ok_or_else(|| anyhow!("{}: unknown replacement {r}", m.top))
-    };
-    let block = m.block.as_str();
-    let v = if block.starts_with("hw::mlb::Mlb<") {
-        // hit_latency is in the manifest only when it is not 1.
-        let hit_latency = match m.parameters.get("hit_latency") {
-            None => 1,
-            Some(l) => l.as_u64().filter(|l| (1..=2).contains(l)).context("hit_latency is not 1 or 2")? as usize,
-        };
-        mlb(top, entries()?, replacement()?, hit_latency)?
-    } else if block == "hw::memcheck::Memcheck" {
-        memcheck(m)
-    } else if block.starts_with("hw::mlu_unit::MluUnit<") {
-        let num = |k: &str| -> Result<usize> { param(k)?.as_u64().map(|n| n as usize).with_context(|| format!("{k} is not a number")) };
-        let s = param("structures")?.as_str().context("structures is not a string")?;
-        let structure = Structure::from_name(s).ok_or_else(|| anyhow!("{}: structures {s} is not one structure", m.top))?;
-        let mode = param("mode_reset")?.as_str().and_then(sim::config::Mode::from_name).context("mode_reset is not compiler or hwonly")?;
-        let unit = sim::config::UnitShape {
-            walkers: num("walkers")?,
-            lanes: num("lanes")?,
-            mlb_latency: num("mlb_latency")?,
-            check_latency: num("check_latency")?,
-        };
-        let cfg = MluConfig { entries: entries()?, structure, replacement: replacement()?, mode, step_limit: num("step_limit_reset")? as u32, unit: Some(unit), ..Default::default() };
-        cfg.validate(sim::config::Target::Hardware).map_err(|e| anyhow!("{}.json: {e}", m.top))?;
-        let p = sim::mlu_unit::UnitParams::from_config(&cfg).expect("unit is set");
-        crate::unit_driver::record_vectors(top, &p, UNIT_REQUESTS)?
-    } else if block == "hw::canary::alloc_unit::AllocUnit" {
-        canary(top)?
-    } else {
-        bail!("{}: no vector program for block {block}", m.top);
+    let kind = TopKind::from_manifest(&m.block, &m.parameters).map_err(|e| anyhow!("{}.json: {e}", m.top))?;
+    let v = match &kind {
+        TopKind::Mlb { entries, replacement, hit_latency } => mlb(top, *entries, *replacement, *hit_latency)?,
+        TopKind::Memcheck => memcheck(m),
+        TopKind::MluUnit(p) => crate::unit_driver::record_vectors(top, p, UNIT_REQUESTS)?,
+        TopKind::CanaryAlloc => canary(top)?,
     };
     ensure!(v.checks() > 0, "{}: the vectors compare no output", m.top);
     Ok(v)
