@@ -34,7 +34,7 @@ job_args() {
     a7_rr)       echo "--lib asap7 --entries 8,16 --config synth/rr.json --no-blocks" ;;
     # The committed MLU unit tops (the MLU as an SM unit): mlu8_bst_k4_l32_p2_c2
     # and mlu16_bst_k4_l32_p2_c2; workloads recorded from the golden model
-    # and checked on the RTL (testbench::energy_workload::unit_workloads),
+    # and checked on the RTL (verif::energy_workload::unit_workloads),
     # replayed into the gate netlist (docs/synth.md). The canary top's are
     # recorded on its RTL.
     n45_unit8)   echo "--lib nangate45 --top unit --config synth/unit8.json" ;;

@@ -5,7 +5,8 @@
 //! its last cycles. (The unit's other mutants: cosim_unit.rs.)
 use sim::config::{MluConfig, Replacement, Structure};
 use verif::cosim::{mlb_top, run_mlb, RunOptions};
-use verif::unit_driver::{Stream, UnitCosim};
+use verif::unit_driver::UnitCosim;
+use verif::unit_stimulus::Stream;
 
 /// `text` with the first `from` replaced by `to`; the mutation must apply.
 fn mutate(text: &str, from: &str, to: &str) -> String {

@@ -14,7 +14,8 @@ use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::pointer::untag;
 use sim::runtime::Runtime;
 use std::collections::BTreeSet;
-use verif::unit_driver::{heap, RandomRequests, Stream, UnitCosim, UnitMismatch, UnitRun};
+use verif::unit_driver::{UnitCosim, UnitMismatch, UnitRun};
+use verif::unit_stimulus::{heap, RandomRequests, Stream};
 use verif::verilator::Top;
 
 /// The parameters of one unit: model side and top, and whether the top is

@@ -26,7 +26,8 @@ use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
 use sim::runtime::{Runtime, SplitMix64};
 use sim::scenario::Scenario;
-use verif::unit_driver::{heap, Csr, Mutation, Phase, RandomRequests, UnitCosim, UnitRun};
+use verif::unit_driver::{Csr, Mutation, Phase, UnitCosim, UnitRun};
+use verif::unit_stimulus::{heap, RandomRequests};
 use verif::unit_program::{check_scenario, unit_top};
 
 fn config(entries: usize, structure: Structure, mode: Mode) -> MluConfig {

@@ -10,7 +10,7 @@ use rust_hdl::prelude::*;
 use sim::config::{MluConfig, Structure};
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlu_unit::{MluUnit, UnitIn, UnitParams, UnitRequest};
-use verif::unit_driver::{heap, RandomRequests};
+use verif::unit_stimulus::{heap, RandomRequests};
 use std::collections::VecDeque;
 
 fn settle<const N: usize, const IW: usize, const L: usize, const LW: usize>(u: &mut Rtl<N, IW, L, LW>) {

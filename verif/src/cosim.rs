@@ -14,7 +14,8 @@
 //! and including the mismatch.
 use crate::harness::mlb::{compare, MlbBench, MlbExpect, MlbMismatch, MlbOut, MlbPorts, MlbStats, MlbStim};
 use crate::harness::{build_cycle_harness, CycleSim};
-use crate::unit_driver::{Stream, UnitCosim};
+use crate::unit_driver::UnitCosim;
+use crate::unit_stimulus::Stream;
 use crate::verilator::{Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
 use sim::config::Replacement;

@@ -8,7 +8,8 @@
 //!   the harness child process; [`harness`]: the generated C++ (askama
 //!   templates under `verif/templates/`) and the Icarus testbench.
 //! - [`cosim`]: the MLB cosimulation runner; [`unit_driver`]: the MLU unit's
-//!   cosimulation against `sim::mlu_unit`; [`unit_program`]: scenarios and
+//!   cosimulation against `sim::mlu_unit`, [`unit_stimulus`] its random
+//!   requests; [`unit_program`]: scenarios and
 //!   trace replays as unit requests; [`canary_driver`]: the canary unit's.
 //! - [`gatelevel`]: the same runs on a synthesized netlist.
 //! - [`recorder`], [`vectors`], [`energy_workload`]: port records, the
@@ -27,5 +28,6 @@ pub mod recorder;
 pub mod energy_workload;
 pub mod vectors;
 pub mod unit_driver;
+pub mod unit_stimulus;
 pub mod unit_program;
 pub mod wave;
