@@ -190,6 +190,14 @@ impl SplitMix64 {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
+    /// Uniform in 0..n (modulo bias; for stimulus, not statistics).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// Uniform in lo..=hi (modulo bias, as `below`).
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo + 1)
+    }
 }
 
 /// One segment of [`TagHistory`]: `[start, end)` (start is the map key) and

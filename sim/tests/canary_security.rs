@@ -1,6 +1,6 @@
 //! Canary security: SipHash-2-4 against the published vectors, canary
 //! independence, check-on-free, slack, and the background checker's bound.
-use sim::canary::bench::SplitMix;
+use sim::runtime::SplitMix64;
 use sim::canary::heap::{CheckMode, Heap, HeapConfig, Overflow};
 use sim::canary::siphash::{siphash24, CanaryKey};
 
@@ -117,7 +117,7 @@ fn checker_list_is_compressed() {
 
 #[test]
 fn checker_detects_overflow_within_bound() {
-    let mut rng = SplitMix(7);
+    let mut rng = SplitMix64(7);
     for trial in 0..40 {
         let rate = [0.25, 0.5, 1.0, 2.0][trial % 4];
         let mut h = Heap::new(HeapConfig { check: CheckMode::Always, checker_rate: rate, pages: 64, region_pages: 8, ..HeapConfig::default() }).unwrap();

@@ -22,7 +22,7 @@ use hw::canary::alloc_unit::{CanaryParams, HEAP_BYTES};
 use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTERS};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
-use sim::canary::bench::SplitMix;
+use sim::runtime::SplitMix64;
 use sim::canary::siphash::CanaryKey;
 use sim::config::MluConfig;
 use std::collections::{HashMap, VecDeque};
@@ -430,7 +430,7 @@ impl Kctx {
 /// a misaligned pointer.
 pub const WILD_REG0: u16 = 8;
 
-pub fn wild_registers(rng: &mut SplitMix, base: u64) -> Vec<u64> {
+pub fn wild_registers(rng: &mut SplitMix64, base: u64) -> Vec<u64> {
     vec![base.wrapping_sub(8), base + HEAP_BYTES, rng.next_u64(), base, base + 8 + 32 * rng.below(128), base + 8 + 32 * rng.below(128) + 4]
 }
 
@@ -440,7 +440,7 @@ pub fn wild_registers(rng: &mut SplitMix, base: u64) -> Vec<u64> {
 /// frees (a register freed again), frees of a failed MALLOC's 0 and wild
 /// frees of registers 8.. (see [`wild_registers`]). `max_size` is the
 /// largest size that fits (256 minus the canaries and slack).
-pub fn random_kernel(rng: &mut SplitMix, warps: usize, len: usize, max_size: u64, alloc_permille: u64) -> Vec<Vec<AOp>> {
+pub fn random_kernel(rng: &mut SplitMix64, warps: usize, len: usize, max_size: u64, alloc_permille: u64) -> Vec<Vec<AOp>> {
     (0..warps)
         .map(|_| {
             let mut v = Vec::new();

@@ -149,7 +149,7 @@ fn checker_detects_within_bound() {
     // plus one check's duration (the check in flight when the store lands).
     let rate = 8u8;
     let p = params(CheckMode::Always, 0);
-    let mut rng = sim::canary::bench::SplitMix(99);
+    let mut rng = sim::runtime::SplitMix64(99);
     let mut worst = 0f64;
     for trial in 0..6 {
         let mut sim = CanarySim::new(&p, KEY, rate, 1).unwrap();

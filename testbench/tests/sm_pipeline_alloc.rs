@@ -10,7 +10,7 @@
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
-use sim::canary::bench::SplitMix;
+use sim::runtime::SplitMix64;
 use sim::canary::heap::CheckMode;
 use sim::canary::siphash::CanaryKey;
 use sim::config::MluConfig;
@@ -47,7 +47,7 @@ fn random_run<const W: usize, const WW: usize>(
     kernels: usize,
     len: usize,
 ) -> Result<Vec<u64>, String> {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     for w in 0..W {
         for (j, v) in wild_registers(&mut rng, c.canary.base).into_iter().enumerate() {
             d.regs.insert((w, WILD_REG0 + j as u16), v);
@@ -125,7 +125,7 @@ fn cycle_compare<const W: usize, const WW: usize>(c: &AllocPipeConfig, seed: u64
     let timing = UnitTiming { siphash_latency: siphash, mem_latency: c.heap_latency };
     let mut unit = CanaryUnit::new(c.canary.heap_config(c.key, c.rate), REQUESTERS, c.rate, timing).unwrap();
     let p = PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() };
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let (mut rtl, mut model) = (Vec::new(), Vec::new());
     for _ in 0..kernels {
         let k = random_kernel(&mut rng, W, len, 256 - c.canary.overhead(), 250);

@@ -16,7 +16,7 @@ use hw::canary::alloc_unit::{
     RES_OUTSIDE_HEAP, RES_TOO_LARGE, RES_ZERO_SIZE,
 };
 use rust_hdl::prelude::*;
-use sim::canary::bench::SplitMix;
+use sim::runtime::SplitMix64;
 use sim::canary::heap::{AllocError, FreeError, Heap};
 use sim::canary::siphash::CanaryKey;
 use crate::harness::{portvec_cpp, CycleSim};
@@ -438,7 +438,7 @@ impl CanaryDut for CanaryVerilator {
 /// or misaligned pointer) or a program store past a chunk's end, before its
 /// start, or within the slack.
 pub struct Workload {
-    rng: SplitMix,
+    rng: SplitMix64,
     pub params: CanaryParams,
     /// Per requester: the op presented (until granted).
     pub pending: [Option<(bool, u64)>; REQUESTERS],
@@ -457,7 +457,7 @@ pub struct Workload {
 impl Workload {
     pub fn new(params: &CanaryParams, seed: u64) -> Self {
         Workload {
-            rng: SplitMix(seed),
+            rng: SplitMix64(seed),
             params: params.clone(),
             pending: [None; REQUESTERS],
             waiting: [false; REQUESTERS],

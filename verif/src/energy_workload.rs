@@ -24,7 +24,7 @@
 //! The checker rate is 0 in the malloc, free and idle windows so no
 //! background check falls in them; the check window has no requests.
 use crate::canary_driver::{Check, Event, HeapMem, ModelReplay, Resp};
-use crate::rng::Rng;
+use sim::runtime::SplitMix64;
 use crate::recorder::Recorder;
 use crate::verilator::Top;
 use anyhow::{anyhow, bail, ensure, Context, Result};
@@ -68,7 +68,7 @@ pub fn unit_workloads(top: &Top, p: &UnitParams, min_cycles: usize) -> Result<Ve
     let n = p.cfg.entries;
     let allocations = n + min_cycles + 64;
     let mut rt = Runtime::new(RuntimeConfig { mlu: p.cfg.clone(), ..RuntimeConfig::default() }).map_err(|e| anyhow!("runtime: {e}"))?;
-    let mut rng = Rng(0x5eed_e1e7);
+    let mut rng = SplitMix64(0x5eed_e1e7);
     for _ in 0..allocations {
         let size = 256 + 64 * rng.range(0, 60);
         rt.malloc(size, None).map_err(|e| anyhow!("runtime malloc: {e:?}"))?;

@@ -15,9 +15,7 @@
 //! - [`recorder`], [`vectors`], [`energy_workload`]: port records, the
 //!   committed vector files, and the switching workloads of the energy report.
 //! - [`wave`]: the VCD of `mlugen wave`.
-//! - [`shard`]: seed shards of a cosim run and their merge; [`rng`]: the
-//!   stimulus PRNG.
-pub mod rng;
+//! - [`shard`]: seed shards of a cosim run and their merge.
 pub mod verilator;
 pub mod harness;
 pub mod cosim;

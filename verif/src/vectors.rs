@@ -23,7 +23,7 @@
 //!   defines, every cycle.
 use crate::energy_workload::{CanaryRec, MEMORY_LATENCY};
 use crate::harness::mlb::{MlbBench, MlbExpect, MlbPorts};
-use crate::rng::Rng;
+use sim::runtime::SplitMix64;
 use crate::recorder::read;
 use crate::verilator::{Layout, Top};
 use anyhow::{anyhow, ensure, Result};
@@ -217,7 +217,7 @@ fn memcheck(m: &Manifest) -> Vectors {
             "Expected outputs: the golden model sim::memcheck (memcheck_g_decide, memcheck_s).",
         ],
     );
-    let mut rng = Rng(0x0ec7_0125);
+    let mut rng = SplitMix64(0x0ec7_0125);
     let mut cases: Vec<(u64, u32, u64, Option<Meta>, u32, u32, u32, u32)> = vec![];
     let bases = [0u64, 0x1000, 0x7f00_0000_0000, (1u64 << 56) - 0x100];
     for (k, &base) in bases.iter().enumerate() {

@@ -54,21 +54,6 @@ pub struct BenchResult {
     pub checker_latency_bound_cycles: u64,
 }
 
-/// splitmix64: a small deterministic generator (no rand dependency).
-pub struct SplitMix(pub u64);
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        // The runtime's generator, one step on this state.
-        let mut g = crate::runtime::SplitMix64(self.0);
-        let v = g.next_u64();
-        self.0 = g.0;
-        v
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
-
 pub fn run(cfg: &BenchConfig) -> Result<BenchResult, String> {
     if cfg.threads == 0 {
         return Err("threads: must be at least 1".into());
@@ -81,7 +66,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchResult, String> {
     for &s in &cfg.sizes {
         unit.heap().class_for(s).map_err(|e| format!("sizes: {e}"))?;
     }
-    let mut rng = SplitMix(cfg.seed);
+    let mut rng = crate::runtime::SplitMix64(cfg.seed);
     let t = cfg.threads as usize;
     let mut owned: Vec<Vec<u64>> = vec![Vec::new(); t];
     let mut reqs: Vec<Option<Request>> = vec![None; t];
