@@ -132,6 +132,11 @@
 //! the priority encoder was the MLU unit's longest path. (Storing
 //! `base + size` instead, for a plain `a < end`, put a 57-bit adder on the
 //! fill path, which ABC mapped as a carry chain of 636 ps on its own.)
+//!
+//! Length: this file is over 800 lines because a rust-hdl block is one
+//! `#[hdl_gen] fn update`, emitted as one Verilog always block, and rust-hdl
+//! 0.46 cannot call a helper from it; the sub-blocks that can stand alone
+//! are their own files (`plru.rs`, `prio_enc.rs`).
 use crate::plru::{tree_paths, RoundRobin, TreePlru};
 use crate::prio_enc::{array_init, index_width, PrioEnc};
 use rust_hdl::prelude::*;

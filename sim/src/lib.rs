@@ -17,7 +17,8 @@
 //!   operation answers, one request at a time (the unit answers the same;
 //!   the RTL twin of this level, the blocking MLU, is retired).
 //! - [`meta_port`]: the metadata port's far side (latency, reordering, errors).
-//! - [`runtime`]: the host runtime (malloc/free wrapper); software only.
+//! - [`runtime`]: the host runtime (malloc/free wrapper); software only;
+//!   [`tag_history`]: the per-address tag history behind its tag rule.
 //! - [`canary`]: the canary allocator unit (RTL `hw::canary`).
 //! - [`oracle`]: a brute-force reference used by the property tests.
 //! - [`top`]: what a generated top is: its kind, name and manifest
@@ -49,6 +50,7 @@ pub mod pointer;
 pub mod project;
 pub mod runtime;
 pub mod shard;
+pub mod tag_history;
 pub mod top;
 pub mod traverser;
 pub mod walker;

@@ -90,6 +90,10 @@
 //! The RTL pipeline (`hw::sm_pipeline`) agrees with this timing cycle for
 //! cycle (testbench/tests/sm_pipeline.rs). [`run_kernel`] and
 //! [`run_workload`] use [`MluTiming::Ideal`], the rule above.
+//!
+//! Length: this file is over 800 lines because it is the cycle model of
+//! `hw/src/sm_pipeline.rs`, one cycle loop (`run_kernel_alloc`) kept whole so
+//! that it reads side by side with the RTL's `update`.
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 

@@ -1,6 +1,9 @@
 //! One test per rule of docs/design.md (and the spec's section 4), on the
 //! golden model. Expected values are worked out by hand from the rules, not
 //! taken from the model.
+//!
+//! Length: this file is over 800 lines because it holds one test per rule,
+//! in the rules' order, so that a rule and its test are found together.
 use sim::config::{ConfigError, Mode, MluConfig, Replacement, Structure, Target};
 use sim::fault::{Fault, FaultCode, Op};
 use sim::memcheck::{distance, in_bounds, memcheck_g_decide, memcheck_s};
