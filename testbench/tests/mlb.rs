@@ -3,6 +3,8 @@
 //! and both policies (hits, ways, entry outputs, one-hot assertion, victim,
 //! fill acceptance, replacement state, every entry's storage), and the
 //! explicit same-cycle cases of docs/design.md.
+mod common;
+use common::{check_state, loc51, meta, pool, splitmix};
 use hw::mlb::{Mlb, Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
@@ -10,18 +12,6 @@ use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, LOC_MASK};
 use sim::node::Meta;
 use sim::pointer::{ADDR_MASK, NO_META};
 
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The 51 location bits an MLB port carries.
-fn loc51(loc: u64) -> Bits<51> {
-    bits((loc & LOC_MASK) >> 5)
-}
 
 /// The RTL MLB and the model side by side.
 struct Rig<const N: usize, const IW: usize> {
@@ -118,46 +108,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
             assert_eq!((u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64()), (0, 0, 0), "{ctx}: ls data without a hit");
         }
         // State after the edge: replacement state and every entry.
-        assert_eq!(u.repl_state.val().to_u64(), self.model.policy_bits(), "{ctx}: replacement state");
-        for (i, e) in self.model.entries().iter().enumerate() {
-            assert_eq!(u.valid[i].q.val(), e.valid, "{ctx}: entry {i} valid");
-            if e.valid {
-                assert_eq!(u.loc[i].q.val().to_u64() << 5, e.location, "{ctx}: entry {i} location");
-                assert_eq!(u.base[i].q.val().to_u64(), e.base, "{ctx}: entry {i} base");
-                assert_eq!(u.size[i].q.val().to_u64(), e.size, "{ctx}: entry {i} size");
-                assert_eq!(u.tag[i].q.val().to_u64(), e.tag as u64, "{ctx}: entry {i} tag");
-            }
-        }
+        check_state(&u, &self.model, &ctx);
         out
     }
-}
-
-/// Disjoint allocations (location, metadata) to fill from, including ranges
-/// at address 0, ending at 2^56 - 1, and one whose base + size exceeds 2^56.
-fn pool(n: usize, seed: u64) -> Vec<(u64, Meta)> {
-    let mut s = seed;
-    let mut v = vec![];
-    let mut base = splitmix(&mut s) % 4096;
-    let count = (3 * n / 2).max(4) + 2;
-    for k in 0..count - 2 {
-        let r = splitmix(&mut s);
-        let size = match r % 8 {
-            0 => 1,
-            1 => 16,
-            2 => 1 + (r >> 8) % 64,
-            3 => 1 + (r >> 8) % (1 << 20),
-            4 => 1 << (20 + (r >> 8) % 20),
-            5 => 0, // never matches a range search
-            _ => 512 * (1 + (r >> 8) % 64),
-        };
-        let loc = (0x0000_1000_0000_0000 + 32 * (k as u64) * 7919 + 32 * (r >> 50)) & LOC_MASK;
-        v.push((loc, Meta { base, size, tag: (r >> 32) as u8 }));
-        base += size + (r >> 16) % 3 * 512;
-    }
-    v.push((0x00FF_FFFF_FFFF_FFE0, Meta { base: ADDR_MASK - 4095, size: 4096, tag: 0xFF }));
-    v.push((0x0000_0FFF_FFFF_FFE0, Meta { base: ADDR_MASK - 1_000_000, size: 1 << 40, tag: 7 }));
-    v[0].1.base = 0;
-    v
 }
 
 /// A random legal sequence: fills only of allocations the MLB does not hold.
@@ -242,10 +195,6 @@ fn random_16_plru_and_rr() {
 fn random_32_plru_and_rr() {
     random_run::<32, 5>(Replacement::Plru, 7, 8000);
     random_run::<32, 5>(Replacement::RoundRobin, 8, 8000);
-}
-
-fn meta(base: u64, size: u64, tag: u8) -> Meta {
-    Meta { base, size, tag }
 }
 
 const A: (u64, u64, u64, u8) = (0x1000_0000_0000, 0x7f00_0000_0000, 2400, 5);

@@ -7,6 +7,8 @@
 //! 1..32 entries and both policies, plus the latency itself and the one
 //! difference: a fill replacing the entry a same-cycle search hit makes that
 //! search a miss.
+mod common;
+use common::{check_state, loc51, meta, pool, splitmix};
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
@@ -14,17 +16,6 @@ use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbEntry, LOC_MASK};
 use sim::node::Meta;
 use sim::pointer::{ADDR_MASK, NO_META};
 
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn loc51(loc: u64) -> Bits<51> {
-    bits((loc & LOC_MASK) >> 5)
-}
 
 /// What the search outputs must show one cycle later than the one-stage MLB.
 #[derive(Clone, Copy, Debug, Default)]
@@ -142,46 +133,9 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
         };
         self.cycle += 1;
         // State after the edge: not delayed.
-        assert_eq!(u.repl_state.val().to_u64(), self.model.policy_bits(), "{ctx}: replacement state");
-        for (i, e) in self.model.entries().iter().enumerate() {
-            assert_eq!(u.valid[i].q.val(), e.valid, "{ctx}: entry {i} valid");
-            if e.valid {
-                assert_eq!(u.loc[i].q.val().to_u64() << 5, e.location, "{ctx}: entry {i} location");
-                assert_eq!(u.base[i].q.val().to_u64(), e.base, "{ctx}: entry {i} base");
-                assert_eq!(u.size[i].q.val().to_u64(), e.size, "{ctx}: entry {i} size");
-                assert_eq!(u.tag[i].q.val().to_u64(), e.tag as u64, "{ctx}: entry {i} tag");
-            }
-        }
+        check_state(&u, &self.model, &ctx);
         out
     }
-}
-
-/// Disjoint allocations (location, metadata) to fill from, including ranges
-/// at address 0, ending at 2^56 - 1, and one whose base + size exceeds 2^56.
-fn pool(n: usize, seed: u64) -> Vec<(u64, Meta)> {
-    let mut s = seed;
-    let mut v = vec![];
-    let mut base = splitmix(&mut s) % 4096;
-    let count = (3 * n / 2).max(4) + 2;
-    for k in 0..count - 2 {
-        let r = splitmix(&mut s);
-        let size = match r % 8 {
-            0 => 1,
-            1 => 16,
-            2 => 1 + (r >> 8) % 64,
-            3 => 1 + (r >> 8) % (1 << 20),
-            4 => 1 << (20 + (r >> 8) % 20),
-            5 => 0, // never matches a range search
-            _ => 512 * (1 + (r >> 8) % 64),
-        };
-        let loc = (0x0000_1000_0000_0000 + 32 * (k as u64) * 7919 + 32 * (r >> 50)) & LOC_MASK;
-        v.push((loc, Meta { base, size, tag: (r >> 32) as u8 }));
-        base += size + (r >> 16) % 3 * 512;
-    }
-    v.push((0x00FF_FFFF_FFFF_FFE0, Meta { base: ADDR_MASK - 4095, size: 4096, tag: 0xFF }));
-    v.push((0x0000_0FFF_FFFF_FFE0, Meta { base: ADDR_MASK - 1_000_000, size: 1 << 40, tag: 7 }));
-    v[0].1.base = 0;
-    v
 }
 
 /// A random legal sequence (as for the one-stage MLB), fills over the
@@ -258,10 +212,6 @@ fn p2_random_all_sizes_plru_and_rr() {
         random_run::<16, 4>(r, seed + 40, 5000);
     }
     random_run::<32, 5>(Replacement::Plru, 99, 3000);
-}
-
-fn meta(base: u64, size: u64, tag: u8) -> Meta {
-    Meta { base, size, tag }
 }
 
 #[test]
