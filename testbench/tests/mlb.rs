@@ -4,13 +4,13 @@
 //! fill acceptance, replacement state, every entry's storage), and the
 //! explicit same-cycle cases of docs/design.md.
 mod common;
-use common::{check_state, loc51, meta, pool, splitmix};
+use common::{check_state, loc51, meta, pool, random_inputs, splitmix};
 use hw::mlb::{Mlb, Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
-use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, LOC_MASK};
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs};
 use sim::node::Meta;
-use sim::pointer::{ADDR_MASK, NO_META};
+use sim::pointer::ADDR_MASK;
 
 
 /// The RTL MLB and the model side by side.
@@ -121,44 +121,7 @@ fn random_run<const N: usize, const IW: usize>(replacement: Replacement, seed: u
     let (mut hits, mut fills) = (0, 0);
     for _ in 0..cycles {
         let mut r = || splitmix(&mut s);
-        let pick = |x: u64| allocs[(x % allocs.len() as u64) as usize];
-        let mut inp = MlbCycleInputs::default();
-        if r() % 10 < 6 {
-            let (_, m) = pick(r());
-            let x = r();
-            let a = match x % 7 {
-                0 => m.base,
-                1 => m.base.wrapping_add(m.size).wrapping_sub(1),
-                2 => m.base.wrapping_add(m.size),
-                3 => m.base.wrapping_sub(1),
-                4 => m.base.wrapping_add((x >> 8) % m.size.max(1)),
-                5 => x >> 3,
-                _ => m.base.wrapping_add((x >> 8) % 64),
-            };
-            inp.range_lookup = Some(a & ADDR_MASK);
-        }
-        if r() % 2 == 0 {
-            let x = r();
-            inp.loc_lookup = Some(match x % 5 {
-                0 => x,                       // junk bits outside 55..5 are ignored
-                1 => NO_META,
-                _ => pick(x >> 8).0 | (x >> 61), // low bits are not compared either
-            });
-        }
-        if r() % 8 == 0 {
-            let x = r();
-            inp.invalidate = Some(if x % 4 == 0 { x & LOC_MASK } else { pick(x >> 8).0 });
-        }
-        if r() % 3 == 0 {
-            let (loc, m) = pick(r());
-            if rig.model.search_location(loc).is_none() {
-                inp.fill = Some((loc, m));
-                // Sometimes invalidate the location being filled (fill dropped).
-                if r() % 16 == 0 {
-                    inp.invalidate = Some(loc);
-                }
-            }
-        }
+        let mut inp = random_inputs(&mut r, &allocs, &rig.model);
         inp.flush = r() % 60 == 0;
         let reset = r() % 150 == 0;
         if let Some(out) = rig.step(inp, reset) {

@@ -8,13 +8,13 @@
 //! difference: a fill replacing the entry a same-cycle search hit makes that
 //! search a miss.
 mod common;
-use common::{check_state, loc51, meta, pool, splitmix};
+use common::{check_state, loc51, meta, pool, random_inputs, splitmix};
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
-use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbEntry, LOC_MASK};
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbEntry};
 use sim::node::Meta;
-use sim::pointer::{ADDR_MASK, NO_META};
+use sim::pointer::ADDR_MASK;
 
 
 /// What the search outputs must show one cycle later than the one-stage MLB.
@@ -147,44 +147,7 @@ fn random_run<const N: usize, const IW: usize>(replacement: Replacement, seed: u
     let (mut hits, mut fills, mut clobbers) = (0, 0, 0);
     for _ in 0..cycles {
         let mut r = || splitmix(&mut s);
-        let pick = |x: u64| allocs[(x % allocs.len() as u64) as usize];
-        let mut inp = MlbCycleInputs::default();
-        if r() % 10 < 6 {
-            let (_, m) = pick(r());
-            let x = r();
-            let a = match x % 7 {
-                0 => m.base,
-                1 => m.base.wrapping_add(m.size).wrapping_sub(1),
-                2 => m.base.wrapping_add(m.size),
-                3 => m.base.wrapping_sub(1),
-                4 => m.base.wrapping_add((x >> 8) % m.size.max(1)),
-                5 => x >> 3,
-                _ => m.base.wrapping_add((x >> 8) % 64),
-            };
-            inp.range_lookup = Some(a & ADDR_MASK);
-        }
-        if r() % 2 == 0 {
-            let x = r();
-            inp.loc_lookup = Some(match x % 5 {
-                0 => x,                       // junk bits outside 55..5 are ignored
-                1 => NO_META,
-                _ => pick(x >> 8).0 | (x >> 61), // low bits are not compared either
-            });
-        }
-        if r() % 8 == 0 {
-            let x = r();
-            inp.invalidate = Some(if x % 4 == 0 { x & LOC_MASK } else { pick(x >> 8).0 });
-        }
-        if r() % 3 == 0 {
-            let (loc, m) = pick(r());
-            if rig.model.search_location(loc).is_none() {
-                inp.fill = Some((loc, m));
-                // Sometimes invalidate the location being filled (fill dropped).
-                if r() % 16 == 0 {
-                    inp.invalidate = Some(loc);
-                }
-            }
-        }
+        let mut inp = random_inputs(&mut r, &allocs, &rig.model);
         if inp.fill.is_some() {
             let v = rig.model.victim().unwrap();
             let hit_v = inp.range_lookup.and_then(|a| rig.model.search_range(a)) == Some(v)

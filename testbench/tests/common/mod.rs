@@ -4,9 +4,9 @@
 #![allow(dead_code)] // each test binary uses its own part
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
-use sim::mlb::{Mlb as Model, LOC_MASK};
+use sim::mlb::{Mlb as Model, MlbCycleInputs, LOC_MASK};
 use sim::node::Meta;
-use sim::pointer::ADDR_MASK;
+use sim::pointer::{ADDR_MASK, NO_META};
 
 /// One step of splitmix64 on `s` (sim::runtime::SplitMix64's step).
 pub fn splitmix(s: &mut u64) -> u64 {
@@ -68,3 +68,48 @@ pub fn pool(n: usize, seed: u64) -> Vec<(u64, Meta)> {
     v
 }
 
+/// One cycle's random inputs: range searches at, around and beyond an
+/// allocation's bounds, location searches (junk bits, NO_META, held
+/// locations), invalidates, and fills only of allocations `model` does not
+/// hold (never fill on a hit), sometimes invalidated in the same cycle.
+pub fn random_inputs(r: &mut impl FnMut() -> u64, allocs: &[(u64, Meta)], model: &Model) -> MlbCycleInputs {
+    let pick = |x: u64| allocs[(x % allocs.len() as u64) as usize];
+    let mut inp = MlbCycleInputs::default();
+    if r() % 10 < 6 {
+        let (_, m) = pick(r());
+        let x = r();
+        let a = match x % 7 {
+            0 => m.base,
+            1 => m.base.wrapping_add(m.size).wrapping_sub(1),
+            2 => m.base.wrapping_add(m.size),
+            3 => m.base.wrapping_sub(1),
+            4 => m.base.wrapping_add((x >> 8) % m.size.max(1)),
+            5 => x >> 3,
+            _ => m.base.wrapping_add((x >> 8) % 64),
+        };
+        inp.range_lookup = Some(a & ADDR_MASK);
+    }
+    if r() % 2 == 0 {
+        let x = r();
+        inp.loc_lookup = Some(match x % 5 {
+            0 => x,                       // junk bits outside 55..5 are ignored
+            1 => NO_META,
+            _ => pick(x >> 8).0 | (x >> 61), // low bits are not compared either
+        });
+    }
+    if r() % 8 == 0 {
+        let x = r();
+        inp.invalidate = Some(if x % 4 == 0 { x & LOC_MASK } else { pick(x >> 8).0 });
+    }
+    if r() % 3 == 0 {
+        let (loc, m) = pick(r());
+        if model.search_location(loc).is_none() {
+            inp.fill = Some((loc, m));
+            // Sometimes invalidate the location being filled (fill dropped).
+            if r() % 16 == 0 {
+                inp.invalidate = Some(loc);
+            }
+        }
+    }
+    inp
+}
