@@ -548,3 +548,51 @@ fn agreement_table(o: &mut String) {
          misses that wait for the walker. (`eval/tests/unit_agreement.rs` holds these within 5%.)\n"
     );
 }
+
+/// A progress bar's owner: told `(stage, points done, points in all)`.
+pub type StageProgress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// The evaluation report (eval/README.md) from the main sweep `main` over
+/// `ws`: runs its two extra sweeps (walkers 1..8 at 1 and 8 entries; the
+/// host-location option against the compiler pass), then writes the
+/// Markdown to `path` and the baseline's plot to `<its dir>/svg/`.
+/// `timing` is the traces' `h200_timing.json`, where there is one.
+pub fn write(
+    path: &std::path::Path,
+    main: &Sweep,
+    ws: &[Workload],
+    g: &crate::sm_model::GpuParams,
+    check: &crate::mlu_model::CheckParams,
+    threads: usize,
+    timing: Option<&serde_json::Value>,
+    command: &str,
+    progress: StageProgress,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use crate::sweep::{run_with_baselines, Grid};
+    let wgrid = Grid {
+        entries: vec![1, 8],
+        structures: vec![Structure::Bst, Structure::List],
+        modes: vec![Mode::Compiler],
+        walkers: vec![1, 2, 4, 8],
+        check: check.clone(),
+    };
+    let total = ws.len() * 16;
+    let walk = run_with_baselines(ws, g, &wgrid, main.baseline.clone(), threads, &|done, _| progress("walker sweep", done, total));
+    // The version-1 evaluation's design option, locations from the host
+    // (no LOADMETA), against the same designs with the compiler pass.
+    let hgrid = Grid {
+        entries: vec![0, 8],
+        structures: vec![Structure::List, Structure::Bst, Structure::Sol],
+        modes: vec![Mode::Compiler],
+        walkers: vec![4],
+        check: crate::mlu_model::CheckParams { host_locations: true, ..check.clone() },
+    };
+    let total = ws.len() * 6;
+    let host = run_with_baselines(ws, g, &hgrid, main.baseline.clone(), threads, &|done, _| progress("host locations", done, total));
+    std::fs::write(path, render(main, &walk, &host, ws, timing, command)).with_context(|| format!("--report {}", path.display()))?;
+    let dir = path.parent().unwrap_or(std::path::Path::new(".")).join("svg");
+    std::fs::create_dir_all(&dir).with_context(|| format!("--report: {}", dir.display()))?;
+    std::fs::write(dir.join("baseline.svg"), crate::plot::baseline_svg(&main.baseline)?).with_context(|| format!("--report: {}", dir.display()))?;
+    Ok(())
+}

@@ -167,36 +167,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(f) = &a.report {
         // (Refused before any point runs; see the top of `run`.)
-        let wgrid = eval::sweep::Grid {
-            entries: vec![1, 8],
-            structures: vec![Structure::Bst, Structure::List],
-            modes: vec![Mode::Compiler],
-            walkers: vec![1, 2, 4, 8],
-            check: grid.check.clone(),
-        };
-        let wbar = super::progress::Progress::new("mlugen sweep: walker sweep", "points", (ws.len() * 16) as u64);
-        let walk = eval::sweep::run_with_baselines(&ws, &gpu, &wgrid, r.baseline.clone(), threads, &|done, _| wbar.set(done as u64));
-        wbar.finish(&format!("{} points", walk.points.len()));
-        // The version-1 evaluation's design option, locations from the host
-        // (no LOADMETA), against the same designs with the compiler pass.
-        let hgrid = eval::sweep::Grid {
-            entries: vec![0, 8],
-            structures: vec![Structure::List, Structure::Bst, Structure::Sol],
-            modes: vec![Mode::Compiler],
-            walkers: vec![4],
-            check: eval::mlu_model::CheckParams { host_locations: true, ..grid.check.clone() },
-        };
-        let hbar = super::progress::Progress::new("mlugen sweep: host locations", "points", (ws.len() * 6) as u64);
-        let host = eval::sweep::run_with_baselines(&ws, &gpu, &hgrid, r.baseline.clone(), threads, &|done, _| hbar.set(done as u64));
-        hbar.finish(&format!("{} points", host.points.len()));
         let timing = a.traces.first().and_then(|t| t.parent()).map(|d| d.join("h200_timing.json"));
         let timing: Option<serde_json::Value> =
             timing.and_then(|t| std::fs::read_to_string(t).ok()).and_then(|s| serde_json::from_str(&s).ok());
         let command = format!("mlugen sweep --trace {} --report {}", a.traces.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(" "), f.display());
-        std::fs::write(f, eval::report::render(&r, &walk, &host, &ws, timing.as_ref(), &command)).with_context(|| format!("--report {}", f.display()))?;
-        let dir = f.parent().unwrap_or(std::path::Path::new(".")).join("svg");
-        std::fs::create_dir_all(&dir).with_context(|| format!("--report: {}", dir.display()))?;
-        std::fs::write(dir.join("baseline.svg"), eval::plot::baseline_svg(&r.baseline)?).with_context(|| format!("--report: {}", dir.display()))?;
+        let bars = std::sync::Mutex::new(Vec::<(String, super::progress::Progress)>::new());
+        let progress = |stage: &str, done: usize, total: usize| {
+            let mut bars = bars.lock().unwrap_or_else(|e| e.into_inner());
+            if !bars.iter().any(|(s, _)| s == stage) {
+                bars.push((stage.to_string(), super::progress::Progress::new(&format!("mlugen sweep: {stage}"), "points", total as u64)));
+            }
+            if let Some((_, b)) = bars.iter().find(|(s, _)| s == stage) {
+                b.set(done as u64);
+            }
+        };
+        eval::report::write(f, &r, &ws, &gpu, &grid.check, threads, timing.as_ref(), &command, &progress)?;
+        for (_, b) in bars.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            b.finish("done");
+        }
     }
     let total = started.elapsed().as_secs_f64();
     super::progress::note(&format!(
