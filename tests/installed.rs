@@ -25,17 +25,29 @@ impl Sandbox {
 
     /// Run in `<sandbox>/work` with a fresh HOME and no mlugen variables.
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.bin)
-            .current_dir(self.dir.join("work"))
-            .env("HOME", self.dir.join("home"))
-            .env_remove("XDG_CACHE_HOME")
-            .env_remove("MLUGEN_PROJECT")
-            .env_remove("MLUGEN_COSIM_DIR")
-            .env_remove("MLUGEN_ASAP7_DIR")
-            .env_remove("MLUGEN_NANGATE45_DIR")
-            .args(args)
-            .output()
-            .unwrap()
+        // ETXTBSY: the other test's thread may fork while this test's copy
+        // of the binary is still open for writing in the child it forked
+        // (a Linux race of copy-then-exec in threads); it clears as soon as
+        // that child execs, so try again.
+        for attempt in 0.. {
+            let o = Command::new(&self.bin)
+                .current_dir(self.dir.join("work"))
+                .env("HOME", self.dir.join("home"))
+                .env_remove("XDG_CACHE_HOME")
+                .env_remove("MLUGEN_PROJECT")
+                .env_remove("MLUGEN_COSIM_DIR")
+                .env_remove("MLUGEN_ASAP7_DIR")
+                .env_remove("MLUGEN_NANGATE45_DIR")
+                .args(args)
+                .output();
+            match o {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempt < 50 => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                o => return o.unwrap(),
+            }
+        }
+        unreachable!()
     }
 
     fn ok(&self, args: &[&str]) -> String {

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use std::io::Write;
 use sim::config::{MluConfig, Target};
 use sim::top::TopKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use synth::liberty::LibSpec;
 use synth::sweep::{self, Family, Job, JobOptions, SynthReport};
 
@@ -108,8 +108,33 @@ pub fn run(mut a: Args) -> Result<()> {
         note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {n} files", dir.display()));
         return Ok(());
     }
-    let jobs = jobs(&a, &verilog_out)?;
-    let libs: Vec<LibSpec> = a.lib.iter().map(|s| LibSpec::parse(s)).collect::<Result<_>>()?;
+    // The flags are checked first, then the libraries are loaded, then the
+    // designs are found: the first error is the one to fix first.
+    let planned = plan(&a)?;
+    let libs = a
+        .lib
+        .iter()
+        .map(|s| {
+            let spec = LibSpec::parse(s)?;
+            let lib = sweep::library(&spec)?;
+            Ok((spec, lib))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let jobs = match planned {
+        Plan::User(job) => vec![job],
+        Plan::Generated(family, kinds) => kinds
+            .into_iter()
+            .map(|kind| {
+                let design = sweep::resolve(&verilog_out, &kind)?.design;
+                let entries = match &kind {
+                    TopKind::Mlb { entries, .. } => *entries,
+                    TopKind::MluUnit(p) => p.cfg.entries,
+                    _ => 0,
+                };
+                Ok(Job { design, family, entries, kind: Some(kind) })
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
     let o = JobOptions {
         on_stage: Some(on_stage),
         out: out_dir,
@@ -138,9 +163,15 @@ pub fn run(mut a: Args) -> Result<()> {
     Ok(())
 }
 
-/// The designs the flags name, each checked and found in `verilog_out`
-/// (by the name `mlugen generate` gives it), or the user's `--verilog`.
-fn jobs(a: &Args, verilog_out: &Path) -> Result<Vec<Job>> {
+/// What the flags ask for: the user's `--verilog`, or generated tops (found
+/// in `verilog_out/` by the name `mlugen generate` gives them).
+enum Plan {
+    User(Job),
+    Generated(Family, Vec<TopKind>),
+}
+
+/// The flags checked, and what they ask for.
+fn plan(a: &Args) -> Result<Plan> {
     let family = match a.top.as_str() {
         "mlb" => Family::Mlb,
         "mlu" | "unit" => Family::Unit,
@@ -173,7 +204,7 @@ fn jobs(a: &Args, verilog_out: &Path) -> Result<Vec<Job>> {
         }
         let design = synth::flow::Design { verilog: vec![v.clone()], top: t.clone(), clock: "clock".into() };
         let entries = if family == Family::Canary { 0 } else { entries[0] };
-        return Ok(vec![Job { design, family, entries, kind: None }]);
+        return Ok(Plan::User(Job { design, family, entries, kind: None }));
     }
     if a.verilog.is_some() != a.top_module.is_some() {
         bail!("--verilog and --top-module go together");
@@ -193,18 +224,7 @@ fn jobs(a: &Args, verilog_out: &Path) -> Result<Vec<Job>> {
         }
         kinds
     };
-    kinds
-        .into_iter()
-        .map(|kind| {
-            let design = sweep::resolve(verilog_out, &kind)?.design;
-            let entries = match &kind {
-                TopKind::Mlb { entries, .. } => *entries,
-                TopKind::MluUnit(p) => p.cfg.entries,
-                _ => 0,
-            };
-            Ok(Job { design, family, entries, kind: Some(kind) })
-        })
-        .collect()
+    Ok(Plan::Generated(family, kinds))
 }
 
 fn print_summary(r: &SynthReport) -> Result<()> {

@@ -471,15 +471,15 @@ pub struct Job {
     pub kind: Option<sim::top::TopKind>,
 }
 
-/// Synthesize every job on every library (clock: `clock_ps`, else the
-/// library's default), in order. The MLU unit's and the canary unit's
+/// Synthesize every job on every library (each loaded by [`library`] from
+/// its spec; clock: `clock_ps`, else the library's default), in order. The MLU unit's and the canary unit's
 /// workloads are closed loop (a memory answers the unit), so they are
 /// recorded on the RTL by `record`, once per top, and replayed per library;
 /// the MLB's are open loop and made here. `done` sees each report as it is
 /// finished.
 pub fn run_jobs(
     jobs: &[Job],
-    libs: &[LibSpec],
+    libs: &[(LibSpec, Library)],
     clock_ps: Option<f64>,
     o: &JobOptions,
     record: &mut dyn FnMut(&sim::top::TopKind) -> Result<Vec<(String, Stimulus)>>,
@@ -487,8 +487,7 @@ pub fn run_jobs(
 ) -> Result<Vec<SynthReport>> {
     let mut reports = Vec::new();
     let mut recordings: Vec<(String, Vec<(String, Stimulus)>)> = Vec::new();
-    for spec in libs {
-        let lib = library(spec)?;
+    for (spec, lib) in libs {
         let o = JobOptions { clock_ps: clock_ps.unwrap_or_else(|| default_clock_ps(spec)), clock_gating: o.clock_gating && lib.tech.is_some(), ..o.clone() };
         for job in jobs {
             o.stage(&format!("{} ({} entries) on {} at {} ps", job.design.top, job.entries, lib.name, o.clock_ps));
@@ -499,7 +498,7 @@ pub fn run_jobs(
                 }
             }
             let recorded = closed_loop.and_then(|_| recordings.iter().find(|(k, _)| *k == job.design.top)).map(|(_, w)| w.as_slice());
-            let r = run_with(&job.design, job.family, job.entries, &lib, &o, recorded)
+            let r = run_with(&job.design, job.family, job.entries, lib, &o, recorded)
                 .with_context(|| format!("synthesizing {} for {}", job.design.top, lib.name))?;
             done(&r)?;
             reports.push(r);
