@@ -20,6 +20,9 @@
 //! - [`runtime`]: the host runtime (malloc/free wrapper); software only;
 //!   [`tag_history`]: the per-address tag history behind its tag rule.
 //! - [`canary`]: the canary allocator unit (RTL `hw::canary`).
+//! - [`device_heap`]: the canary allocator's heap registered with the MLU:
+//!   tagged chunks and the directory the MLU's heap window reads (the
+//!   model leads; the RTL does not have it yet).
 //! - [`oracle`]: a brute-force reference used by the property tests.
 //! - [`top`]: what a generated top is: its kind, name and manifest
 //!   parameters (hw::generate builds from it).
@@ -34,6 +37,7 @@
 //! - [`parallel`]: independent jobs (tool runs, test cases) on every core.
 pub mod canary;
 pub mod config;
+pub mod device_heap;
 pub mod fault;
 pub mod json;
 pub mod memcheck;

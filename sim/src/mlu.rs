@@ -15,12 +15,22 @@
 //!   `untag(p)` (a not-found address faults NO_META).
 //! - `sol` structure: the memory's [`MetaMemory::sol_lookup`] table stands for
 //!   the hypothetical O(1) structure (the runtime's memory view provides it).
+//! - Heap window (CSRs `heap`, spec section 8's registration of the canary
+//!   allocator's chunks): a range miss whose address lies in
+//!   `[heap.base, heap.end)` is not walked: the MLU reads one 32-byte node
+//!   from the allocator's directory, at `heap.dir + ((a - heap.base) & !31)`.
+//!   The node holds base and size|tag as any node, and in its link0 word the
+//!   chunk's location (the directory node of its first granule; 0 = no
+//!   chunk). The chunk is filled into the MLB unless its location is there
+//!   already (an address in a chunk's canary or slack is outside the entry's
+//!   range but inside the chunk), so there is never a duplicate. A
+//!   MEMCHECK.G location miss fetches the location's node as for any node.
 use crate::config::{ConfigError, Mode, MluConfig, Structure, Target};
 use crate::fault::{Fault, FaultCode, Op};
 use crate::memcheck::{self, check_meta};
 use crate::memory::MetaMemory;
 use crate::mlb::{Mlb, LOC_MASK};
-use crate::node::{Meta, BASE, SIZE_TAG};
+use crate::node::{Meta, BASE, LINK0, SIZE_TAG};
 use crate::pointer::{tag, untag, NO_META};
 use crate::traverser::{walk_with, WalkOutcome};
 use serde::{Deserialize, Serialize};
@@ -34,6 +44,29 @@ pub struct Csrs {
     pub root: u64,
     /// 16-bit traversal step limit.
     pub step_limit: u32,
+    /// The device heap's window (reset: empty).
+    #[serde(default)]
+    pub heap: HeapWindow,
+}
+
+/// The device heap's window: addresses in `[base, end)` are looked up in
+/// the allocator's directory at `dir` (one 32-byte node per 32-byte granule
+/// of the heap) instead of the structure. `end` = `base` (reset) turns it off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapWindow {
+    pub base: u64,
+    pub end: u64,
+    pub dir: u64,
+}
+
+impl HeapWindow {
+    pub fn holds(&self, a: u64) -> bool {
+        self.base <= a && a < self.end
+    }
+    /// The directory node of the granule holding `a` (in the window).
+    pub fn node_of(&self, a: u64) -> u64 {
+        self.dir + ((a - self.base) & !(crate::node::NODE_BYTES - 1))
+    }
 }
 
 /// Event counters (the RTL keeps the same set).
@@ -82,7 +115,13 @@ impl Mlu {
         Ok(Mlu {
             cfg: cfg.clone(),
             mlb: Mlb::new(cfg.entries, cfg.replacement),
-            csrs: Csrs { mode: cfg.mode, structure: cfg.structure, root: 0, step_limit: cfg.step_limit },
+            csrs: Csrs {
+                mode: cfg.mode,
+                structure: cfg.structure,
+                root: 0,
+                step_limit: cfg.step_limit,
+                heap: HeapWindow::default(),
+            },
             counters: Counters::default(),
             read_log: None,
         })
@@ -125,6 +164,11 @@ impl Mlu {
     pub fn set_structure(&mut self, structure: Structure) {
         self.csrs.structure = structure;
     }
+    /// The device heap's window (`base` and `dir` 32-byte aligned, checked by
+    /// the runtime that sets it).
+    pub fn set_heap_window(&mut self, heap: HeapWindow) {
+        self.csrs.heap = heap;
+    }
     /// Values above 16 bits are truncated as the 16-bit CSR would.
     pub fn set_step_limit(&mut self, limit: u32) {
         self.csrs.step_limit = limit & 0xFFFF;
@@ -133,7 +177,13 @@ impl Mlu {
     /// Hardware reset: empty MLB, CSRs at reset values, counters cleared.
     pub fn reset(&mut self) {
         self.mlb.reset();
-        self.csrs = Csrs { mode: self.cfg.mode, structure: self.cfg.structure, root: 0, step_limit: self.cfg.step_limit };
+        self.csrs = Csrs {
+            mode: self.cfg.mode,
+            structure: self.cfg.structure,
+            root: 0,
+            step_limit: self.cfg.step_limit,
+            heap: HeapWindow::default(),
+        };
         self.counters = Counters::default();
     }
 
@@ -149,6 +199,9 @@ impl Mlu {
             return Ok(Some((e.location, e.meta())));
         }
         self.counters.range_misses += 1;
+        if self.csrs.heap.holds(a) {
+            return self.heap_path(mem, a);
+        }
         let mut reads = 0u64;
         let log = &mut self.read_log;
         let (outcome, steps) = walk_with(mem, self.csrs.root, self.csrs.structure, a, self.csrs.step_limit, |addr| {
@@ -168,6 +221,35 @@ impl Mlu {
             WalkOutcome::StepLimit => Err(FaultCode::TraversalLimit),
             WalkOutcome::MemError { .. } => Err(FaultCode::MemError),
         }
+    }
+
+    /// The heap window's lookup: one directory node read instead of a walk
+    /// (see the module doc). Ok(None) = no chunk holds `a`.
+    #[inline(never)]
+    fn heap_path(&mut self, mem: &(impl MetaMemory + ?Sized), a: u64) -> Result<Option<(u64, Meta)>, FaultCode> {
+        let node = self.csrs.heap.node_of(a);
+        self.counters.steps += 1;
+        let location = self.read(mem, node + LINK0)?;
+        if location == 0 {
+            return Ok(None);
+        }
+        let meta = Meta::from_words(self.read(mem, node + BASE)?, self.read(mem, node + SIZE_TAG)?);
+        match self.mlb.search_location(location) {
+            Some(w) => self.mlb.touch(w),
+            None => {
+                self.mlb.fill(location, meta);
+            }
+        }
+        Ok(Some((location, meta)))
+    }
+
+    /// One metadata word read, counted and logged.
+    fn read(&mut self, mem: &(impl MetaMemory + ?Sized), addr: u64) -> Result<u64, FaultCode> {
+        self.counters.meta_reads += 1;
+        if let Some(l) = &mut self.read_log {
+            l.push(addr);
+        }
+        mem.read_word(addr).map_err(|_| FaultCode::MemError)
     }
 
     #[cold]
@@ -247,15 +329,8 @@ impl Mlu {
     #[inline(never)]
     fn fetch(&mut self, mem: &(impl MetaMemory + ?Sized), loc: u64) -> Result<Meta, FaultCode> {
         let loc = loc & LOC_MASK;
-        let mut read = |addr: u64| {
-            self.counters.meta_reads += 1;
-            if let Some(l) = &mut self.read_log {
-                l.push(addr);
-            }
-            mem.read_word(addr).map_err(|_| FaultCode::MemError)
-        };
-        let base = read(loc + BASE)?;
-        let size_tag = read(loc + SIZE_TAG)?;
+        let base = self.read(mem, loc + BASE)?;
+        let size_tag = self.read(mem, loc + SIZE_TAG)?;
         Ok(Meta::from_words(base, size_tag))
     }
 

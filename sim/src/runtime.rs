@@ -28,11 +28,18 @@
 //!   each sorted run is its subtree's root), rewriting only link words that
 //!   change. sol: nodes are not linked (the table is the runtime's index).
 //!
+//! - Device heap (optional, [`Runtime::attach_device_heap`]): the canary
+//!   allocator's tagged heap, looked up by the MLU through its heap window
+//!   (`sim::device_heap`); in-kernel `device_malloc`/`device_free` go to it,
+//!   and cudaMalloc-style allocations may not overlap it.
+//!
 //! Length: this file is over 800 lines because the runtime is one type whose
 //! malloc, free, retire and rebuild steps share its state (structure, node
 //! pool, memory image, MLU); the tag history is its own file
 //! (`tag_history.rs`).
+use crate::canary::heap::{AllocError, FreeError, Freed, HeapConfig};
 use crate::config::{ConfigError, Mode, MluConfig, Structure};
+use crate::device_heap::DeviceHeap;
 use crate::fault::Fault;
 use crate::memory::{MemError, MemoryImage, MetaMemory};
 use crate::mlb::LOC_MASK;
@@ -134,6 +141,8 @@ pub enum RuntimeError {
     Overlap { base: u64, size: u64, other_base: u64, other_size: u64 },
     /// The range overlaps the metadata node pool.
     OverlapsNodePool { base: u64, size: u64 },
+    /// The range overlaps the device heap or its directory.
+    OverlapsDeviceHeap { base: u64, size: u64 },
     /// No gap in the heap is large enough.
     OutOfMemory { size: u64 },
     NodePoolExhausted,
@@ -151,6 +160,9 @@ impl fmt::Display for RuntimeError {
             ),
             RuntimeError::OverlapsNodePool { base, size } => {
                 write!(f, "allocation [{base:#x}, +{size}) overlaps the metadata node pool")
+            }
+            RuntimeError::OverlapsDeviceHeap { base, size } => {
+                write!(f, "allocation [{base:#x}, +{size}) overlaps the device heap or its directory")
             }
             RuntimeError::OutOfMemory { size } => write!(f, "no free range of {size} bytes in the heap"),
             RuntimeError::NodePoolExhausted => write!(f, "metadata node pool exhausted"),
@@ -218,16 +230,21 @@ struct NodeRec {
     link1: u64,
 }
 
-/// The memory as the MLU sees it: the image plus the sol table.
+/// The memory as the MLU sees it: the image, the sol table and the device
+/// heap's directory.
 struct MemView<'a> {
     image: &'a MemoryImage,
     nodes: &'a BTreeMap<u64, NodeRec>,
+    device: Option<&'a DeviceHeap>,
 }
 
 impl MetaMemory for MemView<'_> {
     #[inline]
     fn read_word(&self, addr: u64) -> Result<u64, MemError> {
-        self.image.read_word(addr)
+        match self.device.and_then(|d| d.read_word(addr)) {
+            Some(r) => r,
+            None => self.image.read_word(addr),
+        }
     }
     fn sol_lookup(&self, a: u64) -> Option<u64> {
         let (_, n) = self.nodes.range(..=a).next_back()?;
@@ -260,6 +277,8 @@ pub struct Runtime {
     /// The host operations sent to the MLU since the last
     /// [`Runtime::take_host_ops`], in order.
     host_ops: Vec<HostOp>,
+    /// The device heap registered with the MLU, if attached.
+    device: Option<DeviceHeap>,
 }
 
 /// A host operation of the runtime on its MLU (INVALIDATE after a free or a
@@ -316,6 +335,7 @@ impl Runtime {
             by_ptr: HashMap::new(),
             free_slots: Vec::new(),
             root: 0,
+            device: None,
         })
     }
 
@@ -484,6 +504,9 @@ impl Runtime {
                 if self.overlaps_pool(b, end) {
                     return Err(RuntimeError::OverlapsNodePool { base: b, size });
                 }
+                if self.device.as_ref().is_some_and(|d| d.overlaps(b, end)) {
+                    return Err(RuntimeError::OverlapsDeviceHeap { base: b, size });
+                }
                 b
             }
             None => self.pick_base(size)?,
@@ -627,7 +650,7 @@ impl Runtime {
     /// LOADMETA(root, default `ptr`) then MEMCHECK.G with that location;
     /// HWONLY: MEMCHECK.G alone. Returns the checked untagged address.
     pub fn access(&mut self, ptr: u64, width: u32, root: Option<u64>) -> Result<u64, Fault> {
-        let view = MemView { image: &self.mem, nodes: &self.nodes };
+        let view = MemView { image: &self.mem, nodes: &self.nodes, device: self.device.as_ref() };
         match self.mlu.csrs().mode {
             Mode::Compiler => {
                 let loc = self.mlu.loadmeta(&view, root.unwrap_or(ptr))?;
@@ -639,19 +662,77 @@ impl Runtime {
 
     /// LOADMETA on the runtime's memory.
     pub fn loadmeta(&mut self, p: u64) -> Result<u64, Fault> {
-        let view = MemView { image: &self.mem, nodes: &self.nodes };
+        let view = MemView { image: &self.mem, nodes: &self.nodes, device: self.device.as_ref() };
         self.mlu.loadmeta(&view, p)
     }
 
     /// MEMCHECK.G on the runtime's memory.
     pub fn memcheck_g(&mut self, p: u64, width: u32, loc: u64) -> Result<u64, Fault> {
-        let view = MemView { image: &self.mem, nodes: &self.nodes };
+        let view = MemView { image: &self.mem, nodes: &self.nodes, device: self.device.as_ref() };
         self.mlu.memcheck_g(&view, p, width, loc)
     }
 
     /// MEMCHECK.S (no metadata).
     pub fn memcheck_s(&mut self, a: u64, width: u32, base: u64, size: u64) -> Result<u64, Fault> {
         self.mlu.memcheck_s(a, width, base, size)
+    }
+
+    /// Attach the canary allocator's heap `cfg` (tagged: `tag_seed` set)
+    /// with its directory at `dir`, and point the MLU's heap window at it.
+    /// Before any allocation; errors name the field.
+    pub fn attach_device_heap(&mut self, cfg: HeapConfig, dir: u64) -> Result<(), ConfigError> {
+        let bad = |m: String| {
+            let (field, message) = m.split_once(": ").unwrap_or(("device_heap", &m));
+            ConfigError::field(field, message.to_string())
+        };
+        if !self.allocs.is_empty() || self.device.is_some() {
+            return Err(bad("device_heap: attach the device heap before any allocation, once".into()));
+        }
+        let d = DeviceHeap::new(cfg, dir).map_err(bad)?;
+        let p = self.cfg.node_pool_base;
+        if d.overlaps(p, p as u128 + NODE_POOL_BYTES as u128) {
+            return Err(bad(format!("device_heap: the heap or its directory overlaps the node pool at {p:#x}")));
+        }
+        self.mlu.set_heap_window(d.window());
+        self.device = Some(d);
+        Ok(())
+    }
+
+    pub fn device_heap(&self) -> Option<&DeviceHeap> {
+        self.device.as_ref()
+    }
+
+    /// In-kernel malloc from requester `mp` on the device heap: the tagged
+    /// pointer, after INVALIDATEs of the MLB entries the chunk may shadow
+    /// ([`DeviceHeap::malloc`]). Panics if no device heap is attached (a
+    /// caller bug).
+    pub fn device_malloc(&mut self, size: u64, mp: u64) -> Result<u64, AllocError> {
+        let (a, stale) = self.device.as_mut().expect("device heap attached").malloc(size, mp)?;
+        for loc in stale {
+            self.mlu.invalidate(loc);
+            self.host_ops.push(HostOp::Invalidate(loc));
+        }
+        Ok(a.ptr)
+    }
+
+    /// In-kernel free on the device heap: the chunk retagged FREED and its
+    /// location INVALIDATEd (as the host runtime's free). The allocator's
+    /// canary check comes back in [`Freed::overflow`].
+    pub fn device_free(&mut self, ptr: u64) -> Result<Freed, FreeError> {
+        let d = self.device.as_mut().expect("device heap attached");
+        let freed = d.free(ptr)?;
+        let loc = d.location(freed.chunk);
+        self.mlu.invalidate(loc);
+        self.host_ops.push(HostOp::Invalidate(loc));
+        Ok(freed)
+    }
+
+    /// A store the MLU let through: its bytes land in the device heap, if
+    /// they fall there (see [`DeviceHeap::store`]).
+    pub fn store(&mut self, a: u64, width: u32) {
+        if let Some(d) = &mut self.device {
+            d.store(a, width);
+        }
     }
 
     /// FLUSH the MLB (e.g. at a kernel boundary).
@@ -667,13 +748,13 @@ impl Runtime {
 
     /// The memory as the MLU reads it (the image, and the sol table).
     pub fn meta_memory(&self) -> impl MetaMemory + '_ {
-        MemView { image: &self.mem, nodes: &self.nodes }
+        MemView { image: &self.mem, nodes: &self.nodes, device: self.device.as_ref() }
     }
 
     /// The location of the structure node whose range holds `untag(ptr)`
     /// (live or FREED), ignoring the tag.
     pub fn node_of(&self, ptr: u64) -> Option<u64> {
-        MemView { image: &self.mem, nodes: &self.nodes }.sol_lookup(untag(ptr))
+        MemView { image: &self.mem, nodes: &self.nodes, device: self.device.as_ref() }.sol_lookup(untag(ptr))
     }
 
     /// The live allocation whose range holds `untag(ptr)`.

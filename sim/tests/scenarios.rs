@@ -49,18 +49,24 @@ fn every_corpus_verdict_matches_its_expect() {
         let with_result: Vec<usize> = out
             .results
             .iter()
-            .filter(|r| !matches!(r.fault, "DOUBLE_FREE" | "INVALID_FREE"))
+            .filter(|r| !matches!(r.op, "free" | "device_free"))
             .map(|r| r.event)
             .collect();
         assert_eq!(with_result, accesses, "{name}: one result per access");
         let mut mallocs = std::collections::HashMap::new();
         for (i, ev) in sc.events.iter().enumerate() {
-            if let ScenarioEvent::Malloc { name: n, size, .. } = ev {
+            if let ScenarioEvent::Malloc { name: n, size, .. } | ScenarioEvent::DeviceMalloc { name: n, size } = ev {
                 mallocs.insert(n.clone(), *size);
             }
             let Some(want) = ev.expect() else {
                 assert!(
-                    !matches!(ev, ScenarioEvent::Access { .. } | ScenarioEvent::SharedAccess { .. } | ScenarioEvent::Free { .. }),
+                    !matches!(
+                        ev,
+                        ScenarioEvent::Access { .. }
+                            | ScenarioEvent::SharedAccess { .. }
+                            | ScenarioEvent::Free { .. }
+                            | ScenarioEvent::DeviceFree { .. }
+                    ),
                     "{name}: event {i} ({}) has no expect",
                     ev.op()
                 );
@@ -78,7 +84,7 @@ fn every_corpus_verdict_matches_its_expect() {
                     if let PtrSpec::Raw(p) = ptr {
                         assert_eq!(r.ptr, *p, "{name}: event {i} ptr");
                     }
-                    if let (PtrSpec::Alloc { name: a, offset }, "OUT_OF_BOUNDS") = (ptr, r.fault) {
+                    if let (PtrSpec::Alloc { name: a, offset, .. }, "OUT_OF_BOUNDS") = (ptr, r.fault) {
                         if sc.config.mode == sim::config::Mode::Compiler {
                             let size = mallocs[a];
                             assert_eq!(r.alloc.map(|x| x.1), Some(size), "{name}: event {i} alloc size");
@@ -104,7 +110,8 @@ fn every_corpus_verdict_matches_its_expect() {
         }
         assert!(out.mismatches(&sc).is_empty(), "{name}");
     }
-    // Every fault code and both runtime findings occur in the corpus.
+    // Every fault code, both runtime findings and the allocator's canary
+    // finding occur in the corpus.
     for code in [
         "NONE",
         "OUT_OF_BOUNDS",
@@ -116,6 +123,7 @@ fn every_corpus_verdict_matches_its_expect() {
         "MEM_ERROR",
         "DOUBLE_FREE",
         "INVALID_FREE",
+        "CANARY_OVERFLOW",
     ] {
         assert!(seen.contains(code), "no corpus event expects {code}");
     }

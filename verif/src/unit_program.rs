@@ -91,6 +91,12 @@ pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
             if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
         );
     }
+    if sc.device_heap.is_some() {
+        bail!(
+            "scenario {}: no RTL for the device heap's lookup path yet (the MLU's heap window and the allocator's directory are in the golden model only); use --engine model",
+            sc.name
+        );
+    }
     let (top, params) = unit_top(c)?;
     let model = sc.run().map_err(|e| anyhow!("{e}"))?;
     let mut rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, tag_history: sc.tag_history, ..Default::default() })
@@ -230,8 +236,11 @@ impl<'s> Driver<'s> {
             };
             let resolve = |ids: &HashMap<&str, usize>, p: &PtrSpec| -> Result<(u64, u64)> {
                 match p {
-                    PtrSpec::Alloc { name, offset } => {
-                        let base = rt.allocations()[alloc(ids, name)?].ptr;
+                    PtrSpec::Alloc { name, offset, untagged } => {
+                        let mut base = rt.allocations()[alloc(ids, name)?].ptr;
+                        if *untagged {
+                            base = sim::pointer::untag(base);
+                        }
                         Ok((base.wrapping_add(*offset as u64), base))
                     }
                     PtrSpec::Raw(p) => Ok((*p, *p)),
@@ -288,6 +297,9 @@ impl<'s> Driver<'s> {
                 ScenarioEvent::Flush => {
                     rt.flush_mlb();
                     phase = self.req.host_ops(rt);
+                }
+                ScenarioEvent::DeviceMalloc { .. } | ScenarioEvent::DeviceFree { .. } => {
+                    unreachable!("check_scenario refuses device-heap scenarios")
                 }
             }
             if !phase.csrs.is_empty() || !phase.requests.is_empty() {

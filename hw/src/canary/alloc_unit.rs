@@ -117,6 +117,9 @@ impl CanaryParams {
             key,
             check: self.check,
             checker_rate: rate.max(1) as f64 / 256.0,
+            // The unit hands out untagged pointers: its registration with
+            // the MLU (tags, the directory) is in the model only so far.
+            tag_seed: None,
         }
     }
     /// Bytes of canaries and slack per chunk.

@@ -17,9 +17,33 @@
 //! bitfield read + 1 bitfield write (+1 page_table write when the page empties)
 //! plus 2 canary reads when checking on free. The checker list insert/remove is a
 //! separate RAM and costs no port cycles.
+//!
+//! # Tags and the directory (registration with the MLU, spec section 8)
+//! With `tag_seed` set, malloc hands out a tagged pointer (tag in bits
+//! 63..56, spec section 1) and the heap answers the MLU's metadata reads for
+//! its chunks from a *directory* instead of a list or tree: every page
+//! serves one class, so the chunk holding an address, and its base, follow
+//! from the address, the heap base, the page size and the page's class;
+//! per chunk only the tag and the requested size are stored (the size table
+//! gains a tag byte). [`Heap::directory`] is that lookup; `sim::runtime`
+//! serves it to the MLU as 32-byte nodes (`sim::mlu` "heap window").
+//! - Tags come from a 16-bit Galois LFSR (x^16 + x^14 + x^13 + x^11 + 1),
+//!   stepped until its low byte is a live tag (not 0, not FREED) and not the
+//!   last tag of the same chunk, so a stale pointer into a reused chunk is a
+//!   deterministic TAG_MISMATCH for one reuse, then a 1/253 chance. (The
+//!   host runtime remembers 8 generations per address; a per-chunk byte is
+//!   what the allocator's size table can hold.)
+//! - free retags the chunk FREED (the record keeps its size); a freed chunk's
+//!   page remembers its last class after it is released, so a dangling pointer
+//!   into an emptied page still finds the FREED record.
+//! - A free whose pointer's tag is not the chunk's current one is refused as
+//!   a double free: that pointer's allocation was freed already, and the
+//!   chunk now belongs to another.
 use super::checker::Checker;
 use super::hash::page_hash;
 use super::siphash::CanaryKey;
+use crate::node::NODE_BYTES;
+use crate::pointer::{tag, untag, ADDR_MASK, TAG_FREED, TAG_SHIFT};
 use std::collections::HashMap;
 
 pub const CANARY_BYTES: u64 = 8;
@@ -65,6 +89,11 @@ pub struct HeapConfig {
     pub check: CheckMode,
     /// Background checker rate R (chunks per cycle), used in `Always` mode.
     pub checker_rate: f64,
+    /// Registration with the MLU (see "Tags and the directory" in the module
+    /// doc): `None` hands out untagged pointers (the allocator on its own, as
+    /// the RTL unit is today); `Some(seed)` tags every pointer, the seed (not
+    /// 0) starting the tag LFSR.
+    pub tag_seed: Option<u16>,
 }
 
 impl Default for HeapConfig {
@@ -81,6 +110,7 @@ impl Default for HeapConfig {
             key: CanaryKey { k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908 },
             check: CheckMode::Free,
             checker_rate: 0.125,
+            tag_seed: None,
         }
     }
 }
@@ -116,6 +146,15 @@ impl HeapConfig {
         }
         if self.base % 8 != 0 || self.base.checked_add(self.pages as u64 * self.page_size).is_none() {
             return Err(format!("base: {:#x} must be 8-aligned and the heap must fit below 2^64", self.base));
+        }
+        if self.tag_seed == Some(0) {
+            return Err("tag_seed: 0 would stop the tag LFSR (give 1..=65535)".into());
+        }
+        if self.tag_seed.is_some() && (self.base % NODE_BYTES != 0 || self.classes[0] % NODE_BYTES != 0) {
+            return Err(format!(
+                "base: a tagged heap's base ({:#x}) and smallest class ({}) must be multiples of {NODE_BYTES}, the directory's granule",
+                self.base, self.classes[0]
+            ));
         }
         if !(self.checker_rate > 0.0 && self.checker_rate <= 64.0) {
             return Err(format!("checker_rate: {} must be in (0, 64]", self.checker_rate));
@@ -190,14 +229,41 @@ pub struct PageEntry {
     pub used: u32,
 }
 
+/// A chunk's entry in the tag/size table, live or freed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkRecord {
+    /// The requested size.
+    pub size: u64,
+    /// The tag of the chunk's last allocation.
+    pub tag: u8,
+    pub freed: bool,
+}
+
+/// What the directory answers for an address: the chunk holding it and the
+/// chunk's metadata as an MLB entry holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub chunk: u64,
+    /// The pointer malloc returned, untagged (chunk + 8 with canaries).
+    pub base: u64,
+    pub size: u64,
+    /// The live tag, or FREED.
+    pub tag: u8,
+}
+
 #[derive(Clone, Debug)]
 pub struct Heap {
     cfg: HeapConfig,
     page_table: Vec<PageEntry>,
+    /// Per page, the class it served last (kept after the page is released).
+    last_class: Vec<Option<usize>>,
     bitfields: Vec<Vec<u64>>,
     region_full: Vec<u32>,
     mem: Vec<u8>,
     sizes: HashMap<u64, u64>,
+    /// Tag/size table by chunk address (tagged heaps only).
+    records: HashMap<u64, ChunkRecord>,
+    lfsr: u16,
     checker: Checker,
 }
 
@@ -211,6 +277,9 @@ impl Heap {
         let checker = Checker::new(bytes / cfg.classes[0], cfg.checker_rate);
         Ok(Heap {
             page_table: vec![PageEntry { class: None, used: 0 }; pages],
+            last_class: vec![None; pages],
+            records: HashMap::new(),
+            lfsr: cfg.tag_seed.unwrap_or(0),
             bitfields: vec![vec![0; max_words]; pages],
             region_full: vec![0; regions],
             mem: vec![0; bytes as usize],
@@ -342,6 +411,7 @@ impl Heap {
             let slot = if claim {
                 cycles += 1; // page_table write
                 self.page_table[p as usize].class = Some(class);
+                self.last_class[p as usize] = Some(class);
                 0
             } else {
                 let words = &self.bitfields[p as usize];
@@ -377,7 +447,13 @@ impl Heap {
                 let idx = self.chunk_index(chunk);
                 self.checker.insert(idx);
             }
-            return Ok(Alloc { ptr: chunk + self.ptr_offset(), chunk, class, cycles, probes });
+            let mut ptr = chunk + self.ptr_offset();
+            if self.cfg.tag_seed.is_some() {
+                let t = self.next_tag(self.records.get(&chunk).map(|r| r.tag));
+                self.records.insert(chunk, ChunkRecord { size, tag: t, freed: false });
+                ptr |= (t as u64) << TAG_SHIFT;
+            }
+            return Ok(Alloc { ptr, chunk, class, cycles, probes });
         }
         Err(AllocError::Exhausted { size })
     }
@@ -416,8 +492,62 @@ impl Heap {
         (front_bad || rear_bad).then_some(Overflow { chunk, ptr: chunk + CANARY_BYTES, front: front_bad, rear: rear_bad })
     }
 
+    /// The next tag: the LFSR stepped until its low byte is live and not
+    /// `prev` (the chunk's last tag). At most a few steps: the LFSR's period
+    /// of 65535 holds every byte value.
+    fn next_tag(&mut self, prev: Option<u8>) -> u8 {
+        loop {
+            let lsb = self.lfsr & 1;
+            self.lfsr >>= 1;
+            if lsb != 0 {
+                self.lfsr ^= 0xB400;
+            }
+            let t = self.lfsr as u8;
+            if t != 0 && t != TAG_FREED && Some(t) != prev {
+                return t;
+            }
+        }
+    }
+
+    /// The tag/size record of the chunk at `chunk` (tagged heaps).
+    pub fn record(&self, chunk: u64) -> Option<ChunkRecord> {
+        self.records.get(&chunk).copied()
+    }
+
+    /// The directory lookup of the MLU's heap path: the chunk that holds
+    /// address `a` (tag ignored) under its page's class (the class it served
+    /// last, if the page is released), and its record. `None` when `a` is
+    /// outside the heap, in a page that never served a class, past the page's
+    /// last chunk, or in a chunk never allocated in that class.
+    pub fn directory(&self, a: u64) -> Option<DirEntry> {
+        let a = a & ADDR_MASK;
+        if a < self.cfg.base || a >= self.end() {
+            return None;
+        }
+        let page = ((a - self.cfg.base) / self.cfg.page_size) as usize;
+        let class = self.last_class[page]?;
+        let cs = self.cfg.classes[class];
+        let page_start = self.cfg.base + page as u64 * self.cfg.page_size;
+        let slot = (a - page_start) / cs;
+        if slot >= self.chunks_per_page(class) as u64 {
+            return None;
+        }
+        let chunk = page_start + slot * cs;
+        let r = self.records.get(&chunk)?;
+        Some(DirEntry {
+            chunk,
+            base: chunk + self.ptr_offset(),
+            size: r.size,
+            tag: if r.freed { TAG_FREED } else { r.tag },
+        })
+    }
+
     pub fn free(&mut self, ptr: u64) -> Result<Freed, FreeError> {
-        let (page, slot, chunk) = self.locate(ptr)?;
+        let tagged = self.cfg.tag_seed.is_some();
+        let (page, slot, chunk) = self.locate(if tagged { untag(ptr) } else { ptr })?;
+        if tagged && self.records.get(&chunk).map(|r| r.tag) != Some(tag(ptr)) {
+            return Err(FreeError::DoubleFree { ptr });
+        }
         let mut cycles = 3; // page_table read, bitfield read, bitfield write
         let overflow = if self.cfg.check.canaries() {
             cycles += 2; // canary reads
@@ -426,6 +556,9 @@ impl Heap {
             None
         };
         let size = self.sizes.remove(&chunk).expect("set bit implies a size entry");
+        if let Some(r) = self.records.get_mut(&chunk) {
+            r.freed = true;
+        }
         let class = self.page_table[page].class.expect("in-use page");
         let cpp = self.chunks_per_page(class);
         self.bitfields[page][(slot / 64) as usize] &= !(1 << (slot % 64));
@@ -532,6 +665,17 @@ impl Heap {
         }
         if full != self.region_full {
             return Err(format!("region full counts {:?}, expected {full:?}", self.region_full));
+        }
+        if self.cfg.tag_seed.is_some() {
+            for (&chunk, &size) in &self.sizes {
+                match self.records.get(&chunk) {
+                    Some(r) if !r.freed && r.size == size && r.tag != 0 && r.tag != TAG_FREED => {}
+                    r => return Err(format!("live chunk {chunk:#x} of {size} bytes has tag record {r:?}")),
+                }
+            }
+            if let Some((c, _)) = self.records.iter().find(|(c, r)| !r.freed && !self.sizes.contains_key(c)) {
+                return Err(format!("chunk {c:#x} is free but its record is live"));
+            }
         }
         if bits != self.sizes.len() {
             return Err(format!("{bits} bits set but {} size entries", self.sizes.len()));

@@ -20,7 +20,8 @@
 //! - `free`: `name` (that allocation's tagged pointer), or `ptr` + `offset`,
 //!   or `addr` (raw pointer, for INVALID_FREE); optional `expect`;
 //! - `access`: `ptr` + `offset` (tagged pointer of that allocation plus a
-//!   signed offset, valid after a free: a dangling pointer) or `addr` (raw
+//!   signed offset, valid after a free: a dangling pointer; optional
+//!   `untagged: true` clears the tag, as code that strips it) or `addr` (raw
 //!   pointer, tag in its top byte); `width` (1, 2, 4, 8, 16), `kind` (`load` |
 //!   `store`), optional `expect`;
 //! - `shared_access`: `offset` (signed), `width`, `size` (the shared window's
@@ -32,7 +33,23 @@
 //!   the allocation's node, e.g. to make a cycle;
 //! - `poison` (extension): `name`: every read of that allocation's node
 //!   answers with a memory error from now on;
-//! - `flush` (extension): FLUSH the MLB.
+//! - `flush` (extension): FLUSH the MLB;
+//! - `device_malloc` (extension, spec section 8): `name`, `size` (> 0): an
+//!   in-kernel malloc on the device heap, which hands out a tagged pointer;
+//! - `device_free` (extension): `name`, or `ptr` + `offset`, or `addr`, as
+//!   `free`, on the device heap; optional `expect` (`NONE`, `DOUBLE_FREE`,
+//!   `INVALID_FREE`, `CANARY_OVERFLOW`: the allocator's findings).
+//!
+//! Device heap (top-level `device_heap`, optional object; implied with its
+//! defaults by a device event): `check` (`off` | `free` | `always`, default
+//! `free`) and `slack` (bytes, default 0). The heap has the canary RTL
+//! unit's geometry (`sim::canary::alloc_unit::rtl_heap_config`: 16 pages of
+//! 256 B at 0x1000_0000, classes 32-256 B), tags from an LFSR seeded by
+//! `seed`, and is registered with the MLU (`sim::device_heap`). A store that
+//! passes its check (or goes through an untagged pointer) writes its bytes
+//! into the heap, so a store over a canary is found at `device_free`; a
+//! faulting store is not performed. Accesses to device allocations are
+//! `access` events naming them.
 //!
 //! Addresses, sizes and offsets are JSON integers or `"0x..."` strings
 //! (offsets may be negative: `-4` or `"-0x4"`). `expect` is, on an access, a
@@ -45,6 +62,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::canary::heap::CheckMode;
 use crate::config::{Mode, MluConfig, Replacement, Structure, MODEL_ENTRIES, STEP_LIMIT_MAX};
 use crate::runtime::{DEFAULT_TAG_HISTORY, TAG_HISTORY_MAX};
 
@@ -61,10 +79,25 @@ pub struct Scenario {
     pub tag_history: usize,
     /// MLB entries, structure, replacement, mode and step limit.
     pub config: MluConfig,
+    /// The device heap, when the scenario has one (see the module doc).
+    pub device_heap: Option<DeviceHeapSpec>,
     pub events: Vec<ScenarioEvent>,
 }
 
-/// Access direction; it does not change the check, it is reported.
+/// The scenario's device heap: the allocator's check mode and slack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceHeapSpec {
+    pub check: CheckMode,
+    pub slack: u64,
+}
+
+impl Default for DeviceHeapSpec {
+    fn default() -> Self {
+        DeviceHeapSpec { check: CheckMode::Free, slack: 0 }
+    }
+}
+
+/// Access direction: a store that is let through writes the device heap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Load,
@@ -75,8 +108,9 @@ pub enum Kind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtrSpec {
     /// The tagged pointer of allocation `name` plus `offset` (64-bit wrapping
-    /// add, docs/design.md "Pointers").
-    Alloc { name: String, offset: i64 },
+    /// add, docs/design.md "Pointers"); with `untagged`, its tag cleared
+    /// first (code that strips tags, or was built without the runtime).
+    Alloc { name: String, offset: i64, untagged: bool },
     /// A raw 64-bit pointer, tag in the top byte.
     Raw(u64),
 }
@@ -97,6 +131,8 @@ pub enum Expect {
     Fault(crate::fault::FaultCode),
     DoubleFree,
     InvalidFree,
+    /// A device_free that found a canary overwritten.
+    CanaryOverflow,
 }
 
 impl Expect {
@@ -105,6 +141,7 @@ impl Expect {
             Expect::Fault(c) => c.name(),
             Expect::DoubleFree => "DOUBLE_FREE",
             Expect::InvalidFree => "INVALID_FREE",
+            Expect::CanaryOverflow => "CANARY_OVERFLOW",
         }
     }
 }
@@ -118,6 +155,8 @@ pub enum ScenarioEvent {
     CorruptLink { name: String, link: u8, to: LinkTarget },
     Poison { name: String },
     Flush,
+    DeviceMalloc { name: String, size: u64 },
+    DeviceFree { ptr: PtrSpec, expect: Option<Expect> },
 }
 
 impl ScenarioEvent {
@@ -131,6 +170,8 @@ impl ScenarioEvent {
             ScenarioEvent::CorruptLink { .. } => "corrupt_link",
             ScenarioEvent::Poison { .. } => "poison",
             ScenarioEvent::Flush => "flush",
+            ScenarioEvent::DeviceMalloc { .. } => "device_malloc",
+            ScenarioEvent::DeviceFree { .. } => "device_free",
         }
     }
 
@@ -138,6 +179,7 @@ impl ScenarioEvent {
     pub fn expect(&self) -> Option<Expect> {
         match self {
             ScenarioEvent::Free { expect, .. }
+            | ScenarioEvent::DeviceFree { expect, .. }
             | ScenarioEvent::Access { expect, .. }
             | ScenarioEvent::SharedAccess { expect, .. } => *expect,
             _ => None,
@@ -190,7 +232,7 @@ impl std::error::Error for ScenarioError {}
 
 const FAULT_CODES_HELP: &str =
     "NONE, OUT_OF_BOUNDS, USE_AFTER_FREE, TAG_MISMATCH, NO_META, SHARED_OOB, TRAVERSAL_LIMIT, MEM_ERROR";
-const OPS_HELP: &str = "malloc, free, access, shared_access, corrupt_link, poison, flush";
+const OPS_HELP: &str = "malloc, free, access, shared_access, corrupt_link, poison, flush, device_malloc, device_free";
 
 /// An unsigned integer: JSON number or "0x" string.
 fn parse_u64(v: &Value) -> Result<u64, String> {
@@ -331,6 +373,7 @@ impl Scenario {
             "step_limit",
             "replacement",
             "tag_history",
+            "device_heap",
             "events",
         ])?;
         let name = top.string("name")?.unwrap_or("").to_string();
@@ -375,17 +418,28 @@ impl Scenario {
                 ))
             }
         };
+        let device_heap = match top.get("device_heap") {
+            None => None,
+            Some(Value::Object(m)) => Some(parse_device_heap(m)?),
+            Some(other) => {
+                return Err(ScenarioError::top("device_heap", format!("must be an object, got {}", short(other))))
+            }
+        };
         let evs = match top.require("events")? {
             Value::Array(a) => a,
             other => return Err(ScenarioError::top("events", format!("must be an array, got {}", short(other)))),
         };
         // Allocation names seen so far -> defining event index.
-        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut names: HashMap<String, Named> = HashMap::new();
         let mut events = Vec::with_capacity(evs.len());
         for (i, ev) in evs.iter().enumerate() {
             events.push(parse_event(i, ev, &mut names)?);
         }
+        let device_events =
+            events.iter().any(|e| matches!(e, ScenarioEvent::DeviceMalloc { .. } | ScenarioEvent::DeviceFree { .. }));
+        let device_heap = device_heap.or(device_events.then(DeviceHeapSpec::default));
         Ok(Scenario {
+            device_heap,
             name,
             description,
             seed,
@@ -394,6 +448,36 @@ impl Scenario {
             events,
         })
     }
+}
+
+/// The `device_heap` object.
+fn parse_device_heap(m: &Map<String, Value>) -> Result<DeviceHeapSpec, ScenarioError> {
+    let o = Obj { map: m, event: None };
+    let field = |f: &str| format!("device_heap.{f}");
+    if let Some(k) = m.keys().find(|k| !["check", "slack"].contains(&k.as_str())) {
+        return Err(ScenarioError::top(&field(k), "unknown field (allowed: check, slack)"));
+    }
+    let check = match o.string("check").map_err(|e| ScenarioError { field: Some(field("check")), ..e })? {
+        None => CheckMode::Free,
+        Some("off") => CheckMode::Off,
+        Some("free") => CheckMode::Free,
+        Some("always") => CheckMode::Always,
+        Some(c) => return Err(ScenarioError::top(&field("check"), format!("\"{c}\" is not one of off, free, always"))),
+    };
+    let slack = o.u64("slack").map_err(|e| ScenarioError { field: Some(field("slack")), ..e })?.unwrap_or(0);
+    let spec = DeviceHeapSpec { check, slack };
+    crate::canary::alloc_unit::rtl_heap_config(check, slack)
+        .validate()
+        .map_err(|m| ScenarioError::top(&field("slack"), m.trim_start_matches("slack: ").to_string()))?;
+    Ok(spec)
+}
+
+/// What an allocation name stands for: the event that made it, and whether
+/// it is on the device heap.
+#[derive(Clone, Copy)]
+struct Named {
+    event: usize,
+    device: bool,
 }
 
 /// A value, abbreviated for an error message.
@@ -406,7 +490,7 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Result<ScenarioEvent, ScenarioError> {
+fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, Named>) -> Result<ScenarioEvent, ScenarioError> {
     let noctx = |msg: String| ScenarioError { file: None, event: Some((i, "?".into())), field: None, message: msg };
     let map = ev.as_object().ok_or_else(|| noctx(format!("an event must be a JSON object, got {}", short(ev))))?;
     let op = match map.get("op") {
@@ -422,6 +506,29 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
         } else {
             Err(o.err(field, format!("unknown allocation \"{n}\" (no earlier malloc names it)")))
         }
+    };
+    // corrupt_link and poison damage a structure node: a device-heap chunk has none.
+    let host_node = |field: &str, n: &str| -> Result<String, ScenarioError> {
+        let n = known(field, n)?;
+        if names[&n].device {
+            return Err(o.err(field, format!("\"{n}\" is a device-heap chunk, which has no structure node")));
+        }
+        Ok(n)
+    };
+    // A new allocation name (malloc, device_malloc) and its size.
+    let new_alloc = |o: &Obj| -> Result<(String, u64), ScenarioError> {
+        let name = o.req_string("name")?;
+        if let Some(prev) = names.get(name) {
+            return Err(o.err("name", format!("allocation name \"{name}\" is already used by event {}", prev.event)));
+        }
+        let size = o.req_u64("size")?;
+        if size == 0 {
+            return Err(o.err("size", "size must be > 0"));
+        }
+        if size >= 1u64 << crate::pointer::ADDR_BITS {
+            return Err(o.err("size", format!("size {size} does not fit the 56-bit size field")));
+        }
+        Ok((name.to_string(), size))
     };
     let width = |o: &Obj| -> Result<u8, ScenarioError> {
         let w = o.req_u64("width")?;
@@ -441,14 +548,18 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
     // an access's is an MLU fault code.
     let expect = |o: &Obj, on_free: bool| -> Result<Option<Expect>, ScenarioError> {
         let Some(s) = o.string("expect")? else { return Ok(None) };
+        let device = op == "device_free";
         match (s, crate::fault::FaultCode::from_name(s)) {
             ("NONE", _) => Ok(Some(Expect::Fault(crate::fault::FaultCode::None))),
             ("DOUBLE_FREE", _) if on_free => Ok(Some(Expect::DoubleFree)),
             ("INVALID_FREE", _) if on_free => Ok(Some(Expect::InvalidFree)),
+            ("CANARY_OVERFLOW", _) if device => Ok(Some(Expect::CanaryOverflow)),
             (_, Some(c)) if !on_free => Ok(Some(Expect::Fault(c))),
             _ => Err(o.err(
                 "expect",
-                if on_free {
+                if device {
+                    format!("expect \"{s}\" is not one of NONE, DOUBLE_FREE, INVALID_FREE, CANARY_OVERFLOW (a device_free's verdict is the allocator's)")
+                } else if on_free {
                     format!("expect \"{s}\" is not one of NONE, DOUBLE_FREE, INVALID_FREE (a free's verdict is the runtime's)")
                 } else {
                     format!("expect \"{s}\" is not one of {FAULT_CODES_HELP}")
@@ -463,11 +574,17 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
             (Some(_), None) => {
                 let n = o.req_string("ptr")?;
                 let name = known("ptr", n)?;
-                Ok(PtrSpec::Alloc { name, offset: o.req_i64("offset")? })
+                let untagged = match o.get("untagged") {
+                    None => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(other) => return Err(o.err("untagged", format!("must be true or false, got {}", short(other)))),
+                };
+                Ok(PtrSpec::Alloc { name, offset: o.req_i64("offset")?, untagged })
             }
             (None, Some(_)) => {
-                if o.get("offset").is_some() {
-                    return Err(o.err("offset", "\"offset\" goes with \"ptr\"; with \"addr\" write the full address"));
+                if o.get("offset").is_some() || o.get("untagged").is_some() {
+                    let f = if o.get("offset").is_some() { "offset" } else { "untagged" };
+                    return Err(o.err(f, format!("\"{f}\" goes with \"ptr\"; with \"addr\" write the full address")));
                 }
                 Ok(PtrSpec::Raw(o.req_u64("addr")?))
             }
@@ -477,34 +594,30 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
     let ev = match op {
         "malloc" => {
             o.only(&["op", "note", "name", "size", "base"])?;
-            let name = o.req_string("name")?;
-            if let Some(prev) = names.get(name) {
-                return Err(o.err("name", format!("allocation name \"{name}\" is already used by event {prev}")));
-            }
-            let size = o.req_u64("size")?;
-            if size == 0 {
-                return Err(o.err("size", "size must be > 0"));
-            }
-            if size >= 1u64 << crate::pointer::ADDR_BITS {
-                return Err(o.err("size", format!("size {size} does not fit the 56-bit size field")));
-            }
+            let (name, size) = new_alloc(&o)?;
             let base = o.u64("base")?;
             if let Some(b) = base {
                 if b >> crate::pointer::ADDR_BITS != 0 || b.checked_add(size).is_none_or(|e| e > 1u64 << 56) {
                     return Err(o.err("base", format!("base {b:#x} + size {size} is outside the 56-bit address space")));
                 }
             }
-            names.insert(name.to_string(), i);
-            ScenarioEvent::Malloc { name: name.to_string(), size, base }
+            names.insert(name.clone(), Named { event: i, device: false });
+            ScenarioEvent::Malloc { name, size, base }
         }
-        "free" => {
+        "device_malloc" => {
+            o.only(&["op", "note", "name", "size"])?;
+            let (name, size) = new_alloc(&o)?;
+            names.insert(name.clone(), Named { event: i, device: true });
+            ScenarioEvent::DeviceMalloc { name, size }
+        }
+        "free" | "device_free" => {
             o.only(&["op", "note", "name", "ptr", "offset", "addr", "expect"])?;
             let ptr = if o.get("name").is_some() {
                 if o.get("ptr").is_some() || o.get("addr").is_some() || o.get("offset").is_some() {
                     return Err(o.err("name", "give \"name\", or \"ptr\" + \"offset\", or \"addr\"; not several"));
                 }
                 let name = known("name", o.req_string("name")?)?;
-                PtrSpec::Alloc { name, offset: 0 }
+                PtrSpec::Alloc { name, offset: 0, untagged: false }
             } else {
                 ptr_spec(&o).map_err(|mut e| {
                     if e.message.starts_with("missing field \"ptr\"") {
@@ -514,10 +627,14 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
                     e
                 })?
             };
-            ScenarioEvent::Free { ptr, expect: expect(&o, true)? }
+            if op == "free" {
+                ScenarioEvent::Free { ptr, expect: expect(&o, true)? }
+            } else {
+                ScenarioEvent::DeviceFree { ptr, expect: expect(&o, true)? }
+            }
         }
         "access" => {
-            o.only(&["op", "note", "ptr", "offset", "addr", "width", "kind", "expect"])?;
+            o.only(&["op", "note", "ptr", "offset", "untagged", "addr", "width", "kind", "expect"])?;
             let ptr = ptr_spec(&o)?;
             ScenarioEvent::Access { ptr, width: width(&o)?, kind: kind(&o)?, expect: expect(&o, false)? }
         }
@@ -549,20 +666,20 @@ fn parse_event(i: usize, ev: &Value, names: &mut HashMap<String, usize>) -> Resu
         }
         "corrupt_link" => {
             o.only(&["op", "note", "name", "link", "to"])?;
-            let name = known("name", o.req_string("name")?)?;
+            let name = host_node("name", o.req_string("name")?)?;
             let link = match o.req_u64("link")? {
                 l @ (0 | 1) => l as u8,
                 l => return Err(o.err("link", format!("link must be 0 (next/left) or 1 (right), got {l}"))),
             };
             let to = match o.require("to")? {
-                Value::String(s) if !s.starts_with("0x") && !s.starts_with("0X") => LinkTarget::Node(known("to", s)?),
+                Value::String(s) if !s.starts_with("0x") && !s.starts_with("0X") => LinkTarget::Node(host_node("to", s)?),
                 _ => LinkTarget::Addr(o.req_u64("to")?),
             };
             ScenarioEvent::CorruptLink { name, link, to }
         }
         "poison" => {
             o.only(&["op", "note", "name"])?;
-            ScenarioEvent::Poison { name: known("name", o.req_string("name")?)? }
+            ScenarioEvent::Poison { name: host_node("name", o.req_string("name")?)? }
         }
         "flush" => {
             o.only(&["op", "note"])?;

@@ -1,7 +1,10 @@
 //! The scenario runner: a parsed [`Scenario`] run on the golden model, and
 //! its output (spec section 10). The format and its parser are the parent
 //! module's.
-use super::{LinkTarget, PtrSpec, Scenario, ScenarioError, ScenarioEvent};
+use super::{Kind, LinkTarget, PtrSpec, Scenario, ScenarioError, ScenarioEvent};
+use crate::canary::alloc_unit::rtl_heap_config;
+use crate::canary::heap::{FreeError, Freed, HeapConfig};
+use crate::device_heap::DEFAULT_DIRECTORY_BASE;
 use serde_json::Value;
 use std::collections::HashMap;
 use crate::fault::FaultCode;
@@ -106,7 +109,7 @@ impl Outcome {
         let r = self.results.iter().find(|r| r.event == i);
         match sc.events.get(i)? {
             ScenarioEvent::Access { .. } | ScenarioEvent::SharedAccess { .. } => r.map(|r| r.fault),
-            ScenarioEvent::Free { .. } => Some(r.map_or("NONE", |r| r.fault)),
+            ScenarioEvent::Free { .. } | ScenarioEvent::DeviceFree { .. } => Some(r.map_or("NONE", |r| r.fault)),
             _ => None,
         }
     }
@@ -145,8 +148,19 @@ impl Scenario {
             field: e.field.clone(),
             message: e.message.clone(),
         })?;
+        if let Some(d) = self.device_heap {
+            let cfg = HeapConfig { tag_seed: Some((self.seed % 65535) as u16 + 1), ..rtl_heap_config(d.check, d.slack) };
+            rt.attach_device_heap(cfg, DEFAULT_DIRECTORY_BASE).map_err(|e| ScenarioError {
+                file: None,
+                event: None,
+                field: Some(format!("device_heap.{}", e.field.as_deref().unwrap_or("check"))),
+                message: e.message.clone(),
+            })?;
+        }
         // Allocation name -> runtime allocation id.
         let mut ids: HashMap<&str, usize> = HashMap::new();
+        // Device allocation name -> (tagged pointer, requested size).
+        let mut dev: HashMap<&str, (u64, u64)> = HashMap::new();
         let mut results = Vec::new();
         let ev_err = |i: usize, ev: &ScenarioEvent, field: &str, msg: String| ScenarioError {
             file: None,
@@ -167,8 +181,14 @@ impl Scenario {
             // The allocation's tagged pointer plus offset (wrapping, as the SM's adder).
             let resolve = |ids: &HashMap<&str, usize>, rt: &Runtime, p: &PtrSpec| -> (u64, Option<u64>) {
                 match p {
-                    PtrSpec::Alloc { name, offset } => {
-                        let base_ptr = rt.allocations()[ids[name.as_str()]].ptr;
+                    PtrSpec::Alloc { name, offset, untagged } => {
+                        let mut base_ptr = match dev.get(name.as_str()) {
+                            Some(&(ptr, _)) => ptr,
+                            None => rt.allocations()[ids[name.as_str()]].ptr,
+                        };
+                        if *untagged {
+                            base_ptr = untag(base_ptr);
+                        }
                         (base_ptr.wrapping_add(*offset as u64), Some(base_ptr))
                     }
                     PtrSpec::Raw(p) => (*p, None),
@@ -181,15 +201,46 @@ impl Scenario {
                     })?;
                     ids.insert(name.as_str(), rt.allocations().len() - 1);
                 }
+                ScenarioEvent::DeviceMalloc { name, size } => {
+                    let p = rt.device_malloc(*size, 0).map_err(|e| ev_err(i, ev, "size", format!("device_malloc refused: {e}")))?;
+                    dev.insert(name.as_str(), (p, *size));
+                }
+                ScenarioEvent::DeviceFree { ptr, .. } => {
+                    let (p, _) = resolve(&ids, &rt, ptr);
+                    let named = match ptr {
+                        PtrSpec::Alloc { name, .. } => match dev.get(name.as_str()) {
+                            Some(&(q, size)) => Some((untag(q), size)),
+                            None => ids.get(name.as_str()).map(|&id| (rt.allocations()[id].base, rt.allocations()[id].size)),
+                        },
+                        PtrSpec::Raw(_) => None,
+                    };
+                    let (fault, alloc, distance) = match rt.device_free(p) {
+                        Ok(Freed { overflow: None, .. }) => continue,
+                        Ok(Freed { overflow: Some(o), size, .. }) => {
+                            let which = match (o.front, o.rear) {
+                                (true, true) => "front and rear canaries",
+                                (true, false) => "front canary",
+                                _ => "rear canary",
+                            };
+                            ("CANARY_OVERFLOW", Some((o.ptr, size)), Some(which.to_string()))
+                        }
+                        Err(FreeError::DoubleFree { .. }) => ("DOUBLE_FREE", named, None),
+                        Err(FreeError::OutsideHeap { .. } | FreeError::NotAChunk { .. }) => ("INVALID_FREE", named, None),
+                    };
+                    results.push(ScenarioResult { event: i, fault, addr: untag(p), alloc, distance, op: "device_free", ptr: p });
+                }
                 ScenarioEvent::Free { ptr, .. } => {
                     let (p, _) = resolve(&ids, &rt, ptr);
                     if let Err(finding) = rt.free(p) {
                         // Where the allocation is known, report it as a fault would.
                         let alloc = match ptr {
-                            PtrSpec::Alloc { name, .. } => {
-                                let a = &rt.allocations()[ids[name.as_str()]];
-                                Some((a.base, a.size))
-                            }
+                            PtrSpec::Alloc { name, .. } => match dev.get(name.as_str()) {
+                                Some(&(q, size)) => Some((untag(q), size)),
+                                None => {
+                                    let a = &rt.allocations()[ids[name.as_str()]];
+                                    Some((a.base, a.size))
+                                }
+                            },
                             PtrSpec::Raw(_) => rt.live_allocation_at(p).map(|a| (a.base, a.size)),
                         };
                         results.push(ScenarioResult {
@@ -203,9 +254,12 @@ impl Scenario {
                         });
                     }
                 }
-                ScenarioEvent::Access { ptr, width, .. } => {
+                ScenarioEvent::Access { ptr, width, kind, .. } => {
                     let (p, root) = resolve(&ids, &rt, ptr);
                     let r = rt.access(p, *width as u32, root);
+                    if let (Kind::Store, Ok(a)) = (kind, &r) {
+                        rt.store(*a, *width as u32);
+                    }
                     results.push(result_of(i, p, untag(p), crate::fault::Op::MemcheckG, r));
                 }
                 ScenarioEvent::SharedAccess { addr, width, base, size, .. } => {
