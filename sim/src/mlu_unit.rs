@@ -66,6 +66,7 @@ use crate::config::{Mode, MluConfig, Structure, UnitShape};
 use crate::fault::{FaultCode, Op};
 use crate::memcheck::{check_lanes, LaneMeta};
 use crate::mlb::{Mlb, MlbCycleInputs, LOC_MASK};
+use crate::mlu::HeapWindow;
 use crate::node::Meta;
 use crate::pointer::{tag, untag, NO_META};
 use crate::walker::{MemReq, MemResp, WalkCsrs, WalkKey, WalkResult, Walker, WalkerState};
@@ -378,7 +379,7 @@ impl MluUnit {
         let mut u = MluUnit {
             p: p.clone(),
             mlb: Mlb::new(p.cfg.entries, p.cfg.replacement),
-            csrs: WalkCsrs { structure: p.cfg.structure, root: 0, step_limit: p.cfg.step_limit },
+            csrs: WalkCsrs { structure: p.cfg.structure, root: 0, step_limit: p.cfg.step_limit, heap: HeapWindow::default() },
             mode: p.cfg.mode,
             pipe: VecDeque::new(),
             resp: VecDeque::new(),
@@ -396,7 +397,8 @@ impl MluUnit {
     /// Reset: empty MLB, pipeline, walkers and slots; CSRs at reset values.
     pub fn reset(&mut self) {
         self.mlb.reset();
-        self.csrs = WalkCsrs { structure: self.p.cfg.structure, root: 0, step_limit: self.p.cfg.step_limit };
+        self.csrs =
+            WalkCsrs { structure: self.p.cfg.structure, root: 0, step_limit: self.p.cfg.step_limit, heap: HeapWindow::default() };
         self.mode = self.p.cfg.mode;
         self.pipe = (0..=self.p.mlb_latency).map(|_| None).collect();
         self.resp = (0..self.p.check_latency).map(|_| None).collect();
@@ -426,6 +428,10 @@ impl MluUnit {
     /// CSR writes (only while the unit is idle: walks read them).
     pub fn set_root(&mut self, root: u64) {
         self.csrs.root = root;
+    }
+    /// The device heap's window (see `sim::mlu` "Heap window").
+    pub fn set_heap_window(&mut self, heap: HeapWindow) {
+        self.csrs.heap = heap;
     }
     pub fn set_structure(&mut self, s: Structure) {
         self.csrs.structure = s;

@@ -16,6 +16,9 @@
 //!   MLB): one read of the node at `loc`.
 //! - `sol` (models only): one read that the port answers with the node the
 //!   speed-of-light table names (one step, as in [`crate::traverser`]).
+//! - `Range(a)` with `a` in the heap window (`sim::mlu` "Heap window"): one
+//!   read of the directory node of `a`'s granule, whatever the structure,
+//!   root or step limit; its link0 is the chunk's location (0: not found).
 //!
 //! Unlike the word-by-word [`crate::traverser`], an error response fails the
 //! whole sector: a node whose link word is unreadable ends its walk in
@@ -29,6 +32,7 @@
 //! port's latency plus 2 cycles when the port is free.
 use crate::config::Structure;
 use crate::mlb::LOC_MASK;
+use crate::mlu::HeapWindow;
 use crate::node::Meta;
 
 /// What a walk looks for; also the key that merges a second miss onto a walk
@@ -111,6 +115,7 @@ pub struct WalkCsrs {
     pub structure: Structure,
     pub root: u64,
     pub step_limit: u32,
+    pub heap: HeapWindow,
 }
 
 impl Walker {
@@ -129,6 +134,7 @@ impl Walker {
         *self = Walker { key, ..Walker::default() };
         self.state = match key {
             WalkKey::Location(loc) => WalkerState::Issue { node: loc & LOC_MASK },
+            WalkKey::Range(a) if csrs.heap.holds(a) => WalkerState::Issue { node: csrs.heap.node_of(a) },
             WalkKey::Range(_) if csrs.structure != Structure::Sol && csrs.root & LOC_MASK == 0 => {
                 WalkerState::Done(WalkResult::NotFound)
             }
@@ -141,7 +147,7 @@ impl Walker {
     /// The read this walker asks the port for this cycle.
     pub fn request(&self, id: usize, csrs: &WalkCsrs) -> Option<MemReq> {
         match (self.state, self.key) {
-            (WalkerState::Issue { .. }, WalkKey::Range(a)) if csrs.structure == Structure::Sol => {
+            (WalkerState::Issue { .. }, WalkKey::Range(a)) if csrs.structure == Structure::Sol && !csrs.heap.holds(a) => {
                 Some(MemReq { id, addr: 0, sol: Some(a) })
             }
             (WalkerState::Issue { node }, _) => Some(MemReq { id, addr: node, sol: None }),
@@ -174,6 +180,12 @@ impl Walker {
             WalkKey::Location(_) => return WalkerState::Done(WalkResult::Found { location: node, meta }),
             WalkKey::Range(a) => a,
         };
+        if csrs.heap.holds(a) {
+            return WalkerState::Done(match d[2] & LOC_MASK {
+                0 => WalkResult::NotFound,
+                location => WalkResult::Found { location, meta },
+            });
+        }
         if csrs.structure == Structure::Sol {
             return WalkerState::Done(match sol_node {
                 Some(location) => WalkResult::Found { location: location & LOC_MASK, meta },

@@ -5,7 +5,10 @@
 //! lane. And the timing properties the unit exists for: one request per
 //! cycle on hits, K misses overlapped, merged misses, no duplicate fill, and
 //! no stale entry after an INVALIDATE that races a walk.
+use sim::canary::alloc_unit::rtl_heap_config;
+use sim::canary::heap::{CheckMode, HeapConfig};
 use sim::config::{Mode, MluConfig, Structure};
+use sim::device_heap::DEFAULT_DIRECTORY_BASE;
 use sim::fault::{FaultCode, Op};
 use sim::memory::MetaMemory;
 use sim::meta_port::{PortParams, PortSim};
@@ -275,68 +278,116 @@ fn random_streams_match_the_transaction_model() {
         [(1, Structure::Bst, 4, 32, 8), (2, Structure::List, 2, 32, 4), (3, Structure::Bst, 1, 1, 2), (4, Structure::Bst, 8, 32, 16), (5, Structure::List, 4, 1, 1)]
     {
         let (rt, ptrs) = heap(structure, 40, seed);
-        let cfg = MluConfig { structure, entries, ..MluConfig::default() };
-        let p = UnitParams { cfg: cfg.clone(), walkers, lanes, mlb_latency: 1 + (seed as usize % 2), ..UnitParams::default() };
-        let port = PortParams { min_latency: 1, max_latency: 80, ready_percent: 70, shuffle: true, seed, ..Default::default() };
-        let mut rig = Rig::new(&p, port, rt.root());
-        let mut mlu = Mlu::new(&cfg).unwrap();
-        mlu.set_root(rt.root());
-        let mut rng = SplitMix64(seed * 77);
         let locs: Vec<u64> = ptrs.iter().map(|&q| rt.node_of(q).unwrap()).collect();
         let allocs: Vec<(u64, u64)> = rt.allocations().iter().map(|a| (a.ptr, a.size)).collect();
-        let mut reqs = BTreeMap::new();
-        let n = 3000u32;
-        for id in 0..n {
-            let k = rng.next_u64() as usize % allocs.len();
-            let (ptr, size) = allocs[k];
-            let x = rng.next_u64();
-            let lane_ptr = |i: usize| -> u64 {
-                let h = x.rotate_left(i as u32 * 7) % 64;
-                match h {
-                    0 => 0x1000 + i as u64,                                     // untagged
-                    1 => tagged(0x55, untag(ptr)),                               // wrong tag (likely)
-                    2 => ptr + size,                                             // one past the end
-                    _ => ptr + (h * 13 + i as u64) % size,                       // inside
-                }
-            };
-            let op = match x % 100 {
-                0..=14 => Op::LoadMeta,
-                15..=89 => Op::MemcheckG,
-                90..=95 => Op::MemcheckS,
-                96..=98 => Op::Invalidate,
-                _ => Op::Flush,
-            };
-            let loc = match (x >> 20) % 20 {
-                0 => 0,
-                1 => NO_META,
-                2 => locs[(k + 1) % locs.len()],
-                _ => locs[k],
-            };
-            let mask = if lanes == 1 { 1 } else { (x >> 24) as u32 | 1 };
-            let mut r = lanes_req(id, op, lanes, mask, lane_ptr, [1, 2, 4, 8, 16][(x >> 40) as usize % 5], loc);
-            if op == Op::LoadMeta {
-                r = loadmeta(id, lanes, lane_ptr(0));
-            }
-            if op == Op::MemcheckS {
-                r.ptrs = (0..lanes).map(|i| (x >> 8) % 0x1000 + 4 * i as u64).collect();
-                r.sbase = 0x100;
-                r.ssize = 0xC00;
-            }
-            rig.queue.push_back(r.clone());
-            reqs.insert(id, r);
-        }
-        rig.drain(rt.memory(), 1_000_000);
-        assert_eq!(rig.got.len(), n as usize, "every request answered");
-        let mut seen = std::collections::BTreeSet::new();
-        for (_, r) in &rig.got {
-            assert!(seen.insert(r.id), "request {} answered twice", r.id);
-            check_response(&mut mlu, rt.memory(), &reqs[&r.id], r);
-        }
-        let c = rig.unit.counters();
-        let out_of_order = rig.got.windows(2).filter(|w| w[1].1.id < w[0].1.id).count();
-        eprintln!("seed {seed} {structure:?} K={walkers} L={lanes} N={entries}: {} cycles, {c:?}, {out_of_order} responses overtook", rig.unit.cycle());
-        assert!(c.merged > 0 && c.walks > 0 && out_of_order > 0 && c.stalls > 0, "the run exercised merges, walks, reordering and back-pressure: {c:?}");
+        random_stream(&rt, &allocs, &locs, (seed, structure, walkers, lanes, entries));
     }
+}
+
+/// The same with the device heap attached (sim::device_heap): host
+/// allocations and heap chunks, live and freed, side by side; lookups of
+/// heap addresses read the directory instead of walking.
+#[test]
+fn device_heap_streams_match_the_transaction_model() {
+    for (seed, structure, walkers, lanes, entries) in [(11, Structure::Bst, 4, 32, 8), (12, Structure::List, 2, 1, 2), (13, Structure::Bst, 1, 32, 1)] {
+        let cfg = RuntimeConfig { mlu: MluConfig { structure, ..MluConfig::default() }, seed, ..RuntimeConfig::default() };
+        let mut rt = Runtime::new(cfg).unwrap();
+        let heap = HeapConfig { tag_seed: Some(seed as u16), ..rtl_heap_config(CheckMode::Free, 0) };
+        rt.attach_device_heap(heap, DEFAULT_DIRECTORY_BASE).unwrap();
+        let mut rng = SplitMix64(seed);
+        let mut allocs = Vec::new();
+        for _ in 0..8 {
+            allocs.push((rt.malloc(16 + rng.below(2000), None).unwrap(), 0));
+        }
+        let mut dev = Vec::new();
+        for _ in 0..24 {
+            let size = 1 + rng.below(200);
+            if let Ok(p) = rt.device_malloc(size, rng.below(8)) {
+                dev.push((p, size));
+            }
+        }
+        for &(p, _) in dev.iter().step_by(3) {
+            rt.device_free(p).unwrap();
+        }
+        for a in allocs.iter_mut() {
+            a.1 = rt.allocations().iter().find(|x| x.ptr == a.0).unwrap().size;
+        }
+        let d = rt.device_heap().unwrap();
+        let mut locs: Vec<u64> = allocs.iter().map(|&(q, _)| rt.node_of(q).unwrap()).collect();
+        locs.extend(dev.iter().map(|&(q, _)| d.location(untag(q) - 8)));
+        allocs.extend(dev);
+        random_stream(&rt, &allocs, &locs, (seed, structure, walkers, lanes, entries));
+    }
+}
+
+/// 3000 random requests on the allocations `allocs` (pointer, size; their
+/// locations `locs`) through the unit under a port with random latency,
+/// order and back-pressure, each response checked against the transaction
+/// model.
+fn random_stream(rt: &Runtime, allocs: &[(u64, u64)], locs: &[u64], (seed, structure, walkers, lanes, entries): (u64, Structure, usize, usize, usize)) {
+    let mem = rt.meta_memory();
+    let cfg = MluConfig { structure, entries, ..MluConfig::default() };
+    let p = UnitParams { cfg: cfg.clone(), walkers, lanes, mlb_latency: 1 + (seed as usize % 2), ..UnitParams::default() };
+    let port = PortParams { min_latency: 1, max_latency: 80, ready_percent: 70, shuffle: true, seed, ..Default::default() };
+    let mut rig = Rig::new(&p, port, rt.root());
+    rig.unit.set_heap_window(rt.mlu().csrs().heap);
+    let mut mlu = Mlu::new(&cfg).unwrap();
+    mlu.set_root(rt.root());
+    mlu.set_heap_window(rt.mlu().csrs().heap);
+    let mut rng = SplitMix64(seed * 77);
+    let mut reqs = BTreeMap::new();
+    let n = 3000u32;
+    for id in 0..n {
+        let k = rng.next_u64() as usize % allocs.len();
+        let (ptr, size) = allocs[k];
+        let x = rng.next_u64();
+        let lane_ptr = |i: usize| -> u64 {
+            let h = x.rotate_left(i as u32 * 7) % 64;
+            match h {
+                0 => 0x1000 + i as u64,                                     // untagged
+                1 => tagged(0x55, untag(ptr)),                               // wrong tag (likely)
+                2 => ptr + size,                                             // one past the end
+                3 => ptr.wrapping_sub(1 + i as u64 % 8),                     // just before
+                _ => ptr + (h * 13 + i as u64) % size,                       // inside
+            }
+        };
+        let op = match x % 100 {
+            0..=14 => Op::LoadMeta,
+            15..=89 => Op::MemcheckG,
+            90..=95 => Op::MemcheckS,
+            96..=98 => Op::Invalidate,
+            _ => Op::Flush,
+        };
+        let loc = match (x >> 20) % 20 {
+            0 => 0,
+            1 => NO_META,
+            2 => locs[(k + 1) % locs.len()],
+            _ => locs[k],
+        };
+        let mask = if lanes == 1 { 1 } else { (x >> 24) as u32 | 1 };
+        let mut r = lanes_req(id, op, lanes, mask, lane_ptr, [1, 2, 4, 8, 16][(x >> 40) as usize % 5], loc);
+        if op == Op::LoadMeta {
+            r = loadmeta(id, lanes, lane_ptr(0));
+        }
+        if op == Op::MemcheckS {
+            r.ptrs = (0..lanes).map(|i| (x >> 8) % 0x1000 + 4 * i as u64).collect();
+            r.sbase = 0x100;
+            r.ssize = 0xC00;
+        }
+        rig.queue.push_back(r.clone());
+        reqs.insert(id, r);
+    }
+    rig.drain(&mem, 1_000_000);
+    assert_eq!(rig.got.len(), n as usize, "every request answered");
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, r) in &rig.got {
+        assert!(seen.insert(r.id), "request {} answered twice", r.id);
+        check_response(&mut mlu, &mem, &reqs[&r.id], r);
+    }
+    let c = rig.unit.counters();
+    let out_of_order = rig.got.windows(2).filter(|w| w[1].1.id < w[0].1.id).count();
+    eprintln!("seed {seed} {structure:?} K={walkers} L={lanes} N={entries}: {} cycles, {c:?}, {out_of_order} responses overtook", rig.unit.cycle());
+    assert!(c.merged > 0 && c.walks > 0 && out_of_order > 0 && c.stalls > 0, "the run exercised merges, walks, reordering and back-pressure: {c:?}");
 }
 
 /// Read errors end walks in MEM_ERROR; the unit keeps going.

@@ -90,7 +90,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
     let mut m = Walker::default();
     let port = PortParams { min_latency: 1, max_latency: 25, ready_percent: 60, shuffle: true, errors_per_million: 5000, seed };
     let mut port = PortSim::new(port);
-    let mut csrs = WalkCsrs { structure, root: rt.root(), step_limit: 4096 };
+    let mut csrs = WalkCsrs { structure, root: rt.root(), step_limit: 4096, heap: Default::default() };
     let mut ends = [0u64; 4];
     for c in 0..cycles {
         let ctx = format!("{structure:?} seed {seed} cycle {c}");
