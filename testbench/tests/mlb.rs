@@ -4,13 +4,12 @@
 //! fill acceptance, replacement state, every entry's storage), and the
 //! explicit same-cycle cases of docs/design.md.
 mod common;
-use common::{check_state, loc51, meta, pool, random_inputs, splitmix};
+use common::{check_state, clock, meta, model_cycle, pool, present, random_inputs, splitmix};
 use hw::mlb::{Mlb, Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
 use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs};
 use sim::node::Meta;
-use sim::pointer::ADDR_MASK;
 
 
 /// The RTL MLB and the model side by side.
@@ -31,55 +30,14 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
         rig
     }
 
-    fn tick(&mut self) {
-        self.uut.clock.next = true.into();
-        assert!(simulate(&mut *self.uut, 100), "did not settle");
-        self.uut.clock.next = false.into();
-        assert!(simulate(&mut *self.uut, 100), "did not settle");
-    }
-
     /// One clock cycle with these inputs (and `reset`); checks everything the
     /// RTL shows against the model. Returns the model's outputs.
     fn step(&mut self, inp: MlbCycleInputs, reset: bool) -> Option<MlbCycleOutputs> {
-        let u = &mut *self.uut;
-        u.reset.next = reset;
-        u.rs_valid.next = inp.range_lookup.is_some();
-        u.rs_addr.next = bits(inp.range_lookup.unwrap_or(0) & ADDR_MASK);
-        u.ls_valid.next = inp.loc_lookup.is_some();
-        u.ls_loc.next = loc51(inp.loc_lookup.unwrap_or(0));
-        u.inv_valid.next = inp.invalidate.is_some();
-        u.inv_loc.next = loc51(inp.invalidate.unwrap_or(0));
-        u.flush.next = inp.flush;
-        let (floc, fmeta) = inp.fill.unwrap_or((0, Meta { base: 0, size: 0, tag: 0 }));
-        u.fill_valid.next = inp.fill.is_some();
-        u.fill_loc.next = loc51(floc);
-        u.fill_base.next = bits(fmeta.base);
-        u.fill_size.next = bits(fmeta.size);
-        u.fill_tag.next = bits(fmeta.tag as u64);
-        assert!(simulate(u, 100), "did not settle");
+        present(&mut self.uut, &inp, reset);
         let ctx = format!("{} cycle {} inputs {inp:?} reset {reset}", self.label, self.cycle);
         self.cycle += 1;
-        let rs_multi = inp.range_lookup.is_some_and(|a| self.model.range_matches(a & ADDR_MASK).count_ones() > 1);
-        let ls_multi = inp.loc_lookup.is_some_and(|l| self.model.location_matches(l).count_ones() > 1);
-        // Combinational: the victim and whether the fill is taken.
-        let victim = self.model.victim().expect("N >= 1");
-        let out = if reset {
-            self.model.reset();
-            None
-        } else {
-            assert_eq!(self.uut.victim.val().index(), victim, "{ctx}: victim");
-            let out = self.model.cycle(MlbCycleInputs {
-                range_lookup: inp.range_lookup.map(|a| a & ADDR_MASK),
-                ..inp
-            });
-            assert_eq!(self.uut.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
-            assert_eq!(self.uut.fill_present.val(), out.fill_present, "{ctx}: fill_present");
-            if let Some(w) = out.fill_way {
-                assert_eq!(w, victim, "{ctx}: the model filled its victim");
-            }
-            Some(out)
-        };
-        self.tick();
+        let (out, rs_multi, ls_multi) = model_cycle(&self.uut, &mut self.model, inp, reset, &ctx);
+        clock(&mut self.uut);
         let u = &*self.uut;
         // Registered search results of this cycle's requests.
         let rh = out.and_then(|o| o.range_hit);

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
-use sim::mlb::{Mlb as Model, MlbCycleInputs, LOC_MASK};
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, LOC_MASK};
 use sim::node::Meta;
 use sim::pointer::{ADDR_MASK, NO_META};
 
@@ -112,4 +112,60 @@ pub fn random_inputs(r: &mut impl FnMut() -> u64, allocs: &[(u64, Meta)], model:
         }
     }
     inp
+}
+
+/// Present one cycle's inputs (and `reset`) to the RTL MLB and settle.
+pub fn present<const N: usize, const IW: usize>(u: &mut Mlb<N, IW>, inp: &MlbCycleInputs, reset: bool) {
+    u.reset.next = reset;
+    u.rs_valid.next = inp.range_lookup.is_some();
+    u.rs_addr.next = bits(inp.range_lookup.unwrap_or(0) & ADDR_MASK);
+    u.ls_valid.next = inp.loc_lookup.is_some();
+    u.ls_loc.next = loc51(inp.loc_lookup.unwrap_or(0));
+    u.inv_valid.next = inp.invalidate.is_some();
+    u.inv_loc.next = loc51(inp.invalidate.unwrap_or(0));
+    u.flush.next = inp.flush;
+    let (floc, fmeta) = inp.fill.unwrap_or((0, Meta { base: 0, size: 0, tag: 0 }));
+    u.fill_valid.next = inp.fill.is_some();
+    u.fill_loc.next = loc51(floc);
+    u.fill_base.next = bits(fmeta.base);
+    u.fill_size.next = bits(fmeta.size);
+    u.fill_tag.next = bits(fmeta.tag as u64);
+    assert!(simulate(u, 100), "did not settle");
+}
+
+/// One rising and falling clock edge.
+pub fn clock<const N: usize, const IW: usize>(u: &mut Mlb<N, IW>) {
+    u.clock.next = true.into();
+    assert!(simulate(u, 100), "did not settle");
+    u.clock.next = false.into();
+    assert!(simulate(u, 100), "did not settle");
+}
+
+/// What the MLB's combinational outputs must show before the edge, and the
+/// model's cycle: the one-hot assertions' inputs (more than one match for
+/// the range and the location search), the victim, whether the fill is
+/// taken, whether its location is present. Returns (the model's outputs,
+/// None in reset; range multi-match; location multi-match).
+pub fn model_cycle<const N: usize, const IW: usize>(
+    u: &Mlb<N, IW>,
+    model: &mut Model,
+    inp: MlbCycleInputs,
+    reset: bool,
+    ctx: &str,
+) -> (Option<MlbCycleOutputs>, bool, bool) {
+    let rs_multi = inp.range_lookup.is_some_and(|a| model.range_matches(a & ADDR_MASK).count_ones() > 1);
+    let ls_multi = inp.loc_lookup.is_some_and(|l| model.location_matches(l).count_ones() > 1);
+    let victim = model.victim().expect("N >= 1");
+    if reset {
+        model.reset();
+        return (None, rs_multi, ls_multi);
+    }
+    assert_eq!(u.victim.val().index(), victim, "{ctx}: victim");
+    let out = model.cycle(MlbCycleInputs { range_lookup: inp.range_lookup.map(|a| a & ADDR_MASK), ..inp });
+    assert_eq!(u.fill_ok.val(), out.fill_way.is_some(), "{ctx}: fill_ok");
+    assert_eq!(u.fill_present.val(), out.fill_present, "{ctx}: fill_present");
+    if let Some(w) = out.fill_way {
+        assert_eq!(w, victim, "{ctx}: the model filled its victim");
+    }
+    (Some(out), rs_multi, ls_multi)
 }
