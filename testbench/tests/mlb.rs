@@ -4,7 +4,7 @@
 //! fill acceptance, replacement state, every entry's storage), and the
 //! explicit same-cycle cases of docs/design.md.
 mod common;
-use common::{check_state, clock, meta, model_cycle, pool, present, random_inputs, splitmix};
+use common::{check_search, check_state, clock, meta, model_cycle, pool, present, random_inputs, splitmix};
 use hw::mlb::{Mlb, Mlb1, Mlb16, Mlb2, Mlb32, Mlb4, Mlb8};
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
@@ -40,31 +40,8 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
         clock(&mut self.uut);
         let u = &*self.uut;
         // Registered search results of this cycle's requests.
-        let rh = out.and_then(|o| o.range_hit);
-        assert_eq!(u.rs_hit.val(), rh.is_some(), "{ctx}: rs_hit");
-        assert_eq!(u.rs_multi.val(), rs_multi && !reset, "{ctx}: rs_multi");
-        if let Some((w, e)) = rh {
-            assert_eq!(u.rs_way.val().index(), w, "{ctx}: rs_way");
-            assert_eq!(u.rs_loc.val().to_u64() << 5, e.location, "{ctx}: rs_loc");
-            assert_eq!(u.rs_base.val().to_u64(), e.base, "{ctx}: rs_base");
-            assert_eq!(u.rs_size.val().to_u64(), e.size, "{ctx}: rs_size");
-            assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{ctx}: rs_tag");
-        } else {
-            // No hit: the data are 0 (the MLU unit ORs the ports' data).
-            assert_eq!((u.rs_loc.val().to_u64(), u.rs_base.val().to_u64(), u.rs_size.val().to_u64(), u.rs_tag.val().to_u64()), (0, 0, 0, 0), "{ctx}: rs data without a hit");
-        }
-        let lh = out.and_then(|o| o.loc_hit);
-        assert_eq!(u.ls_hit.val(), lh.is_some(), "{ctx}: ls_hit");
-        assert_eq!(u.ls_multi.val(), ls_multi && !reset, "{ctx}: ls_multi");
-        if let Some((w, e)) = lh {
-            assert_eq!(u.ls_way.val().index(), w, "{ctx}: ls_way");
-            assert_eq!(u.ls_base.val().to_u64(), e.base, "{ctx}: ls_base");
-            assert_eq!(u.ls_size.val().to_u64(), e.size, "{ctx}: ls_size");
-            assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{ctx}: ls_tag");
-        } else {
-            // No hit: the data are 0 (the MLU unit ORs the ports' data).
-            assert_eq!((u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64()), (0, 0, 0), "{ctx}: ls data without a hit");
-        }
+        let (rh, lh) = (out.and_then(|o| o.range_hit), out.and_then(|o| o.loc_hit));
+        check_search(u, rh, lh, (rs_multi && !reset, ls_multi && !reset), &ctx);
         // State after the edge: replacement state and every entry.
         check_state(&u, &self.model, &ctx);
         out

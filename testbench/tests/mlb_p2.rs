@@ -8,7 +8,7 @@
 //! difference: a fill replacing the entry a same-cycle search hit makes that
 //! search a miss.
 mod common;
-use common::{check_state, clock, meta, model_cycle, pool, present, random_inputs, splitmix};
+use common::{check_search, check_state, clock, meta, model_cycle, pool, present, random_inputs, splitmix};
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
 use sim::config::Replacement;
@@ -63,29 +63,7 @@ impl<const N: usize, const IW: usize> Rig<N, IW> {
         let p = self.pending;
         let pctx = format!("{ctx}: result of cycle {}", p.ctx_cycle);
         let u = &*self.uut;
-        assert_eq!(u.rs_hit.val(), p.rs.is_some(), "{pctx}: rs_hit");
-        assert_eq!(u.rs_multi.val(), p.rs_multi, "{pctx}: rs_multi");
-        if let Some((w, e)) = p.rs {
-            assert_eq!(u.rs_way.val().index(), w, "{pctx}: rs_way");
-            assert_eq!(u.rs_loc.val().to_u64() << 5, e.location, "{pctx}: rs_loc");
-            assert_eq!(u.rs_base.val().to_u64(), e.base, "{pctx}: rs_base");
-            assert_eq!(u.rs_size.val().to_u64(), e.size, "{pctx}: rs_size");
-            assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{pctx}: rs_tag");
-        } else {
-            // No hit: the data are 0 (the MLU unit ORs the ports' data).
-            assert_eq!((u.rs_loc.val().to_u64(), u.rs_base.val().to_u64(), u.rs_size.val().to_u64(), u.rs_tag.val().to_u64()), (0, 0, 0, 0), "{pctx}: rs data without a hit");
-        }
-        assert_eq!(u.ls_hit.val(), p.ls.is_some(), "{pctx}: ls_hit");
-        assert_eq!(u.ls_multi.val(), p.ls_multi, "{pctx}: ls_multi");
-        if let Some((w, e)) = p.ls {
-            assert_eq!(u.ls_way.val().index(), w, "{pctx}: ls_way");
-            assert_eq!(u.ls_base.val().to_u64(), e.base, "{pctx}: ls_base");
-            assert_eq!(u.ls_size.val().to_u64(), e.size, "{pctx}: ls_size");
-            assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{pctx}: ls_tag");
-        } else {
-            // No hit: the data are 0 (the MLU unit ORs the ports' data).
-            assert_eq!((u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64()), (0, 0, 0), "{pctx}: ls data without a hit");
-        }
+        check_search(u, p.rs, p.ls, (p.rs_multi, p.ls_multi), &pctx);
         // A hit whose way this cycle's fill wrote is reported as a miss.
         let kept = |h: Option<(usize, MlbEntry)>, o: &sim::mlb::MlbCycleOutputs| h.filter(|&(w, _)| o.fill_way != Some(w));
         self.pending = Expect {

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 use hw::mlb::Mlb;
 use rust_hdl::prelude::*;
-use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, LOC_MASK};
+use sim::mlb::{Mlb as Model, MlbCycleInputs, MlbCycleOutputs, MlbEntry, LOC_MASK};
 use sim::node::Meta;
 use sim::pointer::{ADDR_MASK, NO_META};
 
@@ -168,4 +168,39 @@ pub fn model_cycle<const N: usize, const IW: usize>(
         assert_eq!(w, victim, "{ctx}: the model filled its victim");
     }
     (Some(out), rs_multi, ls_multi)
+}
+
+/// The registered search outputs after the edge: range (`rs`) and location
+/// (`ls`) hits with their way and entry, the multi-match assertions, and
+/// data 0 without a hit (the MLU unit ORs the ports' data).
+pub fn check_search<const N: usize, const IW: usize>(
+    u: &Mlb<N, IW>,
+    rs: Option<(usize, MlbEntry)>,
+    ls: Option<(usize, MlbEntry)>,
+    (rs_multi, ls_multi): (bool, bool),
+    ctx: &str,
+) {
+    assert_eq!(u.rs_hit.val(), rs.is_some(), "{ctx}: rs_hit");
+    assert_eq!(u.rs_multi.val(), rs_multi, "{ctx}: rs_multi");
+    if let Some((w, e)) = rs {
+        assert_eq!(u.rs_way.val().index(), w, "{ctx}: rs_way");
+        assert_eq!(u.rs_loc.val().to_u64() << 5, e.location, "{ctx}: rs_loc");
+        assert_eq!(u.rs_base.val().to_u64(), e.base, "{ctx}: rs_base");
+        assert_eq!(u.rs_size.val().to_u64(), e.size, "{ctx}: rs_size");
+        assert_eq!(u.rs_tag.val().to_u64(), e.tag as u64, "{ctx}: rs_tag");
+    } else {
+        let data = (u.rs_loc.val().to_u64(), u.rs_base.val().to_u64(), u.rs_size.val().to_u64(), u.rs_tag.val().to_u64());
+        assert_eq!(data, (0, 0, 0, 0), "{ctx}: rs data without a hit");
+    }
+    assert_eq!(u.ls_hit.val(), ls.is_some(), "{ctx}: ls_hit");
+    assert_eq!(u.ls_multi.val(), ls_multi, "{ctx}: ls_multi");
+    if let Some((w, e)) = ls {
+        assert_eq!(u.ls_way.val().index(), w, "{ctx}: ls_way");
+        assert_eq!(u.ls_base.val().to_u64(), e.base, "{ctx}: ls_base");
+        assert_eq!(u.ls_size.val().to_u64(), e.size, "{ctx}: ls_size");
+        assert_eq!(u.ls_tag.val().to_u64(), e.tag as u64, "{ctx}: ls_tag");
+    } else {
+        let data = (u.ls_base.val().to_u64(), u.ls_size.val().to_u64(), u.ls_tag.val().to_u64());
+        assert_eq!(data, (0, 0, 0), "{ctx}: ls data without a hit");
+    }
 }
