@@ -194,6 +194,16 @@ impl Scenario {
                     PtrSpec::Raw(p) => (*p, None),
                 }
             };
+            // A named allocation's (untagged base, size), as a fault reports it.
+            let named = |ids: &HashMap<&str, usize>, rt: &Runtime, name: &str| -> (u64, u64) {
+                match dev.get(name) {
+                    Some(&(q, size)) => (untag(q), size),
+                    None => {
+                        let a = &rt.allocations()[ids[name]];
+                        (a.base, a.size)
+                    }
+                }
+            };
             match ev {
                 ScenarioEvent::Malloc { name, size, base } => {
                     rt.malloc(*size, *base).map_err(|e| {
@@ -208,10 +218,7 @@ impl Scenario {
                 ScenarioEvent::DeviceFree { ptr, .. } => {
                     let (p, _) = resolve(&ids, &rt, ptr);
                     let named = match ptr {
-                        PtrSpec::Alloc { name, .. } => match dev.get(name.as_str()) {
-                            Some(&(q, size)) => Some((untag(q), size)),
-                            None => ids.get(name.as_str()).map(|&id| (rt.allocations()[id].base, rt.allocations()[id].size)),
-                        },
+                        PtrSpec::Alloc { name, .. } => Some(named(&ids, &rt, name)),
                         PtrSpec::Raw(_) => None,
                     };
                     let (fault, alloc, distance) = match rt.device_free(p) {
@@ -234,13 +241,7 @@ impl Scenario {
                     if let Err(finding) = rt.free(p) {
                         // Where the allocation is known, report it as a fault would.
                         let alloc = match ptr {
-                            PtrSpec::Alloc { name, .. } => match dev.get(name.as_str()) {
-                                Some(&(q, size)) => Some((untag(q), size)),
-                                None => {
-                                    let a = &rt.allocations()[ids[name.as_str()]];
-                                    Some((a.base, a.size))
-                                }
-                            },
+                            PtrSpec::Alloc { name, .. } => Some(named(&ids, &rt, name)),
                             PtrSpec::Raw(_) => rt.live_allocation_at(p).map(|a| (a.base, a.size)),
                         };
                         results.push(ScenarioResult {
