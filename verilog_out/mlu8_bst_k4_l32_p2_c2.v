@@ -165,7 +165,7 @@
 //   mem_resp_link0     in      64  node word 2: left child / next
 //   mem_resp_link1     in      64  node word 3: right child
 //   csr_we             in       1  CSR write at this edge (only while no request is in flight)
-//   csr_addr           in       2  CSR_*
+//   csr_addr           in       3  CSR_*
 //   csr_data           in      64  CSR write data
 //   cnt_lookups        out     32  counter (32-bit, wrapping, registered): MLB searches
 //   cnt_hits           out     32  counter: MLB searches that hit
@@ -363,7 +363,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     input wire  [63:0] mem_resp_link0;
     input wire  [63:0] mem_resp_link1;
     input wire  csr_we;
-    input wire  [1:0] csr_addr;
+    input wire  [2:0] csr_addr;
     input wire  [63:0] csr_data;
     output reg  [31:0] cnt_lookups;
     output reg  [31:0] cnt_hits;
@@ -387,10 +387,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     localparam [2:0]  FAULT_SHARED_OOB      = 3'h5; // resp_fault
     localparam [2:0]  FAULT_TRAVERSAL_LIMIT = 3'h6; // resp_fault
     localparam [2:0]  FAULT_MEM_ERROR       = 3'h7; // resp_fault
-    localparam [1:0]  CSR_MODE              = 2'h0; // csr_addr
-    localparam [1:0]  CSR_STRUCTURE         = 2'h1; // csr_addr
-    localparam [1:0]  CSR_ROOT              = 2'h2; // csr_addr
-    localparam [1:0]  CSR_STEP_LIMIT        = 2'h3; // csr_addr
+    localparam [2:0]  CSR_MODE              = 3'h0; // csr_addr
+    localparam [2:0]  CSR_STRUCTURE         = 3'h1; // csr_addr
+    localparam [2:0]  CSR_ROOT              = 3'h2; // csr_addr
+    localparam [2:0]  CSR_STEP_LIMIT        = 3'h3; // csr_addr
+    localparam [2:0]  CSR_HEAP_BASE         = 3'h4; // csr_addr
+    localparam [2:0]  CSR_HEAP_END          = 3'h5; // csr_addr
+    localparam [2:0]  CSR_HEAP_DIR          = 3'h6; // csr_addr
     localparam        MODE_COMPILER         = 1'h0; // MODE CSR bit 0
     localparam        MODE_HWONLY           = 1'h1; // MODE CSR bit 0
     localparam        STRUCTURE_LIST        = 1'h0; // STRUCTURE CSR bit 0
@@ -431,10 +434,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     localparam  zero51 = 51'h0;
     localparam  zero56 = 56'h0;
     localparam  zero_lane = 5'b0;
-    localparam  csr_a_mode = 2'b0;
-    localparam  csr_a_structure = 2'b1;
-    localparam  csr_a_root = 2'b10;
-    localparam  csr_a_limit = 2'b11;
+    localparam  csr_a_mode = 3'b0;
+    localparam  csr_a_structure = 3'b1;
+    localparam  csr_a_root = 3'b10;
+    localparam  csr_a_limit = 3'b11;
+    localparam  csr_a_heap_base = 3'b100;
+    localparam  csr_a_heap_end = 3'b101;
+    localparam  csr_a_heap_dir = 3'b110;
     
     // Stub signals
     reg  mlb_reset;
@@ -495,6 +501,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] walkers_0_root;
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
+    reg  [63:0] walkers_0_heap_base;
+    reg  [63:0] walkers_0_heap_end;
+    reg  [63:0] walkers_0_heap_dir;
     reg  walkers_0_grant;
     reg  walkers_0_resp_valid;
     reg  walkers_0_resp_error;
@@ -527,6 +536,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] walkers_1_root;
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
+    reg  [63:0] walkers_1_heap_base;
+    reg  [63:0] walkers_1_heap_end;
+    reg  [63:0] walkers_1_heap_dir;
     reg  walkers_1_grant;
     reg  walkers_1_resp_valid;
     reg  walkers_1_resp_error;
@@ -559,6 +571,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] walkers_2_root;
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
+    reg  [63:0] walkers_2_heap_base;
+    reg  [63:0] walkers_2_heap_end;
+    reg  [63:0] walkers_2_heap_dir;
     reg  walkers_2_grant;
     reg  walkers_2_resp_valid;
     reg  walkers_2_resp_error;
@@ -591,6 +606,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] walkers_3_root;
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
+    reg  [63:0] walkers_3_heap_base;
+    reg  [63:0] walkers_3_heap_end;
+    reg  [63:0] walkers_3_heap_dir;
     reg  walkers_3_grant;
     reg  walkers_3_resp_valid;
     reg  walkers_3_resp_error;
@@ -942,6 +960,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] root_r_q;
     reg  [15:0] limit_r_d;
     reg  [15:0] limit_r_q;
+    reg  [63:0] heap_base_r_d;
+    reg  [63:0] heap_base_r_q;
+    reg  [63:0] heap_end_r_d;
+    reg  [63:0] heap_end_r_q;
+    reg  [63:0] heap_dir_r_d;
+    reg  [63:0] heap_dir_r_q;
     reg  p_valid_0_d;
     reg  p_valid_0_q;
     reg  p_valid_1_d;
@@ -3685,6 +3709,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .root(walkers_0_root),
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
+        .heap_base(walkers_0_heap_base),
+        .heap_end(walkers_0_heap_end),
+        .heap_dir(walkers_0_heap_dir),
         .grant(walkers_0_grant),
         .resp_valid(walkers_0_resp_valid),
         .resp_error(walkers_0_resp_error),
@@ -3720,6 +3747,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .root(walkers_1_root),
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
+        .heap_base(walkers_1_heap_base),
+        .heap_end(walkers_1_heap_end),
+        .heap_dir(walkers_1_heap_dir),
         .grant(walkers_1_grant),
         .resp_valid(walkers_1_resp_valid),
         .resp_error(walkers_1_resp_error),
@@ -3755,6 +3785,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .root(walkers_2_root),
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
+        .heap_base(walkers_2_heap_base),
+        .heap_end(walkers_2_heap_end),
+        .heap_dir(walkers_2_heap_dir),
         .grant(walkers_2_grant),
         .resp_valid(walkers_2_resp_valid),
         .resp_error(walkers_2_resp_error),
@@ -3790,6 +3823,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .root(walkers_3_root),
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
+        .heap_base(walkers_3_heap_base),
+        .heap_end(walkers_3_heap_end),
+        .heap_dir(walkers_3_heap_dir),
         .grant(walkers_3_grant),
         .resp_valid(walkers_3_resp_valid),
         .resp_error(walkers_3_resp_error),
@@ -4166,6 +4202,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         structure_r_q = 1'h0;
         root_r_q = 64'h0;
         limit_r_q = 16'h0;
+        heap_base_r_q = 64'h0;
+        heap_end_r_q = 64'h0;
+        heap_dir_r_q = 64'h0;
         p_valid_0_q = 1'h0;
         p_valid_1_q = 1'h0;
         p_valid_2_q = 1'h0;
@@ -5336,6 +5375,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         structure_r_q <= structure_r_d;
         root_r_q <= root_r_d;
         limit_r_q <= limit_r_d;
+        heap_base_r_q <= heap_base_r_d;
+        heap_end_r_q <= heap_end_r_d;
+        heap_dir_r_q <= heap_dir_r_d;
         p_valid_0_q <= p_valid_0_d;
         p_valid_1_q <= p_valid_1_d;
         p_valid_2_q <= p_valid_2_d;
@@ -6534,6 +6576,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [55:0] fq_size_d_comb;
     reg  [7:0] fq_tag_d_comb;
     reg  fq_valid_d_comb;
+    reg  [63:0] heap_base_r_d_comb;
+    reg  [63:0] heap_dir_r_d_comb;
+    reg  [63:0] heap_end_r_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
     reg  [55:0] m_base_0_d_comb;
@@ -7481,6 +7526,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         structure_r_d_comb = structure_r_q;
         root_r_d_comb = root_r_q;
         limit_r_d_comb = limit_r_q;
+        heap_base_r_d_comb = heap_base_r_q;
+        heap_end_r_d_comb = heap_end_r_q;
+        heap_dir_r_d_comb = heap_dir_r_q;
         r_valid_d_comb = r_valid_q;
         r_id_d_comb = r_id_q;
         r_op_d_comb = r_op_q;
@@ -8289,6 +8337,15 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             end
             if (csr_addr == csr_a_limit) begin
                 limit_r_d_comb = csr_data[(32'h0)+:(16)];
+            end
+            if (csr_addr == csr_a_heap_base) begin
+                heap_base_r_d_comb = csr_data;
+            end
+            if (csr_addr == csr_a_heap_end) begin
+                heap_end_r_d_comb = csr_data;
+            end
+            if (csr_addr == csr_a_heap_dir) begin
+                heap_dir_r_d_comb = csr_data;
             end
         end
         in_tagged_0 = 1'b0;
@@ -9509,6 +9566,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_root = root_r_q;
         walkers_0_limit = limit_r_q;
         walkers_0_structure = structure_r_q;
+        walkers_0_heap_base = heap_base_r_q;
+        walkers_0_heap_end = heap_end_r_q;
+        walkers_0_heap_dir = heap_dir_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
         walkers_0_resp_valid = mem_resp_valid & (mem_resp_id == widx_0);
         walkers_0_resp_error = mem_resp_error;
@@ -9536,6 +9596,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_root = root_r_q;
         walkers_1_limit = limit_r_q;
         walkers_1_structure = structure_r_q;
+        walkers_1_heap_base = heap_base_r_q;
+        walkers_1_heap_end = heap_end_r_q;
+        walkers_1_heap_dir = heap_dir_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
         walkers_1_resp_valid = mem_resp_valid & (mem_resp_id == widx_1);
         walkers_1_resp_error = mem_resp_error;
@@ -9563,6 +9626,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_root = root_r_q;
         walkers_2_limit = limit_r_q;
         walkers_2_structure = structure_r_q;
+        walkers_2_heap_base = heap_base_r_q;
+        walkers_2_heap_end = heap_end_r_q;
+        walkers_2_heap_dir = heap_dir_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
         walkers_2_resp_valid = mem_resp_valid & (mem_resp_id == widx_2);
         walkers_2_resp_error = mem_resp_error;
@@ -9590,6 +9656,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_root = root_r_q;
         walkers_3_limit = limit_r_q;
         walkers_3_structure = structure_r_q;
+        walkers_3_heap_base = heap_base_r_q;
+        walkers_3_heap_end = heap_end_r_q;
+        walkers_3_heap_dir = heap_dir_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
         walkers_3_resp_valid = mem_resp_valid & (mem_resp_id == widx_3);
         walkers_3_resp_error = mem_resp_error;
@@ -12208,6 +12277,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             structure_r_d_comb = structure_reset;
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
+            heap_base_r_d_comb = zero64;
+            heap_end_r_d_comb = zero64;
+            heap_dir_r_d_comb = zero64;
         end
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
@@ -12323,6 +12395,9 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         fq_size_d = fq_size_d_comb;
         fq_tag_d = fq_tag_d_comb;
         fq_valid_d = fq_valid_d_comb;
+        heap_base_r_d = heap_base_r_d_comb;
+        heap_dir_r_d = heap_dir_r_d_comb;
+        heap_end_r_d = heap_end_r_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
         m_base_0_d = m_base_0_d_comb;
@@ -43409,7 +43484,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6
 endmodule // mlu8_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu8_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43422,6 +43497,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
+    input wire  [63:0] heap_base;
+    input wire  [63:0] heap_end;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -43473,6 +43551,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  [2:0] state_q;
     reg  range_r_d;
     reg  range_r_q;
+    reg  heap_r_d;
+    reg  heap_r_q;
     reg  [63:0] a_r_d;
     reg  [63:0] a_r_q;
     reg  bst_r_d;
@@ -43524,6 +43604,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
+    reg  start_heap;
+    reg  [63:0] start_a56;
+    reg  [63:0] heap_node;
     
     // Sub module instances
     mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp node_cmp(
@@ -43550,6 +43633,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     initial begin
         state_q = 3'd0;
         range_r_q = 1'h0;
+        heap_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
         left_r_q = 16'h0;
@@ -43570,6 +43654,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     always @(posedge clock) begin
         state_q <= state_d;
         range_r_q <= range_r_d;
+        heap_r_q <= heap_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
         left_r_q <= left_r_d;
@@ -43597,6 +43682,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
+    reg  heap_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -43606,6 +43692,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
+    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -43613,6 +43700,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
+        heap_r_d_comb = heap_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
         left_r_d_comb = left_r_q;
@@ -43636,6 +43724,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         node_cmp_w = one64;
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
+        start_a56 = start_a & addr_mask;
+        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
+        heap_node = heap_dir + (a_r_q - heap_base);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -43643,7 +43734,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node = node_r_q;
+        req_node_comb = node_r_q;
+        if (heap_r_q) begin
+            req_node_comb = heap_node[(32'h5)+:(51)];
+        end
         busy = state_q != WalkerState_Idle;
         in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
@@ -43665,14 +43759,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
+                        heap_r_d_comb = start_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
+                            a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (root_m == zero64) begin
+                            if (start_heap) begin
+                                result_r_d_comb = res_found;
+                            end
+                            else if (root_m == zero64) begin
                                 result_r_d_comb = res_not_found;
                             end
                             else if (limit == zero16) begin
@@ -43685,7 +43783,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -43720,7 +43818,15 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     left_r_d_comb = left_r_q - one16;
                     last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
-                    if ((result_r_q == res_found) & ~found) begin
+                    if (heap_r_q) begin
+                        if (result_r_q == res_found) begin
+                            node_r_d_comb = link0_r_q;
+                            if (link0_zero_r_q) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                        end
+                    end
+                    else if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
@@ -43753,6 +43859,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
+        heap_r_d = heap_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -43762,6 +43869,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
+        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -43821,7 +43929,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43834,6 +43942,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
+    input wire  [63:0] heap_base;
+    input wire  [63:0] heap_end;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -43885,6 +43996,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  [2:0] state_q;
     reg  range_r_d;
     reg  range_r_q;
+    reg  heap_r_d;
+    reg  heap_r_q;
     reg  [63:0] a_r_d;
     reg  [63:0] a_r_q;
     reg  bst_r_d;
@@ -43936,6 +44049,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
+    reg  start_heap;
+    reg  [63:0] start_a56;
+    reg  [63:0] heap_node;
     
     // Sub module instances
     mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp node_cmp(
@@ -43962,6 +44078,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     initial begin
         state_q = 3'd0;
         range_r_q = 1'h0;
+        heap_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
         left_r_q = 16'h0;
@@ -43982,6 +44099,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     always @(posedge clock) begin
         state_q <= state_d;
         range_r_q <= range_r_d;
+        heap_r_q <= heap_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
         left_r_q <= left_r_d;
@@ -44009,6 +44127,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
+    reg  heap_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -44018,6 +44137,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
+    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -44025,6 +44145,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
+        heap_r_d_comb = heap_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
         left_r_d_comb = left_r_q;
@@ -44048,6 +44169,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         node_cmp_w = one64;
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
+        start_a56 = start_a & addr_mask;
+        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
+        heap_node = heap_dir + (a_r_q - heap_base);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44055,7 +44179,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node = node_r_q;
+        req_node_comb = node_r_q;
+        if (heap_r_q) begin
+            req_node_comb = heap_node[(32'h5)+:(51)];
+        end
         busy = state_q != WalkerState_Idle;
         in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
@@ -44077,14 +44204,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
+                        heap_r_d_comb = start_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
+                            a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (root_m == zero64) begin
+                            if (start_heap) begin
+                                result_r_d_comb = res_found;
+                            end
+                            else if (root_m == zero64) begin
                                 result_r_d_comb = res_not_found;
                             end
                             else if (limit == zero16) begin
@@ -44097,7 +44228,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -44132,7 +44263,15 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     left_r_d_comb = left_r_q - one16;
                     last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
-                    if ((result_r_q == res_found) & ~found) begin
+                    if (heap_r_q) begin
+                        if (result_r_q == res_found) begin
+                            node_r_d_comb = link0_r_q;
+                            if (link0_zero_r_q) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                        end
+                    end
+                    else if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
@@ -44165,6 +44304,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
+        heap_r_d = heap_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -44174,6 +44314,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
+        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -44233,7 +44374,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44246,6 +44387,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
+    input wire  [63:0] heap_base;
+    input wire  [63:0] heap_end;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44297,6 +44441,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  [2:0] state_q;
     reg  range_r_d;
     reg  range_r_q;
+    reg  heap_r_d;
+    reg  heap_r_q;
     reg  [63:0] a_r_d;
     reg  [63:0] a_r_q;
     reg  bst_r_d;
@@ -44348,6 +44494,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
+    reg  start_heap;
+    reg  [63:0] start_a56;
+    reg  [63:0] heap_node;
     
     // Sub module instances
     mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp node_cmp(
@@ -44374,6 +44523,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     initial begin
         state_q = 3'd0;
         range_r_q = 1'h0;
+        heap_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
         left_r_q = 16'h0;
@@ -44394,6 +44544,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     always @(posedge clock) begin
         state_q <= state_d;
         range_r_q <= range_r_d;
+        heap_r_q <= heap_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
         left_r_q <= left_r_d;
@@ -44421,6 +44572,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
+    reg  heap_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -44430,6 +44582,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
+    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -44437,6 +44590,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
+        heap_r_d_comb = heap_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
         left_r_d_comb = left_r_q;
@@ -44460,6 +44614,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         node_cmp_w = one64;
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
+        start_a56 = start_a & addr_mask;
+        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
+        heap_node = heap_dir + (a_r_q - heap_base);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44467,7 +44624,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node = node_r_q;
+        req_node_comb = node_r_q;
+        if (heap_r_q) begin
+            req_node_comb = heap_node[(32'h5)+:(51)];
+        end
         busy = state_q != WalkerState_Idle;
         in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
@@ -44489,14 +44649,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
+                        heap_r_d_comb = start_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
+                            a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (root_m == zero64) begin
+                            if (start_heap) begin
+                                result_r_d_comb = res_found;
+                            end
+                            else if (root_m == zero64) begin
                                 result_r_d_comb = res_not_found;
                             end
                             else if (limit == zero16) begin
@@ -44509,7 +44673,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -44544,7 +44708,15 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     left_r_d_comb = left_r_q - one16;
                     last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
-                    if ((result_r_q == res_found) & ~found) begin
+                    if (heap_r_q) begin
+                        if (result_r_q == res_found) begin
+                            node_r_d_comb = link0_r_q;
+                            if (link0_zero_r_q) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                        end
+                    end
+                    else if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
@@ -44577,6 +44749,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
+        heap_r_d = heap_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -44586,6 +44759,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
+        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -44645,7 +44819,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44658,6 +44832,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
+    input wire  [63:0] heap_base;
+    input wire  [63:0] heap_end;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44709,6 +44886,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  [2:0] state_q;
     reg  range_r_d;
     reg  range_r_q;
+    reg  heap_r_d;
+    reg  heap_r_q;
     reg  [63:0] a_r_d;
     reg  [63:0] a_r_q;
     reg  bst_r_d;
@@ -44760,6 +44939,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
+    reg  start_heap;
+    reg  [63:0] start_a56;
+    reg  [63:0] heap_node;
     
     // Sub module instances
     mlu8_bst_k4_l32_p2_c2_walkers_3_node_cmp node_cmp(
@@ -44786,6 +44968,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     initial begin
         state_q = 3'd0;
         range_r_q = 1'h0;
+        heap_r_q = 1'h0;
         a_r_q = 64'h0;
         bst_r_q = 1'h0;
         left_r_q = 16'h0;
@@ -44806,6 +44989,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     always @(posedge clock) begin
         state_q <= state_d;
         range_r_q <= range_r_d;
+        heap_r_q <= heap_r_d;
         a_r_q <= a_r_d;
         bst_r_q <= bst_r_d;
         left_r_q <= left_r_d;
@@ -44833,6 +45017,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  bst_r_d_comb;
     reg  cancelled_r_d_comb;
     reg  ge_r_d_comb;
+    reg  heap_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -44842,6 +45027,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
+    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -44849,6 +45035,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     always @(*) begin
         state_d_comb = state_q;
         range_r_d_comb = range_r_q;
+        heap_r_d_comb = heap_r_q;
         a_r_d_comb = a_r_q;
         bst_r_d_comb = bst_r_q;
         left_r_d_comb = left_r_q;
@@ -44872,6 +45059,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         node_cmp_w = one64;
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
+        start_a56 = start_a & addr_mask;
+        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
+        heap_node = heap_dir + (a_r_q - heap_base);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44879,7 +45069,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node = node_r_q;
+        req_node_comb = node_r_q;
+        if (heap_r_q) begin
+            req_node_comb = heap_node[(32'h5)+:(51)];
+        end
         busy = state_q != WalkerState_Idle;
         in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
@@ -44901,14 +45094,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
+                        heap_r_d_comb = start_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
                         node_r_d_comb = start_node;
                         if (start_range) begin
-                            a_r_d_comb = start_a & addr_mask;
+                            a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (root_m == zero64) begin
+                            if (start_heap) begin
+                                result_r_d_comb = res_found;
+                            end
+                            else if (root_m == zero64) begin
                                 result_r_d_comb = res_not_found;
                             end
                             else if (limit == zero16) begin
@@ -44921,7 +45118,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_range & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -44956,7 +45153,15 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     left_r_d_comb = left_r_q - one16;
                     last_r_d_comb = left_r_q == two16;
                     state_d_comb = WalkerState_Done;
-                    if ((result_r_q == res_found) & ~found) begin
+                    if (heap_r_q) begin
+                        if (result_r_q == res_found) begin
+                            node_r_d_comb = link0_r_q;
+                            if (link0_zero_r_q) begin
+                                result_r_d_comb = res_not_found;
+                            end
+                        end
+                    end
+                    else if ((result_r_q == res_found) & ~found) begin
                         if (link_zero) begin
                             result_r_d_comb = res_not_found;
                         end
@@ -44989,6 +45194,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         bst_r_d = bst_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
         ge_r_d = ge_r_d_comb;
+        heap_r_d = heap_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -44998,6 +45204,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
+        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;

@@ -212,10 +212,13 @@ fn mlu_encodings(mode_use: &str, structure_use: &str) -> Vec<Encoding> {
     let mut encodings: Vec<Encoding> = Op::ALL.iter().map(|o| enc(&format!("OP_{}", o.name().replace('.', "_")), 3, o.bits() as u64, "req_op, resp_op")).collect();
     encodings.extend(faults("resp_fault"));
     encodings.extend([
-        enc("CSR_MODE", 2, crate::mlu::CSR_MODE, "csr_addr"),
-        enc("CSR_STRUCTURE", 2, crate::mlu::CSR_STRUCTURE, "csr_addr"),
-        enc("CSR_ROOT", 2, crate::mlu::CSR_ROOT, "csr_addr"),
-        enc("CSR_STEP_LIMIT", 2, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
+        enc("CSR_MODE", 3, crate::mlu::CSR_MODE, "csr_addr"),
+        enc("CSR_STRUCTURE", 3, crate::mlu::CSR_STRUCTURE, "csr_addr"),
+        enc("CSR_ROOT", 3, crate::mlu::CSR_ROOT, "csr_addr"),
+        enc("CSR_STEP_LIMIT", 3, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
+        enc("CSR_HEAP_BASE", 3, crate::mlu::CSR_HEAP_BASE, "csr_addr"),
+        enc("CSR_HEAP_END", 3, crate::mlu::CSR_HEAP_END, "csr_addr"),
+        enc("CSR_HEAP_DIR", 3, crate::mlu::CSR_HEAP_DIR, "csr_addr"),
         enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, mode_use),
         enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, mode_use),
         enc("STRUCTURE_LIST", 1, 0, structure_use),

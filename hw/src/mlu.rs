@@ -5,11 +5,14 @@
 //! and `sim::config`). The blocking MLU that this file held until the unit took its
 //! place is retired (git history: `hw::mlu::Mlu`).
 //!
-//! CSR write port (`csr_we`, `csr_addr` (2), `csr_data` (64)): 0 MODE
+//! CSR write port (`csr_we`, `csr_addr` (3), `csr_data` (64)): 0 MODE
 //! (bit 0: COMPILER=0, HWONLY=1), 1 STRUCTURE (bit 0: LIST=0, BST=1; a
 //! walker is built for one structure, so the register is kept for the
-//! interface and selects nothing), 2 ROOT (64), 3 STEP_LIMIT (16). Reset
-//! values: the generation parameters' mode, structure and step limit, root 0.
+//! interface and selects nothing), 2 ROOT (64), 3 STEP_LIMIT (16), and the
+//! device heap's window (sim::mlu "Heap window"): 4 HEAP_BASE, 5 HEAP_END,
+//! 6 HEAP_DIR (64 each; `HEAP_END` <= `HEAP_BASE` turns it off). Reset
+//! values: the generation parameters' mode, structure and step limit, root
+//! and window 0.
 use rust_hdl::prelude::*;
 
 /// A walk's `result` (2 bits).
@@ -23,6 +26,9 @@ pub const CSR_MODE: u64 = 0;
 pub const CSR_STRUCTURE: u64 = 1;
 pub const CSR_ROOT: u64 = 2;
 pub const CSR_STEP_LIMIT: u64 = 3;
+pub const CSR_HEAP_BASE: u64 = 4;
+pub const CSR_HEAP_END: u64 = 5;
+pub const CSR_HEAP_DIR: u64 = 6;
 
 /// `{8'b0, loc[55:5], 5'b0}`: a 51-bit MLB location back to a 64-bit
 /// address. A block of its own because rust-hdl can only widen by a masked

@@ -28,8 +28,10 @@
 //!   `mem_resp_valid`, `mem_resp_id`, `mem_resp_error`, `mem_resp_base`,
 //!   `mem_resp_size_tag`, `mem_resp_link0`, `mem_resp_link1` (64 each), any
 //!   order, any latency of at least one cycle, always taken.
-//! - CSR write port: `csr_we`, `csr_addr` (2: 0 MODE, 1 STRUCTURE, 2 ROOT,
-//!   3 STEP_LIMIT), `csr_data` (64). Write only while the unit is idle.
+//! - CSR write port: `csr_we`, `csr_addr` (3: 0 MODE, 1 STRUCTURE, 2 ROOT,
+//!   3 STEP_LIMIT, 4 HEAP_BASE, 5 HEAP_END, 6 HEAP_DIR: the device heap's
+//!   window, reset 0 = off), `csr_data` (64). Write only while the unit is
+//!   idle.
 //! - Counters (32, wrapping, cleared by reset; registered): `cnt_lookups`
 //!   (MLB searches), `cnt_hits`, `cnt_misses` (searches that missed, each
 //!   taking a miss slot), `cnt_merged` (misses that joined a walk in flight
@@ -49,7 +51,10 @@ use crate::canary::widen::Widen;
 use crate::counter::EventCounter;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
-use crate::mlu::{LocWiden, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE, RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
+use crate::mlu::{
+    LocWiden, CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_END, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE, RES_FOUND, RES_LIMIT,
+    RES_MEM_ERROR, RES_NOT_FOUND,
+};
 use crate::prio_enc::{array_init, index_width};
 use crate::walker::Walker;
 use rust_hdl::prelude::*;
@@ -118,7 +123,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     pub mem_resp_link0: Signal<In, Bits<64>>,
     pub mem_resp_link1: Signal<In, Bits<64>>,
     pub csr_we: Signal<In, Bit>,
-    pub csr_addr: Signal<In, Bits<2>>,
+    pub csr_addr: Signal<In, Bits<3>>,
     pub csr_data: Signal<In, Bits<64>>,
     pub cnt_lookups: Signal<Out, Bits<32>>,
     pub cnt_hits: Signal<Out, Bits<32>>,
@@ -151,6 +156,10 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     structure_r: DFF<Bit>,
     root_r: DFF<Bits<64>>,
     limit_r: DFF<Bits<16>>,
+    // The device heap's window (sim::mlu "Heap window"), read by the walkers.
+    heap_base_r: DFF<Bits<64>>,
+    heap_end_r: DFF<Bits<64>>,
+    heap_dir_r: DFF<Bits<64>>,
     mode_reset: Constant<Bit>,
     structure_reset: Constant<Bit>,
     limit_reset: Constant<Bits<16>>,
@@ -406,10 +415,13 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     zero51: Constant<Bits<51>>,
     zero56: Constant<Bits<56>>,
     zero_lane: Constant<Bits<LW>>,
-    csr_a_mode: Constant<Bits<2>>,
-    csr_a_structure: Constant<Bits<2>>,
-    csr_a_root: Constant<Bits<2>>,
-    csr_a_limit: Constant<Bits<2>>,
+    csr_a_mode: Constant<Bits<3>>,
+    csr_a_structure: Constant<Bits<3>>,
+    csr_a_root: Constant<Bits<3>>,
+    csr_a_limit: Constant<Bits<3>>,
+    csr_a_heap_base: Constant<Bits<3>>,
+    csr_a_heap_end: Constant<Bits<3>>,
+    csr_a_heap_dir: Constant<Bits<3>>,
 }
 
 impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N, IW, L, LW> {
@@ -492,6 +504,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             structure_r: Default::default(),
             root_r: Default::default(),
             limit_r: Default::default(),
+            heap_base_r: Default::default(),
+            heap_end_r: Default::default(),
+            heap_dir_r: Default::default(),
             mode_reset: Constant::new(b.cfg.mode == Mode::Hwonly),
             structure_reset: Constant::new(b.cfg.structure != Structure::List),
             limit_reset: Constant::new((b.cfg.step_limit as u64).into()),
@@ -687,6 +702,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             csr_a_structure: Constant::new(CSR_STRUCTURE.into()),
             csr_a_root: Constant::new(CSR_ROOT.into()),
             csr_a_limit: Constant::new(CSR_STEP_LIMIT.into()),
+            csr_a_heap_base: Constant::new(CSR_HEAP_BASE.into()),
+            csr_a_heap_end: Constant::new(CSR_HEAP_END.into()),
+            csr_a_heap_dir: Constant::new(CSR_HEAP_DIR.into()),
         }
     }
 }
@@ -695,7 +713,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, mode_r, structure_r, root_r, limit_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
+            self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_end_r, heap_dir_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
             r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta
         );
         self.mlb.clock.next = self.clock.val();
@@ -797,6 +815,15 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
             }
             if self.csr_addr.val() == self.csr_a_limit.val() {
                 self.limit_r.d.next = self.csr_data.val().get_bits::<16>(0);
+            }
+            if self.csr_addr.val() == self.csr_a_heap_base.val() {
+                self.heap_base_r.d.next = self.csr_data.val();
+            }
+            if self.csr_addr.val() == self.csr_a_heap_end.val() {
+                self.heap_end_r.d.next = self.csr_data.val();
+            }
+            if self.csr_addr.val() == self.csr_a_heap_dir.val() {
+                self.heap_dir_r.d.next = self.csr_data.val();
             }
         }
 
@@ -1204,6 +1231,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].root.next = self.root_r.q.val();
                                 self.walkers[k].limit.next = self.limit_r.q.val();
                                 self.walkers[k].structure.next = self.structure_r.q.val();
+                                self.walkers[k].heap_base.next = self.heap_base_r.q.val();
+                                self.walkers[k].heap_end.next = self.heap_end_r.q.val();
+                                self.walkers[k].heap_dir.next = self.heap_dir_r.q.val();
                                 self.walkers[k].grant.next = self.port_grant[k].val() & self.mem_req_ready.val();
                                 self.walkers[k].resp_valid.next = self.mem_resp_valid.val() & (self.mem_resp_id.val() == self.widx[k].val());
                                 self.walkers[k].resp_error.next = self.mem_resp_error.val();
@@ -1478,6 +1508,9 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.structure_r.d.next = self.structure_reset.val();
                                 self.root_r.d.next = self.zero64.val();
                                 self.limit_r.d.next = self.limit_reset.val();
+                                self.heap_base_r.d.next = self.zero64.val();
+                                self.heap_end_r.d.next = self.zero64.val();
+                                self.heap_dir_r.d.next = self.zero64.val();
                             }
                         }
                     }

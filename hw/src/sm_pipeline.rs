@@ -181,7 +181,7 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub mlu_resp_fault: Signal<Out, Bits<3>>,
     pub mlu_resp_loc: Signal<Out, Bits<64>>,
     pub csr_we: Signal<In, Bit>,
-    pub csr_addr: Signal<In, Bits<2>>,
+    pub csr_addr: Signal<In, Bits<3>>,
     pub csr_data: Signal<In, Bits<64>>,
     // Status and counters.
     pub kdone: Signal<Out, Bit>,

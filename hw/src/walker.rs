@@ -11,6 +11,13 @@
 //!   node after `limit` nodes it ends in RES_LIMIT (limit 0: at once); an
 //!   error response in RES_MEM_ERROR. A root of 0 is an empty structure.
 //! - location (`start_range` = 0): the node at `start_a`: one read.
+//! - heap (a range key with `heap_base <= a < heap_end`, the device heap's
+//!   window, sim::mlu "Heap window"): one read of the directory node
+//!   `heap_dir + (a - heap_base)` (bits 55..5), whatever the root and the
+//!   limit; found at the node's link0 (the chunk's location), not found if
+//!   it is 0. The window's compares are made on `start_a` as the key is
+//!   loaded (`heap_r`), the node's adders on the key register in Issue, so
+//!   neither lengthens the late `start` path.
 //!
 //! Node addresses are 51-bit locations (address bits 55..5), as the MLB
 //! stores them; the port address is `{node, 5'b0}`.
@@ -24,7 +31,8 @@
 //!   for a range walk and `start_a`'s for a location fetch; the unit makes
 //!   this select per miss slot, before it picks the slot, so the pick does
 //!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
-//!   only its zero test is used here), `limit` (16), `structure` (0 list,
+//!   only its zero test is used here), `heap_base`, `heap_end`, `heap_dir`
+//!   (64 each: the window CSRs), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
 //!   low); latched (the key registers follow them in every idle cycle in
 //!   which `offer` is high). `offer`: a start may come this cycle (the unit
@@ -82,6 +90,9 @@ pub struct Walker {
     pub root: Signal<In, Bits<64>>,
     pub limit: Signal<In, Bits<16>>,
     pub structure: Signal<In, Bit>,
+    pub heap_base: Signal<In, Bits<64>>,
+    pub heap_end: Signal<In, Bits<64>>,
+    pub heap_dir: Signal<In, Bits<64>>,
     pub grant: Signal<In, Bit>,
     pub resp_valid: Signal<In, Bit>,
     pub resp_error: Signal<In, Bit>,
@@ -107,6 +118,8 @@ pub struct Walker {
     pub key: Signal<Out, Bits<64>>,
     state: StateReg<WalkerState>,
     range_r: DFF<Bit>,
+    /// The walk is a heap lookup (a range key in the heap window).
+    heap_r: DFF<Bit>,
     /// The key: range `a & ADDR_MASK`, location `loc & LOC_MASK`.
     a_r: DFF<Bits<64>>,
     bst_r: DFF<Bit>,
@@ -142,6 +155,11 @@ pub struct Walker {
     link_zero: Signal<Local, Bit>,
     is_bst: Signal<Local, Bit>,
     root_m: Signal<Local, Bits<64>>,
+    /// `start_a` (masked to 56 bits) lies in the heap window.
+    start_heap: Signal<Local, Bit>,
+    start_a56: Signal<Local, Bits<64>>,
+    /// The directory node of the key register's granule.
+    heap_node: Signal<Local, Bits<64>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     two16: Constant<Bits<16>>,
@@ -171,6 +189,9 @@ impl Walker {
             root: Default::default(),
             limit: Default::default(),
             structure: Default::default(),
+            heap_base: Default::default(),
+            heap_end: Default::default(),
+            heap_dir: Default::default(),
             grant: Default::default(),
             resp_valid: Default::default(),
             resp_error: Default::default(),
@@ -196,6 +217,7 @@ impl Walker {
             key: Default::default(),
             state: Default::default(),
             range_r: Default::default(),
+            heap_r: Default::default(),
             a_r: Default::default(),
             bst_r: Default::default(),
             left_r: Default::default(),
@@ -218,6 +240,9 @@ impl Walker {
             link_zero: Default::default(),
             is_bst: Default::default(),
             root_m: Default::default(),
+            start_heap: Default::default(),
+            start_a56: Default::default(),
+            heap_node: Default::default(),
             zero16: Constant::new(0_u64.into()),
             one16: Constant::new(1_u64.into()),
             two16: Constant::new(2_u64.into()),
@@ -239,7 +264,7 @@ impl Logic for Walker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, range_r, a_r, bst_r, left_r, last_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
+            self, clock, state, range_r, heap_r, a_r, bst_r, left_r, last_r, node_r, cancelled_r, result_r, base_r, size_r, tag_r,
             link0_r, link1_r, ge_r, ok_r, link0_zero_r, link1_zero_r
         );
         self.is_bst.next = self.has_bst.val() & (!self.has_list.val() | self.structure.val());
@@ -254,6 +279,11 @@ impl Logic for Walker {
         self.node_cmp.w.next = self.one64.val();
         self.found.next = !self.range_r.q.val() | self.ok_r.q.val();
         self.root_m.next = self.root.val() & self.loc_mask.val();
+        self.start_a56.next = self.start_a.val() & self.addr_mask.val();
+        self.start_heap.next = self.start_range.val()
+            & (self.start_a56.val() >= self.heap_base.val())
+            & (self.start_a56.val() < self.heap_end.val());
+        self.heap_node.next = self.heap_dir.val() + (self.a_r.q.val() - self.heap_base.val());
         self.link.next = self.link0_r.q.val();
         self.link_zero.next = self.link0_zero_r.q.val();
         if self.bst_r.q.val() & self.ge_r.q.val() {
@@ -263,6 +293,9 @@ impl Logic for Walker {
         // Outputs from registers.
         self.req_valid.next = self.state.q.val() == WalkerState::Issue;
         self.req_node.next = self.node_r.q.val();
+        if self.heap_r.q.val() {
+            self.req_node.next = self.heap_node.val().get_bits::<51>(5);
+        }
         self.busy.next = self.state.q.val() != WalkerState::Idle;
         self.in_flight.next = (self.state.q.val() == WalkerState::Issue)
             | (self.state.q.val() == WalkerState::Wait)
@@ -290,14 +323,17 @@ impl Logic for Walker {
                 self.cancelled_r.d.next = false;
                 if self.offer.val() {
                     self.range_r.d.next = self.start_range.val();
+                    self.heap_r.d.next = self.start_heap.val();
                     self.bst_r.d.next = self.is_bst.val();
                     self.left_r.d.next = self.limit.val();
                     self.last_r.d.next = self.limit.val() == self.one16.val();
                     self.node_r.d.next = self.start_node.val();
                     if self.start_range.val() {
-                        self.a_r.d.next = self.start_a.val() & self.addr_mask.val();
+                        self.a_r.d.next = self.start_a56.val();
                         self.result_r.d.next = self.res_found.val();
-                        if self.root_m.val() == self.zero64.val() {
+                        if self.start_heap.val() {
+                            self.result_r.d.next = self.res_found.val();
+                        } else if self.root_m.val() == self.zero64.val() {
                             self.result_r.d.next = self.res_not_found.val();
                         } else if self.limit.val() == self.zero16.val() {
                             self.result_r.d.next = self.res_limit.val();
@@ -308,7 +344,10 @@ impl Logic for Walker {
                 }
                 if self.start.val() {
                     self.state.d.next = WalkerState::Issue;
-                    if self.start_range.val() & ((self.root_m.val() == self.zero64.val()) | (self.limit.val() == self.zero16.val())) {
+                    if self.start_range.val()
+                        & !self.start_heap.val()
+                        & ((self.root_m.val() == self.zero64.val()) | (self.limit.val() == self.zero16.val()))
+                    {
                         self.state.d.next = WalkerState::Done;
                     }
                 }
@@ -340,7 +379,15 @@ impl Logic for Walker {
                 self.left_r.d.next = self.left_r.q.val() - self.one16.val();
                 self.last_r.d.next = self.left_r.q.val() == self.two16.val();
                 self.state.d.next = WalkerState::Done;
-                if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
+                if self.heap_r.q.val() {
+                    // One directory node: its link0 is the chunk's location.
+                    if self.result_r.q.val() == self.res_found.val() {
+                        self.node_r.d.next = self.link0_r.q.val();
+                        if self.link0_zero_r.q.val() {
+                            self.result_r.d.next = self.res_not_found.val();
+                        }
+                    }
+                } else if (self.result_r.q.val() == self.res_found.val()) & !self.found.val() {
                     if self.link_zero.val() {
                         self.result_r.d.next = self.res_not_found.val();
                     } else if self.last_r.q.val() {

@@ -63,9 +63,10 @@ impl HeapWindow {
     pub fn holds(&self, a: u64) -> bool {
         self.base <= a && a < self.end
     }
-    /// The directory node of the granule holding `a` (in the window).
+    /// The directory node of the granule holding `a` (in the window):
+    /// bits 55..5 of `dir + (a - base)`, as the walker's adders give it.
     pub fn node_of(&self, a: u64) -> u64 {
-        self.dir + ((a - self.base) & !(crate::node::NODE_BYTES - 1))
+        self.dir.wrapping_add(a - self.base) & LOC_MASK
     }
 }
 
@@ -229,7 +230,7 @@ impl Mlu {
     fn heap_path(&mut self, mem: &(impl MetaMemory + ?Sized), a: u64) -> Result<Option<(u64, Meta)>, FaultCode> {
         let node = self.csrs.heap.node_of(a);
         self.counters.steps += 1;
-        let location = self.read(mem, node + LINK0)?;
+        let location = self.read(mem, node + LINK0)? & LOC_MASK;
         if location == 0 {
             return Ok(None);
         }

@@ -433,6 +433,9 @@ impl MluUnit {
     pub fn set_heap_window(&mut self, heap: HeapWindow) {
         self.csrs.heap = heap;
     }
+    pub fn heap_window(&self) -> HeapWindow {
+        self.csrs.heap
+    }
     pub fn set_structure(&mut self, s: Structure) {
         self.csrs.structure = s;
     }

@@ -15,7 +15,7 @@ use sim::pointer::untag;
 use sim::runtime::Runtime;
 use std::collections::BTreeSet;
 use verif::unit_driver::{UnitCosim, UnitMismatch, UnitRun};
-use verif::unit_stimulus::{heap, RandomRequests, Stream};
+use verif::unit_stimulus::{heap, with_device_heap, RandomRequests, Stream};
 use verif::verilator::Top;
 
 /// The parameters of one unit: model side and top, and whether the top is
@@ -102,6 +102,24 @@ fn unit_verilog_matches_the_model_hot_stream_4_entries_2_walkers() {
 }
 
 /// Every committed unit top, 1,000,000 requests of the hot stream.
+/// The device heap's window set (sim::device_heap): host allocations and
+/// heap chunks, live and freed, side by side; heap lookups read one
+/// directory node through the port, and their fills meet present entries
+/// (an address in a chunk's canary finds a chunk the MLB holds).
+#[test]
+fn unit_verilog_matches_the_model_with_the_device_heap() {
+    let u = unit(8, Structure::Bst, 4, 32, 2, 2);
+    let seed = 41;
+    let (rt, allocs) = with_device_heap(&u.params.cfg, 20, 40, seed).unwrap();
+    let mut cs = start(&u, seed);
+    let port = PortParams { min_latency: 1, max_latency: 60, ready_percent: 80, errors_per_million: 2000, shuffle: true, seed };
+    let run = cs.run(&u.params, &rt, RandomRequests::over(allocs, u.params.lanes, seed * 31), 100_000, port).unwrap();
+    cs.finish().unwrap();
+    check(&u, &run, "device heap");
+    let c = run.counters;
+    assert!(c.walks > 0 && c.fills_present > 0 && c.merged > 0, "{c:?}");
+}
+
 #[test]
 fn unit_verilog_matches_the_model_one_million_requests_mlu8_bst_k4_l32_p2_c2() {
     random(&unit(8, Structure::Bst, 4, 32, 2, 2), Stream::Hot, 21, 1_000_000);
@@ -222,6 +240,21 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         // found the same node and fill in consecutive cycles put it in the
         // MLB twice.
         ("mutant_lookahead", (0..8).map(|i| edit(format!("fill_match_{i} = fn_q_0_q;"), format!("fill_match_{i} = 1'b0;"), 1)).collect()),
+        // The heap lookup reads the directory node of the next granule (an
+        // off-by-one chunk index), in every walker.
+        (
+            "mutant_heap_node",
+            vec![edit("heap_node = heap_dir + (a_r_q - heap_base);", "heap_node = heap_dir + (a_r_q - heap_base) + 64'h20;", 4)],
+        ),
+        // The heap window is never matched: heap addresses walk the structure.
+        (
+            "mutant_heap_window",
+            vec![edit(
+                "start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);",
+                "start_heap = 1'b0;",
+                4,
+            )],
+        ),
     ]
 }
 
@@ -257,23 +290,30 @@ fn switched(text: &str) -> String {
 /// The switched build of mlu8_bst_k4_l32_p2_c2's Verilog run with the
 /// switches `on` on the random stream of
 /// `unit_verilog_matches_the_model_two_check_stages` (which the unmutated
-/// Verilog passes).
-fn run_switched(on: &[&str]) -> UnitRun {
+/// Verilog passes), or with `device` on the device-heap stream of
+/// `unit_verilog_matches_the_model_with_the_device_heap`.
+fn run_switched(on: &[&str], device: bool) -> UnitRun {
     let u = unit(8, Structure::Bst, 4, 32, 2, 2);
     let seed = 13;
-    let rt = heap(&u.params.cfg, 40, seed).unwrap();
+    let (rt, allocs) = if device {
+        with_device_heap(&u.params.cfg, 20, 40, seed).unwrap()
+    } else {
+        let rt = heap(&u.params.cfg, 40, seed).unwrap();
+        let allocs = rt.allocations().iter().map(|a| (a.ptr, a.size, a.location)).collect();
+        (rt, allocs)
+    };
     let port = PortParams { min_latency: 1, max_latency: 120, ready_percent: 70, errors_per_million: 2000, shuffle: true, seed };
     // At most 20,000 requests: the C++ at -O0 (about 17 s to build and run
     // here, against 41 s at the RTL builds' -O2).
     let mut cs = UnitCosim::start_with_cxx_opt(&u.top, &switched(&u.top.verilog), "-mutants", 32, seed, Some("-O0"), on).unwrap();
-    let run = cs.run(&u.params, &rt, RandomRequests::new(&rt, 32, seed * 31), 20_000, port).unwrap();
+    let run = cs.run(&u.params, &rt, RandomRequests::over(allocs, 32, seed * 31), 20_000, port).unwrap();
     cs.finish().unwrap();
     run
 }
 
 /// The mutant `name` on its own: the mismatch it must give.
 fn mutant(name: &str) -> UnitMismatch {
-    let run = run_switched(&[name]);
+    let run = run_switched(&[name], name.starts_with("mutant_heap"));
     let m = run.mismatch.unwrap_or_else(|| panic!("mutant {name} passed {} requests", run.requests));
     eprintln!("{name}: caught at {m}");
     m
@@ -283,11 +323,13 @@ fn mutant(name: &str) -> UnitMismatch {
 /// each mismatch below is its mutant's.
 #[test]
 fn unit_verilog_mutant_build_with_every_mutant_off_matches_the_model() {
-    let run = run_switched(&[]);
-    if let Some(m) = &run.mismatch {
-        panic!("the switched build, every mutant off: {m}");
+    for device in [false, true] {
+        let run = run_switched(&[], device);
+        if let Some(m) = &run.mismatch {
+            panic!("the switched build, every mutant off (device heap: {device}): {m}");
+        }
+        assert_eq!(run.requests, 20_000);
     }
-    assert_eq!(run.requests, 20_000);
 }
 
 #[test]
@@ -316,4 +358,15 @@ fn unit_verilog_mutant_uncounted_node_is_caught() {
 #[test]
 fn unit_verilog_mutant_fill_lookahead_forgetting_the_previous_fill_is_caught() {
     mutant("mutant_lookahead");
+}
+
+#[test]
+fn unit_verilog_mutant_heap_lookup_off_by_one_granule_is_caught() {
+    let m = mutant("mutant_heap_node");
+    assert!(m.ports.iter().any(|p| p.0.starts_with("mem_req")), "the directory read's address: {m}");
+}
+
+#[test]
+fn unit_verilog_mutant_heap_window_ignored_is_caught() {
+    mutant("mutant_heap_window");
 }

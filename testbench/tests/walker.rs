@@ -4,11 +4,15 @@
 //! metadata, the key and the cancel flag, on lists and BSTs built by the
 //! runtime, with random port latency and back-pressure, random starts
 //! (range walks and location fetches), releases, cancels, step limits,
-//! error responses and an unreadable node.
+//! error responses and an unreadable node; and with the device heap's
+//! window set, heap lookups (one directory read) among the walks.
 use hw::mlu::{RES_FOUND, RES_LIMIT, RES_MEM_ERROR, RES_NOT_FOUND};
 use hw::walker::Walker as Rtl;
 use rust_hdl::prelude::*;
+use sim::canary::alloc_unit::rtl_heap_config;
+use sim::canary::heap::{CheckMode, HeapConfig};
 use sim::config::{MluConfig, Structure};
+use sim::device_heap::DEFAULT_DIRECTORY_BASE;
 use sim::meta_port::{PortParams, PortSim};
 use sim::mlb::LOC_MASK;
 use sim::pointer::ADDR_MASK;
@@ -71,10 +75,26 @@ fn compare(u: &Rtl, m: &Walker, csrs: &WalkCsrs, ctx: &str) {
 
 /// `allocs` allocations; one read in 200 answered with an error, and the
 /// node of allocation `poisoned` (if any) unreadable.
-fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Option<usize>) -> [u64; 4] {
+/// With `device`, a device heap (sim::device_heap) is attached, half of
+/// its chunks freed, and a third of the range keys fall in its window.
+fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Option<usize>, device: bool) -> [u64; 4] {
     let cfg = RuntimeConfig { mlu: MluConfig { structure, ..MluConfig::default() }, seed, ..RuntimeConfig::default() };
     let mut rt = Runtime::new(cfg).unwrap();
     let mut rng = SplitMix64(seed);
+    let mut chunks = Vec::new();
+    if device {
+        let heap = HeapConfig { tag_seed: Some(seed as u16 | 1), ..rtl_heap_config(CheckMode::Free, 0) };
+        rt.attach_device_heap(heap, DEFAULT_DIRECTORY_BASE).unwrap();
+        for i in 0..30 {
+            if let Ok(p) = rt.device_malloc(1 + rng.below(230), rng.below(8)) {
+                chunks.push(p);
+                if i % 2 == 0 {
+                    rt.device_free(p).unwrap();
+                }
+            }
+        }
+    }
+    let window = rt.mlu().csrs().heap;
     let ptrs: Vec<u64> = (0..allocs).map(|_| rt.malloc(16 + rng.next_u64() % 5000, None).unwrap()).collect();
     if let Some(k) = poisoned {
         let loc = rt.node_of(ptrs[k]).unwrap();
@@ -90,13 +110,14 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
     let mut m = Walker::default();
     let port = PortParams { min_latency: 1, max_latency: 25, ready_percent: 60, shuffle: true, errors_per_million: 5000, seed };
     let mut port = PortSim::new(port);
-    let mut csrs = WalkCsrs { structure, root: rt.root(), step_limit: 4096, heap: Default::default() };
+    let mut csrs = WalkCsrs { structure, root: rt.root(), step_limit: 4096, heap: window };
+    let mem = rt.meta_memory();
     let mut ends = [0u64; 4];
     for c in 0..cycles {
         let ctx = format!("{structure:?} seed {seed} cycle {c}");
         compare(&u, &m, &csrs, &ctx);
         let req = m.request(0, &csrs);
-        let (ready, resp) = port.cycle(rt.memory(), req.as_ref());
+        let (ready, resp) = port.cycle(&mem, req.as_ref());
         let granted = ready && req.is_some();
         let x = rng.next_u64();
         let was_idle = m.is_idle();
@@ -116,6 +137,8 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         let a = match (x >> 24) % 8 {
             0 => x >> 30,                            // anywhere
             1 => (ptrs[k] & ADDR_MASK).wrapping_sub(1), // just below
+            2 | 3 if device => ((chunks[k % chunks.len()] & ADDR_MASK) + (x >> 40) % 300).wrapping_sub(20), // around a chunk
+            4 if device => window.base + (x >> 40) % (window.end - window.base), // anywhere in the heap
             _ => ptrs[k] + (x >> 40) % 64,
         };
         let loc = rt.node_of(ptrs[k]).unwrap() | ((x >> 4) & 0x1F) | (0xAB << 56);
@@ -133,6 +156,9 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         u.root.next = csrs.root.into();
         u.limit.next = (csrs.step_limit as u64).into();
         u.structure.next = structure == Structure::Bst;
+        u.heap_base.next = window.base.into();
+        u.heap_end.next = window.end.into();
+        u.heap_dir.next = window.dir.into();
         u.grant.next = granted;
         u.resp_valid.next = resp.is_some();
         let d = resp.and_then(|r| r.data).unwrap_or([0; 4]);
@@ -163,7 +189,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
 
 #[test]
 fn walker_matches_the_model_on_bsts() {
-    let ends = run(Structure::Bst, 1, 30_000, 200, Some(121));
+    let ends = run(Structure::Bst, 1, 30_000, 200, Some(121), false);
     eprintln!("bst walks ended found/not found/limit/mem error: {ends:?}");
     assert!(ends.iter().all(|&n| n > 0), "every result reached: {ends:?}");
 }
@@ -171,7 +197,16 @@ fn walker_matches_the_model_on_bsts() {
 #[test]
 fn walker_matches_the_model_on_lists() {
     // (Every walk that misses crosses every node of a list: no poisoned one.)
-    let ends = run(Structure::List, 2, 30_000, 40, None);
+    let ends = run(Structure::List, 2, 30_000, 40, None, false);
     eprintln!("list walks ended found/not found/limit/mem error: {ends:?}");
     assert!(ends.iter().all(|&n| n > 0), "every result reached: {ends:?}");
+}
+
+#[test]
+fn walker_matches_the_model_with_the_device_heap() {
+    for (structure, seed) in [(Structure::Bst, 3), (Structure::List, 4)] {
+        let ends = run(structure, seed, 20_000, 40, None, true);
+        eprintln!("{structure:?} with the device heap: walks ended found/not found/limit/mem error: {ends:?}");
+        assert!(ends.iter().all(|&n| n > 0), "every result reached: {ends:?}");
+    }
 }

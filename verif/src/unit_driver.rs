@@ -18,7 +18,8 @@
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build_with_cxx_opt, BuildSpec, Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
-use hw::mlu::{CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use hw::mlu::{CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_END, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use sim::mlu::HeapWindow;
 use sim::config::{Mode, Structure};
 use sim::fault::Op;
 use sim::meta_port::{PortParams, PortSim};
@@ -237,7 +238,9 @@ impl<'a> ModelAhead<'a> {
     /// One cycle, whether or not anything is left to do.
     fn cycle(&mut self, rt: &Runtime) -> Result<(CycleIn, UnitOut)> {
         let o = self.model.outputs();
-        let (ready, resp) = self.port.cycle(rt.memory(), o.mem_req.as_ref());
+        // The runtime's memory as the MLU reads it: the image and the device
+        // heap's directory.
+        let (ready, resp) = self.port.cycle(&rt.meta_memory(), o.mem_req.as_ref());
         let req = self.stream.peek().cloned();
         self.model.tick(UnitIn { req: req.as_ref(), mem_req_ready: ready, mem_resp: resp }).map_err(|e| anyhow!("model: {e}"))?;
         if o.req_ready && req.is_some() {
@@ -529,9 +532,18 @@ pub enum Csr {
     Structure(Structure),
     Root(u64),
     StepLimit(u32),
+    /// The device heap's window, one register each.
+    HeapBase(u64),
+    HeapEnd(u64),
+    HeapDir(u64),
 }
 
 impl Csr {
+    /// The three writes that set the heap window `w`.
+    pub fn heap_window(w: HeapWindow) -> [Csr; 3] {
+        [Csr::HeapBase(w.base), Csr::HeapEnd(w.end), Csr::HeapDir(w.dir)]
+    }
+
     /// `csr_addr` and `csr_data` (hw::mlu_unit's CSR port).
     fn addr_data(self) -> (u64, u64) {
         match self {
@@ -539,6 +551,9 @@ impl Csr {
             Csr::Structure(s) => (CSR_STRUCTURE, (s == Structure::Bst) as u64),
             Csr::Root(r) => (CSR_ROOT, r),
             Csr::StepLimit(l) => (CSR_STEP_LIMIT, l as u64),
+            Csr::HeapBase(v) => (CSR_HEAP_BASE, v),
+            Csr::HeapEnd(v) => (CSR_HEAP_END, v),
+            Csr::HeapDir(v) => (CSR_HEAP_DIR, v),
         }
     }
 
@@ -548,6 +563,9 @@ impl Csr {
             Csr::Structure(s) => model.set_structure(s),
             Csr::Root(r) => model.set_root(r),
             Csr::StepLimit(l) => model.set_step_limit(l),
+            Csr::HeapBase(v) => model.set_heap_window(HeapWindow { base: v, ..model.heap_window() }),
+            Csr::HeapEnd(v) => model.set_heap_window(HeapWindow { end: v, ..model.heap_window() }),
+            Csr::HeapDir(v) => model.set_heap_window(HeapWindow { dir: v, ..model.heap_window() }),
         }
     }
 }
@@ -642,7 +660,11 @@ impl UnitCosim {
     pub fn run(&mut self, p: &UnitParams, rt: &Runtime, requests: impl Iterator<Item = UnitRequest>, limit: u64, port: PortParams) -> Result<UnitRun> {
         self.check_lanes(p)?;
         let mut ahead = ModelAhead::new(p, rt, requests.take(limit as usize), port)?;
-        self.reset_and_write(&[Csr::Root(rt.root())], &mut ahead.model)?;
+        let mut csrs = vec![Csr::Root(rt.root())];
+        if rt.device_heap().is_some() {
+            csrs.extend(Csr::heap_window(rt.mlu().csrs().heap));
+        }
+        self.reset_and_write(&csrs, &mut ahead.model)?;
         let mut run = UnitRun::default();
         self.drive(&mut ahead, &mut rt.clone(), &mut run, &[])?;
         run.counters = *ahead.model.counters();

@@ -91,26 +91,34 @@ pub fn check_scenario(sc: &Scenario) -> Result<VerilogCheck> {
             if c.entries == 0 { "mlb_entries 0".to_string() } else { "structure sol".to_string() }
         );
     }
-    if sc.device_heap.is_some() {
-        bail!(
-            "scenario {}: no RTL for the device heap's lookup path yet (the MLU's heap window and the allocator's directory are in the golden model only); use --engine model",
-            sc.name
-        );
-    }
     let (top, params) = unit_top(c)?;
     let model = sc.run().map_err(|e| anyhow!("{e}"))?;
-    let mut rt = Runtime::new(RuntimeConfig { mlu: sc.config.clone(), seed: sc.seed, tag_history: sc.tag_history, ..Default::default() })
-        .map_err(|e| anyhow!("scenario {}: {e}", sc.name))?;
+    let mut rt = sc.runtime().map_err(|e| anyhow!("scenario {}: {e}", sc.name))?;
     let port = port(sc.seed);
-    let csrs = [Csr::Mode(sc.config.mode), Csr::StepLimit(sc.config.step_limit), Csr::Root(rt.root())];
+    let mut csrs = vec![Csr::Mode(sc.config.mode), Csr::StepLimit(sc.config.step_limit), Csr::Root(rt.root())];
+    if sc.device_heap.is_some() {
+        csrs.extend(Csr::heap_window(rt.mlu().csrs().heap));
+    }
     let mut cosim = UnitCosim::start(&top, &top.verilog, "", params.lanes, sc.seed)?;
-    let mut driver = Driver { sc, req: Requests::new(params.lanes), ids: HashMap::new(), next_event: 0, seen: 0, waiting: None, verdicts: HashMap::new() };
+    let mut driver = Driver {
+        sc,
+        req: Requests::new(params.lanes),
+        ids: HashMap::new(),
+        dev: HashMap::new(),
+        next_event: 0,
+        seen: 0,
+        waiting: None,
+        verdicts: HashMap::new(),
+    };
     // The last call of `next` (None) reads the last event's answers.
     let run = cosim.run_phases(&params, &mut rt, &csrs, port, |rt, run| driver.next(rt, &run.answers))?;
     cosim.finish()?;
     let mut outcome = model;
     let mut differences = vec![];
-    for r in outcome.results.iter_mut().filter(|r| r.op != "free") {
+    // The MLU's verdicts; the findings of a free (the runtime's) and of a
+    // device_free (the allocator model's: the canary unit is not in this
+    // top) stay the model's.
+    for r in outcome.results.iter_mut().filter(|r| r.op != "free" && r.op != "device_free") {
         let event = r.event;
         let Some(&(bits, op)) = driver.verdicts.get(&event) else {
             if run.mismatch.is_some() {
@@ -179,6 +187,8 @@ struct Driver<'s> {
     req: Requests,
     /// Allocation name -> runtime allocation id.
     ids: HashMap<&'s str, usize>,
+    /// Device-heap allocation name -> its tagged pointer.
+    dev: HashMap<&'s str, u64>,
     next_event: usize,
     /// Answers already read.
     seen: usize,
@@ -234,10 +244,13 @@ impl<'s> Driver<'s> {
                 }
                 Ok(a.location)
             };
-            let resolve = |ids: &HashMap<&str, usize>, p: &PtrSpec| -> Result<(u64, u64)> {
+            let resolve = |ids: &HashMap<&str, usize>, dev: &HashMap<&str, u64>, p: &PtrSpec| -> Result<(u64, u64)> {
                 match p {
                     PtrSpec::Alloc { name, offset, untagged } => {
-                        let mut base = rt.allocations()[alloc(ids, name)?].ptr;
+                        let mut base = match dev.get(name.as_str()) {
+                            Some(&q) => q,
+                            None => rt.allocations()[alloc(ids, name)?].ptr,
+                        };
                         if *untagged {
                             base = sim::pointer::untag(base);
                         }
@@ -254,14 +267,14 @@ impl<'s> Driver<'s> {
                     phase = self.req.host_ops(rt);
                 }
                 ScenarioEvent::Free { ptr, .. } => {
-                    let (p, _) = resolve(&self.ids, ptr)?;
+                    let (p, _) = resolve(&self.ids, &self.dev, ptr)?;
                     // A rejected free (DOUBLE_FREE, INVALID_FREE) is the
                     // runtime's finding and asks nothing of the MLU.
                     let _ = rt.free(p);
                     phase = self.req.host_ops(rt);
                 }
                 ScenarioEvent::Access { ptr, width, .. } => {
-                    let (p, root) = resolve(&self.ids, ptr)?;
+                    let (p, root) = resolve(&self.ids, &self.dev, ptr)?;
                     let w = *width as u32;
                     let r = match sc.config.mode {
                         Mode::Compiler => {
@@ -298,8 +311,17 @@ impl<'s> Driver<'s> {
                     rt.flush_mlb();
                     phase = self.req.host_ops(rt);
                 }
-                ScenarioEvent::DeviceMalloc { .. } | ScenarioEvent::DeviceFree { .. } => {
-                    unreachable!("check_scenario refuses device-heap scenarios")
+                ScenarioEvent::DeviceMalloc { name, size } => {
+                    let p = rt.device_malloc(*size, 0).map_err(|e| err(format!("device_malloc refused: {e}")))?;
+                    self.dev.insert(name.as_str(), p);
+                    phase = self.req.host_ops(rt);
+                }
+                ScenarioEvent::DeviceFree { ptr, .. } => {
+                    let (p, _) = resolve(&self.ids, &self.dev, ptr)?;
+                    // A refused free is the allocator's finding and asks
+                    // nothing of the MLU; an accepted one INVALIDATEs.
+                    let _ = rt.device_free(p);
+                    phase = self.req.host_ops(rt);
                 }
             }
             if !phase.csrs.is_empty() || !phase.requests.is_empty() {

@@ -4,7 +4,10 @@
 //! through [`UnitCosim::run`].
 use crate::unit_driver::{UnitCosim, UnitRun};
 use anyhow::Result;
+use sim::canary::alloc_unit::rtl_heap_config;
+use sim::canary::heap::{CheckMode, HeapConfig, CANARY_BYTES};
 use sim::config::MluConfig;
+use sim::device_heap::DEFAULT_DIRECTORY_BASE;
 use sim::fault::Op;
 use sim::meta_port::PortParams;
 use sim::mlu_unit::{UnitParams, UnitRequest};
@@ -25,6 +28,33 @@ pub fn heap(cfg: &MluConfig, allocations: usize, seed: u64) -> Result<Runtime> {
     Ok(rt)
 }
 
+/// [`heap`] with the device heap attached (sim::device_heap: the canary RTL
+/// unit's geometry, tags seeded by `seed`): `chunks` in-kernel mallocs of
+/// 1..240 bytes from random requesters, every third freed. Returns the
+/// runtime and every allocation as (tagged pointer, size, location), host
+/// ones first, for [`RandomRequests::over`].
+pub fn with_device_heap(cfg: &MluConfig, allocations: usize, chunks: usize, seed: u64) -> Result<(Runtime, Vec<(u64, u64, u64)>)> {
+    let mut rt = Runtime::new(RuntimeConfig { mlu: cfg.clone(), seed, ..RuntimeConfig::default() })?;
+    let heap = HeapConfig { tag_seed: Some((seed % 65535) as u16 + 1), ..rtl_heap_config(CheckMode::Free, 0) };
+    rt.attach_device_heap(heap, DEFAULT_DIRECTORY_BASE)?;
+    let mut rng = SplitMix64(seed);
+    for _ in 0..allocations {
+        rt.malloc(16 + rng.next_u64() % 4000, None)?;
+    }
+    let mut allocs: Vec<(u64, u64, u64)> = rt.allocations().iter().map(|a| (a.ptr, a.size, a.location)).collect();
+    for i in 0..chunks {
+        let size = 1 + rng.below(240);
+        let Ok(p) = rt.device_malloc(size, rng.below(8)) else { continue };
+        let loc = rt.device_heap().expect("attached").location(untag(p) - CANARY_BYTES);
+        allocs.push((p, size, loc));
+        if i % 3 == 0 {
+            rt.device_free(p).map_err(|e| anyhow::anyhow!("device_free: {e:?}"))?;
+        }
+    }
+    rt.take_host_ops();
+    Ok((rt, allocs))
+}
+
 /// An endless stream of random requests over `rt`'s allocations: 15%
 /// LOADMETA, 75% MEMCHECK.G, 6% MEMCHECK.S, 3% INVALIDATE, 1% FLUSH. Lane
 /// pointers are mostly in bounds, with untagged, stale-tag and one-past-end
@@ -40,6 +70,11 @@ pub struct RandomRequests {
 impl RandomRequests {
     pub fn new(rt: &Runtime, lanes: usize, seed: u64) -> RandomRequests {
         let allocs = rt.allocations().iter().map(|a| (a.ptr, a.size, a.location)).collect();
+        Self::over(allocs, lanes, seed)
+    }
+    /// The same over the allocations `allocs`: (tagged pointer, size,
+    /// location) each.
+    pub fn over(allocs: Vec<(u64, u64, u64)>, lanes: usize, seed: u64) -> RandomRequests {
         RandomRequests { allocs, lanes, rng: SplitMix64(seed), next_id: 0 }
     }
 }

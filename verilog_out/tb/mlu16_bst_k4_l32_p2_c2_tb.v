@@ -96,7 +96,7 @@ module mlu16_bst_k4_l32_p2_c2_tb;
     reg  [63:0] mem_resp_link0 = 0;
     reg  [63:0] mem_resp_link1 = 0;
     reg  csr_we = 0;
-    reg  [1:0] csr_addr = 0;
+    reg  [2:0] csr_addr = 0;
     reg  [63:0] csr_data = 0;
     wire req_ready;
     reg  exp_req_ready;

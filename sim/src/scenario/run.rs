@@ -130,12 +130,11 @@ impl Outcome {
 }
 
 impl Scenario {
-    /// Runs the scenario on the golden model (A's [`Runtime`]): every access
-    /// is LOADMETA on its root pointer (the allocation's tagged base, or the
-    /// raw pointer itself) then MEMCHECK.G in compiler mode, MEMCHECK.G alone
-    /// in HWONLY mode. Errors (a malloc the runtime refuses, a corrupt/poison
-    /// of a retired node) name the event and field.
-    pub fn run(&self) -> Result<Outcome, ScenarioError> {
+    /// The scenario's runtime before its first event: its MLU parameters,
+    /// seed and tag history, and the device heap attached if it has one (the
+    /// canary RTL unit's geometry, tags seeded from `seed`, the directory at
+    /// [`DEFAULT_DIRECTORY_BASE`]). Every engine starts from it.
+    pub fn runtime(&self) -> Result<Runtime, ScenarioError> {
         let cfg = RuntimeConfig {
             mlu: self.config.clone(),
             seed: self.seed,
@@ -157,6 +156,16 @@ impl Scenario {
                 message: e.message.clone(),
             })?;
         }
+        Ok(rt)
+    }
+
+    /// Runs the scenario on the golden model (A's [`Runtime`]): every access
+    /// is LOADMETA on its root pointer (the allocation's tagged base, or the
+    /// raw pointer itself) then MEMCHECK.G in compiler mode, MEMCHECK.G alone
+    /// in HWONLY mode. Errors (a malloc the runtime refuses, a corrupt/poison
+    /// of a retired node) name the event and field.
+    pub fn run(&self) -> Result<Outcome, ScenarioError> {
+        let mut rt = self.runtime()?;
         // Allocation name -> runtime allocation id.
         let mut ids: HashMap<&str, usize> = HashMap::new();
         // Device allocation name -> (tagged pointer, requested size).
