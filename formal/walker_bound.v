@@ -16,12 +16,13 @@
 // hold anything (a cyclic list, a wrongly ordered tree, nodes rewritten
 // while the walk reads them, errors); start only with offer; the key,
 // root, structure, the heap window, cancel and taken free otherwise (taken
-// only once done). A heap lookup (a key in the window) reads one node, so
-// it ends within the bound of any limit >= 1.
+// only once done). A heap lookup (a key in the window) reads one node a
+// cycle after its start (HeapNode), so it ends within the bound of any
+// MAX_LIMIT >= 2 (the checks here use 2 and 3).
 // Property (assertion): every walk ends (`done`) at most BOUND cycles after
 // its accepted start; BOUND = 1 + MAX_LIMIT * (LAT + RWAIT + 2).
 module walker_bound(clock, reset, start, start_range, start_a, start_node, root, limit, structure,
-                    heap_base, heap_end, heap_dir, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
+                    heap_base, heap_end, heap_delta, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
                     taken, cancel);
     input wire        clock;
     input wire        reset;
@@ -34,7 +35,7 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     input wire        structure;
     input wire [63:0] heap_base;
     input wire [63:0] heap_end;
-    input wire [63:0] heap_dir;
+    input wire [63:0] heap_delta;
     input wire        grant;
     input wire        resp_valid;
     input wire        resp_error;
@@ -55,7 +56,7 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     `WALKER uut(
         .clock(clock), .reset(reset), .start(start), .offer(start), .start_range(start_range),
         .start_a(start_a), .start_node(start_node), .root(root), .limit(limit), .structure(structure),
-        .heap_base(heap_base), .heap_end(heap_end), .heap_dir(heap_dir),
+        .heap_base(heap_base), .heap_end(heap_end), .heap_delta(heap_delta),
         .grant(grant), .resp_valid(resp_valid), .resp_error(resp_error), .resp_base(resp_base),
         .resp_size_tag(resp_size_tag), .resp_link0(resp_link0), .resp_link1(resp_link1),
         .taken(taken), .cancel(cancel), .req_valid(req_valid), .req_node(req_node), .busy(busy),

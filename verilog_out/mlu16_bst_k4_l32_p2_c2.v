@@ -511,7 +511,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_0_structure;
     reg  [63:0] walkers_0_heap_base;
     reg  [63:0] walkers_0_heap_end;
-    reg  [63:0] walkers_0_heap_dir;
+    reg  [63:0] walkers_0_heap_delta;
     reg  walkers_0_grant;
     reg  walkers_0_resp_valid;
     reg  walkers_0_resp_error;
@@ -546,7 +546,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_1_structure;
     reg  [63:0] walkers_1_heap_base;
     reg  [63:0] walkers_1_heap_end;
-    reg  [63:0] walkers_1_heap_dir;
+    reg  [63:0] walkers_1_heap_delta;
     reg  walkers_1_grant;
     reg  walkers_1_resp_valid;
     reg  walkers_1_resp_error;
@@ -581,7 +581,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_2_structure;
     reg  [63:0] walkers_2_heap_base;
     reg  [63:0] walkers_2_heap_end;
-    reg  [63:0] walkers_2_heap_dir;
+    reg  [63:0] walkers_2_heap_delta;
     reg  walkers_2_grant;
     reg  walkers_2_resp_valid;
     reg  walkers_2_resp_error;
@@ -616,7 +616,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_3_structure;
     reg  [63:0] walkers_3_heap_base;
     reg  [63:0] walkers_3_heap_end;
-    reg  [63:0] walkers_3_heap_dir;
+    reg  [63:0] walkers_3_heap_delta;
     reg  walkers_3_grant;
     reg  walkers_3_resp_valid;
     reg  walkers_3_resp_error;
@@ -974,6 +974,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [63:0] heap_end_r_q;
     reg  [63:0] heap_dir_r_d;
     reg  [63:0] heap_dir_r_q;
+    reg  [63:0] heap_delta_r_d;
+    reg  [63:0] heap_delta_r_q;
     reg  p_valid_0_d;
     reg  p_valid_0_q;
     reg  p_valid_1_d;
@@ -3727,7 +3729,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .structure(walkers_0_structure),
         .heap_base(walkers_0_heap_base),
         .heap_end(walkers_0_heap_end),
-        .heap_dir(walkers_0_heap_dir),
+        .heap_delta(walkers_0_heap_delta),
         .grant(walkers_0_grant),
         .resp_valid(walkers_0_resp_valid),
         .resp_error(walkers_0_resp_error),
@@ -3765,7 +3767,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .structure(walkers_1_structure),
         .heap_base(walkers_1_heap_base),
         .heap_end(walkers_1_heap_end),
-        .heap_dir(walkers_1_heap_dir),
+        .heap_delta(walkers_1_heap_delta),
         .grant(walkers_1_grant),
         .resp_valid(walkers_1_resp_valid),
         .resp_error(walkers_1_resp_error),
@@ -3803,7 +3805,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .structure(walkers_2_structure),
         .heap_base(walkers_2_heap_base),
         .heap_end(walkers_2_heap_end),
-        .heap_dir(walkers_2_heap_dir),
+        .heap_delta(walkers_2_heap_delta),
         .grant(walkers_2_grant),
         .resp_valid(walkers_2_resp_valid),
         .resp_error(walkers_2_resp_error),
@@ -3841,7 +3843,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .structure(walkers_3_structure),
         .heap_base(walkers_3_heap_base),
         .heap_end(walkers_3_heap_end),
-        .heap_dir(walkers_3_heap_dir),
+        .heap_delta(walkers_3_heap_delta),
         .grant(walkers_3_grant),
         .resp_valid(walkers_3_resp_valid),
         .resp_error(walkers_3_resp_error),
@@ -4221,6 +4223,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         heap_base_r_q = 64'h0;
         heap_end_r_q = 64'h0;
         heap_dir_r_q = 64'h0;
+        heap_delta_r_q = 64'h0;
         p_valid_0_q = 1'h0;
         p_valid_1_q = 1'h0;
         p_valid_2_q = 1'h0;
@@ -5394,6 +5397,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         heap_base_r_q <= heap_base_r_d;
         heap_end_r_q <= heap_end_r_d;
         heap_dir_r_q <= heap_dir_r_d;
+        heap_delta_r_q <= heap_delta_r_d;
         p_valid_0_q <= p_valid_0_d;
         p_valid_1_q <= p_valid_1_d;
         p_valid_2_q <= p_valid_2_d;
@@ -6593,6 +6597,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [7:0] fq_tag_d_comb;
     reg  fq_valid_d_comb;
     reg  [63:0] heap_base_r_d_comb;
+    reg  [63:0] heap_delta_r_d_comb;
     reg  [63:0] heap_dir_r_d_comb;
     reg  [63:0] heap_end_r_d_comb;
     reg  [15:0] limit_r_d_comb;
@@ -7545,6 +7550,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         heap_base_r_d_comb = heap_base_r_q;
         heap_end_r_d_comb = heap_end_r_q;
         heap_dir_r_d_comb = heap_dir_r_q;
+        heap_delta_r_d_comb = heap_delta_r_q;
         r_valid_d_comb = r_valid_q;
         r_id_d_comb = r_id_q;
         r_op_d_comb = r_op_q;
@@ -8364,6 +8370,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
                 heap_dir_r_d_comb = csr_data;
             end
         end
+        heap_delta_r_d_comb = heap_dir_r_q - heap_base_r_q;
         in_tagged_0 = 1'b0;
         in_tagged_1 = in_tagged_0 | (req_mask_0 & (req_ptr_0[(32'h38)+:(8)] != zero8));
         in_tagged_2 = in_tagged_1 | (req_mask_1 & (req_ptr_1[(32'h38)+:(8)] != zero8));
@@ -9592,7 +9599,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_structure = structure_r_q;
         walkers_0_heap_base = heap_base_r_q;
         walkers_0_heap_end = heap_end_r_q;
-        walkers_0_heap_dir = heap_dir_r_q;
+        walkers_0_heap_delta = heap_delta_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
         walkers_0_resp_valid = mem_resp_valid & (mem_resp_id == widx_0);
         walkers_0_resp_error = mem_resp_error;
@@ -9622,7 +9629,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_structure = structure_r_q;
         walkers_1_heap_base = heap_base_r_q;
         walkers_1_heap_end = heap_end_r_q;
-        walkers_1_heap_dir = heap_dir_r_q;
+        walkers_1_heap_delta = heap_delta_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
         walkers_1_resp_valid = mem_resp_valid & (mem_resp_id == widx_1);
         walkers_1_resp_error = mem_resp_error;
@@ -9652,7 +9659,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_structure = structure_r_q;
         walkers_2_heap_base = heap_base_r_q;
         walkers_2_heap_end = heap_end_r_q;
-        walkers_2_heap_dir = heap_dir_r_q;
+        walkers_2_heap_delta = heap_delta_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
         walkers_2_resp_valid = mem_resp_valid & (mem_resp_id == widx_2);
         walkers_2_resp_error = mem_resp_error;
@@ -9682,7 +9689,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_structure = structure_r_q;
         walkers_3_heap_base = heap_base_r_q;
         walkers_3_heap_end = heap_end_r_q;
-        walkers_3_heap_dir = heap_dir_r_q;
+        walkers_3_heap_delta = heap_delta_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
         walkers_3_resp_valid = mem_resp_valid & (mem_resp_id == widx_3);
         walkers_3_resp_error = mem_resp_error;
@@ -12304,6 +12311,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             heap_base_r_d_comb = zero64;
             heap_end_r_d_comb = zero64;
             heap_dir_r_d_comb = zero64;
+            heap_delta_r_d_comb = zero64;
         end
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
@@ -12420,6 +12428,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_tag_d = fq_tag_d_comb;
         fq_valid_d = fq_valid_d_comb;
         heap_base_r_d = heap_base_r_d_comb;
+        heap_delta_r_d = heap_delta_r_d_comb;
         heap_dir_r_d = heap_dir_r_d_comb;
         heap_end_r_d = heap_end_r_d_comb;
         limit_r_d = limit_r_d_comb;
@@ -46332,7 +46341,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46347,7 +46356,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -46389,10 +46398,11 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -46540,7 +46550,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -46574,7 +46583,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -46582,12 +46591,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -46631,10 +46637,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -46717,7 +46731,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -46777,7 +46790,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46792,7 +46805,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -46834,10 +46847,11 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -46985,7 +46999,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -47019,7 +47032,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -47027,12 +47040,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -47076,10 +47086,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -47162,7 +47180,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -47222,7 +47239,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47237,7 +47254,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -47279,10 +47296,11 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -47430,7 +47448,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -47464,7 +47481,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -47472,12 +47489,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -47521,10 +47535,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -47607,7 +47629,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -47667,7 +47688,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47682,7 +47703,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -47724,10 +47745,11 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -47875,7 +47897,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -47909,7 +47930,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -47917,12 +47938,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -47966,10 +47984,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -48052,7 +48078,6 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;

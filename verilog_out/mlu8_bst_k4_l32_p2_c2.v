@@ -503,7 +503,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_0_structure;
     reg  [63:0] walkers_0_heap_base;
     reg  [63:0] walkers_0_heap_end;
-    reg  [63:0] walkers_0_heap_dir;
+    reg  [63:0] walkers_0_heap_delta;
     reg  walkers_0_grant;
     reg  walkers_0_resp_valid;
     reg  walkers_0_resp_error;
@@ -538,7 +538,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_1_structure;
     reg  [63:0] walkers_1_heap_base;
     reg  [63:0] walkers_1_heap_end;
-    reg  [63:0] walkers_1_heap_dir;
+    reg  [63:0] walkers_1_heap_delta;
     reg  walkers_1_grant;
     reg  walkers_1_resp_valid;
     reg  walkers_1_resp_error;
@@ -573,7 +573,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_2_structure;
     reg  [63:0] walkers_2_heap_base;
     reg  [63:0] walkers_2_heap_end;
-    reg  [63:0] walkers_2_heap_dir;
+    reg  [63:0] walkers_2_heap_delta;
     reg  walkers_2_grant;
     reg  walkers_2_resp_valid;
     reg  walkers_2_resp_error;
@@ -608,7 +608,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_3_structure;
     reg  [63:0] walkers_3_heap_base;
     reg  [63:0] walkers_3_heap_end;
-    reg  [63:0] walkers_3_heap_dir;
+    reg  [63:0] walkers_3_heap_delta;
     reg  walkers_3_grant;
     reg  walkers_3_resp_valid;
     reg  walkers_3_resp_error;
@@ -966,6 +966,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [63:0] heap_end_r_q;
     reg  [63:0] heap_dir_r_d;
     reg  [63:0] heap_dir_r_q;
+    reg  [63:0] heap_delta_r_d;
+    reg  [63:0] heap_delta_r_q;
     reg  p_valid_0_d;
     reg  p_valid_0_q;
     reg  p_valid_1_d;
@@ -3711,7 +3713,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .structure(walkers_0_structure),
         .heap_base(walkers_0_heap_base),
         .heap_end(walkers_0_heap_end),
-        .heap_dir(walkers_0_heap_dir),
+        .heap_delta(walkers_0_heap_delta),
         .grant(walkers_0_grant),
         .resp_valid(walkers_0_resp_valid),
         .resp_error(walkers_0_resp_error),
@@ -3749,7 +3751,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .structure(walkers_1_structure),
         .heap_base(walkers_1_heap_base),
         .heap_end(walkers_1_heap_end),
-        .heap_dir(walkers_1_heap_dir),
+        .heap_delta(walkers_1_heap_delta),
         .grant(walkers_1_grant),
         .resp_valid(walkers_1_resp_valid),
         .resp_error(walkers_1_resp_error),
@@ -3787,7 +3789,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .structure(walkers_2_structure),
         .heap_base(walkers_2_heap_base),
         .heap_end(walkers_2_heap_end),
-        .heap_dir(walkers_2_heap_dir),
+        .heap_delta(walkers_2_heap_delta),
         .grant(walkers_2_grant),
         .resp_valid(walkers_2_resp_valid),
         .resp_error(walkers_2_resp_error),
@@ -3825,7 +3827,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .structure(walkers_3_structure),
         .heap_base(walkers_3_heap_base),
         .heap_end(walkers_3_heap_end),
-        .heap_dir(walkers_3_heap_dir),
+        .heap_delta(walkers_3_heap_delta),
         .grant(walkers_3_grant),
         .resp_valid(walkers_3_resp_valid),
         .resp_error(walkers_3_resp_error),
@@ -4205,6 +4207,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         heap_base_r_q = 64'h0;
         heap_end_r_q = 64'h0;
         heap_dir_r_q = 64'h0;
+        heap_delta_r_q = 64'h0;
         p_valid_0_q = 1'h0;
         p_valid_1_q = 1'h0;
         p_valid_2_q = 1'h0;
@@ -5378,6 +5381,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         heap_base_r_q <= heap_base_r_d;
         heap_end_r_q <= heap_end_r_d;
         heap_dir_r_q <= heap_dir_r_d;
+        heap_delta_r_q <= heap_delta_r_d;
         p_valid_0_q <= p_valid_0_d;
         p_valid_1_q <= p_valid_1_d;
         p_valid_2_q <= p_valid_2_d;
@@ -6577,6 +6581,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] fq_tag_d_comb;
     reg  fq_valid_d_comb;
     reg  [63:0] heap_base_r_d_comb;
+    reg  [63:0] heap_delta_r_d_comb;
     reg  [63:0] heap_dir_r_d_comb;
     reg  [63:0] heap_end_r_d_comb;
     reg  [15:0] limit_r_d_comb;
@@ -7529,6 +7534,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         heap_base_r_d_comb = heap_base_r_q;
         heap_end_r_d_comb = heap_end_r_q;
         heap_dir_r_d_comb = heap_dir_r_q;
+        heap_delta_r_d_comb = heap_delta_r_q;
         r_valid_d_comb = r_valid_q;
         r_id_d_comb = r_id_q;
         r_op_d_comb = r_op_q;
@@ -8348,6 +8354,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
                 heap_dir_r_d_comb = csr_data;
             end
         end
+        heap_delta_r_d_comb = heap_dir_r_q - heap_base_r_q;
         in_tagged_0 = 1'b0;
         in_tagged_1 = in_tagged_0 | (req_mask_0 & (req_ptr_0[(32'h38)+:(8)] != zero8));
         in_tagged_2 = in_tagged_1 | (req_mask_1 & (req_ptr_1[(32'h38)+:(8)] != zero8));
@@ -9568,7 +9575,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_structure = structure_r_q;
         walkers_0_heap_base = heap_base_r_q;
         walkers_0_heap_end = heap_end_r_q;
-        walkers_0_heap_dir = heap_dir_r_q;
+        walkers_0_heap_delta = heap_delta_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
         walkers_0_resp_valid = mem_resp_valid & (mem_resp_id == widx_0);
         walkers_0_resp_error = mem_resp_error;
@@ -9598,7 +9605,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_structure = structure_r_q;
         walkers_1_heap_base = heap_base_r_q;
         walkers_1_heap_end = heap_end_r_q;
-        walkers_1_heap_dir = heap_dir_r_q;
+        walkers_1_heap_delta = heap_delta_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
         walkers_1_resp_valid = mem_resp_valid & (mem_resp_id == widx_1);
         walkers_1_resp_error = mem_resp_error;
@@ -9628,7 +9635,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_structure = structure_r_q;
         walkers_2_heap_base = heap_base_r_q;
         walkers_2_heap_end = heap_end_r_q;
-        walkers_2_heap_dir = heap_dir_r_q;
+        walkers_2_heap_delta = heap_delta_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
         walkers_2_resp_valid = mem_resp_valid & (mem_resp_id == widx_2);
         walkers_2_resp_error = mem_resp_error;
@@ -9658,7 +9665,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_structure = structure_r_q;
         walkers_3_heap_base = heap_base_r_q;
         walkers_3_heap_end = heap_end_r_q;
-        walkers_3_heap_dir = heap_dir_r_q;
+        walkers_3_heap_delta = heap_delta_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
         walkers_3_resp_valid = mem_resp_valid & (mem_resp_id == widx_3);
         walkers_3_resp_error = mem_resp_error;
@@ -12280,6 +12287,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             heap_base_r_d_comb = zero64;
             heap_end_r_d_comb = zero64;
             heap_dir_r_d_comb = zero64;
+            heap_delta_r_d_comb = zero64;
         end
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
@@ -12396,6 +12404,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         fq_tag_d = fq_tag_d_comb;
         fq_valid_d = fq_valid_d_comb;
         heap_base_r_d = heap_base_r_d_comb;
+        heap_delta_r_d = heap_delta_r_d_comb;
         heap_dir_r_d = heap_dir_r_d_comb;
         heap_end_r_d = heap_end_r_d_comb;
         limit_r_d = limit_r_d_comb;
@@ -43484,7 +43493,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6
 endmodule // mlu8_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu8_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43499,7 +43508,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -43541,10 +43550,11 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -43692,7 +43702,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -43726,7 +43735,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -43734,12 +43743,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -43783,10 +43789,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -43869,7 +43883,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -43929,7 +43942,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43944,7 +43957,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -43986,10 +43999,11 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -44137,7 +44151,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -44171,7 +44184,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44179,12 +44192,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -44228,10 +44238,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -44314,7 +44332,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -44374,7 +44391,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44389,7 +44406,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44431,10 +44448,11 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -44582,7 +44600,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -44616,7 +44633,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44624,12 +44641,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -44673,10 +44687,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -44759,7 +44781,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;
@@ -44819,7 +44840,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44834,7 +44855,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     input wire  structure;
     input wire  [63:0] heap_base;
     input wire  [63:0] heap_end;
-    input wire  [63:0] heap_dir;
+    input wire  [63:0] heap_delta;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44876,10 +44897,11 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     
     // Enums
     localparam WalkerState_Idle = 0;
-    localparam WalkerState_Issue = 1;
-    localparam WalkerState_Wait = 2;
-    localparam WalkerState_Decide = 3;
-    localparam WalkerState_Done = 4;
+    localparam WalkerState_HeapNode = 1;
+    localparam WalkerState_Issue = 2;
+    localparam WalkerState_Wait = 3;
+    localparam WalkerState_Decide = 4;
+    localparam WalkerState_Done = 5;
     
     // Stub signals
     reg  [2:0] state_d;
@@ -45027,7 +45049,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_d_comb;
     reg  ok_r_d_comb;
     reg  range_r_d_comb;
-    reg  [50:0] req_node_comb;
     reg  [1:0] result_r_d_comb;
     reg  [63:0] size_r_d_comb;
     reg  [2:0] state_d_comb;
@@ -45061,7 +45082,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
         start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = heap_dir + (a_r_q - heap_base);
+        heap_node = a_r_q + heap_delta;
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -45069,12 +45090,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
             link_zero = link1_zero_r_q;
         end
         req_valid = state_q == WalkerState_Issue;
-        req_node_comb = node_r_q;
-        if (heap_r_q) begin
-            req_node_comb = heap_node[(32'h5)+:(51)];
-        end
+        req_node = node_r_q;
         busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
+        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
         done = state_q == WalkerState_Done;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
@@ -45118,10 +45136,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
+                        if (start_heap) begin
+                            state_d_comb = WalkerState_HeapNode;
+                        end
                         if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
+                end
+            WalkerState_HeapNode:
+                begin
+                    node_r_d_comb = heap_node[(32'h5)+:(51)];
+                    state_d_comb = WalkerState_Issue;
                 end
             WalkerState_Issue:
                 begin
@@ -45204,7 +45230,6 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         node_r_d = node_r_d_comb;
         ok_r_d = ok_r_d_comb;
         range_r_d = range_r_d_comb;
-        req_node = req_node_comb;
         result_r_d = result_r_d_comb;
         size_r_d = size_r_d_comb;
         state_d = state_d_comb;

@@ -452,7 +452,7 @@ lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: 'REQ_*'\"
 lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: 'RES_*'\"
 //
 // UNUSEDSIGNAL on a walker's `heap_node` (tops mlu*_k*_l*): the 64-bit sum
-// heap_dir + (a - heap_base) of which the directory node's location is bits
+// a + (heap_dir - heap_base) of which the directory node's location is bits
 // 55..5, as every node address on the metadata port (bits 63..56 are the tag
 // byte's, 4..0 the offset in the 32-byte node). Only this signal is waived.
 lint_off -rule UNUSEDSIGNAL -file \"*\" -match \"*Bits of signal are not used: 'heap_node'*\"

@@ -160,6 +160,10 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     heap_base_r: DFF<Bits<64>>,
     heap_end_r: DFF<Bits<64>>,
     heap_dir_r: DFF<Bits<64>>,
+    /// HEAP_DIR - HEAP_BASE, registered: the walkers form a directory node
+    /// with one adder. A cycle behind a CSR write, which comes only while the
+    /// unit is idle, at least three cycles before any walk can start.
+    heap_delta_r: DFF<Bits<64>>,
     mode_reset: Constant<Bit>,
     structure_reset: Constant<Bit>,
     limit_reset: Constant<Bits<16>>,
@@ -507,6 +511,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             heap_base_r: Default::default(),
             heap_end_r: Default::default(),
             heap_dir_r: Default::default(),
+            heap_delta_r: Default::default(),
             mode_reset: Constant::new(b.cfg.mode == Mode::Hwonly),
             structure_reset: Constant::new(b.cfg.structure != Structure::List),
             limit_reset: Constant::new((b.cfg.step_limit as u64).into()),
@@ -713,7 +718,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_end_r, heap_dir_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
+            self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_end_r, heap_dir_r, heap_delta_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
             r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta
         );
         self.mlb.clock.next = self.clock.val();
@@ -826,6 +831,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                 self.heap_dir_r.d.next = self.csr_data.val();
             }
         }
+        self.heap_delta_r.d.next = self.heap_dir_r.q.val() - self.heap_base_r.q.val();
 
         // One-value loops name the lane count, the last stage (C), the
         // stage count, the slot count and the walker count for the Verilog
@@ -1233,7 +1239,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].structure.next = self.structure_r.q.val();
                                 self.walkers[k].heap_base.next = self.heap_base_r.q.val();
                                 self.walkers[k].heap_end.next = self.heap_end_r.q.val();
-                                self.walkers[k].heap_dir.next = self.heap_dir_r.q.val();
+                                self.walkers[k].heap_delta.next = self.heap_delta_r.q.val();
                                 self.walkers[k].grant.next = self.port_grant[k].val() & self.mem_req_ready.val();
                                 self.walkers[k].resp_valid.next = self.mem_resp_valid.val() & (self.mem_resp_id.val() == self.widx[k].val());
                                 self.walkers[k].resp_error.next = self.mem_resp_error.val();
@@ -1511,6 +1517,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.heap_base_r.d.next = self.zero64.val();
                                 self.heap_end_r.d.next = self.zero64.val();
                                 self.heap_dir_r.d.next = self.zero64.val();
+                                self.heap_delta_r.d.next = self.zero64.val();
                             }
                         }
                     }

@@ -16,8 +16,10 @@
 //!   `heap_dir + (a - heap_base)` (bits 55..5), whatever the root and the
 //!   limit; found at the node's link0 (the chunk's location), not found if
 //!   it is 0. The window's compares are made on `start_a` as the key is
-//!   loaded (`heap_r`), the node's adders on the key register in Issue, so
-//!   neither lengthens the late `start` path.
+//!   loaded (`heap_r`, beside the late `start`, not behind it); the node's
+//!   address is one adder, `a + heap_delta` (`heap_delta` = `heap_dir -
+//!   heap_base`, registered by the unit), in a state of its own (`HeapNode`,
+//!   one cycle) into `node_r`, so the port's request path is unchanged.
 //!
 //! Node addresses are 51-bit locations (address bits 55..5), as the MLB
 //! stores them; the port address is `{node, 5'b0}`.
@@ -31,8 +33,9 @@
 //!   for a range walk and `start_a`'s for a location fetch; the unit makes
 //!   this select per miss slot, before it picks the slot, so the pick does
 //!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
-//!   only its zero test is used here), `heap_base`, `heap_end`, `heap_dir`
-//!   (64 each: the window CSRs), `limit` (16), `structure` (0 list,
+//!   only its zero test is used here), `heap_base`, `heap_end` (64 each:
+//!   the window CSRs) and `heap_delta` (64: HEAP_DIR - HEAP_BASE),
+//!   `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
 //!   low); latched (the key registers follow them in every idle cycle in
 //!   which `offer` is high). `offer`: a start may come this cycle (the unit
@@ -68,6 +71,8 @@ use sim::config::Structure;
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum WalkerState {
     Idle,
+    /// A heap lookup: the directory node's address is formed into `node_r`.
+    HeapNode,
     /// Ask the port for node `node_r`.
     Issue,
     /// The read of `node_r` is outstanding.
@@ -92,7 +97,7 @@ pub struct Walker {
     pub structure: Signal<In, Bit>,
     pub heap_base: Signal<In, Bits<64>>,
     pub heap_end: Signal<In, Bits<64>>,
-    pub heap_dir: Signal<In, Bits<64>>,
+    pub heap_delta: Signal<In, Bits<64>>,
     pub grant: Signal<In, Bit>,
     pub resp_valid: Signal<In, Bit>,
     pub resp_error: Signal<In, Bit>,
@@ -158,7 +163,8 @@ pub struct Walker {
     /// `start_a` (masked to 56 bits) lies in the heap window.
     start_heap: Signal<Local, Bit>,
     start_a56: Signal<Local, Bits<64>>,
-    /// The directory node of the key register's granule.
+    /// The directory node of the key register's granule (its location is
+    /// bits 55..5).
     heap_node: Signal<Local, Bits<64>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
@@ -191,7 +197,7 @@ impl Walker {
             structure: Default::default(),
             heap_base: Default::default(),
             heap_end: Default::default(),
-            heap_dir: Default::default(),
+            heap_delta: Default::default(),
             grant: Default::default(),
             resp_valid: Default::default(),
             resp_error: Default::default(),
@@ -283,7 +289,7 @@ impl Logic for Walker {
         self.start_heap.next = self.start_range.val()
             & (self.start_a56.val() >= self.heap_base.val())
             & (self.start_a56.val() < self.heap_end.val());
-        self.heap_node.next = self.heap_dir.val() + (self.a_r.q.val() - self.heap_base.val());
+        self.heap_node.next = self.a_r.q.val() + self.heap_delta.val();
         self.link.next = self.link0_r.q.val();
         self.link_zero.next = self.link0_zero_r.q.val();
         if self.bst_r.q.val() & self.ge_r.q.val() {
@@ -293,11 +299,9 @@ impl Logic for Walker {
         // Outputs from registers.
         self.req_valid.next = self.state.q.val() == WalkerState::Issue;
         self.req_node.next = self.node_r.q.val();
-        if self.heap_r.q.val() {
-            self.req_node.next = self.heap_node.val().get_bits::<51>(5);
-        }
         self.busy.next = self.state.q.val() != WalkerState::Idle;
-        self.in_flight.next = (self.state.q.val() == WalkerState::Issue)
+        self.in_flight.next = (self.state.q.val() == WalkerState::HeapNode)
+            | (self.state.q.val() == WalkerState::Issue)
             | (self.state.q.val() == WalkerState::Wait)
             | (self.state.q.val() == WalkerState::Decide);
         self.done.next = self.state.q.val() == WalkerState::Done;
@@ -344,6 +348,9 @@ impl Logic for Walker {
                 }
                 if self.start.val() {
                     self.state.d.next = WalkerState::Issue;
+                    if self.start_heap.val() {
+                        self.state.d.next = WalkerState::HeapNode;
+                    }
                     if self.start_range.val()
                         & !self.start_heap.val()
                         & ((self.root_m.val() == self.zero64.val()) | (self.limit.val() == self.zero16.val()))
@@ -351,6 +358,10 @@ impl Logic for Walker {
                         self.state.d.next = WalkerState::Done;
                     }
                 }
+            }
+            WalkerState::HeapNode => {
+                self.node_r.d.next = self.heap_node.val().get_bits::<51>(5);
+                self.state.d.next = WalkerState::Issue;
             }
             WalkerState::Issue => {
                 if self.grant.val() {

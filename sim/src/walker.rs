@@ -19,6 +19,8 @@
 //! - `Range(a)` with `a` in the heap window (`sim::mlu` "Heap window"): one
 //!   read of the directory node of `a`'s granule, whatever the structure,
 //!   root or step limit; its link0 is the chunk's location (0: not found).
+//!   The node's address takes a cycle of its own (`HeapNode`: the RTL
+//!   registers the sum, so the port's request path has no adder).
 //!
 //! Unlike the word-by-word [`crate::traverser`], an error response fails the
 //! whole sector: a node whose link word is unreadable ends its walk in
@@ -59,6 +61,8 @@ pub enum WalkResult {
 pub enum WalkerState {
     #[default]
     Idle,
+    /// A heap lookup forms its directory node's address (one cycle).
+    HeapNode { node: u64 },
     /// Asks the port for a read of the node at `node`.
     Issue { node: u64 },
     /// The read of `node` is outstanding.
@@ -125,7 +129,10 @@ impl Walker {
 
     /// Still reading memory (a merge candidate unless cancelled).
     pub fn in_flight(&self) -> bool {
-        matches!(self.state, WalkerState::Issue { .. } | WalkerState::Wait { .. } | WalkerState::Decide { .. })
+        matches!(
+            self.state,
+            WalkerState::HeapNode { .. } | WalkerState::Issue { .. } | WalkerState::Wait { .. } | WalkerState::Decide { .. }
+        )
     }
 
     /// Start a walk for `key` (the walker is idle).
@@ -134,7 +141,7 @@ impl Walker {
         *self = Walker { key, ..Walker::default() };
         self.state = match key {
             WalkKey::Location(loc) => WalkerState::Issue { node: loc & LOC_MASK },
-            WalkKey::Range(a) if csrs.heap.holds(a) => WalkerState::Issue { node: csrs.heap.node_of(a) },
+            WalkKey::Range(a) if csrs.heap.holds(a) => WalkerState::HeapNode { node: csrs.heap.node_of(a) },
             WalkKey::Range(_) if csrs.structure != Structure::Sol && csrs.root & LOC_MASK == 0 => {
                 WalkerState::Done(WalkResult::NotFound)
             }
@@ -159,6 +166,7 @@ impl Walker {
     /// read; `resp` = its sector arrived this cycle.
     pub fn next(&mut self, granted: bool, resp: Option<&MemResp>, csrs: &WalkCsrs) {
         self.state = match self.state {
+            WalkerState::HeapNode { node } => WalkerState::Issue { node },
             WalkerState::Issue { node } if granted => WalkerState::Wait { node },
             WalkerState::Wait { node } => match resp {
                 Some(r) => WalkerState::Decide { node, data: r.data, sol_node: r.sol_node },

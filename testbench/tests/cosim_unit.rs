@@ -244,7 +244,7 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         // off-by-one chunk index), in every walker.
         (
             "mutant_heap_node",
-            vec![edit("heap_node = heap_dir + (a_r_q - heap_base);", "heap_node = heap_dir + (a_r_q - heap_base) + 64'h20;", 4)],
+            vec![edit("heap_node = a_r_q + heap_delta;", "heap_node = a_r_q + heap_delta + 64'h20;", 4)],
         ),
         // The heap window is never matched: heap addresses walk the structure.
         (

@@ -158,7 +158,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         u.structure.next = structure == Structure::Bst;
         u.heap_base.next = window.base.into();
         u.heap_end.next = window.end.into();
-        u.heap_dir.next = window.dir.into();
+        u.heap_delta.next = window.dir.wrapping_sub(window.base).into();
         u.grant.next = granted;
         u.resp_valid.next = resp.is_some();
         let d = resp.and_then(|r| r.data).unwrap_or([0; 4]);
