@@ -22,7 +22,7 @@
 // Property (assertion): every walk ends (`done`) at most BOUND cycles after
 // its accepted start; BOUND = 1 + MAX_LIMIT * (LAT + RWAIT + 2).
 module walker_bound(clock, reset, start, start_range, start_a, start_node, root, limit, structure,
-                    heap_base, heap_end, heap_delta, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
+                    heap_base, heap_mask, heap_dir, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
                     taken, cancel);
     input wire        clock;
     input wire        reset;
@@ -34,8 +34,8 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     input wire [15:0] limit;
     input wire        structure;
     input wire [63:0] heap_base;
-    input wire [63:0] heap_end;
-    input wire [63:0] heap_delta;
+    input wire [63:0] heap_mask;
+    input wire [63:0] heap_dir;
     input wire        grant;
     input wire        resp_valid;
     input wire        resp_error;
@@ -56,7 +56,7 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     `WALKER uut(
         .clock(clock), .reset(reset), .start(start), .offer(start), .start_range(start_range),
         .start_a(start_a), .start_node(start_node), .root(root), .limit(limit), .structure(structure),
-        .heap_base(heap_base), .heap_end(heap_end), .heap_delta(heap_delta),
+        .heap_base(heap_base), .heap_mask(heap_mask), .heap_dir(heap_dir),
         .grant(grant), .resp_valid(resp_valid), .resp_error(resp_error), .resp_base(resp_base),
         .resp_size_tag(resp_size_tag), .resp_link0(resp_link0), .resp_link1(resp_link1),
         .taken(taken), .cancel(cancel), .req_valid(req_valid), .req_node(req_node), .busy(busy),

@@ -392,7 +392,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     localparam [2:0]  CSR_ROOT              = 3'h2; // csr_addr
     localparam [2:0]  CSR_STEP_LIMIT        = 3'h3; // csr_addr
     localparam [2:0]  CSR_HEAP_BASE         = 3'h4; // csr_addr
-    localparam [2:0]  CSR_HEAP_END          = 3'h5; // csr_addr
+    localparam [2:0]  CSR_HEAP_MASK         = 3'h5; // csr_addr
     localparam [2:0]  CSR_HEAP_DIR          = 3'h6; // csr_addr
     localparam        MODE_COMPILER         = 1'h0; // MODE CSR bit 0
     localparam        MODE_HWONLY           = 1'h1; // MODE CSR bit 0
@@ -439,7 +439,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     localparam  csr_a_root = 3'b10;
     localparam  csr_a_limit = 3'b11;
     localparam  csr_a_heap_base = 3'b100;
-    localparam  csr_a_heap_end = 3'b101;
+    localparam  csr_a_heap_mask = 3'b101;
     localparam  csr_a_heap_dir = 3'b110;
     
     // Stub signals
@@ -510,8 +510,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
     reg  [63:0] walkers_0_heap_base;
-    reg  [63:0] walkers_0_heap_end;
-    reg  [63:0] walkers_0_heap_delta;
+    reg  [63:0] walkers_0_heap_mask;
+    reg  [63:0] walkers_0_heap_dir;
     reg  walkers_0_grant;
     reg  walkers_0_resp_valid;
     reg  walkers_0_resp_error;
@@ -545,8 +545,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
     reg  [63:0] walkers_1_heap_base;
-    reg  [63:0] walkers_1_heap_end;
-    reg  [63:0] walkers_1_heap_delta;
+    reg  [63:0] walkers_1_heap_mask;
+    reg  [63:0] walkers_1_heap_dir;
     reg  walkers_1_grant;
     reg  walkers_1_resp_valid;
     reg  walkers_1_resp_error;
@@ -580,8 +580,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
     reg  [63:0] walkers_2_heap_base;
-    reg  [63:0] walkers_2_heap_end;
-    reg  [63:0] walkers_2_heap_delta;
+    reg  [63:0] walkers_2_heap_mask;
+    reg  [63:0] walkers_2_heap_dir;
     reg  walkers_2_grant;
     reg  walkers_2_resp_valid;
     reg  walkers_2_resp_error;
@@ -615,8 +615,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
     reg  [63:0] walkers_3_heap_base;
-    reg  [63:0] walkers_3_heap_end;
-    reg  [63:0] walkers_3_heap_delta;
+    reg  [63:0] walkers_3_heap_mask;
+    reg  [63:0] walkers_3_heap_dir;
     reg  walkers_3_grant;
     reg  walkers_3_resp_valid;
     reg  walkers_3_resp_error;
@@ -970,12 +970,10 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [15:0] limit_r_q;
     reg  [63:0] heap_base_r_d;
     reg  [63:0] heap_base_r_q;
-    reg  [63:0] heap_end_r_d;
-    reg  [63:0] heap_end_r_q;
+    reg  [63:0] heap_mask_r_d;
+    reg  [63:0] heap_mask_r_q;
     reg  [63:0] heap_dir_r_d;
     reg  [63:0] heap_dir_r_q;
-    reg  [63:0] heap_delta_r_d;
-    reg  [63:0] heap_delta_r_q;
     reg  p_valid_0_d;
     reg  p_valid_0_q;
     reg  p_valid_1_d;
@@ -3728,8 +3726,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
         .heap_base(walkers_0_heap_base),
-        .heap_end(walkers_0_heap_end),
-        .heap_delta(walkers_0_heap_delta),
+        .heap_mask(walkers_0_heap_mask),
+        .heap_dir(walkers_0_heap_dir),
         .grant(walkers_0_grant),
         .resp_valid(walkers_0_resp_valid),
         .resp_error(walkers_0_resp_error),
@@ -3766,8 +3764,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
         .heap_base(walkers_1_heap_base),
-        .heap_end(walkers_1_heap_end),
-        .heap_delta(walkers_1_heap_delta),
+        .heap_mask(walkers_1_heap_mask),
+        .heap_dir(walkers_1_heap_dir),
         .grant(walkers_1_grant),
         .resp_valid(walkers_1_resp_valid),
         .resp_error(walkers_1_resp_error),
@@ -3804,8 +3802,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
         .heap_base(walkers_2_heap_base),
-        .heap_end(walkers_2_heap_end),
-        .heap_delta(walkers_2_heap_delta),
+        .heap_mask(walkers_2_heap_mask),
+        .heap_dir(walkers_2_heap_dir),
         .grant(walkers_2_grant),
         .resp_valid(walkers_2_resp_valid),
         .resp_error(walkers_2_resp_error),
@@ -3842,8 +3840,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
         .heap_base(walkers_3_heap_base),
-        .heap_end(walkers_3_heap_end),
-        .heap_delta(walkers_3_heap_delta),
+        .heap_mask(walkers_3_heap_mask),
+        .heap_dir(walkers_3_heap_dir),
         .grant(walkers_3_grant),
         .resp_valid(walkers_3_resp_valid),
         .resp_error(walkers_3_resp_error),
@@ -4221,9 +4219,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         root_r_q = 64'h0;
         limit_r_q = 16'h0;
         heap_base_r_q = 64'h0;
-        heap_end_r_q = 64'h0;
+        heap_mask_r_q = 64'h0;
         heap_dir_r_q = 64'h0;
-        heap_delta_r_q = 64'h0;
         p_valid_0_q = 1'h0;
         p_valid_1_q = 1'h0;
         p_valid_2_q = 1'h0;
@@ -5395,9 +5392,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         root_r_q <= root_r_d;
         limit_r_q <= limit_r_d;
         heap_base_r_q <= heap_base_r_d;
-        heap_end_r_q <= heap_end_r_d;
+        heap_mask_r_q <= heap_mask_r_d;
         heap_dir_r_q <= heap_dir_r_d;
-        heap_delta_r_q <= heap_delta_r_d;
         p_valid_0_q <= p_valid_0_d;
         p_valid_1_q <= p_valid_1_d;
         p_valid_2_q <= p_valid_2_d;
@@ -6597,9 +6593,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [7:0] fq_tag_d_comb;
     reg  fq_valid_d_comb;
     reg  [63:0] heap_base_r_d_comb;
-    reg  [63:0] heap_delta_r_d_comb;
     reg  [63:0] heap_dir_r_d_comb;
-    reg  [63:0] heap_end_r_d_comb;
+    reg  [63:0] heap_mask_r_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
     reg  [55:0] m_base_0_d_comb;
@@ -7548,9 +7543,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         root_r_d_comb = root_r_q;
         limit_r_d_comb = limit_r_q;
         heap_base_r_d_comb = heap_base_r_q;
-        heap_end_r_d_comb = heap_end_r_q;
+        heap_mask_r_d_comb = heap_mask_r_q;
         heap_dir_r_d_comb = heap_dir_r_q;
-        heap_delta_r_d_comb = heap_delta_r_q;
         r_valid_d_comb = r_valid_q;
         r_id_d_comb = r_id_q;
         r_op_d_comb = r_op_q;
@@ -8363,14 +8357,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             if (csr_addr == csr_a_heap_base) begin
                 heap_base_r_d_comb = csr_data;
             end
-            if (csr_addr == csr_a_heap_end) begin
-                heap_end_r_d_comb = csr_data;
+            if (csr_addr == csr_a_heap_mask) begin
+                heap_mask_r_d_comb = csr_data;
             end
             if (csr_addr == csr_a_heap_dir) begin
                 heap_dir_r_d_comb = csr_data;
             end
         end
-        heap_delta_r_d_comb = heap_dir_r_q - heap_base_r_q;
         in_tagged_0 = 1'b0;
         in_tagged_1 = in_tagged_0 | (req_mask_0 & (req_ptr_0[(32'h38)+:(8)] != zero8));
         in_tagged_2 = in_tagged_1 | (req_mask_1 & (req_ptr_1[(32'h38)+:(8)] != zero8));
@@ -9598,8 +9591,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_limit = limit_r_q;
         walkers_0_structure = structure_r_q;
         walkers_0_heap_base = heap_base_r_q;
-        walkers_0_heap_end = heap_end_r_q;
-        walkers_0_heap_delta = heap_delta_r_q;
+        walkers_0_heap_mask = heap_mask_r_q;
+        walkers_0_heap_dir = heap_dir_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
         walkers_0_resp_valid = mem_resp_valid & (mem_resp_id == widx_0);
         walkers_0_resp_error = mem_resp_error;
@@ -9628,8 +9621,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_limit = limit_r_q;
         walkers_1_structure = structure_r_q;
         walkers_1_heap_base = heap_base_r_q;
-        walkers_1_heap_end = heap_end_r_q;
-        walkers_1_heap_delta = heap_delta_r_q;
+        walkers_1_heap_mask = heap_mask_r_q;
+        walkers_1_heap_dir = heap_dir_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
         walkers_1_resp_valid = mem_resp_valid & (mem_resp_id == widx_1);
         walkers_1_resp_error = mem_resp_error;
@@ -9658,8 +9651,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_limit = limit_r_q;
         walkers_2_structure = structure_r_q;
         walkers_2_heap_base = heap_base_r_q;
-        walkers_2_heap_end = heap_end_r_q;
-        walkers_2_heap_delta = heap_delta_r_q;
+        walkers_2_heap_mask = heap_mask_r_q;
+        walkers_2_heap_dir = heap_dir_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
         walkers_2_resp_valid = mem_resp_valid & (mem_resp_id == widx_2);
         walkers_2_resp_error = mem_resp_error;
@@ -9688,8 +9681,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_limit = limit_r_q;
         walkers_3_structure = structure_r_q;
         walkers_3_heap_base = heap_base_r_q;
-        walkers_3_heap_end = heap_end_r_q;
-        walkers_3_heap_delta = heap_delta_r_q;
+        walkers_3_heap_mask = heap_mask_r_q;
+        walkers_3_heap_dir = heap_dir_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
         walkers_3_resp_valid = mem_resp_valid & (mem_resp_id == widx_3);
         walkers_3_resp_error = mem_resp_error;
@@ -12309,9 +12302,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
             heap_base_r_d_comb = zero64;
-            heap_end_r_d_comb = zero64;
+            heap_mask_r_d_comb = zero64;
             heap_dir_r_d_comb = zero64;
-            heap_delta_r_d_comb = zero64;
         end
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
@@ -12428,9 +12420,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         fq_tag_d = fq_tag_d_comb;
         fq_valid_d = fq_valid_d_comb;
         heap_base_r_d = heap_base_r_d_comb;
-        heap_delta_r_d = heap_delta_r_d_comb;
         heap_dir_r_d = heap_dir_r_d_comb;
-        heap_end_r_d = heap_end_r_d_comb;
+        heap_mask_r_d = heap_mask_r_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
         m_base_0_d = m_base_0_d_comb;
@@ -46341,7 +46332,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46355,8 +46346,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -46582,8 +46573,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -46790,7 +46781,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46804,8 +46795,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -47031,8 +47022,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -47239,7 +47230,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47253,8 +47244,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -47480,8 +47471,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -47688,7 +47679,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47702,8 +47693,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -47929,8 +47920,8 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin

@@ -392,7 +392,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     localparam [2:0]  CSR_ROOT              = 3'h2; // csr_addr
     localparam [2:0]  CSR_STEP_LIMIT        = 3'h3; // csr_addr
     localparam [2:0]  CSR_HEAP_BASE         = 3'h4; // csr_addr
-    localparam [2:0]  CSR_HEAP_END          = 3'h5; // csr_addr
+    localparam [2:0]  CSR_HEAP_MASK         = 3'h5; // csr_addr
     localparam [2:0]  CSR_HEAP_DIR          = 3'h6; // csr_addr
     localparam        MODE_COMPILER         = 1'h0; // MODE CSR bit 0
     localparam        MODE_HWONLY           = 1'h1; // MODE CSR bit 0
@@ -439,7 +439,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     localparam  csr_a_root = 3'b10;
     localparam  csr_a_limit = 3'b11;
     localparam  csr_a_heap_base = 3'b100;
-    localparam  csr_a_heap_end = 3'b101;
+    localparam  csr_a_heap_mask = 3'b101;
     localparam  csr_a_heap_dir = 3'b110;
     
     // Stub signals
@@ -502,8 +502,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
     reg  [63:0] walkers_0_heap_base;
-    reg  [63:0] walkers_0_heap_end;
-    reg  [63:0] walkers_0_heap_delta;
+    reg  [63:0] walkers_0_heap_mask;
+    reg  [63:0] walkers_0_heap_dir;
     reg  walkers_0_grant;
     reg  walkers_0_resp_valid;
     reg  walkers_0_resp_error;
@@ -537,8 +537,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
     reg  [63:0] walkers_1_heap_base;
-    reg  [63:0] walkers_1_heap_end;
-    reg  [63:0] walkers_1_heap_delta;
+    reg  [63:0] walkers_1_heap_mask;
+    reg  [63:0] walkers_1_heap_dir;
     reg  walkers_1_grant;
     reg  walkers_1_resp_valid;
     reg  walkers_1_resp_error;
@@ -572,8 +572,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
     reg  [63:0] walkers_2_heap_base;
-    reg  [63:0] walkers_2_heap_end;
-    reg  [63:0] walkers_2_heap_delta;
+    reg  [63:0] walkers_2_heap_mask;
+    reg  [63:0] walkers_2_heap_dir;
     reg  walkers_2_grant;
     reg  walkers_2_resp_valid;
     reg  walkers_2_resp_error;
@@ -607,8 +607,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
     reg  [63:0] walkers_3_heap_base;
-    reg  [63:0] walkers_3_heap_end;
-    reg  [63:0] walkers_3_heap_delta;
+    reg  [63:0] walkers_3_heap_mask;
+    reg  [63:0] walkers_3_heap_dir;
     reg  walkers_3_grant;
     reg  walkers_3_resp_valid;
     reg  walkers_3_resp_error;
@@ -962,12 +962,10 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [15:0] limit_r_q;
     reg  [63:0] heap_base_r_d;
     reg  [63:0] heap_base_r_q;
-    reg  [63:0] heap_end_r_d;
-    reg  [63:0] heap_end_r_q;
+    reg  [63:0] heap_mask_r_d;
+    reg  [63:0] heap_mask_r_q;
     reg  [63:0] heap_dir_r_d;
     reg  [63:0] heap_dir_r_q;
-    reg  [63:0] heap_delta_r_d;
-    reg  [63:0] heap_delta_r_q;
     reg  p_valid_0_d;
     reg  p_valid_0_q;
     reg  p_valid_1_d;
@@ -3712,8 +3710,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
         .heap_base(walkers_0_heap_base),
-        .heap_end(walkers_0_heap_end),
-        .heap_delta(walkers_0_heap_delta),
+        .heap_mask(walkers_0_heap_mask),
+        .heap_dir(walkers_0_heap_dir),
         .grant(walkers_0_grant),
         .resp_valid(walkers_0_resp_valid),
         .resp_error(walkers_0_resp_error),
@@ -3750,8 +3748,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
         .heap_base(walkers_1_heap_base),
-        .heap_end(walkers_1_heap_end),
-        .heap_delta(walkers_1_heap_delta),
+        .heap_mask(walkers_1_heap_mask),
+        .heap_dir(walkers_1_heap_dir),
         .grant(walkers_1_grant),
         .resp_valid(walkers_1_resp_valid),
         .resp_error(walkers_1_resp_error),
@@ -3788,8 +3786,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
         .heap_base(walkers_2_heap_base),
-        .heap_end(walkers_2_heap_end),
-        .heap_delta(walkers_2_heap_delta),
+        .heap_mask(walkers_2_heap_mask),
+        .heap_dir(walkers_2_heap_dir),
         .grant(walkers_2_grant),
         .resp_valid(walkers_2_resp_valid),
         .resp_error(walkers_2_resp_error),
@@ -3826,8 +3824,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
         .heap_base(walkers_3_heap_base),
-        .heap_end(walkers_3_heap_end),
-        .heap_delta(walkers_3_heap_delta),
+        .heap_mask(walkers_3_heap_mask),
+        .heap_dir(walkers_3_heap_dir),
         .grant(walkers_3_grant),
         .resp_valid(walkers_3_resp_valid),
         .resp_error(walkers_3_resp_error),
@@ -4205,9 +4203,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         root_r_q = 64'h0;
         limit_r_q = 16'h0;
         heap_base_r_q = 64'h0;
-        heap_end_r_q = 64'h0;
+        heap_mask_r_q = 64'h0;
         heap_dir_r_q = 64'h0;
-        heap_delta_r_q = 64'h0;
         p_valid_0_q = 1'h0;
         p_valid_1_q = 1'h0;
         p_valid_2_q = 1'h0;
@@ -5379,9 +5376,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         root_r_q <= root_r_d;
         limit_r_q <= limit_r_d;
         heap_base_r_q <= heap_base_r_d;
-        heap_end_r_q <= heap_end_r_d;
+        heap_mask_r_q <= heap_mask_r_d;
         heap_dir_r_q <= heap_dir_r_d;
-        heap_delta_r_q <= heap_delta_r_d;
         p_valid_0_q <= p_valid_0_d;
         p_valid_1_q <= p_valid_1_d;
         p_valid_2_q <= p_valid_2_d;
@@ -6581,9 +6577,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] fq_tag_d_comb;
     reg  fq_valid_d_comb;
     reg  [63:0] heap_base_r_d_comb;
-    reg  [63:0] heap_delta_r_d_comb;
     reg  [63:0] heap_dir_r_d_comb;
-    reg  [63:0] heap_end_r_d_comb;
+    reg  [63:0] heap_mask_r_d_comb;
     reg  [15:0] limit_r_d_comb;
     reg  [50:0] loc_out_loc51_comb;
     reg  [55:0] m_base_0_d_comb;
@@ -7532,9 +7527,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         root_r_d_comb = root_r_q;
         limit_r_d_comb = limit_r_q;
         heap_base_r_d_comb = heap_base_r_q;
-        heap_end_r_d_comb = heap_end_r_q;
+        heap_mask_r_d_comb = heap_mask_r_q;
         heap_dir_r_d_comb = heap_dir_r_q;
-        heap_delta_r_d_comb = heap_delta_r_q;
         r_valid_d_comb = r_valid_q;
         r_id_d_comb = r_id_q;
         r_op_d_comb = r_op_q;
@@ -8347,14 +8341,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             if (csr_addr == csr_a_heap_base) begin
                 heap_base_r_d_comb = csr_data;
             end
-            if (csr_addr == csr_a_heap_end) begin
-                heap_end_r_d_comb = csr_data;
+            if (csr_addr == csr_a_heap_mask) begin
+                heap_mask_r_d_comb = csr_data;
             end
             if (csr_addr == csr_a_heap_dir) begin
                 heap_dir_r_d_comb = csr_data;
             end
         end
-        heap_delta_r_d_comb = heap_dir_r_q - heap_base_r_q;
         in_tagged_0 = 1'b0;
         in_tagged_1 = in_tagged_0 | (req_mask_0 & (req_ptr_0[(32'h38)+:(8)] != zero8));
         in_tagged_2 = in_tagged_1 | (req_mask_1 & (req_ptr_1[(32'h38)+:(8)] != zero8));
@@ -9574,8 +9567,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_limit = limit_r_q;
         walkers_0_structure = structure_r_q;
         walkers_0_heap_base = heap_base_r_q;
-        walkers_0_heap_end = heap_end_r_q;
-        walkers_0_heap_delta = heap_delta_r_q;
+        walkers_0_heap_mask = heap_mask_r_q;
+        walkers_0_heap_dir = heap_dir_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
         walkers_0_resp_valid = mem_resp_valid & (mem_resp_id == widx_0);
         walkers_0_resp_error = mem_resp_error;
@@ -9604,8 +9597,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_limit = limit_r_q;
         walkers_1_structure = structure_r_q;
         walkers_1_heap_base = heap_base_r_q;
-        walkers_1_heap_end = heap_end_r_q;
-        walkers_1_heap_delta = heap_delta_r_q;
+        walkers_1_heap_mask = heap_mask_r_q;
+        walkers_1_heap_dir = heap_dir_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
         walkers_1_resp_valid = mem_resp_valid & (mem_resp_id == widx_1);
         walkers_1_resp_error = mem_resp_error;
@@ -9634,8 +9627,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_limit = limit_r_q;
         walkers_2_structure = structure_r_q;
         walkers_2_heap_base = heap_base_r_q;
-        walkers_2_heap_end = heap_end_r_q;
-        walkers_2_heap_delta = heap_delta_r_q;
+        walkers_2_heap_mask = heap_mask_r_q;
+        walkers_2_heap_dir = heap_dir_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
         walkers_2_resp_valid = mem_resp_valid & (mem_resp_id == widx_2);
         walkers_2_resp_error = mem_resp_error;
@@ -9664,8 +9657,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_limit = limit_r_q;
         walkers_3_structure = structure_r_q;
         walkers_3_heap_base = heap_base_r_q;
-        walkers_3_heap_end = heap_end_r_q;
-        walkers_3_heap_delta = heap_delta_r_q;
+        walkers_3_heap_mask = heap_mask_r_q;
+        walkers_3_heap_dir = heap_dir_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
         walkers_3_resp_valid = mem_resp_valid & (mem_resp_id == widx_3);
         walkers_3_resp_error = mem_resp_error;
@@ -12285,9 +12278,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             root_r_d_comb = zero64;
             limit_r_d_comb = limit_reset;
             heap_base_r_d_comb = zero64;
-            heap_end_r_d_comb = zero64;
+            heap_mask_r_d_comb = zero64;
             heap_dir_r_d_comb = zero64;
-            heap_delta_r_d_comb = zero64;
         end
         ctr_lookups_clear = reset;
         ctr_hits_clear = reset;
@@ -12404,9 +12396,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         fq_tag_d = fq_tag_d_comb;
         fq_valid_d = fq_valid_d_comb;
         heap_base_r_d = heap_base_r_d_comb;
-        heap_delta_r_d = heap_delta_r_d_comb;
         heap_dir_r_d = heap_dir_r_d_comb;
-        heap_end_r_d = heap_end_r_d_comb;
+        heap_mask_r_d = heap_mask_r_d_comb;
         limit_r_d = limit_r_d_comb;
         loc_out_loc51 = loc_out_loc51_comb;
         m_base_0_d = m_base_0_d_comb;
@@ -43493,7 +43484,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6
 endmodule // mlu8_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu8_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43507,8 +43498,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -43734,8 +43725,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -43942,7 +43933,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43956,8 +43947,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44183,8 +44174,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44391,7 +44382,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44405,8 +44396,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -44632,8 +44623,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin
@@ -44840,7 +44831,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_end,heap_delta,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44854,8 +44845,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     input wire  [15:0] limit;
     input wire  structure;
     input wire  [63:0] heap_base;
-    input wire  [63:0] heap_end;
-    input wire  [63:0] heap_delta;
+    input wire  [63:0] heap_mask;
+    input wire  [63:0] heap_dir;
     input wire  grant;
     input wire  resp_valid;
     input wire  resp_error;
@@ -45081,8 +45072,8 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);
-        heap_node = a_r_q + heap_delta;
+        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
         if (bst_r_q & ge_r_q) begin

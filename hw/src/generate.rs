@@ -451,8 +451,8 @@ lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: 'TAG_FREE
 lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: 'REQ_*'\"
 lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: 'RES_*'\"
 //
-// UNUSEDSIGNAL on a walker's `heap_node` (tops mlu*_k*_l*): the 64-bit sum
-// a + (heap_dir - heap_base) of which the directory node's location is bits
+// UNUSEDSIGNAL on a walker's `heap_node` (tops mlu*_k*_l*): the 64-bit
+// heap_dir | (a & heap_mask) of which the directory node's location is bits
 // 55..5, as every node address on the metadata port (bits 63..56 are the tag
 // byte's, 4..0 the offset in the 32-byte node). Only this signal is waived.
 lint_off -rule UNUSEDSIGNAL -file \"*\" -match \"*Bits of signal are not used: 'heap_node'*\"

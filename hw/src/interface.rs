@@ -217,7 +217,7 @@ fn mlu_encodings(mode_use: &str, structure_use: &str) -> Vec<Encoding> {
         enc("CSR_ROOT", 3, crate::mlu::CSR_ROOT, "csr_addr"),
         enc("CSR_STEP_LIMIT", 3, crate::mlu::CSR_STEP_LIMIT, "csr_addr"),
         enc("CSR_HEAP_BASE", 3, crate::mlu::CSR_HEAP_BASE, "csr_addr"),
-        enc("CSR_HEAP_END", 3, crate::mlu::CSR_HEAP_END, "csr_addr"),
+        enc("CSR_HEAP_MASK", 3, crate::mlu::CSR_HEAP_MASK, "csr_addr"),
         enc("CSR_HEAP_DIR", 3, crate::mlu::CSR_HEAP_DIR, "csr_addr"),
         enc("MODE_COMPILER", 1, sim::config::Mode::Compiler.bits() as u64, mode_use),
         enc("MODE_HWONLY", 1, sim::config::Mode::Hwonly.bits() as u64, mode_use),

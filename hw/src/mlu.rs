@@ -9,8 +9,9 @@
 //! (bit 0: COMPILER=0, HWONLY=1), 1 STRUCTURE (bit 0: LIST=0, BST=1; a
 //! walker is built for one structure, so the register is kept for the
 //! interface and selects nothing), 2 ROOT (64), 3 STEP_LIMIT (16), and the
-//! device heap's window (sim::mlu "Heap window"): 4 HEAP_BASE, 5 HEAP_END,
-//! 6 HEAP_DIR (64 each; `HEAP_END` <= `HEAP_BASE` turns it off). Reset
+//! device heap's window (sim::mlu "Heap window", an aligned power-of-two
+//! region): 4 HEAP_BASE, 5 HEAP_MASK (size - 1; 0 turns it off), 6 HEAP_DIR
+//! (64 each). Reset
 //! values: the generation parameters' mode, structure and step limit, root
 //! and window 0.
 use rust_hdl::prelude::*;
@@ -27,7 +28,7 @@ pub const CSR_STRUCTURE: u64 = 1;
 pub const CSR_ROOT: u64 = 2;
 pub const CSR_STEP_LIMIT: u64 = 3;
 pub const CSR_HEAP_BASE: u64 = 4;
-pub const CSR_HEAP_END: u64 = 5;
+pub const CSR_HEAP_MASK: u64 = 5;
 pub const CSR_HEAP_DIR: u64 = 6;
 
 /// `{8'b0, loc[55:5], 5'b0}`: a 51-bit MLB location back to a 64-bit

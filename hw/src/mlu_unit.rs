@@ -29,8 +29,8 @@
 //!   `mem_resp_size_tag`, `mem_resp_link0`, `mem_resp_link1` (64 each), any
 //!   order, any latency of at least one cycle, always taken.
 //! - CSR write port: `csr_we`, `csr_addr` (3: 0 MODE, 1 STRUCTURE, 2 ROOT,
-//!   3 STEP_LIMIT, 4 HEAP_BASE, 5 HEAP_END, 6 HEAP_DIR: the device heap's
-//!   window, reset 0 = off), `csr_data` (64). Write only while the unit is
+//!   3 STEP_LIMIT, 4 HEAP_BASE, 5 HEAP_MASK, 6 HEAP_DIR: the device heap's
+//!   window, an aligned power-of-two region, reset 0 = off), `csr_data` (64). Write only while the unit is
 //!   idle.
 //! - Counters (32, wrapping, cleared by reset; registered): `cnt_lookups`
 //!   (MLB searches), `cnt_hits`, `cnt_misses` (searches that missed, each
@@ -52,7 +52,7 @@ use crate::counter::EventCounter;
 use crate::lane_checks::LaneChecks;
 use crate::mlb::Mlb;
 use crate::mlu::{
-    LocWiden, CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_END, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE, RES_FOUND, RES_LIMIT,
+    LocWiden, CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_MASK, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE, RES_FOUND, RES_LIMIT,
     RES_MEM_ERROR, RES_NOT_FOUND,
 };
 use crate::prio_enc::{array_init, index_width};
@@ -158,12 +158,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     limit_r: DFF<Bits<16>>,
     // The device heap's window (sim::mlu "Heap window"), read by the walkers.
     heap_base_r: DFF<Bits<64>>,
-    heap_end_r: DFF<Bits<64>>,
+    heap_mask_r: DFF<Bits<64>>,
     heap_dir_r: DFF<Bits<64>>,
-    /// HEAP_DIR - HEAP_BASE, registered: the walkers form a directory node
-    /// with one adder. A cycle behind a CSR write, which comes only while the
-    /// unit is idle, at least three cycles before any walk can start.
-    heap_delta_r: DFF<Bits<64>>,
     mode_reset: Constant<Bit>,
     structure_reset: Constant<Bit>,
     limit_reset: Constant<Bits<16>>,
@@ -424,7 +420,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     csr_a_root: Constant<Bits<3>>,
     csr_a_limit: Constant<Bits<3>>,
     csr_a_heap_base: Constant<Bits<3>>,
-    csr_a_heap_end: Constant<Bits<3>>,
+    csr_a_heap_mask: Constant<Bits<3>>,
     csr_a_heap_dir: Constant<Bits<3>>,
 }
 
@@ -509,9 +505,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             root_r: Default::default(),
             limit_r: Default::default(),
             heap_base_r: Default::default(),
-            heap_end_r: Default::default(),
+            heap_mask_r: Default::default(),
             heap_dir_r: Default::default(),
-            heap_delta_r: Default::default(),
             mode_reset: Constant::new(b.cfg.mode == Mode::Hwonly),
             structure_reset: Constant::new(b.cfg.structure != Structure::List),
             limit_reset: Constant::new((b.cfg.step_limit as u64).into()),
@@ -708,7 +703,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             csr_a_root: Constant::new(CSR_ROOT.into()),
             csr_a_limit: Constant::new(CSR_STEP_LIMIT.into()),
             csr_a_heap_base: Constant::new(CSR_HEAP_BASE.into()),
-            csr_a_heap_end: Constant::new(CSR_HEAP_END.into()),
+            csr_a_heap_mask: Constant::new(CSR_HEAP_MASK.into()),
             csr_a_heap_dir: Constant::new(CSR_HEAP_DIR.into()),
         }
     }
@@ -718,7 +713,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_end_r, heap_dir_r, heap_delta_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
+            self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_mask_r, heap_dir_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
             r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta
         );
         self.mlb.clock.next = self.clock.val();
@@ -824,14 +819,13 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
             if self.csr_addr.val() == self.csr_a_heap_base.val() {
                 self.heap_base_r.d.next = self.csr_data.val();
             }
-            if self.csr_addr.val() == self.csr_a_heap_end.val() {
-                self.heap_end_r.d.next = self.csr_data.val();
+            if self.csr_addr.val() == self.csr_a_heap_mask.val() {
+                self.heap_mask_r.d.next = self.csr_data.val();
             }
             if self.csr_addr.val() == self.csr_a_heap_dir.val() {
                 self.heap_dir_r.d.next = self.csr_data.val();
             }
         }
-        self.heap_delta_r.d.next = self.heap_dir_r.q.val() - self.heap_base_r.q.val();
 
         // One-value loops name the lane count, the last stage (C), the
         // stage count, the slot count and the walker count for the Verilog
@@ -1238,8 +1232,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].limit.next = self.limit_r.q.val();
                                 self.walkers[k].structure.next = self.structure_r.q.val();
                                 self.walkers[k].heap_base.next = self.heap_base_r.q.val();
-                                self.walkers[k].heap_end.next = self.heap_end_r.q.val();
-                                self.walkers[k].heap_delta.next = self.heap_delta_r.q.val();
+                                self.walkers[k].heap_mask.next = self.heap_mask_r.q.val();
+                                self.walkers[k].heap_dir.next = self.heap_dir_r.q.val();
                                 self.walkers[k].grant.next = self.port_grant[k].val() & self.mem_req_ready.val();
                                 self.walkers[k].resp_valid.next = self.mem_resp_valid.val() & (self.mem_resp_id.val() == self.widx[k].val());
                                 self.walkers[k].resp_error.next = self.mem_resp_error.val();
@@ -1515,9 +1509,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.root_r.d.next = self.zero64.val();
                                 self.limit_r.d.next = self.limit_reset.val();
                                 self.heap_base_r.d.next = self.zero64.val();
-                                self.heap_end_r.d.next = self.zero64.val();
+                                self.heap_mask_r.d.next = self.zero64.val();
                                 self.heap_dir_r.d.next = self.zero64.val();
-                                self.heap_delta_r.d.next = self.zero64.val();
                             }
                         }
                     }

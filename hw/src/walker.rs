@@ -11,15 +11,17 @@
 //!   node after `limit` nodes it ends in RES_LIMIT (limit 0: at once); an
 //!   error response in RES_MEM_ERROR. A root of 0 is an empty structure.
 //! - location (`start_range` = 0): the node at `start_a`: one read.
-//! - heap (a range key with `heap_base <= a < heap_end`, the device heap's
-//!   window, sim::mlu "Heap window"): one read of the directory node
-//!   `heap_dir + (a - heap_base)` (bits 55..5), whatever the root and the
-//!   limit; found at the node's link0 (the chunk's location), not found if
-//!   it is 0. The window's compares are made on `start_a` as the key is
-//!   loaded (`heap_r`, beside the late `start`, not behind it); the node's
-//!   address is one adder, `a + heap_delta` (`heap_delta` = `heap_dir -
-//!   heap_base`, registered by the unit), in a state of its own (`HeapNode`,
-//!   one cycle) into `node_r`, so the port's request path is unchanged.
+//! - heap (a range key with `heap_mask != 0` and `a & !heap_mask ==
+//!   heap_base`: the device heap's window, an aligned power-of-two region,
+//!   sim::mlu "Heap window"): one read of the directory node `heap_dir |
+//!   (a & heap_mask)` (bits 55..5), whatever the root and the limit; found
+//!   at the node's link0 (the chunk's location), not found if it is 0. The
+//!   window's equality compare is made on `start_a` as the key is loaded
+//!   (`heap_r`, beside the late `start`, not behind it); the node's address
+//!   is formed in a state of its own (`HeapNode`, one cycle) into `node_r`,
+//!   so the port's request path is unchanged. (A window of magnitude
+//!   compares and adders put 64-bit carry chains on these paths: ASAP7
+//!   timing went from 486 to 873-919 ps.)
 //!
 //! Node addresses are 51-bit locations (address bits 55..5), as the MLB
 //! stores them; the port address is `{node, 5'b0}`.
@@ -33,9 +35,8 @@
 //!   for a range walk and `start_a`'s for a location fetch; the unit makes
 //!   this select per miss slot, before it picks the slot, so the pick does
 //!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
-//!   only its zero test is used here), `heap_base`, `heap_end` (64 each:
-//!   the window CSRs) and `heap_delta` (64: HEAP_DIR - HEAP_BASE),
-//!   `limit` (16), `structure` (0 list,
+//!   only its zero test is used here), `heap_base`, `heap_mask`, `heap_dir`
+//!   (64 each: the window CSRs), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
 //!   low); latched (the key registers follow them in every idle cycle in
 //!   which `offer` is high). `offer`: a start may come this cycle (the unit
@@ -96,8 +97,8 @@ pub struct Walker {
     pub limit: Signal<In, Bits<16>>,
     pub structure: Signal<In, Bit>,
     pub heap_base: Signal<In, Bits<64>>,
-    pub heap_end: Signal<In, Bits<64>>,
-    pub heap_delta: Signal<In, Bits<64>>,
+    pub heap_mask: Signal<In, Bits<64>>,
+    pub heap_dir: Signal<In, Bits<64>>,
     pub grant: Signal<In, Bit>,
     pub resp_valid: Signal<In, Bit>,
     pub resp_error: Signal<In, Bit>,
@@ -196,8 +197,8 @@ impl Walker {
             limit: Default::default(),
             structure: Default::default(),
             heap_base: Default::default(),
-            heap_end: Default::default(),
-            heap_delta: Default::default(),
+            heap_mask: Default::default(),
+            heap_dir: Default::default(),
             grant: Default::default(),
             resp_valid: Default::default(),
             resp_error: Default::default(),
@@ -287,9 +288,9 @@ impl Logic for Walker {
         self.root_m.next = self.root.val() & self.loc_mask.val();
         self.start_a56.next = self.start_a.val() & self.addr_mask.val();
         self.start_heap.next = self.start_range.val()
-            & (self.start_a56.val() >= self.heap_base.val())
-            & (self.start_a56.val() < self.heap_end.val());
-        self.heap_node.next = self.a_r.q.val() + self.heap_delta.val();
+            & (self.heap_mask.val() != self.zero64.val())
+            & ((self.start_a56.val() & !self.heap_mask.val()) == self.heap_base.val());
+        self.heap_node.next = self.heap_dir.val() | (self.a_r.q.val() & self.heap_mask.val());
         self.link.next = self.link0_r.q.val();
         self.link_zero.next = self.link0_zero_r.q.val();
         if self.bst_r.q.val() & self.ge_r.q.val() {

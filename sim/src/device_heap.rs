@@ -4,7 +4,10 @@
 //!
 //! The directory is a window of 32-byte nodes, one per 32-byte granule of
 //! the heap: the node of the granule at heap address `h` sits at
-//! `dir + (h - base)`. It is not stored: each read is answered from the
+//! `dir + (h - base)`. The MLU's window is the heap rounded up to a power
+//! of two, and the heap's base and the directory are aligned to that size
+//! (`sim::mlu::HeapWindow`); addresses of the window past the heap's end
+//! have no chunk. It is not stored: each read is answered from the
 //! allocator's page table and tag/size table ([`Heap::directory`]), as the
 //! hardware's allocator answers the MLU's reads of that window. The node of
 //! a granule inside a chunk holds the chunk's metadata:
@@ -45,17 +48,21 @@ impl DeviceHeap {
         }
         let heap = Heap::new(cfg)?;
         let (base, end) = (heap.config().base, heap.end());
-        let bytes = end - base;
-        if end > ADDR_MASK + 1 {
+        // The window: the heap rounded up to a power of two.
+        let bytes = (end - base).next_power_of_two().max(NODE_BYTES);
+        if base.checked_add(bytes).is_none_or(|e| e > ADDR_MASK + 1) {
             return Err(format!("base: the heap [{base:#x}, {end:#x}) must lie below 2^56"));
         }
-        if !dir.is_multiple_of(NODE_BYTES) || dir.checked_add(bytes).is_none_or(|e| e > ADDR_MASK + 1) {
-            return Err(format!("directory: {dir:#x} must be 32-byte aligned with {bytes:#x} bytes below 2^56"));
+        if !base.is_multiple_of(bytes) {
+            return Err(format!("base: {base:#x} must be aligned to the MLU's heap window, the heap's size rounded up to a power of two ({bytes:#x})"));
         }
-        if dir < end && base < dir + bytes {
-            return Err(format!("directory: [{dir:#x}, +{bytes:#x}) overlaps the heap [{base:#x}, {end:#x})"));
+        if !dir.is_multiple_of(bytes) || dir.checked_add(bytes).is_none_or(|e| e > ADDR_MASK + 1) {
+            return Err(format!("directory: {dir:#x} must be aligned to {bytes:#x} (the heap's window) with the window below 2^56"));
         }
-        Ok(DeviceHeap { heap, window: HeapWindow { base, end, dir } })
+        if dir < base + bytes && base < dir + bytes {
+            return Err(format!("directory: [{dir:#x}, +{bytes:#x}) overlaps the heap's window [{base:#x}, +{bytes:#x})"));
+        }
+        Ok(DeviceHeap { heap, window: HeapWindow { base, mask: bytes - 1, dir } })
     }
 
     pub fn heap(&self) -> &Heap {
@@ -69,7 +76,7 @@ impl DeviceHeap {
     pub fn overlaps(&self, a: u64, end: u128) -> bool {
         let w = self.window;
         let meets = |lo: u64, hi: u64| (a as u128) < hi as u128 && end > lo as u128;
-        meets(w.base, w.end) || meets(w.dir, w.dir + (w.end - w.base))
+        meets(w.base, w.base + w.mask + 1) || meets(w.dir, w.dir + w.mask + 1)
     }
 
     /// The location (directory node) of the chunk at `chunk`.
@@ -81,7 +88,7 @@ impl DeviceHeap {
     /// `None` elsewhere (the memory image answers).
     pub fn read_word(&self, addr: u64) -> Option<Result<u64, MemError>> {
         let w = self.window;
-        if addr < w.dir || addr - w.dir >= w.end - w.base {
+        if addr < w.dir || addr - w.dir > w.mask {
             return None;
         }
         if !addr.is_multiple_of(8) {
@@ -131,7 +138,7 @@ impl DeviceHeap {
     pub fn store(&mut self, a: u64, width: u32) {
         let w = self.window;
         let lo = a.max(w.base);
-        let hi = (a as u128 + width as u128).min(w.end as u128) as u64;
+        let hi = (a as u128 + width as u128).min(self.heap.end() as u128) as u64;
         if lo < hi {
             self.heap.write(lo, &vec![STORE_FILL; (hi - lo) as usize]).expect("clipped to the heap");
         }

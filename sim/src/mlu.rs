@@ -16,9 +16,11 @@
 //! - `sol` structure: the memory's [`MetaMemory::sol_lookup`] table stands for
 //!   the hypothetical O(1) structure (the runtime's memory view provides it).
 //! - Heap window (CSRs `heap`, spec section 8's registration of the canary
-//!   allocator's chunks): a range miss whose address lies in
-//!   `[heap.base, heap.end)` is not walked: the MLU reads one 32-byte node
-//!   from the allocator's directory, at `heap.dir + ((a - heap.base) & !31)`.
+//!   allocator's chunks): a naturally aligned power-of-two region, as a
+//!   PMP NAPOT region, so that decoding it needs no carry chain: a range
+//!   miss whose address has `a & !heap.mask == heap.base` is not walked:
+//!   the MLU reads one 32-byte node from the allocator's directory, at
+//!   `heap.dir | (a & heap.mask)` (bits 55..5).
 //!   The node holds base and size|tag as any node, and in its link0 word the
 //!   chunk's location (the directory node of its first granule; 0 = no
 //!   chunk). The chunk is filled into the MLB unless its location is there
@@ -49,24 +51,28 @@ pub struct Csrs {
     pub heap: HeapWindow,
 }
 
-/// The device heap's window: addresses in `[base, end)` are looked up in
-/// the allocator's directory at `dir` (one 32-byte node per 32-byte granule
-/// of the heap) instead of the structure. `end` = `base` (reset) turns it off.
+/// The device heap's window: a region of `mask + 1` bytes (a power of two)
+/// at `base` (aligned to it) whose addresses are looked up in the
+/// allocator's directory at `dir` (aligned likewise; one 32-byte node per
+/// 32-byte granule) instead of the structure. `mask` = 0 (reset) turns it
+/// off. Aligned power-of-two regions decode with an equality compare and
+/// form the node with an OR: no adder or magnitude compare, which a walker
+/// could not fit in a 500 ps cycle beside its other work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeapWindow {
     pub base: u64,
-    pub end: u64,
+    pub mask: u64,
     pub dir: u64,
 }
 
 impl HeapWindow {
     pub fn holds(&self, a: u64) -> bool {
-        self.base <= a && a < self.end
+        self.mask != 0 && a & !self.mask == self.base
     }
-    /// The directory node of the granule holding `a` (in the window):
-    /// bits 55..5 of `dir + (a - base)`, as the walker's adders give it.
+    /// The directory node of the granule holding `a` (in the window): bits
+    /// 55..5 of `dir | (a & mask)`, as the walker forms it.
     pub fn node_of(&self, a: u64) -> u64 {
-        self.dir.wrapping_add(a - self.base) & LOC_MASK
+        (self.dir | (a & self.mask)) & LOC_MASK
     }
 }
 

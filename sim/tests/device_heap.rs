@@ -114,8 +114,16 @@ fn bad_device_heaps_and_overlaps_are_refused_by_field() {
     assert!(err.starts_with("tag_seed:"), "{err}");
     let err = DeviceHeap::new(tagged(CheckMode::Free, 0), DIR).unwrap_err();
     assert!(err.starts_with("tag_seed:"), "{err}");
-    let err = DeviceHeap::new(tagged(CheckMode::Free, 1), BASE + 256).unwrap_err();
+    let err = DeviceHeap::new(tagged(CheckMode::Free, 1), BASE).unwrap_err();
     assert!(err.starts_with("directory:") && err.contains("overlaps the heap"), "{err}");
+    // The window is the heap's size rounded up to a power of two (4 KiB
+    // here): the base and the directory must be aligned to it.
+    let err = DeviceHeap::new(tagged(CheckMode::Free, 1), DIR + 2048).unwrap_err();
+    assert!(err.starts_with("directory:") && err.contains("aligned"), "{err}");
+    let err = DeviceHeap::new(HeapConfig { base: BASE + 2048, ..tagged(CheckMode::Free, 1) }, DIR).unwrap_err();
+    assert!(err.starts_with("base:") && err.contains("aligned"), "{err}");
+    let w = DeviceHeap::new(tagged(CheckMode::Free, 1), DIR).unwrap().window();
+    assert_eq!((w.base, w.mask, w.dir), (BASE, 16 * PAGE - 1, DIR));
     let err = DeviceHeap::new(tagged(CheckMode::Free, 1), DIR + 8).unwrap_err();
     assert!(err.starts_with("directory:"), "{err}");
 

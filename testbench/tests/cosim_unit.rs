@@ -240,17 +240,17 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         // found the same node and fill in consecutive cycles put it in the
         // MLB twice.
         ("mutant_lookahead", (0..8).map(|i| edit(format!("fill_match_{i} = fn_q_0_q;"), format!("fill_match_{i} = 1'b0;"), 1)).collect()),
-        // The heap lookup reads the directory node of the next granule (an
+        // The heap lookup reads the directory node of a neighbouring granule (an
         // off-by-one chunk index), in every walker.
         (
             "mutant_heap_node",
-            vec![edit("heap_node = a_r_q + heap_delta;", "heap_node = a_r_q + heap_delta + 64'h20;", 4)],
+            vec![edit("heap_node = heap_dir | (a_r_q & heap_mask);", "heap_node = heap_dir | ((a_r_q & heap_mask) ^ 64'h20);", 4)],
         ),
         // The heap window is never matched: heap addresses walk the structure.
         (
             "mutant_heap_window",
             vec![edit(
-                "start_heap = start_range & (start_a56 >= heap_base) & (start_a56 < heap_end);",
+                "start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);",
                 "start_heap = 1'b0;",
                 4,
             )],

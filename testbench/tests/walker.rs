@@ -138,7 +138,7 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
             0 => x >> 30,                            // anywhere
             1 => (ptrs[k] & ADDR_MASK).wrapping_sub(1), // just below
             2 | 3 if device => ((chunks[k % chunks.len()] & ADDR_MASK) + (x >> 40) % 300).wrapping_sub(20), // around a chunk
-            4 if device => window.base + (x >> 40) % (window.end - window.base), // anywhere in the heap
+            4 if device => window.base + (x >> 40) % (window.mask + 1), // anywhere in the heap's window
             _ => ptrs[k] + (x >> 40) % 64,
         };
         let loc = rt.node_of(ptrs[k]).unwrap() | ((x >> 4) & 0x1F) | (0xAB << 56);
@@ -157,8 +157,8 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         u.limit.next = (csrs.step_limit as u64).into();
         u.structure.next = structure == Structure::Bst;
         u.heap_base.next = window.base.into();
-        u.heap_end.next = window.end.into();
-        u.heap_delta.next = window.dir.wrapping_sub(window.base).into();
+        u.heap_mask.next = window.mask.into();
+        u.heap_dir.next = window.dir.into();
         u.grant.next = granted;
         u.resp_valid.next = resp.is_some();
         let d = resp.and_then(|r| r.data).unwrap_or([0; 4]);

@@ -18,7 +18,7 @@
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build_with_cxx_opt, BuildSpec, Built, Layout, PortSlot, Top};
 use anyhow::{anyhow, Result};
-use hw::mlu::{CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_END, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
+use hw::mlu::{CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_MASK, CSR_MODE, CSR_ROOT, CSR_STEP_LIMIT, CSR_STRUCTURE};
 use sim::mlu::HeapWindow;
 use sim::config::{Mode, Structure};
 use sim::fault::Op;
@@ -534,14 +534,14 @@ pub enum Csr {
     StepLimit(u32),
     /// The device heap's window, one register each.
     HeapBase(u64),
-    HeapEnd(u64),
+    HeapMask(u64),
     HeapDir(u64),
 }
 
 impl Csr {
     /// The three writes that set the heap window `w`.
     pub fn heap_window(w: HeapWindow) -> [Csr; 3] {
-        [Csr::HeapBase(w.base), Csr::HeapEnd(w.end), Csr::HeapDir(w.dir)]
+        [Csr::HeapBase(w.base), Csr::HeapMask(w.mask), Csr::HeapDir(w.dir)]
     }
 
     /// `csr_addr` and `csr_data` (hw::mlu_unit's CSR port).
@@ -552,7 +552,7 @@ impl Csr {
             Csr::Root(r) => (CSR_ROOT, r),
             Csr::StepLimit(l) => (CSR_STEP_LIMIT, l as u64),
             Csr::HeapBase(v) => (CSR_HEAP_BASE, v),
-            Csr::HeapEnd(v) => (CSR_HEAP_END, v),
+            Csr::HeapMask(v) => (CSR_HEAP_MASK, v),
             Csr::HeapDir(v) => (CSR_HEAP_DIR, v),
         }
     }
@@ -564,7 +564,7 @@ impl Csr {
             Csr::Root(r) => model.set_root(r),
             Csr::StepLimit(l) => model.set_step_limit(l),
             Csr::HeapBase(v) => model.set_heap_window(HeapWindow { base: v, ..model.heap_window() }),
-            Csr::HeapEnd(v) => model.set_heap_window(HeapWindow { end: v, ..model.heap_window() }),
+            Csr::HeapMask(v) => model.set_heap_window(HeapWindow { mask: v, ..model.heap_window() }),
             Csr::HeapDir(v) => model.set_heap_window(HeapWindow { dir: v, ..model.heap_window() }),
         }
     }
