@@ -15,14 +15,14 @@
 // node words and the error bit free on every response, so the memory may
 // hold anything (a cyclic list, a wrongly ordered tree, nodes rewritten
 // while the walk reads them, errors); start only with offer; the key,
-// root, structure, the heap window, cancel and taken free otherwise (taken
-// only once done). A heap lookup (a key in the window) reads one node a
+// root, structure, the heap window, the unit's classification of the key
+// (start_heap), cancel and taken free otherwise (taken only once done). A heap lookup (a key in the window) reads one node a
 // cycle after its start (HeapNode), so it ends within the bound of any
 // MAX_LIMIT >= 2 (the checks here use 2 and 3).
 // Property (assertion): every walk ends (`done`) at most BOUND cycles after
 // its accepted start; BOUND = 1 + MAX_LIMIT * (LAT + RWAIT + 2).
-module walker_bound(clock, reset, start, start_range, start_a, start_node, root, limit, structure,
-                    heap_base, heap_mask, heap_dir, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
+module walker_bound(clock, reset, start, start_range, start_heap, start_a, start_node, root, limit, structure,
+                    heap_mask, heap_dir, grant, resp_valid, resp_error, resp_base, resp_size_tag, resp_link0, resp_link1,
                     taken, cancel);
     input wire        clock;
     input wire        reset;
@@ -33,7 +33,7 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     input wire [63:0] root;
     input wire [15:0] limit;
     input wire        structure;
-    input wire [63:0] heap_base;
+    input wire        start_heap;
     input wire [63:0] heap_mask;
     input wire [63:0] heap_dir;
     input wire        grant;
@@ -54,9 +54,9 @@ module walker_bound(clock, reset, start, start_range, start_a, start_node, root,
     wire [63:0] key;
 
     `WALKER uut(
-        .clock(clock), .reset(reset), .start(start), .offer(start), .start_range(start_range),
+        .clock(clock), .reset(reset), .start(start), .offer(start), .start_range(start_range), .start_heap(start_heap),
         .start_a(start_a), .start_node(start_node), .root(root), .limit(limit), .structure(structure),
-        .heap_base(heap_base), .heap_mask(heap_mask), .heap_dir(heap_dir),
+        .heap_mask(heap_mask), .heap_dir(heap_dir),
         .grant(grant), .resp_valid(resp_valid), .resp_error(resp_error), .resp_base(resp_base),
         .resp_size_tag(resp_size_tag), .resp_link0(resp_link0), .resp_link1(resp_link1),
         .taken(taken), .cancel(cancel), .req_valid(req_valid), .req_node(req_node), .busy(busy),

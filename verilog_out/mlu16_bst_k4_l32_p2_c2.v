@@ -504,12 +504,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_0_start;
     reg  walkers_0_offer;
     reg  walkers_0_start_range;
+    reg  walkers_0_start_heap;
     reg  [63:0] walkers_0_start_a;
     reg  [50:0] walkers_0_start_node;
     reg  [63:0] walkers_0_root;
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
-    reg  [63:0] walkers_0_heap_base;
     reg  [63:0] walkers_0_heap_mask;
     reg  [63:0] walkers_0_heap_dir;
     reg  walkers_0_grant;
@@ -539,12 +539,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_1_start;
     reg  walkers_1_offer;
     reg  walkers_1_start_range;
+    reg  walkers_1_start_heap;
     reg  [63:0] walkers_1_start_a;
     reg  [50:0] walkers_1_start_node;
     reg  [63:0] walkers_1_root;
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
-    reg  [63:0] walkers_1_heap_base;
     reg  [63:0] walkers_1_heap_mask;
     reg  [63:0] walkers_1_heap_dir;
     reg  walkers_1_grant;
@@ -574,12 +574,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_2_start;
     reg  walkers_2_offer;
     reg  walkers_2_start_range;
+    reg  walkers_2_start_heap;
     reg  [63:0] walkers_2_start_a;
     reg  [50:0] walkers_2_start_node;
     reg  [63:0] walkers_2_root;
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
-    reg  [63:0] walkers_2_heap_base;
     reg  [63:0] walkers_2_heap_mask;
     reg  [63:0] walkers_2_heap_dir;
     reg  walkers_2_grant;
@@ -609,12 +609,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  walkers_3_start;
     reg  walkers_3_offer;
     reg  walkers_3_start_range;
+    reg  walkers_3_start_heap;
     reg  [63:0] walkers_3_start_a;
     reg  [50:0] walkers_3_start_node;
     reg  [63:0] walkers_3_root;
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
-    reg  [63:0] walkers_3_heap_base;
     reg  [63:0] walkers_3_heap_mask;
     reg  [63:0] walkers_3_heap_dir;
     reg  walkers_3_grant;
@@ -1432,6 +1432,8 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [50:0] a_lkey_q;
     reg  c_loc_meta_d;
     reg  c_loc_meta_q;
+    reg  c_heap_d;
+    reg  c_heap_q;
     reg  [1:0] p_res_0_d;
     reg  [1:0] p_res_0_q;
     reg  [1:0] p_res_1_d;
@@ -2806,6 +2808,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  s_same_62_q;
     reg  s_same_63_d;
     reg  s_same_63_q;
+    reg  s_heap_0_d;
+    reg  s_heap_0_q;
+    reg  s_heap_1_d;
+    reg  s_heap_1_q;
+    reg  s_heap_2_d;
+    reg  s_heap_2_q;
+    reg  s_heap_3_d;
+    reg  s_heap_3_q;
+    reg  s_heap_4_d;
+    reg  s_heap_4_q;
+    reg  s_heap_5_d;
+    reg  s_heap_5_q;
+    reg  s_heap_6_d;
+    reg  s_heap_6_q;
+    reg  s_heap_7_d;
+    reg  s_heap_7_q;
     reg  [1:0] s_res_0_d;
     reg  [1:0] s_res_0_q;
     reg  [1:0] s_res_1_d;
@@ -3548,6 +3566,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [7:0] sw_tag_7;
     reg  assign_now;
     reg  u_key_range;
+    reg  u_heap;
     reg  [63:0] u_key;
     reg  [50:0] slot_node_0;
     reg  [50:0] slot_node_1;
@@ -3720,12 +3739,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_0_start),
         .offer(walkers_0_offer),
         .start_range(walkers_0_start_range),
+        .start_heap(walkers_0_start_heap),
         .start_a(walkers_0_start_a),
         .start_node(walkers_0_start_node),
         .root(walkers_0_root),
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
-        .heap_base(walkers_0_heap_base),
         .heap_mask(walkers_0_heap_mask),
         .heap_dir(walkers_0_heap_dir),
         .grant(walkers_0_grant),
@@ -3758,12 +3777,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_1_start),
         .offer(walkers_1_offer),
         .start_range(walkers_1_start_range),
+        .start_heap(walkers_1_start_heap),
         .start_a(walkers_1_start_a),
         .start_node(walkers_1_start_node),
         .root(walkers_1_root),
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
-        .heap_base(walkers_1_heap_base),
         .heap_mask(walkers_1_heap_mask),
         .heap_dir(walkers_1_heap_dir),
         .grant(walkers_1_grant),
@@ -3796,12 +3815,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_2_start),
         .offer(walkers_2_offer),
         .start_range(walkers_2_start_range),
+        .start_heap(walkers_2_start_heap),
         .start_a(walkers_2_start_a),
         .start_node(walkers_2_start_node),
         .root(walkers_2_root),
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
-        .heap_base(walkers_2_heap_base),
         .heap_mask(walkers_2_heap_mask),
         .heap_dir(walkers_2_heap_dir),
         .grant(walkers_2_grant),
@@ -3834,12 +3853,12 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         .start(walkers_3_start),
         .offer(walkers_3_offer),
         .start_range(walkers_3_start_range),
+        .start_heap(walkers_3_start_heap),
         .start_a(walkers_3_start_a),
         .start_node(walkers_3_start_node),
         .root(walkers_3_root),
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
-        .heap_base(walkers_3_heap_base),
         .heap_mask(walkers_3_heap_mask),
         .heap_dir(walkers_3_heap_dir),
         .grant(walkers_3_grant),
@@ -4450,6 +4469,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         a_rkey_n_q = 56'h0;
         a_lkey_q = 51'h0;
         c_loc_meta_q = 1'h0;
+        c_heap_q = 1'h0;
         p_res_0_q = 2'h0;
         p_res_1_q = 2'h0;
         p_res_2_q = 2'h0;
@@ -5137,6 +5157,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_same_61_q = 1'h0;
         s_same_62_q = 1'h0;
         s_same_63_q = 1'h0;
+        s_heap_0_q = 1'h0;
+        s_heap_1_q = 1'h0;
+        s_heap_2_q = 1'h0;
+        s_heap_3_q = 1'h0;
+        s_heap_4_q = 1'h0;
+        s_heap_5_q = 1'h0;
+        s_heap_6_q = 1'h0;
+        s_heap_7_q = 1'h0;
         s_res_0_q = 2'h0;
         s_res_1_q = 2'h0;
         s_res_2_q = 2'h0;
@@ -5623,6 +5651,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         a_rkey_n_q <= a_rkey_n_d;
         a_lkey_q <= a_lkey_d;
         c_loc_meta_q <= c_loc_meta_d;
+        c_heap_q <= c_heap_d;
         p_res_0_q <= p_res_0_d;
         p_res_1_q <= p_res_1_d;
         p_res_2_q <= p_res_2_d;
@@ -6310,6 +6339,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_same_61_q <= s_same_61_d;
         s_same_62_q <= s_same_62_d;
         s_same_63_q <= s_same_63_d;
+        s_heap_0_q <= s_heap_0_d;
+        s_heap_1_q <= s_heap_1_d;
+        s_heap_2_q <= s_heap_2_d;
+        s_heap_3_q <= s_heap_3_d;
+        s_heap_4_q <= s_heap_4_d;
+        s_heap_5_q <= s_heap_5_d;
+        s_heap_6_q <= s_heap_6_d;
+        s_heap_7_q <= s_heap_7_d;
         s_res_0_q <= s_res_0_d;
         s_res_1_q <= s_res_1_d;
         s_res_2_q <= s_res_2_d;
@@ -6567,6 +6604,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  [50:0] a_lkey_d_comb;
     reg  [55:0] a_rkey_d_comb;
     reg  [55:0] a_rkey_n_d_comb;
+    reg  c_heap_d_comb;
     reg  c_loc_meta_d_comb;
     reg  ceq_slot_0_d_comb;
     reg  ceq_slot_1_d_comb;
@@ -6821,6 +6859,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  s_done_5_d_comb;
     reg  s_done_6_d_comb;
     reg  s_done_7_d_comb;
+    reg  s_heap_0_d_comb;
+    reg  s_heap_1_d_comb;
+    reg  s_heap_2_d_comb;
+    reg  s_heap_3_d_comb;
+    reg  s_heap_4_d_comb;
+    reg  s_heap_5_d_comb;
+    reg  s_heap_6_d_comb;
+    reg  s_heap_7_d_comb;
     reg  [15:0] s_id_0_d_comb;
     reg  [15:0] s_id_1_d_comb;
     reg  [15:0] s_id_2_d_comb;
@@ -7523,18 +7569,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     reg  unas_any_q_d_comb;
     reg  walkers_0_start_comb;
     reg  [63:0] walkers_0_start_a_comb;
+    reg  walkers_0_start_heap_comb;
     reg  [50:0] walkers_0_start_node_comb;
     reg  walkers_0_start_range_comb;
     reg  walkers_1_start_comb;
     reg  [63:0] walkers_1_start_a_comb;
+    reg  walkers_1_start_heap_comb;
     reg  [50:0] walkers_1_start_node_comb;
     reg  walkers_1_start_range_comb;
     reg  walkers_2_start_comb;
     reg  [63:0] walkers_2_start_a_comb;
+    reg  walkers_2_start_heap_comb;
     reg  [50:0] walkers_2_start_node_comb;
     reg  walkers_2_start_range_comb;
     reg  walkers_3_start_comb;
     reg  [63:0] walkers_3_start_a_comb;
+    reg  walkers_3_start_heap_comb;
     reg  [50:0] walkers_3_start_node_comb;
     reg  walkers_3_start_range_comb;
     always @(*) begin
@@ -7565,6 +7615,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         a_rkey_n_d_comb = a_rkey_n_q;
         a_lkey_d_comb = a_lkey_q;
         c_loc_meta_d_comb = c_loc_meta_q;
+        c_heap_d_comb = c_heap_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -7637,6 +7688,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_0_d_comb = s_sbase_0_q;
         s_ssize_0_d_comb = s_ssize_0_q;
         s_key_range_0_d_comb = s_key_range_0_q;
+        s_heap_0_d_comb = s_heap_0_q;
         s_key_0_d_comb = s_key_0_q;
         s_assigned_0_d_comb = s_assigned_0_q;
         s_walker_0_d_comb = s_walker_0_q;
@@ -7654,6 +7706,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_1_d_comb = s_sbase_1_q;
         s_ssize_1_d_comb = s_ssize_1_q;
         s_key_range_1_d_comb = s_key_range_1_q;
+        s_heap_1_d_comb = s_heap_1_q;
         s_key_1_d_comb = s_key_1_q;
         s_assigned_1_d_comb = s_assigned_1_q;
         s_walker_1_d_comb = s_walker_1_q;
@@ -7671,6 +7724,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_2_d_comb = s_sbase_2_q;
         s_ssize_2_d_comb = s_ssize_2_q;
         s_key_range_2_d_comb = s_key_range_2_q;
+        s_heap_2_d_comb = s_heap_2_q;
         s_key_2_d_comb = s_key_2_q;
         s_assigned_2_d_comb = s_assigned_2_q;
         s_walker_2_d_comb = s_walker_2_q;
@@ -7688,6 +7742,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_3_d_comb = s_sbase_3_q;
         s_ssize_3_d_comb = s_ssize_3_q;
         s_key_range_3_d_comb = s_key_range_3_q;
+        s_heap_3_d_comb = s_heap_3_q;
         s_key_3_d_comb = s_key_3_q;
         s_assigned_3_d_comb = s_assigned_3_q;
         s_walker_3_d_comb = s_walker_3_q;
@@ -7705,6 +7760,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_4_d_comb = s_sbase_4_q;
         s_ssize_4_d_comb = s_ssize_4_q;
         s_key_range_4_d_comb = s_key_range_4_q;
+        s_heap_4_d_comb = s_heap_4_q;
         s_key_4_d_comb = s_key_4_q;
         s_assigned_4_d_comb = s_assigned_4_q;
         s_walker_4_d_comb = s_walker_4_q;
@@ -7722,6 +7778,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_5_d_comb = s_sbase_5_q;
         s_ssize_5_d_comb = s_ssize_5_q;
         s_key_range_5_d_comb = s_key_range_5_q;
+        s_heap_5_d_comb = s_heap_5_q;
         s_key_5_d_comb = s_key_5_q;
         s_assigned_5_d_comb = s_assigned_5_q;
         s_walker_5_d_comb = s_walker_5_q;
@@ -7739,6 +7796,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_6_d_comb = s_sbase_6_q;
         s_ssize_6_d_comb = s_ssize_6_q;
         s_key_range_6_d_comb = s_key_range_6_q;
+        s_heap_6_d_comb = s_heap_6_q;
         s_key_6_d_comb = s_key_6_q;
         s_assigned_6_d_comb = s_assigned_6_q;
         s_walker_6_d_comb = s_walker_6_q;
@@ -7756,6 +7814,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_sbase_7_d_comb = s_sbase_7_q;
         s_ssize_7_d_comb = s_ssize_7_q;
         s_key_range_7_d_comb = s_key_range_7_q;
+        s_heap_7_d_comb = s_heap_7_q;
         s_key_7_d_comb = s_key_7_q;
         s_assigned_7_d_comb = s_assigned_7_q;
         s_walker_7_d_comb = s_walker_7_q;
@@ -8643,6 +8702,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         req_ready = ~any_replay & (free_count_8 > miss_count_3);
         assign_now = unas_any_q_q & free1_pre_4;
         u_key_range = s_key_range_0_q;
+        u_heap = s_heap_0_q;
         u_key = s_key_0_q;
         u_node = zero51;
         slot_node_0 = s_key_0_q[(32'h5)+:(51)];
@@ -8651,6 +8711,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_0) begin
             u_key_range = s_key_range_0_q;
+            u_heap = s_heap_0_q;
             u_key = s_key_0_q;
             u_node = slot_node_0;
         end
@@ -8660,6 +8721,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_1) begin
             u_key_range = s_key_range_1_q;
+            u_heap = s_heap_1_q;
             u_key = s_key_1_q;
             u_node = slot_node_1;
         end
@@ -8669,6 +8731,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_2) begin
             u_key_range = s_key_range_2_q;
+            u_heap = s_heap_2_q;
             u_key = s_key_2_q;
             u_node = slot_node_2;
         end
@@ -8678,6 +8741,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_3) begin
             u_key_range = s_key_range_3_q;
+            u_heap = s_heap_3_q;
             u_key = s_key_3_q;
             u_node = slot_node_3;
         end
@@ -8687,6 +8751,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_4) begin
             u_key_range = s_key_range_4_q;
+            u_heap = s_heap_4_q;
             u_key = s_key_4_q;
             u_node = slot_node_4;
         end
@@ -8696,6 +8761,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_5) begin
             u_key_range = s_key_range_5_q;
+            u_heap = s_heap_5_q;
             u_key = s_key_5_q;
             u_node = slot_node_5;
         end
@@ -8705,6 +8771,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_6) begin
             u_key_range = s_key_range_6_q;
+            u_heap = s_heap_6_q;
             u_key = s_key_6_q;
             u_node = slot_node_6;
         end
@@ -8714,6 +8781,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         end
         if (unas_pick_7) begin
             u_key_range = s_key_range_7_q;
+            u_heap = s_heap_7_q;
             u_key = s_key_7_q;
             u_node = slot_node_7;
         end
@@ -9590,7 +9658,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_root = root_r_q;
         walkers_0_limit = limit_r_q;
         walkers_0_structure = structure_r_q;
-        walkers_0_heap_base = heap_base_r_q;
         walkers_0_heap_mask = heap_mask_r_q;
         walkers_0_heap_dir = heap_dir_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
@@ -9605,11 +9672,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_0_start_comb = 1'b0;
         walkers_0_offer = w_offer;
         walkers_0_start_range_comb = p_key_range_2_q;
+        walkers_0_start_heap_comb = c_heap_q;
         walkers_0_start_a_comb = p_key_2_q;
         walkers_0_start_node_comb = c_node;
         if (assign_now & free1_0) begin
             walkers_0_start_comb = 1'b1;
             walkers_0_start_range_comb = u_key_range;
+            walkers_0_start_heap_comb = u_heap;
             walkers_0_start_a_comb = u_key;
             walkers_0_start_node_comb = u_node;
         end
@@ -9620,7 +9689,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_root = root_r_q;
         walkers_1_limit = limit_r_q;
         walkers_1_structure = structure_r_q;
-        walkers_1_heap_base = heap_base_r_q;
         walkers_1_heap_mask = heap_mask_r_q;
         walkers_1_heap_dir = heap_dir_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
@@ -9635,11 +9703,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_1_start_comb = 1'b0;
         walkers_1_offer = w_offer;
         walkers_1_start_range_comb = p_key_range_2_q;
+        walkers_1_start_heap_comb = c_heap_q;
         walkers_1_start_a_comb = p_key_2_q;
         walkers_1_start_node_comb = c_node;
         if (assign_now & free1_1) begin
             walkers_1_start_comb = 1'b1;
             walkers_1_start_range_comb = u_key_range;
+            walkers_1_start_heap_comb = u_heap;
             walkers_1_start_a_comb = u_key;
             walkers_1_start_node_comb = u_node;
         end
@@ -9650,7 +9720,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_root = root_r_q;
         walkers_2_limit = limit_r_q;
         walkers_2_structure = structure_r_q;
-        walkers_2_heap_base = heap_base_r_q;
         walkers_2_heap_mask = heap_mask_r_q;
         walkers_2_heap_dir = heap_dir_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
@@ -9665,11 +9734,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_2_start_comb = 1'b0;
         walkers_2_offer = w_offer;
         walkers_2_start_range_comb = p_key_range_2_q;
+        walkers_2_start_heap_comb = c_heap_q;
         walkers_2_start_a_comb = p_key_2_q;
         walkers_2_start_node_comb = c_node;
         if (assign_now & free1_2) begin
             walkers_2_start_comb = 1'b1;
             walkers_2_start_range_comb = u_key_range;
+            walkers_2_start_heap_comb = u_heap;
             walkers_2_start_a_comb = u_key;
             walkers_2_start_node_comb = u_node;
         end
@@ -9680,7 +9751,6 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_root = root_r_q;
         walkers_3_limit = limit_r_q;
         walkers_3_structure = structure_r_q;
-        walkers_3_heap_base = heap_base_r_q;
         walkers_3_heap_mask = heap_mask_r_q;
         walkers_3_heap_dir = heap_dir_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
@@ -9695,11 +9765,13 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         walkers_3_start_comb = 1'b0;
         walkers_3_offer = w_offer;
         walkers_3_start_range_comb = p_key_range_2_q;
+        walkers_3_start_heap_comb = c_heap_q;
         walkers_3_start_a_comb = p_key_2_q;
         walkers_3_start_node_comb = c_node;
         if (assign_now & free1_3) begin
             walkers_3_start_comb = 1'b1;
             walkers_3_start_range_comb = u_key_range;
+            walkers_3_start_heap_comb = u_heap;
             walkers_3_start_a_comb = u_key;
             walkers_3_start_node_comb = u_node;
         end
@@ -9805,6 +9877,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_0_d_comb = p_sbase_2_q;
             s_ssize_0_d_comb = p_ssize_2_q;
             s_key_range_0_d_comb = p_key_range_2_q;
+            s_heap_0_d_comb = c_heap_q;
             s_key_0_d_comb = p_key_2_q;
             s_assigned_0_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_0_d_comb = c_walker;
@@ -9992,6 +10065,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_1_d_comb = p_sbase_2_q;
             s_ssize_1_d_comb = p_ssize_2_q;
             s_key_range_1_d_comb = p_key_range_2_q;
+            s_heap_1_d_comb = c_heap_q;
             s_key_1_d_comb = p_key_2_q;
             s_assigned_1_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_1_d_comb = c_walker;
@@ -10179,6 +10253,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_2_d_comb = p_sbase_2_q;
             s_ssize_2_d_comb = p_ssize_2_q;
             s_key_range_2_d_comb = p_key_range_2_q;
+            s_heap_2_d_comb = c_heap_q;
             s_key_2_d_comb = p_key_2_q;
             s_assigned_2_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_2_d_comb = c_walker;
@@ -10366,6 +10441,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_3_d_comb = p_sbase_2_q;
             s_ssize_3_d_comb = p_ssize_2_q;
             s_key_range_3_d_comb = p_key_range_2_q;
+            s_heap_3_d_comb = c_heap_q;
             s_key_3_d_comb = p_key_2_q;
             s_assigned_3_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_3_d_comb = c_walker;
@@ -10553,6 +10629,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_4_d_comb = p_sbase_2_q;
             s_ssize_4_d_comb = p_ssize_2_q;
             s_key_range_4_d_comb = p_key_range_2_q;
+            s_heap_4_d_comb = c_heap_q;
             s_key_4_d_comb = p_key_2_q;
             s_assigned_4_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_4_d_comb = c_walker;
@@ -10740,6 +10817,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_5_d_comb = p_sbase_2_q;
             s_ssize_5_d_comb = p_ssize_2_q;
             s_key_range_5_d_comb = p_key_range_2_q;
+            s_heap_5_d_comb = c_heap_q;
             s_key_5_d_comb = p_key_2_q;
             s_assigned_5_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_5_d_comb = c_walker;
@@ -10927,6 +11005,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_6_d_comb = p_sbase_2_q;
             s_ssize_6_d_comb = p_ssize_2_q;
             s_key_range_6_d_comb = p_key_range_2_q;
+            s_heap_6_d_comb = c_heap_q;
             s_key_6_d_comb = p_key_2_q;
             s_assigned_6_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_6_d_comb = c_walker;
@@ -11114,6 +11193,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             s_sbase_7_d_comb = p_sbase_2_q;
             s_ssize_7_d_comb = p_ssize_2_q;
             s_key_range_7_d_comb = p_key_range_2_q;
+            s_heap_7_d_comb = c_heap_q;
             s_key_7_d_comb = p_key_2_q;
             s_assigned_7_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_7_d_comb = c_walker;
@@ -12248,6 +12328,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
+        c_heap_d_comb = p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);
         c_loc_meta_d_comb = (p_loc_1_q != zero64) & (p_loc_1_q != no_meta);
         if (p_key_range_0_d_comb) begin
             a_rkey_d_comb = p_key_0_d_comb[(32'h0)+:(56)];
@@ -12394,6 +12475,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         a_lkey_d = a_lkey_d_comb;
         a_rkey_d = a_rkey_d_comb;
         a_rkey_n_d = a_rkey_n_d_comb;
+        c_heap_d = c_heap_d_comb;
         c_loc_meta_d = c_loc_meta_d_comb;
         ceq_slot_0_d = ceq_slot_0_d_comb;
         ceq_slot_1_d = ceq_slot_1_d_comb;
@@ -12648,6 +12730,14 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         s_done_5_d = s_done_5_d_comb;
         s_done_6_d = s_done_6_d_comb;
         s_done_7_d = s_done_7_d_comb;
+        s_heap_0_d = s_heap_0_d_comb;
+        s_heap_1_d = s_heap_1_d_comb;
+        s_heap_2_d = s_heap_2_d_comb;
+        s_heap_3_d = s_heap_3_d_comb;
+        s_heap_4_d = s_heap_4_d_comb;
+        s_heap_5_d = s_heap_5_d_comb;
+        s_heap_6_d = s_heap_6_d_comb;
+        s_heap_7_d = s_heap_7_d_comb;
         s_id_0_d = s_id_0_d_comb;
         s_id_1_d = s_id_1_d_comb;
         s_id_2_d = s_id_2_d_comb;
@@ -13350,18 +13440,22 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
         unas_any_q_d = unas_any_q_d_comb;
         walkers_0_start = walkers_0_start_comb;
         walkers_0_start_a = walkers_0_start_a_comb;
+        walkers_0_start_heap = walkers_0_start_heap_comb;
         walkers_0_start_node = walkers_0_start_node_comb;
         walkers_0_start_range = walkers_0_start_range_comb;
         walkers_1_start = walkers_1_start_comb;
         walkers_1_start_a = walkers_1_start_a_comb;
+        walkers_1_start_heap = walkers_1_start_heap_comb;
         walkers_1_start_node = walkers_1_start_node_comb;
         walkers_1_start_range = walkers_1_start_range_comb;
         walkers_2_start = walkers_2_start_comb;
         walkers_2_start_a = walkers_2_start_a_comb;
+        walkers_2_start_heap = walkers_2_start_heap_comb;
         walkers_2_start_node = walkers_2_start_node_comb;
         walkers_2_start_range = walkers_2_start_range_comb;
         walkers_3_start = walkers_3_start_comb;
         walkers_3_start_a = walkers_3_start_a_comb;
+        walkers_3_start_heap = walkers_3_start_heap_comb;
         walkers_3_start_node = walkers_3_start_node_comb;
         walkers_3_start_range = walkers_3_start_range_comb;
     end
@@ -46332,7 +46426,7 @@ module mlu16_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_
 endmodule // mlu16_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu16_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46340,12 +46434,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -46453,7 +46547,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -46573,7 +46667,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -46604,7 +46698,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -46612,7 +46706,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -46628,10 +46722,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -46781,7 +46875,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -46789,12 +46883,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -46902,7 +46996,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -47022,7 +47116,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -47053,7 +47147,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -47061,7 +47155,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -47077,10 +47171,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -47230,7 +47324,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47238,12 +47332,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -47351,7 +47445,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -47471,7 +47565,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -47502,7 +47596,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -47510,7 +47604,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -47526,10 +47620,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -47679,7 +47773,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carr
 endmodule // mlu16_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu16_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -47687,12 +47781,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -47800,7 +47894,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -47920,7 +48014,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -47951,7 +48045,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -47959,7 +48053,7 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -47975,10 +48069,10 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end

@@ -496,12 +496,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_0_start;
     reg  walkers_0_offer;
     reg  walkers_0_start_range;
+    reg  walkers_0_start_heap;
     reg  [63:0] walkers_0_start_a;
     reg  [50:0] walkers_0_start_node;
     reg  [63:0] walkers_0_root;
     reg  [15:0] walkers_0_limit;
     reg  walkers_0_structure;
-    reg  [63:0] walkers_0_heap_base;
     reg  [63:0] walkers_0_heap_mask;
     reg  [63:0] walkers_0_heap_dir;
     reg  walkers_0_grant;
@@ -531,12 +531,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_1_start;
     reg  walkers_1_offer;
     reg  walkers_1_start_range;
+    reg  walkers_1_start_heap;
     reg  [63:0] walkers_1_start_a;
     reg  [50:0] walkers_1_start_node;
     reg  [63:0] walkers_1_root;
     reg  [15:0] walkers_1_limit;
     reg  walkers_1_structure;
-    reg  [63:0] walkers_1_heap_base;
     reg  [63:0] walkers_1_heap_mask;
     reg  [63:0] walkers_1_heap_dir;
     reg  walkers_1_grant;
@@ -566,12 +566,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_2_start;
     reg  walkers_2_offer;
     reg  walkers_2_start_range;
+    reg  walkers_2_start_heap;
     reg  [63:0] walkers_2_start_a;
     reg  [50:0] walkers_2_start_node;
     reg  [63:0] walkers_2_root;
     reg  [15:0] walkers_2_limit;
     reg  walkers_2_structure;
-    reg  [63:0] walkers_2_heap_base;
     reg  [63:0] walkers_2_heap_mask;
     reg  [63:0] walkers_2_heap_dir;
     reg  walkers_2_grant;
@@ -601,12 +601,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  walkers_3_start;
     reg  walkers_3_offer;
     reg  walkers_3_start_range;
+    reg  walkers_3_start_heap;
     reg  [63:0] walkers_3_start_a;
     reg  [50:0] walkers_3_start_node;
     reg  [63:0] walkers_3_root;
     reg  [15:0] walkers_3_limit;
     reg  walkers_3_structure;
-    reg  [63:0] walkers_3_heap_base;
     reg  [63:0] walkers_3_heap_mask;
     reg  [63:0] walkers_3_heap_dir;
     reg  walkers_3_grant;
@@ -1424,6 +1424,8 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [50:0] a_lkey_q;
     reg  c_loc_meta_d;
     reg  c_loc_meta_q;
+    reg  c_heap_d;
+    reg  c_heap_q;
     reg  [1:0] p_res_0_d;
     reg  [1:0] p_res_0_q;
     reg  [1:0] p_res_1_d;
@@ -2798,6 +2800,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  s_same_62_q;
     reg  s_same_63_d;
     reg  s_same_63_q;
+    reg  s_heap_0_d;
+    reg  s_heap_0_q;
+    reg  s_heap_1_d;
+    reg  s_heap_1_q;
+    reg  s_heap_2_d;
+    reg  s_heap_2_q;
+    reg  s_heap_3_d;
+    reg  s_heap_3_q;
+    reg  s_heap_4_d;
+    reg  s_heap_4_q;
+    reg  s_heap_5_d;
+    reg  s_heap_5_q;
+    reg  s_heap_6_d;
+    reg  s_heap_6_q;
+    reg  s_heap_7_d;
+    reg  s_heap_7_q;
     reg  [1:0] s_res_0_d;
     reg  [1:0] s_res_0_q;
     reg  [1:0] s_res_1_d;
@@ -3540,6 +3558,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [7:0] sw_tag_7;
     reg  assign_now;
     reg  u_key_range;
+    reg  u_heap;
     reg  [63:0] u_key;
     reg  [50:0] slot_node_0;
     reg  [50:0] slot_node_1;
@@ -3704,12 +3723,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .start(walkers_0_start),
         .offer(walkers_0_offer),
         .start_range(walkers_0_start_range),
+        .start_heap(walkers_0_start_heap),
         .start_a(walkers_0_start_a),
         .start_node(walkers_0_start_node),
         .root(walkers_0_root),
         .limit(walkers_0_limit),
         .structure(walkers_0_structure),
-        .heap_base(walkers_0_heap_base),
         .heap_mask(walkers_0_heap_mask),
         .heap_dir(walkers_0_heap_dir),
         .grant(walkers_0_grant),
@@ -3742,12 +3761,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .start(walkers_1_start),
         .offer(walkers_1_offer),
         .start_range(walkers_1_start_range),
+        .start_heap(walkers_1_start_heap),
         .start_a(walkers_1_start_a),
         .start_node(walkers_1_start_node),
         .root(walkers_1_root),
         .limit(walkers_1_limit),
         .structure(walkers_1_structure),
-        .heap_base(walkers_1_heap_base),
         .heap_mask(walkers_1_heap_mask),
         .heap_dir(walkers_1_heap_dir),
         .grant(walkers_1_grant),
@@ -3780,12 +3799,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .start(walkers_2_start),
         .offer(walkers_2_offer),
         .start_range(walkers_2_start_range),
+        .start_heap(walkers_2_start_heap),
         .start_a(walkers_2_start_a),
         .start_node(walkers_2_start_node),
         .root(walkers_2_root),
         .limit(walkers_2_limit),
         .structure(walkers_2_structure),
-        .heap_base(walkers_2_heap_base),
         .heap_mask(walkers_2_heap_mask),
         .heap_dir(walkers_2_heap_dir),
         .grant(walkers_2_grant),
@@ -3818,12 +3837,12 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         .start(walkers_3_start),
         .offer(walkers_3_offer),
         .start_range(walkers_3_start_range),
+        .start_heap(walkers_3_start_heap),
         .start_a(walkers_3_start_a),
         .start_node(walkers_3_start_node),
         .root(walkers_3_root),
         .limit(walkers_3_limit),
         .structure(walkers_3_structure),
-        .heap_base(walkers_3_heap_base),
         .heap_mask(walkers_3_heap_mask),
         .heap_dir(walkers_3_heap_dir),
         .grant(walkers_3_grant),
@@ -4434,6 +4453,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         a_rkey_n_q = 56'h0;
         a_lkey_q = 51'h0;
         c_loc_meta_q = 1'h0;
+        c_heap_q = 1'h0;
         p_res_0_q = 2'h0;
         p_res_1_q = 2'h0;
         p_res_2_q = 2'h0;
@@ -5121,6 +5141,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_same_61_q = 1'h0;
         s_same_62_q = 1'h0;
         s_same_63_q = 1'h0;
+        s_heap_0_q = 1'h0;
+        s_heap_1_q = 1'h0;
+        s_heap_2_q = 1'h0;
+        s_heap_3_q = 1'h0;
+        s_heap_4_q = 1'h0;
+        s_heap_5_q = 1'h0;
+        s_heap_6_q = 1'h0;
+        s_heap_7_q = 1'h0;
         s_res_0_q = 2'h0;
         s_res_1_q = 2'h0;
         s_res_2_q = 2'h0;
@@ -5607,6 +5635,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         a_rkey_n_q <= a_rkey_n_d;
         a_lkey_q <= a_lkey_d;
         c_loc_meta_q <= c_loc_meta_d;
+        c_heap_q <= c_heap_d;
         p_res_0_q <= p_res_0_d;
         p_res_1_q <= p_res_1_d;
         p_res_2_q <= p_res_2_d;
@@ -6294,6 +6323,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_same_61_q <= s_same_61_d;
         s_same_62_q <= s_same_62_d;
         s_same_63_q <= s_same_63_d;
+        s_heap_0_q <= s_heap_0_d;
+        s_heap_1_q <= s_heap_1_d;
+        s_heap_2_q <= s_heap_2_d;
+        s_heap_3_q <= s_heap_3_d;
+        s_heap_4_q <= s_heap_4_d;
+        s_heap_5_q <= s_heap_5_d;
+        s_heap_6_q <= s_heap_6_d;
+        s_heap_7_q <= s_heap_7_d;
         s_res_0_q <= s_res_0_d;
         s_res_1_q <= s_res_1_d;
         s_res_2_q <= s_res_2_d;
@@ -6551,6 +6588,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  [50:0] a_lkey_d_comb;
     reg  [55:0] a_rkey_d_comb;
     reg  [55:0] a_rkey_n_d_comb;
+    reg  c_heap_d_comb;
     reg  c_loc_meta_d_comb;
     reg  ceq_slot_0_d_comb;
     reg  ceq_slot_1_d_comb;
@@ -6805,6 +6843,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  s_done_5_d_comb;
     reg  s_done_6_d_comb;
     reg  s_done_7_d_comb;
+    reg  s_heap_0_d_comb;
+    reg  s_heap_1_d_comb;
+    reg  s_heap_2_d_comb;
+    reg  s_heap_3_d_comb;
+    reg  s_heap_4_d_comb;
+    reg  s_heap_5_d_comb;
+    reg  s_heap_6_d_comb;
+    reg  s_heap_7_d_comb;
     reg  [15:0] s_id_0_d_comb;
     reg  [15:0] s_id_1_d_comb;
     reg  [15:0] s_id_2_d_comb;
@@ -7507,18 +7553,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
     reg  unas_any_q_d_comb;
     reg  walkers_0_start_comb;
     reg  [63:0] walkers_0_start_a_comb;
+    reg  walkers_0_start_heap_comb;
     reg  [50:0] walkers_0_start_node_comb;
     reg  walkers_0_start_range_comb;
     reg  walkers_1_start_comb;
     reg  [63:0] walkers_1_start_a_comb;
+    reg  walkers_1_start_heap_comb;
     reg  [50:0] walkers_1_start_node_comb;
     reg  walkers_1_start_range_comb;
     reg  walkers_2_start_comb;
     reg  [63:0] walkers_2_start_a_comb;
+    reg  walkers_2_start_heap_comb;
     reg  [50:0] walkers_2_start_node_comb;
     reg  walkers_2_start_range_comb;
     reg  walkers_3_start_comb;
     reg  [63:0] walkers_3_start_a_comb;
+    reg  walkers_3_start_heap_comb;
     reg  [50:0] walkers_3_start_node_comb;
     reg  walkers_3_start_range_comb;
     always @(*) begin
@@ -7549,6 +7599,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         a_rkey_n_d_comb = a_rkey_n_q;
         a_lkey_d_comb = a_lkey_q;
         c_loc_meta_d_comb = c_loc_meta_q;
+        c_heap_d_comb = c_heap_q;
         r_pass_0_d_comb = r_pass_0_q;
         r_addr_0_d_comb = r_addr_0_q;
         r_pass_1_d_comb = r_pass_1_q;
@@ -7621,6 +7672,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_0_d_comb = s_sbase_0_q;
         s_ssize_0_d_comb = s_ssize_0_q;
         s_key_range_0_d_comb = s_key_range_0_q;
+        s_heap_0_d_comb = s_heap_0_q;
         s_key_0_d_comb = s_key_0_q;
         s_assigned_0_d_comb = s_assigned_0_q;
         s_walker_0_d_comb = s_walker_0_q;
@@ -7638,6 +7690,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_1_d_comb = s_sbase_1_q;
         s_ssize_1_d_comb = s_ssize_1_q;
         s_key_range_1_d_comb = s_key_range_1_q;
+        s_heap_1_d_comb = s_heap_1_q;
         s_key_1_d_comb = s_key_1_q;
         s_assigned_1_d_comb = s_assigned_1_q;
         s_walker_1_d_comb = s_walker_1_q;
@@ -7655,6 +7708,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_2_d_comb = s_sbase_2_q;
         s_ssize_2_d_comb = s_ssize_2_q;
         s_key_range_2_d_comb = s_key_range_2_q;
+        s_heap_2_d_comb = s_heap_2_q;
         s_key_2_d_comb = s_key_2_q;
         s_assigned_2_d_comb = s_assigned_2_q;
         s_walker_2_d_comb = s_walker_2_q;
@@ -7672,6 +7726,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_3_d_comb = s_sbase_3_q;
         s_ssize_3_d_comb = s_ssize_3_q;
         s_key_range_3_d_comb = s_key_range_3_q;
+        s_heap_3_d_comb = s_heap_3_q;
         s_key_3_d_comb = s_key_3_q;
         s_assigned_3_d_comb = s_assigned_3_q;
         s_walker_3_d_comb = s_walker_3_q;
@@ -7689,6 +7744,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_4_d_comb = s_sbase_4_q;
         s_ssize_4_d_comb = s_ssize_4_q;
         s_key_range_4_d_comb = s_key_range_4_q;
+        s_heap_4_d_comb = s_heap_4_q;
         s_key_4_d_comb = s_key_4_q;
         s_assigned_4_d_comb = s_assigned_4_q;
         s_walker_4_d_comb = s_walker_4_q;
@@ -7706,6 +7762,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_5_d_comb = s_sbase_5_q;
         s_ssize_5_d_comb = s_ssize_5_q;
         s_key_range_5_d_comb = s_key_range_5_q;
+        s_heap_5_d_comb = s_heap_5_q;
         s_key_5_d_comb = s_key_5_q;
         s_assigned_5_d_comb = s_assigned_5_q;
         s_walker_5_d_comb = s_walker_5_q;
@@ -7723,6 +7780,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_6_d_comb = s_sbase_6_q;
         s_ssize_6_d_comb = s_ssize_6_q;
         s_key_range_6_d_comb = s_key_range_6_q;
+        s_heap_6_d_comb = s_heap_6_q;
         s_key_6_d_comb = s_key_6_q;
         s_assigned_6_d_comb = s_assigned_6_q;
         s_walker_6_d_comb = s_walker_6_q;
@@ -7740,6 +7798,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_sbase_7_d_comb = s_sbase_7_q;
         s_ssize_7_d_comb = s_ssize_7_q;
         s_key_range_7_d_comb = s_key_range_7_q;
+        s_heap_7_d_comb = s_heap_7_q;
         s_key_7_d_comb = s_key_7_q;
         s_assigned_7_d_comb = s_assigned_7_q;
         s_walker_7_d_comb = s_walker_7_q;
@@ -8619,6 +8678,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         req_ready = ~any_replay & (free_count_8 > miss_count_3);
         assign_now = unas_any_q_q & free1_pre_4;
         u_key_range = s_key_range_0_q;
+        u_heap = s_heap_0_q;
         u_key = s_key_0_q;
         u_node = zero51;
         slot_node_0 = s_key_0_q[(32'h5)+:(51)];
@@ -8627,6 +8687,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_0) begin
             u_key_range = s_key_range_0_q;
+            u_heap = s_heap_0_q;
             u_key = s_key_0_q;
             u_node = slot_node_0;
         end
@@ -8636,6 +8697,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_1) begin
             u_key_range = s_key_range_1_q;
+            u_heap = s_heap_1_q;
             u_key = s_key_1_q;
             u_node = slot_node_1;
         end
@@ -8645,6 +8707,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_2) begin
             u_key_range = s_key_range_2_q;
+            u_heap = s_heap_2_q;
             u_key = s_key_2_q;
             u_node = slot_node_2;
         end
@@ -8654,6 +8717,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_3) begin
             u_key_range = s_key_range_3_q;
+            u_heap = s_heap_3_q;
             u_key = s_key_3_q;
             u_node = slot_node_3;
         end
@@ -8663,6 +8727,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_4) begin
             u_key_range = s_key_range_4_q;
+            u_heap = s_heap_4_q;
             u_key = s_key_4_q;
             u_node = slot_node_4;
         end
@@ -8672,6 +8737,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_5) begin
             u_key_range = s_key_range_5_q;
+            u_heap = s_heap_5_q;
             u_key = s_key_5_q;
             u_node = slot_node_5;
         end
@@ -8681,6 +8747,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_6) begin
             u_key_range = s_key_range_6_q;
+            u_heap = s_heap_6_q;
             u_key = s_key_6_q;
             u_node = slot_node_6;
         end
@@ -8690,6 +8757,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         end
         if (unas_pick_7) begin
             u_key_range = s_key_range_7_q;
+            u_heap = s_heap_7_q;
             u_key = s_key_7_q;
             u_node = slot_node_7;
         end
@@ -9566,7 +9634,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_root = root_r_q;
         walkers_0_limit = limit_r_q;
         walkers_0_structure = structure_r_q;
-        walkers_0_heap_base = heap_base_r_q;
         walkers_0_heap_mask = heap_mask_r_q;
         walkers_0_heap_dir = heap_dir_r_q;
         walkers_0_grant = port_grant_0 & mem_req_ready;
@@ -9581,11 +9648,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_0_start_comb = 1'b0;
         walkers_0_offer = w_offer;
         walkers_0_start_range_comb = p_key_range_2_q;
+        walkers_0_start_heap_comb = c_heap_q;
         walkers_0_start_a_comb = p_key_2_q;
         walkers_0_start_node_comb = c_node;
         if (assign_now & free1_0) begin
             walkers_0_start_comb = 1'b1;
             walkers_0_start_range_comb = u_key_range;
+            walkers_0_start_heap_comb = u_heap;
             walkers_0_start_a_comb = u_key;
             walkers_0_start_node_comb = u_node;
         end
@@ -9596,7 +9665,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_root = root_r_q;
         walkers_1_limit = limit_r_q;
         walkers_1_structure = structure_r_q;
-        walkers_1_heap_base = heap_base_r_q;
         walkers_1_heap_mask = heap_mask_r_q;
         walkers_1_heap_dir = heap_dir_r_q;
         walkers_1_grant = port_grant_1 & mem_req_ready;
@@ -9611,11 +9679,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_1_start_comb = 1'b0;
         walkers_1_offer = w_offer;
         walkers_1_start_range_comb = p_key_range_2_q;
+        walkers_1_start_heap_comb = c_heap_q;
         walkers_1_start_a_comb = p_key_2_q;
         walkers_1_start_node_comb = c_node;
         if (assign_now & free1_1) begin
             walkers_1_start_comb = 1'b1;
             walkers_1_start_range_comb = u_key_range;
+            walkers_1_start_heap_comb = u_heap;
             walkers_1_start_a_comb = u_key;
             walkers_1_start_node_comb = u_node;
         end
@@ -9626,7 +9696,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_root = root_r_q;
         walkers_2_limit = limit_r_q;
         walkers_2_structure = structure_r_q;
-        walkers_2_heap_base = heap_base_r_q;
         walkers_2_heap_mask = heap_mask_r_q;
         walkers_2_heap_dir = heap_dir_r_q;
         walkers_2_grant = port_grant_2 & mem_req_ready;
@@ -9641,11 +9710,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_2_start_comb = 1'b0;
         walkers_2_offer = w_offer;
         walkers_2_start_range_comb = p_key_range_2_q;
+        walkers_2_start_heap_comb = c_heap_q;
         walkers_2_start_a_comb = p_key_2_q;
         walkers_2_start_node_comb = c_node;
         if (assign_now & free1_2) begin
             walkers_2_start_comb = 1'b1;
             walkers_2_start_range_comb = u_key_range;
+            walkers_2_start_heap_comb = u_heap;
             walkers_2_start_a_comb = u_key;
             walkers_2_start_node_comb = u_node;
         end
@@ -9656,7 +9727,6 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_root = root_r_q;
         walkers_3_limit = limit_r_q;
         walkers_3_structure = structure_r_q;
-        walkers_3_heap_base = heap_base_r_q;
         walkers_3_heap_mask = heap_mask_r_q;
         walkers_3_heap_dir = heap_dir_r_q;
         walkers_3_grant = port_grant_3 & mem_req_ready;
@@ -9671,11 +9741,13 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         walkers_3_start_comb = 1'b0;
         walkers_3_offer = w_offer;
         walkers_3_start_range_comb = p_key_range_2_q;
+        walkers_3_start_heap_comb = c_heap_q;
         walkers_3_start_a_comb = p_key_2_q;
         walkers_3_start_node_comb = c_node;
         if (assign_now & free1_3) begin
             walkers_3_start_comb = 1'b1;
             walkers_3_start_range_comb = u_key_range;
+            walkers_3_start_heap_comb = u_heap;
             walkers_3_start_a_comb = u_key;
             walkers_3_start_node_comb = u_node;
         end
@@ -9781,6 +9853,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_0_d_comb = p_sbase_2_q;
             s_ssize_0_d_comb = p_ssize_2_q;
             s_key_range_0_d_comb = p_key_range_2_q;
+            s_heap_0_d_comb = c_heap_q;
             s_key_0_d_comb = p_key_2_q;
             s_assigned_0_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_0_d_comb = c_walker;
@@ -9968,6 +10041,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_1_d_comb = p_sbase_2_q;
             s_ssize_1_d_comb = p_ssize_2_q;
             s_key_range_1_d_comb = p_key_range_2_q;
+            s_heap_1_d_comb = c_heap_q;
             s_key_1_d_comb = p_key_2_q;
             s_assigned_1_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_1_d_comb = c_walker;
@@ -10155,6 +10229,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_2_d_comb = p_sbase_2_q;
             s_ssize_2_d_comb = p_ssize_2_q;
             s_key_range_2_d_comb = p_key_range_2_q;
+            s_heap_2_d_comb = c_heap_q;
             s_key_2_d_comb = p_key_2_q;
             s_assigned_2_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_2_d_comb = c_walker;
@@ -10342,6 +10417,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_3_d_comb = p_sbase_2_q;
             s_ssize_3_d_comb = p_ssize_2_q;
             s_key_range_3_d_comb = p_key_range_2_q;
+            s_heap_3_d_comb = c_heap_q;
             s_key_3_d_comb = p_key_2_q;
             s_assigned_3_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_3_d_comb = c_walker;
@@ -10529,6 +10605,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_4_d_comb = p_sbase_2_q;
             s_ssize_4_d_comb = p_ssize_2_q;
             s_key_range_4_d_comb = p_key_range_2_q;
+            s_heap_4_d_comb = c_heap_q;
             s_key_4_d_comb = p_key_2_q;
             s_assigned_4_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_4_d_comb = c_walker;
@@ -10716,6 +10793,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_5_d_comb = p_sbase_2_q;
             s_ssize_5_d_comb = p_ssize_2_q;
             s_key_range_5_d_comb = p_key_range_2_q;
+            s_heap_5_d_comb = c_heap_q;
             s_key_5_d_comb = p_key_2_q;
             s_assigned_5_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_5_d_comb = c_walker;
@@ -10903,6 +10981,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_6_d_comb = p_sbase_2_q;
             s_ssize_6_d_comb = p_ssize_2_q;
             s_key_range_6_d_comb = p_key_range_2_q;
+            s_heap_6_d_comb = c_heap_q;
             s_key_6_d_comb = p_key_2_q;
             s_assigned_6_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_6_d_comb = c_walker;
@@ -11090,6 +11169,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             s_sbase_7_d_comb = p_sbase_2_q;
             s_ssize_7_d_comb = p_ssize_2_q;
             s_key_range_7_d_comb = p_key_range_2_q;
+            s_heap_7_d_comb = c_heap_q;
             s_key_7_d_comb = p_key_2_q;
             s_assigned_7_d_comb = merge_any | (~join_group & alloc_any);
             s_walker_7_d_comb = c_walker;
@@ -12224,6 +12304,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
+        c_heap_d_comb = p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);
         c_loc_meta_d_comb = (p_loc_1_q != zero64) & (p_loc_1_q != no_meta);
         if (p_key_range_0_d_comb) begin
             a_rkey_d_comb = p_key_0_d_comb[(32'h0)+:(56)];
@@ -12370,6 +12451,7 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         a_lkey_d = a_lkey_d_comb;
         a_rkey_d = a_rkey_d_comb;
         a_rkey_n_d = a_rkey_n_d_comb;
+        c_heap_d = c_heap_d_comb;
         c_loc_meta_d = c_loc_meta_d_comb;
         ceq_slot_0_d = ceq_slot_0_d_comb;
         ceq_slot_1_d = ceq_slot_1_d_comb;
@@ -12624,6 +12706,14 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         s_done_5_d = s_done_5_d_comb;
         s_done_6_d = s_done_6_d_comb;
         s_done_7_d = s_done_7_d_comb;
+        s_heap_0_d = s_heap_0_d_comb;
+        s_heap_1_d = s_heap_1_d_comb;
+        s_heap_2_d = s_heap_2_d_comb;
+        s_heap_3_d = s_heap_3_d_comb;
+        s_heap_4_d = s_heap_4_d_comb;
+        s_heap_5_d = s_heap_5_d_comb;
+        s_heap_6_d = s_heap_6_d_comb;
+        s_heap_7_d = s_heap_7_d_comb;
         s_id_0_d = s_id_0_d_comb;
         s_id_1_d = s_id_1_d_comb;
         s_id_2_d = s_id_2_d_comb;
@@ -13326,18 +13416,22 @@ module mlu8_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_m
         unas_any_q_d = unas_any_q_d_comb;
         walkers_0_start = walkers_0_start_comb;
         walkers_0_start_a = walkers_0_start_a_comb;
+        walkers_0_start_heap = walkers_0_start_heap_comb;
         walkers_0_start_node = walkers_0_start_node_comb;
         walkers_0_start_range = walkers_0_start_range_comb;
         walkers_1_start = walkers_1_start_comb;
         walkers_1_start_a = walkers_1_start_a_comb;
+        walkers_1_start_heap = walkers_1_start_heap_comb;
         walkers_1_start_node = walkers_1_start_node_comb;
         walkers_1_start_range = walkers_1_start_range_comb;
         walkers_2_start = walkers_2_start_comb;
         walkers_2_start_a = walkers_2_start_a_comb;
+        walkers_2_start_heap = walkers_2_start_heap_comb;
         walkers_2_start_node = walkers_2_start_node_comb;
         walkers_2_start_range = walkers_2_start_range_comb;
         walkers_3_start = walkers_3_start_comb;
         walkers_3_start_a = walkers_3_start_a_comb;
+        walkers_3_start_heap = walkers_3_start_heap_comb;
         walkers_3_start_node = walkers_3_start_node_comb;
         walkers_3_start_range = walkers_3_start_range_comb;
     end
@@ -43484,7 +43578,7 @@ module mlu8_bst_k4_l32_p2_c2_mlb_rs_pe(req_0,req_1,req_2,req_3,req_4,req_5,req_6
 endmodule // mlu8_bst_k4_l32_p2_c2_mlb_rs_pe
 
 // mlu8_bst_k4_l32_p2_c2_walkers_0: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43492,12 +43586,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -43605,7 +43699,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -43725,7 +43819,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -43756,7 +43850,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -43764,7 +43858,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -43780,10 +43874,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -43933,7 +44027,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_0_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_1: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -43941,12 +44035,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -44054,7 +44148,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -44174,7 +44268,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -44205,7 +44299,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -44213,7 +44307,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -44229,10 +44323,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -44382,7 +44476,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_1_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_2: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44390,12 +44484,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -44503,7 +44597,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -44623,7 +44717,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -44654,7 +44748,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -44662,7 +44756,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -44678,10 +44772,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end
@@ -44831,7 +44925,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp(a,base,size,w,ge,ok,carry1,carry
 endmodule // mlu8_bst_k4_l32_p2_c2_walkers_2_node_cmp
 
 // mlu8_bst_k4_l32_p2_c2_walkers_3: hw::walker::Walker
-module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_a,start_node,root,limit,structure,heap_base,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
+module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start_heap,start_a,start_node,root,limit,structure,heap_mask,heap_dir,grant,resp_valid,resp_error,resp_base,resp_size_tag,resp_link0,resp_link1,taken,cancel,req_valid,req_node,busy,in_flight,done,visit,result,location,base,size,tag,cancelled,key_range,key);
     
     // Module arguments
     input wire  clock;
@@ -44839,12 +44933,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     input wire  start;
     input wire  offer;
     input wire  start_range;
+    input wire  start_heap;
     input wire  [63:0] start_a;
     input wire  [50:0] start_node;
     input wire  [63:0] root;
     input wire  [15:0] limit;
     input wire  structure;
-    input wire  [63:0] heap_base;
     input wire  [63:0] heap_mask;
     input wire  [63:0] heap_dir;
     input wire  grant;
@@ -44952,7 +45046,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  link_zero;
     reg  is_bst;
     reg  [63:0] root_m;
-    reg  start_heap;
+    reg  start_in_heap;
     reg  [63:0] start_a56;
     reg  [63:0] heap_node;
     
@@ -45072,7 +45166,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         found = ~range_r_q | ok_r_q;
         root_m = root & loc_mask;
         start_a56 = start_a & addr_mask;
-        start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);
+        start_in_heap = start_range & start_heap;
         heap_node = heap_dir | (a_r_q & heap_mask);
         link = link0_r_q;
         link_zero = link0_zero_r_q;
@@ -45103,7 +45197,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     cancelled_r_d_comb = 1'b0;
                     if (offer) begin
                         range_r_d_comb = start_range;
-                        heap_r_d_comb = start_heap;
+                        heap_r_d_comb = start_in_heap;
                         bst_r_d_comb = is_bst;
                         left_r_d_comb = limit;
                         last_r_d_comb = limit == one16;
@@ -45111,7 +45205,7 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                         if (start_range) begin
                             a_r_d_comb = start_a56;
                             result_r_d_comb = res_found;
-                            if (start_heap) begin
+                            if (start_in_heap) begin
                                 result_r_d_comb = res_found;
                             end
                             else if (root_m == zero64) begin
@@ -45127,10 +45221,10 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
                     end
                     if (start) begin
                         state_d_comb = WalkerState_Issue;
-                        if (start_heap) begin
+                        if (start_in_heap) begin
                             state_d_comb = WalkerState_HeapNode;
                         end
-                        if (start_range & ~start_heap & ((root_m == zero64) | (limit == zero16))) begin
+                        if (start_range & ~start_in_heap & ((root_m == zero64) | (limit == zero16))) begin
                             state_d_comb = WalkerState_Done;
                         end
                     end

@@ -195,6 +195,12 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     /// NO_META), registered from the stage before: the lane checks' one
     /// use of it (`LaneChecks::loc_meta`).
     c_loc_meta: DFF<Bit>,
+    /// The check stage's key is a range key in the device heap's window,
+    /// registered from the stage before (as `c_loc_meta`): the window's
+    /// compare is made once per request on a pipeline register, and a miss
+    /// slot keeps the result (`s_heap`), so a walker is handed one bit
+    /// instead of comparing the key it is offered behind the slot select.
+    c_heap: DFF<Bit>,
     p_res: Vec<DFF<Bits<2>>>,
     p_res_loc: Vec<DFF<Bits<51>>>,
     p_res_base: Vec<DFF<Bits<56>>>,
@@ -219,6 +225,8 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     /// key), written when either is filled, so the group that a walker
     /// takes is known without comparing 64-bit keys after the pick.
     s_same: Vec<DFF<Bit>>,
+    /// The slot's key is in the heap window (`c_heap` when it was written).
+    s_heap: Vec<DFF<Bit>>,
     s_res: Vec<DFF<Bits<2>>>,
     s_res_loc: Vec<DFF<Bits<51>>>,
     s_res_base: Vec<DFF<Bits<56>>>,
@@ -325,6 +333,7 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     sw_tag: Vec<Signal<Local, Bits<8>>>,
     assign_now: Signal<Local, Bit>,
     u_key_range: Signal<Local, Bit>,
+    u_heap: Signal<Local, Bit>,
     u_key: Signal<Local, Bits<64>>,
     /// The first node each slot's walk reads (the root for a range key, the
     /// key for a location), the unassigned group's, and stage C's: the
@@ -527,6 +536,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             a_rkey_n: Default::default(),
             a_lkey: Default::default(),
             c_loc_meta: Default::default(),
+            c_heap: Default::default(),
             p_res: regs(m1),
             p_res_loc: regs(m1),
             p_res_base: regs(m1),
@@ -547,6 +557,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             s_walker: regs(r),
             s_done: regs(r),
             s_same: regs(r * r),
+            s_heap: regs(r),
             s_res: regs(r),
             s_res_loc: regs(r),
             s_res_base: regs(r),
@@ -632,6 +643,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             sw_tag: sigs(r),
             assign_now: Default::default(),
             u_key_range: Default::default(),
+            u_heap: Default::default(),
             u_key: Default::default(),
             slot_node: sigs(r),
             u_node: Default::default(),
@@ -714,7 +726,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
     fn update(&mut self) {
         dff_setup!(
             self, clock, mode_r, structure_r, root_r, limit_r, heap_base_r, heap_mask_r, heap_dir_r, r_valid, r_id, r_op, r_fault, r_lane, r_loc, r_meta_valid, r_base,
-            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta
+            r_size, r_tag, fq_valid, fq_loc, fq_base, fq_size, fq_tag, unas_any_q, a_rkey, a_rkey_n, a_lkey, c_loc_meta, c_heap
         );
         self.mlb.clock.next = self.clock.val();
         for i in 0..L {
@@ -772,6 +784,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
             self.s_sbase[s].d.next = self.s_sbase[s].q.val();
             self.s_ssize[s].d.next = self.s_ssize[s].q.val();
             self.s_key_range[s].d.next = self.s_key_range[s].q.val();
+            self.s_heap[s].clock.next = self.clock.val();
+            self.s_heap[s].d.next = self.s_heap[s].q.val();
             self.s_key[s].d.next = self.s_key[s].q.val();
             self.s_assigned[s].d.next = self.s_assigned[s].q.val();
             self.s_walker[s].d.next = self.s_walker[s].q.val();
@@ -974,6 +988,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             // The oldest unassigned slot group gets the first idle walker.
                             self.assign_now.next = self.unas_any_q.q.val() & self.free1_pre[kk].val();
                             self.u_key_range.next = self.s_key_range[0].q.val();
+                            self.u_heap.next = self.s_heap[0].q.val();
                             self.u_key.next = self.s_key[0].q.val();
                             self.u_node.next = self.zero51.val();
                             for s in 0..self.s_valid.len() {
@@ -983,6 +998,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 }
                                 if self.unas_pick[s].val() {
                                     self.u_key_range.next = self.s_key_range[s].q.val();
+                                    self.u_heap.next = self.s_heap[s].q.val();
                                     self.u_key.next = self.s_key[s].q.val();
                                     self.u_node.next = self.slot_node[s].val();
                                 }
@@ -1231,7 +1247,6 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 self.walkers[k].root.next = self.root_r.q.val();
                                 self.walkers[k].limit.next = self.limit_r.q.val();
                                 self.walkers[k].structure.next = self.structure_r.q.val();
-                                self.walkers[k].heap_base.next = self.heap_base_r.q.val();
                                 self.walkers[k].heap_mask.next = self.heap_mask_r.q.val();
                                 self.walkers[k].heap_dir.next = self.heap_dir_r.q.val();
                                 self.walkers[k].grant.next = self.port_grant[k].val() & self.mem_req_ready.val();
@@ -1252,11 +1267,13 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                 // stage C (energy: an idle walker's key registers hold otherwise).
                                 self.walkers[k].offer.next = self.w_offer.val();
                                 self.walkers[k].start_range.next = self.p_key_range[c].q.val();
+                                self.walkers[k].start_heap.next = self.c_heap.q.val();
                                 self.walkers[k].start_a.next = self.p_key[c].q.val();
                                 self.walkers[k].start_node.next = self.c_node.val();
                                 if self.assign_now.val() & self.free1[k].val() {
                                     self.walkers[k].start.next = true;
                                     self.walkers[k].start_range.next = self.u_key_range.val();
+                                    self.walkers[k].start_heap.next = self.u_heap.val();
                                     self.walkers[k].start_a.next = self.u_key.val();
                                     self.walkers[k].start_node.next = self.u_node.val();
                                 }
@@ -1321,6 +1338,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     self.s_sbase[s].d.next = self.p_sbase[c].q.val();
                                     self.s_ssize[s].d.next = self.p_ssize[c].q.val();
                                     self.s_key_range[s].d.next = self.p_key_range[c].q.val();
+                                    self.s_heap[s].d.next = self.c_heap.q.val();
                                     self.s_key[s].d.next = self.p_key[c].q.val();
                                     self.s_assigned[s].d.next = self.merge_any.val() | (!self.join_group.val() & self.alloc_any.val());
                                     self.s_walker[s].d.next = self.c_walker.val();
@@ -1460,6 +1478,11 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                                     }
                                 }
                             }
+                            // Whether the check stage's key is in the heap window, a cycle early
+                            // (the window is written only while the unit is idle).
+                            self.c_heap.d.next = self.p_key_range[c - 1].q.val()
+                                & (self.heap_mask_r.q.val() != self.zero64.val())
+                                & ((self.p_key[c - 1].q.val() & !self.heap_mask_r.q.val()) == self.heap_base_r.q.val());
                             // Whether the check stage's location names metadata, a cycle early.
                             self.c_loc_meta.d.next =
                                 (self.p_loc[c - 1].q.val() != self.zero64.val()) & (self.p_loc[c - 1].q.val() != self.no_meta.val());

@@ -11,17 +11,19 @@
 //!   node after `limit` nodes it ends in RES_LIMIT (limit 0: at once); an
 //!   error response in RES_MEM_ERROR. A root of 0 is an empty structure.
 //! - location (`start_range` = 0): the node at `start_a`: one read.
-//! - heap (a range key with `heap_mask != 0` and `a & !heap_mask ==
-//!   heap_base`: the device heap's window, an aligned power-of-two region,
-//!   sim::mlu "Heap window"): one read of the directory node `heap_dir |
-//!   (a & heap_mask)` (bits 55..5), whatever the root and the limit; found
-//!   at the node's link0 (the chunk's location), not found if it is 0. The
-//!   window's equality compare is made on `start_a` as the key is loaded
-//!   (`heap_r`, beside the late `start`, not behind it); the node's address
-//!   is formed in a state of its own (`HeapNode`, one cycle) into `node_r`,
-//!   so the port's request path is unchanged. (A window of magnitude
-//!   compares and adders put 64-bit carry chains on these paths: ASAP7
-//!   timing went from 486 to 873-919 ps.)
+//! - heap (a range key with `start_heap`: the key lies in the device heap's
+//!   window, an aligned power-of-two region, sim::mlu "Heap window"): one
+//!   read of the directory node `heap_dir | (a & heap_mask)` (bits 55..5),
+//!   whatever the root and the limit; found at the node's link0 (the
+//!   chunk's location), not found if it is 0. The unit classifies the key
+//!   (the window's equality compare) once per request, on a pipeline
+//!   register, and keeps the bit with a miss slot, so the walker is handed
+//!   one bit; the node's address is formed in a state of its own
+//!   (`HeapNode`, one cycle) into `node_r`, so the port's request path is
+//!   unchanged. (Timing, ASAP7, 8 entries: a window of magnitude compares
+//!   and adders put 64-bit carry chains on these paths, 873-919 ps; the
+//!   equality compare made here, behind the unit's slot select, 531 ps;
+//!   the target is 500 ps.)
 //!
 //! Node addresses are 51-bit locations (address bits 55..5), as the MLB
 //! stores them; the port address is `{node, 5'b0}`.
@@ -29,13 +31,14 @@
 //! # Ports (one clock, rising edge; inputs sampled at the edge)
 //! - `reset`: synchronous; back to idle. A read outstanding at reset must
 //!   not be answered afterwards (the unit resets the port with it).
-//! - `start` with `start_range`, `start_a` (range: the address, bits 55..0
+//! - `start` with `start_range`, `start_heap` (a range key in the heap
+//!   window; ignored for a location key), `start_a` (range: the address, bits 55..0
 //!   used, so a tagged pointer may be given; location: the node address,
 //!   bits 55..5 used), `start_node` (51: the first node to read, `root`'s
 //!   for a range walk and `start_a`'s for a location fetch; the unit makes
 //!   this select per miss slot, before it picks the slot, so the pick does
 //!   not run on into a 51-bit select), `root` (a node address, bits 55..5:
-//!   only its zero test is used here), `heap_base`, `heap_mask`, `heap_dir`
+//!   only its zero test is used here), `heap_mask`, `heap_dir`
 //!   (64 each: the window CSRs), `limit` (16), `structure` (0 list,
 //!   1 bst; ignored unless both are built): taken only while idle (`busy`
 //!   low); latched (the key registers follow them in every idle cycle in
@@ -91,12 +94,12 @@ pub struct Walker {
     pub start: Signal<In, Bit>,
     pub offer: Signal<In, Bit>,
     pub start_range: Signal<In, Bit>,
+    pub start_heap: Signal<In, Bit>,
     pub start_a: Signal<In, Bits<64>>,
     pub start_node: Signal<In, Bits<51>>,
     pub root: Signal<In, Bits<64>>,
     pub limit: Signal<In, Bits<16>>,
     pub structure: Signal<In, Bit>,
-    pub heap_base: Signal<In, Bits<64>>,
     pub heap_mask: Signal<In, Bits<64>>,
     pub heap_dir: Signal<In, Bits<64>>,
     pub grant: Signal<In, Bit>,
@@ -161,8 +164,8 @@ pub struct Walker {
     link_zero: Signal<Local, Bit>,
     is_bst: Signal<Local, Bit>,
     root_m: Signal<Local, Bits<64>>,
-    /// `start_a` (masked to 56 bits) lies in the heap window.
-    start_heap: Signal<Local, Bit>,
+    /// A range key in the heap window (`start_range & start_heap`).
+    start_in_heap: Signal<Local, Bit>,
     start_a56: Signal<Local, Bits<64>>,
     /// The directory node of the key register's granule (its location is
     /// bits 55..5).
@@ -191,12 +194,12 @@ impl Walker {
             start: Default::default(),
             offer: Default::default(),
             start_range: Default::default(),
+            start_heap: Default::default(),
             start_a: Default::default(),
             start_node: Default::default(),
             root: Default::default(),
             limit: Default::default(),
             structure: Default::default(),
-            heap_base: Default::default(),
             heap_mask: Default::default(),
             heap_dir: Default::default(),
             grant: Default::default(),
@@ -247,7 +250,7 @@ impl Walker {
             link_zero: Default::default(),
             is_bst: Default::default(),
             root_m: Default::default(),
-            start_heap: Default::default(),
+            start_in_heap: Default::default(),
             start_a56: Default::default(),
             heap_node: Default::default(),
             zero16: Constant::new(0_u64.into()),
@@ -287,9 +290,7 @@ impl Logic for Walker {
         self.found.next = !self.range_r.q.val() | self.ok_r.q.val();
         self.root_m.next = self.root.val() & self.loc_mask.val();
         self.start_a56.next = self.start_a.val() & self.addr_mask.val();
-        self.start_heap.next = self.start_range.val()
-            & (self.heap_mask.val() != self.zero64.val())
-            & ((self.start_a56.val() & !self.heap_mask.val()) == self.heap_base.val());
+        self.start_in_heap.next = self.start_range.val() & self.start_heap.val();
         self.heap_node.next = self.heap_dir.val() | (self.a_r.q.val() & self.heap_mask.val());
         self.link.next = self.link0_r.q.val();
         self.link_zero.next = self.link0_zero_r.q.val();
@@ -328,7 +329,7 @@ impl Logic for Walker {
                 self.cancelled_r.d.next = false;
                 if self.offer.val() {
                     self.range_r.d.next = self.start_range.val();
-                    self.heap_r.d.next = self.start_heap.val();
+                    self.heap_r.d.next = self.start_in_heap.val();
                     self.bst_r.d.next = self.is_bst.val();
                     self.left_r.d.next = self.limit.val();
                     self.last_r.d.next = self.limit.val() == self.one16.val();
@@ -336,7 +337,7 @@ impl Logic for Walker {
                     if self.start_range.val() {
                         self.a_r.d.next = self.start_a56.val();
                         self.result_r.d.next = self.res_found.val();
-                        if self.start_heap.val() {
+                        if self.start_in_heap.val() {
                             self.result_r.d.next = self.res_found.val();
                         } else if self.root_m.val() == self.zero64.val() {
                             self.result_r.d.next = self.res_not_found.val();
@@ -349,11 +350,11 @@ impl Logic for Walker {
                 }
                 if self.start.val() {
                     self.state.d.next = WalkerState::Issue;
-                    if self.start_heap.val() {
+                    if self.start_in_heap.val() {
                         self.state.d.next = WalkerState::HeapNode;
                     }
                     if self.start_range.val()
-                        & !self.start_heap.val()
+                        & !self.start_in_heap.val()
                         & ((self.root_m.val() == self.zero64.val()) | (self.limit.val() == self.zero16.val()))
                     {
                         self.state.d.next = WalkerState::Done;

@@ -250,9 +250,9 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         (
             "mutant_heap_window",
             vec![edit(
-                "start_heap = start_range & (heap_mask != zero64) & ((start_a56 & ~heap_mask) == heap_base);",
-                "start_heap = 1'b0;",
-                4,
+                "c_heap_d_comb = p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);",
+                "c_heap_d_comb = 1'b0;",
+                1,
             )],
         ),
     ]

@@ -156,7 +156,8 @@ fn run(structure: Structure, seed: u64, cycles: u64, allocs: usize, poisoned: Op
         u.root.next = csrs.root.into();
         u.limit.next = (csrs.step_limit as u64).into();
         u.structure.next = structure == Structure::Bst;
-        u.heap_base.next = window.base.into();
+        // The unit's classification of the key (hw::mlu_unit `c_heap`).
+        u.start_heap.next = range && window.holds(a & ADDR_MASK);
         u.heap_mask.next = window.mask.into();
         u.heap_dir.next = window.dir.into();
         u.grant.next = granted;
