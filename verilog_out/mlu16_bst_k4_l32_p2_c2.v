@@ -46508,6 +46508,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -46583,6 +46589,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -46604,6 +46613,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -46623,9 +46635,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -46659,6 +46674,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -46677,9 +46695,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -46801,12 +46819,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,star
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -46957,6 +46981,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -47032,6 +47062,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -47053,6 +47086,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -47072,9 +47108,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -47108,6 +47147,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -47126,9 +47168,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -47250,12 +47292,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,star
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -47406,6 +47454,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -47481,6 +47535,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -47502,6 +47559,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -47521,9 +47581,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -47557,6 +47620,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -47575,9 +47641,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -47699,12 +47765,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,star
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -47855,6 +47927,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -47930,6 +48008,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -47951,6 +48032,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -47970,9 +48054,12 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -48006,6 +48093,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -48024,9 +48114,9 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -48148,12 +48238,18 @@ module mlu16_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,star
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;

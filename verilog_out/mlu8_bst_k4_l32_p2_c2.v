@@ -43660,6 +43660,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -43735,6 +43741,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -43756,6 +43765,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -43775,9 +43787,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -43811,6 +43826,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -43829,9 +43847,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -43953,12 +43971,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_0(clock,reset,start,offer,start_range,start
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -44109,6 +44133,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -44184,6 +44214,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -44205,6 +44238,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -44224,9 +44260,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -44260,6 +44299,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -44278,9 +44320,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -44402,12 +44444,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_1(clock,reset,start,offer,start_range,start
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -44558,6 +44606,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -44633,6 +44687,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -44654,6 +44711,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -44673,9 +44733,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -44709,6 +44772,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -44727,9 +44793,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -44851,12 +44917,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_2(clock,reset,start,offer,start_range,start
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
@@ -45007,6 +45079,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  [50:0] node_r_q;
     reg  cancelled_r_d;
     reg  cancelled_r_q;
+    reg  busy_r_d;
+    reg  busy_r_q;
+    reg  done_r_d;
+    reg  done_r_q;
+    reg  in_flight_r_d;
+    reg  in_flight_r_q;
     reg  [1:0] result_r_d;
     reg  [1:0] result_r_q;
     reg  [63:0] base_r_d;
@@ -45082,6 +45160,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         last_r_q = 1'h0;
         node_r_q = 51'h0;
         cancelled_r_q = 1'h0;
+        busy_r_q = 1'h0;
+        done_r_q = 1'h0;
+        in_flight_r_q = 1'h0;
         result_r_q = 2'h0;
         base_r_q = 64'h0;
         size_r_q = 64'h0;
@@ -45103,6 +45184,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         last_r_q <= last_r_d;
         node_r_q <= node_r_d;
         cancelled_r_q <= cancelled_r_d;
+        busy_r_q <= busy_r_d;
+        done_r_q <= done_r_d;
+        in_flight_r_q <= in_flight_r_d;
         result_r_q <= result_r_d;
         base_r_q <= base_r_d;
         size_r_q <= size_r_d;
@@ -45122,9 +45206,12 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
     reg  [63:0] a_r_d_comb;
     reg  [63:0] base_r_d_comb;
     reg  bst_r_d_comb;
+    reg  busy_r_d_comb;
     reg  cancelled_r_d_comb;
+    reg  done_r_d_comb;
     reg  ge_r_d_comb;
     reg  heap_r_d_comb;
+    reg  in_flight_r_d_comb;
     reg  last_r_d_comb;
     reg  [15:0] left_r_d_comb;
     reg  [50:0] link0_r_d_comb;
@@ -45158,6 +45245,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         ok_r_d_comb = ok_r_q;
         link0_zero_r_d_comb = link0_zero_r_q;
         link1_zero_r_d_comb = link1_zero_r_q;
+        busy_r_d_comb = busy_r_q;
+        done_r_d_comb = done_r_q;
+        in_flight_r_d_comb = in_flight_r_q;
         is_bst = has_bst & (~has_list | structure);
         node_cmp_a = a_r_q;
         node_cmp_base = resp_base;
@@ -45176,9 +45266,9 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
         end
         req_valid = state_q == WalkerState_Issue;
         req_node = node_r_q;
-        busy = state_q != WalkerState_Idle;
-        in_flight = (state_q == WalkerState_HeapNode) | (state_q == WalkerState_Issue) | (state_q == WalkerState_Wait) | (state_q == WalkerState_Decide);
-        done = state_q == WalkerState_Done;
+        busy = busy_r_q;
+        in_flight = in_flight_r_q;
+        done = done_r_q;
         visit = state_q == WalkerState_Decide;
         result = result_r_q;
         location = node_r_q;
@@ -45300,12 +45390,18 @@ module mlu8_bst_k4_l32_p2_c2_walkers_3(clock,reset,start,offer,start_range,start
             state_d_comb = WalkerState_Idle;
             cancelled_r_d_comb = 1'b0;
         end
+        busy_r_d_comb = state_d_comb != WalkerState_Idle;
+        done_r_d_comb = state_d_comb == WalkerState_Done;
+        in_flight_r_d_comb = (state_d_comb == WalkerState_HeapNode) | (state_d_comb == WalkerState_Issue) | (state_d_comb == WalkerState_Wait) | (state_d_comb == WalkerState_Decide);
         a_r_d = a_r_d_comb;
         base_r_d = base_r_d_comb;
         bst_r_d = bst_r_d_comb;
+        busy_r_d = busy_r_d_comb;
         cancelled_r_d = cancelled_r_d_comb;
+        done_r_d = done_r_d_comb;
         ge_r_d = ge_r_d_comb;
         heap_r_d = heap_r_d_comb;
+        in_flight_r_d = in_flight_r_d_comb;
         last_r_d = last_r_d_comb;
         left_r_d = left_r_d_comb;
         link0_r_d = link0_r_d_comb;
