@@ -27,22 +27,24 @@ fn class_of(size: u64) -> u64 {
     CLASSES.into_iter().find(|&c| c >= size + 16).expect("fits the largest class")
 }
 
-/// x^16 + x^14 + x^13 + x^11 + 1, Galois form, low byte as the tag; 0, 0xFF
-/// and the chunk's previous tag skipped (sim::canary::heap's module doc).
+/// x^16 + x^14 + x^13 + x^11 + 1, Galois form, one step per tag; its low
+/// byte folded to 1..=253 and moved up by one at or above the chunk's
+/// previous tag (sim::canary::heap's module doc), written out here.
 struct Lfsr(u16);
 impl Lfsr {
     fn tag(&mut self, prev: Option<u8>) -> u8 {
-        loop {
-            let out = self.0 & 1;
-            self.0 >>= 1;
-            if out == 1 {
-                self.0 ^= 0xB400;
-            }
-            let t = self.0 as u8;
-            if t != 0 && t != 0xFF && Some(t) != prev {
-                return t;
-            }
+        let out = self.0 & 1;
+        self.0 >>= 1;
+        if out == 1 {
+            self.0 ^= 0xB400;
         }
+        let t = (self.0 & 0xFF) as u16 % 253 + 1;
+        let t = match prev {
+            Some(p) if t >= p as u16 => t + 1,
+            _ => t,
+        };
+        assert!((1..=254).contains(&t) && Some(t as u8) != prev);
+        t as u8
     }
 }
 

@@ -20,7 +20,8 @@
 //!   C + H, the rear's starts then (`MRear`) and is written at C + 2H; mode
 //!   free: response at C + 2H + 1; always: the checker inserts the entry at
 //!   C + 2H (`MIns`; its length shows at C + 2H + 1), response at C + 2H + 2.
-//! - free: `FDec` at g + 1; outside / not a chunk / double free: response at
+//! - free: `FDec` at g + 1; outside / not a chunk / double free (with a
+//!   tagged heap also a stale tag, [`Heap::decode_free`]): response at
 //!   g + 2. `FSize` at S = g + 2; mode off: `FCommit` at g + 3, response at
 //!   g + 4. With canaries the front canary's read and SipHash start at S and
 //!   both are in hand at S + D (`FFront`); the rear's start then and are in
@@ -407,7 +408,7 @@ impl CanaryUnit {
 
     fn grant_free(&mut self, g: u64, id: usize, ptr: u64) -> (u64, Busy) {
         let b = Busy::Free { id, granted: g, ptr };
-        let Ok((_, _, chunk)) = self.heap.locate(ptr) else {
+        let Ok((_, _, chunk)) = self.heap.decode_free(ptr) else {
             return (g + 2, b);
         };
         let s = g + 2;

@@ -28,8 +28,9 @@
 //! gains a tag byte). [`Heap::directory`] is that lookup; `sim::runtime`
 //! serves it to the MLU as 32-byte nodes (`sim::mlu` "heap window").
 //! - Tags come from a 16-bit Galois LFSR (x^16 + x^14 + x^13 + x^11 + 1),
-//!   stepped until its low byte is a live tag (not 0, not FREED) and not the
-//!   last tag of the same chunk, so a stale pointer into a reused chunk is a
+//!   stepped once per malloc: its low byte, folded to one of the 253 live
+//!   tags (1..=254: not 0, not FREED) other than the last tag of the same
+//!   chunk ([`tag_of`]), so a stale pointer into a reused chunk is a
 //!   deterministic TAG_MISMATCH for one reuse, then a 1/253 chance. (The
 //!   host runtime remembers 8 generations per address; a per-chunk byte is
 //!   what the allocator's size table can hold.)
@@ -221,6 +222,16 @@ pub struct Freed {
     /// Free still releases the chunk; the overflow is reported to software.
     pub overflow: Option<Overflow>,
     pub cycles: u64,
+}
+
+/// The tag an LFSR low byte `b` gives a chunk whose last tag was `prev`
+/// ([`Heap`]'s tag rule, module doc).
+pub fn tag_of(b: u8, prev: Option<u8>) -> u8 {
+    let t = if b >= 253 { b - 253 } else { b } + 1;
+    match prev {
+        Some(p) if t >= p => t + 1,
+        _ => t,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -492,21 +503,18 @@ impl Heap {
         (front_bad || rear_bad).then_some(Overflow { chunk, ptr: chunk + CANARY_BYTES, front: front_bad, rear: rear_bad })
     }
 
-    /// The next tag: the LFSR stepped until its low byte is live and not
-    /// `prev` (the chunk's last tag). At most a few steps: the LFSR's period
-    /// of 65535 holds every byte value.
+    /// The next tag: the LFSR stepped once, its low byte b folded to
+    /// 1..=253 (`b mod 253 + 1`), then moved up by one at or above `prev`
+    /// (the chunk's last tag), so the tag is one of the 253 live tags
+    /// (1..=254, not 0, not FREED) other than `prev`, drawn in one step: the
+    /// canary RTL's `TagTable` forms it combinationally.
     fn next_tag(&mut self, prev: Option<u8>) -> u8 {
-        loop {
-            let lsb = self.lfsr & 1;
-            self.lfsr >>= 1;
-            if lsb != 0 {
-                self.lfsr ^= 0xB400;
-            }
-            let t = self.lfsr as u8;
-            if t != 0 && t != TAG_FREED && Some(t) != prev {
-                return t;
-            }
+        let lsb = self.lfsr & 1;
+        self.lfsr >>= 1;
+        if lsb != 0 {
+            self.lfsr ^= 0xB400;
         }
+        tag_of(self.lfsr as u8, prev)
     }
 
     /// The tag/size record of the chunk at `chunk` (tagged heaps).
@@ -542,12 +550,20 @@ impl Heap {
         })
     }
 
-    pub fn free(&mut self, ptr: u64) -> Result<Freed, FreeError> {
+    /// free's decode without changing state: [`Heap::locate`] of the
+    /// untagged pointer (tagged heaps), then the stale pointer check (the
+    /// pointer's tag is not the chunk's current one: DOUBLE_FREE).
+    pub fn decode_free(&self, ptr: u64) -> Result<(usize, u32, u64), FreeError> {
         let tagged = self.cfg.tag_seed.is_some();
         let (page, slot, chunk) = self.locate(if tagged { untag(ptr) } else { ptr })?;
         if tagged && self.records.get(&chunk).map(|r| r.tag) != Some(tag(ptr)) {
             return Err(FreeError::DoubleFree { ptr });
         }
+        Ok((page, slot, chunk))
+    }
+
+    pub fn free(&mut self, ptr: u64) -> Result<Freed, FreeError> {
+        let (page, slot, chunk) = self.decode_free(ptr)?;
         let mut cycles = 3; // page_table read, bitfield read, bitfield write
         let overflow = if self.cfg.check.canaries() {
             cycles += 2; // canary reads
