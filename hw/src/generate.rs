@@ -218,6 +218,7 @@ pub fn rust_block(path: &[&str]) -> Option<String> {
         "arb" => "hw::canary::arbiter::Arbiter",
         "chk" => "hw::canary::checker::Checker",
         "sip" => "hw::canary::siphash::SipHash",
+        "tags" => "hw::canary::tag_table::TagTable",
         "list" | "pos" | "sizes" => "rust_hdl::widgets::ram::RAM (one-read-port memory)",
         f if f.starts_with("w_") => "hw::canary::widen::Widen",
         _ => return None,
@@ -330,6 +331,7 @@ pub fn canary_alloc(name: &str, p: &CanaryParams) -> Result<Generated> {
         ("k_mp".to_string(), json!(p.k_mp)),
         ("slack".to_string(), json!(p.slack)),
         ("check".to_string(), json!(p.check.name())),
+        ("tag_seed".to_string(), json!(p.tag_seed)),
     ]);
     emit(name, "hw::canary::alloc_unit::AllocUnit", &mut uut, params, &crate::interface::canary())
 }

@@ -333,6 +333,11 @@ pub fn canary() -> Interface {
             ("mem_wdata", "heap write data"),
             ("mem_rvalid", "heap read data valid (one per read, at least one cycle later)"),
             ("mem_rdata", "heap read data"),
+            ("dir_g", "directory lookup: the granule (32 B) index of an address in the heap"),
+            ("dir_hit", "the granule's chunk under its page's last class has a record (0 when built without tags)"),
+            ("dir_chunk", "that chunk's first granule"),
+            ("dir_size", "its requested size"),
+            ("dir_tag", "its tag, or FREED (0xFF) after free"),
         ]),
         encodings: vec![
             enc("REQ_MALLOC", 1, 0, "req_free_<i>, resp_free"),

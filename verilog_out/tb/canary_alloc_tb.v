@@ -10,8 +10,8 @@
 //
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
-//   inputs:  reset key_we key_k0 key_k1 rate req_valid_0 req_valid_1 req_valid_2 req_valid_3 req_valid_4 req_valid_5 req_valid_6 req_valid_7 req_free_0 req_free_1 req_free_2 req_free_3 req_free_4 req_free_5 req_free_6 req_free_7 req_arg_0 req_arg_1 req_arg_2 req_arg_3 req_arg_4 req_arg_5 req_arg_6 req_arg_7 mem_rvalid mem_rdata
-//   outputs: req_grant_0 req_grant_1 req_grant_2 req_grant_3 req_grant_4 req_grant_5 req_grant_6 req_grant_7 resp_valid resp_id resp_free resp_code resp_ptr resp_size resp_front resp_rear chk_done chk_chunk chk_front chk_rear mem_valid mem_we mem_addr mem_wdata
+//   inputs:  reset key_we key_k0 key_k1 rate req_valid_0 req_valid_1 req_valid_2 req_valid_3 req_valid_4 req_valid_5 req_valid_6 req_valid_7 req_free_0 req_free_1 req_free_2 req_free_3 req_free_4 req_free_5 req_free_6 req_free_7 req_arg_0 req_arg_1 req_arg_2 req_arg_3 req_arg_4 req_arg_5 req_arg_6 req_arg_7 mem_rvalid mem_rdata dir_g
+//   outputs: req_grant_0 req_grant_1 req_grant_2 req_grant_3 req_grant_4 req_grant_5 req_grant_6 req_grant_7 resp_valid resp_id resp_free resp_code resp_ptr resp_size resp_front resp_rear chk_done chk_chunk chk_front chk_rear mem_valid mem_we mem_addr mem_wdata dir_hit dir_chunk dir_size dir_tag
 `timescale 1ns/1ps
 module canary_alloc_tb;
     reg clock = 1'b0;
@@ -46,6 +46,7 @@ module canary_alloc_tb;
     reg  [63:0] req_arg_7 = 0;
     reg  mem_rvalid = 0;
     reg  [63:0] mem_rdata = 0;
+    reg  [6:0] dir_g = 0;
     wire req_grant_0;
     reg  exp_req_grant_0;
     wire req_grant_1;
@@ -94,6 +95,14 @@ module canary_alloc_tb;
     reg  [63:0] exp_mem_addr;
     wire [63:0] mem_wdata;
     reg  [63:0] exp_mem_wdata;
+    wire dir_hit;
+    reg  exp_dir_hit;
+    wire [6:0] dir_chunk;
+    reg  [6:0] exp_dir_chunk;
+    wire [8:0] dir_size;
+    reg  [8:0] exp_dir_size;
+    wire [7:0] dir_tag;
+    reg  [7:0] exp_dir_tag;
 
     canary_alloc dut (
         .clock(clock),
@@ -151,7 +160,12 @@ module canary_alloc_tb;
         .mem_addr(mem_addr),
         .mem_wdata(mem_wdata),
         .mem_rvalid(mem_rvalid),
-        .mem_rdata(mem_rdata)
+        .mem_rdata(mem_rdata),
+        .dir_g(dir_g),
+        .dir_hit(dir_hit),
+        .dir_chunk(dir_chunk),
+        .dir_size(dir_size),
+        .dir_tag(dir_tag)
     );
 
     // A line of the vector file: the longest vector line fits, and comment
@@ -204,9 +218,9 @@ module canary_alloc_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, key_we, key_k0, key_k1, rate, req_valid_0, req_valid_1, req_valid_2, req_valid_3, req_valid_4, req_valid_5, req_valid_6, req_valid_7, req_free_0, req_free_1, req_free_2, req_free_3, req_free_4, req_free_5, req_free_6, req_free_7, req_arg_0, req_arg_1, req_arg_2, req_arg_3, req_arg_4, req_arg_5, req_arg_6, req_arg_7, mem_rvalid, mem_rdata, exp_req_grant_0, exp_req_grant_1, exp_req_grant_2, exp_req_grant_3, exp_req_grant_4, exp_req_grant_5, exp_req_grant_6, exp_req_grant_7, exp_resp_valid, exp_resp_id, exp_resp_free, exp_resp_code, exp_resp_ptr, exp_resp_size, exp_resp_front, exp_resp_rear, exp_chk_done, exp_chk_chunk, exp_chk_front, exp_chk_rear, exp_mem_valid, exp_mem_we, exp_mem_addr, exp_mem_wdata);
-                if (fields != 55) begin
-                    $display("FAIL vector file line %0d: %0d of 55 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, key_we, key_k0, key_k1, rate, req_valid_0, req_valid_1, req_valid_2, req_valid_3, req_valid_4, req_valid_5, req_valid_6, req_valid_7, req_free_0, req_free_1, req_free_2, req_free_3, req_free_4, req_free_5, req_free_6, req_free_7, req_arg_0, req_arg_1, req_arg_2, req_arg_3, req_arg_4, req_arg_5, req_arg_6, req_arg_7, mem_rvalid, mem_rdata, dir_g, exp_req_grant_0, exp_req_grant_1, exp_req_grant_2, exp_req_grant_3, exp_req_grant_4, exp_req_grant_5, exp_req_grant_6, exp_req_grant_7, exp_resp_valid, exp_resp_id, exp_resp_free, exp_resp_code, exp_resp_ptr, exp_resp_size, exp_resp_front, exp_resp_rear, exp_chk_done, exp_chk_chunk, exp_chk_front, exp_chk_rear, exp_mem_valid, exp_mem_we, exp_mem_addr, exp_mem_wdata, exp_dir_hit, exp_dir_chunk, exp_dir_size, exp_dir_tag);
+                if (fields != 60) begin
+                    $display("FAIL vector file line %0d: %0d of 60 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -234,6 +248,10 @@ module canary_alloc_tb;
                 check("mem_we", mem_we, exp_mem_we);
                 check("mem_addr", mem_addr, exp_mem_addr);
                 check("mem_wdata", mem_wdata, exp_mem_wdata);
+                check("dir_hit", dir_hit, exp_dir_hit);
+                check("dir_chunk", dir_chunk, exp_dir_chunk);
+                check("dir_size", dir_size, exp_dir_size);
+                check("dir_tag", dir_tag, exp_dir_tag);
                 clock = 1'b1;
                 #1;
                 clock = 1'b0;

@@ -8,7 +8,7 @@
 //! Construction parameters: heap `base`, hash multipliers `k_s`/`k_mp`,
 //! over-provisioning `slack`, check mode (off/free/always).
 //!
-//! Blocks (the model's names): `page_table` (per page: class code 0 = free or
+//! Blocks (the model's names; the tag table only in a tagged build): `page_table` (per page: class code 0 = free or
 //! class + 1, used count), usage `bitfields`, `region_full` counters, the
 //! size table (RAM, one entry per 32-byte chunk slot), `hash` (constant
 //! tables: the low 4 bits of S*k_s and mp*k_mp, which is the model's
@@ -46,6 +46,14 @@
 //!   `resp_front`/`resp_rear` (free: that canary was overwritten).
 //! - Checker report: `chk_done` pulse per background check with `chk_chunk`
 //!   and `chk_front`/`chk_rear` (overflow found if either is set).
+//! - Directory (the registration with the MLU, docs/canary.md): `dir_g`
+//!   (7: a granule of the heap) -> `dir_hit`, `dir_chunk`, `dir_size`,
+//!   `dir_tag`, combinational, from [`TagTable`] when the unit is built
+//!   with a tag seed (`CanaryParams::tag_seed`), else 0. A tagged unit's
+//!   malloc returns the pointer with its tag in bits 63..56; free decodes
+//!   the pointer without its tag and refuses one whose tag is not the
+//!   chunk's current tag as `DOUBLE_FREE` (in `FDec`, with the other
+//!   double free); free's commit retags the chunk FREED.
 //! - Memory port (canaries): `mem_valid` with `mem_we`, `mem_addr` (byte
 //!   address of an 8-byte little-endian word; rear canaries may be
 //!   unaligned), `mem_wdata`. Always accepted (no ready). Each read gets one
@@ -58,6 +66,7 @@
 use super::arbiter::Arbiter;
 use super::checker::{Checker, OP_INSERT, OP_NONE, OP_REMOVE, OP_TAKE};
 use super::siphash::SipHash;
+use super::tag_table::TagTable;
 use super::widen::Widen;
 use crate::state_reg::StateReg;
 use rust_hdl::prelude::*;
@@ -87,6 +96,10 @@ pub struct CanaryParams {
     pub k_mp: u64,
     pub slack: u64,
     pub check: CheckMode,
+    /// Tag the heap's pointers and answer the MLU's directory (the
+    /// `TagTable`), the LFSR starting at this seed (not 0); None: untagged
+    /// pointers, the `dir_*` outputs 0 (the unit on its own).
+    pub tag_seed: Option<u16>,
 }
 
 impl Default for CanaryParams {
@@ -97,6 +110,7 @@ impl Default for CanaryParams {
             k_mp: sim::canary::hash::DEFAULT_K_MP,
             slack: 0,
             check: CheckMode::Always,
+            tag_seed: None,
         }
     }
 }
@@ -117,9 +131,7 @@ impl CanaryParams {
             key,
             check: self.check,
             checker_rate: rate.max(1) as f64 / 256.0,
-            // The unit hands out untagged pointers: its registration with
-            // the MLU (tags, the directory) is in the model only so far.
-            tag_seed: None,
+            tag_seed: self.tag_seed,
         }
     }
     /// Bytes of canaries and slack per chunk.
@@ -133,6 +145,9 @@ impl CanaryParams {
     pub fn validate(&self) -> Result<(), String> {
         if !self.base.is_multiple_of(8) || self.base.checked_add(HEAP_BYTES).is_none() {
             return Err(format!("base: {:#x} must be 8-aligned with the 4 KiB heap below 2^64", self.base));
+        }
+        if self.tag_seed == Some(0) {
+            return Err("tag_seed: 0 would stop the tag LFSR (give 1..=65535)".into());
         }
         if self.check.canaries() && self.slack + 16 >= CLASSES[3] {
             return Err(format!("slack: {} leaves no user bytes in the largest class", self.slack));
@@ -196,6 +211,18 @@ pub struct AllocUnit {
     pub mem_wdata: Signal<Out, Bits<64>>,
     pub mem_rvalid: Signal<In, Bit>,
     pub mem_rdata: Signal<In, Bits<64>>,
+    pub dir_g: Signal<In, Bits<7>>,
+    pub dir_hit: Signal<Out, Bit>,
+    pub dir_chunk: Signal<Out, Bits<7>>,
+    pub dir_size: Signal<Out, Bits<9>>,
+    pub dir_tag: Signal<Out, Bits<8>>,
+    /// The registration with the MLU, built with a tag seed (0 or 1 of it).
+    tags: Vec<TagTable>,
+    /// Free's pointer as an address: the tag byte cleared when tagged.
+    arg_mask: Constant<Bits<64>>,
+    arg_addr: Signal<Local, Bits<64>>,
+    /// Free's pointer carries a tag other than its chunk's (tagged only).
+    f_stale: Signal<Local, Bit>,
     arb: Arbiter<REQUESTERS, 3>,
     sip: SipHash,
     chk: Checker,
@@ -205,6 +232,8 @@ pub struct AllocUnit {
     w_p12: Widen<12, 4>,
     w_pm5: Widen<5, 4>,
     w_idx12: Widen<12, 7>,
+    w_tag: Widen<64, 8>,
+    zero9: Constant<Bits<9>>,
     state: StateReg<AllocState>,
     pt_class: [DFF<Bits<3>>; PAGES],
     pt_used: [DFF<Bits<4>>; PAGES],
@@ -376,6 +405,7 @@ impl AllocUnit {
             w_p12: Default::default(),
             w_pm5: Default::default(),
             w_idx12: Default::default(),
+            w_tag: Default::default(),
             state: Default::default(),
             pt_class: std::array::from_fn(|_| Default::default()),
             pt_used: std::array::from_fn(|_| Default::default()),
@@ -449,6 +479,15 @@ impl AllocUnit {
             f_slot: Default::default(),
             f_cls: Default::default(),
             f_set: Default::default(),
+            dir_g: Default::default(),
+            dir_hit: Default::default(),
+            dir_chunk: Default::default(),
+            dir_size: Default::default(),
+            dir_tag: Default::default(),
+            tags: p.tag_seed.map(TagTable::new).into_iter().collect(),
+            arg_mask: k(if p.tag_seed.is_some() { (1 << 56) - 1 } else { u64::MAX }),
+            arg_addr: Default::default(),
+            f_stale: Default::default(),
             mode_always: Constant::new(p.check == CheckMode::Always),
             canaries: Constant::new(p.check.canaries()),
             base: k(p.base),
@@ -474,6 +513,7 @@ impl AllocUnit {
             slot_id: std::array::from_fn(|i| k(i as u64)),
             slot_id12: std::array::from_fn(|i| k(i as u64)),
             zero64: k(0),
+            zero9: k(0),
             zero3: k(0),
             zero4: k(0),
             zero8: k(0),
@@ -667,8 +707,9 @@ impl Logic for AllocUnit {
         self.slot_mask.next = self.one8.val() << self.slot_r.q.val();
         // free decode of arg_r.
         // frel64 = chunk - base; outside when below base + off or at/after the end.
-        self.frel64.next = self.arg_r.q.val() - self.lo.val();
-        self.outside.next = (self.arg_r.q.val() < self.lo.val()) | (self.frel64.val() >= self.hi_rel.val());
+        self.arg_addr.next = self.arg_r.q.val() & self.arg_mask.val();
+        self.frel64.next = self.arg_addr.val() - self.lo.val();
+        self.outside.next = (self.arg_addr.val() < self.lo.val()) | (self.frel64.val() >= self.hi_rel.val());
         self.frel.next = self.frel64.val().get_bits::<12>(0);
         self.fpage.next = self.frel.val().get_bits::<4>(8);
         self.finpage.next = self.frel.val().get_bits::<8>(0);
@@ -697,6 +738,33 @@ impl Logic for AllocUnit {
         self.f_bad.next = self.f_mis.val() | (self.f_shifted.val() >= self.f_cpp8.val());
         self.f_set.next = (self.f_bits.val() & (self.one8.val() << self.f_slot.val())) != self.zero8.val();
 
+        // The tag table (tagged builds): claims in Claim, retires in a free's
+        // FCommit, free's stale check on the decoded chunk, the directory.
+        self.f_stale.next = false;
+        self.dir_hit.next = false;
+        self.dir_chunk.next = self.dir_g.val();
+        self.dir_size.next = self.zero9.val();
+        self.w_tag.a.next = self.zero8.val();
+        self.dir_tag.next = self.zero8.val();
+        for t in 0..self.tags.len() {
+            self.tags[t].clock.next = self.clock.val();
+            self.tags[t].reset.next = self.reset.val();
+            self.tags[t].claim.next = self.state.q.val() == AllocState::Claim;
+            self.tags[t].claim_g.next = self.idx.val();
+            self.tags[t].claim_page.next = self.p_r.q.val();
+            self.tags[t].claim_code.next = self.want_code.val();
+            self.tags[t].claim_size.next = self.arg_r.q.val().get_bits::<9>(0);
+            self.tags[t].retire.next = self.state.q.val() == AllocState::FCommit;
+            self.tags[t].retire_g.next = self.idx.val();
+            self.tags[t].free_g.next = self.frel.val().get_bits::<7>(5);
+            self.f_stale.next = self.arg_r.q.val().get_bits::<8>(56) != self.tags[t].free_tag.val();
+            self.tags[t].dir_g.next = self.dir_g.val();
+            self.dir_hit.next = self.tags[t].dir_hit.val();
+            self.dir_chunk.next = self.tags[t].dir_chunk.val();
+            self.dir_size.next = self.tags[t].dir_size.val();
+            self.dir_tag.next = self.tags[t].dir_tag.val();
+            self.w_tag.a.next = self.tags[t].new_tag.val();
+        }
         match self.state.q.val() {
             AllocState::Idle => {
                 if self.check_first.val() {
@@ -779,7 +847,8 @@ impl Logic for AllocUnit {
                 }
                 self.sizes.write_enable.next = true;
                 self.resp_code_r.d.next = self.res_ok.val();
-                self.resp_ptr_r.d.next = self.chunk.val() + self.off.val();
+                // (The tag is 0 in an untagged build.)
+                self.resp_ptr_r.d.next = (self.chunk.val() + self.off.val()) | (self.w_tag.y.val() << 56_u64);
                 self.resp_front_r.d.next = false;
                 self.resp_rear_r.d.next = false;
                 if self.canaries.val() {
@@ -832,7 +901,7 @@ impl Logic for AllocUnit {
                     self.resp_code_r.d.next = self.res_nac.val();
                     self.resp_valid_r.d.next = true;
                     self.state.d.next = AllocState::Idle;
-                } else if !self.f_set.val() {
+                } else if !self.f_set.val() | self.f_stale.val() {
                     self.resp_code_r.d.next = self.res_dbl.val();
                     self.resp_valid_r.d.next = true;
                     self.state.d.next = AllocState::Idle;
