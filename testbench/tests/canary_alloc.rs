@@ -45,6 +45,22 @@ fn random_off_mode_matches_model() {
     assert!(st.mallocs_ok > 300 && st.free_overflows == 0 && st.stores == 0, "{st:?}");
 }
 
+#[test]
+fn random_tagged_modes_match_model_with_the_directory() {
+    // The registration with the MLU (hw::canary::tag_table): tagged
+    // pointers, stale frees refused, and the directory port compared with
+    // Heap::directory for a granule in every quiet cycle.
+    for (check, slack, seed, lat) in [(CheckMode::Free, 8, 11, 2), (CheckMode::Off, 0, 12, 1), (CheckMode::Always, 0, 13, 1)] {
+        let p = CanaryParams { check, slack, tag_seed: Some(0xACE1), ..CanaryParams::default() };
+        let st = run_rust_hdl(&p, KEY, 8, seed, 20_000, lat).unwrap();
+        eprintln!("tagged {check:?}: {st:?}");
+        // (Always mode: the background checker takes most of the unit's time.)
+        assert!(st.mallocs_ok > 60 && st.frees_ok > 40, "{st:?}");
+        assert!(st.codes[RES_DOUBLE_FREE as usize] > 2, "stale and double frees: {st:?}");
+        assert!(st.dir_compares > 500 && st.dir_hits > 200 && st.dir_hits < st.dir_compares, "{st:?}");
+    }
+}
+
 /// Present one request from requester `id` and run until its response.
 fn op(sim: &mut CanarySim, id: usize, free: bool, arg: u64) -> Resp {
     let mut reqs = IDLE;

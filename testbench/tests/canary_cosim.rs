@@ -3,7 +3,10 @@
 //! golden model: the random workload of 8 requesters (malloc/free, bad
 //! requests, overflow stores), every response and every background check
 //! compared, zero mismatches; plus a mutant of the Verilog (the page hash's
-//! k_mp term dropped) that the same comparison must catch.
+//! k_mp term dropped) that the same comparison must catch. The unit built
+//! with tags (the registration with the MLU) likewise, its directory port
+//! compared with the model's every quiet cycle, and two mutants of the
+//! directory (a wrong size class, a chunk off by one granule) caught.
 use hw::canary::alloc_unit::CanaryParams;
 use sim::canary::siphash::CanaryKey;
 use verif::canary_driver::{run_workload, CanaryVerilator};
@@ -40,4 +43,48 @@ fn hash_mutant_is_caught() {
     let mut dut = CanaryVerilator::new(&top, &p, KEY, 2, 1, 5).unwrap();
     let err = run_workload(&mut dut, &p, KEY, 2, 5, 100_000).expect_err("the mutant must mismatch");
     assert!(err.contains("malloc") && err.contains("from 1"), "first mismatch is requester 1's malloc: {err}");
+}
+
+/// The unit built with tags (hw::canary::tag_table: the registration with
+/// the MLU), its Verilog under Verilator against the tagged golden heap:
+/// results, stale frees, and the directory port every quiet cycle.
+fn tagged_top(p: &CanaryParams) -> Top {
+    Top::from(hw::generate::canary_alloc("canary_alloc_tagged", p).unwrap())
+}
+
+fn tagged_params() -> CanaryParams {
+    CanaryParams { check: sim::canary::heap::CheckMode::Free, slack: 8, tag_seed: Some(0xACE1), ..CanaryParams::default() }
+}
+
+#[test]
+fn tagged_verilog_matches_model_with_the_directory() {
+    let p = tagged_params();
+    let top = tagged_top(&p);
+    let mut dut = CanaryVerilator::new(&top, &p, KEY, 4, 2, 31).unwrap();
+    let st = run_workload(&mut dut, &p, KEY, 4, 31, 200_000).unwrap();
+    eprintln!("tagged: {st:?}");
+    assert!(st.mallocs_ok > 2000 && st.frees_ok > 1500 && st.codes[6] > 50, "{st:?}");
+    assert!(st.dir_compares > 5000 && st.dir_hits > 2000, "{st:?}");
+}
+
+/// A mutant of the directory must be caught by the same comparison: the
+/// chunk of a granule taken under the wrong size class (the 64-byte class's
+/// mask is the 128-byte class's), or the chunk index off by one granule.
+#[test]
+fn tagged_directory_mutants_are_caught() {
+    let p = tagged_params();
+    let top = tagged_top(&p);
+    let sites = [
+        ("localparam  first_mask_1 = 7'b1111110;", "localparam  first_mask_1 = 7'b1111100;", "wrong class"),
+        ("dir_chunk = dir_first;", "dir_chunk = dir_first + 7'h1;", "off by one chunk"),
+    ];
+    for (from, to, what) in sites {
+        assert_eq!(top.verilog.matches(from).count(), 1, "mutation site `{from}` in:\n{}", top.verilog.lines().filter(|l| l.contains("first_mask") || l.contains("dir_chunk =")).collect::<Vec<_>>().join("\n"));
+        let mut m = top.clone();
+        m.verilog = m.verilog.replace(from, to);
+        let mut dut = CanaryVerilator::new(&m, &p, KEY, 4, 2, 32).unwrap();
+        let err = run_workload(&mut dut, &p, KEY, 4, 32, 200_000).expect_err("the mutant must mismatch");
+        assert!(err.contains("directory"), "{what}: {err}");
+        eprintln!("{what}: {err}");
+    }
 }

@@ -19,7 +19,8 @@ fn top(p: &CanaryParams) -> Top {
     if *p == CanaryParams::default() {
         return Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "canary_alloc").unwrap();
     }
-    let name = format!("canary_alloc_{}_s{}", p.check.name(), p.slack);
+    let tags = if p.tag_seed.is_some() { "_tagged" } else { "" };
+    let name = format!("canary_alloc_{}_s{}{tags}", p.check.name(), p.slack);
     Top::from(hw::generate::canary_alloc(&name, p).unwrap())
 }
 
@@ -28,8 +29,16 @@ fn model_cycles_equal_rtl_cycles_for_every_operation() {
     let always = CanaryParams::default();
     let free = CanaryParams { check: CheckMode::Free, slack: 16, ..CanaryParams::default() };
     let off = CanaryParams { check: CheckMode::Off, ..CanaryParams::default() };
-    // The four runs are independent: on every core.
-    let runs = [(&always, 21, 6, 1, 100_000), (&always, 22, 2, 12, 100_000), (&free, 23, 4, 1, 50_000), (&off, 24, 4, 3, 50_000)];
+    // Tagged (registered with the MLU): a stale free is refused at free's decode.
+    let tagged = CanaryParams { check: CheckMode::Free, slack: 8, tag_seed: Some(0x1D0F), ..CanaryParams::default() };
+    // The runs are independent: on every core.
+    let runs = [
+        (&always, 21, 6, 1, 100_000),
+        (&always, 22, 2, 12, 100_000),
+        (&free, 23, 4, 1, 50_000),
+        (&off, 24, 4, 3, 50_000),
+        (&tagged, 25, 4, 2, 50_000),
+    ];
     sim::parallel::map(&runs, |&(p, seed, rate, latency, cycles)| {
         let t = top(p);
         let mut dut = CanaryVerilator::new(&t, p, KEY, rate, latency, seed).unwrap();

@@ -19,6 +19,7 @@ use rust_hdl::prelude::*;
 use sim::runtime::SplitMix64;
 use sim::canary::heap::{AllocError, FreeError, Heap};
 use sim::canary::siphash::CanaryKey;
+use sim::pointer::untag;
 use crate::harness::{portvec_cpp, CycleSim};
 use crate::verilator::{build, BuildSpec, Layout, PortSlot, Top};
 use std::collections::{BTreeMap, VecDeque};
@@ -68,6 +69,9 @@ pub struct ReplayStats {
     /// and frees (measured by [`run_workload`]).
     pub rtl_malloc_cycles: u64,
     pub rtl_free_cycles: u64,
+    /// Directory samples compared with the model, and how many found a chunk.
+    pub dir_compares: u64,
+    pub dir_hits: u64,
 }
 
 impl ReplayStats {
@@ -242,6 +246,36 @@ pub struct StepOut {
     pub grant: Option<usize>,
     pub resp: Option<Resp>,
     pub check: Option<Check>,
+    /// The directory port this cycle (`dir_g` = [`dir_granule`]).
+    pub dir: DirSample,
+}
+
+/// What the unit's directory port answered for granule `g`: a chunk (its
+/// first granule), its requested size and tag (FREED after free), or none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DirSample {
+    pub g: u64,
+    pub hit: bool,
+    pub chunk_g: u64,
+    pub size: u64,
+    pub tag: u64,
+}
+
+/// The granule the drivers look up in cycle `cycle`: every granule in turn,
+/// in a stride that is odd, so all 128 come round every 128 cycles.
+pub fn dir_granule(cycle: u64) -> u64 {
+    (cycle * 53 + 7) % 128
+}
+
+impl DirSample {
+    /// The golden heap's answer for granule `g` (sim::canary::heap::Heap::directory).
+    pub fn model(heap: &Heap, g: u64) -> DirSample {
+        let base = heap.config().base;
+        match heap.directory(base + 32 * g) {
+            Some(d) => DirSample { g, hit: true, chunk_g: (d.chunk - base) / 32, size: d.size, tag: d.tag as u64 },
+            None => DirSample { g, ..DirSample::default() },
+        }
+    }
 }
 
 /// The unit in rust-hdl simulation, driven by hand, with its heap memory.
@@ -286,8 +320,17 @@ impl CanaryDut for CanarySim {
         let rd = self.mem.response(self.cycle);
         self.uut.mem_rvalid.next = rd.is_some();
         self.uut.mem_rdata.next = rd.unwrap_or(0).into();
+        let g = dir_granule(self.cycle);
+        self.uut.dir_g.next = g.into();
         self.settle();
         let mut out = StepOut::default();
+        out.dir = DirSample {
+            g,
+            hit: self.uut.dir_hit.val(),
+            chunk_g: self.uut.dir_chunk.val().to_u64(),
+            size: self.uut.dir_size.val().to_u64(),
+            tag: self.uut.dir_tag.val().to_u64(),
+        };
         for i in 0..REQUESTERS {
             if self.uut.req_grant[i].val() {
                 if out.grant.is_some() {
@@ -397,12 +440,21 @@ impl CanaryDut for CanaryVerilator {
         let rd = self.mem.response(self.cycle);
         self.put("mem_rvalid", rd.is_some() as u64);
         self.put("mem_rdata", rd.unwrap_or(0));
+        let g = dir_granule(self.cycle);
+        self.put("dir_g", g);
         let rec = std::mem::take(&mut self.rec);
         let mut out = std::mem::take(&mut self.out);
         self.sim.run(&rec, &mut out).map_err(|e| format!("cycle {}: Verilator harness: {e:#}", self.cycle))?;
         self.rec = rec;
         self.out = out;
         let mut o = StepOut::default();
+        o.dir = DirSample {
+            g,
+            hit: self.get("dir_hit") != 0,
+            chunk_g: self.get("dir_chunk"),
+            size: self.get("dir_size"),
+            tag: self.get("dir_tag"),
+        };
         for i in 0..REQUESTERS {
             if self.get(&format!("req_grant_{i}")) != 0 {
                 if o.grant.is_some() {
@@ -553,6 +605,8 @@ impl Workload {
         }
         let i = holders[self.rng.below(holders.len() as u64) as usize];
         let (p, size) = self.owned[i][self.rng.below(self.owned[i].len() as u64) as usize];
+        // (A tagged build's pointer: the store goes to its address.)
+        let p = untag(p);
         let byte = vec![(self.rng.next_u64() | 1) as u8];
         let slack = self.params.slack;
         Some(match self.rng.below(3) {
@@ -587,6 +641,20 @@ pub fn run_workload(dut: &mut dyn CanaryDut, params: &CanaryParams, key: CanaryK
         }
         if let Some(ch) = &out.check {
             model.apply(&Event::Check(ch.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
+        }
+        // The directory, whenever no operation is between grant and
+        // response (a malloc's record is written before its response).
+        if model.pending.is_none() {
+            let mut got = out.dir;
+            if !got.hit {
+                got = DirSample { g: got.g, ..DirSample::default() };
+            }
+            let want = DirSample::model(&model.heap, got.g);
+            if got != want {
+                return Err(format!("cycle {c}: directory of granule {}: RTL {got:?}, model {want:?}", got.g));
+            }
+            model.stats.dir_compares += 1;
+            model.stats.dir_hits += want.hit as u64;
         }
         if let Some(g) = out.grant {
             granted_at = c;
