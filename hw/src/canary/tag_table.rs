@@ -32,11 +32,13 @@
 //!   `dir_hit` (the page has served a class and the chunk holding the
 //!   granule under that class has a record), `dir_chunk` (7: that chunk's
 //!   granule), `dir_size` (9), `dir_tag` (8: the live tag, or FREED).
+use super::alloc_unit::{CLASSES, HEAP_BYTES, PAGES};
 use rust_hdl::prelude::*;
 
-/// Granules (32-byte record slots) of the unit's 4 KiB heap.
-pub const GRANULES: usize = 128;
-const PAGES: usize = 16;
+/// The directory's granule: a node (and a record slot) per 32 bytes.
+const GRANULE: u64 = 32;
+/// Granules (record slots) of the unit's 4 KiB heap.
+pub const GRANULES: usize = (HEAP_BYTES / GRANULE) as usize;
 
 #[derive(LogicBlock)]
 pub struct TagTable {
@@ -127,7 +129,10 @@ impl TagTable {
             freed8: Constant::new(0xFF_u64.into()),
             zero3: Constant::new(0_u64.into()),
             code: (1..=4).map(|c| Constant::new((c as u64).into())).collect(),
-            first_mask: [0x7F_u64, 0x7E, 0x7C, 0x78].iter().map(|&m| Constant::new(m.into())).collect(),
+            first_mask: CLASSES
+                .iter()
+                .map(|&c| Constant::new(((GRANULES as u64 - 1) & !(c / GRANULE - 1)).into()))
+                .collect(),
         }
     }
 }
