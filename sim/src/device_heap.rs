@@ -87,42 +87,14 @@ impl DeviceHeap {
     /// A read of the MLU's memory port: `Some` inside the directory window,
     /// `None` elsewhere (the memory image answers).
     pub fn read_word(&self, addr: u64) -> Option<Result<u64, MemError>> {
-        let w = self.window;
-        if addr < w.dir || addr - w.dir > w.mask {
-            return None;
-        }
-        if !addr.is_multiple_of(8) {
-            return Some(Err(MemError::Unaligned { addr }));
-        }
-        let off = addr - w.dir;
-        let word = off % NODE_BYTES;
-        let Some(e) = self.heap.directory(w.base + off) else { return Some(Ok(0)) };
-        Some(Ok(match word {
-            BASE => e.base,
-            SIZE_TAG => pack_size_tag(e.size, e.tag),
-            LINK0 => self.location(e.chunk),
-            _ => 0,
-        }))
+        directory_word(&self.heap, self.window, addr)
     }
 
     /// malloc from requester `mp`, and the locations the MLU must
-    /// INVALIDATE before the chunk is used: an MLB may hold a FREED entry
-    /// of the memory the chunk reuses (a dangling access filled it), whose
-    /// range would shadow the new chunk's. A chunk in a page of the same
-    /// class reuses only its own location; a page claimed for a class (it was
-    /// empty) may hold FREED chunks of another class at any granule, so every
-    /// granule of the page is invalidated (page size / 32 locations).
+    /// INVALIDATE before the chunk is used ([`malloc_invalidations`]).
     pub fn malloc(&mut self, size: u64, mp: u64) -> Result<(Alloc, Vec<u64>), AllocError> {
         let a = self.heap.malloc(size, mp)?;
-        let cfg = self.heap.config();
-        let page = (a.chunk - cfg.base) / cfg.page_size;
-        let claimed = self.heap.page_table()[page as usize].used == 1;
-        let stale = if claimed {
-            let start = cfg.base + page * cfg.page_size;
-            (start..start + cfg.page_size).step_by(NODE_BYTES as usize).map(|g| self.window.node_of(g)).collect()
-        } else {
-            vec![self.location(a.chunk)]
-        };
+        let stale = malloc_invalidations(&self.heap, self.window, a.chunk);
         Ok((a, stale))
     }
 
@@ -142,5 +114,46 @@ impl DeviceHeap {
         if lo < hi {
             self.heap.write(lo, &vec![STORE_FILL; (hi - lo) as usize]).expect("clipped to the heap");
         }
+    }
+}
+
+/// A word of the directory window `w` of `heap` as the MLU's memory port
+/// reads it (module doc: +0 base, +8 size | tag, +16 the chunk's location,
+/// +24 0; a granule without a chunk reads 0): `Some` inside the window,
+/// `None` elsewhere. The allocator answers these reads from its tables, in
+/// the model ([`DeviceHeap`]) and in the SM pipelines (the canary unit's
+/// directory port, `sim::sm_pipeline`).
+pub fn directory_word(heap: &Heap, w: HeapWindow, addr: u64) -> Option<Result<u64, MemError>> {
+    if addr < w.dir || addr - w.dir > w.mask {
+        return None;
+    }
+    if !addr.is_multiple_of(8) {
+        return Some(Err(MemError::Unaligned { addr }));
+    }
+    let off = addr - w.dir;
+    let Some(e) = heap.directory(w.base + off) else { return Some(Ok(0)) };
+    Some(Ok(match off % NODE_BYTES {
+        BASE => e.base,
+        SIZE_TAG => pack_size_tag(e.size, e.tag),
+        LINK0 => w.node_of(e.chunk),
+        _ => 0,
+    }))
+}
+
+/// The locations the MLU must INVALIDATE after `heap` (`malloc` applied)
+/// gave out `chunk`, before the chunk is used: an MLB may hold a FREED entry
+/// of the memory the chunk reuses (a dangling access filled it), whose range
+/// would shadow the new chunk's. A chunk in a page that kept its class
+/// reuses only its own location; a page claimed for a class (it was empty)
+/// may hold FREED chunks of another class at any granule, so every granule
+/// of the page is invalidated (page size / 32 locations, in address order).
+pub fn malloc_invalidations(heap: &Heap, w: HeapWindow, chunk: u64) -> Vec<u64> {
+    let cfg = heap.config();
+    let page = (chunk - cfg.base) / cfg.page_size;
+    if heap.page_table()[page as usize].used == 1 {
+        let start = cfg.base + page * cfg.page_size;
+        (start..start + cfg.page_size).step_by(NODE_BYTES as usize).map(|g| w.node_of(g)).collect()
+    } else {
+        vec![w.node_of(chunk)]
     }
 }

@@ -133,6 +133,14 @@ pub enum Instr {
     /// (how a kernel overflows a chunk).
     LoadReg { reg: u32, off: u64 },
     StoreReg { reg: u32, off: u64, width: u8 },
+    /// LOADMETA of the pointer in register `src` (a device heap pointer);
+    /// the location goes to register `dst`. Compiler mode only, as
+    /// [`Instr::LoadMeta`]; [`crate::sm_pipeline`]'s unit timing only.
+    LoadMetaReg { src: u32, dst: u32 },
+    /// MEMCHECK.G of register `reg` + `off`, `width` bytes, with the
+    /// location operand in register `loc` (compiler mode; HWONLY ignores
+    /// it). [`crate::sm_pipeline`]'s unit timing only.
+    MemCheckReg { reg: u32, loc: u32, off: u64, width: u8 },
 }
 
 /// One operator argument as the trace gives it.

@@ -87,6 +87,32 @@
 //! - Faults and metadata reads are the unit's (a response with a fault
 //!   counts one); the runtime's own MLU is not used for kernel operations.
 //!
+//! # The device heap (both units, the heap window set: [`UnitMlu::set_heap_window`])
+//! The canary unit's heap is registered with the unit MLU (spec section 8,
+//! `sim::device_heap`): MALLOC returns a tagged pointer, and the MLU's heap
+//! path reads one directory node per lookup. What the pipeline adds:
+//! - Directory: the unit MLU's node reads in the directory window are
+//!   answered from the canary unit's tables ([`directory_word`]) as they
+//!   stand in the read's cycle, before the unit's clock edge. While an
+//!   allocator operation is granted and not yet answered (grant cycle
+//!   excluded, response cycle excluded) such a read is not taken (the
+//!   port's ready is low; the walker retries): the tables are mid-update.
+//! - Shoot-down: a successful MALLOC's or FREE's response is held, and the
+//!   pipeline sends the MLU the INVALIDATEs the device heap needs
+//!   ([`malloc_invalidations`]: the chunk's location, or its page's 8 when
+//!   the malloc claimed an empty page; FREE: the chunk's location), one per
+//!   cycle from the cycle after the response, each when `req_ready` is
+//!   high, with id [`SHOOTDOWN_ID`], taking the MLU's request port from the
+//!   warps in that cycle. The response takes effect (write back, the warp
+//!   wakes, its requester is free) in the cycle of the last one. So no
+//!   warp sees a pointer before the MLB has dropped the chunk's stale entry,
+//!   and the INVALIDATE cancels any walk in flight that read the old node.
+//! - While a response is held (from its cycle to the delivery's, both
+//!   included) the allocator sees no requests: at most one is held.
+//! - `LoadMetaReg` / `MemCheckReg` take their pointer from a register (the
+//!   RTL's testbench reads it when it fills the slot: a kernel puts an
+//!   instruction between a MALLOC and the first use of its pointer).
+//!
 //! The RTL pipeline (`hw::sm_pipeline`) agrees with this timing cycle for
 //! cycle (testbench/tests/sm_pipeline.rs). [`run_kernel`] and
 //! [`run_workload`] use [`MluTiming::Ideal`], the rule above.
@@ -99,12 +125,15 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::canary::alloc_unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, UnitStep};
+use crate::canary::alloc_unit::{CanaryUnit, Outcome as UnitOutcome, Request as UnitRequest, Response as UnitResponse, UnitStep};
+use crate::canary::heap::Heap;
+use crate::device_heap::{directory_word, malloc_invalidations};
 use crate::config::{Mode, MluConfig};
 use crate::expand::{Instr, Item, Kernel, Workload};
 use crate::fault::{Fault, FaultCode, Op};
+use crate::memory::{MemError, MetaMemory};
 use crate::meta_port::{PortParams, PortSim};
-use crate::mlu::Counters;
+use crate::mlu::{Counters, HeapWindow};
 use crate::mlu_unit::{MluUnit, UnitCounters, UnitIn, UnitParams, UnitRequest as MluRequest};
 use crate::pointer::{tag, untag, NO_META};
 use crate::runtime::{HostOp, Runtime, RuntimeConfig};
@@ -240,6 +269,12 @@ impl UnitMlu {
         &self.unit
     }
 
+    /// Points the unit's heap path at the canary unit's heap (the HEAP_*
+    /// CSRs; module doc, "The device heap"). Between kernels only.
+    pub fn set_heap_window(&mut self, w: HeapWindow) {
+        self.unit.set_heap_window(w);
+    }
+
     /// Replays the runtime's host operations since the last call (between
     /// kernels, the unit idle): each INVALIDATE and FLUSH as a request run
     /// to its response, each ROOT as a CSR write.
@@ -286,6 +321,9 @@ pub struct KernelRun {
     pub faults: u64,
     /// The first fault of the kernel, if any (bug-free traces have none).
     pub first_fault: Option<Fault>,
+    /// [`MluTiming::Unit`]: every response with a fault, as (kernel cycle of
+    /// the response, warp, fault).
+    pub fault_log: Vec<(u64, usize, FaultCode)>,
     /// Canary allocator unit (MALLOC/FREE): successful mallocs and frees,
     /// unsuccessful requests, frees that found an overwritten canary,
     /// background checks during the kernel and the ones that found one.
@@ -359,12 +397,25 @@ pub fn run_kernel_alloc(
     // pointers share them.
     let mut nregs = nargs;
     for i in k.warps.iter().flatten() {
-        if let Instr::Malloc { dst: r, .. } | Instr::Free { src: r } | Instr::LoadReg { reg: r, .. } | Instr::StoreReg { reg: r, .. } = *i {
-            nregs = nregs.max(r as usize + 1);
-        }
+        let (a, b) = match *i {
+            Instr::Malloc { dst: r, .. } | Instr::Free { src: r } | Instr::LoadReg { reg: r, .. } | Instr::StoreReg { reg: r, .. } => (r, r),
+            Instr::LoadMetaReg { src, dst } => (src, dst),
+            Instr::MemCheckReg { reg, loc, .. } => (reg, loc),
+            _ => continue,
+        };
+        nregs = nregs.max(a.max(b) as usize + 1);
     }
     let has_alloc = k.warps.iter().flatten().any(|i| matches!(i, Instr::Malloc { .. } | Instr::Free { .. }));
     assert!(!has_alloc || unit.is_some(), "a kernel with MALLOC/FREE needs the canary allocator unit");
+    let reg_mlu = k.warps.iter().flatten().any(|i| matches!(i, Instr::LoadMetaReg { .. } | Instr::MemCheckReg { .. }));
+    assert!(!reg_mlu || checks == Checks::None || umlu.is_some(), "register-pointer LOADMETA/MEMCHECK need MluTiming::Unit");
+    // The device heap registered with the unit MLU (its window set): the
+    // directory is the canary unit's, and its mallocs and frees shoot down
+    // the MLB (module doc, "The device heap").
+    let heap_w = match (&umlu, &unit) {
+        (Some(m), Some(_)) => Some(m.unit.heap_window()).filter(|w| w.mask != 0),
+        _ => None,
+    };
     let mut locs = vec![NO_META; n * nregs];
     if let Some(m) = umlu.as_deref_mut() {
         assert!(m.unit.is_idle(), "the unit MLU is idle between kernels");
@@ -400,9 +451,14 @@ pub fn run_kernel_alloc(
     let mut posted: Vec<Option<UnitRequest>> = vec![None; nreq];
     let mut owner: Vec<Option<(usize, usize)>> = vec![None; nreq];
     let mut unit_end = 0u64;
+    // An allocator operation granted and not yet answered (the directory
+    // may be mid-update: node reads in its window wait), and a response held
+    // for its INVALIDATEs (locations still to send).
+    let mut op_granted = false;
+    let mut held: Option<(UnitResponse, VecDeque<u64>)> = None;
     let enabled = |i: &Instr| match i {
-        Instr::LoadMeta { .. } => checks == Checks::Compiler && !cfg.host_locations,
-        Instr::MemCheck { .. } => checks != Checks::None,
+        Instr::LoadMeta { .. } | Instr::LoadMetaReg { .. } => checks == Checks::Compiler && !cfg.host_locations,
+        Instr::MemCheck { .. } | Instr::MemCheckReg { .. } => checks != Checks::None,
         _ => true,
     };
     while alive > 0 {
@@ -433,36 +489,61 @@ pub fn run_kernel_alloc(
             if alive == 0 {
                 break;
             }
-            // The response (registered) comes first: its warp may issue again
-            // in this cycle, its requester take a new request.
-            let o = u.begin_cycle();
-            count_check(&mut run, &o);
-            if let Some(r) = &o.resp {
-                let (w, reg) = owner[r.id].take().expect("a response to an outstanding request");
-                ready[w] = now;
-                unit_end = unit_end.max(now + 1);
-                match &r.outcome {
-                    UnitOutcome::Malloc(Ok(a)) => {
-                        run.mallocs += 1;
-                        locs[w * nregs + reg] = a.ptr;
-                    }
-                    UnitOutcome::Malloc(Err(_)) => {
-                        run.alloc_errors += 1;
-                        locs[w * nregs + reg] = 0;
-                    }
-                    UnitOutcome::Free(Ok(f)) => {
-                        run.frees += 1;
-                        run.free_overflows += f.overflow.is_some() as u64;
-                    }
-                    UnitOutcome::Free(Err(_)) => run.alloc_errors += 1,
+        }
+        // The unit MLU's outputs (registered).
+        let uout = umlu.as_deref().map(|m| m.unit.outputs());
+        let mut ureq: Option<MluRequest> = None;
+        // Allocator requests are hidden from the unit while a response is
+        // held (so at most one is), from the cycle it comes.
+        let mut hide_requests = held.is_some();
+        if let Some((r, left)) = held.as_mut() {
+            // The held response's next INVALIDATE takes the MLU's request
+            // port when the unit is ready; with the last, the response is
+            // delivered (its warp may issue in this cycle).
+            if uout.as_ref().is_some_and(|o| o.req_ready) {
+                let loc = left.pop_front().expect("a held response has INVALIDATEs left");
+                ureq = Some(MluRequest { id: SHOOTDOWN_ID, op: Op::Invalidate, mask: 1, ptrs: vec![0], width: 1, loc, sbase: 0, ssize: 0 });
+                if left.is_empty() {
+                    let r = r.clone();
+                    held = None;
+                    deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run);
+                    unit_end = unit_end.max(now + 1);
                 }
             }
         }
-        // The unit MLU's outputs (registered): a response wakes its warp
-        // (which may issue in this cycle, with a LOADMETA's location written
-        // first); a metadata read takes the port before the load/store unit.
-        let uout = umlu.as_deref().map(|m| m.unit.outputs());
+        if let Some(u) = unit.as_deref_mut() {
+            // The response (registered) comes first: its warp may issue again
+            // in this cycle, its requester take a new request. With the heap
+            // registered, a successful one is held for its INVALIDATEs.
+            let o = u.begin_cycle();
+            count_check(&mut run, &o);
+            if let Some(r) = o.resp {
+                op_granted = false;
+                let shoot = heap_w.and_then(|w| match &r.outcome {
+                    UnitOutcome::Malloc(Ok(a)) => Some(malloc_invalidations(u.heap(), w, a.chunk)),
+                    UnitOutcome::Free(Ok(f)) => Some(vec![w.node_of(f.chunk)]),
+                    _ => None,
+                });
+                match shoot {
+                    Some(v) => {
+                        held = Some((r, v.into()));
+                        hide_requests = true;
+                    }
+                    None => {
+                        deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run);
+                        unit_end = unit_end.max(now + 1);
+                    }
+                }
+            }
+        }
+        // The unit MLU's response wakes its warp (which may issue in this
+        // cycle, with a LOADMETA's location written first); an INVALIDATE's
+        // is no warp's. Its metadata read takes the port before the
+        // load/store unit.
         if let (Some(m), Some(r)) = (umlu.as_deref_mut(), uout.as_ref().and_then(|o| o.resp.as_ref())) {
+            if r.id == SHOOTDOWN_ID {
+                debug_assert_eq!(r.fault, FaultCode::None);
+            } else {
             let w = r.id as usize;
             ready[w] = now;
             if let Some(reg) = m.wb[w].take() {
@@ -470,6 +551,7 @@ pub fn run_kernel_alloc(
             }
             if r.fault != FaultCode::None {
                 run.faults += 1;
+                run.fault_log.push((now, w, r.fault));
                 run.first_fault.get_or_insert(Fault {
                     code: r.fault,
                     op: r.op,
@@ -478,8 +560,8 @@ pub fn run_kernel_alloc(
                     distance: None,
                 });
             }
+            }
         }
-        let mut ureq: Option<MluRequest> = None;
         while inflight.front().is_some_and(|&t| t <= now) {
             inflight.pop_front();
         }
@@ -514,19 +596,29 @@ pub fn run_kernel_alloc(
                     }
                     ready[w] = now + 1;
                 }
-                Instr::LoadMeta { arg } | Instr::MemCheck { arg, .. } if umlu.is_some() => {
-                    if !uout.as_ref().is_some_and(|o| o.req_ready) {
+                Instr::LoadMeta { .. } | Instr::MemCheck { .. } | Instr::LoadMetaReg { .. } | Instr::MemCheckReg { .. }
+                    if umlu.is_some() =>
+                {
+                    if ureq.is_some() || !uout.as_ref().is_some_and(|o| o.req_ready) {
                         continue;
                     }
-                    let a = arg as usize;
-                    let (op, p, width, wb) = match s[pc[w]] {
-                        Instr::LoadMeta { .. } => (Op::LoadMeta, ptrs[a].wrapping_add(k.args[a].offset), 1, Some(a)),
-                        Instr::MemCheck { off, width, .. } => {
-                            (Op::MemcheckG, ptrs[a].wrapping_add(off), width as u32, None)
+                    let reg = |r: u32| locs[w * nregs + r as usize];
+                    // (op, pointer, width, location operand's register, register written)
+                    let (op, p, width, lr, wb) = match s[pc[w]] {
+                        Instr::LoadMeta { arg } => {
+                            let a = arg as usize;
+                            (Op::LoadMeta, ptrs[a].wrapping_add(k.args[a].offset), 1, a, Some(a))
+                        }
+                        Instr::MemCheck { arg, off, width } => {
+                            (Op::MemcheckG, ptrs[arg as usize].wrapping_add(off), width as u32, arg as usize, None)
+                        }
+                        Instr::LoadMetaReg { src, dst } => (Op::LoadMeta, reg(src), 1, dst as usize, Some(dst as usize)),
+                        Instr::MemCheckReg { reg: r, loc, off, width } => {
+                            (Op::MemcheckG, reg(r).wrapping_add(off), width as u32, loc as usize, None)
                         }
                         _ => unreachable!(),
                     };
-                    let loc = locs[w * nregs + a];
+                    let loc = locs[w * nregs + lr];
                     ureq =
                         Some(MluRequest { id: w as u32, op, mask: 1, ptrs: vec![p], width, loc, sbase: 0, ssize: 0 });
                     umlu.as_deref_mut().expect("checked above").wb[w] = wb;
@@ -534,6 +626,7 @@ pub fn run_kernel_alloc(
                     run.mlu_ops += 1;
                     pc[w] += 1;
                 }
+                Instr::LoadMetaReg { .. } | Instr::MemCheckReg { .. } => unreachable!("asserted: needs the unit MLU"),
                 Instr::LoadMeta { arg } | Instr::MemCheck { arg, .. } => {
                     if mlu_free > now {
                         continue;
@@ -656,18 +749,28 @@ pub fn run_kernel_alloc(
             rr = w;
             break;
         }
-        if let Some(u) = unit.as_deref_mut() {
-            if let Some(r) = u.end_cycle(&posted) {
-                posted[r] = None;
-            }
-        }
         if let (Some(m), Some(o)) = (umlu.as_deref_mut(), uout.as_ref()) {
-            let mem = rt.as_deref().expect("checks need a runtime").meta_memory();
-            let (taken, resp) = m.port.cycle(&mem, o.mem_req.as_ref());
+            // Node reads see the allocator's directory before its clock edge;
+            // one in the directory window waits while an operation is
+            // granted and not answered (its tables are mid-update).
+            let dir = heap_w.zip(unit.as_deref().map(CanaryUnit::heap));
+            let held_back =
+                op_granted && dir.is_some_and(|(w, _)| o.mem_req.as_ref().is_some_and(|q| in_directory(w, q.addr)));
+            let mem = DirectoryView { mem: rt.as_deref().expect("checks need a runtime").meta_memory(), dir };
+            let req = if held_back { None } else { o.mem_req.as_ref() };
+            let (taken, resp) = m.port.cycle(&mem, req);
+            let taken = taken && !held_back;
             run.meta_reads += (taken && o.mem_req.is_some()) as u64;
             let inp = UnitIn { req: ureq.as_ref(), mem_req_ready: taken, mem_resp: resp };
             if let Err(e) = m.unit.tick(inp) {
                 panic!("the unit MLU's metadata port broke its protocol: {e}");
+            }
+        }
+        if let Some(u) = unit.as_deref_mut() {
+            let none = vec![None; nreq];
+            if let Some(r) = u.end_cycle(if hide_requests { &none } else { &posted }) {
+                posted[r] = None;
+                op_granted = true;
             }
         }
         if issued {
@@ -715,6 +818,63 @@ pub fn run_kernel_alloc(
         }
     }
     run
+}
+
+/// The id of the INVALIDATEs the pipeline sends for the device heap (no
+/// warp's: responses with it wake nobody).
+pub const SHOOTDOWN_ID: u32 = 0xFFFF;
+
+/// An allocator response takes effect: its warp wakes, MALLOC's pointer (0
+/// on an error) is written to its register, the outcome counted.
+fn deliver(
+    r: &UnitResponse,
+    now: u64,
+    owner: &mut [Option<(usize, usize)>],
+    ready: &mut [u64],
+    locs: &mut [u64],
+    nregs: usize,
+    run: &mut KernelRun,
+) {
+    let (w, reg) = owner[r.id].take().expect("a response to an outstanding request");
+    ready[w] = now;
+    match &r.outcome {
+        UnitOutcome::Malloc(Ok(a)) => {
+            run.mallocs += 1;
+            locs[w * nregs + reg] = a.ptr;
+        }
+        UnitOutcome::Malloc(Err(_)) => {
+            run.alloc_errors += 1;
+            locs[w * nregs + reg] = 0;
+        }
+        UnitOutcome::Free(Ok(f)) => {
+            run.frees += 1;
+            run.free_overflows += f.overflow.is_some() as u64;
+        }
+        UnitOutcome::Free(Err(_)) => run.alloc_errors += 1,
+    }
+}
+
+fn in_directory(w: HeapWindow, addr: u64) -> bool {
+    addr >= w.dir && addr - w.dir <= w.mask
+}
+
+/// The unit MLU's memory: the canary unit's directory in its window, the
+/// runtime's memory elsewhere.
+struct DirectoryView<'a, M: MetaMemory> {
+    mem: M,
+    dir: Option<(HeapWindow, &'a Heap)>,
+}
+
+impl<M: MetaMemory> MetaMemory for DirectoryView<'_, M> {
+    fn read_word(&self, addr: u64) -> Result<u64, MemError> {
+        match self.dir.and_then(|(w, h)| directory_word(h, w, addr)) {
+            Some(r) => r,
+            None => self.mem.read_word(addr),
+        }
+    }
+    fn sol_lookup(&self, a: u64) -> Option<u64> {
+        self.mem.sol_lookup(a)
+    }
 }
 
 fn count_check(run: &mut KernelRun, o: &UnitStep) {

@@ -181,11 +181,15 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 },
                 Instr::Load { arg, off } => Slot { kind: K_LOAD, ptr: ptrs[arg as usize].wrapping_add(off), ..END },
                 Instr::Store { arg, off } => Slot { kind: K_STORE, ptr: ptrs[arg as usize].wrapping_add(off), ..END },
-                // The canary allocator's instructions run on the pipeline with
-                // the unit (sm_pipeline_alloc), not this MLU-only one.
-                Instr::Malloc { .. } | Instr::Free { .. } | Instr::LoadReg { .. } | Instr::StoreReg { .. } => {
-                    panic!("MALLOC/FREE streams need the pipeline with the canary unit")
-                }
+                // The canary allocator's instructions and the device heap's
+                // register pointers run on the pipeline with the unit
+                // (sm_pipeline_alloc), not this MLU-only one.
+                Instr::Malloc { .. }
+                | Instr::Free { .. }
+                | Instr::LoadReg { .. }
+                | Instr::StoreReg { .. }
+                | Instr::LoadMetaReg { .. }
+                | Instr::MemCheckReg { .. } => panic!("MALLOC/FREE streams need the pipeline with the canary unit"),
             });
         }
         v.push(END);
