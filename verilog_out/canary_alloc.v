@@ -4,68 +4,69 @@
 // Parameters: base = "0x10000000", check = "always", classes = [32,64,128,256], k_mp = 17497, k_s = 38183, page_size = 256, pages = 16, region_pages = 4, requesters = 8, slack = 0, tag_seed = null
 //
 // Ports:
-//   name         dir  width  meaning
-//   clock        in       1  clock, rising edge
-//   reset        in       1  synchronous reset: empties the heap, the checker and the arbiter
-//   key_we       in       1  load key_k0/key_k1 into the secret key register
-//   key_k0       in      64  SipHash key, low word
-//   key_k1       in      64  SipHash key, high word
-//   rate         in       8  background checker rate: rate/256 checks per idle cycle
-//   req_valid_0  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_1  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_2  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_3  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_4  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_5  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_6  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_valid_7  in       1  requester i offers a request (hold until req_grant_<i>)
-//   req_free_0   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_1   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_2   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_3   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_4   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_5   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_6   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_free_7   in       1  requester i: REQ_MALLOC or REQ_FREE
-//   req_arg_0    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_1    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_2    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_3    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_4    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_5    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_6    in      64  requester i: malloc size, or the pointer to free
-//   req_arg_7    in      64  requester i: malloc size, or the pointer to free
-//   req_grant_0  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_1  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_2  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_3  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_4  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_5  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_6  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   req_grant_7  out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
-//   resp_valid   out      1  response pulse (one per grant, before the next grant)
-//   resp_id      out      3  requester answered
-//   resp_free    out      1  the response answers a free
-//   resp_code    out      3  RES_*
-//   resp_ptr     out     64  malloc: the pointer; free: the chunk address
-//   resp_size    out      9  free: the size the chunk was allocated with
-//   resp_front   out      1  free: the front canary was overwritten
-//   resp_rear    out      1  free: the rear canary was overwritten
-//   chk_done     out      1  background check done (pulse)
-//   chk_chunk    out     64  background check: the chunk checked
-//   chk_front    out      1  background check: front canary overwritten
-//   chk_rear     out      1  background check: rear canary overwritten
-//   mem_valid    out      1  heap memory access (always accepted)
-//   mem_we       out      1  heap access is a write
-//   mem_addr     out     64  heap access: byte address of an 8-byte little-endian word (may be unaligned)
-//   mem_wdata    out     64  heap write data
-//   mem_rvalid   in       1  heap read data valid (one per read, at least one cycle later)
-//   mem_rdata    in      64  heap read data
-//   dir_g        in       7  directory lookup: the granule (32 B) index of an address in the heap
-//   dir_hit      out      1  the granule's chunk under its page's last class has a record (0 when built without tags)
-//   dir_chunk    out      7  that chunk's first granule
-//   dir_size     out      9  its requested size
-//   dir_tag      out      8  its tag, or FREED (0xFF) after free
+//   name           dir  width  meaning
+//   clock          in       1  clock, rising edge
+//   reset          in       1  synchronous reset: empties the heap, the checker and the arbiter
+//   key_we         in       1  load key_k0/key_k1 into the secret key register
+//   key_k0         in      64  SipHash key, low word
+//   key_k1         in      64  SipHash key, high word
+//   rate           in       8  background checker rate: rate/256 checks per idle cycle
+//   req_valid_0    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_1    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_2    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_3    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_4    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_5    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_6    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_valid_7    in       1  requester i offers a request (hold until req_grant_<i>)
+//   req_free_0     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_1     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_2     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_3     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_4     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_5     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_6     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_free_7     in       1  requester i: REQ_MALLOC or REQ_FREE
+//   req_arg_0      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_1      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_2      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_3      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_4      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_5      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_6      in      64  requester i: malloc size, or the pointer to free
+//   req_arg_7      in      64  requester i: malloc size, or the pointer to free
+//   req_grant_0    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_1    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_2    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_3    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_4    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_5    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_6    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   req_grant_7    out      1  requester i's request is taken in this cycle (combinational, one-cycle pulse)
+//   resp_valid     out      1  response pulse (one per grant, before the next grant)
+//   resp_id        out      3  requester answered
+//   resp_free      out      1  the response answers a free
+//   resp_code      out      3  RES_*
+//   resp_ptr       out     64  malloc: the pointer; free: the chunk address
+//   resp_size      out      9  free: the size the chunk was allocated with
+//   resp_front     out      1  free: the front canary was overwritten
+//   resp_rear      out      1  free: the rear canary was overwritten
+//   resp_new_page  out      1  successful malloc: its page was empty and is now claimed for its class (the MLB must drop the whole page's entries)
+//   chk_done       out      1  background check done (pulse)
+//   chk_chunk      out     64  background check: the chunk checked
+//   chk_front      out      1  background check: front canary overwritten
+//   chk_rear       out      1  background check: rear canary overwritten
+//   mem_valid      out      1  heap memory access (always accepted)
+//   mem_we         out      1  heap access is a write
+//   mem_addr       out     64  heap access: byte address of an 8-byte little-endian word (may be unaligned)
+//   mem_wdata      out     64  heap write data
+//   mem_rvalid     in       1  heap read data valid (one per read, at least one cycle later)
+//   mem_rdata      in      64  heap read data
+//   dir_g          in       7  directory lookup: the granule (32 B) index of an address in the heap
+//   dir_hit        out      1  the granule's chunk under its page's last class has a record (0 when built without tags)
+//   dir_chunk      out      7  that chunk's first granule
+//   dir_size       out      9  its requested size
+//   dir_tag        out      8  its tag, or FREED (0xFF) after free
 //
 // Reset: Synchronous, active high, for one cycle after power-up; load the key (key_we) before
 //   the first malloc.
@@ -85,7 +86,7 @@
 
 
 // canary_alloc: hw::canary::alloc_unit::AllocUnit
-module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_1,req_valid_2,req_valid_3,req_valid_4,req_valid_5,req_valid_6,req_valid_7,req_free_0,req_free_1,req_free_2,req_free_3,req_free_4,req_free_5,req_free_6,req_free_7,req_arg_0,req_arg_1,req_arg_2,req_arg_3,req_arg_4,req_arg_5,req_arg_6,req_arg_7,req_grant_0,req_grant_1,req_grant_2,req_grant_3,req_grant_4,req_grant_5,req_grant_6,req_grant_7,resp_valid,resp_id,resp_free,resp_code,resp_ptr,resp_size,resp_front,resp_rear,chk_done,chk_chunk,chk_front,chk_rear,mem_valid,mem_we,mem_addr,mem_wdata,mem_rvalid,mem_rdata,dir_g,dir_hit,dir_chunk,dir_size,dir_tag);
+module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_1,req_valid_2,req_valid_3,req_valid_4,req_valid_5,req_valid_6,req_valid_7,req_free_0,req_free_1,req_free_2,req_free_3,req_free_4,req_free_5,req_free_6,req_free_7,req_arg_0,req_arg_1,req_arg_2,req_arg_3,req_arg_4,req_arg_5,req_arg_6,req_arg_7,req_grant_0,req_grant_1,req_grant_2,req_grant_3,req_grant_4,req_grant_5,req_grant_6,req_grant_7,resp_valid,resp_id,resp_free,resp_code,resp_ptr,resp_size,resp_front,resp_rear,resp_new_page,chk_done,chk_chunk,chk_front,chk_rear,mem_valid,mem_we,mem_addr,mem_wdata,mem_rvalid,mem_rdata,dir_g,dir_hit,dir_chunk,dir_size,dir_tag);
     
     // Module arguments
     input wire  clock;
@@ -134,6 +135,7 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
     output reg  [8:0] resp_size;
     output reg  resp_front;
     output reg  resp_rear;
+    output reg  resp_new_page;
     output reg  chk_done;
     output reg  [63:0] chk_chunk;
     output reg  chk_front;
@@ -1019,6 +1021,7 @@ module canary_alloc(clock,reset,key_we,key_k0,key_k1,rate,req_valid_0,req_valid_
         resp_size = resp_size_r_q;
         resp_front = resp_front_r_q;
         resp_rear = resp_rear_r_q;
+        resp_new_page = new_r_q;
         chk_done = chk_done_r_q;
         chk_chunk = chk_chunk_r_q;
         chk_front = chk_front_r_q;

@@ -323,6 +323,7 @@ pub fn canary() -> Interface {
             ("resp_size", "free: the size the chunk was allocated with"),
             ("resp_front", "free: the front canary was overwritten"),
             ("resp_rear", "free: the rear canary was overwritten"),
+            ("resp_new_page", "successful malloc: its page was empty and is now claimed for its class (the MLB must drop the whole page's entries)"),
             ("chk_done", "background check done (pulse)"),
             ("chk_chunk", "background check: the chunk checked"),
             ("chk_front", "background check: front canary overwritten"),

@@ -11,7 +11,7 @@
 // Vector line: the inputs then the expected outputs, in hex, in this order
 // (`x` for an output: not compared):
 //   inputs:  reset key_we key_k0 key_k1 rate req_valid_0 req_valid_1 req_valid_2 req_valid_3 req_valid_4 req_valid_5 req_valid_6 req_valid_7 req_free_0 req_free_1 req_free_2 req_free_3 req_free_4 req_free_5 req_free_6 req_free_7 req_arg_0 req_arg_1 req_arg_2 req_arg_3 req_arg_4 req_arg_5 req_arg_6 req_arg_7 mem_rvalid mem_rdata dir_g
-//   outputs: req_grant_0 req_grant_1 req_grant_2 req_grant_3 req_grant_4 req_grant_5 req_grant_6 req_grant_7 resp_valid resp_id resp_free resp_code resp_ptr resp_size resp_front resp_rear chk_done chk_chunk chk_front chk_rear mem_valid mem_we mem_addr mem_wdata dir_hit dir_chunk dir_size dir_tag
+//   outputs: req_grant_0 req_grant_1 req_grant_2 req_grant_3 req_grant_4 req_grant_5 req_grant_6 req_grant_7 resp_valid resp_id resp_free resp_code resp_ptr resp_size resp_front resp_rear resp_new_page chk_done chk_chunk chk_front chk_rear mem_valid mem_we mem_addr mem_wdata dir_hit dir_chunk dir_size dir_tag
 `timescale 1ns/1ps
 module canary_alloc_tb;
     reg clock = 1'b0;
@@ -79,6 +79,8 @@ module canary_alloc_tb;
     reg  exp_resp_front;
     wire resp_rear;
     reg  exp_resp_rear;
+    wire resp_new_page;
+    reg  exp_resp_new_page;
     wire chk_done;
     reg  exp_chk_done;
     wire [63:0] chk_chunk;
@@ -151,6 +153,7 @@ module canary_alloc_tb;
         .resp_size(resp_size),
         .resp_front(resp_front),
         .resp_rear(resp_rear),
+        .resp_new_page(resp_new_page),
         .chk_done(chk_done),
         .chk_chunk(chk_chunk),
         .chk_front(chk_front),
@@ -186,7 +189,7 @@ module canary_alloc_tb;
     endtask
 
     // Compare one output with its expected value (skipped when it is x).
-    task check(input [8*11-1:0] port, input [63:0] value, input [63:0] expected);
+    task check(input [8*13-1:0] port, input [63:0] value, input [63:0] expected);
         begin
             if (expected[0] !== 1'bx && failed == 0 && value !== expected) begin
                 $display("FAIL cycle %0d (vector file line %0d) port %0s: expected %h, got %h", vectors, lineno, port, expected, value);
@@ -218,9 +221,9 @@ module canary_alloc_tb;
                 got = got - 1;
             end
             if (got > 0 && line[8*got-1 -: 8] != "#") begin
-                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, key_we, key_k0, key_k1, rate, req_valid_0, req_valid_1, req_valid_2, req_valid_3, req_valid_4, req_valid_5, req_valid_6, req_valid_7, req_free_0, req_free_1, req_free_2, req_free_3, req_free_4, req_free_5, req_free_6, req_free_7, req_arg_0, req_arg_1, req_arg_2, req_arg_3, req_arg_4, req_arg_5, req_arg_6, req_arg_7, mem_rvalid, mem_rdata, dir_g, exp_req_grant_0, exp_req_grant_1, exp_req_grant_2, exp_req_grant_3, exp_req_grant_4, exp_req_grant_5, exp_req_grant_6, exp_req_grant_7, exp_resp_valid, exp_resp_id, exp_resp_free, exp_resp_code, exp_resp_ptr, exp_resp_size, exp_resp_front, exp_resp_rear, exp_chk_done, exp_chk_chunk, exp_chk_front, exp_chk_rear, exp_mem_valid, exp_mem_we, exp_mem_addr, exp_mem_wdata, exp_dir_hit, exp_dir_chunk, exp_dir_size, exp_dir_tag);
-                if (fields != 60) begin
-                    $display("FAIL vector file line %0d: %0d of 60 fields", lineno, fields);
+                fields = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, key_we, key_k0, key_k1, rate, req_valid_0, req_valid_1, req_valid_2, req_valid_3, req_valid_4, req_valid_5, req_valid_6, req_valid_7, req_free_0, req_free_1, req_free_2, req_free_3, req_free_4, req_free_5, req_free_6, req_free_7, req_arg_0, req_arg_1, req_arg_2, req_arg_3, req_arg_4, req_arg_5, req_arg_6, req_arg_7, mem_rvalid, mem_rdata, dir_g, exp_req_grant_0, exp_req_grant_1, exp_req_grant_2, exp_req_grant_3, exp_req_grant_4, exp_req_grant_5, exp_req_grant_6, exp_req_grant_7, exp_resp_valid, exp_resp_id, exp_resp_free, exp_resp_code, exp_resp_ptr, exp_resp_size, exp_resp_front, exp_resp_rear, exp_resp_new_page, exp_chk_done, exp_chk_chunk, exp_chk_front, exp_chk_rear, exp_mem_valid, exp_mem_we, exp_mem_addr, exp_mem_wdata, exp_dir_hit, exp_dir_chunk, exp_dir_size, exp_dir_tag);
+                if (fields != 61) begin
+                    $display("FAIL vector file line %0d: %0d of 61 fields", lineno, fields);
                     fail;
                 end
                 #1;
@@ -240,6 +243,7 @@ module canary_alloc_tb;
                 check("resp_size", resp_size, exp_resp_size);
                 check("resp_front", resp_front, exp_resp_front);
                 check("resp_rear", resp_rear, exp_resp_rear);
+                check("resp_new_page", resp_new_page, exp_resp_new_page);
                 check("chk_done", chk_done, exp_chk_done);
                 check("chk_chunk", chk_chunk, exp_chk_chunk);
                 check("chk_front", chk_front, exp_chk_front);

@@ -43,7 +43,11 @@
 //! - Response (one per grant, before the next grant): `resp_valid` pulse
 //!   with `resp_id`, `resp_free`, `resp_code` (RES_*), `resp_ptr` (malloc:
 //!   pointer; free: chunk address), `resp_size` (free: the requested size),
-//!   `resp_front`/`resp_rear` (free: that canary was overwritten).
+//!   `resp_front`/`resp_rear` (free: that canary was overwritten),
+//!   `resp_new_page` (with a successful malloc's response only: the chunk's
+//!   page was empty and this malloc claimed it for its class, so the MLB
+//!   may hold FREED entries of another class anywhere in the page; it is
+//!   the probe's flag, kept until the next malloc's probe).
 //! - Checker report: `chk_done` pulse per background check with `chk_chunk`
 //!   and `chk_front`/`chk_rear` (overflow found if either is set).
 //! - Directory (the registration with the MLU, docs/canary.md): `dir_g`
@@ -201,6 +205,7 @@ pub struct AllocUnit {
     pub resp_size: Signal<Out, Bits<9>>,
     pub resp_front: Signal<Out, Bit>,
     pub resp_rear: Signal<Out, Bit>,
+    pub resp_new_page: Signal<Out, Bit>,
     pub chk_done: Signal<Out, Bit>,
     pub chk_chunk: Signal<Out, Bits<64>>,
     pub chk_front: Signal<Out, Bit>,
@@ -217,7 +222,7 @@ pub struct AllocUnit {
     pub dir_size: Signal<Out, Bits<9>>,
     pub dir_tag: Signal<Out, Bits<8>>,
     /// The registration with the MLU, built with a tag seed (0 or 1 of it).
-    tags: Vec<TagTable>,
+    pub tags: Vec<TagTable>,
     /// Free's pointer as an address: the tag byte cleared when tagged.
     arg_mask: Constant<Bits<64>>,
     arg_addr: Signal<Local, Bits<64>>,
@@ -386,6 +391,7 @@ impl AllocUnit {
             resp_size: Default::default(),
             resp_front: Default::default(),
             resp_rear: Default::default(),
+            resp_new_page: Default::default(),
             chk_done: Default::default(),
             chk_chunk: Default::default(),
             chk_front: Default::default(),
@@ -595,6 +601,7 @@ impl Logic for AllocUnit {
         self.resp_size.next = self.resp_size_r.q.val();
         self.resp_front.next = self.resp_front_r.q.val();
         self.resp_rear.next = self.resp_rear_r.q.val();
+        self.resp_new_page.next = self.new_r.q.val();
         self.chk_done.next = self.chk_done_r.q.val();
         self.chk_chunk.next = self.chk_chunk_r.q.val();
         self.chk_front.next = self.chk_front_r.q.val();
