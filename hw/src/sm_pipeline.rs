@@ -107,6 +107,26 @@
 //!   unit model `sim::canary::alloc_unit` (testbench/tests/sm_pipeline_alloc.rs
 //!   compares kernel cycles).
 //!
+//! # Device heap shoot-down (`sim::sm_pipeline` "The device heap")
+//! With the canary unit's heap registered with the MLU, a chunk's malloc
+//! or free must reach the MLB before any warp uses its result: the MLB may
+//! hold the chunk's live entry (free) or a FREED entry of the memory it
+//! reuses (malloc). The block outside (`SmPipelineAlloc`) says how many
+//! INVALIDATEs a response needs; this block sends them:
+//! - `alloc_resp_inv_n` (4: 0 = none) and `alloc_resp_inv_loc` (64: the first
+//!   location; the i-th is + 32 i), valid with `alloc_resp_valid`. A response
+//!   with `alloc_resp_inv_n` > 0 is held in `sd_*`; from the next cycle the
+//!   held INVALIDATEs go to the MLU's request port, one in each cycle with
+//!   `req_ready` high, id [`SHOOTDOWN_ID`] (no warp's), and no warp's
+//!   LOADMETA/MEMCHECK issues while one is left. The response takes effect
+//!   (write back, wake, requester free, `awb_*`) in the cycle its last
+//!   INVALIDATE is presented, as if the unit had answered then.
+//! - From a held response's cycle to its delivery's, `alloc_req_valid` is
+//!   low (the requests stay posted): the unit answers nothing meanwhile.
+//! - `meta_hold`: the memory refuses the MLU's node read in this cycle (its
+//!   `mem_req_ready` low, no read taken or counted); the block outside
+//!   holds reads of the directory while the allocator updates it.
+//!
 //! Verilog (checked by hand with the unit, 4 warps, 8 entries): the emitted
 //! top passes `verilator --lint-only -Wall` except for UNOPTFLAT (the
 //! scheduler's and the memory model's combinational paths run through this
@@ -123,6 +143,8 @@ use crate::mlu_unit::MluUnit;
 use sim::mlu_unit::UnitParams;
 use crate::warp_sched::WarpSched;
 use rust_hdl::prelude::*;
+use sim::fault::Op;
+pub use sim::sm_pipeline::SHOOTDOWN_ID;
 
 /// Slot instruction kinds (the `kind` field).
 pub const K_END: u64 = 0;
@@ -205,6 +227,9 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     pub alloc_resp_ptr: Signal<In, Bits<64>>,
     pub alloc_resp_front: Signal<In, Bit>,
     pub alloc_resp_rear: Signal<In, Bit>,
+    pub alloc_resp_inv_n: Signal<In, Bits<4>>,
+    pub alloc_resp_inv_loc: Signal<In, Bits<64>>,
+    pub meta_hold: Signal<In, Bit>,
     pub awb_valid: Signal<Out, Bit>,
     pub awb_warp: Signal<Out, Bits<WW>>,
     pub awb_arg: Signal<Out, Bits<16>>,
@@ -240,6 +265,16 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     // its register.
     pend_lm: [DFF<Bit>; W],
     pend_arg: [DFF<Bits<16>>; W],
+    // The response held for its INVALIDATEs: how many are left, the next
+    // location, and the response's fields.
+    sd_n: DFF<Bits<4>>,
+    sd_loc: DFF<Bits<64>>,
+    sd_id: DFF<Bits<3>>,
+    sd_free: DFF<Bit>,
+    sd_code: DFF<Bits<3>>,
+    sd_ptr: DFF<Bits<64>>,
+    sd_front: DFF<Bit>,
+    sd_rear: DFF<Bit>,
     last: DFF<Bits<WW>>,
     kcycles_r: DFF<Bits<32>>,
     c_cycles: DFF<Bits<32>>,
@@ -267,6 +302,18 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     sel_alloc: Signal<Local, Bit>,
     sel_req: Signal<Local, Bits<3>>,
     operand: Signal<Local, Bits<64>>,
+    // The allocator response in effect this cycle (the unit's, or the held
+    // one with its last INVALIDATE), and whether an INVALIDATE goes now.
+    ar_valid: Signal<Local, Bit>,
+    ar_id: Signal<Local, Bits<3>>,
+    ar_free: Signal<Local, Bit>,
+    ar_code: Signal<Local, Bits<3>>,
+    ar_ptr: Signal<Local, Bits<64>>,
+    ar_front: Signal<Local, Bit>,
+    ar_rear: Signal<Local, Bit>,
+    sd_busy: Signal<Local, Bit>,
+    sd_go: Signal<Local, Bit>,
+    hide_req: Signal<Local, Bit>,
     aresp_warp: Signal<Local, Bits<WW>>,
     aresp_reg: Signal<Local, Bits<16>>,
     rq_answered: [Signal<Local, Bit>; REQUESTERS],
@@ -292,6 +339,11 @@ pub struct SmPipeline<const W: usize, const WW: usize, const N: usize, const IW:
     rid: [Constant<Bits<3>>; REQUESTERS],
     op_loadmeta: Constant<Bits<3>>,
     op_memcheck_g: Constant<Bits<3>>,
+    op_invalidate: Constant<Bits<3>>,
+    shoot_id: Constant<Bits<16>>,
+    zero4: Constant<Bits<4>>,
+    one4: Constant<Bits<4>>,
+    node_step: Constant<Bits<64>>,
     one16: Constant<Bits<16>>,
     one32: Constant<Bits<32>>,
     zero8: Constant<Bits<8>>,
@@ -373,6 +425,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             alloc_resp_ptr: Default::default(),
             alloc_resp_front: Default::default(),
             alloc_resp_rear: Default::default(),
+            alloc_resp_inv_n: Default::default(),
+            alloc_resp_inv_loc: Default::default(),
+            meta_hold: Default::default(),
             awb_valid: Default::default(),
             awb_warp: Default::default(),
             awb_arg: Default::default(),
@@ -401,6 +456,14 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             rq_reg: std::array::from_fn(|_| Default::default()),
             pend_lm: std::array::from_fn(|_| Default::default()),
             pend_arg: std::array::from_fn(|_| Default::default()),
+            sd_n: Default::default(),
+            sd_loc: Default::default(),
+            sd_id: Default::default(),
+            sd_free: Default::default(),
+            sd_code: Default::default(),
+            sd_ptr: Default::default(),
+            sd_front: Default::default(),
+            sd_rear: Default::default(),
             last: Default::default(),
             kcycles_r: Default::default(),
             c_cycles: Default::default(),
@@ -427,6 +490,16 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             sel_alloc: Default::default(),
             sel_req: Default::default(),
             operand: Default::default(),
+            ar_valid: Default::default(),
+            ar_id: Default::default(),
+            ar_free: Default::default(),
+            ar_code: Default::default(),
+            ar_ptr: Default::default(),
+            ar_front: Default::default(),
+            ar_rear: Default::default(),
+            sd_busy: Default::default(),
+            sd_go: Default::default(),
+            hide_req: Default::default(),
             aresp_warp: Default::default(),
             aresp_reg: Default::default(),
             rq_answered: std::array::from_fn(|_| Default::default()),
@@ -449,6 +522,11 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             rid: std::array::from_fn(|r| c3(r as u64)),
             op_loadmeta: c3(0),
             op_memcheck_g: c3(1),
+            op_invalidate: c3(Op::Invalidate.bits() as u64),
+            shoot_id: Constant::new(bits::<16>(SHOOTDOWN_ID as u64)),
+            zero4: Constant::new(bits::<4>(0)),
+            one4: Constant::new(bits::<4>(1)),
+            node_step: Constant::new(bits::<64>(32)),
             one16: Constant::new(bits::<16>(1)),
             one32: Constant::new(bits::<32>(1)),
             zero8: Constant::new(bits::<8>(0)),
@@ -469,6 +547,14 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         dff_setup!(
             self,
             clock,
+            sd_n,
+            sd_loc,
+            sd_id,
+            sd_free,
+            sd_code,
+            sd_ptr,
+            sd_front,
+            sd_rear,
             last,
             kcycles_r,
             c_cycles,
@@ -533,12 +619,51 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // memory takes every request.
         self.port_free.next = !self.mlu.mem_req_valid.val();
         self.inflight_ok.next = (self.mem.data_count.val() < self.max_outstanding.val()) | self.mem.data_resp.val();
+        // Device heap shoot-down (module doc): the held response's next
+        // INVALIDATE goes when the MLU is ready; with the last, the response
+        // takes effect. Otherwise the unit's response does, unless it is
+        // held now.
+        self.sd_busy.next = self.sd_n.q.val() != self.zero4.val();
+        self.sd_go.next = self.sd_busy.val() & self.mlu.req_ready.val();
+        self.hide_req.next =
+            self.sd_busy.val() | (self.alloc_resp_valid.val() & (self.alloc_resp_inv_n.val() != self.zero4.val()));
+        if self.sd_busy.val() {
+            self.ar_valid.next = self.sd_go.val() & (self.sd_n.q.val() == self.one4.val());
+            self.ar_id.next = self.sd_id.q.val();
+            self.ar_free.next = self.sd_free.q.val();
+            self.ar_code.next = self.sd_code.q.val();
+            self.ar_ptr.next = self.sd_ptr.q.val();
+            self.ar_front.next = self.sd_front.q.val();
+            self.ar_rear.next = self.sd_rear.q.val();
+        } else {
+            self.ar_valid.next = self.alloc_resp_valid.val() & (self.alloc_resp_inv_n.val() == self.zero4.val());
+            self.ar_id.next = self.alloc_resp_id.val();
+            self.ar_free.next = self.alloc_resp_free.val();
+            self.ar_code.next = self.alloc_resp_code.val();
+            self.ar_ptr.next = self.alloc_resp_ptr.val();
+            self.ar_front.next = self.alloc_resp_front.val();
+            self.ar_rear.next = self.alloc_resp_rear.val();
+        }
+        if self.sd_go.val() {
+            self.sd_n.d.next = self.sd_n.q.val() - self.one4.val();
+            self.sd_loc.d.next = self.sd_loc.q.val() + self.node_step.val();
+        }
+        if self.alloc_resp_valid.val() & (self.alloc_resp_inv_n.val() != self.zero4.val()) {
+            self.sd_n.d.next = self.alloc_resp_inv_n.val();
+            self.sd_loc.d.next = self.alloc_resp_inv_loc.val();
+            self.sd_id.d.next = self.alloc_resp_id.val();
+            self.sd_free.d.next = self.alloc_resp_free.val();
+            self.sd_code.d.next = self.alloc_resp_code.val();
+            self.sd_ptr.d.next = self.alloc_resp_ptr.val();
+            self.sd_front.d.next = self.alloc_resp_front.val();
+            self.sd_rear.d.next = self.alloc_resp_rear.val();
+        }
         // The allocator's response: its requester's warp and register.
         self.aresp_warp.next = self.rq_warp[0].q.val();
         self.aresp_reg.next = self.rq_reg[0].q.val();
         for r in 0..REQUESTERS {
-            self.rq_answered[r].next = self.alloc_resp_valid.val() & (self.alloc_resp_id.val() == self.rid[r].val());
-            if self.alloc_resp_id.val() == self.rid[r].val() {
+            self.rq_answered[r].next = self.ar_valid.val() & (self.ar_id.val() == self.rid[r].val());
+            if self.ar_id.val() == self.rid[r].val() {
                 self.aresp_warp.next = self.rq_warp[r].q.val();
                 self.aresp_reg.next = self.rq_reg[r].q.val();
             }
@@ -552,15 +677,14 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                     & !(self.mem.data_resp.val()
                         & self.mem.data_resp_load.val()
                         & (self.mem.data_resp_warp.val() == self.way[w].val())))
-                | (self.wait_alloc[w].q.val()
-                    & !(self.alloc_resp_valid.val() & (self.aresp_warp.val() == self.way[w].val())));
+                | (self.wait_alloc[w].q.val() & !(self.ar_valid.val() & (self.aresp_warp.val() == self.way[w].val())));
             self.sched.can[w].next = false;
             if self.run.val() & !self.waiting[w].val() {
                 if self.kind[w].q.val() == self.k_alu.val() {
                     self.sched.can[w].next = true;
                 }
                 if (self.kind[w].q.val() == self.k_loadmeta.val()) | (self.kind[w].q.val() == self.k_memcheck.val()) {
-                    self.sched.can[w].next = self.mlu.req_ready.val();
+                    self.sched.can[w].next = self.mlu.req_ready.val() & !self.sd_busy.val();
                 }
                 if (self.kind[w].q.val() == self.k_load.val()) | (self.kind[w].q.val() == self.k_store.val()) {
                     self.sched.can[w].next = self.port_free.val() & self.inflight_ok.val();
@@ -628,27 +752,27 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         {
             self.operand.next = self.mlu.resp_loc.val();
         }
-        if self.alloc_resp_valid.val()
-            & !self.alloc_resp_free.val()
+        if self.ar_valid.val()
+            & !self.ar_free.val()
             & (self.aresp_warp.val() == self.sched.pick.val())
             & (self.aresp_reg.val() == self.sel_arg.val())
         {
-            self.operand.next = self.alloc_resp_ptr.val();
+            self.operand.next = self.ar_ptr.val();
         }
         // Allocator write back: every response, to its warp's register.
-        self.awb_valid.next = self.alloc_resp_valid.val();
+        self.awb_valid.next = self.ar_valid.val();
         self.awb_warp.next = self.aresp_warp.val();
         self.awb_arg.next = self.aresp_reg.val();
-        self.awb_free.next = self.alloc_resp_free.val();
-        self.awb_code.next = self.alloc_resp_code.val();
-        self.awb_ptr.next = self.alloc_resp_ptr.val();
-        self.awb_front.next = self.alloc_resp_front.val();
-        self.awb_rear.next = self.alloc_resp_rear.val();
+        self.awb_free.next = self.ar_free.val();
+        self.awb_code.next = self.ar_code.val();
+        self.awb_ptr.next = self.ar_ptr.val();
+        self.awb_front.next = self.ar_front.val();
+        self.awb_rear.next = self.ar_rear.val();
         // Allocator requests: the posted one, or the one issued this cycle
         // (the unit may grant it in this cycle).
         for r in 0..REQUESTERS {
             self.rq_new[r].next = self.issue.val() & self.sel_alloc.val() & (self.sel_req.val() == self.rid[r].val());
-            self.alloc_req_valid[r].next = self.rq_pend[r].q.val() | self.rq_new[r].val();
+            self.alloc_req_valid[r].next = (self.rq_pend[r].q.val() | self.rq_new[r].val()) & !self.hide_req.val();
             self.alloc_req_free[r].next = self.rq_free[r].q.val();
             self.alloc_req_arg[r].next = self.rq_arg[r].q.val();
             if self.rq_new[r].val() {
@@ -685,6 +809,12 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             }
             self.mlu.req_ptr[0].next = self.sel_ptr.val();
             self.mlu.req_loc.next = self.operand.val();
+            if self.sd_go.val() {
+                self.mlu.req_valid.next = true;
+                self.mlu.req_id.next = self.shoot_id.val();
+                self.mlu.req_op.next = self.op_invalidate.val();
+                self.mlu.req_loc.next = self.sd_loc.q.val();
+            }
         } else {
             self.mlu.req_valid.next = self.host_req_valid.val();
             self.mlu.req_id.next = self.zero16.val();
@@ -698,8 +828,8 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.mlu_resp_loc.next = self.mlu.resp_loc.val();
         // The memory port: the MLU's node reads always go; the load/store
         // unit's request only when the port is free (the scheduler checked).
-        self.mlu.mem_req_ready.next = true;
-        self.mem.meta_req.next = self.mlu.mem_req_valid.val();
+        self.mlu.mem_req_ready.next = !self.meta_hold.val();
+        self.mem.meta_req.next = self.mlu.mem_req_valid.val() & !self.meta_hold.val();
         self.mem.meta_id.next = self.mlu.mem_req_id.val();
         self.mem.meta_node.next = self.mlu.mem_req_node.val();
         self.meta_node_req.next = self.mem.meta_node_req.val();
@@ -723,7 +853,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // Slot and wait updates: responses clear, the issue sets, the fetch
         // refills (an unanswered fetch leaves END).
         for r in 0..REQUESTERS {
-            self.rq_pend[r].d.next = self.alloc_req_valid[r].val() & !self.alloc_req_grant[r].val();
+            self.rq_pend[r].d.next = (self.rq_pend[r].q.val() | self.rq_new[r].val()) & !self.alloc_req_grant[r].val();
             if self.rq_answered[r].val() {
                 self.rq_busy[r].d.next = false;
             }
@@ -745,7 +875,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             {
                 self.wait_load[w].d.next = false;
             }
-            if self.alloc_resp_valid.val() & (self.aresp_warp.val() == self.way[w].val()) {
+            if self.ar_valid.val() & (self.aresp_warp.val() == self.way[w].val()) {
                 self.wait_alloc[w].d.next = false;
             }
             if self.issue.val() & (self.sched.pick.val() == self.way[w].val()) {
@@ -782,7 +912,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         // Not in an allocator response's cycle (`sim::sm_pipeline`'s rule: a
         // kernel ends no earlier than the last response + 1), unlike an MLU
         // response or a load's answer, which may come in the done cycle.
-        self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val() & !self.alloc_resp_valid.val();
+        self.done.next = self.run.val() & self.all_end.val() & self.data_idle.val() & !self.ar_valid.val();
         self.kdone.next = self.done.val();
         self.kcycles.next = self.kcycles_r.q.val();
         if self.run.val() {
@@ -818,7 +948,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         self.cnt_stores.next = self.c_stores.q.val();
         self.cnt_mlu_ops.next = self.c_mlu_ops.q.val();
         self.cnt_alloc_ops.next = self.c_alloc_ops.q.val();
-        if self.mlu.mem_req_valid.val() {
+        if self.mlu.mem_req_valid.val() & !self.meta_hold.val() {
             self.c_meta_reads.d.next = self.c_meta_reads.q.val() + self.one32.val();
         }
         if self.run.val() & self.mlu.resp_valid.val() & (self.mlu.resp_fault.val() != self.zero3.val()) {
@@ -847,6 +977,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 self.rq_pend[r].d.next = false;
                 self.rq_busy[r].d.next = false;
             }
+            self.sd_n.d.next = self.zero4.val();
         }
     }
 }

@@ -811,6 +811,21 @@ pub fn run_kernel_alloc(
         end = end.max(t);
     }
     run.cycles = end;
+    if let Some(m) = umlu.as_deref_mut() {
+        // The device heap's last INVALIDATEs may still be in the unit's
+        // pipeline (their responses wake no warp; no walk is in flight: every
+        // warp had its answer). The RTL's unit finishes them in the cycles
+        // before the next kernel, which cannot see them.
+        for _ in 0..64 {
+            if m.unit.is_idle() {
+                break;
+            }
+            let o = m.unit.outputs();
+            assert!(o.mem_req.is_none() && m.port.outstanding() == 0, "a node read after the kernel's end");
+            let inp = UnitIn { req: None, mem_req_ready: true, mem_resp: None };
+            m.unit.tick(inp).expect("no metadata port traffic");
+        }
+    }
     if let Some(u) = unit.as_deref_mut() {
         while u.cycle() < u0 + end {
             let o = u.step(&posted);

@@ -16,15 +16,29 @@
 //! (code, pointer or chunk, size, overflow flags) and is written back to the
 //! posting warp's register; each background check equals the model's; a
 //! warp does not issue while it waits for the unit (except in the response
-//! cycle); the MLU reads no metadata (these kernels have no MLU operations).
+//! cycle).
+//!
+//! The device heap (`AllocPipeConfig::heap_dir` set, a tagged unit): the
+//! driver writes the MLU's heap window CSRs, kernels also run LOADMETA and
+//! MEMCHECK.G on the heap pointers in registers ([`AOp::LoadMeta`],
+//! [`AOp::MemCheck`]), and each kernel records the MLU's faults (cycle,
+//! warp, fault) for comparison with `sim::sm_pipeline`. A register pointer
+//! is read when the slot is filled (the testbench is the instruction
+//! memory), with a same-cycle write back forwarded; the driver checks that
+//! the register still holds it when the instruction issues (the kernel's
+//! rule: an instruction between a MALLOC and the first use of its pointer).
+//! Node reads outside the directory window are answered from an empty
+//! runtime's memory, as the model's are.
 use verif::canary_driver::{Check, Event, HeapMem, ModelReplay, ReplayStats, Resp};
 use hw::canary::alloc_unit::{CanaryParams, HEAP_BYTES};
-use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_MALLOC, K_STORE, REQUESTERS};
+use hw::mlu::{CSR_HEAP_BASE, CSR_HEAP_DIR, CSR_HEAP_MASK};
+use hw::sm_pipeline::{K_ALU, K_END, K_FREE, K_LOAD, K_LOADMETA, K_MALLOC, K_MEMCHECK, K_STORE, REQUESTERS};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
-use sim::runtime::SplitMix64;
+use sim::runtime::{Runtime, RuntimeConfig, SplitMix64};
 use sim::canary::siphash::CanaryKey;
-use sim::config::MluConfig;
+use sim::config::{Mode, MluConfig};
+use sim::fault::FaultCode;
 use std::collections::{HashMap, VecDeque};
 
 /// One instruction of a test kernel (a warp's stream).
@@ -37,6 +51,12 @@ pub enum AOp {
     Malloc { size: u64, dst: u16 },
     /// Free the pointer in register `src`.
     Free { src: u16 },
+    /// LOADMETA of the pointer in register `src`; the location goes to
+    /// register `dst` (dropped in HWONLY mode).
+    LoadMeta { src: u16, dst: u16 },
+    /// MEMCHECK.G of register `reg` + `off`, `width` bytes, location operand
+    /// in register `loc`.
+    MemCheck { reg: u16, loc: u16, off: u64, width: u8 },
 }
 
 /// One MALLOC/FREE as the RTL ran it (cycles from the kernel's cycle 0).
@@ -47,6 +67,7 @@ pub struct OpRecord {
     pub arg: u64,
     pub issue: u64,
     pub grant: u64,
+    /// The cycle the response took effect (its write back).
     pub resp: u64,
     pub code: u64,
     pub ptr: u64,
@@ -61,6 +82,9 @@ pub struct KernelOut {
     pub start: u64,
     /// MALLOC/FREE in response order.
     pub ops: Vec<OpRecord>,
+    /// MLU responses with a fault: (kernel cycle, warp, fault), as
+    /// `sim::sm_pipeline::KernelRun::fault_log`.
+    pub faults: Vec<(u64, usize, FaultCode)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -85,12 +109,20 @@ pub struct AllocPipeConfig {
     pub rate: u8,
     /// Canary memory latency (cycles, >= 1).
     pub heap_latency: u64,
+    /// The device heap registered with the MLU: its directory's base (the
+    /// unit must be tagged), the window the heap's 4 KiB. None: not
+    /// registered (the heap CSRs stay 0).
+    pub heap_dir: Option<u64>,
 }
 
 pub struct SmPipelineAllocDriver<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: usize, const QW: usize>
 {
     pub uut: Box<SmPipelineAlloc<W, WW, N, IW, Q, QW>>,
     mem: HeapMem,
+    /// The MLU's memory outside the directory (an empty runtime's, as the
+    /// model's pipeline reads it), and its mode (HWONLY drops LOADMETA).
+    rt: Runtime,
+    mode: Mode,
     pub model: ModelReplay,
     /// The warps' registers, (warp, register) -> value; unset reads 0.
     pub regs: HashMap<(usize, u16), u64>,
@@ -100,14 +132,17 @@ pub struct SmPipelineAllocDriver<const W: usize, const WW: usize, const N: usize
     pub cycle: u64,
 }
 
-fn slot(op: &AOp) -> (u64, u64, u64, u64) {
-    // (kind, count, ptr, arg)
+/// An instruction's slot fields (kind, count, ptr, width, arg), its
+/// register pointer read through `reg`.
+fn slot(op: &AOp, reg: impl Fn(u16) -> u64) -> (u64, u64, u64, u64, u64) {
     match *op {
-        AOp::Alu(n) => (K_ALU, n as u64, 0, 0),
-        AOp::Load(p) => (K_LOAD, 0, p, 0),
-        AOp::Store(p) => (K_STORE, 0, p, 0),
-        AOp::Malloc { size, dst } => (K_MALLOC, 0, size, dst as u64),
-        AOp::Free { src } => (K_FREE, 0, 0, src as u64),
+        AOp::Alu(n) => (K_ALU, n as u64, 0, 0, 0),
+        AOp::Load(p) => (K_LOAD, 0, p, 0, 0),
+        AOp::Store(p) => (K_STORE, 0, p, 0, 0),
+        AOp::Malloc { size, dst } => (K_MALLOC, 0, size, 0, dst as u64),
+        AOp::Free { src } => (K_FREE, 0, 0, 0, src as u64),
+        AOp::LoadMeta { src, dst } => (K_LOADMETA, 0, reg(src), 0, dst as u64),
+        AOp::MemCheck { reg: r, loc, off, width } => (K_MEMCHECK, 0, reg(r).wrapping_add(off), width as u64, loc as u64),
     }
 }
 
@@ -129,7 +164,9 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         mutate(&mut uut);
         uut.connect_all();
         let model = ModelReplay::new(&cfg.canary, cfg.key, cfg.rate)?;
-        let mut d = SmPipelineAllocDriver { uut, mem: HeapMem::new(cfg.canary.base, cfg.heap_latency), model, regs: HashMap::new(), reg_init: None, cycle: 0 };
+        let rt = Runtime::new(RuntimeConfig { mlu: cfg.mlu.clone(), ..RuntimeConfig::default() }).map_err(|e| format!("MLU configuration: {e}"))?;
+        let mem = HeapMem::new(cfg.canary.base, cfg.heap_latency);
+        let mut d = SmPipelineAllocDriver { uut, mem, rt, mode: cfg.mlu.mode, model, regs: HashMap::new(), reg_init: None, cycle: 0 };
         let p = &mut d.uut.pipe;
         p.data_latency.next = cfg.data_latency.into();
         p.meta_latency.next = 1u64.into();
@@ -142,6 +179,19 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         d.cycle(None)?;
         d.uut.reset.next = false;
         d.uut.unit.key_we.next = false;
+        if let Some(dir) = cfg.heap_dir {
+            if cfg.canary.tag_seed.is_none() {
+                return Err("heap_dir: the device heap registered with the MLU needs a tagged unit (tag_seed)".into());
+            }
+            for (a, v) in [(CSR_HEAP_BASE, cfg.canary.base), (CSR_HEAP_MASK, HEAP_BYTES - 1), (CSR_HEAP_DIR, dir)] {
+                d.uut.csr_we.next = true;
+                d.uut.csr_addr.next = a.into();
+                d.uut.csr_data.next = v.into();
+                d.settle();
+                d.clock_idle()?;
+            }
+            d.uut.csr_we.next = false;
+        }
         Ok(d)
     }
 
@@ -149,16 +199,20 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         assert!(simulate(&mut *self.uut, 500), "SM pipeline with allocator did not settle (combinational loop?)");
     }
 
-    fn drive_fetch(&mut self, valid: bool, warp: usize, op: Option<&AOp>) {
-        let (kind, count, ptr, arg) = op.map(slot).unwrap_or((K_END, 0, 0, 0));
+    /// Drives the fetch port; returns the slot's pointer (a register
+    /// pointer as read now, with `fwd`'s write back of this cycle).
+    fn drive_fetch(&mut self, valid: bool, warp: usize, op: Option<&AOp>, fwd: &[(usize, u16, u64)]) -> u64 {
+        let reg = |r: u16| fwd.iter().rev().find(|f| (f.0, f.1) == (warp, r)).map_or_else(|| self.reg(warp, r), |f| f.2);
+        let (kind, count, ptr, width, arg) = op.map(|o| slot(o, reg)).unwrap_or((K_END, 0, 0, 0, 0));
         let p = &mut self.uut.pipe;
         p.fetch_valid.next = valid;
         p.fetch_warp.next = (warp as u64).into();
         p.fetch_kind.next = kind.into();
         p.fetch_count.next = count.into();
         p.fetch_ptr.next = ptr.into();
-        p.fetch_width.next = 0u64.into();
+        p.fetch_width.next = width.into();
         p.fetch_arg.next = arg.into();
+        ptr
     }
 
     fn reg(&self, w: usize, r: u16) -> u64 {
@@ -172,21 +226,30 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         let rd = self.mem.response(c);
         self.uut.unit.mem_rvalid.next = rd.is_some();
         self.uut.unit.mem_rdata.next = rd.unwrap_or(0).into();
-        self.drive_fetch(false, 0, None);
+        self.drive_fetch(false, 0, None, &[]);
         self.settle();
         // Fetch and register reads are answered in the cycle (combinational).
         let mut consumed = None;
         if let Some(k) = k.as_deref_mut() {
             let p = &self.uut.pipe;
             let (rw, ra) = (p.rf_warp.val().to_u64() as usize, p.rf_arg.val().to_u64() as u16);
+            // This cycle's register write backs (LOADMETA's, MALLOC's),
+            // forwarded to a register pointer read by the fetch.
+            let mut fwd = Vec::new();
+            if p.wb_valid.val() {
+                fwd.push((p.wb_warp.val().to_u64() as usize, p.wb_arg.val().to_u64() as u16, p.wb_loc.val().to_u64()));
+            }
+            if p.awb_valid.val() && !p.awb_free.val() {
+                fwd.push((p.awb_warp.val().to_u64() as usize, p.awb_arg.val().to_u64() as u16, p.awb_ptr.val().to_u64()));
+            }
             if p.fetch_req.val() {
                 let w = p.fetch_req_warp.val().to_u64() as usize;
                 // The slot held streams[w][pc]; refill with the next one.
                 let op = k.streams[w].get(k.pc[w]).copied();
-                consumed = Some((w, op));
+                consumed = Some((w, op, k.fetched[w]));
                 k.pc[w] += 1;
                 let next = k.streams[w].get(k.pc[w]).copied();
-                self.drive_fetch(true, w, next.as_ref());
+                k.fetched[w] = self.drive_fetch(true, w, next.as_ref(), &fwd);
             }
             // Settle again only if an input changed (rust-hdl settles are
             // most of the simulation time).
@@ -195,13 +258,28 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 self.uut.pipe.rf_loc.next = v.into();
                 self.settle();
             }
+            // Node reads outside the directory: the runtime's memory.
+            let p = &self.uut.pipe;
+            if p.meta_node_req.val() {
+                let a = p.meta_node_addr.val().to_u64() << 5;
+                let words: Vec<Option<u64>> = {
+                    let mem = self.rt.meta_memory();
+                    (0..4).map(|i| sim::memory::MetaMemory::read_word(&mem, a + 8 * i).ok()).collect()
+                };
+                let word = |i: usize| words[i].unwrap_or(0).into();
+                let u = &mut self.uut;
+                (u.meta_base.next, u.meta_size_tag.next, u.meta_link0.next, u.meta_link1.next) = (word(0), word(1), word(2), word(3));
+                u.meta_error.next = words.iter().any(Option::is_none);
+                self.settle();
+            }
         }
         let p = &self.uut.pipe;
         let u = &self.uut.unit;
         let done = p.kdone.val();
-        if p.meta_node_req.val() {
-            return Err(format!("cycle {c}: the MLU read metadata in an allocator kernel"));
-        }
+        let wb = p.wb_valid.val().then(|| (p.wb_warp.val().to_u64() as usize, p.wb_arg.val().to_u64() as u16, p.wb_loc.val().to_u64()));
+        let mlu = &p.mlu;
+        let fault = (p.run.val() && mlu.resp_valid.val() && mlu.resp_fault.val().to_u64() != 0)
+            .then(|| (mlu.resp_id.val().to_u64() as usize, FaultCode::from_bits(mlu.resp_fault.val().to_u64() as u8)));
         let grant = (0..REQUESTERS).filter(|&i| u.req_grant[i].val()).collect::<Vec<_>>();
         let grant_op = grant.first().map(|&i| (i, u.req_free[i].val(), u.req_arg[i].val().to_u64()));
         let resp = u.resp_valid.val().then(|| Resp {
@@ -243,13 +321,25 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
             let Some(op) = k.granted.take() else {
                 return Err(format!("cycle {c}: response {r:?} without a granted request"));
             };
+            if let Some(a) = &k.answered {
+                return Err(format!("cycle {c}: response {r:?} while {a:?} is not yet written back"));
+            }
+            k.answered = Some((op, r.clone()));
+        }
+        // The write back: in the response's cycle, or with the device heap
+        // in the cycle of its last INVALIDATE (`hw::sm_pipeline`).
+        if let Some(awb) = awb {
+            let Some((op, r)) = k.as_deref_mut().and_then(|k| k.answered.take()) else {
+                return Err(format!("cycle {c}: write back {awb:?} without a response"));
+            };
             let want = (op.warp, op.reg, op.free, r.code, r.ptr, r.front, r.rear);
-            if awb != Some(want) {
+            if awb != want {
                 return Err(format!("cycle {c}: write back {awb:?}, expected {want:?} (warp, register, free, code, ptr, front, rear)"));
             }
             if !op.free {
                 self.regs.insert((op.warp, op.reg), r.ptr);
             }
+            let k = k.as_deref_mut().expect("answered in a kernel");
             k.waiting[op.warp] = false;
             k.out.ops.push(OpRecord {
                 warp: op.warp,
@@ -261,16 +351,29 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 code: r.code,
                 ptr: r.ptr,
             });
-        } else if awb.is_some() {
-            return Err(format!("cycle {c}: write back {awb:?} without a response"));
         }
         if let Some(ch) = &check {
             self.model.apply(&Event::Check(ch.clone())).map_err(|e| format!("cycle {c}: {e}"))?;
         }
+        if let Some((w, a, loc)) = wb {
+            self.regs.insert((w, a), loc);
+        }
         if let Some(k) = k {
-            if let Some((w, op)) = consumed {
+            if let Some((w, code)) = fault {
+                let code = code.ok_or_else(|| format!("cycle {c}: MLU fault code out of range"))?;
+                k.out.faults.push((c - k.start, w, code));
+            }
+            if let Some((w, op, fetched)) = consumed {
                 if k.waiting[w] {
                     return Err(format!("cycle {c}: warp {w} issued while waiting for the allocator"));
+                }
+                if let Some(o @ (AOp::LoadMeta { .. } | AOp::MemCheck { .. })) = op {
+                    let now = slot(&o, |r| self.reg(w, r)).2;
+                    if now != fetched {
+                        return Err(format!(
+                            "cycle {c}: warp {w}'s {o:?} issues with its register at {now:#x}, filled at {fetched:#x}: the kernel uses a pointer its warp is still writing"
+                        ));
+                    }
                 }
                 match op {
                     None => return Err(format!("cycle {c}: fetch past the END of warp {w}'s stream")),
@@ -319,14 +422,18 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
         if streams.len() > W {
             return Err(format!("kernel has {} warps, the pipeline {W}", streams.len()));
         }
-        let mut k = Kctx::new(streams, W);
+        // HWONLY code has no LOADMETA (as the model's pipeline).
+        let hwonly = self.mode == Mode::Hwonly;
+        let streams: Vec<Vec<AOp>> =
+            streams.iter().map(|s| s.iter().copied().filter(|o| !(hwonly && matches!(o, AOp::LoadMeta { .. }))).collect()).collect();
+        let mut k = Kctx::new(&streams, W);
         if self.reg_init.is_some() {
             self.regs.clear();
         }
         // Fill every slot (run low).
         for w in 0..W {
             let first = k.streams[w].first().copied();
-            self.drive_fetch(true, w, first.as_ref());
+            k.fetched[w] = self.drive_fetch(true, w, first.as_ref(), &[]);
             self.settle();
             self.clock_idle()?;
         }
@@ -347,7 +454,7 @@ impl<const W: usize, const WW: usize, const N: usize, const IW: usize, const Q: 
                 return Err(format!("warp {w} done at {} of {} instructions", k.pc[w], k.streams[w].len()));
             }
         }
-        if k.granted.is_some() || k.posted.iter().any(|q| !q.is_empty()) {
+        if k.granted.is_some() || k.answered.is_some() || k.posted.iter().any(|q| !q.is_empty()) {
             return Err("kernel done with an allocator request unanswered".into());
         }
         Ok(k.out)
@@ -396,10 +503,16 @@ struct Kctx {
     streams: Vec<Vec<AOp>>,
     /// Index of the instruction in warp w's slot (= instructions consumed).
     pc: Vec<usize>,
+    /// The pointer warp w's slot was filled with (a register pointer as
+    /// read at the fill).
+    fetched: Vec<u64>,
     waiting: Vec<bool>,
     /// Per requester (by the contract's mapping), requests posted and not granted.
     posted: Vec<VecDeque<Posted>>,
     granted: Option<Posted>,
+    /// The response given and not yet written back (held for its
+    /// INVALIDATEs).
+    answered: Option<(Posted, Resp)>,
     start: u64,
     out: KernelOut,
 }
@@ -409,9 +522,11 @@ impl Kctx {
         let streams: Vec<Vec<AOp>> = (0..w).map(|i| streams.get(i).cloned().unwrap_or_default()).collect();
         Kctx {
             pc: vec![0; w],
+            fetched: vec![0; w],
             waiting: vec![false; w],
             posted: vec![VecDeque::new(); REQUESTERS],
             granted: None,
+            answered: None,
             start: 0,
             out: KernelOut::default(),
             streams,
@@ -487,6 +602,96 @@ pub fn random_kernel(rng: &mut SplitMix64, warps: usize, len: usize, max_size: u
             // Free what is held, so that kernels leave the heap as they found it.
             for r in held {
                 v.push(AOp::Free { src: r });
+            }
+            v
+        })
+        .collect()
+}
+
+/// Registers of [`random_heap_kernel`]: pointers in 0..4, their locations
+/// in 4..8.
+pub const LOC_REG0: u16 = 4;
+
+/// A random device-heap kernel of `warps` warps, about `len` instructions
+/// each: MALLOCs of sizes 1..=`max_size` (`max_size` = 256 minus the
+/// canaries and slack), every size class alike, into registers 0..4 (each followed
+/// by an ALU, so its pointer is not used by the instruction fetched with
+/// it), the LOADMETA of each new pointer (location in register + 4), and
+/// MEMCHECK.Gs of widths 1, 4 and 8 through live pointers in bounds, at the
+/// last bytes, one past the end, straddling the end and before the start,
+/// through dangling pointers (use after free, a stale tag once the chunk is
+/// reused) and through a failed MALLOC's 0; FREEs, double frees, ALU,
+/// loads and stores. What is held at the end is freed.
+pub fn random_heap_kernel(rng: &mut SplitMix64, warps: usize, len: usize, max_size: u64) -> Vec<Vec<AOp>> {
+    (0..warps)
+        .map(|_| {
+            let mut v = Vec::new();
+            // Per pointer register: Some(size) while held, and whether it
+            // was ever written (a dangling pointer after its free).
+            let mut held: [Option<u64>; 4] = [None; 4];
+            let mut written = [false; 4];
+            let mut last_size = [0u64; 4];
+            while v.len() < len {
+                let free_regs: Vec<u16> = (0..4).filter(|&r| held[r as usize].is_none()).collect();
+                let live: Vec<u16> = (0..4).filter(|&r| held[r as usize].is_some()).collect();
+                match rng.below(10) {
+                    0 | 1 if !free_regs.is_empty() => {
+                        let r = free_regs[rng.below(free_regs.len() as u64) as usize];
+                        // A size class first (32..256 B with the canaries
+                        // and slack), then a size in it, its largest a quarter
+                        // of the time: every class and its slots get used.
+                        let over = 256 - max_size;
+                        let class = 32u64 << rng.below(4);
+                        let lo = (class / 2).saturating_sub(over).max(1);
+                        let hi = (class - over).max(lo);
+                        let size = if rng.below(4) == 0 { hi } else { lo + rng.below(hi - lo + 1) };
+                        v.push(AOp::Malloc { size, dst: r });
+                        v.push(AOp::Alu(1));
+                        v.push(AOp::LoadMeta { src: r, dst: r + LOC_REG0 });
+                        held[r as usize] = Some(size);
+                        written[r as usize] = true;
+                        last_size[r as usize] = size;
+                    }
+                    2..=5 if !live.is_empty() || written.iter().any(|&w| w) => {
+                        // Mostly live pointers; a dangling one a quarter of the time.
+                        let dangling: Vec<u16> = (0..4).filter(|&r| held[r as usize].is_none() && written[r as usize]).collect();
+                        let r = if live.is_empty() || (!dangling.is_empty() && rng.below(4) == 0) {
+                            dangling[rng.below(dangling.len() as u64) as usize]
+                        } else {
+                            live[rng.below(live.len() as u64) as usize]
+                        };
+                        let size = last_size[r as usize];
+                        let width = [1u8, 4, 8][rng.below(3) as usize];
+                        let w = width as u64;
+                        let off = match rng.below(8) {
+                            0 => size.saturating_sub(w),
+                            1 => size,
+                            2 => size.saturating_sub(w) + 1,
+                            3 => u64::MAX - rng.below(8),
+                            _ => rng.below(size.max(1)),
+                        };
+                        v.push(AOp::MemCheck { reg: r, loc: r + LOC_REG0, off, width });
+                    }
+                    6 if !live.is_empty() || written.iter().any(|&w| w) => {
+                        // Free a live pointer, or (1 in 4) a dangling one again.
+                        let dangling: Vec<u16> = (0..4).filter(|&r| held[r as usize].is_none() && written[r as usize]).collect();
+                        let r = if live.is_empty() || (!dangling.is_empty() && rng.below(4) == 0) {
+                            dangling[rng.below(dangling.len() as u64) as usize]
+                        } else {
+                            live[rng.below(live.len() as u64) as usize]
+                        };
+                        v.push(AOp::Free { src: r });
+                        held[r as usize] = None;
+                    }
+                    7 => v.push(AOp::Load(0x2000_0000 + 8 * rng.below(8192))),
+                    8 => v.push(AOp::Store(0x2000_0000 + 8 * rng.below(8192))),
+                    _ => v.push(AOp::Alu(1 + rng.below(4) as u32)),
+                }
+            }
+            for r in 0..4u16 {
+                if held[r as usize].is_some() {
+                    v.push(AOp::Free { src: r });
+                }
             }
             v
         })

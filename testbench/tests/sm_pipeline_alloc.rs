@@ -6,7 +6,12 @@
 //! (`sim::canary::heap::Heap`, fed in the RTL's grant order with warp w's
 //! requester w mod 8); directed kernels for values known independently of
 //! the model (the first pointer, the blocking rule); a mutant with the
-//! warp-to-requester mapping off by one.
+//! warp-to-requester mapping off by one. The device heap registered with
+//! the MLU: random kernels that malloc, LOADMETA, MEMCHECK.G (in bounds,
+//! past the end, before the start, after free, stale after reuse) and free,
+//! against `sim::sm_pipeline` with both unit models, fault by fault and
+//! cycle by cycle; two directory mutants (a wrong size class, a chunk index
+//! off by one) caught.
 use hw::canary::alloc_unit::{CanaryParams, REQUESTERS, RES_DOUBLE_FREE, RES_EXHAUSTED, RES_NOT_A_CHUNK, RES_OK, RES_OUTSIDE_HEAP};
 use hw::sm_pipeline_alloc::SmPipelineAlloc;
 use rust_hdl::prelude::*;
@@ -35,6 +40,7 @@ fn cfg(check: CheckMode, slack: u64, rate: u8, heap_latency: u64, data_latency: 
         key: KEY,
         rate,
         heap_latency,
+        heap_dir: None,
     }
 }
 
@@ -106,6 +112,10 @@ fn model_kernel(streams: &[Vec<AOp>]) -> Kernel {
                     AOp::Store(p) => Instr::Store { arg: 0, off: p },
                     AOp::Malloc { size, dst } => Instr::Malloc { size, dst: dst as u32 },
                     AOp::Free { src } => Instr::Free { src: src as u32 },
+                    AOp::LoadMeta { src, dst } => Instr::LoadMetaReg { src: src as u32, dst: dst as u32 },
+                    AOp::MemCheck { reg, loc, off, width } => {
+                        Instr::MemCheckReg { reg: reg as u32, loc: loc as u32, off, width }
+                    }
                 })
                 .collect()
         })
@@ -262,3 +272,138 @@ fn requester_mapping_mutant_is_caught() {
     eprintln!("mutant: {err}");
     assert!(err.contains("requester 2"), "{err}");
 }
+
+/// The device heap registered with the MLU (`hw::sm_pipeline_alloc` "The
+/// device heap"): a tagged unit, the directory at the model's default.
+fn heap_cfg(check: CheckMode, mode: sim::config::Mode, data_latency: u64) -> AllocPipeConfig {
+    let mut c = cfg(check, 0, 4, 1, data_latency);
+    c.canary.tag_seed = Some(0xACE1);
+    c.heap_dir = Some(sim::device_heap::DEFAULT_DIRECTORY_BASE);
+    c.mlu.mode = mode;
+    c
+}
+
+/// What one device-heap comparison saw.
+#[derive(Debug, Default)]
+struct HeapCompare {
+    kernels: usize,
+    faults: [u64; 8],
+    mallocs: u64,
+    frees: u64,
+    errors: u64,
+    meta_reads: u64,
+}
+
+/// Random device-heap kernels through the RTL pipeline (the MLU's heap path
+/// reading the canary unit's directory, the pipeline's shoot-downs) and
+/// through `sim::sm_pipeline::run_kernel_alloc` with both unit models; per
+/// kernel: cycles, every MLU fault (cycle, warp, fault), allocator outcomes,
+/// and at the end the RTL's node-read counter. Err names the first
+/// difference.
+fn heap_compare<const W: usize, const WW: usize>(
+    c: &AllocPipeConfig,
+    seed: u64,
+    kernels: usize,
+    len: usize,
+    mutate: impl FnOnce(&mut SmPipelineAlloc<W, WW, 8, 3, 16, 4>),
+) -> Result<HeapCompare, String> {
+    use sim::runtime::{Runtime, RuntimeConfig};
+    use sim::sm_pipeline::UnitMlu;
+    use hw::canary::alloc_unit::HEAP_BYTES;
+    let mut d = SmPipelineAllocDriver::<W, WW, 8, 3, 16, 4>::new(c, mutate)?;
+    d.reg_init = Some(NO_META);
+    let mut rt = Runtime::new(RuntimeConfig { mlu: c.mlu.clone(), ..RuntimeConfig::default() }).unwrap();
+    let mut umlu = UnitMlu::new(&c.mlu, 1).unwrap();
+    umlu.sync(&mut rt).unwrap();
+    let dir = c.heap_dir.expect("a heap configuration");
+    umlu.set_heap_window(sim::mlu::HeapWindow { base: c.canary.base, mask: HEAP_BYTES - 1, dir });
+    let timing = UnitTiming { siphash_latency: 9, mem_latency: c.heap_latency };
+    let mut unit = CanaryUnit::new(c.canary.heap_config(c.key, c.rate), REQUESTERS, c.rate, timing).unwrap();
+    let p = PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() };
+    let mut rng = SplitMix64(seed);
+    let mut st = HeapCompare::default();
+    for i in 0..kernels {
+        let k = testbench::sm_pipeline_alloc_driver::random_heap_kernel(&mut rng, W, len, 256 - c.canary.overhead());
+        let out = d.run_kernel(&k).map_err(|e| format!("kernel {i}: RTL: {e}"))?;
+        if unit.cycle() >= out.start {
+            return Err(format!("kernel {i}: the model's unit at cycle {} is past the RTL kernel start {}", unit.cycle(), out.start - 1));
+        }
+        while unit.cycle() < out.start - 1 {
+            unit.step(&[None; REQUESTERS]);
+        }
+        let m = run_kernel_alloc(&p, MluTiming::Unit, &model_kernel(&k), &[0], Some(&mut rt), Some(&mut unit), Some(&mut umlu));
+        if out.faults != m.fault_log {
+            let n = out.faults.iter().zip(&m.fault_log).take_while(|(a, b)| a == b).count();
+            return Err(format!(
+                "kernel {i}: MLU fault {n} differs: RTL {:?}, model {:?} (RTL {} faults, model {})",
+                out.faults.get(n),
+                m.fault_log.get(n),
+                out.faults.len(),
+                m.fault_log.len()
+            ));
+        }
+        if out.cycles != m.cycles {
+            return Err(format!("kernel {i}: RTL {} cycles, model {}", out.cycles, m.cycles));
+        }
+        let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
+        let errors = out.ops.iter().filter(|o| o.code != RES_OK).count() as u64;
+        if (ok(false), ok(true), errors) != (m.mallocs, m.frees, m.alloc_errors) {
+            return Err(format!("kernel {i}: RTL mallocs/frees/errors {:?}, model {:?}", (ok(false), ok(true), errors), (m.mallocs, m.frees, m.alloc_errors)));
+        }
+        st.kernels += 1;
+        st.mallocs += m.mallocs;
+        st.frees += m.frees;
+        st.errors += m.alloc_errors;
+        st.meta_reads += m.meta_reads;
+        for f in &m.fault_log {
+            st.faults[f.2 as usize] += 1;
+        }
+    }
+    let rtl_reads = d.uut.pipe.cnt_meta_reads.val().to_u64();
+    if rtl_reads != st.meta_reads & 0xFFFF_FFFF {
+        return Err(format!("node reads: RTL {rtl_reads}, model {}", st.meta_reads));
+    }
+    Ok(st)
+}
+
+#[test]
+fn heap_kernels_match_the_pipeline_model() {
+    use sim::config::Mode;
+    use sim::fault::FaultCode;
+    let t = Instant::now();
+    for (what, c, seed, kernels, len) in [
+        ("4 warps compiler free", heap_cfg(CheckMode::Free, Mode::Compiler, 4), 31, 6, 40),
+        ("4 warps hwonly always", heap_cfg(CheckMode::Always, Mode::Hwonly, 6), 32, 4, 40),
+    ] {
+        let st = heap_compare::<4, 2>(&c, seed, kernels, len, |_| {}).unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: {st:?}");
+        // Every device-heap bug the kernels make was seen at its access.
+        for f in [FaultCode::OutOfBounds, FaultCode::UseAfterFree] {
+            assert!(st.faults[f as usize] > 0, "{what}: no {f:?}: {st:?}");
+        }
+        assert!(st.mallocs > 20 && st.frees > 15 && st.meta_reads > 20, "{what}: {st:?}");
+    }
+    let st = heap_compare::<8, 3>(&heap_cfg(CheckMode::Off, Mode::Compiler, 5), 33, 3, 30, |_| {}).unwrap();
+    eprintln!("8 warps compiler off: {st:?} in {:.1?}", t.elapsed());
+    assert!(st.faults[FaultCode::TagMismatch as usize] > 0, "a stale pointer after reuse: {st:?}");
+}
+
+/// Directory mutants in the canary unit's tag table, as the pipeline's heap
+/// lookups read them: the 64-byte class's first-granule mask set to the
+/// 128-byte class's (a wrong size class), and not applied (the second
+/// granule of a 64-byte chunk read as a chunk of its own: an off-by-one
+/// chunk index). Both must show as a difference from the model. HWONLY
+/// code, whose MEMCHECKs look up the accessed address (COMPILER code's
+/// fetch the chunk's first node by location, which the second mutant
+/// leaves right).
+#[test]
+fn heap_lookup_mutants_are_caught() {
+    use sim::config::Mode;
+    for (what, mask) in [("wrong size class", 0b111_1100u64), ("chunk index off by one", 0b111_1111)] {
+        let c = heap_cfg(CheckMode::Always, Mode::Hwonly, 6);
+        let r = heap_compare::<4, 2>(&c, 32, 4, 40, |u| u.unit.tags[0].first_mask[1] = Constant::new(mask.into()));
+        eprintln!("{what}: {r:?}");
+        assert!(r.is_err(), "{what}: the mutant went unnoticed");
+    }
+}
+

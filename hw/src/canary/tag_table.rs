@@ -83,8 +83,9 @@ pub struct TagTable {
     zero3: Constant<Bits<3>>,
     code: Vec<Constant<Bits<3>>>,
     /// Per class code 1..=4 (index 0..=3): the granule mask of a chunk's
-    /// first granule (class 32: !0, 64: !1, 128: !3, 256: !7).
-    first_mask: Vec<Constant<Bits<7>>>,
+    /// first granule (class 32: !0, 64: !1, 128: !3, 256: !7). `pub` so
+    /// that a test can build a directory mutant (a wrong class's mask).
+    pub first_mask: Vec<Constant<Bits<7>>>,
 }
 
 impl TagTable {
