@@ -124,7 +124,7 @@ impl DeviceHeap {
 /// the model ([`DeviceHeap`]) and in the SM pipelines (the canary unit's
 /// directory port, `sim::sm_pipeline`).
 pub fn directory_word(heap: &Heap, w: HeapWindow, addr: u64) -> Option<Result<u64, MemError>> {
-    if addr < w.dir || addr - w.dir > w.mask {
+    if !w.in_directory(addr) {
         return None;
     }
     if !addr.is_multiple_of(8) {

@@ -69,6 +69,10 @@ impl HeapWindow {
     pub fn holds(&self, a: u64) -> bool {
         self.mask != 0 && a & !self.mask == self.base
     }
+    /// Whether byte address `a` is in the directory window.
+    pub fn in_directory(&self, a: u64) -> bool {
+        a >= self.dir && a - self.dir <= self.mask
+    }
     /// The directory node of the granule holding `a` (in the window): bits
     /// 55..5 of `dir | (a & mask)`, as the walker forms it.
     pub fn node_of(&self, a: u64) -> u64 {

@@ -456,6 +456,7 @@ pub fn run_kernel_alloc(
     // for its INVALIDATEs (locations still to send).
     let mut op_granted = false;
     let mut held: Option<(UnitResponse, VecDeque<u64>)> = None;
+    let no_requests: Vec<Option<UnitRequest>> = vec![None; nreq];
     let enabled = |i: &Instr| match i {
         Instr::LoadMeta { .. } | Instr::LoadMetaReg { .. } => checks == Checks::Compiler && !cfg.host_locations,
         Instr::MemCheck { .. } | Instr::MemCheckReg { .. } => checks != Checks::None,
@@ -506,8 +507,7 @@ pub fn run_kernel_alloc(
                 if left.is_empty() {
                     let r = r.clone();
                     held = None;
-                    deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run);
-                    unit_end = unit_end.max(now + 1);
+                    deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run, &mut unit_end);
                 }
             }
         }
@@ -529,10 +529,7 @@ pub fn run_kernel_alloc(
                         held = Some((r, v.into()));
                         hide_requests = true;
                     }
-                    None => {
-                        deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run);
-                        unit_end = unit_end.max(now + 1);
-                    }
+                    None => deliver(&r, now, &mut owner, &mut ready, &mut locs, nregs, &mut run, &mut unit_end),
                 }
             }
         }
@@ -540,10 +537,9 @@ pub fn run_kernel_alloc(
         // cycle, with a LOADMETA's location written first); an INVALIDATE's
         // is no warp's. Its metadata read takes the port before the
         // load/store unit.
-        if let (Some(m), Some(r)) = (umlu.as_deref_mut(), uout.as_ref().and_then(|o| o.resp.as_ref())) {
-            if r.id == SHOOTDOWN_ID {
-                debug_assert_eq!(r.fault, FaultCode::None);
-            } else {
+        let uresp = uout.as_ref().and_then(|o| o.resp.as_ref());
+        debug_assert!(uresp.is_none_or(|r| r.id != SHOOTDOWN_ID || r.fault == FaultCode::None), "an INVALIDATE faulted");
+        if let (Some(m), Some(r)) = (umlu.as_deref_mut(), uresp.filter(|r| r.id != SHOOTDOWN_ID)) {
             let w = r.id as usize;
             ready[w] = now;
             if let Some(reg) = m.wb[w].take() {
@@ -559,7 +555,6 @@ pub fn run_kernel_alloc(
                     alloc: r.meta,
                     distance: None,
                 });
-            }
             }
         }
         while inflight.front().is_some_and(|&t| t <= now) {
@@ -755,7 +750,7 @@ pub fn run_kernel_alloc(
             // granted and not answered (its tables are mid-update).
             let dir = heap_w.zip(unit.as_deref().map(CanaryUnit::heap));
             let held_back =
-                op_granted && dir.is_some_and(|(w, _)| o.mem_req.as_ref().is_some_and(|q| in_directory(w, q.addr)));
+                op_granted && dir.is_some_and(|(w, _)| o.mem_req.as_ref().is_some_and(|q| w.in_directory(q.addr)));
             let mem = DirectoryView { mem: rt.as_deref().expect("checks need a runtime").meta_memory(), dir };
             let req = if held_back { None } else { o.mem_req.as_ref() };
             let (taken, resp) = m.port.cycle(&mem, req);
@@ -767,8 +762,7 @@ pub fn run_kernel_alloc(
             }
         }
         if let Some(u) = unit.as_deref_mut() {
-            let none = vec![None; nreq];
-            if let Some(r) = u.end_cycle(if hide_requests { &none } else { &posted }) {
+            if let Some(r) = u.end_cycle(if hide_requests { &no_requests } else { &posted }) {
                 posted[r] = None;
                 op_granted = true;
             }
@@ -811,7 +805,7 @@ pub fn run_kernel_alloc(
         end = end.max(t);
     }
     run.cycles = end;
-    if let Some(m) = umlu.as_deref_mut() {
+    if let Some(m) = umlu {
         // The device heap's last INVALIDATEs may still be in the unit's
         // pipeline (their responses wake no warp; no walk is in flight: every
         // warp had its answer). The RTL's unit finishes them in the cycles
@@ -841,6 +835,7 @@ pub const SHOOTDOWN_ID: u32 = 0xFFFF;
 
 /// An allocator response takes effect: its warp wakes, MALLOC's pointer (0
 /// on an error) is written to its register, the outcome counted.
+#[allow(clippy::too_many_arguments)] // the cycle loop's state, passed as it is
 fn deliver(
     r: &UnitResponse,
     now: u64,
@@ -849,9 +844,12 @@ fn deliver(
     locs: &mut [u64],
     nregs: usize,
     run: &mut KernelRun,
+    unit_end: &mut u64,
 ) {
     let (w, reg) = owner[r.id].take().expect("a response to an outstanding request");
     ready[w] = now;
+    // A kernel ends no earlier than its last response + 1.
+    *unit_end = (*unit_end).max(now + 1);
     match &r.outcome {
         UnitOutcome::Malloc(Ok(a)) => {
             run.mallocs += 1;
@@ -867,10 +865,6 @@ fn deliver(
         }
         UnitOutcome::Free(Err(_)) => run.alloc_errors += 1,
     }
-}
-
-fn in_directory(w: HeapWindow, addr: u64) -> bool {
-    addr >= w.dir && addr - w.dir <= w.mask
 }
 
 /// The unit MLU's memory: the canary unit's directory in its window, the

@@ -24,7 +24,7 @@ use sim::expand::{Instr, Kernel};
 use sim::sm_pipeline::{run_kernel_alloc, MluTiming, PipelineConfig};
 use sim::pointer::NO_META;
 use std::time::Instant;
-use testbench::sm_pipeline_alloc_driver::{random_kernel, wild_registers, AOp, AllocPipeConfig, SmPipelineAllocDriver, WILD_REG0};
+use testbench::sm_pipeline_alloc_driver::{random_kernel, wild_registers, AOp, AllocPipeConfig, KernelOut, SmPipelineAllocDriver, WILD_REG0};
 
 const KEY: CanaryKey = CanaryKey { k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908 };
 
@@ -123,38 +123,56 @@ fn model_kernel(streams: &[Vec<AOp>]) -> Kernel {
     Kernel { op: "alloc_test".into(), args: vec![], warps, working_set: 0, full_steps: 0 }
 }
 
+/// The model pipeline's timing for a driver configuration (node reads take
+/// one cycle, as the driver's `meta_latency`).
+fn model_pipe(c: &AllocPipeConfig) -> PipelineConfig {
+    PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() }
+}
+
+/// Clocks the model's canary unit idle up to the RTL kernel's start (the
+/// RTL's unit also runs in the reset, fill and done cycles between
+/// kernels); Err if the model's previous kernel ran past it (a mismatch).
+fn catch_up(unit: &mut CanaryUnit, out: &KernelOut) -> Result<(), String> {
+    if unit.cycle() >= out.start {
+        return Err(format!("the model's unit at cycle {} is past the RTL kernel start {}", unit.cycle(), out.start - 1));
+    }
+    while unit.cycle() < out.start - 1 {
+        unit.step(&[None; REQUESTERS]);
+    }
+    Ok(())
+}
+
+/// The RTL kernel's successful mallocs, successful frees and errors.
+fn outcomes(out: &KernelOut) -> (u64, u64, u64) {
+    let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
+    (ok(false), ok(true), out.ops.iter().filter(|o| o.code != RES_OK).count() as u64)
+}
+
 /// Random kernels through the RTL and through `sim::sm_pipeline::run_kernel_alloc`
 /// with the unit model `sim::canary::alloc_unit` (`siphash` = its SipHash
-/// latency; the RTL's is 9): per-kernel cycles and allocator outcome counts.
-/// The model's unit is clocked idle up to the RTL's kernel start (the RTL's
-/// unit also runs in the reset, fill and done cycles between kernels).
+/// latency; the RTL's is 9): per-kernel cycles and allocator outcome counts,
+/// the model's unit clocked up to each RTL kernel start ([`catch_up`]).
 /// Returns (RTL, model) kernel cycles.
 fn cycle_compare<const W: usize, const WW: usize>(c: &AllocPipeConfig, seed: u64, kernels: usize, len: usize, siphash: u64) -> (Vec<u64>, Vec<u64>) {
     let mut d = SmPipelineAllocDriver::<W, WW, 8, 3, 16, 4>::new(c, |_| {}).unwrap();
     d.reg_init = Some(NO_META);
     let timing = UnitTiming { siphash_latency: siphash, mem_latency: c.heap_latency };
     let mut unit = CanaryUnit::new(c.canary.heap_config(c.key, c.rate), REQUESTERS, c.rate, timing).unwrap();
-    let p = PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() };
+    let p = model_pipe(c);
     let mut rng = SplitMix64(seed);
     let (mut rtl, mut model) = (Vec::new(), Vec::new());
     for _ in 0..kernels {
         let k = random_kernel(&mut rng, W, len, 256 - c.canary.overhead(), 250);
         let out = d.run_kernel(&k).unwrap();
-        if unit.cycle() >= out.start {
-            // The model's previous kernel ran past this one's start: a mismatch.
-            eprintln!("model unit at cycle {} past the RTL kernel start {}", unit.cycle(), out.start - 1);
+        if let Err(e) = catch_up(&mut unit, &out) {
+            eprintln!("{e}");
             rtl.push(out.cycles);
             model.push(u64::MAX);
             break;
         }
-        while unit.cycle() < out.start - 1 {
-            unit.step(&[None; REQUESTERS]);
-        }
         let m = run_kernel_alloc(&p, MluTiming::Unit, &model_kernel(&k), &[0], None, Some(&mut unit), None);
-        let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
-        let errors = out.ops.iter().filter(|o| o.code != RES_OK).count() as u64;
         if siphash == 9 {
-            assert_eq!((ok(false), ok(true), errors), (m.mallocs, m.frees, m.alloc_errors), "mallocs, frees, errors");
+            assert_eq!(outcomes(&out), (m.mallocs, m.frees, m.alloc_errors), "mallocs, frees, errors");
         }
         rtl.push(out.cycles);
         model.push(m.cycles);
@@ -319,18 +337,13 @@ fn heap_compare<const W: usize, const WW: usize>(
     umlu.set_heap_window(sim::mlu::HeapWindow { base: c.canary.base, mask: HEAP_BYTES - 1, dir });
     let timing = UnitTiming { siphash_latency: 9, mem_latency: c.heap_latency };
     let mut unit = CanaryUnit::new(c.canary.heap_config(c.key, c.rate), REQUESTERS, c.rate, timing).unwrap();
-    let p = PipelineConfig { mem_latency: c.data_latency, meta_latency: 1, max_outstanding: c.max_outstanding as usize, ..PipelineConfig::default() };
+    let p = model_pipe(c);
     let mut rng = SplitMix64(seed);
     let mut st = HeapCompare::default();
     for i in 0..kernels {
         let k = testbench::sm_pipeline_alloc_driver::random_heap_kernel(&mut rng, W, len, 256 - c.canary.overhead());
         let out = d.run_kernel(&k).map_err(|e| format!("kernel {i}: RTL: {e}"))?;
-        if unit.cycle() >= out.start {
-            return Err(format!("kernel {i}: the model's unit at cycle {} is past the RTL kernel start {}", unit.cycle(), out.start - 1));
-        }
-        while unit.cycle() < out.start - 1 {
-            unit.step(&[None; REQUESTERS]);
-        }
+        catch_up(&mut unit, &out).map_err(|e| format!("kernel {i}: {e}"))?;
         let m = run_kernel_alloc(&p, MluTiming::Unit, &model_kernel(&k), &[0], Some(&mut rt), Some(&mut unit), Some(&mut umlu));
         if out.faults != m.fault_log {
             let n = out.faults.iter().zip(&m.fault_log).take_while(|(a, b)| a == b).count();
@@ -345,10 +358,8 @@ fn heap_compare<const W: usize, const WW: usize>(
         if out.cycles != m.cycles {
             return Err(format!("kernel {i}: RTL {} cycles, model {}", out.cycles, m.cycles));
         }
-        let ok = |free: bool| out.ops.iter().filter(|o| o.free == free && o.code == RES_OK).count() as u64;
-        let errors = out.ops.iter().filter(|o| o.code != RES_OK).count() as u64;
-        if (ok(false), ok(true), errors) != (m.mallocs, m.frees, m.alloc_errors) {
-            return Err(format!("kernel {i}: RTL mallocs/frees/errors {:?}, model {:?}", (ok(false), ok(true), errors), (m.mallocs, m.frees, m.alloc_errors)));
+        if outcomes(&out) != (m.mallocs, m.frees, m.alloc_errors) {
+            return Err(format!("kernel {i}: RTL mallocs/frees/errors {:?}, model {:?}", outcomes(&out), (m.mallocs, m.frees, m.alloc_errors)));
         }
         st.kernels += 1;
         st.mallocs += m.mallocs;
