@@ -258,29 +258,42 @@ fn generate_names_non_default_csr_resets_apart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `mlugen generate ARGS` into `dir`, emptied first; it must succeed.
+fn generate_into(dir: &std::path::Path, args: &[&str]) {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut a = vec!["generate", "--out", dir.to_str().unwrap(), "--quiet"];
+    a.extend(args.iter().copied());
+    let out = mlugen(&a);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// `generate` with the unit's flags, or the config field `unit`, builds the
 /// MLU as an SM unit under a name that says its shape, beside its MLB at the
 /// unit's search latency; the manifest gives the parameters.
 #[test]
 fn generate_builds_the_mlu_unit_from_flags_or_config() {
     let dir = std::env::temp_dir().join(format!("mlugen-cli-test-{}-unit", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_str().unwrap();
     let f = Scratch::new("unit.json", br#"{"entries": 4, "structure": "list", "unit": {"walkers": 2, "lanes": 1}}"#);
     for args in [
         vec!["--entries", "4", "--structure", "list", "--walkers", "2", "--lanes", "1", "--mlb-latency", "2", "--check-latency", "1"],
         vec!["--config", f.path(), "--mlb-latency", "2"],
     ] {
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut a = vec!["generate", "--out", d, "--quiet"];
-        a.extend(args.iter().copied());
-        let out = mlugen(&a);
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        generate_into(&dir, &args);
         let v = std::fs::read_to_string(dir.join("mlu4_list_k2_l1_p2.v")).expect("the unit top");
         assert!(v.contains("module mlu4_list_k2_l1_p2(") && v.contains("req_ptr_0") && !v.contains("req_ptr_1"), "one lane");
         let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("mlu4_list_k2_l1_p2.json")).unwrap()).unwrap();
         assert_eq!((m["parameters"]["walkers"].as_u64(), m["parameters"]["lanes"].as_u64(), m["parameters"]["mlb_latency"].as_u64()), (Some(2), Some(1), Some(2)));
         assert!(dir.join("mlb4_plru_p2.v").exists(), "the unit's MLB, two-stage");
+    }
+    // Without the heap window's lookup path: its own name, `heap_path:
+    // false` in the manifest and in the Verilog's constant, by flag or file.
+    let g = Scratch::new("noheap.json", br#"{"unit": {"walkers": 4, "lanes": 32, "mlb_latency": 2, "check_latency": 2, "heap_path": false}}"#);
+    for args in [vec!["--no-heap-path"], vec!["--config", g.path()]] {
+        generate_into(&dir, &args);
+        let v = std::fs::read_to_string(dir.join("mlu8_bst_k4_l32_p2_c2_noheap.v")).expect("the unit top without the heap path");
+        assert!(v.contains("localparam  heap_path = 1'b0;"), "{args:?}");
+        let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("mlu8_bst_k4_l32_p2_c2_noheap.json")).unwrap()).unwrap();
+        assert_eq!(m["parameters"]["heap_path"].as_bool(), Some(false), "{args:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

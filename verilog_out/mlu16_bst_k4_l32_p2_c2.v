@@ -407,6 +407,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
     localparam  mode_reset = 1'b0;
     localparam  structure_reset = 1'b1;
     localparam  limit_reset = 16'h1000;
+    localparam  heap_path = 1'b1;
     localparam  widx_0 = 3'b0;
     localparam  widx_1 = 3'b1;
     localparam  widx_2 = 3'b10;
@@ -12328,7 +12329,7 @@ module mlu16_bst_k4_l32_p2_c2(clock,reset,req_valid,req_ready,req_id,req_op,req_
             p_mask_31_d_comb = s_mask_255_q;
             p_ptr_31_d_comb = s_ptr_255_q;
         end
-        c_heap_d_comb = p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);
+        c_heap_d_comb = heap_path & p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);
         c_loc_meta_d_comb = (p_loc_1_q != zero64) & (p_loc_1_q != no_meta);
         if (p_key_range_0_d_comb) begin
             a_rkey_d_comb = p_key_0_d_comb[(32'h0)+:(56)];

@@ -361,6 +361,23 @@ pub fn committed_tops() -> Vec<TopSpec> {
     v
 }
 
+/// The tops the synthesis report measures that are not kept under
+/// `verilog_out/`: the committed unit tops built without the heap window's
+/// lookup path (`_noheap`, `unit.heap_path: false`), whose difference from
+/// the committed ones is the path's cost. `mlugen synth --report-from`
+/// regenerates them to tell whether their parts are current.
+pub fn report_only_tops() -> Vec<TopSpec> {
+    [8, 16]
+        .into_iter()
+        .map(|entries| {
+            let cfg = MluConfig { entries, ..MluConfig::default() };
+            let unit = sim::config::UnitShape { heap_path: false, ..cfg.unit_shape() };
+            let cfg = MluConfig { unit: Some(unit), ..cfg };
+            tops_for_config(&cfg).expect("the default configuration is valid").pop().expect("the unit is the last top")
+        })
+        .collect()
+}
+
 /// The tops one configuration generates ([`TopKind::for_config`]: the MLB
 /// and the MLU as an SM unit), the configuration validated for hardware
 /// first, so a bad value is an error naming its field.

@@ -201,6 +201,10 @@ pub struct MluUnit<const N: usize, const IW: usize, const L: usize, const LW: us
     /// slot keeps the result (`s_heap`), so a walker is handed one bit
     /// instead of comparing the key it is offered behind the slot select.
     c_heap: DFF<Bit>,
+    /// The heap window's lookup path is built (`UnitParams::heap_path`).
+    /// Without it `c_heap` is 0 and synthesis removes the window's
+    /// compare, its CSRs and the walkers' directory step.
+    heap_path: Constant<Bit>,
     p_res: Vec<DFF<Bits<2>>>,
     p_res_loc: Vec<DFF<Bits<51>>>,
     p_res_base: Vec<DFF<Bits<56>>>,
@@ -537,6 +541,7 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> MluUnit<N
             a_lkey: Default::default(),
             c_loc_meta: Default::default(),
             c_heap: Default::default(),
+            heap_path: Constant::new(b.heap_path),
             p_res: regs(m1),
             p_res_loc: regs(m1),
             p_res_base: regs(m1),
@@ -1480,7 +1485,8 @@ impl<const N: usize, const IW: usize, const L: usize, const LW: usize> Logic for
                             }
                             // Whether the check stage's key is in the heap window, a cycle early
                             // (the window is written only while the unit is idle).
-                            self.c_heap.d.next = self.p_key_range[c - 1].q.val()
+                            self.c_heap.d.next = self.heap_path.val()
+                                & self.p_key_range[c - 1].q.val()
                                 & (self.heap_mask_r.q.val() != self.zero64.val())
                                 & ((self.p_key[c - 1].q.val() & !self.heap_mask_r.q.val()) == self.heap_base_r.q.val());
                             // Whether the check stage's location names metadata, a cycle early.

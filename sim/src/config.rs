@@ -186,11 +186,16 @@ pub struct UnitShape {
     pub mlb_latency: usize,
     /// Lane-check stages c (the pipeline depth the clock needs).
     pub check_latency: usize,
+    /// The heap window's lookup path (`sim::mlu` "Heap window"; default
+    /// on). Off builds the unit without it: the heap CSRs are still
+    /// written but no address is in the window, so a heap address is
+    /// walked like any other. For the synthesis report's cost of the path.
+    pub heap_path: bool,
 }
 
 impl Default for UnitShape {
     fn default() -> Self {
-        UnitShape { walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 1 }
+        UnitShape { walkers: 4, lanes: 32, mlb_latency: 1, check_latency: 1, heap_path: true }
     }
 }
 
@@ -226,7 +231,7 @@ impl MluConfig {
     /// walkers; 32 lanes, 1 in HWONLY mode, which needs one; two MLB search
     /// and two lane-check stages: the shape that closes 500 ps in ASAP7).
     pub fn unit_shape(&self) -> UnitShape {
-        self.unit.unwrap_or(UnitShape { walkers: 4, lanes: if self.mode == Mode::Hwonly { 1 } else { 32 }, mlb_latency: 2, check_latency: 2 })
+        self.unit.unwrap_or(UnitShape { walkers: 4, lanes: if self.mode == Mode::Hwonly { 1 } else { 32 }, mlb_latency: 2, check_latency: 2, heap_path: true })
     }
 }
 
@@ -333,7 +338,7 @@ impl MluConfig {
                 message: if retired {
                     format!("{e}: the hit-under-miss MLU was retired; the MLU unit (field `unit`) serves hits under misses")
                 } else {
-                    format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, unit {{walkers (1|2|4|8), lanes (1|32), mlb_latency (1|2), check_latency (1|2)}})")
+                    format!("invalid MLU configuration: {e} (allowed fields: entries, structure (list|bst|sol), replacement (plru|round_robin), mode (compiler|hwonly), step_limit, unit {{walkers (1|2|4|8), lanes (1|32), mlb_latency (1|2), check_latency (1|2), heap_path (true|false)}})")
                 },
             }
         })

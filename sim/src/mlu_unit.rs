@@ -90,6 +90,8 @@ pub struct UnitParams {
     pub mlb_latency: usize,
     /// c: lane-check stages.
     pub check_latency: usize,
+    /// The heap window's lookup path is built ([`UnitShape::heap_path`]).
+    pub heap_path: bool,
     /// R: requests that can wait on walks.
     pub miss_slots: usize,
 }
@@ -103,6 +105,7 @@ impl Default for UnitParams {
             lanes: u.lanes,
             mlb_latency: u.mlb_latency,
             check_latency: u.check_latency,
+            heap_path: u.heap_path,
             miss_slots: MISS_SLOTS,
         }
     }
@@ -119,6 +122,7 @@ impl UnitParams {
             lanes: u.lanes,
             mlb_latency: u.mlb_latency,
             check_latency: u.check_latency,
+            heap_path: u.heap_path,
             ..UnitParams::default()
         })
     }
@@ -143,7 +147,13 @@ impl UnitParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         let err = |field, message: String| Err(ParamError { field, message });
         // The shape is checked where every configuration is: MluConfig.
-        let shape = UnitShape { walkers: self.walkers, lanes: self.lanes, mlb_latency: self.mlb_latency, check_latency: self.check_latency };
+        let shape = UnitShape {
+            walkers: self.walkers,
+            lanes: self.lanes,
+            mlb_latency: self.mlb_latency,
+            check_latency: self.check_latency,
+            heap_path: self.heap_path,
+        };
         let cfg = MluConfig { unit: Some(shape), ..self.cfg.clone() };
         if let Err(e) = cfg.validate(crate::config::Target::Model) {
             return err("cfg", e.to_string());
@@ -356,7 +366,11 @@ struct Slot {
 pub struct MluUnit {
     p: UnitParams,
     mlb: Mlb,
+    /// The walkers' CSRs; `csrs.heap` is the window in effect: the heap
+    /// CSRs' value with the heap path built, else none.
     csrs: WalkCsrs,
+    /// The heap CSRs as written (read back by [`MluUnit::heap_window`]).
+    heap_csrs: HeapWindow,
     mode: Mode,
     /// Stages A .. C: `pipe[0]` is A, `pipe[m]` is C.
     pipe: VecDeque<Option<Inflight>>,
@@ -380,6 +394,7 @@ impl MluUnit {
             p: p.clone(),
             mlb: Mlb::new(p.cfg.entries, p.cfg.replacement),
             csrs: WalkCsrs { structure: p.cfg.structure, root: 0, step_limit: p.cfg.step_limit, heap: HeapWindow::default() },
+            heap_csrs: HeapWindow::default(),
             mode: p.cfg.mode,
             pipe: VecDeque::new(),
             resp: VecDeque::new(),
@@ -399,6 +414,7 @@ impl MluUnit {
         self.mlb.reset();
         self.csrs =
             WalkCsrs { structure: self.p.cfg.structure, root: 0, step_limit: self.p.cfg.step_limit, heap: HeapWindow::default() };
+        self.heap_csrs = HeapWindow::default();
         self.mode = self.p.cfg.mode;
         self.pipe = (0..=self.p.mlb_latency).map(|_| None).collect();
         self.resp = (0..self.p.check_latency).map(|_| None).collect();
@@ -431,10 +447,11 @@ impl MluUnit {
     }
     /// The device heap's window (see `sim::mlu` "Heap window").
     pub fn set_heap_window(&mut self, heap: HeapWindow) {
-        self.csrs.heap = heap;
+        self.heap_csrs = heap;
+        self.csrs.heap = if self.p.heap_path { heap } else { HeapWindow::default() };
     }
     pub fn heap_window(&self) -> HeapWindow {
-        self.csrs.heap
+        self.heap_csrs
     }
     pub fn set_structure(&mut self, s: Structure) {
         self.csrs.structure = s;

@@ -71,7 +71,7 @@ impl TopKind {
             // RTL, so a non-default one is in the name too (`_hwonly`,
             // `_sl<N>`): two configurations never share a top name.
             TopKind::MluUnit(p) => format!(
-                "mlu{}_{}{}{}{}_k{}_l{}{}{}",
+                "mlu{}_{}{}{}{}_k{}_l{}{}{}{}",
                 p.cfg.entries,
                 p.cfg.structure.name(),
                 if p.cfg.replacement == Replacement::Plru { "" } else { "_rr" },
@@ -80,7 +80,8 @@ impl TopKind {
                 p.walkers,
                 p.lanes,
                 stages("p", p.mlb_latency),
-                stages("c", p.check_latency)
+                stages("c", p.check_latency),
+                if p.heap_path { "" } else { "_noheap" }
             ),
         }
     }
@@ -92,7 +93,7 @@ impl TopKind {
             TopKind::Memcheck => "memcheck (no parameters)",
             TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
             TopKind::MluUnit(_) => {
-                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages"
+                "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages, then _noheap if the heap window's lookup path is not built"
             }
         }
     }
@@ -123,6 +124,11 @@ impl TopKind {
                 m.insert("mlb_latency".into(), json!(p.mlb_latency));
                 m.insert("check_latency".into(), json!(p.check_latency));
                 m.insert("miss_slots".into(), json!(p.miss_slots));
+                // Only when off: the default's manifest (in the shipped
+                // Verilog's header) keeps the keys it had.
+                if !p.heap_path {
+                    m.insert("heap_path".into(), json!(false));
+                }
             }
             TopKind::Memcheck | TopKind::CanaryAlloc => {}
         }
@@ -155,6 +161,10 @@ impl TopKind {
                     lanes: num("lanes")?,
                     mlb_latency: num("mlb_latency")?,
                     check_latency: num("check_latency")?,
+                    heap_path: match params.get("heap_path") {
+                        None => true,
+                        Some(v) => v.as_bool().ok_or("parameter `heap_path` is not true or false")?,
+                    },
                 }),
             };
             cfg.validate(Target::Hardware).map_err(|e| e.to_string())?;

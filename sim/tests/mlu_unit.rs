@@ -423,3 +423,42 @@ fn impossible_parameters_are_errors_naming_the_field() {
         assert!(e.to_string().contains(says), "{e}");
     }
 }
+
+/// `unit.heap_path` off (the synthesis report's `_noheap` point): the heap
+/// CSRs are written, but a device-heap pointer is walked like any other
+/// address. Its chunk is in no list or tree, so LOADMETA of it answers
+/// NO_META, with the same responses, cycles and counters as a unit with the
+/// path whose window was never set; with the path and the window set, the
+/// same LOADMETA finds the chunk's directory node in one read.
+#[test]
+fn without_the_heap_path_a_heap_pointer_is_walked_like_any_other() {
+    let mut rt = Runtime::new(RuntimeConfig { seed: 5, ..RuntimeConfig::default() }).unwrap();
+    rt.attach_device_heap(HeapConfig { tag_seed: Some(5), ..rtl_heap_config(CheckMode::Free, 0) }, DEFAULT_DIRECTORY_BASE).unwrap();
+    let host: Vec<u64> = (0..6).map(|i| rt.malloc(64 + 100 * i, None).unwrap()).collect();
+    let chunk = rt.device_malloc(40, 3).unwrap();
+    let chunk_loc = rt.device_heap().unwrap().location(untag(chunk) - 8);
+    let window = rt.mlu().csrs().heap;
+    assert!(window.holds(untag(chunk)));
+    let mem = rt.meta_memory();
+    let run = |heap_path: bool, set_window: bool| {
+        let p = UnitParams { heap_path, ..params(Structure::Bst, 4, 1) };
+        let mut rig = Rig::new(&p, PortParams { min_latency: 3, max_latency: 3, ..Default::default() }, rt.root());
+        if set_window {
+            rig.unit.set_heap_window(window);
+        }
+        assert_eq!(rig.unit.heap_window().mask, if set_window { window.mask } else { 0 }, "the CSRs read back as written");
+        rig.queue.push_back(loadmeta(0, 1, chunk));
+        rig.queue.push_back(loadmeta(1, 1, host[2]));
+        rig.drain(&mem, 10_000);
+        rig.got.sort_by_key(|(_, r)| r.id);
+        (rig.got, *rig.unit.counters())
+    };
+    let (with, with_c) = run(true, true);
+    assert_eq!((with[0].1.fault, with[0].1.loc), (FaultCode::None, chunk_loc), "the heap path finds the chunk");
+    let (without, without_c) = run(false, true);
+    assert_eq!((without[0].1.fault, without[0].1.loc), (FaultCode::None, NO_META), "without the path the chunk is not found");
+    assert_eq!(without[1].1.loc, rt.node_of(host[2]).unwrap(), "host allocations are found as before");
+    assert!(without_c.nodes > with_c.nodes, "a walk instead of one directory read: {without_c:?} against {with_c:?}");
+    let (unset, unset_c) = run(true, false);
+    assert_eq!((without, without_c), (unset, unset_c), "no heap path = no window");
+}

@@ -26,7 +26,7 @@ pub struct MluFlags {
     #[arg(long)]
     pub mode: Option<Mode>,
     /// The MLU is always the SM unit (top
-    /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2]`; config field `unit`), in
+    /// `mlu<N>_<structure>_k<K>_l<L>[_p2][_c2][_noheap]`; config field `unit`), in
     /// the committed shape (4 walkers, 32 lanes (1 in HWONLY mode), two MLB
     /// search and two lane-check stages) unless the file or the flags below
     /// say; `--unit` asks for nothing more (kept for scripts).
@@ -46,6 +46,11 @@ pub struct MluFlags {
     /// make: the lowest faulting lane is picked a cycle later); implies --unit.
     #[arg(long)]
     pub check_latency: Option<usize>,
+    /// MLU unit: build it without the heap window's lookup path (top name
+    /// `_noheap`; config `unit.heap_path: false`), for the path's cost;
+    /// implies --unit.
+    #[arg(long)]
+    pub no_heap_path: bool,
 }
 
 impl MluFlags {
@@ -61,7 +66,12 @@ impl MluFlags {
 
     /// `--unit` or one of the unit's own flags.
     pub fn unit_flags(&self) -> bool {
-        self.unit || self.walkers.is_some() || self.lanes.is_some() || self.mlb_latency.is_some() || self.check_latency.is_some()
+        self.unit
+            || self.walkers.is_some()
+            || self.lanes.is_some()
+            || self.mlb_latency.is_some()
+            || self.check_latency.is_some()
+            || self.no_heap_path
     }
 
     /// The configuration, validated for hardware, with its unit shape set.
@@ -83,6 +93,7 @@ impl MluFlags {
         u.lanes = self.lanes.unwrap_or(u.lanes);
         u.mlb_latency = self.mlb_latency.unwrap_or(u.mlb_latency);
         u.check_latency = self.check_latency.unwrap_or(u.check_latency);
+        u.heap_path &= !self.no_heap_path;
         cfg.unit = Some(u);
         cfg.validate(Target::Hardware).map_err(|e| {
             // Name where the bad value came from: the flag that set it, else the file.

@@ -104,7 +104,13 @@ pub fn run(mut a: Args) -> Result<()> {
     }
     if let Some(from) = &a.report_from {
         let Some(dir) = &a.report else { bail!("--report-from needs --report DIR") };
-        let n = synth::report::write_from_parts(dir, from, &verilog_out)?;
+        // The report-only tops (the `_noheap` units), regenerated so their
+        // parts are checked against the Verilog the generator makes now.
+        let gen = out_dir.join("report-only-tops");
+        for t in hw::generate::report_only_tops() {
+            t.build()?.write(&gen)?;
+        }
+        let n = synth::report::write_from_parts(dir, from, &[&verilog_out, &gen])?;
         note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json from {n} files", dir.display()));
         return Ok(());
     }

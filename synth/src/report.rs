@@ -345,6 +345,7 @@ fn mlu_section(s: &mut String, ms: &[&SynthReport], lib: &str, heading: &str, wh
         );
     }
     let _ = writeln!(s, "\nThe power column is OpenSTA's default activity (0.1 transitions per cycle on every input, propagated; the clock on every flip-flop, ungated and gated alike), for comparison between the tops only.\n");
+    heap_path_table(s, ms, lib);
     energy_table(s, ms, lib, what);
     for r in ms {
         if r.blocks.is_empty() {
@@ -357,6 +358,41 @@ fn mlu_section(s: &mut String, ms: &[&SynthReport], lib: &str, heading: &str, wh
         }
         let _ = writeln!(s);
     }
+}
+
+/// The heap window's lookup path (spec section 8; `unit.heap_path`): each
+/// unit top beside its `_noheap` twin of the same run, so the path's cost is
+/// one subtraction in one report.
+fn heap_path_table(s: &mut String, ms: &[&SynthReport], lib: &str) {
+    let pairs: Vec<(&SynthReport, &SynthReport)> = ms
+        .iter()
+        .filter_map(|r| Some((*r, *ms.iter().find(|o| o.top == format!("{}_noheap", r.top))?)))
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "The heap window's lookup path ({lib}): the unit against the same unit built without it (`_noheap`, config `unit.heap_path: false`: the window compare, the three heap CSRs and the walkers' directory step removed):\n"
+    );
+    let _ = writeln!(s, "| top | flip-flops | +flip-flops | area um2 | without um2 | +um2 | +% | min period ps | without ps |");
+    let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (r, n) in pairs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            r.top,
+            r.flip_flops,
+            r.flip_flops as i64 - n.flip_flops as i64,
+            r.area_um2,
+            n.area_um2,
+            r.area_um2 - n.area_um2,
+            100.0 * (r.area_um2 - n.area_um2) / n.area_um2,
+            r.timing.min_period_ps,
+            n.timing.min_period_ps
+        );
+    }
+    let _ = writeln!(s);
 }
 
 /// Energy per operation of the recorded (closed-loop) workloads of the MLU
@@ -451,9 +487,11 @@ pub fn rerender(dir: &Path) -> Result<()> {
 
 /// Write the report into `dir` from every `*.json` in `from` (each the
 /// output of `mlugen synth --json`, one job's part), marking the parts made
-/// from Verilog that has changed in `verilog_out` since. Returns the number
-/// of part files read.
-pub fn write_from_parts(dir: &Path, from: &Path, verilog_out: &Path) -> Result<usize> {
+/// from Verilog that has changed since: a top's current Verilog is
+/// `<top>.v` in the first of `verilog_dirs` that has it (`verilog_out`,
+/// then where the report-only tops were regenerated). Returns the number of
+/// part files read.
+pub fn write_from_parts(dir: &Path, from: &Path, verilog_dirs: &[&Path]) -> Result<usize> {
     let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(from)
         .with_context(|| format!("reading {}", from.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -468,8 +506,8 @@ pub fn write_from_parts(dir: &Path, from: &Path, verilog_out: &Path) -> Result<u
         let stale = r
             .iter()
             .filter(|x| {
-                let v = verilog_out.join(format!("{}.v", x.top));
-                !v.is_file() || crate::sweep::fnv64(&[v]) != x.verilog_fnv64
+                let v = verilog_dirs.iter().map(|d| d.join(format!("{}.v", x.top))).find(|v| v.is_file());
+                v.is_none_or(|v| crate::sweep::fnv64(&[v]) != x.verilog_fnv64)
             })
             .map(|x| format!("{} {}", x.top, x.library))
             .collect();

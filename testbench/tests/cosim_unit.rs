@@ -29,7 +29,10 @@ struct Unit {
 /// The unit a configuration describes: its model parameters and its top
 /// (the one `mlugen generate --unit` builds for it).
 fn unit(entries: usize, structure: Structure, walkers: usize, lanes: usize, mlb_latency: usize, check_latency: usize) -> Unit {
-    let cfg = MluConfig { entries, structure, unit: Some(UnitShape { walkers, lanes, mlb_latency, check_latency }), ..MluConfig::default() };
+    unit_of(MluConfig { entries, structure, unit: Some(UnitShape { walkers, lanes, mlb_latency, check_latency, heap_path: true }), ..MluConfig::default() })
+}
+
+fn unit_of(cfg: MluConfig) -> Unit {
     let params = UnitParams::from_config(&cfg).expect("unit is set");
     let spec = tops_for_config(&cfg).unwrap().pop().expect("the unit is the last top");
     let top = Top::committed_or_generated(&spec.name(), || Ok(spec.clone())).unwrap();
@@ -109,15 +112,36 @@ fn unit_verilog_matches_the_model_hot_stream_4_entries_2_walkers() {
 #[test]
 fn unit_verilog_matches_the_model_with_the_device_heap() {
     let u = unit(8, Structure::Bst, 4, 32, 2, 2);
-    let seed = 41;
-    let (rt, allocs) = with_device_heap(&u.params.cfg, 20, 40, seed).unwrap();
-    let mut cs = start(&u, seed);
-    let port = PortParams { min_latency: 1, max_latency: 60, ready_percent: 80, errors_per_million: 2000, shuffle: true, seed };
-    let run = cs.run(&u.params, &rt, RandomRequests::over(allocs, u.params.lanes, seed * 31), 100_000, port).unwrap();
-    cs.finish().unwrap();
-    check(&u, &run, "device heap");
+    let run = device_heap_run(&u, 41, 100_000, "device heap");
     let c = run.counters;
     assert!(c.walks > 0 && c.fills_present > 0 && c.merged > 0, "{c:?}");
+}
+
+/// `n` random requests over host allocations and device-heap chunks (20
+/// and 40), the heap window's CSRs written, under a port with random
+/// latency, order, back-pressure and errors; checked every cycle.
+fn device_heap_run(u: &Unit, seed: u64, n: u64, what: &str) -> UnitRun {
+    let (rt, allocs) = with_device_heap(&u.params.cfg, 20, 40, seed).unwrap();
+    let mut cs = start(u, seed);
+    let port = PortParams { min_latency: 1, max_latency: 60, ready_percent: 80, errors_per_million: 2000, shuffle: true, seed };
+    let run = cs.run(&u.params, &rt, RandomRequests::over(allocs, u.params.lanes, seed * 31), n, port).unwrap();
+    cs.finish().unwrap();
+    check(u, &run, what);
+    run
+}
+
+/// The unit built without the heap window's lookup path (`_noheap`, the
+/// synthesis report's point for the path's cost), the window CSRs written:
+/// heap addresses are walked like any other, in the RTL as in the model
+/// (sim::mlu_unit's `heap_path`).
+#[test]
+fn unit_verilog_without_the_heap_path_matches_the_model_with_the_device_heap() {
+    let cfg = MluConfig { unit: Some(UnitShape { heap_path: false, ..MluConfig::default().unit_shape() }), ..MluConfig::default() };
+    let u = unit_of(cfg);
+    assert!(u.top.name().ends_with("_noheap") && !u.committed, "{}", u.top.name());
+    let run = device_heap_run(&u, 43, 20_000, "device heap, no heap path");
+    let c = run.counters;
+    assert!(c.walks > 0 && c.merged > 0, "{c:?}");
 }
 
 #[test]

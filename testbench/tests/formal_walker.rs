@@ -72,6 +72,7 @@ fn units() -> Vec<(Cfg, String)> {
         lanes: 1,
         mlb_latency: 2,
         check_latency: 2,
+        heap_path: true,
         miss_slots: MISS_SLOTS,
     }));
     let list_text = list.build().expect("the list unit generates").verilog;

@@ -41,7 +41,7 @@ fn run<const N: usize, const IW: usize, const L: usize, const LW: usize>(
 ) {
     let cfg = MluConfig { entries: N, structure, ..MluConfig::default() };
     let rt = heap(&cfg, 40, seed).unwrap();
-    let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency, miss_slots: 8 };
+    let p = UnitParams { cfg, walkers, lanes: L, mlb_latency, check_latency, heap_path: true, miss_slots: 8 };
     let mut model = MluUnit::new(&p).unwrap();
     model.set_root(rt.root());
     let mut u = Box::new(Rtl::<N, IW, L, LW>::new(&p));
