@@ -16,7 +16,7 @@ M=${MLUGEN:-target/release/mlugen}
 P=synth/reports/parts
 O=build/synth-report
 # Longest first, so two lanes finish close together.
-ALL="a7_unit16 a7_unit8 n45_unit16 n45_unit8 a7_unit16_noheap a7_unit8_noheap a7_mlb n45_mlb a7_mlb16 a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary"
+ALL="a7_unit16 a7_unit8 n45_unit16 n45_unit8 a7_unit16_noheap a7_unit8_noheap a7_mlb n45_mlb a7_mlb16 a7_var a7_ungated a7_rr n45_mlb16 n45_var n45_ungated n45_rr n45_canary a7_canary n45_canary_tagged a7_canary_tagged"
 
 # The mlugen synth arguments of each job.
 job_args() {
@@ -42,22 +42,15 @@ job_args() {
     a7_unit8)    echo "--lib asap7 --top unit --config synth/unit8.json" ;;
     a7_unit16)   echo "--lib asap7 --top unit --config synth/unit16.json" ;;
     # The same units without the heap window's lookup path (unit.heap_path
-    # false; hw::generate::report_only_tops): the path's cost is the
-    # difference.
+    # false), and the canary unit with tags: hw::generate::report_only_tops,
+    # not kept in verilog_out/ (mlugen synth generates them). The path's
+    # cost is the difference.
     a7_unit8_noheap)  echo "--lib asap7 --top unit --config synth/unit8_noheap.json" ;;
     a7_unit16_noheap) echo "--lib asap7 --top unit --config synth/unit16_noheap.json" ;;
     n45_canary)  echo "--lib nangate45 --top canary" ;;
     a7_canary)   echo "--lib asap7 --top canary" ;;
-    *) return 1 ;;
-  esac
-}
-
-# The mlugen generate arguments of the jobs whose top is not kept in
-# verilog_out/: the job generates it into its work directory first.
-job_generate() {
-  case $1 in
-    a7_unit8_noheap)  echo "--config synth/unit8_noheap.json" ;;
-    a7_unit16_noheap) echo "--config synth/unit16_noheap.json" ;;
+    n45_canary_tagged) echo "--lib nangate45 --top canary --tag-seed 0xACE1" ;;
+    a7_canary_tagged)  echo "--lib asap7 --top canary --tag-seed 0xACE1" ;;
     *) return 1 ;;
   esac
 }
@@ -68,11 +61,6 @@ if [ "$1" = "--one" ]; then
   args=$(job_args "$name")
   mkdir -p "$O/$name" "$P"
   log="$O/$name/log.txt"
-  if gen=$(job_generate "$name"); then
-    # shellcheck disable=SC2086 # $gen is a word list
-    "$M" generate -q $gen --out "$O/$name/rtl" > "$log" 2>&1 || { echo "synth/report.sh: $name: generate failed (log $log)" >&2; exit 1; }
-    args="$args --verilog-out $O/$name/rtl"
-  fi
   echo "synth/report.sh: $name: mlugen synth $args (log $log)" >&2
   # shellcheck disable=SC2086 # $args is a word list
   if "$M" synth --json --out "$O/$name" --energy-cycles "${CYCLES:-100}" $args > "$O/$name/part.json" 2> "$log"; then

@@ -309,7 +309,7 @@ impl TopSpec {
                 for_entries!(entries, "an MLU", lanes)
             }
             TopKind::Memcheck => emit(&name, "hw::memcheck::Memcheck", &mut Memcheck::default(), BTreeMap::new(), &crate::interface::memcheck()),
-            TopKind::CanaryAlloc => canary_alloc(&name, &CanaryParams::default()),
+            TopKind::CanaryAlloc { tag_seed } => canary_alloc(&name, &CanaryParams { tag_seed: *tag_seed, ..CanaryParams::default() }),
         }
     }
 }
@@ -357,17 +357,19 @@ pub fn committed_tops() -> Vec<TopSpec> {
     for entries in [8, 16] {
         v.extend(tops_for_config(&MluConfig { entries, ..MluConfig::default() }).expect("the default configuration is valid").pop());
     }
-    v.push(TopSpec::new(TopKind::CanaryAlloc));
+    v.push(TopSpec::new(TopKind::CanaryAlloc { tag_seed: None }));
     v
 }
 
 /// The tops the synthesis report measures that are not kept under
-/// `verilog_out/`: the committed unit tops built without the heap window's
-/// lookup path (`_noheap`, `unit.heap_path: false`), whose difference from
-/// the committed ones is the path's cost. `mlugen synth --report-from`
-/// regenerates them to tell whether their parts are current.
+/// `verilog_out/` (`mlugen synth` generates them when it is asked for
+/// them): the committed unit tops built without the heap window's lookup
+/// path (`_noheap`, `unit.heap_path: false`), whose difference from the
+/// committed ones is the path's cost, and the canary unit with tags
+/// (seed [`REPORT_TAG_SEED`]). `mlugen synth --report-from` regenerates
+/// them to tell whether their parts are current.
 pub fn report_only_tops() -> Vec<TopSpec> {
-    [8, 16]
+    let mut v: Vec<TopSpec> = [8, 16]
         .into_iter()
         .map(|entries| {
             let cfg = MluConfig { entries, ..MluConfig::default() };
@@ -375,8 +377,14 @@ pub fn report_only_tops() -> Vec<TopSpec> {
             let cfg = MluConfig { unit: Some(unit), ..cfg };
             tops_for_config(&cfg).expect("the default configuration is valid").pop().expect("the unit is the last top")
         })
-        .collect()
+        .collect();
+    v.push(TopSpec::new(TopKind::CanaryAlloc { tag_seed: Some(REPORT_TAG_SEED) }));
+    v
 }
+
+/// The tag seed of the tagged canary unit in the synthesis report (any
+/// nonzero seed builds the same logic; this one is the hand run's).
+pub const REPORT_TAG_SEED: u16 = 0xACE1;
 
 /// The tops one configuration generates ([`TopKind::for_config`]: the MLB
 /// and the MLU as an SM unit), the configuration validated for hardware

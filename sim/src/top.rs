@@ -30,8 +30,10 @@ pub enum TopKind {
     /// `sim::mlu_unit::MluUnit`.
     MluUnit(UnitParams),
     /// `hw::canary::alloc_unit::AllocUnit` with its default parameters
-    /// (always-on checking, slack 0): `canary_alloc`.
-    CanaryAlloc,
+    /// (always-on checking, slack 0): `canary_alloc`, untagged; with a tag
+    /// seed (malloc returns tagged pointers, free retags FREED: spec
+    /// section 8's registration with the MLU) `canary_alloc_tag<seed>`.
+    CanaryAlloc { tag_seed: Option<u16> },
 }
 
 /// `plru` or `rr`: the replacement policy's short form in top names (the
@@ -66,7 +68,8 @@ impl TopKind {
                 format!("mlb{entries}_{}{}", replacement_short(*replacement), stages("p", *hit_latency))
             }
             TopKind::Memcheck => "memcheck".to_string(),
-            TopKind::CanaryAlloc => "canary_alloc".to_string(),
+            TopKind::CanaryAlloc { tag_seed: None } => "canary_alloc".to_string(),
+            TopKind::CanaryAlloc { tag_seed: Some(s) } => format!("canary_alloc_tag{s:04x}"),
             // The reset values of the mode and step-limit CSRs change the
             // RTL, so a non-default one is in the name too (`_hwonly`,
             // `_sl<N>`): two configurations never share a top name.
@@ -91,7 +94,7 @@ impl TopKind {
         match self {
             TopKind::Mlb { .. } => "mlb<entries>_<replacement: plru|rr>, then _p2 if hit_latency is 2",
             TopKind::Memcheck => "memcheck (no parameters)",
-            TopKind::CanaryAlloc => "canary_alloc (the default parameters; no other canary top is generated)",
+            TopKind::CanaryAlloc { .. } => "canary_alloc, then _tag<tag seed, 4 hex digits> if tagged (the other parameters are the defaults)",
             TopKind::MluUnit(_) => {
                 "mlu<entries>_<structures>, then _rr if replacement is round_robin, _hwonly if mode_reset is hwonly, _sl<step_limit_reset> if it is not 4096, then _k<walkers>_l<lanes>, then _p2 if the MLB search latency is 2, then _c2 if the lane checks take two stages, then _noheap if the heap window's lookup path is not built"
             }
@@ -130,7 +133,7 @@ impl TopKind {
                     m.insert("heap_path".into(), json!(false));
                 }
             }
-            TopKind::Memcheck | TopKind::CanaryAlloc => {}
+            TopKind::Memcheck | TopKind::CanaryAlloc { .. } => {}
         }
         m
     }
@@ -148,7 +151,11 @@ impl TopKind {
         } else if block == "hw::memcheck::Memcheck" {
             Ok(TopKind::Memcheck)
         } else if block == "hw::canary::alloc_unit::AllocUnit" {
-            Ok(TopKind::CanaryAlloc)
+            let tag_seed = match params.get("tag_seed") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_u64().and_then(|s| u16::try_from(s).ok()).ok_or("parameter `tag_seed` is not a 16-bit number")?),
+            };
+            Ok(TopKind::CanaryAlloc { tag_seed })
         } else if block.starts_with("hw::mlu_unit::MluUnit<") {
             let cfg = MluConfig {
                 entries: num("entries")?,

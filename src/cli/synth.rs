@@ -23,7 +23,8 @@ pub struct Args {
     /// configuration's `unit` shape, else the committed one: 4 walkers, 32
     /// lanes, two MLB search and two lane-check stages; `unit` is the same),
     /// or canary (the canary allocator unit, verilog_out/canary_alloc.v;
-    /// --entries does not apply). The MLU and canary energy runs replay
+    /// --entries does not apply). A top not in verilog_out/ (another
+    /// configuration, `--tag-seed`) is generated into the work directory. The MLU and canary energy runs replay
     /// workloads recorded on the RTL under Verilator
     /// (verif::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
@@ -55,6 +56,11 @@ pub struct Args {
     /// Top module name for --verilog.
     #[arg(long)]
     top_module: Option<String>,
+    /// --top canary: the tagged unit (`canary_alloc_tag<seed>`; malloc
+    /// returns tagged pointers), tags from this nonzero 16-bit seed (decimal
+    /// or 0x hex).
+    #[arg(long, value_parser = parse_tag_seed)]
+    tag_seed: Option<u16>,
     /// Skip the workload energy simulations (faster; power at default activity only).
     #[arg(long)]
     no_energy: bool,
@@ -126,12 +132,20 @@ pub fn run(mut a: Args) -> Result<()> {
             Ok((spec, lib))
         })
         .collect::<Result<Vec<_>>>()?;
+    // Where each generated top's Verilog is: verilog_out/, else generated
+    // into the work directory now.
+    let mut dirs = std::collections::BTreeMap::new();
+    if let Plan::Generated(_, kinds) = &planned {
+        for kind in kinds {
+            dirs.insert(kind.name(), top_dir(&verilog_out, &out_dir, kind)?);
+        }
+    }
     let jobs = match planned {
         Plan::User(job) => vec![job],
         Plan::Generated(family, kinds) => kinds
             .into_iter()
             .map(|kind| {
-                let design = sweep::resolve(&verilog_out, &kind)?.design;
+                let design = sweep::resolve(&dirs[&kind.name()], &kind)?.design;
                 let entries = match &kind {
                     TopKind::Mlb { entries, .. } => *entries,
                     TopKind::MluUnit(p) => p.cfg.entries,
@@ -152,7 +166,7 @@ pub fn run(mut a: Args) -> Result<()> {
     };
     let mut record = |kind: &sim::top::TopKind| {
         let t0 = std::time::Instant::now();
-        let w = verif::energy_workload::record(&verilog_out, kind, a.energy_cycles)?;
+        let w = verif::energy_workload::record(&dirs[&kind.name()], kind, a.energy_cycles)?;
         note(&format!("mlugen synth: recorded {} workloads of {} on the RTL in {:.1} s", w.len(), kind.name(), t0.elapsed().as_secs_f64()));
         Ok(w)
     };
@@ -167,6 +181,34 @@ pub fn run(mut a: Args) -> Result<()> {
         note(&format!("mlugen synth: wrote {}/mlb_sweep.md and mlb_sweep.json", dir.display()));
     }
     Ok(())
+}
+
+/// The directory holding `kind`'s Verilog and manifest: `verilog_out` if it
+/// has them (the committed product, as it is), else `out/rtl`, where the
+/// top is generated now (a configuration or tag seed not kept in
+/// verilog_out/).
+fn top_dir(verilog_out: &std::path::Path, out: &std::path::Path, kind: &TopKind) -> Result<PathBuf> {
+    let name = kind.name();
+    if verilog_out.join(format!("{name}.v")).is_file() {
+        return Ok(verilog_out.to_path_buf());
+    }
+    let dir = out.join("rtl");
+    hw::generate::TopSpec::new(kind.clone()).build()?.write(&dir)?;
+    note(&format!("mlugen synth: {name} is not in {}; generated it into {}", verilog_out.display(), dir.display()));
+    Ok(dir)
+}
+
+/// `--tag-seed`: a nonzero 16-bit number, decimal or 0x hex.
+fn parse_tag_seed(s: &str) -> Result<u16, String> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => s.parse::<u16>(),
+    }
+    .map_err(|_| format!("{s:?} is not a 16-bit number (decimal or 0x hex)"))?;
+    if v == 0 {
+        return Err("0 means untagged: leave --tag-seed out".into());
+    }
+    Ok(v)
 }
 
 /// What the flags ask for: the user's `--verilog`, or generated tops (found
@@ -192,6 +234,9 @@ fn plan(a: &Args) -> Result<Plan> {
         }
         None => MluConfig::default(),
     };
+    if a.tag_seed.is_some() && family != Family::Canary {
+        bail!("--tag-seed applies to --top canary only");
+    }
     if family == Family::Canary && !a.entries.is_empty() {
         bail!("--entries does not apply to --top canary (the unit has no MLB)");
     }
@@ -216,7 +261,7 @@ fn plan(a: &Args) -> Result<Plan> {
         bail!("--verilog and --top-module go together");
     }
     let kinds: Vec<TopKind> = if family == Family::Canary {
-        vec![TopKind::CanaryAlloc]
+        vec![TopKind::CanaryAlloc { tag_seed: a.tag_seed }]
     } else {
         let mut kinds = Vec::new();
         for &n in &entries {

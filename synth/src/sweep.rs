@@ -32,7 +32,7 @@ impl Family {
         match kind {
             sim::top::TopKind::Mlb { .. } => Some(Family::Mlb),
             sim::top::TopKind::MluUnit(_) => Some(Family::Unit),
-            sim::top::TopKind::CanaryAlloc => Some(Family::Canary),
+            sim::top::TopKind::CanaryAlloc { .. } => Some(Family::Canary),
             sim::top::TopKind::Memcheck => None,
         }
     }

@@ -176,3 +176,20 @@ fn mlb_storage_flops_have_enables() {
         assert!((2..=max_plain).contains(&plain_bits), "{name}: {plain_bits} plain flop bits (at most {max_plain})");
     }
 }
+
+/// The tops the synthesis report measures beside the committed ones
+/// (hw::generate::report_only_tops: the `_noheap` units, the tagged canary
+/// unit) generate; each manifest names the top its parameters describe
+/// (`TopKind::from_manifest`, as `mlugen vectors` and the energy workloads
+/// read it), and no name is a committed top's.
+#[test]
+fn report_only_tops_generate_and_their_manifests_name_them() {
+    let committed: BTreeSet<String> = committed_tops().iter().map(|t| t.name()).collect();
+    for top in hw::generate::report_only_tops() {
+        let g = top.build().unwrap_or_else(|e| panic!("generating {}: {e:#}", top.name()));
+        assert!(!committed.contains(&top.name()), "{} is also committed", top.name());
+        assert!(g.verilog.contains(&format!("module {}(", top.name())), "{}", top.name());
+        let back = sim::top::TopKind::from_manifest(&g.manifest.block, &g.manifest.parameters).unwrap_or_else(|e| panic!("{}: {e}", top.name()));
+        assert_eq!(back, top.kind, "{}", top.name());
+    }
+}

@@ -359,7 +359,7 @@ pub fn record(verilog_out: &std::path::Path, kind: &sim::top::TopKind, cycles: u
     let t = crate::verilator::Top::load(verilog_out, &name)?;
     match kind {
         sim::top::TopKind::MluUnit(p) => unit_workloads(&t, p, cycles),
-        sim::top::TopKind::CanaryAlloc => canary_workloads(&t, &canary_params(&t)?, cycles),
+        sim::top::TopKind::CanaryAlloc { .. } => canary_workloads(&t, &canary_params(&t)?, cycles),
         _ => anyhow::bail!("{name}: no closed-loop energy workloads (the MLB's are made by the flow)"),
     }
     .with_context(|| format!("recording the energy workloads of {name} on its RTL"))

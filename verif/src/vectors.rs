@@ -130,7 +130,7 @@ pub fn record(top: &Top) -> Result<Vectors> {
         TopKind::Mlb { entries, replacement, hit_latency } => mlb(top, *entries, *replacement, *hit_latency)?,
         TopKind::Memcheck => memcheck(m),
         TopKind::MluUnit(p) => crate::unit_driver::record_vectors(top, p, UNIT_REQUESTS)?,
-        TopKind::CanaryAlloc => canary(top)?,
+        TopKind::CanaryAlloc { .. } => canary(top)?,
     };
     ensure!(v.checks() > 0, "{}: the vectors compare no output", m.top);
     Ok(v)
