@@ -97,7 +97,7 @@ fn canary_recordings_measure_whole_operations() {
 #[test]
 fn unit_recordings_measure_whole_operations() {
     let top = Top::load(&verilog_out_dir().expect("the workspace has verilog_out/"), "mlu8_bst_k4_l32_p2_c2").unwrap();
-    let cfg = sim::config::MluConfig { entries: 8, unit: Some(sim::config::UnitShape { walkers: 4, lanes: 32, mlb_latency: 2, check_latency: 2 }), ..Default::default() };
+    let cfg = sim::config::MluConfig { entries: 8, unit: Some(sim::config::UnitShape { walkers: 4, lanes: 32, mlb_latency: 2, check_latency: 2, heap_path: true }), ..Default::default() };
     let p = sim::mlu_unit::UnitParams::from_config(&cfg).unwrap();
     let ws = unit_workloads(&top, &p, 60).unwrap();
     let names: Vec<&str> = ws.iter().map(|(n, _)| n.as_str()).collect();
