@@ -24,9 +24,9 @@ pub struct Args {
     /// lanes, two MLB search and two lane-check stages; `unit` is the same),
     /// or canary (the canary allocator unit, verilog_out/canary_alloc.v;
     /// --entries does not apply). A top not in verilog_out/ (another
-    /// configuration, `--tag-seed`) is generated into the work directory. The MLU and canary energy runs replay
-    /// workloads recorded on the RTL under Verilator
-    /// (verif::energy_workload), checked cycle by cycle.
+    /// configuration, `--tag-seed`) is generated into the work directory.
+    /// The MLU and canary energy runs replay workloads recorded on the RTL
+    /// under Verilator (verif::energy_workload), checked cycle by cycle.
     #[arg(long, default_value = "mlb")]
     top: String,
     /// Comma-separated libraries: nangate45, asap7 or a path to a .lib/.lib.gz.
@@ -110,8 +110,9 @@ pub fn run(mut a: Args) -> Result<()> {
     }
     if let Some(from) = &a.report_from {
         let Some(dir) = &a.report else { bail!("--report-from needs --report DIR") };
-        // The report-only tops (the `_noheap` units), regenerated so their
-        // parts are checked against the Verilog the generator makes now.
+        // The report-only tops (the `_noheap` units, the tagged canary
+        // unit), regenerated so their parts are checked against the
+        // Verilog the generator makes now.
         let gen = out_dir.join("report-only-tops");
         for t in hw::generate::report_only_tops() {
             t.build()?.write(&gen)?;
