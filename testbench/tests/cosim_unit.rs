@@ -274,7 +274,7 @@ fn mutants() -> Vec<(&'static str, Vec<Edit>)> {
         (
             "mutant_heap_window",
             vec![edit(
-                "c_heap_d_comb = p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);",
+                "c_heap_d_comb = heap_path & p_key_range_1_q & (heap_mask_r_q != zero64) & ((p_key_1_q & ~heap_mask_r_q) == heap_base_r_q);",
                 "c_heap_d_comb = 1'b0;",
                 1,
             )],
